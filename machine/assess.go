@@ -1,0 +1,210 @@
+package machine
+
+import (
+	"strings"
+	"time"
+)
+
+// Action is what a plan item will do.
+type Action string
+
+// Plan actions.
+const (
+	ActionRemove Action = "remove"
+	ActionKeep   Action = "keep"
+)
+
+// Policy is the part of the project configuration decisions depend on.
+type Policy struct {
+	// BranchPrefix is prepended to a worktree id to name its branch.
+	BranchPrefix string
+}
+
+// DefaultPolicy returns the policy used when the project configures none.
+func DefaultPolicy() Policy { return Policy{BranchPrefix: "custody/"} }
+
+// Verdict is the assessment of one record over one observation.
+type Verdict struct {
+	Action   Action    `json:"action"`
+	Proof    *Proof    `json:"proof,omitempty"`
+	Refusals []Refusal `json:"refusals,omitempty"`
+}
+
+// Primary returns the first refusal, or nil when there is none.
+func (v Verdict) Primary() *Refusal {
+	if len(v.Refusals) == 0 {
+		return nil
+	}
+	r := v.Refusals[0]
+	return &r
+}
+
+// Owned reports whether positive evidence shows custody created the tree:
+// a record made by custody in this store, the ready marker in the exact git
+// admin entry holding the record id, and the branch equal to prefix+id.
+// Adopted records are owned for removal (a person enrolled them by exact
+// path) but never for branch deletion.
+func Owned(rec Record, obs WorktreeObservation, pol Policy) bool {
+	if obs.Marker != rec.ID {
+		return false
+	}
+	switch rec.Origin {
+	case OriginCreated:
+		return obs.AdminKey == rec.ID && rec.AdminKey == rec.ID && rec.Branch == pol.BranchPrefix+rec.ID
+	case OriginAdopted:
+		return obs.AdminKey == rec.AdminKey
+	}
+	return false
+}
+
+// Removable reports whether the record is in a state plan assesses: finished,
+// or active with an expired lease.
+func Removable(rec Record, lease *Lease, now time.Time) bool {
+	switch rec.State {
+	case StateFinished:
+		return true
+	case StateActive:
+		return lease != nil && !lease.Live(now)
+	}
+	return false
+}
+
+// Assess decides whether the record's worktree may be removed, over a fresh
+// observation. It collects every reason to keep, so a person sees them all.
+// Assess is pure: time is a parameter.
+func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verdict {
+	var rs []Refusal
+	add := func(r Refusal) { rs = append(rs, r) }
+	plan := "custody plan"
+	p := rec.Path
+
+	if rec.Intent != nil {
+		add(refuse(CodeIntentPending, p, "custody resume", "%s carries an unfinished %s intent from an interrupted command", rec.ID, rec.Intent.Kind))
+		return keep(rs)
+	}
+	if !Removable(rec, obs.Lease, now) {
+		if obs.Lease.Live(now) {
+			add(refuse(CodeLeaseLive, p, plan, "%s is leased by %s until %s", rec.ID, obs.Lease.Holder, obs.Lease.Expires.UTC().Format(time.RFC3339)))
+		} else {
+			add(refuse(CodeNotFinished, p, "custody finish "+rec.ID, "%s is %s; finish it when its work is done", rec.ID, rec.State))
+		}
+		return keep(rs)
+	}
+	if obs.Lease.Live(now) {
+		add(refuse(CodeLeaseLive, p, plan, "%s is leased by %s until %s", rec.ID, obs.Lease.Holder, obs.Lease.Expires.UTC().Format(time.RFC3339)))
+	}
+	switch obs.PathState {
+	case PathUnknown:
+		add(refuse(CodePathUnknown, p, plan, "%s could not be observed: %s", p, obs.PathError))
+		return keep(rs)
+	case PathAbsent:
+		add(refuse(CodeWorktreeMissing, p, "custody doctor", "%s no longer exists; custody will not guess where its work went", p))
+		return keep(rs)
+	}
+	if obs.IsSymlink || !obs.IsDir {
+		add(refuse(CodeSymlink, p, plan, "%s is not a plain directory (a symlink or file replaced it)", p))
+		return keep(rs)
+	}
+	if !obs.Registered {
+		add(refuse(CodeNotRegistered, p, "git worktree list", "%s exists but git does not register it as a worktree", p))
+		return keep(rs)
+	}
+	if obs.AdminKey != rec.AdminKey {
+		add(refuse(CodeAdminKeyMismatch, p, plan, "git registers %s under admin key %q, not %q", p, obs.AdminKey, rec.AdminKey))
+	}
+	if rec.Dev != 0 && (obs.Dev != rec.Dev || obs.Ino != rec.Ino) {
+		add(refuse(CodeIdentityChanged, p, plan, "%s is a different directory (device+inode %d:%d, recorded %d:%d)", p, obs.Dev, obs.Ino, rec.Dev, rec.Ino))
+	}
+	if !Owned(rec, obs, pol) {
+		add(refuse(CodeNotOwned, p, "custody show "+rec.ID, "%s lacks custody's ownership evidence (ready marker %q, branch %q)", p, obs.Marker, rec.Branch))
+	}
+	if obs.Locked {
+		add(refuse(CodeLocked, p, "git worktree unlock "+quoteArg(p), "%s is locked: %s", p, orNone(obs.LockReason)))
+	}
+	if obs.Prunable {
+		add(refuse(CodePrunable, p, "git worktree list --verbose", "git reports %s as prunable", p))
+	}
+	if obs.StatusErr != "" {
+		add(refuse(CodeStatusFailed, p, plan, "git status failed in %s: %s", p, obs.StatusErr))
+	} else {
+		st := obs.Status
+		if len(st.Unmerged) > 0 {
+			add(refuse(CodeUnmerged, p, plan, "%s has %d unresolved conflicts: %s", p, len(st.Unmerged), listSome(st.Unmerged, 3)))
+		}
+		if len(st.Changed) > 0 {
+			add(refuse(CodeTrackedChanges, p, plan, "%s has %d changed tracked files (%d staged): %s", p, len(st.Changed), st.Staged, listSome(st.Changed, 3)))
+		}
+		if len(st.Untracked) > 0 {
+			add(refuse(CodeUntrackedFiles, p, plan, "%s has %d untracked files: %s", p, len(st.Untracked), listSome(st.Untracked, 3)))
+		}
+		if len(st.Ignored) > 0 {
+			add(refuse(CodeIgnoredFiles, p, plan, "%s has %d ignored files that removal would delete: %s", p, len(st.Ignored), listSome(st.Ignored, 3)))
+		}
+	}
+	for _, h := range obs.Hidden {
+		add(refuse(h.Code, h.Path, plan, "%s: %s", h.Path, orNone(h.Detail)))
+	}
+	for _, pr := range obs.InUse {
+		add(refuse(CodeInUse, p, plan, "process %d (%s) uses %s via its %s", pr.PID, pr.Command, p, pr.Via))
+	}
+	if obs.Head == "" {
+		add(refuse(CodeHeadUnknown, p, plan, "HEAD of %s could not be read", p))
+		return keep(rs)
+	}
+	if !obs.Proof.Covers(obs.Head) {
+		add(proofRefusal(rec, obs))
+	}
+	if len(rs) > 0 {
+		return keep(rs)
+	}
+	return Verdict{Action: ActionRemove, Proof: obs.Proof}
+}
+
+// proofRefusal explains why no proof was found for obs.Head.
+func proofRefusal(rec Record, obs WorktreeObservation) Refusal {
+	p := rec.Path
+	short := shortID(obs.Head)
+	switch {
+	case obs.ProofErr != "":
+		return refuse(CodeProofFailed, p, "custody plan", "looking for a proof of %s failed: %s", short, obs.ProofErr)
+	case len(obs.Remote.Unavailable) > 0:
+		f := obs.Remote.Unavailable[0]
+		return refuse(CodeRemoteUnavailable, p, "git ls-remote --refs "+f.Remote, "remote %s did not answer (%s); whether %s is published is unknown", f.Remote, f.Error, short)
+	case len(obs.Remote.Remotes) == 0:
+		return refuse(CodeNoRemote, p, "git remote add origin URL", "the repository has no remote, so nothing proves %s is published", short)
+	case obs.Detached:
+		return refuse(CodeDetachedHead, p, "git -C "+quoteArg(p)+" push REMOTE HEAD:refs/heads/NAME", "%s has a detached HEAD %s that no remote advertises", p, short)
+	}
+	return refuse(CodeUnpushedCommits, p, "git -C "+quoteArg(p)+" push", "%s is on no ref any remote advertises; push %s first", short, orNone(rec.Branch))
+}
+
+func keep(rs []Refusal) Verdict { return Verdict{Action: ActionKeep, Refusals: rs} }
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no reason given)"
+	}
+	return s
+}
+
+func shortID(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// quoteArg quotes a path for a shell command line shown to a person.
+func quoteArg(s string) string {
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '-' || r == '_') {
+			safe = false
+			break
+		}
+	}
+	if safe && s != "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

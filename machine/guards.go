@@ -1,0 +1,129 @@
+package machine
+
+import "context"
+
+// Guards are named top-level functions so their names appear in refusals
+// and in the drawn graph. Each reads only its Firing and is side-effect free:
+// stateless evaluates guards from CanFire and PermittedTriggers too.
+
+// createTargetsFree holds when nothing occupies the id: no path, no git
+// registration or admin entry, no branch, and the revision resolved to a
+// full commit id.
+func createTargetsFree(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	return ok && f.Intent != nil && f.Intent.Kind == IntentCreate &&
+		f.Obs.PathState == PathAbsent && !f.Obs.Registered && !f.Obs.AdminPresent &&
+		f.Obs.BranchTip == "" && IsFullCommit(f.Intent.Commit) && f.Intent.Path == f.Record.Path
+}
+
+// treeMadeExactly holds when git registers exactly the record's path under
+// admin key id, HEAD is the intended commit on the intended branch, and the
+// ready marker holds the record id.
+func treeMadeExactly(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	if !ok {
+		return false
+	}
+	o, r := f.Obs, f.Record
+	return o.PathState == PathPresent && o.IsDir && !o.IsSymlink && o.Registered &&
+		o.AdminKey == r.ID && o.Head == r.BaseCommit && o.Branch == r.Branch && o.Marker == r.ID
+}
+
+// nothingMade holds when a provisioning record left no trace: no path, no
+// registration, no admin entry, and its branch absent or untouched.
+func nothingMade(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	if !ok {
+		return false
+	}
+	o := f.Obs
+	return o.PathState == PathAbsent && !o.Registered && !o.AdminPresent &&
+		(o.BranchTip == "" || o.BranchTip == f.Record.BaseCommit)
+}
+
+// noLiveLease holds when no lease holds the worktree at the firing's time.
+func noLiveLease(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	return ok && !f.Obs.Lease.Live(f.Now)
+}
+
+// leaseExpired holds when a lease exists and has expired.
+func leaseExpired(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	return ok && f.Obs.Lease != nil && !f.Obs.Lease.Live(f.Now)
+}
+
+// relocationSafe holds when the tree is clean, unlocked and unleased and
+// the destination is free.
+func relocationSafe(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	if !ok || f.Intent == nil || f.Intent.Kind != IntentRelocation || f.Dest == nil {
+		return false
+	}
+	o := f.Obs
+	return o.PathState == PathPresent && o.Registered && o.StatusErr == "" && o.Status.Clean() &&
+		len(o.Hidden) == 0 && !o.Locked && !o.Lease.Live(f.Now) &&
+		f.Dest.PathState == PathAbsent && !f.Dest.Registered && o.Head == f.Intent.Commit
+}
+
+// onlyDestinationRegistered holds when git reports exactly one of a
+// relocation's source and destination, it is the destination, and HEAD is
+// unchanged.
+func onlyDestinationRegistered(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	if !ok || f.Dest == nil || f.Record.Intent == nil {
+		return false
+	}
+	return !f.Obs.Registered && f.Dest.Registered && f.Dest.Head == f.Record.Intent.Commit
+}
+
+// removalProven holds when the fresh observation still permits removal
+// (Assess says remove, with a proof) and equals the fingerprint plan
+// reviewed.
+func removalProven(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	if !ok || f.Intent == nil || f.Intent.Kind != IntentRemoval || f.Fingerprint == "" {
+		return false
+	}
+	v := Assess(f.Record, f.Obs, f.Policy, f.Now)
+	return v.Action == ActionRemove && Fingerprint(f.Obs) == f.Fingerprint && f.Intent.Proof.Covers(f.Obs.Head)
+}
+
+// absenceVerified holds when lstat said ENOENT and git no longer registers
+// the worktree.
+func absenceVerified(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	return ok && f.Obs.PathState == PathAbsent && !f.Obs.Registered && !f.Obs.AdminPresent
+}
+
+// treeIntact holds when a removing record's tree is exactly as its intent
+// recorded: nothing has been removed, so custody may step back.
+func treeIntact(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	if !ok || f.Record.Intent == nil {
+		return false
+	}
+	o, in := f.Obs, f.Record.Intent
+	return o.PathState == PathPresent && o.Registered && o.Dev == in.Dev && o.Ino == in.Ino && o.Head == in.Commit
+}
+
+// unrecoverableAcknowledged holds when a person named exactly the record's
+// commit as unrecoverable and git confirmed nothing holds it.
+func unrecoverableAcknowledged(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	return ok && f.Acknowledged != "" && f.Acknowledged == f.Record.EffectiveHead() && f.AckConfirmed
+}
+
+// IsFullCommit reports whether s is a full hexadecimal object id (SHA-1 or
+// SHA-256).
+func IsFullCommit(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,75 @@
+package machine
+
+import "fmt"
+
+// Next returns the record after rec takes trigger t to state `to` over f. It
+// is pure: the store persists its result. Intent-carrying triggers attach
+// f.Intent; completing triggers clear the intent and record evidence.
+func Next(rec Record, to State, t Trigger, f Firing) Record {
+	n := rec
+	if rec.Intent != nil {
+		in := *rec.Intent
+		n.Intent = &in
+	}
+	n.State = to
+	n.Rev = rec.Rev + 1
+	n.UpdatedAt = f.Now
+	switch t {
+	case TriggerCreate:
+		n.CreatedAt = f.Now
+		n.Kind = KindWorktree
+		n.Intent = copyIntent(f.Intent)
+	case TriggerRelocate, TriggerRemove:
+		n.Intent = copyIntent(f.Intent)
+		if t == TriggerRemove {
+			n.Evidence.PlanID = f.Intent.PlanID
+		}
+	case TriggerCreated:
+		n.Intent = nil
+		n.Dev, n.Ino = f.Obs.Dev, f.Obs.Ino
+		n.AdminKey = f.Obs.AdminKey
+	case TriggerFinish, TriggerExpire:
+		n.Evidence.FinalHead = f.Obs.Head
+		n.Evidence.FinishedAt = f.Now
+	case TriggerReopen:
+		n.Evidence.FinalHead = ""
+	case TriggerRelocated:
+		if rec.Intent != nil {
+			n.Path = rec.Intent.Destination
+		}
+		if f.Dest != nil {
+			n.Dev, n.Ino = f.Dest.Dev, f.Dest.Ino
+		}
+		n.Intent = nil
+	case TriggerRemoved:
+		if rec.Intent != nil {
+			n.Evidence.Proof = rec.Intent.Proof
+		}
+		n.Evidence.RemovedAt = f.Now
+		n.Evidence.BranchOutcome = f.Evidence.BranchOutcome
+		n.Evidence.BranchReason = f.Evidence.BranchReason
+		n.Evidence.Outcome = "removed"
+		n.Intent = nil
+	case TriggerRetreat:
+		n.Intent = nil
+	case TriggerDiscard:
+		n.Evidence.Outcome = "discarded"
+		n.Evidence.BranchOutcome = f.Evidence.BranchOutcome
+		n.Evidence.BranchReason = f.Evidence.BranchReason
+		n.Intent = nil
+	case TriggerAbandon:
+		n.Evidence.Outcome = "abandoned: " + f.Acknowledged
+		n.Intent = nil
+	default:
+		panic(fmt.Sprintf("machine: no record change declared for trigger %q", t))
+	}
+	return n
+}
+
+func copyIntent(in *Intent) *Intent {
+	if in == nil {
+		return nil
+	}
+	c := *in
+	return &c
+}

@@ -1,0 +1,102 @@
+package machine
+
+// PathState is what lstat said about a path.
+type PathState string
+
+// The outcomes of observing a path. Only ENOENT is PathAbsent; every other
+// error (EACCES, EIO, …) is PathUnknown.
+const (
+	PathPresent PathState = "present"
+	PathAbsent  PathState = "absent"
+	PathUnknown PathState = "unknown"
+)
+
+// WorktreeObservation is one fresh observation of a worktree: git's
+// registration, the filesystem, status, ownership marker, lease and remote
+// proof. It is a value; observe builds it, machine reads it.
+type WorktreeObservation struct {
+	Path      string    `json:"path"`
+	PathState PathState `json:"path_state"`
+	PathError string    `json:"path_error,omitempty"`
+	IsDir     bool      `json:"is_dir"`
+	IsSymlink bool      `json:"is_symlink,omitempty"`
+	Dev       uint64    `json:"dev,omitempty"`
+	Ino       uint64    `json:"ino,omitempty"`
+
+	// Registered is true when `git worktree list` lists Path.
+	Registered bool   `json:"registered"`
+	AdminKey   string `json:"admin_key,omitempty"`
+	// AdminPresent is true when <common>/worktrees/<record id> exists.
+	AdminPresent bool   `json:"admin_present"`
+	Head         string `json:"head,omitempty"`
+	Branch       string `json:"branch,omitempty"`
+	Detached     bool   `json:"detached,omitempty"`
+	Locked       bool   `json:"locked,omitempty"`
+	LockReason   string `json:"lock_reason,omitempty"`
+	Prunable     bool   `json:"prunable,omitempty"`
+
+	// Marker is the content of the ready marker in the admin entry, "" when
+	// absent.
+	Marker string `json:"marker,omitempty"`
+	// BranchTip is the commit refs/heads/<record branch> points at, "" when
+	// the branch does not exist.
+	BranchTip string `json:"branch_tip,omitempty"`
+
+	Status    Status `json:"status"`
+	StatusErr string `json:"status_error,omitempty"`
+
+	Lease *Lease `json:"lease,omitempty"`
+
+	Remote   RemoteEvidence `json:"remote"`
+	Proof    *Proof         `json:"proof,omitempty"`
+	ProofErr string         `json:"proof_error,omitempty"`
+
+	// Hidden lists state that `git status` does not report but removal
+	// would destroy (a seam filled by later observers).
+	Hidden []Hidden `json:"hidden,omitempty"`
+	// InUse lists processes found inside the tree.
+	InUse []Process `json:"in_use,omitempty"`
+}
+
+// Status is the parsed `git status --porcelain=v2` of a tree.
+type Status struct {
+	// Changed lists tracked paths with staged or unstaged changes.
+	Changed []string `json:"changed,omitempty"`
+	// Staged counts the changed entries whose index differs from HEAD.
+	Staged int `json:"staged,omitempty"`
+	// Unmerged lists paths with unresolved conflicts.
+	Unmerged  []string `json:"unmerged,omitempty"`
+	Untracked []string `json:"untracked,omitempty"`
+	Ignored   []string `json:"ignored,omitempty"`
+}
+
+// Clean reports whether status saw nothing at all.
+func (s Status) Clean() bool {
+	return len(s.Changed) == 0 && len(s.Unmerged) == 0 && len(s.Untracked) == 0 && len(s.Ignored) == 0
+}
+
+// RemoteEvidence says which remotes were asked and which did not answer.
+type RemoteEvidence struct {
+	Remotes     []string        `json:"remotes,omitempty"`
+	Unavailable []RemoteFailure `json:"unavailable,omitempty"`
+}
+
+// RemoteFailure is a remote that could not be read.
+type RemoteFailure struct {
+	Remote string `json:"remote"`
+	Error  string `json:"error"`
+}
+
+// Hidden is one piece of state hidden from `git status`.
+type Hidden struct {
+	Code   Code   `json:"code"`
+	Path   string `json:"path"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Process is a process found using a tree.
+type Process struct {
+	PID     int    `json:"pid"`
+	Command string `json:"command"`
+	Via     string `json:"via"`
+}

@@ -1,0 +1,192 @@
+package machine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Code is a refusal's stable kebab-case name. Scripts match on it; it never
+// changes meaning once released.
+type Code string
+
+// Refusal is an expected "no": custody declined to act on one thing. It is
+// data, never a panic. Every refusal names the exact path, ref or commit, a
+// one-line reason and the command that retries.
+type Refusal struct {
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+	Path    string `json:"path,omitempty"`
+	Retry   string `json:"retry,omitempty"`
+}
+
+// Error renders the refusal the go-command way: the fact, then the command
+// on an indented line.
+func (r *Refusal) Error() string {
+	if r.Retry == "" {
+		return fmt.Sprintf("%s [%s]", r.Message, r.Code)
+	}
+	return fmt.Sprintf("%s [%s]\n\tto retry: %s", r.Message, r.Code, r.Retry)
+}
+
+// Is makes errors.Is match refusals by code.
+func (r *Refusal) Is(target error) bool {
+	t, ok := target.(*Refusal)
+	return ok && t.Code == r.Code && t.Message == ""
+}
+
+// AsError returns a comparable sentinel for code, for use with errors.Is.
+func (c Code) AsError() error { return &Refusal{Code: c} }
+
+// Refusals of a worktree's assessment (plan), in the order they are checked.
+var (
+	// CodeNotFinished is returned when a record is still active: its
+	// worktree is in use by whoever created it.
+	CodeNotFinished Code = "not-finished"
+	// CodeLeaseLive is returned when a live lease holds the worktree.
+	CodeLeaseLive Code = "lease-live"
+	// CodeIntentPending is returned when a record still carries an intent
+	// from an interrupted command.
+	CodeIntentPending Code = "intent-pending"
+	// CodeInProgress is returned when another live custody process holds
+	// the record's intent.
+	CodeInProgress Code = "in-progress"
+	// CodeNotOwned is returned when the record, ready marker and branch do
+	// not together prove custody created the worktree.
+	CodeNotOwned Code = "not-owned"
+	// CodePathUnknown is returned when the worktree path could not be
+	// observed (permission, I/O error): unknown is never absent.
+	CodePathUnknown Code = "path-unknown"
+	// CodeWorktreeMissing is returned when the worktree path is absent.
+	CodeWorktreeMissing Code = "worktree-missing"
+	// CodeSymlink is returned when the worktree path is a symlink.
+	CodeSymlink Code = "symlink"
+	// CodeNotRegistered is returned when the path exists but git does not
+	// register it as a worktree.
+	CodeNotRegistered Code = "not-registered"
+	// CodeAdminKeyMismatch is returned when git registers the path under a
+	// different admin key than the record's.
+	CodeAdminKeyMismatch Code = "admin-key-mismatch"
+	// CodeIdentityChanged is returned when the directory's device+inode
+	// differ from the ones recorded.
+	CodeIdentityChanged Code = "identity-changed"
+	// CodeLocked is returned when the worktree is locked (`git worktree lock`).
+	CodeLocked Code = "locked"
+	// CodePrunable is returned when git considers the registration prunable.
+	CodePrunable Code = "prunable"
+	// CodeStatusFailed is returned when `git status` could not be read.
+	CodeStatusFailed Code = "status-failed"
+	// CodeUnmerged is returned when the index holds unresolved conflicts.
+	CodeUnmerged Code = "unmerged-paths"
+	// CodeTrackedChanges is returned for staged or unstaged tracked changes.
+	CodeTrackedChanges Code = "tracked-changes"
+	// CodeUntrackedFiles is returned when untracked files exist.
+	CodeUntrackedFiles Code = "untracked-files"
+	// CodeIgnoredFiles is returned when ignored files exist: removal would
+	// delete them.
+	CodeIgnoredFiles Code = "ignored-files"
+	// CodeInUse is returned when a process works inside the tree.
+	CodeInUse Code = "in-use"
+	// CodeHeadUnknown is returned when the tree's HEAD could not be read.
+	CodeHeadUnknown Code = "head-unknown"
+	// CodeNoRemote is returned when the repository has no remote at all.
+	CodeNoRemote Code = "no-remote"
+	// CodeRemoteUnavailable is returned when a remote did not answer and
+	// no answering remote proves the work published.
+	CodeRemoteUnavailable Code = "remote-unavailable"
+	// CodeDetachedHead is returned for a detached HEAD without proof.
+	CodeDetachedHead Code = "detached-head"
+	// CodeUnpushedCommits is returned when HEAD is on no advertised ref.
+	CodeUnpushedCommits Code = "unpushed-commits"
+	// CodeProofFailed is returned when looking for a proof failed.
+	CodeProofFailed Code = "proof-failed"
+)
+
+// Refusals of apply.
+var (
+	// CodeStale is returned when the tree's observation no longer equals the
+	// fingerprint plan reviewed.
+	CodeStale Code = "stale"
+	// CodeNotInPlan is returned when --only names an id the plan lacks.
+	CodeNotInPlan Code = "not-in-plan"
+	// CodeUnknownRecord is returned when a plan names a record the store
+	// does not hold.
+	CodeUnknownRecord Code = "unknown-record"
+	// CodeWrongState is returned when a record is in a state the requested
+	// transition does not start from.
+	CodeWrongState Code = "wrong-state"
+	// CodeGuardFailed is returned when a transition's guard did not hold.
+	CodeGuardFailed Code = "guard-failed"
+	// CodeRemovalFailed is returned when removal did not end with the path
+	// absent and unregistered.
+	CodeRemovalFailed Code = "removal-failed"
+	// CodeCreateFailed is returned when creation did not end with exactly the
+	// intended registration, HEAD and marker.
+	CodeCreateFailed Code = "create-failed"
+	// CodeResumeUnmatched is returned when an interrupted intent's
+	// observation fits no resume rule.
+	CodeResumeUnmatched Code = "resume-unmatched"
+)
+
+// Code reports every refusal code with a one-line meaning, sorted by code.
+// docs/ renders it; tests check every code has a machine case.
+func Codes() map[Code]string {
+	return map[Code]string{
+		CodeNotFinished:       "the record is active; finish it first",
+		CodeLeaseLive:         "a live lease holds the worktree",
+		CodeIntentPending:     "an interrupted command left an intent; run custody resume",
+		CodeInProgress:        "another live custody process is acting on the record",
+		CodeNotOwned:          "record, ready marker and branch do not prove custody made it",
+		CodePathUnknown:       "the path could not be observed",
+		CodeWorktreeMissing:   "the worktree path is absent",
+		CodeSymlink:           "the worktree path is a symlink",
+		CodeNotRegistered:     "git does not register the path",
+		CodeAdminKeyMismatch:  "git registers the path under another admin key",
+		CodeIdentityChanged:   "the directory's device+inode changed",
+		CodeLocked:            "the worktree is locked",
+		CodePrunable:          "git considers the registration prunable",
+		CodeStatusFailed:      "git status could not be read",
+		CodeUnmerged:          "unresolved conflicts in the index",
+		CodeTrackedChanges:    "staged or unstaged tracked changes",
+		CodeUntrackedFiles:    "untracked files",
+		CodeIgnoredFiles:      "ignored files that removal would delete",
+		CodeHeadUnknown:       "HEAD could not be read",
+		CodeInUse:             "a process works inside the tree",
+		CodeNoRemote:          "the repository has no remote to prove against",
+		CodeRemoteUnavailable: "a remote did not answer",
+		CodeDetachedHead:      "detached HEAD on no advertised ref",
+		CodeUnpushedCommits:   "HEAD is on no advertised ref",
+		CodeProofFailed:       "looking for a proof failed",
+		CodeStale:             "the tree changed since plan",
+		CodeNotInPlan:         "--only named an id the plan lacks",
+		CodeUnknownRecord:     "the plan names a record the store lacks",
+		CodeWrongState:        "the record is in the wrong state for this transition",
+		CodeGuardFailed:       "a transition's guard did not hold",
+		CodeRemovalFailed:     "removal did not end absent and unregistered",
+		CodeCreateFailed:      "creation did not end exactly as intended",
+		CodeResumeUnmatched:   "an interrupted intent fits no resume rule",
+	}
+}
+
+// SortedCodes returns the keys of Codes in order.
+func SortedCodes() []Code {
+	var out []Code
+	for c := range Codes() {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// refuse builds a refusal.
+func refuse(code Code, path, retry, format string, args ...any) Refusal {
+	return Refusal{Code: code, Path: path, Retry: retry, Message: fmt.Sprintf(format, args...)}
+}
+
+// listSome renders at most n names of list, then how many more.
+func listSome(list []string, n int) string {
+	if len(list) <= n {
+		return strings.Join(list, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(list[:n], ", "), len(list)-n)
+}
