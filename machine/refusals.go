@@ -102,6 +102,19 @@ var (
 	CodeProofFailed Code = "proof-failed"
 )
 
+// Refusals about the repository itself.
+var (
+	// CodeNotARepository is returned when the directory is not inside a git
+	// repository.
+	CodeNotARepository Code = "not-a-repository"
+	// CodeBareRepository is returned for a bare repository: it has no main
+	// checkout to keep worktrees beside.
+	CodeBareRepository Code = "bare-repository"
+	// CodeAmbiguousRepository is returned when the common dir or the main
+	// checkout cannot be identified exactly.
+	CodeAmbiguousRepository Code = "ambiguous-repository"
+)
+
 // Refusals of apply.
 var (
 	// CodeStale is returned when the tree's observation no longer equals the
@@ -132,39 +145,42 @@ var (
 // docs/ renders it; tests check every code has a machine case.
 func Codes() map[Code]string {
 	return map[Code]string{
-		CodeNotFinished:       "the record is active; finish it first",
-		CodeLeaseLive:         "a live lease holds the worktree",
-		CodeIntentPending:     "an interrupted command left an intent; run custody resume",
-		CodeInProgress:        "another live custody process is acting on the record",
-		CodeNotOwned:          "record, ready marker and branch do not prove custody made it",
-		CodePathUnknown:       "the path could not be observed",
-		CodeWorktreeMissing:   "the worktree path is absent",
-		CodeSymlink:           "the worktree path is a symlink",
-		CodeNotRegistered:     "git does not register the path",
-		CodeAdminKeyMismatch:  "git registers the path under another admin key",
-		CodeIdentityChanged:   "the directory's device+inode changed",
-		CodeLocked:            "the worktree is locked",
-		CodePrunable:          "git considers the registration prunable",
-		CodeStatusFailed:      "git status could not be read",
-		CodeUnmerged:          "unresolved conflicts in the index",
-		CodeTrackedChanges:    "staged or unstaged tracked changes",
-		CodeUntrackedFiles:    "untracked files",
-		CodeIgnoredFiles:      "ignored files that removal would delete",
-		CodeHeadUnknown:       "HEAD could not be read",
-		CodeInUse:             "a process works inside the tree",
-		CodeNoRemote:          "the repository has no remote to prove against",
-		CodeRemoteUnavailable: "a remote did not answer",
-		CodeDetachedHead:      "detached HEAD on no advertised ref",
-		CodeUnpushedCommits:   "HEAD is on no advertised ref",
-		CodeProofFailed:       "looking for a proof failed",
-		CodeStale:             "the tree changed since plan",
-		CodeNotInPlan:         "--only named an id the plan lacks",
-		CodeUnknownRecord:     "the plan names a record the store lacks",
-		CodeWrongState:        "the record is in the wrong state for this transition",
-		CodeGuardFailed:       "a transition's guard did not hold",
-		CodeRemovalFailed:     "removal did not end absent and unregistered",
-		CodeCreateFailed:      "creation did not end exactly as intended",
-		CodeResumeUnmatched:   "an interrupted intent fits no resume rule",
+		CodeNotFinished:         "the record is active; finish it first",
+		CodeLeaseLive:           "a live lease holds the worktree",
+		CodeIntentPending:       "an interrupted command left an intent; run custody resume",
+		CodeInProgress:          "another live custody process is acting on the record",
+		CodeNotOwned:            "record, ready marker and branch do not prove custody made it",
+		CodePathUnknown:         "the path could not be observed",
+		CodeWorktreeMissing:     "the worktree path is absent",
+		CodeSymlink:             "the worktree path is a symlink",
+		CodeNotRegistered:       "git does not register the path",
+		CodeAdminKeyMismatch:    "git registers the path under another admin key",
+		CodeIdentityChanged:     "the directory's device+inode changed",
+		CodeLocked:              "the worktree is locked",
+		CodePrunable:            "git considers the registration prunable",
+		CodeStatusFailed:        "git status could not be read",
+		CodeUnmerged:            "unresolved conflicts in the index",
+		CodeTrackedChanges:      "staged or unstaged tracked changes",
+		CodeUntrackedFiles:      "untracked files",
+		CodeIgnoredFiles:        "ignored files that removal would delete",
+		CodeHeadUnknown:         "HEAD could not be read",
+		CodeInUse:               "a process works inside the tree",
+		CodeNoRemote:            "the repository has no remote to prove against",
+		CodeRemoteUnavailable:   "a remote did not answer",
+		CodeDetachedHead:        "detached HEAD on no advertised ref",
+		CodeUnpushedCommits:     "HEAD is on no advertised ref",
+		CodeProofFailed:         "looking for a proof failed",
+		CodeStale:               "the tree changed since plan",
+		CodeNotARepository:      "not inside a git repository",
+		CodeBareRepository:      "a bare repository has no main checkout",
+		CodeAmbiguousRepository: "common dir or main checkout not identified exactly",
+		CodeNotInPlan:           "--only named an id the plan lacks",
+		CodeUnknownRecord:       "the plan names a record the store lacks",
+		CodeWrongState:          "the record is in the wrong state for this transition",
+		CodeGuardFailed:         "a transition's guard did not hold",
+		CodeRemovalFailed:       "removal did not end absent and unregistered",
+		CodeCreateFailed:        "creation did not end exactly as intended",
+		CodeResumeUnmatched:     "an interrupted intent fits no resume rule",
 	}
 }
 

@@ -1,0 +1,68 @@
+package observe
+
+import (
+	"context"
+	"os"
+	"strings"
+)
+
+// Git runs git through one Runner with custody's fixed environment.
+type Git struct {
+	Runner *Runner
+	// Bin is the git program (default "git", found on PATH).
+	Bin string
+}
+
+// NewGit returns a Git over r.
+func NewGit(r *Runner) *Git { return &Git{Runner: r, Bin: "git"} }
+
+// gitEnv is the environment every git command runs with. Variables that
+// would point git at another repository than the one named by -C are
+// removed.
+func gitEnv(observing bool) []string {
+	drop := map[string]bool{
+		"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_COMMON_DIR": true,
+		"GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_PREFIX": true,
+		"GIT_NAMESPACE": true,
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if drop[k] {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_NO_REPLACE_OBJECTS=1",
+		"GIT_GRAFT_FILE=/dev/null", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_SSH_VARIANT=ssh")
+	if observing {
+		env = append(env, "GIT_OPTIONAL_LOCKS=0")
+	}
+	return env
+}
+
+func (g *Git) run(ctx context.Context, observing bool, dir string, stdin []byte, args ...string) ([]byte, error) {
+	bin := g.Bin
+	if bin == "" {
+		bin = "git"
+	}
+	r := *g.Runner
+	r.Env = gitEnv(observing)
+	res, err := r.Run(ctx, Cmd{Dir: dir, Args: append([]string{bin}, args...), Stdin: stdin})
+	return res.Stdout, err
+}
+
+// Observe runs a read-only git command in dir with GIT_OPTIONAL_LOCKS=0.
+func (g *Git) Observe(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return g.run(ctx, true, dir, nil, args...)
+}
+
+// ObserveInput is Observe with stdin.
+func (g *Git) ObserveInput(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
+	return g.run(ctx, true, dir, stdin, args...)
+}
+
+// Mutate runs a git command that changes the repository.
+func (g *Git) Mutate(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return g.run(ctx, false, dir, nil, args...)
+}

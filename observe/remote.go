@@ -1,0 +1,230 @@
+package observe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// Tip is one ref a remote advertised just now.
+type Tip struct {
+	Remote string
+	Ref    string
+	Commit string
+}
+
+// RemoteView is one fresh advertisement of every configured remote. Local
+// remote-tracking refs and local tags are never part of it.
+type RemoteView struct {
+	Remotes  []string
+	Tips     []Tip
+	Failures []machine.RemoteFailure
+}
+
+// Evidence returns the view as recorded in an observation.
+func (v *RemoteView) Evidence() machine.RemoteEvidence {
+	if v == nil {
+		return machine.RemoteEvidence{}
+	}
+	return machine.RemoteEvidence{Remotes: v.Remotes, Unavailable: v.Failures}
+}
+
+// RemoteTimeout bounds one remote's advertisement or fetch.
+const RemoteTimeout = 60 * time.Second
+
+// Advertise asks every configured remote for its refs (`git ls-remote
+// --refs`), fetches advertised commits missing locally with source-only
+// refspecs into no local ref, and returns the tips whose objects are present,
+// default branches first. A remote that does not answer is listed in
+// Failures, never treated as empty.
+func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
+	out, err := g.Observe(ctx, repo.MainCheckout, "remote")
+	if err != nil {
+		return nil, fmt.Errorf("list remotes: %w", err)
+	}
+	v := &RemoteView{}
+	for _, r := range strings.Fields(string(out)) {
+		v.Remotes = append(v.Remotes, r)
+	}
+	type answer struct {
+		refs []RemoteRef
+		err  error
+	}
+	answers := make([]answer, len(v.Remotes))
+	var wg sync.WaitGroup
+	for i, r := range v.Remotes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
+			defer cancel()
+			b, err := g.Observe(rctx, repo.MainCheckout, "ls-remote", "--refs", "--", r)
+			if err != nil {
+				answers[i].err = err
+				return
+			}
+			answers[i].refs, answers[i].err = ParseLsRemote(b)
+		}()
+	}
+	wg.Wait()
+	for i, r := range v.Remotes {
+		if answers[i].err != nil {
+			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: r, Error: answers[i].err.Error()})
+			continue
+		}
+		for _, ref := range answers[i].refs {
+			v.Tips = append(v.Tips, Tip{Remote: r, Ref: ref.Name, Commit: ref.Commit})
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := v.ensureObjects(ctx, g, repo); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(v.Tips, func(i, j int) bool { return tipRank(v.Tips[i]) < tipRank(v.Tips[j]) })
+	return v, nil
+}
+
+// ensureObjects fetches advertised commits that are missing locally, by
+// ref name with a source-only refspec and an empty refmap (so no local ref
+// is written, not even a remote-tracking one), then drops tips whose objects
+// are still missing: they cannot prove anything.
+func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo) error {
+	missing, err := missingObjects(ctx, g, repo, v.Tips)
+	if err != nil || len(missing) == 0 {
+		return err
+	}
+	byRemote := map[string][]string{}
+	for _, t := range v.Tips {
+		if missing[t.Commit] {
+			byRemote[t.Remote] = append(byRemote[t.Remote], t.Ref)
+		}
+	}
+	for remote, refs := range byRemote {
+		fctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
+		args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules", "--", remote}, refs...)
+		_, err := g.Mutate(fctx, repo.MainCheckout, args...)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: remote, Error: "fetch advertised commits: " + err.Error()})
+		}
+	}
+	still, err := missingObjects(ctx, g, repo, v.Tips)
+	if err != nil {
+		return err
+	}
+	kept := v.Tips[:0]
+	for _, t := range v.Tips {
+		if !still[t.Commit] {
+			kept = append(kept, t)
+		}
+	}
+	v.Tips = kept
+	return nil
+}
+
+func missingObjects(ctx context.Context, g *Git, repo Repo, tips []Tip) (map[string]bool, error) {
+	if len(tips) == 0 {
+		return nil, nil
+	}
+	var in bytes.Buffer
+	seen := map[string]bool{}
+	for _, t := range tips {
+		if !seen[t.Commit] {
+			seen[t.Commit] = true
+			in.WriteString(t.Commit + "\n")
+		}
+	}
+	out, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "cat-file", "--batch-check")
+	if err != nil {
+		return nil, fmt.Errorf("check advertised objects: %w", err)
+	}
+	missing := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 2 && f[1] == "missing" {
+			missing[f[0]] = true
+		}
+	}
+	return missing, nil
+}
+
+func tipRank(t Tip) int {
+	switch t.Ref {
+	case "refs/heads/main", "refs/heads/master", "refs/heads/trunk":
+		return 0
+	}
+	switch {
+	case strings.HasPrefix(t.Ref, "refs/heads/"):
+		return 1
+	case strings.HasPrefix(t.Ref, "refs/tags/"):
+		return 2
+	}
+	return 3
+}
+
+// Ancestry looks for an ancestry proof of head: an advertised tip that
+// contains it. It returns nil, nil when no tip does.
+func Ancestry(ctx context.Context, g *Git, repo Repo, head string, v *RemoteView) (*machine.Proof, error) {
+	if v == nil || len(v.Tips) == 0 || head == "" {
+		return nil, nil
+	}
+	proof := func(t Tip) *machine.Proof {
+		return &machine.Proof{Kind: machine.ProofAncestry, Remote: t.Remote, Ref: t.Ref, Tip: t.Commit, Head: head}
+	}
+	for _, t := range v.Tips {
+		if t.Commit == head {
+			return proof(t), nil
+		}
+	}
+	first := v.Tips[0]
+	if ok, err := isAncestor(ctx, g, repo, head, first.Commit); err != nil || ok {
+		if ok {
+			return proof(first), nil
+		}
+		return nil, err
+	}
+	var in bytes.Buffer
+	for _, t := range v.Tips {
+		in.WriteString("^" + t.Commit + "\n")
+	}
+	in.WriteString(head + "\n")
+	out, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "rev-list", "--stdin", "-n", "1")
+	if err != nil {
+		return nil, fmt.Errorf("ancestry of %s: %w", head, err)
+	}
+	if len(bytes.TrimSpace(out)) > 0 {
+		return nil, nil
+	}
+	for _, t := range v.Tips[1:] {
+		ok, err := isAncestor(ctx, g, repo, head, t.Commit)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return proof(t), nil
+		}
+	}
+	return nil, fmt.Errorf("ancestry of %s: reachable from the advertised tips, but from none alone", head)
+}
+
+func isAncestor(ctx context.Context, g *Git, repo Repo, a, b string) (bool, error) {
+	_, err := g.Observe(ctx, repo.MainCheckout, "merge-base", "--is-ancestor", a, b)
+	if err == nil {
+		return true, nil
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Code == 1 {
+		return false, nil
+	}
+	return false, fmt.Errorf("ancestry of %s against %s: %w", a, b, err)
+}

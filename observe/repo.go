@@ -1,0 +1,89 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// Repo is a repository identified exactly: its canonical common git dir and
+// main checkout.
+type Repo struct {
+	// CommonDir is the canonical git common dir (the repository's identity).
+	CommonDir string
+	// MainCheckout is the canonical path of the main working tree.
+	MainCheckout string
+	// Toplevel is the working tree the command was started in (the main
+	// checkout or a linked worktree).
+	Toplevel string
+}
+
+// StateDir is where custody keeps its state for the repository.
+func (r Repo) StateDir() string { return filepath.Join(r.CommonDir, "custody") }
+
+// AdminDir is git's admin entry of the linked worktree with key.
+func (r Repo) AdminDir(key string) string { return filepath.Join(r.CommonDir, "worktrees", key) }
+
+// Discover identifies the repository containing dir. A bare repository, or
+// one whose common dir or main checkout cannot be identified exactly, is a
+// *machine.Refusal.
+func Discover(ctx context.Context, g *Git, dir string) (Repo, error) {
+	out, err := g.Observe(ctx, dir, "rev-parse", "--path-format=absolute", "--git-common-dir", "--is-bare-repository", "--is-inside-work-tree")
+	if err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return Repo{}, &machine.Refusal{Code: machine.CodeNotARepository, Path: dir, Retry: "custody -C REPO ...",
+				Message: fmt.Sprintf("%s is not inside a git repository (%s)", dir, firstLine(strings.TrimSpace(ee.Stderr)))}
+		}
+		return Repo{}, fmt.Errorf("identify the repository at %s: %w", dir, err)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 3 {
+		return Repo{}, ambiguous(dir, "git rev-parse printed %d lines, want 3", len(lines))
+	}
+	if lines[1] == "true" {
+		return Repo{}, &machine.Refusal{Code: machine.CodeBareRepository, Path: lines[0], Retry: "custody -C CHECKOUT ...",
+			Message: fmt.Sprintf("%s is a bare repository: custody keeps worktrees beside a main checkout, which a bare repository lacks", lines[0])}
+	}
+	if lines[2] != "true" {
+		return Repo{}, ambiguous(dir, "%s is inside the git directory, not a working tree", dir)
+	}
+	common, err := filepath.EvalSymlinks(lines[0])
+	if err != nil {
+		return Repo{}, ambiguous(dir, "the common dir %s cannot be resolved: %v", lines[0], err)
+	}
+	top, err := g.Observe(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return Repo{}, ambiguous(dir, "the working tree of %s cannot be read: %v", dir, err)
+	}
+	toplevel, err := filepath.EvalSymlinks(strings.TrimRight(string(top), "\n"))
+	if err != nil {
+		return Repo{}, ambiguous(dir, "the working tree of %s cannot be resolved: %v", dir, err)
+	}
+	if filepath.Base(common) != ".git" {
+		return Repo{}, ambiguous(dir, "the common dir %s is not a main checkout's .git (separate git dir), so the main checkout cannot be identified exactly", common)
+	}
+	main := filepath.Dir(common)
+	list, err := g.Observe(ctx, dir, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return Repo{}, ambiguous(dir, "git worktree list failed: %v", err)
+	}
+	entries, err := ParseWorktreeList(list)
+	if err != nil || len(entries) == 0 {
+		return Repo{}, ambiguous(dir, "git worktree list could not be read: %v", err)
+	}
+	first, err := filepath.EvalSymlinks(entries[0].Path)
+	if err != nil || first != main || entries[0].Bare {
+		return Repo{}, ambiguous(dir, "git names %s as the main worktree, but the common dir says %s", entries[0].Path, main)
+	}
+	return Repo{CommonDir: common, MainCheckout: main, Toplevel: toplevel}, nil
+}
+
+func ambiguous(dir, format string, args ...any) error {
+	return &machine.Refusal{Code: machine.CodeAmbiguousRepository, Path: dir, Retry: "custody doctor",
+		Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,172 @@
+package observe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Cmd is one external command. Args[0] is the program; arguments are passed
+// as they are, never through a shell.
+type Cmd struct {
+	Dir   string
+	Args  []string
+	Env   []string // added to the runner's environment
+	Stdin []byte
+}
+
+// String renders the command for traces and error messages.
+func (c Cmd) String() string { return strings.Join(c.Args, " ") }
+
+// Result is what a command printed and how it ended.
+type Result struct {
+	Stdout   []byte
+	Stderr   []byte
+	ExitCode int
+}
+
+// ExitError is returned when a command ran and exited non-zero.
+type ExitError struct {
+	Cmd    Cmd
+	Code   int
+	Stderr string
+}
+
+func (e *ExitError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = "no message"
+	}
+	return fmt.Sprintf("%s: exit %d: %s", e.Cmd, e.Code, firstLine(msg))
+}
+
+// Runner runs external commands. Each runs in its own process group; after
+// the direct child exits, whatever it left in the group gets Grace to exit
+// and is then killed, so no descendant outlives the command. Output beyond
+// MaxOutput bytes per stream is dropped. The zero Runner is usable.
+type Runner struct {
+	// Env is the base environment (nil: inherit the process's).
+	Env []string
+	// Grace is how long leftovers may run after the child exits (default 2s).
+	Grace time.Duration
+	// MaxOutput bounds each captured stream (default 64 MiB).
+	MaxOutput int
+	// Trace, when set, receives each command line before it runs.
+	Trace io.Writer
+}
+
+// Run runs c and waits for it. A non-zero exit returns the Result and an
+// *ExitError; a context deadline kills the whole group.
+func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
+	if len(c.Args) == 0 {
+		return Result{}, errors.New("observe: empty command")
+	}
+	if r.Trace != nil {
+		fmt.Fprintf(r.Trace, "+ %s\n", c)
+	}
+	grace := r.Grace
+	if grace <= 0 {
+		grace = 2 * time.Second
+	}
+	limit := r.MaxOutput
+	if limit <= 0 {
+		limit = 64 << 20
+	}
+	cmd := exec.CommandContext(ctx, c.Args[0], c.Args[1:]...)
+	cmd.Dir = c.Dir
+	if r.Env != nil || len(c.Env) > 0 {
+		base := r.Env
+		if base == nil {
+			base = cmd.Environ()
+		}
+		cmd.Env = append(append([]string(nil), base...), c.Env...)
+	}
+	if c.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.Stdin)
+	}
+	stdout := &boundedBuffer{limit: limit}
+	stderr := &boundedBuffer{limit: limit}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
+	// A descendant that keeps the output pipes open must not hold Wait
+	// forever: after the child exits, the pipes get Grace, then close.
+	cmd.WaitDelay = grace
+	err := cmd.Run()
+	if cmd.Process != nil {
+		reapGroup(cmd.Process.Pid, grace)
+	}
+	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	if cmd.ProcessState != nil {
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("%s: %w", c, ctx.Err())
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return res, &ExitError{Cmd: c, Code: res.ExitCode, Stderr: string(res.Stderr)}
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil
+	}
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", c, err)
+	}
+	return res, nil
+}
+
+func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return syscall.Kill(-cmd.Process.Pid, sig)
+}
+
+// reapGroup gives what remains in the process group pgid a bounded grace
+// to exit, then kills it.
+func reapGroup(pgid int, grace time.Duration) {
+	if syscall.Kill(-pgid, 0) != nil {
+		return
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(-pgid, 0) != nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// boundedBuffer keeps the first limit bytes written to it.
+type boundedBuffer struct {
+	buf   bytes.Buffer
+	limit int
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if room := b.limit - b.buf.Len(); room > 0 {
+		if len(p) > room {
+			b.buf.Write(p[:room])
+		} else {
+			b.buf.Write(p)
+		}
+	}
+	return len(p), nil
+}
+
+func (b *boundedBuffer) Bytes() []byte { return b.buf.Bytes() }
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,125 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// MarkerName is the ready marker's file name inside a worktree's git admin
+// entry. It holds the id of the record that readied the worktree.
+const MarkerName = "custody-ready"
+
+// Scope says how much of a worktree to observe.
+type Scope struct {
+	// Status runs git status when the tree is present and registered.
+	Status bool
+	// Proof looks for a proof of HEAD against View.
+	Proof bool
+	View  *RemoteView
+}
+
+// Worktree observes rec's worktree: lstat identity, registration (from inv),
+// the admin key git holds for the path (checked both ways), the ready marker,
+// the owned branch's tip and, as scope asks, status and proof. Failures are
+// recorded in the observation (unknown is never clean), not returned.
+func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine.Record, scope Scope) machine.WorktreeObservation {
+	o := machine.WorktreeObservation{Path: rec.Path}
+	pi := Lstat(rec.Path)
+	o.PathState, o.PathError, o.IsDir, o.IsSymlink, o.Dev, o.Ino = pi.State, pi.Err, pi.IsDir, pi.IsSymlink, pi.Dev, pi.Ino
+	if e, ok := inv.Entry(rec.Path); ok {
+		o.Registered = true
+		o.Head = e.Head
+		o.Branch = strings.TrimPrefix(e.Branch, "refs/heads/")
+		o.Detached = e.Detached
+		o.Locked, o.LockReason = e.Locked, e.LockReason
+		o.Prunable = e.Prunable
+	}
+	key := rec.AdminKey
+	if key == "" {
+		key = rec.ID
+	}
+	if o.PathState == machine.PathPresent && !o.IsSymlink {
+		o.AdminKey = AdminKeyOf(repo, rec.Path)
+	}
+	o.AdminPresent = Lstat(repo.AdminDir(key)).State != machine.PathAbsent
+	if b, err := os.ReadFile(filepath.Join(repo.AdminDir(key), MarkerName)); err == nil {
+		o.Marker = strings.TrimSpace(string(b))
+	}
+	if rec.Branch != "" {
+		o.BranchTip = inv.Branches[rec.Branch]
+	}
+	if !o.Registered || o.PathState != machine.PathPresent || o.IsSymlink {
+		return o
+	}
+	if scope.Status {
+		out, err := g.Observe(ctx, rec.Path, "status", "--porcelain=v2", "-z", "--ignored=matching", "--untracked-files=all")
+		if err != nil {
+			o.StatusErr = err.Error()
+		} else if st, err := ParseStatus(out); err != nil {
+			o.StatusErr = err.Error()
+		} else {
+			o.Status = st
+		}
+	}
+	if scope.Proof {
+		o.Remote = scope.View.Evidence()
+		p, err := Ancestry(ctx, g, repo, o.Head, scope.View)
+		if err != nil {
+			o.ProofErr = err.Error()
+		}
+		o.Proof = p
+	}
+	return o
+}
+
+// AdminKeyOf returns the admin key git holds for the linked worktree at path,
+// checked both ways: path/.git names <common>/worktrees/<key>, and that
+// entry's gitdir file names path/.git back. Anything else returns "".
+func AdminKeyOf(repo Repo, path string) string {
+	b, err := os.ReadFile(filepath.Join(path, ".git"))
+	if err != nil {
+		return ""
+	}
+	line := strings.TrimSpace(string(b))
+	dir, ok := strings.CutPrefix(line, "gitdir: ")
+	if !ok {
+		return ""
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(path, dir)
+	}
+	dir = filepath.Clean(dir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if filepath.Dir(dir) != filepath.Join(repo.CommonDir, "worktrees") {
+		return ""
+	}
+	key := filepath.Base(dir)
+	back, err := os.ReadFile(filepath.Join(dir, "gitdir"))
+	if err != nil {
+		return ""
+	}
+	backPath := filepath.Clean(strings.TrimSpace(string(back)))
+	if backPath != filepath.Join(path, ".git") {
+		if real, err := filepath.EvalSymlinks(backPath); err != nil || real != filepath.Join(path, ".git") {
+			return ""
+		}
+	}
+	return key
+}
+
+// ReadMarker returns the record id in the ready marker of admin entry key.
+func ReadMarker(repo Repo, key string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(repo.AdminDir(key), MarkerName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	return strings.TrimSpace(string(b)), err
+}

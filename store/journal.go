@@ -1,0 +1,130 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/custody-sh/custody/machine"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Entry is one journal entry: one state change of one record. Entries are
+// append-only; each is chained to the previous by Hash =
+// sha256(Prev || sha256(canonical body)), where the canonical body is the
+// entry's JSON object without "hash", keys sorted, compact.
+type Entry struct {
+	Seq         uint64          `json:"seq"`
+	At          time.Time       `json:"at"`
+	Record      string          `json:"record"`
+	Kind        string          `json:"kind"`
+	From        string          `json:"from"`
+	To          string          `json:"to"`
+	Trigger     string          `json:"trigger"`
+	Intent      *machine.Intent `json:"intent"`
+	Proof       *machine.Proof  `json:"proof"`
+	Observation string          `json:"observation"`
+	Outcome     string          `json:"outcome"`
+	Actor       string          `json:"actor"`
+	Prev        string          `json:"prev"`
+	Hash        string          `json:"hash,omitempty"`
+}
+
+// appendJournal chains e to the journal head and stores it under the next
+// big-endian sequence number, in the caller's transaction.
+func appendJournal(tx *bolt.Tx, e Entry) error {
+	j := tx.Bucket(bucketJournal)
+	meta := tx.Bucket(bucketMeta)
+	seq, err := j.NextSequence()
+	if err != nil {
+		return err
+	}
+	e.Seq = seq
+	e.Prev = string(meta.Get(keyJournalHead))
+	e.Hash = ""
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	body, err := canonicalBody(raw)
+	if err != nil {
+		return err
+	}
+	e.Hash = chainHash(e.Prev, digest(body))
+	line, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if err := j.Put(seqKey(seq), line); err != nil {
+		return err
+	}
+	return meta.Put(keyJournalHead, []byte(e.Hash))
+}
+
+func seqKey(seq uint64) []byte {
+	var k [8]byte
+	binary.BigEndian.PutUint64(k[:], seq)
+	return k[:]
+}
+
+// canonicalBody returns an entry's JSON object without its "hash" and
+// "body_digest" members, with sorted keys and compact values.
+func canonicalBody(raw []byte) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "hash")
+	delete(m, "body_digest")
+	return json.Marshal(m)
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func chainHash(prev, bodyDigest string) string {
+	sum := sha256.Sum256([]byte(prev + "\n" + bodyDigest))
+	return hex.EncodeToString(sum[:])
+}
+
+// Head returns the journal's last sequence number and hash.
+func (s *Store) Head() (uint64, string, error) {
+	var seq uint64
+	var head string
+	err := s.view(func(tx *bolt.Tx) error {
+		head = string(tx.Bucket(bucketMeta).Get(keyJournalHead))
+		k, _ := tx.Bucket(bucketJournal).Cursor().Last()
+		if k != nil {
+			seq = binary.BigEndian.Uint64(k)
+		}
+		return nil
+	})
+	return seq, head, err
+}
+
+// Journal calls fn with every stored entry line of record (all records when
+// record is ""), in order, inside one read transaction. The line is the
+// stored canonical JSON; fn must not retain it.
+func (s *Store) Journal(record string, fn func(line []byte, e Entry) error) error {
+	return s.view(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketJournal).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			var e Entry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return fmt.Errorf("journal entry %d: %w (%v)", binary.BigEndian.Uint64(k), ErrCorrupt, err)
+			}
+			if record != "" && e.Record != record {
+				continue
+			}
+			if err := fn(v, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

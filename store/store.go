@@ -1,0 +1,176 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// SchemaVersion is the store layout this custody writes.
+const SchemaVersion = 1
+
+// FileName is the state file's name inside <common-dir>/custody/.
+const FileName = "state.db"
+
+// Bucket names.
+var (
+	bucketMeta    = []byte("meta")
+	bucketRecords = []byte("records")
+	bucketIntents = []byte("intents")
+	bucketJournal = []byte("journal")
+	bucketLeases  = []byte("leases")
+	bucketLedger  = []byte("ledger")
+	bucketPlans   = []byte("plans")
+	allBuckets    = [][]byte{bucketMeta, bucketRecords, bucketIntents, bucketJournal, bucketLeases, bucketLedger, bucketPlans}
+)
+
+// Meta keys.
+var (
+	keySchema      = []byte("schema")
+	keyRepoID      = []byte("repository_id")
+	keyJournalHead = []byte("journal_head")
+)
+
+// Store is one repository's state file. It holds no open handle: each
+// transaction opens the file, takes the lock (waiting up to Timeout), runs
+// and closes it again.
+type Store struct {
+	path    string
+	timeout time.Duration
+}
+
+// Path returns the state file's path.
+func (s *Store) Path() string { return s.path }
+
+// Open returns the store at path, creating it (with a fresh random
+// repository id) when create is set and it does not exist. It checks the
+// schema version and the buckets, and never changes an existing file it
+// cannot read.
+func Open(path string, timeout time.Duration, create bool) (*Store, error) {
+	s := &Store{path: path, timeout: timeout}
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		if !create {
+			return nil, fmt.Errorf("%s: %w", path, ErrNotInitialized)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("create the state directory: %w", err)
+		}
+		if err := s.initialize(); err != nil {
+			return nil, err
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := s.view(func(tx *bolt.Tx) error { return checkLayout(tx) }); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) initialize() error {
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return err
+	}
+	return s.update(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketMeta) != nil {
+			return nil // another process initialized it first
+		}
+		for _, b := range allBuckets {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		m := tx.Bucket(bucketMeta)
+		if err := m.Put(keySchema, []byte(strconv.Itoa(SchemaVersion))); err != nil {
+			return err
+		}
+		return m.Put(keyRepoID, []byte(hex.EncodeToString(id[:])))
+	})
+}
+
+func checkLayout(tx *bolt.Tx) error {
+	m := tx.Bucket(bucketMeta)
+	if m == nil {
+		return fmt.Errorf("%w (no meta bucket)", ErrCorrupt)
+	}
+	v, err := strconv.Atoi(string(m.Get(keySchema)))
+	if err != nil {
+		return fmt.Errorf("%w (schema version %q)", ErrCorrupt, m.Get(keySchema))
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("%w (schema %d, this custody knows %d)", ErrSchemaNewer, v, SchemaVersion)
+	}
+	for _, b := range allBuckets {
+		if tx.Bucket(b) == nil {
+			return fmt.Errorf("%w (no %s bucket)", ErrCorrupt, b)
+		}
+	}
+	if len(m.Get(keyRepoID)) == 0 {
+		return fmt.Errorf("%w (no repository id)", ErrCorrupt)
+	}
+	return nil
+}
+
+func (s *Store) open(readOnly bool) (*bolt.DB, error) {
+	db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: s.timeout, ReadOnly: readOnly})
+	if err != nil {
+		if errors.Is(err, berrors.ErrTimeout) {
+			return nil, fmt.Errorf("%s: %w (waited %s)", s.path, ErrLockTimeout, s.timeout)
+		}
+		return nil, fmt.Errorf("%s: %w (%v)", s.path, ErrCorrupt, err)
+	}
+	return db, nil
+}
+
+// update runs fn in one write transaction on a freshly opened file. A panic
+// inside bbolt (a corrupt page) is turned into ErrCorrupt.
+func (s *Store) update(fn func(*bolt.Tx) error) (err error) {
+	db, err := s.open(false)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: %w (%v)", s.path, ErrCorrupt, p)
+		}
+		if cerr := db.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	return db.Update(fn)
+}
+
+// view runs fn in one read transaction, with the same panic guard.
+func (s *Store) view(fn func(*bolt.Tx) error) (err error) {
+	db, err := s.open(true)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: %w (%v)", s.path, ErrCorrupt, p)
+		}
+		_ = db.Close()
+	}()
+	return db.View(fn)
+}
+
+// RepositoryID returns the random id made when the store was created.
+func (s *Store) RepositoryID() (string, error) {
+	var id string
+	err := s.view(func(tx *bolt.Tx) error {
+		id = string(tx.Bucket(bucketMeta).Get(keyRepoID))
+		return nil
+	})
+	return id, err
+}
