@@ -136,6 +136,15 @@ var (
 	// CodeCreateFailed is returned when creation did not end with exactly the
 	// intended registration, HEAD and marker.
 	CodeCreateFailed Code = "create-failed"
+	// CodeWrongRepository is returned when a plan was made for another
+	// repository; the whole plan is refused.
+	CodeWrongRepository Code = "wrong-repository"
+	// CodeUnsafeTarget is returned when the removal primitive refuses its
+	// target: a filesystem root, the home directory, a path containing the
+	// main checkout or git dir, a symlink, or a replaced directory.
+	CodeUnsafeTarget Code = "unsafe-target"
+	// CodeUnknownRevision is returned when --from names no commit.
+	CodeUnknownRevision Code = "unknown-revision"
 	// CodeResumeUnmatched is returned when an interrupted intent's
 	// observation fits no resume rule.
 	CodeResumeUnmatched Code = "resume-unmatched"

@@ -30,3 +30,7 @@ func isHexOID(s string) bool {
 	}
 	return true
 }
+
+// ErrOutputTooLarge is returned when a command printed more than the
+// runner's bound: a truncated output is never parsed as if it were whole.
+var ErrOutputTooLarge = errors.New("command output exceeded its bound")

@@ -116,6 +116,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	if errors.Is(err, exec.ErrWaitDelay) {
 		err = nil
 	}
+	if err == nil && (stdout.over || stderr.over) {
+		return res, fmt.Errorf("%s: %w (more than %d bytes)", c, ErrOutputTooLarge, limit)
+	}
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", c, err)
 	}
@@ -149,15 +152,19 @@ func reapGroup(pgid int, grace time.Duration) {
 type boundedBuffer struct {
 	buf   bytes.Buffer
 	limit int
+	over  bool
 }
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
 	if room := b.limit - b.buf.Len(); room > 0 {
 		if len(p) > room {
+			b.over = true
 			b.buf.Write(p[:room])
 		} else {
 			b.buf.Write(p)
 		}
+	} else if len(p) > 0 {
+		b.over = true
 	}
 	return len(p), nil
 }

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"os/user"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Globals are the flags every command takes.
+type Globals struct {
+	Chdir       string           `short:"C" name:"chdir" placeholder:"DIR" help:"Run as if custody was started in DIR."`
+	JSON        bool             `name:"json" help:"Print exactly one JSON envelope."`
+	LockTimeout time.Duration    `name:"lock-timeout" default:"10s" help:"How long to wait for another custody holding the state file."`
+	Debug       bool             `name:"debug" help:"Print every git command line on stderr."`
+	Version     kong.VersionFlag `name:"version" help:"Print the version and exit."`
+}
+
+// CLI is the command line.
+type CLI struct {
+	Globals
+
+	Init    InitCmd    `cmd:"" help:"Prepare this repository: the state file and the managed root, excluded from git."`
+	New     NewCmd     `cmd:"" help:"Create a managed worktree and print its path."`
+	List    ListCmd    `cmd:"" help:"List worktree records."`
+	Show    ShowCmd    `cmd:"" help:"Show one record: state, intent, evidence, journal and what it rests on."`
+	Finish  FinishCmd  `cmd:"" help:"Mark worktrees finished (inside a managed worktree, defaults to it)."`
+	Reopen  ReopenCmd  `cmd:"" help:"Take a finished worktree back to active."`
+	Plan    PlanCmd    `cmd:"" help:"Assess every finished worktree: which may go, and why each other is kept."`
+	Apply   ApplyCmd   `cmd:"" help:"Do exactly what a reviewed plan says, refusing what changed since."`
+	Resume  ResumeCmd  `cmd:"" help:"Drive every interrupted intent to its one outcome."`
+	Journal JournalCmd `cmd:"" help:"Export, verify and show the head of the journal."`
+	Doctor  DoctorCmd  `cmd:"" help:"Check the state file, the journal and the records."`
+}
+
+// App is what a command's Run receives: the parsed globals, the output
+// view and lazily built dependencies.
+type App struct {
+	Globals *Globals
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Ctx     context.Context
+	Command string
+	// Dir is the directory custody acts from.
+	Dir string
+
+	result  any
+	human   func(w io.Writer)
+	pending bool
+	code    int
+}
+
+// exitSignal carries kong's exit request out of Parse.
+type exitSignal struct{ code int }
+
+// run parses args, runs the command and returns the exit code. It never
+// panics on bad input: usage errors, refusals and store errors all become
+// exit 1 with one error paragraph (or envelope with --json).
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	jsonOut := false
+	for _, a := range args {
+		if a == "--json" {
+			jsonOut = true
+		}
+		if a == "--" {
+			break
+		}
+	}
+	var cli CLI
+	app := &App{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr}
+	defer func() {
+		if p := recover(); p != nil {
+			if ex, ok := p.(exitSignal); ok {
+				code = ex.code
+				return
+			}
+			panic(p)
+		}
+	}()
+	parser, err := kong.New(&cli,
+		kong.Name("custody"),
+		kong.Description("custody keeps git worktrees safe: nothing you wrote is ever lost."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { panic(exitSignal{c}) }),
+		kong.Vars{"version": "custody " + version},
+		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		return app.fail(jsonOut, "", fmt.Errorf("internal: %w", err))
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		return app.fail(jsonOut, "", &usageError{err})
+	}
+	app.Command = kctx.Command()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	app.Ctx = ctx
+	app.Dir = cli.Chdir
+	if app.Dir == "" {
+		app.Dir, _ = os.Getwd()
+	}
+	if err := kctx.Run(app); err != nil {
+		return app.fail(cli.JSON, app.Command, err)
+	}
+	return app.succeed()
+}
+
+// usageError is a command line kong could not parse.
+type usageError struct{ err error }
+
+func (u *usageError) Error() string { return u.err.Error() }
+func (u *usageError) Unwrap() error { return u.err }
+
+// done records a command's result, its human rendering and whether
+// something was refused or is pending (exit 3).
+func (a *App) done(result any, human func(w io.Writer), pending bool) {
+	a.result, a.human, a.pending = result, human, pending
+}
+
+// exit overrides the exit code of a successful command (plan
+// --detailed-exitcode).
+func (a *App) exit(code int) { a.code = code }
+
+// env builds the workflow environment: the repository identified exactly
+// and its store opened with the lock timeout. create makes the store if it
+// does not exist yet (mutating commands).
+func (a *App) env(create bool) (*steps.Env, error) {
+	var trace io.Writer
+	if a.Globals.Debug {
+		trace = a.Stderr
+	}
+	g := observe.NewGit(&observe.Runner{Trace: trace})
+	repo, err := observe.Discover(a.Ctx, g, a.Dir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(steps.StatePath(repo), a.Globals.LockTimeout, create)
+	if err != nil {
+		return nil, err
+	}
+	actor := "custody"
+	if u, err := user.Current(); err == nil {
+		actor = u.Username
+	}
+	if h, err := os.Hostname(); err == nil {
+		actor += "@" + h
+	}
+	return &steps.Env{
+		Repo: repo, Git: g, Store: st, Policy: machine.DefaultPolicy(),
+		Root: steps.DefaultRoot(repo), Now: time.Now, Actor: actor, Holder: steps.Self(),
+		Wait: a.Globals.LockTimeout, Progress: a.progress(),
+	}, nil
+}
+
+// mutatingEnv builds the environment and first resumes every interrupted
+// intent, as every mutating command must.
+func (a *App) mutatingEnv() (*steps.Env, error) {
+	e, err := a.env(true)
+	if err != nil {
+		return nil, err
+	}
+	items, err := steps.Resume(a.Ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	if !a.Globals.JSON {
+		for _, it := range items {
+			fmt.Fprintf(a.Stderr, "resumed %s: %s\n", it.ID, it.Outcome)
+			if it.Refusal != nil {
+				fmt.Fprintf(a.Stderr, "\t%s\n", it.Refusal.Error())
+			}
+		}
+	}
+	return e, nil
+}
+
+var errNotInitialized = errors.New("not initialized")

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+)
+
+// ApplyCmd carries out a reviewed plan.
+type ApplyCmd struct {
+	Plan string   `arg:"" name:"planfile" help:"A plan file written by custody plan -o."`
+	Only []string `name:"only" placeholder:"ID" help:"Apply only these items of the plan."`
+}
+
+// Help is the long help of apply.
+func (ApplyCmd) Help() string {
+	return `Runs only the plan's remove actions, item by item: re-observe, require the
+observation plan reviewed (else the item is stale and the next goes on), commit
+a removal intent, observe again, run non-forced git worktree remove, verify the
+path is gone and unregistered, delete the owned branch by compare-and-swap.
+A plan for another repository is refused whole. Applying again reports
+already-done.
+
+EXIT STATUS: 0 all removed, 1 error (nothing done), 3 something was stale or refused.`
+}
+
+// Run applies the plan.
+func (c *ApplyCmd) Run(a *App) error {
+	b, err := readPlanFile(c.Plan)
+	if err != nil {
+		return err
+	}
+	plan, err := machine.ParsePlan(b)
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Plan, err)
+	}
+	e, err := a.mutatingEnv()
+	if err != nil {
+		return err
+	}
+	res, err := steps.Apply(a.Ctx, e, plan, c.Only)
+	if err != nil {
+		return err
+	}
+	a.done(res, func(w io.Writer) {
+		rows := [][]string{}
+		for _, it := range res.Items {
+			rows = append(rows, []string{it.Outcome, it.ID})
+		}
+		table(w, rows)
+		for _, it := range res.Items {
+			if it.Refusal != nil {
+				fmt.Fprintf(w, "%s %s [%s]: %s\n", it.Outcome, it.ID, it.Refusal.Code, it.Refusal.Message)
+				if it.Refusal.Retry != "" {
+					fmt.Fprintf(w, "\tto retry: %s\n", it.Refusal.Retry)
+				}
+			}
+		}
+		if len(res.Items) == 0 {
+			fmt.Fprintln(w, "the plan removes nothing")
+		}
+	}, res.Pending())
+	return nil
+}
+
+func readPlanFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot read %s: %v", machine.ErrPlanInvalid, path, errors.Unwrap(err))
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, machine.MaxPlanBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: cannot read %s: %v", machine.ErrPlanInvalid, path, err)
+	}
+	return b, nil
+}
+
+// ResumeCmd drives interrupted intents to their outcome.
+type ResumeCmd struct{}
+
+// Help is the long help of resume.
+func (ResumeCmd) Help() string {
+	return `Re-observes every record that carries an intent and drives it to exactly one
+outcome. Every mutating command does this first. An observation that fits no
+rule is refused, naming what was seen.
+
+EXIT STATUS: 0 done, 1 error, 3 something was refused or is held by another process.`
+}
+
+// Run resumes.
+func (c *ResumeCmd) Run(a *App) error {
+	e, err := a.env(true)
+	if err != nil {
+		return err
+	}
+	items, err := steps.Resume(a.Ctx, e)
+	if err != nil {
+		return err
+	}
+	pending := false
+	for _, it := range items {
+		if it.Refusal != nil {
+			pending = true
+		}
+	}
+	if items == nil {
+		items = []steps.ResumeItem{}
+	}
+	a.done(map[string]any{"items": items}, func(w io.Writer) {
+		if len(items) == 0 {
+			fmt.Fprintln(w, "nothing to resume")
+		}
+		for _, it := range items {
+			fmt.Fprintf(w, "%s %s\n", it.Outcome, it.ID)
+			if it.Refusal != nil {
+				fmt.Fprintf(w, "\t%s\n", it.Refusal.Error())
+			}
+		}
+	}, pending)
+	return nil
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/custody-sh/custody/store"
+)
+
+// DoctorCmd checks the state file.
+type DoctorCmd struct{}
+
+// Help is the long help of doctor.
+func (DoctorCmd) Help() string {
+	return `Checks the state file: schema, records, intents and the journal's hash chain,
+and lists records whose interrupted intents wait for custody resume. Prints
+one problem per line, then "N problems found" or "OK".
+
+EXIT STATUS: 0 OK, 1 error, 3 problems found.`
+}
+
+// Run checks.
+func (c *DoctorCmd) Run(a *App) error {
+	e, err := a.env(false)
+	if err != nil {
+		return err
+	}
+	problems, err := e.Store.Check()
+	if err != nil {
+		return err
+	}
+	if problems == nil {
+		problems = []store.Problem{}
+	}
+	a.done(map[string]any{"state": e.Store.Path(), "problems": problems}, func(w io.Writer) {
+		for _, p := range problems {
+			fmt.Fprintf(w, "%s: %s\n", p.Where, p.What)
+			if p.Fix != "" {
+				fmt.Fprintf(w, "\tto fix: %s\n", p.Fix)
+			}
+		}
+		if len(problems) == 0 {
+			fmt.Fprintln(w, "OK")
+		} else {
+			fmt.Fprintf(w, "%d problems found\n", len(problems))
+		}
+	}, len(problems) > 0)
+	return nil
+}

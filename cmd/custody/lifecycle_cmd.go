@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/custody-sh/custody/steps"
+)
+
+// FinishCmd marks worktrees finished.
+type FinishCmd struct {
+	IDs []string `arg:"" optional:"" name:"id" help:"Worktree ids (default: the managed worktree containing the current directory)."`
+}
+
+// Help is the long help of finish.
+func (FinishCmd) Help() string {
+	return `Records each worktree's final HEAD and marks it finished, so custody plan
+assesses it. A live lease refuses.
+
+EXIT STATUS: 0 done, 1 error, 3 some were refused.`
+}
+
+// Run finishes.
+func (c *FinishCmd) Run(a *App) error {
+	e, err := a.mutatingEnv()
+	if err != nil {
+		return err
+	}
+	ids := c.IDs
+	if len(ids) == 0 {
+		id, err := steps.CurrentID(e, a.Dir)
+		if err != nil {
+			return err
+		}
+		ids = []string{id}
+	}
+	out, err := steps.Finish(a.Ctx, e, ids)
+	if err != nil {
+		return err
+	}
+	a.outcomes(out, "custody plan")
+	return nil
+}
+
+// ReopenCmd takes a finished worktree back to active.
+type ReopenCmd struct {
+	IDs []string `arg:"" name:"id" help:"Worktree ids."`
+}
+
+// Help is the long help of reopen.
+func (ReopenCmd) Help() string {
+	return `Takes finished worktrees back to active; plan no longer assesses them.
+
+EXIT STATUS: 0 done, 1 error, 3 some were refused.`
+}
+
+// Run reopens.
+func (c *ReopenCmd) Run(a *App) error {
+	e, err := a.mutatingEnv()
+	if err != nil {
+		return err
+	}
+	out, err := steps.Reopen(a.Ctx, e, c.IDs)
+	if err != nil {
+		return err
+	}
+	a.outcomes(out, "")
+	return nil
+}
+
+// outcomes reports per-record outcomes; any refusal makes the exit 3.
+func (a *App) outcomes(out []steps.Outcome, next string) {
+	pending := false
+	for _, o := range out {
+		if o.Refusal != nil {
+			pending = true
+		}
+	}
+	a.done(map[string]any{"items": out}, func(w io.Writer) {
+		rows := [][]string{}
+		for _, o := range out {
+			rows = append(rows, []string{o.ID, o.Outcome})
+		}
+		table(w, rows)
+		for _, o := range out {
+			if o.Refusal != nil {
+				fmt.Fprintf(w, "%s [%s]: %s\n\tto retry: %s\n", o.ID, o.Refusal.Code, o.Refusal.Message, o.Refusal.Retry)
+			}
+		}
+		if next != "" && !pending {
+			fmt.Fprintf(w, "next: %s\n", next)
+		}
+	}, pending)
+}

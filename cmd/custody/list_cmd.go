@@ -1,0 +1,63 @@
+package main
+
+import (
+	"io"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// ListCmd lists worktree records.
+type ListCmd struct {
+	All bool `name:"all" help:"Include tombstoned records."`
+}
+
+// Help is the long help of list.
+func (ListCmd) Help() string {
+	return `Lists worktree records with their state; tombstoned ones only with --all.
+
+EXIT STATUS: 0 done, 1 error.`
+}
+
+type listEntry struct {
+	ID     string          `json:"id"`
+	Kind   machine.Kind    `json:"kind"`
+	State  machine.State   `json:"state"`
+	Path   string          `json:"path"`
+	Branch string          `json:"branch"`
+	Intent *machine.Intent `json:"intent"`
+}
+
+// Run lists records.
+func (c *ListCmd) Run(a *App) error {
+	e, err := a.env(false)
+	if err != nil {
+		return err
+	}
+	recs, err := e.Store.List()
+	if err != nil {
+		return err
+	}
+	out := []listEntry{}
+	for _, r := range recs {
+		if r.State == machine.StateTombstoned && !c.All {
+			continue
+		}
+		out = append(out, listEntry{ID: r.ID, Kind: r.Kind, State: r.State, Path: r.Path, Branch: r.Branch, Intent: r.Intent})
+	}
+	a.done(map[string]any{"records": out}, func(w io.Writer) {
+		if len(out) == 0 {
+			io.WriteString(w, "no worktrees; make one with: custody new NAME\n")
+			return
+		}
+		rows := [][]string{{"ID", "STATE", "INTENT", "PATH"}}
+		for _, r := range out {
+			in := "-"
+			if r.Intent != nil {
+				in = string(r.Intent.Kind)
+			}
+			rows = append(rows, []string{r.ID, string(r.State), in, r.Path})
+		}
+		table(w, rows)
+	}, false)
+	return nil
+}

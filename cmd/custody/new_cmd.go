@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/custody-sh/custody/steps"
+)
+
+// NewCmd creates a managed worktree.
+type NewCmd struct {
+	Name string `arg:"" help:"A name for the worktree; its id is slug(NAME)-<6 hex>."`
+	From string `name:"from" placeholder:"REV" help:"Start from REV (default: the main checkout's HEAD), resolved to a full commit first."`
+}
+
+// Help is the long help of new.
+func (NewCmd) Help() string {
+	return `Creates <root>/<id> on a new branch custody/<id> at the resolved commit, after
+committing a create intent. Prints the new worktree's path on stdout.
+
+EXIT STATUS: 0 created, 1 error (nothing is left half made: resume settles it).`
+}
+
+// Run creates the worktree.
+func (c *NewCmd) Run(a *App) error {
+	e, err := a.mutatingEnv()
+	if err != nil {
+		return err
+	}
+	res, err := steps.New(a.Ctx, e, c.Name, c.From)
+	if err != nil {
+		return err
+	}
+	a.done(res, func(w io.Writer) { fmt.Fprintln(w, res.Path) }, false)
+	return nil
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/store"
+)
+
+// EnvelopeVersion is the version of the --json envelope shape.
+const EnvelopeVersion = 1
+
+// Exit codes (documented in docs/exit-codes.md and every command's help).
+const (
+	exitOK      = 0
+	exitError   = 1
+	exitPlanned = 2
+	exitPending = 3
+)
+
+type okEnvelope struct {
+	Version int    `json:"version"`
+	OK      bool   `json:"ok"`
+	Command string `json:"command"`
+	Result  any    `json:"result"`
+}
+
+type errEnvelope struct {
+	Version int       `json:"version"`
+	OK      bool      `json:"ok"`
+	Error   errorBody `json:"error"`
+}
+
+type errorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Path    string `json:"path,omitempty"`
+	Retry   string `json:"retry,omitempty"`
+}
+
+func (a *App) succeed() int {
+	code := exitOK
+	if a.pending {
+		code = exitPending
+	}
+	if a.code != 0 {
+		code = a.code
+	}
+	if a.Globals.JSON {
+		enc := json.NewEncoder(a.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(okEnvelope{Version: EnvelopeVersion, OK: true, Command: a.Command, Result: a.result}); err != nil {
+			return exitError
+		}
+		return code
+	}
+	if a.human != nil {
+		a.human(a.Stdout)
+	}
+	return code
+}
+
+// describe turns any error into the one-paragraph body users see: a stable
+// code, what happened (naming the thing), and the next step.
+func describe(err error) errorBody {
+	var r *machine.Refusal
+	if errors.As(err, &r) {
+		msg := r.Message
+		if s := err.Error(); !strings.Contains(s, r.Message) {
+			msg = s
+		} else if pre, _, ok := strings.Cut(s, r.Message); ok && pre != "" {
+			msg = pre + r.Message
+		}
+		return errorBody{Code: string(r.Code), Message: msg, Path: r.Path, Retry: r.Retry}
+	}
+	var u *usageError
+	switch {
+	case errors.As(err, &u):
+		return errorBody{Code: "usage", Message: err.Error(), Retry: "custody --help"}
+	case errors.Is(err, store.ErrSchemaNewer):
+		return errorBody{Code: "schema-newer", Message: err.Error() + ". Upgrade custody to read it.", Retry: "custody --version"}
+	case errors.Is(err, store.ErrCorrupt):
+		return errorBody{Code: "state-corrupt", Message: err.Error() + ". Move the file aside (keep it for inspection) and run custody init to start a new one; your worktrees are untouched.", Retry: "custody doctor"}
+	case errors.Is(err, store.ErrLockTimeout):
+		return errorBody{Code: "lock-timeout", Message: err.Error() + ". Another custody is still running in this repository.", Retry: "custody --lock-timeout 60s ..."}
+	case errors.Is(err, store.ErrNotInitialized):
+		return errorBody{Code: "not-initialized", Message: "custody has no state in this repository yet (" + err.Error() + "); nothing was changed.", Retry: "custody init"}
+	case errors.Is(err, machine.ErrPlanInvalid):
+		return errorBody{Code: "plan-invalid", Message: err.Error() + "; nothing was done. Make a fresh plan.", Retry: "custody plan -o FILE"}
+	case errors.Is(err, store.ErrJournalBroken):
+		return errorBody{Code: "journal-broken", Message: err.Error()}
+	}
+	return errorBody{Code: "error", Message: err.Error()}
+}
+
+func (a *App) fail(jsonOut bool, command string, err error) int {
+	body := describe(err)
+	if jsonOut {
+		enc := json.NewEncoder(a.Stderr)
+		_ = enc.Encode(errEnvelope{Version: EnvelopeVersion, OK: false, Error: body})
+		return exitError
+	}
+	prefix := "custody"
+	if command != "" {
+		prefix += " " + strings.Fields(command)[0]
+	}
+	fmt.Fprintf(a.Stderr, "%s: %s [%s]\n", prefix, body.Message, body.Code)
+	if body.Retry != "" {
+		fmt.Fprintf(a.Stderr, "\tnext: %s\n", body.Retry)
+	}
+	return exitError
+}
+
+// table writes aligned rows.
+func table(w io.Writer, rows [][]string) {
+	if len(rows) == 0 {
+		return
+	}
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			if i < len(width) && len(c) > width[i] {
+				width[i] = len(c)
+			}
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			if i == len(r)-1 {
+				b.WriteString(c)
+				break
+			}
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", width[i]-len(c)+2))
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+}
+
+func short(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}

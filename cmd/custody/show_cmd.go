@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
+)
+
+// ShowCmd shows one record.
+type ShowCmd struct {
+	ID string `arg:"" help:"Worktree id."`
+}
+
+// Help is the long help of show.
+func (ShowCmd) Help() string {
+	return `Shows one record: its state, intent, evidence and journal, and, unless it is
+tombstoned, a fresh observation with the verdict plan would give and every
+observation that verdict rests on.
+
+EXIT STATUS: 0 done, 1 error.`
+}
+
+type showResult struct {
+	machine.Record
+	Observation *machine.WorktreeObservation `json:"observation,omitempty"`
+	Verdict     *machine.Verdict             `json:"verdict,omitempty"`
+	Journal     []store.Entry                `json:"journal"`
+}
+
+// Run shows the record.
+func (c *ShowCmd) Run(a *App) error {
+	e, err := a.env(false)
+	if err != nil {
+		return err
+	}
+	res, err := steps.Show(a.Ctx, e, c.ID)
+	if err != nil {
+		return err
+	}
+	out := showResult{Record: res.Record, Observation: res.Observation, Verdict: res.Verdict, Journal: res.Journal}
+	if out.Journal == nil {
+		out.Journal = []store.Entry{}
+	}
+	a.done(out, func(w io.Writer) {
+		r := res.Record
+		rows := [][]string{
+			{"id", r.ID}, {"state", string(r.State)}, {"origin", string(r.Origin)},
+			{"path", r.Path}, {"branch", r.Branch}, {"base", r.BaseCommit},
+		}
+		if r.Evidence.FinalHead != "" {
+			rows = append(rows, []string{"final head", r.Evidence.FinalHead})
+		}
+		if r.Evidence.Outcome != "" {
+			rows = append(rows, []string{"outcome", r.Evidence.Outcome})
+		}
+		if r.Evidence.BranchOutcome != "" {
+			rows = append(rows, []string{"branch", r.Evidence.BranchOutcome + " " + r.Evidence.BranchReason})
+		}
+		if r.Intent != nil {
+			b, _ := json.Marshal(r.Intent)
+			rows = append(rows, []string{"intent", string(b)})
+		}
+		table(w, rows)
+		if o := res.Observation; o != nil {
+			fmt.Fprintln(w, "observed now:")
+			st := o.Status
+			fmt.Fprintf(w, "  path %s, registered %v, HEAD %s, branch %s, locked %v\n", o.PathState, o.Registered, short(o.Head), o.Branch, o.Locked)
+			fmt.Fprintf(w, "  status: %d changed (%d staged), %d unmerged, %d untracked, %d ignored\n", len(st.Changed), st.Staged, len(st.Unmerged), len(st.Untracked), len(st.Ignored))
+			for _, p := range st.Ignored {
+				fmt.Fprintf(w, "    ignored %s\n", p)
+			}
+			for _, h := range o.Hidden {
+				fmt.Fprintf(w, "  hidden [%s] %s %s\n", h.Code, h.Path, h.Detail)
+			}
+			for _, p := range o.InUse {
+				fmt.Fprintf(w, "  in use by %d (%s) via %s\n", p.PID, p.Command, p.Via)
+			}
+			if o.Proof != nil {
+				fmt.Fprintf(w, "  proof: %s of %s on %s %s %v\n", o.Proof.Kind, short(o.Proof.Head), o.Proof.Remote, o.Proof.Ref, o.Proof.Commits)
+			}
+		}
+		if v := res.Verdict; v != nil {
+			fmt.Fprintf(w, "verdict: %s\n", v.Action)
+			for _, r := range v.Refusals {
+				fmt.Fprintf(w, "  [%s] %s\n\tto retry: %s\n", r.Code, r.Message, r.Retry)
+			}
+		}
+		fmt.Fprintln(w, "journal:")
+		for _, j := range res.Journal {
+			fmt.Fprintf(w, "  %d %s %s -> %s (%s) %s\n", j.Seq, j.At.UTC().Format("2006-01-02T15:04:05Z"), j.From, j.To, j.Trigger, j.Outcome)
+		}
+	}, false)
+	return nil
+}

@@ -1,0 +1,510 @@
+package machine_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// refusalKey is the part of a refusal scripts match on.
+type refusalKey struct {
+	Code  machine.Code
+	Path  string
+	Retry string
+}
+
+func keysOf(rs []machine.Refusal) []refusalKey {
+	var out []refusalKey
+	for _, r := range rs {
+		out = append(out, refusalKey{r.Code, r.Path, r.Retry})
+	}
+	return out
+}
+
+func key(c machine.Code, retry string) refusalKey {
+	return refusalKey{Code: c, Path: testPath, Retry: retry}
+}
+
+const (
+	retryPlan = "custody plan"
+	retryPush = "git -C " + testPath + " push"
+)
+
+func TestAssessRefusals(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		mutate func(*machine.Record, *machine.WorktreeObservation)
+		pol    *machine.Policy
+		want   []refusalKey
+		// msg must appear in the first refusal's message.
+		msg string
+	}{
+		{
+			name:   "not-finished",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { r.State = machine.StateActive },
+			want:   []refusalKey{key(machine.CodeNotFinished, "custody finish "+testID)},
+			msg:    testID + " is active",
+		},
+		{
+			name: "not-finished/active-lease-absent-even-if-clean",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				r.State = machine.StateActive
+				o.Lease = nil
+			},
+			want: []refusalKey{key(machine.CodeNotFinished, "custody finish "+testID)},
+		},
+		{
+			name: "lease-live/active",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				r.State = machine.StateActive
+				o.Lease = lease(testNow.Add(time.Hour))
+			},
+			want: []refusalKey{key(machine.CodeLeaseLive, retryPlan)},
+			msg:  "leased by agent-7 until 2026-11-29T13:00:00Z",
+		},
+		{
+			name: "lease-live/finished-collects-more",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Lease = lease(testNow.Add(time.Minute))
+				o.Locked = true
+			},
+			want: []refusalKey{
+				key(machine.CodeLeaseLive, retryPlan),
+				key(machine.CodeLocked, "git worktree unlock "+testPath),
+			},
+			msg: "agent-7",
+		},
+		{
+			name: "intent-pending",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				r.Intent = removalIntent(*o)
+				o.Locked = true // not reached: a pending intent is decisive
+			},
+			want: []refusalKey{key(machine.CodeIntentPending, "custody resume")},
+			msg:  "unfinished removal intent",
+		},
+		{
+			name: "intent-pending/before-state",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				r.State = machine.StateActive
+				r.Intent = relocationIntent()
+			},
+			want: []refusalKey{key(machine.CodeIntentPending, "custody resume")},
+			msg:  "relocation",
+		},
+		{
+			name: "path-unknown",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.PathState = machine.PathUnknown
+				o.PathError = "permission denied"
+			},
+			want: []refusalKey{key(machine.CodePathUnknown, retryPlan)},
+			msg:  "permission denied",
+		},
+		{
+			name:   "worktree-missing",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.PathState = machine.PathAbsent },
+			want:   []refusalKey{key(machine.CodeWorktreeMissing, "custody doctor")},
+			msg:    testPath,
+		},
+		{
+			name:   "symlink",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.IsSymlink = true },
+			want:   []refusalKey{key(machine.CodeSymlink, retryPlan)},
+		},
+		{
+			name:   "symlink/file-replaced-dir",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.IsDir = false },
+			want:   []refusalKey{key(machine.CodeSymlink, retryPlan)},
+		},
+		{
+			name:   "not-registered",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Registered = false },
+			want:   []refusalKey{key(machine.CodeNotRegistered, "git worktree list")},
+		},
+		{
+			// A created record is owned only under admin key == id, so
+			// the mismatch also withdraws ownership.
+			name:   "admin-key-mismatch",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.AdminKey = "other-ffffff" },
+			want: []refusalKey{
+				key(machine.CodeAdminKeyMismatch, retryPlan),
+				key(machine.CodeNotOwned, "custody show "+testID),
+			},
+			msg: `"other-ffffff"`,
+		},
+		{
+			name:   "identity-changed/inode",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Ino = 1 },
+			want:   []refusalKey{key(machine.CodeIdentityChanged, retryPlan)},
+			msg:    "42:1, recorded 42:4242",
+		},
+		{
+			name:   "identity-changed/device",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Dev = 7 },
+			want:   []refusalKey{key(machine.CodeIdentityChanged, retryPlan)},
+		},
+		{
+			name:   "not-owned/no-marker",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Marker = "" },
+			want:   []refusalKey{key(machine.CodeNotOwned, "custody show "+testID)},
+		},
+		{
+			name:   "not-owned/marker-of-another-record",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Marker = "other-ffffff" },
+			want:   []refusalKey{key(machine.CodeNotOwned, "custody show "+testID)},
+		},
+		{
+			name:   "not-owned/branch-not-prefix-plus-id",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {},
+			pol:    &machine.Policy{BranchPrefix: "wt/"},
+			want:   []refusalKey{key(machine.CodeNotOwned, "custody show "+testID)},
+		},
+		{
+			name:   "not-owned/unknown-origin",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { r.Origin = "" },
+			want:   []refusalKey{key(machine.CodeNotOwned, "custody show "+testID)},
+		},
+		{
+			name: "not-owned/adopted-without-marker",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				r.Origin = machine.OriginAdopted
+				o.Marker = ""
+			},
+			want: []refusalKey{key(machine.CodeNotOwned, "custody show "+testID)},
+		},
+		{
+			name: "locked",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Locked = true
+				o.LockReason = "on a USB disk"
+			},
+			want: []refusalKey{key(machine.CodeLocked, "git worktree unlock "+testPath)},
+			msg:  "on a USB disk",
+		},
+		{
+			name:   "locked/no-reason",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Locked = true },
+			want:   []refusalKey{key(machine.CodeLocked, "git worktree unlock "+testPath)},
+			msg:    "(no reason given)",
+		},
+		{
+			name:   "prunable",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Prunable = true },
+			want:   []refusalKey{key(machine.CodePrunable, "git worktree list --verbose")},
+		},
+		{
+			// A failed status hides the lists: nothing said about them.
+			name: "status-failed",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.StatusErr = "fatal: index file corrupt"
+				o.Status.Changed = []string{"a.go"}
+			},
+			want: []refusalKey{key(machine.CodeStatusFailed, retryPlan)},
+			msg:  "index file corrupt",
+		},
+		{
+			name:   "unmerged-paths",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Status.Unmerged = []string{"go.mod"} },
+			want:   []refusalKey{key(machine.CodeUnmerged, retryPlan)},
+			msg:    "1 unresolved conflicts: go.mod",
+		},
+		{
+			name: "tracked-changes",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Status.Changed = []string{"a.go", "b.go"}
+				o.Status.Staged = 1
+			},
+			want: []refusalKey{key(machine.CodeTrackedChanges, retryPlan)},
+			msg:  "2 changed tracked files (1 staged): a.go, b.go",
+		},
+		{
+			name: "untracked-files",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Status.Untracked = []string{"n1", "n2", "n3", "n4", "n5"}
+			},
+			want: []refusalKey{key(machine.CodeUntrackedFiles, retryPlan)},
+			msg:  "5 untracked files: n1, n2, n3 and 2 more",
+		},
+		{
+			name:   "ignored-files",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Status.Ignored = []string{".env"} },
+			want:   []refusalKey{key(machine.CodeIgnoredFiles, retryPlan)},
+			msg:    ".env",
+		},
+		{
+			name: "status/all-four-in-order",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Status = machine.Status{Changed: []string{"c"}, Unmerged: []string{"u"}, Untracked: []string{"n"}, Ignored: []string{"i"}}
+			},
+			want: []refusalKey{
+				key(machine.CodeUnmerged, retryPlan),
+				key(machine.CodeTrackedChanges, retryPlan),
+				key(machine.CodeUntrackedFiles, retryPlan),
+				key(machine.CodeIgnoredFiles, retryPlan),
+			},
+		},
+		{
+			name: "in-use",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.InUse = []machine.Process{{PID: 31, Command: "vim", Via: "cwd"}, {PID: 32, Command: "gopls", Via: "cwd"}}
+			},
+			want: []refusalKey{key(machine.CodeInUse, retryPlan), key(machine.CodeInUse, retryPlan)},
+			msg:  "process 31 (vim)",
+		},
+		{
+			// A hidden code is reported as the observer named it, at
+			// the path it found.
+			name: "hidden",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Hidden = []machine.Hidden{{Code: "operation-in-progress", Path: testPath + "/.git/rebase-merge", Detail: "rebase"}}
+			},
+			want: []refusalKey{{Code: "operation-in-progress", Path: testPath + "/.git/rebase-merge", Retry: retryPlan}},
+			msg:  "rebase",
+		},
+		{
+			// HEAD unknown ends the assessment: no proof refusal
+			// although there is no proof either.
+			name: "head-unknown",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Head = ""
+				o.Proof = nil
+			},
+			want: []refusalKey{key(machine.CodeHeadUnknown, retryPlan)},
+		},
+		{
+			name: "no-remote",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Remote = machine.RemoteEvidence{}
+			},
+			want: []refusalKey{key(machine.CodeNoRemote, "git remote add origin URL")},
+			msg:  headCommit[:12],
+		},
+		{
+			name: "remote-unavailable",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Remote.Unavailable = []machine.RemoteFailure{{Remote: "backup", Error: "connection timed out"}}
+			},
+			want: []refusalKey{key(machine.CodeRemoteUnavailable, "git ls-remote --refs backup")},
+			msg:  "connection timed out",
+		},
+		{
+			name: "detached-head",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Detached = true
+				o.Branch = ""
+			},
+			want: []refusalKey{key(machine.CodeDetachedHead, "git -C "+testPath+" push REMOTE HEAD:refs/heads/NAME")},
+		},
+		{
+			name:   "unpushed-commits",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Proof = nil },
+			want:   []refusalKey{key(machine.CodeUnpushedCommits, retryPush)},
+			msg:    testBranch,
+		},
+		{
+			name:   "unpushed-commits/proof-of-another-head",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Proof.Head = otherHead },
+			want:   []refusalKey{key(machine.CodeUnpushedCommits, retryPush)},
+		},
+		{
+			name:   "unpushed-commits/proof-without-kind",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Proof.Kind = "" },
+			want:   []refusalKey{key(machine.CodeUnpushedCommits, retryPush)},
+		},
+		{
+			name: "proof-failed",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.ProofErr = "git merge-base: exit 128"
+				o.Remote.Unavailable = []machine.RemoteFailure{{Remote: "origin", Error: "x"}}
+			},
+			want: []refusalKey{key(machine.CodeProofFailed, retryPlan)},
+			msg:  "exit 128",
+		},
+		{
+			name: "collects-every-reason",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Prunable = true
+				o.Status.Untracked = []string{"x"}
+				o.InUse = []machine.Process{{PID: 9, Command: "sh", Via: "cwd"}}
+				o.Proof = nil
+			},
+			want: []refusalKey{
+				key(machine.CodePrunable, "git worktree list --verbose"),
+				key(machine.CodeUntrackedFiles, retryPlan),
+				key(machine.CodeInUse, retryPlan),
+				key(machine.CodeUnpushedCommits, retryPush),
+			},
+		},
+		{
+			name: "retry-quotes-path",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				r.Path = "/repo/my tree's"
+				o.Path = r.Path
+				o.Locked = true
+			},
+			want: []refusalKey{{Code: machine.CodeLocked, Path: "/repo/my tree's", Retry: `git worktree unlock '/repo/my tree'\''s'`}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec, obs := removableRecord(), removableObs()
+			tt.mutate(&rec, &obs)
+			pol := machine.DefaultPolicy()
+			if tt.pol != nil {
+				pol = *tt.pol
+			}
+			v := machine.Assess(rec, obs, pol, testNow)
+			if v.Action != machine.ActionKeep {
+				t.Errorf("Action = %q, want keep", v.Action)
+			}
+			if v.Proof != nil {
+				t.Errorf("Proof = %+v on a keep verdict", v.Proof)
+			}
+			if diff := cmp.Diff(tt.want, keysOf(v.Refusals)); diff != "" {
+				t.Errorf("refusals (-want +got):\n%s", diff)
+			}
+			for _, r := range v.Refusals {
+				if r.Message == "" || strings.Contains(r.Message, "\n") {
+					t.Errorf("refusal %s: message %q is not one line", r.Code, r.Message)
+				}
+			}
+			p := v.Primary()
+			if p == nil {
+				t.Fatal("Primary() = nil for a keep verdict")
+			}
+			if diff := cmp.Diff(v.Refusals[0], *p); diff != "" {
+				t.Errorf("Primary() is not the first refusal (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(p.Message, tt.msg) {
+				t.Errorf("message %q does not contain %q", p.Message, tt.msg)
+			}
+		})
+	}
+}
+
+func TestAssessRemove(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		mutate func(*machine.Record, *machine.WorktreeObservation)
+	}{
+		{"finished", func(*machine.Record, *machine.WorktreeObservation) {}},
+		{"active-with-expired-lease", func(r *machine.Record, o *machine.WorktreeObservation) {
+			r.State = machine.StateActive
+			o.Lease = lease(testNow.Add(-time.Second))
+		}},
+		{"active-lease-expiring-exactly-now", func(r *machine.Record, o *machine.WorktreeObservation) {
+			r.State = machine.StateActive
+			o.Lease = lease(testNow)
+		}},
+		{"finished-with-expired-lease", func(r *machine.Record, o *machine.WorktreeObservation) {
+			o.Lease = lease(testNow.Add(-time.Hour))
+		}},
+		{"adopted", func(r *machine.Record, o *machine.WorktreeObservation) {
+			// A person enrolled an existing worktree: its admin key and
+			// branch are whatever git and the person chose.
+			r.Origin = machine.OriginAdopted
+			r.AdminKey = "legacy"
+			r.Branch = "feature/login"
+			o.AdminKey = "legacy"
+			o.Branch = "feature/login"
+		}},
+		{"record-without-identity", func(r *machine.Record, o *machine.WorktreeObservation) {
+			r.Dev, r.Ino = 0, 0
+		}},
+		{"patch-equivalent-proof", func(r *machine.Record, o *machine.WorktreeObservation) {
+			o.Proof.Kind = machine.ProofPatchEquivalent
+			o.Proof.Commits = []string{headCommit}
+		}},
+		{"proof-wins-over-unavailable-remote", func(r *machine.Record, o *machine.WorktreeObservation) {
+			o.Remote.Unavailable = []machine.RemoteFailure{{Remote: "backup", Error: "timeout"}}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec, obs := removableRecord(), removableObs()
+			tt.mutate(&rec, &obs)
+			got := machine.Assess(rec, obs, machine.DefaultPolicy(), testNow)
+			want := machine.Verdict{Action: machine.ActionRemove, Proof: obs.Proof}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Assess (-want +got):\n%s", diff)
+			}
+			if got.Proof != obs.Proof {
+				t.Errorf("verdict proof is not the observation's proof")
+			}
+			if p := got.Primary(); p != nil {
+				t.Errorf("Primary() = %+v on a remove verdict", p)
+			}
+		})
+	}
+}
+
+func TestRemovable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		state machine.State
+		lease *machine.Lease
+		want  bool
+	}{
+		{machine.StateFinished, nil, true},
+		{machine.StateFinished, lease(testNow.Add(time.Hour)), true},
+		{machine.StateActive, nil, false},
+		{machine.StateActive, lease(testNow.Add(time.Hour)), false},
+		{machine.StateActive, lease(testNow.Add(-time.Hour)), true},
+		{machine.StateActive, lease(testNow), true},
+		{machine.StateProvisioning, lease(testNow.Add(-time.Hour)), false},
+		{machine.StateRelocating, nil, false},
+		{machine.StateRemoving, nil, false},
+		{machine.StateTombstoned, nil, false},
+		{machine.StateNone, nil, false},
+	}
+	for _, tt := range tests {
+		rec := removableRecord()
+		rec.State = tt.state
+		if got := machine.Removable(rec, tt.lease, testNow); got != tt.want {
+			t.Errorf("Removable(%s, %+v) = %v, want %v", tt.state, tt.lease, got, tt.want)
+		}
+	}
+}
+
+func TestOwned(t *testing.T) {
+	t.Parallel()
+	pol := machine.DefaultPolicy()
+	tests := []struct {
+		name   string
+		mutate func(*machine.Record, *machine.WorktreeObservation)
+		want   bool
+	}{
+		{"created", func(*machine.Record, *machine.WorktreeObservation) {}, true},
+		{"created/no-marker", func(r *machine.Record, o *machine.WorktreeObservation) { o.Marker = "" }, false},
+		{"created/obs-admin-key", func(r *machine.Record, o *machine.WorktreeObservation) { o.AdminKey = "x" }, false},
+		{"created/record-admin-key", func(r *machine.Record, o *machine.WorktreeObservation) { r.AdminKey = "x" }, false},
+		{"created/branch", func(r *machine.Record, o *machine.WorktreeObservation) { r.Branch = "custody/other" }, false},
+		{"adopted", func(r *machine.Record, o *machine.WorktreeObservation) {
+			r.Origin, r.AdminKey, o.AdminKey, r.Branch = machine.OriginAdopted, "legacy", "legacy", "main"
+		}, true},
+		{"adopted/admin-key", func(r *machine.Record, o *machine.WorktreeObservation) {
+			r.Origin, r.AdminKey, o.AdminKey = machine.OriginAdopted, "legacy", "other"
+		}, false},
+		{"unknown-origin", func(r *machine.Record, o *machine.WorktreeObservation) { r.Origin = "guessed" }, false},
+	}
+	for _, tt := range tests {
+		rec, obs := removableRecord(), removableObs()
+		tt.mutate(&rec, &obs)
+		if got := machine.Owned(rec, obs, pol); got != tt.want {
+			t.Errorf("%s: Owned = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

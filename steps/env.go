@@ -1,0 +1,109 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/store"
+)
+
+// Env is what every workflow needs, built once per command by cmd/custody.
+type Env struct {
+	Repo   observe.Repo
+	Git    *observe.Git
+	Store  *store.Store
+	Policy machine.Policy
+	// Root is the managed worktree root (canonical).
+	Root string
+	// Now is the injected clock.
+	Now func() time.Time
+	// Actor names who acts, for the journal.
+	Actor string
+	// Holder identifies this process in intents.
+	Holder machine.Holder
+	// Wait bounds how long apply waits for another live process's intent.
+	Wait time.Duration
+	// Progress receives progress reports; nil means none.
+	Progress Progress
+}
+
+// Progress receives reports of long work. Implementations must be cheap.
+type Progress interface {
+	Step(done, total int, what string)
+}
+
+func (e *Env) progress(done, total int, what string) {
+	if e.Progress != nil {
+		e.Progress.Step(done, total, what)
+	}
+}
+
+// DefaultRoot returns the managed root of repo: <main-checkout>/.worktrees.
+func DefaultRoot(repo observe.Repo) string { return filepath.Join(repo.MainCheckout, ".worktrees") }
+
+// StatePath returns the state file of repo.
+func StatePath(repo observe.Repo) string { return filepath.Join(repo.StateDir(), store.FileName) }
+
+// fire takes trigger t on rec over f and persists the result through the
+// store in one transaction. It returns the record as committed.
+func (e *Env) fire(ctx context.Context, rec machine.Record, t machine.Trigger, f machine.Firing, outcome string) (machine.Record, error) {
+	f.Record = rec
+	f.Now = e.Now().UTC()
+	f.Policy = e.Policy
+	var next machine.Record
+	w := machine.NewWorktree(rec, func(_ context.Context, _, to machine.State, trig machine.Trigger, f machine.Firing) error {
+		next = machine.Next(rec, to, trig, f)
+		proof := f.Obs.Proof
+		if f.Intent != nil && f.Intent.Proof != nil {
+			proof = f.Intent.Proof
+		}
+		if trig == machine.TriggerRemoved && rec.Intent != nil {
+			proof = rec.Intent.Proof
+		}
+		return e.Store.Commit(store.Transition{
+			Before: rec, After: next, Trigger: trig,
+			Observation: machine.Fingerprint(f.Obs), Proof: proof, Outcome: outcome, Actor: e.Actor,
+		})
+	})
+	if err := w.Fire(ctx, t, f); err != nil {
+		return rec, err
+	}
+	return next, nil
+}
+
+// observe observes rec with a fresh inventory.
+func (e *Env) observe(ctx context.Context, rec machine.Record, scope observe.Scope) (machine.WorktreeObservation, observe.Inventory, error) {
+	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	if err != nil {
+		return machine.WorktreeObservation{}, inv, err
+	}
+	obs := observe.Worktree(ctx, e.Git, e.Repo, inv, rec, scope)
+	leases, err := e.Store.Leases()
+	if err != nil {
+		return obs, inv, err
+	}
+	obs.Lease = leases[rec.ID]
+	return obs, inv, nil
+}
+
+// EnsureRoot makes the managed root if needed and refuses one that is a
+// symlink or not a directory.
+func (e *Env) EnsureRoot() error {
+	fi, err := os.Lstat(e.Root)
+	if err == nil {
+		if fi.Mode()&os.ModeSymlink != 0 || !fi.IsDir() {
+			return &machine.Refusal{Code: machine.CodeSymlink, Path: e.Root, Retry: "custody doctor",
+				Message: fmt.Sprintf("the managed root %s is a symlink or not a directory; custody places worktrees only under a real directory", e.Root)}
+		}
+		return nil
+	}
+	if !os.IsNotExist(err) {
+		return fmt.Errorf("managed root %s: %w", e.Root, err)
+	}
+	return os.MkdirAll(e.Root, 0o755)
+}

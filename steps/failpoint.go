@@ -1,0 +1,17 @@
+package steps
+
+// Failpoints lists every named point at which a `failpoint` build of custody
+// can be killed (CUSTODY_FAILPOINT=<name> sends SIGKILL to the process there).
+// Crash tests loop over this list.
+func Failpoints() []string {
+	return []string{
+		"new/after-intent",
+		"new/after-add",
+		"new/after-marker",
+		"new/before-complete",
+		"apply/after-intent",
+		"apply/after-remove",
+		"apply/after-branch",
+		"apply/before-complete",
+	}
+}

@@ -1,0 +1,17 @@
+//go:build failpoint
+
+package steps
+
+import (
+	"os"
+	"syscall"
+)
+
+// failpoint kills the process with SIGKILL when CUSTODY_FAILPOINT names
+// point. It exists only in builds with the failpoint tag.
+func failpoint(point string) {
+	if os.Getenv("CUSTODY_FAILPOINT") == point {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+}

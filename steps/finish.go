@@ -1,0 +1,94 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/store"
+)
+
+// Outcome is the result of a command on one record.
+type Outcome struct {
+	ID      string           `json:"id"`
+	Outcome string           `json:"outcome"`
+	State   machine.State    `json:"state,omitempty"`
+	Refusal *machine.Refusal `json:"refusal,omitempty"`
+}
+
+// Finish finishes each active record: it records the final HEAD, guarded by
+// no live lease. An already finished record reports already-done.
+func Finish(ctx context.Context, e *Env, ids []string) ([]Outcome, error) {
+	return each(ctx, e, ids, machine.TriggerFinish, machine.StateFinished)
+}
+
+// Reopen takes each finished record back to active.
+func Reopen(ctx context.Context, e *Env, ids []string) ([]Outcome, error) {
+	return each(ctx, e, ids, machine.TriggerReopen, machine.StateActive)
+}
+
+func each(ctx context.Context, e *Env, ids []string, t machine.Trigger, target machine.State) ([]Outcome, error) {
+	var out []Outcome
+	for _, id := range ids {
+		rec, err := e.Store.Get(id)
+		if errors.Is(err, store.ErrNotFound) {
+			r := &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list", Message: fmt.Sprintf("no worktree record %q in this repository", id)}
+			out = append(out, Outcome{ID: id, Outcome: "refused", Refusal: r})
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		if rec.State == target {
+			out = append(out, Outcome{ID: id, Outcome: "already-done", State: rec.State})
+			continue
+		}
+		obs, _, err := e.observe(ctx, rec, observe.Scope{})
+		if err != nil {
+			return out, err
+		}
+		next, err := e.fire(ctx, rec, t, machine.Firing{Obs: obs}, string(t))
+		var r *machine.Refusal
+		if errors.As(err, &r) {
+			if t == machine.TriggerFinish && obs.Lease.Live(e.Now()) {
+				r = &machine.Refusal{Code: machine.CodeLeaseLive, Path: rec.Path, Retry: "custody finish " + id,
+					Message: fmt.Sprintf("%s is leased by %s until %s", id, obs.Lease.Holder, obs.Lease.Expires.UTC().Format("2006-01-02T15:04:05Z"))}
+			}
+			out = append(out, Outcome{ID: id, Outcome: "refused", State: rec.State, Refusal: r})
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, Outcome{ID: id, Outcome: string(t) + "ed", State: next.State})
+	}
+	return out, nil
+}
+
+// CurrentID returns the id of the managed worktree containing dir, for
+// commands that default to "this worktree".
+func CurrentID(e *Env, dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	recs, err := e.Store.List()
+	if err != nil {
+		return "", err
+	}
+	for _, r := range recs {
+		if r.State != machine.StateTombstoned && (abs == r.Path || strings.HasPrefix(abs, r.Path+string(os.PathSeparator))) {
+			return r.ID, nil
+		}
+	}
+	return "", &machine.Refusal{Code: machine.CodeUnknownRecord, Path: abs, Retry: "custody finish ID",
+		Message: fmt.Sprintf("%s is not inside a managed worktree; name the worktree id", abs)}
+}

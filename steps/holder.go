@@ -1,0 +1,56 @@
+package steps
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// Self returns the holder that identifies this process in intents.
+func Self() machine.Holder {
+	host, _ := os.Hostname()
+	return machine.Holder{PID: os.Getpid(), Host: host, Start: procStart(os.Getpid())}
+}
+
+// procStart returns a process's start time in clock ticks since boot, from
+// /proc/<pid>/stat, or 0 where that cannot be read.
+func procStart(pid int) uint64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	// Fields after the command: state is field 3 of stat, starttime field 22.
+	if len(f) < 20 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(f[19], 10, 64)
+	return v
+}
+
+// holderAlive reports whether the process that committed an intent may still
+// be acting on it. A holder on another host, or one whose liveness cannot be
+// read, counts as alive: custody never steals an intent it cannot prove
+// abandoned.
+func holderAlive(h machine.Holder, self machine.Holder) bool {
+	if h.PID == 0 {
+		return false
+	}
+	if h.Host != self.Host {
+		return true
+	}
+	if h.PID == self.PID && h.Start == self.Start {
+		return false
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(h.PID)); err != nil {
+		return !os.IsNotExist(err)
+	}
+	return h.Start == 0 || procStart(h.PID) == h.Start
+}

@@ -1,0 +1,140 @@
+package steps
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/store"
+)
+
+// NewResult is what `custody new` made.
+type NewResult struct {
+	ID     string `json:"id"`
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	Head   string `json:"head"`
+}
+
+// ResolveCommit resolves rev to a full commit id in the main checkout.
+func (e *Env) ResolveCommit(ctx context.Context, rev string) (string, error) {
+	if rev == "" {
+		rev = "HEAD"
+	}
+	out, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	c := strings.TrimSpace(string(out))
+	if err != nil || !machine.IsFullCommit(c) {
+		return "", &machine.Refusal{Code: machine.CodeUnknownRevision, Path: e.Repo.MainCheckout, Retry: "custody new NAME --from REV",
+			Message: fmt.Sprintf("%q does not name a commit in %s", rev, e.Repo.MainCheckout)}
+	}
+	return c, nil
+}
+
+// New creates a managed worktree: it resolves the revision, picks a free id,
+// commits the create intent, runs `git worktree add`, verifies git
+// registered exactly that path under admin key id with HEAD at the commit,
+// writes the ready marker and activates the record. Interrupted at any point,
+// Resume finishes or discards it.
+func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
+	commit, err := e.ResolveCommit(ctx, from)
+	if err != nil {
+		return NewResult{}, err
+	}
+	if err := e.EnsureRoot(); err != nil {
+		return NewResult{}, err
+	}
+	var rec machine.Record
+	for attempt := 0; ; attempt++ {
+		var rnd [3]byte
+		if _, err := rand.Read(rnd[:]); err != nil {
+			return NewResult{}, err
+		}
+		id := machine.WorktreeID(name, rnd)
+		cand := machine.Record{ID: id, Kind: machine.KindWorktree, Origin: machine.OriginCreated,
+			Path: filepath.Join(e.Root, id), Branch: e.Policy.BranchPrefix + id, BaseCommit: commit, AdminKey: id}
+		obs, _, err := e.observe(ctx, cand, observe.Scope{})
+		if err != nil {
+			return NewResult{}, err
+		}
+		intent := &machine.Intent{Kind: machine.IntentCreate, Path: cand.Path, Branch: cand.Branch, Commit: commit,
+			AdminKey: id, Holder: e.Holder, At: e.Now().UTC()}
+		rec, err = e.fire(ctx, cand, machine.TriggerCreate, machine.Firing{Obs: obs, Intent: intent}, "create intent")
+		if err == nil {
+			break
+		}
+		var r *machine.Refusal
+		if attempt < 8 && (errors.Is(err, store.ErrConflict) || errors.As(err, &r) && r.Code == machine.CodeGuardFailed) {
+			continue // the id is taken: draw another, never overwrite
+		}
+		return NewResult{}, err
+	}
+	failpoint("new/after-intent")
+	_, addErr := e.Git.Mutate(ctx, e.Repo.MainCheckout, "worktree", "add", "--no-track", "-b", rec.Branch, "--", rec.Path, rec.BaseCommit)
+	failpoint("new/after-add")
+	if addErr != nil {
+		// Converge now rather than leave the intent: discard if nothing was
+		// made, else leave it for resume with a precise error.
+		if res := resumeOne(ctx, e, rec); res.Outcome == "discarded" {
+			return NewResult{}, fmt.Errorf("git worktree add %s failed; nothing was kept: %w", rec.Path, addErr)
+		}
+		return NewResult{}, fmt.Errorf("git worktree add %s failed and left something behind; run `custody resume` to settle it: %w", rec.Path, addErr)
+	}
+	rec, err = activate(ctx, e, rec)
+	if err != nil {
+		return NewResult{}, err
+	}
+	return NewResult{ID: rec.ID, Path: rec.Path, Branch: rec.Branch, Head: rec.BaseCommit}, nil
+}
+
+// activate writes the ready marker into the exact admin entry git made for
+// the record, then fires created over a fresh observation.
+func activate(ctx context.Context, e *Env, rec machine.Record) (machine.Record, error) {
+	if key := observe.AdminKeyOf(e.Repo, rec.Path); key != rec.ID {
+		return rec, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
+			Message: fmt.Sprintf("git registered %s under admin key %q, not %q; the ready marker was not written", rec.Path, key, rec.ID)}
+	}
+	if err := writeMarker(e.Repo, rec.ID); err != nil {
+		return rec, fmt.Errorf("write the ready marker of %s: %w", rec.ID, err)
+	}
+	failpoint("new/after-marker")
+	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	if err != nil {
+		return rec, err
+	}
+	failpoint("new/before-complete")
+	next, err := e.fire(ctx, rec, machine.TriggerCreated, machine.Firing{Obs: obs}, "created")
+	var r *machine.Refusal
+	if errors.As(err, &r) && r.Code == machine.CodeGuardFailed {
+		return rec, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
+			Message: fmt.Sprintf("after git worktree add, %s is not exactly what was intended (%s)", rec.Path, r.Message)}
+	}
+	return next, err
+}
+
+// writeMarker writes the ready marker durably: temp file, fsync, rename.
+func writeMarker(repo observe.Repo, id string) error {
+	dir := repo.AdminDir(id)
+	tmp, err := os.CreateTemp(dir, ".custody-ready-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(id + "\n"); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, observe.MarkerName))
+}

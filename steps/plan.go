@@ -1,0 +1,104 @@
+package steps
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+)
+
+// Plan assesses every record that is not tombstoned and returns a sealed
+// plan. It writes nothing. Finished (or lease-expired) trees are observed in
+// parallel: registry, status and proof against one fresh advertisement of
+// every remote.
+func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
+	repoID, err := e.Store.RepositoryID()
+	if err != nil {
+		return machine.Plan{}, err
+	}
+	recs, err := e.Store.List()
+	if err != nil {
+		return machine.Plan{}, err
+	}
+	leases, err := e.Store.Leases()
+	if err != nil {
+		return machine.Plan{}, err
+	}
+	now := e.Now().UTC()
+	var live []machine.Record
+	var observeIdx []int
+	for _, r := range recs {
+		if r.State == machine.StateTombstoned {
+			continue
+		}
+		if r.Intent == nil && machine.Removable(r, leases[r.ID], now) {
+			observeIdx = append(observeIdx, len(live))
+		}
+		live = append(live, r)
+	}
+	items := make([]machine.PlanItem, len(live))
+	for i, r := range live {
+		obs := machine.WorktreeObservation{Path: r.Path, Lease: leases[r.ID]}
+		v := machine.Assess(r, obs, e.Policy, now)
+		items[i] = item(r, obs, v, false)
+	}
+	if len(observeIdx) > 0 {
+		inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+		if err != nil {
+			return machine.Plan{}, err
+		}
+		view, err := observe.Advertise(ctx, e.Git, e.Repo)
+		if err != nil {
+			return machine.Plan{}, err
+		}
+		scope := observe.Scope{Status: true, Proof: true, View: view}
+		workers := min(len(observeIdx), max(4, 2*runtime.GOMAXPROCS(0)))
+		next := make(chan int)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		done := 0
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					r := live[i]
+					obs := observe.Worktree(ctx, e.Git, e.Repo, inv, r, scope)
+					obs.Lease = leases[r.ID]
+					items[i] = item(r, obs, machine.Assess(r, obs, e.Policy, now), true)
+					mu.Lock()
+					done++
+					e.progress(done, len(observeIdx), r.ID)
+					mu.Unlock()
+				}
+			}()
+		}
+		for _, i := range observeIdx {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return machine.Plan{}, err
+		}
+	}
+	return machine.Seal(machine.Plan{
+		Repository: machine.PlanRepository{ID: repoID, CommonDir: e.Repo.CommonDir},
+		CreatedAt:  now,
+		Items:      items,
+	}), nil
+}
+
+func item(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, observed bool) machine.PlanItem {
+	it := machine.PlanItem{ID: r.ID, Kind: r.Kind, State: r.State, Action: v.Action, Path: r.Path, Branch: r.Branch,
+		Head: obs.Head, Proof: v.Proof, Refusal: v.Primary(), Refusals: v.Refusals}
+	if it.Head == "" {
+		it.Head = r.EffectiveHead()
+	}
+	if observed {
+		it.Fingerprint = machine.Fingerprint(obs)
+	}
+	return it
+}

@@ -1,0 +1,230 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+)
+
+// fullScope observes status and proof against a fresh advertisement.
+func (e *Env) fullScope(ctx context.Context) (observe.Scope, error) {
+	view, err := observe.Advertise(ctx, e.Git, e.Repo)
+	if err != nil {
+		return observe.Scope{}, err
+	}
+	return observe.Scope{Status: true, Proof: true, View: view}, nil
+}
+
+// asFinished is rec as plan assessed it: finished and carrying no intent.
+func asFinished(rec machine.Record) machine.Record {
+	rec.State = machine.StateFinished
+	rec.Intent = nil
+	return rec
+}
+
+// carryOutRemoval takes a removing record from its final observation to its
+// end: the observation is repeated now, must still equal the intent's
+// fingerprint and still hold a proof; only then does non-forced `git
+// worktree remove` run. If the tree no longer permits removal and nothing
+// was removed, the record retreats to finished. It is idempotent.
+func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, error) {
+	in := rec.Intent
+	scope, err := e.fullScope(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
+	obs, _, err := e.observe(ctx, rec, scope)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if obs.PathState == machine.PathAbsent {
+		return settleRemoval(ctx, e, rec)
+	}
+	v := machine.Assess(asFinished(rec), obs, e.Policy, e.Now())
+	var why *machine.Refusal
+	switch {
+	case machine.Fingerprint(obs) != in.Fingerprint:
+		why = staleRefusal(rec, obs, in.Commit)
+	case v.Action != machine.ActionRemove:
+		why = v.Primary()
+	case !v.Proof.Covers(in.Commit):
+		why = &machine.Refusal{Code: machine.CodeStale, Path: rec.Path, Retry: "custody plan",
+			Message: fmt.Sprintf("the proof no longer covers %s", in.Commit)}
+	}
+	if why == nil {
+		why = removalTargetRefusal(e, rec, obs)
+	}
+	if why != nil {
+		if _, err := e.fire(ctx, rec, machine.TriggerRetreat, machine.Firing{Obs: obs}, "retreat: "+string(why.Code)); err != nil {
+			return Outcome{}, err
+		}
+		outcome := "refused"
+		if why.Code == machine.CodeStale {
+			outcome = "stale"
+		}
+		return Outcome{ID: rec.ID, Outcome: outcome, State: machine.StateFinished, Refusal: why}, nil
+	}
+	_, rmErr := e.Git.Mutate(ctx, e.Repo.MainCheckout, "worktree", "remove", "--", rec.Path)
+	failpoint("apply/after-remove")
+	out, err := settleRemoval(ctx, e, rec)
+	if err == nil && out.Refusal != nil && rmErr != nil {
+		out.Refusal.Message += " (git worktree remove said: " + rmErr.Error() + ")"
+	}
+	return out, err
+}
+
+// removalTargetRefusal is the removal primitive's last check before git is
+// asked to remove anything: never a filesystem root, the home directory, a
+// path containing the main checkout or the common dir, a symlink, or a
+// directory other than the one the intent recorded.
+func removalTargetRefusal(e *Env, rec machine.Record, obs machine.WorktreeObservation) *machine.Refusal {
+	p := filepath.Clean(rec.Path)
+	home, _ := os.UserHomeDir()
+	refuse := func(format string, args ...any) *machine.Refusal {
+		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: p, Retry: "custody show " + rec.ID, Message: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case p == "/" || p == filepath.VolumeName(p)+string(os.PathSeparator) || !filepath.IsAbs(p):
+		return refuse("%s is a filesystem root or not absolute", p)
+	case home != "" && p == filepath.Clean(home):
+		return refuse("%s is the home directory", p)
+	case within(e.Repo.MainCheckout, p) || within(e.Repo.CommonDir, p):
+		return refuse("%s contains the main checkout or the git directory", p)
+	case obs.IsSymlink || !obs.IsDir:
+		return refuse("%s is not a plain directory", p)
+	case obs.Dev != rec.Intent.Dev || obs.Ino != rec.Intent.Ino:
+		return refuse("%s is another directory than the one observed at plan (device+inode %d:%d, intent %d:%d)", p, obs.Dev, obs.Ino, rec.Intent.Dev, rec.Intent.Ino)
+	}
+	return nil
+}
+
+// within reports whether inner is dir itself or inside it.
+func within(inner, dir string) bool {
+	inner, dir = filepath.Clean(inner), filepath.Clean(dir)
+	return inner == dir || strings.HasPrefix(inner, dir+string(os.PathSeparator))
+}
+
+// settleRemoval finishes a removal whose git step has run (or was never
+// needed): it proves absence (lstat ENOENT and no registration), removes
+// only the exact stale admin entry git may have left, settles the owned
+// branch by compare-and-swap and completes the record. Anything else is a
+// removal-failed refusal naming what was seen; the intent stays for a retry.
+func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, error) {
+	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	if err != nil {
+		return Outcome{}, err
+	}
+	if obs.PathState == machine.PathAbsent && (obs.Registered || obs.AdminPresent) {
+		if err := dropAdminEntry(e, rec); err != nil {
+			return Outcome{}, err
+		}
+		if obs, _, err = e.observe(ctx, rec, observe.Scope{}); err != nil {
+			return Outcome{}, err
+		}
+	}
+	if obs.PathState != machine.PathAbsent || obs.Registered || obs.AdminPresent {
+		what := fmt.Sprintf("path %s", obs.PathState)
+		if obs.PathError != "" {
+			what += " (" + obs.PathError + ")"
+		}
+		if obs.Registered || obs.AdminPresent {
+			what += ", still registered with git"
+		}
+		return Outcome{ID: rec.ID, Outcome: "failed", State: rec.State, Refusal: &machine.Refusal{
+			Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody resume",
+			Message: fmt.Sprintf("removal of %s did not finish: %s", rec.Path, what)}}, nil
+	}
+	branchOutcome, reason := deleteOwnedBranch(ctx, e, rec)
+	failpoint("apply/after-branch")
+	failpoint("apply/before-complete")
+	if _, err := e.fire(ctx, rec, machine.TriggerRemoved, machine.Firing{Obs: obs,
+		Evidence: machine.Evidence{BranchOutcome: branchOutcome, BranchReason: reason}}, "removed"); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{ID: rec.ID, Outcome: "removed", State: machine.StateTombstoned}, nil
+}
+
+// dropAdminEntry removes exactly <common>/worktrees/<key> of a removed
+// worktree whose path is absent, and only when its gitdir file names the
+// record's path: never a repository-wide prune.
+func dropAdminEntry(e *Env, rec machine.Record) error {
+	key := rec.AdminKey
+	if key == "" || key != filepath.Base(key) || key == "." || key == ".." {
+		return fmt.Errorf("refusing to drop admin entry %q of %s", key, rec.ID)
+	}
+	dir := e.Repo.AdminDir(key)
+	b, err := os.ReadFile(filepath.Join(dir, "gitdir"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", dir, err)
+	}
+	if err == nil && filepath.Clean(strings.TrimSpace(string(b))) != filepath.Join(rec.Path, ".git") {
+		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: dir, Retry: "git worktree list",
+			Message: fmt.Sprintf("admin entry %s names %s, not %s; custody leaves it alone", dir, strings.TrimSpace(string(b)), rec.Path)}
+	}
+	return os.RemoveAll(dir)
+}
+
+// deleteOwnedBranch deletes the record's branch by compare-and-swap, only if
+// custody created it (origin created, name prefix+id), it still points at
+// the commit the removal intent proved, and no worktree has it checked out.
+// Otherwise the branch is kept and the reason returned.
+func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record) (string, string) {
+	if rec.Origin != machine.OriginCreated || rec.Branch != e.Policy.BranchPrefix+rec.ID {
+		return machine.BranchKept, "not created by custody"
+	}
+	expect := rec.EffectiveHead()
+	if rec.Intent != nil && rec.Intent.Commit != "" {
+		expect = rec.Intent.Commit
+	}
+	return casDeleteBranch(ctx, e, rec.Branch, expect)
+}
+
+// casDeleteBranch deletes refs/heads/branch only if it points at expect and
+// nothing has it checked out.
+func casDeleteBranch(ctx context.Context, e *Env, branch, expect string) (string, string) {
+	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	if err != nil {
+		return machine.BranchKept, "branch state unreadable: " + err.Error()
+	}
+	tip, ok := inv.Branches[branch]
+	switch {
+	case !ok:
+		return machine.BranchAbsent, "no such branch at completion"
+	case tip != expect:
+		return machine.BranchKept, fmt.Sprintf("moved to %s since %s was proven", tip, expect)
+	case inv.CheckedOut(branch):
+		return machine.BranchKept, "checked out in another worktree"
+	}
+	if _, err := e.Git.Mutate(ctx, e.Repo.MainCheckout, "update-ref", "-d", "refs/heads/"+branch, expect); err != nil {
+		return machine.BranchKept, "compare-and-swap delete failed: " + err.Error()
+	}
+	return machine.BranchDeleted, ""
+}
+
+// staleRefusal says what changed between the reviewed observation and now.
+func staleRefusal(rec machine.Record, obs machine.WorktreeObservation, head string) *machine.Refusal {
+	what := "its status, registration or identity changed"
+	switch {
+	case obs.Head != head:
+		what = fmt.Sprintf("HEAD moved from %s to %s", shortID(head), shortID(obs.Head))
+	case !obs.Status.Clean():
+		what = "its working tree is no longer clean"
+	case obs.Locked:
+		what = "it was locked"
+	}
+	return &machine.Refusal{Code: machine.CodeStale, Path: rec.Path, Retry: "custody plan",
+		Message: fmt.Sprintf("%s changed since plan: %s", rec.ID, what)}
+}
+
+func shortID(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}

@@ -1,0 +1,61 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/store"
+)
+
+// ShowResult is one record with what it rests on.
+type ShowResult struct {
+	Record      machine.Record
+	Observation *machine.WorktreeObservation
+	Verdict     *machine.Verdict
+	Journal     []store.Entry
+}
+
+// Show loads a record and its journal and, unless it is tombstoned, observes
+// it fresh (status, proof against the remotes) and assesses it as plan
+// would. It writes nothing.
+func Show(ctx context.Context, e *Env, id string) (ShowResult, error) {
+	rec, err := e.Store.Get(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return ShowResult{}, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list --all",
+			Message: fmt.Sprintf("no worktree record %q in this repository", id)}
+	}
+	if err != nil {
+		return ShowResult{}, err
+	}
+	res := ShowResult{Record: rec}
+	err = e.Store.Journal(id, func(_ []byte, en store.Entry) error {
+		res.Journal = append(res.Journal, en)
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	if rec.State == machine.StateTombstoned {
+		return res, nil
+	}
+	scope, err := e.fullScope(ctx)
+	if err != nil {
+		return res, err
+	}
+	obs, _, err := e.observe(ctx, rec, scope)
+	if err != nil {
+		return res, err
+	}
+	v := machine.Assess(rec, obs, e.Policy, e.Now())
+	if rec.State == machine.StateActive && !machine.Removable(rec, obs.Lease, e.Now()) {
+		// Say what plan would say once it is finished, too.
+		fin := rec
+		fin.State = machine.StateFinished
+		v2 := machine.Assess(fin, obs, e.Policy, e.Now())
+		v.Refusals = append(v.Refusals, v2.Refusals...)
+	}
+	res.Observation, res.Verdict = &obs, &v
+	return res, nil
+}
