@@ -1,0 +1,31 @@
+# custody's recipes; `go` is the only tool inside.
+
+# Build the custody binary into ./custody.
+build:
+    go build -o custody ./cmd/custody
+
+# Run the whole test suite (the README's test command, and what CI runs).
+test:
+    go test ./...
+
+# Time `custody plan` against the raw-git floor at 25/100/400 worktrees and print the ratio.
+bench:
+    go test ./cmd/custody/ -run '^$' -bench Plan -benchtime 3x -timeout 60m
+
+# Run every fuzz target for a short while (FUZZTIME=1m just fuzz for longer).
+fuzz fuzztime="20s":
+    go test ./observe/ -run '^$' -fuzz FuzzParseWorktreeList -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseStatus -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseLsRemote -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz FuzzParsePlan -fuzztime {{fuzztime}}
+    go test ./store/ -run '^$' -fuzz FuzzVerify -fuzztime {{fuzztime}}
+
+# Formatting and vet; run before every commit.
+lint:
+    test -z "$(gofmt -l .)"
+    go vet ./...
+
+# Module tidiness and generated docs are current.
+verify:
+    go mod tidy -diff
+    go test ./machine/ -run TestDocsFresh
