@@ -50,7 +50,8 @@ func Owned(rec Record, obs WorktreeObservation, pol Policy) bool {
 	}
 	switch rec.Origin {
 	case OriginCreated:
-		return obs.AdminKey == rec.ID && rec.AdminKey == rec.ID && rec.Branch == pol.BranchPrefix+rec.ID
+		return obs.AdminKey == rec.ID && rec.AdminKey == rec.ID && rec.Branch == pol.BranchPrefix+rec.ID &&
+			(obs.Branch == rec.Branch || obs.Detached)
 	case OriginAdopted:
 		return obs.AdminKey == rec.AdminKey
 	}
@@ -94,7 +95,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(CodeLeaseLive, p, plan, "%s is leased by %s until %s", rec.ID, obs.Lease.Holder, obs.Lease.Expires.UTC().Format(time.RFC3339)))
 	}
 	switch obs.PathState {
-	case PathUnknown:
+	case PathUnknown, "":
 		add(refuse(CodePathUnknown, p, plan, "%s could not be observed: %s", p, obs.PathError))
 		return keep(rs)
 	case PathAbsent:

@@ -13,4 +13,6 @@
 //     journal entry in one transaction (this is the commit point);
 //  4. act only after Fire returned nil, then observe again and fire the
 //     completing trigger.
+//go:generate go test -run TestDocsFresh -update
+
 package machine

@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -41,21 +42,13 @@ func Fingerprint(o WorktreeObservation) string {
 	st.Unmerged = sortedCopy(st.Unmerged)
 	st.Untracked = sortedCopy(st.Untracked)
 	st.Ignored = sortedCopy(st.Ignored)
-	hidden := slices.Clone(o.Hidden)
-	slices.SortFunc(hidden, func(a, b Hidden) int {
-		if a.Code != b.Code {
-			if a.Code < b.Code {
-				return -1
-			}
-			return 1
-		}
-		if a.Path < b.Path {
-			return -1
-		} else if a.Path > b.Path {
-			return 1
-		}
-		return 0
-	})
+	var hidden []Hidden
+	if len(o.Hidden) > 0 {
+		hidden = slices.Clone(o.Hidden)
+		slices.SortFunc(hidden, func(a, b Hidden) int {
+			return cmp.Or(cmp.Compare(a.Code, b.Code), cmp.Compare(a.Path, b.Path), cmp.Compare(a.Detail, b.Detail))
+		})
+	}
 	b, err := json.Marshal(fingerprintBody{
 		Path: o.Path, PathState: o.PathState, IsDir: o.IsDir, IsSymlink: o.IsSymlink,
 		Dev: o.Dev, Ino: o.Ino, Registered: o.Registered, AdminKey: o.AdminKey,

@@ -111,7 +111,8 @@ func treeIntact(_ context.Context, args ...any) bool {
 // commit as unrecoverable and git confirmed nothing holds it.
 func unrecoverableAcknowledged(_ context.Context, args ...any) bool {
 	f, ok := firingOf(args)
-	return ok && f.Acknowledged != "" && f.Acknowledged == f.Record.EffectiveHead() && f.AckConfirmed
+	return ok && f.Acknowledged != "" && f.Acknowledged == f.Record.EffectiveHead() &&
+		(f.Obs.Head == "" || f.Obs.Head == f.Acknowledged) && f.AckConfirmed
 }
 
 // IsFullCommit reports whether s is a full hexadecimal object id (SHA-1 or

@@ -461,7 +461,8 @@ func TestPermitted(t *testing.T) {
 			f.Acknowledged, f.AckConfirmed = baseCommit, true
 			f.Intent = relocationIntent()
 			f.Dest = &machine.WorktreeObservation{Path: destPath, PathState: machine.PathAbsent}
-		}), []machine.Trigger{machine.TriggerAbandon, machine.TriggerExpire, machine.TriggerFinish, machine.TriggerRelocate}},
+		}), // The tree's HEAD moved past the acknowledged base commit: abandon must not hold.
+			[]machine.Trigger{machine.TriggerExpire, machine.TriggerFinish, machine.TriggerRelocate}},
 		{"active/live-lease", with(finishFiring(), func(f *machine.Firing) { f.Obs.Lease = lease(testNow.Add(time.Hour)) }), []machine.Trigger{}},
 		{"finished/removable", removeFiring(), []machine.Trigger{machine.TriggerRemove, machine.TriggerReopen}},
 		{"finished/acknowledged", with(removeFiring(), func(f *machine.Firing) {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -95,7 +96,7 @@ func ParsePlan(b []byte) (Plan, error) {
 	if err := dec.Decode(&p); err != nil {
 		return Plan{}, fmt.Errorf("%w: not a custody plan (%v)", ErrPlanInvalid, err)
 	}
-	if dec.More() {
+	if err := dec.Decode(new(json.RawMessage)); !errors.Is(err, io.EOF) {
 		return Plan{}, fmt.Errorf("%w: trailing data after the plan", ErrPlanInvalid)
 	}
 	if p.Format != PlanFormat {

@@ -39,7 +39,7 @@ func (r *Refusal) Is(target error) bool {
 func (c Code) AsError() error { return &Refusal{Code: c} }
 
 // Refusals of a worktree's assessment (plan), in the order they are checked.
-var (
+const (
 	// CodeNotFinished is returned when a record is still active: its
 	// worktree is in use by whoever created it.
 	CodeNotFinished Code = "not-finished"
@@ -103,7 +103,7 @@ var (
 )
 
 // Refusals about the repository itself.
-var (
+const (
 	// CodeNotARepository is returned when the directory is not inside a git
 	// repository.
 	CodeNotARepository Code = "not-a-repository"
@@ -116,7 +116,7 @@ var (
 )
 
 // Refusals of apply.
-var (
+const (
 	// CodeStale is returned when the tree's observation no longer equals the
 	// fingerprint plan reviewed.
 	CodeStale Code = "stale"
@@ -190,6 +190,9 @@ func Codes() map[Code]string {
 		CodeRemovalFailed:       "removal did not end absent and unregistered",
 		CodeCreateFailed:        "creation did not end exactly as intended",
 		CodeResumeUnmatched:     "an interrupted intent fits no resume rule",
+		CodeWrongRepository:     "the plan is for another repository",
+		CodeUnsafeTarget:        "the removal target is unsafe",
+		CodeUnknownRevision:     "the revision names no commit",
 	}
 }
 
