@@ -71,6 +71,9 @@ func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (Apply
 			if view, err = observe.Advertise(ctx, e.Git, e.Repo); err != nil {
 				return res, err
 			}
+			if len(view.Remotes) == 0 {
+				return res, errNoRemote(e)
+			}
 		}
 		o, err := applyItem(ctx, e, plan, it, view)
 		if err != nil {

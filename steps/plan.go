@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 
@@ -53,6 +54,9 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 		if err != nil {
 			return machine.Plan{}, err
 		}
+		if len(view.Remotes) == 0 {
+			return machine.Plan{}, errNoRemote(e)
+		}
 		scope := observe.Scope{Status: true, Proof: true, View: view}
 		workers := min(len(observeIdx), max(4, 2*runtime.GOMAXPROCS(0)))
 		next := make(chan int)
@@ -89,6 +93,13 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 		CreatedAt:  now,
 		Items:      items,
 	}), nil
+}
+
+// errNoRemote is the error of assessing trees in a repository without any
+// remote: nothing could ever prove their work published.
+func errNoRemote(e *Env) error {
+	return &machine.Refusal{Code: machine.CodeNoRemote, Path: e.Repo.MainCheckout, Retry: "git remote add origin URL",
+		Message: fmt.Sprintf("the repository at %s has no remote, so no finished worktree's commits can be proven published and none could be removed; nothing was changed. Add the remote your work is pushed to", e.Repo.MainCheckout)}
 }
 
 func item(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, observed bool) machine.PlanItem {
