@@ -42,6 +42,8 @@ func Fingerprint(o WorktreeObservation) string {
 	st.Unmerged = sortedCopy(st.Unmerged)
 	st.Untracked = sortedCopy(st.Untracked)
 	st.Ignored = sortedCopy(st.Ignored)
+	st.StagedDiffers = sortedCopy(st.StagedDiffers)
+	st.Submodules = sortedCopy(st.Submodules)
 	var hidden []Hidden
 	if len(o.Hidden) > 0 {
 		hidden = slices.Clone(o.Hidden)

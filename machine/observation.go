@@ -65,9 +65,14 @@ type Status struct {
 	// Staged counts the changed entries whose index differs from HEAD.
 	Staged int `json:"staged,omitempty"`
 	// Unmerged lists paths with unresolved conflicts.
-	Unmerged  []string `json:"unmerged,omitempty"`
-	Untracked []string `json:"untracked,omitempty"`
-	Ignored   []string `json:"ignored,omitempty"`
+	Unmerged []string `json:"unmerged,omitempty"`
+	// StagedDiffers lists changed paths whose staged content differs from
+	// both HEAD and the working copy (both status columns set).
+	StagedDiffers []string `json:"staged_differs,omitempty"`
+	// Submodules lists submodules status reports with changes.
+	Submodules []string `json:"submodules,omitempty"`
+	Untracked  []string `json:"untracked,omitempty"`
+	Ignored    []string `json:"ignored,omitempty"`
 }
 
 // Clean reports whether status saw nothing at all.

@@ -102,6 +102,40 @@ const (
 	CodeProofFailed Code = "proof-failed"
 )
 
+// Refusals of hidden state: what `git status` does not report but removal
+// would destroy. Observers put them in WorktreeObservation.Hidden.
+const (
+	// CodeAssumeUnchanged is returned for an index entry with the
+	// assume-unchanged bit: its changes are invisible to status.
+	CodeAssumeUnchanged Code = "assume-unchanged"
+	// CodeSkipWorktree is returned for an index entry with the skip-worktree
+	// bit.
+	CodeSkipWorktree Code = "skip-worktree"
+	// CodeStagedDiffers is returned when staged content differs from both
+	// HEAD and the working copy: the staged version exists nowhere else.
+	CodeStagedDiffers Code = "staged-differs"
+	// CodeNestedGit is returned for a .git (file or directory) below the
+	// tree's root: a repository there may hold commits no remote has.
+	CodeNestedGit Code = "nested-git"
+	// CodePerWorktreeRef is returned for a ref under refs/worktree/,
+	// refs/bisect/ or refs/rewritten/, which dies with the worktree.
+	CodePerWorktreeRef Code = "per-worktree-ref"
+	// CodeOperationInProgress is returned while a rebase, merge,
+	// cherry-pick, revert or bisect is in progress.
+	CodeOperationInProgress Code = "operation-in-progress"
+	// CodeSubmoduleChanges is returned for a submodule with changes.
+	CodeSubmoduleChanges Code = "submodule-changes"
+	// CodeSubmoduleUnpushed is returned for a submodule whose HEAD is on no
+	// ref its remotes advertise.
+	CodeSubmoduleUnpushed Code = "submodule-unpushed"
+	// CodeObservationFailed is returned when part of the tree could not be
+	// observed: unknown is never clean.
+	CodeObservationFailed Code = "observation-failed"
+	// CodeForeign is returned for a registered worktree custody has no
+	// record of: it is listed, never planned for removal.
+	CodeForeign Code = "foreign"
+)
+
 // Refusals about the repository itself.
 const (
 	// CodeNotARepository is returned when the directory is not inside a git
@@ -193,6 +227,16 @@ func Codes() map[Code]string {
 		CodeWrongRepository:     "the plan is for another repository",
 		CodeUnsafeTarget:        "the removal target is unsafe",
 		CodeUnknownRevision:     "the revision names no commit",
+		CodeAssumeUnchanged:     "an index entry is marked assume-unchanged",
+		CodeSkipWorktree:        "an index entry is marked skip-worktree",
+		CodeStagedDiffers:       "staged content differs from both HEAD and the working copy",
+		CodeNestedGit:           "a nested .git below the tree's root",
+		CodePerWorktreeRef:      "a per-worktree ref (refs/worktree, bisect, rewritten)",
+		CodeOperationInProgress: "a rebase, merge, cherry-pick, revert or bisect is in progress",
+		CodeSubmoduleChanges:    "a submodule has changes",
+		CodeSubmoduleUnpushed:   "a submodule's HEAD is on no advertised ref",
+		CodeObservationFailed:   "part of the tree could not be observed",
+		CodeForeign:             "a worktree custody did not make",
 	}
 }
 

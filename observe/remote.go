@@ -172,51 +172,6 @@ func tipRank(t Tip) int {
 	return 3
 }
 
-// Ancestry looks for an ancestry proof of head: an advertised tip that
-// contains it. It returns nil, nil when no tip does.
-func Ancestry(ctx context.Context, g *Git, repo Repo, head string, v *RemoteView) (*machine.Proof, error) {
-	if v == nil || len(v.Tips) == 0 || head == "" {
-		return nil, nil
-	}
-	proof := func(t Tip) *machine.Proof {
-		return &machine.Proof{Kind: machine.ProofAncestry, Remote: t.Remote, Ref: t.Ref, Tip: t.Commit, Head: head}
-	}
-	for _, t := range v.Tips {
-		if t.Commit == head {
-			return proof(t), nil
-		}
-	}
-	first := v.Tips[0]
-	if ok, err := isAncestor(ctx, g, repo, head, first.Commit); err != nil || ok {
-		if ok {
-			return proof(first), nil
-		}
-		return nil, err
-	}
-	var in bytes.Buffer
-	for _, t := range v.Tips {
-		in.WriteString("^" + t.Commit + "\n")
-	}
-	in.WriteString(head + "\n")
-	out, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "rev-list", "--stdin", "-n", "1")
-	if err != nil {
-		return nil, fmt.Errorf("ancestry of %s: %w", head, err)
-	}
-	if len(bytes.TrimSpace(out)) > 0 {
-		return nil, nil
-	}
-	for _, t := range v.Tips[1:] {
-		ok, err := isAncestor(ctx, g, repo, head, t.Commit)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return proof(t), nil
-		}
-	}
-	return nil, fmt.Errorf("ancestry of %s: reachable from the advertised tips, but from none alone", head)
-}
-
 func isAncestor(ctx context.Context, g *Git, repo Repo, a, b string) (bool, error) {
 	_, err := g.Observe(ctx, repo.MainCheckout, "merge-base", "--is-ancestor", a, b)
 	if err == nil {

@@ -68,6 +68,7 @@ func ParseStatus(b []byte) (machine.Status, error) {
 			if f[1][0] != '.' {
 				st.Staged++
 			}
+			noteEntry(&st, f[1], f[2], f[8])
 		case '2':
 			// 2 XY sub mH mI mW hH hI Xscore path \0 origPath
 			f := strings.SplitN(entry, " ", 10)
@@ -90,6 +91,7 @@ func ParseStatus(b []byte) (machine.Status, error) {
 			if f[1][0] != '.' {
 				st.Staged++
 			}
+			noteEntry(&st, f[1], f[2], f[9])
 		case 'u':
 			// u XY sub m1 m2 m3 mW h1 h2 h3 path
 			f := strings.SplitN(entry, " ", 11)
@@ -188,4 +190,16 @@ func statusValidScore(s string) bool {
 		}
 	}
 	return true
+}
+
+// noteEntry records, for a changed entry with columns xy and submodule
+// field sub, whether its staged content differs from both HEAD and the
+// working copy, and whether it is a submodule with changes.
+func noteEntry(st *machine.Status, xy, sub, path string) {
+	if xy[0] != '.' && xy[1] != '.' && sub[0] == 'N' {
+		st.StagedDiffers = append(st.StagedDiffers, path)
+	}
+	if sub[0] == 'S' && sub != "S..." {
+		st.Submodules = append(st.Submodules, path)
+	}
 }

@@ -41,17 +41,18 @@ func TestParseStatus(t *testing.T) {
 				stDeleted, stModified, stRenamed, "moved.txt", stUnmerged,
 				"? nd/deep/f", "? new\nline", "? un tracked.txt", "! build/", "! x.log"),
 			want: machine.Status{
-				Changed:   []string{"del.txt", "mod me.txt", "renamed ä.txt"},
-				Staged:    2,
-				Unmerged:  []string{"conflict.txt"},
-				Untracked: []string{"nd/deep/f", "new\nline", "un tracked.txt"},
-				Ignored:   []string{"build/", "x.log"},
+				Changed:       []string{"del.txt", "mod me.txt", "renamed ä.txt"},
+				Staged:        2,
+				StagedDiffers: []string{"mod me.txt"},
+				Unmerged:      []string{"conflict.txt"},
+				Untracked:     []string{"nd/deep/f", "new\nline", "un tracked.txt"},
+				Ignored:       []string{"build/", "x.log"},
 			},
 		},
 		{
 			name: "intent to add, type change, submodule",
 			in:   nulLines(stIntent, stTypeChg, stSubmodule),
-			want: machine.Status{Changed: []string{"itn", "lnk", "subm"}},
+			want: machine.Status{Changed: []string{"itn", "lnk", "subm"}, Submodules: []string{"subm"}},
 		},
 		{
 			name: "added in an unborn repo and sha256",
@@ -62,7 +63,7 @@ func TestParseStatus(t *testing.T) {
 			// The original path is the next field, whatever it looks like.
 			name: "rename source looks like an entry",
 			in:   nulLines("2 RM N... 100644 100644 100644 "+fixOID1+" "+fixOID2+" C75 new name", "? not untracked", "? real"),
-			want: machine.Status{Changed: []string{"new name"}, Staged: 1, Untracked: []string{"real"}},
+			want: machine.Status{Changed: []string{"new name"}, Staged: 1, StagedDiffers: []string{"new name"}, Untracked: []string{"real"}},
 		},
 		{
 			name: "worktree-side rename is not staged",
@@ -201,10 +202,12 @@ func TestParseStatusRealGit(t *testing.T) {
 	w("build/sub/o.o", "i\n")
 
 	want := machine.Status{
-		Changed:   []string{"del.txt", "itn", "mod me.txt", "renamed ä.txt"},
-		Staged:    2, // "R." and "MM"; ".D" and ".A" (intent to add) are not staged
-		Unmerged:  []string{"conflict.txt"},
-		Untracked: []string{"nd/deep/f", "new\nline", "un tracked.txt"},
+		Changed: []string{"del.txt", "itn", "mod me.txt", "renamed ä.txt"},
+		Staged:  2, // "R." and "MM"; ".D" and ".A" (intent to add) are not staged
+		// "MM": the staged version differs from HEAD and from the file.
+		StagedDiffers: []string{"mod me.txt"},
+		Unmerged:      []string{"conflict.txt"},
+		Untracked:     []string{"nd/deep/f", "new\nline", "un tracked.txt"},
 		// --ignored=matching reports an ignored directory once, with a
 		// trailing slash, even with --untracked-files=all.
 		Ignored: []string{"build/", "nd/deep/z.log", "x.log"},
@@ -299,7 +302,7 @@ func TestParseStatusRealGitSubmodule(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ParseStatus: %v\n%q", err, out)
 	}
-	want := machine.Status{Changed: []string{"sub dir"}}
+	want := machine.Status{Changed: []string{"sub dir"}, Submodules: []string{"sub dir"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("status (-want +got):\n%s\nraw: %q", diff, out)
 	}

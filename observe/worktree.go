@@ -19,9 +19,13 @@ const MarkerName = "custody-ready"
 type Scope struct {
 	// Status runs git status when the tree is present and registered.
 	Status bool
+	// Hidden observes state git status does not report (HiddenState).
+	Hidden bool
 	// Proof looks for a proof of HEAD against View.
 	Proof bool
 	View  *RemoteView
+	// Procs, when set, is the process scan checked for users of the tree.
+	Procs *Processes
 }
 
 // Worktree observes rec's worktree: lstat identity, registration (from inv),
@@ -67,9 +71,19 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 			o.Status = st
 		}
 	}
+	if scope.Hidden && o.StatusErr == "" {
+		o.Hidden = append(o.Hidden, HiddenState(ctx, g, repo, rec.Path, o.AdminKey, o.Status)...)
+	}
+	if scope.Procs != nil {
+		ps, err := scope.Procs.Inside(rec.Path)
+		if err != nil {
+			o.Hidden = append(o.Hidden, machine.Hidden{Code: machine.CodeInUse, Path: rec.Path, Detail: err.Error()})
+		}
+		o.InUse = ps
+	}
 	if scope.Proof {
 		o.Remote = scope.View.Evidence()
-		p, err := Ancestry(ctx, g, repo, o.Head, scope.View)
+		p, err := Prove(ctx, g, repo, o.Head, scope.View)
 		if err != nil {
 			o.ProofErr = err.Error()
 		}

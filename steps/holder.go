@@ -3,9 +3,9 @@ package steps
 import (
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
 )
 
 // Self returns the holder that identifies this process in intents.
@@ -21,18 +21,11 @@ func procStart(pid int) uint64 {
 	if err != nil {
 		return 0
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
+	st, err := observe.ParseProcStat(b)
+	if err != nil {
 		return 0
 	}
-	f := strings.Fields(s[i+1:])
-	// Fields after the command: state is field 3 of stat, starttime field 22.
-	if len(f) < 20 {
-		return 0
-	}
-	v, _ := strconv.ParseUint(f[19], 10, 64)
-	return v
+	return st.Start
 }
 
 // holderAlive reports whether the process that committed an intent may still

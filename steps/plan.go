@@ -57,7 +57,7 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 		if len(view.Remotes) == 0 {
 			return machine.Plan{}, errNoRemote(e)
 		}
-		scope := observe.Scope{Status: true, Proof: true, View: view}
+		scope := observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses()}
 		workers := min(len(observeIdx), max(4, 2*runtime.GOMAXPROCS(0)))
 		next := make(chan int)
 		var wg sync.WaitGroup

@@ -18,7 +18,7 @@ func (e *Env) fullScope(ctx context.Context) (observe.Scope, error) {
 	if err != nil {
 		return observe.Scope{}, err
 	}
-	return observe.Scope{Status: true, Proof: true, View: view}, nil
+	return observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses()}, nil
 }
 
 // asFinished is rec as plan assessed it: finished and carrying no intent.

@@ -1,0 +1,176 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// operationFiles are the admin-entry files and directories git keeps while
+// an operation is in progress. Leftovers of a completed operation
+// (ORIG_HEAD, AUTO_MERGE, a finished sequencer) are not among them.
+var operationFiles = []struct{ name, op string }{
+	{"rebase-merge", "rebase"},
+	{"rebase-apply", "rebase or am"},
+	{"MERGE_HEAD", "merge"},
+	{"CHERRY_PICK_HEAD", "cherry-pick"},
+	{"REVERT_HEAD", "revert"},
+	{"BISECT_START", "bisect"},
+}
+
+// perWorktreeRefs are the ref namespaces git keeps per worktree; their refs
+// die with the worktree's admin entry.
+var perWorktreeRefs = []string{"refs/worktree", "refs/bisect", "refs/rewritten"}
+
+// HiddenState observes what `git status` does not report but removal would
+// destroy: assume-unchanged and skip-worktree index entries, staged content
+// differing from both HEAD and the working copy, any nested .git below the
+// root, per-worktree refs, an operation in progress, and submodules with
+// changes or with a HEAD no remote advertises. A part that cannot be
+// observed is reported as observation-failed: unknown is never clean.
+func HiddenState(ctx context.Context, g *Git, repo Repo, path, adminKey string, st machine.Status) []machine.Hidden {
+	var hs []machine.Hidden
+	add := func(code machine.Code, p, detail string) {
+		hs = append(hs, machine.Hidden{Code: code, Path: p, Detail: detail})
+	}
+	var gitlinks []string
+	out, err := g.Observe(ctx, path, "ls-files", "-v", "-s", "-z")
+	if err == nil {
+		var ents []IndexEntry
+		if ents, err = ParseLsFiles(out); err == nil {
+			for _, e := range ents {
+				full := filepath.Join(path, e.Path)
+				switch {
+				case e.SkipWorktree():
+					add(machine.CodeSkipWorktree, full, "index entry marked skip-worktree: its working copy is not checked")
+				case e.AssumeUnchanged():
+					add(machine.CodeAssumeUnchanged, full, "index entry marked assume-unchanged: changes to it are invisible to git status")
+				}
+				if e.Gitlink() && e.Stage == 0 {
+					gitlinks = append(gitlinks, e.Path)
+				}
+			}
+		}
+	}
+	if err != nil {
+		add(machine.CodeObservationFailed, path, "index flags could not be read: "+err.Error())
+	}
+	for _, p := range st.StagedDiffers {
+		add(machine.CodeStagedDiffers, filepath.Join(path, p), "staged content differs from both HEAD and the working copy")
+	}
+	admin := repo.AdminDir(adminKey)
+	for _, f := range operationFiles {
+		switch pi := Lstat(filepath.Join(admin, f.name)); pi.State {
+		case machine.PathPresent:
+			add(machine.CodeOperationInProgress, path, "a "+f.op+" is in progress ("+f.name+")")
+		case machine.PathUnknown:
+			add(machine.CodeObservationFailed, filepath.Join(admin, f.name), pi.Err)
+		}
+	}
+	for _, ns := range perWorktreeRefs {
+		root := filepath.Join(admin, filepath.FromSlash(ns))
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() {
+				rel, _ := filepath.Rel(admin, p)
+				add(machine.CodePerWorktreeRef, path, filepath.ToSlash(rel)+" exists only in this worktree")
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			add(machine.CodeObservationFailed, root, err.Error())
+		}
+	}
+	hs = append(hs, nestedGit(path, gitlinks)...)
+	for _, sub := range gitlinks {
+		hs = append(hs, submodule(ctx, g, filepath.Join(path, sub), st)...)
+	}
+	return hs
+}
+
+// nestedGit walks the tree without following symlinks and reports every
+// .git entry (file, directory or link) below the root, except at the roots
+// of registered submodules (which submodule checks). An unreadable
+// directory is reported as observation-failed.
+func nestedGit(root string, gitlinks []string) []machine.Hidden {
+	subs := map[string]bool{}
+	for _, s := range gitlinks {
+		subs[filepath.Join(root, s)] = true
+	}
+	var hs []machine.Hidden
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			hs = append(hs, machine.Hidden{Code: machine.CodeObservationFailed, Path: p, Detail: "cannot be read: " + err.Error()})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Name() != ".git" || p == filepath.Join(root, ".git") {
+			return nil
+		}
+		if !subs[filepath.Dir(p)] {
+			hs = append(hs, machine.Hidden{Code: machine.CodeNestedGit, Path: p, Detail: "a nested repository may hold commits no remote has"})
+		}
+		if d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return hs
+}
+
+// submodule checks one checked-out submodule: changes (its own full status)
+// and whether its HEAD is on a ref its remotes advertise.
+func submodule(ctx context.Context, g *Git, dir string, st machine.Status) []machine.Hidden {
+	if Lstat(filepath.Join(dir, ".git")).State != machine.PathPresent {
+		return nil // not checked out: nothing of it lives in the tree
+	}
+	fail := func(what string, err error) []machine.Hidden {
+		return []machine.Hidden{{Code: machine.CodeObservationFailed, Path: dir, Detail: what + ": " + err.Error()}}
+	}
+	var hs []machine.Hidden
+	out, err := g.Observe(ctx, dir, "status", "--porcelain=v2", "-z", "--ignored=matching", "--untracked-files=all")
+	if err != nil {
+		return fail("submodule status", err)
+	}
+	sst, err := ParseStatus(out)
+	if err != nil {
+		return fail("submodule status", err)
+	}
+	if !sst.Clean() {
+		hs = append(hs, machine.Hidden{Code: machine.CodeSubmoduleChanges, Path: dir, Detail: "the submodule has changed, untracked or ignored files"})
+	}
+	head, err := g.Observe(ctx, dir, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return append(hs, fail("submodule HEAD", err)...)
+	}
+	h := strings.TrimSpace(string(head))
+	top, err := g.Observe(ctx, dir, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return append(hs, fail("submodule git dir", err)...)
+	}
+	sub := Repo{CommonDir: strings.TrimSpace(string(top)), MainCheckout: dir, Toplevel: dir}
+	view, err := Advertise(ctx, g, sub)
+	if err != nil {
+		return append(hs, fail("submodule remotes", err)...)
+	}
+	p, err := Ancestry(ctx, g, sub, h, view)
+	switch {
+	case err != nil:
+		hs = append(hs, fail("submodule ancestry", err)...)
+	case p == nil:
+		detail := "HEAD " + h + " is on no ref its remotes advertise"
+		if len(view.Failures) > 0 {
+			detail += " (remote " + view.Failures[0].Remote + " did not answer)"
+		}
+		hs = append(hs, machine.Hidden{Code: machine.CodeSubmoduleUnpushed, Path: dir, Detail: detail})
+	}
+	return hs
+}
