@@ -29,6 +29,19 @@ func treeMadeExactly(_ context.Context, args ...any) bool {
 		o.AdminKey == r.ID && o.Head == r.BaseCommit && o.Branch == r.Branch && o.Marker == r.ID
 }
 
+// adoptable holds when the named path is a present, registered linked
+// worktree whose admin key, checked both ways, is the record's, and whose
+// ready marker now holds the record id.
+func adoptable(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	if !ok {
+		return false
+	}
+	o, r := f.Obs, f.Record
+	return r.Origin == OriginAdopted && o.PathState == PathPresent && o.IsDir && !o.IsSymlink && o.Registered &&
+		o.AdminKey != "" && o.AdminKey == r.AdminKey && o.Marker == r.ID
+}
+
 // nothingMade holds when a provisioning record left no trace: no path, no
 // registration, no admin entry, and its branch absent or untouched.
 func nothingMade(_ context.Context, args ...any) bool {

@@ -46,6 +46,14 @@ func createdFiring() machine.Firing {
 	return machine.Firing{Record: provisioningRecord(), Obs: madeObs(), Now: testNow}
 }
 
+func adoptFiring() machine.Firing {
+	rec := machine.Record{ID: testID, Kind: machine.KindWorktree, Origin: machine.OriginAdopted, Path: removableObs().Path,
+		Branch: "feature", BaseCommit: headCommit, AdminKey: testID}
+	obs := removableObs()
+	obs.Branch = "feature"
+	return machine.Firing{Record: rec, Obs: obs, Now: testNow}
+}
+
 func discardFiring() machine.Firing {
 	return machine.Firing{Record: provisioningRecord(), Obs: absentObs(), Now: testNow}
 }
@@ -171,6 +179,15 @@ func fireCases() []fireCase {
 		guardFailed("create/no-intent", cr, with(createFiring(), func(f *machine.Firing) { f.Intent = nil }), gCreate),
 		guardFailed("create/removal-intent", cr, with(createFiring(), func(f *machine.Firing) { f.Intent.Kind = machine.IntentRemoval }), gCreate),
 		wrongState("create/from-active", cr, finishFiring()),
+
+		// adopt: none → active, adoptable.
+		{name: "adopt", trigger: machine.TriggerAdopt, firing: adoptFiring(), to: A},
+		guardFailed("adopt/created-origin", machine.TriggerAdopt, with(adoptFiring(), func(f *machine.Firing) { f.Record.Origin = machine.OriginCreated }), "adoptable"),
+		guardFailed("adopt/no-marker", machine.TriggerAdopt, with(adoptFiring(), func(f *machine.Firing) { f.Obs.Marker = "" }), "adoptable"),
+		guardFailed("adopt/admin-key", machine.TriggerAdopt, with(adoptFiring(), func(f *machine.Firing) { f.Obs.AdminKey = "other" }), "adoptable"),
+		guardFailed("adopt/unregistered", machine.TriggerAdopt, with(adoptFiring(), func(f *machine.Firing) { f.Obs.Registered = false }), "adoptable"),
+		guardFailed("adopt/absent", machine.TriggerAdopt, with(adoptFiring(), func(f *machine.Firing) { f.Obs = absentObs() }), "adoptable"),
+		wrongState("adopt/from-active", machine.TriggerAdopt, finishFiring()),
 
 		// created: provisioning → active, treeMadeExactly.
 		{name: "created", trigger: cd, firing: createdFiring(), to: A},
@@ -358,6 +375,7 @@ func TestFireCoversEveryTrigger(t *testing.T) {
 		machine.TriggerCreate, machine.TriggerCreated, machine.TriggerAbandon, machine.TriggerFinish,
 		machine.TriggerExpire, machine.TriggerReopen, machine.TriggerRelocate, machine.TriggerRelocated,
 		machine.TriggerRemove, machine.TriggerRemoved, machine.TriggerRetreat, machine.TriggerDiscard,
+		machine.TriggerAdopt,
 	}
 	fired, refused := map[machine.Trigger]bool{}, map[machine.Trigger]bool{}
 	for _, c := range fireCases() {

@@ -19,6 +19,11 @@ func Next(rec Record, to State, t Trigger, f Firing) Record {
 		n.CreatedAt = f.Now
 		n.Kind = KindWorktree
 		n.Intent = copyIntent(f.Intent)
+	case TriggerAdopt:
+		n.CreatedAt = f.Now
+		n.Kind = KindWorktree
+		n.Dev, n.Ino = f.Obs.Dev, f.Obs.Ino
+		n.Intent = nil
 	case TriggerRelocate, TriggerRemove:
 		n.Intent = copyIntent(f.Intent)
 		if t == TriggerRemove {

@@ -53,8 +53,11 @@ type Trigger string
 
 // The triggers of the worktree machine (DESIGN §4).
 const (
-	TriggerCreate    Trigger = "create"
-	TriggerCreated   Trigger = "created"
+	TriggerCreate  Trigger = "create"
+	TriggerCreated Trigger = "created"
+	// TriggerAdopt enrolls an existing linked worktree a person named by
+	// path: none → active, recorded as adopted.
+	TriggerAdopt     Trigger = "adopt"
 	TriggerAbandon   Trigger = "abandon"
 	TriggerFinish    Trigger = "finish"
 	TriggerExpire    Trigger = "expire"

@@ -87,7 +87,8 @@ func (w *Worktree) Permitted(ctx context.Context, f Firing) []Trigger {
 
 func configureWorktree(sm *stateless.StateMachine) {
 	sm.Configure(StateNone).
-		Permit(TriggerCreate, StateProvisioning, createTargetsFree)
+		Permit(TriggerCreate, StateProvisioning, createTargetsFree).
+		Permit(TriggerAdopt, StateActive, adoptable)
 	sm.Configure(StateProvisioning).
 		Permit(TriggerCreated, StateActive, treeMadeExactly).
 		Permit(TriggerDiscard, StateTombstoned, nothingMade).

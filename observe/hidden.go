@@ -136,7 +136,7 @@ func submodule(ctx context.Context, g *Git, dir string, st machine.Status) []mac
 		return []machine.Hidden{{Code: machine.CodeObservationFailed, Path: dir, Detail: what + ": " + err.Error()}}
 	}
 	var hs []machine.Hidden
-	out, err := g.Observe(ctx, dir, "status", "--porcelain=v2", "-z", "--ignored=matching", "--untracked-files=all")
+	out, err := g.Observe(ctx, dir, statusArgs...)
 	if err != nil {
 		return fail("submodule status", err)
 	}

@@ -15,6 +15,13 @@ import (
 // entry. It holds the id of the record that readied the worktree.
 const MarkerName = "custody-ready"
 
+// statusArgs is the one status custody trusts: every untracked file, every
+// ignored path, submodules never ignored, and configuration that could hide
+// state (status.showUntrackedFiles, diff.ignoreSubmodules, an fsmonitor)
+// overridden on the command line.
+var statusArgs = []string{"-c", "core.fsmonitor=false", "-c", "status.showUntrackedFiles=all", "-c", "diff.ignoreSubmodules=none",
+	"status", "--porcelain=v2", "-z", "--ignored=matching", "--untracked-files=all", "--ignore-submodules=none"}
+
 // Scope says how much of a worktree to observe.
 type Scope struct {
 	// Status runs git status when the tree is present and registered.
@@ -62,7 +69,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 		return o
 	}
 	if scope.Status {
-		out, err := g.Observe(ctx, rec.Path, "status", "--porcelain=v2", "-z", "--ignored=matching", "--untracked-files=all")
+		out, err := g.Observe(ctx, rec.Path, statusArgs...)
 		if err != nil {
 			o.StatusErr = err.Error()
 		} else if st, err := ParseStatus(out); err != nil {

@@ -45,11 +45,16 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 		v := machine.Assess(r, obs, e.Policy, now)
 		items[i] = item(r, obs, v, false)
 	}
+	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	if err != nil {
+		return machine.Plan{}, err
+	}
+	taken := map[string]bool{}
+	for _, r := range recs {
+		taken[r.ID] = true
+	}
+	foreign := foreignItems(e, inv, recs, taken)
 	if len(observeIdx) > 0 {
-		inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
-		if err != nil {
-			return machine.Plan{}, err
-		}
 		view, err := observe.Advertise(ctx, e.Git, e.Repo)
 		if err != nil {
 			return machine.Plan{}, err
@@ -91,7 +96,7 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 	return machine.Seal(machine.Plan{
 		Repository: machine.PlanRepository{ID: repoID, CommonDir: e.Repo.CommonDir},
 		CreatedAt:  now,
-		Items:      items,
+		Items:      append(items, foreign...),
 	}), nil
 }
 

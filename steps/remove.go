@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,10 +99,23 @@ func removalTargetRefusal(e *Env, rec machine.Record, obs machine.WorktreeObserv
 		return refuse("%s contains the main checkout or the git directory", p)
 	case obs.IsSymlink || !obs.IsDir:
 		return refuse("%s is not a plain directory", p)
+	case !readable(p):
+		return refuse("%s cannot be read, so what removal would delete is unknown", p)
 	case obs.Dev != rec.Intent.Dev || obs.Ino != rec.Intent.Ino:
 		return refuse("%s is another directory than the one observed at plan (device+inode %d:%d, intent %d:%d)", p, obs.Dev, obs.Ino, rec.Intent.Dev, rec.Intent.Ino)
 	}
 	return nil
+}
+
+// readable reports whether the directory can be opened and listed.
+func readable(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = f.Readdirnames(1)
+	return err == nil || errors.Is(err, io.EOF)
 }
 
 // within reports whether inner is dir itself or inside it.

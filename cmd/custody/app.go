@@ -38,6 +38,7 @@ type CLI struct {
 	New     NewCmd     `cmd:"" help:"Create a managed worktree and print its path."`
 	List    ListCmd    `cmd:"" help:"List worktree records."`
 	Show    ShowCmd    `cmd:"" help:"Show one record: state, intent, evidence, journal and what it rests on."`
+	Adopt   AdoptCmd   `cmd:"" help:"Put an existing linked worktree in custody (its branch is never deleted)."`
 	Finish  FinishCmd  `cmd:"" help:"Mark worktrees finished (inside a managed worktree, defaults to it)."`
 	Reopen  ReopenCmd  `cmd:"" help:"Take a finished worktree back to active."`
 	Plan    PlanCmd    `cmd:"" help:"Assess every finished worktree: which may go, and why each other is kept."`
