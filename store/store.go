@@ -122,6 +122,9 @@ func checkLayout(tx *bolt.Tx) error {
 }
 
 func (s *Store) open(readOnly bool) (*bolt.DB, error) {
+	if err := precheck(s.path); err != nil {
+		return nil, err
+	}
 	db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: s.timeout, ReadOnly: readOnly})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
