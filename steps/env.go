@@ -18,6 +18,8 @@ type Env struct {
 	Git    *observe.Git
 	Store  *store.Store
 	Policy machine.Policy
+	// Config is the project configuration (custody.toml).
+	Config machine.Config
 	// Root is the managed worktree root (canonical).
 	Root string
 	// Now is the injected clock.
@@ -45,6 +47,45 @@ func (e *Env) progress(done, total int, what string) {
 
 // DefaultRoot returns the managed root of repo: <main-checkout>/.worktrees.
 func DefaultRoot(repo observe.Repo) string { return filepath.Join(repo.MainCheckout, ".worktrees") }
+
+// ResolveRoot returns the managed root: raw ("" for the default) relative to
+// the main checkout, canonicalized through its nearest existing ancestor.
+// An ancestor that is a symlink (so the root would resolve elsewhere than it
+// reads) or a '..' component is refused.
+func ResolveRoot(repo observe.Repo, raw string) (string, error) {
+	root := DefaultRoot(repo)
+	if raw != "" {
+		root = raw
+		if !filepath.IsAbs(root) {
+			root = filepath.Join(repo.MainCheckout, raw)
+		}
+	}
+	root = filepath.Clean(root)
+	refuse := func(format string, args ...any) error {
+		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: root, Retry: "edit [worktree] root in custody.toml",
+			Message: fmt.Sprintf(format, args...)}
+	}
+	existing, rest := root, ""
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			break
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = parent
+	}
+	real, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		return "", refuse("the managed root %s cannot be resolved: %v", root, err)
+	}
+	if real != existing {
+		return "", refuse("the managed root %s lies under a symlink (%s resolves to %s); custody places worktrees only on a real path", root, existing, real)
+	}
+	return filepath.Join(real, rest), nil
+}
 
 // StatePath returns the state file of repo.
 func StatePath(repo observe.Repo) string { return filepath.Join(repo.StateDir(), store.FileName) }

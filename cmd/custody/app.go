@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
@@ -151,6 +149,14 @@ func (a *App) env(create bool) (*steps.Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg, err := observe.LoadConfig(repo)
+	if err != nil {
+		return nil, err
+	}
+	root, err := steps.ResolveRoot(repo, cfg.Root)
+	if err != nil {
+		return nil, err
+	}
 	st, err := store.Open(steps.StatePath(repo), a.Globals.LockTimeout, create)
 	if err != nil {
 		return nil, err
@@ -163,8 +169,8 @@ func (a *App) env(create bool) (*steps.Env, error) {
 		actor += "@" + h
 	}
 	return &steps.Env{
-		Repo: repo, Git: g, Store: st, Policy: machine.DefaultPolicy(),
-		Root: steps.DefaultRoot(repo), Now: time.Now, Actor: actor, Holder: steps.Self(),
+		Repo: repo, Git: g, Store: st, Policy: cfg.Policy(), Config: cfg,
+		Root: root, Now: time.Now, Actor: actor, Holder: steps.Self(),
 		Wait: a.Globals.LockTimeout, Progress: a.progress(),
 	}, nil
 }
@@ -190,5 +196,3 @@ func (a *App) mutatingEnv() (*steps.Env, error) {
 	}
 	return e, nil
 }
-
-var errNotInitialized = errors.New("not initialized")

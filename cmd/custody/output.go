@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -91,6 +92,8 @@ func describe(err error) errorBody {
 		return errorBody{Code: "not-initialized", Message: "custody has no state in this repository yet (" + err.Error() + "); nothing was changed.", Retry: "custody init"}
 	case errors.Is(err, machine.ErrPlanInvalid):
 		return errorBody{Code: "plan-invalid", Message: err.Error() + "; nothing was done. Make a fresh plan.", Retry: "custody plan -o FILE"}
+	case errors.Is(err, observe.ErrConfig):
+		return errorBody{Code: "config-invalid", Message: err.Error() + "; nothing was changed.", Retry: "edit custody.toml, then: custody doctor"}
 	case errors.Is(err, store.ErrJournalBroken):
 		return errorBody{Code: "journal-broken", Message: err.Error()}
 	}

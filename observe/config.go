@@ -1,0 +1,179 @@
+package observe
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/custody-sh/custody/machine"
+)
+
+// ErrConfig is returned when custody.toml cannot be used: a syntax error, an
+// unknown key, a wrong type or an invalid value. Errors name the file, the
+// line and the key.
+var ErrConfig = errors.New("invalid project configuration")
+
+type rawConfig struct {
+	Project struct {
+		Slug string `toml:"slug"`
+	} `toml:"project"`
+	Worktree struct {
+		Root         string `toml:"root"`
+		BranchPrefix string `toml:"branch_prefix"`
+		PortBase     *int   `toml:"port_base"`
+		PortSpan     *int   `toml:"port_span"`
+	} `toml:"worktree"`
+	Resources map[string]rawResource `toml:"resources"`
+}
+
+type rawResource struct {
+	Create   string `toml:"create"`
+	Destroy  string `toml:"destroy"`
+	Ensure   string `toml:"ensure"`
+	Required *bool  `toml:"required"`
+	Retries  int    `toml:"retries"`
+	GC       *bool  `toml:"gc"`
+	Timeout  string `toml:"timeout"`
+}
+
+var (
+	resourceName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+	refComponent = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+)
+
+// LoadConfig reads custody.toml at the main checkout's root. A missing file
+// is the default configuration.
+func LoadConfig(repo Repo) (machine.Config, error) {
+	path := filepath.Join(repo.MainCheckout, machine.ConfigFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ParseConfig(path, nil, filepath.Base(repo.MainCheckout))
+	}
+	if err != nil {
+		return machine.Config{}, fmt.Errorf("%w: %s cannot be read: %v", ErrConfig, path, err)
+	}
+	return ParseConfig(path, b, filepath.Base(repo.MainCheckout))
+}
+
+// ParseConfig parses and validates the configuration in b (named name in
+// errors). defaultSlug is the main checkout's directory name.
+func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, error) {
+	var raw rawConfig
+	md, err := toml.Decode(string(b), &raw)
+	if err != nil {
+		return machine.Config{}, fmt.Errorf("%w: %s: %v", ErrConfig, name, strings.TrimPrefix(err.Error(), "toml: "))
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		return machine.Config{}, fmt.Errorf("%w: %s: line %d: unknown key %q", ErrConfig, name, keyLine(b, k), k.String())
+	}
+	bad := func(key, format string, args ...any) error {
+		return fmt.Errorf("%w: %s: line %d: %s: %s", ErrConfig, name, keyLine(b, toml.Key(strings.Split(key, "."))), key, fmt.Sprintf(format, args...))
+	}
+	c := machine.Config{
+		Slug:         machine.SanitizeSlug(defaultSlug),
+		Root:         raw.Worktree.Root,
+		BranchPrefix: raw.Worktree.BranchPrefix,
+		PortBase:     machine.DefaultPortBase,
+		PortSpan:     machine.DefaultPortSpan,
+	}
+	if raw.Project.Slug != "" {
+		c.Slug = machine.SanitizeSlug(raw.Project.Slug)
+	}
+	if c.BranchPrefix != "" && (!refComponent.MatchString(c.BranchPrefix) || strings.Contains(c.BranchPrefix, "..") || strings.HasSuffix(c.BranchPrefix, ".lock")) {
+		return machine.Config{}, bad("worktree.branch_prefix", "%q is not a valid branch name prefix", c.BranchPrefix)
+	}
+	if c.Root != "" {
+		for _, part := range strings.Split(filepath.ToSlash(c.Root), "/") {
+			if part == ".." {
+				return machine.Config{}, bad("worktree.root", "%q contains '..'", c.Root)
+			}
+		}
+	}
+	if raw.Worktree.PortBase != nil {
+		c.PortBase = *raw.Worktree.PortBase
+	}
+	if raw.Worktree.PortSpan != nil {
+		c.PortSpan = *raw.Worktree.PortSpan
+	}
+	if c.PortBase < 1024 || c.PortBase > 65535 {
+		return machine.Config{}, bad("worktree.port_base", "%d is outside 1024..65535", c.PortBase)
+	}
+	if c.PortSpan < 1 || c.PortBase+c.PortSpan-1 > 65535 {
+		return machine.Config{}, bad("worktree.port_span", "%d does not fit above port_base %d", c.PortSpan, c.PortBase)
+	}
+	for _, k := range md.Keys() {
+		if len(k) != 2 || k[0] != "resources" {
+			continue
+		}
+		n := k[1]
+		r := raw.Resources[n]
+		key := "resources." + n
+		if !resourceName.MatchString(n) {
+			return machine.Config{}, bad(key, "resource name %q must match [a-z][a-z0-9_-]*", n)
+		}
+		spec := machine.ResourceSpec{Name: n, Create: r.Create, Destroy: r.Destroy, Ensure: r.Ensure,
+			Required: true, Retries: r.Retries, GC: true, Timeout: machine.DefaultResourceTimeout}
+		if r.Required != nil {
+			spec.Required = *r.Required
+		}
+		if r.GC != nil {
+			spec.GC = *r.GC
+		}
+		if strings.TrimSpace(r.Create) == "" {
+			return machine.Config{}, bad(key, "create is required")
+		}
+		if strings.TrimSpace(r.Destroy) == "" {
+			return machine.Config{}, bad(key, "destroy is required")
+		}
+		if r.Retries < 0 || r.Retries > 10 {
+			return machine.Config{}, bad(key+".retries", "%d is outside 0..10", r.Retries)
+		}
+		if r.Timeout != "" {
+			d, err := time.ParseDuration(r.Timeout)
+			if err != nil || d <= 0 {
+				return machine.Config{}, bad(key+".timeout", "%q is not a positive duration like \"5m\"", r.Timeout)
+			}
+			spec.Timeout = d
+		}
+		c.Resources = append(c.Resources, spec)
+	}
+	return c, nil
+}
+
+// keyLine finds the line where key is set (its own line, or its table's
+// header), 0 when it cannot be found.
+func keyLine(b []byte, key toml.Key) int {
+	if len(key) == 0 {
+		return 0
+	}
+	table := strings.Join(key[:len(key)-1], ".")
+	last := key[len(key)-1]
+	cur := ""
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	headerLine := 0
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			cur = strings.Trim(line, "[] ")
+			if cur == strings.Join(key, ".") {
+				headerLine = n
+			}
+			continue
+		}
+		if cur == table {
+			if k, _, ok := strings.Cut(line, "="); ok && strings.Trim(strings.TrimSpace(k), `"'`) == last {
+				return n
+			}
+		}
+	}
+	return headerLine
+}
