@@ -22,6 +22,7 @@ func generatedDocs() map[string]string {
 	}
 	return map[string]string{
 		"worktree-machine.dot": WorktreeGraph(),
+		"resource-machine.dot": ResourceGraph(),
 		"refusals.md":          b.String(),
 	}
 }

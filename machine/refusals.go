@@ -136,6 +136,20 @@ const (
 	CodeForeign Code = "foreign"
 )
 
+// Refusals of resources.
+const (
+	// CodeGCDisabled is returned for a ledger entry with gc = false.
+	CodeGCDisabled Code = "gc-disabled"
+	// CodeWorktreeLive is returned when a resource's worktree (or its path
+	// or handle) is still live, so the resource is not an orphan.
+	CodeWorktreeLive Code = "worktree-live"
+	// CodeUnexpandedToken is returned for a frozen command that still
+	// carries an @token@.
+	CodeUnexpandedToken Code = "unexpanded-token"
+	// CodeResourceFailed is returned when a resource command failed.
+	CodeResourceFailed Code = "resource-failed"
+)
+
 // Refusals about the repository itself.
 const (
 	// CodeNotARepository is returned when the directory is not inside a git
@@ -237,6 +251,10 @@ func Codes() map[Code]string {
 		CodeSubmoduleUnpushed:   "a submodule's HEAD is on no advertised ref",
 		CodeObservationFailed:   "part of the tree could not be observed",
 		CodeForeign:             "a worktree custody did not make",
+		CodeGCDisabled:          "the resource has gc = false",
+		CodeWorktreeLive:        "the resource's worktree, path or handle is still live",
+		CodeUnexpandedToken:     "a frozen command still carries an @token@",
+		CodeResourceFailed:      "a resource command failed",
 	}
 }
 

@@ -49,6 +49,16 @@ func (s *Store) Check() ([]Problem, error) {
 		if err != nil {
 			return err
 		}
+		recs := tx.Bucket(bucketRecords)
+		err = ints.ForEach(func(k, _ []byte) error {
+			if recs.Get(k) == nil {
+				add("intent "+string(k), "", "is indexed for a record that does not exist")
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
 		var prev string
 		var want uint64 = 1
 		c := tx.Bucket(bucketJournal).Cursor()

@@ -74,11 +74,21 @@ type Redactor struct {
 var credentials = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s"]+@`)
 
 func (r *Redactor) text(s string) string {
+	replace := func(s, old, new string) string {
+		s = strings.ReplaceAll(s, old, new)
+		// Inside JSON the path may appear escaped (\u0026, \", \\).
+		if b, err := json.Marshal(old); err == nil {
+			if esc := string(b[1 : len(b)-1]); esc != old {
+				s = strings.ReplaceAll(s, esc, new)
+			}
+		}
+		return s
+	}
 	if r.Root != "" {
-		s = strings.ReplaceAll(s, r.Root, "$REPO")
+		s = replace(s, r.Root, "$REPO")
 	}
 	if r.Home != "" && r.Home != "/" {
-		s = strings.ReplaceAll(s, r.Home, "$HOME")
+		s = replace(s, r.Home, "$HOME")
 	}
 	return credentials.ReplaceAllString(s, "$1")
 }

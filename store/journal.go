@@ -17,20 +17,22 @@ import (
 // sha256(Prev || sha256(canonical body)), where the canonical body is the
 // entry's JSON object without "hash", keys sorted, compact.
 type Entry struct {
-	Seq         uint64          `json:"seq"`
-	At          time.Time       `json:"at"`
-	Record      string          `json:"record"`
-	Kind        string          `json:"kind"`
-	From        string          `json:"from"`
-	To          string          `json:"to"`
-	Trigger     string          `json:"trigger"`
-	Intent      *machine.Intent `json:"intent"`
-	Proof       *machine.Proof  `json:"proof"`
-	Observation string          `json:"observation"`
-	Outcome     string          `json:"outcome"`
-	Actor       string          `json:"actor"`
-	Prev        string          `json:"prev"`
-	Hash        string          `json:"hash,omitempty"`
+	Seq     uint64          `json:"seq"`
+	At      time.Time       `json:"at"`
+	Record  string          `json:"record"`
+	Kind    string          `json:"kind"`
+	From    string          `json:"from"`
+	To      string          `json:"to"`
+	Trigger string          `json:"trigger"`
+	Intent  *machine.Intent `json:"intent"`
+	// ResourceIntent is set instead of Intent on resource entries.
+	ResourceIntent *machine.ResourceIntent `json:"resource_intent,omitempty"`
+	Proof          *machine.Proof          `json:"proof"`
+	Observation    string                  `json:"observation"`
+	Outcome        string                  `json:"outcome"`
+	Actor          string                  `json:"actor"`
+	Prev           string                  `json:"prev"`
+	Hash           string                  `json:"hash,omitempty"`
 }
 
 // appendJournal chains e to the journal head and stores it under the next

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -130,6 +131,9 @@ func (s *Store) WithIntents() ([]machine.Record, error) {
 	err := s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketIntents).ForEach(func(k, _ []byte) error {
 			rec, err := getRecord(tx, string(k))
+			if errors.Is(err, ErrNotFound) {
+				return nil // an index entry without its record: Check reports it
+			}
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,280 @@
+package machine
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/qmuntal/stateless"
+)
+
+// Triggers of the resource machine (DESIGN §4, issue texts).
+const (
+	// TriggerDeclare records a resource with its frozen create and destroy
+	// commands as the create intent, before create runs.
+	TriggerDeclare Trigger = "declare"
+	// TriggerCreateFailed records a create that failed after its retries;
+	// the entry stays in the ledger so its destroy still runs.
+	TriggerCreateFailed Trigger = "create-failed"
+	// TriggerTeardown commits the destroy intent before destroy runs.
+	TriggerTeardown Trigger = "teardown"
+	// TriggerDestroyed records a destroy that exited 0.
+	TriggerDestroyed Trigger = "destroyed"
+	// TriggerDestroyFailed records a destroy that failed; the entry stays in
+	// the ledger for orphan GC.
+	TriggerDestroyFailed Trigger = "destroy-failed"
+)
+
+// Resource is one per-worktree external resource in the ledger: the frozen,
+// fully expanded commands, its handle and its lifecycle state.
+type Resource struct {
+	// ID is "<worktree id>/<name>".
+	ID       string `json:"id"`
+	Worktree string `json:"worktree"`
+	// AdminKey is the worktree's git admin key, GC's liveness key.
+	AdminKey string        `json:"admin_key"`
+	Path     string        `json:"path"`
+	Name     string        `json:"name"`
+	Handle   string        `json:"handle"`
+	State    State         `json:"state"`
+	Create   string        `json:"create"`
+	Destroy  string        `json:"destroy"`
+	Ensure   string        `json:"ensure,omitempty"`
+	Required bool          `json:"required"`
+	Retries  int           `json:"retries"`
+	GC       bool          `json:"gc"`
+	Timeout  time.Duration `json:"timeout"`
+	Rev      uint64        `json:"rev"`
+	// Intent is the create or destroy intent being carried out.
+	Intent    *ResourceIntent  `json:"intent,omitempty"`
+	Evidence  ResourceEvidence `json:"evidence"`
+	CreatedAt time.Time        `json:"created_at"`
+	UpdatedAt time.Time        `json:"updated_at"`
+}
+
+// ResourceIntent is committed before a resource command runs.
+type ResourceIntent struct {
+	Kind    IntentKind `json:"kind"`
+	Command string     `json:"command"`
+	Holder  Holder     `json:"holder"`
+	At      time.Time  `json:"at"`
+}
+
+// Intent kinds of resources.
+const (
+	IntentResourceCreate  IntentKind = "resource-create"
+	IntentResourceDestroy IntentKind = "resource-destroy"
+)
+
+// ResourceEvidence is what the resource's commands did.
+type ResourceEvidence struct {
+	Outcome  string `json:"outcome,omitempty"`
+	ExitCode int    `json:"exit_code"`
+	Attempts int    `json:"attempts,omitempty"`
+	Output   string `json:"output,omitempty"`
+}
+
+// ResourceFiring is the argument of every resource trigger.
+type ResourceFiring struct {
+	Res    Resource
+	Now    time.Time
+	Intent *ResourceIntent
+	// Ran, ExitCode and Output describe the command that just ran.
+	Ran      bool
+	ExitCode int
+	Attempts int
+	Output   string
+}
+
+// unexpandedToken matches an @token@ left in a frozen command.
+var unexpandedToken = regexp.MustCompile(`@[A-Za-z_][A-Za-z0-9_]*@`)
+
+// Unexpanded returns the first @token@ left in cmd, "" when there is none.
+func Unexpanded(cmd string) string { return unexpandedToken.FindString(cmd) }
+
+func resourceFiringOf(args []any) (ResourceFiring, bool) {
+	if len(args) != 1 {
+		return ResourceFiring{}, false
+	}
+	f, ok := args[0].(ResourceFiring)
+	return f, ok
+}
+
+// commandsFrozen holds when the intent's command and the frozen destroy
+// command carry no @token@: a half-expanded command is never run.
+func commandsFrozen(_ context.Context, args ...any) bool {
+	f, ok := resourceFiringOf(args)
+	return ok && f.Intent != nil && strings.TrimSpace(f.Intent.Command) != "" &&
+		Unexpanded(f.Intent.Command) == "" && Unexpanded(f.Res.Destroy) == "" && Unexpanded(f.Res.Create) == ""
+}
+
+// commandSucceeded holds when the command ran and exited 0.
+func commandSucceeded(_ context.Context, args ...any) bool {
+	f, ok := resourceFiringOf(args)
+	return ok && f.Ran && f.ExitCode == 0
+}
+
+// commandFailed holds when the command ran (all its attempts) and failed.
+func commandFailed(_ context.Context, args ...any) bool {
+	f, ok := resourceFiringOf(args)
+	return ok && f.Ran && f.ExitCode != 0
+}
+
+// ResourceCommit persists one resource transition (the commit point).
+type ResourceCommit func(ctx context.Context, from, to State, trigger Trigger, f ResourceFiring) error
+
+// ResourceMachine is the state machine of one ledger entry.
+type ResourceMachine struct {
+	sm      *stateless.StateMachine
+	state   State
+	trigger Trigger
+	commit  ResourceCommit
+}
+
+// NewResourceMachine returns the machine of r.
+func NewResourceMachine(r Resource, commit ResourceCommit) *ResourceMachine {
+	m := &ResourceMachine{state: r.State, commit: commit}
+	m.sm = stateless.NewStateMachineWithExternalStorageAndArgs(
+		func(context.Context) (stateless.State, []any, error) { return m.state, nil, nil },
+		func(ctx context.Context, s stateless.State, args ...any) error {
+			f, ok := resourceFiringOf(args)
+			if !ok {
+				panic(fmt.Sprintf("machine: resource transition [%s -> %s] fired without a ResourceFiring", m.state, s))
+			}
+			if err := m.commit(ctx, m.state, s.(State), m.trigger, f); err != nil {
+				return err
+			}
+			m.state = s.(State)
+			return nil
+		},
+		stateless.FiringImmediate,
+	)
+	m.sm.Configure(StateNone).
+		Permit(TriggerDeclare, StateProvisioning, commandsFrozen)
+	m.sm.Configure(StateProvisioning).
+		Permit(TriggerCreated, StateActive, commandSucceeded).
+		Permit(TriggerCreateFailed, StateFinished, commandFailed).
+		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
+	m.sm.Configure(StateActive).
+		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
+	m.sm.Configure(StateFinished).
+		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
+	m.sm.Configure(StateRemoving).
+		Permit(TriggerDestroyed, StateTombstoned, commandSucceeded).
+		Permit(TriggerDestroyFailed, StateFinished, commandFailed)
+	m.sm.Configure(StateTombstoned)
+	m.sm.OnUnhandledTrigger(func(_ context.Context, s stateless.State, t stateless.Trigger, unmet []string) error {
+		if len(unmet) > 0 {
+			return &Refusal{Code: CodeGuardFailed, Path: r.Path, Retry: "custody resource list",
+				Message: fmt.Sprintf("cannot %s resource %s from %s: %s did not hold", t, r.ID, s, strings.Join(unmet, ", "))}
+		}
+		return &Refusal{Code: CodeWrongState, Path: r.Path, Retry: "custody resource list",
+			Message: fmt.Sprintf("cannot %s resource %s: it is %s", t, r.ID, s)}
+	})
+	return m
+}
+
+// Fire takes trigger t over f.
+func (m *ResourceMachine) Fire(ctx context.Context, t Trigger, f ResourceFiring) error {
+	m.trigger = t
+	return m.sm.FireCtx(ctx, t, f)
+}
+
+// Permitted returns the triggers whose guards hold over f, sorted.
+func (m *ResourceMachine) Permitted(ctx context.Context, f ResourceFiring) []Trigger {
+	ts, _ := m.sm.PermittedTriggersCtx(ctx, f)
+	var out []Trigger
+	for _, t := range ts {
+		out = append(out, t.(Trigger))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ResourceGraph returns the resource machine as a DOT graph, for docs/.
+func ResourceGraph() string {
+	m := NewResourceMachine(Resource{}, func(context.Context, State, State, Trigger, ResourceFiring) error { return nil })
+	return m.sm.ToGraph()
+}
+
+// NextResource returns the ledger entry after r takes t to state `to`.
+func NextResource(r Resource, to State, t Trigger, f ResourceFiring) Resource {
+	n := r
+	n.State = to
+	n.Rev = r.Rev + 1
+	n.UpdatedAt = f.Now
+	switch t {
+	case TriggerDeclare:
+		n.CreatedAt = f.Now
+		n.Intent = copyResourceIntent(f.Intent)
+	case TriggerTeardown:
+		n.Intent = copyResourceIntent(f.Intent)
+	case TriggerCreated, TriggerCreateFailed, TriggerDestroyed, TriggerDestroyFailed:
+		n.Intent = nil
+		n.Evidence = ResourceEvidence{Outcome: string(t), ExitCode: f.ExitCode, Attempts: f.Attempts, Output: f.Output}
+	default:
+		panic(fmt.Sprintf("machine: no ledger change declared for resource trigger %q", t))
+	}
+	return n
+}
+
+func copyResourceIntent(in *ResourceIntent) *ResourceIntent {
+	if in == nil {
+		return nil
+	}
+	c := *in
+	return &c
+}
+
+// GCVerdict is orphan GC's decision about one ledger entry.
+type GCVerdict struct {
+	Reclaim bool     `json:"reclaim"`
+	Refusal *Refusal `json:"refusal,omitempty"`
+}
+
+// GCFacts is what orphan GC observed about one ledger entry's worktree.
+type GCFacts struct {
+	// AdminPresent: <common>/worktrees/<admin key> exists (a locked or
+	// unmounted worktree keeps it and is live).
+	AdminPresent bool
+	// AdminUnknown: the admin entry could not be observed.
+	AdminUnknown bool
+	// PathLive: a live worktree is registered at the entry's path.
+	PathLive bool
+	// HandleLive: another live ledger entry (of a live worktree) holds the
+	// same handle.
+	HandleLive bool
+	// HolderAlive: a live custody process holds the entry's intent.
+	HolderAlive bool
+}
+
+// DecideGC decides whether orphan GC may destroy r: only when its worktree
+// is provably gone (admin key absent), nothing live holds its path or
+// handle, gc is not false, and its frozen destroy carries no token.
+func DecideGC(r Resource, f GCFacts) GCVerdict {
+	keep := func(code Code, format string, args ...any) GCVerdict {
+		return GCVerdict{Refusal: &Refusal{Code: code, Path: r.Path, Retry: "custody resource gc --dry-run", Message: fmt.Sprintf(format, args...)}}
+	}
+	switch {
+	case r.State == StateTombstoned:
+		return keep(CodeWrongState, "resource %s is already destroyed", r.ID)
+	case f.HolderAlive:
+		return keep(CodeInProgress, "resource %s is being acted on by a live custody process", r.ID)
+	case !r.GC:
+		return keep(CodeGCDisabled, "resource %s has gc = false; destroy it yourself, then remove it from the ledger", r.ID)
+	case f.AdminUnknown:
+		return keep(CodeObservationFailed, "the admin entry of %s could not be observed", r.ID)
+	case f.AdminPresent:
+		return keep(CodeWorktreeLive, "the worktree of %s is still registered with git (admin key %s); a locked or unmounted worktree is live", r.ID, r.AdminKey)
+	case f.PathLive:
+		return keep(CodeWorktreeLive, "a live worktree now holds %s (path recycled)", r.Path)
+	case f.HandleLive:
+		return keep(CodeWorktreeLive, "a live worktree holds the handle %s (handle recycled)", r.Handle)
+	case Unexpanded(r.Destroy) != "":
+		return keep(CodeUnexpandedToken, "the frozen destroy command of %s still carries %s; it is never half-run", r.ID, Unexpanded(r.Destroy))
+	}
+	return GCVerdict{Reclaim: true}
+}
