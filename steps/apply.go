@@ -37,7 +37,7 @@ func (r ApplyResult) Pending() bool {
 // another repository is refused whole. Applying a plan again reports
 // already-done for what it removed.
 func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (ApplyResult, error) {
-	res := ApplyResult{PlanID: plan.PlanID}
+	res := ApplyResult{PlanID: plan.PlanID, Items: []Outcome{}}
 	repoID, err := e.Store.RepositoryID()
 	if err != nil {
 		return res, err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -71,7 +72,10 @@ func Open(path string, timeout time.Duration, create bool) (*Store, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := s.view(func(tx *bolt.Tx) error { return checkLayout(tx) }); err != nil {
-		return nil, err
+		if strings.Contains(err.Error(), path) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }

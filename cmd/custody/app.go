@@ -7,10 +7,13 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
@@ -106,7 +109,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if err != nil {
 		return app.fail(jsonOut, "", &usageError{err})
 	}
-	app.Command = kctx.Command()
+	app.Command = commandName(kctx.Command())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	app.Ctx = ctx
@@ -114,10 +117,34 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if app.Dir == "" {
 		app.Dir, _ = os.Getwd()
 	}
+	if fi, err := os.Stat(app.Dir); err != nil || !fi.IsDir() {
+		return app.fail(cli.JSON, app.Command, &machine.Refusal{Code: machine.CodeNotARepository, Path: app.Dir, Retry: "custody -C REPO ...",
+			Message: fmt.Sprintf("%s does not exist or is not a directory", app.Dir)})
+	}
 	if err := kctx.Run(app); err != nil {
 		return app.fail(cli.JSON, app.Command, err)
 	}
 	return app.succeed()
+}
+
+// commandName drops kong's argument placeholders: "new <name>" → "new".
+func commandName(c string) string {
+	var words []string
+	for _, w := range strings.Fields(c) {
+		if !strings.HasPrefix(w, "<") {
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// path resolves a file argument against the directory custody acts from
+// (-C), as git -C does.
+func (a *App) path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(a.Dir, p)
 }
 
 // usageError is a command line kong could not parse.

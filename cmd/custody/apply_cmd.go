@@ -30,7 +30,7 @@ EXIT STATUS: 0 all removed, 1 error (nothing done), 3 something was stale or ref
 
 // Run applies the plan.
 func (c *ApplyCmd) Run(a *App) error {
-	b, err := readPlanFile(c.Plan)
+	b, err := readPlanFile(a.path(c.Plan))
 	if err != nil {
 		return err
 	}

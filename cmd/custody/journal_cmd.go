@@ -50,7 +50,7 @@ func (c *JournalExportCmd) Run(a *App) error {
 	w := a.Stdout
 	var f *os.File
 	if c.Out != "" {
-		f, err = os.CreateTemp(filepath.Dir(c.Out), ".custody-journal-*")
+		f, err = os.CreateTemp(filepath.Dir(a.path(c.Out)), ".custody-journal-*")
 		if err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func (c *JournalExportCmd) Run(a *App) error {
 		if err := f.Close(); err != nil {
 			return err
 		}
-		if err := os.Rename(f.Name(), c.Out); err != nil {
+		if err := os.Rename(f.Name(), a.path(c.Out)); err != nil {
 			return err
 		}
 	}
@@ -93,7 +93,7 @@ EXIT STATUS: 0 verified, 1 it does not verify (or cannot be read).`
 
 // Run verifies.
 func (c *JournalVerifyCmd) Run(a *App) error {
-	f, err := os.Open(c.File)
+	f, err := os.Open(a.path(c.File))
 	if err != nil {
 		return err
 	}

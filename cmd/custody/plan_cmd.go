@@ -38,7 +38,7 @@ func (c *PlanCmd) Run(a *App) error {
 		return err
 	}
 	if c.Out != "" {
-		if err := writePlan(c.Out, plan); err != nil {
+		if err := writePlan(a.path(c.Out), plan); err != nil {
 			return err
 		}
 	}
