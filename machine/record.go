@@ -17,21 +17,23 @@ const (
 // Record is the persisted state of one worktree, resource or archive. The
 // store is its source of truth; a Record value is a copy.
 type Record struct {
-	ID         string    `json:"id"`
-	Kind       Kind      `json:"kind"`
-	State      State     `json:"state"`
-	Origin     Origin    `json:"origin"`
-	Path       string    `json:"path"`
-	Branch     string    `json:"branch"`
-	BaseCommit string    `json:"base_commit"`
-	AdminKey   string    `json:"admin_key"`
-	Dev        uint64    `json:"dev,omitempty"`
-	Ino        uint64    `json:"ino,omitempty"`
-	Rev        uint64    `json:"rev"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
-	Intent     *Intent   `json:"intent,omitempty"`
-	Evidence   Evidence  `json:"evidence"`
+	ID         string `json:"id"`
+	Kind       Kind   `json:"kind"`
+	State      State  `json:"state"`
+	Origin     Origin `json:"origin"`
+	Path       string `json:"path"`
+	Branch     string `json:"branch"`
+	BaseCommit string `json:"base_commit"`
+	AdminKey   string `json:"admin_key"`
+	Dev        uint64 `json:"dev,omitempty"`
+	Ino        uint64 `json:"ino,omitempty"`
+	// Port is the worktree's deterministic @port@ (0 when none was given).
+	Port      int       `json:"port,omitempty"`
+	Rev       uint64    `json:"rev"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Intent    *Intent   `json:"intent,omitempty"`
+	Evidence  Evidence  `json:"evidence"`
 }
 
 // IntentKind names what a committed intent is about to do.

@@ -13,5 +13,7 @@ func Failpoints() []string {
 		"apply/after-remove",
 		"apply/after-branch",
 		"apply/before-complete",
+		"resource/after-create-intent",
+		"resource/after-destroy-intent",
 	}
 }

@@ -1,0 +1,370 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/store"
+)
+
+// ResourceOutcome is what happened to one resource.
+type ResourceOutcome struct {
+	ID       string           `json:"id"`
+	Handle   string           `json:"handle"`
+	Outcome  string           `json:"outcome"`
+	ExitCode int              `json:"exit_code"`
+	Refusal  *machine.Refusal `json:"refusal,omitempty"`
+}
+
+// tokens returns the values of the @token@s a resource command may use.
+func (e *Env) tokens(rec machine.Record, name string) map[string]string {
+	h := machine.Handle(e.Config.Slug, rec.ID, name)
+	return map[string]string{
+		"resource": h, "resource_ident": machine.Ident(h), "id": rec.ID, "dir": rec.Path,
+		"branch": rec.Branch, "port": strconv.Itoa(rec.Port), "slug": e.Config.Slug, "repo": e.Repo.MainCheckout,
+	}
+}
+
+var tokenPattern = regexp.MustCompile(`@([A-Za-z_][A-Za-z0-9_]*)@`)
+
+// expand replaces each known @token@ in cmd with its value, single-quoted
+// for the shell. An unknown token stays, so the frozen command is refused.
+func expand(cmd string, vals map[string]string) string {
+	return tokenPattern.ReplaceAllStringFunc(cmd, func(m string) string {
+		v, ok := vals[m[1:len(m)-1]]
+		if !ok {
+			return m
+		}
+		return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
+	})
+}
+
+// portFor picks the worktree's deterministic port: base + hash(id) mod
+// span, moved up past ports live worktrees already hold.
+func (e *Env) portFor(id string) (int, error) {
+	recs, err := e.Store.List()
+	if err != nil {
+		return 0, err
+	}
+	used := map[int]bool{}
+	for _, r := range recs {
+		if r.State != machine.StateTombstoned && r.Port != 0 {
+			used[r.Port] = true
+		}
+	}
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	span := max(e.Config.PortSpan, 1)
+	off := int(h.Sum32() % uint32(span))
+	for i := 0; i < span; i++ {
+		p := e.Config.PortBase + (off+i)%span
+		if !used[p] {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("every port in %d..%d is held by a live worktree", e.Config.PortBase, e.Config.PortBase+span-1)
+}
+
+// fireResource takes trigger t on r and persists it.
+func (e *Env) fireResource(ctx context.Context, r machine.Resource, t machine.Trigger, f machine.ResourceFiring, outcome string) (machine.Resource, error) {
+	f.Res = r
+	f.Now = e.Now().UTC()
+	var next machine.Resource
+	m := machine.NewResourceMachine(r, func(_ context.Context, _, to machine.State, trig machine.Trigger, f machine.ResourceFiring) error {
+		next = machine.NextResource(r, to, trig, f)
+		return e.Store.CommitResource(store.ResourceTransition{Before: r, After: next, Trigger: trig, Outcome: outcome, Actor: e.Actor})
+	})
+	if err := m.Fire(ctx, t, f); err != nil {
+		return r, err
+	}
+	return next, nil
+}
+
+// maxResourceOutput bounds the command output kept in the ledger and journal.
+const maxResourceOutput = 4 << 10
+
+var urlCredentials = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s"]+@`)
+
+// runResourceCommand runs one frozen command through `sh -c` on the one
+// runner (own process group, the resource's timeout, bounded output). A
+// command that still carries an @token@ is refused, never run.
+func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd string) (int, string) {
+	if tok := machine.Unexpanded(cmd); tok != "" {
+		return -1, "refused: the frozen command still carries " + tok
+	}
+	dir := r.Path
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		dir = e.Repo.MainCheckout
+	}
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = machine.DefaultResourceTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	runner := &observe.Runner{Grace: 2 * time.Second, MaxOutput: 1 << 20}
+	res, err := runner.Run(cctx, observe.Cmd{Dir: dir, Args: []string{"/bin/sh", "-c", cmd},
+		Env: []string{"CUSTODY_WORKTREE_ID=" + r.Worktree, "CUSTODY_RESOURCE=" + r.Handle, "CUSTODY_RESOURCE_NAME=" + r.Name}})
+	out := string(res.Stdout) + string(res.Stderr)
+	code := res.ExitCode
+	if err != nil {
+		var ee *observe.ExitError
+		if !errors.As(err, &ee) {
+			code = -1
+			out += "\n" + err.Error()
+		}
+	}
+	out = urlCredentials.ReplaceAllString(out, "$1")
+	if len(out) > maxResourceOutput {
+		out = out[:maxResourceOutput] + "\n[output truncated]"
+	}
+	return code, strings.TrimSpace(out)
+}
+
+// runWithRetries runs cmd up to 1+retries times until it exits 0.
+func (e *Env) runWithRetries(ctx context.Context, r machine.Resource, cmd string) (code, attempts int, out string) {
+	for attempts = 1; ; attempts++ {
+		code, out = e.runResourceCommand(ctx, r, cmd)
+		if code == 0 || attempts > r.Retries || ctx.Err() != nil || machine.Unexpanded(cmd) != "" {
+			return code, attempts, out
+		}
+	}
+}
+
+// declareResource freezes spec's commands for rec and commits the create
+// intent. A command left with an @token@ is refused here.
+func (e *Env) declareResource(ctx context.Context, rec machine.Record, spec machine.ResourceSpec) (machine.Resource, error) {
+	vals := e.tokens(rec, spec.Name)
+	r := machine.Resource{ID: rec.ID + "/" + spec.Name, Worktree: rec.ID, AdminKey: rec.AdminKey, Path: rec.Path,
+		Name: spec.Name, Handle: vals["resource"], Create: expand(spec.Create, vals), Destroy: expand(spec.Destroy, vals),
+		Ensure: expand(spec.Ensure, vals), Required: spec.Required, Retries: spec.Retries, GC: spec.GC, Timeout: spec.Timeout}
+	if tok := machine.Unexpanded(r.Create + r.Destroy + r.Ensure); tok != "" {
+		return r, &machine.Refusal{Code: machine.CodeUnexpandedToken, Path: filepath.Join(e.Repo.MainCheckout, machine.ConfigFile),
+			Retry: "edit custody.toml", Message: fmt.Sprintf("resource %s: %s is not a token custody knows, so its command is refused, never half-run", spec.Name, tok)}
+	}
+	in := &machine.ResourceIntent{Kind: machine.IntentResourceCreate, Command: r.Create, Holder: e.Holder, At: e.Now().UTC()}
+	return e.fireResource(ctx, r, machine.TriggerDeclare, machine.ResourceFiring{Intent: in}, "create intent")
+}
+
+// createResource runs a declared resource's create (with retries) and
+// records the outcome.
+func (e *Env) createResource(ctx context.Context, r machine.Resource) (machine.Resource, error) {
+	code, attempts, out := e.runWithRetries(ctx, r, r.Create)
+	t := machine.TriggerCreated
+	if code != 0 {
+		t = machine.TriggerCreateFailed
+	}
+	return e.fireResource(ctx, r, t, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
+		fmt.Sprintf("%s (exit %d): %s", t, code, out))
+}
+
+// destroyResource commits the destroy intent, runs the frozen destroy and
+// records the outcome. A failed destroy leaves the entry for orphan GC.
+func (e *Env) destroyResource(ctx context.Context, r machine.Resource) (machine.Resource, error) {
+	if r.State != machine.StateRemoving {
+		in := &machine.ResourceIntent{Kind: machine.IntentResourceDestroy, Command: r.Destroy, Holder: e.Holder, At: e.Now().UTC()}
+		var err error
+		if r, err = e.fireResource(ctx, r, machine.TriggerTeardown, machine.ResourceFiring{Intent: in}, "destroy intent"); err != nil {
+			return r, err
+		}
+		failpoint("resource/after-destroy-intent")
+	}
+	code, attempts, out := e.runWithRetries(ctx, r, r.Destroy)
+	t := machine.TriggerDestroyed
+	if code != 0 {
+		t = machine.TriggerDestroyFailed
+	}
+	return e.fireResource(ctx, r, t, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
+		fmt.Sprintf("%s (exit %d): %s", t, code, out))
+}
+
+// worktreeResources returns rec's ledger entries that are not tombstoned,
+// in creation (config) order.
+func (e *Env) worktreeResources(id string) ([]machine.Resource, error) {
+	all, err := e.Store.Resources()
+	if err != nil {
+		return nil, err
+	}
+	var out []machine.Resource
+	for _, r := range all {
+		if r.Worktree == id && r.State != machine.StateTombstoned {
+			out = append(out, r)
+		}
+	}
+	order := map[string]int{}
+	for i, s := range e.Config.Resources {
+		order[s.Name] = i
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.Before(out[j].CreatedAt)
+		}
+		return order[out[i].Name] < order[out[j].Name]
+	})
+	return out, nil
+}
+
+// provisionResources creates every declared resource of rec that has no
+// live ledger entry yet, in document order, and re-drives entries an
+// interrupted run left with a create intent. It returns the outcomes and,
+// when a required resource failed, a refusal: the caller rolls back.
+func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]ResourceOutcome, *machine.Refusal, error) {
+	have, err := e.worktreeResources(rec.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	byName := map[string]machine.Resource{}
+	for _, r := range have {
+		byName[r.Name] = r
+	}
+	var outs []ResourceOutcome
+	for _, spec := range e.Config.Resources {
+		r, ok := byName[spec.Name]
+		if !ok {
+			r, err = e.declareResource(ctx, rec, spec)
+			var ref *machine.Refusal
+			if errors.As(err, &ref) {
+				outs = append(outs, ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: "refused", Refusal: ref})
+				if spec.Required {
+					return outs, ref, nil
+				}
+				continue
+			}
+			if err != nil {
+				return outs, nil, err
+			}
+			failpoint("resource/after-create-intent")
+		} else if r.State == machine.StateProvisioning && r.Intent != nil {
+			// An interrupted create: its outcome is unknown, so undo it
+			// with the frozen destroy (result ignored), then create once.
+			e.runResourceCommand(ctx, r, r.Destroy)
+		}
+		if r.State == machine.StateProvisioning {
+			if r, err = e.createResource(ctx, r); err != nil {
+				return outs, nil, err
+			}
+		}
+		o := ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: r.Evidence.Outcome, ExitCode: r.Evidence.ExitCode}
+		if r.State != machine.StateActive {
+			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: "custody resource ensure " + rec.ID,
+				Message: fmt.Sprintf("resource %s (%s) create exited %d: %s", spec.Name, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}
+			outs = append(outs, o)
+			if spec.Required {
+				return outs, o.Refusal, nil
+			}
+			continue
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil, writeEnv(ctx, e, rec)
+}
+
+// teardownResources destroys rec's resources in reverse creation order,
+// each with its own intent. Failures stay in the ledger for orphan GC.
+func teardownResources(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
+	rs, err := e.worktreeResources(id)
+	if err != nil {
+		return nil, err
+	}
+	var outs []ResourceOutcome
+	for i := len(rs) - 1; i >= 0; i-- {
+		r, err := e.destroyResource(ctx, rs[i])
+		if err != nil {
+			var ref *machine.Refusal
+			if errors.As(err, &ref) {
+				outs = append(outs, ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: "refused", Refusal: ref})
+				continue
+			}
+			return outs, err
+		}
+		o := ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: r.Evidence.Outcome, ExitCode: r.Evidence.ExitCode}
+		if r.State != machine.StateTombstoned {
+			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource gc",
+				Message: fmt.Sprintf("resource %s (%s) destroy exited %d: %s; the ledger keeps it for GC", r.Name, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
+
+// envLine matches a line custody writes into a worktree's .env.
+var envLine = regexp.MustCompile(`^CUSTODY_(WORKTREE_ID|RESOURCE_[A-Z0-9_]+)=`)
+
+// writeEnv merges CUSTODY_WORKTREE_ID and CUSTODY_RESOURCE_<NAME> lines
+// into the worktree's .env, leaving every other line as it was, and makes
+// sure git ignores the file. A .env that git tracks is left alone.
+func writeEnv(ctx context.Context, e *Env, rec machine.Record) error {
+	if len(e.Config.Resources) == 0 {
+		return nil
+	}
+	if _, err := e.Git.Observe(ctx, rec.Path, "ls-files", "--error-unmatch", "--", ".env"); err == nil {
+		return nil // tracked: custody does not edit a tracked file
+	}
+	path := filepath.Join(rec.Path, ".env")
+	var kept []string
+	if b, err := os.ReadFile(path); err == nil {
+		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+			if !envLine.MatchString(l) {
+				kept = append(kept, l)
+			}
+		}
+	}
+	if len(kept) == 1 && kept[0] == "" {
+		kept = nil
+	}
+	lines := append(kept, "CUSTODY_WORKTREE_ID="+rec.ID)
+	for _, s := range e.Config.Resources {
+		key := "CUSTODY_RESOURCE_" + strings.ToUpper(strings.ReplaceAll(s.Name, "-", "_"))
+		lines = append(lines, key+"="+machine.Handle(e.Config.Slug, rec.ID, s.Name))
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := e.Git.Observe(ctx, rec.Path, "check-ignore", "-q", "--", ".env"); err != nil {
+		if err := appendExclude(e.Repo, "/.env", "custody's per-worktree resource handles"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendExclude adds line to <common>/info/exclude unless it is there.
+func appendExclude(repo observe.Repo, line, why string) error {
+	path := filepath.Join(repo.CommonDir, "info", "exclude")
+	b, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) == line {
+			return nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	prefix := ""
+	if len(b) > 0 && !strings.HasSuffix(string(b), "\n") {
+		prefix = "\n"
+	}
+	if _, err := fmt.Fprintf(f, "%s# %s\n%s\n", prefix, why, line); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
