@@ -28,6 +28,7 @@ type fingerprintBody struct {
 	Prunable   bool      `json:"prunable"`
 	Marker     string    `json:"marker"`
 	Status     Status    `json:"status"`
+	EnvOwn     bool      `json:"env_own"`
 	StatusErr  string    `json:"status_error"`
 	Hidden     []Hidden  `json:"hidden"`
 }
@@ -55,7 +56,7 @@ func Fingerprint(o WorktreeObservation) string {
 		Path: o.Path, PathState: o.PathState, IsDir: o.IsDir, IsSymlink: o.IsSymlink,
 		Dev: o.Dev, Ino: o.Ino, Registered: o.Registered, AdminKey: o.AdminKey,
 		Head: o.Head, Branch: o.Branch, Detached: o.Detached, Locked: o.Locked,
-		Prunable: o.Prunable, Marker: o.Marker, Status: st, StatusErr: o.StatusErr, Hidden: hidden,
+		Prunable: o.Prunable, Marker: o.Marker, Status: st, EnvOwn: o.EnvOwn, StatusErr: o.StatusErr, Hidden: hidden,
 	})
 	if err != nil {
 		panic("machine: fingerprint body does not marshal: " + err.Error())

@@ -42,7 +42,10 @@ type WorktreeObservation struct {
 	// the branch does not exist.
 	BranchTip string `json:"branch_tip,omitempty"`
 
-	Status    Status `json:"status"`
+	Status Status `json:"status"`
+	// EnvOwn is true when the tree's .env holds nothing but the lines
+	// custody wrote: custody's own state, dropped from Status.Ignored.
+	EnvOwn    bool   `json:"env_own,omitempty"`
 	StatusErr string `json:"status_error,omitempty"`
 
 	Lease *Lease `json:"lease,omitempty"`

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
@@ -76,6 +78,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 			o.StatusErr = err.Error()
 		} else {
 			o.Status = st
+			o.Status.Ignored, o.EnvOwn = dropOwnEnv(rec.Path, st.Ignored)
 		}
 	}
 	if scope.Hidden && o.StatusErr == "" {
@@ -97,6 +100,30 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 		o.Proof = p
 	}
 	return o
+}
+
+// ownEnvLine matches a line custody writes into a worktree's .env.
+var ownEnvLine = regexp.MustCompile(`^CUSTODY_(WORKTREE_ID|RESOURCE_[A-Z0-9_]+)=[a-z0-9_-]*$`)
+
+// dropOwnEnv removes ".env" from the ignored paths when the file holds
+// nothing but lines custody wrote (and blank lines): it is custody's own
+// state and does not keep an otherwise removable tree. Any other line is the
+// user's and keeps it.
+func dropOwnEnv(dir string, ignored []string) ([]string, bool) {
+	i := slices.Index(ignored, ".env")
+	if i < 0 {
+		return ignored, false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".env"))
+	if err != nil {
+		return ignored, false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) != "" && !ownEnvLine.MatchString(l) {
+			return ignored, false
+		}
+	}
+	return slices.Delete(slices.Clone(ignored), i, i+1), true
 }
 
 // AdminKeyOf returns the admin key git holds for the linked worktree at path,

@@ -23,8 +23,13 @@ type ApplyResult struct {
 // already-done.
 func (r ApplyResult) Pending() bool {
 	for _, it := range r.Items {
-		if it.Outcome != "removed" && it.Outcome != "already-done" {
+		if it.Outcome != "removed" && it.Outcome != "already-done" && it.Outcome != "destroyed" {
 			return true
+		}
+		for _, res := range it.Resources {
+			if res.Refusal != nil {
+				return true
+			}
 		}
 	}
 	return false
@@ -119,7 +124,10 @@ func applyItem(ctx context.Context, e *Env, plan machine.Plan, it machine.PlanIt
 		switch rec.State {
 		case machine.StateTombstoned:
 			if rec.Evidence.Outcome == "removed" {
-				return Outcome{ID: it.ID, Outcome: "already-done", State: rec.State}, nil
+				// A run interrupted after the tree went may have left its
+				// resources: tear them down now.
+				res, err := teardownResources(ctx, e, rec.ID)
+				return Outcome{ID: it.ID, Outcome: "already-done", State: rec.State, Resources: res}, err
 			}
 			return refused(&machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: "custody show " + rec.ID,
 				Message: fmt.Sprintf("%s was tombstoned without removal (%s)", rec.ID, rec.Evidence.Outcome)}, rec.State), nil

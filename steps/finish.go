@@ -19,6 +19,8 @@ type Outcome struct {
 	Outcome string           `json:"outcome"`
 	State   machine.State    `json:"state,omitempty"`
 	Refusal *machine.Refusal `json:"refusal,omitempty"`
+	// Resources are the worktree's resources torn down with it.
+	Resources []ResourceOutcome `json:"resources,omitempty"`
 }
 
 // Finish finishes each active record: it records the final HEAD, guarded by

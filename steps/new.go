@@ -16,10 +16,12 @@ import (
 
 // NewResult is what `custody new` made.
 type NewResult struct {
-	ID     string `json:"id"`
-	Path   string `json:"path"`
-	Branch string `json:"branch"`
-	Head   string `json:"head"`
+	ID        string            `json:"id"`
+	Path      string            `json:"path"`
+	Branch    string            `json:"branch"`
+	Head      string            `json:"head"`
+	Port      int               `json:"port,omitempty"`
+	Resources []ResourceOutcome `json:"resources,omitempty"`
 }
 
 // ResolveCommit resolves rev to a full commit id in the main checkout.
@@ -56,8 +58,12 @@ func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
 			return NewResult{}, err
 		}
 		id := machine.WorktreeID(name, rnd)
+		port, err := e.portFor(id)
+		if err != nil {
+			return NewResult{}, err
+		}
 		cand := machine.Record{ID: id, Kind: machine.KindWorktree, Origin: machine.OriginCreated,
-			Path: filepath.Join(e.Root, id), Branch: e.Policy.BranchPrefix + id, BaseCommit: commit, AdminKey: id}
+			Path: filepath.Join(e.Root, id), Branch: e.Policy.BranchPrefix + id, BaseCommit: commit, AdminKey: id, Port: port}
 		obs, _, err := e.observe(ctx, cand, observe.Scope{})
 		if err != nil {
 			return NewResult{}, err
@@ -85,24 +91,70 @@ func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
 		}
 		return NewResult{}, fmt.Errorf("git worktree add %s failed and left something behind; run `custody resume` to settle it: %w", rec.Path, addErr)
 	}
-	rec, err = activate(ctx, e, rec)
+	rec, res, err := complete(ctx, e, rec)
 	if err != nil {
 		return NewResult{}, err
 	}
-	return NewResult{ID: rec.ID, Path: rec.Path, Branch: rec.Branch, Head: rec.BaseCommit}, nil
+	return NewResult{ID: rec.ID, Path: rec.Path, Branch: rec.Branch, Head: rec.BaseCommit, Port: rec.Port, Resources: res}, nil
 }
 
-// activate writes the ready marker into the exact admin entry git made for
-// the record, then fires created over a fresh observation.
-func activate(ctx context.Context, e *Env, rec machine.Record) (machine.Record, error) {
+// complete finishes a provisioning worktree whose tree git made: ready
+// marker, then every declared resource, then created. When a required
+// resource fails, everything made is rolled back in reverse (resources,
+// the tree, its branch) and the record is discarded.
+func complete(ctx context.Context, e *Env, rec machine.Record) (machine.Record, []ResourceOutcome, error) {
 	if key := observe.AdminKeyOf(e.Repo, rec.Path); key != rec.ID {
-		return rec, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
+		return rec, nil, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
 			Message: fmt.Sprintf("git registered %s under admin key %q, not %q; the ready marker was not written", rec.Path, key, rec.ID)}
 	}
 	if err := writeMarker(e.Repo, rec.ID); err != nil {
-		return rec, fmt.Errorf("write the ready marker of %s: %w", rec.ID, err)
+		return rec, nil, fmt.Errorf("write the ready marker of %s: %w", rec.ID, err)
 	}
 	failpoint("new/after-marker")
+	outs, failed, err := provisionResources(ctx, e, rec)
+	if err != nil {
+		return rec, outs, err
+	}
+	if failed != nil {
+		if rbErr := rollback(ctx, e, rec); rbErr != nil {
+			return rec, outs, fmt.Errorf("%s; rolling back %s also failed, run `custody resume`: %w", failed.Message, rec.ID, rbErr)
+		}
+		return rec, outs, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody new NAME",
+			Message: fmt.Sprintf("%s; custody new was rolled back: no worktree, no branch, earlier resources destroyed", failed.Message)}
+	}
+	next, err := activate(ctx, e, rec)
+	return next, outs, err
+}
+
+// rollback undoes a provisioning worktree custody just made in this
+// command: its resources in reverse, the tree (forced: nothing in it is a
+// person's yet), its branch by compare-and-swap, and discards the record.
+func rollback(ctx context.Context, e *Env, rec machine.Record) error {
+	if _, err := teardownResources(ctx, e, rec.ID); err != nil {
+		return err
+	}
+	if _, err := e.Git.Mutate(ctx, e.Repo.MainCheckout, "worktree", "remove", "--force", "--", rec.Path); err != nil {
+		if observe.Lstat(rec.Path).State != machine.PathAbsent {
+			return fmt.Errorf("remove %s: %w", rec.Path, err)
+		}
+	}
+	if observe.Lstat(e.Repo.AdminDir(rec.ID)).State == machine.PathPresent {
+		if err := dropAdminEntry(e, rec); err != nil {
+			return err
+		}
+	}
+	bo, reason := casDeleteBranch(ctx, e, rec.Branch, rec.BaseCommit)
+	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	if err != nil {
+		return err
+	}
+	_, err = e.fire(ctx, rec, machine.TriggerDiscard, machine.Firing{Obs: obs,
+		Evidence: machine.Evidence{BranchOutcome: bo, BranchReason: reason}}, "rolled back: a required resource failed")
+	return err
+}
+
+// activate fires created over a fresh observation.
+func activate(ctx context.Context, e *Env, rec machine.Record) (machine.Record, error) {
 	obs, _, err := e.observe(ctx, rec, observe.Scope{})
 	if err != nil {
 		return rec, err

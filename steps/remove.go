@@ -161,7 +161,8 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		Evidence: machine.Evidence{BranchOutcome: branchOutcome, BranchReason: reason}}, "removed"); err != nil {
 		return Outcome{}, err
 	}
-	return Outcome{ID: rec.ID, Outcome: "removed", State: machine.StateTombstoned}, nil
+	res, err := teardownResources(ctx, e, rec.ID)
+	return Outcome{ID: rec.ID, Outcome: "removed", State: machine.StateTombstoned, Resources: res}, err
 }
 
 // dropAdminEntry removes exactly <common>/worktrees/<key> of a removed

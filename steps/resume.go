@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/custody-sh/custody/machine"
@@ -66,7 +67,12 @@ func resumeOne(ctx context.Context, e *Env, rec machine.Record) ResumeItem {
 	}
 	switch action {
 	case machine.ResumeActivate:
-		if _, err := activate(ctx, e, rec); err != nil {
+		if _, _, err := complete(ctx, e, rec); err != nil {
+			var r *machine.Refusal
+			if errors.As(err, &r) && r.Code == machine.CodeCreateFailed {
+				item.Outcome, item.Refusal = "rolled-back", r
+				return item
+			}
 			return fail(err)
 		}
 		item.Outcome = "activated"
