@@ -12,6 +12,8 @@ type Action string
 const (
 	ActionRemove Action = "remove"
 	ActionKeep   Action = "keep"
+	// ActionDestroy destroys an orphaned resource.
+	ActionDestroy Action = "destroy"
 )
 
 // Policy is the part of the project configuration decisions depend on.

@@ -55,7 +55,7 @@ type PlanItem struct {
 // Counts returns how many items remove and how many keep.
 func (p Plan) Counts() (remove, keep int) {
 	for _, it := range p.Items {
-		if it.Action == ActionRemove {
+		if it.Action == ActionRemove || it.Action == ActionDestroy {
 			remove++
 		} else {
 			keep++
@@ -122,6 +122,10 @@ func ParsePlan(b []byte) (Plan, error) {
 		case ActionRemove:
 			if it.Fingerprint == "" || it.Proof == nil || !IsFullCommit(it.Head) || !it.Proof.Covers(it.Head) {
 				return Plan{}, fmt.Errorf("%w: item %s removes without a fingerprint and a proof of its HEAD", ErrPlanInvalid, it.ID)
+			}
+		case ActionDestroy:
+			if it.Kind != KindResource || it.Fingerprint == "" {
+				return Plan{}, fmt.Errorf("%w: item %s destroys without being a resource with a fingerprint", ErrPlanInvalid, it.ID)
 			}
 		default:
 			return Plan{}, fmt.Errorf("%w: item %s has unknown action %q", ErrPlanInvalid, it.ID, it.Action)

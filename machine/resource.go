@@ -2,6 +2,9 @@ package machine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -26,6 +29,8 @@ const (
 	// TriggerDestroyFailed records a destroy that failed; the entry stays in
 	// the ledger for orphan GC.
 	TriggerDestroyFailed Trigger = "destroy-failed"
+	// TriggerEnsure records an ensure run: an internal step of active.
+	TriggerEnsure Trigger = "ensure"
 )
 
 // Resource is one per-worktree external resource in the ledger: the frozen,
@@ -123,6 +128,12 @@ func commandFailed(_ context.Context, args ...any) bool {
 	return ok && f.Ran && f.ExitCode != 0
 }
 
+// commandRan holds when a command ran, whatever it exited.
+func commandRan(_ context.Context, args ...any) bool {
+	f, ok := resourceFiringOf(args)
+	return ok && f.Ran
+}
+
 // ResourceCommit persists one resource transition (the commit point).
 type ResourceCommit func(ctx context.Context, from, to State, trigger Trigger, f ResourceFiring) error
 
@@ -159,6 +170,7 @@ func NewResourceMachine(r Resource, commit ResourceCommit) *ResourceMachine {
 		Permit(TriggerCreateFailed, StateFinished, commandFailed).
 		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
 	m.sm.Configure(StateActive).
+		PermitReentry(TriggerEnsure, commandRan).
 		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
 	m.sm.Configure(StateFinished).
 		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
@@ -212,7 +224,7 @@ func NextResource(r Resource, to State, t Trigger, f ResourceFiring) Resource {
 		n.Intent = copyResourceIntent(f.Intent)
 	case TriggerTeardown:
 		n.Intent = copyResourceIntent(f.Intent)
-	case TriggerCreated, TriggerCreateFailed, TriggerDestroyed, TriggerDestroyFailed:
+	case TriggerCreated, TriggerCreateFailed, TriggerDestroyed, TriggerDestroyFailed, TriggerEnsure:
 		n.Intent = nil
 		n.Evidence = ResourceEvidence{Outcome: string(t), ExitCode: f.ExitCode, Attempts: f.Attempts, Output: f.Output}
 	default:
@@ -227,6 +239,21 @@ func copyResourceIntent(in *ResourceIntent) *ResourceIntent {
 	}
 	c := *in
 	return &c
+}
+
+// ResourceFingerprint digests what a plan reviewed of a ledger entry: apply
+// refuses the destroy if the entry changed since.
+func ResourceFingerprint(r Resource) string {
+	b, err := json.Marshal(struct {
+		ID, Handle, Destroy, AdminKey, Path string
+		State                               State
+		Rev                                 uint64
+	}{r.ID, r.Handle, r.Destroy, r.AdminKey, r.Path, r.State, r.Rev})
+	if err != nil {
+		panic("machine: resource fingerprint does not marshal: " + err.Error())
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // GCVerdict is orphan GC's decision about one ledger entry.

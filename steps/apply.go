@@ -65,6 +65,14 @@ func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (Apply
 		if len(selected) > 0 && !selected[it.ID] {
 			continue
 		}
+		if it.Action == machine.ActionDestroy {
+			out, ref, err := reclaim(ctx, e, it.ID, it.Fingerprint)
+			if err != nil {
+				return res, fmt.Errorf("apply %s: %w", it.ID, err)
+			}
+			res.Items = append(res.Items, Outcome{ID: it.ID, Outcome: out, Refusal: ref})
+			continue
+		}
 		if it.Action != machine.ActionRemove {
 			res.Kept++
 			continue

@@ -93,6 +93,11 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 			return machine.Plan{}, err
 		}
 	}
+	resItems, err := resourceItems(ctx, e)
+	if err != nil {
+		return machine.Plan{}, err
+	}
+	foreign = append(foreign, resItems...)
 	return machine.Seal(machine.Plan{
 		Repository: machine.PlanRepository{ID: repoID, CommonDir: e.Repo.CommonDir},
 		CreatedAt:  now,

@@ -34,7 +34,8 @@ func Resume(ctx context.Context, e *Env) ([]ResumeItem, error) {
 		}
 		out = append(out, resumeOne(ctx, e, rec))
 	}
-	return out, nil
+	res, err := resumeResources(ctx, e)
+	return append(out, res...), err
 }
 
 func inProgress(rec machine.Record) *machine.Refusal {

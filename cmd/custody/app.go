@@ -35,18 +35,19 @@ type Globals struct {
 type CLI struct {
 	Globals
 
-	Init    InitCmd    `cmd:"" help:"Prepare this repository: the state file and the managed root, excluded from git."`
-	New     NewCmd     `cmd:"" help:"Create a managed worktree and print its path."`
-	List    ListCmd    `cmd:"" help:"List worktree records."`
-	Show    ShowCmd    `cmd:"" help:"Show one record: state, intent, evidence, journal and what it rests on."`
-	Adopt   AdoptCmd   `cmd:"" help:"Put an existing linked worktree in custody (its branch is never deleted)."`
-	Finish  FinishCmd  `cmd:"" help:"Mark worktrees finished (inside a managed worktree, defaults to it)."`
-	Reopen  ReopenCmd  `cmd:"" help:"Take a finished worktree back to active."`
-	Plan    PlanCmd    `cmd:"" help:"Assess every finished worktree: which may go, and why each other is kept."`
-	Apply   ApplyCmd   `cmd:"" help:"Do exactly what a reviewed plan says, refusing what changed since."`
-	Resume  ResumeCmd  `cmd:"" help:"Drive every interrupted intent to its one outcome."`
-	Journal JournalCmd `cmd:"" help:"Export, verify and show the head of the journal."`
-	Doctor  DoctorCmd  `cmd:"" help:"Check the state file, the journal and the records."`
+	Init     InitCmd     `cmd:"" help:"Prepare this repository: the state file and the managed root, excluded from git."`
+	New      NewCmd      `cmd:"" help:"Create a managed worktree and print its path."`
+	List     ListCmd     `cmd:"" help:"List worktree records."`
+	Show     ShowCmd     `cmd:"" help:"Show one record: state, intent, evidence, journal and what it rests on."`
+	Adopt    AdoptCmd    `cmd:"" help:"Put an existing linked worktree in custody (its branch is never deleted)."`
+	Finish   FinishCmd   `cmd:"" help:"Mark worktrees finished (inside a managed worktree, defaults to it)."`
+	Reopen   ReopenCmd   `cmd:"" help:"Take a finished worktree back to active."`
+	Plan     PlanCmd     `cmd:"" help:"Assess every finished worktree: which may go, and why each other is kept."`
+	Apply    ApplyCmd    `cmd:"" help:"Do exactly what a reviewed plan says, refusing what changed since."`
+	Resume   ResumeCmd   `cmd:"" help:"Drive every interrupted intent to its one outcome."`
+	Journal  JournalCmd  `cmd:"" help:"Export, verify and show the head of the journal."`
+	Resource ResourceCmd `cmd:"" help:"Per-worktree resources: identity, ensure, gc, list."`
+	Doctor   DoctorCmd   `cmd:"" help:"Check the state file, the journal and the records."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output

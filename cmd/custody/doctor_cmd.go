@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -12,9 +13,10 @@ type DoctorCmd struct{}
 
 // Help is the long help of doctor.
 func (DoctorCmd) Help() string {
-	return `Checks the state file: schema, records, intents and the journal's hash chain,
-and lists records whose interrupted intents wait for custody resume. Prints
-one problem per line, then "N problems found" or "OK".
+	return `Checks custody.toml, the state file (schema, records, intents, the journal's
+hash chain), records whose interrupted intents wait for custody resume, and
+resource ledger entries that cannot be reclaimed or whose destroy failed.
+Prints one problem per line, then "N problems found" or "OK".
 
 EXIT STATUS: 0 OK, 1 error, 3 problems found.`
 }
@@ -25,7 +27,7 @@ func (c *DoctorCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	problems, err := e.Store.Check()
+	problems, err := steps.Doctor(a.Ctx, e)
 	if err != nil {
 		return err
 	}

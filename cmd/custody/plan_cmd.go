@@ -86,7 +86,7 @@ func renderPlan(w io.Writer, plan machine.Plan, out string) {
 		}
 	}
 	remove, keep := plan.Counts()
-	fmt.Fprintf(w, "%d to remove, %d kept\n", remove, keep)
+	fmt.Fprintf(w, "%d to remove or destroy, %d kept\n", remove, keep)
 	switch {
 	case remove == 0:
 	case out != "":

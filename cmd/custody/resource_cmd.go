@@ -1,0 +1,172 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+)
+
+// ResourceCmd groups the resource commands.
+type ResourceCmd struct {
+	Identity ResourceIdentityCmd `cmd:"" help:"Print a resource's handle for a worktree."`
+	Ensure   ResourceEnsureCmd   `cmd:"" help:"Run every ensure command of a worktree's resources (for session start)."`
+	GC       ResourceGCCmd       `cmd:"" name:"gc" help:"Destroy resources whose worktree is provably gone."`
+	List     ResourceListCmd     `cmd:"" help:"List the resource ledger."`
+}
+
+// ResourceIdentityCmd prints a handle.
+type ResourceIdentityCmd struct {
+	Name string `arg:"" help:"The resource's name in custody.toml."`
+	ID   string `name:"id" help:"Worktree id (default: the managed worktree containing the current directory)."`
+}
+
+// Run prints the handle <slug>-<id>-<name>.
+func (c *ResourceIdentityCmd) Run(a *App) error {
+	e, err := a.env(false)
+	if err != nil {
+		return err
+	}
+	if _, ok := e.Config.Resource(c.Name); !ok {
+		return &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody resource list",
+			Message: fmt.Sprintf("custody.toml declares no resource %q", c.Name)}
+	}
+	id := c.ID
+	if id == "" {
+		if id, err = steps.CurrentID(e, a.Dir); err != nil {
+			return err
+		}
+	}
+	if _, err := e.Store.Get(id); err != nil {
+		return &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list", Message: fmt.Sprintf("no worktree record %q", id)}
+	}
+	h := machine.Handle(e.Config.Slug, id, c.Name)
+	a.done(map[string]string{"id": id, "name": c.Name, "handle": h, "ident": machine.Ident(h)}, func(w io.Writer) { fmt.Fprintln(w, h) }, false)
+	return nil
+}
+
+// ResourceEnsureCmd runs ensure commands.
+type ResourceEnsureCmd struct {
+	ID string `arg:"" optional:"" help:"Worktree id (default: the managed worktree containing the current directory)."`
+}
+
+// Run runs the ensures.
+func (c *ResourceEnsureCmd) Run(a *App) error {
+	e, err := a.mutatingEnv()
+	if err != nil {
+		return err
+	}
+	id := c.ID
+	if id == "" {
+		if id, err = steps.CurrentID(e, a.Dir); err != nil {
+			return err
+		}
+	}
+	outs, err := steps.Ensure(a.Ctx, e, id)
+	if err != nil {
+		return err
+	}
+	pending := false
+	for _, o := range outs {
+		pending = pending || o.Refusal != nil
+	}
+	a.done(map[string]any{"id": id, "resources": outs}, func(w io.Writer) {
+		if len(outs) == 0 {
+			fmt.Fprintln(w, "no ensure commands to run")
+		}
+		for _, o := range outs {
+			fmt.Fprintf(w, "%s %s (exit %d)\n", o.Outcome, o.Handle, o.ExitCode)
+			if o.Refusal != nil {
+				fmt.Fprintf(w, "\t%s\n", o.Refusal.Message)
+			}
+		}
+	}, pending)
+	return nil
+}
+
+// ResourceGCCmd reclaims orphaned resources.
+type ResourceGCCmd struct {
+	DryRun bool `name:"dry-run" help:"Report what would be reclaimed and why the rest is kept; change nothing."`
+}
+
+// Help is the long help of resource gc.
+func (ResourceGCCmd) Help() string {
+	return `Destroys exactly the ledger entries whose worktree is provably gone: its git
+admin key is absent (a locked or unmounted worktree keeps it and is live), no live
+worktree holds its path or handle, and gc is not false. Runs only the frozen
+destroy commands of this repository's ledger, re-checking each entry right before.
+
+EXIT STATUS: 0 done, 1 error, 3 something failed or was kept.`
+}
+
+// Run collects garbage.
+func (c *ResourceGCCmd) Run(a *App) error {
+	var e *steps.Env
+	var err error
+	if c.DryRun {
+		e, err = a.env(false)
+	} else {
+		e, err = a.mutatingEnv()
+	}
+	if err != nil {
+		return err
+	}
+	items, err := steps.GC(a.Ctx, e, c.DryRun)
+	if err != nil {
+		return err
+	}
+	pending := false
+	for _, it := range items {
+		if it.Outcome == "failed" || it.Outcome == "refused" {
+			pending = true
+		}
+	}
+	a.done(map[string]any{"dry_run": c.DryRun, "items": items}, func(w io.Writer) {
+		if len(items) == 0 {
+			fmt.Fprintln(w, "the ledger holds no live resources")
+		}
+		for _, it := range items {
+			fmt.Fprintf(w, "%-13s %s (%s)\n", it.Outcome, it.ID, it.Handle)
+			if it.Refusal != nil {
+				fmt.Fprintf(w, "\t[%s] %s\n", it.Refusal.Code, it.Refusal.Message)
+			}
+		}
+	}, pending)
+	return nil
+}
+
+// ResourceListCmd lists the ledger.
+type ResourceListCmd struct {
+	All bool `name:"all" help:"Include destroyed entries."`
+}
+
+// Run lists.
+func (c *ResourceListCmd) Run(a *App) error {
+	e, err := a.env(false)
+	if err != nil {
+		return err
+	}
+	all, err := e.Store.Resources()
+	if err != nil {
+		return err
+	}
+	out := []machine.Resource{}
+	for _, r := range all {
+		if c.All || r.State != machine.StateTombstoned {
+			out = append(out, r)
+		}
+	}
+	a.done(map[string]any{"resources": out}, func(w io.Writer) {
+		if len(out) == 0 {
+			fmt.Fprintln(w, "no resources")
+			return
+		}
+		rows := [][]string{{"ID", "STATE", "HANDLE", "LAST"}}
+		for _, r := range out {
+			rows = append(rows, []string{r.ID, string(r.State), r.Handle, r.Evidence.Outcome})
+		}
+		table(w, rows)
+	}, false)
+	return nil
+}

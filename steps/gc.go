@@ -1,0 +1,248 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/store"
+)
+
+// GCItem is orphan GC's outcome for one ledger entry.
+type GCItem struct {
+	ID       string           `json:"id"`
+	Handle   string           `json:"handle"`
+	Worktree string           `json:"worktree"`
+	Outcome  string           `json:"outcome"`
+	Refusal  *machine.Refusal `json:"refusal,omitempty"`
+}
+
+// gcFacts observes, for one ledger entry, what orphan GC decides on: is the
+// worktree's git admin key still present, does a live worktree hold the
+// entry's path, does a live entry hold its handle, does a live process hold
+// its intent.
+func gcFacts(e *Env, r machine.Resource, inv observe.Inventory, all []machine.Resource) machine.GCFacts {
+	var f machine.GCFacts
+	switch observe.Lstat(e.Repo.AdminDir(r.AdminKey)).State {
+	case machine.PathPresent:
+		f.AdminPresent = true
+	case machine.PathUnknown:
+		f.AdminUnknown = true
+	}
+	if r.AdminKey == "" || r.AdminKey != filepath.Base(r.AdminKey) {
+		f.AdminUnknown = true
+	}
+	if _, ok := inv.Entry(r.Path); ok {
+		f.PathLive = true
+	}
+	for _, o := range all {
+		if o.ID != r.ID && o.Handle == r.Handle && o.State != machine.StateTombstoned &&
+			observe.Lstat(e.Repo.AdminDir(o.AdminKey)).State != machine.PathAbsent {
+			f.HandleLive = true
+		}
+	}
+	f.HolderAlive = r.Intent != nil && holderAlive(r.Intent.Holder, e.Holder)
+	return f
+}
+
+// orphans returns every live ledger entry with its GC verdict.
+func orphans(ctx context.Context, e *Env) ([]machine.Resource, []machine.GCVerdict, error) {
+	all, err := e.Store.Resources()
+	if err != nil {
+		return nil, nil, err
+	}
+	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	if err != nil {
+		return nil, nil, err
+	}
+	var rs []machine.Resource
+	var vs []machine.GCVerdict
+	for _, r := range all {
+		if r.State == machine.StateTombstoned {
+			continue
+		}
+		rs = append(rs, r)
+		vs = append(vs, machine.DecideGC(r, gcFacts(e, r, inv, all)))
+	}
+	return rs, vs, nil
+}
+
+// GC destroys exactly the ledger entries whose worktree is provably gone
+// (machine.DecideGC), re-checking each one immediately before its destroy
+// and committing the destroy by compare-and-swap on the entry. It never
+// enumerates external resources and runs only this repository's frozen
+// commands. With dryRun it reports what it would reclaim and why the rest
+// is kept, and changes nothing.
+func GC(ctx context.Context, e *Env, dryRun bool) ([]GCItem, error) {
+	rs, vs, err := orphans(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	items := []GCItem{}
+	for i, r := range rs {
+		it := GCItem{ID: r.ID, Handle: r.Handle, Worktree: r.Worktree}
+		if !vs[i].Reclaim {
+			it.Outcome, it.Refusal = "kept", vs[i].Refusal
+			items = append(items, it)
+			continue
+		}
+		if dryRun {
+			it.Outcome = "would-reclaim"
+			items = append(items, it)
+			continue
+		}
+		out, ref, err := reclaim(ctx, e, r.ID, "")
+		if err != nil {
+			return items, err
+		}
+		it.Outcome, it.Refusal = out, ref
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// reclaim re-reads one ledger entry, re-decides, and destroys it. With a
+// non-empty fingerprint the entry must still be what a plan reviewed.
+func reclaim(ctx context.Context, e *Env, id, fingerprint string) (string, *machine.Refusal, error) {
+	r, err := e.Store.GetResource(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return "refused", &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody plan", Message: fmt.Sprintf("no ledger entry %s", id)}, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if r.State == machine.StateTombstoned {
+		return "already-done", nil, nil
+	}
+	if fingerprint != "" && machine.ResourceFingerprint(r) != fingerprint {
+		return "stale", &machine.Refusal{Code: machine.CodeStale, Path: r.Path, Retry: "custody plan",
+			Message: fmt.Sprintf("ledger entry %s changed since plan", id)}, nil
+	}
+	all, err := e.Store.Resources()
+	if err != nil {
+		return "", nil, err
+	}
+	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	if err != nil {
+		return "", nil, err
+	}
+	if v := machine.DecideGC(r, gcFacts(e, r, inv, all)); !v.Reclaim {
+		return "kept", v.Refusal, nil
+	}
+	r, err = e.destroyResource(ctx, r)
+	var ref *machine.Refusal
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return "kept", &machine.Refusal{Code: machine.CodeInProgress, Path: r.Path, Retry: "custody resource gc",
+			Message: fmt.Sprintf("ledger entry %s changed while GC looked at it; another custody is acting on it", id)}, nil
+	case errors.As(err, &ref):
+		return "refused", ref, nil
+	case err != nil:
+		return "", nil, err
+	case r.State != machine.StateTombstoned:
+		return "failed", &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource gc",
+			Message: fmt.Sprintf("destroy of %s (%s) exited %d: %s", r.ID, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}, nil
+	}
+	return "destroyed", nil, nil
+}
+
+// resourceItems lists orphaned resources as plan items: destroy when GC
+// may reclaim them, keep (with the reason) when their worktree is gone but
+// GC may not.
+func resourceItems(ctx context.Context, e *Env) ([]machine.PlanItem, error) {
+	rs, vs, err := orphans(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	var items []machine.PlanItem
+	for i, r := range rs {
+		it := machine.PlanItem{ID: r.ID, Kind: machine.KindResource, State: r.State, Path: r.Path, Fingerprint: machine.ResourceFingerprint(r)}
+		switch {
+		case vs[i].Reclaim:
+			it.Action = machine.ActionDestroy
+		case vs[i].Refusal.Code == machine.CodeWorktreeLive || vs[i].Refusal.Code == machine.CodeInProgress:
+			continue // not an orphan
+		default:
+			it.Action, it.Refusal, it.Refusals = machine.ActionKeep, vs[i].Refusal, []machine.Refusal{*vs[i].Refusal}
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// Ensure runs the ensure command of every active resource of worktree id
+// (idempotent re-readiness, for session start) and records each run.
+func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
+	rs, err := e.worktreeResources(id)
+	if err != nil {
+		return nil, err
+	}
+	outs := []ResourceOutcome{}
+	for _, r := range rs {
+		if r.State != machine.StateActive || r.Ensure == "" {
+			continue
+		}
+		code, attempts, out := e.runWithRetries(ctx, r, r.Ensure)
+		r2, err := e.fireResource(ctx, r, machine.TriggerEnsure, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
+			fmt.Sprintf("ensure (exit %d): %s", code, out))
+		if err != nil {
+			return outs, err
+		}
+		o := ResourceOutcome{ID: r2.ID, Handle: r2.Handle, Outcome: "ensured", ExitCode: code}
+		if code != 0 {
+			o.Outcome = "failed"
+			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource ensure " + id,
+				Message: fmt.Sprintf("ensure of %s (%s) exited %d: %s", r.Name, r.Handle, code, out)}
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
+
+// resumeResources drives ledger entries an interrupted run left with an
+// intent whose holder is gone: an interrupted destroy runs again; an
+// interrupted create of a live worktree is undone and done once more; one
+// whose worktree is gone is destroyed.
+func resumeResources(ctx context.Context, e *Env) ([]ResumeItem, error) {
+	all, err := e.Store.Resources()
+	if err != nil {
+		return nil, err
+	}
+	var out []ResumeItem
+	for _, r := range all {
+		if r.Intent == nil || r.State == machine.StateTombstoned {
+			continue
+		}
+		if holderAlive(r.Intent.Holder, e.Holder) {
+			out = append(out, ResumeItem{ID: r.ID, Outcome: "in-progress"})
+			continue
+		}
+		wt, err := e.Store.Get(r.Worktree)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return out, err
+		}
+		if r.State == machine.StateProvisioning && err == nil && wt.State == machine.StateProvisioning {
+			continue // the worktree's own resume re-drives its resources
+		}
+		var next machine.Resource
+		if r.State == machine.StateProvisioning && err == nil && (wt.State == machine.StateActive || wt.State == machine.StateFinished) {
+			e.runResourceCommand(ctx, r, r.Destroy)
+			next, err = e.createResource(ctx, r)
+		} else {
+			next, err = e.destroyResource(ctx, r)
+		}
+		if err != nil {
+			return out, err
+		}
+		it := ResumeItem{ID: r.ID, Outcome: next.Evidence.Outcome}
+		if next.State != machine.StateActive && next.State != machine.StateTombstoned {
+			it.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource gc",
+				Message: fmt.Sprintf("%s of %s exited %d: %s", next.Evidence.Outcome, r.ID, next.Evidence.ExitCode, next.Evidence.Output)}
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
