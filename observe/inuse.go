@@ -31,8 +31,9 @@ type Processes struct {
 // ScanProcesses reads /proc once. Processes that vanish during the scan are
 // skipped; processes whose links cannot be read (another user's) are
 // skipped too, since custody cannot act on what it cannot see. The calling
-// process is left out, and so are the children of any custody process (the
-// git commands custody itself runs in a tree are not its users).
+// process is left out, and so are other processes of the same custody
+// binary and their children (the git commands custody itself runs in a
+// tree are not its users).
 func ScanProcesses() *Processes {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -49,9 +50,17 @@ func ScanProcesses() *Processes {
 			}
 		}
 	}
+	exe, _ := os.Executable()
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	isCustody := func(pid int) bool {
+		t, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
+		return err == nil && exe != "" && cleanProcLink(t) == exe
+	}
 	p := &Processes{}
 	for pid, st := range stats {
-		if pid == self || st.PPID == self || strings.HasPrefix(stats[st.PPID].Command, "custody") {
+		if pid == self || st.PPID == self || isCustody(pid) || isCustody(st.PPID) {
 			continue
 		}
 		base := filepath.Join("/proc", strconv.Itoa(pid))
