@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
@@ -58,6 +59,13 @@ func orphans(ctx context.Context, e *Env) ([]machine.Resource, []machine.GCVerdi
 	if err != nil {
 		return nil, nil, err
 	}
+	// A worktree's resources go in reverse creation order.
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].Worktree != all[j].Worktree {
+			return all[i].Worktree < all[j].Worktree
+		}
+		return all[i].CreatedAt.After(all[j].CreatedAt)
+	})
 	var rs []machine.Resource
 	var vs []machine.GCVerdict
 	for _, r := range all {
