@@ -21,7 +21,7 @@ type Inventory struct {
 // TakeInventory reads `git worktree list --porcelain -z` and the local
 // branches once.
 func TakeInventory(ctx context.Context, g *Git, repo Repo) (Inventory, error) {
-	out, err := g.Observe(ctx, repo.MainCheckout, "worktree", "list", "--porcelain", "-z")
+	out, err := WorktreeList(ctx, g, repo, repo.MainCheckout)
 	if err != nil {
 		return Inventory{}, fmt.Errorf("read the worktree registry: %w", err)
 	}

@@ -68,7 +68,7 @@ func Discover(ctx context.Context, g *Git, dir string) (Repo, error) {
 		return Repo{}, ambiguous(dir, "the common dir %s is not a main checkout's .git (separate git dir), so the main checkout cannot be identified exactly", common)
 	}
 	main := filepath.Dir(common)
-	list, err := g.Observe(ctx, dir, "worktree", "list", "--porcelain", "-z")
+	list, err := WorktreeList(ctx, g, Repo{CommonDir: common}, dir)
 	if err != nil {
 		return Repo{}, ambiguous(dir, "git worktree list failed: %v", err)
 	}

@@ -43,7 +43,19 @@ func (e *ExitError) Error() string {
 	if msg == "" {
 		msg = "no message"
 	}
-	return fmt.Sprintf("%s: exit %d: %s", e.Cmd, e.Code, firstLine(msg))
+	return fmt.Sprintf("%s: exit %d: %s", e.Cmd, e.Code, mainLine(msg))
+}
+
+// mainLine picks the line of a command's stderr that says what went wrong:
+// git's "fatal:" or "error:" line when there is one, else the last line.
+func mainLine(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for _, l := range lines {
+		if strings.HasPrefix(l, "fatal:") || strings.HasPrefix(l, "error:") {
+			return l
+		}
+	}
+	return lines[len(lines)-1]
 }
 
 // Runner runs external commands. Each runs in its own process group; after

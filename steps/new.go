@@ -81,7 +81,7 @@ func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
 		return NewResult{}, err
 	}
 	failpoint("new/after-intent")
-	_, addErr := e.Git.Mutate(ctx, e.Repo.MainCheckout, "worktree", "add", "--no-track", "-b", rec.Branch, "--", rec.Path, rec.BaseCommit)
+	_, addErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "add", "--no-track", "-b", rec.Branch, "--", rec.Path, rec.BaseCommit)
 	failpoint("new/after-add")
 	if addErr != nil {
 		// Converge now rather than leave the intent: discard if nothing was
@@ -133,7 +133,7 @@ func rollback(ctx context.Context, e *Env, rec machine.Record) error {
 	if _, err := teardownResources(ctx, e, rec.ID); err != nil {
 		return err
 	}
-	if _, err := e.Git.Mutate(ctx, e.Repo.MainCheckout, "worktree", "remove", "--force", "--", rec.Path); err != nil {
+	if _, err := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--force", "--", rec.Path); err != nil {
 		if observe.Lstat(rec.Path).State != machine.PathAbsent {
 			return fmt.Errorf("remove %s: %w", rec.Path, err)
 		}

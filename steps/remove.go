@@ -71,7 +71,7 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 		}
 		return Outcome{ID: rec.ID, Outcome: outcome, State: machine.StateFinished, Refusal: why}, nil
 	}
-	_, rmErr := e.Git.Mutate(ctx, e.Repo.MainCheckout, "worktree", "remove", "--", rec.Path)
+	_, rmErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--", rec.Path)
 	failpoint("apply/after-remove")
 	out, err := settleRemoval(ctx, e, rec)
 	if err == nil && out.Refusal != nil && rmErr != nil {
