@@ -1,0 +1,278 @@
+package store_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/custody-sh/custody/store"
+	"github.com/custody-sh/custody/store/storetest"
+	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
+)
+
+var (
+	bMeta    = []byte("meta")
+	bRecords = []byte("records")
+	bIntents = []byte("intents")
+	bJournal = []byte("journal")
+)
+
+func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
+
+// openPlain opens a fresh store without storetest's strict cleanup, for
+// tests that corrupt it on purpose.
+func openPlain(t testing.TB) *store.Store {
+	t.Helper()
+	s, err := store.Open(filepath.Join(t.TempDir(), store.FileName), storetest.Timeout, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func mustCheck(t testing.TB, s *store.Store) []store.Problem {
+	t.Helper()
+	ps, err := s.Check()
+	if err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	return ps
+}
+
+func TestCheckHealthy(t *testing.T) {
+	t.Parallel()
+	s := storetest.MustOpen(t)
+	if ps := mustCheck(t, s); len(ps) != 0 {
+		t.Errorf("Check of a fresh store = %v", ps)
+	}
+	lifecycle(t, s, "h-000001", t0)
+	if ps := mustCheck(t, s); len(ps) != 0 {
+		t.Errorf("Check of a healthy store = %v", ps)
+	}
+	// b-000002 is left removing: its intent is reported as unfinished, with
+	// the command that finishes it, and nothing else.
+	interleaved(t, s)
+	want := []store.Problem{{Where: "record b-000002", What: "carries an unfinished removal intent", Fix: "custody resume"}}
+	if diff := cmp.Diff(want, mustCheck(t, s)); diff != "" {
+		t.Errorf("Check with one intent left (-want +got):\n%s", diff)
+	}
+}
+
+// TestCheckFindsCorruption corrupts a healthy store with bbolt directly and
+// expects Check to name the problem.
+func TestCheckFindsCorruption(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		corrupt func(tx *bolt.Tx) error
+		// want is a problem Check must report (matched on a prefix of
+		// Where and a substring of What).
+		want store.Problem
+	}{
+		{
+			name: "intent index entry deleted",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bIntents).Delete([]byte("b-000002"))
+			},
+			want: store.Problem{Where: "record b-000002", What: "intent index disagrees"},
+		},
+		{
+			name: "intent index entry for a record without intent",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bIntents).Put([]byte("a-000001"), []byte(`{"kind":"removal"}`))
+			},
+			want: store.Problem{Where: "record a-000001", What: "intent index disagrees"},
+		},
+		{
+			name: "record does not parse",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bRecords).Put([]byte("a-000001"), []byte(`{"id":`))
+			},
+			want: store.Problem{Where: "record a-000001", What: "does not parse"},
+		},
+		{
+			name: "record in an unknown state",
+			corrupt: func(tx *bolt.Tx) error {
+				return editJSON(tx.Bucket(bRecords), []byte("a-000001"), `"state":"tombstoned"`, `"state":"zombie"`)
+			},
+			want: store.Problem{Where: "record a-000001", What: `unknown state "zombie"`},
+		},
+		{
+			name: "record under the wrong key",
+			corrupt: func(tx *bolt.Tx) error {
+				r := tx.Bucket(bRecords)
+				return r.Put([]byte("c-000003"), r.Get([]byte("a-000001")))
+			},
+			want: store.Problem{Where: "record c-000003", What: "wrong key"},
+		},
+		{
+			name: "journal entry changed",
+			corrupt: func(tx *bolt.Tx) error {
+				return editJSON(tx.Bucket(bJournal), seqKey(4), `"to":"finished"`, `"to":"tombstoned"`)
+			},
+			want: store.Problem{Where: "journal entry 4", What: "breaks the hash chain"},
+		},
+		{
+			name: "journal entry deleted",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bJournal).Delete(seqKey(4))
+			},
+			want: store.Problem{Where: "journal entry 5", What: "breaks the hash chain"},
+		},
+		{
+			name: "journal entry does not parse",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bJournal).Put(seqKey(4), []byte("not json"))
+			},
+			// Where names the key in hex here, in decimal elsewhere.
+			want: store.Problem{Where: "journal entry ", What: "does not parse"},
+		},
+		{
+			name: "last journal entry deleted",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bJournal).Delete(seqKey(9))
+			},
+			want: store.Problem{Where: "journal head", What: "is not the last entry's hash"},
+		},
+		{
+			name: "journal head wrong",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bMeta).Put([]byte("journal_head"), bytes.Repeat([]byte("0"), 64))
+			},
+			want: store.Problem{Where: "journal head", What: "is not the last entry's hash"},
+		},
+		{
+			name: "journal head missing",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bMeta).Delete([]byte("journal_head"))
+			},
+			want: store.Problem{Where: "journal head", What: "is not the last entry's hash"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := openPlain(t)
+			interleaved(t, s) // a-000001 tombstoned, b-000002 removing with an intent
+			if ps := mustCheck(t, s); len(ps) != 1 || !strings.Contains(ps[0].What, "unfinished") {
+				t.Fatalf("Check before the corruption = %v", ps)
+			}
+			boltUpdate(t, s.Path(), tt.corrupt)
+			ps := mustCheck(t, s)
+			for _, p := range ps {
+				if strings.HasPrefix(p.Where, tt.want.Where) && strings.Contains(p.What, tt.want.What) {
+					return
+				}
+			}
+			t.Errorf("Check = %v, want a problem %q: %q…", ps, tt.want.Where, tt.want.What)
+		})
+	}
+}
+
+// TestCheckOrphanIntent leaves an intent in the index whose record is gone.
+// WithIntents (which resume reads) then fails, so Check, whose job is to
+// report intents that disagree with their record, must report it.
+func TestCheckOrphanIntent(t *testing.T) {
+	t.Parallel()
+	s := openPlain(t)
+	interleaved(t, s)
+	boltUpdate(t, s.Path(), func(tx *bolt.Tx) error {
+		return tx.Bucket(bIntents).Put([]byte("z-000009"), []byte(`{"kind":"removal","path":"/gone"}`))
+	})
+	if _, err := s.WithIntents(); err != nil {
+		t.Logf("WithIntents with the orphan intent: %v", err)
+	}
+	for _, p := range mustCheck(t, s) {
+		if strings.Contains(p.Where, "z-000009") {
+			return
+		}
+	}
+	t.Errorf("Check does not report the intent of z-000009, a record that does not exist")
+}
+
+// TestCheckReportsEveryProblem corrupts two unrelated things; Check lists
+// both, as bbolt's Tx.Check streams every inconsistency.
+func TestCheckReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	s := openPlain(t)
+	interleaved(t, s)
+	boltUpdate(t, s.Path(), func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bIntents).Delete([]byte("b-000002")); err != nil {
+			return err
+		}
+		return tx.Bucket(bMeta).Put([]byte("journal_head"), []byte("x"))
+	})
+	var wheres []string
+	for _, p := range mustCheck(t, s) {
+		wheres = append(wheres, p.Where+": "+p.What)
+	}
+	got := strings.Join(wheres, "\n")
+	for _, w := range []string{"record b-000002: intent index disagrees", "journal head: meta head"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("Check problems:\n%s\nlack %q", got, w)
+		}
+	}
+}
+
+// editJSON replaces old with new in the value under key.
+func editJSON(b *bolt.Bucket, key []byte, old, new string) error {
+	v := b.Get(key)
+	if !bytes.Contains(v, []byte(old)) {
+		return &missingError{string(key), old, string(v)}
+	}
+	return b.Put(key, bytes.Replace(v, []byte(old), []byte(new), 1))
+}
+
+type missingError struct{ key, old, value string }
+
+func (e *missingError) Error() string {
+	return "value of " + e.key + " lacks " + e.old + ": " + e.value
+}
+
+// recorder is a testing.TB that records Errorf instead of failing.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+// TestStrict checks storetest's cleanup: it lets unfinished intents pass
+// and fails on a broken store or journal.
+func TestStrict(t *testing.T) {
+	t.Parallel()
+	s := openPlain(t)
+	interleaved(t, s) // leaves one unfinished intent
+	r := &recorder{TB: t}
+	storetest.Strict(r, s)
+	if len(r.errs) != 0 {
+		t.Fatalf("Strict on a healthy store with an intent: %q", r.errs)
+	}
+
+	for name, corrupt := range map[string]func(*bolt.Tx) error{
+		"intent index": func(tx *bolt.Tx) error { return tx.Bucket(bIntents).Delete([]byte("b-000002")) },
+		"journal head": func(tx *bolt.Tx) error {
+			return tx.Bucket(bMeta).Put([]byte("journal_head"), bytes.Repeat([]byte("0"), 64))
+		},
+		"journal entry": func(tx *bolt.Tx) error {
+			return editJSON(tx.Bucket(bJournal), seqKey(2), `"to":"provisioning"`, `"to":"active"`)
+		},
+	} {
+		s := openPlain(t)
+		interleaved(t, s)
+		boltUpdate(t, s.Path(), corrupt)
+		r := &recorder{TB: t}
+		storetest.Strict(r, s)
+		if len(r.errs) == 0 {
+			t.Errorf("Strict did not fail on a broken %s", name)
+		}
+	}
+}
