@@ -132,11 +132,36 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 	db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: s.timeout, ReadOnly: readOnly})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
-			return nil, fmt.Errorf("%s: %w (waited %s)", s.path, ErrLockTimeout, s.timeout)
+			return nil, fmt.Errorf("%s: %w (waited %s; %s)", s.path, ErrLockTimeout, s.timeout, s.lastHolder())
 		}
 		return nil, fmt.Errorf("%s: %w (%v)", s.path, ErrCorrupt, err)
 	}
+	if !readOnly {
+		s.noteHolder()
+	}
 	return db, nil
+}
+
+// holderFile records which process last took the write lock, so a lock
+// timeout can name who holds it.
+func (s *Store) holderFile() string { return s.path + ".holder" }
+
+func (s *Store) noteHolder() {
+	host, _ := os.Hostname()
+	cmd := strings.Join(os.Args, " ")
+	if len(cmd) > 200 {
+		cmd = cmd[:200]
+	}
+	line := fmt.Sprintf("pid %d on %s (%s) since %s\n", os.Getpid(), host, cmd, time.Now().UTC().Format(time.RFC3339))
+	_ = os.WriteFile(s.holderFile(), []byte(line), 0o644)
+}
+
+func (s *Store) lastHolder() string {
+	b, err := os.ReadFile(s.holderFile())
+	if err != nil || len(b) == 0 {
+		return "the holder is not custody, or did not say who it is"
+	}
+	return "last taken by " + strings.TrimSpace(string(b))
 }
 
 // update runs fn in one write transaction on a freshly opened file. A panic

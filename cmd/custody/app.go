@@ -65,6 +65,9 @@ type App struct {
 	human   func(w io.Writer)
 	pending bool
 	code    int
+	// resumePending is set when the automatic resume left something
+	// refused: the command then exits 3 even if its own work was done.
+	resumePending bool
 }
 
 // exitSignal carries kong's exit request out of Parse.
@@ -213,6 +216,11 @@ func (a *App) mutatingEnv() (*steps.Env, error) {
 	items, err := steps.Resume(a.Ctx, e)
 	if err != nil {
 		return nil, err
+	}
+	for _, it := range items {
+		if it.Refusal != nil {
+			a.resumePending = true
+		}
 	}
 	if !a.Globals.JSON {
 		for _, it := range items {

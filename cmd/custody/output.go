@@ -45,7 +45,7 @@ type errorBody struct {
 
 func (a *App) succeed() int {
 	code := exitOK
-	if a.pending {
+	if a.pending || a.resumePending {
 		code = exitPending
 	}
 	if a.code != 0 {
