@@ -116,6 +116,9 @@ type VerifyOptions struct {
 	// Head, when set, is the chain head the export must end at (from
 	// `custody journal head`), which catches entries dropped from the end.
 	Head string
+	// Redacted accepts lines carrying body_digest (a redacted export),
+	// whose content is then vouched for by the chain only.
+	Redacted bool
 	// AllowGaps accepts an export filtered to one record: sequence gaps and
 	// chain links across them are not checked, each entry's own hash is.
 	AllowGaps bool
@@ -165,6 +168,9 @@ func Verify(r io.Reader, opts VerifyOptions) (VerifyReport, error) {
 		}
 		d := digest(body)
 		if head.BodyDigest != "" {
+			if !opts.Redacted {
+				return rep, broken(lineNo, seq, "carries body_digest, so its content cannot be checked; if this is a redacted export, verify it with --redacted")
+			}
 			d = head.BodyDigest
 			rep.Redacted++
 		}

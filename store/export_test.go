@@ -373,7 +373,10 @@ func TestExportRedacted(t *testing.T) {
 			redacted++
 		}
 	}
-	rep, err := store.Verify(bytes.NewReader(red), store.VerifyOptions{Head: head})
+	if _, err := store.Verify(bytes.NewReader(red), store.VerifyOptions{Head: head}); !errors.Is(err, store.ErrJournalBroken) {
+		t.Errorf("Verify of a redacted export without Redacted: %v, want ErrJournalBroken", err)
+	}
+	rep, err := store.Verify(bytes.NewReader(red), store.VerifyOptions{Head: head, Redacted: true})
 	if err != nil {
 		t.Fatalf("Verify of the redacted export: %v", err)
 	}
@@ -410,7 +413,7 @@ func TestExportRedactsJSONEscapedRoot(t *testing.T) {
 			if flat := fmt.Sprint(decoded); strings.Contains(flat, root) {
 				t.Errorf("the redacted export still names the root %q: %s", root, red)
 			}
-			if _, err := store.Verify(bytes.NewReader(red), store.VerifyOptions{}); err != nil {
+			if _, err := store.Verify(bytes.NewReader(red), store.VerifyOptions{Redacted: true}); err != nil {
 				t.Errorf("Verify of the redacted export: %v", err)
 			}
 		})
@@ -440,9 +443,15 @@ func TestVerifyCountsClaimedDigests(t *testing.T) {
 	m["body_digest"] = mustMarshal(t, sha256hex(mustMarshal(t, body)))
 	m["to"] = []byte(`"tombstoned"`)
 	lines[2] = mustMarshal(t, m)
-	rep, err := store.Verify(bytes.NewReader(joinLines(lines)), store.VerifyOptions{Head: head})
+	// A full export's verify refuses a line that claims its digest: the
+	// claim would let an edited entry pass.
+	_, err := store.Verify(bytes.NewReader(joinLines(lines)), store.VerifyOptions{Head: head})
+	if !errors.Is(err, store.ErrJournalBroken) || !strings.Contains(err.Error(), "seq 3") {
+		t.Fatalf("Verify of a full export with a claimed digest: %v, want ErrJournalBroken naming seq 3", err)
+	}
+	rep, err := store.Verify(bytes.NewReader(joinLines(lines)), store.VerifyOptions{Head: head, Redacted: true})
 	if err != nil {
-		t.Fatalf("Verify: %v", err)
+		t.Fatalf("Verify --redacted: %v", err)
 	}
 	if rep.Redacted != 1 {
 		t.Errorf("Verify report %+v: the line with a claimed digest is not counted as redacted", rep)

@@ -39,8 +39,9 @@ func precheck(path string) error {
 	}
 	buf := make([]byte, pageHeaderSize+metaSumOffset+8)
 	var best struct {
-		ok         bool
-		txid, need uint64
+		ok                 bool
+		txid, need         uint64
+		freelist, pageSize uint64
 	}
 	var pageSize uint64
 	for i := 0; i < 2; i++ {
@@ -71,6 +72,7 @@ func precheck(path string) error {
 		need := binary.LittleEndian.Uint64(m[40:]) * ps
 		if !best.ok || txid > best.txid {
 			best.ok, best.txid, best.need = true, txid, need
+			best.freelist, best.pageSize = binary.LittleEndian.Uint64(m[32:]), ps
 		}
 	}
 	if !best.ok {
@@ -79,5 +81,44 @@ func precheck(path string) error {
 	if uint64(size) < best.need {
 		return fmt.Errorf("%s: %w (the file is truncated: %d bytes, its meta page needs %d)", path, ErrCorrupt, size, best.need)
 	}
+	if best.freelist != noFreelist {
+		if why := checkFreelistPage(f, best.freelist, best.pageSize, uint64(size)); why != "" {
+			return fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
+		}
+	}
 	return nil
+}
+
+// noFreelist is bbolt's freelist page id when the freelist is not stored.
+const noFreelist = ^uint64(0)
+
+// checkFreelistPage validates the header of the freelist page, which bbolt
+// reads (and panics on, leaving the file locked) whenever it opens the file
+// for writing.
+func checkFreelistPage(f *os.File, pgid, pageSize, size uint64) string {
+	const freelistFlag = 0x10
+	off := pgid * pageSize
+	if pageSize == 0 || off+pageHeaderSize+8 > size {
+		return fmt.Sprintf("the freelist page %d lies past the end of the file", pgid)
+	}
+	h := make([]byte, pageHeaderSize+8)
+	if _, err := f.ReadAt(h, int64(off)); err != nil {
+		return "the freelist page cannot be read: " + err.Error()
+	}
+	id := binary.LittleEndian.Uint64(h[0:])
+	flags := binary.LittleEndian.Uint16(h[8:])
+	count := uint64(binary.LittleEndian.Uint16(h[10:]))
+	overflow := uint64(binary.LittleEndian.Uint32(h[12:]))
+	if id != pgid || flags != freelistFlag {
+		return fmt.Sprintf("page %d is not a freelist page (id %d, flags %#x)", pgid, id, flags)
+	}
+	extra := uint64(0)
+	if count == 0xFFFF {
+		count = binary.LittleEndian.Uint64(h[pageHeaderSize:])
+		extra = 8
+	}
+	if pageHeaderSize+extra+count*8 > (overflow+1)*pageSize || off+(overflow+1)*pageSize > size {
+		return fmt.Sprintf("the freelist page %d holds %d ids, more than fit", pgid, count)
+	}
+	return ""
 }

@@ -129,7 +129,7 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 	if err := precheck(s.path); err != nil {
 		return nil, err
 	}
-	db, err := bolt.Open(s.path, 0o600, &bolt.Options{Timeout: s.timeout, ReadOnly: readOnly})
+	db, err := boltOpen(s.path, &bolt.Options{Timeout: s.timeout, ReadOnly: readOnly})
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("%s: %w (waited %s; %s)", s.path, ErrLockTimeout, s.timeout, s.lastHolder())
@@ -140,6 +140,17 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		s.noteHolder()
 	}
 	return db, nil
+}
+
+// boltOpen is bolt.Open with a panic (a damaged page read while opening)
+// turned into ErrCorrupt.
+func boltOpen(path string, opts *bolt.Options) (db *bolt.DB, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			db, err = nil, fmt.Errorf("%w (%v)", ErrCorrupt, p)
+		}
+	}()
+	return bolt.Open(path, 0o600, opts)
 }
 
 // holderFile records which process last took the write lock, so a lock

@@ -80,6 +80,7 @@ type JournalVerifyCmd struct {
 	File      string `arg:"" help:"An export written by custody journal export."`
 	Head      string `name:"head" placeholder:"HASH" help:"The chain head the export must end at (custody journal head)."`
 	AllowGaps bool   `name:"allow-gaps" help:"Accept an export filtered with --record."`
+	Redacted  bool   `name:"redacted" help:"Accept a redacted export (its content is checked by chain only)."`
 }
 
 // Help is the long help of journal verify.
@@ -98,7 +99,7 @@ func (c *JournalVerifyCmd) Run(a *App) error {
 		return err
 	}
 	defer f.Close()
-	rep, err := store.Verify(f, store.VerifyOptions{Head: c.Head, AllowGaps: c.AllowGaps})
+	rep, err := store.Verify(f, store.VerifyOptions{Head: c.Head, AllowGaps: c.AllowGaps, Redacted: c.Redacted})
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.File, err)
 	}
