@@ -1,0 +1,1587 @@
+package main
+
+// Removal safety, end to end: one case per way worktree cleanup tools lose
+// work (issue 3). Each kept case asserts the refusal code plan gives and that
+// plan and apply leave every byte, every ref and the registration of the
+// kept tree as they were; each removable case asserts the proof and a
+// verified removal. Every helper here is prefixed sf so it cannot collide
+// with the other test files of this package.
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/custody-sh/custody/fixtures"
+)
+
+type sfRefusal struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Path    string `json:"path"`
+	Retry   string `json:"retry"`
+}
+
+type sfProof struct {
+	Kind    string   `json:"kind"`
+	Remote  string   `json:"remote"`
+	Ref     string   `json:"ref"`
+	Tip     string   `json:"tip"`
+	Head    string   `json:"head"`
+	Commits []string `json:"commits"`
+	Base    string   `json:"base"`
+}
+
+type sfItem struct {
+	ID          string      `json:"id"`
+	Kind        string      `json:"kind"`
+	State       string      `json:"state"`
+	Action      string      `json:"action"`
+	Path        string      `json:"path"`
+	Branch      string      `json:"branch"`
+	Head        string      `json:"head"`
+	Fingerprint string      `json:"fingerprint"`
+	Proof       *sfProof    `json:"proof"`
+	Refusal     *sfRefusal  `json:"refusal"`
+	Refusals    []sfRefusal `json:"refusals"`
+}
+
+func (it sfItem) codes() []string {
+	var out []string
+	for _, r := range it.Refusals {
+		out = append(out, r.Code)
+	}
+	return out
+}
+
+func (it sfItem) has(code string) bool { return slices.Contains(it.codes(), code) }
+
+type sfPlan struct {
+	Format string   `json:"format"`
+	PlanID string   `json:"plan_id"`
+	Items  []sfItem `json:"items"`
+}
+
+func (p sfPlan) item(t testing.TB, id string) sfItem {
+	t.Helper()
+	for _, it := range p.Items {
+		if it.ID == id {
+			return it
+		}
+	}
+	t.Fatalf("plan has no item %s: %+v", id, p.Items)
+	return sfItem{}
+}
+
+// byPath returns the plan's item for a worktree path, nil if none.
+func (p sfPlan) byPath(path string) *sfItem {
+	for i := range p.Items {
+		if p.Items[i].Path == path {
+			return &p.Items[i]
+		}
+	}
+	return nil
+}
+
+type sfOutcome struct {
+	ID      string     `json:"id"`
+	Outcome string     `json:"outcome"`
+	State   string     `json:"state"`
+	Refusal *sfRefusal `json:"refusal"`
+}
+
+type sfApplied struct {
+	PlanID string      `json:"plan_id"`
+	Items  []sfOutcome `json:"items"`
+	Kept   int         `json:"kept"`
+}
+
+func (a sfApplied) outcome(t testing.TB, id string) sfOutcome {
+	t.Helper()
+	for _, it := range a.Items {
+		if it.ID == id {
+			return it
+		}
+	}
+	t.Fatalf("apply result has no item %s: %+v", id, a.Items)
+	return sfOutcome{}
+}
+
+type sfHidden struct {
+	Code   string `json:"code"`
+	Path   string `json:"path"`
+	Detail string `json:"detail"`
+}
+
+type sfProcess struct {
+	PID     int    `json:"pid"`
+	Command string `json:"command"`
+	Via     string `json:"via"`
+}
+
+type sfShown struct {
+	ID       string `json:"id"`
+	State    string `json:"state"`
+	Origin   string `json:"origin"`
+	Path     string `json:"path"`
+	Branch   string `json:"branch"`
+	Evidence struct {
+		FinalHead     string   `json:"final_head"`
+		Proof         *sfProof `json:"proof"`
+		BranchOutcome string   `json:"branch_outcome"`
+		BranchReason  string   `json:"branch_reason"`
+		Outcome       string   `json:"outcome"`
+	} `json:"evidence"`
+	Intent      json.RawMessage `json:"intent"`
+	Observation *struct {
+		Head   string `json:"head"`
+		Status struct {
+			Changed       []string `json:"changed"`
+			Staged        int      `json:"staged"`
+			Unmerged      []string `json:"unmerged"`
+			StagedDiffers []string `json:"staged_differs"`
+			Untracked     []string `json:"untracked"`
+			Ignored       []string `json:"ignored"`
+		} `json:"status"`
+		Hidden []sfHidden  `json:"hidden"`
+		InUse  []sfProcess `json:"in_use"`
+		Proof  *sfProof    `json:"proof"`
+		Remote struct {
+			Remotes     []string `json:"remotes"`
+			Unavailable []struct {
+				Remote string `json:"remote"`
+			} `json:"unavailable"`
+		} `json:"remote"`
+	} `json:"observation"`
+	Verdict *struct {
+		Action   string      `json:"action"`
+		Proof    *sfProof    `json:"proof"`
+		Refusals []sfRefusal `json:"refusals"`
+	} `json:"verdict"`
+}
+
+func (s sfShown) codes() []string {
+	var out []string
+	if s.Verdict != nil {
+		for _, r := range s.Verdict.Refusals {
+			out = append(out, r.Code)
+		}
+	}
+	return out
+}
+
+// sfDecode decodes one --json success envelope's result into out.
+func sfDecode(t testing.TB, res result, out any) {
+	t.Helper()
+	var env struct {
+		Version int             `json:"version"`
+		OK      bool            `json:"ok"`
+		Result  json.RawMessage `json:"result"`
+	}
+	dec := json.NewDecoder(strings.NewReader(res.Stdout))
+	if err := dec.Decode(&env); err != nil || dec.More() || !env.OK || env.Version != 1 {
+		t.Fatalf("stdout is not one JSON success envelope (%v):\n%s", err, res)
+	}
+	if err := json.Unmarshal(env.Result, out); err != nil {
+		t.Fatalf("result: %v\n%s", err, res)
+	}
+}
+
+// sfRepo makes a fixture repository with custody initialized.
+func sfRepo(t *testing.T) *fixtures.Repo {
+	t.Helper()
+	r := fixtures.New(t, fixtures.Options{})
+	mustCustody(t, r, 0, "init")
+	return r
+}
+
+// sfFinish finishes id.
+func sfFinish(t testing.TB, r *fixtures.Repo, id string) {
+	t.Helper()
+	mustCustody(t, r, 0, "finish", id)
+}
+
+func sfPlanFile(t testing.TB, r *fixtures.Repo) string {
+	t.Helper()
+	f, err := os.CreateTemp(r.Root, "plan-*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return f.Name()
+}
+
+// sfPlanNow writes a plan file and returns the plan and the file. want is
+// the exit code plan must give (0 nothing kept, 3 a finished tree kept).
+func sfPlanNow(t testing.TB, r *fixtures.Repo, want int) (sfPlan, string) {
+	t.Helper()
+	file := sfPlanFile(t, r)
+	res := mustCustody(t, r, want, "plan", "-o", file, "--json")
+	var p sfPlan
+	sfDecode(t, res, &p)
+	return p, file
+}
+
+// sfPlanAny is sfPlanNow without an exit code requirement (0 or 3).
+func sfPlanAny(t testing.TB, r *fixtures.Repo) (sfPlan, string) {
+	t.Helper()
+	file := sfPlanFile(t, r)
+	res := custody(t, r, "plan", "-o", file, "--json")
+	if res.Code != 0 && res.Code != 3 {
+		t.Fatalf("plan: %s", res)
+	}
+	var p sfPlan
+	sfDecode(t, res, &p)
+	return p, file
+}
+
+// sfApply applies file with extra environment and requires exit want.
+func sfApply(t testing.TB, r *fixtures.Repo, file string, want int, env ...string) sfApplied {
+	t.Helper()
+	res := runBin(t, custodyBin, r, r.Dir, env, "apply", file, "--json")
+	if res.Code != want {
+		t.Fatalf("apply %s: want exit %d, got\n%s", file, want, res)
+	}
+	var a sfApplied
+	sfDecode(t, res, &a)
+	return a
+}
+
+func sfShow(t testing.TB, r *fixtures.Repo, id string) sfShown {
+	t.Helper()
+	var s sfShown
+	sfDecode(t, mustCustody(t, r, 0, "show", id, "--json"), &s)
+	return s
+}
+
+func sfRecordState(t testing.TB, r *fixtures.Repo, id string) string {
+	t.Helper()
+	var out struct {
+		Records []struct {
+			ID    string `json:"id"`
+			State string `json:"state"`
+		} `json:"records"`
+	}
+	sfDecode(t, mustCustody(t, r, 0, "list", "--all", "--json"), &out)
+	for _, rec := range out.Records {
+		if rec.ID == id {
+			return rec.State
+		}
+	}
+	return ""
+}
+
+// sfRegistered returns the worktree paths git registers.
+func sfRegistered(t testing.TB, r *fixtures.Repo) []string {
+	t.Helper()
+	var out []string
+	for _, l := range strings.Split(r.Git("worktree", "list", "--porcelain"), "\n") {
+		if p, ok := strings.CutPrefix(l, "worktree "); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sfPathEnv is the PATH entry that puts dir before the usual PATH.
+func sfPathEnv(dir string) string {
+	return "PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// sfKept is everything about a tree that must not change while it is kept:
+// its bytes, its git admin entry (index, HEAD, per-worktree refs, operation
+// state), every ref of the repository and every ref as the tree sees it,
+// its registration and its record's state.
+type sfKept struct {
+	path, admin      string
+	tree, adminSnap  fixtures.Snapshot
+	refs, refsInTree string
+	head, state      string
+}
+
+func sfSnapKept(t testing.TB, r *fixtures.Repo, id, path string) sfKept {
+	t.Helper()
+	admin := filepath.Join(r.Dir, ".git", "worktrees", filepath.Base(path))
+	k := sfKept{path: path, admin: admin, tree: r.Snap(path), adminSnap: r.Snap(admin), refs: r.Refs(),
+		refsInTree: r.GitIn(path, "for-each-ref", "--format=%(objectname) %(refname)"),
+		head:       r.GitIn(path, "rev-parse", "HEAD")}
+	if id != "" {
+		k.state = sfRecordState(t, r, id)
+	}
+	return k
+}
+
+// without drops the line naming ref from both ref listings (a ref the
+// test expects to change, such as another tree's deleted branch).
+func (k sfKept) without(ref string) sfKept {
+	drop := func(s string) string {
+		return strings.Join(slices.DeleteFunc(strings.Split(s, "\n"), func(l string) bool {
+			return strings.HasSuffix(l, " "+ref)
+		}), "\n")
+	}
+	k.refs, k.refsInTree = drop(k.refs), drop(k.refsInTree)
+	return k
+}
+
+// check fails unless nothing of the kept tree changed since k was taken.
+func (k sfKept) check(t testing.TB, r *fixtures.Repo, id, when string) {
+	t.Helper()
+	if _, err := os.Lstat(k.path); err != nil {
+		t.Fatalf("%s: kept tree %s is gone: %v", when, k.path, err)
+	}
+	if d := k.tree.Diff(r.Snap(k.path)); d != "" {
+		t.Errorf("%s: bytes of kept tree %s changed:\n%s", when, k.path, d)
+	}
+	if d := k.adminSnap.Diff(r.Snap(k.admin)); d != "" {
+		t.Errorf("%s: git admin entry %s of the kept tree changed:\n%s", when, k.admin, d)
+	}
+	if got := r.Refs(); got != k.refs {
+		t.Errorf("%s: refs changed:\nbefore:\n%s\nafter:\n%s", when, k.refs, got)
+	}
+	if got := r.GitIn(k.path, "for-each-ref", "--format=%(objectname) %(refname)"); got != k.refsInTree {
+		t.Errorf("%s: refs seen from the kept tree changed:\nbefore:\n%s\nafter:\n%s", when, k.refsInTree, got)
+	}
+	if got := r.GitIn(k.path, "rev-parse", "HEAD"); got != k.head {
+		t.Errorf("%s: HEAD of the kept tree moved from %s to %s", when, k.head, got)
+	}
+	if !slices.Contains(sfRegistered(t, r), k.path) {
+		t.Errorf("%s: kept tree %s is no longer registered", when, k.path)
+	}
+	if id != "" {
+		if got := sfRecordState(t, r, id); got != k.state {
+			t.Errorf("%s: record %s is %s, was %s", when, id, got, k.state)
+		}
+	}
+}
+
+// sfAssertRemoved checks a verified removal: path absent (ENOENT), not
+// registered, admin entry gone, record tombstoned; the branch is deleted
+// when branchGone, else it must still exist.
+func sfAssertRemoved(t testing.TB, r *fixtures.Repo, id, path string, branchGone bool) {
+	t.Helper()
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: lstat says %v, want ENOENT", path, err)
+	}
+	if slices.Contains(sfRegistered(t, r), path) {
+		t.Errorf("git still registers %s", path)
+	}
+	if _, err := os.Lstat(filepath.Join(r.Dir, ".git", "worktrees", filepath.Base(path))); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("admin entry of %s still exists (%v)", path, err)
+	}
+	tip := r.BranchTip("custody/" + id)
+	if branchGone && tip != "" {
+		t.Errorf("branch custody/%s still exists at %s", id, tip)
+	}
+	if !branchGone && tip == "" {
+		t.Errorf("branch custody/%s was deleted", id)
+	}
+	if st := sfRecordState(t, r, id); st != "tombstoned" {
+		t.Errorf("record %s is %q, want tombstoned", id, st)
+	}
+}
+
+// sfKeptThrough plans with the tree kept (every code of want must be among
+// the item's refusals), applies that plan, and checks nothing of the tree
+// changed through plan and apply. It returns the kept item.
+func sfKeptThrough(t *testing.T, r *fixtures.Repo, id, path string, want ...string) sfItem {
+	t.Helper()
+	before := sfSnapKept(t, r, id, path)
+	plan, file := sfPlanNow(t, r, 3)
+	it := plan.item(t, id)
+	if it.Action != "keep" {
+		t.Fatalf("%s: action %s, want keep (refusals %v, proof %+v)", id, it.Action, it.codes(), it.Proof)
+	}
+	for _, c := range want {
+		if !it.has(c) {
+			t.Errorf("%s: refusals %v lack %s:\n%+v", id, it.codes(), c, it.Refusals)
+		}
+	}
+	if it.Refusal == nil || len(it.Refusals) == 0 || it.Refusal.Code != it.Refusals[0].Code {
+		t.Errorf("%s: primary refusal %+v is not the first of %v", id, it.Refusal, it.codes())
+	}
+	before.check(t, r, id, "after plan")
+	a := sfApply(t, r, file, 0)
+	for _, o := range a.Items {
+		if o.ID == id {
+			t.Errorf("apply acted on kept %s: %+v", id, o)
+		}
+	}
+	before.check(t, r, id, "after apply")
+	return it
+}
+
+// sfRemovable makes a tree whose one commit is published on origin (branch
+// pub/<name>), and finishes it.
+func sfRemovable(t testing.TB, r *fixtures.Repo, name string) (id, path string) {
+	t.Helper()
+	id, path = newTree(t, r, name)
+	r.Commit(path, name+".txt", "work of "+name+"\n")
+	r.Push(path, "pub/"+name)
+	sfFinish(t, r, id)
+	return id, path
+}
+
+// sfRemoveNow plans (id must be removed with a proof of kind) and applies.
+func sfRemoveNow(t testing.TB, r *fixtures.Repo, id, kind string) sfItem {
+	t.Helper()
+	plan, file := sfPlanNow(t, r, 0)
+	it := plan.item(t, id)
+	if it.Action != "remove" || it.Proof == nil || it.Proof.Kind != kind {
+		t.Fatalf("%s: action %s proof %+v, want remove with a %s proof (refusals %+v)", id, it.Action, it.Proof, kind, it.Refusals)
+	}
+	a := sfApply(t, r, file, 0)
+	if o := a.outcome(t, id); o.Outcome != "removed" {
+		t.Fatalf("apply %s: %+v", id, o)
+	}
+	return it
+}
+
+// sfUnique returns the commits the tree's HEAD adds over origin's main,
+// sorted.
+func sfUnique(t testing.TB, r *fixtures.Repo, path string) []string {
+	t.Helper()
+	tip := strings.Fields(r.Git("ls-remote", "origin", "refs/heads/main"))[0]
+	r.Git("fetch", "-q", "origin")
+	out := strings.Fields(r.GitIn(path, "rev-list", "HEAD", "--not", tip))
+	slices.Sort(out)
+	return out
+}
+
+func sfSorted(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}
+
+// --- hidden state -----------------------------------------------------------
+
+// sfHazard is one kind of state that git status does not show (or that
+// configuration could hide from it) and removal would destroy.
+type sfHazard struct {
+	name string
+	// prep readies the tree before finish (may be nil); after it the tree
+	// must be removable.
+	prep func(t *testing.T, r *fixtures.Repo, path string)
+	make func(t *testing.T, r *fixtures.Repo, path string)
+	// codes must all be among the refusals; with exact they are all there is.
+	codes []string
+	exact bool
+	// hidden are the codes show must list among the observation's hidden
+	// entries, each with its path relative to the tree ("" = any path);
+	// a non-empty path must also be the path of the refusal.
+	hidden map[string]string
+	// says must appear in the message of each codes[0] refusal (the exact
+	// ref or operation).
+	says string
+}
+
+func sfHazards() []sfHazard {
+	conflictPrep := func(t *testing.T, r *fixtures.Repo, path string) {
+		// The tree changes README and publishes that on a branch; main
+		// changes README differently. Rebasing or merging the two conflicts.
+		r.Commit(path, "README", "the tree's README\n")
+		r.Push(path, "feature")
+		r.Commit(r.Dir, "README", "main's README\n")
+		r.Push(r.Dir, "main")
+	}
+	op := map[string]string{"operation-in-progress": ""}
+	return []sfHazard{
+		{name: "AssumeUnchanged", make: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.GitIn(path, "update-index", "--assume-unchanged", "README")
+			r.WriteFile(path, "README", "an edit git status does not show\n")
+		}, codes: []string{"assume-unchanged"}, exact: true, hidden: map[string]string{"assume-unchanged": "README"}},
+		{name: "SkipWorktree", make: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.GitIn(path, "update-index", "--skip-worktree", "README")
+			r.WriteFile(path, "README", "an edit git status does not show\n")
+		}, codes: []string{"skip-worktree"}, exact: true, hidden: map[string]string{"skip-worktree": "README"}},
+		{name: "StagedDiffers", make: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.WriteFile(path, "README", "staged version, nowhere else\n")
+			r.GitIn(path, "add", "README")
+			r.WriteFile(path, "README", "working copy version\n")
+		}, codes: []string{"staged-differs", "tracked-changes"}, hidden: map[string]string{"staged-differs": "README"}},
+		{name: "NestedGitDir", prep: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.Commit(path, "lib/tracked.txt", "tracked\n")
+			r.Push(path, "feature")
+		}, make: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.NestedRepo(path, "lib/inner")
+		}, codes: []string{"nested-git"}, hidden: map[string]string{"nested-git": "lib/inner/.git"}},
+		{name: "NestedGitFile", prep: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.Commit(path, "vendor/pkg/tracked.txt", "tracked\n")
+			r.Push(path, "feature")
+		}, make: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.GitFile(path, "vendor/pkg/deep", filepath.Join(r.Root, "separate-git-dir"))
+		}, codes: []string{"nested-git"}, hidden: map[string]string{"nested-git": "vendor/pkg/deep/.git"}},
+		{name: "RefsWorktree", make: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.GitIn(path, "update-ref", "refs/worktree/keep", "HEAD~0")
+		}, codes: []string{"per-worktree-ref"}, exact: true, hidden: map[string]string{"per-worktree-ref": ""}, says: "refs/worktree/keep"},
+		{name: "RefsBisect", make: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.GitIn(path, "update-ref", "refs/bisect/x", "HEAD")
+		}, codes: []string{"per-worktree-ref"}, exact: true, hidden: map[string]string{"per-worktree-ref": ""}, says: "refs/bisect/x"},
+		{name: "RefsRewritten", make: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.GitIn(path, "update-ref", "refs/rewritten/onto", "HEAD")
+		}, codes: []string{"per-worktree-ref"}, exact: true, hidden: map[string]string{"per-worktree-ref": ""}, says: "refs/rewritten/onto"},
+		{name: "RebaseStopped", prep: conflictPrep, make: func(t *testing.T, r *fixtures.Repo, path string) {
+			if out, err := r.TryGitIn(path, "rebase", "main"); err == nil {
+				t.Fatalf("rebase did not stop on a conflict:\n%s", out)
+			}
+		}, codes: []string{"operation-in-progress", "unmerged-paths"}, hidden: op, says: "rebase"},
+		{name: "RebaseStoppedClean", prep: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.Commit(path, "work.txt", "published\n")
+			r.Push(path, "feature")
+		}, make: func(t *testing.T, r *fixtures.Repo, path string) {
+			// An interactive rebase stopped by a failing exec: the tree is
+			// clean and HEAD is the published commit; only the rebase state
+			// says work is in flight.
+			if out, err := r.TryGitIn(path, "rebase", "--exec", "false", "HEAD~1"); err == nil {
+				t.Fatalf("rebase did not stop:\n%s", out)
+			}
+		}, codes: []string{"operation-in-progress"}, exact: true, hidden: op, says: "rebase"},
+		{name: "MergeConflict", prep: conflictPrep, make: func(t *testing.T, r *fixtures.Repo, path string) {
+			if out, err := r.TryGitIn(path, "merge", "--no-edit", "main"); err == nil {
+				t.Fatalf("merge did not conflict:\n%s", out)
+			}
+		}, codes: []string{"operation-in-progress", "unmerged-paths"}, hidden: op, says: "merge"},
+		{name: "CherryPickConflict", prep: conflictPrep, make: func(t *testing.T, r *fixtures.Repo, path string) {
+			if out, err := r.TryGitIn(path, "cherry-pick", "main"); err == nil {
+				t.Fatalf("cherry-pick did not conflict:\n%s", out)
+			}
+		}, codes: []string{"operation-in-progress", "unmerged-paths"}, hidden: op, says: "cherry-pick"},
+		{name: "RevertConflict", prep: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.Commit(path, "README", "one\n")
+			r.Commit(path, "README", "two\n")
+			r.Push(path, "feature")
+		}, make: func(t *testing.T, r *fixtures.Repo, path string) {
+			if out, err := r.TryGitIn(path, "revert", "--no-edit", "HEAD~1"); err == nil {
+				t.Fatalf("revert did not conflict:\n%s", out)
+			}
+		}, codes: []string{"operation-in-progress", "unmerged-paths"}, hidden: op, says: "revert"},
+		{name: "Bisect", make: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.GitIn(path, "bisect", "start")
+		}, codes: []string{"operation-in-progress"}, exact: true, hidden: op, says: "bisect"},
+		{name: "UntrackedHiddenByConfig", make: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.Git("config", "status.showUntrackedFiles", "no")
+			r.WriteFile(path, "notes/mine.txt", "not shown by git status here\n")
+			if out := r.GitIn(path, "status", "--porcelain"); out != "" {
+				t.Fatalf("the configuration did not hide the file from git status: %q", out)
+			}
+		}, codes: []string{"untracked-files"}, exact: true},
+	}
+}
+
+// TestSafetyHiddenState makes each hazard in a published, finished tree:
+// plan keeps it with the hazard's code naming the exact path or ref, show
+// lists the hidden entry, and neither plan nor apply changes a byte or ref.
+// A plan made before the hazard appeared (when the tree was removable) is
+// refused at apply and touches nothing either.
+func TestSafetyHiddenState(t *testing.T) {
+	t.Parallel()
+	for _, h := range sfHazards() {
+		t.Run(h.name, func(t *testing.T) {
+			t.Parallel()
+			r := sfRepo(t)
+			id, path := newTree(t, r, strings.ToLower(h.name))
+			if h.prep != nil {
+				h.prep(t, r, path)
+			}
+			sfFinish(t, r, id)
+			early, earlyFile := sfPlanNow(t, r, 0)
+			if it := early.item(t, id); it.Action != "remove" {
+				t.Fatalf("before the hazard %s is not removable: %+v", id, it.Refusals)
+			}
+			h.make(t, r, path)
+
+			it := sfKeptThrough(t, r, id, path, h.codes...)
+			if h.exact && !slices.Equal(it.codes(), h.codes) {
+				t.Errorf("refusals %v, want exactly %v", it.codes(), h.codes)
+			}
+			for _, rf := range it.Refusals {
+				if rf.Path == "" || rf.Message == "" || rf.Retry == "" {
+					t.Errorf("refusal %+v lacks its path, message or retry", rf)
+				}
+				if h.says != "" && rf.Code == h.codes[0] && !strings.Contains(rf.Message, h.says) {
+					t.Errorf("refusal %+v does not name %s", rf, h.says)
+				}
+				if rel := h.hidden[rf.Code]; rel != "" && rf.Path != filepath.Join(path, rel) {
+					t.Errorf("refusal %+v does not name the exact path %s", rf, rel)
+				}
+			}
+
+			// show names what the verdict rests on.
+			s := sfShow(t, r, id)
+			if s.Verdict == nil || s.Verdict.Action != "keep" || s.Observation == nil {
+				t.Fatalf("show %s: verdict %+v", id, s.Verdict)
+			}
+			if got := s.codes(); !slices.Equal(got, it.codes()) {
+				t.Errorf("show's refusals %v differ from plan's %v", got, it.codes())
+			}
+			for code, rel := range h.hidden {
+				found := false
+				for _, hd := range s.Observation.Hidden {
+					if hd.Code == code && (rel == "" || hd.Path == filepath.Join(path, rel)) && hd.Detail != "" {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("show lists no hidden %s at %q: %+v", code, rel, s.Observation.Hidden)
+				}
+			}
+
+			// The plan made before the hazard must not remove the tree now.
+			before := sfSnapKept(t, r, id, path)
+			a := sfApply(t, r, earlyFile, 3)
+			if o := a.outcome(t, id); o.Outcome == "removed" || o.Refusal == nil {
+				t.Errorf("the plan made before the hazard removed %s: %+v", id, o)
+			}
+			before.check(t, r, id, "after applying the earlier plan")
+		})
+	}
+}
+
+// TestSafetyCompletedOperationLeftovers: a finished merge and a finished
+// rebase leave ORIG_HEAD in the admin entry; once the result is pushed,
+// the tree is removable.
+func TestSafetyCompletedOperationLeftovers(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "merged")
+	r.Commit(path, "tree.txt", "the tree's work\n")
+	r.Commit(r.Dir, "main.txt", "main's work\n")
+	r.Push(r.Dir, "main")
+	r.GitIn(path, "merge", "-q", "--no-edit", "main")
+	r.Commit(r.Dir, "main2.txt", "more of main's work\n")
+	r.Push(r.Dir, "main")
+	r.GitIn(path, "rebase", "-q", "main")
+	r.Push(path, "feature")
+	if _, err := os.Lstat(filepath.Join(r.Dir, ".git", "worktrees", id, "ORIG_HEAD")); err != nil {
+		t.Fatalf("the completed operations left no ORIG_HEAD: %v", err)
+	}
+	sfFinish(t, r, id)
+	sfRemoveNow(t, r, id, "ancestry")
+	sfAssertRemoved(t, r, id, path, true)
+}
+
+// --- submodules and embedded repositories --------------------------------------
+
+// sfSubmoduleTree makes a tree with a submodule lib (with its own bare
+// remote), the superproject's commit published on origin, and finishes it.
+func sfSubmoduleTree(t *testing.T, r *fixtures.Repo) (id, path string) {
+	t.Helper()
+	up := r.NewUpstream("lib")
+	id, path = newTree(t, r, "withsub")
+	r.AddSubmodule(path, up, "lib")
+	r.Push(path, "feature")
+	sfFinish(t, r, id)
+	return id, path
+}
+
+func TestSafetySubmoduleChanges(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfSubmoduleTree(t, r)
+	r.WriteFile(path, "lib/lib.txt", "changed inside the submodule\n")
+	sfKeptThrough(t, r, id, path, "submodule-changes")
+}
+
+func TestSafetySubmoduleUntracked(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfSubmoduleTree(t, r)
+	r.WriteFile(path, "lib/scratch.txt", "untracked inside the submodule\n")
+	sfKeptThrough(t, r, id, path, "submodule-changes")
+}
+
+// TestSafetySubmoduleUnpushed: the submodule has a commit its remote lacks;
+// the superproject records it and is itself published, so the submodule's
+// commit is the only hazard.
+func TestSafetySubmoduleUnpushed(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfSubmoduleTree(t, r)
+	mustCustody(t, r, 0, "reopen", id)
+	sub := filepath.Join(path, "lib")
+	r.Commit(sub, "lib.txt", "a library change only this clone has\n")
+	r.GitIn(path, "add", "lib")
+	r.GitIn(path, "commit", "-q", "-m", "bump lib")
+	r.Push(path, "feature")
+	sfFinish(t, r, id)
+	if out := r.GitIn(path, "status", "--porcelain", "--ignored"); out != "" {
+		t.Fatalf("superproject is not clean: %q", out)
+	}
+	it := sfKeptThrough(t, r, id, path, "submodule-unpushed")
+	if got := it.codes(); !slices.Equal(got, []string{"submodule-unpushed"}) {
+		t.Errorf("refusals %v, want only submodule-unpushed", got)
+	}
+	for _, rf := range it.Refusals {
+		if rf.Path != sub {
+			t.Errorf("refusal path %s, want %s", rf.Path, sub)
+		}
+	}
+}
+
+// TestSafetySubmoduleCleanAndPushed: nothing is at risk, but git refuses to
+// remove a worktree holding a submodule without --force, which custody
+// never uses. The tree must stay whole, no removal may be claimed, and the
+// record must not be left where every later command retries a removal git
+// will always refuse.
+func TestSafetySubmoduleCleanAndPushed(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfSubmoduleTree(t, r)
+	before := r.Snap(path)
+	plan, file := sfPlanAny(t, r)
+	it := plan.item(t, id)
+	if it.Action != "remove" {
+		return // kept with a reason: nothing more to check
+	}
+	res := runBin(t, custodyBin, r, r.Dir, nil, "apply", file, "--json")
+	var a sfApplied
+	sfDecode(t, res, &a)
+	o := a.outcome(t, id)
+	if _, err := os.Lstat(path); err == nil {
+		if d := before.Diff(r.Snap(path)); d != "" {
+			t.Errorf("tree changed by a failed removal:\n%s", d)
+		}
+		if o.Outcome == "removed" {
+			t.Errorf("apply claims %s removed but %s exists", id, path)
+		}
+	}
+	if st := sfRecordState(t, r, id); st == "removing" {
+		t.Errorf("plan promised to remove %s, git refused (apply: %s %+v), and the record is left removing: every mutating command now retries a removal git always refuses", id, o.Outcome, o.Refusal)
+	}
+}
+
+// TestSafetyEmbeddedRepository: a nested repository committed as a gitlink
+// without .gitmodules (what `git add` of a nested repository does). Its
+// commit is on no remote at all, so the tree is kept even though the
+// superproject's commit is published.
+func TestSafetyEmbeddedRepository(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "embedded")
+	r.NestedRepo(path, "inner")
+	r.GitIn(path, "-c", "advice.addEmbeddedRepo=false", "add", "inner")
+	r.GitIn(path, "commit", "-q", "-m", "embed inner")
+	r.Push(path, "feature")
+	sfFinish(t, r, id)
+	it := sfKeptThrough(t, r, id, path)
+	if !it.has("submodule-unpushed") && !it.has("nested-git") {
+		t.Errorf("refusals %v name neither submodule-unpushed nor nested-git", it.codes())
+	}
+}
+
+// --- in use -------------------------------------------------------------------
+
+// TestSafetyInUseCwd: processes whose cwd lies inside the tree (a shell and
+// the sleep it started, in a subdirectory) keep it until they exit; then a
+// new plan removes it.
+func TestSafetyInUseCwd(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "busy")
+	r.Commit(path, "deep/dir/file.txt", "tracked\n")
+	r.Push(path, "main")
+	sfFinish(t, r, id)
+	h := r.Hold(filepath.Join(path, "deep", "dir"), "sh", "-c", "sleep 60 & wait")
+	kids := h.Children(1)
+	if len(kids) == 0 {
+		t.Fatal("the shell started no sleep")
+	}
+	it := sfKeptThrough(t, r, id, path, "in-use")
+	for _, rf := range it.Refusals {
+		if rf.Code != "in-use" || rf.Path != path {
+			t.Errorf("refusal %+v, want only in-use of %s", rf, path)
+		}
+	}
+	s := sfShow(t, r, id)
+	found := false
+	for _, p := range s.Observation.InUse {
+		if p.PID == kids[0] && p.Via == "cwd" && p.Command == "sleep" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("show lists no sleep %d via cwd: %+v", kids[0], s.Observation.InUse)
+	}
+	h.Stop()
+	sfRemoveNow(t, r, id, "ancestry")
+	sfAssertRemoved(t, r, id, path, true)
+}
+
+// TestSafetyInUseOpenFile: a process elsewhere holding a file of the tree
+// open keeps it.
+func TestSafetyInUseOpenFile(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "held")
+	h := r.Hold(r.Root, "sh", "-c", `exec 3<"$1"; sleep 60 & wait`, "sh", filepath.Join(path, "held.txt"))
+	kids := h.Children(1)
+	if len(kids) == 0 {
+		t.Fatal("the shell started no sleep")
+	}
+	sfKeptThrough(t, r, id, path, "in-use")
+	s := sfShow(t, r, id)
+	found := false
+	for _, p := range s.Observation.InUse {
+		if p.PID == kids[0] && strings.HasPrefix(p.Via, "open file") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("show lists no sleep %d holding an open file: %+v", kids[0], s.Observation.InUse)
+	}
+	h.Stop()
+	sfRemoveNow(t, r, id, "ancestry")
+	sfAssertRemoved(t, r, id, path, true)
+}
+
+// TestSafetyInUseExecutable: a process elsewhere running a program that
+// lives in the tree keeps it.
+func TestSafetyInUseExecutable(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep on PATH")
+	}
+	b, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, path := newTree(t, r, "tool")
+	prog := filepath.Join(path, "bin", "napper")
+	if err := os.MkdirAll(filepath.Dir(prog), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prog, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.CommitAll(path, "a tool")
+	r.Push(path, "main")
+	sfFinish(t, r, id)
+	h := r.Hold(r.Root, "sh", "-c", `"$1" 60 & wait`, "sh", prog)
+	kids := h.Children(1)
+	if len(kids) == 0 {
+		t.Fatal("the shell started nothing")
+	}
+	it := sfKeptThrough(t, r, id, path, "in-use")
+	if got := it.codes(); !slices.Equal(got, []string{"in-use"}) {
+		t.Errorf("refusals %v, want only in-use", got)
+	}
+	s := sfShow(t, r, id)
+	if len(s.Observation.InUse) != 1 || s.Observation.InUse[0].PID != kids[0] || s.Observation.InUse[0].Via != "exe" {
+		t.Errorf("show: in use %+v, want %d via exe", s.Observation.InUse, kids[0])
+	}
+}
+
+// TestSafetyInUseAfterPlan: a process that enters the tree between plan and
+// apply makes apply refuse (in-use is checked at the final observation; it
+// is not part of the fingerprint).
+func TestSafetyInUseAfterPlan(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "late")
+	plan, file := sfPlanNow(t, r, 0)
+	if it := plan.item(t, id); it.Action != "remove" {
+		t.Fatalf("not removable: %+v", it.Refusals)
+	}
+	h := r.Hold(path, "sh", "-c", "sleep 60 & wait")
+	h.Children(1)
+	before := sfSnapKept(t, r, id, path)
+	a := sfApply(t, r, file, 3)
+	o := a.outcome(t, id)
+	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != "in-use" {
+		t.Errorf("apply with a process inside: %+v, want refused in-use", o)
+	}
+	before.check(t, r, id, "after apply")
+}
+
+// TestSafetyInUseDirectChild: a sleep whose cwd is inside the tree, started
+// directly by this test process (named custody.test), keeps the tree:
+// custody must not skip a process because of its parent's name.
+func TestSafetyInUseDirectChild(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "direct")
+	h := r.Hold(path, "sleep", "60")
+	before := sfSnapKept(t, r, id, path)
+	plan, _ := sfPlanAny(t, r)
+	it := plan.item(t, id)
+	if it.Action != "keep" || !it.has("in-use") {
+		t.Errorf("sleep %d (parent %q) has its cwd in %s, yet plan says %s %v", h.Cmd.Process.Pid, sfComm(os.Getpid()), path, it.Action, it.codes())
+	}
+	before.check(t, r, id, "after plan")
+}
+
+// sfComm returns a process's command name.
+func sfComm(pid int) string {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	return strings.TrimSpace(string(b))
+}
+
+// --- proofs -------------------------------------------------------------------
+
+// TestSafetySquashMerged: the tree's three commits were squashed into one
+// commit on an advanced main by another clone; the branch was never pushed.
+func TestSafetySquashMerged(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "squashme")
+	base := r.Head(path)
+	r.Commit(path, "a.txt", "one\ntwo\nthree\n")
+	r.Commit(path, "b.txt", "bee\n")
+	r.Commit(path, "README", "fixture, edited by the tree\n")
+	sfFinish(t, r, id)
+	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
+	squash := r.SquashMergeToMain("squasher", "custody/"+id, nil)
+	unique := sfUnique(t, r, path)
+	if len(unique) != 3 {
+		t.Fatalf("unique commits %v, want 3", unique)
+	}
+	it := sfRemoveNow(t, r, id, "squash-merged")
+	p := it.Proof
+	if p.Ref != "refs/heads/main" || p.Remote != "origin" || p.Tip != squash || p.Base != base || p.Head != it.Head {
+		t.Errorf("proof %+v, want tip %s base %s on origin refs/heads/main", p, squash, base)
+	}
+	if got := sfSorted(p.Commits); !slices.Equal(got, unique) {
+		t.Errorf("proof covers %v, want the tree's unique commits %v", got, unique)
+	}
+	sfAssertRemoved(t, r, id, path, true)
+}
+
+// TestSafetySquashLossy: a squash of several commits that dropped or
+// altered one line, or left a file out, is not proof; the tree is kept.
+func TestSafetySquashLossy(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		edit func(r *fixtures.Repo, dir string)
+	}{
+		{"DroppedLine", func(r *fixtures.Repo, dir string) { r.WriteFile(dir, "a.txt", "one\nthree\n") }},
+		{"AlteredLine", func(r *fixtures.Repo, dir string) { r.WriteFile(dir, "a.txt", "one\nTWO\nthree\n") }},
+		{"FileLeftOut", func(r *fixtures.Repo, dir string) {
+			r.GitIn(dir, "rm", "-q", "--cached", "b.txt")
+			os.Remove(filepath.Join(dir, "b.txt"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := sfRepo(t)
+			id, path := newTree(t, r, "lossy")
+			r.Commit(path, "a.txt", "one\ntwo\nthree\n")
+			r.Commit(path, "b.txt", "bee\n")
+			sfFinish(t, r, id)
+			r.SquashMergeToMain("squasher", "custody/"+id, func(dir string) { tc.edit(r, dir) })
+			it := sfKeptThrough(t, r, id, path, "unpushed-commits")
+			if it.Proof != nil {
+				t.Errorf("a lossy squash proved %s: %+v", id, it.Proof)
+			}
+		})
+	}
+}
+
+// TestSafetyRebaseMerged: the tree's commits were cherry-picked onto an
+// advanced main and pushed; the proof is patch-equivalent and names every
+// commit of the tree it covers, in plan and in show.
+func TestSafetyRebaseMerged(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "rebaseme")
+	r.Commit(path, "a.txt", "one\ntwo\n")
+	r.Commit(path, "b.txt", "bee\n")
+	r.Commit(path, "a.txt", "one\ntwo\nthree\n")
+	sfFinish(t, r, id)
+	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
+	picked := r.RebaseMergeToMain("rebaser", "custody/"+id, nil)
+	unique := sfUnique(t, r, path)
+	if len(unique) != 3 || len(picked) != 3 {
+		t.Fatalf("unique %v picked %v", unique, picked)
+	}
+
+	s := sfShow(t, r, id)
+	if s.Observation == nil || s.Observation.Proof == nil || s.Observation.Proof.Kind != "patch-equivalent" {
+		t.Fatalf("show: observation %+v", s.Observation)
+	}
+	if got := sfSorted(s.Observation.Proof.Commits); !slices.Equal(got, unique) {
+		t.Errorf("show: proof covers %v, want %v", got, unique)
+	}
+
+	it := sfRemoveNow(t, r, id, "patch-equivalent")
+	if got := sfSorted(it.Proof.Commits); !slices.Equal(got, unique) {
+		t.Errorf("plan: proof covers %v, want the tree's unique commits %v", got, unique)
+	}
+	if it.Proof.Ref != "refs/heads/main" || it.Proof.Tip != picked[2] {
+		t.Errorf("proof %+v, want tip %s on refs/heads/main", it.Proof, picked[2])
+	}
+	sfAssertRemoved(t, r, id, path, true)
+}
+
+// TestSafetyRebaseMergedWithEmptyCommit: an empty unique commit defeats
+// patch equivalence (an empty patch proves nothing); the content is all on
+// main, so the tree is still removable, as squash-merged.
+func TestSafetyRebaseMergedWithEmptyCommit(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "withempty")
+	r.Commit(path, "a.txt", "a\n")
+	r.GitIn(path, "commit", "-q", "--allow-empty", "-m", "nothing")
+	r.Commit(path, "b.txt", "b\n")
+	sfFinish(t, r, id)
+	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
+	r.RebaseMergeToMain("rebaser", "custody/"+id, nil)
+	it := sfRemoveNow(t, r, id, "squash-merged")
+	if len(it.Proof.Commits) != 3 {
+		t.Errorf("proof covers %v, want the 3 unique commits", it.Proof.Commits)
+	}
+	sfAssertRemoved(t, r, id, path, true)
+}
+
+// TestSafetyRebaseMergedWhitespace: one cherry-pick differs from the tree's
+// commit only in whitespace (a trailing blank). git's own --cherry-pick
+// (whitespace-insensitive patch ids) calls them equal; patch-id --verbatim
+// tells them apart, so it is not patch-equivalent. And since the published
+// content really differs (the three-way merge conflicts on that line) it is
+// not squash-merged either: the tree is kept.
+func TestSafetyRebaseMergedWhitespace(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "spaces")
+	r.Commit(path, "a.txt", "one\ntwo\n")
+	r.Commit(path, "b.txt", "bee\n")
+	sfFinish(t, r, id)
+	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
+	r.RebaseMergeToMain("rebaser", "custody/"+id, func(dir string, i int) {
+		if i == 0 {
+			r.WriteFile(dir, "a.txt", "one \ntwo\n")
+		}
+	})
+	tip := strings.Fields(r.Git("ls-remote", "origin", "refs/heads/main"))[0]
+	r.Git("fetch", "-q", "origin")
+	if out := r.GitIn(path, "rev-list", "--cherry-pick", "--right-only", tip+"...HEAD"); out != "" {
+		t.Fatalf("fixture: --cherry-pick already tells the picks apart (%s); the case needs a whitespace-only difference", out)
+	}
+	it := sfKeptThrough(t, r, id, path, "unpushed-commits")
+	if it.Proof != nil {
+		t.Errorf("a whitespace-changed pick proved %s: %+v", id, it.Proof)
+	}
+}
+
+// TestSafetyPublishedElsewhere: a ref in any advertised namespace proves
+// ancestry.
+func TestSafetyPublishedElsewhere(t *testing.T) {
+	t.Parallel()
+	for _, ref := range []string{"refs/custom/x", "refs/pull/7/head", "refs/tags/v1"} {
+		t.Run(strings.ReplaceAll(ref, "/", "_"), func(t *testing.T) {
+			t.Parallel()
+			r := sfRepo(t)
+			id, path := newTree(t, r, "pushed")
+			head := r.Commit(path, "work.txt", "work\n")
+			r.PushRef(path, ref)
+			sfFinish(t, r, id)
+			it := sfRemoveNow(t, r, id, "ancestry")
+			if it.Proof.Ref != ref || it.Proof.Tip != head || it.Proof.Remote != "origin" {
+				t.Errorf("proof %+v, want %s at %s on origin", it.Proof, ref, head)
+			}
+			sfAssertRemoved(t, r, id, path, true)
+		})
+	}
+}
+
+// TestSafetyLocalRefsDoNotProve: a local remote-tracking ref, a local tag,
+// a replace ref or a graft that makes HEAD look published to git proves
+// nothing to custody.
+func TestSafetyLocalRefsDoNotProve(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		make func(r *fixtures.Repo, head string)
+		// sanity is a git command that, believing the local state, calls
+		// head published (exit 0 and some output).
+		sanity []string
+	}{
+		{"RemoteTracking", func(r *fixtures.Repo, head string) {
+			r.Git("update-ref", "refs/remotes/origin/fake", head)
+		}, []string{"branch", "-r", "--contains", "HEAD"}},
+		{"LocalTag", func(r *fixtures.Repo, head string) {
+			r.Git("tag", "v9", head)
+		}, []string{"tag", "--contains", "HEAD"}},
+		{"ReplaceRef", func(r *fixtures.Repo, head string) {
+			// Replace origin's new main with a commit whose parents are
+			// its real parent and head.
+			tip := r.AdvanceMain("advancer", "other.txt", "other\n")
+			r.Git("fetch", "-q", "origin")
+			fake := r.Git("commit-tree", tip+"^{tree}", "-p", tip+"^", "-p", head, "-m", "fake")
+			r.Git("replace", tip, fake)
+		}, []string{"branch", "-r", "--contains", "HEAD"}},
+		{"Graft", func(r *fixtures.Repo, head string) {
+			tip := r.AdvanceMain("advancer", "other.txt", "other\n")
+			r.Git("fetch", "-q", "origin")
+			parent := r.Git("rev-parse", tip+"^")
+			r.WriteFile(filepath.Join(r.Dir, ".git", "info"), "grafts", tip+" "+parent+" "+head+"\n")
+		}, []string{"branch", "-r", "--contains", "HEAD"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := sfRepo(t)
+			id, path := newTree(t, r, "local")
+			head := r.Commit(path, "work.txt", "work only here\n")
+			sfFinish(t, r, id)
+			tc.make(r, head)
+			if out, err := r.TryGitIn(path, tc.sanity...); err != nil || strings.TrimSpace(out) == "" {
+				t.Fatalf("fixture: git does not believe %s is published (%v): %q", head, err, out)
+			}
+			it := sfKeptThrough(t, r, id, path, "unpushed-commits")
+			if it.Proof != nil {
+				t.Errorf("local state proved %s: %+v", id, it.Proof)
+			}
+		})
+	}
+}
+
+// sfDeadRemote adds a remote that never answers.
+func sfDeadRemote(r *fixtures.Repo) {
+	r.Git("remote", "add", "backup", filepath.Join(r.Root, "no-such-remote.git"))
+}
+
+// TestSafetyDeadSecondRemote: origin proves the tree; a second remote that
+// does not answer does not matter.
+func TestSafetyDeadSecondRemote(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "proven")
+	sfDeadRemote(r)
+	sfRemoveNow(t, r, id, "ancestry")
+	sfAssertRemoved(t, r, id, path, true)
+}
+
+// TestSafetyRemoteUnavailable: nothing that answers proves the tree and one
+// remote did not answer: remote-unavailable, never "not merged".
+func TestSafetyRemoteUnavailable(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "unproven")
+	r.Commit(path, "work.txt", "work only here\n")
+	sfFinish(t, r, id)
+	sfDeadRemote(r)
+	it := sfKeptThrough(t, r, id, path, "remote-unavailable")
+	if it.has("unpushed-commits") {
+		t.Errorf("an unanswered remote was read as not merged: %v", it.codes())
+	}
+	s := sfShow(t, r, id)
+	if s.Observation == nil || len(s.Observation.Remote.Unavailable) != 1 || s.Observation.Remote.Unavailable[0].Remote != "backup" {
+		t.Errorf("show does not name the remote that did not answer: %+v", s.Observation)
+	}
+}
+
+// --- ownership ----------------------------------------------------------------
+
+// sfLookAlike makes a worktree with plain git under the managed root, with
+// a branch and path that look like custody's.
+func sfLookAlike(r *fixtures.Repo) (path string) {
+	path = filepath.Join(r.Dir, ".worktrees", "fake-abc123")
+	r.Git("worktree", "add", "-q", "-b", "custody/fake-abc123", path)
+	return path
+}
+
+// TestSafetyForeignLookAlike: a tree made by plain `git worktree add` with
+// custody's branch prefix and placement, even with a forged ready marker, is
+// foreign: listed, never removed. A removable custody tree beside it is
+// removed by the same apply.
+func TestSafetyForeignLookAlike(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	fake := sfLookAlike(r)
+	r.WriteFile(filepath.Join(r.Dir, ".git", "worktrees", "fake-abc123"), "custody-ready", "fake-abc123\n")
+	id, path := sfRemovable(t, r, "real")
+	before := sfSnapKept(t, r, "", fake)
+	plan, file := sfPlanNow(t, r, 0)
+	it := plan.item(t, "fake-abc123")
+	if it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != "foreign" || it.Path != fake || it.Branch != "custody/fake-abc123" {
+		t.Errorf("look-alike item %+v, want keep [foreign]", it)
+	}
+	if it.Refusal != nil && !strings.Contains(it.Refusal.Retry, "custody adopt") {
+		t.Errorf("foreign refusal does not say how to adopt: %+v", it.Refusal)
+	}
+	a := sfApply(t, r, file, 0)
+	if o := a.outcome(t, id); o.Outcome != "removed" {
+		t.Fatalf("the real tree: %+v", o)
+	}
+	for _, o := range a.Items {
+		if o.ID == "fake-abc123" {
+			t.Errorf("apply acted on the foreign tree: %+v", o)
+		}
+	}
+	before.without("refs/heads/custody/"+id).check(t, r, "", "after apply")
+	sfAssertRemoved(t, r, id, path, true)
+	if r.BranchTip("custody/fake-abc123") == "" {
+		t.Error("the look-alike's branch was deleted")
+	}
+}
+
+// TestSafetyForeignMerged: foreign trees whose work is fully merged into
+// origin main (one on a branch under the managed root, one detached
+// elsewhere) are never touched.
+func TestSafetyForeignMerged(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	fake := filepath.Join(r.Dir, ".worktrees", "topic")
+	r.Git("worktree", "add", "-q", "-b", "topic", fake)
+	r.Commit(fake, "topic.txt", "merged work\n")
+	r.Push(fake, "main")
+	other := filepath.Join(r.Root, "elsewhere")
+	r.Git("worktree", "add", "-q", "--detach", other, "main")
+	id, path := sfRemovable(t, r, "real")
+	before := sfSnapKept(t, r, "", fake).without("refs/heads/custody/" + id)
+	beforeOther := sfSnapKept(t, r, "", other).without("refs/heads/custody/" + id)
+	plan, file := sfPlanNow(t, r, 0)
+	for _, p := range []string{fake, other} {
+		it := plan.byPath(p)
+		if it == nil || it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != "foreign" {
+			t.Errorf("foreign %s: %+v", p, it)
+		}
+	}
+	a := sfApply(t, r, file, 0)
+	if o := a.outcome(t, id); o.Outcome != "removed" {
+		t.Fatalf("the real tree: %+v", o)
+	}
+	sfAssertRemoved(t, r, id, path, true)
+	before.check(t, r, "", "after apply")
+	beforeOther.check(t, r, "", "after apply")
+	if r.BranchTip("topic") == "" {
+		t.Error("the foreign merged branch was deleted")
+	}
+}
+
+// TestSafetyForeignAtTombstonedPath: after custody removed a tree, someone
+// makes a worktree with plain git at the same path, admin key and branch.
+// It is foreign (never the tombstoned record), and applying the old plan
+// again reports already-done without touching it.
+func TestSafetyForeignAtTombstonedPath(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "reused")
+	_, oldPlan := sfPlanNow(t, r, 0)
+	sfApply(t, r, oldPlan, 0)
+	sfAssertRemoved(t, r, id, path, true)
+	r.Git("worktree", "add", "-q", "-b", "custody/"+id, path)
+	r.Commit(path, "new.txt", "new work, unpublished\n")
+	before := sfSnapKept(t, r, "", path)
+	plan, _ := sfPlanNow(t, r, 0)
+	it := plan.byPath(path)
+	if it == nil || it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != "foreign" || it.ID == id {
+		t.Errorf("the new tree at %s: %+v, want keep [foreign] under another id than %s", path, it, id)
+	}
+	a := sfApply(t, r, oldPlan, 0)
+	if o := a.outcome(t, id); o.Outcome != "already-done" {
+		t.Errorf("old plan again: %+v, want already-done", o)
+	}
+	before.check(t, r, "", "after applying the old plan again")
+}
+
+// TestSafetyAdopt: custody adopt enrolls a foreign tree (origin adopted);
+// after finish, plan and apply it is removed, but its branch is kept.
+func TestSafetyAdopt(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	fake := sfLookAlike(r)
+	head := r.Commit(fake, "adopted.txt", "published\n")
+	r.Push(fake, "main")
+	var ad struct {
+		ID string `json:"id"`
+	}
+	sfDecode(t, mustCustody(t, r, 0, "adopt", fake, "--json"), &ad)
+	if ad.ID != "fake-abc123" {
+		t.Fatalf("adopted as %q", ad.ID)
+	}
+	if s := sfShow(t, r, ad.ID); s.Origin != "adopted" || s.Path != fake {
+		t.Errorf("show after adopt: origin %q path %q", s.Origin, s.Path)
+	}
+	if res := custody(t, r, "adopt", fake); res.Code != 1 {
+		t.Errorf("second adopt: %s", res)
+	}
+	sfFinish(t, r, ad.ID)
+	sfRemoveNow(t, r, ad.ID, "ancestry")
+	sfAssertRemoved(t, r, ad.ID, fake, false)
+	if tip := r.BranchTip("custody/fake-abc123"); tip != head {
+		t.Errorf("the adopted tree's branch is at %q, want kept at %s", tip, head)
+	}
+	s := sfShow(t, r, ad.ID)
+	if s.Evidence.BranchOutcome != "kept" || s.Evidence.BranchReason == "" {
+		t.Errorf("evidence %+v, want branch kept with a reason", s.Evidence)
+	}
+}
+
+// TestSafetyAdoptRefusesNonWorktree: adopt names exactly a linked worktree
+// of this repository; the main checkout or a plain directory is refused.
+func TestSafetyAdoptRefusesNonWorktree(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	plain := filepath.Join(r.Root, "plain")
+	r.WriteFile(plain, "f", "x\n")
+	for _, p := range []string{r.Dir, plain} {
+		if res := custody(t, r, "adopt", p); res.Code != 1 {
+			t.Errorf("adopt %s: %s", p, res)
+		}
+	}
+}
+
+// --- branch compare-and-swap -------------------------------------------------
+
+// TestSafetyBranchMovedAfterPlan: the tree is detached at its published
+// HEAD; after plan, someone moves the tree's branch. The tree is removed
+// (its own state did not change) but the moved branch is kept, with the
+// reason in the evidence.
+func TestSafetyBranchMovedAfterPlan(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "moved")
+	base := r.Head(path)
+	r.Commit(path, "work.txt", "published\n")
+	r.Push(path, "main")
+	r.GitIn(path, "checkout", "-q", "--detach")
+	sfFinish(t, r, id)
+	_, file := sfPlanNow(t, r, 0)
+	r.Git("branch", "-f", "custody/"+id, base)
+	a := sfApply(t, r, file, 0)
+	if o := a.outcome(t, id); o.Outcome != "removed" {
+		t.Fatalf("apply: %+v", o)
+	}
+	sfAssertRemoved(t, r, id, path, false)
+	if tip := r.BranchTip("custody/" + id); tip != base {
+		t.Errorf("moved branch is at %q, want kept at %s", tip, base)
+	}
+	s := sfShow(t, r, id)
+	if s.Evidence.BranchOutcome != "kept" || !strings.Contains(s.Evidence.BranchReason, "moved") {
+		t.Errorf("evidence %+v, want branch_outcome kept naming the move", s.Evidence)
+	}
+}
+
+// TestSafetyBranchCheckedOutElsewhere: after plan, the tree's branch is
+// checked out in another worktree; the tree is removed, the branch kept.
+func TestSafetyBranchCheckedOutElsewhere(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "shared")
+	head := r.Commit(path, "work.txt", "published\n")
+	r.Push(path, "main")
+	r.GitIn(path, "checkout", "-q", "--detach")
+	sfFinish(t, r, id)
+	_, file := sfPlanNow(t, r, 0)
+	other := filepath.Join(r.Root, "other")
+	r.Git("worktree", "add", "-q", other, "custody/"+id)
+	a := sfApply(t, r, file, 0)
+	if o := a.outcome(t, id); o.Outcome != "removed" {
+		t.Fatalf("apply: %+v", o)
+	}
+	sfAssertRemoved(t, r, id, path, false)
+	if tip := r.BranchTip("custody/" + id); tip != head {
+		t.Errorf("branch checked out elsewhere is at %q, want %s", tip, head)
+	}
+	s := sfShow(t, r, id)
+	if s.Evidence.BranchOutcome != "kept" || !strings.Contains(s.Evidence.BranchReason, "checked out") {
+		t.Errorf("evidence %+v, want branch kept because it is checked out", s.Evidence)
+	}
+}
+
+// TestSafetyCommitAfterPlanIsStale: a commit in the tree after plan makes
+// the item stale; nothing is touched.
+func TestSafetyCommitAfterPlanIsStale(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "late")
+	_, file := sfPlanNow(t, r, 0)
+	r.Commit(path, "later.txt", "written after plan\n")
+	before := sfSnapKept(t, r, id, path)
+	a := sfApply(t, r, file, 3)
+	if o := a.outcome(t, id); o.Outcome != "stale" || o.Refusal == nil || o.Refusal.Code != "stale" {
+		t.Errorf("apply after a new commit: %+v, want stale", o)
+	}
+	before.check(t, r, id, "after apply")
+}
+
+// --- verified removal ----------------------------------------------------------
+
+// TestSafetyLyingGitRemove: a git whose `worktree remove` exits 0 and does
+// nothing. apply must report the item failed (removal-failed), exit 3, and
+// leave the tree; custody resume with the real git converges.
+func TestSafetyLyingGitRemove(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "liar")
+	lying := r.LyingGit("nothing")
+	_, file := sfPlanNow(t, r, 0)
+	snap := r.Snap(path)
+	a := sfApply(t, r, file, 3, sfPathEnv(lying))
+	o := a.outcome(t, id)
+	if o.Outcome != "failed" || o.Refusal == nil || o.Refusal.Code != "removal-failed" || o.Refusal.Path != path {
+		t.Errorf("apply with a lying git: %+v, want failed [removal-failed] naming %s", o, path)
+	}
+	if d := snap.Diff(r.Snap(path)); d != "" {
+		t.Errorf("tree changed:\n%s", d)
+	}
+	if !slices.Contains(sfRegistered(t, r), path) {
+		t.Errorf("%s unregistered", path)
+	}
+	if st := sfRecordState(t, r, id); st == "tombstoned" {
+		t.Errorf("record tombstoned after a failed removal")
+	}
+
+	var rs struct {
+		Items []sfOutcome `json:"items"`
+	}
+	sfDecode(t, mustCustody(t, r, 0, "resume", "--json"), &rs)
+	if len(rs.Items) != 1 || rs.Items[0].ID != id || rs.Items[0].Outcome != "removed" {
+		t.Errorf("resume: %+v, want %s removed", rs.Items, id)
+	}
+	sfAssertRemoved(t, r, id, path, true)
+	a = sfApply(t, r, file, 0)
+	if o := a.outcome(t, id); o.Outcome != "already-done" {
+		t.Errorf("apply again: %+v, want already-done", o)
+	}
+}
+
+// TestSafetyLyingGitApplyAgain: as above, but the re-run is apply itself.
+func TestSafetyLyingGitApplyAgain(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "liar")
+	lying := r.LyingGit("nothing")
+	_, file := sfPlanNow(t, r, 0)
+	sfApply(t, r, file, 3, sfPathEnv(lying))
+	a := sfApply(t, r, file, 0)
+	if o := a.outcome(t, id); o.Outcome != "removed" && o.Outcome != "already-done" {
+		t.Errorf("apply again with the real git: %+v", o)
+	}
+	sfAssertRemoved(t, r, id, path, true)
+}
+
+// TestSafetyStaleRegistrationDropped: a git that deletes the directory but
+// leaves the registration. custody removes exactly that admin entry, never
+// a repository-wide prune: another worktree's prunable entry survives.
+func TestSafetyStaleRegistrationDropped(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "half")
+	gone := filepath.Join(r.Root, "gone")
+	r.Git("worktree", "add", "-q", "--detach", gone)
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+	goneAdmin := filepath.Join(r.Dir, ".git", "worktrees", "gone")
+	goneSnap := r.Snap(goneAdmin)
+	lying := r.LyingGit("rmdir")
+	_, file := sfPlanNow(t, r, 0)
+	a := sfApply(t, r, file, 0, sfPathEnv(lying))
+	if o := a.outcome(t, id); o.Outcome != "removed" {
+		t.Errorf("apply: %+v", o)
+	}
+	sfAssertRemoved(t, r, id, path, true)
+	if d := goneSnap.Diff(r.Snap(goneAdmin)); d != "" {
+		t.Errorf("another worktree's admin entry was touched (a prune?):\n%s", d)
+	}
+	if !slices.Contains(sfRegistered(t, r), gone) {
+		t.Errorf("the other worktree %s was pruned", gone)
+	}
+}
+
+// TestSafetyLateWriter: git removes the tree, then a writer recreates the
+// path before custody verifies absence. The item fails naming the path,
+// and custody deletes nothing the writer made, then or on any re-run.
+func TestSafetyLateWriter(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "raced")
+	lying := r.LyingGit("late-writer")
+	_, file := sfPlanNow(t, r, 0)
+	a := sfApply(t, r, file, 3, sfPathEnv(lying))
+	o := a.outcome(t, id)
+	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != "removal-failed" || o.Refusal.Path != path {
+		t.Errorf("apply with a late writer: %+v, want failed [removal-failed] naming %s", o, path)
+	}
+	late := filepath.Join(path, "late.txt")
+	for _, args := range [][]string{{"resume"}, {"plan"}, {"apply", file}} {
+		res := custody(t, r, args...)
+		if b, err := os.ReadFile(late); err != nil || string(b) != "late\n" {
+			t.Fatalf("after custody %v the late writer's file is %q, %v\n%s", args, b, err, res)
+		}
+	}
+	if st := sfRecordState(t, r, id); st == "tombstoned" {
+		t.Errorf("record %s tombstoned although %s exists", id, path)
+	}
+}
+
+// --- inspection ------------------------------------------------------------------
+
+// TestSafetyShowIgnored: show lists the status counts and every ignored
+// path the verdict rests on, in JSON and for a person.
+func TestSafetyShowIgnored(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "secrets")
+	excl := filepath.Join(r.Dir, ".git", "info", "exclude")
+	b, err := os.ReadFile(excl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(excl, append(b, "\n*.secret\nbuild/\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.WriteFile(path, "db/local.secret", "password\n")
+	r.WriteFile(path, "build/out.bin", "artifact\n")
+	r.WriteFile(path, "todo.txt", "untracked\n")
+	sfKeptThrough(t, r, id, path, "ignored-files", "untracked-files")
+
+	s := sfShow(t, r, id)
+	if s.Observation == nil {
+		t.Fatal("show has no observation")
+	}
+	st := s.Observation.Status
+	if got, want := sfSorted(st.Ignored), []string{"build/", "db/local.secret"}; !slices.Equal(got, want) {
+		t.Errorf("show: ignored %v, want %v", got, want)
+	}
+	if !slices.Equal(st.Untracked, []string{"todo.txt"}) || len(st.Changed) != 0 {
+		t.Errorf("show: status %+v", st)
+	}
+	if s.Observation.Proof == nil || s.Observation.Proof.Kind != "ancestry" {
+		t.Errorf("show: proof %+v, want ancestry (the hazard, not the proof, keeps it)", s.Observation.Proof)
+	}
+	if got := s.codes(); !slices.Equal(got, []string{"untracked-files", "ignored-files"}) {
+		t.Errorf("show: refusals %v", got)
+	}
+	human := mustCustody(t, r, 0, "show", id).Stdout
+	for _, want := range []string{"0 changed (0 staged), 0 unmerged, 1 untracked, 2 ignored", "ignored db/local.secret", "ignored build/", "[ignored-files]"} {
+		if !strings.Contains(human, want) {
+			t.Errorf("show (human) lacks %q:\n%s", want, human)
+		}
+	}
+}
+
+// TestSafetyShowProofCommits: show of a squash-merged tree names the proof,
+// its tip, base and every covered commit.
+func TestSafetyShowProofCommits(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "shown")
+	r.Commit(path, "a.txt", "a\n")
+	r.Commit(path, "b.txt", "b\n")
+	sfFinish(t, r, id)
+	r.SquashMergeToMain("squasher", "custody/"+id, nil)
+	unique := sfUnique(t, r, path)
+	s := sfShow(t, r, id)
+	if s.Verdict == nil || s.Verdict.Action != "remove" || s.Verdict.Proof == nil || s.Verdict.Proof.Kind != "squash-merged" {
+		t.Fatalf("show verdict %+v", s.Verdict)
+	}
+	if got := sfSorted(s.Verdict.Proof.Commits); !slices.Equal(got, unique) || s.Verdict.Proof.Base == "" || s.Verdict.Proof.Tip == "" {
+		t.Errorf("show proof %+v, want commits %v with tip and base", s.Verdict.Proof, unique)
+	}
+	human := mustCustody(t, r, 0, "show", id).Stdout
+	if !strings.Contains(human, "proof: squash-merged") {
+		t.Errorf("show (human) does not name the proof:\n%s", human)
+	}
+}
