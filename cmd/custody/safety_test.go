@@ -443,15 +443,29 @@ func sfRemoveNow(t testing.TB, r *fixtures.Repo, id, kind string) sfItem {
 	return it
 }
 
-// sfUnique returns the commits the tree's HEAD adds over origin's main,
-// sorted.
-func sfUnique(t testing.TB, r *fixtures.Repo, path string) []string {
+// sfUnique returns the commits the tree's HEAD adds over base, sorted,
+// without fetching anything (so plan must fetch what origin advertises).
+func sfUnique(t testing.TB, r *fixtures.Repo, path, base string) []string {
 	t.Helper()
-	tip := strings.Fields(r.Git("ls-remote", "origin", "refs/heads/main"))[0]
-	r.Git("fetch", "-q", "origin")
-	out := strings.Fields(r.GitIn(path, "rev-list", "HEAD", "--not", tip))
+	out := strings.Fields(r.GitIn(path, "rev-list", "HEAD", "--not", base))
 	slices.Sort(out)
 	return out
+}
+
+// sfNoLocalWrites runs f and fails if it changed any ref of the repository
+// or wrote FETCH_HEAD: advertised commits are fetched into no local ref.
+func sfNoLocalWrites(t testing.TB, r *fixtures.Repo, f func()) {
+	t.Helper()
+	refs := r.Refs()
+	fh := filepath.Join(r.Dir, ".git", "FETCH_HEAD")
+	before, _ := os.ReadFile(fh)
+	f()
+	if got := r.Refs(); got != refs {
+		t.Errorf("refs changed:\nbefore:\n%s\nafter:\n%s", refs, got)
+	}
+	if after, _ := os.ReadFile(fh); string(after) != string(before) {
+		t.Errorf("FETCH_HEAD was written: %q", after)
+	}
 }
 
 func sfSorted(s []string) []string {
@@ -553,6 +567,27 @@ func sfHazards() []sfHazard {
 				t.Fatalf("cherry-pick did not conflict:\n%s", out)
 			}
 		}, codes: []string{"operation-in-progress", "unmerged-paths"}, hidden: op, says: "cherry-pick"},
+		{name: "CherryPickSequencePaused", prep: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.Commit(path, "README", "the tree's README\n")
+			r.Push(path, "feature")
+			r.Commit(r.Dir, "README", "main's README\n")
+			r.Commit(r.Dir, "other.txt", "more of main\n")
+			r.Push(r.Dir, "main")
+		}, make: func(t *testing.T, r *fixtures.Repo, path string) {
+			// Pick two commits; the first conflicts, is resolved and
+			// committed. CHERRY_PICK_HEAD is gone, but the sequence is not
+			// finished: git status says "Cherry-pick currently in progress".
+			if out, err := r.TryGitIn(path, "cherry-pick", "main~1", "main"); err == nil {
+				t.Fatalf("cherry-pick did not conflict:\n%s", out)
+			}
+			r.WriteFile(path, "README", "resolved\n")
+			r.GitIn(path, "add", "README")
+			r.GitIn(path, "-c", "core.editor=true", "commit", "-q", "--no-edit")
+			r.Push(path, "feature2")
+			if out := r.GitIn(path, "status"); !strings.Contains(out, "Cherry-pick currently in progress") {
+				t.Fatalf("fixture: git does not say a cherry-pick is in progress:\n%s", out)
+			}
+		}, codes: []string{"operation-in-progress"}, exact: true, hidden: op, says: "cherry-pick"},
 		{name: "RevertConflict", prep: func(t *testing.T, r *fixtures.Repo, path string) {
 			r.Commit(path, "README", "one\n")
 			r.Commit(path, "README", "two\n")
@@ -722,6 +757,44 @@ func TestSafetySubmoduleUnpushed(t *testing.T) {
 		if rf.Path != sub {
 			t.Errorf("refusal path %s, want %s", rf.Path, sub)
 		}
+	}
+}
+
+// TestSafetySubmoduleDeinitUnpushed: the submodule has a commit its remote
+// lacks, recorded by a published superproject commit, and was then
+// deinitialized: its working tree is empty, but its git directory (the only
+// copy of that commit) lives in the worktree's admin entry
+// (<common>/worktrees/<id>/modules/lib), which removal deletes. The tree
+// must be kept and the module directory must survive.
+func TestSafetySubmoduleDeinitUnpushed(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfSubmoduleTree(t, r)
+	mustCustody(t, r, 0, "reopen", id)
+	sub := filepath.Join(path, "lib")
+	only := r.Commit(sub, "lib.txt", "a library change only this clone has\n")
+	r.GitIn(path, "add", "lib")
+	r.GitIn(path, "commit", "-q", "-m", "bump lib")
+	r.Push(path, "feature")
+	r.GitIn(path, "submodule", "deinit", "-q", "-f", "lib")
+	modules := filepath.Join(r.Dir, ".git", "worktrees", id, "modules", "lib")
+	if _, err := r.TryGitIn(modules, "cat-file", "-e", only+"^{commit}"); err != nil {
+		t.Fatalf("fixture: the module directory %s does not hold %s: %v", modules, only, err)
+	}
+	sfFinish(t, r, id)
+	mods := r.Snap(modules)
+	plan, file := sfPlanAny(t, r)
+	it := plan.item(t, id)
+	if it.Action != "keep" {
+		t.Errorf("plan removes %s although its submodule's git dir %s holds %s, which no remote has (proof %+v)", id, modules, only, it.Proof)
+		res := runBin(t, custodyBin, r, r.Dir, nil, "apply", file)
+		t.Logf("apply: %s", res)
+	}
+	if _, err := os.Lstat(modules); err != nil {
+		t.Fatalf("the submodule's git dir is gone: %v; commit %s is lost", err, only)
+	}
+	if d := mods.Diff(r.Snap(modules)); d != "" {
+		t.Errorf("module directory changed:\n%s", d)
 	}
 }
 
@@ -940,11 +1013,23 @@ func TestSafetySquashMerged(t *testing.T) {
 	sfFinish(t, r, id)
 	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
 	squash := r.SquashMergeToMain("squasher", "custody/"+id, nil)
-	unique := sfUnique(t, r, path)
+	unique := sfUnique(t, r, path, base)
 	if len(unique) != 3 {
 		t.Fatalf("unique commits %v, want 3", unique)
 	}
-	it := sfRemoveNow(t, r, id, "squash-merged")
+	if _, err := r.TryGitIn(r.Dir, "cat-file", "-e", squash+"^{commit}"); err == nil {
+		t.Fatalf("fixture: the squash commit is already local; plan would not have to fetch it")
+	}
+	var plan sfPlan
+	var file string
+	sfNoLocalWrites(t, r, func() { plan, file = sfPlanNow(t, r, 0) })
+	it := plan.item(t, id)
+	if it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
+		t.Fatalf("%s: action %s proof %+v, want remove with a squash-merged proof (refusals %+v)", id, it.Action, it.Proof, it.Refusals)
+	}
+	if o := sfApply(t, r, file, 0).outcome(t, id); o.Outcome != "removed" {
+		t.Fatalf("apply %s: %+v", id, o)
+	}
 	p := it.Proof
 	if p.Ref != "refs/heads/main" || p.Remote != "origin" || p.Tip != squash || p.Base != base || p.Head != it.Head {
 		t.Errorf("proof %+v, want tip %s base %s on origin refs/heads/main", p, squash, base)
@@ -993,18 +1078,20 @@ func TestSafetyRebaseMerged(t *testing.T) {
 	t.Parallel()
 	r := sfRepo(t)
 	id, path := newTree(t, r, "rebaseme")
+	base := r.Head(path)
 	r.Commit(path, "a.txt", "one\ntwo\n")
 	r.Commit(path, "b.txt", "bee\n")
 	r.Commit(path, "a.txt", "one\ntwo\nthree\n")
 	sfFinish(t, r, id)
 	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
 	picked := r.RebaseMergeToMain("rebaser", "custody/"+id, nil)
-	unique := sfUnique(t, r, path)
+	unique := sfUnique(t, r, path, base)
 	if len(unique) != 3 || len(picked) != 3 {
 		t.Fatalf("unique %v picked %v", unique, picked)
 	}
 
-	s := sfShow(t, r, id)
+	var s sfShown
+	sfNoLocalWrites(t, r, func() { s = sfShow(t, r, id) })
 	if s.Observation == nil || s.Observation.Proof == nil || s.Observation.Proof.Kind != "patch-equivalent" {
 		t.Fatalf("show: observation %+v", s.Observation)
 	}
@@ -1020,6 +1107,28 @@ func TestSafetyRebaseMerged(t *testing.T) {
 		t.Errorf("proof %+v, want tip %s on refs/heads/main", it.Proof, picked[2])
 	}
 	sfAssertRemoved(t, r, id, path, true)
+}
+
+// TestSafetyRebasePartial: only two of the tree's three commits were
+// cherry-picked to main. Neither patch equivalence nor the squash check
+// holds: the tree is kept.
+func TestSafetyRebasePartial(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "partial")
+	r.Commit(path, "a.txt", "a\n")
+	r.Commit(path, "b.txt", "b\n")
+	r.Commit(path, "c.txt", "c\n")
+	sfFinish(t, r, id)
+	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
+	dir := r.OtherClone("picker")
+	r.GitIn(dir, "fetch", "-q", r.Dir, "refs/heads/custody/"+id)
+	r.GitIn(dir, "cherry-pick", "FETCH_HEAD~2", "FETCH_HEAD~1")
+	r.GitIn(dir, "push", "-q", "origin", "HEAD:refs/heads/main")
+	it := sfKeptThrough(t, r, id, path, "unpushed-commits")
+	if it.Proof != nil {
+		t.Errorf("a partial rebase proved %s: %+v", id, it.Proof)
+	}
 }
 
 // TestSafetyRebaseMergedWithEmptyCommit: an empty unique commit defeats
@@ -1179,6 +1288,63 @@ func TestSafetyRemoteUnavailable(t *testing.T) {
 	}
 }
 
+// TestSafetyUnknownIsNeverClean: when a git observation fails (a git that
+// fails one subcommand), the tree is kept with a code that says so, both at
+// plan and at apply of a plan made while everything worked.
+func TestSafetyUnknownIsNeverClean(t *testing.T) {
+	t.Parallel()
+	removable := func(t *testing.T, r *fixtures.Repo) (string, string) { return sfRemovable(t, r, "obs") }
+	rebaseMerged := func(t *testing.T, r *fixtures.Repo) (string, string) {
+		id, path := newTree(t, r, "obs")
+		r.Commit(path, "a.txt", "a\n")
+		sfFinish(t, r, id)
+		r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
+		r.RebaseMergeToMain("rebaser", "custody/"+id, nil)
+		return id, path
+	}
+	for _, tc := range []struct {
+		sub, code string
+		make      func(t *testing.T, r *fixtures.Repo) (string, string)
+	}{
+		{"ls-files", "observation-failed", removable},
+		{"status", "status-failed", removable},
+		{"ls-remote", "remote-unavailable", removable},
+		{"patch-id", "proof-failed", rebaseMerged},
+	} {
+		t.Run(tc.sub, func(t *testing.T) {
+			t.Parallel()
+			r := sfRepo(t)
+			id, path := tc.make(t, r)
+			good, goodFile := sfPlanNow(t, r, 0)
+			if it := good.item(t, id); it.Action != "remove" {
+				t.Fatalf("with a working git %s is not removable: %+v", id, it.Refusals)
+			}
+			env := sfPathEnv(r.FailingGit(tc.sub))
+			before := sfSnapKept(t, r, id, path)
+
+			file := sfPlanFile(t, r)
+			res := runBin(t, custodyBin, r, r.Dir, []string{env}, "plan", "-o", file, "--json")
+			if res.Code != 3 {
+				t.Fatalf("plan with a failing git %s: %s", tc.sub, res)
+			}
+			var plan sfPlan
+			sfDecode(t, res, &plan)
+			it := plan.item(t, id)
+			if it.Action != "keep" || !it.has(tc.code) {
+				t.Errorf("plan with a failing git %s: %s %v, want keep with %s", tc.sub, it.Action, it.codes(), tc.code)
+			}
+			sfApply(t, r, file, 0, env)
+			before.check(t, r, id, "after plan and apply with a failing git")
+
+			a := sfApply(t, r, goodFile, 3, env)
+			if o := a.outcome(t, id); o.Outcome == "removed" || o.Refusal == nil {
+				t.Errorf("apply of a good plan with a failing git %s: %+v", tc.sub, o)
+			}
+			before.check(t, r, id, "after applying the good plan with a failing git")
+		})
+	}
+}
+
 // --- ownership ----------------------------------------------------------------
 
 // sfLookAlike makes a worktree with plain git under the managed root, with
@@ -1317,6 +1483,58 @@ func TestSafetyAdopt(t *testing.T) {
 	}
 }
 
+// TestSafetyAdoptAdminKeyDiffers: two foreign trees share a basename, so
+// git names the second one's admin entry wt1. Adopting the second enrolls
+// it under that exact admin key; removing it (even through a git that
+// leaves the registration behind) drops only that entry, never the first
+// tree's.
+func TestSafetyAdoptAdminKeyDiffers(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	first := filepath.Join(r.Root, "a", "wt")
+	second := filepath.Join(r.Root, "b", "wt")
+	r.Git("worktree", "add", "-q", "--detach", first)
+	r.Git("worktree", "add", "-q", "-b", "topic", second)
+	r.Commit(second, "topic.txt", "published\n")
+	r.Push(second, "topic")
+	if got := strings.TrimSpace(r.GitIn(second, "rev-parse", "--git-dir")); filepath.Base(got) != "wt1" {
+		t.Fatalf("fixture: the second tree's admin entry is %s, want wt1", got)
+	}
+	var ad struct {
+		ID string `json:"id"`
+	}
+	sfDecode(t, mustCustody(t, r, 0, "adopt", second, "--json"), &ad)
+	if ad.ID != "wt1" {
+		t.Fatalf("adopted as %q, want the admin key wt1", ad.ID)
+	}
+	firstKept := sfSnapKept(t, r, "", first)
+	sfFinish(t, r, ad.ID)
+	plan, file := sfPlanNow(t, r, 0)
+	if it := plan.item(t, ad.ID); it.Action != "remove" {
+		t.Fatalf("adopted tree: %+v", it)
+	}
+	if it := plan.byPath(first); it == nil || it.Refusal == nil || it.Refusal.Code != "foreign" {
+		t.Errorf("first tree: %+v, want foreign", it)
+	}
+	a := sfApply(t, r, file, 0, sfPathEnv(r.LyingGit("rmdir")))
+	if o := a.outcome(t, ad.ID); o.Outcome != "removed" {
+		t.Fatalf("apply: %+v", o)
+	}
+	if _, err := os.Lstat(second); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %v, want ENOENT", second, err)
+	}
+	if _, err := os.Lstat(filepath.Join(r.Dir, ".git", "worktrees", "wt1")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("admin entry wt1 survives: %v", err)
+	}
+	if slices.Contains(sfRegistered(t, r), second) {
+		t.Errorf("%s still registered", second)
+	}
+	firstKept.check(t, r, "", "after removing the adopted tree")
+	if r.BranchTip("topic") == "" {
+		t.Error("the adopted tree's branch was deleted")
+	}
+}
+
 // TestSafetyAdoptRefusesNonWorktree: adopt names exactly a linked worktree
 // of this repository; the main checkout or a plain directory is refused.
 func TestSafetyAdoptRefusesNonWorktree(t *testing.T) {
@@ -1446,6 +1664,27 @@ func TestSafetyLyingGitRemove(t *testing.T) {
 	}
 }
 
+// TestSafetyPlanAfterFailedRemoval: while a removal that failed (its
+// registration survived) waits for a retry, plan keeps the item with
+// intent-pending and, since something is pending, exits 3 (DESIGN §6:
+// "3 done but something was refused or is pending"), so a script that
+// reads plan's exit status does not take the repository for settled.
+func TestSafetyPlanAfterFailedRemoval(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, _ := sfRemovable(t, r, "liar")
+	_, file := sfPlanNow(t, r, 0)
+	sfApply(t, r, file, 3, sfPathEnv(r.LyingGit("nothing")))
+	plan, _ := sfPlanAny(t, r)
+	it := plan.item(t, id)
+	if it.Action != "keep" || !it.has("intent-pending") {
+		t.Errorf("plan after a failed removal: %s %v, want keep [intent-pending]", it.Action, it.codes())
+	}
+	if res := custody(t, r, "plan"); res.Code != 3 {
+		t.Errorf("plan exits %d while %s's removal is pending (want 3):\n%s", res.Code, id, res.Stdout)
+	}
+}
+
 // TestSafetyLyingGitApplyAgain: as above, but the re-run is apply itself.
 func TestSafetyLyingGitApplyAgain(t *testing.T) {
 	t.Parallel()
@@ -1568,11 +1807,12 @@ func TestSafetyShowProofCommits(t *testing.T) {
 	t.Parallel()
 	r := sfRepo(t)
 	id, path := newTree(t, r, "shown")
+	base := r.Head(path)
 	r.Commit(path, "a.txt", "a\n")
 	r.Commit(path, "b.txt", "b\n")
 	sfFinish(t, r, id)
 	r.SquashMergeToMain("squasher", "custody/"+id, nil)
-	unique := sfUnique(t, r, path)
+	unique := sfUnique(t, r, path, base)
 	s := sfShow(t, r, id)
 	if s.Verdict == nil || s.Verdict.Action != "remove" || s.Verdict.Proof == nil || s.Verdict.Proof.Kind != "squash-merged" {
 		t.Fatalf("show verdict %+v", s.Verdict)
