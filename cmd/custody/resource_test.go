@@ -1,0 +1,1362 @@
+package main
+
+// Per-worktree resources (issue 4) against real git and real commands whose
+// effects land outside the repository: each resource is a directory (or a
+// process) per handle under a private "external" directory, and every
+// create/ensure/destroy appends one line "<verb> <handle>" to its log.
+//
+// Helpers carry the prefix rt so they cannot collide with the other test
+// files of this package.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+	"github.com/google/go-cmp/cmp"
+)
+
+// rtWorld is one repository with its custody.toml and the external
+// directory its resources act on.
+type rtWorld struct {
+	r    *fixtures.Repo
+	ext  string // outside the repository
+	log  string // ext/log: one line per command run
+	slug string
+}
+
+// rtSetup makes a fixture repository, writes custody.toml (with {EXT}
+// replaced by the external directory) into the main checkout and runs
+// custody init.
+func rtSetup(t *testing.T, toml string, opt fixtures.Options) *rtWorld {
+	t.Helper()
+	r := fixtures.New(t, opt)
+	ext, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &rtWorld{r: r, ext: ext, log: filepath.Join(ext, "log"), slug: machine.SanitizeSlug(filepath.Base(r.Dir))}
+	if slug := rtDeclaredSlug(toml); slug != "" {
+		w.slug = slug
+	}
+	r.WriteFile(r.Dir, "custody.toml", w.x(toml))
+	mustCustody(t, r, 0, "init")
+	return w
+}
+
+// rtDeclaredSlug reads a declared `slug = "..."` back out of toml ("" when
+// there is none).
+func rtDeclaredSlug(toml string) string {
+	for _, l := range strings.Split(toml, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "slug = "); ok {
+			return machine.SanitizeSlug(strings.Trim(v, `"'`))
+		}
+	}
+	return ""
+}
+
+func (w *rtWorld) x(s string) string { return strings.ReplaceAll(s, "{EXT}", w.ext) }
+
+func (w *rtWorld) handle(id, name string) string { return machine.Handle(w.slug, id, name) }
+
+// rtRes declares a resource whose create makes {EXT}/<handle>, whose
+// destroy removes it and whose ensure checks it, each logging a line.
+// create and destroy replace the defaults when not empty; extra lines
+// (required = false, ...) are appended.
+func rtRes(name, create, destroy string, extra ...string) string {
+	if create == "" {
+		create = "mkdir {EXT}/@resource@ && echo create @resource@ >> {EXT}/log"
+	}
+	if destroy == "" {
+		destroy = "rm -rf {EXT}/@resource@ && echo destroy @resource@ >> {EXT}/log"
+	}
+	return fmt.Sprintf("[resources.%s]\ncreate = '''%s'''\ndestroy = '''%s'''\nensure = '''test -d {EXT}/@resource@ && echo ensure @resource@ >> {EXT}/log'''\n%s\n",
+		name, create, destroy, strings.Join(extra, "\n"))
+}
+
+// logLines returns the log, one command per line (nil when nothing ran).
+func (w *rtWorld) logLines(t testing.TB) []string {
+	t.Helper()
+	b, err := os.ReadFile(w.log)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+func (w *rtWorld) wantLog(t testing.TB, want ...string) {
+	t.Helper()
+	if d := cmp.Diff(want, w.logLines(t)); d != "" {
+		t.Errorf("external log (-want +got):\n%s", d)
+	}
+}
+
+// exists reports whether {EXT}/<handle> exists.
+func (w *rtWorld) exists(t testing.TB, handle string) bool {
+	t.Helper()
+	_, err := os.Lstat(filepath.Join(w.ext, handle))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+// rtDecode decodes stdout as one JSON success envelope and returns its
+// result.
+func rtDecode[T any](t testing.TB, res result) T {
+	t.Helper()
+	var env struct {
+		OK     bool            `json:"ok"`
+		Result json.RawMessage `json:"result"`
+	}
+	dec := json.NewDecoder(strings.NewReader(res.Stdout))
+	if err := dec.Decode(&env); err != nil || !env.OK {
+		t.Fatalf("not one JSON success envelope (%v):\n%s", err, res)
+	}
+	var out T
+	if err := json.Unmarshal(env.Result, &out); err != nil {
+		t.Fatalf("result: %v\n%s", err, res)
+	}
+	return out
+}
+
+// rtErr decodes a --json error envelope from stderr.
+func rtErr(t testing.TB, res result) machine.Refusal {
+	t.Helper()
+	var env struct {
+		OK    bool            `json:"ok"`
+		Error machine.Refusal `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(res.Stderr), &env); err != nil || env.OK {
+		t.Fatalf("not a JSON error envelope (%v):\n%s", err, res)
+	}
+	return env.Error
+}
+
+// rtNew runs custody new name --json and returns what it made.
+func (w *rtWorld) rtNew(t testing.TB, name string) steps.NewResult {
+	t.Helper()
+	return rtDecode[steps.NewResult](t, mustCustody(t, w.r, 0, "new", name, "--json"))
+}
+
+// ledger returns resource list --json (--all with all).
+func (w *rtWorld) ledger(t testing.TB, all bool) []machine.Resource {
+	t.Helper()
+	args := []string{"resource", "list", "--json"}
+	if all {
+		args = append(args, "--all")
+	}
+	return rtDecode[struct {
+		Resources []machine.Resource `json:"resources"`
+	}](t, mustCustody(t, w.r, 0, args...)).Resources
+}
+
+func (w *rtWorld) entry(t testing.TB, id string) machine.Resource {
+	t.Helper()
+	for _, r := range w.ledger(t, true) {
+		if r.ID == id {
+			return r
+		}
+	}
+	t.Fatalf("the ledger holds no %s: %+v", id, w.ledger(t, true))
+	return machine.Resource{}
+}
+
+type rtRecord struct {
+	ID     string          `json:"id"`
+	State  string          `json:"state"`
+	Path   string          `json:"path"`
+	Branch string          `json:"branch"`
+	Intent json.RawMessage `json:"intent"`
+}
+
+func (w *rtWorld) records(t testing.TB) []rtRecord {
+	t.Helper()
+	return rtDecode[struct {
+		Records []rtRecord `json:"records"`
+	}](t, mustCustody(t, w.r, 0, "list", "--all", "--json")).Records
+}
+
+func (w *rtWorld) record(t testing.TB, id string) rtRecord {
+	t.Helper()
+	for _, rec := range w.records(t) {
+		if rec.ID == id {
+			return rec
+		}
+	}
+	t.Fatalf("no record %s", id)
+	return rtRecord{}
+}
+
+// noIntents checks that no record and no ledger entry carries an intent.
+func (w *rtWorld) noIntents(t testing.TB) {
+	t.Helper()
+	for _, rec := range w.records(t) {
+		if s := string(rec.Intent); s != "" && s != "null" {
+			t.Errorf("record %s still carries an intent: %s", rec.ID, s)
+		}
+	}
+	for _, r := range w.ledger(t, true) {
+		if r.Intent != nil {
+			t.Errorf("ledger entry %s still carries a %s intent", r.ID, r.Intent.Kind)
+		}
+	}
+}
+
+// worktrees lists the paths git registers (main checkout first).
+func (w *rtWorld) worktrees(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for _, l := range strings.Split(w.r.Git("worktree", "list", "--porcelain"), "\n") {
+		if p, ok := strings.CutPrefix(l, "worktree "); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+type rtEntry struct {
+	Seq     uint64 `json:"seq"`
+	Record  string `json:"record"`
+	Kind    string `json:"kind"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Trigger string `json:"trigger"`
+	Outcome string `json:"outcome"`
+}
+
+// journal exports the journal, verifies it up to the store's chain head
+// and returns its entries.
+func (w *rtWorld) journal(t testing.TB) []rtEntry {
+	t.Helper()
+	head := rtDecode[struct {
+		Seq  uint64 `json:"seq"`
+		Head string `json:"head"`
+	}](t, mustCustody(t, w.r, 0, "journal", "head", "--json"))
+	file := filepath.Join(w.r.Root, fmt.Sprintf("journal-%d.jsonl", time.Now().UnixNano()))
+	mustCustody(t, w.r, 0, "journal", "export", "-o", file)
+	mustCustody(t, w.r, 0, "journal", "verify", "--head", head.Head, file)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []rtEntry
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var e rtEntry
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatalf("journal line %q: %v", l, err)
+		}
+		out = append(out, e)
+	}
+	if uint64(len(out)) != head.Seq {
+		t.Errorf("export has %d entries, the head is at seq %d", len(out), head.Seq)
+	}
+	return out
+}
+
+// rtTriggers returns the triggers the journal records for record id.
+func rtTriggers(entries []rtEntry, id string) []string {
+	var out []string
+	for _, e := range entries {
+		if e.Record == id {
+			out = append(out, e.Trigger)
+		}
+	}
+	return out
+}
+
+// removeTree finishes id, plans, and applies the plan; it returns the
+// apply result.
+func (w *rtWorld) removeTree(t testing.TB, id string, wantApply int) steps.ApplyResult {
+	t.Helper()
+	mustCustody(t, w.r, 0, "finish", id)
+	plan := filepath.Join(w.r.Root, "plan-"+id+".json")
+	mustCustody(t, w.r, 0, "plan", "-o", plan)
+	return rtDecode[steps.ApplyResult](t, mustCustody(t, w.r, wantApply, "apply", plan, "--json"))
+}
+
+// vanish removes a tree the hard way: rm -rf, then git worktree prune.
+func (w *rtWorld) vanish(t testing.TB, path string, prune bool) {
+	t.Helper()
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	if prune {
+		w.r.Git("worktree", "prune")
+	}
+}
+
+type rtGC struct {
+	DryRun bool           `json:"dry_run"`
+	Items  []steps.GCItem `json:"items"`
+}
+
+func (w *rtWorld) gc(t testing.TB, want int, dry bool) rtGC {
+	t.Helper()
+	args := []string{"resource", "gc", "--json"}
+	if dry {
+		args = append(args, "--dry-run")
+	}
+	return rtDecode[rtGC](t, mustCustody(t, w.r, want, args...))
+}
+
+// rtGCOutcomes reduces GC items to "id outcome [code]".
+func rtGCOutcomes(g rtGC) []string {
+	var out []string
+	for _, it := range g.Items {
+		s := it.ID + " " + it.Outcome
+		if it.Refusal != nil {
+			s += " " + string(it.Refusal.Code)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// --- lifecycle -----------------------------------------------------------
+
+// TestResourceLifecycleOrder: resources are created in document order,
+// ensured on demand, and destroyed in reverse by apply's removal, each
+// with its own intent, all journaled; a .env holding only custody's lines
+// does not keep the tree.
+func TestResourceLifecycleOrder(t *testing.T) {
+	t.Parallel()
+	// b is declared before a: document order, not alphabetical.
+	w := rtSetup(t, rtRes("b", "", "")+rtRes("a", "", ""), fixtures.Options{})
+	made := w.rtNew(t, "feature")
+	id := made.ID
+	hb, ha := w.handle(id, "b"), w.handle(id, "a")
+	w.wantLog(t, "create "+hb, "create "+ha)
+	if !w.exists(t, hb) || !w.exists(t, ha) {
+		t.Fatalf("after new, %s and %s must exist in %s", hb, ha, w.ext)
+	}
+	var outs []string
+	for _, o := range made.Resources {
+		outs = append(outs, o.ID+" "+o.Handle+" "+o.Outcome)
+	}
+	if d := cmp.Diff([]string{id + "/b " + hb + " created", id + "/a " + ha + " created"}, outs); d != "" {
+		t.Errorf("new --json resources (-want +got):\n%s", d)
+	}
+	for _, r := range w.ledger(t, false) {
+		if r.State != machine.StateActive || r.Intent != nil || r.Evidence.Attempts != 1 ||
+			strings.Contains(r.Create+r.Destroy+r.Ensure, "@") || r.AdminKey != id || r.Path != made.Path {
+			t.Errorf("ledger entry after new: %+v", r)
+		}
+	}
+
+	// ensure, by id from the main checkout, then from inside the tree.
+	res := mustCustody(t, w.r, 0, "resource", "ensure", id, "--json")
+	ens := rtDecode[struct {
+		ID        string                  `json:"id"`
+		Resources []steps.ResourceOutcome `json:"resources"`
+	}](t, res)
+	if len(ens.Resources) != 2 || ens.Resources[0].Handle != hb || ens.Resources[1].Handle != ha ||
+		ens.Resources[0].Outcome != "ensured" || ens.Resources[1].Outcome != "ensured" {
+		t.Errorf("resource ensure %s: %+v", id, ens)
+	}
+	if res := runBin(t, custodyBin, w.r, made.Path, nil, "resource", "ensure"); res.Code != 0 {
+		t.Errorf("resource ensure inside the tree:\n%s", res)
+	}
+	w.wantLog(t, "create "+hb, "create "+ha, "ensure "+hb, "ensure "+ha, "ensure "+hb, "ensure "+ha)
+
+	// The tree's .env holds only custody's lines: it does not keep it.
+	ap := w.removeTree(t, id, 0)
+	if len(ap.Items) != 1 || ap.Items[0].Outcome != "removed" {
+		t.Fatalf("apply: %+v", ap)
+	}
+	var torn []string
+	for _, o := range ap.Items[0].Resources {
+		torn = append(torn, o.ID+" "+o.Outcome)
+		if o.Refusal != nil {
+			t.Errorf("teardown of %s refused: %+v", o.ID, o.Refusal)
+		}
+	}
+	if d := cmp.Diff([]string{id + "/a destroyed", id + "/b destroyed"}, torn); d != "" {
+		t.Errorf("apply's teardown (-want +got):\n%s", d)
+	}
+	w.wantLog(t, "create "+hb, "create "+ha, "ensure "+hb, "ensure "+ha, "ensure "+hb, "ensure "+ha, "destroy "+ha, "destroy "+hb)
+	if w.exists(t, ha) || w.exists(t, hb) {
+		t.Errorf("resources still exist after apply")
+	}
+	if _, err := os.Lstat(made.Path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("tree %s still exists (%v)", made.Path, err)
+	}
+	for _, r := range w.ledger(t, true) {
+		if r.State != machine.StateTombstoned || r.Evidence.Outcome != "destroyed" || r.Intent != nil {
+			t.Errorf("ledger entry after apply: %+v", r)
+		}
+	}
+	if got := w.ledger(t, false); len(got) != 0 {
+		t.Errorf("resource list shows destroyed entries: %+v", got)
+	}
+	j := w.journal(t)
+	for _, n := range []string{"a", "b"} {
+		want := []string{"declare", "created", "ensure", "ensure", "teardown", "destroyed"}
+		if d := cmp.Diff(want, rtTriggers(j, id+"/"+n)); d != "" {
+			t.Errorf("journal of %s/%s (-want +got):\n%s", id, n, d)
+		}
+	}
+	// Order in the journal: b created before a; a torn down before b; the
+	// tree is removed before its resources are destroyed.
+	seq := map[string]uint64{}
+	for _, e := range j {
+		seq[e.Record+" "+e.Trigger] = e.Seq
+	}
+	for _, pair := range [][2]string{
+		{id + "/b created", id + "/a declare"},
+		{id + " removed", id + "/a teardown"},
+		{id + "/a destroyed", id + "/b teardown"},
+	} {
+		if seq[pair[0]] == 0 || seq[pair[1]] == 0 || seq[pair[0]] > seq[pair[1]] {
+			t.Errorf("journal: want %q (seq %d) before %q (seq %d)", pair[0], seq[pair[0]], pair[1], seq[pair[1]])
+		}
+	}
+	mustCustody(t, w.r, 0, "doctor")
+}
+
+// TestResourceEnv: the tree's .env names the worktree and every resource,
+// git ignores it, and a line of the user's in it keeps the tree.
+func TestResourceEnv(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", "")+rtRes("dev-server", "", ""), fixtures.Options{})
+	made := w.rtNew(t, "env")
+	env := filepath.Join(made.Path, ".env")
+	b, err := os.ReadFile(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("CUSTODY_WORKTREE_ID=%s\nCUSTODY_RESOURCE_DB=%s\nCUSTODY_RESOURCE_DEV_SERVER=%s\n",
+		made.ID, w.handle(made.ID, "db"), w.handle(made.ID, "dev-server"))
+	if d := cmp.Diff(want, string(b)); d != "" {
+		t.Errorf(".env (-want +got):\n%s", d)
+	}
+	if _, err := w.r.TryGitIn(made.Path, "check-ignore", "-q", ".env"); err != nil {
+		t.Errorf(".env is not ignored by git: %v", err)
+	}
+	if st := w.r.GitIn(made.Path, "status", "--porcelain"); st != "" {
+		t.Errorf("the new tree is not clean: %q", st)
+	}
+
+	// The user adds a line: now the .env is theirs too and keeps the tree.
+	f, err := os.OpenFile(env, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, "API_TOKEN=mine")
+	f.Close()
+	mustCustody(t, w.r, 0, "finish", made.ID)
+	plan := rtDecode[struct {
+		Items []struct {
+			ID       string            `json:"id"`
+			Action   string            `json:"action"`
+			Refusals []machine.Refusal `json:"refusals"`
+		} `json:"items"`
+	}](t, mustCustody(t, w.r, 3, "plan", "--json")) // 3: a finished tree is kept
+	if len(plan.Items) != 1 || plan.Items[0].Action != "keep" {
+		t.Fatalf("plan: want the tree kept, got %+v", plan.Items)
+	}
+	codes := []machine.Code{}
+	for _, r := range plan.Items[0].Refusals {
+		codes = append(codes, r.Code)
+	}
+	if !slices.Contains(codes, machine.CodeIgnoredFiles) {
+		t.Errorf("plan keeps the tree for %v, want %s among them", codes, machine.CodeIgnoredFiles)
+	}
+	if b, _ := os.ReadFile(env); !strings.Contains(string(b), "API_TOKEN=mine\n") {
+		t.Errorf("the user's line is gone from .env: %q", b)
+	}
+	w.wantLog(t, "create "+w.handle(made.ID, "db"), "create "+w.handle(made.ID, "dev-server"))
+}
+
+// TestResourceEnvTracked: a .env the project tracks is never edited.
+func TestResourceEnvTracked(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	w.r.Commit(w.r.Dir, ".env", "PROJECT=1\n")
+	w.r.Push(w.r.Dir, "main")
+	made := w.rtNew(t, "tracked")
+	if b, _ := os.ReadFile(filepath.Join(made.Path, ".env")); string(b) != "PROJECT=1\n" {
+		t.Errorf("tracked .env changed: %q", b)
+	}
+	if st := w.r.GitIn(made.Path, "status", "--porcelain"); st != "" {
+		t.Errorf("the new tree is not clean: %q", st)
+	}
+}
+
+// TestResourceIdentity: resource identity prints the handle the ledger and
+// .env hold; two projects' handles differ by their slug.
+func TestResourceIdentity(t *testing.T) {
+	t.Parallel()
+	var handles []string
+	for _, slug := range []string{"alpha", "beta"} {
+		w := rtSetup(t, "[project]\nslug = \""+slug+"\"\n\n"+rtRes("db", "", ""), fixtures.Options{})
+		made := w.rtNew(t, "same-name")
+		want := slug + "-" + made.ID + "-db"
+		if got := strings.TrimSpace(mustCustody(t, w.r, 0, "resource", "identity", "db", "--id", made.ID).Stdout); got != want {
+			t.Errorf("resource identity db --id %s = %q, want %q", made.ID, got, want)
+		}
+		in := runBin(t, custodyBin, w.r, made.Path, nil, "resource", "identity", "db", "--json")
+		got := rtDecode[map[string]string](t, in)
+		if d := cmp.Diff(map[string]string{"id": made.ID, "name": "db", "handle": want, "ident": strings.ReplaceAll(want, "-", "_")}, got); d != "" {
+			t.Errorf("resource identity inside the tree (-want +got):\n%s", d)
+		}
+		if e := w.entry(t, made.ID+"/db"); e.Handle != want {
+			t.Errorf("ledger handle %q, want %q", e.Handle, want)
+		}
+		if b, _ := os.ReadFile(filepath.Join(made.Path, ".env")); !strings.Contains(string(b), "CUSTODY_RESOURCE_DB="+want+"\n") {
+			t.Errorf(".env does not name %s: %q", want, b)
+		}
+		w.wantLog(t, "create "+want)
+		// An undeclared resource, an unknown id.
+		if ref := rtErr(t, mustCustody(t, w.r, 1, "resource", "identity", "cache", "--id", made.ID, "--json")); !strings.Contains(ref.Message, "cache") {
+			t.Errorf("identity of an undeclared resource: %+v", ref)
+		}
+		mustCustody(t, w.r, 1, "resource", "identity", "db", "--id", "nope-000000")
+		handles = append(handles, want)
+	}
+	if handles[0] == handles[1] {
+		t.Errorf("two projects share a handle %s", handles[0])
+	}
+}
+
+// --- create failures ---------------------------------------------------------
+
+// rtNothingLeft checks a rolled-back `custody new`: no tree, no
+// registration, no custody branch, the record tombstoned.
+func (w *rtWorld) rtNothingLeft(t testing.TB) rtRecord {
+	t.Helper()
+	recs := w.records(t)
+	if len(recs) != 1 {
+		t.Fatalf("want one record, got %+v", recs)
+	}
+	rec := recs[0]
+	if rec.State != "tombstoned" {
+		t.Errorf("record %s is %s, want tombstoned", rec.ID, rec.State)
+	}
+	if _, err := os.Lstat(rec.Path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s still exists (%v)", rec.Path, err)
+	}
+	if got := w.worktrees(t); len(got) != 1 {
+		t.Errorf("git registers %v, want only the main checkout", got)
+	}
+	if refs := w.r.Git("for-each-ref", "--format=%(refname)", "refs/heads/custody/"); refs != "" {
+		t.Errorf("custody branches left: %s", refs)
+	}
+	if _, err := os.Lstat(filepath.Join(w.r.Dir, ".git", "worktrees", rec.ID)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("admin entry of %s left (%v)", rec.ID, err)
+	}
+	w.noIntents(t)
+	return rec
+}
+
+// TestResourceRequiredCreateFails: a failing required create rolls `custody
+// new` back completely, destroying what was made in reverse.
+func TestResourceRequiredCreateFails(t *testing.T) {
+	t.Parallel()
+	failing := "echo create @resource@ >> {EXT}/log; exit 1"
+	w := rtSetup(t, rtRes("a", "", "")+rtRes("b", failing, "")+rtRes("c", "", ""), fixtures.Options{})
+	res := mustCustody(t, w.r, 1, "new", "doomed", "--json")
+	ref := rtErr(t, res)
+	if ref.Code != machine.CodeCreateFailed || !strings.Contains(ref.Message, "rolled back") {
+		t.Errorf("new: want create-failed naming the rollback, got %+v", ref)
+	}
+	rec := w.rtNothingLeft(t)
+	ha, hb := w.handle(rec.ID, "a"), w.handle(rec.ID, "b")
+	if !strings.Contains(ref.Message, hb) {
+		t.Errorf("the refusal does not name the failed resource %s: %s", hb, ref.Message)
+	}
+	// c is never created; the failed b's destroy runs too (its create may
+	// have half-made something), then a's.
+	w.wantLog(t, "create "+ha, "create "+hb, "destroy "+hb, "destroy "+ha)
+	if w.exists(t, ha) {
+		t.Errorf("%s still exists after the rollback", ha)
+	}
+	var got []string
+	for _, r := range w.ledger(t, true) {
+		got = append(got, r.ID+" "+string(r.State)+" "+r.Evidence.Outcome)
+	}
+	slices.Sort(got)
+	if d := cmp.Diff([]string{rec.ID + "/a tombstoned destroyed", rec.ID + "/b tombstoned destroyed"}, got); d != "" {
+		t.Errorf("ledger after the rollback (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"declare", "create-failed", "teardown", "destroyed"}, rtTriggers(w.journal(t), rec.ID+"/b")); d != "" {
+		t.Errorf("journal of the failed resource (-want +got):\n%s", d)
+	}
+	mustCustody(t, w.r, 0, "doctor")
+}
+
+// TestResourceOptionalCreateFails: a non-required failing create is
+// recorded as failed, the worktree proceeds, and its destroy still runs at
+// removal.
+func TestResourceOptionalCreateFails(t *testing.T) {
+	t.Parallel()
+	failing := "echo create @resource@ >> {EXT}/log; exit 7"
+	w := rtSetup(t, rtRes("opt", failing, "", "required = false")+rtRes("db", "", ""), fixtures.Options{})
+	made := w.rtNew(t, "proceeds")
+	ho, hd := w.handle(made.ID, "opt"), w.handle(made.ID, "db")
+	if len(made.Resources) != 2 || made.Resources[0].Refusal == nil || made.Resources[0].Refusal.Code != machine.CodeResourceFailed ||
+		made.Resources[0].ExitCode != 7 || made.Resources[1].Outcome != "created" {
+		t.Errorf("new --json resources: %+v", made.Resources)
+	}
+	if st := w.record(t, made.ID).State; st != "active" {
+		t.Errorf("worktree is %s, want active", st)
+	}
+	e := w.entry(t, made.ID+"/opt")
+	if e.State != machine.StateFinished || e.Evidence.Outcome != "create-failed" || e.Evidence.ExitCode != 7 || e.Intent != nil {
+		t.Errorf("failed optional entry: state %s evidence %+v", e.State, e.Evidence)
+	}
+	w.wantLog(t, "create "+ho, "create "+hd)
+	// ensure skips what is not active.
+	mustCustody(t, w.r, 0, "resource", "ensure", made.ID)
+	w.wantLog(t, "create "+ho, "create "+hd, "ensure "+hd)
+
+	ap := w.removeTree(t, made.ID, 0)
+	if len(ap.Items) != 1 || ap.Items[0].Outcome != "removed" {
+		t.Fatalf("apply: %+v", ap)
+	}
+	w.wantLog(t, "create "+ho, "create "+hd, "ensure "+hd, "destroy "+hd, "destroy "+ho)
+	if e := w.entry(t, made.ID+"/opt"); e.State != machine.StateTombstoned {
+		t.Errorf("the failed entry is %s after removal, want tombstoned", e.State)
+	}
+}
+
+// TestResourceRetries: retries = 2 runs a create up to three times.
+func TestResourceRetries(t *testing.T) {
+	t.Parallel()
+	// Fails on attempts 1 and 2, succeeds from attempt 3.
+	flaky := "n=$(cat {EXT}/count 2>/dev/null || echo 0); n=$((n+1)); echo $n > {EXT}/count; " +
+		"echo attempt $n >> {EXT}/log; [ $n -ge 3 ] && mkdir {EXT}/@resource@ && echo create @resource@ >> {EXT}/log"
+	for _, tt := range []struct {
+		retries int
+		ok      bool
+	}{{2, true}, {1, false}} {
+		t.Run(fmt.Sprintf("retries=%d", tt.retries), func(t *testing.T) {
+			t.Parallel()
+			w := rtSetup(t, rtRes("db", flaky, "", fmt.Sprintf("retries = %d", tt.retries)), fixtures.Options{})
+			if !tt.ok {
+				mustCustody(t, w.r, 1, "new", "flaky")
+				rec := w.rtNothingLeft(t)
+				w.wantLog(t, "attempt 1", "attempt 2", "destroy "+w.handle(rec.ID, "db"))
+				return
+			}
+			made := w.rtNew(t, "flaky")
+			h := w.handle(made.ID, "db")
+			e := w.entry(t, made.ID+"/db")
+			if e.State != machine.StateActive || e.Evidence.Attempts != 3 || e.Retries != 2 {
+				t.Errorf("entry: state %s attempts %d retries %d, want active after 3 attempts", e.State, e.Evidence.Attempts, e.Retries)
+			}
+			w.wantLog(t, "attempt 1", "attempt 2", "attempt 3", "create "+h)
+			if !w.exists(t, h) {
+				t.Errorf("%s does not exist", h)
+			}
+		})
+	}
+}
+
+// TestResourceUnexpandedToken: a command with a token custody does not know
+// is refused before anything runs.
+func TestResourceUnexpandedToken(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, create, destroy string }{
+		{"in-create", "echo create @nosuchtoken@ >> {EXT}/log", ""},
+		{"in-destroy", "", "rm -rf {EXT}/@nosuchtoken@; echo destroy >> {EXT}/log"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := rtSetup(t, rtRes("db", tt.create, tt.destroy), fixtures.Options{})
+			ref := rtErr(t, mustCustody(t, w.r, 1, "new", "tok", "--json"))
+			if (ref.Code != machine.CodeUnexpandedToken && ref.Code != machine.CodeCreateFailed) || !strings.Contains(ref.Message, "@nosuchtoken@") {
+				t.Errorf("new: want unexpanded-token or create-failed naming @nosuchtoken@, got %+v", ref)
+			}
+			w.rtNothingLeft(t)
+			w.wantLog(t) // nothing ran
+			if got := w.ledger(t, true); len(got) != 0 {
+				t.Errorf("a refused resource is in the ledger: %+v", got)
+			}
+		})
+	}
+}
+
+// TestResourceTokenLikeValue: a value custody expands may itself contain
+// something shaped like @token@ (here the repository's path); it is a
+// value, not a token left in the command, and is not refused.
+func TestResourceTokenLikeValue(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "mkdir {EXT}/@resource@ && echo @dir@ > {EXT}/@resource@/dir && echo create @resource@ >> {EXT}/log", ""),
+		fixtures.Options{Name: "mail@box@repo"})
+	res := custody(t, w.r, "new", "at", "--json")
+	if res.Code != 0 {
+		t.Fatalf("new in a checkout named mail@box@repo: %s", res)
+	}
+	made := rtDecode[steps.NewResult](t, res)
+	b, err := os.ReadFile(filepath.Join(w.ext, w.handle(made.ID, "db"), "dir"))
+	if err != nil || strings.TrimSpace(string(b)) != made.Path {
+		t.Errorf("@dir@ expanded to %q (%v), want %s", b, err, made.Path)
+	}
+}
+
+// --- orphan GC -----------------------------------------------------------
+
+// TestResourceGCOrphan: a tree removed by rm -rf whose admin entry git
+// pruned is provably gone: GC reports it on --dry-run, destroys it once,
+// and then has nothing to do.
+func TestResourceGCOrphan(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	gone := w.rtNew(t, "gone")
+	live := w.rtNew(t, "live")
+	hg, hl := w.handle(gone.ID, "db"), w.handle(live.ID, "db")
+	w.vanish(t, gone.Path, true)
+
+	before := w.ledger(t, true)
+	dry := w.gc(t, 0, true)
+	if d := cmp.Diff([]string{gone.ID + "/db would-reclaim", live.ID + "/db kept worktree-live"}, rtGCOutcomes(dry)); d != "" {
+		t.Errorf("gc --dry-run (-want +got):\n%s", d)
+	}
+	if !dry.DryRun {
+		t.Errorf("gc --dry-run says dry_run false")
+	}
+	if d := cmp.Diff(before, w.ledger(t, true)); d != "" {
+		t.Errorf("gc --dry-run changed the ledger:\n%s", d)
+	}
+	w.wantLog(t, "create "+hg, "create "+hl)
+	if !w.exists(t, hg) {
+		t.Fatalf("gc --dry-run destroyed %s", hg)
+	}
+
+	g := w.gc(t, 0, false)
+	if d := cmp.Diff([]string{gone.ID + "/db destroyed", live.ID + "/db kept worktree-live"}, rtGCOutcomes(g)); d != "" {
+		t.Errorf("gc (-want +got):\n%s", d)
+	}
+	w.wantLog(t, "create "+hg, "create "+hl, "destroy "+hg)
+	if w.exists(t, hg) || !w.exists(t, hl) {
+		t.Errorf("after gc: %s exists %v (want false), %s exists %v (want true)", hg, w.exists(t, hg), hl, w.exists(t, hl))
+	}
+	if e := w.entry(t, gone.ID+"/db"); e.State != machine.StateTombstoned || e.Evidence.Outcome != "destroyed" {
+		t.Errorf("reclaimed entry: %s %+v", e.State, e.Evidence)
+	}
+
+	again := w.gc(t, 0, false)
+	if d := cmp.Diff([]string{live.ID + "/db kept worktree-live"}, rtGCOutcomes(again)); d != "" {
+		t.Errorf("second gc (-want +got):\n%s", d)
+	}
+	w.wantLog(t, "create "+hg, "create "+hl, "destroy "+hg)
+	w.noIntents(t)
+	w.journal(t)
+}
+
+type rtPlanItem struct {
+	ID          string            `json:"id"`
+	Kind        string            `json:"kind"`
+	Action      string            `json:"action"`
+	Fingerprint string            `json:"fingerprint"`
+	Refusal     *machine.Refusal  `json:"refusal"`
+	Refusals    []machine.Refusal `json:"refusals"`
+}
+
+func (w *rtWorld) plan(t testing.TB, file string) []rtPlanItem {
+	t.Helper()
+	args := []string{"plan", "--json"}
+	if file != "" {
+		args = append(args, "-o", file)
+	}
+	res := custody(t, w.r, args...)
+	if res.Code != 0 && res.Code != 3 {
+		t.Fatalf("custody plan: %s", res)
+	}
+	return rtDecode[struct {
+		Items []rtPlanItem `json:"items"`
+	}](t, res).Items
+}
+
+func rtPlanItemOf(t testing.TB, items []rtPlanItem, id string) (rtPlanItem, bool) {
+	t.Helper()
+	for _, it := range items {
+		if it.ID == id {
+			return it, true
+		}
+	}
+	return rtPlanItem{}, false
+}
+
+// TestResourcePlanOrphans: plan lists orphaned resources as destroy items
+// and apply of that plan destroys them, along with removable trees.
+func TestResourcePlanOrphans(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	gone := w.rtNew(t, "gone")
+	done := w.rtNew(t, "done")
+	hg, hd := w.handle(gone.ID, "db"), w.handle(done.ID, "db")
+	w.vanish(t, gone.Path, true)
+	mustCustody(t, w.r, 0, "finish", done.ID)
+
+	file := filepath.Join(w.r.Root, "plan.json")
+	items := w.plan(t, file)
+	it, ok := rtPlanItemOf(t, items, gone.ID+"/db")
+	if !ok || it.Kind != "resource" || it.Action != "destroy" || it.Fingerprint == "" {
+		t.Fatalf("plan: want %s/db as kind resource, action destroy; got %+v", gone.ID, items)
+	}
+	if it, ok := rtPlanItemOf(t, items, done.ID); !ok || it.Action != "remove" {
+		t.Errorf("plan: want %s removed, got %+v", done.ID, items)
+	}
+	if _, ok := rtPlanItemOf(t, items, done.ID+"/db"); ok {
+		t.Errorf("plan lists the resource of a live tree as an orphan: %+v", items)
+	}
+	w.wantLog(t, "create "+hg, "create "+hd) // plan changes nothing
+
+	ap := rtDecode[steps.ApplyResult](t, mustCustody(t, w.r, 0, "apply", file, "--json"))
+	got := map[string]string{}
+	for _, o := range ap.Items {
+		got[o.ID] = o.Outcome
+	}
+	if d := cmp.Diff(map[string]string{gone.ID + "/db": "destroyed", done.ID: "removed"}, got); d != "" {
+		t.Errorf("apply (-want +got):\n%s", d)
+	}
+	if w.exists(t, hg) || w.exists(t, hd) {
+		t.Errorf("resources left after apply")
+	}
+	lines := w.logLines(t)
+	for _, h := range []string{hg, hd} {
+		if n := strings.Count(strings.Join(lines, "\n")+"\n", "destroy "+h+"\n"); n != 1 {
+			t.Errorf("%s destroyed %d times, want once: %q", h, n, lines)
+		}
+	}
+	// Applying the same plan again destroys nothing more.
+	mustCustody(t, w.r, 0, "apply", file)
+	if d := cmp.Diff(lines, w.logLines(t)); d != "" {
+		t.Errorf("reapply ran commands:\n%s", d)
+	}
+	if items := w.plan(t, ""); len(items) != 1 { // the vanished tree's own record
+		t.Errorf("plan after apply: %+v", items)
+	}
+}
+
+// TestResourceGCLockedMissing: a locked worktree whose directory is gone
+// (an unmounted disk) keeps its admin entry and is live.
+func TestResourceGCLockedMissing(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	made := w.rtNew(t, "usb")
+	h := w.handle(made.ID, "db")
+	w.r.Git("worktree", "lock", "--reason", "on a removable disk", made.Path)
+	w.vanish(t, made.Path, true) // prune leaves a locked entry alone
+	if _, err := os.Lstat(filepath.Join(w.r.Dir, ".git", "worktrees", made.ID)); err != nil {
+		t.Fatalf("git pruned a locked worktree's admin entry: %v", err)
+	}
+	for _, dry := range []bool{true, false} {
+		g := w.gc(t, 0, dry)
+		if d := cmp.Diff([]string{made.ID + "/db kept worktree-live"}, rtGCOutcomes(g)); d != "" {
+			t.Errorf("gc dry=%v (-want +got):\n%s", dry, d)
+		}
+	}
+	if _, ok := rtPlanItemOf(t, w.plan(t, ""), made.ID+"/db"); ok {
+		t.Errorf("plan lists the resource of a locked worktree")
+	}
+	w.wantLog(t, "create "+h)
+	if !w.exists(t, h) {
+		t.Errorf("%s was destroyed", h)
+	}
+	if e := w.entry(t, made.ID+"/db"); e.State != machine.StateActive {
+		t.Errorf("entry is %s, want active", e.State)
+	}
+}
+
+// TestResourceGCRecycled: a live worktree at the entry's path keeps it,
+// whether git gave the new tree the old admin key or another one.
+func TestResourceGCRecycled(t *testing.T) {
+	t.Parallel()
+	t.Run("same-admin-key", func(t *testing.T) {
+		t.Parallel()
+		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+		made := w.rtNew(t, "recycled")
+		h := w.handle(made.ID, "db")
+		w.vanish(t, made.Path, false)
+		if err := os.RemoveAll(filepath.Join(w.r.Dir, ".git", "worktrees", made.ID)); err != nil {
+			t.Fatal(err)
+		}
+		w.r.Git("worktree", "add", "-q", "-b", "someone-else", made.Path)
+		g := w.gc(t, 0, false)
+		if d := cmp.Diff([]string{made.ID + "/db kept worktree-live"}, rtGCOutcomes(g)); d != "" {
+			t.Errorf("gc (-want +got):\n%s", d)
+		}
+		w.wantLog(t, "create "+h)
+	})
+	t.Run("other-admin-key", func(t *testing.T) {
+		t.Parallel()
+		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+		made := w.rtNew(t, "recycled")
+		h := w.handle(made.ID, "db")
+		w.vanish(t, made.Path, true)
+		// A tree made elsewhere (admin key "elsewhere") moved onto the path.
+		other := filepath.Join(w.r.Root, "elsewhere")
+		w.r.Git("worktree", "add", "-q", "-b", "someone-else", other)
+		w.r.Git("worktree", "move", other, made.Path)
+		if _, err := os.Lstat(filepath.Join(w.r.Dir, ".git", "worktrees", made.ID)); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("the old admin key is present (%v): the scene does not test the path guard", err)
+		}
+		for _, dry := range []bool{true, false} {
+			g := w.gc(t, 0, dry)
+			if len(g.Items) != 1 || g.Items[0].Outcome != "kept" || g.Items[0].Refusal == nil ||
+				g.Items[0].Refusal.Code != machine.CodeWorktreeLive || !strings.Contains(g.Items[0].Refusal.Message, "path recycled") {
+				t.Errorf("gc dry=%v: want kept worktree-live (path recycled), got %+v", dry, g.Items)
+			}
+		}
+		w.wantLog(t, "create "+h)
+		if !w.exists(t, h) {
+			t.Errorf("%s was destroyed", h)
+		}
+	})
+}
+
+// TestResourceGCDisabled: gc = false is never reclaimed, and doctor flags
+// the orphan.
+func TestResourceGCDisabled(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", "", "gc = false"), fixtures.Options{})
+	made := w.rtNew(t, "keep")
+	h := w.handle(made.ID, "db")
+	// While its worktree lives, a gc = false resource is no orphan: doctor
+	// has nothing to flag and plan nothing to list.
+	if res := custody(t, w.r, "doctor"); res.Code != 0 {
+		t.Errorf("doctor flags the gc = false resource of a live worktree:\n%s", res)
+	}
+	if it, ok := rtPlanItemOf(t, w.plan(t, ""), made.ID+"/db"); ok {
+		t.Errorf("plan lists the gc = false resource of a live worktree: %+v", it)
+	}
+	w.vanish(t, made.Path, true)
+	for _, dry := range []bool{true, false} {
+		res := custody(t, w.r, "resource", "gc", "--json", fmt.Sprintf("--dry-run=%v", dry))
+		if res.Code != 0 && res.Code != 3 {
+			t.Fatalf("gc: %s", res)
+		}
+		g := rtDecode[rtGC](t, res)
+		if d := cmp.Diff([]string{made.ID + "/db kept gc-disabled"}, rtGCOutcomes(g)); d != "" {
+			t.Errorf("gc dry=%v (-want +got):\n%s", dry, d)
+		}
+	}
+	doc := mustCustody(t, w.r, 3, "doctor")
+	if !strings.Contains(doc.Stdout, made.ID+"/db") || !strings.Contains(doc.Stdout, "gc = false") {
+		t.Errorf("doctor does not flag %s/db:\n%s", made.ID, doc)
+	}
+	if it, ok := rtPlanItemOf(t, w.plan(t, ""), made.ID+"/db"); !ok || it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != machine.CodeGCDisabled {
+		t.Errorf("plan: want %s/db kept with gc-disabled, got %+v", made.ID, it)
+	}
+	w.wantLog(t, "create "+h)
+	if !w.exists(t, h) {
+		t.Errorf("%s was destroyed", h)
+	}
+}
+
+// TestResourceDestroyFails: a failed destroy keeps the entry for GC and
+// makes apply exit 3; doctor flags it; GC reclaims it once it can.
+func TestResourceDestroyFails(t *testing.T) {
+	t.Parallel()
+	destroy := "test ! -e {EXT}/refuse && rm -rf {EXT}/@resource@ && echo destroy @resource@ >> {EXT}/log"
+	w := rtSetup(t, rtRes("db", "", destroy), fixtures.Options{})
+	made := w.rtNew(t, "stuck")
+	h := w.handle(made.ID, "db")
+	if err := os.WriteFile(filepath.Join(w.ext, "refuse"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ap := w.removeTree(t, made.ID, 3)
+	if len(ap.Items) != 1 || ap.Items[0].Outcome != "removed" || len(ap.Items[0].Resources) != 1 ||
+		ap.Items[0].Resources[0].Refusal == nil || ap.Items[0].Resources[0].Refusal.Code != machine.CodeResourceFailed {
+		t.Fatalf("apply: want the tree removed and its resource's destroy failed, got %+v", ap)
+	}
+	e := w.entry(t, made.ID+"/db")
+	if e.State != machine.StateFinished || e.Evidence.Outcome != "destroy-failed" || e.Intent != nil {
+		t.Errorf("entry after the failed destroy: %s %+v", e.State, e.Evidence)
+	}
+	doc := mustCustody(t, w.r, 3, "doctor")
+	if !strings.Contains(doc.Stdout, made.ID+"/db") {
+		t.Errorf("doctor does not flag the failed destroy:\n%s", doc)
+	}
+	if err := os.Remove(filepath.Join(w.ext, "refuse")); err != nil {
+		t.Fatal(err)
+	}
+	g := w.gc(t, 0, false)
+	if d := cmp.Diff([]string{made.ID + "/db destroyed"}, rtGCOutcomes(g)); d != "" {
+		t.Errorf("gc (-want +got):\n%s", d)
+	}
+	w.wantLog(t, "create "+h, "destroy "+h)
+	mustCustody(t, w.r, 0, "doctor")
+}
+
+// --- crash safety -------------------------------------------------------
+
+// rtKilled runs the failpoint build at point and requires SIGKILL.
+func (w *rtWorld) rtKilled(t testing.TB, point string, args ...string) {
+	t.Helper()
+	if !slices.Contains(steps.Failpoints(), point) {
+		t.Fatalf("%s is not a declared failpoint", point)
+	}
+	res := runBin(t, failpointBin, w.r, w.r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, args...)
+	if res.Code != -1 {
+		t.Fatalf("custody %s with CUSTODY_FAILPOINT=%s: want SIGKILL, got\n%s", strings.Join(args, " "), point, res)
+	}
+}
+
+func rtCount(lines []string, line string) int {
+	n := 0
+	for _, l := range lines {
+		if l == line {
+			n++
+		}
+	}
+	return n
+}
+
+// TestResourceCrashAfterCreateIntent: killed between the create intent and
+// the create, `custody new` is converged by resume: the tree active, each
+// resource made exactly once, no intent left.
+func TestResourceCrashAfterCreateIntent(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("a", "", "")+rtRes("b", "", ""), fixtures.Options{})
+	w.rtKilled(t, "resource/after-create-intent", "new", "crash")
+	recs := w.records(t)
+	if len(recs) != 1 || recs[0].State != "provisioning" {
+		t.Fatalf("after the kill: %+v", recs)
+	}
+	id := recs[0].ID
+	ha, hb := w.handle(id, "a"), w.handle(id, "b")
+	if e := w.entry(t, id+"/a"); e.State != machine.StateProvisioning || e.Intent == nil || e.Intent.Kind != machine.IntentResourceCreate {
+		t.Fatalf("the create intent was not durable before the kill: %+v", e)
+	}
+	w.wantLog(t) // the create never ran
+
+	res := mustCustody(t, w.r, 0, "resume", "--json")
+	items := rtDecode[struct {
+		Items []steps.ResumeItem `json:"items"`
+	}](t, res).Items
+	t.Logf("resume: %+v", items)
+	if len(items) != 1 || items[0].ID != id || items[0].Outcome != "activated" || items[0].Refusal != nil {
+		t.Errorf("resume: want %s activated, got %+v", id, items)
+	}
+	if st := w.record(t, id).State; st != "active" {
+		t.Errorf("tree is %s after resume, want active", st)
+	}
+	lines := w.logLines(t)
+	t.Logf("external log after resume: %q", lines)
+	// Observed: resume undoes the interrupted create with the frozen
+	// destroy (the outcome of a create it did not see is unknown), then
+	// creates once: [destroy a, create a, create b].
+	for _, h := range []string{ha, hb} {
+		if n := rtCount(lines, "create "+h); n != 1 {
+			t.Errorf("%s created %d times, want exactly once", h, n)
+		}
+		if !w.exists(t, h) {
+			t.Errorf("%s does not exist after resume", h)
+		}
+	}
+	if i, j := slices.Index(lines, "destroy "+ha), slices.Index(lines, "create "+ha); i >= 0 && i > j {
+		t.Errorf("the undo of %s ran after its create: %q", ha, lines)
+	}
+	if rtCount(lines, "destroy "+hb) != 0 {
+		t.Errorf("%s, never declared before the kill, was destroyed: %q", hb, lines)
+	}
+	for _, r := range w.ledger(t, false) {
+		if r.State != machine.StateActive {
+			t.Errorf("entry %s is %s after resume", r.ID, r.State)
+		}
+	}
+	w.noIntents(t)
+	w.journal(t)
+	mustCustody(t, w.r, 0, "doctor")
+	// Resume again: nothing to do, nothing runs.
+	mustCustody(t, w.r, 0, "resume")
+	if d := cmp.Diff(lines, w.logLines(t)); d != "" {
+		t.Errorf("a second resume ran commands:\n%s", d)
+	}
+}
+
+// TestResourceCrashAfterDestroyIntent: killed between the destroy intent
+// and the destroy during apply, resume destroys the resource exactly once
+// and the tree stays removed.
+func TestResourceCrashAfterDestroyIntent(t *testing.T) {
+	t.Parallel()
+	for _, names := range [][]string{{"db"}, {"a", "b"}} {
+		t.Run(strings.Join(names, "+"), func(t *testing.T) {
+			t.Parallel()
+			toml := ""
+			for _, n := range names {
+				toml += rtRes(n, "", "")
+			}
+			w := rtSetup(t, toml, fixtures.Options{})
+			made := w.rtNew(t, "crash")
+			mustCustody(t, w.r, 0, "finish", made.ID)
+			plan := filepath.Join(w.r.Root, "plan.json")
+			mustCustody(t, w.r, 0, "plan", "-o", plan)
+			w.rtKilled(t, "resource/after-destroy-intent", "apply", plan)
+
+			last := names[len(names)-1] // torn down first
+			if e := w.entry(t, made.ID+"/"+last); e.State != machine.StateRemoving || e.Intent == nil || e.Intent.Kind != machine.IntentResourceDestroy {
+				t.Fatalf("the destroy intent was not durable before the kill: %+v", e)
+			}
+			res := mustCustody(t, w.r, 0, "resume", "--json")
+			t.Logf("resume: %s", res.Stdout)
+
+			lines := w.logLines(t)
+			for _, n := range names {
+				h := w.handle(made.ID, n)
+				if c := rtCount(lines, "create "+h); c != 1 {
+					t.Errorf("%s created %d times", h, c)
+				}
+				if c := rtCount(lines, "destroy "+h); c != 1 {
+					t.Errorf("%s destroyed %d times after resume, want exactly once: %q", h, c, lines)
+				}
+				if w.exists(t, h) {
+					t.Errorf("%s still exists after resume", h)
+				}
+				if e := w.entry(t, made.ID+"/"+n); e.State != machine.StateTombstoned {
+					t.Errorf("entry %s is %s after resume, want tombstoned", e.ID, e.State)
+				}
+			}
+			if st := w.record(t, made.ID).State; st != "tombstoned" {
+				t.Errorf("tree record is %s, want tombstoned", st)
+			}
+			if _, err := os.Lstat(made.Path); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("tree %s exists after resume (%v)", made.Path, err)
+			}
+			if got := w.worktrees(t); len(got) != 1 {
+				t.Errorf("git still registers %v", got)
+			}
+			w.noIntents(t)
+			w.journal(t)
+			mustCustody(t, w.r, 0, "doctor")
+			// Whatever resume left, GC reclaims; nothing is destroyed
+			// twice.
+			w.gc(t, 0, false)
+			lines = w.logLines(t)
+			for _, n := range names {
+				h := w.handle(made.ID, n)
+				if c := rtCount(lines, "destroy "+h); c != 1 || w.exists(t, h) {
+					t.Errorf("after resume and gc, %s was destroyed %d times (exists: %v), want exactly once: %q", h, c, w.exists(t, h), lines)
+				}
+			}
+		})
+	}
+}
+
+// --- concurrency and processes -------------------------------------------
+
+// rtRun runs bin without a testing.TB, for goroutines.
+func rtRun(bin string, r *fixtures.Repo, args ...string) (result, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = r.Dir
+	cmd.Env = r.Env()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	res := result{Stdout: out.String(), Stderr: errb.String()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		res.Code, err = ee.ExitCode(), nil
+	}
+	return res, err
+}
+
+// TestResourceConcurrentNew: four `custody new` at once make four distinct
+// ledger entries and resources.
+func TestResourceConcurrentNew(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	const n = 4
+	results := make([]result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = rtRun(custodyBin, w.r, "new", "same", "--json", "--lock-timeout", "60s")
+		}()
+	}
+	wg.Wait()
+	ids := map[string]bool{}
+	for i := range n {
+		switch {
+		case errs[i] != nil:
+			t.Fatalf("new #%d: %v", i, errs[i])
+		case results[i].Code == 3:
+			// The tree was made, but the automatic resume at the start
+			// saw a sibling's live create intent and reported it.
+			t.Errorf("new #%d alongside %d parallel custody new: want exit 0, got 3 (its JSON says ok)", i, n)
+		case results[i].Code != 0:
+			t.Fatalf("new #%d:\n%s", i, results[i])
+		}
+		ids[rtDecode[steps.NewResult](t, results[i]).ID] = true
+	}
+	if len(ids) != n {
+		t.Fatalf("want %d distinct ids, got %v", n, ids)
+	}
+	entries := w.ledger(t, true)
+	handles := map[string]bool{}
+	for _, e := range entries {
+		if !ids[e.Worktree] || e.State != machine.StateActive || e.Handle != w.handle(e.Worktree, "db") {
+			t.Errorf("entry %+v", e)
+		}
+		handles[e.Handle] = true
+		if !w.exists(t, e.Handle) {
+			t.Errorf("%s does not exist", e.Handle)
+		}
+	}
+	if len(entries) != n || len(handles) != n {
+		t.Errorf("want %d entries with distinct handles, got %d entries, %d handles", n, len(entries), len(handles))
+	}
+	lines := w.logLines(t)
+	if len(lines) != n {
+		t.Errorf("log: want %d creates, got %q", n, lines)
+	}
+	w.noIntents(t)
+	w.journal(t)
+}
+
+// rtAlive reports whether pid is a live (not zombie) process.
+func rtAlive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && len(s) > i+2 {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
+}
+
+func rtPid(t testing.TB, file string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 1 {
+		t.Fatalf("pid file %s: %q", file, b)
+	}
+	t.Cleanup(func() {
+		if rtAlive(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	return pid
+}
+
+func rtGone(pid int, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for {
+		if !rtAlive(pid) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestResourceBackgroundChild: a create that leaves a background child
+// behind does not leave it running after the command returns; a resource
+// that is meant to run detaches on purpose and its destroy stops it.
+func TestResourceBackgroundChild(t *testing.T) {
+	t.Parallel()
+	t.Run("reaped", func(t *testing.T) {
+		t.Parallel()
+		w := rtSetup(t, rtRes("srv", "sleep 60 & echo $! > {EXT}/pid; echo create @resource@ >> {EXT}/log", "echo destroy @resource@ >> {EXT}/log"), fixtures.Options{})
+		start := time.Now()
+		made := w.rtNew(t, "bg")
+		took := time.Since(start)
+		pid := rtPid(t, filepath.Join(w.ext, "pid"))
+		if !rtGone(pid, 3*time.Second) {
+			t.Errorf("the create's background child %d still runs after custody new returned", pid)
+		}
+		if took > 20*time.Second {
+			t.Errorf("custody new took %v: the child's open output held it", took)
+		}
+		if e := w.entry(t, made.ID+"/srv"); e.State != machine.StateActive {
+			t.Errorf("entry is %s, want active", e.State)
+		}
+	})
+	t.Run("detached-until-destroy", func(t *testing.T) {
+		t.Parallel()
+		w := rtSetup(t, rtRes("srv",
+			"setsid sleep 60 </dev/null >/dev/null 2>&1 & echo $! > {EXT}/pid; echo create @resource@ >> {EXT}/log",
+			"kill $(cat {EXT}/pid) && echo destroy @resource@ >> {EXT}/log"), fixtures.Options{})
+		made := w.rtNew(t, "daemon")
+		pid := rtPid(t, filepath.Join(w.ext, "pid"))
+		time.Sleep(300 * time.Millisecond)
+		if !rtAlive(pid) {
+			t.Fatalf("the detached server %d did not outlive its create", pid)
+		}
+		w.vanish(t, made.Path, true)
+		if g := w.gc(t, 0, false); len(g.Items) != 1 || g.Items[0].Outcome != "destroyed" {
+			t.Fatalf("gc: %+v", g.Items)
+		}
+		if !rtGone(pid, 3*time.Second) {
+			t.Errorf("the destroy did not stop %d", pid)
+		}
+		h := w.handle(made.ID, "srv")
+		w.wantLog(t, "create "+h, "destroy "+h)
+	})
+}
+
+// TestResourceOutputAndTimeout: a command's output is kept bounded and
+// without URL credentials in the ledger and the journal; a command that
+// outlives its timeout is killed and counts as failed.
+func TestResourceOutputAndTimeout(t *testing.T) {
+	t.Parallel()
+	t.Run("output", func(t *testing.T) {
+		t.Parallel()
+		// The credential is in what the command prints, not in the
+		// command (which custody.toml holds as written).
+		noisy := "cat {EXT}/url; head -c 100000 /dev/zero | tr '\\0' x; " +
+			"mkdir {EXT}/@resource@ && echo create @resource@ >> {EXT}/log"
+		w := rtSetup(t, rtRes("db", noisy, ""), fixtures.Options{})
+		if err := os.WriteFile(filepath.Join(w.ext, "url"), []byte("postgres://bob:hunter2@db.example.com/app\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		made := w.rtNew(t, "noisy")
+		e := w.entry(t, made.ID+"/db")
+		if strings.Contains(e.Evidence.Output, "hunter2") || !strings.Contains(e.Evidence.Output, "db.example.com") {
+			t.Errorf("ledger output is not redacted: %.200q", e.Evidence.Output)
+		}
+		if len(e.Evidence.Output) > 8<<10 {
+			t.Errorf("ledger keeps %d bytes of output", len(e.Evidence.Output))
+		}
+		file := filepath.Join(w.r.Root, "j.jsonl")
+		mustCustody(t, w.r, 0, "journal", "export", "-o", file)
+		if b, _ := os.ReadFile(file); bytes.Contains(b, []byte("hunter2")) || len(b) > 64<<10 {
+			t.Errorf("journal holds the credential or the whole output (%d bytes)", len(b))
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		t.Parallel()
+		w := rtSetup(t, rtRes("slow", "echo create @resource@ >> {EXT}/log; exec sleep 30", "", "timeout = \"500ms\"", "required = false"), fixtures.Options{})
+		start := time.Now()
+		made := w.rtNew(t, "slow")
+		if took := time.Since(start); took > 15*time.Second {
+			t.Errorf("custody new took %v with a 500ms resource timeout", took)
+		}
+		if e := w.entry(t, made.ID+"/slow"); e.State != machine.StateFinished || e.Evidence.Outcome != "create-failed" || e.Evidence.ExitCode == 0 {
+			t.Errorf("timed-out create: %s %+v", e.State, e.Evidence)
+		}
+	})
+}
