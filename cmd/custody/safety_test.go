@@ -1131,6 +1131,41 @@ func TestSafetyRebasePartial(t *testing.T) {
 	}
 }
 
+// TestSafetyProofGoneBeforeApply: plan found a squash-merged or
+// patch-equivalent proof; before apply, origin's main is force-pushed back
+// so the proof no longer holds. apply finds proof fresh and refuses; the
+// tree is untouched.
+func TestSafetyProofGoneBeforeApply(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"squash-merged", "patch-equivalent"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			r := sfRepo(t)
+			id, path := newTree(t, r, "vanishing")
+			r.Commit(path, "a.txt", "a\n")
+			r.Commit(path, "b.txt", "b\n")
+			sfFinish(t, r, id)
+			old := r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
+			if kind == "squash-merged" {
+				r.SquashMergeToMain("merger", "custody/"+id, nil)
+			} else {
+				r.RebaseMergeToMain("merger", "custody/"+id, nil)
+			}
+			plan, file := sfPlanNow(t, r, 0)
+			if it := plan.item(t, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != kind {
+				t.Fatalf("plan: %s %+v %v", it.Action, it.Proof, it.codes())
+			}
+			r.Git("push", "-q", "--force", "origin", old+":refs/heads/main")
+			before := sfSnapKept(t, r, id, path)
+			a := sfApply(t, r, file, 3)
+			if o := a.outcome(t, id); o.Outcome == "removed" || o.Refusal == nil {
+				t.Errorf("apply after the proof vanished: %+v", o)
+			}
+			before.check(t, r, id, "after apply")
+		})
+	}
+}
+
 // TestSafetyRebaseMergedWithEmptyCommit: an empty unique commit defeats
 // patch equivalence (an empty patch proves nothing); the content is all on
 // main, so the tree is still removable, as squash-merged.
@@ -1448,6 +1483,13 @@ func TestSafetyForeignAtTombstonedPath(t *testing.T) {
 		t.Errorf("old plan again: %+v, want already-done", o)
 	}
 	before.check(t, r, "", "after applying the old plan again")
+	// custody does not reuse the tombstoned record's id: adopting the new
+	// tree is refused, and a refused adopt leaves no trace in the tree's
+	// admin entry.
+	if res := custody(t, r, "adopt", path); res.Code != 1 {
+		t.Errorf("adopt at a tombstoned id: %s", res)
+	}
+	before.check(t, r, "", "after a refused adopt")
 }
 
 // TestSafetyAdopt: custody adopt enrolls a foreign tree (origin adopted);
@@ -1542,10 +1584,27 @@ func TestSafetyAdoptRefusesNonWorktree(t *testing.T) {
 	r := sfRepo(t)
 	plain := filepath.Join(r.Root, "plain")
 	r.WriteFile(plain, "f", "x\n")
-	for _, p := range []string{r.Dir, plain} {
-		if res := custody(t, r, "adopt", p); res.Code != 1 {
+	// A linked worktree of another repository.
+	otherRepo := filepath.Join(r.Root, "other-repo")
+	r.GitIn(r.Root, "clone", "-q", r.Remote, otherRepo)
+	otherTree := filepath.Join(r.Root, "other-tree")
+	r.GitIn(otherRepo, "worktree", "add", "-q", "--detach", otherTree)
+	// A tree custody made itself is already in custody.
+	_, own := newTree(t, r, "own")
+	for _, p := range []string{r.Dir, plain, otherTree, own, filepath.Join(r.Root, "missing")} {
+		res := custody(t, r, "adopt", p, "--json")
+		if res.Code != 1 || !strings.Contains(res.Stderr, `"code"`) {
 			t.Errorf("adopt %s: %s", p, res)
 		}
+	}
+	var out struct {
+		Records []struct {
+			ID string `json:"id"`
+		} `json:"records"`
+	}
+	sfDecode(t, mustCustody(t, r, 0, "list", "--all", "--json"), &out)
+	if len(out.Records) != 1 {
+		t.Errorf("refused adopts left records: %+v", out.Records)
 	}
 }
 
