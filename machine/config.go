@@ -71,8 +71,15 @@ func Handle(slug, id, name string) string {
 	return sanitize(slug) + "-" + sanitize(id) + "-" + sanitize(name)
 }
 
-// Ident is a handle safe as an SQL identifier: dashes become underscores.
-func Ident(handle string) string { return strings.ReplaceAll(handle, "-", "_") }
+// Ident is a handle safe as an unquoted SQL identifier: dashes become
+// underscores, and one that would start with a digit gets a leading "r_".
+func Ident(handle string) string {
+	s := strings.ReplaceAll(handle, "-", "_")
+	if s != "" && s[0] >= '0' && s[0] <= '9' {
+		s = "r_" + s
+	}
+	return s
+}
 
 func sanitize(s string) string {
 	var b strings.Builder

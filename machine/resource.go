@@ -97,8 +97,27 @@ type ResourceFiring struct {
 // unexpandedToken matches an @token@ left in a frozen command.
 var unexpandedToken = regexp.MustCompile(`@[A-Za-z_][A-Za-z0-9_]*@`)
 
-// Unexpanded returns the first @token@ left in cmd, "" when there is none.
-func Unexpanded(cmd string) string { return unexpandedToken.FindString(cmd) }
+// Unexpanded returns the first @token@ left in cmd outside single quotes,
+// "" when there is none. custody single-quotes every value it expands, so a
+// value that happens to look like a token (a path with "@x@" in it) is not
+// one.
+func Unexpanded(cmd string) string {
+	var b strings.Builder
+	quoted := false
+	for _, r := range cmd {
+		if r == '\'' {
+			quoted = !quoted
+			b.WriteRune(' ')
+			continue
+		}
+		if quoted {
+			b.WriteRune(' ')
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return unexpandedToken.FindString(b.String())
+}
 
 func resourceFiringOf(args []any) (ResourceFiring, bool) {
 	if len(args) != 1 {
@@ -290,8 +309,6 @@ func DecideGC(r Resource, f GCFacts) GCVerdict {
 		return keep(CodeWrongState, "resource %s is already destroyed", r.ID)
 	case f.HolderAlive:
 		return keep(CodeInProgress, "resource %s is being acted on by a live custody process", r.ID)
-	case !r.GC:
-		return keep(CodeGCDisabled, "resource %s has gc = false; destroy it yourself, then remove it from the ledger", r.ID)
 	case f.AdminUnknown:
 		return keep(CodeObservationFailed, "the admin entry of %s could not be observed", r.ID)
 	case f.AdminPresent:
@@ -300,6 +317,8 @@ func DecideGC(r Resource, f GCFacts) GCVerdict {
 		return keep(CodeWorktreeLive, "a live worktree now holds %s (path recycled)", r.Path)
 	case f.HandleLive:
 		return keep(CodeWorktreeLive, "a live worktree holds the handle %s (handle recycled)", r.Handle)
+	case !r.GC:
+		return keep(CodeGCDisabled, "resource %s's worktree is gone, but it has gc = false; destroy %s yourself", r.ID, r.Handle)
 	case Unexpanded(r.Destroy) != "":
 		return keep(CodeUnexpandedToken, "the frozen destroy command of %s still carries %s; it is never half-run", r.ID, Unexpanded(r.Destroy))
 	}

@@ -307,7 +307,12 @@ func TestResourceUnexpanded(t *testing.T) {
 		{"mail ops@example.com", ""},
 		{"echo @@", ""},
 		{"echo @1abc@", ""},
-		{"echo '@Token_2@'", "@Token_2@"},
+		{"echo @Token_2@", "@Token_2@"},
+		// custody single-quotes every expanded value: a quoted "@x@" is a
+		// value (a path named mail@box@repo), never a token.
+		{"echo '@Token_2@'", ""},
+		{"ls '/srv/mail@box@repo' @left@", "@left@"},
+		{"echo 'a' @b@ 'c'", "@b@"},
 	}
 	for _, tt := range tests {
 		if got := machine.Unexpanded(tt.cmd); got != tt.want {

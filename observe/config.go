@@ -45,7 +45,7 @@ type rawResource struct {
 }
 
 var (
-	resourceName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+	resourceName = regexp.MustCompile(`^[a-z][a-z0-9]*([_-][a-z0-9]+)*$`)
 	refComponent = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
 )
 
@@ -110,16 +110,34 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 	if c.PortSpan < 1 || c.PortBase+c.PortSpan-1 > 65535 {
 		return machine.Config{}, bad("worktree.port_span", "%d does not fit above port_base %d", c.PortSpan, c.PortBase)
 	}
+	if t := md.Type("resources"); t != "" && t != "Hash" {
+		return machine.Config{}, bad("resources", "must be a table of [resources.<name>] tables, not a %s", strings.ToLower(md.Type("resources")))
+	}
+	// Document order: the first key that names each resource, whether as a
+	// [resources.x] header, a dotted key or an inline table.
+	var names []string
+	seenName := map[string]bool{}
 	for _, k := range md.Keys() {
-		if len(k) != 2 || k[0] != "resources" {
-			continue
+		if len(k) >= 2 && k[0] == "resources" && !seenName[k[1]] {
+			seenName[k[1]] = true
+			names = append(names, k[1])
 		}
-		n := k[1]
+	}
+	handles := map[string]string{}
+	for _, n := range names {
 		r := raw.Resources[n]
 		key := "resources." + n
-		if !resourceName.MatchString(n) {
-			return machine.Config{}, bad(key, "resource name %q must match [a-z][a-z0-9_-]*", n)
+		if t := md.Type("resources", n); t != "" && t != "Hash" {
+			return machine.Config{}, bad(key, "must be a table, not a %s", strings.ToLower(md.Type("resources", n)))
 		}
+		if !resourceName.MatchString(n) || len(n) > 32 {
+			return machine.Config{}, bad(key, "resource name %q must be at most 32 lower case letters and digits, words joined by one '-' or '_'", n)
+		}
+		h := strings.ReplaceAll(n, "_", "-")
+		if other, dup := handles[h]; dup {
+			return machine.Config{}, bad(key, "resources %q and %q would share one handle and one CUSTODY_RESOURCE_ variable", other, n)
+		}
+		handles[h] = n
 		spec := machine.ResourceSpec{Name: n, Create: r.Create, Destroy: r.Destroy, Ensure: r.Ensure,
 			Required: true, Retries: r.Retries, GC: true, Timeout: machine.DefaultResourceTimeout}
 		if r.Required != nil {
@@ -149,31 +167,46 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 	return c, nil
 }
 
-// keyLine finds the line where key is set (its own line, or its table's
-// header), 0 when it cannot be found.
+// keyLine finds the line where key is set: its own "k = v" line (also as
+// a dotted key or inside an inline table), or its table's header; 0 when it
+// cannot be found.
 func keyLine(b []byte, key toml.Key) int {
-	if len(key) == 0 {
-		return 0
-	}
-	table := strings.Join(key[:len(key)-1], ".")
-	last := key[len(key)-1]
+	want := strings.Join(key, ".")
 	cur := ""
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	headerLine := 0
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {
-			cur = strings.Trim(line, "[] ")
-			if cur == strings.Join(key, ".") {
-				headerLine = n
+			end := strings.LastIndex(line, "]")
+			if end < 0 {
+				continue
+			}
+			cur = normalizeKey(strings.Trim(line[:end+1], "[] "))
+			if cur == want || strings.HasPrefix(want+".", cur+".") && len(cur) == len(want) {
+				return n
 			}
 			continue
 		}
-		if cur == table {
-			if k, _, ok := strings.Cut(line, "="); ok && strings.Trim(strings.TrimSpace(k), `"'`) == last {
-				return n
-			}
+		k, _, ok := strings.Cut(line, "=")
+		if !ok || strings.HasPrefix(line, "#") {
+			continue
+		}
+		full := normalizeKey(k)
+		if cur != "" {
+			full = cur + "." + full
+		}
+		if full == want || strings.HasPrefix(want, full+".") {
+			return n
 		}
 	}
-	return headerLine
+	return 0
+}
+
+// normalizeKey turns a TOML key as written (`a . "b c"`) into "a.b c".
+func normalizeKey(k string) string {
+	var parts []string
+	for _, p := range strings.Split(k, ".") {
+		parts = append(parts, strings.Trim(strings.TrimSpace(p), `"'`))
+	}
+	return strings.Join(parts, ".")
 }

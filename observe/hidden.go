@@ -20,6 +20,9 @@ var operationFiles = []struct{ name, op string }{
 	{"CHERRY_PICK_HEAD", "cherry-pick"},
 	{"REVERT_HEAD", "revert"},
 	{"BISECT_START", "bisect"},
+	// A multi-commit cherry-pick or revert whose conflict was resolved with
+	// plain `git commit` keeps its remaining picks here.
+	{"sequencer/todo", "cherry-pick or revert sequence"},
 }
 
 // perWorktreeRefs are the ref namespaces git keeps per worktree; their refs

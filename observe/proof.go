@@ -119,7 +119,7 @@ func uniqueCommits(ctx context.Context, g *Git, repo Repo, head string, tips []T
 // lists, by commit. Commits with an empty patch are absent.
 func patchIDs(ctx context.Context, g *Git, repo Repo, args ...string) (map[string]string, error) {
 	logArgs := append([]string{"-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "log", "-p", "--binary",
-		"--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-show-signature", "--pretty=medium"}, args...)
+		"--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-show-signature", "--no-abbrev-commit", "--pretty=medium"}, args...)
 	patches, err := g.Observe(ctx, repo.MainCheckout, logArgs...)
 	if err != nil {
 		return nil, err
@@ -209,10 +209,46 @@ func squashMerged(ctx context.Context, g *Git, repo Repo, head string, cands []T
 		if err != nil {
 			return nil, fmt.Errorf("merge base of %s and %s: %w", t.Ref, head, err)
 		}
+		// A merge driver or attribute can make the merge agree with the tip
+		// while dropping head's change; so every path head changed since
+		// the base must also be identical in the tip.
+		ok, err := changesPublished(ctx, g, repo, strings.TrimSpace(string(base)), head, t.Commit)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
 		return &machine.Proof{Kind: machine.ProofSquashMerged, Remote: t.Remote, Ref: t.Ref, Tip: t.Commit, Head: head,
 			Base: strings.TrimSpace(string(base))}, nil
 	}
 	return nil, nil
+}
+
+// changesPublished reports whether every path head changes relative to base
+// has exactly head's content (or absence) in tip: no path head changed is
+// among the paths where head and tip differ.
+func changesPublished(ctx context.Context, g *Git, repo Repo, base, head, tip string) (bool, error) {
+	changed, err := g.Observe(ctx, repo.MainCheckout, "diff-tree", "-r", "-z", "--no-renames", "--name-only", base, head)
+	if err != nil {
+		return false, fmt.Errorf("paths %s changes: %w", head, err)
+	}
+	differ, err := g.Observe(ctx, repo.MainCheckout, "diff-tree", "-r", "-z", "--no-renames", "--name-only", head, tip)
+	if err != nil {
+		return false, fmt.Errorf("paths where %s and %s differ: %w", head, tip, err)
+	}
+	d := map[string]bool{}
+	for _, p := range bytes.Split(differ, []byte{0}) {
+		if len(p) > 0 {
+			d[string(p)] = true
+		}
+	}
+	for _, p := range bytes.Split(changed, []byte{0}) {
+		if len(p) > 0 && d[string(p)] {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // Ancestry looks only for an ancestry proof of head (used for submodules,

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -76,6 +77,10 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 	}
 	wg.Wait()
 	for i, r := range v.Remotes {
+		if self := isSelf(ctx, g, repo, r); self != "" {
+			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: r, Error: self})
+			continue
+		}
 		if answers[i].err != nil {
 			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: r, Error: answers[i].err.Error()})
 			continue
@@ -96,11 +101,12 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 
 // ensureObjects fetches advertised commits that are missing locally, by
 // ref name with a source-only refspec and an empty refmap (so no local ref
-// is written, not even a remote-tracking one), then drops tips whose objects
-// are still missing: they cannot prove anything.
+// is written, not even a remote-tracking one), then drops tips that still
+// do not name a commit here: missing objects, and tags of blobs or trees,
+// cannot prove anything.
 func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo) error {
-	missing, err := missingObjects(ctx, g, repo, v.Tips)
-	if err != nil || len(missing) == 0 {
+	missing, err := unresolved(ctx, g, repo, v.Tips, "")
+	if err != nil {
 		return err
 	}
 	byRemote := map[string][]string{}
@@ -118,13 +124,13 @@ func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo) error
 			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: remote, Error: "fetch advertised commits: " + err.Error()})
 		}
 	}
-	still, err := missingObjects(ctx, g, repo, v.Tips)
+	notCommit, err := unresolved(ctx, g, repo, v.Tips, "^{commit}")
 	if err != nil {
 		return err
 	}
 	kept := v.Tips[:0]
 	for _, t := range v.Tips {
-		if !still[t.Commit] {
+		if !notCommit[t.Commit] {
 			kept = append(kept, t)
 		}
 	}
@@ -132,7 +138,10 @@ func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo) error
 	return nil
 }
 
-func missingObjects(ctx context.Context, g *Git, repo Repo, tips []Tip) (map[string]bool, error) {
+// unresolved asks `git cat-file --batch-check` about each tip's object
+// (with suffix appended, e.g. "^{commit}") and returns the object ids that
+// did not resolve.
+func unresolved(ctx context.Context, g *Git, repo Repo, tips []Tip, suffix string) (map[string]bool, error) {
 	if len(tips) == 0 {
 		return nil, nil
 	}
@@ -141,21 +150,50 @@ func missingObjects(ctx context.Context, g *Git, repo Repo, tips []Tip) (map[str
 	for _, t := range tips {
 		if !seen[t.Commit] {
 			seen[t.Commit] = true
-			in.WriteString(t.Commit + "\n")
+			in.WriteString(t.Commit + suffix + "\n")
 		}
 	}
 	out, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "cat-file", "--batch-check")
 	if err != nil {
 		return nil, fmt.Errorf("check advertised objects: %w", err)
 	}
-	missing := map[string]bool{}
+	bad := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		if f := strings.Fields(sc.Text()); len(f) == 2 && f[1] == "missing" {
-			missing[f[0]] = true
+			bad[strings.TrimSuffix(f[0], suffix)] = true
 		}
 	}
-	return missing, nil
+	return bad, nil
+}
+
+// isSelf explains why remote is this repository itself (its refs are local
+// refs, never proof), or returns "".
+func isSelf(ctx context.Context, g *Git, repo Repo, remote string) string {
+	out, err := g.Observe(ctx, repo.MainCheckout, "remote", "get-url", "--", remote)
+	if err != nil {
+		return ""
+	}
+	url := strings.TrimSpace(string(out))
+	path, isFile := strings.CutPrefix(url, "file://")
+	if !isFile && (strings.Contains(url, "://") || strings.Contains(strings.SplitN(url, "/", 2)[0], ":")) {
+		return "" // a network remote
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(repo.MainCheckout, path)
+	}
+	common, err := g.Observe(ctx, path, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return ""
+	}
+	c := strings.TrimSpace(string(common))
+	if real, err := filepath.EvalSymlinks(c); err == nil {
+		c = real
+	}
+	if c == repo.CommonDir {
+		return "remote " + remote + " (" + url + ") is this repository itself: its refs are local refs, never proof"
+	}
+	return ""
 }
 
 func tipRank(t Tip) int {
