@@ -220,6 +220,7 @@ func resumeResources(ctx context.Context, e *Env) ([]ResumeItem, error) {
 		return nil, err
 	}
 	var out []ResumeItem
+	tornDown := map[string]bool{}
 	for _, r := range all {
 		if r.Intent == nil || r.State == machine.StateTombstoned {
 			continue
@@ -235,6 +236,7 @@ func resumeResources(ctx context.Context, e *Env) ([]ResumeItem, error) {
 		if r.State == machine.StateProvisioning && err == nil && wt.State == machine.StateProvisioning {
 			continue // the worktree's own resume re-drives its resources
 		}
+		wtErr := err
 		var next machine.Resource
 		if r.State == machine.StateProvisioning && err == nil && (wt.State == machine.StateActive || wt.State == machine.StateFinished) {
 			e.runResourceCommand(ctx, r, r.Destroy)
@@ -245,12 +247,26 @@ func resumeResources(ctx context.Context, e *Env) ([]ResumeItem, error) {
 		if err != nil {
 			return out, err
 		}
+		if next.State == machine.StateTombstoned && (wtErr != nil || wt.State == machine.StateTombstoned) {
+			tornDown[r.Worktree] = true
+		}
 		it := ResumeItem{ID: r.ID, Outcome: next.Evidence.Outcome}
 		if next.State != machine.StateActive && next.State != machine.StateTombstoned {
 			it.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource gc",
 				Message: fmt.Sprintf("%s of %s exited %d: %s", next.Evidence.Outcome, r.ID, next.Evidence.ExitCode, next.Evidence.Output)}
 		}
 		out = append(out, it)
+	}
+	// A teardown interrupted in the middle left the worktree's other
+	// resources without intents: finish tearing them down.
+	for id := range tornDown {
+		res, err := teardownResources(ctx, e, id)
+		if err != nil {
+			return out, err
+		}
+		for _, o := range res {
+			out = append(out, ResumeItem{ID: o.ID, Outcome: o.Outcome, Refusal: o.Refusal})
+		}
 	}
 	return out, nil
 }

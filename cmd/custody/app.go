@@ -218,7 +218,7 @@ func (a *App) mutatingEnv() (*steps.Env, error) {
 		return nil, err
 	}
 	for _, it := range items {
-		if it.Refusal != nil {
+		if it.Refusal != nil && it.Refusal.Code != machine.CodeInProgress {
 			a.resumePending = true
 		}
 	}

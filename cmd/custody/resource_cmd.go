@@ -97,7 +97,7 @@ admin key is absent (a locked or unmounted worktree keeps it and is live), no li
 worktree holds its path or handle, and gc is not false. Runs only the frozen
 destroy commands of this repository's ledger, re-checking each entry right before.
 
-EXIT STATUS: 0 done, 1 error, 3 something failed or was kept.`
+EXIT STATUS: 0 done, 1 error, 3 a destroy failed or an orphan cannot be reclaimed.`
 }
 
 // Run collects garbage.
@@ -118,8 +118,11 @@ func (c *ResourceGCCmd) Run(a *App) error {
 	}
 	pending := false
 	for _, it := range items {
-		if it.Outcome == "failed" || it.Outcome == "refused" {
+		switch {
+		case it.Outcome == "failed" || it.Outcome == "refused":
 			pending = true
+		case it.Outcome == "kept" && it.Refusal != nil && it.Refusal.Code != machine.CodeWorktreeLive && it.Refusal.Code != machine.CodeInProgress:
+			pending = true // an orphan GC may not reclaim (gc = false, a token)
 		}
 	}
 	a.done(map[string]any{"dry_run": c.DryRun, "items": items}, func(w io.Writer) {
