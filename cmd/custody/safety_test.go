@@ -1071,6 +1071,27 @@ func TestSafetySquashLossy(t *testing.T) {
 	}
 }
 
+// TestSafetySquashMergeDriver: a merge driver configured in the repository
+// (here one that always keeps the tip's side, for every path) makes the
+// three-way merge of HEAD into origin's main yield exactly main's tree
+// although the tree's change to a.txt is on no remote. That is not proof.
+func TestSafetySquashMergeDriver(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	r.Commit(r.Dir, "a.txt", "shared start\n")
+	r.Push(r.Dir, "main")
+	id, path := newTree(t, r, "driven")
+	r.Commit(path, "a.txt", "the tree's version, only here\n")
+	sfFinish(t, r, id)
+	r.AdvanceMain("advancer", "a.txt", "main's version\n")
+	r.Git("config", "merge.keeptip.driver", "true")
+	r.WriteFile(filepath.Join(r.Dir, ".git", "info"), "attributes", "* merge=keeptip\n")
+	it := sfKeptThrough(t, r, id, path, "unpushed-commits")
+	if it.Proof != nil {
+		t.Errorf("a merge driver faked a proof of %s: %+v", id, it.Proof)
+	}
+}
+
 // TestSafetyRebaseMerged: the tree's commits were cherry-picked onto an
 // advanced main and pushed; the proof is patch-equivalent and names every
 // commit of the tree it covers, in plan and in show.
@@ -1283,6 +1304,75 @@ func TestSafetyLocalRefsDoNotProve(t *testing.T) {
 			it := sfKeptThrough(t, r, id, path, "unpushed-commits")
 			if it.Proof != nil {
 				t.Errorf("local state proved %s: %+v", id, it.Proof)
+			}
+		})
+	}
+}
+
+// TestSafetyAnnotatedTag: a commit published only through an annotated tag
+// (ls-remote --refs advertises the tag object, not the commit) is proven
+// by ancestry.
+func TestSafetyAnnotatedTag(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "tagged")
+	head := r.Commit(path, "work.txt", "work\n")
+	r.GitIn(path, "tag", "-a", "-m", "release", "v2")
+	r.GitIn(path, "push", "-q", "origin", "refs/tags/v2")
+	r.Git("tag", "-d", "v2") // only the remote has it
+	sfFinish(t, r, id)
+	it := sfRemoveNow(t, r, id, "ancestry")
+	if it.Proof.Ref != "refs/tags/v2" || it.Proof.Head != head {
+		t.Errorf("proof %+v, want ancestry of %s on refs/tags/v2", it.Proof, head)
+	}
+	sfAssertRemoved(t, r, id, path, true)
+}
+
+// TestSafetyRootCommit: the tree's branch was reset to a root commit whose
+// tree another root commit on origin has too. A root unique commit defeats
+// patch equivalence, and unrelated histories do not merge: kept.
+func TestSafetyRootCommit(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "rooted")
+	r.WriteFile(path, "solo.txt", "from scratch\n")
+	r.GitIn(path, "add", "solo.txt")
+	tree := r.GitIn(path, "write-tree")
+	root := r.GitIn(path, "commit-tree", tree, "-m", "root of the tree")
+	r.GitIn(path, "reset", "-q", "--hard", root)
+	twin := r.GitIn(path, "commit-tree", tree, "-m", "the same content, another root")
+	r.GitIn(path, "push", "-q", "origin", twin+":refs/heads/twin")
+	sfFinish(t, r, id)
+	it := sfKeptThrough(t, r, id, path, "unpushed-commits")
+	if it.Proof != nil {
+		t.Errorf("a root commit proved %s: %+v", id, it.Proof)
+	}
+}
+
+// TestSafetySelfRemote: a remote that is this repository itself (by any
+// spelling) advertises its local branches, including the tree's own branch
+// that removal would delete: never proof.
+func TestSafetySelfRemote(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		url  func(r *fixtures.Repo, path string) string
+	}{
+		{"Dot", func(r *fixtures.Repo, path string) string { return "." }},
+		{"Path", func(r *fixtures.Repo, path string) string { return r.Dir }},
+		{"FileURL", func(r *fixtures.Repo, path string) string { return "file://" + r.Dir + "/.git" }},
+		{"Worktree", func(r *fixtures.Repo, path string) string { return path }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := sfRepo(t)
+			id, path := newTree(t, r, "self")
+			r.Commit(path, "precious.txt", "only here\n")
+			sfFinish(t, r, id)
+			r.Git("remote", "add", "loop", tc.url(r, path))
+			it := sfKeptThrough(t, r, id, path)
+			if it.Proof != nil || (!it.has("remote-unavailable") && !it.has("unpushed-commits")) {
+				t.Errorf("a remote that is this repository proved %s: %v %+v", id, it.codes(), it.Proof)
 			}
 		})
 	}
