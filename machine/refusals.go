@@ -128,6 +128,9 @@ const (
 	// CodeSubmoduleUnpushed is returned for a submodule whose HEAD is on no
 	// ref its remotes advertise.
 	CodeSubmoduleUnpushed Code = "submodule-unpushed"
+	// CodeSubmodules is returned for a worktree holding submodule
+	// repositories (in its admin entry's modules/).
+	CodeSubmodules Code = "submodules"
 	// CodeObservationFailed is returned when part of the tree could not be
 	// observed: unknown is never clean.
 	CodeObservationFailed Code = "observation-failed"
@@ -255,6 +258,7 @@ func Codes() map[Code]string {
 		CodeWorktreeLive:        "the resource's worktree, path or handle is still live",
 		CodeUnexpandedToken:     "a frozen command still carries an @token@",
 		CodeResourceFailed:      "a resource command failed",
+		CodeSubmodules:          "the worktree holds submodule repositories",
 	}
 }
 

@@ -94,6 +94,13 @@ func HiddenState(ctx context.Context, g *Git, repo Repo, path, adminKey string, 
 	for _, sub := range gitlinks {
 		hs = append(hs, submodule(ctx, g, filepath.Join(path, sub), st)...)
 	}
+	// git removes a worktree holding submodules only by force, which custody
+	// never uses; and a deinitialized submodule's repository (with commits
+	// perhaps nowhere else) lives on in the admin entry's modules/.
+	if pi := Lstat(filepath.Join(admin, "modules")); pi.State != machine.PathAbsent {
+		add(machine.CodeSubmodules, filepath.Join(admin, "modules"),
+			"the worktree holds submodule repositories; git removes it only by force, which custody never uses (push their commits, then remove the tree yourself)")
+	}
 	return hs
 }
 

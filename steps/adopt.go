@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -49,6 +50,12 @@ func Adopt(ctx context.Context, e *Env, path string) (NewResult, error) {
 				Message: fmt.Sprintf("%s is already in custody as %s (%s)", abs, r.ID, r.State)}
 		}
 	}
+	if old, err := e.Store.Get(key); err == nil {
+		return NewResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody list --all",
+			Message: fmt.Sprintf("a record %s already exists (%s); custody does not reuse record ids", key, old.State)}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return NewResult{}, err
+	}
 	rec := machine.Record{ID: key, Kind: machine.KindWorktree, Origin: machine.OriginAdopted, Path: abs,
 		Branch: strings.TrimPrefix(ent.Branch, "refs/heads/"), BaseCommit: ent.Head, AdminKey: key}
 	if err := writeMarker(e.Repo, key); err != nil {
@@ -59,6 +66,10 @@ func Adopt(ctx context.Context, e *Env, path string) (NewResult, error) {
 		return NewResult{}, err
 	}
 	if _, err := e.fire(ctx, rec, machine.TriggerAdopt, machine.Firing{Obs: obs}, "adopted"); err != nil {
+		// Leave the foreign tree as it was: take back the marker just written.
+		if m, _ := observe.ReadMarker(e.Repo, key); m == key {
+			_ = os.Remove(filepath.Join(e.Repo.AdminDir(key), observe.MarkerName))
+		}
 		if errors.Is(err, store.ErrConflict) {
 			return NewResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody list --all",
 				Message: fmt.Sprintf("a record %s already exists (tombstoned); custody does not reuse record ids", key)}

@@ -73,6 +73,19 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 	}
 	_, rmErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--", rec.Path)
 	failpoint("apply/after-remove")
+	if rmErr != nil {
+		// git refused. If it left the tree exactly as the intent recorded,
+		// nothing was removed: step back instead of retrying forever.
+		again, _, err := e.observe(ctx, rec, observe.Scope{})
+		if err != nil {
+			return Outcome{}, err
+		}
+		if _, err := e.fire(ctx, rec, machine.TriggerRetreat, machine.Firing{Obs: again}, "retreat: git worktree remove refused"); err == nil {
+			return Outcome{ID: rec.ID, Outcome: "refused", State: machine.StateFinished, Refusal: &machine.Refusal{
+				Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",
+				Message: fmt.Sprintf("git worktree remove refused %s and removed nothing: %v", rec.Path, rmErr)}}, nil
+		}
+	}
 	out, err := settleRemoval(ctx, e, rec)
 	if err == nil && out.Refusal != nil && rmErr != nil {
 		out.Refusal.Message += " (git worktree remove said: " + rmErr.Error() + ")"

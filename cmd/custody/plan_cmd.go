@@ -23,7 +23,8 @@ func (PlanCmd) Help() string {
 (registration, status including ignored files, lock, ownership) and proven against
 what every remote advertises now. Writes nothing but the optional plan file.
 
-EXIT STATUS: 0 done, 1 error, 3 a finished worktree is kept.
+EXIT STATUS: 0 done, 1 error, 3 a finished worktree is kept or an interrupted
+intent waits for custody resume.
 With --detailed-exitcode: 0 nothing to remove, 1 error, 2 removals planned.`
 }
 
@@ -45,7 +46,8 @@ func (c *PlanCmd) Run(a *App) error {
 	remove, _ := plan.Counts()
 	pending := false
 	for _, it := range plan.Items {
-		if it.Action == machine.ActionKeep && it.State == machine.StateFinished {
+		if it.Action == machine.ActionKeep && (it.State == machine.StateFinished ||
+			it.Refusal != nil && it.Refusal.Code == machine.CodeIntentPending) {
 			pending = true
 		}
 	}
