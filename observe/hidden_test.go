@@ -554,9 +554,15 @@ func TestHiddenStateSubmodules(t *testing.T) {
 			if tc.want != nil {
 				want = tc.want(sub)
 			}
+			// An initialized submodule's repository lives in the admin
+			// entry's modules/: git removes such a tree only by force.
+			if tc.init {
+				want = append(want, machine.Hidden{Code: machine.CodeSubmodules,
+					Path: filepath.Join(f.repo.AdminDir(observe.AdminKeyOf(f.repo, f.wt)), "modules")})
+			}
 			got := f.hidden()
 			checkHidden(t, got, want)
-			if tc.details != nil && len(got) == len(tc.details) {
+			if tc.details != nil && len(got) >= len(tc.details) {
 				for i, d := range tc.details {
 					if !strings.Contains(got[i].Detail, d) {
 						t.Errorf("finding %d detail = %q, want it to hold %q", i, got[i].Detail, d)
