@@ -158,6 +158,25 @@ func patchEquivalent(ctx context.Context, g *Git, repo Repo, head string, unique
 			return nil, nil // an empty patch proves nothing
 		}
 	}
+	// One look at every candidate's commits at once: unless each of head's
+	// patches is somewhere among them, no single tip can hold them all.
+	unionArgs := []string{"--no-merges"}
+	for _, t := range cands {
+		unionArgs = append(unionArgs, t.Commit)
+	}
+	union, err := patchIDs(ctx, g, repo, append(unionArgs, "--not", head)...)
+	if err != nil {
+		return nil, fmt.Errorf("patch ids of the advertised tips: %w", err)
+	}
+	inUnion := map[string]bool{}
+	for _, id := range union {
+		inUnion[id] = true
+	}
+	for _, u := range unique {
+		if !inUnion[mine[u.commit]] {
+			return nil, nil
+		}
+	}
 	for _, t := range cands {
 		out, err := g.Observe(ctx, repo.MainCheckout, "rev-list", "--cherry-pick", "--right-only", "--no-merges", t.Commit+"..."+head)
 		if err != nil {
@@ -192,6 +211,10 @@ func patchEquivalent(ctx context.Context, g *Git, repo Repo, head string, unique
 // (`git merge-tree --write-tree`, no worktree touched) that yields exactly
 // the tip's tree proves every change head makes is already published.
 func squashMerged(ctx context.Context, g *Git, repo Repo, head string, cands []Tip) (*machine.Proof, error) {
+	cands, err := squashCandidates(ctx, g, repo, head, cands)
+	if err != nil {
+		return nil, err
+	}
 	for _, t := range cands {
 		tree, err := g.Observe(ctx, repo.MainCheckout, "rev-parse", "--verify", t.Commit+"^{tree}")
 		if err != nil {
@@ -223,6 +246,77 @@ func squashMerged(ctx context.Context, g *Git, repo Repo, head string, cands []T
 			Base: strings.TrimSpace(string(base))}, nil
 	}
 	return nil, nil
+}
+
+// squashCandidates keeps the tips that hold head's version of every path
+// head changed since its merge base with the first tip: a tip missing one of
+// them cannot have absorbed head's changes. One cat-file call answers for
+// all tips; it only narrows the tips the merge is tried on.
+func squashCandidates(ctx context.Context, g *Git, repo Repo, head string, cands []Tip) ([]Tip, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	base, err := g.Observe(ctx, repo.MainCheckout, "merge-base", cands[0].Commit, head)
+	if err != nil {
+		return cands, nil // unrelated histories: let each tip be tried
+	}
+	raw, err := g.Observe(ctx, repo.MainCheckout, "diff-tree", "-r", "-z", "--no-renames", strings.TrimSpace(string(base)), head)
+	if err != nil {
+		return nil, fmt.Errorf("paths %s changes: %w", head, err)
+	}
+	type change struct{ path, oid string }
+	var changes []change
+	f := bytes.Split(bytes.TrimSuffix(raw, []byte{0}), []byte{0})
+	for i := 0; i+1 < len(f); i += 2 {
+		meta := strings.Fields(string(f[i]))
+		if len(meta) < 5 {
+			return cands, nil
+		}
+		p := string(f[i+1])
+		if strings.ContainsAny(p, "\n\r") {
+			return cands, nil // the batch protocol is line based
+		}
+		oid := meta[3]
+		if strings.Trim(oid, "0") == "" {
+			oid = "" // deleted by head
+		}
+		changes = append(changes, change{p, oid})
+	}
+	if len(changes) == 0 || len(changes)*len(cands) > 20000 {
+		return cands, nil
+	}
+	var in bytes.Buffer
+	for _, t := range cands {
+		for _, c := range changes {
+			in.WriteString(t.Commit + ":" + c.path + "\n")
+		}
+	}
+	out, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "cat-file", "--batch-check=%(objectname)")
+	if err != nil {
+		return nil, fmt.Errorf("paths on the advertised tips: %w", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(changes)*len(cands) {
+		return cands, nil
+	}
+	var kept []Tip
+	for i, t := range cands {
+		ok := true
+		for j, c := range changes {
+			got := lines[i*len(changes)+j]
+			if strings.HasSuffix(got, " missing") {
+				got = ""
+			}
+			if got != c.oid {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			kept = append(kept, t)
+		}
+	}
+	return kept, nil
 }
 
 // changesPublished reports whether every path head changes relative to base
