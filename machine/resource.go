@@ -103,16 +103,24 @@ var unexpandedToken = regexp.MustCompile(`@[A-Za-z_][A-Za-z0-9_]*@`)
 // one.
 func Unexpanded(cmd string) string {
 	var b strings.Builder
-	quoted := false
+	quoted, escaped := false, false
 	for _, r := range cmd {
-		if r == '\'' {
-			quoted = !quoted
+		switch {
+		case escaped:
+			escaped = false
 			b.WriteRune(' ')
-			continue
-		}
-		if quoted {
+		case quoted:
+			if r == '\'' {
+				quoted = false
+			}
 			b.WriteRune(' ')
-		} else {
+		case r == '\\':
+			escaped = true
+			b.WriteRune(' ')
+		case r == '\'':
+			quoted = true
+			b.WriteRune(' ')
+		default:
 			b.WriteRune(r)
 		}
 	}

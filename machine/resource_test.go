@@ -313,6 +313,8 @@ func TestResourceUnexpanded(t *testing.T) {
 		{"echo '@Token_2@'", ""},
 		{"ls '/srv/mail@box@repo' @left@", "@left@"},
 		{"echo 'a' @b@ 'c'", "@b@"},
+		{`mkdir '/srv/it'\''s' @left@`, "@left@"},
+		{`echo \'@x@`, "@x@"},
 	}
 	for _, tt := range tests {
 		if got := machine.Unexpanded(tt.cmd); got != tt.want {
