@@ -122,7 +122,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(CodeNotOwned, p, "custody show "+rec.ID, "%s lacks custody's ownership evidence (ready marker %q, branch %q)", p, obs.Marker, rec.Branch))
 	}
 	if obs.Locked {
-		add(refuse(CodeLocked, p, "git worktree unlock "+quoteArg(p), "%s is locked: %s", p, orNone(obs.LockReason)))
+		add(refuse(CodeLocked, p, "git worktree unlock "+QuoteArg(p), "%s is locked: %s", p, orNone(obs.LockReason)))
 	}
 	if obs.Prunable {
 		add(refuse(CodePrunable, p, "git worktree list --verbose", "git reports %s as prunable", p))
@@ -176,9 +176,9 @@ func proofRefusal(rec Record, obs WorktreeObservation) Refusal {
 	case len(obs.Remote.Remotes) == 0:
 		return refuse(CodeNoRemote, p, "git remote add origin URL", "the repository has no remote, so nothing proves %s is published", short)
 	case obs.Detached:
-		return refuse(CodeDetachedHead, p, "git -C "+quoteArg(p)+" push REMOTE HEAD:refs/heads/NAME", "%s has a detached HEAD %s that no remote advertises", p, short)
+		return refuse(CodeDetachedHead, p, "git -C "+QuoteArg(p)+" push REMOTE HEAD:refs/heads/NAME", "%s has a detached HEAD %s that no remote advertises", p, short)
 	}
-	return refuse(CodeUnpushedCommits, p, "git -C "+quoteArg(p)+" push", "%s is on no ref any remote advertises; push %s first", short, orNone(rec.Branch))
+	return refuse(CodeUnpushedCommits, p, "git -C "+QuoteArg(p)+" push", "%s is on no ref any remote advertises; push %s first", short, orNone(rec.Branch))
 }
 
 func keep(rs []Refusal) Verdict { return Verdict{Action: ActionKeep, Refusals: rs} }
@@ -198,7 +198,7 @@ func shortID(c string) string {
 }
 
 // quoteArg quotes a path for a shell command line shown to a person.
-func quoteArg(s string) string {
+func QuoteArg(s string) string {
 	safe := true
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '-' || r == '_') {

@@ -101,20 +101,10 @@ func foreignItems(e *Env, inv observe.Inventory, recs []machine.Record, taken ma
 			id = "foreign-" + id
 		}
 		taken[id] = true
-		r := machine.Refusal{Code: machine.CodeForeign, Path: ent.Path, Retry: "custody adopt " + shellQuote(ent.Path),
+		r := machine.Refusal{Code: machine.CodeForeign, Path: ent.Path, Retry: "custody adopt " + machine.QuoteArg(ent.Path),
 			Message: fmt.Sprintf("%s is a worktree custody did not make; it is never removed automatically (adopt it to put it in custody)", ent.Path)}
 		items = append(items, machine.PlanItem{ID: id, Kind: machine.KindWorktree, Action: machine.ActionKeep, Path: ent.Path,
 			Branch: strings.TrimPrefix(ent.Branch, "refs/heads/"), Head: ent.Head, Refusal: &r, Refusals: []machine.Refusal{r}})
 	}
 	return items
-}
-
-// shellQuote quotes s for a command line shown to a person.
-func shellQuote(s string) string {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-", r)) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
 }

@@ -332,31 +332,33 @@ func writeEnv(ctx context.Context, e *Env, rec machine.Record) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if _, err := e.Git.Observe(ctx, rec.Path, "check-ignore", "-q", "--", ".env"); err != nil {
-		if err := appendExclude(e.Repo, "/.env", "custody's per-worktree resource handles"); err != nil {
+		if _, err := AppendExclude(e.Repo.CommonDir, "/.env", "custody's per-worktree resource handles"); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// appendExclude adds line to <common>/info/exclude unless it is there.
-func appendExclude(repo observe.Repo, line, why string) error {
-	path := filepath.Join(repo.CommonDir, "info", "exclude")
+// AppendExclude adds line to <common>/info/exclude, under a comment saying
+// why, unless the file already holds it (or it without a trailing slash).
+// It reports whether it added the line.
+func AppendExclude(common, line, why string) (bool, error) {
+	path := filepath.Join(common, "info", "exclude")
 	b, err := os.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) {
-		return err
+		return false, fmt.Errorf("read %s: %w", path, err)
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(l) == line {
-			return nil
+		if l = strings.TrimSpace(l); l == line || l == strings.TrimSuffix(line, "/") {
+			return false, nil
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return false, err
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		return err
+		return false, fmt.Errorf("update %s: %w", path, err)
 	}
 	prefix := ""
 	if len(b) > 0 && !strings.HasSuffix(string(b), "\n") {
@@ -364,7 +366,7 @@ func appendExclude(repo observe.Repo, line, why string) error {
 	}
 	if _, err := fmt.Fprintf(f, "%s# %s\n%s\n", prefix, why, line); err != nil {
 		f.Close()
-		return err
+		return false, err
 	}
-	return f.Close()
+	return true, f.Close()
 }

@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/custody-sh/custody/steps"
 )
 
 // InitCmd prepares a repository for custody.
@@ -63,31 +64,5 @@ func excludeRoot(common, main, root string) (bool, error) {
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return false, nil // outside the checkout: nothing to exclude
 	}
-	line := "/" + filepath.ToSlash(rel) + "/"
-	path := filepath.Join(common, "info", "exclude")
-	b, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return false, fmt.Errorf("read %s: %w", path, err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(l) == line || strings.TrimSpace(l) == strings.TrimSuffix(line, "/") {
-			return false, nil
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, err
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return false, fmt.Errorf("update %s: %w", path, err)
-	}
-	defer f.Close()
-	prefix := ""
-	if len(b) > 0 && !strings.HasSuffix(string(b), "\n") {
-		prefix = "\n"
-	}
-	if _, err := fmt.Fprintf(f, "%s# custody's managed worktrees\n%s\n", prefix, line); err != nil {
-		return false, err
-	}
-	return true, f.Close()
+	return steps.AppendExclude(common, "/"+filepath.ToSlash(rel)+"/", "custody's managed worktrees")
 }

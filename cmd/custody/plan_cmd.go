@@ -92,7 +92,7 @@ func renderPlan(w io.Writer, plan machine.Plan, out string) {
 	switch {
 	case remove == 0:
 	case out != "":
-		fmt.Fprintf(w, "next: custody apply %s\n", quote(out))
+		fmt.Fprintf(w, "next: custody apply %s\n", machine.QuoteArg(out))
 	default:
 		fmt.Fprintln(w, "next: custody plan -o plan.json, review it, then: custody apply plan.json")
 	}
@@ -121,13 +121,4 @@ func writePlan(path string, plan machine.Plan) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-func quote(s string) string {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '-' || r == '_') {
-			return "'" + s + "'"
-		}
-	}
-	return s
 }
