@@ -49,7 +49,8 @@ func resumeOne(ctx context.Context, e *Env, rec machine.Record) ResumeItem {
 	item := ResumeItem{ID: rec.ID}
 	fail := func(err error) ResumeItem {
 		item.Outcome = "refused"
-		if r, ok := err.(*machine.Refusal); ok {
+		var r *machine.Refusal
+		if errors.As(err, &r) {
 			item.Refusal = r
 		} else {
 			item.Refusal = &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: "custody resume", Message: err.Error()}
