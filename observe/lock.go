@@ -81,13 +81,20 @@ func WorktreeList(ctx context.Context, g *Git, repo Repo, dir string) ([]byte, e
 	return out, err
 }
 
+// RegistryTimeout bounds one change of the worktree registry.
+const RegistryTimeout = 10 * time.Minute
+
 // ChangeRegistry runs a git command that changes the worktree registry
-// (`git worktree add`, `remove`) under the exclusive registry lock.
+// (`git worktree add`, `remove`) under the exclusive registry lock. Once
+// started, the command is not cancelled with ctx (an interrupt would leave a
+// half-made or half-removed tree); it runs to its end or RegistryTimeout.
 func ChangeRegistry(ctx context.Context, g *Git, repo Repo, args ...string) ([]byte, error) {
 	unlock, err := RegistryLock(ctx, repo, true)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	return g.Mutate(ctx, repo.MainCheckout, args...)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RegistryTimeout)
+	defer cancel()
+	return g.Mutate(rctx, repo.MainCheckout, args...)
 }
