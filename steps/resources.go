@@ -111,7 +111,9 @@ func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd st
 	if timeout <= 0 {
 		timeout = machine.DefaultResourceTimeout
 	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	// A started command runs to its end or its timeout: an interrupt must
+	// not leave a half-made resource behind a recorded outcome.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	runner := &observe.Runner{Grace: 2 * time.Second, MaxOutput: 1 << 20}
 	res, err := runner.Run(cctx, observe.Cmd{Dir: dir, Args: []string{"/bin/sh", "-c", cmd},
