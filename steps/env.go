@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
@@ -130,6 +131,17 @@ func (e *Env) observe(ctx context.Context, rec machine.Record, scope observe.Sco
 	}
 	obs.Lease = leases[rec.ID]
 	return obs, inv, nil
+}
+
+// ExcludeRoot adds the managed root to <common>/info/exclude (never to a
+// tracked file) when it lies inside the main checkout. It reports whether
+// it added the line.
+func (e *Env) ExcludeRoot() (bool, error) {
+	rel, err := filepath.Rel(e.Repo.MainCheckout, e.Root)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return false, nil // outside the checkout: nothing to exclude
+	}
+	return AppendExclude(e.Repo.CommonDir, "/"+filepath.ToSlash(rel)+"/", "custody's managed worktrees")
 }
 
 // EnsureRoot makes the managed root if needed and refuses one that is a

@@ -51,6 +51,9 @@ func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
 	if err := e.EnsureRoot(); err != nil {
 		return NewResult{}, err
 	}
+	if _, err := e.ExcludeRoot(); err != nil {
+		return NewResult{}, err
+	}
 	var rec machine.Record
 	for attempt := 0; ; attempt++ {
 		var rnd [3]byte

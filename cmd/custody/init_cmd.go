@@ -3,10 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
-
-	"github.com/custody-sh/custody/steps"
 )
 
 // InitCmd prepares a repository for custody.
@@ -41,7 +37,7 @@ func (c *InitCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	added, err := excludeRoot(e.Repo.CommonDir, e.Repo.MainCheckout, e.Root)
+	added, err := e.ExcludeRoot()
 	if err != nil {
 		return err
 	}
@@ -55,14 +51,4 @@ func (c *InitCmd) Run(a *App) error {
 		fmt.Fprintln(w, "\nnext: custody new NAME")
 	}, false)
 	return nil
-}
-
-// excludeRoot adds the managed root to <common>/info/exclude unless a line
-// already names it. It reports whether it added the line.
-func excludeRoot(common, main, root string) (bool, error) {
-	rel, err := filepath.Rel(main, root)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return false, nil // outside the checkout: nothing to exclude
-	}
-	return steps.AppendExclude(common, "/"+filepath.ToSlash(rel)+"/", "custody's managed worktrees")
 }
