@@ -71,7 +71,9 @@ func renderPlan(w io.Writer, plan machine.Plan, out string) {
 	rows := [][]string{}
 	for _, it := range plan.Items {
 		why := ""
-		if it.Proof != nil {
+		if it.Action == machine.ActionDestroy {
+			why = "orphaned resource: its worktree is gone"
+		} else if it.Proof != nil {
 			why = fmt.Sprintf("%s: %s on %s %s", it.Proof.Kind, short(it.Proof.Head), it.Proof.Remote, it.Proof.Ref)
 		} else if it.Refusal != nil {
 			why = "[" + string(it.Refusal.Code) + "]"
