@@ -1,6 +1,8 @@
 package machine
 
 import (
+	"fmt"
+	"hash/fnv"
 	"strings"
 	"time"
 )
@@ -72,14 +74,25 @@ func Handle(slug, id, name string) string {
 }
 
 // Ident is a handle safe as an unquoted SQL identifier: dashes become
-// underscores, and one that would start with a digit gets a leading "r_".
+// underscores, one that would start with a digit gets a leading "r_", and
+// one longer than MaxIdent keeps a prefix and a digest of the whole handle.
 func Ident(handle string) string {
 	s := strings.ReplaceAll(handle, "-", "_")
 	if s != "" && s[0] >= '0' && s[0] <= '9' {
 		s = "r_" + s
 	}
+	if len(s) > MaxIdent {
+		// Keep it unique within the limit: a prefix, then a digest of the
+		// whole handle.
+		h := fnv.New32a()
+		h.Write([]byte(handle))
+		s = fmt.Sprintf("%s_%08x", strings.TrimRight(s[:MaxIdent-9], "_"), h.Sum32())
+	}
 	return s
 }
+
+// MaxIdent is the longest identifier PostgreSQL (and a DNS label) keeps.
+const MaxIdent = 63
 
 func sanitize(s string) string {
 	var b strings.Builder

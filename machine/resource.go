@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -92,39 +91,6 @@ type ResourceFiring struct {
 	ExitCode int
 	Attempts int
 	Output   string
-}
-
-// unexpandedToken matches an @token@ left in a frozen command.
-var unexpandedToken = regexp.MustCompile(`@[A-Za-z_][A-Za-z0-9_]*@`)
-
-// Unexpanded returns the first @token@ left in cmd outside single quotes,
-// "" when there is none. custody single-quotes every value it expands, so a
-// value that happens to look like a token (a path with "@x@" in it) is not
-// one.
-func Unexpanded(cmd string) string {
-	var b strings.Builder
-	quoted, escaped := false, false
-	for _, r := range cmd {
-		switch {
-		case escaped:
-			escaped = false
-			b.WriteRune(' ')
-		case quoted:
-			if r == '\'' {
-				quoted = false
-			}
-			b.WriteRune(' ')
-		case r == '\\':
-			escaped = true
-			b.WriteRune(' ')
-		case r == '\'':
-			quoted = true
-			b.WriteRune(' ')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return unexpandedToken.FindString(b.String())
 }
 
 func resourceFiringOf(args []any) (ResourceFiring, bool) {

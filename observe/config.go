@@ -107,7 +107,7 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 	if c.PortBase < 1024 || c.PortBase > 65535 {
 		return machine.Config{}, bad("worktree.port_base", "%d is outside 1024..65535", c.PortBase)
 	}
-	if c.PortSpan < 1 || c.PortBase+c.PortSpan-1 > 65535 {
+	if c.PortSpan < 1 || c.PortSpan > 65536-c.PortBase {
 		return machine.Config{}, bad("worktree.port_span", "%d does not fit above port_base %d", c.PortSpan, c.PortBase)
 	}
 	if t := md.Type("resources"); t != "" && t != "Hash" {

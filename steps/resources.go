@@ -36,19 +36,10 @@ func (e *Env) tokens(rec machine.Record, name string) map[string]string {
 	}
 }
 
-var tokenPattern = regexp.MustCompile(`@([A-Za-z_][A-Za-z0-9_]*)@`)
-
-// expand replaces each known @token@ in cmd with its value, single-quoted
-// for the shell. An unknown token stays, so the frozen command is refused.
-func expand(cmd string, vals map[string]string) string {
-	return tokenPattern.ReplaceAllStringFunc(cmd, func(m string) string {
-		v, ok := vals[m[1:len(m)-1]]
-		if !ok {
-			return m
-		}
-		return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
-	})
-}
+// expand replaces each known @token@ in cmd with its value, quoted for
+// where it stands (machine.Expand). An unknown token stays, so the frozen
+// command is refused.
+func expand(cmd string, vals map[string]string) string { return machine.Expand(cmd, vals) }
 
 // portFor picks the worktree's deterministic port: base + hash(id) mod
 // span, moved up past ports live worktrees already hold.
@@ -151,9 +142,13 @@ func (e *Env) declareResource(ctx context.Context, rec machine.Record, spec mach
 	r := machine.Resource{ID: rec.ID + "/" + spec.Name, Worktree: rec.ID, AdminKey: rec.AdminKey, Path: rec.Path,
 		Name: spec.Name, Handle: vals["resource"], Create: expand(spec.Create, vals), Destroy: expand(spec.Destroy, vals),
 		Ensure: expand(spec.Ensure, vals), Required: spec.Required, Retries: spec.Retries, GC: spec.GC, Timeout: spec.Timeout}
-	if tok := machine.Unexpanded(r.Create + r.Destroy + r.Ensure); tok != "" {
-		return r, &machine.Refusal{Code: machine.CodeUnexpandedToken, Path: filepath.Join(e.Repo.MainCheckout, machine.ConfigFile),
-			Retry: "edit custody.toml", Message: fmt.Sprintf("resource %s: %s is not a token custody knows, so its command is refused, never half-run", spec.Name, tok)}
+	for _, tmpl := range []string{spec.Create, spec.Destroy, spec.Ensure} {
+		for _, tok := range machine.Tokens(tmpl) {
+			if _, ok := vals[tok]; !ok {
+				return r, &machine.Refusal{Code: machine.CodeUnexpandedToken, Path: filepath.Join(e.Repo.MainCheckout, machine.ConfigFile),
+					Retry: "edit custody.toml", Message: fmt.Sprintf("resource %s: @%s@ is not a token custody knows, so its command is refused, never half-run", spec.Name, tok)}
+			}
+		}
 	}
 	in := &machine.ResourceIntent{Kind: machine.IntentResourceCreate, Command: r.Create, Holder: e.Holder, At: e.Now().UTC()}
 	return e.fireResource(ctx, r, machine.TriggerDeclare, machine.ResourceFiring{Intent: in}, "create intent")
