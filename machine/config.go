@@ -116,3 +116,20 @@ func SanitizeSlug(s string) string {
 	}
 	return "project"
 }
+
+// EnvKey is the .env variable holding the handle of resource name.
+func EnvKey(name string) string {
+	return "CUSTODY_RESOURCE_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// EnvLines are exactly the lines custody writes into worktree id's .env:
+// its id, then each of its resources' handles (as the ledger holds them).
+func EnvLines(id string, rs []Resource) []string {
+	lines := []string{"CUSTODY_WORKTREE_ID=" + id}
+	for _, r := range rs {
+		if r.Worktree == id {
+			lines = append(lines, EnvKey(r.Name)+"="+r.Handle)
+		}
+	}
+	return lines
+}

@@ -38,6 +38,7 @@ type ExitError struct {
 	Stderr string
 }
 
+// Error says which command failed, its exit code and git's main line.
 func (e *ExitError) Error() string {
 	msg := strings.TrimSpace(e.Stderr)
 	if msg == "" {
@@ -71,6 +72,9 @@ type Runner struct {
 	MaxOutput int
 	// Trace, when set, receives each command line before it runs.
 	Trace io.Writer
+	// Truncate keeps the first MaxOutput bytes of a longer output instead of
+	// failing with ErrOutputTooLarge (for output that is only recorded).
+	Truncate bool
 }
 
 // Run runs c and waits for it. A non-zero exit returns the Result and an
@@ -128,7 +132,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	if errors.Is(err, exec.ErrWaitDelay) {
 		err = nil
 	}
-	if err == nil && (stdout.over || stderr.over) {
+	if err == nil && !r.Truncate && (stdout.over || stderr.over) {
 		return res, fmt.Errorf("%s: %w (more than %d bytes)", c, ErrOutputTooLarge, limit)
 	}
 	if err != nil {

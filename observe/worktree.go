@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -35,6 +34,9 @@ type Scope struct {
 	View  *RemoteView
 	// Procs, when set, is the process scan checked for users of the tree.
 	Procs *Processes
+	// EnvLines holds, by record id, the exact .env lines custody wrote
+	// there; a .env of only those does not count as ignored files.
+	EnvLines map[string]map[string]bool
 }
 
 // Worktree observes rec's worktree: lstat identity, registration (from inv),
@@ -78,7 +80,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 			o.StatusErr = err.Error()
 		} else {
 			o.Status = st
-			o.Status.Ignored, o.EnvOwn = dropOwnEnv(rec.Path, st.Ignored)
+			o.Status.Ignored, o.EnvOwn = dropOwnEnv(rec.Path, st.Ignored, scope.EnvLines[rec.ID])
 		}
 	}
 	if scope.Hidden && o.StatusErr == "" {
@@ -102,16 +104,13 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	return o
 }
 
-// ownEnvLine matches a line custody writes into a worktree's .env.
-var ownEnvLine = regexp.MustCompile(`^CUSTODY_(WORKTREE_ID|RESOURCE_[A-Z0-9_]+)=[a-z0-9_-]*$`)
-
 // dropOwnEnv removes ".env" from the ignored paths when the file holds
-// nothing but lines custody wrote (and blank lines): it is custody's own
-// state and does not keep an otherwise removable tree. Any other line is the
-// user's and keeps it.
-func dropOwnEnv(dir string, ignored []string) ([]string, bool) {
+// nothing but lines custody wrote there (own, exactly) and blank lines: it is
+// custody's own state and does not keep an otherwise removable tree. Any
+// other line is the user's and keeps it.
+func dropOwnEnv(dir string, ignored []string, own map[string]bool) ([]string, bool) {
 	i := slices.Index(ignored, ".env")
-	if i < 0 {
+	if i < 0 || len(own) == 0 {
 		return ignored, false
 	}
 	b, err := os.ReadFile(filepath.Join(dir, ".env"))
@@ -119,7 +118,7 @@ func dropOwnEnv(dir string, ignored []string) ([]string, bool) {
 		return ignored, false
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(l) != "" && !ownEnvLine.MatchString(l) {
+		if strings.TrimSpace(l) != "" && !own[l] {
 			return ignored, false
 		}
 	}

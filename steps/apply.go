@@ -144,7 +144,11 @@ func applyItem(ctx context.Context, e *Env, plan machine.Plan, it machine.PlanIt
 			return refused(&machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: "custody show " + rec.ID,
 				Message: fmt.Sprintf("%s is %s, not finished", rec.ID, rec.State)}, rec.State), nil
 		}
-		obs, _, err := e.observe(ctx, rec, observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses()})
+		scope, err := e.assessScope(view)
+		if err != nil {
+			return Outcome{}, err
+		}
+		obs, _, err := e.observe(ctx, rec, scope)
 		if err != nil {
 			return Outcome{}, err
 		}

@@ -184,6 +184,12 @@ func resourceItems(ctx context.Context, e *Env) ([]machine.PlanItem, error) {
 // Ensure runs the ensure command of every active resource of worktree id
 // (idempotent re-readiness, for session start) and records each run.
 func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
+	if _, err := e.Store.Get(id); errors.Is(err, store.ErrNotFound) {
+		return nil, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list",
+			Message: fmt.Sprintf("no worktree record %q in this repository", id)}
+	} else if err != nil {
+		return nil, err
+	}
 	rs, err := e.worktreeResources(id)
 	if err != nil {
 		return nil, err
@@ -192,6 +198,9 @@ func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
 	for _, r := range rs {
 		if r.State != machine.StateActive || r.Ensure == "" {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return outs, err
 		}
 		code, attempts, out := e.runWithRetries(ctx, r, r.Ensure)
 		r2, err := e.fireResource(ctx, r, machine.TriggerEnsure, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},

@@ -119,11 +119,23 @@ func complete(ctx context.Context, e *Env, rec machine.Record) (machine.Record, 
 		return rec, outs, err
 	}
 	if failed != nil {
-		if rbErr := rollback(ctx, e, rec); rbErr != nil {
+		torn, rbErr := rollback(ctx, e, rec)
+		if rbErr != nil {
 			return rec, outs, fmt.Errorf("%s; rolling back %s also failed, run `custody resume`: %w", failed.Message, rec.ID, rbErr)
 		}
-		return rec, outs, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody new NAME",
-			Message: fmt.Sprintf("%s; custody new was rolled back: no worktree, no branch, earlier resources destroyed", failed.Message)}
+		msg := fmt.Sprintf("%s; custody new was rolled back: no worktree, no branch", failed.Message)
+		var left []string
+		for _, o := range torn {
+			if o.Refusal != nil {
+				left = append(left, fmt.Sprintf("%s (%s)", o.Handle, o.Refusal.Message))
+			}
+		}
+		if len(left) == 0 {
+			msg += ", earlier resources destroyed"
+		} else {
+			msg += "; but destroying " + strings.Join(left, ", ") + " failed: the ledger keeps them for custody resource gc"
+		}
+		return rec, append(outs, torn...), &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody new NAME", Message: msg}
 	}
 	next, err := activate(ctx, e, rec)
 	return next, outs, err
@@ -132,28 +144,29 @@ func complete(ctx context.Context, e *Env, rec machine.Record) (machine.Record, 
 // rollback undoes a provisioning worktree custody just made in this
 // command: its resources in reverse, the tree (forced: nothing in it is a
 // person's yet), its branch by compare-and-swap, and discards the record.
-func rollback(ctx context.Context, e *Env, rec machine.Record) error {
-	if _, err := teardownResources(ctx, e, rec.ID); err != nil {
-		return err
+func rollback(ctx context.Context, e *Env, rec machine.Record) ([]ResourceOutcome, error) {
+	torn, err := teardownResources(ctx, e, rec.ID)
+	if err != nil {
+		return torn, err
 	}
 	if _, err := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--force", "--", rec.Path); err != nil {
 		if observe.Lstat(rec.Path).State != machine.PathAbsent {
-			return fmt.Errorf("remove %s: %w", rec.Path, err)
+			return torn, fmt.Errorf("remove %s: %w", rec.Path, err)
 		}
 	}
 	if observe.Lstat(e.Repo.AdminDir(rec.ID)).State == machine.PathPresent {
 		if err := dropAdminEntry(e, rec); err != nil {
-			return err
+			return torn, err
 		}
 	}
 	bo, reason := casDeleteBranch(ctx, e, rec.Branch, rec.BaseCommit)
 	obs, _, err := e.observe(ctx, rec, observe.Scope{})
 	if err != nil {
-		return err
+		return torn, err
 	}
 	_, err = e.fire(ctx, rec, machine.TriggerDiscard, machine.Firing{Obs: obs,
 		Evidence: machine.Evidence{BranchOutcome: bo, BranchReason: reason}}, "rolled back: a required resource failed")
-	return err
+	return torn, err
 }
 
 // activate fires created over a fresh observation.

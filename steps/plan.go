@@ -62,7 +62,10 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 		if len(view.Remotes) == 0 {
 			return machine.Plan{}, errNoRemote(e)
 		}
-		scope := observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses()}
+		scope, err := e.assessScope(view)
+		if err != nil {
+			return machine.Plan{}, err
+		}
 		workers := min(len(observeIdx), max(4, 2*runtime.GOMAXPROCS(0)))
 		next := make(chan int)
 		var wg sync.WaitGroup

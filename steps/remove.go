@@ -19,7 +19,17 @@ func (e *Env) fullScope(ctx context.Context) (observe.Scope, error) {
 	if err != nil {
 		return observe.Scope{}, err
 	}
-	return observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses()}, nil
+	return e.assessScope(view)
+}
+
+// assessScope is everything an assessment observes: status, hidden state,
+// proof against view, processes in use, and custody's own .env lines.
+func (e *Env) assessScope(view *observe.RemoteView) (observe.Scope, error) {
+	env, err := e.envLines()
+	if err != nil {
+		return observe.Scope{}, err
+	}
+	return observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses(), EnvLines: env}, nil
 }
 
 // asFinished is rec as plan assessed it: finished and carrying no intent.

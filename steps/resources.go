@@ -106,7 +106,7 @@ func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd st
 	// not leave a half-made resource behind a recorded outcome.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	runner := &observe.Runner{Grace: 2 * time.Second, MaxOutput: 1 << 20}
+	runner := &observe.Runner{Grace: 2 * time.Second, MaxOutput: 1 << 20, Truncate: true}
 	res, err := runner.Run(cctx, observe.Cmd{Dir: dir, Args: []string{"/bin/sh", "-c", cmd},
 		Env: []string{"CUSTODY_WORKTREE_ID=" + r.Worktree, "CUSTODY_RESOURCE=" + r.Handle, "CUSTODY_RESOURCE_NAME=" + r.Name}})
 	out := string(res.Stdout) + string(res.Stderr)
@@ -227,6 +227,9 @@ func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]Reso
 	}
 	var outs []ResourceOutcome
 	for _, spec := range e.Config.Resources {
+		if err := ctx.Err(); err != nil {
+			return outs, nil, fmt.Errorf("interrupted before resource %s; custody resume finishes or rolls back %s: %w", spec.Name, rec.ID, err)
+		}
 		r, ok := byName[spec.Name]
 		if !ok {
 			r, err = e.declareResource(ctx, rec, spec)
@@ -276,7 +279,24 @@ func teardownResources(ctx context.Context, e *Env, id string) ([]ResourceOutcom
 	}
 	var outs []ResourceOutcome
 	for i := len(rs) - 1; i >= 0; i-- {
+		if err := ctx.Err(); err != nil {
+			return outs, fmt.Errorf("interrupted while tearing down the resources of %s; custody resource gc reclaims the rest: %w", id, err)
+		}
 		r, err := e.destroyResource(ctx, rs[i])
+		if errors.Is(err, store.ErrConflict) {
+			// Another custody (gc, a concurrent apply) acted on the entry
+			// first: report what it is now instead of failing.
+			now, gerr := e.Store.GetResource(rs[i].ID)
+			if gerr != nil {
+				return outs, gerr
+			}
+			o := ResourceOutcome{ID: now.ID, Handle: now.Handle, Outcome: "already-done"}
+			if now.State != machine.StateTombstoned {
+				o.Outcome = "in-progress"
+			}
+			outs = append(outs, o)
+			continue
+		}
 		if err != nil {
 			var ref *machine.Refusal
 			if errors.As(err, &ref) {
@@ -293,77 +313,4 @@ func teardownResources(ctx context.Context, e *Env, id string) ([]ResourceOutcom
 		outs = append(outs, o)
 	}
 	return outs, nil
-}
-
-// envLine matches a line custody writes into a worktree's .env.
-var envLine = regexp.MustCompile(`^CUSTODY_(WORKTREE_ID|RESOURCE_[A-Z0-9_]+)=`)
-
-// writeEnv merges CUSTODY_WORKTREE_ID and CUSTODY_RESOURCE_<NAME> lines
-// into the worktree's .env, leaving every other line as it was, and makes
-// sure git ignores the file. A .env that git tracks is left alone.
-func writeEnv(ctx context.Context, e *Env, rec machine.Record) error {
-	if len(e.Config.Resources) == 0 {
-		return nil
-	}
-	if _, err := e.Git.Observe(ctx, rec.Path, "ls-files", "--error-unmatch", "--", ".env"); err == nil {
-		return nil // tracked: custody does not edit a tracked file
-	}
-	path := filepath.Join(rec.Path, ".env")
-	var kept []string
-	if b, err := os.ReadFile(path); err == nil {
-		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-			if !envLine.MatchString(l) {
-				kept = append(kept, l)
-			}
-		}
-	}
-	if len(kept) == 1 && kept[0] == "" {
-		kept = nil
-	}
-	lines := append(kept, "CUSTODY_WORKTREE_ID="+rec.ID)
-	for _, s := range e.Config.Resources {
-		key := "CUSTODY_RESOURCE_" + strings.ToUpper(strings.ReplaceAll(s.Name, "-", "_"))
-		lines = append(lines, key+"="+machine.Handle(e.Config.Slug, rec.ID, s.Name))
-	}
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := e.Git.Observe(ctx, rec.Path, "check-ignore", "-q", "--", ".env"); err != nil {
-		if _, err := AppendExclude(e.Repo.CommonDir, "/.env", "custody's per-worktree resource handles"); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// AppendExclude adds line to <common>/info/exclude, under a comment saying
-// why, unless the file already holds it (or it without a trailing slash).
-// It reports whether it added the line.
-func AppendExclude(common, line, why string) (bool, error) {
-	path := filepath.Join(common, "info", "exclude")
-	b, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return false, fmt.Errorf("read %s: %w", path, err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(l); l == line || l == strings.TrimSuffix(line, "/") {
-			return false, nil
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, err
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return false, fmt.Errorf("update %s: %w", path, err)
-	}
-	prefix := ""
-	if len(b) > 0 && !strings.HasSuffix(string(b), "\n") {
-		prefix = "\n"
-	}
-	if _, err := fmt.Fprintf(f, "%s# %s\n%s\n", prefix, why, line); err != nil {
-		f.Close()
-		return false, err
-	}
-	return true, f.Close()
 }

@@ -41,7 +41,12 @@ func (c *ResourceIdentityCmd) Run(a *App) error {
 	if _, err := e.Store.Get(id); err != nil {
 		return &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list", Message: fmt.Sprintf("no worktree record %q", id)}
 	}
+	// The ledger's handle is the one the resource was made with; the
+	// configuration (its slug) may have changed since.
 	h := machine.Handle(e.Config.Slug, id, c.Name)
+	if r, err := e.Store.GetResource(id + "/" + c.Name); err == nil {
+		h = r.Handle
+	}
 	a.done(map[string]string{"id": id, "name": c.Name, "handle": h, "ident": machine.Ident(h)}, func(w io.Writer) { fmt.Fprintln(w, h) }, false)
 	return nil
 }

@@ -1,0 +1,90 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// writeEnv merges the lines custody owns (machine.EnvLines, from the
+// ledger) into the worktree's .env, replacing only lines that set a key
+// custody writes and leaving every other line as it was, and makes sure git
+// ignores the file. A .env that git tracks is left alone. The file is
+// replaced atomically, so a kill never loses the user's lines.
+func writeEnv(ctx context.Context, e *Env, rec machine.Record) error {
+	rs, err := e.worktreeResources(rec.ID)
+	if err != nil || len(rs) == 0 {
+		return err
+	}
+	if _, err := e.Git.Observe(ctx, rec.Path, "ls-files", "--error-unmatch", "--", ".env"); err == nil {
+		return nil // tracked: custody does not edit a tracked file
+	}
+	own := machine.EnvLines(rec.ID, rs)
+	keys := map[string]bool{}
+	for _, l := range own {
+		k, _, _ := strings.Cut(l, "=")
+		keys[k] = true
+	}
+	path := filepath.Join(rec.Path, ".env")
+	var lines []string
+	if b, err := os.ReadFile(path); err == nil {
+		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+			if k, _, _ := strings.Cut(l, "="); !keys[k] && l != "" {
+				lines = append(lines, l)
+			}
+		}
+	} else if !os.IsNotExist(err) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	lines = append(lines, own...)
+	tmp, err := os.CreateTemp(rec.Path, ".env.custody-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := e.Git.Observe(ctx, rec.Path, "check-ignore", "-q", "--", ".env"); err != nil {
+		if _, err := AppendExclude(e.Repo.CommonDir, "/.env", "custody's per-worktree resource handles"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// envLines returns, for every worktree with ledger entries, the exact .env
+// lines custody owns there: observation drops a .env holding only these.
+func (e *Env) envLines() (map[string]map[string]bool, error) {
+	all, err := e.Store.Resources()
+	if err != nil {
+		return nil, err
+	}
+	byTree := map[string][]machine.Resource{}
+	for _, r := range all {
+		byTree[r.Worktree] = append(byTree[r.Worktree], r)
+	}
+	out := map[string]map[string]bool{}
+	for id, rs := range byTree {
+		set := map[string]bool{}
+		for _, l := range machine.EnvLines(id, rs) {
+			set[l] = true
+		}
+		out[id] = set
+	}
+	return out, nil
+}
