@@ -128,6 +128,17 @@ func unrecoverableAcknowledged(_ context.Context, args ...any) bool {
 		(f.Obs.Head == "" || f.Obs.Head == f.Acknowledged) && f.AckConfirmed
 }
 
+// intentHeld holds when the record carries an intent and the firing hands
+// the same intent (same kind and target) to a new holder.
+func intentHeld(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	if !ok || f.Record.Intent == nil || f.Intent == nil {
+		return false
+	}
+	a, b := f.Record.Intent, f.Intent
+	return a.Kind == b.Kind && a.Path == b.Path && a.Commit == b.Commit && a.Fingerprint == b.Fingerprint
+}
+
 // IsFullCommit reports whether s is a full hexadecimal object id (SHA-1 or
 // SHA-256).
 func IsFullCommit(s string) bool {

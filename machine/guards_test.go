@@ -113,6 +113,15 @@ func retreatFiring() machine.Firing {
 	return machine.Firing{Record: removingRecord(), Obs: removableObs(), Now: testNow}
 }
 
+// takeOverFiring hands a removing record's intent to a new holder.
+func takeOverFiring() machine.Firing {
+	f := retreatFiring()
+	in := *f.Record.Intent
+	in.Holder = machine.Holder{PID: 7, Host: "other"}
+	f.Intent = &in
+	return f
+}
+
 // abandonFiring acknowledges rec's effective HEAD, which the observation
 // also shows.
 func abandonFiring(rec machine.Record) machine.Firing {
@@ -179,6 +188,12 @@ func fireCases() []fireCase {
 		guardFailed("create/no-intent", cr, with(createFiring(), func(f *machine.Firing) { f.Intent = nil }), gCreate),
 		guardFailed("create/removal-intent", cr, with(createFiring(), func(f *machine.Firing) { f.Intent.Kind = machine.IntentRemoval }), gCreate),
 		wrongState("create/from-active", cr, finishFiring()),
+
+		// take-over: a reentry handing an intent to a new holder, intentHeld.
+		{name: "take-over", trigger: machine.TriggerTakeOver, firing: takeOverFiring(), to: R},
+		guardFailed("take-over/other-target", machine.TriggerTakeOver, with(takeOverFiring(), func(f *machine.Firing) { f.Intent.Path = destPath }), "intentHeld"),
+		guardFailed("take-over/no-intent", machine.TriggerTakeOver, with(takeOverFiring(), func(f *machine.Firing) { f.Intent = nil }), "intentHeld"),
+		wrongState("take-over/from-finished", machine.TriggerTakeOver, reopenFiring()),
 
 		// adopt: none → active, adoptable.
 		{name: "adopt", trigger: machine.TriggerAdopt, firing: adoptFiring(), to: A},
@@ -375,7 +390,7 @@ func TestFireCoversEveryTrigger(t *testing.T) {
 		machine.TriggerCreate, machine.TriggerCreated, machine.TriggerAbandon, machine.TriggerFinish,
 		machine.TriggerExpire, machine.TriggerReopen, machine.TriggerRelocate, machine.TriggerRelocated,
 		machine.TriggerRemove, machine.TriggerRemoved, machine.TriggerRetreat, machine.TriggerDiscard,
-		machine.TriggerAdopt,
+		machine.TriggerAdopt, machine.TriggerTakeOver,
 	}
 	fired, refused := map[machine.Trigger]bool{}, map[machine.Trigger]bool{}
 	for _, c := range fireCases() {

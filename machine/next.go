@@ -55,6 +55,8 @@ func Next(rec Record, to State, t Trigger, f Firing) Record {
 		n.Evidence.BranchReason = f.Evidence.BranchReason
 		n.Evidence.Outcome = "removed"
 		n.Intent = nil
+	case TriggerTakeOver:
+		n.Intent = copyIntent(f.Intent)
 	case TriggerRetreat:
 		n.Intent = nil
 	case TriggerDiscard:

@@ -121,6 +121,13 @@ func commandFailed(_ context.Context, args ...any) bool {
 	return ok && f.Ran && f.ExitCode != 0
 }
 
+// resourceIntentHeld holds when the entry carries an intent and the firing
+// hands the same command to a new holder.
+func resourceIntentHeld(_ context.Context, args ...any) bool {
+	f, ok := resourceFiringOf(args)
+	return ok && f.Res.Intent != nil && f.Intent != nil && f.Res.Intent.Kind == f.Intent.Kind && f.Res.Intent.Command == f.Intent.Command
+}
+
 // commandRan holds when a command ran, whatever it exited.
 func commandRan(_ context.Context, args ...any) bool {
 	f, ok := resourceFiringOf(args)
@@ -159,6 +166,7 @@ func NewResourceMachine(r Resource, commit ResourceCommit) *ResourceMachine {
 	m.sm.Configure(StateNone).
 		Permit(TriggerDeclare, StateProvisioning, commandsFrozen)
 	m.sm.Configure(StateProvisioning).
+		PermitReentry(TriggerTakeOver, resourceIntentHeld).
 		Permit(TriggerCreated, StateActive, commandSucceeded).
 		Permit(TriggerCreateFailed, StateFinished, commandFailed).
 		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
@@ -168,6 +176,7 @@ func NewResourceMachine(r Resource, commit ResourceCommit) *ResourceMachine {
 	m.sm.Configure(StateFinished).
 		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
 	m.sm.Configure(StateRemoving).
+		PermitReentry(TriggerTakeOver, resourceIntentHeld).
 		Permit(TriggerDestroyed, StateTombstoned, commandSucceeded).
 		Permit(TriggerDestroyFailed, StateFinished, commandFailed)
 	m.sm.Configure(StateTombstoned)
@@ -215,7 +224,7 @@ func NextResource(r Resource, to State, t Trigger, f ResourceFiring) Resource {
 	case TriggerDeclare:
 		n.CreatedAt = f.Now
 		n.Intent = copyResourceIntent(f.Intent)
-	case TriggerTeardown:
+	case TriggerTeardown, TriggerTakeOver:
 		n.Intent = copyResourceIntent(f.Intent)
 	case TriggerCreated, TriggerCreateFailed, TriggerDestroyed, TriggerDestroyFailed, TriggerEnsure:
 		n.Intent = nil

@@ -70,6 +70,9 @@ const (
 	// final observation, made after the removal intent was committed,
 	// no longer permits removal and nothing has been removed.
 	TriggerRetreat Trigger = "retreat"
+	// TriggerTakeOver moves an intent whose holder died to the process that
+	// resumes it (a reentry): only the one whose compare-and-swap wins acts.
+	TriggerTakeOver Trigger = "take-over"
 	// TriggerDiscard tombstones a provisioning record whose tree was never
 	// made (resume's "nothing exists" rule). It is distinct from abandon,
 	// which needs an acknowledged unrecoverable commit.

@@ -91,6 +91,7 @@ func configureWorktree(sm *stateless.StateMachine) {
 		Permit(TriggerAdopt, StateActive, adoptable)
 	sm.Configure(StateProvisioning).
 		Permit(TriggerCreated, StateActive, treeMadeExactly).
+		PermitReentry(TriggerTakeOver, intentHeld).
 		Permit(TriggerDiscard, StateTombstoned, nothingMade).
 		Permit(TriggerAbandon, StateTombstoned, unrecoverableAcknowledged)
 	sm.Configure(StateActive).
@@ -104,9 +105,11 @@ func configureWorktree(sm *stateless.StateMachine) {
 		Permit(TriggerAbandon, StateTombstoned, unrecoverableAcknowledged)
 	sm.Configure(StateRelocating).
 		Permit(TriggerRelocated, StateActive, onlyDestinationRegistered).
+		PermitReentry(TriggerTakeOver, intentHeld).
 		Permit(TriggerAbandon, StateTombstoned, unrecoverableAcknowledged)
 	sm.Configure(StateRemoving).
 		Permit(TriggerRemoved, StateTombstoned, absenceVerified).
+		PermitReentry(TriggerTakeOver, intentHeld).
 		Permit(TriggerRetreat, StateFinished, treeIntact).
 		Permit(TriggerAbandon, StateTombstoned, unrecoverableAcknowledged)
 	sm.Configure(StateTombstoned)

@@ -246,6 +246,19 @@ func resumeResources(ctx context.Context, e *Env) ([]ResumeItem, error) {
 			continue // the worktree's own resume re-drives its resources
 		}
 		wtErr := err
+		// Take the intent over first: only the process whose
+		// compare-and-swap wins runs the command again.
+		in := *r.Intent
+		in.Holder = e.Holder
+		taken, terr := e.fireResource(ctx, r, machine.TriggerTakeOver, machine.ResourceFiring{Intent: &in}, "resumed")
+		if errors.Is(terr, store.ErrConflict) {
+			out = append(out, ResumeItem{ID: r.ID, Outcome: "in-progress"})
+			continue
+		}
+		if terr != nil {
+			return out, terr
+		}
+		r = taken
 		var next machine.Resource
 		if r.State == machine.StateProvisioning && err == nil && (wt.State == machine.StateActive || wt.State == machine.StateFinished) {
 			e.runResourceCommand(ctx, r, r.Destroy)

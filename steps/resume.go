@@ -7,6 +7,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/store"
 )
 
 // ResumeItem is what resume did with one record that carried an intent.
@@ -56,6 +57,21 @@ func resumeOne(ctx context.Context, e *Env, rec machine.Record) ResumeItem {
 			item.Refusal = &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: "custody resume", Message: err.Error()}
 		}
 		return item
+	}
+	if rec.Intent.Holder != e.Holder {
+		// Take the intent over first: of two processes resuming it, only
+		// the one whose compare-and-swap wins goes on.
+		in := *rec.Intent
+		in.Holder = e.Holder
+		taken, err := e.fire(ctx, rec, machine.TriggerTakeOver, machine.Firing{Intent: &in}, "resumed")
+		if errors.Is(err, store.ErrConflict) {
+			item.Outcome = "in-progress"
+			return item
+		}
+		if err != nil {
+			return fail(err)
+		}
+		rec = taken
 	}
 	obs, _, err := e.observe(ctx, rec, observe.Scope{})
 	if err != nil {

@@ -90,6 +90,20 @@ func (s *Store) Commit(t Transition) error {
 				return fmt.Errorf("record %s: %w (revision %d is now %d, %s)", t.After.ID, ErrConflict, t.Before.Rev, stored.Rev, stored.State)
 			}
 		}
+		if cur == nil && t.After.Port != 0 {
+			// A new record's port must be free among live records: checked
+			// here, in the transaction that claims it.
+			err := recs.ForEach(func(k, v []byte) error {
+				var o machine.Record
+				if json.Unmarshal(v, &o) == nil && o.State != machine.StateTombstoned && o.Port == t.After.Port {
+					return fmt.Errorf("record %s: %w (port %d is held by %s)", t.After.ID, ErrConflict, o.Port, o.ID)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
 		b, err := json.Marshal(t.After)
 		if err != nil {
 			return err
