@@ -153,6 +153,32 @@ const (
 	CodeResourceFailed Code = "resource-failed"
 )
 
+// Errors of a whole command (exit 1), as codes in the error envelope.
+const (
+	// CodeUsage is returned for a command line custody cannot parse.
+	CodeUsage Code = "usage"
+	// CodeConfigInvalid is returned when custody.toml cannot be used.
+	CodeConfigInvalid Code = "config-invalid"
+	// CodeStateCorrupt is returned when the state file cannot be read.
+	CodeStateCorrupt Code = "state-corrupt"
+	// CodeSchemaNewer is returned for a state file a newer custody wrote.
+	CodeSchemaNewer Code = "schema-newer"
+	// CodeLockTimeout is returned when another custody held the state file
+	// past the lock timeout.
+	CodeLockTimeout Code = "lock-timeout"
+	// CodeNotInitialized is returned where custody never ran.
+	CodeNotInitialized Code = "not-initialized"
+	// CodePlanInvalid is returned for a plan file that is not a valid,
+	// unedited custody.plan/1.
+	CodePlanInvalid Code = "plan-invalid"
+	// CodeJournalBroken is returned when an exported journal does not
+	// verify.
+	CodeJournalBroken Code = "journal-broken"
+	// CodeStateUnreadable is returned when the state file exists but cannot
+	// be opened (permissions, a read-only filesystem); it is not corrupt.
+	CodeStateUnreadable Code = "state-unreadable"
+)
+
 // Refusals about the repository itself.
 const (
 	// CodeNotARepository is returned when the directory is not inside a git
@@ -259,6 +285,15 @@ func Codes() map[Code]string {
 		CodeUnexpandedToken:     "a frozen command still carries an @token@",
 		CodeResourceFailed:      "a resource command failed",
 		CodeSubmodules:          "the worktree holds submodule repositories",
+		CodeUsage:               "the command line cannot be parsed",
+		CodeConfigInvalid:       "custody.toml cannot be used",
+		CodeStateCorrupt:        "the state file is corrupt or not a custody store",
+		CodeSchemaNewer:         "the state file was written by a newer custody",
+		CodeLockTimeout:         "another custody held the state file past the lock timeout",
+		CodeNotInitialized:      "custody has no state in this repository yet",
+		CodePlanInvalid:         "the plan file is not a valid, unedited plan",
+		CodeJournalBroken:       "an exported journal does not verify",
+		CodeStateUnreadable:     "the state file exists but cannot be opened",
 	}
 }
 

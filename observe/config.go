@@ -58,7 +58,7 @@ func LoadConfig(repo Repo) (machine.Config, error) {
 		return ParseConfig(path, nil, filepath.Base(repo.MainCheckout))
 	}
 	if err != nil {
-		return machine.Config{}, fmt.Errorf("%w: %s cannot be read: %v", ErrConfig, path, err)
+		return machine.Config{}, fmt.Errorf("%w: %s cannot be read: %w", ErrConfig, path, err)
 	}
 	return ParseConfig(path, b, filepath.Base(repo.MainCheckout))
 }
@@ -69,7 +69,7 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 	var raw rawConfig
 	md, err := toml.Decode(string(b), &raw)
 	if err != nil {
-		return machine.Config{}, fmt.Errorf("%w: %s: %v", ErrConfig, name, strings.TrimPrefix(err.Error(), "toml: "))
+		return machine.Config{}, fmt.Errorf("%w: %s: %s", ErrConfig, name, strings.TrimPrefix(err.Error(), "toml: "))
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]

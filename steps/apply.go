@@ -119,7 +119,11 @@ func applyItem(ctx context.Context, e *Env, plan machine.Plan, it machine.PlanIt
 		if rec.Intent != nil {
 			if holderAlive(rec.Intent.Holder, e.Holder) {
 				if time.Now().Before(deadline) {
-					time.Sleep(50 * time.Millisecond)
+					select {
+					case <-ctx.Done():
+						return Outcome{}, ctx.Err()
+					case <-time.After(50 * time.Millisecond):
+					}
 					continue
 				}
 				return refused(inProgress(rec), rec.State), nil

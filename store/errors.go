@@ -25,6 +25,10 @@ var (
 	// ErrLockTimeout is returned when another custody held the state file
 	// for longer than the lock timeout; nothing was changed.
 	ErrLockTimeout = errors.New("state file stayed locked by another custody process; nothing was changed")
+	// ErrUnreadable is returned when the state file exists but cannot be
+	// opened (permissions, a read-only filesystem, too many open files); it
+	// is not corrupt and nothing was changed.
+	ErrUnreadable = errors.New("state file cannot be opened; nothing was changed")
 	// ErrNotInitialized is returned when a read finds no state file.
 	ErrNotInitialized = errors.New("no state file yet")
 )

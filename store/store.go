@@ -134,7 +134,11 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("%s: %w (waited %s; %s)", s.path, ErrLockTimeout, s.timeout, s.lastHolder())
 		}
-		return nil, fmt.Errorf("%s: %w (%v)", s.path, ErrCorrupt, err)
+		if errors.Is(err, ErrCorrupt) || errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrVersionMismatch) ||
+			errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrInvalidMapping) {
+			return nil, fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
+		}
+		return nil, fmt.Errorf("%s: %w: %w", s.path, ErrUnreadable, err)
 	}
 	if !readOnly {
 		s.noteHolder()

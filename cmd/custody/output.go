@@ -81,21 +81,23 @@ func describe(err error) errorBody {
 	var u *usageError
 	switch {
 	case errors.As(err, &u):
-		return errorBody{Code: "usage", Message: err.Error(), Retry: "custody --help"}
+		return errorBody{Code: string(machine.CodeUsage), Message: err.Error(), Retry: "custody --help"}
 	case errors.Is(err, store.ErrSchemaNewer):
-		return errorBody{Code: "schema-newer", Message: err.Error() + ". Upgrade custody to read it.", Retry: "custody --version"}
+		return errorBody{Code: string(machine.CodeSchemaNewer), Message: err.Error() + ". Upgrade custody to read it.", Retry: "custody --version"}
+	case errors.Is(err, store.ErrUnreadable):
+		return errorBody{Code: string(machine.CodeStateUnreadable), Message: err.Error() + "; nothing was changed. Fix the file's permissions or filesystem; do not move it aside.", Retry: "custody doctor"}
 	case errors.Is(err, store.ErrCorrupt):
-		return errorBody{Code: "state-corrupt", Message: err.Error() + ". Move the file aside (keep it for inspection) and run custody init to start a new one; your worktrees are untouched.", Retry: "custody doctor"}
+		return errorBody{Code: string(machine.CodeStateCorrupt), Message: err.Error() + ". Move the file aside (keep it for inspection) and run custody init to start a new one; your worktrees are untouched.", Retry: "custody doctor"}
 	case errors.Is(err, store.ErrLockTimeout):
-		return errorBody{Code: "lock-timeout", Message: err.Error() + ". Another custody is still running in this repository.", Retry: "custody --lock-timeout 60s ..."}
+		return errorBody{Code: string(machine.CodeLockTimeout), Message: err.Error() + ". Another custody is still running in this repository.", Retry: "custody --lock-timeout 60s ..."}
 	case errors.Is(err, store.ErrNotInitialized):
-		return errorBody{Code: "not-initialized", Message: "custody has no state in this repository yet (" + err.Error() + "); nothing was changed.", Retry: "custody init"}
+		return errorBody{Code: string(machine.CodeNotInitialized), Message: "custody has no state in this repository yet (" + err.Error() + "); nothing was changed.", Retry: "custody init"}
 	case errors.Is(err, machine.ErrPlanInvalid):
-		return errorBody{Code: "plan-invalid", Message: err.Error() + "; nothing was done. Make a fresh plan.", Retry: "custody plan -o FILE"}
+		return errorBody{Code: string(machine.CodePlanInvalid), Message: err.Error() + "; nothing was done. Make a fresh plan.", Retry: "custody plan -o FILE"}
 	case errors.Is(err, observe.ErrConfig):
-		return errorBody{Code: "config-invalid", Message: err.Error() + "; nothing was changed.", Retry: "edit custody.toml, then: custody doctor"}
+		return errorBody{Code: string(machine.CodeConfigInvalid), Message: err.Error() + "; nothing was changed.", Retry: "edit custody.toml, then: custody doctor"}
 	case errors.Is(err, store.ErrJournalBroken):
-		return errorBody{Code: "journal-broken", Message: err.Error()}
+		return errorBody{Code: string(machine.CodeJournalBroken), Message: err.Error()}
 	}
 	return errorBody{Code: "error", Message: err.Error()}
 }
