@@ -7,7 +7,6 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,8 +84,6 @@ func (e *Env) fireResource(ctx context.Context, r machine.Resource, t machine.Tr
 // maxResourceOutput bounds the command output kept in the ledger and journal.
 const maxResourceOutput = 4 << 10
 
-var urlCredentials = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s"]+@`)
-
 // runResourceCommand runs one frozen command through `sh -c` on the one
 // runner (own process group, the resource's timeout, bounded output). A
 // command that still carries an @token@ is refused, never run.
@@ -118,7 +115,7 @@ func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd st
 			out += "\n" + err.Error()
 		}
 	}
-	out = urlCredentials.ReplaceAllString(out, "$1")
+	out = machine.RedactCredentials(out)
 	if len(out) > maxResourceOutput {
 		out = out[:maxResourceOutput] + "\n[output truncated]"
 	}

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
+
+	"github.com/custody-sh/custody/machine"
 )
 
 // ExportOptions selects what Export writes.
@@ -71,8 +72,6 @@ type Redactor struct {
 	Root string
 }
 
-var credentials = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s"]+@`)
-
 func (r *Redactor) text(s string) string {
 	replace := func(s, old, new string) string {
 		s = strings.ReplaceAll(s, old, new)
@@ -90,7 +89,7 @@ func (r *Redactor) text(s string) string {
 	if r.Home != "" && r.Home != "/" {
 		s = replace(s, r.Home, "$HOME")
 	}
-	return credentials.ReplaceAllString(s, "$1")
+	return machine.RedactCredentials(s)
 }
 
 func (r *Redactor) line(line []byte) ([]byte, error) {

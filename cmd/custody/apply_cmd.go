@@ -23,9 +23,10 @@ observation plan reviewed (else the item is stale and the next goes on), commit
 a removal intent, observe again, run non-forced git worktree remove, verify the
 path is gone and unregistered, delete the owned branch by compare-and-swap.
 A plan for another repository is refused whole. Applying again reports
-already-done.
+already-done. Orphaned resources the plan lists are destroyed with their frozen
+commands after the same re-check orphan GC makes.
 
-EXIT STATUS: 0 all removed, 1 error (nothing done), 3 something was stale or refused.`
+EXIT STATUS: 0 all done, 1 error (nothing done), 3 something was stale, refused or failed.`
 }
 
 // Run applies the plan.
@@ -78,49 +79,4 @@ func readPlanFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: cannot read %s: %v", machine.ErrPlanInvalid, path, err)
 	}
 	return b, nil
-}
-
-// ResumeCmd drives interrupted intents to their outcome.
-type ResumeCmd struct{}
-
-// Help is the long help of resume.
-func (ResumeCmd) Help() string {
-	return `Re-observes every record that carries an intent and drives it to exactly one
-outcome. Every mutating command does this first. An observation that fits no
-rule is refused, naming what was seen.
-
-EXIT STATUS: 0 done, 1 error, 3 something was refused or is held by another process.`
-}
-
-// Run resumes.
-func (c *ResumeCmd) Run(a *App) error {
-	e, err := a.env(true)
-	if err != nil {
-		return err
-	}
-	items, err := steps.Resume(a.Ctx, e)
-	if err != nil {
-		return err
-	}
-	pending := false
-	for _, it := range items {
-		if it.Refusal != nil {
-			pending = true
-		}
-	}
-	if items == nil {
-		items = []steps.ResumeItem{}
-	}
-	a.done(map[string]any{"items": items}, func(w io.Writer) {
-		if len(items) == 0 {
-			fmt.Fprintln(w, "nothing to resume")
-		}
-		for _, it := range items {
-			fmt.Fprintf(w, "%s %s\n", it.Outcome, it.ID)
-			if it.Refusal != nil {
-				fmt.Fprintf(w, "\t%s\n", it.Refusal.Error())
-			}
-		}
-	}, pending)
-	return nil
 }

@@ -22,6 +22,14 @@ type ResourceIdentityCmd struct {
 	ID   string `name:"id" help:"Worktree id (default: the managed worktree containing the current directory)."`
 }
 
+// Help is the long help of resource identity.
+func (ResourceIdentityCmd) Help() string {
+	return `Prints the handle <slug>-<id>-<name> of a worktree's resource, as the ledger
+holds it (the same value as @resource@ and CUSTODY_RESOURCE_<NAME> in its .env).
+
+EXIT STATUS: 0 done, 1 error.`
+}
+
 // Run prints the handle <slug>-<id>-<name>.
 func (c *ResourceIdentityCmd) Run(a *App) error {
 	e, err := a.env(false)
@@ -54,6 +62,14 @@ func (c *ResourceIdentityCmd) Run(a *App) error {
 // ResourceEnsureCmd runs ensure commands.
 type ResourceEnsureCmd struct {
 	ID string `arg:"" optional:"" help:"Worktree id (default: the managed worktree containing the current directory)."`
+}
+
+// Help is the long help of resource ensure.
+func (ResourceEnsureCmd) Help() string {
+	return `Runs the ensure command of every active resource of the worktree (idempotent
+re-readiness, for the start of a session) and records each run in the journal.
+
+EXIT STATUS: 0 done, 1 error, 3 an ensure failed.`
 }
 
 // Run runs the ensures.
@@ -147,6 +163,14 @@ func (c *ResourceGCCmd) Run(a *App) error {
 // ResourceListCmd lists the ledger.
 type ResourceListCmd struct {
 	All bool `name:"all" help:"Include destroyed entries."`
+}
+
+// Help is the long help of resource list.
+func (ResourceListCmd) Help() string {
+	return `Lists the resource ledger: each entry's state, handle and last outcome;
+destroyed entries only with --all.
+
+EXIT STATUS: 0 done, 1 error.`
 }
 
 // Run lists.

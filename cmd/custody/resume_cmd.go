@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/custody-sh/custody/steps"
+)
+
+// ResumeCmd drives interrupted intents to their outcome.
+type ResumeCmd struct{}
+
+// Help is the long help of resume.
+func (ResumeCmd) Help() string {
+	return `Re-observes every record that carries an intent and drives it to exactly one
+outcome. Every mutating command does this first. An observation that fits no
+rule is refused, naming what was seen.
+
+EXIT STATUS: 0 done, 1 error, 3 something was refused or is held by another process.`
+}
+
+// Run resumes.
+func (c *ResumeCmd) Run(a *App) error {
+	e, err := a.env(true)
+	if err != nil {
+		return err
+	}
+	items, err := steps.Resume(a.Ctx, e)
+	if err != nil {
+		return err
+	}
+	pending := false
+	for _, it := range items {
+		if it.Refusal != nil {
+			pending = true
+		}
+	}
+	if items == nil {
+		items = []steps.ResumeItem{}
+	}
+	a.done(map[string]any{"items": items}, func(w io.Writer) {
+		if len(items) == 0 {
+			fmt.Fprintln(w, "nothing to resume")
+		}
+		for _, it := range items {
+			fmt.Fprintf(w, "%s %s\n", it.Outcome, it.ID)
+			if it.Refusal != nil {
+				fmt.Fprintf(w, "\t%s\n", it.Refusal.Error())
+			}
+		}
+	}, pending)
+	return nil
+}
