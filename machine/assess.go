@@ -82,7 +82,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 	p := rec.Path
 
 	if rec.Intent != nil {
-		add(refuse(CodeIntentPending, p, "custody resume", "%s carries an unfinished %s intent from an interrupted command", rec.ID, rec.Intent.Kind))
+		add(refuse(CodeIntentPending, p, "custody resume", "%s carries an unfinished %s intent (a command was interrupted, or is still running)", rec.ID, rec.Intent.Kind))
 		return keep(rs)
 	}
 	if !Removable(rec, obs.Lease, now) {

@@ -16,10 +16,10 @@ type Git struct {
 // NewGit returns a Git over r.
 func NewGit(r *Runner) *Git { return &Git{Runner: r, Bin: "git"} }
 
-// gitEnv is the environment every git command runs with. Variables that
-// would point git at another repository than the one named by -C are
-// removed.
-func gitEnv(observing bool) []string {
+// CleanEnv is the process's environment without the variables that would
+// point git (or a command that runs git) at another repository than the
+// one it is started in: custody may itself run inside a git hook.
+func CleanEnv() []string {
 	drop := map[string]bool{
 		"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_COMMON_DIR": true,
 		"GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_PREFIX": true,
@@ -33,7 +33,13 @@ func gitEnv(observing bool) []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_NO_REPLACE_OBJECTS=1",
+	return env
+}
+
+// gitEnv is the environment every git command runs with: CleanEnv plus
+// custody's fixed settings.
+func gitEnv(observing bool) []string {
+	env := append(CleanEnv(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_NO_REPLACE_OBJECTS=1",
 		"GIT_GRAFT_FILE=/dev/null", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_SSH_VARIANT=ssh")
 	if observing {
 		env = append(env, "GIT_OPTIONAL_LOCKS=0")

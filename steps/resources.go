@@ -103,7 +103,7 @@ func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd st
 	// not leave a half-made resource behind a recorded outcome.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	runner := &observe.Runner{Grace: 2 * time.Second, MaxOutput: 1 << 20, Truncate: true}
+	runner := &observe.Runner{Env: observe.CleanEnv(), Grace: 2 * time.Second, MaxOutput: 1 << 20, Truncate: true}
 	res, err := runner.Run(cctx, observe.Cmd{Dir: dir, Args: []string{"/bin/sh", "-c", cmd},
 		Env: []string{"CUSTODY_WORKTREE_ID=" + r.Worktree, "CUSTODY_RESOURCE=" + r.Handle, "CUSTODY_RESOURCE_NAME=" + r.Name}})
 	out := string(res.Stdout) + string(res.Stderr)
