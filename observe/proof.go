@@ -282,7 +282,12 @@ func squashCandidates(ctx context.Context, g *Git, repo Repo, head string, cands
 		}
 		changes = append(changes, change{p, oid})
 	}
-	if len(changes) == 0 || len(changes)*len(cands) > 20000 {
+	if len(changes) == 0 {
+		// Commits that cancel out change nothing overall, yet their content
+		// exists nowhere else: no squash can have published it.
+		return nil, nil
+	}
+	if len(changes)*len(cands) > 20000 {
 		return cands, nil
 	}
 	var in bytes.Buffer
@@ -330,6 +335,9 @@ func changesPublished(ctx context.Context, g *Git, repo Repo, base, head, tip st
 	differ, err := g.Observe(ctx, repo.MainCheckout, "diff-tree", "-r", "-z", "--no-renames", "--name-only", head, tip)
 	if err != nil {
 		return false, fmt.Errorf("paths where %s and %s differ: %w", head, tip, err)
+	}
+	if len(bytes.Trim(changed, "\x00")) == 0 {
+		return false, nil // nothing changed overall: nothing proves intermediate content published
 	}
 	d := map[string]bool{}
 	for _, p := range bytes.Split(differ, []byte{0}) {

@@ -20,6 +20,8 @@ type Tip struct {
 	Remote string
 	Ref    string
 	Commit string
+	// Default is true for the branch the remote's HEAD names.
+	Default bool
 }
 
 // RemoteView is one fresh advertisement of every configured remote. Local
@@ -58,11 +60,21 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 	type answer struct {
 		refs []RemoteRef
 		err  error
+		head string // the ref the remote's HEAD points at, if it says
 	}
 	answers := make([]answer, len(v.Remotes))
 	var wg sync.WaitGroup
 	for i, r := range v.Remotes {
-		wg.Add(1)
+		wg.Add(2)
+		go func() {
+			// The remote's default branch, only to try it first.
+			defer wg.Done()
+			rctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
+			defer cancel()
+			if b, err := g.Observe(rctx, repo.MainCheckout, "ls-remote", "--symref", "--", r, "HEAD"); err == nil {
+				answers[i].head = symrefHead(b)
+			}
+		}()
 		go func() {
 			defer wg.Done()
 			rctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
@@ -86,7 +98,7 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 			continue
 		}
 		for _, ref := range answers[i].refs {
-			v.Tips = append(v.Tips, Tip{Remote: r, Ref: ref.Name, Commit: ref.Commit})
+			v.Tips = append(v.Tips, Tip{Remote: r, Ref: ref.Name, Commit: ref.Commit, Default: ref.Name == answers[i].head})
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -196,18 +208,35 @@ func isSelf(ctx context.Context, g *Git, repo Repo, remote string) string {
 	return ""
 }
 
+// tipRank orders tips for proofs: each remote's default branch first, then
+// the usual default names, other branches, tags, everything else.
 func tipRank(t Tip) int {
+	if t.Default {
+		return 0
+	}
 	switch t.Ref {
 	case "refs/heads/main", "refs/heads/master", "refs/heads/trunk":
-		return 0
+		return 1
 	}
 	switch {
 	case strings.HasPrefix(t.Ref, "refs/heads/"):
-		return 1
-	case strings.HasPrefix(t.Ref, "refs/tags/"):
 		return 2
+	case strings.HasPrefix(t.Ref, "refs/tags/"):
+		return 3
 	}
-	return 3
+	return 4
+}
+
+// symrefHead reads "ref: <target>\tHEAD" from `git ls-remote --symref`.
+func symrefHead(b []byte) string {
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "ref: "); ok {
+			if target, name, ok := strings.Cut(rest, "\t"); ok && name == "HEAD" {
+				return target
+			}
+		}
+	}
+	return ""
 }
 
 func isAncestor(ctx context.Context, g *Git, repo Repo, a, b string) (bool, error) {

@@ -32,7 +32,12 @@ func (r Repo) AdminDir(key string) string { return filepath.Join(r.CommonDir, "w
 // one whose common dir or main checkout cannot be identified exactly, is a
 // *machine.Refusal.
 func Discover(ctx context.Context, g *Git, dir string) (Repo, error) {
-	out, err := g.Observe(ctx, dir, "rev-parse", "--path-format=absolute", "--git-common-dir", "--is-bare-repository", "--is-inside-work-tree")
+	// One value per call: a path may itself hold a newline.
+	value := func(args ...string) (string, error) {
+		out, err := g.Observe(ctx, dir, append([]string{"rev-parse"}, args...)...)
+		return strings.TrimSuffix(string(out), "\n"), err
+	}
+	commonDir, err := value("--path-format=absolute", "--git-common-dir")
 	if err != nil {
 		var ee *ExitError
 		if errors.As(err, &ee) {
@@ -41,10 +46,15 @@ func Discover(ctx context.Context, g *Git, dir string) (Repo, error) {
 		}
 		return Repo{}, fmt.Errorf("identify the repository at %s: %w", dir, err)
 	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) != 3 {
-		return Repo{}, ambiguous(dir, "git rev-parse printed %d lines, want 3", len(lines))
+	bare, err := value("--is-bare-repository")
+	if err != nil {
+		return Repo{}, ambiguous(dir, "git rev-parse --is-bare-repository failed: %v", err)
 	}
+	inside, err := value("--is-inside-work-tree")
+	if err != nil {
+		return Repo{}, ambiguous(dir, "git rev-parse --is-inside-work-tree failed: %v", err)
+	}
+	lines := []string{commonDir, bare, inside}
 	if lines[1] == "true" {
 		return Repo{}, &machine.Refusal{Code: machine.CodeBareRepository, Path: lines[0], Retry: "custody -C CHECKOUT ...",
 			Message: fmt.Sprintf("%s is a bare repository: custody keeps worktrees beside a main checkout, which a bare repository lacks", lines[0])}
@@ -60,7 +70,7 @@ func Discover(ctx context.Context, g *Git, dir string) (Repo, error) {
 	if err != nil {
 		return Repo{}, ambiguous(dir, "the working tree of %s cannot be read: %v", dir, err)
 	}
-	toplevel, err := filepath.EvalSymlinks(strings.TrimRight(string(top), "\n"))
+	toplevel, err := filepath.EvalSymlinks(strings.TrimSuffix(string(top), "\n"))
 	if err != nil {
 		return Repo{}, ambiguous(dir, "the working tree of %s cannot be resolved: %v", dir, err)
 	}

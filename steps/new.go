@@ -29,7 +29,12 @@ func (e *Env) ResolveCommit(ctx context.Context, rev string) (string, error) {
 	if rev == "" {
 		rev = "HEAD"
 	}
-	out, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	// Resolve the name first, then peel the object: appending ^{commit}
+	// to a search like ":/message" would change what it searches for.
+	out, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "rev-parse", "--verify", "--quiet", "--end-of-options", rev)
+	if err == nil {
+		out, err = e.Git.Observe(ctx, e.Repo.MainCheckout, "rev-parse", "--verify", "--quiet", strings.TrimSpace(string(out))+"^{commit}")
+	}
 	c := strings.TrimSpace(string(out))
 	if err != nil || !machine.IsFullCommit(c) {
 		return "", &machine.Refusal{Code: machine.CodeUnknownRevision, Path: e.Repo.MainCheckout, Retry: "custody new NAME --from REV",

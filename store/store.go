@@ -111,6 +111,9 @@ func checkLayout(tx *bolt.Tx) error {
 	if err != nil {
 		return fmt.Errorf("%w (schema version %q)", ErrCorrupt, m.Get(keySchema))
 	}
+	if v < 1 {
+		return fmt.Errorf("%w (schema version %d is not one custody ever wrote)", ErrCorrupt, v)
+	}
 	if v > SchemaVersion {
 		return fmt.Errorf("%w (schema %d, this custody knows %d)", ErrSchemaNewer, v, SchemaVersion)
 	}

@@ -46,9 +46,13 @@ func (c *PlanCmd) Run(a *App) error {
 	remove, _ := plan.Counts()
 	pending := false
 	for _, it := range plan.Items {
-		if it.Action == machine.ActionKeep && (it.State == machine.StateFinished ||
-			it.Refusal != nil && it.Refusal.Code == machine.CodeIntentPending) {
-			pending = true
+		if it.Action == machine.ActionKeep && it.Refusal != nil {
+			switch it.Refusal.Code {
+			case machine.CodeNotFinished, machine.CodeLeaseLive, machine.CodeForeign:
+				// active work and trees custody does not own: nothing pends
+			default:
+				pending = true
+			}
 		}
 	}
 	a.done(plan, func(w io.Writer) { renderPlan(w, plan, c.Out) }, pending)

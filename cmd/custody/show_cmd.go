@@ -26,6 +26,9 @@ EXIT STATUS: 0 done, 1 error.`
 
 type showResult struct {
 	machine.Record
+	// Intent is always present (null when there is none), unlike in the
+	// stored record.
+	Intent      *machine.Intent              `json:"intent"`
 	Observation *machine.WorktreeObservation `json:"observation,omitempty"`
 	Verdict     *machine.Verdict             `json:"verdict,omitempty"`
 	Journal     []store.Entry                `json:"journal"`
@@ -41,7 +44,7 @@ func (c *ShowCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	out := showResult{Record: res.Record, Observation: res.Observation, Verdict: res.Verdict, Journal: res.Journal}
+	out := showResult{Record: res.Record, Intent: res.Record.Intent, Observation: res.Observation, Verdict: res.Verdict, Journal: res.Journal}
 	if out.Journal == nil {
 		out.Journal = []store.Entry{}
 	}
