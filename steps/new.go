@@ -99,7 +99,7 @@ func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
 		}
 		return NewResult{}, fmt.Errorf("git worktree add %s failed and left something behind; run `custody resume` to settle it: %w", rec.Path, addErr)
 	}
-	rec, res, err := complete(ctx, e, rec)
+	rec, res, err := complete(ctx, e, rec, true)
 	if err != nil {
 		return NewResult{}, err
 	}
@@ -110,7 +110,12 @@ func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
 // marker, then every declared resource, then created. When a required
 // resource fails, everything made is rolled back in reverse (resources,
 // the tree, its branch) and the record is discarded.
-func complete(ctx context.Context, e *Env, rec machine.Record) (machine.Record, []ResourceOutcome, error) {
+//
+// fresh says the tree was made by this very command: only then may the
+// rollback force its removal (resource commands may have written into it;
+// no person has). A resumed rollback removes the tree only without force,
+// so a person's work in it is never deleted.
+func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (machine.Record, []ResourceOutcome, error) {
 	if key := observe.AdminKeyOf(e.Repo, rec.Path); key != rec.ID {
 		return rec, nil, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
 			Message: fmt.Sprintf("git registered %s under admin key %q, not %q; the ready marker was not written", rec.Path, key, rec.ID)}
@@ -124,7 +129,7 @@ func complete(ctx context.Context, e *Env, rec machine.Record) (machine.Record, 
 		return rec, outs, err
 	}
 	if failed != nil {
-		torn, rbErr := rollback(ctx, e, rec)
+		torn, rbErr := rollback(ctx, e, rec, fresh)
 		if rbErr != nil {
 			return rec, outs, fmt.Errorf("%s; rolling back %s also failed, run `custody resume`: %w", failed.Message, rec.ID, rbErr)
 		}
@@ -149,14 +154,19 @@ func complete(ctx context.Context, e *Env, rec machine.Record) (machine.Record, 
 // rollback undoes a provisioning worktree custody just made in this
 // command: its resources in reverse, the tree (forced: nothing in it is a
 // person's yet), its branch by compare-and-swap, and discards the record.
-func rollback(ctx context.Context, e *Env, rec machine.Record) ([]ResourceOutcome, error) {
+func rollback(ctx context.Context, e *Env, rec machine.Record, force bool) ([]ResourceOutcome, error) {
 	torn, err := teardownResources(ctx, e, rec.ID)
 	if err != nil {
 		return torn, err
 	}
-	if _, err := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--force", "--", rec.Path); err != nil {
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+	}
+	if _, err := observe.ChangeRegistry(ctx, e.Git, e.Repo, append(args, "--", rec.Path)...); err != nil {
 		if observe.Lstat(rec.Path).State != machine.PathAbsent {
-			return torn, fmt.Errorf("remove %s: %w", rec.Path, err)
+			return torn, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
+				Message: fmt.Sprintf("a required resource failed, and git will not remove %s without force (it holds changes): move your work out of it, then run custody resume (%v)", rec.Path, err)}
 		}
 	}
 	if observe.Lstat(e.Repo.AdminDir(rec.ID)).State == machine.PathPresent {

@@ -85,7 +85,7 @@ func resumeOne(ctx context.Context, e *Env, rec machine.Record) ResumeItem {
 	}
 	switch action {
 	case machine.ResumeActivate:
-		if _, _, err := complete(ctx, e, rec); err != nil {
+		if _, _, err := complete(ctx, e, rec, false); err != nil {
 			var r *machine.Refusal
 			if errors.As(err, &r) && r.Code == machine.CodeCreateFailed {
 				item.Outcome, item.Refusal = "rolled-back", r
