@@ -22,7 +22,9 @@ import (
 func TestAuditBugRetreatOverPartlyRemovedTree(t *testing.T) {
 	t.Parallel()
 	f := retreatFiring()
-	f.Obs.Status.Changed = []string{"f1.txt"} // " D" in status: deleted from the working copy
+	// " D" in status: deleted from the working copy.
+	f.Obs.Status.Changed = []string{"f1.txt"}
+	f.Obs.Status.Deleted = []string{"f1.txt"}
 	if machine.Fingerprint(f.Obs) == f.Record.Intent.Fingerprint {
 		t.Fatal("fixture: the changed observation still has the intent's fingerprint")
 	}
@@ -35,6 +37,20 @@ func TestAuditBugRetreatOverPartlyRemovedTree(t *testing.T) {
 	var r *machine.Refusal
 	if !errors.As(err, &r) || calls != 0 {
 		t.Errorf("retreat over a tree whose tracked file is gone since the intent: err %v, %d commits; want a guard-failed refusal and no commit", err, calls)
+	}
+}
+
+// TestAuditRetreatOverChangedTree: a person's change since the intent (a
+// modified file, an untracked one) removes nothing, so custody may step
+// back over it.
+func TestAuditRetreatOverChangedTree(t *testing.T) {
+	t.Parallel()
+	f := retreatFiring()
+	f.Obs.Status.Changed = []string{"f1.txt"}
+	f.Obs.Status.Untracked = []string{"notes.txt"}
+	w := machine.NewWorktree(f.Record, func(context.Context, machine.State, machine.State, machine.Trigger, machine.Firing) error { return nil })
+	if err := w.Fire(context.Background(), machine.TriggerRetreat, f); err != nil {
+		t.Fatalf("retreat over a tree a person changed: %v", err)
 	}
 }
 

@@ -45,6 +45,7 @@ func Fingerprint(o WorktreeObservation) string {
 	st.Ignored = sortedCopy(st.Ignored)
 	st.StagedDiffers = sortedCopy(st.StagedDiffers)
 	st.Submodules = sortedCopy(st.Submodules)
+	st.Deleted = sortedCopy(st.Deleted)
 	var hidden []Hidden
 	if len(o.Hidden) > 0 {
 		hidden = slices.Clone(o.Hidden)

@@ -109,15 +109,20 @@ func absenceVerified(_ context.Context, args ...any) bool {
 	return ok && f.Obs.PathState == PathAbsent && !f.Obs.Registered && !f.Obs.AdminPresent
 }
 
-// treeIntact holds when a removing record's tree is exactly as its intent
-// recorded: nothing has been removed, so custody may step back.
+// treeIntact holds when a removing record's tree is the one its intent
+// recorded and nothing of it has been removed: the same directory, still
+// registered, the same HEAD, and no tracked file missing. A person may have
+// added or changed files since (that is why custody steps back); an
+// interrupted removal only ever deletes, and then custody must not step
+// back over a half-removed tree.
 func treeIntact(_ context.Context, args ...any) bool {
 	f, ok := firingOf(args)
 	if !ok || f.Record.Intent == nil {
 		return false
 	}
 	o, in := f.Obs, f.Record.Intent
-	return o.PathState == PathPresent && o.Registered && o.Dev == in.Dev && o.Ino == in.Ino && o.Head == in.Commit
+	return o.PathState == PathPresent && o.Registered && o.Dev == in.Dev && o.Ino == in.Ino && o.Head == in.Commit &&
+		o.StatusErr == "" && len(o.Status.Deleted) == 0
 }
 
 // unrecoverableAcknowledged holds when a person named exactly the record's

@@ -72,6 +72,9 @@ type Status struct {
 	// StagedDiffers lists changed paths whose staged content differs from
 	// both HEAD and the working copy (both status columns set).
 	StagedDiffers []string `json:"staged_differs,omitempty"`
+	// Deleted lists tracked paths deleted from the index or the working
+	// copy (what an interrupted removal leaves).
+	Deleted []string `json:"deleted,omitempty"`
 	// Submodules lists submodules status reports with changes.
 	Submodules []string `json:"submodules,omitempty"`
 	Untracked  []string `json:"untracked,omitempty"`

@@ -193,9 +193,13 @@ func statusValidScore(s string) bool {
 }
 
 // noteEntry records, for a changed entry with columns xy and submodule
-// field sub, whether its staged content differs from both HEAD and the
-// working copy, and whether it is a submodule with changes.
+// field sub, whether it is deleted, whether its staged content differs from
+// both HEAD and the working copy, and whether it is a submodule with
+// changes.
 func noteEntry(st *machine.Status, xy, sub, path string) {
+	if xy[0] == 'D' || xy[1] == 'D' {
+		st.Deleted = append(st.Deleted, path)
+	}
 	if xy[0] != '.' && xy[1] != '.' && sub[0] == 'N' {
 		st.StagedDiffers = append(st.StagedDiffers, path)
 	}

@@ -44,6 +44,7 @@ func TestParseStatus(t *testing.T) {
 				Changed:       []string{"del.txt", "mod me.txt", "renamed ä.txt"},
 				Staged:        2,
 				StagedDiffers: []string{"mod me.txt"},
+				Deleted:       []string{"del.txt"},
 				Unmerged:      []string{"conflict.txt"},
 				Untracked:     []string{"nd/deep/f", "new\nline", "un tracked.txt"},
 				Ignored:       []string{"build/", "x.log"},
@@ -206,8 +207,10 @@ func TestParseStatusRealGit(t *testing.T) {
 		Staged:  2, // "R." and "MM"; ".D" and ".A" (intent to add) are not staged
 		// "MM": the staged version differs from HEAD and from the file.
 		StagedDiffers: []string{"mod me.txt"},
-		Unmerged:      []string{"conflict.txt"},
-		Untracked:     []string{"nd/deep/f", "new\nline", "un tracked.txt"},
+		// ".D": deleted from the working copy.
+		Deleted:   []string{"del.txt"},
+		Unmerged:  []string{"conflict.txt"},
+		Untracked: []string{"nd/deep/f", "new\nline", "un tracked.txt"},
 		// --ignored=matching reports an ignored directory once, with a
 		// trailing slash, even with --untracked-files=all.
 		Ignored: []string{"build/", "nd/deep/z.log", "x.log"},

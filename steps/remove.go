@@ -72,7 +72,17 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 		why = removalTargetRefusal(e, rec, obs)
 	}
 	if why != nil {
-		if _, err := e.fire(ctx, rec, machine.TriggerRetreat, machine.Firing{Obs: obs}, "retreat: "+string(why.Code)); err != nil {
+		_, err := e.fire(ctx, rec, machine.TriggerRetreat, machine.Firing{Obs: obs}, "retreat: "+string(why.Code))
+		var guard *machine.Refusal
+		if errors.As(err, &guard) && len(obs.Status.Deleted) > 0 {
+			// Part of the tree is already gone (an interrupted removal):
+			// custody neither steps back over it nor removes more.
+			return Outcome{ID: rec.ID, Outcome: "refused", State: rec.State, Refusal: &machine.Refusal{
+				Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: "git -C " + machine.QuoteArg(rec.Path) + " checkout -- . && custody resume",
+				Message: fmt.Sprintf("%s was partly removed (%d tracked files gone, e.g. %s) and no longer matches its removal intent (%s); restore the files from HEAD, then resume",
+					rec.Path, len(obs.Status.Deleted), obs.Status.Deleted[0], why.Message)}}, nil
+		}
+		if err != nil {
 			return Outcome{}, err
 		}
 		outcome := "refused"
