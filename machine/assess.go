@@ -101,7 +101,12 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(CodePathUnknown, p, plan, "%s could not be observed: %s", p, obs.PathError))
 		return keep(rs)
 	case PathAbsent:
-		add(refuse(CodeWorktreeMissing, p, "custody doctor", "%s no longer exists; custody will not guess where its work went", p))
+		if obs.MovedTo != "" {
+			add(refuse(CodeMoved, p, "git worktree move "+QuoteArg(obs.MovedTo)+" "+QuoteArg(p),
+				"git moved %s to %s; custody does not follow a move, so move it back to assess it", p, obs.MovedTo))
+			return keep(rs)
+		}
+		add(refuse(CodeWorktreeMissing, p, "custody show "+rec.ID, "%s no longer exists and git registers it nowhere else; custody will not guess where its work went", p))
 		return keep(rs)
 	}
 	if obs.IsSymlink || !obs.IsDir {

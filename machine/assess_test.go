@@ -109,8 +109,16 @@ func TestAssessRefusals(t *testing.T) {
 		{
 			name:   "worktree-missing",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.PathState = machine.PathAbsent },
-			want:   []refusalKey{key(machine.CodeWorktreeMissing, "custody doctor")},
+			want:   []refusalKey{key(machine.CodeWorktreeMissing, "custody show "+testID)},
 			msg:    testPath,
+		},
+		{
+			name: "moved",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.PathState, o.MovedTo = machine.PathAbsent, "/elsewhere/x"
+			},
+			want: []refusalKey{key(machine.CodeMoved, "git worktree move /elsewhere/x "+testPath)},
+			msg:  "/elsewhere/x",
 		},
 		{
 			name:   "symlink",

@@ -23,6 +23,9 @@ type WorktreeObservation struct {
 	Dev       uint64    `json:"dev,omitempty"`
 	Ino       uint64    `json:"ino,omitempty"`
 
+	// MovedTo is where git now registers the record's admin key, when the
+	// tree was moved away from Path (`git worktree move`).
+	MovedTo string `json:"moved_to,omitempty"`
 	// Registered is true when `git worktree list` lists Path.
 	Registered bool   `json:"registered"`
 	AdminKey   string `json:"admin_key,omitempty"`

@@ -60,6 +60,9 @@ const (
 	CodePathUnknown Code = "path-unknown"
 	// CodeWorktreeMissing is returned when the worktree path is absent.
 	CodeWorktreeMissing Code = "worktree-missing"
+	// CodeMoved is returned when git moved the worktree away from the
+	// record's path (`git worktree move`); custody does not follow moves.
+	CodeMoved Code = "moved"
 	// CodeSymlink is returned when the worktree path is a symlink.
 	CodeSymlink Code = "symlink"
 	// CodeNotRegistered is returned when the path exists but git does not
@@ -295,6 +298,7 @@ func Codes() map[Code]string {
 		CodePlanInvalid:         "the plan file is not a valid, unedited plan",
 		CodeJournalBroken:       "an exported journal does not verify",
 		CodeStateUnreadable:     "the state file exists but cannot be opened",
+		CodeMoved:               "git moved the worktree away from the record's path",
 	}
 }
 

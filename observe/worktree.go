@@ -62,6 +62,13 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	if o.PathState == machine.PathPresent && !o.IsSymlink {
 		o.AdminKey = AdminKeyOf(repo, rec.Path)
 	}
+	if !o.Registered {
+		for _, e := range inv.Entries[min(1, len(inv.Entries)):] {
+			if e.Path != rec.Path && AdminKeyOf(repo, e.Path) == key {
+				o.MovedTo = e.Path
+			}
+		}
+	}
 	o.AdminPresent = Lstat(repo.AdminDir(key)).State != machine.PathAbsent
 	if b, err := os.ReadFile(filepath.Join(repo.AdminDir(key), MarkerName)); err == nil {
 		o.Marker = strings.TrimSpace(string(b))

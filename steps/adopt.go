@@ -83,9 +83,11 @@ func Adopt(ctx context.Context, e *Env, path string) (NewResult, error) {
 // record of. They are kept, never planned for removal.
 func foreignItems(e *Env, inv observe.Inventory, recs []machine.Record, taken map[string]bool) []machine.PlanItem {
 	known := map[string]bool{}
+	keys := map[string]bool{}
 	for _, r := range recs {
 		if r.State != machine.StateTombstoned {
 			known[filepath.Clean(r.Path)] = true
+			keys[r.AdminKey] = true
 		}
 	}
 	var items []machine.PlanItem
@@ -94,6 +96,9 @@ func foreignItems(e *Env, inv observe.Inventory, recs []machine.Record, taken ma
 			continue
 		}
 		id := observe.AdminKeyOf(e.Repo, ent.Path)
+		if id != "" && keys[id] {
+			continue // a custody tree git moved: its record's item says so
+		}
 		if id == "" {
 			id = filepath.Base(ent.Path)
 		}
