@@ -17,11 +17,17 @@ type ApplyResult struct {
 	Items  []Outcome `json:"items"`
 	// Kept counts the plan's keep items, which apply does not touch.
 	Kept int `json:"kept"`
+	// Interrupted says apply stopped before the plan's end (an interrupt);
+	// Items holds what it did until then.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // Pending reports whether any action ended other than removed or
 // already-done.
 func (r ApplyResult) Pending() bool {
+	if r.Interrupted != "" {
+		return true
+	}
 	for _, it := range r.Items {
 		if it.Outcome != "removed" && it.Outcome != "already-done" && it.Outcome != "destroyed" {
 			return true
@@ -78,7 +84,8 @@ func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (Apply
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return res, err
+			res.Interrupted = "interrupted before " + it.ID + "; the rest of the plan was not applied: " + err.Error()
+			return res, nil
 		}
 		if view == nil {
 			if view, err = observe.Advertise(ctx, e.Git, e.Repo); err != nil {
@@ -89,6 +96,10 @@ func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (Apply
 			}
 		}
 		o, err := applyItem(ctx, e, plan, it, view)
+		if err != nil && ctx.Err() != nil {
+			res.Interrupted = "interrupted at " + it.ID + "; custody resume settles it: " + err.Error()
+			return res, nil
+		}
 		if err != nil {
 			return res, fmt.Errorf("apply %s: %w", it.ID, err)
 		}

@@ -93,6 +93,10 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 	}
 	_, rmErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--", rec.Path)
 	failpoint("apply/after-remove")
+	// The act is done: its verification and completion are part of it, and
+	// an interrupt must not leave them for later.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
+	defer cancel()
 	if rmErr != nil {
 		// git refused. If it left the tree exactly as the intent recorded,
 		// nothing was removed: step back instead of retrying forever.

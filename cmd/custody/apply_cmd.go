@@ -61,8 +61,11 @@ func (c *ApplyCmd) Run(a *App) error {
 				}
 			}
 		}
-		if len(res.Items) == 0 {
+		if len(res.Items) == 0 && res.Interrupted == "" {
 			fmt.Fprintln(w, "the plan removes nothing")
+		}
+		if res.Interrupted != "" {
+			fmt.Fprintf(w, "%s\n\tnext: custody resume, then custody apply %s\n", res.Interrupted, machine.QuoteArg(c.Plan))
 		}
 	}, res.Pending())
 	return nil
