@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -47,6 +48,8 @@ var (
 type Store struct {
 	path    string
 	timeout time.Duration
+	// ctx, when set, interrupts a wait for the lock.
+	ctx context.Context
 }
 
 // Path returns the state file's path.
@@ -57,7 +60,13 @@ func (s *Store) Path() string { return s.path }
 // schema version and the buckets, and never changes an existing file it
 // cannot read.
 func Open(path string, timeout time.Duration, create bool) (*Store, error) {
-	s := &Store{path: path, timeout: timeout}
+	return OpenContext(context.Background(), path, timeout, create)
+}
+
+// OpenContext is Open whose waits for the file lock (now and in every later
+// transaction) end when ctx is done.
+func OpenContext(ctx context.Context, path string, timeout time.Duration, create bool) (*Store, error) {
+	s := &Store{path: path, timeout: timeout, ctx: ctx}
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		if !create {
 			return nil, fmt.Errorf("%s: %w", path, ErrNotInitialized)
@@ -71,11 +80,14 @@ func Open(path string, timeout time.Duration, create bool) (*Store, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := s.view(func(tx *bolt.Tx) error { return checkLayout(tx) }); err != nil {
-		if strings.Contains(err.Error(), path) {
-			return nil, err
+	err := s.view(func(tx *bolt.Tx) error {
+		if err := checkLayout(tx); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
 		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -132,11 +144,24 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 	if err := precheck(s.path); err != nil {
 		return nil, err
 	}
-	db, err := boltOpen(s.path, &bolt.Options{Timeout: s.timeout, ReadOnly: readOnly})
-	if err != nil {
-		if errors.Is(err, berrors.ErrTimeout) {
+	// Wait for the lock in short slices, so an interrupt ends the wait.
+	deadline := time.Now().Add(s.timeout)
+	var db *bolt.DB
+	var err error
+	for {
+		slice := min(max(time.Until(deadline), 20*time.Millisecond), 200*time.Millisecond)
+		db, err = boltOpen(s.path, &bolt.Options{Timeout: slice, ReadOnly: readOnly})
+		if !errors.Is(err, berrors.ErrTimeout) {
+			break
+		}
+		if s.ctx != nil && s.ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w (interrupted while waiting: %w)", s.path, ErrLockTimeout, s.ctx.Err())
+		}
+		if !time.Now().Before(deadline) {
 			return nil, fmt.Errorf("%s: %w (waited %s; %s)", s.path, ErrLockTimeout, s.timeout, s.lastHolder())
 		}
+	}
+	if err != nil {
 		if errors.Is(err, ErrCorrupt) || errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrVersionMismatch) ||
 			errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrInvalidMapping) {
 			return nil, fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)

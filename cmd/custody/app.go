@@ -188,7 +188,7 @@ func (a *App) env(create bool) (*steps.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(steps.StatePath(repo), a.Globals.LockTimeout, create)
+	st, err := store.OpenContext(a.Ctx, steps.StatePath(repo), a.Globals.LockTimeout, create)
 	if err != nil {
 		return nil, err
 	}
