@@ -17,6 +17,11 @@ fuzz fuzztime="20s":
     go test ./observe/ -run '^$' -fuzz FuzzParseWorktreeList -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParseStatus -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParseLsRemote -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseLsFiles -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParsePatchIDs -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseProcStat -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseConfig -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz FuzzSlug -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzParsePlan -fuzztime {{fuzztime}}
     go test ./store/ -run '^$' -fuzz FuzzVerify -fuzztime {{fuzztime}}
 

@@ -53,7 +53,7 @@ func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (Apply
 	if err != nil {
 		return res, err
 	}
-	if plan.Repository.ID != repoID {
+	if plan.Repository.ID != repoID || plan.Repository.CommonDir != e.Repo.CommonDir {
 		return res, &machine.Refusal{Code: machine.CodeWrongRepository, Path: plan.Repository.CommonDir, Retry: "custody plan -o FILE",
 			Message: fmt.Sprintf("the plan is for repository %s (%s), not this one (%s, %s); nothing was done",
 				plan.Repository.ID, plan.Repository.CommonDir, repoID, e.Repo.CommonDir)}
