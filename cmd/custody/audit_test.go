@@ -181,7 +181,6 @@ func TestAuditBugSquashMergedIntoNonMainDefaultBranch(t *testing.T) {
 	}
 }
 
-
 // TestAuditBugInterruptWhileWaitingForLock: another process holds the state
 // file; the user runs `custody list --lock-timeout 8s` and presses Ctrl-C
 // (SIGINT) after half a second. custody catches SIGINT
