@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -317,12 +318,21 @@ func refuse(code Code, path, retry, format string, args ...any) Refusal {
 	return Refusal{Code: code, Path: path, Retry: retry, Message: fmt.Sprintf(format, args...)}
 }
 
-// listSome renders at most n names of list, then how many more.
+// listSome renders at most n names of list, then how many more. A name
+// holding a control character (a newline) is shown quoted, so a refusal
+// stays one line.
 func listSome(list []string, n int) string {
-	if len(list) <= n {
-		return strings.Join(list, ", ")
+	shown := make([]string, 0, min(n, len(list)))
+	for _, p := range list[:min(n, len(list))] {
+		if strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+			p = strconv.Quote(p)
+		}
+		shown = append(shown, p)
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(list[:n], ", "), len(list)-n)
+	if len(list) <= n {
+		return strings.Join(shown, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(shown, ", "), len(list)-n)
 }
 
 // urlCredentials matches the user-information part of a URL.

@@ -22,9 +22,9 @@ var (
 	// store (not bbolt, truncated, or missing its buckets); nothing was
 	// changed.
 	ErrCorrupt = errors.New("state file is corrupt or not a custody store; nothing was changed")
-	// ErrLockTimeout is returned when another custody held the state file
+	// ErrLockTimeout is returned when another process held the state file
 	// for longer than the lock timeout; nothing was changed.
-	ErrLockTimeout = errors.New("state file stayed locked by another custody process; nothing was changed")
+	ErrLockTimeout = errors.New("state file stayed locked by another process; nothing was changed")
 	// ErrUnreadable is returned when the state file exists but cannot be
 	// opened (permissions, a read-only filesystem, too many open files); it
 	// is not corrupt and nothing was changed.
