@@ -106,7 +106,13 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 				"git moved %s to %s; custody does not follow a move, so move it back to assess it", p, obs.MovedTo))
 			return keep(rs)
 		}
-		add(refuse(CodeWorktreeMissing, p, "custody show "+rec.ID, "%s no longer exists and git registers it nowhere else; custody will not guess where its work went", p))
+		// Gone already (deleted by hand and pruned): custody removes
+		// nothing, but may settle the record when the commit it last knew
+		// is proven published, as resume settles a removal it finished.
+		if !obs.Registered && !obs.AdminPresent && obs.Proof.Covers(rec.EffectiveHead()) && len(rs) == 0 {
+			return Verdict{Action: ActionRemove, Proof: obs.Proof}
+		}
+		add(refuse(CodeWorktreeMissing, p, "custody show "+rec.ID, "%s no longer exists and nothing proves its last known commit %s published; custody will not guess where its work went", p, shortID(rec.EffectiveHead())))
 		return keep(rs)
 	}
 	if obs.IsSymlink || !obs.IsDir {

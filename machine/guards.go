@@ -99,7 +99,11 @@ func removalProven(_ context.Context, args ...any) bool {
 		return false
 	}
 	v := Assess(f.Record, f.Obs, f.Policy, f.Now)
-	return v.Action == ActionRemove && Fingerprint(f.Obs) == f.Fingerprint && f.Intent.Proof.Covers(f.Obs.Head)
+	head := f.Obs.Head
+	if f.Obs.PathState == PathAbsent {
+		head = f.Record.EffectiveHead() // a tree already gone: its last known commit
+	}
+	return v.Action == ActionRemove && Fingerprint(f.Obs) == f.Fingerprint && f.Intent.Proof.Covers(head) && f.Intent.Commit == head
 }
 
 // absenceVerified holds when lstat said ENOENT and git no longer registers

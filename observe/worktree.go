@@ -76,6 +76,15 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	if rec.Branch != "" {
 		o.BranchTip = inv.Branches[rec.Branch]
 	}
+	if o.PathState == machine.PathAbsent && !o.Registered && !o.AdminPresent && o.MovedTo == "" && scope.Proof {
+		// Gone already: is the commit custody last knew of published?
+		o.Remote = scope.View.Evidence()
+		p, err := Prove(ctx, g, repo, rec.EffectiveHead(), scope.View)
+		if err != nil {
+			o.ProofErr = err.Error()
+		}
+		o.Proof = p
+	}
 	if !o.Registered || o.PathState != machine.PathPresent || o.IsSymlink {
 		return o
 	}

@@ -190,7 +190,11 @@ func applyItem(ctx context.Context, e *Env, plan machine.Plan, it machine.PlanIt
 		if v.Action != machine.ActionRemove {
 			return refused(v.Primary(), rec.State), nil
 		}
-		intent := &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: obs.Head,
+		head := obs.Head
+		if obs.PathState == machine.PathAbsent {
+			head = rec.EffectiveHead()
+		}
+		intent := &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: head,
 			Dev: obs.Dev, Ino: obs.Ino, AdminKey: obs.AdminKey, Proof: v.Proof, Fingerprint: it.Fingerprint,
 			PlanID: plan.PlanID, Holder: e.Holder, At: e.Now().UTC()}
 		rec, err = e.fire(ctx, rec, machine.TriggerRemove, machine.Firing{Obs: obs, Intent: intent, Fingerprint: it.Fingerprint}, "removal intent")
