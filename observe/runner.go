@@ -109,7 +109,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	stdout := &boundedBuffer{limit: limit}
 	stderr := &boundedBuffer{limit: limit}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A new session: its own process group (killed as a whole) and no
+	// controlling terminal, so no ssh or credential prompt can wait on one.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
 	// A descendant that keeps the output pipes open must not hold Wait
 	// forever: after the child exits, the pipes get Grace, then close.
