@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,6 +69,10 @@ type App struct {
 	// resumePending is set when the automatic resume left something
 	// refused: the command then exits 3 even if its own work was done.
 	resumePending bool
+	// tolerateConfig lets env go on with the default configuration when
+	// custody.toml is invalid, keeping the error in configErr (doctor).
+	tolerateConfig bool
+	configErr      error
 }
 
 // exitSignal carries kong's exit request out of Parse.
@@ -181,6 +186,12 @@ func (a *App) env(create bool) (*steps.Env, error) {
 		return nil, err
 	}
 	cfg, err := observe.LoadConfig(repo)
+	if err != nil && a.tolerateConfig && errors.Is(err, observe.ErrConfig) {
+		// doctor reports a broken configuration as a problem; it reads the
+		// state with the defaults.
+		a.configErr = err
+		cfg, err = observe.ParseConfig("", nil, filepath.Base(repo.MainCheckout))
+	}
 	if err != nil {
 		return nil, err
 	}

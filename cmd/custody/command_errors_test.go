@@ -105,3 +105,21 @@ func TestCodesCommandErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestDoctorReportsBrokenConfig: doctor checks custody.toml and reports a
+// broken one as a problem naming the file, line and key (exit 3), where
+// every other command refuses with config-invalid.
+func TestDoctorReportsBrokenConfig(t *testing.T) {
+	t.Parallel()
+	r := fixtures.New(t, fixtures.Options{})
+	mustCustody(t, r, 0, "init")
+	mustCustody(t, r, 0, "doctor")
+	r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = \"x\"\ndestroy = \"y\"\nretries = \"two\"\n")
+	res := mustCustody(t, r, 3, "doctor")
+	if !strings.Contains(res.Stdout, "custody.toml") || !strings.Contains(res.Stdout, "line 4") || !strings.Contains(res.Stdout, "retries") {
+		t.Errorf("doctor does not name the file, line and key:\n%s", res)
+	}
+	if code, _ := codeOf(t, r, "list"); code != "config-invalid" {
+		t.Errorf("list with a broken custody.toml: code %s, want config-invalid", code)
+	}
+}

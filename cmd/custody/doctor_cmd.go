@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
@@ -23,6 +24,7 @@ EXIT STATUS: 0 OK, 1 error, 3 problems found.`
 
 // Run checks.
 func (c *DoctorCmd) Run(a *App) error {
+	a.tolerateConfig = true
 	e, err := a.env(false)
 	if err != nil {
 		return err
@@ -30,6 +32,9 @@ func (c *DoctorCmd) Run(a *App) error {
 	problems, err := steps.Doctor(a.Ctx, e)
 	if err != nil {
 		return err
+	}
+	if a.configErr != nil {
+		problems = append([]store.Problem{{Where: machine.ConfigFile, What: a.configErr.Error(), Fix: "edit custody.toml, then: custody doctor"}}, problems...)
 	}
 	if problems == nil {
 		problems = []store.Problem{}
