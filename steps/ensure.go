@@ -1,0 +1,48 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/store"
+)
+
+// Ensure runs the ensure command of every active resource of worktree id
+// (idempotent re-readiness, for session start) and records each run.
+func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
+	if _, err := e.Store.Get(id); errors.Is(err, store.ErrNotFound) {
+		return nil, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list",
+			Message: fmt.Sprintf("no worktree record %q in this repository", id)}
+	} else if err != nil {
+		return nil, err
+	}
+	rs, err := e.worktreeResources(id)
+	if err != nil {
+		return nil, err
+	}
+	outs := []ResourceOutcome{}
+	for _, r := range rs {
+		if r.State != machine.StateActive || r.Ensure == "" {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return outs, err
+		}
+		code, attempts, out := e.runWithRetries(ctx, r, r.Ensure)
+		r2, err := e.fireResource(ctx, r, machine.TriggerEnsure, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
+			fmt.Sprintf("ensure (exit %d): %s", code, out))
+		if err != nil {
+			return outs, err
+		}
+		o := ResourceOutcome{ID: r2.ID, Handle: r2.Handle, Outcome: "ensured", ExitCode: code}
+		if code != 0 {
+			o.Outcome = "failed"
+			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource ensure " + id,
+				Message: fmt.Sprintf("ensure of %s (%s) exited %d: %s", r.Name, r.Handle, code, out)}
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
