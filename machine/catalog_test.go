@@ -83,3 +83,28 @@ func TestAssessVanishedTree(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanPending: a plan is pending (exit 3) when it keeps something a
+// person should act on, not for active work or foreign trees.
+func TestPlanPending(t *testing.T) {
+	t.Parallel()
+	keep := func(code machine.Code) machine.PlanItem {
+		return machine.PlanItem{ID: string(code), Action: machine.ActionKeep, Refusal: &machine.Refusal{Code: code}}
+	}
+	tests := []struct {
+		items []machine.PlanItem
+		want  bool
+	}{
+		{nil, false},
+		{[]machine.PlanItem{{ID: "a", Action: machine.ActionRemove}}, false},
+		{[]machine.PlanItem{keep(machine.CodeNotFinished), keep(machine.CodeLeaseLive), keep(machine.CodeForeign)}, false},
+		{[]machine.PlanItem{keep(machine.CodeUntrackedFiles)}, true},
+		{[]machine.PlanItem{keep(machine.CodeIntentPending)}, true},
+		{[]machine.PlanItem{keep(machine.CodeGCDisabled)}, true},
+	}
+	for i, tt := range tests {
+		if got := (machine.Plan{Items: tt.items}).Pending(); got != tt.want {
+			t.Errorf("case %d: Pending() = %v, want %v", i, got, tt.want)
+		}
+	}
+}

@@ -64,6 +64,23 @@ func (p Plan) Counts() (remove, keep int) {
 	return remove, keep
 }
 
+// Pending reports whether the plan keeps something a person should act on
+// (exit 3): every kept item but active work (not-finished, lease-live) and
+// trees custody does not own (foreign).
+func (p Plan) Pending() bool {
+	for _, it := range p.Items {
+		if it.Action != ActionKeep || it.Refusal == nil {
+			continue
+		}
+		switch it.Refusal.Code {
+		case CodeNotFinished, CodeLeaseLive, CodeForeign:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 // Seal sets Format and PlanID: the sha256 of the canonical body (the plan
 // with an empty plan_id).
 func Seal(p Plan) Plan {

@@ -44,17 +44,7 @@ func (c *PlanCmd) Run(a *App) error {
 		}
 	}
 	remove, _ := plan.Counts()
-	pending := false
-	for _, it := range plan.Items {
-		if it.Action == machine.ActionKeep && it.Refusal != nil {
-			switch it.Refusal.Code {
-			case machine.CodeNotFinished, machine.CodeLeaseLive, machine.CodeForeign:
-				// active work and trees custody does not own: nothing pends
-			default:
-				pending = true
-			}
-		}
-	}
+	pending := plan.Pending()
 	a.done(plan, func(w io.Writer) { renderPlan(w, plan, c.Out) }, pending)
 	if c.Detailed {
 		if remove > 0 {
