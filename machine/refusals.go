@@ -207,6 +207,9 @@ const (
 	// CodeUnknownRecord is returned when a plan names a record the store
 	// does not hold.
 	CodeUnknownRecord Code = "unknown-record"
+	// CodeNotInWorktree is returned when a command that defaults to "this
+	// worktree" runs outside every managed worktree.
+	CodeNotInWorktree Code = "not-in-worktree"
 	// CodeWrongState is returned when a record is in a state the requested
 	// transition does not start from.
 	CodeWrongState Code = "wrong-state"
@@ -300,6 +303,7 @@ func Codes() map[Code]string {
 		CodeJournalBroken:       "an exported journal does not verify",
 		CodeStateUnreadable:     "the state file exists but cannot be opened",
 		CodeMoved:               "git moved the worktree away from the record's path",
+		CodeNotInWorktree:       "the command runs outside every managed worktree",
 	}
 }
 

@@ -123,3 +123,16 @@ func TestDoctorReportsBrokenConfig(t *testing.T) {
 		t.Errorf("list with a broken custody.toml: code %s, want config-invalid", code)
 	}
 }
+
+// TestFinishOutsideAWorktree: finish with no id outside every managed
+// worktree names the directory and asks for an id.
+func TestFinishOutsideAWorktree(t *testing.T) {
+	t.Parallel()
+	r := fixtures.New(t, fixtures.Options{})
+	mustCustody(t, r, 0, "init")
+	newTree(t, r, "a")
+	code, msg := codeOf(t, r, "finish")
+	if code != "not-in-worktree" || !strings.Contains(msg, r.Dir) {
+		t.Errorf("finish in the main checkout: code %s, message %q; want not-in-worktree naming %s", code, msg, r.Dir)
+	}
+}
