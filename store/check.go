@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 
@@ -65,7 +66,7 @@ func (s *Store) Check() ([]Problem, error) {
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			var e Entry
 			if err := json.Unmarshal(v, &e); err != nil {
-				add(fmt.Sprintf("journal entry %x", k), "", "does not parse: %v", err)
+				add(fmt.Sprintf("journal entry %d", binary.BigEndian.Uint64(k)), "", "does not parse: %v", err)
 				return nil
 			}
 			body, err := canonicalBody(v)
