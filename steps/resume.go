@@ -23,13 +23,25 @@ type ResumeItem struct {
 // alone and reported in-progress; an observation that fits no rule is a
 // resume-unmatched refusal. Resume is idempotent.
 func Resume(ctx context.Context, e *Env) ([]ResumeItem, error) {
+	return ResumeTakingOver(ctx, e, nil)
+}
+
+// ResumeTakingOver is Resume that also takes over the intents of the
+// records named in takeOver whatever their holder: an operator's word that
+// the holder (on another host, or in a container that is gone) is dead,
+// since custody can observe liveness only on its own host.
+func ResumeTakingOver(ctx context.Context, e *Env, takeOver []string) ([]ResumeItem, error) {
 	recs, err := e.Store.WithIntents()
 	if err != nil {
 		return nil, err
 	}
+	forced := map[string]bool{}
+	for _, id := range takeOver {
+		forced[id] = true
+	}
 	var out []ResumeItem
 	for _, rec := range recs {
-		if holderAlive(rec.Intent.Holder, e.Holder) {
+		if !forced[rec.ID] && holderAlive(rec.Intent.Holder, e.Holder) {
 			out = append(out, ResumeItem{ID: rec.ID, Outcome: "in-progress", Refusal: inProgress(rec)})
 			continue
 		}
@@ -41,7 +53,7 @@ func Resume(ctx context.Context, e *Env) ([]ResumeItem, error) {
 
 func inProgress(rec machine.Record) *machine.Refusal {
 	h := rec.Intent.Holder
-	return &machine.Refusal{Code: machine.CodeInProgress, Path: rec.Path, Retry: "custody resume",
+	return &machine.Refusal{Code: machine.CodeInProgress, Path: rec.Path, Retry: "custody resume (or, once that process is surely gone: custody resume --take-over " + rec.ID + ")",
 		Message: fmt.Sprintf("%s has a %s intent held by live process %d on %s", rec.ID, rec.Intent.Kind, h.PID, h.Host)}
 }
 

@@ -8,7 +8,9 @@ import (
 )
 
 // ResumeCmd drives interrupted intents to their outcome.
-type ResumeCmd struct{}
+type ResumeCmd struct {
+	TakeOver []string `name:"take-over" placeholder:"ID" help:"Take over the intent of record ID even though its holder looks alive (a process on another host, or a container that is gone). Say so only when that process is surely gone."`
+}
 
 // Help is the long help of resume.
 func (ResumeCmd) Help() string {
@@ -25,7 +27,7 @@ func (c *ResumeCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	items, err := steps.Resume(a.Ctx, e)
+	items, err := steps.ResumeTakingOver(a.Ctx, e, c.TakeOver)
 	if err != nil {
 		return err
 	}
