@@ -49,13 +49,22 @@ const RemoteTimeout = 60 * time.Second
 // default branches first. A remote that does not answer is listed in
 // Failures, never treated as empty.
 func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
-	out, err := g.Observe(ctx, repo.MainCheckout, "remote")
+	out, err := g.Observe(ctx, repo.MainCheckout, "remote", "-v")
 	if err != nil {
 		return nil, fmt.Errorf("list remotes: %w", err)
 	}
 	v := &RemoteView{}
-	for _, r := range strings.Fields(string(out)) {
-		v.Remotes = append(v.Remotes, r)
+	urls := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		name, rest, ok := strings.Cut(line, "\t")
+		url, isFetch := strings.CutSuffix(rest, " (fetch)")
+		if !ok || !isFetch {
+			continue
+		}
+		if _, seen := urls[name]; !seen {
+			v.Remotes = append(v.Remotes, name)
+		}
+		urls[name] = url
 	}
 	type answer struct {
 		refs []RemoteRef
@@ -89,7 +98,7 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 	}
 	wg.Wait()
 	for i, r := range v.Remotes {
-		if self := isSelf(ctx, g, repo, r); self != "" {
+		if self := isSelf(ctx, g, repo, r, urls[r]); self != "" {
 			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: r, Error: self})
 			continue
 		}
@@ -181,12 +190,10 @@ func unresolved(ctx context.Context, g *Git, repo Repo, tips []Tip, suffix strin
 
 // isSelf explains why remote is this repository itself (its refs are local
 // refs, never proof), or returns "".
-func isSelf(ctx context.Context, g *Git, repo Repo, remote string) string {
-	out, err := g.Observe(ctx, repo.MainCheckout, "remote", "get-url", "--", remote)
-	if err != nil {
+func isSelf(ctx context.Context, g *Git, repo Repo, remote, url string) string {
+	if url == "" {
 		return ""
 	}
-	url := strings.TrimSpace(string(out))
 	path, isFile := strings.CutPrefix(url, "file://")
 	if !isFile && (strings.Contains(url, "://") || strings.Contains(strings.SplitN(url, "/", 2)[0], ":")) {
 		return "" // a network remote

@@ -32,12 +32,9 @@ func (r Repo) AdminDir(key string) string { return filepath.Join(r.CommonDir, "w
 // one whose common dir or main checkout cannot be identified exactly, is a
 // *machine.Refusal.
 func Discover(ctx context.Context, g *Git, dir string) (Repo, error) {
-	// One value per call: a path may itself hold a newline.
-	value := func(args ...string) (string, error) {
-		out, err := g.Observe(ctx, dir, append([]string{"rev-parse"}, args...)...)
-		return strings.TrimSuffix(string(out), "\n"), err
-	}
-	commonDir, err := value("--path-format=absolute", "--git-common-dir")
+	// The two flags come last, one line each; everything before them is the
+	// common dir, which may itself hold a newline.
+	out, err := g.Observe(ctx, dir, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
 		var ee *ExitError
 		if errors.As(err, &ee) {
@@ -46,13 +43,11 @@ func Discover(ctx context.Context, g *Git, dir string) (Repo, error) {
 		}
 		return Repo{}, fmt.Errorf("identify the repository at %s: %w", dir, err)
 	}
-	bare, err := value("--is-bare-repository")
-	if err != nil {
-		return Repo{}, ambiguous(dir, "git rev-parse --is-bare-repository failed: %v", err)
-	}
-	inside, err := value("--is-inside-work-tree")
-	if err != nil {
-		return Repo{}, ambiguous(dir, "git rev-parse --is-inside-work-tree failed: %v", err)
+	bare, rest, ok1 := strings.Cut(string(out), "\n")
+	inside, commonDir, ok2 := strings.Cut(rest, "\n")
+	commonDir = strings.TrimSuffix(commonDir, "\n")
+	if !ok1 || !ok2 || commonDir == "" {
+		return Repo{}, ambiguous(dir, "git rev-parse printed %q, not two flags and a path", out)
 	}
 	lines := []string{commonDir, bare, inside}
 	if lines[1] == "true" {
