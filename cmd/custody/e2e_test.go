@@ -857,7 +857,7 @@ func TestE2EFinishInsideReopenAndFrom(t *testing.T) {
 	}
 	// finish without ids in the main checkout names no tree: refused.
 	res = mustCustody(t, r, 1, "finish", "--json")
-	if env := e2eDecodeErr(t, res); env.Error.Code != "unknown-record" {
+	if env := e2eDecodeErr(t, res); env.Error.Code != "not-in-worktree" {
 		t.Errorf("finish in the main checkout: %+v", env.Error)
 	}
 
