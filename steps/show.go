@@ -15,6 +15,8 @@ type ShowResult struct {
 	Observation *machine.WorktreeObservation
 	Verdict     *machine.Verdict
 	Journal     []store.Entry
+	// Resources are the worktree's ledger entries, destroyed ones too.
+	Resources []machine.Resource
 }
 
 // Show loads a record and its journal and, unless it is tombstoned, observes
@@ -36,6 +38,15 @@ func Show(ctx context.Context, e *Env, id string) (ShowResult, error) {
 	})
 	if err != nil {
 		return res, err
+	}
+	all, err := e.Store.Resources()
+	if err != nil {
+		return res, err
+	}
+	for _, r := range all {
+		if r.Worktree == id {
+			res.Resources = append(res.Resources, r)
+		}
 	}
 	if rec.State == machine.StateTombstoned {
 		return res, nil

@@ -32,6 +32,7 @@ type showResult struct {
 	Observation *machine.WorktreeObservation `json:"observation,omitempty"`
 	Verdict     *machine.Verdict             `json:"verdict,omitempty"`
 	Journal     []store.Entry                `json:"journal"`
+	Resources   []machine.Resource           `json:"resources"`
 }
 
 // Run shows the record.
@@ -47,6 +48,10 @@ func (c *ShowCmd) Run(a *App) error {
 	out := showResult{Record: res.Record, Intent: res.Record.Intent, Observation: res.Observation, Verdict: res.Verdict, Journal: res.Journal}
 	if out.Journal == nil {
 		out.Journal = []store.Entry{}
+	}
+	out.Resources = res.Resources
+	if out.Resources == nil {
+		out.Resources = []machine.Resource{}
 	}
 	a.done(out, func(w io.Writer) {
 		r := res.Record
@@ -92,10 +97,23 @@ func (c *ShowCmd) Run(a *App) error {
 				fmt.Fprintf(w, "  [%s] %s\n\tto retry: %s\n", r.Code, r.Message, r.Retry)
 			}
 		}
+		if len(res.Resources) > 0 {
+			fmt.Fprintln(w, "resources:")
+			for _, r := range res.Resources {
+				fmt.Fprintf(w, "  %s %s %s (%s)\n", r.Name, r.State, r.Handle, orDash(r.Evidence.Outcome))
+			}
+		}
 		fmt.Fprintln(w, "journal:")
 		for _, j := range res.Journal {
 			fmt.Fprintf(w, "  %d %s %s -> %s (%s) %s\n", j.Seq, j.At.UTC().Format("2006-01-02T15:04:05Z"), j.From, j.To, j.Trigger, j.Outcome)
 		}
 	}, false)
 	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
