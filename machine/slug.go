@@ -12,20 +12,7 @@ const MaxSlug = 40
 // other runs collapsed to one '-', trimmed, at most MaxSlug bytes. An empty
 // result becomes "wt".
 func Slug(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			b.WriteRune(r)
-			dash = false
-			continue
-		}
-		if !dash && b.Len() > 0 {
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	s := strings.Trim(b.String(), "-")
+	s := sanitize(name)
 	if len(s) > MaxSlug {
 		s = strings.TrimRight(s[:MaxSlug], "-")
 	}
