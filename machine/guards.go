@@ -90,6 +90,16 @@ func onlyDestinationRegistered(_ context.Context, args ...any) bool {
 	return !f.Obs.Registered && f.Dest.Registered && f.Dest.Head == f.Record.Intent.Commit
 }
 
+// onlySourceRegistered holds when git reports the relocation's source and
+// not its destination, with HEAD unchanged: the move did not happen.
+func onlySourceRegistered(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	if !ok || f.Dest == nil || f.Record.Intent == nil {
+		return false
+	}
+	return f.Obs.Registered && !f.Dest.Registered && f.Obs.Head == f.Record.Intent.Commit
+}
+
 // removalProven holds when the fresh observation still permits removal
 // (Assess says remove, with a proof) and equals the fingerprint plan
 // reviewed.

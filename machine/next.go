@@ -57,7 +57,7 @@ func Next(rec Record, to State, t Trigger, f Firing) Record {
 		n.Intent = nil
 	case TriggerTakeOver:
 		n.Intent = copyIntent(f.Intent)
-	case TriggerRetreat:
+	case TriggerRetreat, TriggerStepBack:
 		n.Intent = nil
 	case TriggerDiscard:
 		n.Evidence.Outcome = "discarded"

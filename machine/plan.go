@@ -65,16 +65,11 @@ func (p Plan) Counts() (remove, keep int) {
 }
 
 // Pending reports whether the plan keeps something a person should act on
-// (exit 3): every kept item but active work (not-finished, lease-live) and
-// trees custody does not own (foreign).
+// (exit 3): every kept item but the benign ones (Code.Benign: active work,
+// trees custody does not own, records another invocation acts on).
 func (p Plan) Pending() bool {
 	for _, it := range p.Items {
-		if it.Action != ActionKeep || it.Refusal == nil {
-			continue
-		}
-		switch it.Refusal.Code {
-		case CodeNotFinished, CodeLeaseLive, CodeForeign:
-		default:
+		if it.Action == ActionKeep && ItemPending(OutcomeKept, it.Refusal) {
 			return true
 		}
 	}

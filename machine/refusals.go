@@ -233,6 +233,9 @@ const (
 	// CodeResumeUnmatched is returned when an interrupted intent's
 	// observation fits no resume rule.
 	CodeResumeUnmatched Code = "resume-unmatched"
+	// CodeAmbiguousRelocation is returned when an interrupted relocation
+	// finds git reporting both its source and its destination.
+	CodeAmbiguousRelocation Code = "ambiguous-relocation"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -275,6 +278,7 @@ func Codes() map[Code]string {
 		CodeRemovalFailed:       "removal did not end absent and unregistered",
 		CodeCreateFailed:        "creation did not end exactly as intended",
 		CodeResumeUnmatched:     "an interrupted intent fits no resume rule",
+		CodeAmbiguousRelocation: "an interrupted relocation finds both its source and destination registered",
 		CodeWrongRepository:     "the plan is for another repository",
 		CodeUnsafeTarget:        "the removal target is unsafe",
 		CodeUnknownRevision:     "the revision names no commit",

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -135,83 +134,66 @@ func commandRan(_ context.Context, args ...any) bool {
 }
 
 // ResourceCommit persists one resource transition (the commit point).
-type ResourceCommit func(ctx context.Context, from, to State, trigger Trigger, f ResourceFiring) error
+type ResourceCommit = CommitFunc[ResourceFiring]
 
 // ResourceMachine is the state machine of one ledger entry.
-type ResourceMachine struct {
-	sm      *stateless.StateMachine
-	state   State
-	trigger Trigger
-	commit  ResourceCommit
+type ResourceMachine = Machine[Resource, ResourceFiring]
+
+// ResourceSpecMachine is the resource kind's machine (DESIGN §4).
+func ResourceSpecMachine() Spec[Resource] {
+	return Spec[Resource]{Kind: KindResource, Configure: configureResource, Noun: "resource ",
+		Retry: func(Resource) string { return "custody resource list" }}
 }
 
 // NewResourceMachine returns the machine of r.
 func NewResourceMachine(r Resource, commit ResourceCommit) *ResourceMachine {
-	m := &ResourceMachine{state: r.State, commit: commit}
-	m.sm = stateless.NewStateMachineWithExternalStorageAndArgs(
-		func(context.Context) (stateless.State, []any, error) { return m.state, nil, nil },
-		func(ctx context.Context, s stateless.State, args ...any) error {
-			f, ok := resourceFiringOf(args)
-			if !ok {
-				panic(fmt.Sprintf("machine: resource transition [%s -> %s] fired without a ResourceFiring", m.state, s))
-			}
-			if err := m.commit(ctx, m.state, s.(State), m.trigger, f); err != nil {
-				return err
-			}
-			m.state = s.(State)
-			return nil
-		},
-		stateless.FiringImmediate,
-	)
-	m.sm.Configure(StateNone).
+	return NewMachine(ResourceSpecMachine(), r, commit)
+}
+
+func configureResource(sm *stateless.StateMachine) {
+	sm.Configure(StateNone).
 		Permit(TriggerDeclare, StateProvisioning, commandsFrozen)
-	m.sm.Configure(StateProvisioning).
+	sm.Configure(StateProvisioning).
 		PermitReentry(TriggerTakeOver, resourceIntentHeld).
 		Permit(TriggerCreated, StateActive, commandSucceeded).
 		Permit(TriggerCreateFailed, StateFinished, commandFailed).
 		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
-	m.sm.Configure(StateActive).
+	sm.Configure(StateActive).
 		PermitReentry(TriggerEnsure, commandRan).
 		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
-	m.sm.Configure(StateFinished).
+	sm.Configure(StateFinished).
 		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
-	m.sm.Configure(StateRemoving).
+	sm.Configure(StateRemoving).
 		PermitReentry(TriggerTakeOver, resourceIntentHeld).
 		Permit(TriggerDestroyed, StateTombstoned, commandSucceeded).
 		Permit(TriggerDestroyFailed, StateFinished, commandFailed)
-	m.sm.Configure(StateTombstoned)
-	m.sm.OnUnhandledTrigger(func(_ context.Context, s stateless.State, t stateless.Trigger, unmet []string) error {
-		if len(unmet) > 0 {
-			return &Refusal{Code: CodeGuardFailed, Path: r.Path, Retry: "custody resource list",
-				Message: fmt.Sprintf("cannot %s resource %s from %s: %s did not hold", t, r.ID, s, strings.Join(unmet, ", "))}
-		}
-		return &Refusal{Code: CodeWrongState, Path: r.Path, Retry: "custody resource list",
-			Message: fmt.Sprintf("cannot %s resource %s: it is %s", t, r.ID, s)}
-	})
-	return m
-}
-
-// Fire takes trigger t over f.
-func (m *ResourceMachine) Fire(ctx context.Context, t Trigger, f ResourceFiring) error {
-	m.trigger = t
-	return m.sm.FireCtx(ctx, t, f)
-}
-
-// Permitted returns the triggers whose guards hold over f, sorted.
-func (m *ResourceMachine) Permitted(ctx context.Context, f ResourceFiring) []Trigger {
-	ts, _ := m.sm.PermittedTriggersCtx(ctx, f)
-	var out []Trigger
-	for _, t := range ts {
-		out = append(out, t.(Trigger))
-	}
-	slices.Sort(out)
-	return out
+	sm.Configure(StateTombstoned)
 }
 
 // ResourceGraph returns the resource machine as a DOT graph, for docs/.
-func ResourceGraph() string {
-	m := NewResourceMachine(Resource{}, func(context.Context, State, State, Trigger, ResourceFiring) error { return nil })
-	return m.sm.ToGraph()
+func ResourceGraph() string { return Graph(ResourceSpecMachine()) }
+
+// RowKind is KindResource.
+func (r Resource) RowKind() Kind { return KindResource }
+
+// RowID is the entry's id, "<worktree id>/<name>".
+func (r Resource) RowID() string { return r.ID }
+
+// RowState is the entry's state.
+func (r Resource) RowState() State { return r.State }
+
+// RowRev is the entry's revision.
+func (r Resource) RowRev() uint64 { return r.Rev }
+
+// RowPath is the path of the entry's worktree.
+func (r Resource) RowPath() string { return r.Path }
+
+// RowIntent returns the kind and holder of the entry's intent.
+func (r Resource) RowIntent() (IntentKind, Holder, bool) {
+	if r.Intent == nil {
+		return "", Holder{}, false
+	}
+	return r.Intent.Kind, r.Intent.Holder, true
 }
 
 // NextResource returns the ledger entry after r takes t to state `to`.

@@ -281,8 +281,8 @@ func TestResourcePermitted(t *testing.T) {
 		{"active/intent", rsTeardown(machine.StateActive), []machine.Trigger{machine.TriggerTeardown}},
 		{"removing/ok", rsRan(machine.StateRemoving, 0), []machine.Trigger{machine.TriggerDestroyed}},
 		{"removing/failed", rsRan(machine.StateRemoving, 9), []machine.Trigger{machine.TriggerDestroyFailed}},
-		{"tombstoned", rsRan(machine.StateTombstoned, 0), nil},
-		{"active/token", rsWith(rsTeardown(machine.StateActive), func(f *machine.ResourceFiring) { f.Res.Destroy += " @x@" }), nil},
+		{"tombstoned", rsRan(machine.StateTombstoned, 0), []machine.Trigger{}},
+		{"active/token", rsWith(rsTeardown(machine.StateActive), func(f *machine.ResourceFiring) { f.Res.Destroy += " @x@" }), []machine.Trigger{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

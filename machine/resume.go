@@ -20,11 +20,18 @@ const (
 	// ResumeCompleteRemoval: removing, the path is absent and unregistered.
 	// Settle the branch and complete.
 	ResumeCompleteRemoval ResumeAction = "complete-removal"
+	// ResumeCompleteRelocation: relocating, and git reports only the
+	// destination, at the intent's HEAD. Fire relocated.
+	ResumeCompleteRelocation ResumeAction = "complete-relocation"
+	// ResumeStepBack: relocating, and git reports only the source, at the
+	// intent's HEAD: the move never happened. Step back to active.
+	ResumeStepBack ResumeAction = "step-back"
 )
 
-// DecideResume picks the one resume rule that fits rec and obs, or returns a
-// refusal naming what it saw. It never guesses.
-func DecideResume(rec Record, obs WorktreeObservation) (ResumeAction, *Refusal) {
+// DecideResume picks the one resume rule that fits rec and obs (and, for a
+// relocation, dest: the observation of its destination; nil otherwise), or
+// returns a refusal naming what it saw. It never guesses.
+func DecideResume(rec Record, obs WorktreeObservation, dest *WorktreeObservation) (ResumeAction, *Refusal) {
 	in := rec.Intent
 	unmatched := func(what string) (ResumeAction, *Refusal) {
 		r := refuse(CodeResumeUnmatched, rec.Path, "custody show "+rec.ID,
@@ -59,6 +66,22 @@ func DecideResume(rec Record, obs WorktreeObservation) (ResumeAction, *Refusal) 
 			return ResumeRetryRemoval, nil
 		}
 		return unmatched(describe(obs))
+	case rec.State == StateRelocating && in.Kind == IntentRelocation:
+		if dest == nil || dest.PathState == PathUnknown {
+			return unmatched("its destination " + in.Destination + " could not be observed")
+		}
+		switch {
+		case obs.Registered && dest.Registered:
+			r := refuse(CodeAmbiguousRelocation, in.Destination, "git worktree list --porcelain",
+				"%s was being moved from %s to %s, and git reports both; custody will not pick one. Remove the registration that is not the tree, then: custody resume",
+				rec.ID, rec.Path, in.Destination)
+			return "", &r
+		case !obs.Registered && dest.Registered && dest.Head == in.Commit:
+			return ResumeCompleteRelocation, nil
+		case obs.Registered && !dest.Registered && obs.Head == in.Commit:
+			return ResumeStepBack, nil
+		}
+		return unmatched("source: " + describe(obs) + "; destination: " + describe(*dest))
 	}
 	return unmatched("no resume rule covers that pair")
 }
@@ -87,4 +110,55 @@ func describe(o WorktreeObservation) string {
 		s += ", branch at " + shortID(o.BranchTip)
 	}
 	return s
+}
+
+// ResourceResumeAction is what resume does with a ledger entry that
+// carries an intent.
+type ResourceResumeAction string
+
+// The resource resume rules (issue texts): each matches one exact
+// situation of the entry and its worktree.
+const (
+	// ResourceResumeWait: a live process holds the intent; leave it.
+	ResourceResumeWait ResourceResumeAction = "wait"
+	// ResourceResumeDeferred: an interrupted create whose worktree is still
+	// provisioning; the worktree's own resume re-drives its resources.
+	ResourceResumeDeferred ResourceResumeAction = "deferred"
+	// ResourceResumeRecreate: an interrupted create of a live worktree.
+	// Its outcome is unknown: undo it with the frozen destroy (result
+	// ignored), then create once.
+	ResourceResumeRecreate ResourceResumeAction = "recreate"
+	// ResourceResumeDestroy: an interrupted destroy, or a create whose
+	// worktree is gone: run the frozen destroy.
+	ResourceResumeDestroy ResourceResumeAction = "destroy"
+)
+
+// ResourceResumeFacts is what the resource resume decision looks at.
+type ResourceResumeFacts struct {
+	// HolderAlive says a live process may still act on the intent.
+	HolderAlive bool
+	// Worktree is the entry's worktree record, nil when the store holds
+	// none.
+	Worktree *Record
+}
+
+// DecideResourceResume picks the one rule that fits r, which carries an
+// intent, or refuses. It is pure.
+func DecideResourceResume(r Resource, f ResourceResumeFacts) (ResourceResumeAction, *Refusal) {
+	if r.Intent == nil || r.State == StateTombstoned {
+		ref := refuse(CodeResumeUnmatched, r.Path, "custody resource list",
+			"resource %s is %s and carries no intent; custody will not guess", r.ID, r.State)
+		return "", &ref
+	}
+	if f.HolderAlive {
+		return ResourceResumeWait, nil
+	}
+	wt := f.Worktree
+	switch {
+	case r.State == StateProvisioning && wt != nil && wt.State == StateProvisioning:
+		return ResourceResumeDeferred, nil
+	case r.State == StateProvisioning && wt != nil && (wt.State == StateActive || wt.State == StateFinished):
+		return ResourceResumeRecreate, nil
+	}
+	return ResourceResumeDestroy, nil
 }

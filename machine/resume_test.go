@@ -39,7 +39,7 @@ func TestDecideResume(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, ref := machine.DecideResume(tt.rec, tt.obs)
+			got, ref := machine.DecideResume(tt.rec, tt.obs, nil)
 			if ref != nil {
 				t.Fatalf("DecideResume refused: %v", ref)
 			}
@@ -102,7 +102,7 @@ func TestDecideResumeUnmatched(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, ref := machine.DecideResume(tt.rec, tt.obs)
+			got, ref := machine.DecideResume(tt.rec, tt.obs, nil)
 			if got != "" {
 				t.Errorf("DecideResume = %q with a refusal, want no action", got)
 			}

@@ -77,6 +77,10 @@ const (
 	// made (resume's "nothing exists" rule). It is distinct from abandon,
 	// which needs an acknowledged unrecoverable commit.
 	TriggerDiscard Trigger = "discard"
+	// TriggerStepBack takes a relocating record back to active at its
+	// source when git still reports only the source: the move never
+	// happened (resume's "only src" rule).
+	TriggerStepBack Trigger = "step-back"
 )
 
 // String returns the trigger's name.

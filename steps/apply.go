@@ -22,31 +22,46 @@ type ApplyResult struct {
 	Interrupted string `json:"interrupted,omitempty"`
 }
 
-// Pending reports whether any action ended other than removed or
-// already-done.
+// Pending reports whether any action ended other than done, or apply was
+// interrupted.
 func (r ApplyResult) Pending() bool {
 	if r.Interrupted != "" {
 		return true
 	}
 	for _, it := range r.Items {
-		if it.Outcome != "removed" && it.Outcome != "already-done" && it.Outcome != "destroyed" {
+		if it.Pending() {
 			return true
-		}
-		for _, res := range it.Resources {
-			if res.Refusal != nil {
-				return true
-			}
 		}
 	}
 	return false
 }
 
-// Apply runs exactly the plan's remove actions (or those named in only),
-// item by item: load the record, observe fresh, require the plan's
-// fingerprint (else stale, and the next item goes on), commit the removal
-// intent, then carry it out from a repeated final observation. A plan for
-// another repository is refused whole. Applying a plan again reports
-// already-done for what it removed.
+// applyAction carries out one kind of plan action on one item.
+type applyAction func(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem) (Outcome, error)
+
+// applyActions is the table Apply dispatches plan items through. keep is
+// absent: apply never touches a kept item.
+func applyActions() map[machine.Action]applyAction {
+	return map[machine.Action]applyAction{
+		machine.ActionRemove:  applyRemove,
+		machine.ActionDestroy: applyDestroy,
+	}
+}
+
+// applyRun is what one apply shares between its items.
+type applyRun struct {
+	plan machine.Plan
+	// view is the remotes' advertisement, fetched once, when the first
+	// removal needs it.
+	view *observe.RemoteView
+}
+
+// Apply runs exactly the plan's actions (or those named in only), item by
+// item: load the record, observe fresh, require the plan's fingerprint
+// (else stale, and the next item goes on), commit the intent, then carry it
+// out from a repeated final observation. A plan for another repository is
+// refused whole. Applying a plan again reports already-done for what it
+// did.
 func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (ApplyResult, error) {
 	res := ApplyResult{PlanID: plan.PlanID, Items: []Outcome{}}
 	repoID, err := e.Store.RepositoryID()
@@ -66,20 +81,14 @@ func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (Apply
 		}
 		selected[id] = true
 	}
-	var view *observe.RemoteView
+	actions := applyActions()
+	run := &applyRun{plan: plan}
 	for _, it := range plan.Items {
 		if len(selected) > 0 && !selected[it.ID] {
 			continue
 		}
-		if it.Action == machine.ActionDestroy {
-			out, ref, err := reclaim(ctx, e, it.ID, it.Fingerprint)
-			if err != nil {
-				return res, fmt.Errorf("apply %s: %w", it.ID, err)
-			}
-			res.Items = append(res.Items, Outcome{ID: it.ID, Outcome: out, Refusal: ref})
-			continue
-		}
-		if it.Action != machine.ActionRemove {
+		act, ok := actions[it.Action]
+		if !ok {
 			res.Kept++
 			continue
 		}
@@ -87,15 +96,7 @@ func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (Apply
 			res.Interrupted = "interrupted before " + it.ID + "; the rest of the plan was not applied: " + err.Error()
 			return res, nil
 		}
-		if view == nil {
-			if view, err = observe.Advertise(ctx, e.Git, e.Repo); err != nil {
-				return res, err
-			}
-			if len(view.Remotes) == 0 {
-				return res, errNoRemote(e)
-			}
-		}
-		o, err := applyItem(ctx, e, plan, it, view)
+		o, err := act(ctx, e, run, it)
 		if err != nil && ctx.Err() != nil {
 			res.Interrupted = "interrupted at " + it.ID + "; custody resume settles it: " + err.Error()
 			return res, nil
@@ -109,23 +110,52 @@ func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (Apply
 	return res, nil
 }
 
-func applyItem(ctx context.Context, e *Env, plan machine.Plan, it machine.PlanItem, view *observe.RemoteView) (Outcome, error) {
-	refused := func(r *machine.Refusal, state machine.State) Outcome {
-		out := "refused"
-		if r.Code == machine.CodeStale {
-			out = "stale"
+// applyDestroy destroys an orphaned resource the plan reviewed.
+func applyDestroy(ctx context.Context, e *Env, _ *applyRun, it machine.PlanItem) (Outcome, error) {
+	out, ref, err := reclaim(ctx, e, it.ID, it.Fingerprint)
+	return Outcome{ID: it.ID, Outcome: out, Refusal: ref}, err
+}
+
+// applyRemove removes one worktree the plan proved removable.
+func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem) (Outcome, error) {
+	if run.view == nil {
+		view, err := observe.Advertise(ctx, e.Git, e.Repo)
+		if err != nil {
+			return Outcome{}, err
 		}
-		return Outcome{ID: it.ID, Outcome: out, State: state, Refusal: r}
+		if len(view.Remotes) == 0 {
+			return Outcome{}, errNoRemote(e)
+		}
+		run.view = view
 	}
+	return applyItem(ctx, e, run.plan, it, run.view)
+}
+
+func applyItem(ctx context.Context, e *Env, plan machine.Plan, it machine.PlanItem, view *observe.RemoteView) (Outcome, error) {
 	deadline := time.Now().Add(e.Wait)
 	for attempt := 0; attempt < 1000; attempt++ {
 		rec, err := e.Store.Get(it.ID)
 		if errors.Is(err, store.ErrNotFound) {
-			return refused(&machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody plan",
+			return refusedOutcome(it.ID, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody plan",
 				Message: fmt.Sprintf("the plan names %s, which this repository's store does not hold", it.ID)}, ""), nil
 		}
 		if err != nil {
 			return Outcome{}, err
+		}
+		// refuse reports a negative verdict reached over rec, unless
+		// another invocation moved the record meanwhile: then the verdict
+		// is about a tree that invocation is acting on, and apply looks
+		// again instead (it ends already-done, or with that invocation's
+		// refusal).
+		refuse := func(r *machine.Refusal, state machine.State) (Outcome, bool, error) {
+			now, err := e.Store.Get(it.ID)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return Outcome{}, false, err
+			}
+			if err == nil && (now.Rev != rec.Rev || now.State != rec.State) {
+				return Outcome{}, false, nil
+			}
+			return refusedOutcome(it.ID, r, state), true, nil
 		}
 		if rec.Intent != nil {
 			if holderAlive(rec.Intent.Holder, e.Holder) {
@@ -137,32 +167,38 @@ func applyItem(ctx context.Context, e *Env, plan machine.Plan, it machine.PlanIt
 					}
 					continue
 				}
-				return refused(inProgress(rec), rec.State), nil
+				return refusedOutcome(it.ID, inProgress(rec), rec.State), nil
 			}
-			if ri := resumeOne(ctx, e, rec); ri.Refusal != nil {
-				return refused(ri.Refusal, rec.State), nil
+			if ri := resumeRecord(ctx, e, rec); ri.Refusal != nil {
+				if o, done, err := refuse(ri.Refusal, rec.State); done || err != nil {
+					return o, err
+				}
 			}
 			continue
 		}
 		switch rec.State {
 		case machine.StateTombstoned:
-			if rec.Evidence.Outcome == "removed" {
+			if rec.Evidence.Outcome == string(machine.OutcomeRemoved) {
 				// A run interrupted after the tree went may have left its
 				// resources: tear them down now.
 				res, err := teardownResources(ctx, e, rec.ID)
-				return Outcome{ID: it.ID, Outcome: "already-done", State: rec.State, Resources: res}, err
+				return Outcome{ID: it.ID, Outcome: machine.OutcomeAlreadyDone, State: rec.State, Resources: res}, err
 			}
-			return refused(&machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: "custody show " + rec.ID,
+			return refusedOutcome(it.ID, &machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: "custody show " + rec.ID,
 				Message: fmt.Sprintf("%s was tombstoned without removal (%s)", rec.ID, rec.Evidence.Outcome)}, rec.State), nil
 		case machine.StateFinished, machine.StateActive:
 		default:
-			return refused(&machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: "custody show " + rec.ID,
-				Message: fmt.Sprintf("%s is %s, not finished", rec.ID, rec.State)}, rec.State), nil
+			if o, done, err := refuse(&machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: "custody show " + rec.ID,
+				Message: fmt.Sprintf("%s is %s, not finished", rec.ID, rec.State)}, rec.State); done || err != nil {
+				return o, err
+			}
+			continue
 		}
 		scope, err := e.assessScope(view)
 		if err != nil {
 			return Outcome{}, err
 		}
+		pause("apply/before-observe")
 		obs, _, err := e.observe(ctx, rec, scope)
 		if err != nil {
 			return Outcome{}, err
@@ -175,20 +211,30 @@ func applyItem(ctx context.Context, e *Env, plan machine.Plan, it machine.PlanIt
 			}
 			var r *machine.Refusal
 			if errors.As(err, &r) {
-				return refused(&machine.Refusal{Code: machine.CodeNotFinished, Path: rec.Path, Retry: "custody finish " + rec.ID,
-					Message: fmt.Sprintf("%s is active again since plan", rec.ID)}, rec.State), nil
+				if o, done, err := refuse(&machine.Refusal{Code: machine.CodeNotFinished, Path: rec.Path, Retry: "custody finish " + rec.ID,
+					Message: fmt.Sprintf("%s is active again since plan", rec.ID)}, rec.State); done || err != nil {
+					return o, err
+				}
+				continue
 			}
 			if err != nil {
 				return Outcome{}, err
 			}
 			rec = next
 		}
-		if machine.Fingerprint(obs) != it.Fingerprint {
-			return refused(staleRefusal(rec, obs, it.Head), rec.State), nil
-		}
+		var verdict *machine.Refusal
 		v := machine.Assess(rec, obs, e.Policy, e.Now())
-		if v.Action != machine.ActionRemove {
-			return refused(v.Primary(), rec.State), nil
+		switch {
+		case machine.Fingerprint(obs) != it.Fingerprint:
+			verdict = staleRefusal(rec, obs, it.Head)
+		case v.Action != machine.ActionRemove:
+			verdict = v.Primary()
+		}
+		if verdict != nil {
+			if o, done, err := refuse(verdict, rec.State); done || err != nil {
+				return o, err
+			}
+			continue
 		}
 		head := obs.Head
 		if obs.PathState == machine.PathAbsent {
@@ -197,19 +243,28 @@ func applyItem(ctx context.Context, e *Env, plan machine.Plan, it machine.PlanIt
 		intent := &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: head,
 			Dev: obs.Dev, Ino: obs.Ino, AdminKey: obs.AdminKey, Proof: v.Proof, Fingerprint: it.Fingerprint,
 			PlanID: plan.PlanID, Holder: e.Holder, At: e.Now().UTC()}
-		rec, err = e.fire(ctx, rec, machine.TriggerRemove, machine.Firing{Obs: obs, Intent: intent, Fingerprint: it.Fingerprint}, "removal intent")
+		removing, err := e.fire(ctx, rec, machine.TriggerRemove, machine.Firing{Obs: obs, Intent: intent, Fingerprint: it.Fingerprint}, "removal intent")
 		if errors.Is(err, store.ErrConflict) {
 			continue // another invocation moved the record; look again
 		}
 		var r *machine.Refusal
 		if errors.As(err, &r) {
-			return refused(r, rec.State), nil
+			if o, done, err := refuse(r, rec.State); done || err != nil {
+				return o, err
+			}
+			continue
 		}
 		if err != nil {
 			return Outcome{}, err
 		}
 		failpoint("apply/after-intent")
-		return carryOutRemoval(ctx, e, rec)
+		pause("apply/after-intent")
+		return carryOutRemoval(ctx, e, removing)
 	}
 	return Outcome{}, fmt.Errorf("%s kept changing under concurrent invocations", it.ID)
+}
+
+// refusedOutcome reports refusal r of item id.
+func refusedOutcome(id string, r *machine.Refusal, state machine.State) Outcome {
+	return Outcome{ID: id, Outcome: machine.ForRefusal(r), State: state, Refusal: r}
 }

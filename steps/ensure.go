@@ -9,6 +9,26 @@ import (
 	"github.com/custody-sh/custody/store"
 )
 
+// EnsureResult is what ensure did with a worktree's resources.
+type EnsureResult struct {
+	ID        string            `json:"id"`
+	Resources []ResourceOutcome `json:"resources"`
+}
+
+// Pending reports whether an ensure failed.
+func (r EnsureResult) Pending() bool { return resourcesPending(r.Resources) }
+
+// resourcesPending reports whether any resource was left refused or
+// unfinished.
+func resourcesPending(rs []ResourceOutcome) bool {
+	for _, o := range rs {
+		if machine.ItemPending(o.Outcome, o.Refusal) {
+			return true
+		}
+	}
+	return false
+}
+
 // Ensure runs the ensure command of every active resource of worktree id
 // (idempotent re-readiness, for session start) and records each run.
 func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
@@ -36,9 +56,9 @@ func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
 		if err != nil {
 			return outs, err
 		}
-		o := ResourceOutcome{ID: r2.ID, Handle: r2.Handle, Outcome: "ensured", ExitCode: code}
+		o := ResourceOutcome{ID: r2.ID, Handle: r2.Handle, Outcome: machine.OutcomeEnsured, ExitCode: code}
 		if code != 0 {
-			o.Outcome = "failed"
+			o.Outcome = machine.OutcomeFailed
 			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource ensure " + id,
 				Message: fmt.Sprintf("ensure of %s (%s) exited %d: %s", r.Name, r.Handle, code, out)}
 		}

@@ -33,6 +33,9 @@ type Env struct {
 	Wait time.Duration
 	// Progress receives progress reports; nil means none.
 	Progress Progress
+	// Workflows are the kinds resume settles, in order; nil means
+	// DefaultWorkflows.
+	Workflows []Resumer
 }
 
 // Progress receives reports of long work. Implementations must be cheap.
@@ -90,33 +93,6 @@ func ResolveRoot(repo observe.Repo, raw string) (string, error) {
 
 // StatePath returns the state file of repo.
 func StatePath(repo observe.Repo) string { return filepath.Join(repo.StateDir(), store.FileName) }
-
-// fire takes trigger t on rec over f and persists the result through the
-// store in one transaction. It returns the record as committed.
-func (e *Env) fire(ctx context.Context, rec machine.Record, t machine.Trigger, f machine.Firing, outcome string) (machine.Record, error) {
-	f.Record = rec
-	f.Now = e.Now().UTC()
-	f.Policy = e.Policy
-	var next machine.Record
-	w := machine.NewWorktree(rec, func(_ context.Context, _, to machine.State, trig machine.Trigger, f machine.Firing) error {
-		next = machine.Next(rec, to, trig, f)
-		proof := f.Obs.Proof
-		if f.Intent != nil && f.Intent.Proof != nil {
-			proof = f.Intent.Proof
-		}
-		if trig == machine.TriggerRemoved && rec.Intent != nil {
-			proof = rec.Intent.Proof
-		}
-		return e.Store.Commit(store.Transition{
-			Before: rec, After: next, Trigger: trig,
-			Observation: machine.Fingerprint(f.Obs), Proof: proof, Outcome: outcome, Actor: e.Actor,
-		})
-	})
-	if err := w.Fire(ctx, t, f); err != nil {
-		return rec, err
-	}
-	return next, nil
-}
 
 // observe observes rec with a fresh inventory.
 func (e *Env) observe(ctx context.Context, rec machine.Record, scope observe.Scope) (machine.WorktreeObservation, observe.Inventory, error) {

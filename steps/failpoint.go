@@ -17,3 +17,10 @@ func Failpoints() []string {
 		"resource/after-destroy-intent",
 	}
 }
+
+// PausePoints lists every named point at which a `failpoint` build of
+// custody can be held (CUSTODY_PAUSE=<name>, CUSTODY_PAUSE_DIR=<dir>) while
+// another invocation runs.
+func PausePoints() []string {
+	return []string{"apply/before-observe", "apply/after-intent", "apply/after-remove"}
+}

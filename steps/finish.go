@@ -16,11 +16,40 @@ import (
 // Outcome is the result of a command on one record.
 type Outcome struct {
 	ID      string           `json:"id"`
-	Outcome string           `json:"outcome"`
+	Outcome machine.Outcome  `json:"outcome"`
 	State   machine.State    `json:"state,omitempty"`
 	Refusal *machine.Refusal `json:"refusal,omitempty"`
 	// Resources are the worktree's resources torn down with it.
 	Resources []ResourceOutcome `json:"resources,omitempty"`
+}
+
+// Pending reports whether the record, or one of its resources, was left
+// refused or unfinished (machine.ItemPending).
+func (o Outcome) Pending() bool {
+	if machine.ItemPending(o.Outcome, o.Refusal) {
+		return true
+	}
+	for _, r := range o.Resources {
+		if r.Refusal != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Outcomes is the result of a command over several records.
+type Outcomes struct {
+	Items []Outcome `json:"items"`
+}
+
+// Pending reports whether any record was left refused or unfinished.
+func (r Outcomes) Pending() bool {
+	for _, o := range r.Items {
+		if o.Pending() {
+			return true
+		}
+	}
+	return false
 }
 
 // Finish finishes each active record: it records the final HEAD, guarded by
@@ -40,14 +69,14 @@ func each(ctx context.Context, e *Env, ids []string, t machine.Trigger, target m
 		rec, err := e.Store.Get(id)
 		if errors.Is(err, store.ErrNotFound) {
 			r := &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list", Message: fmt.Sprintf("no worktree record %q in this repository", id)}
-			out = append(out, Outcome{ID: id, Outcome: "refused", Refusal: r})
+			out = append(out, Outcome{ID: id, Outcome: machine.OutcomeRefused, Refusal: r})
 			continue
 		}
 		if err != nil {
 			return out, err
 		}
 		if rec.State == target {
-			out = append(out, Outcome{ID: id, Outcome: "already-done", State: rec.State})
+			out = append(out, Outcome{ID: id, Outcome: machine.OutcomeAlreadyDone, State: rec.State})
 			continue
 		}
 		obs, _, err := e.observe(ctx, rec, observe.Scope{})
@@ -61,13 +90,13 @@ func each(ctx context.Context, e *Env, ids []string, t machine.Trigger, target m
 				r = &machine.Refusal{Code: machine.CodeLeaseLive, Path: rec.Path, Retry: "custody finish " + id,
 					Message: fmt.Sprintf("%s is leased by %s until %s", id, obs.Lease.Holder, obs.Lease.Expires.UTC().Format("2006-01-02T15:04:05Z"))}
 			}
-			out = append(out, Outcome{ID: id, Outcome: "refused", State: rec.State, Refusal: r})
+			out = append(out, Outcome{ID: id, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: r})
 			continue
 		}
 		if err != nil {
 			return out, err
 		}
-		out = append(out, Outcome{ID: id, Outcome: string(t) + "ed", State: next.State})
+		out = append(out, Outcome{ID: id, Outcome: machine.Outcome(string(t) + "ed"), State: next.State})
 	}
 	return out, nil
 }

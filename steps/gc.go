@@ -17,8 +17,26 @@ type GCItem struct {
 	ID       string           `json:"id"`
 	Handle   string           `json:"handle"`
 	Worktree string           `json:"worktree"`
-	Outcome  string           `json:"outcome"`
+	Outcome  machine.Outcome  `json:"outcome"`
 	Refusal  *machine.Refusal `json:"refusal,omitempty"`
+}
+
+// GCResult is what orphan GC did, entry by entry.
+type GCResult struct {
+	DryRun bool     `json:"dry_run"`
+	Items  []GCItem `json:"items"`
+}
+
+// Pending reports whether a destroy failed or an orphan cannot be
+// reclaimed (gc = false, a token): a resource whose worktree lives is not
+// an orphan and is not pending.
+func (r GCResult) Pending() bool {
+	for _, it := range r.Items {
+		if machine.ItemPending(it.Outcome, it.Refusal) {
+			return true
+		}
+	}
+	return false
 }
 
 // gcFacts observes, for one ledger entry, what orphan GC decides on: is the
@@ -93,12 +111,12 @@ func GC(ctx context.Context, e *Env, dryRun bool) ([]GCItem, error) {
 	for i, r := range rs {
 		it := GCItem{ID: r.ID, Handle: r.Handle, Worktree: r.Worktree}
 		if !vs[i].Reclaim {
-			it.Outcome, it.Refusal = "kept", vs[i].Refusal
+			it.Outcome, it.Refusal = machine.OutcomeKept, vs[i].Refusal
 			items = append(items, it)
 			continue
 		}
 		if dryRun {
-			it.Outcome = "would-reclaim"
+			it.Outcome = machine.OutcomeWouldReclaim
 			items = append(items, it)
 			continue
 		}
@@ -114,19 +132,19 @@ func GC(ctx context.Context, e *Env, dryRun bool) ([]GCItem, error) {
 
 // reclaim re-reads one ledger entry, re-decides, and destroys it. With a
 // non-empty fingerprint the entry must still be what a plan reviewed.
-func reclaim(ctx context.Context, e *Env, id, fingerprint string) (string, *machine.Refusal, error) {
+func reclaim(ctx context.Context, e *Env, id, fingerprint string) (machine.Outcome, *machine.Refusal, error) {
 	r, err := e.Store.GetResource(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return "refused", &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody plan", Message: fmt.Sprintf("no ledger entry %s", id)}, nil
+		return machine.OutcomeRefused, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody plan", Message: fmt.Sprintf("no ledger entry %s", id)}, nil
 	}
 	if err != nil {
 		return "", nil, err
 	}
 	if r.State == machine.StateTombstoned {
-		return "already-done", nil, nil
+		return machine.OutcomeAlreadyDone, nil, nil
 	}
 	if fingerprint != "" && machine.ResourceFingerprint(r) != fingerprint {
-		return "stale", &machine.Refusal{Code: machine.CodeStale, Path: r.Path, Retry: "custody plan",
+		return machine.OutcomeStale, &machine.Refusal{Code: machine.CodeStale, Path: r.Path, Retry: "custody plan",
 			Message: fmt.Sprintf("ledger entry %s changed since plan", id)}, nil
 	}
 	all, err := e.Store.Resources()
@@ -138,23 +156,23 @@ func reclaim(ctx context.Context, e *Env, id, fingerprint string) (string, *mach
 		return "", nil, err
 	}
 	if v := machine.DecideGC(r, gcFacts(e, r, inv, all)); !v.Reclaim {
-		return "kept", v.Refusal, nil
+		return machine.OutcomeKept, v.Refusal, nil
 	}
 	r, err = e.destroyResource(ctx, r)
 	var ref *machine.Refusal
 	switch {
 	case errors.Is(err, store.ErrConflict):
-		return "kept", &machine.Refusal{Code: machine.CodeInProgress, Path: r.Path, Retry: "custody resource gc",
+		return machine.OutcomeKept, &machine.Refusal{Code: machine.CodeInProgress, Path: r.Path, Retry: "custody resource gc",
 			Message: fmt.Sprintf("ledger entry %s changed while GC looked at it; another custody is acting on it", id)}, nil
 	case errors.As(err, &ref):
-		return "refused", ref, nil
+		return machine.OutcomeRefused, ref, nil
 	case err != nil:
 		return "", nil, err
 	case r.State != machine.StateTombstoned:
-		return "failed", &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource gc",
+		return machine.OutcomeFailed, &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource gc",
 			Message: fmt.Sprintf("destroy of %s (%s) exited %d: %s", r.ID, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}, nil
 	}
-	return "destroyed", nil, nil
+	return machine.OutcomeDestroyed, nil, nil
 }
 
 // resourceItems lists orphaned resources as plan items: destroy when GC

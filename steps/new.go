@@ -94,7 +94,7 @@ func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
 	if addErr != nil {
 		// Converge now rather than leave the intent: discard if nothing was
 		// made, else leave it for resume with a precise error.
-		if res := resumeOne(ctx, e, rec); res.Outcome == "discarded" {
+		if res := resumeRecord(ctx, e, rec); res.Outcome == machine.OutcomeDiscarded {
 			return NewResult{}, fmt.Errorf("git worktree add %s failed; nothing was kept: %w", rec.Path, addErr)
 		}
 		return NewResult{}, fmt.Errorf("git worktree add %s failed and left something behind; run `custody resume` to settle it: %w", rec.Path, addErr)

@@ -77,7 +77,7 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 		if errors.As(err, &guard) && len(obs.Status.Deleted) > 0 {
 			// Part of the tree is already gone (an interrupted removal):
 			// custody neither steps back over it nor removes more.
-			return Outcome{ID: rec.ID, Outcome: "refused", State: rec.State, Refusal: &machine.Refusal{
+			return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: &machine.Refusal{
 				Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: "git -C " + machine.QuoteArg(rec.Path) + " checkout -- . && custody resume",
 				Message: fmt.Sprintf("%s was partly removed (%d tracked files gone, e.g. %s) and no longer matches its removal intent (%s); restore the files from HEAD, then resume",
 					rec.Path, len(obs.Status.Deleted), obs.Status.Deleted[0], why.Message)}}, nil
@@ -85,14 +85,11 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 		if err != nil {
 			return Outcome{}, err
 		}
-		outcome := "refused"
-		if why.Code == machine.CodeStale {
-			outcome = "stale"
-		}
-		return Outcome{ID: rec.ID, Outcome: outcome, State: machine.StateFinished, Refusal: why}, nil
+		return refusedOutcome(rec.ID, why, machine.StateFinished), nil
 	}
 	_, rmErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--", rec.Path)
 	failpoint("apply/after-remove")
+	pause("apply/after-remove")
 	// The act is done: its verification and completion are part of it, and
 	// an interrupt must not leave them for later.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
@@ -105,7 +102,7 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 			return Outcome{}, err
 		}
 		if _, err := e.fire(ctx, rec, machine.TriggerRetreat, machine.Firing{Obs: again}, "retreat: git worktree remove refused"); err == nil {
-			return Outcome{ID: rec.ID, Outcome: "refused", State: machine.StateFinished, Refusal: &machine.Refusal{
+			return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: machine.StateFinished, Refusal: &machine.Refusal{
 				Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",
 				Message: fmt.Sprintf("git worktree remove refused %s and removed nothing: %v", rec.Path, rmErr)}}, nil
 		}
@@ -187,7 +184,7 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		if obs.Registered || obs.AdminPresent {
 			what += ", still registered with git"
 		}
-		return Outcome{ID: rec.ID, Outcome: "failed", State: rec.State, Refusal: &machine.Refusal{
+		return Outcome{ID: rec.ID, Outcome: machine.OutcomeFailed, State: rec.State, Refusal: &machine.Refusal{
 			Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody resume",
 			Message: fmt.Sprintf("removal of %s did not finish: %s", rec.Path, what)}}, nil
 	}
@@ -199,7 +196,7 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		return Outcome{}, err
 	}
 	res, err := teardownResources(ctx, e, rec.ID)
-	return Outcome{ID: rec.ID, Outcome: "removed", State: machine.StateTombstoned, Resources: res}, err
+	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRemoved, State: machine.StateTombstoned, Resources: res}, err
 }
 
 // dropAdminEntry removes exactly <common>/worktrees/<key> of a removed

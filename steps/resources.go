@@ -21,7 +21,7 @@ import (
 type ResourceOutcome struct {
 	ID       string           `json:"id"`
 	Handle   string           `json:"handle"`
-	Outcome  string           `json:"outcome"`
+	Outcome  machine.Outcome  `json:"outcome"`
 	ExitCode int              `json:"exit_code"`
 	Refusal  *machine.Refusal `json:"refusal,omitempty"`
 }
@@ -64,21 +64,6 @@ func (e *Env) portFor(id string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("every port in %d..%d is held by a live worktree", e.Config.PortBase, e.Config.PortBase+span-1)
-}
-
-// fireResource takes trigger t on r and persists it.
-func (e *Env) fireResource(ctx context.Context, r machine.Resource, t machine.Trigger, f machine.ResourceFiring, outcome string) (machine.Resource, error) {
-	f.Res = r
-	f.Now = e.Now().UTC()
-	var next machine.Resource
-	m := machine.NewResourceMachine(r, func(_ context.Context, _, to machine.State, trig machine.Trigger, f machine.ResourceFiring) error {
-		next = machine.NextResource(r, to, trig, f)
-		return e.Store.CommitResource(store.ResourceTransition{Before: r, After: next, Trigger: trig, Outcome: outcome, Actor: e.Actor})
-	})
-	if err := m.Fire(ctx, t, f); err != nil {
-		return r, err
-	}
-	return next, nil
 }
 
 // maxResourceOutput bounds the command output kept in the ledger and journal.
@@ -232,7 +217,7 @@ func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]Reso
 			r, err = e.declareResource(ctx, rec, spec)
 			var ref *machine.Refusal
 			if errors.As(err, &ref) {
-				outs = append(outs, ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: "refused", Refusal: ref})
+				outs = append(outs, ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeRefused, Refusal: ref})
 				if spec.Required {
 					return outs, ref, nil
 				}
@@ -252,7 +237,7 @@ func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]Reso
 				return outs, nil, err
 			}
 		}
-		o := ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: r.Evidence.Outcome, ExitCode: r.Evidence.ExitCode}
+		o := ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
 		if r.State != machine.StateActive {
 			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: "custody resource ensure " + rec.ID,
 				Message: fmt.Sprintf("resource %s (%s) create exited %d: %s", spec.Name, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}
@@ -287,9 +272,9 @@ func teardownResources(ctx context.Context, e *Env, id string) ([]ResourceOutcom
 			if gerr != nil {
 				return outs, gerr
 			}
-			o := ResourceOutcome{ID: now.ID, Handle: now.Handle, Outcome: "already-done"}
+			o := ResourceOutcome{ID: now.ID, Handle: now.Handle, Outcome: machine.OutcomeAlreadyDone}
 			if now.State != machine.StateTombstoned {
-				o.Outcome = "in-progress"
+				o.Outcome = machine.OutcomeInProgress
 			}
 			outs = append(outs, o)
 			continue
@@ -297,12 +282,12 @@ func teardownResources(ctx context.Context, e *Env, id string) ([]ResourceOutcom
 		if err != nil {
 			var ref *machine.Refusal
 			if errors.As(err, &ref) {
-				outs = append(outs, ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: "refused", Refusal: ref})
+				outs = append(outs, ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeRefused, Refusal: ref})
 				continue
 			}
 			return outs, err
 		}
-		o := ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: r.Evidence.Outcome, ExitCode: r.Evidence.ExitCode}
+		o := ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
 		if r.State != machine.StateTombstoned {
 			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource gc",
 				Message: fmt.Sprintf("resource %s (%s) destroy exited %d: %s; the ledger keeps it for GC", r.Name, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}

@@ -3,134 +3,127 @@ package steps
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
-	"github.com/custody-sh/custody/store"
 )
 
-// ResumeItem is what resume did with one record that carried an intent.
-type ResumeItem struct {
-	ID      string               `json:"id"`
-	Action  machine.ResumeAction `json:"action,omitempty"`
-	Outcome string               `json:"outcome"`
-	Refusal *machine.Refusal     `json:"refusal,omitempty"`
+// worktreeWorkflow is the worktree kind's part in resume: the rules of
+// machine.DecideResume and what carries each out.
+func worktreeWorkflow() Workflow[machine.Record] {
+	return Workflow[machine.Record]{
+		Kind: machine.KindWorktree,
+		TakeOver: func(ctx context.Context, e *Env, rec machine.Record) (machine.Record, error) {
+			in := *rec.Intent
+			in.Holder = e.Holder
+			return e.fire(ctx, rec, machine.TriggerTakeOver, machine.Firing{Intent: &in}, "resumed")
+		},
+		Decide: func(ctx context.Context, e *Env, rec machine.Record) (string, *machine.Refusal, error) {
+			obs, dest, err := e.observeResume(ctx, rec)
+			if err != nil {
+				return "", nil, err
+			}
+			action, ref := machine.DecideResume(rec, obs, dest)
+			return string(action), ref, nil
+		},
+		Continue: map[string]func(context.Context, *Env, machine.Record) ([]ResumeItem, error){
+			string(machine.ResumeActivate):           resumeActivate,
+			string(machine.ResumeDiscard):            resumeDiscard,
+			string(machine.ResumeRetryRemoval):       removalStep(carryOutRemoval),
+			string(machine.ResumeDropAdmin):          removalStep(settleRemoval),
+			string(machine.ResumeCompleteRemoval):    removalStep(settleRemoval),
+			string(machine.ResumeCompleteRelocation): relocationStep(machine.TriggerRelocated, machine.OutcomeRelocated),
+			string(machine.ResumeStepBack):           relocationStep(machine.TriggerStepBack, machine.OutcomeSteppedBack),
+		},
+	}
 }
 
-// Resume drives every record that carries an intent to exactly one outcome
-// (DESIGN §4). A record whose intent another live process holds is left
-// alone and reported in-progress; an observation that fits no rule is a
-// resume-unmatched refusal. Resume is idempotent.
-func Resume(ctx context.Context, e *Env) ([]ResumeItem, error) {
-	return ResumeTakingOver(ctx, e, nil)
+// observeResume observes rec, and for a relocation its destination too.
+func (e *Env) observeResume(ctx context.Context, rec machine.Record) (machine.WorktreeObservation, *machine.WorktreeObservation, error) {
+	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	if err != nil || rec.Intent == nil || rec.Intent.Kind != machine.IntentRelocation {
+		return obs, nil, err
+	}
+	at := rec
+	at.Path = rec.Intent.Destination
+	dest, _, err := e.observe(ctx, at, observe.Scope{})
+	return obs, &dest, err
 }
 
-// ResumeTakingOver is Resume that also takes over the intents of the
-// records named in takeOver whatever their holder: an operator's word that
-// the holder (on another host, or in a container that is gone) is dead,
-// since custody can observe liveness only on its own host.
-func ResumeTakingOver(ctx context.Context, e *Env, takeOver []string) ([]ResumeItem, error) {
-	recs, err := e.Store.WithIntents()
+func one(rec machine.Record, o machine.Outcome, r *machine.Refusal) []ResumeItem {
+	return []ResumeItem{{ID: rec.ID, Outcome: o, Refusal: r}}
+}
+
+// resumeActivate finishes a creation whose exact tree exists.
+func resumeActivate(ctx context.Context, e *Env, rec machine.Record) ([]ResumeItem, error) {
+	if _, _, err := complete(ctx, e, rec, false); err != nil {
+		var r *machine.Refusal
+		if errors.As(err, &r) && r.Code == machine.CodeCreateFailed {
+			return one(rec, machine.OutcomeRolledBack, r), nil
+		}
+		return nil, err
+	}
+	return one(rec, machine.OutcomeActivated, nil), nil
+}
+
+// resumeDiscard tombstones a creation that made nothing, deleting the
+// untouched branch by compare-and-swap.
+func resumeDiscard(ctx context.Context, e *Env, rec machine.Record) ([]ResumeItem, error) {
+	obs, _, err := e.observe(ctx, rec, observe.Scope{})
 	if err != nil {
 		return nil, err
 	}
-	forced := map[string]bool{}
-	for _, id := range takeOver {
-		forced[id] = true
-	}
-	var out []ResumeItem
-	for _, rec := range recs {
-		if !forced[rec.ID] && holderAlive(rec.Intent.Holder, e.Holder) {
-			out = append(out, ResumeItem{ID: rec.ID, Outcome: "in-progress", Refusal: inProgress(rec)})
-			continue
-		}
-		out = append(out, resumeOne(ctx, e, rec))
-	}
-	res, err := resumeResources(ctx, e)
-	return append(out, res...), err
-}
-
-func inProgress(rec machine.Record) *machine.Refusal {
-	h := rec.Intent.Holder
-	return &machine.Refusal{Code: machine.CodeInProgress, Path: rec.Path, Retry: "custody resume (or, once that process is surely gone: custody resume --take-over " + rec.ID + ")",
-		Message: fmt.Sprintf("%s has a %s intent held by live process %d on %s", rec.ID, rec.Intent.Kind, h.PID, h.Host)}
-}
-
-// resumeOne applies the resume rule that fits rec now.
-func resumeOne(ctx context.Context, e *Env, rec machine.Record) ResumeItem {
-	item := ResumeItem{ID: rec.ID}
-	fail := func(err error) ResumeItem {
-		item.Outcome = "refused"
-		var r *machine.Refusal
-		if errors.As(err, &r) {
-			item.Refusal = r
-		} else {
-			item.Refusal = &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: "custody resume", Message: err.Error()}
-		}
-		return item
-	}
-	if rec.Intent.Holder != e.Holder {
-		// Take the intent over first: of two processes resuming it, only
-		// the one whose compare-and-swap wins goes on.
-		in := *rec.Intent
-		in.Holder = e.Holder
-		taken, err := e.fire(ctx, rec, machine.TriggerTakeOver, machine.Firing{Intent: &in}, "resumed")
-		if errors.Is(err, store.ErrConflict) {
-			item.Outcome = "in-progress"
-			return item
-		}
-		if err != nil {
-			return fail(err)
-		}
-		rec = taken
-	}
-	obs, _, err := e.observe(ctx, rec, observe.Scope{})
-	if err != nil {
-		return fail(err)
-	}
-	action, ref := machine.DecideResume(rec, obs)
-	item.Action = action
-	if ref != nil {
-		item.Outcome, item.Refusal = "refused", ref
-		return item
-	}
-	switch action {
-	case machine.ResumeActivate:
-		if _, _, err := complete(ctx, e, rec, false); err != nil {
-			var r *machine.Refusal
-			if errors.As(err, &r) && r.Code == machine.CodeCreateFailed {
-				item.Outcome, item.Refusal = "rolled-back", r
-				return item
-			}
-			return fail(err)
-		}
-		item.Outcome = "activated"
-	case machine.ResumeDiscard:
-		bo, reason := machine.BranchAbsent, ""
-		if obs.BranchTip != "" {
-			bo, reason = casDeleteBranch(ctx, e, rec.Branch, rec.Intent.Commit)
-		}
+	bo, reason := machine.BranchAbsent, ""
+	if obs.BranchTip != "" {
+		bo, reason = casDeleteBranch(ctx, e, rec.Branch, rec.Intent.Commit)
 		if obs, _, err = e.observe(ctx, rec, observe.Scope{}); err != nil {
-			return fail(err)
+			return nil, err
 		}
-		if _, err := e.fire(ctx, rec, machine.TriggerDiscard, machine.Firing{Obs: obs,
-			Evidence: machine.Evidence{BranchOutcome: bo, BranchReason: reason}}, "discarded: nothing was made"); err != nil {
-			return fail(err)
-		}
-		item.Outcome = "discarded"
-	case machine.ResumeRetryRemoval:
-		o, err := carryOutRemoval(ctx, e, rec)
-		if err != nil {
-			return fail(err)
-		}
-		item.Outcome, item.Refusal = o.Outcome, o.Refusal
-	case machine.ResumeDropAdmin, machine.ResumeCompleteRemoval:
-		o, err := settleRemoval(ctx, e, rec)
-		if err != nil {
-			return fail(err)
-		}
-		item.Outcome, item.Refusal = o.Outcome, o.Refusal
 	}
-	return item
+	if _, err := e.fire(ctx, rec, machine.TriggerDiscard, machine.Firing{Obs: obs,
+		Evidence: machine.Evidence{BranchOutcome: bo, BranchReason: reason}}, "discarded: nothing was made"); err != nil {
+		return nil, err
+	}
+	return one(rec, machine.OutcomeDiscarded, nil), nil
+}
+
+// removalStep carries out or settles an interrupted removal.
+func removalStep(step func(context.Context, *Env, machine.Record) (Outcome, error)) func(context.Context, *Env, machine.Record) ([]ResumeItem, error) {
+	return func(ctx context.Context, e *Env, rec machine.Record) ([]ResumeItem, error) {
+		o, err := step(ctx, e, rec)
+		if err != nil {
+			return nil, err
+		}
+		return one(rec, o.Outcome, o.Refusal), nil
+	}
+}
+
+// relocationStep fires t over fresh observations of a relocation's source
+// and destination.
+func relocationStep(t machine.Trigger, o machine.Outcome) func(context.Context, *Env, machine.Record) ([]ResumeItem, error) {
+	return func(ctx context.Context, e *Env, rec machine.Record) ([]ResumeItem, error) {
+		obs, dest, err := e.observeResume(ctx, rec)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := e.fire(ctx, rec, t, machine.Firing{Obs: obs, Dest: dest}, string(o)); err != nil {
+			return nil, err
+		}
+		return one(rec, o, nil), nil
+	}
+}
+
+// resumeRecord resumes one worktree record that carries an intent (a
+// command converging on its own interrupted step) and reports its item.
+func resumeRecord(ctx context.Context, e *Env, rec machine.Record) ResumeItem {
+	items, err := worktreeWorkflow().resumeOne(ctx, e, rec, false)
+	if err != nil {
+		return refusedItem(ResumeItem{ID: rec.ID, Kind: machine.KindWorktree}, rec, err)
+	}
+	for _, it := range items {
+		if it.ID == rec.ID {
+			return it
+		}
+	}
+	return ResumeItem{ID: rec.ID, Kind: machine.KindWorktree}
 }

@@ -38,7 +38,7 @@ func (s *Store) Check() ([]Problem, error) {
 			if rec.ID != string(k) {
 				add("record "+string(k), "", "is stored under the wrong key (id %q)", rec.ID)
 			}
-			hasIntent := ints.Get(k) != nil
+			hasIntent := ints.Get(intentKey(machine.KindWorktree, string(k))) != nil
 			if (rec.Intent != nil) != hasIntent {
 				add("record "+string(k), "custody resume", "intent index disagrees with the record")
 			}
@@ -52,7 +52,11 @@ func (s *Store) Check() ([]Problem, error) {
 		}
 		recs := tx.Bucket(bucketRecords)
 		err = ints.ForEach(func(k, _ []byte) error {
-			if recs.Get(k) == nil {
+			kind, id, _ := splitIntentKey(k)
+			if kind != machine.KindWorktree {
+				return nil
+			}
+			if recs.Get([]byte(id)) == nil {
 				add("intent "+string(k), "", "is indexed for a record that does not exist")
 			}
 			return nil

@@ -40,6 +40,9 @@ var (
 	ErrConflict = errors.New("record changed concurrently; nothing was written")
 	// ErrNotFound is returned when a record does not exist.
 	ErrNotFound = errors.New("no such record")
+	// ErrUnknownKind is returned when a record's kind has no bucket in the
+	// store's schema; nothing was written.
+	ErrUnknownKind = errors.New("no bucket holds records of this kind; nothing was written")
 )
 
 // Errors of reading a journal export.

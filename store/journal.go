@@ -12,27 +12,39 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Entry is one journal entry: one state change of one record. Entries are
+// Entry is one journal entry: one state change of one record of any kind,
+// or (Event set) an event that is not a transition. Entries are
 // append-only; each is chained to the previous by Hash =
 // sha256(Prev || sha256(canonical body)), where the canonical body is the
 // entry's JSON object without "hash", keys sorted, compact.
 type Entry struct {
-	Seq     uint64          `json:"seq"`
-	At      time.Time       `json:"at"`
-	Record  string          `json:"record"`
-	Kind    string          `json:"kind"`
-	From    string          `json:"from"`
-	To      string          `json:"to"`
-	Trigger string          `json:"trigger"`
-	Intent  *machine.Intent `json:"intent"`
-	// ResourceIntent is set instead of Intent on resource entries.
-	ResourceIntent *machine.ResourceIntent `json:"resource_intent,omitempty"`
-	Proof          *machine.Proof          `json:"proof"`
-	Observation    string                  `json:"observation"`
-	Outcome        string                  `json:"outcome"`
-	Actor          string                  `json:"actor"`
-	Prev           string                  `json:"prev"`
-	Hash           string                  `json:"hash,omitempty"`
+	Seq     uint64    `json:"seq"`
+	At      time.Time `json:"at"`
+	Record  string    `json:"record"`
+	Kind    string    `json:"kind"`
+	From    string    `json:"from"`
+	To      string    `json:"to"`
+	Trigger string    `json:"trigger"`
+	// Intent is the intent the record carries after the transition, as
+	// the record's kind stores it: Kind says how to read it (a
+	// machine.Intent for worktrees, a machine.ResourceIntent for
+	// resources). null when there is none.
+	Intent json.RawMessage `json:"intent"`
+	// LegacyResourceIntent is where entries written before the intent
+	// became kind-discriminated carried a resource's intent. It is read,
+	// never written, so those entries still verify.
+	LegacyResourceIntent json.RawMessage `json:"resource_intent,omitempty"`
+	Proof                *machine.Proof  `json:"proof"`
+	Observation          string          `json:"observation"`
+	Outcome              string          `json:"outcome"`
+	Actor                string          `json:"actor"`
+	// Event names an entry that is not a transition (an observation, a
+	// proposal, an approval); From, To and Trigger are then empty.
+	Event string `json:"event,omitempty"`
+	// Detail is the event's content.
+	Detail json.RawMessage `json:"detail,omitempty"`
+	Prev   string          `json:"prev"`
+	Hash   string          `json:"hash,omitempty"`
 }
 
 // appendJournal chains e to the journal head and stores it under the next

@@ -157,7 +157,7 @@ func TestJournalEntryPerCommit(t *testing.T) {
 			From:        tr.Before.State.String(),
 			To:          tr.After.State.String(),
 			Trigger:     string(tr.Trigger),
-			Intent:      tr.After.Intent,
+			Intent:      intentJSON(t, tr.After.Intent),
 			Proof:       tr.Proof,
 			Observation: tr.Observation,
 			Outcome:     tr.Outcome,
@@ -214,4 +214,17 @@ func TestJournalCallbackErrorStops(t *testing.T) {
 	if !errors.Is(err, stop) || calls != 3 {
 		t.Errorf("Journal with fn failing on the 3rd entry = %v after %d calls, want the error after 3", err, calls)
 	}
+}
+
+// intentJSON is the journal's form of a worktree intent: its JSON, or null.
+func intentJSON(t testing.TB, in *machine.Intent) json.RawMessage {
+	t.Helper()
+	if in == nil {
+		return json.RawMessage("null")
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

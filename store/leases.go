@@ -26,18 +26,10 @@ func (s *Store) Leases() (map[string]*machine.Lease, error) {
 
 // PutLease stores (or replaces) the lease on its record.
 func (s *Store) PutLease(l machine.Lease) error {
-	b, err := json.Marshal(l)
-	if err != nil {
-		return err
-	}
-	return s.update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketLeases).Put([]byte(l.Record), b)
-	})
+	return s.update(func(tx *bolt.Tx) error { return AcquireLease(l).apply(tx, s) })
 }
 
 // DropLease removes the lease on record id, if any.
 func (s *Store) DropLease(id string) error {
-	return s.update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketLeases).Delete([]byte(id))
-	})
+	return s.update(func(tx *bolt.Tx) error { return ReleaseLease(id).apply(tx, s) })
 }

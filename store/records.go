@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 
@@ -10,150 +9,101 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Get returns the record with id.
-func (s *Store) Get(id string) (machine.Record, error) {
-	var rec machine.Record
+// Load returns the record of kind with id.
+func Load[R machine.Row](s *Store, kind machine.Kind, id string) (R, error) {
+	var r R
 	err := s.view(func(tx *bolt.Tx) error {
-		r, err := getRecord(tx, id)
-		rec = r
-		return err
-	})
-	return rec, err
-}
-
-func getRecord(tx *bolt.Tx, id string) (machine.Record, error) {
-	var rec machine.Record
-	b := tx.Bucket(bucketRecords).Get([]byte(id))
-	if b == nil {
-		return rec, fmt.Errorf("record %s: %w", id, ErrNotFound)
-	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		return rec, fmt.Errorf("record %s: %w (%v)", id, ErrCorrupt, err)
-	}
-	return rec, nil
-}
-
-// List returns every record, sorted by id.
-func (s *Store) List() ([]machine.Record, error) {
-	var out []machine.Record
-	err := s.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRecords).ForEach(func(k, v []byte) error {
-			var rec machine.Record
-			if err := json.Unmarshal(v, &rec); err != nil {
-				return fmt.Errorf("record %s: %w (%v)", k, ErrCorrupt, err)
-			}
-			out = append(out, rec)
-			return nil
-		})
-	})
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, err
-}
-
-// Transition is one state change to persist.
-type Transition struct {
-	// Before is the record as loaded (zero Rev for a new record).
-	Before machine.Record
-	// After is machine.Next's result.
-	After   machine.Record
-	Trigger machine.Trigger
-	// Observation is the fingerprint of the observation the guard held
-	// over.
-	Observation string
-	Proof       *machine.Proof
-	Outcome     string
-	Actor       string
-}
-
-// Commit persists t in one transaction: the record (by compare-and-swap on
-// its revision), its intent index, and a journal entry chained to the
-// previous one. It returns ErrConflict, writing nothing, if the stored record
-// is not t.Before.
-func (s *Store) Commit(t Transition) error {
-	return s.update(func(tx *bolt.Tx) error {
-		recs := tx.Bucket(bucketRecords)
-		cur := recs.Get([]byte(t.After.ID))
-		switch {
-		case cur == nil && t.Before.Rev != 0:
-			return fmt.Errorf("record %s: %w (it no longer exists)", t.After.ID, ErrConflict)
-		case cur == nil && t.Before.State != machine.StateNone:
-			return fmt.Errorf("record %s: %w (it does not exist)", t.After.ID, ErrConflict)
-		case cur != nil:
-			var stored machine.Record
-			if err := json.Unmarshal(cur, &stored); err != nil {
-				return fmt.Errorf("record %s: %w (%v)", t.After.ID, ErrCorrupt, err)
-			}
-			if t.Before.State == machine.StateNone {
-				return fmt.Errorf("record %s: %w (it already exists)", t.After.ID, ErrConflict)
-			}
-			if stored.Rev != t.Before.Rev || stored.State != t.Before.State {
-				return fmt.Errorf("record %s: %w (revision %d is now %d, %s)", t.After.ID, ErrConflict, t.Before.Rev, stored.Rev, stored.State)
-			}
-		}
-		if cur == nil && t.After.Port != 0 {
-			// A new record's port must be free among live records: checked
-			// here, in the transaction that claims it.
-			err := recs.ForEach(func(k, v []byte) error {
-				var o machine.Record
-				if json.Unmarshal(v, &o) == nil && o.State != machine.StateTombstoned && o.Port == t.After.Port {
-					return fmt.Errorf("record %s: %w (port %d is held by %s)", t.After.ID, ErrConflict, o.Port, o.ID)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-		}
-		b, err := json.Marshal(t.After)
+		b, err := s.kindBucket(tx, kind)
 		if err != nil {
 			return err
 		}
-		if err := recs.Put([]byte(t.After.ID), b); err != nil {
-			return err
-		}
-		ints := tx.Bucket(bucketIntents)
-		if t.After.Intent != nil {
-			ib, err := json.Marshal(t.After.Intent)
-			if err != nil {
-				return err
-			}
-			if err := ints.Put([]byte(t.After.ID), ib); err != nil {
-				return err
-			}
-		} else if err := ints.Delete([]byte(t.After.ID)); err != nil {
-			return err
-		}
-		return appendJournal(tx, Entry{
-			At:          t.After.UpdatedAt,
-			Record:      t.After.ID,
-			Kind:        string(t.After.Kind),
-			From:        t.Before.State.String(),
-			To:          t.After.State.String(),
-			Trigger:     string(t.Trigger),
-			Intent:      t.After.Intent,
-			Proof:       t.Proof,
-			Observation: t.Observation,
-			Outcome:     t.Outcome,
-			Actor:       t.Actor,
-		})
+		r, err = decodeRow[R](kind, id, b.Get([]byte(id)))
+		return err
 	})
+	return r, err
 }
 
-// WithIntents returns the records that carry an intent, sorted by id.
-func (s *Store) WithIntents() ([]machine.Record, error) {
-	var out []machine.Record
+// ListKind returns every record of kind, sorted by id.
+func ListKind[R machine.Row](s *Store, kind machine.Kind) ([]R, error) {
+	var out []R
 	err := s.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketIntents).ForEach(func(k, _ []byte) error {
-			rec, err := getRecord(tx, string(k))
-			if errors.Is(err, ErrNotFound) {
-				return nil // an index entry without its record: Check reports it
-			}
+		b, err := s.kindBucket(tx, kind)
+		if err != nil {
+			return err
+		}
+		return b.ForEach(func(k, v []byte) error {
+			r, err := decodeRow[R](kind, string(k), v)
 			if err != nil {
 				return err
 			}
-			out = append(out, rec)
+			out = append(out, r)
 			return nil
 		})
 	})
+	sort.Slice(out, func(i, j int) bool { return out[i].RowID() < out[j].RowID() })
 	return out, err
+}
+
+// WithIntentsOf returns the records of kind that carry an intent, read
+// through the intent index, sorted by id.
+func WithIntentsOf[R machine.Row](s *Store, kind machine.Kind) ([]R, error) {
+	var out []R
+	err := s.view(func(tx *bolt.Tx) error {
+		b, err := s.kindBucket(tx, kind)
+		if err != nil {
+			return err
+		}
+		prefix := intentKey(kind, "")
+		c := tx.Bucket(bucketIntents).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && len(k) > len(prefix) && string(k[:len(prefix)]) == string(prefix); k, _ = c.Next() {
+			_, id, _ := splitIntentKey(k)
+			v := b.Get([]byte(id))
+			if v == nil {
+				continue // an index entry without its record: Check reports it
+			}
+			r, err := decodeRow[R](kind, id, v)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].RowID() < out[j].RowID() })
+	return out, err
+}
+
+func (s *Store) kindBucket(tx *bolt.Tx, kind machine.Kind) (*bolt.Bucket, error) {
+	name, ok := s.schema.bucketOf(kind)
+	if !ok {
+		return nil, fmt.Errorf("%w (no bucket holds %s records)", ErrUnknownKind, kind)
+	}
+	return tx.Bucket([]byte(name)), nil
+}
+
+func decodeRow[R machine.Row](kind machine.Kind, id string, v []byte) (R, error) {
+	var r R
+	if v == nil {
+		return r, fmt.Errorf("%s %s: %w", kind, id, ErrNotFound)
+	}
+	if err := json.Unmarshal(v, &r); err != nil {
+		return r, fmt.Errorf("%s %s: %w (%v)", kind, id, ErrCorrupt, err)
+	}
+	return r, nil
+}
+
+// Get returns the worktree record with id.
+func (s *Store) Get(id string) (machine.Record, error) {
+	return Load[machine.Record](s, machine.KindWorktree, id)
+}
+
+// List returns every worktree record, sorted by id.
+func (s *Store) List() ([]machine.Record, error) {
+	return ListKind[machine.Record](s, machine.KindWorktree)
+}
+
+// WithIntents returns the worktree records that carry an intent, sorted by
+// id.
+func (s *Store) WithIntents() ([]machine.Record, error) {
+	return WithIntentsOf[machine.Record](s, machine.KindWorktree)
 }

@@ -80,6 +80,21 @@ func (s Schema) bucketOf(kind machine.Kind) (string, bool) {
 	return "", false
 }
 
+// hasPlainBucket reports whether name is a bucket of s that holds no
+// records and is not the store's own (meta, journal, intent index).
+func (s Schema) hasPlainBucket(name string) bool {
+	switch name {
+	case nameMeta, nameJournal, nameIntents:
+		return false
+	}
+	for _, b := range s.Buckets {
+		if b.Name == name && b.Kind == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // kinds returns the record kinds of s in bucket order.
 func (s Schema) kinds() []Bucket {
 	var out []Bucket

@@ -50,6 +50,8 @@ type Store struct {
 	timeout time.Duration
 	// ctx, when set, interrupts a wait for the lock.
 	ctx context.Context
+	// schema is the layout this store reads and writes.
+	schema Schema
 }
 
 // Path returns the state file's path.
@@ -66,7 +68,7 @@ func Open(path string, timeout time.Duration, create bool) (*Store, error) {
 // OpenContext is Open whose waits for the file lock (now and in every later
 // transaction) end when ctx is done.
 func OpenContext(ctx context.Context, path string, timeout time.Duration, create bool) (*Store, error) {
-	s := &Store{path: path, timeout: timeout, ctx: ctx}
+	s := &Store{path: path, timeout: timeout, ctx: ctx, schema: DefaultSchema()}
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		if !create {
 			return nil, fmt.Errorf("%s: %w", path, ErrNotInitialized)

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -741,7 +742,7 @@ func TestCommitResource(t *testing.T) {
 	v2 := res("w-000001/db", machine.StateActive, 2, nil)
 	other := res("a-000001/cache", machine.StateProvisioning, 1, nil)
 	commit := func(before, after machine.Resource, tr machine.Trigger) error {
-		return s.CommitResource(store.ResourceTransition{Before: before, After: after, Trigger: tr, Outcome: "ok", Actor: "test"})
+		return store.CommitChange(s, store.ResourceTransition{Before: before, After: after, Trigger: tr, Outcome: "ok", Actor: "test"})
 	}
 	for _, c := range []struct {
 		before, after machine.Resource
@@ -785,9 +786,13 @@ func TestCommitResource(t *testing.T) {
 		t.Fatalf("journal of %s has %d entries, want 2", v1.ID, len(entries))
 	}
 	first := entries[0].entry
+	var gotIntent *machine.ResourceIntent
+	if err := json.Unmarshal(first.Intent, &gotIntent); err != nil {
+		t.Fatalf("first resource entry's intent %s: %v", first.Intent, err)
+	}
 	if first.Kind != string(machine.KindResource) || first.From != "none" || first.To != "provisioning" ||
-		first.Intent != nil || !cmp.Equal(first.ResourceIntent, intent) {
-		t.Errorf("first resource entry = %+v", first)
+		first.LegacyResourceIntent != nil || !cmp.Equal(gotIntent, intent) {
+		t.Errorf("first resource entry = %+v, intent %+v", first, gotIntent)
 	}
 }
 

@@ -38,6 +38,6 @@ func (c *AdoptCmd) Run(a *App) error {
 	}
 	a.done(res, func(w io.Writer) {
 		fmt.Fprintf(w, "adopted %s as %s\nnext: custody finish %s when its work is done\n", res.Path, res.ID, res.ID)
-	}, false)
+	})
 	return nil
 }

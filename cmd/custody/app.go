@@ -62,10 +62,10 @@ type App struct {
 	// Dir is the directory custody acts from.
 	Dir string
 
-	result  any
-	human   func(w io.Writer)
-	pending bool
-	code    int
+	result any
+	human  func(w io.Writer)
+	// code, when set, overrides the exit code (plan --detailed-exitcode).
+	code *int
 	// resumePending is set when the automatic resume left something
 	// refused: the command then exits 3 even if its own work was done.
 	resumePending bool
@@ -162,15 +162,16 @@ type usageError struct{ err error }
 func (u *usageError) Error() string { return u.err.Error() }
 func (u *usageError) Unwrap() error { return u.err }
 
-// done records a command's result, its human rendering and whether
-// something was refused or is pending (exit 3).
-func (a *App) done(result any, human func(w io.Writer), pending bool) {
-	a.result, a.human, a.pending = result, human, pending
+// done records a command's result and its human rendering. Whether
+// something was refused or is pending (exit 3) is the result's to say
+// (machine.Pender), decided in exitCode.
+func (a *App) done(result any, human func(w io.Writer)) {
+	a.result, a.human = result, human
 }
 
 // exit overrides the exit code of a successful command (plan
 // --detailed-exitcode).
-func (a *App) exit(code int) { a.code = code }
+func (a *App) exit(code int) { a.code = &code }
 
 // env builds the workflow environment: the repository identified exactly
 // and its store opened with the lock timeout. create makes the store if it
@@ -224,21 +225,18 @@ func (a *App) mutatingEnv() (*steps.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := steps.Resume(a.Ctx, e)
+	res, err := steps.Resume(a.Ctx, e)
 	if err != nil {
 		return nil, err
 	}
-	for _, it := range items {
-		if it.Refusal != nil && it.Refusal.Code != machine.CodeInProgress {
-			a.resumePending = true
-		}
-	}
+	a.resumePending = res.LeftForUs()
 	if !a.Globals.JSON {
-		for _, it := range items {
-			fmt.Fprintf(a.Stderr, "resumed %s: %s\n", it.ID, it.Outcome)
+		for _, it := range res.Items {
 			if it.Refusal != nil {
-				fmt.Fprintf(a.Stderr, "\t%s\n", it.Refusal.Error())
+				writeRefusal(a.Stderr, fmt.Sprintf("resumed %s: %s", it.ID, it.Outcome), it.Refusal)
+				continue
 			}
+			fmt.Fprintf(a.Stderr, "resumed %s: %s\n", it.ID, it.Outcome)
 		}
 	}
 	return e, nil

@@ -50,14 +50,16 @@ func (c *ApplyCmd) Run(a *App) error {
 	a.done(res, func(w io.Writer) {
 		rows := [][]string{}
 		for _, it := range res.Items {
-			rows = append(rows, []string{it.Outcome, it.ID})
+			rows = append(rows, []string{string(it.Outcome), it.ID})
 		}
 		table(w, rows)
 		for _, it := range res.Items {
 			if it.Refusal != nil {
-				fmt.Fprintf(w, "%s %s [%s]: %s\n", it.Outcome, it.ID, it.Refusal.Code, it.Refusal.Message)
-				if it.Refusal.Retry != "" {
-					fmt.Fprintf(w, "\tto retry: %s\n", it.Refusal.Retry)
+				writeRefusal(w, string(it.Outcome)+" "+it.ID, it.Refusal)
+			}
+			for _, r := range it.Resources {
+				if r.Refusal != nil {
+					writeRefusal(w, string(r.Outcome)+" "+r.ID, r.Refusal)
 				}
 			}
 		}
@@ -67,7 +69,7 @@ func (c *ApplyCmd) Run(a *App) error {
 		if res.Interrupted != "" {
 			fmt.Fprintf(w, "%s\n\tnext: custody resume, then custody apply %s\n", res.Interrupted, machine.QuoteArg(c.Plan))
 		}
-	}, res.Pending())
+	})
 	return nil
 }
 

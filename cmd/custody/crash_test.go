@@ -132,7 +132,7 @@ func csResumeOnce(t *testing.T, r *fixtures.Repo, v csVariant, point, id, want s
 	switch {
 	case finished && len(items) != 0:
 		t.Fatalf("resume after a resume that finished: want nothing to do, got\n%s", res)
-	case !finished && (len(items) != 1 || items[0].ID != id || items[0].Outcome != want || items[0].Refusal != nil):
+	case !finished && (len(items) != 1 || items[0].ID != id || string(items[0].Outcome) != want || items[0].Refusal != nil):
 		t.Fatalf("resume after the kill at %s: want %s %s, got\n%s", point, want, id, res)
 	}
 }
@@ -548,7 +548,7 @@ func csShow(t testing.TB, r *fixtures.Repo, id string) csShowResult {
 func csOutcomes(ap steps.ApplyResult) map[string]string {
 	m := map[string]string{}
 	for _, it := range ap.Items {
-		m[it.ID] = it.Outcome
+		m[it.ID] = string(it.Outcome)
 	}
 	return m
 }
@@ -697,7 +697,7 @@ func TestCrashResumeDropAdmin(t *testing.T) {
 	}
 	res := mustCustody(t, r, 0, "resume", "--json")
 	items := csDecode[csResumeResult](t, res).Items
-	if len(items) != 1 || items[0].ID != s.merged || items[0].Action != machine.ResumeDropAdmin || items[0].Outcome != "removed" {
+	if len(items) != 1 || items[0].ID != s.merged || items[0].Action != string(machine.ResumeDropAdmin) || items[0].Outcome != "removed" {
 		t.Fatalf("resume: want %s drop-admin-entry → removed, got\n%s", s.merged, res)
 	}
 	got := s.end(t)

@@ -39,7 +39,7 @@ func (c *DoctorCmd) Run(a *App) error {
 	if problems == nil {
 		problems = []store.Problem{}
 	}
-	a.done(map[string]any{"state": e.Store.Path(), "problems": problems}, func(w io.Writer) {
+	a.done(doctorResult{State: e.Store.Path(), Problems: problems}, func(w io.Writer) {
 		for _, p := range problems {
 			fmt.Fprintf(w, "%s: %s\n", p.Where, p.What)
 			if p.Fix != "" {
@@ -51,6 +51,15 @@ func (c *DoctorCmd) Run(a *App) error {
 		} else {
 			fmt.Fprintf(w, "%d problems found\n", len(problems))
 		}
-	}, len(problems) > 0)
+	})
 	return nil
 }
+
+// doctorResult is what doctor found.
+type doctorResult struct {
+	State    string          `json:"state"`
+	Problems []store.Problem `json:"problems"`
+}
+
+// Pending reports whether doctor found a problem (exit 3).
+func (r doctorResult) Pending() bool { return len(r.Problems) > 0 }

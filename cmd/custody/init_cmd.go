@@ -49,6 +49,6 @@ func (c *InitCmd) Run(a *App) error {
 			fmt.Fprint(w, " (added to .git/info/exclude)")
 		}
 		fmt.Fprintln(w, "\nnext: custody new NAME")
-	}, false)
+	})
 	return nil
 }

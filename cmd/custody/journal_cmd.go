@@ -71,7 +71,7 @@ func (c *JournalExportCmd) Run(a *App) error {
 			return err
 		}
 	}
-	a.done(map[string]any{"out": c.Out}, nil, false)
+	a.done(map[string]any{"out": c.Out}, nil)
 	return nil
 }
 
@@ -109,7 +109,7 @@ func (c *JournalVerifyCmd) Run(a *App) error {
 			fmt.Fprintf(w, " (%d redacted entries checked by chain only)", rep.Redacted)
 		}
 		fmt.Fprintln(w)
-	}, false)
+	})
 	return nil
 }
 
@@ -134,6 +134,6 @@ func (c *JournalHeadCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	a.done(map[string]any{"seq": seq, "head": head}, func(w io.Writer) { fmt.Fprintf(w, "%d %s\n", seq, head) }, false)
+	a.done(map[string]any{"seq": seq, "head": head}, func(w io.Writer) { fmt.Fprintf(w, "%d %s\n", seq, head) })
 	return nil
 }

@@ -70,25 +70,20 @@ func (c *ReopenCmd) Run(a *App) error {
 
 // outcomes reports per-record outcomes; any refusal makes the exit 3.
 func (a *App) outcomes(out []steps.Outcome, next string) {
-	pending := false
-	for _, o := range out {
-		if o.Refusal != nil {
-			pending = true
-		}
-	}
-	a.done(map[string]any{"items": out}, func(w io.Writer) {
+	res := steps.Outcomes{Items: out}
+	a.done(res, func(w io.Writer) {
 		rows := [][]string{}
 		for _, o := range out {
-			rows = append(rows, []string{o.ID, o.Outcome})
+			rows = append(rows, []string{o.ID, string(o.Outcome)})
 		}
 		table(w, rows)
 		for _, o := range out {
 			if o.Refusal != nil {
-				fmt.Fprintf(w, "%s [%s]: %s\n\tto retry: %s\n", o.ID, o.Refusal.Code, o.Refusal.Message, o.Refusal.Retry)
+				writeRefusal(w, o.ID, o.Refusal)
 			}
 		}
-		if next != "" && !pending {
+		if next != "" && !res.Pending() {
 			fmt.Fprintf(w, "next: %s\n", next)
 		}
-	}, pending)
+	})
 }

@@ -58,6 +58,6 @@ func (c *ListCmd) Run(a *App) error {
 			rows = append(rows, []string{r.ID, string(r.State), in, r.Path})
 		}
 		table(w, rows)
-	}, false)
+	})
 	return nil
 }

@@ -31,6 +31,6 @@ func (c *NewCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	a.done(res, func(w io.Writer) { fmt.Fprintln(w, res.Path) }, false)
+	a.done(res, func(w io.Writer) { fmt.Fprintln(w, res.Path) })
 	return nil
 }

@@ -43,14 +43,22 @@ type errorBody struct {
 	Retry   string `json:"retry,omitempty"`
 }
 
+// exitCode is the one place a successful command's exit code is decided:
+// 3 when its result (machine.Pender) or the resume it ran first left
+// something refused or pending, else 0; a command's own override (plan
+// --detailed-exitcode) wins.
+func (a *App) exitCode() int {
+	if a.code != nil {
+		return *a.code
+	}
+	if p, ok := a.result.(machine.Pender); ok && p.Pending() || a.resumePending {
+		return exitPending
+	}
+	return exitOK
+}
+
 func (a *App) succeed() int {
-	code := exitOK
-	if a.pending || a.resumePending {
-		code = exitPending
-	}
-	if a.code != 0 {
-		code = a.code
-	}
+	code := a.exitCode()
 	if a.Globals.JSON {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
@@ -113,10 +121,7 @@ func (a *App) fail(jsonOut bool, command string, err error) int {
 	if command != "" {
 		prefix += " " + strings.Fields(command)[0]
 	}
-	fmt.Fprintf(a.Stderr, "%s: %s [%s]\n", prefix, body.Message, body.Code)
-	if body.Retry != "" {
-		fmt.Fprintf(a.Stderr, "\tnext: %s\n", body.Retry)
-	}
+	writeRefusal(a.Stderr, prefix, &machine.Refusal{Code: machine.Code(body.Code), Message: body.Message, Retry: body.Retry})
 	return exitError
 }
 

@@ -44,14 +44,12 @@ func (c *PlanCmd) Run(a *App) error {
 		}
 	}
 	remove, _ := plan.Counts()
-	pending := plan.Pending()
-	a.done(plan, func(w io.Writer) { renderPlan(w, plan, c.Out) }, pending)
+	a.done(plan, func(w io.Writer) { renderPlan(w, plan, c.Out) })
 	if c.Detailed {
 		if remove > 0 {
 			a.exit(exitPlanned)
 		} else {
 			a.exit(exitOK)
-			a.pending = false
 		}
 	}
 	return nil
@@ -77,10 +75,7 @@ func renderPlan(w io.Writer, plan machine.Plan, out string) {
 	table(w, rows)
 	for _, it := range plan.Items {
 		for _, r := range it.Refusals {
-			fmt.Fprintf(w, "kept %s [%s]: %s\n", it.ID, r.Code, r.Message)
-			if r.Retry != "" {
-				fmt.Fprintf(w, "\tto retry: %s\n", r.Retry)
-			}
+			writeRefusal(w, "kept "+it.ID, &r)
 		}
 	}
 	remove, keep := plan.Counts()

@@ -55,7 +55,7 @@ func (c *ResourceIdentityCmd) Run(a *App) error {
 	if r, err := e.Store.GetResource(id + "/" + c.Name); err == nil {
 		h = r.Handle
 	}
-	a.done(map[string]string{"id": id, "name": c.Name, "handle": h, "ident": machine.Ident(h)}, func(w io.Writer) { fmt.Fprintln(w, h) }, false)
+	a.done(map[string]string{"id": id, "name": c.Name, "handle": h, "ident": machine.Ident(h)}, func(w io.Writer) { fmt.Fprintln(w, h) })
 	return nil
 }
 
@@ -88,21 +88,17 @@ func (c *ResourceEnsureCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	pending := false
-	for _, o := range outs {
-		pending = pending || o.Refusal != nil
-	}
-	a.done(map[string]any{"id": id, "resources": outs}, func(w io.Writer) {
+	a.done(steps.EnsureResult{ID: id, Resources: outs}, func(w io.Writer) {
 		if len(outs) == 0 {
 			fmt.Fprintln(w, "no ensure commands to run")
 		}
 		for _, o := range outs {
 			fmt.Fprintf(w, "%s %s (exit %d)\n", o.Outcome, o.Handle, o.ExitCode)
 			if o.Refusal != nil {
-				fmt.Fprintf(w, "\t%s\n", o.Refusal.Message)
+				writeRefusal(w, string(o.Outcome)+" "+o.ID, o.Refusal)
 			}
 		}
-	}, pending)
+	})
 	return nil
 }
 
@@ -137,26 +133,17 @@ func (c *ResourceGCCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	pending := false
-	for _, it := range items {
-		switch {
-		case it.Outcome == "failed" || it.Outcome == "refused":
-			pending = true
-		case it.Outcome == "kept" && it.Refusal != nil && it.Refusal.Code != machine.CodeWorktreeLive && it.Refusal.Code != machine.CodeInProgress:
-			pending = true // an orphan GC may not reclaim (gc = false, a token)
-		}
-	}
-	a.done(map[string]any{"dry_run": c.DryRun, "items": items}, func(w io.Writer) {
+	a.done(steps.GCResult{DryRun: c.DryRun, Items: items}, func(w io.Writer) {
 		if len(items) == 0 {
 			fmt.Fprintln(w, "the ledger holds no live resources")
 		}
 		for _, it := range items {
 			fmt.Fprintf(w, "%-13s %s (%s)\n", it.Outcome, it.ID, it.Handle)
 			if it.Refusal != nil {
-				fmt.Fprintf(w, "\t[%s] %s\n", it.Refusal.Code, it.Refusal.Message)
+				writeRefusal(w, "\t"+string(it.Outcome)+" "+it.ID, it.Refusal)
 			}
 		}
-	}, pending)
+	})
 	return nil
 }
 
@@ -199,6 +186,6 @@ func (c *ResourceListCmd) Run(a *App) error {
 			rows = append(rows, []string{r.ID, string(r.State), r.Handle, r.Evidence.Outcome})
 		}
 		table(w, rows)
-	}, false)
+	})
 	return nil
 }

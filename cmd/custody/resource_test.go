@@ -322,7 +322,7 @@ func (w *rtWorld) gc(t testing.TB, want int, dry bool) rtGC {
 func rtGCOutcomes(g rtGC) []string {
 	var out []string
 	for _, it := range g.Items {
-		s := it.ID + " " + it.Outcome
+		s := it.ID + " " + string(it.Outcome)
 		if it.Refusal != nil {
 			s += " " + string(it.Refusal.Code)
 		}
@@ -350,7 +350,7 @@ func TestResourceLifecycleOrder(t *testing.T) {
 	}
 	var outs []string
 	for _, o := range made.Resources {
-		outs = append(outs, o.ID+" "+o.Handle+" "+o.Outcome)
+		outs = append(outs, o.ID+" "+o.Handle+" "+string(o.Outcome))
 	}
 	if d := cmp.Diff([]string{id + "/b " + hb + " created", id + "/a " + ha + " created"}, outs); d != "" {
 		t.Errorf("new --json resources (-want +got):\n%s", d)
@@ -384,7 +384,7 @@ func TestResourceLifecycleOrder(t *testing.T) {
 	}
 	var torn []string
 	for _, o := range ap.Items[0].Resources {
-		torn = append(torn, o.ID+" "+o.Outcome)
+		torn = append(torn, o.ID+" "+string(o.Outcome))
 		if o.Refusal != nil {
 			t.Errorf("teardown of %s refused: %+v", o.ID, o.Refusal)
 		}
@@ -825,7 +825,7 @@ func TestResourcePlanOrphans(t *testing.T) {
 	ap := rtDecode[steps.ApplyResult](t, mustCustody(t, w.r, 0, "apply", file, "--json"))
 	got := map[string]string{}
 	for _, o := range ap.Items {
-		got[o.ID] = o.Outcome
+		got[o.ID] = string(o.Outcome)
 	}
 	if d := cmp.Diff(map[string]string{gone.ID + "/db": "destroyed", done.ID: "removed"}, got); d != "" {
 		t.Errorf("apply (-want +got):\n%s", d)

@@ -27,29 +27,21 @@ func (c *ResumeCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	items, err := steps.ResumeTakingOver(a.Ctx, e, c.TakeOver)
+	res, err := steps.ResumeTakingOver(a.Ctx, e, c.TakeOver)
 	if err != nil {
 		return err
 	}
-	pending := false
-	for _, it := range items {
-		if it.Refusal != nil {
-			pending = true
-		}
-	}
-	if items == nil {
-		items = []steps.ResumeItem{}
-	}
-	a.done(map[string]any{"items": items}, func(w io.Writer) {
-		if len(items) == 0 {
+	a.done(res, func(w io.Writer) {
+		if len(res.Items) == 0 {
 			fmt.Fprintln(w, "nothing to resume")
 		}
-		for _, it := range items {
-			fmt.Fprintf(w, "%s %s\n", it.Outcome, it.ID)
+		for _, it := range res.Items {
 			if it.Refusal != nil {
-				fmt.Fprintf(w, "\t%s\n", it.Refusal.Error())
+				writeRefusal(w, string(it.Outcome)+" "+it.ID, it.Refusal)
+				continue
 			}
+			fmt.Fprintf(w, "%s %s\n", it.Outcome, it.ID)
 		}
-	}, pending)
+	})
 	return nil
 }

@@ -94,7 +94,7 @@ func (c *ShowCmd) Run(a *App) error {
 		if v := res.Verdict; v != nil {
 			fmt.Fprintf(w, "verdict: %s\n", v.Action)
 			for _, r := range v.Refusals {
-				fmt.Fprintf(w, "  [%s] %s\n\tto retry: %s\n", r.Code, r.Message, r.Retry)
+				writeRefusal(w, " ", &r)
 			}
 		}
 		if len(res.Resources) > 0 {
@@ -107,7 +107,7 @@ func (c *ShowCmd) Run(a *App) error {
 		for _, j := range res.Journal {
 			fmt.Fprintf(w, "  %d %s %s -> %s (%s) %s\n", j.Seq, j.At.UTC().Format("2006-01-02T15:04:05Z"), j.From, j.To, j.Trigger, j.Outcome)
 		}
-	}, false)
+	})
 	return nil
 }
 

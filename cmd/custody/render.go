@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// writeRefusal is the one way every command prints a refusal, the go
+// command's way: the fact on one line, then the command that retries on an
+// indented line.
+//
+//	kept x-1a2b3c [untracked-files]: .worktrees/x-1a2b3c has 2 untracked files
+//		to retry: custody plan
+//
+// subject says what the refusal is about ("kept x-1a2b3c", "custody plan");
+// it may be empty.
+func writeRefusal(w io.Writer, subject string, r *machine.Refusal) {
+	if subject != "" {
+		subject += " "
+	}
+	fmt.Fprintf(w, "%s[%s]: %s\n\tto retry: %s\n", subject, r.Code, r.Message, retryOf(r))
+}
+
+// retryOf is r's retry command. A refusal made without one still gets a
+// command that shows what custody knows, so no refusal leaves a person
+// without a next step.
+func retryOf(r *machine.Refusal) string {
+	if r.Retry != "" {
+		return r.Retry
+	}
+	return "custody doctor"
+}

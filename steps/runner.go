@@ -1,0 +1,229 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/store"
+)
+
+// ResumeItem is what resume did with one record that carried an intent.
+type ResumeItem struct {
+	ID      string           `json:"id"`
+	Kind    machine.Kind     `json:"kind,omitempty"`
+	Action  string           `json:"action,omitempty"`
+	Outcome machine.Outcome  `json:"outcome"`
+	Refusal *machine.Refusal `json:"refusal,omitempty"`
+}
+
+// ResumeResult is everything one resume did, kind by kind.
+type ResumeResult struct {
+	Items []ResumeItem `json:"items"`
+}
+
+// Pending reports whether resume left something refused or held by
+// another process (exit 3).
+func (r ResumeResult) Pending() bool {
+	for _, it := range r.Items {
+		if machine.ItemPending(it.Outcome, it.Refusal) {
+			return true
+		}
+	}
+	return false
+}
+
+// LeftForUs reports whether resume left something refused that is not held
+// by another live process: what makes a mutating command, which resumes
+// first, exit 3. An intent another invocation is carrying out is that
+// invocation's to report.
+func (r ResumeResult) LeftForUs() bool {
+	for _, it := range r.Items {
+		if it.Outcome != machine.OutcomeInProgress && machine.ItemPending(it.Outcome, it.Refusal) {
+			return true
+		}
+	}
+	return false
+}
+
+// Workflow is one kind's part in the runner: how to find its records that
+// carry an intent, how to take one over, the pure decision for one, and the
+// continuation table that carries each decision out. Adding a kind means
+// writing one Workflow; the runner itself does not change.
+type Workflow[R machine.Row] struct {
+	Kind machine.Kind
+	// Pending lists the kind's records with an intent; nil means the
+	// store's intent index (store.WithIntentsOf).
+	Pending func(ctx context.Context, e *Env) ([]R, error)
+	// Skip reports a record the runner leaves alone this time (its
+	// resume belongs to another record's); it may be nil.
+	Skip func(ctx context.Context, e *Env, r R) (bool, error)
+	// TakeOver commits r's intent under e.Holder (a reentry by
+	// compare-and-swap); store.ErrConflict means another process won.
+	TakeOver func(ctx context.Context, e *Env, r R) (R, error)
+	// Decide observes r fresh and picks its one resume rule (a pure
+	// machine decision), or refuses.
+	Decide func(ctx context.Context, e *Env, r R) (string, *machine.Refusal, error)
+	// Continue maps each decision to the step that carries it out.
+	Continue map[string]func(ctx context.Context, e *Env, r R) ([]ResumeItem, error)
+}
+
+// Resumer is a Workflow with its record type erased, as the runner holds
+// every kind in one list.
+type Resumer interface {
+	kind() machine.Kind
+	resume(ctx context.Context, e *Env, forced map[string]bool) ([]ResumeItem, error)
+}
+
+// Resumer returns w for the runner.
+func (w Workflow[R]) Resumer() Resumer { return w }
+
+func (w Workflow[R]) kind() machine.Kind { return w.Kind }
+
+// DefaultWorkflows is custody's kinds in the order resume settles them:
+// worktrees first (their own resume re-drives a provisioning tree's
+// resources), then the resource ledger.
+func DefaultWorkflows() []Resumer {
+	return []Resumer{worktreeWorkflow().Resumer(), resourceWorkflow().Resumer()}
+}
+
+func (e *Env) workflows() []Resumer {
+	if e.Workflows != nil {
+		return e.Workflows
+	}
+	return DefaultWorkflows()
+}
+
+// Resume drives every record of every kind that carries an intent to
+// exactly one outcome (DESIGN §4). A record whose intent another live
+// process holds is left alone and reported in-progress; an observation
+// that fits no rule is a refusal naming what was seen. Resume is
+// idempotent.
+func Resume(ctx context.Context, e *Env) (ResumeResult, error) {
+	return ResumeTakingOver(ctx, e, nil)
+}
+
+// ResumeTakingOver is Resume that also takes over the intents of the
+// records named in takeOver (of any kind) whatever their holder: an
+// operator's word that the holder (on another host, or in a container that
+// is gone) is dead, since custody can observe liveness only on its own host.
+func ResumeTakingOver(ctx context.Context, e *Env, takeOver []string) (ResumeResult, error) {
+	forced := map[string]bool{}
+	for _, id := range takeOver {
+		forced[id] = true
+	}
+	res := ResumeResult{Items: []ResumeItem{}}
+	for _, w := range e.workflows() {
+		items, err := w.resume(ctx, e, forced)
+		res.Items = append(res.Items, items...)
+		if err != nil {
+			return res, fmt.Errorf("resume %s records: %w", w.kind(), err)
+		}
+	}
+	return res, nil
+}
+
+// resume is the one loop every kind shares: list → skip → live holder? →
+// take over → decide → continue.
+func (w Workflow[R]) resume(ctx context.Context, e *Env, forced map[string]bool) ([]ResumeItem, error) {
+	var rs []R
+	var err error
+	if w.Pending != nil {
+		rs, err = w.Pending(ctx, e)
+	} else {
+		rs, err = store.WithIntentsOf[R](e.Store, w.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []ResumeItem
+	for _, r := range rs {
+		items, err := w.resumeOne(ctx, e, r, forced[r.RowID()])
+		out = append(out, items...)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// resumeOne drives one record that carries an intent: skip → live holder?
+// → take over → decide → continue. force takes the intent over whatever
+// its holder.
+func (w Workflow[R]) resumeOne(ctx context.Context, e *Env, r R, force bool) ([]ResumeItem, error) {
+	item := ResumeItem{ID: r.RowID(), Kind: w.Kind}
+	_, holder, ok := r.RowIntent()
+	if !ok || r.RowState() == machine.StateTombstoned {
+		return nil, nil
+	}
+	if w.Skip != nil {
+		skip, err := w.Skip(ctx, e, r)
+		if err != nil || skip {
+			return nil, err
+		}
+	}
+	if !force && holderAlive(holder, e.Holder) {
+		item.Outcome, item.Refusal = machine.OutcomeInProgress, inProgress(r)
+		return []ResumeItem{item}, nil
+	}
+	if holder != e.Holder {
+		// Take the intent over first: of two processes resuming it, only
+		// the one whose compare-and-swap wins goes on.
+		taken, err := w.TakeOver(ctx, e, r)
+		if errors.Is(err, store.ErrConflict) {
+			item.Outcome, item.Refusal = machine.OutcomeInProgress, inProgress(r)
+			return []ResumeItem{item}, nil
+		}
+		if err != nil {
+			return []ResumeItem{refusedItem(item, r, err)}, nil
+		}
+		r = taken
+	}
+	action, ref, err := w.Decide(ctx, e, r)
+	if err != nil {
+		return []ResumeItem{refusedItem(item, r, err)}, nil
+	}
+	item.Action = action
+	if ref != nil {
+		item.Outcome, item.Refusal = machine.OutcomeRefused, ref
+		return []ResumeItem{item}, nil
+	}
+	step, ok := w.Continue[action]
+	if !ok {
+		panic(fmt.Sprintf("steps: %s resume decided %q, which its continuation table lacks", w.Kind, action))
+	}
+	items, err := step(ctx, e, r)
+	if err != nil {
+		return []ResumeItem{refusedItem(item, r, err)}, nil
+	}
+	for i := range items {
+		if items[i].Kind == "" {
+			items[i].Kind = w.Kind
+		}
+		if items[i].ID == r.RowID() && items[i].Action == "" {
+			items[i].Action = action
+		}
+	}
+	return items, nil
+}
+
+// refusedItem reports err, which stopped the resume of r, as a refusal.
+func refusedItem(item ResumeItem, r machine.Row, err error) ResumeItem {
+	item.Outcome = machine.OutcomeRefused
+	var ref *machine.Refusal
+	if errors.As(err, &ref) {
+		item.Refusal = ref
+	} else {
+		item.Refusal = &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: r.RowPath(), Retry: "custody resume", Message: err.Error()}
+	}
+	return item
+}
+
+// inProgress is the refusal of a record whose intent a live process holds.
+func inProgress(r machine.Row) *machine.Refusal {
+	kind, h, _ := r.RowIntent()
+	return &machine.Refusal{Code: machine.CodeInProgress, Path: r.RowPath(),
+		Retry:   "custody resume (or, once that process is surely gone: custody resume --take-over " + machine.QuoteArg(r.RowID()) + ")",
+		Message: fmt.Sprintf("%s has a %s intent held by live process %d on %s", r.RowID(), kind, h.PID, h.Host)}
+}
