@@ -355,3 +355,141 @@ func TestLockWait(t *testing.T) {
 	})
 	csHealthy(t, r)
 }
+
+// csPausedPlan makes n finished trees whose HEADs are published and plans
+// their removal.
+func csPausedPlan(t *testing.T, n int) (r *fixtures.Repo, ids []string, plan string) {
+	t.Helper()
+	r = fixtures.New(t, fixtures.Options{})
+	mustCustody(t, r, 0, "init")
+	from := r.Head(r.Dir)
+	for i := range n {
+		made := csDecode[steps.NewResult](t, mustCustody(t, r, 0, "new", fmt.Sprintf("p%d", i), "--from", from, "--json"))
+		from = r.Commit(made.Path, fmt.Sprintf("p%d.txt", i), "published\n")
+		r.Push(made.Path, "main")
+		ids = append(ids, made.ID)
+	}
+	mustCustody(t, r, 0, append([]string{"finish"}, ids...)...)
+	plan = filepath.Join(r.Root, "plan.json")
+	mustCustody(t, r, 2, "plan", "-o", plan, "--detailed-exitcode")
+	return r, ids, plan
+}
+
+// csPaused starts the failpoint build with args, held at point (see
+// steps.PausePoints) until the returned release is called; it returns once
+// the process is held there. wait returns its result.
+func csPaused(t *testing.T, r *fixtures.Repo, point string, args ...string) (release func(), wait func() result) {
+	t.Helper()
+	if !slices.Contains(steps.PausePoints(), point) {
+		t.Fatalf("%s is not a pause point", point)
+	}
+	dir := t.TempDir()
+	env := append(r.Env(), "CUSTODY_PAUSE="+point, "CUSTODY_PAUSE_DIR="+dir)
+	done := make(chan struct{})
+	var res result
+	var err error
+	go func() {
+		defer close(done)
+		res, err = csRun(failpointBin, r, env, args...)
+	}()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, serr := os.Stat(filepath.Join(dir, "paused")); serr == nil {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("custody %s ended before reaching %s (%v):\n%s", strings.Join(args, " "), point, err, res)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("custody %s did not reach %s", strings.Join(args, " "), point)
+		}
+	}
+	release = func() {
+		if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait = func() result {
+		<-done
+		if err != nil {
+			t.Fatalf("custody %s: %v", strings.Join(args, " "), err)
+		}
+		return res
+	}
+	return release, wait
+}
+
+// csWantOutcomes checks that every item of an apply ended in one of want.
+func csWantOutcomes(t *testing.T, name string, res result, ids []string, want ...string) map[string]string {
+	t.Helper()
+	got := csOutcomes(csDecode[steps.ApplyResult](t, res))
+	for _, id := range ids {
+		if !slices.Contains(want, got[id]) {
+			t.Errorf("%s: %s is %q, want one of %q:\n%s", name, id, got[id], want, res)
+		}
+	}
+	return got
+}
+
+// TestConcurrentApplyNeverStale pauses one apply of a plan at each step of
+// its removal while a second apply of the same plan runs: neither reports
+// stale for a tree the other removed; every outcome is removed,
+// already-done or a real refusal (in-progress while the other holds the
+// intent).
+func TestConcurrentApplyNeverStale(t *testing.T) {
+	t.Parallel()
+	t.Run("observer-paused-while-the-other-removes", func(t *testing.T) {
+		t.Parallel()
+		r, ids, plan := csPausedPlan(t, 2)
+		// B has read each record (finished, no intent) and is about to
+		// observe it; A removes everything meanwhile.
+		release, wait := csPaused(t, r, "apply/before-observe", "apply", plan, "--json")
+		a := mustCustody(t, r, 0, "apply", plan, "--json")
+		csWantOutcomes(t, "apply A", a, ids, "removed")
+		release()
+		b := wait()
+		if b.Code != 0 {
+			t.Errorf("apply B: want exit 0, got\n%s", b)
+		}
+		csWantOutcomes(t, "apply B", b, ids, "already-done")
+	})
+	for _, point := range []string{"apply/after-intent", "apply/after-remove"} {
+		t.Run("remover-paused-at-"+strings.ReplaceAll(point, "/", "-"), func(t *testing.T) {
+			t.Parallel()
+			r, ids, plan := csPausedPlan(t, 1)
+			release, wait := csPaused(t, r, point, "apply", plan, "--json")
+			// B waits for A's live intent, then reports it in progress:
+			// a real refusal, never stale.
+			b := custody(t, r, "apply", plan, "--json", "--lock-timeout", "300ms")
+			if b.Code != 3 {
+				t.Errorf("apply B while A holds the intent: want exit 3, got\n%s", b)
+			}
+			ap := csDecode[steps.ApplyResult](t, b)
+			if len(ap.Items) != 1 || ap.Items[0].Refusal == nil || ap.Items[0].Refusal.Code != "in-progress" {
+				t.Errorf("apply B while A holds the intent: want one in-progress refusal, got\n%s", b)
+			}
+			// C waits long enough for A to finish: already-done.
+			cDone := make(chan result)
+			go func() {
+				res, err := csRun(custodyBin, r, r.Env(), "apply", plan, "--json", "--lock-timeout", "30s")
+				if err != nil {
+					t.Error(err)
+				}
+				cDone <- res
+			}()
+			time.Sleep(200 * time.Millisecond)
+			release()
+			a := wait()
+			if a.Code != 0 {
+				t.Errorf("apply A: want exit 0, got\n%s", a)
+			}
+			csWantOutcomes(t, "apply A", a, ids, "removed")
+			c := <-cDone
+			if c.Code != 0 {
+				t.Errorf("apply C: want exit 0, got\n%s", c)
+			}
+			csWantOutcomes(t, "apply C", c, ids, "already-done")
+		})
+	}
+}
