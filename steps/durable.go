@@ -32,7 +32,13 @@ var ErrNotRegularFile = errors.New("not a regular file")
 //
 // A reader therefore sees the old content or the whole new content, never a
 // part, and a kill at any instant leaves at worst a stray temporary file
-// named .<target>.custody-<random>.tmp (one leading dot) beside the target, never a damaged target.
+// named .<target>.custody-<random>.tmp (one leading dot) beside the target,
+// never a damaged target. The check before the rename narrows, but cannot
+// close, the window in which another process puts something else at the
+// target; rename never follows a symlink and cannot replace a directory, so
+// such a race can at worst replace the entry made in that window (a link
+// itself, a FIFO, socket or device node), never what a link points at or a
+// directory. A replaced file does not keep its old mode.
 
 // WriteFile writes data to path durably and atomically, replacing a regular
 // file that is there. The file gets exactly perm (the umask does not apply:
