@@ -224,9 +224,11 @@ const (
 	// CodeWrongRepository is returned when a plan was made for another
 	// repository; the whole plan is refused.
 	CodeWrongRepository Code = "wrong-repository"
-	// CodeUnsafeTarget is returned when the removal primitive refuses its
-	// target: a filesystem root, the home directory, a path containing the
-	// main checkout or git dir, a symlink, or a replaced directory.
+	// CodeUnsafeTarget is returned when custody refuses the target of a
+	// destructive or writing step: a removal's filesystem root, home
+	// directory, path containing the main checkout or git dir, symlink or
+	// replaced directory; or an output file (-o) that exists and is not a
+	// regular file (a device, a FIFO, a directory, a symlink).
 	CodeUnsafeTarget Code = "unsafe-target"
 	// CodeUnknownRevision is returned when --from names no commit.
 	CodeUnknownRevision Code = "unknown-revision"
@@ -280,7 +282,7 @@ func Codes() map[Code]string {
 		CodeResumeUnmatched:     "an interrupted intent fits no resume rule",
 		CodeAmbiguousRelocation: "an interrupted relocation finds both its source and destination registered",
 		CodeWrongRepository:     "the plan is for another repository",
-		CodeUnsafeTarget:        "the removal target is unsafe",
+		CodeUnsafeTarget:        "the target of a removal or an output file is unsafe",
 		CodeUnknownRevision:     "the revision names no commit",
 		CodeAssumeUnchanged:     "an index entry is marked assume-unchanged",
 		CodeSkipWorktree:        "an index entry is marked skip-worktree",

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -200,24 +199,8 @@ func activate(ctx context.Context, e *Env, rec machine.Record) (machine.Record, 
 	return next, err
 }
 
-// writeMarker writes the ready marker durably: temp file, fsync, rename.
+// writeMarker writes the ready marker, "<id>\n" in the worktree's git admin
+// directory, durably (WriteFile: temp file, fsync, rename, directory fsync).
 func writeMarker(repo observe.Repo, id string) error {
-	dir := repo.AdminDir(id)
-	tmp, err := os.CreateTemp(dir, ".custody-ready-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(id + "\n"); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, observe.MarkerName))
+	return WriteFile(filepath.Join(repo.AdminDir(id), observe.MarkerName), []byte(id+"\n"), 0o600)
 }

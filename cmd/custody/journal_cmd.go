@@ -1,11 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -21,7 +22,7 @@ type JournalExportCmd struct {
 	Format string `name:"format" enum:"jsonl,md" default:"jsonl" help:"jsonl (verifiable) or md."`
 	Redact bool   `name:"redact" help:"Replace the home directory and repository root with placeholders; strip URL credentials."`
 	Record string `name:"record" placeholder:"ID" help:"Only this record's entries (verify with --allow-gaps)."`
-	Out    string `short:"o" name:"out" placeholder:"FILE" help:"Write to FILE instead of stdout."`
+	Out    string `short:"o" name:"out" placeholder:"FILE" help:"Write to FILE instead of stdout (- is stdout)."`
 }
 
 // Help is the long help of journal export.
@@ -30,11 +31,20 @@ func (JournalExportCmd) Help() string {
 entry: seq, at, record, kind, from, to, trigger, intent, proof, observation,
 outcome, actor, prev, hash. A redacted line keeps its hash and adds body_digest.
 
+Without -o, or with -o -, the export goes to stdout (so not with --json).
+-o FILE replaces FILE atomically and durably, only once the whole export is
+written: an export that fails leaves FILE as it was. A symlink, directory,
+FIFO or device at FILE is refused and left alone.
+
 EXIT STATUS: 0 done, 1 error.`
 }
 
 // Run exports.
 func (c *JournalExportCmd) Run(a *App) error {
+	toStdout := c.Out == "" || c.Out == stdoutPath
+	if a.Globals.JSON && toStdout {
+		return &usageError{errors.New("journal export --json needs -o FILE: the export itself is the output, and stdout holds the one envelope")}
+	}
 	e, err := a.env(false)
 	if err != nil {
 		return err
@@ -44,35 +54,30 @@ func (c *JournalExportCmd) Run(a *App) error {
 		home, _ := os.UserHomeDir()
 		opts.Redact = &store.Redactor{Home: home, Root: e.Repo.MainCheckout}
 	}
-	if a.Globals.JSON && c.Out == "" {
-		return fmt.Errorf("journal export --json needs -o FILE: the export itself is the output")
-	}
-	w := a.Stdout
-	var f *os.File
-	if c.Out != "" {
-		f, err = os.CreateTemp(filepath.Dir(a.path(c.Out)), ".custody-journal-*")
-		if err != nil {
+	if toStdout {
+		if err := e.Store.Export(a.Stdout, opts); err != nil {
 			return err
 		}
-		defer os.Remove(f.Name())
-		w = f
-	}
-	if err := e.Store.Export(w, opts); err != nil {
+	} else if err := exportFile(e.Store, a.path(c.Out), opts); err != nil {
 		return err
-	}
-	if f != nil {
-		if err := f.Sync(); err != nil {
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-		if err := os.Rename(f.Name(), a.path(c.Out)); err != nil {
-			return err
-		}
 	}
 	a.done(map[string]any{"out": c.Out}, nil)
 	return nil
+}
+
+// exportFile streams the export into path durably: path is replaced only
+// once the whole export is written and synced, and an export that fails
+// leaves it as it was, with no temporary file behind.
+func exportFile(st *store.Store, path string, opts store.ExportOptions) error {
+	f, err := steps.CreateFile(path, 0o600)
+	if err != nil {
+		return outputError(err, path, "custody journal export -o NEW-FILE")
+	}
+	defer f.Abort()
+	if err := st.Export(f, opts); err != nil {
+		return err
+	}
+	return f.Commit()
 }
 
 // JournalVerifyCmd verifies an export.

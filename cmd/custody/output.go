@@ -119,7 +119,7 @@ func (a *App) fail(jsonOut bool, command string, err error) int {
 	}
 	prefix := "custody"
 	if command != "" {
-		prefix += " " + strings.Fields(command)[0]
+		prefix += " " + command
 	}
 	writeRefusal(a.Stderr, prefix, &machine.Refusal{Code: machine.Code(body.Code), Message: body.Message, Retry: body.Retry})
 	return exitError

@@ -1,0 +1,269 @@
+package main
+
+// TestScripts runs the CLI scripts in testdata/script/*.txtar with
+// testscript (github.com/rogpeppe/go-internal/testscript), one behaviour per
+// file, named <command>_<case>.txtar. `go test ./cmd/custody -run
+// TestScripts/plan_output_fifo` runs one; `-update` rewrites the files a
+// failing `cmp` compares against (inspect the diff before committing it).
+//
+// Every script starts in an empty $WORK with a deterministic git: fixed
+// author, committer and date (so commit hashes are pinned), HOME=/no-home,
+// no global or system configuration, LC_ALL=C, TZ=UTC; the custody binary
+// TestMain built (custodyBin) comes first on PATH, so `exec custody ...`
+// runs it too. Besides testscript's own commands (exec, stdout, stderr, cmp,
+// exists, symlink, cd, env, ...) the scripts have:
+//
+//	custody [-exit=N] ARGS...
+//	    Runs the custody binary with ARGS in the script's current directory
+//	    and environment. Its stdout and stderr become the ones `stdout`,
+//	    `stderr` and `capture` match. The script fails unless custody exited
+//	    with N (default 0; N is 0, 1, 2 or 3, docs/exit-codes.md), custody
+//	    panicked, or it failed with --json and still printed on stdout.
+//	    `! custody` is an error: the exit code is part of the contract, so
+//	    say which one with -exit.
+//
+//	capture NAME REGEXP [stdout|stderr]
+//	    Sets the environment variable NAME to the first submatch of REGEXP
+//	    (multi-line mode, as `stdout` matches) in the last command's stdout
+//	    (default) or stderr, and fails if REGEXP does not match. For the
+//	    random worktree ids: `custody new fix` then
+//	    `capture ID '/(fix-[0-9a-f]{6})$'`.
+//
+//	repo NAME
+//	    Makes the common starting point: a git repository $WORK/NAME with
+//	    one commit ("initial", a README) on main, and a bare repository
+//	    $WORK/NAME-origin.git registered as its origin, with main pushed.
+//	    It does not run custody init.
+//
+//	filetype PATH TYPE [LINK]
+//	    Fails unless PATH, not followed, is of TYPE: regular, symlink,
+//	    directory, fifo, chardev or socket; for a symlink, LINK is the
+//	    target it must hold. With !, fails if PATH is of TYPE.
+//
+//	mkfifo PATH
+//	    Makes a FIFO (named pipe) at PATH.
+//
+//	chardev PATH
+//	    Makes a character device at PATH equal to /dev/null (mknod c 1 3;
+//	    it needs root, the case it is for).
+//
+// and the condition:
+//
+//	[dev-writable]
+//	    The directory holding /dev/null is writable by this process (root):
+//	    a broken custody could replace the machine's /dev/null there, so a
+//	    script that writes "to /dev/null" uses a chardev of its own instead.
+
+import (
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var updateScripts = flag.Bool("update", false, "rewrite the files a failing cmp in testdata/script compares against")
+
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		Setup:               scriptSetup,
+		Cmds:                scriptCmds(),
+		Condition:           scriptCondition,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *updateScripts,
+	})
+}
+
+// scriptDate is every commit's author and committer date: with the fixed
+// names below, the same content always gets the same hash.
+const scriptDate = "2026-01-01T00:00:00Z"
+
+// scriptSetup gives every script the custody binary first on PATH and a
+// deterministic git, as fixtures.Repo.Env does for the Go tests.
+func scriptSetup(env *testscript.Env) error {
+	path := filepath.Dir(custodyBin) + string(os.PathListSeparator) + env.Getenv("PATH")
+	for _, kv := range [][2]string{
+		{"PATH", path},
+		{"HOME", "/no-home"},
+		{"GIT_CONFIG_GLOBAL", os.DevNull},
+		{"GIT_CONFIG_NOSYSTEM", "1"},
+		{"GIT_AUTHOR_NAME", "Fixture"}, {"GIT_AUTHOR_EMAIL", "fixture@example.com"}, {"GIT_AUTHOR_DATE", scriptDate},
+		{"GIT_COMMITTER_NAME", "Fixture"}, {"GIT_COMMITTER_EMAIL", "fixture@example.com"}, {"GIT_COMMITTER_DATE", scriptDate},
+		{"LC_ALL", "C"}, {"TZ", "UTC"},
+	} {
+		env.Setenv(kv[0], kv[1])
+	}
+	return nil
+}
+
+// scriptCondition answers the conditions testscript does not know.
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "dev-writable":
+		return syscall.Access(filepath.Dir(os.DevNull), 2 /* W_OK */) == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+// scriptCmds are the custom commands documented at the top of this file.
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"custody":  scriptCustody,
+		"capture":  scriptCapture,
+		"repo":     scriptRepo,
+		"filetype": scriptFiletype,
+		"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
+			scriptNoNeg(ts, neg, "mkfifo")
+			if len(args) != 1 {
+				ts.Fatalf("usage: mkfifo PATH")
+			}
+			ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
+		},
+		"chardev": func(ts *testscript.TestScript, neg bool, args []string) {
+			scriptNoNeg(ts, neg, "chardev")
+			if len(args) != 1 {
+				ts.Fatalf("usage: chardev PATH")
+			}
+			ts.Check(syscall.Mknod(ts.MkAbs(args[0]), syscall.S_IFCHR|0o666, 1<<8|3))
+		},
+	}
+}
+
+func scriptNoNeg(ts *testscript.TestScript, neg bool, name string) {
+	if neg {
+		ts.Fatalf("%s does not take !", name)
+	}
+}
+
+// scriptCustody is `custody [-exit=N] ARGS...`.
+func scriptCustody(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("use custody -exit=N instead of ! custody: the exit code (1 error, 2 planned, 3 refused or pending) is part of the contract")
+	}
+	want := 0
+	if len(args) > 0 && strings.HasPrefix(args[0], "-exit=") {
+		n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-exit="))
+		if err != nil || n < 0 || n > 3 {
+			ts.Fatalf("custody %s: the exit code must be 0, 1, 2 or 3", args[0])
+		}
+		want, args = n, args[1:]
+	}
+	err := ts.Exec(custodyBin, args...)
+	got := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		got = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("run custody: %v", err)
+	}
+	line := strings.Join(args, " ")
+	if stderr := ts.ReadFile("stderr"); strings.Contains(stderr, "panic:") || strings.Contains(stderr, "goroutine ") {
+		ts.Fatalf("custody %s panicked", line)
+	}
+	if got != want {
+		ts.Fatalf("custody %s: exit %d, want %d", line, got, want)
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" && got == exitError && ts.ReadFile("stdout") != "" {
+			ts.Fatalf("custody %s failed with --json but printed on stdout: the error envelope goes to stderr alone", line)
+		}
+	}
+}
+
+// scriptCapture is `capture NAME REGEXP [stdout|stderr]`.
+func scriptCapture(ts *testscript.TestScript, neg bool, args []string) {
+	scriptNoNeg(ts, neg, "capture")
+	if len(args) < 2 || len(args) > 3 || (len(args) == 3 && args[2] != "stdout" && args[2] != "stderr") {
+		ts.Fatalf("usage: capture NAME REGEXP [stdout|stderr]")
+	}
+	from := "stdout"
+	if len(args) == 3 {
+		from = args[2]
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	if err != nil {
+		ts.Fatalf("capture: %v", err)
+	}
+	if re.NumSubexp() == 0 {
+		ts.Fatalf("capture: %s has no (submatch) to capture", args[1])
+	}
+	m := re.FindStringSubmatch(ts.ReadFile(from))
+	if m == nil {
+		ts.Fatalf("capture %s: no match for %#q in %s", args[0], args[1], from)
+	}
+	ts.Setenv(args[0], m[1])
+	ts.Logf("%s=%s", args[0], m[1])
+}
+
+// scriptRepo is `repo NAME`.
+func scriptRepo(ts *testscript.TestScript, neg bool, args []string) {
+	scriptNoNeg(ts, neg, "repo")
+	if len(args) != 1 {
+		ts.Fatalf("usage: repo NAME")
+	}
+	dir := filepath.Join(ts.Getenv("WORK"), args[0])
+	origin := dir + "-origin.git"
+	git := func(args ...string) {
+		if err := ts.Exec("git", args...); err != nil {
+			ts.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, ts.ReadFile("stderr"))
+		}
+	}
+	git("init", "-q", "--bare", "-b", "main", origin)
+	git("init", "-q", "-b", "main", dir)
+	ts.Check(os.WriteFile(filepath.Join(dir, "README"), []byte("fixture\n"), 0o644))
+	git("-C", dir, "add", "README")
+	git("-C", dir, "commit", "-q", "-m", "initial")
+	git("-C", dir, "remote", "add", "origin", origin)
+	git("-C", dir, "push", "-q", "origin", "main")
+}
+
+// scriptFiletype is `filetype PATH TYPE [LINK]`.
+func scriptFiletype(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 || (len(args) == 3 && args[1] != "symlink") {
+		ts.Fatalf("usage: filetype PATH regular|symlink|directory|fifo|chardev|socket (or: filetype PATH symlink LINK)")
+	}
+	fi, err := os.Lstat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var got string
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		got = "regular"
+	case m&fs.ModeSymlink != 0:
+		got = "symlink"
+	case m.IsDir():
+		got = "directory"
+	case m&fs.ModeNamedPipe != 0:
+		got = "fifo"
+	case m&fs.ModeCharDevice != 0:
+		got = "chardev"
+	case m&fs.ModeSocket != 0:
+		got = "socket"
+	default:
+		got = m.Type().String()
+	}
+	switch {
+	case neg && got == args[1]:
+		ts.Fatalf("%s is a %s", args[0], got)
+	case !neg && got != args[1]:
+		ts.Fatalf("%s is a %s, want %s", args[0], got, args[1])
+	case !neg && len(args) == 3:
+		link, err := os.Readlink(ts.MkAbs(args[0]))
+		ts.Check(err)
+		if link != args[2] {
+			ts.Fatalf("%s points at %s, want %s", args[0], link, args[2])
+		}
+	}
+}
