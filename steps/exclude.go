@@ -24,17 +24,17 @@ func AppendExclude(common, line, why string) (bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return false, fmt.Errorf("update %s: %w", path, err)
+	mode := os.FileMode(0o644)
+	if fi, err := os.Lstat(path); err == nil {
+		mode = fi.Mode().Perm()
 	}
 	prefix := ""
 	if len(b) > 0 && !strings.HasSuffix(string(b), "\n") {
 		prefix = "\n"
 	}
-	if _, err := fmt.Fprintf(f, "%s# %s\n%s\n", prefix, why, line); err != nil {
-		f.Close()
-		return false, err
+	out := string(b) + fmt.Sprintf("%s# %s\n%s\n", prefix, why, line)
+	if err := WriteFile(path, []byte(out), mode); err != nil {
+		return false, fmt.Errorf("update %s: %w", path, err)
 	}
-	return true, f.Close()
+	return true, nil
 }
