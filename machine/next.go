@@ -53,14 +53,14 @@ func Next(rec Record, to State, t Trigger, f Firing) Record {
 		n.Evidence.RemovedAt = f.Now
 		n.Evidence.BranchOutcome = f.Evidence.BranchOutcome
 		n.Evidence.BranchReason = f.Evidence.BranchReason
-		n.Evidence.Outcome = "removed"
+		n.Evidence.Outcome = string(OutcomeRemoved)
 		n.Intent = nil
 	case TriggerTakeOver:
 		n.Intent = copyIntent(f.Intent)
 	case TriggerRetreat, TriggerStepBack:
 		n.Intent = nil
 	case TriggerDiscard:
-		n.Evidence.Outcome = "discarded"
+		n.Evidence.Outcome = string(OutcomeDiscarded)
 		n.Evidence.BranchOutcome = f.Evidence.BranchOutcome
 		n.Evidence.BranchReason = f.Evidence.BranchReason
 		n.Intent = nil

@@ -192,7 +192,7 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 	failpoint("apply/after-branch")
 	failpoint("apply/before-complete")
 	if _, err := e.fire(ctx, rec, machine.TriggerRemoved, machine.Firing{Obs: obs,
-		Evidence: machine.Evidence{BranchOutcome: branchOutcome, BranchReason: reason}}, "removed"); err != nil {
+		Evidence: machine.Evidence{BranchOutcome: branchOutcome, BranchReason: reason}}, string(machine.OutcomeRemoved)); err != nil {
 		return Outcome{}, err
 	}
 	res, err := teardownResources(ctx, e, rec.ID)
