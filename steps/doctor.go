@@ -8,10 +8,11 @@ import (
 	"github.com/custody-sh/custody/store"
 )
 
-// Doctor checks the state file (store.Check) and the resource ledger: it
-// flags orphaned entries GC cannot reclaim (gc = false, a frozen command
-// still carrying a token, an unobservable admin entry) and destroys that
-// failed. The configuration was already checked when the Env was built.
+// Doctor checks the state file (store.Check: every bucket of its schema,
+// the resource ledger's entries and their intents included) and what the
+// ledger's entries left outside it: orphaned entries GC cannot reclaim
+// (gc = false, a frozen command still carrying a token, an unobservable
+// admin entry) and destroys that failed. The configuration was already checked when the Env was built.
 func Doctor(ctx context.Context, e *Env) ([]store.Problem, error) {
 	ps, err := e.Store.Check()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/custody-sh/custody/machine"
 	bolt "go.etcd.io/bbolt"
@@ -16,74 +17,241 @@ type Problem struct {
 	Fix   string `json:"fix,omitempty"`
 }
 
-// Check reads the whole store and reports every problem: records that do
-// not parse or hold unknown states, intents that disagree with their
-// record, and journal entries that break the hash chain.
+// Check reads the whole store and reports every problem, bucket by bucket
+// of the store's schema: records of every kind that do not parse, hold
+// unknown states, lack a revision or sit under another key; records whose
+// intent disagrees with the intent index, and index entries that are not
+// "<kind>/<id>" or name no record; leases that do not parse or name no
+// worktree record; plans that are not JSON; meta without schema or
+// repository id; and journal entries that break the hash chain. A record
+// that carries an unfinished intent is reported too, with `custody resume`
+// as the fix.
 func (s *Store) Check() ([]Problem, error) {
-	var ps []Problem
-	add := func(where, fix, format string, args ...any) {
-		ps = append(ps, Problem{Where: where, What: fmt.Sprintf(format, args...), Fix: fix})
-	}
+	c := &checker{schema: s.schema}
 	err := s.view(func(tx *bolt.Tx) error {
-		ints := tx.Bucket(bucketIntents)
-		err := tx.Bucket(bucketRecords).ForEach(func(k, v []byte) error {
-			var rec machine.Record
-			if err := json.Unmarshal(v, &rec); err != nil {
-				add("record "+string(k), "", "does not parse: %v", err)
-				return nil
-			}
-			if !rec.State.Valid() {
-				add("record "+string(k), "", "unknown state %q", rec.State)
-			}
-			if rec.ID != string(k) {
-				add("record "+string(k), "", "is stored under the wrong key (id %q)", rec.ID)
-			}
-			hasIntent := ints.Get(intentKey(machine.KindWorktree, string(k))) != nil
-			if (rec.Intent != nil) != hasIntent {
-				add("record "+string(k), "custody resume", "intent index disagrees with the record")
-			}
-			if rec.Intent != nil {
-				add("record "+string(k), "custody resume", "carries an unfinished %s intent", rec.Intent.Kind)
-			}
-			return nil
-		})
+		ints := c.bucket(tx, nameIntents)
+		for _, b := range s.schema.kinds() {
+			c.kind(c.bucket(tx, b.Name), b.Kind, ints)
+		}
+		c.index(tx, ints)
+		c.leases(tx)
+		c.plans(c.bucket(tx, namePlans))
+		c.meta(c.bucket(tx, nameMeta))
+		c.journal(c.bucket(tx, nameJournal), c.bucket(tx, nameMeta))
+		return nil
+	})
+	return c.ps, err
+}
+
+// checker collects Check's problems.
+type checker struct {
+	schema Schema
+	ps     []Problem
+}
+
+func (c *checker) add(where, fix, format string, args ...any) {
+	c.ps = append(c.ps, Problem{Where: where, What: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+// bucket returns the named bucket, reporting it (and returning nil) when
+// the file lacks it.
+func (c *checker) bucket(tx *bolt.Tx, name string) *bolt.Bucket {
+	b := tx.Bucket([]byte(name))
+	if b == nil {
+		c.add("bucket "+name, "", "is missing")
+	}
+	return b
+}
+
+// kindRecord is what every kind's record carries (see Bucket).
+type kindRecord struct {
+	ID     *string         `json:"id"`
+	State  *machine.State  `json:"state"`
+	Rev    *uint64         `json:"rev"`
+	Intent json.RawMessage `json:"intent"`
+}
+
+func parseKindRecord(v []byte) (kindRecord, error) {
+	var r kindRecord
+	err := json.Unmarshal(v, &r)
+	return r, err
+}
+
+func (r kindRecord) hasIntent() bool { return len(r.Intent) > 0 && string(r.Intent) != "null" }
+
+// recordLabel names a record in a Problem: "record <id>" for a worktree (as
+// doctor always printed it), "<kind> <id>" for every other kind.
+func recordLabel(kind machine.Kind, id string) string {
+	if kind == machine.KindWorktree {
+		return "record " + id
+	}
+	return string(kind) + " " + id
+}
+
+// typedRecord returns the value a kind's record must also decode into, for
+// the kinds store reads as Go values (nil for others).
+func typedRecord(kind machine.Kind) any {
+	switch kind {
+	case machine.KindWorktree:
+		return &machine.Record{}
+	case machine.KindResource:
+		return &machine.Resource{}
+	}
+	return nil
+}
+
+// kind checks every record of one kind's bucket and its intent against the
+// index.
+func (c *checker) kind(b *bolt.Bucket, kind machine.Kind, ints *bolt.Bucket) {
+	if b == nil {
+		return
+	}
+	_ = b.ForEach(func(k, v []byte) error {
+		where := recordLabel(kind, string(k))
+		rec, err := parseKindRecord(v)
+		if typed := typedRecord(kind); err == nil && typed != nil {
+			err = json.Unmarshal(v, typed)
+		}
 		if err != nil {
-			return err
-		}
-		recs := tx.Bucket(bucketRecords)
-		err = ints.ForEach(func(k, _ []byte) error {
-			kind, id, _ := splitIntentKey(k)
-			if kind != machine.KindWorktree {
-				return nil
-			}
-			if recs.Get([]byte(id)) == nil {
-				add("intent "+string(k), "", "is indexed for a record that does not exist")
-			}
+			c.add(where, "", "does not parse: %v", err)
 			return nil
-		})
-		if err != nil {
-			return err
 		}
-		var prev string
-		var want uint64 = 1
-		c := tx.Bucket(bucketJournal).Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			var e Entry
-			if err := json.Unmarshal(v, &e); err != nil {
-				add(fmt.Sprintf("journal entry %d", binary.BigEndian.Uint64(k)), "", "does not parse: %v", err)
-				return nil
+		if rec.State == nil || !rec.State.Valid() {
+			var st machine.State
+			if rec.State != nil {
+				st = *rec.State
 			}
-			body, err := canonicalBody(v)
-			if err != nil || e.Seq != want || e.Prev != prev || chainHash(e.Prev, digest(body)) != e.Hash {
-				add(fmt.Sprintf("journal entry %d", e.Seq), "", "breaks the hash chain")
-				return nil
-			}
-			prev, want = e.Hash, want+1
+			c.add(where, "", "unknown state %q", st)
 		}
-		if head := string(tx.Bucket(bucketMeta).Get(keyJournalHead)); head != prev {
-			add("journal head", "", "meta head %q is not the last entry's hash %q", head, prev)
+		switch {
+		case rec.ID == nil:
+			c.add(where, "", "has no id")
+		case *rec.ID != string(k):
+			c.add(where, "", "is stored under the wrong key (id %q)", *rec.ID)
+		}
+		if rec.Rev == nil {
+			c.add(where, "", "has no revision")
+		}
+		indexed := ints != nil && ints.Get(intentKey(kind, string(k))) != nil
+		if ints != nil && rec.hasIntent() != indexed {
+			c.add(where, "custody resume", "intent index disagrees with the record")
+		}
+		if rec.hasIntent() {
+			var in struct {
+				Kind string `json:"kind"`
+			}
+			if err := json.Unmarshal(rec.Intent, &in); err != nil {
+				c.add(where, "", "its intent does not parse: %v", err)
+			} else {
+				c.add(where, "custody resume", "carries an unfinished %s intent", in.Kind)
+			}
 		}
 		return nil
 	})
-	return ps, err
+}
+
+// index checks that every intent index key names a record of a known kind.
+// (A record without intent that is indexed is reported by kind.)
+func (c *checker) index(tx *bolt.Tx, ints *bolt.Bucket) {
+	if ints == nil {
+		return
+	}
+	_ = ints.ForEach(func(k, _ []byte) error {
+		where := "intent " + string(k)
+		kind, id, ok := splitIntentKey(k)
+		if !ok {
+			c.add(where, "", "is not a <kind>/<id> key (a schema-1 index entry?)")
+			return nil
+		}
+		name, known := c.schema.bucketOf(kind)
+		if !known {
+			c.add(where, "", "names kind %q, which this custody does not know", kind)
+			return nil
+		}
+		if b := tx.Bucket([]byte(name)); b == nil || b.Get([]byte(id)) == nil {
+			c.add(where, "", "is indexed for a record that does not exist")
+		}
+		return nil
+	})
+}
+
+// leases checks that every lease parses and names an existing worktree
+// record.
+func (c *checker) leases(tx *bolt.Tx) {
+	b := c.bucket(tx, nameLeases)
+	if b == nil {
+		return
+	}
+	var recs *bolt.Bucket
+	if name, ok := c.schema.bucketOf(machine.KindWorktree); ok {
+		recs = tx.Bucket([]byte(name))
+	}
+	_ = b.ForEach(func(k, v []byte) error {
+		where := "lease " + string(k)
+		var l machine.Lease
+		if err := json.Unmarshal(v, &l); err != nil {
+			c.add(where, "", "does not parse: %v", err)
+			return nil
+		}
+		if l.Record != string(k) {
+			c.add(where, "", "is stored under the wrong key (record %q)", l.Record)
+		}
+		if recs == nil || recs.Get(k) == nil {
+			c.add(where, "", "names a record that does not exist")
+		}
+		return nil
+	})
+}
+
+// plans checks that every stored plan is JSON.
+func (c *checker) plans(b *bolt.Bucket) {
+	if b == nil {
+		return
+	}
+	_ = b.ForEach(func(k, v []byte) error {
+		if !json.Valid(v) {
+			c.add("plan "+string(k), "", "does not parse as JSON")
+		}
+		return nil
+	})
+}
+
+// meta checks the schema version and the repository id.
+func (c *checker) meta(m *bolt.Bucket) {
+	if m == nil {
+		return
+	}
+	if _, err := strconv.Atoi(string(m.Get(keySchema))); err != nil {
+		c.add("meta", "", "schema version %q is not a number", m.Get(keySchema))
+	}
+	if len(m.Get(keyRepoID)) == 0 {
+		c.add("meta", "", "has no repository id")
+	}
+}
+
+// journal checks the hash chain from the first entry to the meta head, and
+// stops at the first entry that breaks it.
+func (c *checker) journal(j, meta *bolt.Bucket) {
+	if j == nil || meta == nil {
+		return
+	}
+	var prev string
+	var want uint64 = 1
+	cur := j.Cursor()
+	for k, v := cur.First(); k != nil; k, v = cur.Next() {
+		var e Entry
+		if err := json.Unmarshal(v, &e); err != nil {
+			c.add(fmt.Sprintf("journal entry %d", binary.BigEndian.Uint64(k)), "", "does not parse: %v", err)
+			return
+		}
+		body, err := canonicalBody(v)
+		if err != nil || e.Seq != want || e.Prev != prev || chainHash(e.Prev, digest(body)) != e.Hash {
+			c.add(fmt.Sprintf("journal entry %d", e.Seq), "", "breaks the hash chain")
+			return
+		}
+		prev, want = e.Hash, want+1
+	}
+	if head := string(meta.Get(keyJournalHead)); head != prev {
+		c.add("journal head", "", "meta head %q is not the last entry's hash %q", head, prev)
+	}
 }

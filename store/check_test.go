@@ -76,14 +76,14 @@ func TestCheckFindsCorruption(t *testing.T) {
 		{
 			name: "intent index entry deleted",
 			corrupt: func(tx *bolt.Tx) error {
-				return tx.Bucket(bIntents).Delete([]byte("b-000002"))
+				return tx.Bucket(bIntents).Delete([]byte("worktree/b-000002"))
 			},
 			want: store.Problem{Where: "record b-000002", What: "intent index disagrees"},
 		},
 		{
 			name: "intent index entry for a record without intent",
 			corrupt: func(tx *bolt.Tx) error {
-				return tx.Bucket(bIntents).Put([]byte("a-000001"), []byte(`{"kind":"removal"}`))
+				return tx.Bucket(bIntents).Put([]byte("worktree/a-000001"), []byte(`{"kind":"removal"}`))
 			},
 			want: store.Problem{Where: "record a-000001", What: "intent index disagrees"},
 		},
@@ -181,7 +181,7 @@ func TestCheckOrphanIntent(t *testing.T) {
 	s := openPlain(t)
 	interleaved(t, s)
 	boltUpdate(t, s.Path(), func(tx *bolt.Tx) error {
-		return tx.Bucket(bIntents).Put([]byte("z-000009"), []byte(`{"kind":"removal","path":"/gone"}`))
+		return tx.Bucket(bIntents).Put([]byte("worktree/z-000009"), []byte(`{"kind":"removal","path":"/gone"}`))
 	})
 	if _, err := s.WithIntents(); err != nil {
 		t.Logf("WithIntents with the orphan intent: %v", err)
@@ -201,7 +201,7 @@ func TestCheckReportsEveryProblem(t *testing.T) {
 	s := openPlain(t)
 	interleaved(t, s)
 	boltUpdate(t, s.Path(), func(tx *bolt.Tx) error {
-		if err := tx.Bucket(bIntents).Delete([]byte("b-000002")); err != nil {
+		if err := tx.Bucket(bIntents).Delete([]byte("worktree/b-000002")); err != nil {
 			return err
 		}
 		return tx.Bucket(bMeta).Put([]byte("journal_head"), []byte("x"))
@@ -258,7 +258,7 @@ func TestStrict(t *testing.T) {
 	}
 
 	for name, corrupt := range map[string]func(*bolt.Tx) error{
-		"intent index": func(tx *bolt.Tx) error { return tx.Bucket(bIntents).Delete([]byte("b-000002")) },
+		"intent index": func(tx *bolt.Tx) error { return tx.Bucket(bIntents).Delete([]byte("worktree/b-000002")) },
 		"journal head": func(tx *bolt.Tx) error {
 			return tx.Bucket(bMeta).Put([]byte("journal_head"), bytes.Repeat([]byte("0"), 64))
 		},
@@ -274,5 +274,146 @@ func TestStrict(t *testing.T) {
 		if len(r.errs) == 0 {
 			t.Errorf("Strict did not fail on a broken %s", name)
 		}
+	}
+}
+
+// openUpgraded opens a copy of the schema-1 testdata file, upgraded to
+// schema 2: a real store of both kinds with leases, plans, a journal and
+// one unfinished intent of each kind.
+func openUpgraded(t testing.TB) *store.Store {
+	t.Helper()
+	path, _ := copySchema1(t, t.TempDir())
+	s, err := store.Open(path, storetest.Timeout, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestCheckEveryBucket damages one bucket at a time of an upgraded real
+// store and expects exactly the unfinished intents plus the damage.
+func TestCheckEveryBucket(t *testing.T) {
+	t.Parallel()
+	bLedger, bLeases, bPlans := []byte("ledger"), []byte("leases"), []byte("plans")
+	tests := []struct {
+		name    string
+		corrupt func(tx *bolt.Tx) error
+		want    []store.Problem
+	}{
+		{
+			name: "ledger entry in an unknown state",
+			corrupt: func(tx *bolt.Tx) error {
+				return editJSON(tx.Bucket(bLedger), []byte(fxLeased+"/db"), `"state":"active"`, `"state":"zombie"`)
+			},
+			want: []store.Problem{{Where: "resource " + fxLeased + "/db", What: `unknown state "zombie"`}},
+		},
+		{
+			name: "ledger entry does not parse",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bLedger).Put([]byte(fxLeased+"/db"), []byte(`["not an object"]`))
+			},
+			want: []store.Problem{{Where: "resource " + fxLeased + "/db",
+				What: "does not parse: json: cannot unmarshal array into Go value of type store.kindRecord"}},
+		},
+		{
+			name: "ledger entry under the wrong key",
+			corrupt: func(tx *bolt.Tx) error {
+				l := tx.Bucket(bLedger)
+				return l.Put([]byte("zeta-000000/db"), l.Get([]byte(fxLeased+"/db")))
+			},
+			want: []store.Problem{{Where: "resource zeta-000000/db", What: `is stored under the wrong key (id "` + fxLeased + `/db")`}},
+		},
+		{
+			name: "ledger intent not indexed",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bIntents).Delete([]byte("resource/" + fxDestroying))
+			},
+			want: []store.Problem{{Where: "resource " + fxDestroying, What: "intent index disagrees with the record", Fix: "custody resume"}},
+		},
+		{
+			name: "index entry without its record",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bIntents).Put([]byte("worktree/z-000009"), []byte(`{"kind":"removal"}`))
+			},
+			want: []store.Problem{{Where: "intent worktree/z-000009", What: "is indexed for a record that does not exist"}},
+		},
+		{
+			name: "index entry without its ledger entry",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bIntents).Put([]byte("resource/z-000009/db"), []byte(`{"kind":"resource-create"}`))
+			},
+			want: []store.Problem{{Where: "intent resource/z-000009/db", What: "is indexed for a record that does not exist"}},
+		},
+		{
+			name: "index entry with a bare schema-1 key",
+			corrupt: func(tx *bolt.Tx) error {
+				ints := tx.Bucket(bIntents)
+				return ints.Put([]byte(fxRemoving), ints.Get([]byte("worktree/"+fxRemoving)))
+			},
+			want: []store.Problem{{Where: "intent " + fxRemoving, What: "is not a <kind>/<id> key (a schema-1 index entry?)"}},
+		},
+		{
+			name: "index entry of an unknown kind",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bIntents).Put([]byte("widget/w-000001"), []byte(`{}`))
+			},
+			want: []store.Problem{{Where: "intent widget/w-000001", What: `names kind "widget", which this custody does not know`}},
+		},
+		{
+			name: "lease for a missing record",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bLeases).Put([]byte("z-000009"), []byte(`{"record":"z-000009","holder":"h","expires":"2030-01-01T00:00:00Z"}`))
+			},
+			want: []store.Problem{{Where: "lease z-000009", What: "names a record that does not exist"}},
+		},
+		{
+			name: "lease does not parse",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bLeases).Put([]byte(fxLeased), []byte(`[1]`))
+			},
+			want: []store.Problem{{Where: "lease " + fxLeased, What: "does not parse: json: cannot unmarshal array into Go value of type machine.Lease"}},
+		},
+		{
+			name: "plan is not JSON",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bPlans).Put([]byte("sha256:x"), []byte(`{"format":`))
+			},
+			want: []store.Problem{{Where: "plan sha256:x", What: "does not parse as JSON"}},
+		},
+		{
+			name: "meta without repository id",
+			corrupt: func(tx *bolt.Tx) error {
+				return tx.Bucket(bMeta).Delete([]byte("repository_id"))
+			},
+			want: []store.Problem{{Where: "meta", What: "has no repository id"}},
+		},
+		{
+			name: "record without revision",
+			corrupt: func(tx *bolt.Tx) error {
+				return editJSON(tx.Bucket(bRecords), []byte(fxLeased), `"rev":`, `"revision":`)
+			},
+			want: []store.Problem{{Where: "record " + fxLeased, What: "has no revision"}},
+		},
+		{
+			name: "journal entry changed",
+			corrupt: func(tx *bolt.Tx) error {
+				return editJSON(tx.Bucket(bJournal), seqKey(3), `"to":"`, `"to":"x`)
+			},
+			want: []store.Problem{{Where: "journal entry 3", What: "breaks the hash chain"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := openUpgraded(t)
+			base := mustCheck(t, s)
+			if len(base) != 2 {
+				t.Fatalf("Check of the upgraded store = %v, want its two unfinished intents", base)
+			}
+			boltUpdate(t, s.Path(), tt.corrupt)
+			if diff := cmp.Diff(append(base, tt.want...), mustCheck(t, s), sortProblems); diff != "" {
+				t.Errorf("Check (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -17,22 +17,22 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// SchemaVersion is the store layout this custody writes.
-const SchemaVersion = 1
+// SchemaVersion is the schema DefaultSchema writes: the layout this custody
+// reads and writes unless a caller opens the store with another Schema.
+const SchemaVersion = 2
 
 // FileName is the state file's name inside <common-dir>/custody/.
 const FileName = "state.db"
 
-// Bucket names.
+// Bucket names of DefaultSchema, as bbolt keys.
 var (
-	bucketMeta    = []byte("meta")
-	bucketRecords = []byte("records")
-	bucketIntents = []byte("intents")
-	bucketJournal = []byte("journal")
-	bucketLeases  = []byte("leases")
-	bucketLedger  = []byte("ledger")
-	bucketPlans   = []byte("plans")
-	allBuckets    = [][]byte{bucketMeta, bucketRecords, bucketIntents, bucketJournal, bucketLeases, bucketLedger, bucketPlans}
+	bucketMeta    = []byte(nameMeta)
+	bucketRecords = []byte(nameRecords)
+	bucketIntents = []byte(nameIntents)
+	bucketJournal = []byte(nameJournal)
+	bucketLeases  = []byte(nameLeases)
+	bucketLedger  = []byte(nameLedger)
+	bucketPlans   = []byte(namePlans)
 )
 
 // Meta keys.
@@ -52,15 +52,28 @@ type Store struct {
 	ctx context.Context
 	// schema is the layout this store reads and writes.
 	schema Schema
+	// upgraded is the schema upgrade this Open ran, if any.
+	upgraded *Upgrade
+}
+
+// Options tunes OpenWith.
+type Options struct {
+	// Timeout bounds each wait for the file lock.
+	Timeout time.Duration
+	// Create makes the file (with a fresh random repository id) when it does
+	// not exist.
+	Create bool
+	// Schema is the layout to read and write; nil means DefaultSchema().
+	Schema *Schema
 }
 
 // Path returns the state file's path.
 func (s *Store) Path() string { return s.path }
 
 // Open returns the store at path, creating it (with a fresh random
-// repository id) when create is set and it does not exist. It checks the
-// schema version and the buckets, and never changes an existing file it
-// cannot read.
+// repository id) when create is set and it does not exist. It upgrades an
+// older schema (see OpenWith), checks the schema version and the buckets,
+// and never changes an existing file it cannot read.
 func Open(path string, timeout time.Duration, create bool) (*Store, error) {
 	return OpenContext(context.Background(), path, timeout, create)
 }
@@ -68,9 +81,26 @@ func Open(path string, timeout time.Duration, create bool) (*Store, error) {
 // OpenContext is Open whose waits for the file lock (now and in every later
 // transaction) end when ctx is done.
 func OpenContext(ctx context.Context, path string, timeout time.Duration, create bool) (*Store, error) {
-	s := &Store{path: path, timeout: timeout, ctx: ctx, schema: DefaultSchema()}
+	return OpenWith(ctx, path, Options{Timeout: timeout, Create: create})
+}
+
+// OpenWith opens the store at path with the layout opts.Schema. A file of an
+// older schema is first copied aside (state.db.bak-<schema>) and then
+// upgraded in one transaction (see Upgraded); a newer schema is
+// ErrSchemaNewer, a file that is not a custody store ErrCorrupt, and in
+// both cases nothing was changed. Waits for the file lock end when ctx is
+// done.
+func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
+	schema := DefaultSchema()
+	if opts.Schema != nil {
+		schema = *opts.Schema
+	}
+	if err := schema.validate(); err != nil {
+		return nil, err
+	}
+	s := &Store{path: path, timeout: opts.Timeout, ctx: ctx, schema: schema}
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		if !create {
+		if !opts.Create {
 			return nil, fmt.Errorf("%s: %w", path, ErrNotInitialized)
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -82,16 +112,42 @@ func OpenContext(ctx context.Context, path string, timeout time.Duration, create
 	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	err := s.view(func(tx *bolt.Tx) error {
-		if err := checkLayout(tx); err != nil {
+	// check reads the version and, once no upgrade is due (or one ran),
+	// checks the layout.
+	var version int
+	var migrated bool
+	check := func(tx *bolt.Tx) error {
+		v, err := schema.versionOf(tx)
+		if version = v; err == nil && (v == schema.Version() || migrated) {
+			err = schema.checkLayout(tx)
+		}
+		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		return nil
-	})
+	}
+	err := s.view(check)
+	if err == nil && version < schema.Version() {
+		if err = s.migrate(version); err == nil {
+			migrated = true
+			err = s.view(check)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// Upgraded returns the schema upgrade the Open that returned s ran, or nil
+// when the file already had s's schema (or another process upgraded it
+// first). The value is a copy.
+func (s *Store) Upgraded() *Upgrade {
+	if s.upgraded == nil {
+		return nil
+	}
+	u := *s.upgraded
+	return &u
 }
 
 func (s *Store) initialize() error {
@@ -103,40 +159,55 @@ func (s *Store) initialize() error {
 		if tx.Bucket(bucketMeta) != nil {
 			return nil // another process initialized it first
 		}
-		for _, b := range allBuckets {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+		for _, b := range s.schema.Buckets {
+			if _, err := tx.CreateBucketIfNotExists([]byte(b.Name)); err != nil {
 				return err
 			}
 		}
 		m := tx.Bucket(bucketMeta)
-		if err := m.Put(keySchema, []byte(strconv.Itoa(SchemaVersion))); err != nil {
+		if err := m.Put(keySchema, []byte(strconv.Itoa(s.schema.Version()))); err != nil {
 			return err
 		}
 		return m.Put(keyRepoID, []byte(hex.EncodeToString(id[:])))
 	})
 }
 
-func checkLayout(tx *bolt.Tx) error {
+// versionOf reads the file's schema version: ErrCorrupt when it has none
+// custody ever wrote, ErrSchemaNewer when it is newer than sc.
+func (sc Schema) versionOf(tx *bolt.Tx) (int, error) {
 	m := tx.Bucket(bucketMeta)
 	if m == nil {
-		return fmt.Errorf("%w (no meta bucket)", ErrCorrupt)
+		return 0, fmt.Errorf("%w (no meta bucket)", ErrCorrupt)
 	}
 	v, err := strconv.Atoi(string(m.Get(keySchema)))
 	if err != nil {
-		return fmt.Errorf("%w (schema version %q)", ErrCorrupt, m.Get(keySchema))
+		return 0, fmt.Errorf("%w (schema version %q)", ErrCorrupt, m.Get(keySchema))
 	}
 	if v < 1 {
-		return fmt.Errorf("%w (schema version %d is not one custody ever wrote)", ErrCorrupt, v)
+		return 0, fmt.Errorf("%w (schema version %d is not one custody ever wrote)", ErrCorrupt, v)
 	}
-	if v > SchemaVersion {
-		return fmt.Errorf("%w (schema %d, this custody knows %d)", ErrSchemaNewer, v, SchemaVersion)
+	if v > sc.Version() {
+		return 0, fmt.Errorf("%w (schema %d, this custody knows %d)", ErrSchemaNewer, v, sc.Version())
 	}
-	for _, b := range allBuckets {
-		if tx.Bucket(b) == nil {
-			return fmt.Errorf("%w (no %s bucket)", ErrCorrupt, b)
+	return v, nil
+}
+
+// checkLayout checks a file of sc's own version: every bucket of sc and the
+// repository id are there.
+func (sc Schema) checkLayout(tx *bolt.Tx) error {
+	v, err := sc.versionOf(tx)
+	if err != nil {
+		return err
+	}
+	if v != sc.Version() {
+		return fmt.Errorf("%w (schema %d, expected %d after the upgrade)", ErrCorrupt, v, sc.Version())
+	}
+	for _, b := range sc.Buckets {
+		if tx.Bucket([]byte(b.Name)) == nil {
+			return fmt.Errorf("%w (no %s bucket)", ErrCorrupt, b.Name)
 		}
 	}
-	if len(m.Get(keyRepoID)) == 0 {
+	if len(tx.Bucket(bucketMeta).Get(keyRepoID)) == 0 {
 		return fmt.Errorf("%w (no repository id)", ErrCorrupt)
 	}
 	return nil

@@ -204,6 +204,11 @@ func (a *App) env(create bool) (*steps.Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	if up := st.Upgraded(); up != nil {
+		// Said on stderr whatever the output mode: stdout keeps exactly
+		// the command's own output (one envelope with --json).
+		fmt.Fprintf(a.Stderr, "custody: upgraded %s from schema %d to %d; the file as it was is kept at %s\n", st.Path(), up.From, up.To, up.Backup)
+	}
 	actor := "custody"
 	if u, err := user.Current(); err == nil {
 		actor = u.Username

@@ -1,0 +1,6 @@
+//go:build !failpoint
+
+package store
+
+// failpoint does nothing in ordinary builds.
+func failpoint(string) {}
