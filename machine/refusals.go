@@ -182,6 +182,9 @@ const (
 	// CodeStateUnreadable is returned when the state file exists but cannot
 	// be opened (permissions, a read-only filesystem); it is not corrupt.
 	CodeStateUnreadable Code = "state-unreadable"
+	// CodeMigrationFailed is returned when upgrading an older state file to
+	// this custody's schema failed; the file was left as it was.
+	CodeMigrationFailed Code = "state-migration-failed"
 )
 
 // Refusals about the repository itself.
@@ -308,6 +311,7 @@ func Codes() map[Code]string {
 		CodePlanInvalid:         "the plan file is not a valid, unedited plan",
 		CodeJournalBroken:       "an exported journal does not verify",
 		CodeStateUnreadable:     "the state file exists but cannot be opened",
+		CodeMigrationFailed:     "upgrading an older state file failed; it was left as it was",
 		CodeMoved:               "git moved the worktree away from the record's path",
 		CodeNotInWorktree:       "the command runs outside every managed worktree",
 	}

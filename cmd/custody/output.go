@@ -90,6 +90,8 @@ func describe(err error) errorBody {
 	switch {
 	case errors.As(err, &u):
 		return errorBody{Code: string(machine.CodeUsage), Message: err.Error(), Retry: "custody --help"}
+	case errors.Is(err, store.ErrMigrationFailed):
+		return errorBody{Code: string(machine.CodeMigrationFailed), Message: err.Error() + ". Keep the file and the copy; report what failed.", Retry: "custody doctor"}
 	case errors.Is(err, store.ErrSchemaNewer):
 		return errorBody{Code: string(machine.CodeSchemaNewer), Message: err.Error() + ". Upgrade custody to read it.", Retry: "custody --version"}
 	case errors.Is(err, store.ErrUnreadable):
