@@ -23,6 +23,7 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -164,8 +165,8 @@ func TestAuditBugSquashMergedIntoNonMainDefaultBranch(t *testing.T) {
 	r.GitIn(clone, "push", "-q", "origin", "HEAD:refs/heads/develop")
 
 	plan, _ := sfPlanAny(t, r)
-	if it := plan.item(t, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
-		t.Fatalf("control: with develop alone on origin, %s is %s %v (proof %+v), want remove squash-merged", id, it.Action, it.codes(), it.Proof)
+	if it := planItem(t, plan, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
+		t.Fatalf("control: with develop alone on origin, %s is %s %v (proof %+v), want remove squash-merged", id, it.Action, refusalCodes(it.Refusals), it.Proof)
 	}
 
 	// Other people's open branches, each a distinct commit, all sorting
@@ -175,9 +176,9 @@ func TestAuditBugSquashMergedIntoNonMainDefaultBranch(t *testing.T) {
 		r.GitIn(clone, "push", "-q", "origin", c+fmt.Sprintf(":refs/heads/agent-%02d", i))
 	}
 	plan, _ = sfPlanAny(t, r)
-	if it := plan.item(t, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
+	if it := planItem(t, plan, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
 		t.Errorf("with 20 more branches on origin, %s is %s %v (proof %+v); want remove with a squash-merged proof on origin's default branch develop",
-			id, it.Action, it.codes(), it.Proof)
+			id, it.Action, refusalCodes(it.Refusals), it.Proof)
 	}
 }
 
@@ -317,7 +318,7 @@ func TestAuditBugMovedWorktreeDeadEnd(t *testing.T) {
 	r.Git("worktree", "move", path, dst)
 
 	plan, _ := sfPlanAny(t, r)
-	it := plan.item(t, id)
+	it := planItem(t, plan, id)
 	if it.Action != "keep" || it.Refusal == nil {
 		t.Fatalf("plan: %+v", it)
 	}
@@ -326,7 +327,7 @@ func TestAuditBugMovedWorktreeDeadEnd(t *testing.T) {
 			t.Errorf("plan keeps %s [%s] and says to run custody doctor, but doctor finds nothing (exit 0):\n%s", id, it.Refusal.Code, res.Stdout)
 		}
 	}
-	if mv := plan.byPath(dst); mv != nil && mv.Refusal != nil && strings.HasPrefix(mv.Refusal.Retry, "custody adopt ") {
+	if mv := planItemAt(plan, dst); mv != nil && mv.Refusal != nil && strings.HasPrefix(mv.Refusal.Retry, "custody adopt ") {
 		if res := custody(t, r, "adopt", dst); res.Code == 1 {
 			t.Errorf("plan lists the moved tree %s as %s [%s] with the retry %q, which fails:\n%s",
 				dst, mv.ID, mv.Refusal.Code, mv.Refusal.Retry, res.Stderr)
@@ -344,8 +345,7 @@ func TestAuditBugShowJSONLacksIntent(t *testing.T) {
 	t.Parallel()
 	r := sfRepo(t)
 	id, _ := newTree(t, r, "shown")
-	var m map[string]json.RawMessage
-	sfDecode(t, mustCustody(t, r, 0, "show", id, "--json"), &m)
+	m := decodeResult[rawResult](t, mustCustody(t, r, 0, "show", id, "--json"), "show")
 	for _, k := range []string{"state", "intent", "evidence", "journal"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("show --json result has no %q member (members: %v)", k, auKeys(m))
@@ -375,8 +375,7 @@ func TestAuditBugRepositoryPathWithNewline(t *testing.T) {
 		t.Fatalf("init in %q: %s", r.Dir, res)
 	}
 	res := mustCustody(t, r, 0, "new", "x", "--json")
-	var nr struct{ Path string }
-	sfDecode(t, res, &nr)
+	nr := decodeResult[steps.NewResult](t, res, "new")
 	if !strings.HasPrefix(nr.Path, r.Dir+string(os.PathSeparator)) {
 		t.Errorf("new made %q, not under %q", nr.Path, r.Dir)
 	}
@@ -407,14 +406,11 @@ func TestAuditLeases(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var fo struct {
-		Items []sfOutcome `json:"items"`
-	}
 	res := custody(t, r, "finish", live, "--json")
 	if res.Code != 3 {
 		t.Fatalf("finish under a live lease: want exit 3, got %s", res)
 	}
-	sfDecode(t, res, &fo)
+	fo := decodeResult[itemsResult[steps.Outcome]](t, res, "finish")
 	if len(fo.Items) != 1 || fo.Items[0].Refusal == nil || fo.Items[0].Refusal.Code != "lease-live" {
 		t.Errorf("finish under a live lease: %+v, want refused [lease-live]", fo.Items)
 	}
@@ -423,14 +419,14 @@ func TestAuditLeases(t *testing.T) {
 	}
 
 	plan, file := sfPlanAny(t, r)
-	if it := plan.item(t, expired); it.Action != "remove" || it.Proof == nil {
-		t.Errorf("active tree with an expired lease: %s %v, want remove", it.Action, it.codes())
+	if it := planItem(t, plan, expired); it.Action != "remove" || it.Proof == nil {
+		t.Errorf("active tree with an expired lease: %s %v, want remove", it.Action, refusalCodes(it.Refusals))
 	}
-	if it := plan.item(t, live); it.Action != "keep" || !it.has("lease-live") {
-		t.Errorf("active tree with a live lease: %s %v, want keep [lease-live]", it.Action, it.codes())
+	if it := planItem(t, plan, live); it.Action != "keep" || !hasCode(it.Refusals, "lease-live") {
+		t.Errorf("active tree with a live lease: %s %v, want keep [lease-live]", it.Action, refusalCodes(it.Refusals))
 	}
 	a := sfApply(t, r, file, 0)
-	if o := a.outcome(t, expired); o.Outcome != "removed" {
+	if o := applyOutcome(t, a, expired); o.Outcome != "removed" {
 		t.Errorf("apply: %+v", o)
 	}
 	sfAssertRemoved(t, r, expired, expPath, true)
@@ -445,8 +441,7 @@ func TestAuditNewEdgeCases(t *testing.T) {
 	r := sfRepo(t)
 	root := filepath.Join(r.Dir, ".worktrees") + string(os.PathSeparator)
 	for _, name := range []string{"!!!", "../../escape", "/abs/path", "a\nb", "…", ".."} {
-		var nr struct{ ID, Path, Branch string }
-		sfDecode(t, mustCustody(t, r, 0, "new", "--json", "--", name), &nr)
+		nr := decodeResult[steps.NewResult](t, mustCustody(t, r, 0, "new", "--json", "--", name), "new")
 		if !strings.HasPrefix(nr.Path, root) || strings.Contains(nr.Path[len(root):], string(os.PathSeparator)) || !machine.ValidID(nr.ID) {
 			t.Errorf("new %q: id %q path %q", name, nr.ID, nr.Path)
 		}
@@ -457,8 +452,7 @@ func TestAuditNewEdgeCases(t *testing.T) {
 	first := r.Head(r.Dir)
 	r.Git("tag", "-a", "-m", "annotated", "v9", first)
 	r.Commit(r.Dir, "later.txt", "later\n")
-	var nr struct{ Head, Path string }
-	sfDecode(t, mustCustody(t, r, 0, "new", "tagged", "--from", "v9", "--json"), &nr)
+	nr := decodeResult[steps.NewResult](t, mustCustody(t, r, 0, "new", "tagged", "--from", "v9", "--json"), "new")
 	if nr.Head != first || r.Head(nr.Path) != first {
 		t.Errorf("--from an annotated tag: head %s (tree at %s), want the tagged commit %s", nr.Head, r.Head(nr.Path), first)
 	}
@@ -491,7 +485,7 @@ func TestAuditDetachedWithProofAndBranchKept(t *testing.T) {
 	if tip := r.BranchTip("custody/" + id); tip != unpushed {
 		t.Errorf("branch custody/%s is at %q, want the unpushed %s", id, tip, unpushed)
 	}
-	s := sfShow(t, r, id)
+	s := showRecord(t, r, id)
 	if s.Evidence.BranchOutcome != "kept" || s.Evidence.BranchReason == "" {
 		t.Errorf("evidence: branch %q (%q), want kept with a reason", s.Evidence.BranchOutcome, s.Evidence.BranchReason)
 	}
@@ -525,9 +519,9 @@ func TestAuditManyAdvertisedRefs(t *testing.T) {
 	}
 	sfNoLocalWrites(t, r, func() {
 		plan, _ := sfPlanNow(t, r, 0)
-		it := plan.item(t, id)
+		it := planItem(t, plan, id)
 		if it.Action != "remove" || it.Proof == nil || it.Proof.Ref != "refs/pull/4242/head" {
-			t.Errorf("plan: %s %v proof %+v, want remove proven by refs/pull/4242/head", it.Action, it.codes(), it.Proof)
+			t.Errorf("plan: %s %v proof %+v, want remove proven by refs/pull/4242/head", it.Action, refusalCodes(it.Refusals), it.Proof)
 		}
 	})
 }
@@ -608,8 +602,7 @@ func TestAuditNewFromInsideLinkedTree(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("new inside a linked tree: %s", res)
 	}
-	var nr struct{ Head, Path string }
-	sfDecode(t, res, &nr)
+	nr := decodeResult[steps.NewResult](t, res, "new")
 	if main := r.Head(r.Dir); nr.Head != main || nr.Head == moved || r.Head(nr.Path) != main {
 		t.Errorf("new inside a linked tree started from %s, want the main checkout's HEAD %s", nr.Head, main)
 	}
@@ -637,10 +630,9 @@ func TestAuditBugExpiredLeaseKeptExitsZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := custody(t, r, "plan", "--json")
-	var p sfPlan
-	sfDecode(t, res, &p)
-	if it := p.item(t, id); it.Action != "keep" || !it.has("untracked-files") {
-		t.Fatalf("plan: %s %v, want keep [untracked-files]", it.Action, it.codes())
+	p := decodeResult[machine.Plan](t, res, "plan")
+	if it := planItem(t, p, id); it.Action != "keep" || !hasCode(it.Refusals, "untracked-files") {
+		t.Fatalf("plan: %s %v, want keep [untracked-files]", it.Action, refusalCodes(it.Refusals))
 	}
 	if res.Code != 3 {
 		t.Errorf("plan keeps lease-expired %s (treated as finished) but exits %d, want 3", id, res.Code)
