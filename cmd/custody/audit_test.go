@@ -461,7 +461,7 @@ func TestAuditNewEdgeCases(t *testing.T) {
 	empty.Git("update-ref", "-d", "HEAD")
 	mustCustody(t, empty, 0, "init")
 	res := mustCustody(t, empty, 1, "new", "x", "--json")
-	if b := csErrorBody(t, res); b.Code != "unknown-revision" {
+	if b := decodeError(t, res); b.Code != "unknown-revision" {
 		t.Errorf("new with an unborn HEAD: %+v", b)
 	}
 	if ents, _ := os.ReadDir(filepath.Join(empty.Dir, ".worktrees")); len(ents) != 0 {

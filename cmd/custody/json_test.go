@@ -24,19 +24,30 @@ import (
 // returns its result decoded into T.
 func decodeResult[T any](t testing.TB, res result, command string) T {
 	t.Helper()
-	var out T
+	got, out := decodeEnvelope[T](t, res)
+	if got != command {
+		t.Fatalf("envelope command %q, want %q:\n%s", got, command, res)
+	}
+	return out
+}
+
+// decodeEnvelope requires stdout to hold exactly one success envelope
+// (version 1, ok true, a command) and returns its command and its result
+// decoded into T.
+func decodeEnvelope[T any](t testing.TB, res result) (command string, out T) {
+	t.Helper()
 	env := okEnvelope{Result: &out}
 	dec := json.NewDecoder(strings.NewReader(res.Stdout))
 	if err := dec.Decode(&env); err != nil {
-		t.Fatalf("custody %s: stdout is not a JSON envelope: %v\n%s", command, err, res)
+		t.Fatalf("stdout is not a JSON envelope: %v\n%s", err, res)
 	}
 	if dec.More() {
-		t.Fatalf("custody %s: stdout holds more than one JSON value:\n%s", command, res)
+		t.Fatalf("stdout holds more than one JSON value:\n%s", res)
 	}
-	if env.Version != 1 || !env.OK || env.Command != command {
-		t.Fatalf("envelope version %d ok %v command %q, want 1 true %q:\n%s", env.Version, env.OK, env.Command, command, res)
+	if env.Version != 1 || !env.OK || env.Command == "" {
+		t.Fatalf("envelope version %d ok %v command %q, want 1 true and a command:\n%s", env.Version, env.OK, env.Command, res)
 	}
-	return out
+	return env.Command, out
 }
 
 // decodeError requires the exit-1 form of --json: nothing on stdout and
@@ -163,6 +174,19 @@ func listRecords(t testing.TB, r *fixtures.Repo, all bool) []listEntry {
 		args = append(args, "--all")
 	}
 	return decodeResult[listResult](t, mustCustody(t, r, 0, args...), "list").Records
+}
+
+// listRecord returns record id of list --all --json, failing the test
+// when there is none.
+func listRecord(t testing.TB, r *fixtures.Repo, id string) listEntry {
+	t.Helper()
+	for _, rec := range listRecords(t, r, true) {
+		if rec.ID == id {
+			return rec
+		}
+	}
+	t.Fatalf("no record %s in custody list --all", id)
+	return listEntry{}
 }
 
 // showRecord returns show ID --json.

@@ -10,7 +10,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,6 +27,7 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -119,42 +119,10 @@ func (w *rtWorld) exists(t testing.TB, handle string) bool {
 	return err == nil
 }
 
-// rtDecode decodes stdout as one JSON success envelope and returns its
-// result.
-func rtDecode[T any](t testing.TB, res result) T {
-	t.Helper()
-	var env struct {
-		OK     bool            `json:"ok"`
-		Result json.RawMessage `json:"result"`
-	}
-	dec := json.NewDecoder(strings.NewReader(res.Stdout))
-	if err := dec.Decode(&env); err != nil || !env.OK {
-		t.Fatalf("not one JSON success envelope (%v):\n%s", err, res)
-	}
-	var out T
-	if err := json.Unmarshal(env.Result, &out); err != nil {
-		t.Fatalf("result: %v\n%s", err, res)
-	}
-	return out
-}
-
-// rtErr decodes a --json error envelope from stderr.
-func rtErr(t testing.TB, res result) machine.Refusal {
-	t.Helper()
-	var env struct {
-		OK    bool            `json:"ok"`
-		Error machine.Refusal `json:"error"`
-	}
-	if err := json.Unmarshal([]byte(res.Stderr), &env); err != nil || env.OK {
-		t.Fatalf("not a JSON error envelope (%v):\n%s", err, res)
-	}
-	return env.Error
-}
-
 // rtNew runs custody new name --json and returns what it made.
 func (w *rtWorld) rtNew(t testing.TB, name string) steps.NewResult {
 	t.Helper()
-	return rtDecode[steps.NewResult](t, mustCustody(t, w.r, 0, "new", name, "--json"))
+	return decodeResult[steps.NewResult](t, mustCustody(t, w.r, 0, "new", name, "--json"), "new")
 }
 
 // ledger returns resource list --json (--all with all).
@@ -164,9 +132,7 @@ func (w *rtWorld) ledger(t testing.TB, all bool) []machine.Resource {
 	if all {
 		args = append(args, "--all")
 	}
-	return rtDecode[struct {
-		Resources []machine.Resource `json:"resources"`
-	}](t, mustCustody(t, w.r, 0, args...)).Resources
+	return decodeResult[resourceListResult](t, mustCustody(t, w.r, 0, args...), "resource list").Resources
 }
 
 func (w *rtWorld) entry(t testing.TB, id string) machine.Resource {
@@ -180,38 +146,22 @@ func (w *rtWorld) entry(t testing.TB, id string) machine.Resource {
 	return machine.Resource{}
 }
 
-type rtRecord struct {
-	ID     string          `json:"id"`
-	State  string          `json:"state"`
-	Path   string          `json:"path"`
-	Branch string          `json:"branch"`
-	Intent json.RawMessage `json:"intent"`
+func (w *rtWorld) records(t testing.TB) []listEntry {
+	t.Helper()
+	return listRecords(t, w.r, true)
 }
 
-func (w *rtWorld) records(t testing.TB) []rtRecord {
+func (w *rtWorld) record(t testing.TB, id string) listEntry {
 	t.Helper()
-	return rtDecode[struct {
-		Records []rtRecord `json:"records"`
-	}](t, mustCustody(t, w.r, 0, "list", "--all", "--json")).Records
-}
-
-func (w *rtWorld) record(t testing.TB, id string) rtRecord {
-	t.Helper()
-	for _, rec := range w.records(t) {
-		if rec.ID == id {
-			return rec
-		}
-	}
-	t.Fatalf("no record %s", id)
-	return rtRecord{}
+	return listRecord(t, w.r, id)
 }
 
 // noIntents checks that no record and no ledger entry carries an intent.
 func (w *rtWorld) noIntents(t testing.TB) {
 	t.Helper()
 	for _, rec := range w.records(t) {
-		if s := string(rec.Intent); s != "" && s != "null" {
-			t.Errorf("record %s still carries an intent: %s", rec.ID, s)
+		if rec.Intent != nil {
+			t.Errorf("record %s still carries a %s intent", rec.ID, rec.Intent.Kind)
 		}
 	}
 	for _, r := range w.ledger(t, true) {
@@ -233,47 +183,15 @@ func (w *rtWorld) worktrees(t testing.TB) []string {
 	return out
 }
 
-type rtEntry struct {
-	Seq     uint64 `json:"seq"`
-	Record  string `json:"record"`
-	Kind    string `json:"kind"`
-	From    string `json:"from"`
-	To      string `json:"to"`
-	Trigger string `json:"trigger"`
-	Outcome string `json:"outcome"`
-}
-
 // journal exports the journal, verifies it up to the store's chain head
 // and returns its entries.
-func (w *rtWorld) journal(t testing.TB) []rtEntry {
+func (w *rtWorld) journal(t testing.TB) []store.Entry {
 	t.Helper()
-	head := rtDecode[struct {
-		Seq  uint64 `json:"seq"`
-		Head string `json:"head"`
-	}](t, mustCustody(t, w.r, 0, "journal", "head", "--json"))
-	file := filepath.Join(w.r.Root, fmt.Sprintf("journal-%d.jsonl", time.Now().UnixNano()))
-	mustCustody(t, w.r, 0, "journal", "export", "-o", file)
-	mustCustody(t, w.r, 0, "journal", "verify", "--head", head.Head, file)
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []rtEntry
-	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		var e rtEntry
-		if err := json.Unmarshal(l, &e); err != nil {
-			t.Fatalf("journal line %q: %v", l, err)
-		}
-		out = append(out, e)
-	}
-	if uint64(len(out)) != head.Seq {
-		t.Errorf("export has %d entries, the head is at seq %d", len(out), head.Seq)
-	}
-	return out
+	return journalEntries(t, w.r)
 }
 
 // rtTriggers returns the triggers the journal records for record id.
-func rtTriggers(entries []rtEntry, id string) []string {
+func rtTriggers(entries []store.Entry, id string) []string {
 	var out []string
 	for _, e := range entries {
 		if e.Record == id {
@@ -290,7 +208,7 @@ func (w *rtWorld) removeTree(t testing.TB, id string, wantApply int) steps.Apply
 	mustCustody(t, w.r, 0, "finish", id)
 	plan := filepath.Join(w.r.Root, "plan-"+id+".json")
 	mustCustody(t, w.r, 0, "plan", "-o", plan)
-	return rtDecode[steps.ApplyResult](t, mustCustody(t, w.r, wantApply, "apply", plan, "--json"))
+	return decodeResult[steps.ApplyResult](t, mustCustody(t, w.r, wantApply, "apply", plan, "--json"), "apply")
 }
 
 // vanish removes a tree the hard way: rm -rf, then git worktree prune.
@@ -304,22 +222,17 @@ func (w *rtWorld) vanish(t testing.TB, path string, prune bool) {
 	}
 }
 
-type rtGC struct {
-	DryRun bool           `json:"dry_run"`
-	Items  []steps.GCItem `json:"items"`
-}
-
-func (w *rtWorld) gc(t testing.TB, want int, dry bool) rtGC {
+func (w *rtWorld) gc(t testing.TB, want int, dry bool) gcResult {
 	t.Helper()
 	args := []string{"resource", "gc", "--json"}
 	if dry {
 		args = append(args, "--dry-run")
 	}
-	return rtDecode[rtGC](t, mustCustody(t, w.r, want, args...))
+	return decodeResult[gcResult](t, mustCustody(t, w.r, want, args...), "resource gc")
 }
 
 // rtGCOutcomes reduces GC items to "id outcome [code]".
-func rtGCOutcomes(g rtGC) []string {
+func rtGCOutcomes(g gcResult) []string {
 	var out []string
 	for _, it := range g.Items {
 		s := it.ID + " " + it.Outcome
@@ -364,10 +277,7 @@ func TestResourceLifecycleOrder(t *testing.T) {
 
 	// ensure, by id from the main checkout, then from inside the tree.
 	res := mustCustody(t, w.r, 0, "resource", "ensure", id, "--json")
-	ens := rtDecode[struct {
-		ID        string                  `json:"id"`
-		Resources []steps.ResourceOutcome `json:"resources"`
-	}](t, res)
+	ens := decodeResult[ensureResult](t, res, "resource ensure")
 	if len(ens.Resources) != 2 || ens.Resources[0].Handle != hb || ens.Resources[1].Handle != ha ||
 		ens.Resources[0].Outcome != "ensured" || ens.Resources[1].Outcome != "ensured" {
 		t.Errorf("resource ensure %s: %+v", id, ens)
@@ -463,13 +373,7 @@ func TestResourceEnv(t *testing.T) {
 	fmt.Fprintln(f, "API_TOKEN=mine")
 	f.Close()
 	mustCustody(t, w.r, 0, "finish", made.ID)
-	plan := rtDecode[struct {
-		Items []struct {
-			ID       string            `json:"id"`
-			Action   string            `json:"action"`
-			Refusals []machine.Refusal `json:"refusals"`
-		} `json:"items"`
-	}](t, mustCustody(t, w.r, 3, "plan", "--json")) // 3: a finished tree is kept
+	plan := decodeResult[machine.Plan](t, mustCustody(t, w.r, 3, "plan", "--json"), "plan") // 3: a finished tree is kept
 	if len(plan.Items) != 1 || plan.Items[0].Action != "keep" {
 		t.Fatalf("plan: want the tree kept, got %+v", plan.Items)
 	}
@@ -514,7 +418,7 @@ func TestResourceIdentity(t *testing.T) {
 			t.Errorf("resource identity db --id %s = %q, want %q", made.ID, got, want)
 		}
 		in := runBin(t, custodyBin, w.r, made.Path, nil, "resource", "identity", "db", "--json")
-		got := rtDecode[map[string]string](t, in)
+		got := decodeResult[map[string]string](t, in, "resource identity")
 		if d := cmp.Diff(map[string]string{"id": made.ID, "name": "db", "handle": want, "ident": strings.ReplaceAll(want, "-", "_")}, got); d != "" {
 			t.Errorf("resource identity inside the tree (-want +got):\n%s", d)
 		}
@@ -526,7 +430,7 @@ func TestResourceIdentity(t *testing.T) {
 		}
 		w.wantLog(t, "create "+want)
 		// An undeclared resource, an unknown id.
-		if ref := rtErr(t, mustCustody(t, w.r, 1, "resource", "identity", "cache", "--id", made.ID, "--json")); !strings.Contains(ref.Message, "cache") {
+		if ref := decodeError(t, mustCustody(t, w.r, 1, "resource", "identity", "cache", "--id", made.ID, "--json")); !strings.Contains(ref.Message, "cache") {
 			t.Errorf("identity of an undeclared resource: %+v", ref)
 		}
 		mustCustody(t, w.r, 1, "resource", "identity", "db", "--id", "nope-000000")
@@ -541,7 +445,7 @@ func TestResourceIdentity(t *testing.T) {
 
 // rtNothingLeft checks a rolled-back `custody new`: no tree, no
 // registration, no custody branch, the record tombstoned.
-func (w *rtWorld) rtNothingLeft(t testing.TB) rtRecord {
+func (w *rtWorld) rtNothingLeft(t testing.TB) listEntry {
 	t.Helper()
 	recs := w.records(t)
 	if len(recs) != 1 {
@@ -574,8 +478,8 @@ func TestResourceRequiredCreateFails(t *testing.T) {
 	failing := "echo create @resource@ >> {EXT}/log; exit 1"
 	w := rtSetup(t, rtRes("a", "", "")+rtRes("b", failing, "")+rtRes("c", "", ""), fixtures.Options{})
 	res := mustCustody(t, w.r, 1, "new", "doomed", "--json")
-	ref := rtErr(t, res)
-	if ref.Code != machine.CodeCreateFailed || !strings.Contains(ref.Message, "rolled back") {
+	ref := decodeError(t, res)
+	if ref.Code != string(machine.CodeCreateFailed) || !strings.Contains(ref.Message, "rolled back") {
 		t.Errorf("new: want create-failed naming the rollback, got %+v", ref)
 	}
 	rec := w.rtNothingLeft(t)
@@ -682,8 +586,8 @@ func TestResourceUnexpandedToken(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			w := rtSetup(t, rtRes("db", tt.create, tt.destroy), fixtures.Options{})
-			ref := rtErr(t, mustCustody(t, w.r, 1, "new", "tok", "--json"))
-			if (ref.Code != machine.CodeUnexpandedToken && ref.Code != machine.CodeCreateFailed) || !strings.Contains(ref.Message, "@nosuchtoken@") {
+			ref := decodeError(t, mustCustody(t, w.r, 1, "new", "tok", "--json"))
+			if (ref.Code != string(machine.CodeUnexpandedToken) && ref.Code != string(machine.CodeCreateFailed)) || !strings.Contains(ref.Message, "@nosuchtoken@") {
 				t.Errorf("new: want unexpanded-token or create-failed naming @nosuchtoken@, got %+v", ref)
 			}
 			w.rtNothingLeft(t)
@@ -706,7 +610,7 @@ func TestResourceTokenLikeValue(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("new in a checkout named mail@box@repo: %s", res)
 	}
-	made := rtDecode[steps.NewResult](t, res)
+	made := decodeResult[steps.NewResult](t, res, "new")
 	b, err := os.ReadFile(filepath.Join(w.ext, w.handle(made.ID, "db"), "dir"))
 	if err != nil || strings.TrimSpace(string(b)) != made.Path {
 		t.Errorf("@dir@ expanded to %q (%v), want %s", b, err, made.Path)
@@ -763,16 +667,7 @@ func TestResourceGCOrphan(t *testing.T) {
 	w.journal(t)
 }
 
-type rtPlanItem struct {
-	ID          string            `json:"id"`
-	Kind        string            `json:"kind"`
-	Action      string            `json:"action"`
-	Fingerprint string            `json:"fingerprint"`
-	Refusal     *machine.Refusal  `json:"refusal"`
-	Refusals    []machine.Refusal `json:"refusals"`
-}
-
-func (w *rtWorld) plan(t testing.TB, file string) []rtPlanItem {
+func (w *rtWorld) plan(t testing.TB, file string) []machine.PlanItem {
 	t.Helper()
 	args := []string{"plan", "--json"}
 	if file != "" {
@@ -782,19 +677,17 @@ func (w *rtWorld) plan(t testing.TB, file string) []rtPlanItem {
 	if res.Code != 0 && res.Code != 3 {
 		t.Fatalf("custody plan: %s", res)
 	}
-	return rtDecode[struct {
-		Items []rtPlanItem `json:"items"`
-	}](t, res).Items
+	return decodeResult[machine.Plan](t, res, "plan").Items
 }
 
-func rtPlanItemOf(t testing.TB, items []rtPlanItem, id string) (rtPlanItem, bool) {
+func rtPlanItemOf(t testing.TB, items []machine.PlanItem, id string) (machine.PlanItem, bool) {
 	t.Helper()
 	for _, it := range items {
 		if it.ID == id {
 			return it, true
 		}
 	}
-	return rtPlanItem{}, false
+	return machine.PlanItem{}, false
 }
 
 // TestResourcePlanOrphans: plan lists orphaned resources as destroy items
@@ -822,7 +715,7 @@ func TestResourcePlanOrphans(t *testing.T) {
 	}
 	w.wantLog(t, "create "+hg, "create "+hd) // plan changes nothing
 
-	ap := rtDecode[steps.ApplyResult](t, mustCustody(t, w.r, 0, "apply", file, "--json"))
+	ap := decodeResult[steps.ApplyResult](t, mustCustody(t, w.r, 0, "apply", file, "--json"), "apply")
 	got := map[string]string{}
 	for _, o := range ap.Items {
 		got[o.ID] = o.Outcome
@@ -947,7 +840,7 @@ func TestResourceGCDisabled(t *testing.T) {
 		if res.Code != 0 && res.Code != 3 {
 			t.Fatalf("gc: %s", res)
 		}
-		g := rtDecode[rtGC](t, res)
+		g := decodeResult[gcResult](t, res, "resource gc")
 		if d := cmp.Diff([]string{made.ID + "/db kept gc-disabled"}, rtGCOutcomes(g)); d != "" {
 			t.Errorf("gc dry=%v (-want +got):\n%s", dry, d)
 		}
@@ -1043,9 +936,7 @@ func TestResourceCrashAfterCreateIntent(t *testing.T) {
 	w.wantLog(t) // the create never ran
 
 	res := mustCustody(t, w.r, 0, "resume", "--json")
-	items := rtDecode[struct {
-		Items []steps.ResumeItem `json:"items"`
-	}](t, res).Items
+	items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
 	t.Logf("resume: %+v", items)
 	if len(items) != 1 || items[0].ID != id || items[0].Outcome != "activated" || items[0].Refusal != nil {
 		t.Errorf("resume: want %s activated, got %+v", id, items)
@@ -1202,7 +1093,7 @@ func TestResourceConcurrentNew(t *testing.T) {
 		case results[i].Code != 0:
 			t.Fatalf("new #%d:\n%s", i, results[i])
 		}
-		ids[rtDecode[steps.NewResult](t, results[i]).ID] = true
+		ids[decodeResult[steps.NewResult](t, results[i], "new").ID] = true
 	}
 	if len(ids) != n {
 		t.Fatalf("want %d distinct ids, got %v", n, ids)

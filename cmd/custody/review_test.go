@@ -89,7 +89,7 @@ func TestReviewBugCreateLargeOutput(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("custody new with a create that exits 0 after printing 3 MB: want exit 0, got %d\n%.600s", res.Code, res.Stderr)
 	}
-	made := rtDecode[steps.NewResult](t, res)
+	made := decodeResult[steps.NewResult](t, res, "new")
 	e := w.entry(t, made.ID+"/db")
 	if e.State != machine.StateActive || e.Evidence.ExitCode != 0 {
 		t.Errorf("entry: %s exit %d, want active exit 0", e.State, e.Evidence.ExitCode)
@@ -111,7 +111,7 @@ func TestReviewBugUnexpandedBehindApostrophe(t *testing.T) {
 	res := custody(t, w.r, "new", "tok", "--json")
 	if res.Code != 1 {
 		t.Errorf("custody new: want exit 1 (refused), got %d", res.Code)
-	} else if ref := rtErr(t, res); !strings.Contains(ref.Message, "@nosuchtoken@") {
+	} else if ref := decodeError(t, res); !strings.Contains(ref.Message, "@nosuchtoken@") {
 		t.Errorf("refusal does not name @nosuchtoken@: %+v", ref)
 	}
 	if lines := w.logLines(t); len(lines) != 0 {
@@ -187,7 +187,7 @@ func TestReviewBugPortsDistinctUnderConcurrentNew(t *testing.T) {
 		if results[i].Code != 0 {
 			continue // refused: every port is held
 		}
-		made := rtDecode[steps.NewResult](t, results[i])
+		made := decodeResult[steps.NewResult](t, results[i], "new")
 		held[made.Port] = append(held[made.Port], made.ID)
 	}
 	for port, ids := range held {
@@ -214,7 +214,7 @@ func TestReviewBugApplyRacingGC(t *testing.T) {
 
 	cmd, out, errb := rvStart(t, w.r, "apply", plan, "--json")
 	rvWaitFile(t, filepath.Join(w.ext, "b-started"), 30*time.Second) // b (torn down first) is being destroyed
-	g := rtDecode[rtGC](t, mustCustody(t, w.r, 0, "resource", "gc", "--json"))
+	g := decodeResult[gcResult](t, mustCustody(t, w.r, 0, "resource", "gc", "--json"), "resource gc")
 	t.Logf("gc: %v", rtGCOutcomes(g))
 	res := rvWait(t, cmd, out, errb)
 	if res.Code == 1 {
@@ -355,7 +355,7 @@ func TestReviewBugEnsureUnknownWorktree(t *testing.T) {
 	if res.Code != 1 {
 		t.Fatalf("resource ensure of an unknown id: want exit 1, got\n%s", res)
 	}
-	if ref := rtErr(t, res); ref.Code != machine.CodeUnknownRecord {
+	if ref := decodeError(t, res); ref.Code != string(machine.CodeUnknownRecord) {
 		t.Errorf("want %s, got %+v", machine.CodeUnknownRecord, ref)
 	}
 }
@@ -367,7 +367,7 @@ func TestReviewBugEnsureUnknownWorktree(t *testing.T) {
 func TestReviewBugRollbackNamesFailedDestroy(t *testing.T) {
 	t.Parallel()
 	w := rtSetup(t, rtRes("a", "", "echo destroy a >> {EXT}/log; exit 1")+rtRes("b", "exit 1", ""), fixtures.Options{})
-	ref := rtErr(t, mustCustody(t, w.r, 1, "new", "doomed", "--json"))
+	ref := decodeError(t, mustCustody(t, w.r, 1, "new", "doomed", "--json"))
 	recs := w.records(t)
 	if len(recs) != 1 {
 		t.Fatalf("records: %+v", recs)
