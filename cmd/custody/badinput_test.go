@@ -267,6 +267,33 @@ func TestBadStateFileFixedByMovingAside(t *testing.T) {
 	}
 }
 
+// TestBadStateFileOlderSchema: a state file claiming a schema this custody
+// does not know, older than any it knows (0, -7), is an unknown schema
+// version: exit 1, and the file is not changed (neither read as schema 1
+// by list nor written by new).
+func TestBadStateFileOlderSchema(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"0", "-7"} {
+		t.Run("schema"+v, func(t *testing.T) {
+			t.Parallel()
+			r := fixtures.New(t, fixtures.Options{})
+			mustCustody(t, r, 0, "init")
+			state := filepath.Join(r.Dir, ".git", "custody", "state.db")
+			badSetMeta(t, state, "schema", v)
+			before := csDigest(t, state)
+			for _, args := range [][]string{{"list", "--json"}, {"new", "x", "--json"}} {
+				res := custody(t, r, args...)
+				if res.Code != 1 {
+					t.Errorf("custody %s with schema %s: exit %d, want 1 (unknown schema)\n%s", strings.Join(args, " "), v, res.Code, res)
+				}
+			}
+			if csDigest(t, state) != before {
+				t.Errorf("the state file with unknown schema %s was changed", v)
+			}
+		})
+	}
+}
+
 func TestBadPlanFile(t *testing.T) {
 	t.Parallel()
 	r, plan, removable := badSetup(t)
@@ -463,7 +490,7 @@ func TestBadChdirMissing(t *testing.T) {
 		t.Fatalf("-C missing dir:\n%s", res)
 	}
 	if strings.Contains(res.Stderr, "fork/exec") || strings.Contains(res.Stderr, "[error]") {
-		t.Errorf("BUG: -C to a missing directory reports git failing to start, with the untyped code error:\n%s", res.Stderr)
+		t.Errorf("-C to a missing directory reports git failing to start, with the untyped code error:\n%s", res.Stderr)
 	}
 	badJSON(t, custody(t, r, "-C", missing, "--json", "list"), "not-a-repository")
 }
@@ -528,6 +555,22 @@ func TestBadOddPath(t *testing.T) {
 	}
 	if !slices.Contains(e2eWorktrees(t, r), kPath) {
 		t.Errorf("kept tree unregistered")
+	}
+}
+
+// TestBadOddPathNewline: a repository whose path holds a newline works as
+// paths with spaces and non-ASCII characters do: init succeeds and new
+// makes its tree under the main checkout.
+func TestBadOddPathNewline(t *testing.T) {
+	t.Parallel()
+	r := fixtures.New(t, fixtures.Options{Name: "two\nlines"})
+	if res := custody(t, r, "init"); res.Code != 0 {
+		t.Fatalf("init in %q: %s", r.Dir, res)
+	}
+	res := mustCustody(t, r, 0, "new", "x", "--json")
+	nr := decodeResult[steps.NewResult](t, res, "new")
+	if !strings.HasPrefix(nr.Path, r.Dir+string(os.PathSeparator)) {
+		t.Errorf("new made %q, not under %q", nr.Path, r.Dir)
 	}
 }
 

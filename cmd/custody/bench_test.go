@@ -26,7 +26,7 @@ import (
 //
 //	go test ./cmd/custody/ -run '^$' -bench Plan -benchtime 3x
 //
-// Target (issue 2): ratio ≤ 1.5 at N=100, ms/tree flat across 25/100/400.
+// Target: ratio ≤ 1.5 at N=100, ms/tree flat across 25/100/400.
 func BenchmarkPlan(b *testing.B) {
 	floor, err := filepath.Abs(filepath.Join("testdata", "floor.sh"))
 	if err != nil {

@@ -127,22 +127,3 @@ func TestFinishOutsideAWorktree(t *testing.T) {
 		t.Errorf("finish in the main checkout: code %s, message %q; want not-in-worktree naming %s", code, msg, r.Dir)
 	}
 }
-
-// TestShowListsResources: show names the worktree's resources with their
-// state and handle, in JSON and in the human output.
-func TestShowListsResources(t *testing.T) {
-	t.Parallel()
-	r := fixtures.New(t, fixtures.Options{})
-	ext := filepath.Join(r.Root, "ext")
-	r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = \"mkdir -p "+ext+"/@resource@\"\ndestroy = \"rm -rf "+ext+"/@resource@\"\n")
-	mustCustody(t, r, 0, "init")
-	id, _ := newTree(t, r, "shown")
-	res := showRecord(t, r, id).Resources
-	if len(res) != 1 || res[0].Name != "db" || res[0].State != "active" {
-		t.Fatalf("show --json resources: %+v", res)
-	}
-	h := res[0].Handle
-	if out := mustCustody(t, r, 0, "show", id).Stdout; !strings.Contains(out, "db active "+h) {
-		t.Errorf("show does not list the resource:\n%s", out)
-	}
-}

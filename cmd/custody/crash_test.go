@@ -463,14 +463,8 @@ func csRun(bin string, r *fixtures.Repo, env []string, args ...string) (result, 
 	cmd.Env = env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	res := result{Stdout: out.String(), Stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		res.Code = ee.ExitCode()
-	default:
+	res, err := exited(cmd.Run(), &out, &errb)
+	if err != nil {
 		return res, err
 	}
 	if strings.Contains(res.Stderr, "panic:") || strings.Contains(res.Stderr, "goroutine ") {

@@ -1,8 +1,8 @@
 package main
 
-// Per-worktree resources (issue 4) against real git and real commands whose
-// effects land outside the repository: each resource is a directory (or a
-// process) per handle under a private "external" directory, and every
+// Per-worktree resources against real git and real commands whose effects
+// land outside the repository: each resource is a directory (or a process)
+// per handle under a private "external" directory, and every
 // create/ensure/destroy appends one line "<verb> <handle>" to its log.
 //
 // Helpers carry the prefix rt so they cannot collide with the other test
@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -117,6 +116,18 @@ func (w *rtWorld) exists(t testing.TB, handle string) bool {
 		t.Fatal(err)
 	}
 	return err == nil
+}
+
+// rtAppendLine appends line to the existing file path, as a person editing
+// it would.
+func rtAppendLine(t testing.TB, path, line string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(f, line)
+	f.Close()
 }
 
 // rtNew runs custody new name --json and returns what it made.
@@ -342,6 +353,24 @@ func TestResourceLifecycleOrder(t *testing.T) {
 	mustCustody(t, w.r, 0, "doctor")
 }
 
+// TestResourceFrozenCommandsWin: custody.toml edited between new and
+// removal does not change what runs: ensure and destroy run the frozen
+// commands of the ledger.
+func TestResourceFrozenCommandsWin(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	made := w.rtNew(t, "frozen")
+	h := w.handle(made.ID, "db")
+	w.r.WriteFile(w.r.Dir, "custody.toml", w.x("[resources.cache]\ncreate = 'echo NEW cache >> {EXT}/log'\ndestroy = 'echo NEW cache destroy >> {EXT}/log'\n\n"+
+		"[resources.db]\ncreate = 'echo NEW create >> {EXT}/log'\ndestroy = 'echo NEW destroy >> {EXT}/log'\nensure = 'echo NEW ensure >> {EXT}/log'\n"))
+	mustCustody(t, w.r, 0, "resource", "ensure", made.ID)
+	ap := w.removeTree(t, made.ID, 0)
+	if len(ap.Items) != 1 || ap.Items[0].Outcome != "removed" {
+		t.Fatalf("apply: %+v", ap)
+	}
+	w.wantLog(t, "create "+h, "ensure "+h, "destroy "+h)
+}
+
 // TestResourceEnv: the tree's .env names the worktree and every resource,
 // git ignores it, and a line of the user's in it keeps the tree.
 func TestResourceEnv(t *testing.T) {
@@ -366,12 +395,7 @@ func TestResourceEnv(t *testing.T) {
 	}
 
 	// The user adds a line: now the .env is theirs too and keeps the tree.
-	f, err := os.OpenFile(env, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintln(f, "API_TOKEN=mine")
-	f.Close()
+	rtAppendLine(t, env, "API_TOKEN=mine")
 	mustCustody(t, w.r, 0, "finish", made.ID)
 	plan := decodeResult[machine.Plan](t, mustCustody(t, w.r, 3, "plan", "--json"), "plan") // 3: a finished tree is kept
 	if len(plan.Items) != 1 || plan.Items[0].Action != "keep" {
@@ -388,6 +412,25 @@ func TestResourceEnv(t *testing.T) {
 		t.Errorf("the user's line is gone from .env: %q", b)
 	}
 	w.wantLog(t, "create "+w.handle(made.ID, "db"), "create "+w.handle(made.ID, "dev-server"))
+}
+
+// TestResourceEnvUserLineShapedLikeCustodys: a .env line custody did not
+// write is the user's and keeps the tree, even when it is shaped like
+// custody's (CUSTODY_RESOURCE_<X>=<value>).
+func TestResourceEnvUserLineShapedLikeCustodys(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	made := w.rtNew(t, "env")
+	rtAppendLine(t, filepath.Join(made.Path, ".env"), "CUSTODY_RESOURCE_SEARCH=my-own-shared-index")
+	mustCustody(t, w.r, 0, "finish", made.ID)
+	items := w.plan(t, "")
+	it, ok := rtPlanItemOf(t, items, made.ID)
+	if !ok {
+		t.Fatalf("plan has no item %s: %+v", made.ID, items)
+	}
+	if it.Action != "keep" {
+		t.Errorf("plan would %s %s, whose .env holds a line the user wrote", it.Action, made.ID)
+	}
 }
 
 // TestResourceEnvTracked: a .env the project tracks is never edited.
@@ -438,6 +481,39 @@ func TestResourceIdentity(t *testing.T) {
 	}
 	if handles[0] == handles[1] {
 		t.Errorf("two projects share a handle %s", handles[0])
+	}
+}
+
+// TestResourceIdentityAfterSlugChange: `custody resource identity`, the
+// ledger and the tree's .env all yield the same handle, the frozen one,
+// also after [project] slug changes in custody.toml.
+func TestResourceIdentityAfterSlugChange(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, "[project]\nslug = \"alpha\"\n\n"+rtRes("db", "", ""), fixtures.Options{})
+	made := w.rtNew(t, "ident")
+	frozen := w.entry(t, made.ID+"/db").Handle
+	w.r.WriteFile(w.r.Dir, "custody.toml", w.x("[project]\nslug = \"beta\"\n\n"+rtRes("db", "", "")))
+	got := strings.TrimSpace(mustCustody(t, w.r, 0, "resource", "identity", "db", "--id", made.ID).Stdout)
+	if got != frozen {
+		t.Errorf("resource identity db = %q, but the ledger and .env hold %q", got, frozen)
+	}
+	if b, _ := os.ReadFile(filepath.Join(made.Path, ".env")); !strings.Contains(string(b), "="+frozen+"\n") {
+		t.Errorf(".env does not hold %s: %q", frozen, b)
+	}
+}
+
+// TestResourceEnsureUnknownWorktree: `custody resource ensure ID` for an
+// id that names no worktree is refused with unknown-record, as `resource
+// identity --id` is.
+func TestResourceEnsureUnknownWorktree(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	res := custody(t, w.r, "resource", "ensure", "nope-000000", "--json")
+	if res.Code != 1 {
+		t.Fatalf("resource ensure of an unknown id: want exit 1, got\n%s", res)
+	}
+	if ref := decodeError(t, res); ref.Code != string(machine.CodeUnknownRecord) {
+		t.Errorf("want %s, got %+v", machine.CodeUnknownRecord, ref)
 	}
 }
 
@@ -505,6 +581,27 @@ func TestResourceRequiredCreateFails(t *testing.T) {
 		t.Errorf("journal of the failed resource (-want +got):\n%s", d)
 	}
 	mustCustody(t, w.r, 0, "doctor")
+}
+
+// TestResourceRollbackNamesFailedDestroy: when a required create fails and
+// an earlier resource's destroy also fails during the rollback, the error
+// names that resource (it still exists and waits for GC) and does not
+// claim the earlier resources were destroyed.
+func TestResourceRollbackNamesFailedDestroy(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("a", "", "echo destroy a >> {EXT}/log; exit 1")+rtRes("b", "exit 1", ""), fixtures.Options{})
+	ref := decodeError(t, mustCustody(t, w.r, 1, "new", "doomed", "--json"))
+	recs := w.records(t)
+	if len(recs) != 1 {
+		t.Fatalf("records: %+v", recs)
+	}
+	ha := w.handle(recs[0].ID, "a")
+	if !w.exists(t, ha) {
+		t.Fatalf("scene: %s should still exist after its failed destroy", ha)
+	}
+	if !strings.Contains(ref.Message, ha) || strings.Contains(ref.Message, "earlier resources destroyed") {
+		t.Errorf("the rollback error hides that %s was not destroyed: %q", ha, ref.Message)
+	}
 }
 
 // TestResourceOptionalCreateFails: a non-required failing create is
@@ -575,6 +672,39 @@ func TestResourceRetries(t *testing.T) {
 	}
 }
 
+// TestResourceTokens: every token expands to its value (@resource@,
+// @resource_ident@, @id@, @dir@, @branch@, @port@, @slug@, @repo@), and
+// live worktrees hold distinct ports within port_base..port_base+span-1;
+// when every port is held, the next new is refused.
+func TestResourceTokens(t *testing.T) {
+	t.Parallel()
+	create := "printf '%s\\n' @resource@ @resource_ident@ @id@ @dir@ @branch@ @port@ @slug@ @repo@ > {EXT}/@resource@"
+	w := rtSetup(t, "[project]\nslug = \"shop\"\n[worktree]\nport_base = 40000\nport_span = 3\n\n"+rtRes("db", create, ""), fixtures.Options{})
+	var ports []int
+	for i := range 3 {
+		made := w.rtNew(t, fmt.Sprintf("tok %d", i))
+		h := w.handle(made.ID, "db")
+		b, err := os.ReadFile(filepath.Join(w.ext, h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Join([]string{h, strings.ReplaceAll(h, "-", "_"), made.ID, made.Path, made.Branch,
+			strconv.Itoa(made.Port), "shop", w.r.Dir}, "\n") + "\n"
+		if string(b) != want {
+			t.Errorf("expanded tokens:\n%s\nwant:\n%s", b, want)
+		}
+		if made.Port < 40000 || made.Port > 40002 {
+			t.Errorf("port %d outside port_base..port_base+span-1", made.Port)
+		}
+		ports = append(ports, made.Port)
+	}
+	if ports[0] == ports[1] || ports[1] == ports[2] || ports[0] == ports[2] {
+		t.Errorf("live worktrees share a port: %v", ports)
+	}
+	// Every port is held: the next new is refused.
+	mustCustody(t, w.r, 1, "new", "full")
+}
+
 // TestResourceUnexpandedToken: a command with a token custody does not know
 // is refused before anything runs.
 func TestResourceUnexpandedToken(t *testing.T) {
@@ -596,6 +726,28 @@ func TestResourceUnexpandedToken(t *testing.T) {
 				t.Errorf("a refused resource is in the ledger: %+v", got)
 			}
 		})
+	}
+}
+
+// TestResourceUnexpandedBehindApostrophe: a frozen command still carrying
+// an @token@ is refused, never half-run, even when an apostrophe inside
+// double quotes comes before it (sh does not start a single-quoted string
+// there).
+func TestResourceUnexpandedBehindApostrophe(t *testing.T) {
+	t.Parallel()
+	create := `echo "it's" >/dev/null; mkdir {EXT}/@nosuchtoken@; echo create ran >> {EXT}/log`
+	w := rtSetup(t, rtRes("db", create, ""), fixtures.Options{})
+	res := custody(t, w.r, "new", "tok", "--json")
+	if res.Code != 1 {
+		t.Errorf("custody new: want exit 1 (refused), got %d", res.Code)
+	} else if ref := decodeError(t, res); !strings.Contains(ref.Message, "@nosuchtoken@") {
+		t.Errorf("refusal does not name @nosuchtoken@: %+v", ref)
+	}
+	if lines := w.logLines(t); len(lines) != 0 {
+		t.Errorf("the command with an unexpanded token ran: log %q", lines)
+	}
+	if _, err := os.Lstat(filepath.Join(w.ext, "@nosuchtoken@")); err == nil {
+		t.Errorf("%s/@nosuchtoken@ was made by a half-expanded command", w.ext)
 	}
 }
 
@@ -946,7 +1098,7 @@ func TestResourceCrashAfterCreateIntent(t *testing.T) {
 	}
 	lines := w.logLines(t)
 	t.Logf("external log after resume: %q", lines)
-	// Observed: resume undoes the interrupted create with the frozen
+	// Resume undoes the interrupted create with the frozen
 	// destroy (the outcome of a create it did not see is unknown), then
 	// creates once: [destroy a, create a, create b].
 	for _, h := range []string{ha, hb} {
@@ -1046,22 +1198,56 @@ func TestResourceCrashAfterDestroyIntent(t *testing.T) {
 	}
 }
 
+// TestResourceConcurrentResumeDestroysOnce: after a crash between a
+// destroy intent and the destroy, resume converges with the external
+// effect exactly once, even when two custody processes resume at the same
+// time (every mutating command resumes first); neither exits 1.
+func TestResourceConcurrentResumeDestroysOnce(t *testing.T) {
+	t.Parallel()
+	destroy := "sleep 2; echo destroy @resource@ >> {EXT}/log; rm -rf {EXT}/@resource@"
+	w := rtSetup(t, rtRes("db", "", destroy), fixtures.Options{})
+	made := w.rtNew(t, "crash")
+	mustCustody(t, w.r, 0, "finish", made.ID)
+	plan := filepath.Join(w.r.Root, "plan.json")
+	mustCustody(t, w.r, 0, "plan", "-o", plan)
+	w.rtKilled(t, "resource/after-destroy-intent", "apply", plan)
+
+	results := rtParallel(t, w.r, w.r.Env(), 2, func(int) []string { return []string{"resume", "--lock-timeout", "60s"} })
+	for i := range results {
+		if results[i].Code == 1 {
+			t.Errorf("resume #%d exited 1:\n%s", i, results[i])
+		}
+	}
+	h := w.handle(made.ID, "db")
+	if c := rtCount(w.logLines(t), "destroy "+h); c != 1 {
+		t.Errorf("%s destroyed %d times by two concurrent resumes, want exactly once: %q", h, c, w.logLines(t))
+	}
+}
+
 // --- concurrency and processes -------------------------------------------
 
-// rtRun runs bin without a testing.TB, for goroutines.
-func rtRun(bin string, r *fixtures.Repo, args ...string) (result, error) {
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = r.Dir
-	cmd.Env = r.Env()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	res := result{Stdout: out.String(), Stderr: errb.String()}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		res.Code, err = ee.ExitCode(), nil
+// rtParallel runs n custody commands at once in the main checkout with
+// environment env, the i-th with args(i), and returns their results in
+// order.
+func rtParallel(t *testing.T, r *fixtures.Repo, env []string, n int, args func(i int) []string) []result {
+	t.Helper()
+	results := make([]result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = csRun(custodyBin, r, env, args(i)...)
+		}()
 	}
-	return res, err
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("custody %s (#%d): %v", strings.Join(args(i), " "), i, err)
+		}
+	}
+	return results
 }
 
 // TestResourceConcurrentNew: four `custody new` at once make four distinct
@@ -1070,22 +1256,10 @@ func TestResourceConcurrentNew(t *testing.T) {
 	t.Parallel()
 	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
 	const n = 4
-	results := make([]result, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i], errs[i] = rtRun(custodyBin, w.r, "new", "same", "--json", "--lock-timeout", "60s")
-		}()
-	}
-	wg.Wait()
+	results := rtParallel(t, w.r, w.r.Env(), n, func(int) []string { return []string{"new", "same", "--json", "--lock-timeout", "60s"} })
 	ids := map[string]bool{}
 	for i := range n {
 		switch {
-		case errs[i] != nil:
-			t.Fatalf("new #%d: %v", i, errs[i])
 		case results[i].Code == 3:
 			// The tree was made, but the automatic resume at the start
 			// saw a sibling's live create intent and reported it.
@@ -1118,6 +1292,66 @@ func TestResourceConcurrentNew(t *testing.T) {
 	}
 	w.noIntents(t)
 	w.journal(t)
+}
+
+// TestResourcePortsDistinctUnderConcurrentNew: @port@ is collision-checked
+// against live worktrees, so no two live worktrees hold the same port,
+// even when parallel `custody new` with port_span = 1 make them at once.
+// (git is slowed down only to make the race certain.)
+func TestResourcePortsDistinctUnderConcurrentNew(t *testing.T) {
+	t.Parallel()
+	toml := "[worktree]\nport_base = 30000\nport_span = 1\n\n" +
+		"[resources.srv]\ncreate = '''echo @port@ >> {EXT}/ports'''\ndestroy = '''true'''\n"
+	w := rtSetup(t, toml, fixtures.Options{})
+	results := rtParallel(t, w.r, slowGitEnv(t, w.r), 3, func(i int) []string {
+		return []string{"new", fmt.Sprintf("p%d", i), "--json", "--lock-timeout", "60s"}
+	})
+	held := map[int][]string{}
+	for i := range results {
+		if results[i].Code != 0 {
+			continue // refused: every port is held
+		}
+		made := decodeResult[steps.NewResult](t, results[i], "new")
+		held[made.Port] = append(held[made.Port], made.ID)
+	}
+	for port, ids := range held {
+		if len(ids) > 1 {
+			t.Errorf("live worktrees %v all hold @port@ %d", ids, port)
+		}
+	}
+}
+
+// TestResourceApplyRacingGC: while apply tears down a removed tree's
+// resources, `custody resource gc` may reclaim one of them (its worktree
+// is provably gone). Apply then counts it as done and does not exit 1;
+// every resource is destroyed once.
+func TestResourceApplyRacingGC(t *testing.T) {
+	t.Parallel()
+	slow := "touch {EXT}/b-started; sleep 3; rm -rf {EXT}/@resource@ && echo destroy @resource@ >> {EXT}/log"
+	w := rtSetup(t, rtRes("a", "", "")+rtRes("b", "", slow), fixtures.Options{})
+	made := w.rtNew(t, "race")
+	mustCustody(t, w.r, 0, "finish", made.ID)
+	plan := filepath.Join(w.r.Root, "plan.json")
+	mustCustody(t, w.r, 0, "plan", "-o", plan)
+
+	b := startCustody(t, w.r, nil, "apply", plan, "--json")
+	waitFile(t, filepath.Join(w.ext, "b-started"), 30*time.Second) // b (torn down first) is being destroyed
+	g := decodeResult[gcResult](t, mustCustody(t, w.r, 0, "resource", "gc", "--json"), "resource gc")
+	t.Logf("gc: %v", rtGCOutcomes(g))
+	res := b.wait(t)
+	if res.Code == 1 {
+		t.Errorf("apply exited 1 because gc reclaimed a sibling resource meanwhile:\n%s", res)
+	}
+	lines := w.logLines(t)
+	for _, n := range []string{"a", "b"} {
+		h := w.handle(made.ID, n)
+		if c := rtCount(lines, "destroy "+h); c != 1 {
+			t.Errorf("%s destroyed %d times, want once: %q", h, c, lines)
+		}
+		if e := w.entry(t, made.ID+"/"+n); e.State != machine.StateTombstoned {
+			t.Errorf("entry %s is %s, want tombstoned", e.ID, e.State)
+		}
+	}
 }
 
 // rtAlive reports whether pid is a live (not zombie) process.
@@ -1250,4 +1484,25 @@ func TestResourceOutputAndTimeout(t *testing.T) {
 			t.Errorf("timed-out create: %s %+v", e.State, e.Evidence)
 		}
 	})
+}
+
+// TestResourceCreateLargeOutput: a create that succeeds but prints more
+// than the runner's 1 MiB bound is a successful create (exit 0, entry
+// active) whose output is kept bounded in the ledger.
+func TestResourceCreateLargeOutput(t *testing.T) {
+	t.Parallel()
+	noisy := "head -c 3000000 /dev/zero | tr '\\0' x; mkdir {EXT}/@resource@ && echo create @resource@ >> {EXT}/log"
+	w := rtSetup(t, rtRes("db", noisy, ""), fixtures.Options{})
+	res := custody(t, w.r, "new", "noisy", "--json")
+	if res.Code != 0 {
+		t.Fatalf("custody new with a create that exits 0 after printing 3 MB: want exit 0, got %d\n%.600s", res.Code, res.Stderr)
+	}
+	made := decodeResult[steps.NewResult](t, res, "new")
+	e := w.entry(t, made.ID+"/db")
+	if e.State != machine.StateActive || e.Evidence.ExitCode != 0 {
+		t.Errorf("entry: %s exit %d, want active exit 0", e.State, e.Evidence.ExitCode)
+	}
+	if len(e.Evidence.Output) > 8<<10 {
+		t.Errorf("ledger keeps %d bytes of output", len(e.Evidence.Output))
+	}
 }

@@ -1,14 +1,15 @@
 package main
 
 // Removal safety, end to end: one case per way worktree cleanup tools lose
-// work (issue 3). Each kept case asserts the refusal code plan gives and that
-// plan and apply leave every byte, every ref and the registration of the
-// kept tree as they were; each removable case asserts the proof and a
-// verified removal. Every helper here is prefixed sf so it cannot collide
+// work. Each kept case asserts the refusal code plan gives and that plan
+// and apply leave every byte, every ref and the registration of the kept
+// tree as they were; each removable case asserts the proof and a verified
+// removal. Every helper here is prefixed sf so it cannot collide
 // with the other test files of this package.
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -910,6 +911,106 @@ func TestSafetySquashMergeDriver(t *testing.T) {
 	}
 }
 
+// TestSafetySquashCancellingCommits: a branch that added a file and then
+// reverted it was never pushed or merged anywhere; the file's content
+// exists only in the tree's two unique commits. HEAD's tree equals the
+// merge base's, so a three-way merge of HEAD into any advertised tip
+// trivially yields the tip's tree, but nothing was published: no
+// squash-merged proof (DESIGN §1: removal needs a proof that every commit
+// and every byte is recoverable elsewhere). The tree is kept as
+// unpushed-commits.
+func TestSafetySquashCancellingCommits(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "undone")
+	r.Commit(path, "feature.txt", "work that exists nowhere else\n")
+	r.GitIn(path, "revert", "--no-edit", "HEAD")
+	sfFinish(t, r, id)
+	it := sfKeptThrough(t, r, id, path, "unpushed-commits")
+	if it.Proof != nil {
+		t.Errorf("proof %+v for commits no remote has", it.Proof)
+	}
+}
+
+// TestSafetySquashMergedIntoDefaultBranch: origin's default branch (its
+// HEAD) is "develop", not main, master or trunk. A tree squash-merged into
+// develop is removable with a squash-merged proof while develop is
+// origin's only branch, and still when origin also carries 20 other
+// people's branches whose names sort before "develop": the remote's HEAD
+// branch counts as a default branch and is among the tips tried first.
+func TestSafetySquashMergedIntoDefaultBranch(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	r.Git("push", "-q", "origin", "main:refs/heads/develop")
+	r.GitIn(r.Remote, "symbolic-ref", "HEAD", "refs/heads/develop")
+	r.Git("push", "-q", "origin", "--delete", "main")
+
+	id, path := newTree(t, r, "feat")
+	r.Commit(path, "a.txt", "one\n")
+	r.Commit(path, "b.txt", "two\n")
+	sfFinish(t, r, id)
+
+	clone := filepath.Join(r.Root, "squasher")
+	r.GitIn(r.Root, "clone", "-q", "-b", "develop", r.Remote, clone)
+	base := r.Head(clone)
+	r.GitIn(clone, "fetch", "-q", r.Dir, "refs/heads/custody/"+id)
+	r.GitIn(clone, "merge", "-q", "--squash", "FETCH_HEAD")
+	r.GitIn(clone, "commit", "-q", "-m", "squash of "+id)
+	r.GitIn(clone, "push", "-q", "origin", "HEAD:refs/heads/develop")
+
+	plan, _ := sfPlanAny(t, r)
+	if it := planItem(t, plan, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
+		t.Fatalf("control: with develop alone on origin, %s is %s %v (proof %+v), want remove squash-merged", id, it.Action, refusalCodes(it.Refusals), it.Proof)
+	}
+
+	// Other people's open branches, each a distinct commit, all sorting
+	// before "develop".
+	for i := 0; i < 20; i++ {
+		c := r.GitIn(clone, "commit-tree", "-p", base, "-m", fmt.Sprintf("agent %d", i), base+"^{tree}")
+		r.GitIn(clone, "push", "-q", "origin", c+fmt.Sprintf(":refs/heads/agent-%02d", i))
+	}
+	plan, _ = sfPlanAny(t, r)
+	if it := planItem(t, plan, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
+		t.Errorf("with 20 more branches on origin, %s is %s %v (proof %+v); want remove with a squash-merged proof on origin's default branch develop",
+			id, it.Action, refusalCodes(it.Refusals), it.Proof)
+	}
+}
+
+// TestSafetyManyAdvertisedRefs: origin advertises thousands of refs
+// (refs/pull/*) whose objects are missing locally; plan fetches them into
+// no ref and still proves a tree published on one of them.
+func TestSafetyManyAdvertisedRefs(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "pr")
+	r.Commit(path, "pr.txt", "pull request\n")
+	r.PushRef(path, "refs/pull/4242/head")
+	sfFinish(t, r, id)
+	base := r.Head(r.Dir)
+	var in strings.Builder
+	for i := 0; i < 3000; i++ {
+		msg := fmt.Sprintf("pr %d\n", i)
+		fmt.Fprintf(&in, "commit refs/pull/%d/merge\ncommitter Fixture <fixture@example.com> 1700000000 +0000\ndata %d\n%sfrom %s\n\n", i, len(msg), msg, base)
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = r.Remote
+	cmd.Env = r.Env()
+	cmd.Stdin = strings.NewReader(in.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	if n := len(strings.Split(r.Git("ls-remote", "--refs", "origin"), "\n")); n < 3000 {
+		t.Fatalf("origin advertises %d refs, want over 3000", n)
+	}
+	sfNoLocalWrites(t, r, func() {
+		plan, _ := sfPlanNow(t, r, 0)
+		it := planItem(t, plan, id)
+		if it.Action != "remove" || it.Proof == nil || it.Proof.Ref != "refs/pull/4242/head" {
+			t.Errorf("plan: %s %v proof %+v, want remove proven by refs/pull/4242/head", it.Action, refusalCodes(it.Refusals), it.Proof)
+		}
+	})
+}
+
 // TestSafetyRebaseMerged: the tree's commits were cherry-picked onto an
 // advanced main and pushed; the proof is patch-equivalent and names every
 // commit of the tree it covers, in plan and in show.
@@ -1558,6 +1659,28 @@ func TestSafetyBranchCheckedOutElsewhere(t *testing.T) {
 	s := showRecord(t, r, id)
 	if s.Evidence.BranchOutcome != "kept" || !strings.Contains(s.Evidence.BranchReason, "checked out") {
 		t.Errorf("evidence %+v, want branch kept because it is checked out", s.Evidence)
+	}
+}
+
+// TestSafetyDetachedBranchKept: a tree whose HEAD was detached onto
+// published work while its branch holds an unpushed commit is removable
+// (HEAD is proven), but the branch is kept, since it moved away from the
+// proven commit, and its commit survives.
+func TestSafetyDetachedBranchKept(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "detach")
+	unpushed := r.Commit(path, "mine.txt", "only on the branch\n")
+	r.GitIn(path, "checkout", "-q", "--detach", "HEAD~1")
+	sfFinish(t, r, id)
+	sfRemoveNow(t, r, id, "ancestry")
+	sfAssertRemoved(t, r, id, path, false)
+	if tip := r.BranchTip("custody/" + id); tip != unpushed {
+		t.Errorf("branch custody/%s is at %q, want the unpushed %s", id, tip, unpushed)
+	}
+	s := showRecord(t, r, id)
+	if s.Evidence.BranchOutcome != "kept" || s.Evidence.BranchReason == "" {
+		t.Errorf("evidence: branch %q (%q), want kept with a reason", s.Evidence.BranchOutcome, s.Evidence.BranchReason)
 	}
 }
 
