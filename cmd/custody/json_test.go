@@ -4,7 +4,8 @@ package main
 // own okEnvelope and errEnvelope; each result is decoded into the type the
 // command puts in its envelope (machine.Plan, steps.ApplyResult,
 // steps.NewResult, showResult, ...). Where a command's result is a map,
-// a small type below names its members; those are the only local types.
+// a small type below names its members; those, and the raw views for
+// checks of which members are present, are the only local types.
 
 import (
 	"bytes"
