@@ -18,6 +18,7 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 	"github.com/google/go-cmp/cmp"
 	bolt "go.etcd.io/bbolt"
 )
@@ -111,16 +112,13 @@ func badHuman(t testing.TB, res result, code string, want ...string) {
 
 // badJSON checks the --json form of an error: exit 1, empty stdout, one
 // envelope on stderr with code.
-func badJSON(t testing.TB, res result, code string) e2eErrEnvelope {
+func badJSON(t testing.TB, res result, code string) errorBody {
 	t.Helper()
-	if res.Code != 1 {
-		t.Errorf("want exit 1:\n%s", res)
+	body := decodeError(t, res)
+	if body.Code != code {
+		t.Errorf("error code %q, want %q:\n%s", body.Code, code, res)
 	}
-	env := e2eDecodeErr(t, res)
-	if env.Error.Code != code {
-		t.Errorf("error code %q, want %q:\n%s", env.Error.Code, code, res)
-	}
-	return env
+	return body
 }
 
 // badSetup makes a repository with one finished, removable tree, one
@@ -131,7 +129,7 @@ func badSetup(t *testing.T) (r *fixtures.Repo, plan, removable string) {
 	removable, _, _ = e2eMerged(t, r, "done", "topic/done")
 	newTree(t, r, "busy")
 	plan = filepath.Join(r.Root, "p.json")
-	if it := e2ePlan(t, r, plan, 0).item(t, removable); it.Action != "remove" {
+	if it := planItem(t, e2ePlan(t, r, plan, 0), removable); it.Action != "remove" {
 		t.Fatalf("plan: %+v", it)
 	}
 	return r, plan, removable
@@ -197,12 +195,12 @@ func TestBadStateFile(t *testing.T) {
 						return
 					}
 					res = custody(t, r, append(args, "--json")...)
-					env := badJSON(t, res, tc.code)
-					if !strings.Contains(env.Error.Message, state) {
-						t.Errorf("%s --json: message does not name %s: %+v", what, state, env.Error)
+					body := badJSON(t, res, tc.code)
+					if !strings.Contains(body.Message, state) {
+						t.Errorf("%s --json: message does not name %s: %+v", what, state, body)
 					}
-					if env.Error.Retry == "" {
-						t.Errorf("%s --json: no retry: %+v", what, env.Error)
+					if body.Retry == "" {
+						t.Errorf("%s --json: no retry: %+v", what, body)
 					}
 				})
 			}
@@ -261,16 +259,38 @@ func TestBadStateFileFixedByMovingAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCustody(t, r, 0, "init")
-	res := mustCustody(t, r, 0, "list", "--json")
-	var out struct {
-		Records []e2eRecord `json:"records"`
-	}
-	e2eDecode(t, res, "list", &out)
-	if len(out.Records) != 0 {
-		t.Errorf("fresh store lists %+v", out.Records)
+	if recs := listRecords(t, r, false); len(recs) != 0 {
+		t.Errorf("fresh store lists %+v", recs)
 	}
 	if b, _ := os.ReadFile(state + ".bad"); string(b) != "garbage" {
 		t.Errorf("the moved-aside file changed")
+	}
+}
+
+// TestBadStateFileOlderSchema: a state file claiming a schema this custody
+// does not know, older than any it knows (0, -7), is an unknown schema
+// version: exit 1, and the file is not changed (neither read as schema 1
+// by list nor written by new).
+func TestBadStateFileOlderSchema(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"0", "-7"} {
+		t.Run("schema"+v, func(t *testing.T) {
+			t.Parallel()
+			r := fixtures.New(t, fixtures.Options{})
+			mustCustody(t, r, 0, "init")
+			state := filepath.Join(r.Dir, ".git", "custody", "state.db")
+			badSetMeta(t, state, "schema", v)
+			before := csDigest(t, state)
+			for _, args := range [][]string{{"list", "--json"}, {"new", "x", "--json"}} {
+				res := custody(t, r, args...)
+				if res.Code != 1 {
+					t.Errorf("custody %s with schema %s: exit %d, want 1 (unknown schema)\n%s", strings.Join(args, " "), v, res.Code, res)
+				}
+			}
+			if csDigest(t, state) != before {
+				t.Errorf("the state file with unknown schema %s was changed", v)
+			}
+		})
 	}
 }
 
@@ -330,16 +350,16 @@ func TestBadPlanFile(t *testing.T) {
 			res := custody(t, r, "apply", c.file)
 			badHuman(t, res, "plan-invalid", append([]string{c.file, "custody plan -o", "nothing was done"}, c.want...)...)
 			res = custody(t, r, "apply", c.file, "--json")
-			env := badJSON(t, res, "plan-invalid")
-			if !strings.Contains(env.Error.Message, c.file) || !strings.Contains(env.Error.Retry, "custody plan") {
-				t.Errorf("envelope does not name the file and a retry: %+v", env.Error)
+			body := badJSON(t, res, "plan-invalid")
+			if !strings.Contains(body.Message, c.file) || !strings.Contains(body.Retry, "custody plan") {
+				t.Errorf("envelope does not name the file and a retry: %+v", body)
 			}
 			before.check(t, r, "apply "+c.name)
 		})
 	}
 	// The untouched plan still works afterwards.
 	a := e2eApply(t, r, plan, 0)
-	if o := a.outcome(t, removable); o.Outcome != "removed" {
+	if o := applyOutcome(t, a, removable); o.Outcome != "removed" {
 		t.Errorf("good plan after the bad ones: %+v", o)
 	}
 }
@@ -385,8 +405,8 @@ func TestBadForgedPlan(t *testing.T) {
 	keptU, keptD := e2eSnapKept(r, unpushedID, unpushedPath), e2eSnapKept(r, dirtyID, dirtyPath)
 	a := e2eApply(t, r, file, 3)
 	for id, code := range map[string]string{unpushedID: "unpushed-commits", dirtyID: "untracked-files"} {
-		o := a.outcome(t, id)
-		if o.Outcome != "refused" || o.Refusal == nil || o.Refusal.Code != code {
+		o := applyOutcome(t, a, id)
+		if o.Outcome != "refused" || o.Refusal == nil || string(o.Refusal.Code) != code {
 			t.Errorf("forged removal of %s: %+v, want refused %s", id, o, code)
 		}
 	}
@@ -426,8 +446,8 @@ func TestBadBareRepository(t *testing.T) {
 		res := custody(t, r, append([]string{"-C", bare}, args...)...)
 		badHuman(t, res, "bare-repository", bare)
 		res = custody(t, r, append([]string{"-C", bare, "--json"}, args...)...)
-		if env := badJSON(t, res, "bare-repository"); env.Error.Path != bare {
-			t.Errorf("envelope path %q, want %s", env.Error.Path, bare)
+		if body := badJSON(t, res, "bare-repository"); body.Path != bare {
+			t.Errorf("envelope path %q, want %s", body.Path, bare)
 		}
 		// Run from inside the bare repository too.
 		res = runBin(t, custodyBin, r, filepath.Join(bare, "refs"), nil, args...)
@@ -470,10 +490,9 @@ func TestBadChdirMissing(t *testing.T) {
 		t.Fatalf("-C missing dir:\n%s", res)
 	}
 	if strings.Contains(res.Stderr, "fork/exec") || strings.Contains(res.Stderr, "[error]") {
-		t.Errorf("BUG: -C to a missing directory reports git failing to start, with the untyped code error:\n%s", res.Stderr)
+		t.Errorf("-C to a missing directory reports git failing to start, with the untyped code error:\n%s", res.Stderr)
 	}
-	env := badJSON(t, custody(t, r, "-C", missing, "--json", "list"), "not-a-repository")
-	_ = env
+	badJSON(t, custody(t, r, "-C", missing, "--json", "list"), "not-a-repository")
 }
 
 // TestBadOddPath: a main checkout whose path has spaces and non-ASCII
@@ -485,8 +504,7 @@ func TestBadOddPath(t *testing.T) {
 		t.Fatalf("fixture dir %q", r.Dir)
 	}
 	res := mustCustody(t, r, 0, "new", "ünïcode name", "--json")
-	var nr struct{ ID, Path, Branch, Head string }
-	e2eDecode(t, res, "new", &nr)
+	nr := decodeResult[steps.NewResult](t, res, "new")
 	if !strings.HasPrefix(nr.Path, filepath.Join(r.Dir, ".worktrees")+string(os.PathSeparator)) {
 		t.Fatalf("new path %q not under %s", nr.Path, r.Dir)
 	}
@@ -509,10 +527,10 @@ func TestBadOddPath(t *testing.T) {
 
 	file := filepath.Join(r.Root, "plän file.json")
 	p := e2ePlan(t, r, file, 3)
-	if it := p.item(t, nr.ID); it.Action != "remove" || it.Path != nr.Path {
+	if it := planItem(t, p, nr.ID); it.Action != "remove" || it.Path != nr.Path {
 		t.Fatalf("plan: %+v", it)
 	}
-	if it := p.item(t, kID); it.Action != "keep" || it.Refusal.Code != "untracked-files" || it.Refusal.Path != kPath {
+	if it := planItem(t, p, kID); it.Action != "keep" || it.Refusal.Code != "untracked-files" || it.Refusal.Path != kPath {
 		t.Fatalf("plan: %+v", it)
 	}
 	// Human plan quotes the odd plan file name in its next step.
@@ -521,17 +539,14 @@ func TestBadOddPath(t *testing.T) {
 	}
 	p = e2ePlan(t, r, file, 3)
 	a := e2eApply(t, r, file, 0)
-	if o := a.outcome(t, nr.ID); o.Outcome != "removed" {
+	if o := applyOutcome(t, a, nr.ID); o.Outcome != "removed" {
 		t.Fatalf("apply: %+v", o)
 	}
 	e2eAssertRemoved(t, r, nr.ID, nr.Path)
 	e2eAssertKept(t, r, kID, kPath, kept, e2eDropRef(kept.refs, "refs/heads/custody/"+nr.ID))
 	// And through -C from elsewhere.
 	res = runBin(t, custodyBin, r, r.Root, nil, "-C", r.Dir, "list", "--all", "--json")
-	var l struct {
-		Records []e2eRecord `json:"records"`
-	}
-	e2eDecode(t, res, "list", &l)
+	l := decodeResult[listResult](t, res, "list")
 	if len(l.Records) != 2 {
 		t.Errorf("list -C: %+v", l.Records)
 	}
@@ -540,6 +555,22 @@ func TestBadOddPath(t *testing.T) {
 	}
 	if !slices.Contains(e2eWorktrees(t, r), kPath) {
 		t.Errorf("kept tree unregistered")
+	}
+}
+
+// TestBadOddPathNewline: a repository whose path holds a newline works as
+// paths with spaces and non-ASCII characters do: init succeeds and new
+// makes its tree under the main checkout.
+func TestBadOddPathNewline(t *testing.T) {
+	t.Parallel()
+	r := fixtures.New(t, fixtures.Options{Name: "two\nlines"})
+	if res := custody(t, r, "init"); res.Code != 0 {
+		t.Fatalf("init in %q: %s", r.Dir, res)
+	}
+	res := mustCustody(t, r, 0, "new", "x", "--json")
+	nr := decodeResult[steps.NewResult](t, res, "new")
+	if !strings.HasPrefix(nr.Path, r.Dir+string(os.PathSeparator)) {
+		t.Errorf("new made %q, not under %q", nr.Path, r.Dir)
 	}
 }
 
@@ -570,9 +601,9 @@ func TestBadUsage(t *testing.T) {
 			}
 			badHuman(t, res, "usage", want...)
 			res = custody(t, r, append(tc.args, "--json")...)
-			env := badJSON(t, res, "usage")
-			if tc.want != "" && !strings.Contains(env.Error.Message, tc.want) {
-				t.Errorf("envelope message %q lacks %q", env.Error.Message, tc.want)
+			body := badJSON(t, res, "usage")
+			if tc.want != "" && !strings.Contains(body.Message, tc.want) {
+				t.Errorf("envelope message %q lacks %q", body.Message, tc.want)
 			}
 			before.check(t, r, tc.name)
 		})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
 )
 
 // BenchmarkPlan times `custody plan --json` against the raw git floor
@@ -26,7 +26,7 @@ import (
 //
 //	go test ./cmd/custody/ -run '^$' -bench Plan -benchtime 3x
 //
-// Target (issue 2): ratio ≤ 1.5 at N=100, ms/tree flat across 25/100/400.
+// Target: ratio ≤ 1.5 at N=100, ms/tree flat across 25/100/400.
 func BenchmarkPlan(b *testing.B) {
 	floor, err := filepath.Abs(filepath.Join("testdata", "floor.sh"))
 	if err != nil {
@@ -271,22 +271,7 @@ func (fx *planFixture) check(b *testing.B) {
 	if res.Code != exitPending {
 		b.Fatalf("custody plan: want exit %d (finished trees kept), got\n%s", exitPending, res)
 	}
-	var env struct {
-		Result struct {
-			Items []struct {
-				ID      string `json:"id"`
-				State   string `json:"state"`
-				Action  string `json:"action"`
-				Refusal *struct {
-					Code string `json:"code"`
-				} `json:"refusal"`
-			} `json:"items"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal([]byte(res.Stdout), &env); err != nil {
-		b.Fatalf("custody plan --json: %v\n%s", err, res)
-	}
-	items := env.Result.Items
+	items := decodeResult[machine.Plan](b, res, "plan").Items
 	if len(items) != len(fx.trees) {
 		b.Fatalf("plan has %d items, want %d", len(items), len(fx.trees))
 	}
@@ -301,13 +286,13 @@ func (fx *planFixture) check(b *testing.B) {
 		}
 		code := ""
 		if it.Refusal != nil {
-			code = it.Refusal.Code
+			code = string(it.Refusal.Code)
 		}
 		want, wantAction := wantCode[kind], "remove"
 		if want != "" {
 			wantAction = "keep"
 		}
-		if it.State != "finished" || it.Action != wantAction || code != want {
+		if it.State != "finished" || string(it.Action) != wantAction || code != want {
 			b.Fatalf("plan item %s (kind %d): state %s action %s refusal %q, want finished %s %q",
 				it.ID, kind, it.State, it.Action, code, wantAction, want)
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,16 +17,8 @@ func codeOf(t *testing.T, r *fixtures.Repo, args ...string) (string, string) {
 	if res.Code != 1 || res.Stdout != "" {
 		t.Fatalf("custody %s: want exit 1 and no stdout, got\n%s", strings.Join(args, " "), res)
 	}
-	var env struct {
-		OK    bool `json:"ok"`
-		Error struct {
-			Code, Message string
-		} `json:"error"`
-	}
-	if err := json.Unmarshal([]byte(res.Stderr), &env); err != nil || env.OK {
-		t.Fatalf("custody %s: stderr is not an error envelope: %v\n%s", strings.Join(args, " "), err, res.Stderr)
-	}
-	return env.Error.Code, env.Error.Message
+	body := decodeError(t, res)
+	return body.Code, body.Message
 }
 
 // TestCodesCommandErrors: each command-level error has its own code, names
@@ -134,31 +125,5 @@ func TestFinishOutsideAWorktree(t *testing.T) {
 	code, msg := codeOf(t, r, "finish")
 	if code != "not-in-worktree" || !strings.Contains(msg, r.Dir) {
 		t.Errorf("finish in the main checkout: code %s, message %q; want not-in-worktree naming %s", code, msg, r.Dir)
-	}
-}
-
-// TestShowListsResources: show names the worktree's resources with their
-// state and handle, in JSON and in the human output.
-func TestShowListsResources(t *testing.T) {
-	t.Parallel()
-	r := fixtures.New(t, fixtures.Options{})
-	ext := filepath.Join(r.Root, "ext")
-	r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = \"mkdir -p "+ext+"/@resource@\"\ndestroy = \"rm -rf "+ext+"/@resource@\"\n")
-	mustCustody(t, r, 0, "init")
-	id, _ := newTree(t, r, "shown")
-	var env struct {
-		Result struct {
-			Resources []struct{ Name, State, Handle string }
-		}
-	}
-	if err := json.Unmarshal([]byte(mustCustody(t, r, 0, "show", id, "--json").Stdout), &env); err != nil {
-		t.Fatal(err)
-	}
-	if len(env.Result.Resources) != 1 || env.Result.Resources[0].Name != "db" || env.Result.Resources[0].State != "active" {
-		t.Fatalf("show --json resources: %+v", env.Result.Resources)
-	}
-	h := env.Result.Resources[0].Handle
-	if out := mustCustody(t, r, 0, "show", id).Stdout; !strings.Contains(out, "db active "+h) {
-		t.Errorf("show does not list the resource:\n%s", out)
 	}
 }

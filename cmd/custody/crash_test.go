@@ -25,6 +25,7 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -128,7 +129,7 @@ func csResumeOnce(t *testing.T, r *fixtures.Repo, v csVariant, point, id, want s
 	t.Helper()
 	finished := csKillResumes(t, r, v.killResumeAt)
 	res := mustCustody(t, r, 0, "resume", "--json")
-	items := csDecode[csResumeResult](t, res).Items
+	items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
 	switch {
 	case finished && len(items) != 0:
 		t.Fatalf("resume after a resume that finished: want nothing to do, got\n%s", res)
@@ -169,7 +170,7 @@ func csUninterruptedNew(t *testing.T) csTreeEnd {
 	mustCustody(t, r, 0, "init")
 	head := r.Head(r.Dir)
 	res := mustCustody(t, r, 0, "new", "x", "--json")
-	made := csDecode[steps.NewResult](t, res)
+	made := decodeResult[steps.NewResult](t, res, "new")
 	end := csObserveTree(t, r, made.ID, head)
 	if end.State != "active" || end.Path != "present" || end.Marker != "id" {
 		t.Fatalf("an uninterrupted custody new did not make an active tree: %+v", end)
@@ -197,7 +198,7 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 	csMustBeKilled(t, r, point, "new", "x")
 
 	// The create intent was durable before anything happened.
-	recs := csList(t, r)
+	recs := listRecords(t, r, true)
 	if len(recs) != 1 {
 		t.Fatalf("after the kill at %s: want exactly one record, got %+v", point, recs)
 	}
@@ -216,16 +217,16 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 	if v.direct {
 		// custody new resumes the interrupted create before it makes
 		// its own tree.
-		second = csDecode[steps.NewResult](t, mustCustody(t, r, 0, "new", "x", "--json"))
+		second = decodeResult[steps.NewResult](t, mustCustody(t, r, 0, "new", "x", "--json"), "new")
 	} else {
 		csResumeOnce(t, r, v, point, id, want)
 	}
 	// Resume is idempotent: another one finds nothing.
-	if items := csDecode[csResumeResult](t, mustCustody(t, r, 0, "resume", "--json")).Items; len(items) != 0 {
+	if items := decodeResult[itemsResult[steps.ResumeItem]](t, mustCustody(t, r, 0, "resume", "--json"), "resume").Items; len(items) != 0 {
 		t.Errorf("resume after the crash was settled: want nothing to do, got %+v", items)
 	}
 
-	rec := csRecord(t, r, id)
+	rec := listRecord(t, r, id)
 	if rec.Intent != nil {
 		t.Fatalf("after resume: record %s still carries an intent: %+v", id, rec)
 	}
@@ -256,7 +257,7 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 		mustCustody(t, r, 0, "finish", id)
 		planFile := filepath.Join(r.Root, "plan.json")
 		mustCustody(t, r, 0, "plan", "-o", planFile)
-		ap := csDecode[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", planFile, "--json"))
+		ap := decodeResult[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", planFile, "--json"), "apply")
 		if o := csOutcomes(ap); !cmp.Equal(o, map[string]string{id: "removed"}) {
 			t.Errorf("apply of the resumed tree: want %s removed, got %v", id, o)
 		}
@@ -266,7 +267,7 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 		}
 	}
 	if !v.direct {
-		second = csDecode[steps.NewResult](t, mustCustody(t, r, 0, "new", "x", "--json"))
+		second = decodeResult[steps.NewResult](t, mustCustody(t, r, 0, "new", "x", "--json"), "new")
 	}
 	if second.ID == id {
 		t.Errorf("second custody new reused id %s", id)
@@ -274,7 +275,7 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 	if end := csObserveTree(t, r, second.ID, head); end.State != "active" || end.Path != "present" || !end.Registered || end.Marker != "id" || end.Branch != "commit" {
 		t.Errorf("second custody new after the crash did not make a complete tree: %+v", end)
 	}
-	for _, rec := range csList(t, r) {
+	for _, rec := range listRecords(t, r, true) {
 		if rec.Intent != nil {
 			t.Errorf("record %s still carries a %s intent", rec.ID, rec.Intent.Kind)
 		}
@@ -354,7 +355,7 @@ func (s csApplyScene) end(t *testing.T) csApplyEnd {
 	if r.BranchTip("custody/"+s.kept) == s.keptBranch {
 		e.KeptBranch = "unchanged"
 	}
-	ap := csDecode[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", s.plan, "--json"))
+	ap := decodeResult[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", s.plan, "--json"), "apply")
 	e.ReapplyMerged = csOutcomes(ap)[s.merged]
 	if ap.Kept != 1 || len(ap.Items) != 1 {
 		t.Errorf("re-apply: want 1 item and 1 kept, got %+v", ap)
@@ -364,7 +365,7 @@ func (s csApplyScene) end(t *testing.T) csApplyEnd {
 
 func csUninterruptedApply(t *testing.T) csApplyEnd {
 	s := csNewApplyScene(t)
-	ap := csDecode[steps.ApplyResult](t, mustCustody(t, s.r, 0, "apply", s.plan, "--json"))
+	ap := decodeResult[steps.ApplyResult](t, mustCustody(t, s.r, 0, "apply", s.plan, "--json"), "apply")
 	if o := csOutcomes(ap); !cmp.Equal(o, map[string]string{s.merged: "removed"}) {
 		t.Fatalf("uninterrupted apply: want %s removed, got %v", s.merged, o)
 	}
@@ -391,11 +392,11 @@ func csCrashApply(t *testing.T, point string, v csVariant, base csApplyEnd) {
 
 	// The removal intent was durable before anything was destroyed, and the
 	// kept tree was never touched.
-	rec := csRecord(t, r, s.merged)
+	rec := listRecord(t, r, s.merged)
 	if rec.State != "removing" || rec.Intent == nil || rec.Intent.Kind != machine.IntentRemoval {
 		t.Fatalf("after the kill at %s: want %s removing with a removal intent, got %+v", point, s.merged, rec)
 	}
-	if k := csRecord(t, r, s.kept); k.State != "finished" || k.Intent != nil {
+	if k := listRecord(t, r, s.kept); k.State != "finished" || k.Intent != nil {
 		t.Errorf("after the kill at %s: the kept record changed: %+v", point, k)
 	}
 	if d := s.keptSnap.Diff(r.Snap(s.keptPath)); d != "" {
@@ -410,7 +411,7 @@ func csCrashApply(t *testing.T, point string, v csVariant, base csApplyEnd) {
 	}
 	// Applying the plan again (which resumes first, when resume was not
 	// run) finds the removal done.
-	ap := csDecode[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", s.plan, "--json"))
+	ap := decodeResult[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", s.plan, "--json"), "apply")
 	if o := csOutcomes(ap); !cmp.Equal(o, map[string]string{s.merged: "already-done"}) {
 		t.Errorf("apply after the crash: want %s already-done, got %v", s.merged, o)
 	}
@@ -421,11 +422,11 @@ func csCrashApply(t *testing.T, point string, v csVariant, base csApplyEnd) {
 	}
 	// The owned branch is gone either way; if the kill came after custody
 	// deleted it, the evidence can only say it was absent at completion.
-	ev := csShow(t, r, s.merged).Evidence
+	ev := showRecord(t, r, s.merged).Evidence
 	if ev.BranchOutcome != machine.BranchDeleted && ev.BranchOutcome != machine.BranchAbsent {
 		t.Errorf("branch outcome of %s = %q (%s), want deleted or absent", s.merged, ev.BranchOutcome, ev.BranchReason)
 	}
-	for _, rec := range csList(t, r) {
+	for _, rec := range listRecords(t, r, true) {
 		if rec.Intent != nil {
 			t.Errorf("record %s still carries a %s intent", rec.ID, rec.Intent.Kind)
 		}
@@ -462,14 +463,8 @@ func csRun(bin string, r *fixtures.Repo, env []string, args ...string) (result, 
 	cmd.Env = env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	res := result{Stdout: out.String(), Stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		res.Code = ee.ExitCode()
-	default:
+	res, err := exited(cmd.Run(), &out, &errb)
+	if err != nil {
 		return res, err
 	}
 	if strings.Contains(res.Stderr, "panic:") || strings.Contains(res.Stderr, "goroutine ") {
@@ -478,72 +473,20 @@ func csRun(bin string, r *fixtures.Repo, env []string, args ...string) (result, 
 	return res, nil
 }
 
-// csDecode decodes the result of a --json success envelope.
+// csDecode, csErrorBody and csListEntry are decodeEnvelope, decodeError
+// and listEntry under the names concurrency_test.go uses.
 func csDecode[T any](t testing.TB, res result) T {
 	t.Helper()
-	var env struct {
-		Version int  `json:"version"`
-		OK      bool `json:"ok"`
-		Result  T    `json:"result"`
-	}
-	if err := json.Unmarshal([]byte(res.Stdout), &env); err != nil || env.Version != 1 || !env.OK {
-		t.Fatalf("not a --json success envelope (%v):\n%s", err, res)
-	}
-	return env.Result
+	_, out := decodeEnvelope[T](t, res)
+	return out
 }
 
-// csErrorBody decodes a --json error envelope from stderr.
 func csErrorBody(t testing.TB, res result) errorBody {
 	t.Helper()
-	var env errEnvelope
-	if err := json.Unmarshal([]byte(res.Stderr), &env); err != nil || env.Version != 1 || env.OK {
-		t.Fatalf("not a --json error envelope (%v):\n%s", err, res)
-	}
-	return env.Error
+	return decodeError(t, res)
 }
 
-type csListEntry struct {
-	ID     string          `json:"id"`
-	State  string          `json:"state"`
-	Path   string          `json:"path"`
-	Branch string          `json:"branch"`
-	Intent *machine.Intent `json:"intent"`
-}
-
-type csResumeResult struct {
-	Items []steps.ResumeItem `json:"items"`
-}
-
-// csList returns every record, tombstoned included.
-func csList(t testing.TB, r *fixtures.Repo) []csListEntry {
-	t.Helper()
-	return csDecode[struct {
-		Records []csListEntry `json:"records"`
-	}](t, mustCustody(t, r, 0, "list", "--all", "--json")).Records
-}
-
-func csRecord(t testing.TB, r *fixtures.Repo, id string) csListEntry {
-	t.Helper()
-	for _, rec := range csList(t, r) {
-		if rec.ID == id {
-			return rec
-		}
-	}
-	t.Fatalf("no record %s in custody list --all", id)
-	return csListEntry{}
-}
-
-type csShowResult struct {
-	machine.Record
-	Journal []struct {
-		Trigger string `json:"trigger"`
-	} `json:"journal"`
-}
-
-func csShow(t testing.TB, r *fixtures.Repo, id string) csShowResult {
-	t.Helper()
-	return csDecode[csShowResult](t, mustCustody(t, r, 0, "show", id, "--json"))
-}
+type csListEntry = listEntry
 
 func csOutcomes(ap steps.ApplyResult) map[string]string {
 	m := map[string]string{}
@@ -569,9 +512,9 @@ type csTreeEnd struct {
 
 func csObserveTree(t testing.TB, r *fixtures.Repo, id, commit string) csTreeEnd {
 	t.Helper()
-	sh := csShow(t, r, id)
+	sh := showRecord(t, r, id)
 	rec := sh.Record
-	e := csTreeEnd{State: string(rec.State), Intent: rec.Intent != nil, EvidenceOutcome: rec.Evidence.Outcome}
+	e := csTreeEnd{State: string(rec.State), Intent: sh.Intent != nil, EvidenceOutcome: rec.Evidence.Outcome}
 	for _, j := range sh.Journal {
 		// A resumed run records that it took the dead process's intent
 		// over; everything else must match the uninterrupted run.
@@ -641,45 +584,10 @@ func csRegistered(t testing.TB, r *fixtures.Repo) []string {
 
 // csHealthy asserts doctor is OK and an exported journal verifies up to the
 // store's chain head; it returns the exported entries.
-func csHealthy(t testing.TB, r *fixtures.Repo) []csJournalEntry {
+func csHealthy(t testing.TB, r *fixtures.Repo) []store.Entry {
 	t.Helper()
 	mustCustody(t, r, 0, "doctor")
-	head := csDecode[struct {
-		Seq  uint64 `json:"seq"`
-		Head string `json:"head"`
-	}](t, mustCustody(t, r, 0, "journal", "head", "--json"))
-	f, err := os.CreateTemp(r.Root, "journal-*.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	mustCustody(t, r, 0, "journal", "export", "-o", f.Name())
-	mustCustody(t, r, 0, "journal", "verify", "--head", head.Head, f.Name())
-	b, err := os.ReadFile(f.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []csJournalEntry
-	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		var e csJournalEntry
-		if err := json.Unmarshal(l, &e); err != nil {
-			t.Fatalf("journal line %q: %v", l, err)
-		}
-		out = append(out, e)
-	}
-	if uint64(len(out)) != head.Seq {
-		t.Errorf("export has %d entries, the store's head is at seq %d", len(out), head.Seq)
-	}
-	return out
-}
-
-type csJournalEntry struct {
-	Seq     uint64 `json:"seq"`
-	Record  string `json:"record"`
-	From    string `json:"from"`
-	To      string `json:"to"`
-	Trigger string `json:"trigger"`
-	Outcome string `json:"outcome"`
+	return journalEntries(t, r)
 }
 
 // TestCrashResumeDropAdmin covers the resume rule no failpoint reaches: a
@@ -696,7 +604,7 @@ func TestCrashResumeDropAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := mustCustody(t, r, 0, "resume", "--json")
-	items := csDecode[csResumeResult](t, res).Items
+	items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
 	if len(items) != 1 || items[0].ID != s.merged || items[0].Action != string(machine.ResumeDropAdmin) || items[0].Outcome != "removed" {
 		t.Fatalf("resume: want %s drop-admin-entry → removed, got\n%s", s.merged, res)
 	}
@@ -723,7 +631,7 @@ func TestCrashResumeRefusesUnmatched(t *testing.T) {
 	r := fixtures.New(t, fixtures.Options{})
 	mustCustody(t, r, 0, "init")
 	csMustBeKilled(t, r, "new/after-intent", "new", "x")
-	recs := csList(t, r)
+	recs := listRecords(t, r, true)
 	if len(recs) != 1 || recs[0].Intent == nil {
 		t.Fatalf("want one record with a create intent, got %+v", recs)
 	}
@@ -733,7 +641,7 @@ func TestCrashResumeRefusesUnmatched(t *testing.T) {
 	refs := r.Refs()
 
 	res := mustCustody(t, r, 3, "resume", "--json")
-	items := csDecode[csResumeResult](t, res).Items
+	items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
 	if len(items) != 1 || items[0].ID != id || items[0].Outcome != "refused" || items[0].Refusal == nil ||
 		items[0].Refusal.Code != machine.CodeResumeUnmatched || items[0].Refusal.Path != path {
 		t.Fatalf("resume: want %s refused with resume-unmatched naming %s, got\n%s", id, path, res)
@@ -744,7 +652,7 @@ func TestCrashResumeRefusesUnmatched(t *testing.T) {
 	if got := r.Refs(); got != refs {
 		t.Errorf("resume changed the refs:\nbefore:\n%s\nafter:\n%s", refs, got)
 	}
-	if rec := csRecord(t, r, id); rec.State != "provisioning" || rec.Intent == nil {
+	if rec := listRecord(t, r, id); rec.State != "provisioning" || rec.Intent == nil {
 		t.Errorf("resume dropped the intent it could not settle: %+v", rec)
 	}
 	// Another mutating command resumes first, refuses the same way, and
@@ -753,7 +661,7 @@ func TestCrashResumeRefusesUnmatched(t *testing.T) {
 	if res.Code != 0 && res.Code != 3 {
 		t.Fatalf("custody new beside an unsettled intent: want exit 0 (or 3: something is pending), got\n%s", res)
 	}
-	made := csDecode[steps.NewResult](t, res)
+	made := decodeResult[steps.NewResult](t, res, "new")
 	if made.ID == id {
 		t.Errorf("custody new reused id %s", id)
 	}

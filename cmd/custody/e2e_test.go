@@ -17,102 +17,10 @@ import (
 	"testing"
 
 	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 	"github.com/google/go-cmp/cmp"
 )
-
-// e2eEnvelope is the --json success envelope.
-type e2eEnvelope struct {
-	Version int             `json:"version"`
-	OK      bool            `json:"ok"`
-	Command string          `json:"command"`
-	Result  json.RawMessage `json:"result"`
-}
-
-// e2eErrEnvelope is the --json error envelope.
-type e2eErrEnvelope struct {
-	Version int  `json:"version"`
-	OK      bool `json:"ok"`
-	Error   struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-		Path    string `json:"path"`
-		Retry   string `json:"retry"`
-	} `json:"error"`
-}
-
-type e2eRefusal struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Path    string `json:"path"`
-	Retry   string `json:"retry"`
-}
-
-type e2ePlanItem struct {
-	ID          string         `json:"id"`
-	State       string         `json:"state"`
-	Action      string         `json:"action"`
-	Path        string         `json:"path"`
-	Branch      string         `json:"branch"`
-	Head        string         `json:"head"`
-	Fingerprint string         `json:"fingerprint"`
-	Proof       map[string]any `json:"proof"`
-	Refusal     *e2eRefusal    `json:"refusal"`
-	Refusals    []e2eRefusal   `json:"refusals"`
-}
-
-type e2ePlanBody struct {
-	Format     string `json:"format"`
-	PlanID     string `json:"plan_id"`
-	Repository struct {
-		ID        string `json:"id"`
-		CommonDir string `json:"common_dir"`
-	} `json:"repository"`
-	Items []e2ePlanItem `json:"items"`
-}
-
-func (p e2ePlanBody) item(t testing.TB, id string) e2ePlanItem {
-	t.Helper()
-	for _, it := range p.Items {
-		if it.ID == id {
-			return it
-		}
-	}
-	t.Fatalf("plan has no item %s: %+v", id, p.Items)
-	return e2ePlanItem{}
-}
-
-type e2eApplyItem struct {
-	ID      string      `json:"id"`
-	Outcome string      `json:"outcome"`
-	State   string      `json:"state"`
-	Refusal *e2eRefusal `json:"refusal"`
-}
-
-type e2eApplyResult struct {
-	PlanID string         `json:"plan_id"`
-	Items  []e2eApplyItem `json:"items"`
-	Kept   int            `json:"kept"`
-}
-
-func (a e2eApplyResult) outcome(t testing.TB, id string) e2eApplyItem {
-	t.Helper()
-	for _, it := range a.Items {
-		if it.ID == id {
-			return it
-		}
-	}
-	t.Fatalf("apply result has no item %s: %+v", id, a.Items)
-	return e2eApplyItem{}
-}
-
-type e2eRecord struct {
-	ID     string          `json:"id"`
-	Kind   string          `json:"kind"`
-	State  string          `json:"state"`
-	Path   string          `json:"path"`
-	Branch string          `json:"branch"`
-	Intent json.RawMessage `json:"intent"`
-}
 
 var e2eHex40 = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
@@ -124,66 +32,18 @@ func e2eRepo(t *testing.T, opt fixtures.Options) *fixtures.Repo {
 	return r
 }
 
-// e2eDecode decodes stdout as exactly one JSON success envelope of command
-// cmdName and unmarshals its result into out.
-func e2eDecode(t testing.TB, res result, cmdName string, out any) e2eEnvelope {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(res.Stdout))
-	var env e2eEnvelope
-	if err := dec.Decode(&env); err != nil {
-		t.Fatalf("stdout is not a JSON envelope: %v\n%s", err, res)
-	}
-	if dec.More() {
-		t.Fatalf("stdout holds more than one JSON value:\n%s", res)
-	}
-	if env.Version != 1 || !env.OK {
-		t.Fatalf("envelope version %d ok %v, want 1 true:\n%s", env.Version, env.OK, res)
-	}
-	if f := strings.Fields(env.Command); cmdName != "" && (len(f) == 0 || f[0] != cmdName) {
-		t.Fatalf("envelope command %q, want %s", env.Command, cmdName)
-	}
-	if out != nil {
-		if err := json.Unmarshal(env.Result, out); err != nil {
-			t.Fatalf("result of %s: %v\n%s", cmdName, err, res)
-		}
-	}
-	return env
-}
-
-// e2eDecodeErr decodes stderr as exactly one JSON error envelope and
-// requires stdout to be empty.
-func e2eDecodeErr(t testing.TB, res result) e2eErrEnvelope {
-	t.Helper()
-	if res.Stdout != "" {
-		t.Fatalf("stdout must be empty on error:\n%s", res)
-	}
-	dec := json.NewDecoder(strings.NewReader(res.Stderr))
-	var env e2eErrEnvelope
-	if err := dec.Decode(&env); err != nil {
-		t.Fatalf("stderr is not a JSON error envelope: %v\n%s", err, res)
-	}
-	if dec.More() {
-		t.Fatalf("stderr holds more than one JSON value:\n%s", res)
-	}
-	if env.Version != 1 || env.OK || env.Error.Code == "" || env.Error.Message == "" {
-		t.Fatalf("bad error envelope %+v:\n%s", env, res)
-	}
-	return env
-}
-
-// e2ePlan runs plan -o file --json and returns the decoded plan.
-func e2ePlan(t testing.TB, r *fixtures.Repo, file string, want int) e2ePlanBody {
+// e2ePlan runs plan -o file --json and returns the plan file, which must
+// parse and match the printed plan.
+func e2ePlan(t testing.TB, r *fixtures.Repo, file string, want int) machine.Plan {
 	t.Helper()
 	res := mustCustody(t, r, want, "plan", "-o", file, "--json")
-	var p e2ePlanBody
-	e2eDecode(t, res, "plan", &p)
-	// The plan file holds the same body as the envelope's result.
+	p := decodeResult[machine.Plan](t, res, "plan")
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fromFile e2ePlanBody
-	if err := json.Unmarshal(b, &fromFile); err != nil {
+	fromFile, err := machine.ParsePlan(b)
+	if err != nil {
 		t.Fatalf("plan file %s: %v", file, err)
 	}
 	if fromFile.Format != "custody.plan/1" || fromFile.Repository.ID == "" || len(fromFile.Items) != len(p.Items) {
@@ -193,24 +53,17 @@ func e2ePlan(t testing.TB, r *fixtures.Repo, file string, want int) e2ePlanBody 
 }
 
 // e2eApply runs apply file --json and returns the decoded result.
-func e2eApply(t testing.TB, r *fixtures.Repo, file string, want int, extra ...string) e2eApplyResult {
+func e2eApply(t testing.TB, r *fixtures.Repo, file string, want int, extra ...string) steps.ApplyResult {
 	t.Helper()
 	res := mustCustody(t, r, want, append([]string{"apply", file, "--json"}, extra...)...)
-	var a e2eApplyResult
-	e2eDecode(t, res, "apply", &a)
-	return a
+	return decodeResult[steps.ApplyResult](t, res, "apply")
 }
 
 // e2eRecords returns list --all --json keyed by id.
-func e2eRecords(t testing.TB, r *fixtures.Repo) map[string]e2eRecord {
+func e2eRecords(t testing.TB, r *fixtures.Repo) map[string]listEntry {
 	t.Helper()
-	res := mustCustody(t, r, 0, "list", "--all", "--json")
-	var out struct {
-		Records []e2eRecord `json:"records"`
-	}
-	e2eDecode(t, res, "list", &out)
-	m := map[string]e2eRecord{}
-	for _, rec := range out.Records {
+	m := map[string]listEntry{}
+	for _, rec := range listRecords(t, r, true) {
 		m[rec.ID] = rec
 	}
 	return m
@@ -222,7 +75,7 @@ func e2eState(t testing.TB, r *fixtures.Repo, id string) string {
 	if !ok {
 		t.Fatalf("no record %s", id)
 	}
-	return rec.State
+	return string(rec.State)
 }
 
 // e2eWorktrees returns the paths git registers, main checkout first.
@@ -241,10 +94,7 @@ func e2eWorktrees(t testing.TB, r *fixtures.Repo) []string {
 func e2eFinish(t testing.TB, r *fixtures.Repo, ids ...string) {
 	t.Helper()
 	res := mustCustody(t, r, 0, append([]string{"finish", "--json"}, ids...)...)
-	var out struct {
-		Items []e2eApplyItem `json:"items"`
-	}
-	e2eDecode(t, res, "finish", &out)
+	out := decodeResult[itemsResult[steps.Outcome]](t, res, "finish")
 	if len(out.Items) != len(ids) {
 		t.Fatalf("finish %v: %+v", ids, out.Items)
 	}
@@ -343,12 +193,12 @@ func TestE2EMergedTreeIsRemoved(t *testing.T) {
 	}
 	file := filepath.Join(r.Root, "p.json")
 	p := e2ePlan(t, r, file, 0)
-	it := p.item(t, id)
+	it := planItem(t, p, id)
 	if it.Action != "remove" || it.Refusal != nil || it.Head != head || it.Fingerprint == "" || it.Proof == nil {
 		t.Fatalf("plan item: %+v", it)
 	}
 	a := e2eApply(t, r, file, 0)
-	if o := a.outcome(t, id); o.Outcome != "removed" || o.Refusal != nil {
+	if o := applyOutcome(t, a, id); o.Outcome != "removed" || o.Refusal != nil {
 		t.Fatalf("apply: %+v", o)
 	}
 	e2eAssertRemoved(t, r, id, path)
@@ -357,12 +207,8 @@ func TestE2EMergedTreeIsRemoved(t *testing.T) {
 		t.Errorf("worktrees after apply: %v", wts)
 	}
 	// list without --all no longer shows it.
-	var out struct {
-		Records []e2eRecord `json:"records"`
-	}
-	e2eDecode(t, mustCustody(t, r, 0, "list", "--json"), "list", &out)
-	if len(out.Records) != 0 {
-		t.Errorf("list shows tombstoned records: %+v", out.Records)
+	if recs := listRecords(t, r, false); len(recs) != 0 {
+		t.Errorf("list shows tombstoned records: %+v", recs)
 	}
 	// The published commit is still on origin.
 	if got := r.GitIn(r.Remote, "rev-parse", "refs/heads/main"); got != head {
@@ -379,11 +225,11 @@ func TestE2ETreeWithoutCommitsIsRemoved(t *testing.T) {
 	}
 	file := filepath.Join(r.Root, "p.json")
 	p := e2ePlan(t, r, file, 0)
-	if it := p.item(t, id); it.Action != "remove" {
+	if it := planItem(t, p, id); it.Action != "remove" {
 		t.Fatalf("plan item: %+v", it)
 	}
 	a := e2eApply(t, r, file, 0)
-	if o := a.outcome(t, id); o.Outcome != "removed" {
+	if o := applyOutcome(t, a, id); o.Outcome != "removed" {
 		t.Fatalf("apply: %+v", o)
 	}
 	e2eAssertRemoved(t, r, id, path)
@@ -405,17 +251,14 @@ func TestE2EHazardsAreKept(t *testing.T) {
 
 			file := filepath.Join(r.Root, "p.json")
 			p := e2ePlan(t, r, file, 3) // a finished tree is kept: exit 3
-			it := p.item(t, id)
+			it := planItem(t, p, id)
 			if it.Action != "keep" || it.Refusal == nil {
 				t.Fatalf("hazard tree not kept: %+v", it)
 			}
-			if it.Refusal.Code != h.Code {
+			if string(it.Refusal.Code) != h.Code {
 				t.Errorf("refusal code %q, want %q (%s)", it.Refusal.Code, h.Code, it.Refusal.Message)
 			}
-			var codes []string
-			for _, rf := range it.Refusals {
-				codes = append(codes, rf.Code)
-			}
+			codes := refusalCodes(it.Refusals)
 			if !cmp.Equal(codes, []string{h.Code}) {
 				t.Errorf("refusals %v, want exactly [%s]", codes, h.Code)
 			}
@@ -425,7 +268,7 @@ func TestE2EHazardsAreKept(t *testing.T) {
 			if it.Proof != nil {
 				t.Errorf("kept item carries a proof: %v", it.Proof)
 			}
-			if n := p.item(t, okID); n.Action != "remove" {
+			if n := planItem(t, p, okID); n.Action != "remove" {
 				t.Fatalf("neighbour not removable: %+v", n)
 			}
 			// plan wrote nothing.
@@ -460,7 +303,7 @@ func TestE2EHazardAloneApplyTouchesNothing(t *testing.T) {
 	}
 	file := filepath.Join(r.Root, "p.json")
 	p := e2ePlan(t, r, file, 3)
-	if it := p.item(t, id); it.Action != "keep" || it.Refusal.Code != "tracked-changes" {
+	if it := planItem(t, p, id); it.Action != "keep" || it.Refusal.Code != "tracked-changes" {
 		t.Fatalf("plan item: %+v", it)
 	}
 	if st, _ := os.ReadFile(state); !bytes.Equal(st, stBefore) {
@@ -491,7 +334,7 @@ func TestE2EUnreachableRemote(t *testing.T) {
 	before := e2eSnapKept(r, id, path)
 	file := filepath.Join(r.Root, "p.json")
 	p := e2ePlan(t, r, file, 3)
-	it := p.item(t, id)
+	it := planItem(t, p, id)
 	if it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != "remote-unavailable" {
 		t.Fatalf("plan item: %+v", it)
 	}
@@ -515,9 +358,9 @@ func TestE2ENoRemote(t *testing.T) {
 	before := e2eSnapKept(r, id, path)
 	file := filepath.Join(r.Root, "p.json")
 	res := mustCustody(t, r, 1, "plan", "-o", file, "--json")
-	env := e2eDecodeErr(t, res)
-	if env.Error.Code != "no-remote" || env.Error.Path != r.Dir || !strings.Contains(env.Error.Retry, "git remote add") {
-		t.Errorf("plan without a remote: %+v", env.Error)
+	body := decodeError(t, res)
+	if body.Code != "no-remote" || body.Path != r.Dir || !strings.Contains(body.Retry, "git remote add") {
+		t.Errorf("plan without a remote: %+v", body)
 	}
 	if _, err := os.Lstat(file); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("plan wrote %s although it failed (%v)", file, err)
@@ -539,14 +382,14 @@ func TestE2ERemoteRemovedAfterPlan(t *testing.T) {
 	r := e2eRepo(t, fixtures.Options{})
 	id, path, _ := e2eMerged(t, r, "gone", "topic/gone")
 	file := filepath.Join(r.Root, "p.json")
-	if it := e2ePlan(t, r, file, 0).item(t, id); it.Action != "remove" {
+	if it := planItem(t, e2ePlan(t, r, file, 0), id); it.Action != "remove" {
 		t.Fatalf("plan: %+v", it)
 	}
 	r.Git("remote", "remove", "origin")
 	before := e2eSnapKept(r, id, path)
 	res := mustCustody(t, r, 1, "apply", file, "--json")
-	if env := e2eDecodeErr(t, res); env.Error.Code != "no-remote" {
-		t.Errorf("apply without a remote: %+v", env.Error)
+	if body := decodeError(t, res); body.Code != "no-remote" {
+		t.Errorf("apply without a remote: %+v", body)
 	}
 	e2eAssertKept(t, r, id, path, before, before.refs)
 	if st := e2eState(t, r, id); st != "finished" {
@@ -574,21 +417,21 @@ func TestE2EStale(t *testing.T) {
 			bID, bPath, _ := e2eMerged(t, r, "beta", "topic/beta")
 			file := filepath.Join(r.Root, "p.json")
 			p := e2ePlan(t, r, file, 0)
-			if p.item(t, aID).Action != "remove" || p.item(t, bID).Action != "remove" {
+			if planItem(t, p, aID).Action != "remove" || planItem(t, p, bID).Action != "remove" {
 				t.Fatalf("plan: %+v", p.Items)
 			}
 			tc.change(r, aPath)
 			before := e2eSnapKept(r, aID, aPath)
 
 			a := e2eApply(t, r, file, 3)
-			o := a.outcome(t, aID)
+			o := applyOutcome(t, a, aID)
 			if o.Outcome != "stale" || o.Refusal == nil || o.Refusal.Code != "stale" {
 				t.Errorf("changed tree: %+v, want stale", o)
 			}
 			if o.Refusal != nil && (o.Refusal.Path != aPath || o.Refusal.Retry == "") {
 				t.Errorf("stale refusal does not name path and retry: %+v", o.Refusal)
 			}
-			if o := a.outcome(t, bID); o.Outcome != "removed" {
+			if o := applyOutcome(t, a, bID); o.Outcome != "removed" {
 				t.Errorf("other tree: %+v, want removed", o)
 			}
 			e2eAssertRemoved(t, r, bID, bPath)
@@ -599,10 +442,10 @@ func TestE2EStale(t *testing.T) {
 			// Applying again: the stale one stays stale, the removed one
 			// is already done.
 			a = e2eApply(t, r, file, 3)
-			if o := a.outcome(t, aID); o.Outcome != "stale" {
+			if o := applyOutcome(t, a, aID); o.Outcome != "stale" {
 				t.Errorf("second apply, changed tree: %+v", o)
 			}
-			if o := a.outcome(t, bID); o.Outcome != "already-done" {
+			if o := applyOutcome(t, a, bID); o.Outcome != "already-done" {
 				t.Errorf("second apply, removed tree: %+v", o)
 			}
 			e2eAssertKept(t, r, aID, aPath, before, e2eDropRef(before.refs, "refs/heads/custody/"+bID))
@@ -619,7 +462,7 @@ func TestE2EReapplyIsAlreadyDone(t *testing.T) {
 	e2ePlan(t, r, file, 0)
 	a := e2eApply(t, r, file, 0)
 	for _, id := range []string{aID, bID} {
-		if o := a.outcome(t, id); o.Outcome != "removed" {
+		if o := applyOutcome(t, a, id); o.Outcome != "removed" {
 			t.Fatalf("first apply %s: %+v", id, o)
 		}
 	}
@@ -631,7 +474,7 @@ func TestE2EReapplyIsAlreadyDone(t *testing.T) {
 		t.Fatalf("second apply: %+v", a.Items)
 	}
 	for _, id := range []string{aID, bID} {
-		if o := a.outcome(t, id); o.Outcome != "already-done" || o.Refusal != nil {
+		if o := applyOutcome(t, a, id); o.Outcome != "already-done" || o.Refusal != nil {
 			t.Errorf("second apply %s: %+v", id, o)
 		}
 	}
@@ -658,7 +501,7 @@ func TestE2EPlanFromAnotherRepositoryIsRefused(t *testing.T) {
 	bID, bPath, _ := e2eMerged(t, b, "in-b", "topic/b")
 	file := filepath.Join(a.Root, "p.json")
 	p := e2ePlan(t, a, file, 0)
-	if p.item(t, aID).Action != "remove" {
+	if planItem(t, p, aID).Action != "remove" {
 		t.Fatalf("plan: %+v", p.Items)
 	}
 	beforeA, beforeB := e2eSnapKept(a, aID, aPath), e2eSnapKept(b, bID, bPath)
@@ -666,12 +509,12 @@ func TestE2EPlanFromAnotherRepositoryIsRefused(t *testing.T) {
 	stB, _ := os.ReadFile(stPath)
 
 	res := mustCustody(t, b, 1, "apply", file, "--json")
-	env := e2eDecodeErr(t, res)
-	if env.Error.Code != "wrong-repository" {
-		t.Fatalf("code %q, want wrong-repository:\n%s", env.Error.Code, res)
+	body := decodeError(t, res)
+	if body.Code != "wrong-repository" {
+		t.Fatalf("code %q, want wrong-repository:\n%s", body.Code, res)
 	}
-	if !strings.Contains(env.Error.Message, p.Repository.ID) || env.Error.Retry == "" {
-		t.Errorf("error does not name the plan's repository and a retry: %+v", env.Error)
+	if !strings.Contains(body.Message, p.Repository.ID) || body.Retry == "" {
+		t.Errorf("error does not name the plan's repository and a retry: %+v", body)
 	}
 	e2eAssertKept(t, a, aID, aPath, beforeA, beforeA.refs)
 	e2eAssertKept(t, b, bID, bPath, beforeB, beforeB.refs)
@@ -696,10 +539,7 @@ func TestE2EJSONEnvelopes(t *testing.T) {
 
 	// new
 	res := mustCustody(t, r, 0, "new", "env", "--json")
-	var nr struct {
-		ID, Path, Branch, Head string
-	}
-	e2eDecode(t, res, "new", &nr)
+	nr := decodeResult[steps.NewResult](t, res, "new")
 	if !e2eHex40.MatchString(nr.Head) || nr.Head != mainHead {
 		t.Errorf("new head %q, want main's %s", nr.Head, mainHead)
 	}
@@ -716,35 +556,34 @@ func TestE2EJSONEnvelopes(t *testing.T) {
 	// plan with nothing finished: 0 with and without --detailed-exitcode.
 	mustCustody(t, r, 0, "plan", "--detailed-exitcode")
 	res = mustCustody(t, r, 0, "plan", "--json")
-	var p e2ePlanBody
-	e2eDecode(t, res, "plan", &p)
+	p := decodeResult[machine.Plan](t, res, "plan")
 	if p.Format != "custody.plan/1" || !strings.HasPrefix(p.PlanID, "sha256:") || len(p.Items) != 1 || p.Items[0].Action != "keep" || p.Items[0].Refusal.Code != "not-finished" {
 		t.Errorf("plan of an active tree: %+v", p)
 	}
 
-	// list
-	var l struct {
-		Records []e2eRecord `json:"records"`
-	}
-	e2eDecode(t, mustCustody(t, r, 0, "list", "--json"), "list", &l)
+	// list: intent is present, null when the record carries none.
+	res = mustCustody(t, r, 0, "list", "--json")
+	l := decodeResult[listResult](t, res, "list")
 	if len(l.Records) != 1 || l.Records[0].ID != nr.ID || l.Records[0].State != "active" || l.Records[0].Kind != "worktree" ||
-		l.Records[0].Path != nr.Path || l.Records[0].Branch != nr.Branch || string(l.Records[0].Intent) != "null" {
+		l.Records[0].Path != nr.Path || l.Records[0].Branch != nr.Branch || l.Records[0].Intent != nil {
 		t.Errorf("list: %+v", l.Records)
+	}
+	if raw := decodeResult[rawListResult](t, res, "list"); len(raw.Records) != 1 || string(raw.Records[0]["intent"]) != "null" {
+		t.Errorf("list: intent is %q, want null", raw.Records)
 	}
 
 	e2eFinish(t, r, nr.ID)
 	// A removal planned: --detailed-exitcode says 2, --json too.
 	mustCustody(t, r, 2, "plan", "--detailed-exitcode")
 	res = mustCustody(t, r, 2, "plan", "--detailed-exitcode", "--json")
-	e2eDecode(t, res, "plan", &p)
+	decodeResult[machine.Plan](t, res, "plan")
 	mustCustody(t, r, 0, "plan") // without the flag, 0: nothing kept
 	file := filepath.Join(r.Root, "p.json")
 	e2ePlan(t, r, file, 0)
 
 	// apply
 	res = mustCustody(t, r, 0, "apply", file, "--json")
-	var a e2eApplyResult
-	e2eDecode(t, res, "apply", &a)
+	a := decodeResult[steps.ApplyResult](t, res, "apply")
 	if len(a.Items) != 1 || a.Items[0].Outcome != "removed" || !strings.HasPrefix(a.PlanID, "sha256:") {
 		t.Errorf("apply: %+v", a)
 	}
@@ -777,15 +616,8 @@ func TestE2EEnvelopeCommandNames(t *testing.T) {
 		{"reopen", []string{"reopen", id}},
 		{"apply", []string{"apply", file}},
 	} {
-		res := custody(t, r, append(c.args, "--json")...)
-		var env e2eEnvelope
-		if err := json.Unmarshal([]byte(res.Stdout), &env); err != nil {
-			t.Errorf("%s: %v\n%s", c.name, err, res)
-			continue
-		}
-		if env.Command != c.name {
-			t.Errorf("custody %s --json: envelope command %q, want %q", strings.Join(c.args, " "), env.Command, c.name)
-		}
+		// decodeResult requires the envelope's command to be c.name.
+		decodeResult[json.RawMessage](t, custody(t, r, append(c.args, "--json")...), c.name)
 	}
 }
 
@@ -796,14 +628,7 @@ func TestE2EApplyItemsIsAnArray(t *testing.T) {
 	r := e2eRepo(t, fixtures.Options{})
 	file := filepath.Join(r.Root, "p.json")
 	e2ePlan(t, r, file, 0)
-	res := mustCustody(t, r, 0, "apply", file, "--json")
-	var env e2eEnvelope
-	e2eDecode(t, res, "apply", nil)
-	_ = json.Unmarshal([]byte(res.Stdout), &env)
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(env.Result, &raw); err != nil {
-		t.Fatal(err)
-	}
+	raw := decodeResult[rawResult](t, mustCustody(t, r, 0, "apply", file, "--json"), "apply")
 	if s := string(raw["items"]); !strings.HasPrefix(s, "[") {
 		t.Errorf(`apply --json result "items" is %s, want a JSON array ([] when empty)`, s)
 	}
@@ -818,10 +643,7 @@ func TestE2EFinishInsideReopenAndFrom(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("finish inside: %s", res)
 	}
-	var out struct {
-		Items []e2eApplyItem `json:"items"`
-	}
-	e2eDecode(t, res, "finish", &out)
+	out := decodeResult[itemsResult[steps.Outcome]](t, res, "finish")
 	if len(out.Items) != 1 || out.Items[0].ID != id || out.Items[0].Outcome != "finished" {
 		t.Fatalf("finish inside: %+v", out.Items)
 	}
@@ -830,7 +652,7 @@ func TestE2EFinishInsideReopenAndFrom(t *testing.T) {
 	}
 	// Finishing again is already-done.
 	res = runBin(t, custodyBin, r, path, nil, "finish", "--json")
-	e2eDecode(t, res, "finish", &out)
+	out = decodeResult[itemsResult[steps.Outcome]](t, res, "finish")
 	if res.Code != 0 || len(out.Items) != 1 || out.Items[0].Outcome != "already-done" {
 		t.Errorf("finish again: %s", res)
 	}
@@ -840,9 +662,8 @@ func TestE2EFinishInsideReopenAndFrom(t *testing.T) {
 		t.Fatalf("after reopen: %s", st)
 	}
 	res = mustCustody(t, r, 0, "plan", "--json", "--detailed-exitcode")
-	var p e2ePlanBody
-	e2eDecode(t, res, "plan", &p)
-	if it := p.item(t, id); it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != "not-finished" {
+	p := decodeResult[machine.Plan](t, res, "plan")
+	if it := planItem(t, p, id); it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != "not-finished" {
 		t.Errorf("reopened tree in plan: %+v", it)
 	}
 	// Finish from a subdirectory of the tree works too.
@@ -857,8 +678,8 @@ func TestE2EFinishInsideReopenAndFrom(t *testing.T) {
 	}
 	// finish without ids in the main checkout names no tree: refused.
 	res = mustCustody(t, r, 1, "finish", "--json")
-	if env := e2eDecodeErr(t, res); env.Error.Code != "not-in-worktree" {
-		t.Errorf("finish in the main checkout: %+v", env.Error)
+	if body := decodeError(t, res); body.Code != "not-in-worktree" {
+		t.Errorf("finish in the main checkout: %+v", body)
 	}
 
 	// new --from a revision.
@@ -867,15 +688,13 @@ func TestE2EFinishInsideReopenAndFrom(t *testing.T) {
 	r.Git("tag", "v1", first)
 	for _, rev := range []string{"HEAD~1", "v1", first[:10]} {
 		res = mustCustody(t, r, 0, "new", "from", "--from", rev, "--json")
-		var nr struct{ ID, Path, Branch, Head string }
-		e2eDecode(t, res, "new", &nr)
+		nr := decodeResult[steps.NewResult](t, res, "new")
 		if nr.Head != first || r.Head(nr.Path) != first || r.BranchTip(nr.Branch) != first {
 			t.Errorf("new --from %s: head %s, tree %s, want %s", rev, nr.Head, r.Head(nr.Path), first)
 		}
 	}
 	res = mustCustody(t, r, 0, "new", "default", "--json")
-	var nr struct{ ID, Path, Head string }
-	e2eDecode(t, res, "new", &nr)
+	nr := decodeResult[steps.NewResult](t, res, "new")
 	if nr.Head != second || r.Head(nr.Path) != second {
 		t.Errorf("new without --from: %s, want main's HEAD %s", nr.Head, second)
 	}
@@ -887,9 +706,9 @@ func TestE2EFinishInsideReopenAndFrom(t *testing.T) {
 	st, _ := os.ReadFile(state)
 	recs := e2eRecords(t, r)
 	res = mustCustody(t, r, 1, "new", "bad", "--from", "nosuchrev", "--json")
-	env := e2eDecodeErr(t, res)
-	if env.Error.Code != "unknown-revision" || !strings.Contains(env.Error.Message, "nosuchrev") {
-		t.Errorf("--from nosuchrev: %+v", env.Error)
+	body := decodeError(t, res)
+	if body.Code != "unknown-revision" || !strings.Contains(body.Message, "nosuchrev") {
+		t.Errorf("--from nosuchrev: %+v", body)
 	}
 	res = mustCustody(t, r, 1, "new", "bad", "--from", "nosuchrev")
 	if !strings.Contains(res.Stderr, "nosuchrev") || !strings.Contains(res.Stderr, "[unknown-revision]") || res.Stdout != "" {
@@ -931,10 +750,10 @@ func TestE2EApplyOnly(t *testing.T) {
 		t.Errorf("%s is %s", bID, st)
 	}
 	a = e2eApply(t, r, file, 0)
-	if o := a.outcome(t, aID); o.Outcome != "already-done" {
+	if o := applyOutcome(t, a, aID); o.Outcome != "already-done" {
 		t.Errorf("full apply, %s: %+v", aID, o)
 	}
-	if o := a.outcome(t, bID); o.Outcome != "removed" {
+	if o := applyOutcome(t, a, bID); o.Outcome != "removed" {
 		t.Errorf("full apply, %s: %+v", bID, o)
 	}
 	e2eAssertRemoved(t, r, bID, bPath)
@@ -990,15 +809,12 @@ func TestE2EMoreHazardsAreKept(t *testing.T) {
 
 			file := filepath.Join(r.Root, "p.json")
 			p := e2ePlan(t, r, file, 3)
-			it := p.item(t, id)
-			var codes []string
-			for _, rf := range it.Refusals {
-				codes = append(codes, rf.Code)
-			}
-			if it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != h.Codes[0] || !cmp.Equal(codes, h.Codes) {
+			it := planItem(t, p, id)
+			codes := refusalCodes(it.Refusals)
+			if it.Action != "keep" || it.Refusal == nil || string(it.Refusal.Code) != h.Codes[0] || !cmp.Equal(codes, h.Codes) {
 				t.Errorf("hazard tree: action %s, refusals %v, want keep with %v", it.Action, codes, h.Codes)
 			}
-			if n := p.item(t, okID); n.Action != "remove" {
+			if n := planItem(t, p, okID); n.Action != "remove" {
 				t.Fatalf("neighbour not removable: %+v", n)
 			}
 			a := e2eApply(t, r, file, 0)

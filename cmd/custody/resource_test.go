@@ -1,8 +1,8 @@
 package main
 
-// Per-worktree resources (issue 4) against real git and real commands whose
-// effects land outside the repository: each resource is a directory (or a
-// process) per handle under a private "external" directory, and every
+// Per-worktree resources against real git and real commands whose effects
+// land outside the repository: each resource is a directory (or a process)
+// per handle under a private "external" directory, and every
 // create/ensure/destroy appends one line "<verb> <handle>" to its log.
 //
 // Helpers carry the prefix rt so they cannot collide with the other test
@@ -10,12 +10,10 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -28,6 +26,7 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -119,42 +118,22 @@ func (w *rtWorld) exists(t testing.TB, handle string) bool {
 	return err == nil
 }
 
-// rtDecode decodes stdout as one JSON success envelope and returns its
-// result.
-func rtDecode[T any](t testing.TB, res result) T {
+// rtAppendLine appends line to the existing file path, as a person editing
+// it would.
+func rtAppendLine(t testing.TB, path, line string) {
 	t.Helper()
-	var env struct {
-		OK     bool            `json:"ok"`
-		Result json.RawMessage `json:"result"`
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	dec := json.NewDecoder(strings.NewReader(res.Stdout))
-	if err := dec.Decode(&env); err != nil || !env.OK {
-		t.Fatalf("not one JSON success envelope (%v):\n%s", err, res)
-	}
-	var out T
-	if err := json.Unmarshal(env.Result, &out); err != nil {
-		t.Fatalf("result: %v\n%s", err, res)
-	}
-	return out
-}
-
-// rtErr decodes a --json error envelope from stderr.
-func rtErr(t testing.TB, res result) machine.Refusal {
-	t.Helper()
-	var env struct {
-		OK    bool            `json:"ok"`
-		Error machine.Refusal `json:"error"`
-	}
-	if err := json.Unmarshal([]byte(res.Stderr), &env); err != nil || env.OK {
-		t.Fatalf("not a JSON error envelope (%v):\n%s", err, res)
-	}
-	return env.Error
+	fmt.Fprintln(f, line)
+	f.Close()
 }
 
 // rtNew runs custody new name --json and returns what it made.
 func (w *rtWorld) rtNew(t testing.TB, name string) steps.NewResult {
 	t.Helper()
-	return rtDecode[steps.NewResult](t, mustCustody(t, w.r, 0, "new", name, "--json"))
+	return decodeResult[steps.NewResult](t, mustCustody(t, w.r, 0, "new", name, "--json"), "new")
 }
 
 // ledger returns resource list --json (--all with all).
@@ -164,9 +143,7 @@ func (w *rtWorld) ledger(t testing.TB, all bool) []machine.Resource {
 	if all {
 		args = append(args, "--all")
 	}
-	return rtDecode[struct {
-		Resources []machine.Resource `json:"resources"`
-	}](t, mustCustody(t, w.r, 0, args...)).Resources
+	return decodeResult[resourceListResult](t, mustCustody(t, w.r, 0, args...), "resource list").Resources
 }
 
 func (w *rtWorld) entry(t testing.TB, id string) machine.Resource {
@@ -180,38 +157,22 @@ func (w *rtWorld) entry(t testing.TB, id string) machine.Resource {
 	return machine.Resource{}
 }
 
-type rtRecord struct {
-	ID     string          `json:"id"`
-	State  string          `json:"state"`
-	Path   string          `json:"path"`
-	Branch string          `json:"branch"`
-	Intent json.RawMessage `json:"intent"`
+func (w *rtWorld) records(t testing.TB) []listEntry {
+	t.Helper()
+	return listRecords(t, w.r, true)
 }
 
-func (w *rtWorld) records(t testing.TB) []rtRecord {
+func (w *rtWorld) record(t testing.TB, id string) listEntry {
 	t.Helper()
-	return rtDecode[struct {
-		Records []rtRecord `json:"records"`
-	}](t, mustCustody(t, w.r, 0, "list", "--all", "--json")).Records
-}
-
-func (w *rtWorld) record(t testing.TB, id string) rtRecord {
-	t.Helper()
-	for _, rec := range w.records(t) {
-		if rec.ID == id {
-			return rec
-		}
-	}
-	t.Fatalf("no record %s", id)
-	return rtRecord{}
+	return listRecord(t, w.r, id)
 }
 
 // noIntents checks that no record and no ledger entry carries an intent.
 func (w *rtWorld) noIntents(t testing.TB) {
 	t.Helper()
 	for _, rec := range w.records(t) {
-		if s := string(rec.Intent); s != "" && s != "null" {
-			t.Errorf("record %s still carries an intent: %s", rec.ID, s)
+		if rec.Intent != nil {
+			t.Errorf("record %s still carries a %s intent", rec.ID, rec.Intent.Kind)
 		}
 	}
 	for _, r := range w.ledger(t, true) {
@@ -233,47 +194,15 @@ func (w *rtWorld) worktrees(t testing.TB) []string {
 	return out
 }
 
-type rtEntry struct {
-	Seq     uint64 `json:"seq"`
-	Record  string `json:"record"`
-	Kind    string `json:"kind"`
-	From    string `json:"from"`
-	To      string `json:"to"`
-	Trigger string `json:"trigger"`
-	Outcome string `json:"outcome"`
-}
-
 // journal exports the journal, verifies it up to the store's chain head
 // and returns its entries.
-func (w *rtWorld) journal(t testing.TB) []rtEntry {
+func (w *rtWorld) journal(t testing.TB) []store.Entry {
 	t.Helper()
-	head := rtDecode[struct {
-		Seq  uint64 `json:"seq"`
-		Head string `json:"head"`
-	}](t, mustCustody(t, w.r, 0, "journal", "head", "--json"))
-	file := filepath.Join(w.r.Root, fmt.Sprintf("journal-%d.jsonl", time.Now().UnixNano()))
-	mustCustody(t, w.r, 0, "journal", "export", "-o", file)
-	mustCustody(t, w.r, 0, "journal", "verify", "--head", head.Head, file)
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []rtEntry
-	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		var e rtEntry
-		if err := json.Unmarshal(l, &e); err != nil {
-			t.Fatalf("journal line %q: %v", l, err)
-		}
-		out = append(out, e)
-	}
-	if uint64(len(out)) != head.Seq {
-		t.Errorf("export has %d entries, the head is at seq %d", len(out), head.Seq)
-	}
-	return out
+	return journalEntries(t, w.r)
 }
 
 // rtTriggers returns the triggers the journal records for record id.
-func rtTriggers(entries []rtEntry, id string) []string {
+func rtTriggers(entries []store.Entry, id string) []string {
 	var out []string
 	for _, e := range entries {
 		if e.Record == id {
@@ -290,7 +219,7 @@ func (w *rtWorld) removeTree(t testing.TB, id string, wantApply int) steps.Apply
 	mustCustody(t, w.r, 0, "finish", id)
 	plan := filepath.Join(w.r.Root, "plan-"+id+".json")
 	mustCustody(t, w.r, 0, "plan", "-o", plan)
-	return rtDecode[steps.ApplyResult](t, mustCustody(t, w.r, wantApply, "apply", plan, "--json"))
+	return decodeResult[steps.ApplyResult](t, mustCustody(t, w.r, wantApply, "apply", plan, "--json"), "apply")
 }
 
 // vanish removes a tree the hard way: rm -rf, then git worktree prune.
@@ -304,22 +233,17 @@ func (w *rtWorld) vanish(t testing.TB, path string, prune bool) {
 	}
 }
 
-type rtGC struct {
-	DryRun bool           `json:"dry_run"`
-	Items  []steps.GCItem `json:"items"`
-}
-
-func (w *rtWorld) gc(t testing.TB, want int, dry bool) rtGC {
+func (w *rtWorld) gc(t testing.TB, want int, dry bool) gcResult {
 	t.Helper()
 	args := []string{"resource", "gc", "--json"}
 	if dry {
 		args = append(args, "--dry-run")
 	}
-	return rtDecode[rtGC](t, mustCustody(t, w.r, want, args...))
+	return decodeResult[gcResult](t, mustCustody(t, w.r, want, args...), "resource gc")
 }
 
 // rtGCOutcomes reduces GC items to "id outcome [code]".
-func rtGCOutcomes(g rtGC) []string {
+func rtGCOutcomes(g gcResult) []string {
 	var out []string
 	for _, it := range g.Items {
 		s := it.ID + " " + string(it.Outcome)
@@ -364,10 +288,7 @@ func TestResourceLifecycleOrder(t *testing.T) {
 
 	// ensure, by id from the main checkout, then from inside the tree.
 	res := mustCustody(t, w.r, 0, "resource", "ensure", id, "--json")
-	ens := rtDecode[struct {
-		ID        string                  `json:"id"`
-		Resources []steps.ResourceOutcome `json:"resources"`
-	}](t, res)
+	ens := decodeResult[ensureResult](t, res, "resource ensure")
 	if len(ens.Resources) != 2 || ens.Resources[0].Handle != hb || ens.Resources[1].Handle != ha ||
 		ens.Resources[0].Outcome != "ensured" || ens.Resources[1].Outcome != "ensured" {
 		t.Errorf("resource ensure %s: %+v", id, ens)
@@ -432,6 +353,24 @@ func TestResourceLifecycleOrder(t *testing.T) {
 	mustCustody(t, w.r, 0, "doctor")
 }
 
+// TestResourceFrozenCommandsWin: custody.toml edited between new and
+// removal does not change what runs: ensure and destroy run the frozen
+// commands of the ledger.
+func TestResourceFrozenCommandsWin(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	made := w.rtNew(t, "frozen")
+	h := w.handle(made.ID, "db")
+	w.r.WriteFile(w.r.Dir, "custody.toml", w.x("[resources.cache]\ncreate = 'echo NEW cache >> {EXT}/log'\ndestroy = 'echo NEW cache destroy >> {EXT}/log'\n\n"+
+		"[resources.db]\ncreate = 'echo NEW create >> {EXT}/log'\ndestroy = 'echo NEW destroy >> {EXT}/log'\nensure = 'echo NEW ensure >> {EXT}/log'\n"))
+	mustCustody(t, w.r, 0, "resource", "ensure", made.ID)
+	ap := w.removeTree(t, made.ID, 0)
+	if len(ap.Items) != 1 || ap.Items[0].Outcome != "removed" {
+		t.Fatalf("apply: %+v", ap)
+	}
+	w.wantLog(t, "create "+h, "ensure "+h, "destroy "+h)
+}
+
 // TestResourceEnv: the tree's .env names the worktree and every resource,
 // git ignores it, and a line of the user's in it keeps the tree.
 func TestResourceEnv(t *testing.T) {
@@ -456,20 +395,9 @@ func TestResourceEnv(t *testing.T) {
 	}
 
 	// The user adds a line: now the .env is theirs too and keeps the tree.
-	f, err := os.OpenFile(env, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintln(f, "API_TOKEN=mine")
-	f.Close()
+	rtAppendLine(t, env, "API_TOKEN=mine")
 	mustCustody(t, w.r, 0, "finish", made.ID)
-	plan := rtDecode[struct {
-		Items []struct {
-			ID       string            `json:"id"`
-			Action   string            `json:"action"`
-			Refusals []machine.Refusal `json:"refusals"`
-		} `json:"items"`
-	}](t, mustCustody(t, w.r, 3, "plan", "--json")) // 3: a finished tree is kept
+	plan := decodeResult[machine.Plan](t, mustCustody(t, w.r, 3, "plan", "--json"), "plan") // 3: a finished tree is kept
 	if len(plan.Items) != 1 || plan.Items[0].Action != "keep" {
 		t.Fatalf("plan: want the tree kept, got %+v", plan.Items)
 	}
@@ -484,6 +412,25 @@ func TestResourceEnv(t *testing.T) {
 		t.Errorf("the user's line is gone from .env: %q", b)
 	}
 	w.wantLog(t, "create "+w.handle(made.ID, "db"), "create "+w.handle(made.ID, "dev-server"))
+}
+
+// TestResourceEnvUserLineShapedLikeCustodys: a .env line custody did not
+// write is the user's and keeps the tree, even when it is shaped like
+// custody's (CUSTODY_RESOURCE_<X>=<value>).
+func TestResourceEnvUserLineShapedLikeCustodys(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	made := w.rtNew(t, "env")
+	rtAppendLine(t, filepath.Join(made.Path, ".env"), "CUSTODY_RESOURCE_SEARCH=my-own-shared-index")
+	mustCustody(t, w.r, 0, "finish", made.ID)
+	items := w.plan(t, "")
+	it, ok := rtPlanItemOf(t, items, made.ID)
+	if !ok {
+		t.Fatalf("plan has no item %s: %+v", made.ID, items)
+	}
+	if it.Action != "keep" {
+		t.Errorf("plan would %s %s, whose .env holds a line the user wrote", it.Action, made.ID)
+	}
 }
 
 // TestResourceEnvTracked: a .env the project tracks is never edited.
@@ -514,7 +461,7 @@ func TestResourceIdentity(t *testing.T) {
 			t.Errorf("resource identity db --id %s = %q, want %q", made.ID, got, want)
 		}
 		in := runBin(t, custodyBin, w.r, made.Path, nil, "resource", "identity", "db", "--json")
-		got := rtDecode[map[string]string](t, in)
+		got := decodeResult[map[string]string](t, in, "resource identity")
 		if d := cmp.Diff(map[string]string{"id": made.ID, "name": "db", "handle": want, "ident": strings.ReplaceAll(want, "-", "_")}, got); d != "" {
 			t.Errorf("resource identity inside the tree (-want +got):\n%s", d)
 		}
@@ -526,7 +473,7 @@ func TestResourceIdentity(t *testing.T) {
 		}
 		w.wantLog(t, "create "+want)
 		// An undeclared resource, an unknown id.
-		if ref := rtErr(t, mustCustody(t, w.r, 1, "resource", "identity", "cache", "--id", made.ID, "--json")); !strings.Contains(ref.Message, "cache") {
+		if ref := decodeError(t, mustCustody(t, w.r, 1, "resource", "identity", "cache", "--id", made.ID, "--json")); !strings.Contains(ref.Message, "cache") {
 			t.Errorf("identity of an undeclared resource: %+v", ref)
 		}
 		mustCustody(t, w.r, 1, "resource", "identity", "db", "--id", "nope-000000")
@@ -537,11 +484,44 @@ func TestResourceIdentity(t *testing.T) {
 	}
 }
 
+// TestResourceIdentityAfterSlugChange: `custody resource identity`, the
+// ledger and the tree's .env all yield the same handle, the frozen one,
+// also after [project] slug changes in custody.toml.
+func TestResourceIdentityAfterSlugChange(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, "[project]\nslug = \"alpha\"\n\n"+rtRes("db", "", ""), fixtures.Options{})
+	made := w.rtNew(t, "ident")
+	frozen := w.entry(t, made.ID+"/db").Handle
+	w.r.WriteFile(w.r.Dir, "custody.toml", w.x("[project]\nslug = \"beta\"\n\n"+rtRes("db", "", "")))
+	got := strings.TrimSpace(mustCustody(t, w.r, 0, "resource", "identity", "db", "--id", made.ID).Stdout)
+	if got != frozen {
+		t.Errorf("resource identity db = %q, but the ledger and .env hold %q", got, frozen)
+	}
+	if b, _ := os.ReadFile(filepath.Join(made.Path, ".env")); !strings.Contains(string(b), "="+frozen+"\n") {
+		t.Errorf(".env does not hold %s: %q", frozen, b)
+	}
+}
+
+// TestResourceEnsureUnknownWorktree: `custody resource ensure ID` for an
+// id that names no worktree is refused with unknown-record, as `resource
+// identity --id` is.
+func TestResourceEnsureUnknownWorktree(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	res := custody(t, w.r, "resource", "ensure", "nope-000000", "--json")
+	if res.Code != 1 {
+		t.Fatalf("resource ensure of an unknown id: want exit 1, got\n%s", res)
+	}
+	if ref := decodeError(t, res); ref.Code != string(machine.CodeUnknownRecord) {
+		t.Errorf("want %s, got %+v", machine.CodeUnknownRecord, ref)
+	}
+}
+
 // --- create failures ---------------------------------------------------------
 
 // rtNothingLeft checks a rolled-back `custody new`: no tree, no
 // registration, no custody branch, the record tombstoned.
-func (w *rtWorld) rtNothingLeft(t testing.TB) rtRecord {
+func (w *rtWorld) rtNothingLeft(t testing.TB) listEntry {
 	t.Helper()
 	recs := w.records(t)
 	if len(recs) != 1 {
@@ -574,8 +554,8 @@ func TestResourceRequiredCreateFails(t *testing.T) {
 	failing := "echo create @resource@ >> {EXT}/log; exit 1"
 	w := rtSetup(t, rtRes("a", "", "")+rtRes("b", failing, "")+rtRes("c", "", ""), fixtures.Options{})
 	res := mustCustody(t, w.r, 1, "new", "doomed", "--json")
-	ref := rtErr(t, res)
-	if ref.Code != machine.CodeCreateFailed || !strings.Contains(ref.Message, "rolled back") {
+	ref := decodeError(t, res)
+	if ref.Code != string(machine.CodeCreateFailed) || !strings.Contains(ref.Message, "rolled back") {
 		t.Errorf("new: want create-failed naming the rollback, got %+v", ref)
 	}
 	rec := w.rtNothingLeft(t)
@@ -601,6 +581,27 @@ func TestResourceRequiredCreateFails(t *testing.T) {
 		t.Errorf("journal of the failed resource (-want +got):\n%s", d)
 	}
 	mustCustody(t, w.r, 0, "doctor")
+}
+
+// TestResourceRollbackNamesFailedDestroy: when a required create fails and
+// an earlier resource's destroy also fails during the rollback, the error
+// names that resource (it still exists and waits for GC) and does not
+// claim the earlier resources were destroyed.
+func TestResourceRollbackNamesFailedDestroy(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("a", "", "echo destroy a >> {EXT}/log; exit 1")+rtRes("b", "exit 1", ""), fixtures.Options{})
+	ref := decodeError(t, mustCustody(t, w.r, 1, "new", "doomed", "--json"))
+	recs := w.records(t)
+	if len(recs) != 1 {
+		t.Fatalf("records: %+v", recs)
+	}
+	ha := w.handle(recs[0].ID, "a")
+	if !w.exists(t, ha) {
+		t.Fatalf("scene: %s should still exist after its failed destroy", ha)
+	}
+	if !strings.Contains(ref.Message, ha) || strings.Contains(ref.Message, "earlier resources destroyed") {
+		t.Errorf("the rollback error hides that %s was not destroyed: %q", ha, ref.Message)
+	}
 }
 
 // TestResourceOptionalCreateFails: a non-required failing create is
@@ -671,6 +672,39 @@ func TestResourceRetries(t *testing.T) {
 	}
 }
 
+// TestResourceTokens: every token expands to its value (@resource@,
+// @resource_ident@, @id@, @dir@, @branch@, @port@, @slug@, @repo@), and
+// live worktrees hold distinct ports within port_base..port_base+span-1;
+// when every port is held, the next new is refused.
+func TestResourceTokens(t *testing.T) {
+	t.Parallel()
+	create := "printf '%s\\n' @resource@ @resource_ident@ @id@ @dir@ @branch@ @port@ @slug@ @repo@ > {EXT}/@resource@"
+	w := rtSetup(t, "[project]\nslug = \"shop\"\n[worktree]\nport_base = 40000\nport_span = 3\n\n"+rtRes("db", create, ""), fixtures.Options{})
+	var ports []int
+	for i := range 3 {
+		made := w.rtNew(t, fmt.Sprintf("tok %d", i))
+		h := w.handle(made.ID, "db")
+		b, err := os.ReadFile(filepath.Join(w.ext, h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Join([]string{h, strings.ReplaceAll(h, "-", "_"), made.ID, made.Path, made.Branch,
+			strconv.Itoa(made.Port), "shop", w.r.Dir}, "\n") + "\n"
+		if string(b) != want {
+			t.Errorf("expanded tokens:\n%s\nwant:\n%s", b, want)
+		}
+		if made.Port < 40000 || made.Port > 40002 {
+			t.Errorf("port %d outside port_base..port_base+span-1", made.Port)
+		}
+		ports = append(ports, made.Port)
+	}
+	if ports[0] == ports[1] || ports[1] == ports[2] || ports[0] == ports[2] {
+		t.Errorf("live worktrees share a port: %v", ports)
+	}
+	// Every port is held: the next new is refused.
+	mustCustody(t, w.r, 1, "new", "full")
+}
+
 // TestResourceUnexpandedToken: a command with a token custody does not know
 // is refused before anything runs.
 func TestResourceUnexpandedToken(t *testing.T) {
@@ -682,8 +716,8 @@ func TestResourceUnexpandedToken(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			w := rtSetup(t, rtRes("db", tt.create, tt.destroy), fixtures.Options{})
-			ref := rtErr(t, mustCustody(t, w.r, 1, "new", "tok", "--json"))
-			if (ref.Code != machine.CodeUnexpandedToken && ref.Code != machine.CodeCreateFailed) || !strings.Contains(ref.Message, "@nosuchtoken@") {
+			ref := decodeError(t, mustCustody(t, w.r, 1, "new", "tok", "--json"))
+			if (ref.Code != string(machine.CodeUnexpandedToken) && ref.Code != string(machine.CodeCreateFailed)) || !strings.Contains(ref.Message, "@nosuchtoken@") {
 				t.Errorf("new: want unexpanded-token or create-failed naming @nosuchtoken@, got %+v", ref)
 			}
 			w.rtNothingLeft(t)
@@ -692,6 +726,28 @@ func TestResourceUnexpandedToken(t *testing.T) {
 				t.Errorf("a refused resource is in the ledger: %+v", got)
 			}
 		})
+	}
+}
+
+// TestResourceUnexpandedBehindApostrophe: a frozen command still carrying
+// an @token@ is refused, never half-run, even when an apostrophe inside
+// double quotes comes before it (sh does not start a single-quoted string
+// there).
+func TestResourceUnexpandedBehindApostrophe(t *testing.T) {
+	t.Parallel()
+	create := `echo "it's" >/dev/null; mkdir {EXT}/@nosuchtoken@; echo create ran >> {EXT}/log`
+	w := rtSetup(t, rtRes("db", create, ""), fixtures.Options{})
+	res := custody(t, w.r, "new", "tok", "--json")
+	if res.Code != 1 {
+		t.Errorf("custody new: want exit 1 (refused), got %d", res.Code)
+	} else if ref := decodeError(t, res); !strings.Contains(ref.Message, "@nosuchtoken@") {
+		t.Errorf("refusal does not name @nosuchtoken@: %+v", ref)
+	}
+	if lines := w.logLines(t); len(lines) != 0 {
+		t.Errorf("the command with an unexpanded token ran: log %q", lines)
+	}
+	if _, err := os.Lstat(filepath.Join(w.ext, "@nosuchtoken@")); err == nil {
+		t.Errorf("%s/@nosuchtoken@ was made by a half-expanded command", w.ext)
 	}
 }
 
@@ -706,7 +762,7 @@ func TestResourceTokenLikeValue(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("new in a checkout named mail@box@repo: %s", res)
 	}
-	made := rtDecode[steps.NewResult](t, res)
+	made := decodeResult[steps.NewResult](t, res, "new")
 	b, err := os.ReadFile(filepath.Join(w.ext, w.handle(made.ID, "db"), "dir"))
 	if err != nil || strings.TrimSpace(string(b)) != made.Path {
 		t.Errorf("@dir@ expanded to %q (%v), want %s", b, err, made.Path)
@@ -763,16 +819,7 @@ func TestResourceGCOrphan(t *testing.T) {
 	w.journal(t)
 }
 
-type rtPlanItem struct {
-	ID          string            `json:"id"`
-	Kind        string            `json:"kind"`
-	Action      string            `json:"action"`
-	Fingerprint string            `json:"fingerprint"`
-	Refusal     *machine.Refusal  `json:"refusal"`
-	Refusals    []machine.Refusal `json:"refusals"`
-}
-
-func (w *rtWorld) plan(t testing.TB, file string) []rtPlanItem {
+func (w *rtWorld) plan(t testing.TB, file string) []machine.PlanItem {
 	t.Helper()
 	args := []string{"plan", "--json"}
 	if file != "" {
@@ -782,19 +829,17 @@ func (w *rtWorld) plan(t testing.TB, file string) []rtPlanItem {
 	if res.Code != 0 && res.Code != 3 {
 		t.Fatalf("custody plan: %s", res)
 	}
-	return rtDecode[struct {
-		Items []rtPlanItem `json:"items"`
-	}](t, res).Items
+	return decodeResult[machine.Plan](t, res, "plan").Items
 }
 
-func rtPlanItemOf(t testing.TB, items []rtPlanItem, id string) (rtPlanItem, bool) {
+func rtPlanItemOf(t testing.TB, items []machine.PlanItem, id string) (machine.PlanItem, bool) {
 	t.Helper()
 	for _, it := range items {
 		if it.ID == id {
 			return it, true
 		}
 	}
-	return rtPlanItem{}, false
+	return machine.PlanItem{}, false
 }
 
 // TestResourcePlanOrphans: plan lists orphaned resources as destroy items
@@ -822,7 +867,7 @@ func TestResourcePlanOrphans(t *testing.T) {
 	}
 	w.wantLog(t, "create "+hg, "create "+hd) // plan changes nothing
 
-	ap := rtDecode[steps.ApplyResult](t, mustCustody(t, w.r, 0, "apply", file, "--json"))
+	ap := decodeResult[steps.ApplyResult](t, mustCustody(t, w.r, 0, "apply", file, "--json"), "apply")
 	got := map[string]string{}
 	for _, o := range ap.Items {
 		got[o.ID] = string(o.Outcome)
@@ -947,7 +992,7 @@ func TestResourceGCDisabled(t *testing.T) {
 		if res.Code != 0 && res.Code != 3 {
 			t.Fatalf("gc: %s", res)
 		}
-		g := rtDecode[rtGC](t, res)
+		g := decodeResult[gcResult](t, res, "resource gc")
 		if d := cmp.Diff([]string{made.ID + "/db kept gc-disabled"}, rtGCOutcomes(g)); d != "" {
 			t.Errorf("gc dry=%v (-want +got):\n%s", dry, d)
 		}
@@ -1043,9 +1088,7 @@ func TestResourceCrashAfterCreateIntent(t *testing.T) {
 	w.wantLog(t) // the create never ran
 
 	res := mustCustody(t, w.r, 0, "resume", "--json")
-	items := rtDecode[struct {
-		Items []steps.ResumeItem `json:"items"`
-	}](t, res).Items
+	items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
 	t.Logf("resume: %+v", items)
 	if len(items) != 1 || items[0].ID != id || items[0].Outcome != "activated" || items[0].Refusal != nil {
 		t.Errorf("resume: want %s activated, got %+v", id, items)
@@ -1055,7 +1098,7 @@ func TestResourceCrashAfterCreateIntent(t *testing.T) {
 	}
 	lines := w.logLines(t)
 	t.Logf("external log after resume: %q", lines)
-	// Observed: resume undoes the interrupted create with the frozen
+	// Resume undoes the interrupted create with the frozen
 	// destroy (the outcome of a create it did not see is unknown), then
 	// creates once: [destroy a, create a, create b].
 	for _, h := range []string{ha, hb} {
@@ -1155,22 +1198,56 @@ func TestResourceCrashAfterDestroyIntent(t *testing.T) {
 	}
 }
 
+// TestResourceConcurrentResumeDestroysOnce: after a crash between a
+// destroy intent and the destroy, resume converges with the external
+// effect exactly once, even when two custody processes resume at the same
+// time (every mutating command resumes first); neither exits 1.
+func TestResourceConcurrentResumeDestroysOnce(t *testing.T) {
+	t.Parallel()
+	destroy := "sleep 2; echo destroy @resource@ >> {EXT}/log; rm -rf {EXT}/@resource@"
+	w := rtSetup(t, rtRes("db", "", destroy), fixtures.Options{})
+	made := w.rtNew(t, "crash")
+	mustCustody(t, w.r, 0, "finish", made.ID)
+	plan := filepath.Join(w.r.Root, "plan.json")
+	mustCustody(t, w.r, 0, "plan", "-o", plan)
+	w.rtKilled(t, "resource/after-destroy-intent", "apply", plan)
+
+	results := rtParallel(t, w.r, w.r.Env(), 2, func(int) []string { return []string{"resume", "--lock-timeout", "60s"} })
+	for i := range results {
+		if results[i].Code == 1 {
+			t.Errorf("resume #%d exited 1:\n%s", i, results[i])
+		}
+	}
+	h := w.handle(made.ID, "db")
+	if c := rtCount(w.logLines(t), "destroy "+h); c != 1 {
+		t.Errorf("%s destroyed %d times by two concurrent resumes, want exactly once: %q", h, c, w.logLines(t))
+	}
+}
+
 // --- concurrency and processes -------------------------------------------
 
-// rtRun runs bin without a testing.TB, for goroutines.
-func rtRun(bin string, r *fixtures.Repo, args ...string) (result, error) {
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = r.Dir
-	cmd.Env = r.Env()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	res := result{Stdout: out.String(), Stderr: errb.String()}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		res.Code, err = ee.ExitCode(), nil
+// rtParallel runs n custody commands at once in the main checkout with
+// environment env, the i-th with args(i), and returns their results in
+// order.
+func rtParallel(t *testing.T, r *fixtures.Repo, env []string, n int, args func(i int) []string) []result {
+	t.Helper()
+	results := make([]result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = csRun(custodyBin, r, env, args(i)...)
+		}()
 	}
-	return res, err
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("custody %s (#%d): %v", strings.Join(args(i), " "), i, err)
+		}
+	}
+	return results
 }
 
 // TestResourceConcurrentNew: four `custody new` at once make four distinct
@@ -1179,22 +1256,10 @@ func TestResourceConcurrentNew(t *testing.T) {
 	t.Parallel()
 	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
 	const n = 4
-	results := make([]result, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i], errs[i] = rtRun(custodyBin, w.r, "new", "same", "--json", "--lock-timeout", "60s")
-		}()
-	}
-	wg.Wait()
+	results := rtParallel(t, w.r, w.r.Env(), n, func(int) []string { return []string{"new", "same", "--json", "--lock-timeout", "60s"} })
 	ids := map[string]bool{}
 	for i := range n {
 		switch {
-		case errs[i] != nil:
-			t.Fatalf("new #%d: %v", i, errs[i])
 		case results[i].Code == 3:
 			// The tree was made, but the automatic resume at the start
 			// saw a sibling's live create intent and reported it.
@@ -1202,7 +1267,7 @@ func TestResourceConcurrentNew(t *testing.T) {
 		case results[i].Code != 0:
 			t.Fatalf("new #%d:\n%s", i, results[i])
 		}
-		ids[rtDecode[steps.NewResult](t, results[i]).ID] = true
+		ids[decodeResult[steps.NewResult](t, results[i], "new").ID] = true
 	}
 	if len(ids) != n {
 		t.Fatalf("want %d distinct ids, got %v", n, ids)
@@ -1227,6 +1292,66 @@ func TestResourceConcurrentNew(t *testing.T) {
 	}
 	w.noIntents(t)
 	w.journal(t)
+}
+
+// TestResourcePortsDistinctUnderConcurrentNew: @port@ is collision-checked
+// against live worktrees, so no two live worktrees hold the same port,
+// even when parallel `custody new` with port_span = 1 make them at once.
+// (git is slowed down only to make the race certain.)
+func TestResourcePortsDistinctUnderConcurrentNew(t *testing.T) {
+	t.Parallel()
+	toml := "[worktree]\nport_base = 30000\nport_span = 1\n\n" +
+		"[resources.srv]\ncreate = '''echo @port@ >> {EXT}/ports'''\ndestroy = '''true'''\n"
+	w := rtSetup(t, toml, fixtures.Options{})
+	results := rtParallel(t, w.r, slowGitEnv(t, w.r), 3, func(i int) []string {
+		return []string{"new", fmt.Sprintf("p%d", i), "--json", "--lock-timeout", "60s"}
+	})
+	held := map[int][]string{}
+	for i := range results {
+		if results[i].Code != 0 {
+			continue // refused: every port is held
+		}
+		made := decodeResult[steps.NewResult](t, results[i], "new")
+		held[made.Port] = append(held[made.Port], made.ID)
+	}
+	for port, ids := range held {
+		if len(ids) > 1 {
+			t.Errorf("live worktrees %v all hold @port@ %d", ids, port)
+		}
+	}
+}
+
+// TestResourceApplyRacingGC: while apply tears down a removed tree's
+// resources, `custody resource gc` may reclaim one of them (its worktree
+// is provably gone). Apply then counts it as done and does not exit 1;
+// every resource is destroyed once.
+func TestResourceApplyRacingGC(t *testing.T) {
+	t.Parallel()
+	slow := "touch {EXT}/b-started; sleep 3; rm -rf {EXT}/@resource@ && echo destroy @resource@ >> {EXT}/log"
+	w := rtSetup(t, rtRes("a", "", "")+rtRes("b", "", slow), fixtures.Options{})
+	made := w.rtNew(t, "race")
+	mustCustody(t, w.r, 0, "finish", made.ID)
+	plan := filepath.Join(w.r.Root, "plan.json")
+	mustCustody(t, w.r, 0, "plan", "-o", plan)
+
+	b := startCustody(t, w.r, nil, "apply", plan, "--json")
+	waitFile(t, filepath.Join(w.ext, "b-started"), 30*time.Second) // b (torn down first) is being destroyed
+	g := decodeResult[gcResult](t, mustCustody(t, w.r, 0, "resource", "gc", "--json"), "resource gc")
+	t.Logf("gc: %v", rtGCOutcomes(g))
+	res := b.wait(t)
+	if res.Code == 1 {
+		t.Errorf("apply exited 1 because gc reclaimed a sibling resource meanwhile:\n%s", res)
+	}
+	lines := w.logLines(t)
+	for _, n := range []string{"a", "b"} {
+		h := w.handle(made.ID, n)
+		if c := rtCount(lines, "destroy "+h); c != 1 {
+			t.Errorf("%s destroyed %d times, want once: %q", h, c, lines)
+		}
+		if e := w.entry(t, made.ID+"/"+n); e.State != machine.StateTombstoned {
+			t.Errorf("entry %s is %s, want tombstoned", e.ID, e.State)
+		}
+	}
 }
 
 // rtAlive reports whether pid is a live (not zombie) process.
@@ -1359,4 +1484,25 @@ func TestResourceOutputAndTimeout(t *testing.T) {
 			t.Errorf("timed-out create: %s %+v", e.State, e.Evidence)
 		}
 	})
+}
+
+// TestResourceCreateLargeOutput: a create that succeeds but prints more
+// than the runner's 1 MiB bound is a successful create (exit 0, entry
+// active) whose output is kept bounded in the ledger.
+func TestResourceCreateLargeOutput(t *testing.T) {
+	t.Parallel()
+	noisy := "head -c 3000000 /dev/zero | tr '\\0' x; mkdir {EXT}/@resource@ && echo create @resource@ >> {EXT}/log"
+	w := rtSetup(t, rtRes("db", noisy, ""), fixtures.Options{})
+	res := custody(t, w.r, "new", "noisy", "--json")
+	if res.Code != 0 {
+		t.Fatalf("custody new with a create that exits 0 after printing 3 MB: want exit 0, got %d\n%.600s", res.Code, res.Stderr)
+	}
+	made := decodeResult[steps.NewResult](t, res, "new")
+	e := w.entry(t, made.ID+"/db")
+	if e.State != machine.StateActive || e.Evidence.ExitCode != 0 {
+		t.Errorf("entry: %s exit %d, want active exit 0", e.State, e.Evidence.ExitCode)
+	}
+	if len(e.Evidence.Output) > 8<<10 {
+		t.Errorf("ledger keeps %d bytes of output", len(e.Evidence.Output))
+	}
 }

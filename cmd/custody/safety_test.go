@@ -1,15 +1,15 @@
 package main
 
 // Removal safety, end to end: one case per way worktree cleanup tools lose
-// work (issue 3). Each kept case asserts the refusal code plan gives and that
-// plan and apply leave every byte, every ref and the registration of the
-// kept tree as they were; each removable case asserts the proof and a
-// verified removal. Every helper here is prefixed sf so it cannot collide
+// work. Each kept case asserts the refusal code plan gives and that plan
+// and apply leave every byte, every ref and the registration of the kept
+// tree as they were; each removable case asserts the proof and a verified
+// removal. Every helper here is prefixed sf so it cannot collide
 // with the other test files of this package.
 
 import (
-	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -20,178 +20,16 @@ import (
 	"testing"
 
 	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 )
 
-type sfRefusal struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Path    string `json:"path"`
-	Retry   string `json:"retry"`
-}
-
-type sfProof struct {
-	Kind    string   `json:"kind"`
-	Remote  string   `json:"remote"`
-	Ref     string   `json:"ref"`
-	Tip     string   `json:"tip"`
-	Head    string   `json:"head"`
-	Commits []string `json:"commits"`
-	Base    string   `json:"base"`
-}
-
-type sfItem struct {
-	ID          string      `json:"id"`
-	Kind        string      `json:"kind"`
-	State       string      `json:"state"`
-	Action      string      `json:"action"`
-	Path        string      `json:"path"`
-	Branch      string      `json:"branch"`
-	Head        string      `json:"head"`
-	Fingerprint string      `json:"fingerprint"`
-	Proof       *sfProof    `json:"proof"`
-	Refusal     *sfRefusal  `json:"refusal"`
-	Refusals    []sfRefusal `json:"refusals"`
-}
-
-func (it sfItem) codes() []string {
-	var out []string
-	for _, r := range it.Refusals {
-		out = append(out, r.Code)
+// sfVerdictCodes lists the codes of show's verdict refusals.
+func sfVerdictCodes(s showResult) []string {
+	if s.Verdict == nil {
+		return nil
 	}
-	return out
-}
-
-func (it sfItem) has(code string) bool { return slices.Contains(it.codes(), code) }
-
-type sfPlan struct {
-	Format string   `json:"format"`
-	PlanID string   `json:"plan_id"`
-	Items  []sfItem `json:"items"`
-}
-
-func (p sfPlan) item(t testing.TB, id string) sfItem {
-	t.Helper()
-	for _, it := range p.Items {
-		if it.ID == id {
-			return it
-		}
-	}
-	t.Fatalf("plan has no item %s: %+v", id, p.Items)
-	return sfItem{}
-}
-
-// byPath returns the plan's item for a worktree path, nil if none.
-func (p sfPlan) byPath(path string) *sfItem {
-	for i := range p.Items {
-		if p.Items[i].Path == path {
-			return &p.Items[i]
-		}
-	}
-	return nil
-}
-
-type sfOutcome struct {
-	ID      string     `json:"id"`
-	Outcome string     `json:"outcome"`
-	State   string     `json:"state"`
-	Refusal *sfRefusal `json:"refusal"`
-}
-
-type sfApplied struct {
-	PlanID string      `json:"plan_id"`
-	Items  []sfOutcome `json:"items"`
-	Kept   int         `json:"kept"`
-}
-
-func (a sfApplied) outcome(t testing.TB, id string) sfOutcome {
-	t.Helper()
-	for _, it := range a.Items {
-		if it.ID == id {
-			return it
-		}
-	}
-	t.Fatalf("apply result has no item %s: %+v", id, a.Items)
-	return sfOutcome{}
-}
-
-type sfHidden struct {
-	Code   string `json:"code"`
-	Path   string `json:"path"`
-	Detail string `json:"detail"`
-}
-
-type sfProcess struct {
-	PID     int    `json:"pid"`
-	Command string `json:"command"`
-	Via     string `json:"via"`
-}
-
-type sfShown struct {
-	ID       string `json:"id"`
-	State    string `json:"state"`
-	Origin   string `json:"origin"`
-	Path     string `json:"path"`
-	Branch   string `json:"branch"`
-	Evidence struct {
-		FinalHead     string   `json:"final_head"`
-		Proof         *sfProof `json:"proof"`
-		BranchOutcome string   `json:"branch_outcome"`
-		BranchReason  string   `json:"branch_reason"`
-		Outcome       string   `json:"outcome"`
-	} `json:"evidence"`
-	Intent      json.RawMessage `json:"intent"`
-	Observation *struct {
-		Head   string `json:"head"`
-		Status struct {
-			Changed       []string `json:"changed"`
-			Staged        int      `json:"staged"`
-			Unmerged      []string `json:"unmerged"`
-			StagedDiffers []string `json:"staged_differs"`
-			Untracked     []string `json:"untracked"`
-			Ignored       []string `json:"ignored"`
-		} `json:"status"`
-		Hidden []sfHidden  `json:"hidden"`
-		InUse  []sfProcess `json:"in_use"`
-		Proof  *sfProof    `json:"proof"`
-		Remote struct {
-			Remotes     []string `json:"remotes"`
-			Unavailable []struct {
-				Remote string `json:"remote"`
-			} `json:"unavailable"`
-		} `json:"remote"`
-	} `json:"observation"`
-	Verdict *struct {
-		Action   string      `json:"action"`
-		Proof    *sfProof    `json:"proof"`
-		Refusals []sfRefusal `json:"refusals"`
-	} `json:"verdict"`
-}
-
-func (s sfShown) codes() []string {
-	var out []string
-	if s.Verdict != nil {
-		for _, r := range s.Verdict.Refusals {
-			out = append(out, r.Code)
-		}
-	}
-	return out
-}
-
-// sfDecode decodes one --json success envelope's result into out.
-func sfDecode(t testing.TB, res result, out any) {
-	t.Helper()
-	var env struct {
-		Version int             `json:"version"`
-		OK      bool            `json:"ok"`
-		Result  json.RawMessage `json:"result"`
-	}
-	dec := json.NewDecoder(strings.NewReader(res.Stdout))
-	if err := dec.Decode(&env); err != nil || dec.More() || !env.OK || env.Version != 1 {
-		t.Fatalf("stdout is not one JSON success envelope (%v):\n%s", err, res)
-	}
-	if err := json.Unmarshal(env.Result, out); err != nil {
-		t.Fatalf("result: %v\n%s", err, res)
-	}
+	return refusalCodes(s.Verdict.Refusals)
 }
 
 // sfRepo makes a fixture repository with custody initialized.
@@ -220,59 +58,40 @@ func sfPlanFile(t testing.TB, r *fixtures.Repo) string {
 
 // sfPlanNow writes a plan file and returns the plan and the file. want is
 // the exit code plan must give (0 nothing kept, 3 a finished tree kept).
-func sfPlanNow(t testing.TB, r *fixtures.Repo, want int) (sfPlan, string) {
+func sfPlanNow(t testing.TB, r *fixtures.Repo, want int) (machine.Plan, string) {
 	t.Helper()
 	file := sfPlanFile(t, r)
 	res := mustCustody(t, r, want, "plan", "-o", file, "--json")
-	var p sfPlan
-	sfDecode(t, res, &p)
-	return p, file
+	return decodeResult[machine.Plan](t, res, "plan"), file
 }
 
 // sfPlanAny is sfPlanNow without an exit code requirement (0 or 3).
-func sfPlanAny(t testing.TB, r *fixtures.Repo) (sfPlan, string) {
+func sfPlanAny(t testing.TB, r *fixtures.Repo) (machine.Plan, string) {
 	t.Helper()
 	file := sfPlanFile(t, r)
 	res := custody(t, r, "plan", "-o", file, "--json")
 	if res.Code != 0 && res.Code != 3 {
 		t.Fatalf("plan: %s", res)
 	}
-	var p sfPlan
-	sfDecode(t, res, &p)
-	return p, file
+	return decodeResult[machine.Plan](t, res, "plan"), file
 }
 
 // sfApply applies file with extra environment and requires exit want.
-func sfApply(t testing.TB, r *fixtures.Repo, file string, want int, env ...string) sfApplied {
+func sfApply(t testing.TB, r *fixtures.Repo, file string, want int, env ...string) steps.ApplyResult {
 	t.Helper()
 	res := runBin(t, custodyBin, r, r.Dir, env, "apply", file, "--json")
 	if res.Code != want {
 		t.Fatalf("apply %s: want exit %d, got\n%s", file, want, res)
 	}
-	var a sfApplied
-	sfDecode(t, res, &a)
-	return a
+	return decodeResult[steps.ApplyResult](t, res, "apply")
 }
 
-func sfShow(t testing.TB, r *fixtures.Repo, id string) sfShown {
-	t.Helper()
-	var s sfShown
-	sfDecode(t, mustCustody(t, r, 0, "show", id, "--json"), &s)
-	return s
-}
-
+// sfRecordState returns the state of record id ("" when there is none).
 func sfRecordState(t testing.TB, r *fixtures.Repo, id string) string {
 	t.Helper()
-	var out struct {
-		Records []struct {
-			ID    string `json:"id"`
-			State string `json:"state"`
-		} `json:"records"`
-	}
-	sfDecode(t, mustCustody(t, r, 0, "list", "--all", "--json"), &out)
-	for _, rec := range out.Records {
+	for _, rec := range listRecords(t, r, true) {
 		if rec.ID == id {
-			return rec.State
+			return string(rec.State)
 		}
 	}
 	return ""
@@ -390,21 +209,21 @@ func sfAssertRemoved(t testing.TB, r *fixtures.Repo, id, path string, branchGone
 // sfKeptThrough plans with the tree kept (every code of want must be among
 // the item's refusals), applies that plan, and checks nothing of the tree
 // changed through plan and apply. It returns the kept item.
-func sfKeptThrough(t *testing.T, r *fixtures.Repo, id, path string, want ...string) sfItem {
+func sfKeptThrough(t *testing.T, r *fixtures.Repo, id, path string, want ...string) machine.PlanItem {
 	t.Helper()
 	before := sfSnapKept(t, r, id, path)
 	plan, file := sfPlanNow(t, r, 3)
-	it := plan.item(t, id)
+	it := planItem(t, plan, id)
 	if it.Action != "keep" {
-		t.Fatalf("%s: action %s, want keep (refusals %v, proof %+v)", id, it.Action, it.codes(), it.Proof)
+		t.Fatalf("%s: action %s, want keep (refusals %v, proof %+v)", id, it.Action, refusalCodes(it.Refusals), it.Proof)
 	}
 	for _, c := range want {
-		if !it.has(c) {
-			t.Errorf("%s: refusals %v lack %s:\n%+v", id, it.codes(), c, it.Refusals)
+		if !hasCode(it.Refusals, c) {
+			t.Errorf("%s: refusals %v lack %s:\n%+v", id, refusalCodes(it.Refusals), c, it.Refusals)
 		}
 	}
 	if it.Refusal == nil || len(it.Refusals) == 0 || it.Refusal.Code != it.Refusals[0].Code {
-		t.Errorf("%s: primary refusal %+v is not the first of %v", id, it.Refusal, it.codes())
+		t.Errorf("%s: primary refusal %+v is not the first of %v", id, it.Refusal, refusalCodes(it.Refusals))
 	}
 	before.check(t, r, id, "after plan")
 	a := sfApply(t, r, file, 0)
@@ -429,15 +248,15 @@ func sfRemovable(t testing.TB, r *fixtures.Repo, name string) (id, path string) 
 }
 
 // sfRemoveNow plans (id must be removed with a proof of kind) and applies.
-func sfRemoveNow(t testing.TB, r *fixtures.Repo, id, kind string) sfItem {
+func sfRemoveNow(t testing.TB, r *fixtures.Repo, id, kind string) machine.PlanItem {
 	t.Helper()
 	plan, file := sfPlanNow(t, r, 0)
-	it := plan.item(t, id)
-	if it.Action != "remove" || it.Proof == nil || it.Proof.Kind != kind {
+	it := planItem(t, plan, id)
+	if it.Action != "remove" || it.Proof == nil || string(it.Proof.Kind) != kind {
 		t.Fatalf("%s: action %s proof %+v, want remove with a %s proof (refusals %+v)", id, it.Action, it.Proof, kind, it.Refusals)
 	}
 	a := sfApply(t, r, file, 0)
-	if o := a.outcome(t, id); o.Outcome != "removed" {
+	if o := applyOutcome(t, a, id); o.Outcome != "removed" {
 		t.Fatalf("apply %s: %+v", id, o)
 	}
 	return it
@@ -627,39 +446,39 @@ func TestSafetyHiddenState(t *testing.T) {
 			}
 			sfFinish(t, r, id)
 			early, earlyFile := sfPlanNow(t, r, 0)
-			if it := early.item(t, id); it.Action != "remove" {
+			if it := planItem(t, early, id); it.Action != "remove" {
 				t.Fatalf("before the hazard %s is not removable: %+v", id, it.Refusals)
 			}
 			h.make(t, r, path)
 
 			it := sfKeptThrough(t, r, id, path, h.codes...)
-			if h.exact && !slices.Equal(it.codes(), h.codes) {
-				t.Errorf("refusals %v, want exactly %v", it.codes(), h.codes)
+			if h.exact && !slices.Equal(refusalCodes(it.Refusals), h.codes) {
+				t.Errorf("refusals %v, want exactly %v", refusalCodes(it.Refusals), h.codes)
 			}
 			for _, rf := range it.Refusals {
 				if rf.Path == "" || rf.Message == "" || rf.Retry == "" {
 					t.Errorf("refusal %+v lacks its path, message or retry", rf)
 				}
-				if h.says != "" && rf.Code == h.codes[0] && !strings.Contains(rf.Message, h.says) {
+				if h.says != "" && string(rf.Code) == h.codes[0] && !strings.Contains(rf.Message, h.says) {
 					t.Errorf("refusal %+v does not name %s", rf, h.says)
 				}
-				if rel := h.hidden[rf.Code]; rel != "" && rf.Path != filepath.Join(path, rel) {
+				if rel := h.hidden[string(rf.Code)]; rel != "" && rf.Path != filepath.Join(path, rel) {
 					t.Errorf("refusal %+v does not name the exact path %s", rf, rel)
 				}
 			}
 
 			// show names what the verdict rests on.
-			s := sfShow(t, r, id)
+			s := showRecord(t, r, id)
 			if s.Verdict == nil || s.Verdict.Action != "keep" || s.Observation == nil {
 				t.Fatalf("show %s: verdict %+v", id, s.Verdict)
 			}
-			if got := s.codes(); !slices.Equal(got, it.codes()) {
-				t.Errorf("show's refusals %v differ from plan's %v", got, it.codes())
+			if got := sfVerdictCodes(s); !slices.Equal(got, refusalCodes(it.Refusals)) {
+				t.Errorf("show's refusals %v differ from plan's %v", got, refusalCodes(it.Refusals))
 			}
 			for code, rel := range h.hidden {
 				found := false
 				for _, hd := range s.Observation.Hidden {
-					if hd.Code == code && (rel == "" || hd.Path == filepath.Join(path, rel)) && hd.Detail != "" {
+					if string(hd.Code) == code && (rel == "" || hd.Path == filepath.Join(path, rel)) && hd.Detail != "" {
 						found = true
 					}
 				}
@@ -671,7 +490,7 @@ func TestSafetyHiddenState(t *testing.T) {
 			// The plan made before the hazard must not remove the tree now.
 			before := sfSnapKept(t, r, id, path)
 			a := sfApply(t, r, earlyFile, 3)
-			if o := a.outcome(t, id); o.Outcome == "removed" || o.Refusal == nil {
+			if o := applyOutcome(t, a, id); o.Outcome == "removed" || o.Refusal == nil {
 				t.Errorf("the plan made before the hazard removed %s: %+v", id, o)
 			}
 			before.check(t, r, id, "after applying the earlier plan")
@@ -752,7 +571,7 @@ func TestSafetySubmoduleUnpushed(t *testing.T) {
 	it := sfKeptThrough(t, r, id, path, "submodule-unpushed")
 	// "submodules" always accompanies an initialized submodule: git removes
 	// such a tree only by force.
-	if got := it.codes(); !slices.Equal(got, []string{"submodule-unpushed", "submodules"}) {
+	if got := refusalCodes(it.Refusals); !slices.Equal(got, []string{"submodule-unpushed", "submodules"}) {
 		t.Errorf("refusals %v, want submodule-unpushed and submodules", got)
 	}
 	for _, rf := range it.Refusals {
@@ -786,7 +605,7 @@ func TestSafetySubmoduleDeinitUnpushed(t *testing.T) {
 	sfFinish(t, r, id)
 	mods := r.Snap(modules)
 	plan, file := sfPlanAny(t, r)
-	it := plan.item(t, id)
+	it := planItem(t, plan, id)
 	if it.Action != "keep" {
 		t.Errorf("plan removes %s although its submodule's git dir %s holds %s, which no remote has (proof %+v)", id, modules, only, it.Proof)
 		res := runBin(t, custodyBin, r, r.Dir, nil, "apply", file)
@@ -811,14 +630,12 @@ func TestSafetySubmoduleCleanAndPushed(t *testing.T) {
 	id, path := sfSubmoduleTree(t, r)
 	before := r.Snap(path)
 	plan, file := sfPlanAny(t, r)
-	it := plan.item(t, id)
+	it := planItem(t, plan, id)
 	if it.Action != "remove" {
 		return // kept with a reason: nothing more to check
 	}
 	res := runBin(t, custodyBin, r, r.Dir, nil, "apply", file, "--json")
-	var a sfApplied
-	sfDecode(t, res, &a)
-	o := a.outcome(t, id)
+	o := applyOutcome(t, decodeResult[steps.ApplyResult](t, res, "apply"), id)
 	if _, err := os.Lstat(path); err == nil {
 		if d := before.Diff(r.Snap(path)); d != "" {
 			t.Errorf("tree changed by a failed removal:\n%s", d)
@@ -846,8 +663,8 @@ func TestSafetyEmbeddedRepository(t *testing.T) {
 	r.Push(path, "feature")
 	sfFinish(t, r, id)
 	it := sfKeptThrough(t, r, id, path)
-	if !it.has("submodule-unpushed") && !it.has("nested-git") {
-		t.Errorf("refusals %v name neither submodule-unpushed nor nested-git", it.codes())
+	if !hasCode(it.Refusals, "submodule-unpushed") && !hasCode(it.Refusals, "nested-git") {
+		t.Errorf("refusals %v name neither submodule-unpushed nor nested-git", refusalCodes(it.Refusals))
 	}
 }
 
@@ -874,7 +691,7 @@ func TestSafetyInUseCwd(t *testing.T) {
 			t.Errorf("refusal %+v, want only in-use of %s", rf, path)
 		}
 	}
-	s := sfShow(t, r, id)
+	s := showRecord(t, r, id)
 	found := false
 	for _, p := range s.Observation.InUse {
 		if p.PID == kids[0] && p.Via == "cwd" && p.Command == "sleep" {
@@ -901,7 +718,7 @@ func TestSafetyInUseOpenFile(t *testing.T) {
 		t.Fatal("the shell started no sleep")
 	}
 	sfKeptThrough(t, r, id, path, "in-use")
-	s := sfShow(t, r, id)
+	s := showRecord(t, r, id)
 	found := false
 	for _, p := range s.Observation.InUse {
 		if p.PID == kids[0] && strings.HasPrefix(p.Via, "open file") {
@@ -946,10 +763,10 @@ func TestSafetyInUseExecutable(t *testing.T) {
 		t.Fatal("the shell started nothing")
 	}
 	it := sfKeptThrough(t, r, id, path, "in-use")
-	if got := it.codes(); !slices.Equal(got, []string{"in-use"}) {
+	if got := refusalCodes(it.Refusals); !slices.Equal(got, []string{"in-use"}) {
 		t.Errorf("refusals %v, want only in-use", got)
 	}
-	s := sfShow(t, r, id)
+	s := showRecord(t, r, id)
 	if len(s.Observation.InUse) != 1 || s.Observation.InUse[0].PID != kids[0] || s.Observation.InUse[0].Via != "exe" {
 		t.Errorf("show: in use %+v, want %d via exe", s.Observation.InUse, kids[0])
 	}
@@ -963,14 +780,14 @@ func TestSafetyInUseAfterPlan(t *testing.T) {
 	r := sfRepo(t)
 	id, path := sfRemovable(t, r, "late")
 	plan, file := sfPlanNow(t, r, 0)
-	if it := plan.item(t, id); it.Action != "remove" {
+	if it := planItem(t, plan, id); it.Action != "remove" {
 		t.Fatalf("not removable: %+v", it.Refusals)
 	}
 	h := r.Hold(path, "sh", "-c", "sleep 60 & wait")
 	h.Children(1)
 	before := sfSnapKept(t, r, id, path)
 	a := sfApply(t, r, file, 3)
-	o := a.outcome(t, id)
+	o := applyOutcome(t, a, id)
 	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != "in-use" {
 		t.Errorf("apply with a process inside: %+v, want refused in-use", o)
 	}
@@ -987,9 +804,9 @@ func TestSafetyInUseDirectChild(t *testing.T) {
 	h := r.Hold(path, "sleep", "60")
 	before := sfSnapKept(t, r, id, path)
 	plan, _ := sfPlanAny(t, r)
-	it := plan.item(t, id)
-	if it.Action != "keep" || !it.has("in-use") {
-		t.Errorf("sleep %d (parent %q) has its cwd in %s, yet plan says %s %v", h.Cmd.Process.Pid, sfComm(os.Getpid()), path, it.Action, it.codes())
+	it := planItem(t, plan, id)
+	if it.Action != "keep" || !hasCode(it.Refusals, "in-use") {
+		t.Errorf("sleep %d (parent %q) has its cwd in %s, yet plan says %s %v", h.Cmd.Process.Pid, sfComm(os.Getpid()), path, it.Action, refusalCodes(it.Refusals))
 	}
 	before.check(t, r, id, "after plan")
 }
@@ -1022,14 +839,14 @@ func TestSafetySquashMerged(t *testing.T) {
 	if _, err := r.TryGitIn(r.Dir, "cat-file", "-e", squash+"^{commit}"); err == nil {
 		t.Fatalf("fixture: the squash commit is already local; plan would not have to fetch it")
 	}
-	var plan sfPlan
+	var plan machine.Plan
 	var file string
 	sfNoLocalWrites(t, r, func() { plan, file = sfPlanNow(t, r, 0) })
-	it := plan.item(t, id)
+	it := planItem(t, plan, id)
 	if it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
 		t.Fatalf("%s: action %s proof %+v, want remove with a squash-merged proof (refusals %+v)", id, it.Action, it.Proof, it.Refusals)
 	}
-	if o := sfApply(t, r, file, 0).outcome(t, id); o.Outcome != "removed" {
+	if o := applyOutcome(t, sfApply(t, r, file, 0), id); o.Outcome != "removed" {
 		t.Fatalf("apply %s: %+v", id, o)
 	}
 	p := it.Proof
@@ -1094,6 +911,106 @@ func TestSafetySquashMergeDriver(t *testing.T) {
 	}
 }
 
+// TestSafetySquashCancellingCommits: a branch that added a file and then
+// reverted it was never pushed or merged anywhere; the file's content
+// exists only in the tree's two unique commits. HEAD's tree equals the
+// merge base's, so a three-way merge of HEAD into any advertised tip
+// trivially yields the tip's tree, but nothing was published: no
+// squash-merged proof (DESIGN §1: removal needs a proof that every commit
+// and every byte is recoverable elsewhere). The tree is kept as
+// unpushed-commits.
+func TestSafetySquashCancellingCommits(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "undone")
+	r.Commit(path, "feature.txt", "work that exists nowhere else\n")
+	r.GitIn(path, "revert", "--no-edit", "HEAD")
+	sfFinish(t, r, id)
+	it := sfKeptThrough(t, r, id, path, "unpushed-commits")
+	if it.Proof != nil {
+		t.Errorf("proof %+v for commits no remote has", it.Proof)
+	}
+}
+
+// TestSafetySquashMergedIntoDefaultBranch: origin's default branch (its
+// HEAD) is "develop", not main, master or trunk. A tree squash-merged into
+// develop is removable with a squash-merged proof while develop is
+// origin's only branch, and still when origin also carries 20 other
+// people's branches whose names sort before "develop": the remote's HEAD
+// branch counts as a default branch and is among the tips tried first.
+func TestSafetySquashMergedIntoDefaultBranch(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	r.Git("push", "-q", "origin", "main:refs/heads/develop")
+	r.GitIn(r.Remote, "symbolic-ref", "HEAD", "refs/heads/develop")
+	r.Git("push", "-q", "origin", "--delete", "main")
+
+	id, path := newTree(t, r, "feat")
+	r.Commit(path, "a.txt", "one\n")
+	r.Commit(path, "b.txt", "two\n")
+	sfFinish(t, r, id)
+
+	clone := filepath.Join(r.Root, "squasher")
+	r.GitIn(r.Root, "clone", "-q", "-b", "develop", r.Remote, clone)
+	base := r.Head(clone)
+	r.GitIn(clone, "fetch", "-q", r.Dir, "refs/heads/custody/"+id)
+	r.GitIn(clone, "merge", "-q", "--squash", "FETCH_HEAD")
+	r.GitIn(clone, "commit", "-q", "-m", "squash of "+id)
+	r.GitIn(clone, "push", "-q", "origin", "HEAD:refs/heads/develop")
+
+	plan, _ := sfPlanAny(t, r)
+	if it := planItem(t, plan, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
+		t.Fatalf("control: with develop alone on origin, %s is %s %v (proof %+v), want remove squash-merged", id, it.Action, refusalCodes(it.Refusals), it.Proof)
+	}
+
+	// Other people's open branches, each a distinct commit, all sorting
+	// before "develop".
+	for i := 0; i < 20; i++ {
+		c := r.GitIn(clone, "commit-tree", "-p", base, "-m", fmt.Sprintf("agent %d", i), base+"^{tree}")
+		r.GitIn(clone, "push", "-q", "origin", c+fmt.Sprintf(":refs/heads/agent-%02d", i))
+	}
+	plan, _ = sfPlanAny(t, r)
+	if it := planItem(t, plan, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
+		t.Errorf("with 20 more branches on origin, %s is %s %v (proof %+v); want remove with a squash-merged proof on origin's default branch develop",
+			id, it.Action, refusalCodes(it.Refusals), it.Proof)
+	}
+}
+
+// TestSafetyManyAdvertisedRefs: origin advertises thousands of refs
+// (refs/pull/*) whose objects are missing locally; plan fetches them into
+// no ref and still proves a tree published on one of them.
+func TestSafetyManyAdvertisedRefs(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "pr")
+	r.Commit(path, "pr.txt", "pull request\n")
+	r.PushRef(path, "refs/pull/4242/head")
+	sfFinish(t, r, id)
+	base := r.Head(r.Dir)
+	var in strings.Builder
+	for i := 0; i < 3000; i++ {
+		msg := fmt.Sprintf("pr %d\n", i)
+		fmt.Fprintf(&in, "commit refs/pull/%d/merge\ncommitter Fixture <fixture@example.com> 1700000000 +0000\ndata %d\n%sfrom %s\n\n", i, len(msg), msg, base)
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir = r.Remote
+	cmd.Env = r.Env()
+	cmd.Stdin = strings.NewReader(in.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	if n := len(strings.Split(r.Git("ls-remote", "--refs", "origin"), "\n")); n < 3000 {
+		t.Fatalf("origin advertises %d refs, want over 3000", n)
+	}
+	sfNoLocalWrites(t, r, func() {
+		plan, _ := sfPlanNow(t, r, 0)
+		it := planItem(t, plan, id)
+		if it.Action != "remove" || it.Proof == nil || it.Proof.Ref != "refs/pull/4242/head" {
+			t.Errorf("plan: %s %v proof %+v, want remove proven by refs/pull/4242/head", it.Action, refusalCodes(it.Refusals), it.Proof)
+		}
+	})
+}
+
 // TestSafetyRebaseMerged: the tree's commits were cherry-picked onto an
 // advanced main and pushed; the proof is patch-equivalent and names every
 // commit of the tree it covers, in plan and in show.
@@ -1113,8 +1030,8 @@ func TestSafetyRebaseMerged(t *testing.T) {
 		t.Fatalf("unique %v picked %v", unique, picked)
 	}
 
-	var s sfShown
-	sfNoLocalWrites(t, r, func() { s = sfShow(t, r, id) })
+	var s showResult
+	sfNoLocalWrites(t, r, func() { s = showRecord(t, r, id) })
 	if s.Observation == nil || s.Observation.Proof == nil || s.Observation.Proof.Kind != "patch-equivalent" {
 		t.Fatalf("show: observation %+v", s.Observation)
 	}
@@ -1175,13 +1092,13 @@ func TestSafetyProofGoneBeforeApply(t *testing.T) {
 				r.RebaseMergeToMain("merger", "custody/"+id, nil)
 			}
 			plan, file := sfPlanNow(t, r, 0)
-			if it := plan.item(t, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != kind {
-				t.Fatalf("plan: %s %+v %v", it.Action, it.Proof, it.codes())
+			if it := planItem(t, plan, id); it.Action != "remove" || it.Proof == nil || string(it.Proof.Kind) != kind {
+				t.Fatalf("plan: %s %+v %v", it.Action, it.Proof, refusalCodes(it.Refusals))
 			}
 			r.Git("push", "-q", "--force", "origin", old+":refs/heads/main")
 			before := sfSnapKept(t, r, id, path)
 			a := sfApply(t, r, file, 3)
-			if o := a.outcome(t, id); o.Outcome == "removed" || o.Refusal == nil {
+			if o := applyOutcome(t, a, id); o.Outcome == "removed" || o.Refusal == nil {
 				t.Errorf("apply after the proof vanished: %+v", o)
 			}
 			before.check(t, r, id, "after apply")
@@ -1373,8 +1290,8 @@ func TestSafetySelfRemote(t *testing.T) {
 			sfFinish(t, r, id)
 			r.Git("remote", "add", "loop", tc.url(r, path))
 			it := sfKeptThrough(t, r, id, path)
-			if it.Proof != nil || (!it.has("remote-unavailable") && !it.has("unpushed-commits")) {
-				t.Errorf("a remote that is this repository proved %s: %v %+v", id, it.codes(), it.Proof)
+			if it.Proof != nil || (!hasCode(it.Refusals, "remote-unavailable") && !hasCode(it.Refusals, "unpushed-commits")) {
+				t.Errorf("a remote that is this repository proved %s: %v %+v", id, refusalCodes(it.Refusals), it.Proof)
 			}
 		})
 	}
@@ -1406,10 +1323,10 @@ func TestSafetyRemoteUnavailable(t *testing.T) {
 	sfFinish(t, r, id)
 	sfDeadRemote(r)
 	it := sfKeptThrough(t, r, id, path, "remote-unavailable")
-	if it.has("unpushed-commits") {
-		t.Errorf("an unanswered remote was read as not merged: %v", it.codes())
+	if hasCode(it.Refusals, "unpushed-commits") {
+		t.Errorf("an unanswered remote was read as not merged: %v", refusalCodes(it.Refusals))
 	}
-	s := sfShow(t, r, id)
+	s := showRecord(t, r, id)
 	if s.Observation == nil || len(s.Observation.Remote.Unavailable) != 1 || s.Observation.Remote.Unavailable[0].Remote != "backup" {
 		t.Errorf("show does not name the remote that did not answer: %+v", s.Observation)
 	}
@@ -1443,7 +1360,7 @@ func TestSafetyUnknownIsNeverClean(t *testing.T) {
 			r := sfRepo(t)
 			id, path := tc.make(t, r)
 			good, goodFile := sfPlanNow(t, r, 0)
-			if it := good.item(t, id); it.Action != "remove" {
+			if it := planItem(t, good, id); it.Action != "remove" {
 				t.Fatalf("with a working git %s is not removable: %+v", id, it.Refusals)
 			}
 			env := sfPathEnv(r.FailingGit(tc.sub))
@@ -1454,17 +1371,16 @@ func TestSafetyUnknownIsNeverClean(t *testing.T) {
 			if res.Code != 3 {
 				t.Fatalf("plan with a failing git %s: %s", tc.sub, res)
 			}
-			var plan sfPlan
-			sfDecode(t, res, &plan)
-			it := plan.item(t, id)
-			if it.Action != "keep" || !it.has(tc.code) {
-				t.Errorf("plan with a failing git %s: %s %v, want keep with %s", tc.sub, it.Action, it.codes(), tc.code)
+			plan := decodeResult[machine.Plan](t, res, "plan")
+			it := planItem(t, plan, id)
+			if it.Action != "keep" || !hasCode(it.Refusals, tc.code) {
+				t.Errorf("plan with a failing git %s: %s %v, want keep with %s", tc.sub, it.Action, refusalCodes(it.Refusals), tc.code)
 			}
 			sfApply(t, r, file, 0, env)
 			before.check(t, r, id, "after plan and apply with a failing git")
 
 			a := sfApply(t, r, goodFile, 3, env)
-			if o := a.outcome(t, id); o.Outcome == "removed" || o.Refusal == nil {
+			if o := applyOutcome(t, a, id); o.Outcome == "removed" || o.Refusal == nil {
 				t.Errorf("apply of a good plan with a failing git %s: %+v", tc.sub, o)
 			}
 			before.check(t, r, id, "after applying the good plan with a failing git")
@@ -1494,7 +1410,7 @@ func TestSafetyForeignLookAlike(t *testing.T) {
 	id, path := sfRemovable(t, r, "real")
 	before := sfSnapKept(t, r, "", fake)
 	plan, file := sfPlanNow(t, r, 0)
-	it := plan.item(t, "fake-abc123")
+	it := planItem(t, plan, "fake-abc123")
 	if it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != "foreign" || it.Path != fake || it.Branch != "custody/fake-abc123" {
 		t.Errorf("look-alike item %+v, want keep [foreign]", it)
 	}
@@ -1502,7 +1418,7 @@ func TestSafetyForeignLookAlike(t *testing.T) {
 		t.Errorf("foreign refusal does not say how to adopt: %+v", it.Refusal)
 	}
 	a := sfApply(t, r, file, 0)
-	if o := a.outcome(t, id); o.Outcome != "removed" {
+	if o := applyOutcome(t, a, id); o.Outcome != "removed" {
 		t.Fatalf("the real tree: %+v", o)
 	}
 	for _, o := range a.Items {
@@ -1534,13 +1450,13 @@ func TestSafetyForeignMerged(t *testing.T) {
 	beforeOther := sfSnapKept(t, r, "", other).without("refs/heads/custody/" + id)
 	plan, file := sfPlanNow(t, r, 0)
 	for _, p := range []string{fake, other} {
-		it := plan.byPath(p)
+		it := planItemAt(plan, p)
 		if it == nil || it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != "foreign" {
 			t.Errorf("foreign %s: %+v", p, it)
 		}
 	}
 	a := sfApply(t, r, file, 0)
-	if o := a.outcome(t, id); o.Outcome != "removed" {
+	if o := applyOutcome(t, a, id); o.Outcome != "removed" {
 		t.Fatalf("the real tree: %+v", o)
 	}
 	sfAssertRemoved(t, r, id, path, true)
@@ -1566,12 +1482,12 @@ func TestSafetyForeignAtTombstonedPath(t *testing.T) {
 	r.Commit(path, "new.txt", "new work, unpublished\n")
 	before := sfSnapKept(t, r, "", path)
 	plan, _ := sfPlanNow(t, r, 0)
-	it := plan.byPath(path)
+	it := planItemAt(plan, path)
 	if it == nil || it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != "foreign" || it.ID == id {
 		t.Errorf("the new tree at %s: %+v, want keep [foreign] under another id than %s", path, it, id)
 	}
 	a := sfApply(t, r, oldPlan, 0)
-	if o := a.outcome(t, id); o.Outcome != "already-done" {
+	if o := applyOutcome(t, a, id); o.Outcome != "already-done" {
 		t.Errorf("old plan again: %+v, want already-done", o)
 	}
 	before.check(t, r, "", "after applying the old plan again")
@@ -1592,14 +1508,11 @@ func TestSafetyAdopt(t *testing.T) {
 	fake := sfLookAlike(r)
 	head := r.Commit(fake, "adopted.txt", "published\n")
 	r.Push(fake, "main")
-	var ad struct {
-		ID string `json:"id"`
-	}
-	sfDecode(t, mustCustody(t, r, 0, "adopt", fake, "--json"), &ad)
+	ad := decodeResult[steps.NewResult](t, mustCustody(t, r, 0, "adopt", fake, "--json"), "adopt")
 	if ad.ID != "fake-abc123" {
 		t.Fatalf("adopted as %q", ad.ID)
 	}
-	if s := sfShow(t, r, ad.ID); s.Origin != "adopted" || s.Path != fake {
+	if s := showRecord(t, r, ad.ID); s.Origin != "adopted" || s.Path != fake {
 		t.Errorf("show after adopt: origin %q path %q", s.Origin, s.Path)
 	}
 	if res := custody(t, r, "adopt", fake); res.Code != 1 {
@@ -1611,7 +1524,7 @@ func TestSafetyAdopt(t *testing.T) {
 	if tip := r.BranchTip("custody/fake-abc123"); tip != head {
 		t.Errorf("the adopted tree's branch is at %q, want kept at %s", tip, head)
 	}
-	s := sfShow(t, r, ad.ID)
+	s := showRecord(t, r, ad.ID)
 	if s.Evidence.BranchOutcome != "kept" || s.Evidence.BranchReason == "" {
 		t.Errorf("evidence %+v, want branch kept with a reason", s.Evidence)
 	}
@@ -1634,24 +1547,21 @@ func TestSafetyAdoptAdminKeyDiffers(t *testing.T) {
 	if got := strings.TrimSpace(r.GitIn(second, "rev-parse", "--git-dir")); filepath.Base(got) != "wt1" {
 		t.Fatalf("fixture: the second tree's admin entry is %s, want wt1", got)
 	}
-	var ad struct {
-		ID string `json:"id"`
-	}
-	sfDecode(t, mustCustody(t, r, 0, "adopt", second, "--json"), &ad)
+	ad := decodeResult[steps.NewResult](t, mustCustody(t, r, 0, "adopt", second, "--json"), "adopt")
 	if ad.ID != "wt1" {
 		t.Fatalf("adopted as %q, want the admin key wt1", ad.ID)
 	}
 	firstKept := sfSnapKept(t, r, "", first)
 	sfFinish(t, r, ad.ID)
 	plan, file := sfPlanNow(t, r, 0)
-	if it := plan.item(t, ad.ID); it.Action != "remove" {
+	if it := planItem(t, plan, ad.ID); it.Action != "remove" {
 		t.Fatalf("adopted tree: %+v", it)
 	}
-	if it := plan.byPath(first); it == nil || it.Refusal == nil || it.Refusal.Code != "foreign" {
+	if it := planItemAt(plan, first); it == nil || it.Refusal == nil || it.Refusal.Code != "foreign" {
 		t.Errorf("first tree: %+v, want foreign", it)
 	}
 	a := sfApply(t, r, file, 0, sfPathEnv(r.LyingGit("rmdir")))
-	if o := a.outcome(t, ad.ID); o.Outcome != "removed" {
+	if o := applyOutcome(t, a, ad.ID); o.Outcome != "removed" {
 		t.Fatalf("apply: %+v", o)
 	}
 	if _, err := os.Lstat(second); !errors.Is(err, fs.ErrNotExist) {
@@ -1689,14 +1599,8 @@ func TestSafetyAdoptRefusesNonWorktree(t *testing.T) {
 			t.Errorf("adopt %s: %s", p, res)
 		}
 	}
-	var out struct {
-		Records []struct {
-			ID string `json:"id"`
-		} `json:"records"`
-	}
-	sfDecode(t, mustCustody(t, r, 0, "list", "--all", "--json"), &out)
-	if len(out.Records) != 1 {
-		t.Errorf("refused adopts left records: %+v", out.Records)
+	if recs := listRecords(t, r, true); len(recs) != 1 {
+		t.Errorf("refused adopts left records: %+v", recs)
 	}
 }
 
@@ -1718,14 +1622,14 @@ func TestSafetyBranchMovedAfterPlan(t *testing.T) {
 	_, file := sfPlanNow(t, r, 0)
 	r.Git("branch", "-f", "custody/"+id, base)
 	a := sfApply(t, r, file, 0)
-	if o := a.outcome(t, id); o.Outcome != "removed" {
+	if o := applyOutcome(t, a, id); o.Outcome != "removed" {
 		t.Fatalf("apply: %+v", o)
 	}
 	sfAssertRemoved(t, r, id, path, false)
 	if tip := r.BranchTip("custody/" + id); tip != base {
 		t.Errorf("moved branch is at %q, want kept at %s", tip, base)
 	}
-	s := sfShow(t, r, id)
+	s := showRecord(t, r, id)
 	if s.Evidence.BranchOutcome != "kept" || !strings.Contains(s.Evidence.BranchReason, "moved") {
 		t.Errorf("evidence %+v, want branch_outcome kept naming the move", s.Evidence)
 	}
@@ -1745,16 +1649,38 @@ func TestSafetyBranchCheckedOutElsewhere(t *testing.T) {
 	other := filepath.Join(r.Root, "other")
 	r.Git("worktree", "add", "-q", other, "custody/"+id)
 	a := sfApply(t, r, file, 0)
-	if o := a.outcome(t, id); o.Outcome != "removed" {
+	if o := applyOutcome(t, a, id); o.Outcome != "removed" {
 		t.Fatalf("apply: %+v", o)
 	}
 	sfAssertRemoved(t, r, id, path, false)
 	if tip := r.BranchTip("custody/" + id); tip != head {
 		t.Errorf("branch checked out elsewhere is at %q, want %s", tip, head)
 	}
-	s := sfShow(t, r, id)
+	s := showRecord(t, r, id)
 	if s.Evidence.BranchOutcome != "kept" || !strings.Contains(s.Evidence.BranchReason, "checked out") {
 		t.Errorf("evidence %+v, want branch kept because it is checked out", s.Evidence)
+	}
+}
+
+// TestSafetyDetachedBranchKept: a tree whose HEAD was detached onto
+// published work while its branch holds an unpushed commit is removable
+// (HEAD is proven), but the branch is kept, since it moved away from the
+// proven commit, and its commit survives.
+func TestSafetyDetachedBranchKept(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "detach")
+	unpushed := r.Commit(path, "mine.txt", "only on the branch\n")
+	r.GitIn(path, "checkout", "-q", "--detach", "HEAD~1")
+	sfFinish(t, r, id)
+	sfRemoveNow(t, r, id, "ancestry")
+	sfAssertRemoved(t, r, id, path, false)
+	if tip := r.BranchTip("custody/" + id); tip != unpushed {
+		t.Errorf("branch custody/%s is at %q, want the unpushed %s", id, tip, unpushed)
+	}
+	s := showRecord(t, r, id)
+	if s.Evidence.BranchOutcome != "kept" || s.Evidence.BranchReason == "" {
+		t.Errorf("evidence: branch %q (%q), want kept with a reason", s.Evidence.BranchOutcome, s.Evidence.BranchReason)
 	}
 }
 
@@ -1768,7 +1694,7 @@ func TestSafetyCommitAfterPlanIsStale(t *testing.T) {
 	r.Commit(path, "later.txt", "written after plan\n")
 	before := sfSnapKept(t, r, id, path)
 	a := sfApply(t, r, file, 3)
-	if o := a.outcome(t, id); o.Outcome != "stale" || o.Refusal == nil || o.Refusal.Code != "stale" {
+	if o := applyOutcome(t, a, id); o.Outcome != "stale" || o.Refusal == nil || o.Refusal.Code != "stale" {
 		t.Errorf("apply after a new commit: %+v, want stale", o)
 	}
 	before.check(t, r, id, "after apply")
@@ -1787,7 +1713,7 @@ func TestSafetyLyingGitRemove(t *testing.T) {
 	_, file := sfPlanNow(t, r, 0)
 	snap := r.Snap(path)
 	a := sfApply(t, r, file, 3, sfPathEnv(lying))
-	o := a.outcome(t, id)
+	o := applyOutcome(t, a, id)
 	if o.Outcome != "failed" || o.Refusal == nil || o.Refusal.Code != "removal-failed" || o.Refusal.Path != path {
 		t.Errorf("apply with a lying git: %+v, want failed [removal-failed] naming %s", o, path)
 	}
@@ -1801,16 +1727,13 @@ func TestSafetyLyingGitRemove(t *testing.T) {
 		t.Errorf("record tombstoned after a failed removal")
 	}
 
-	var rs struct {
-		Items []sfOutcome `json:"items"`
-	}
-	sfDecode(t, mustCustody(t, r, 0, "resume", "--json"), &rs)
+	rs := decodeResult[itemsResult[steps.ResumeItem]](t, mustCustody(t, r, 0, "resume", "--json"), "resume")
 	if len(rs.Items) != 1 || rs.Items[0].ID != id || rs.Items[0].Outcome != "removed" {
 		t.Errorf("resume: %+v, want %s removed", rs.Items, id)
 	}
 	sfAssertRemoved(t, r, id, path, true)
 	a = sfApply(t, r, file, 0)
-	if o := a.outcome(t, id); o.Outcome != "already-done" {
+	if o := applyOutcome(t, a, id); o.Outcome != "already-done" {
 		t.Errorf("apply again: %+v, want already-done", o)
 	}
 }
@@ -1827,9 +1750,9 @@ func TestSafetyPlanAfterFailedRemoval(t *testing.T) {
 	_, file := sfPlanNow(t, r, 0)
 	sfApply(t, r, file, 3, sfPathEnv(r.LyingGit("nothing")))
 	plan, _ := sfPlanAny(t, r)
-	it := plan.item(t, id)
-	if it.Action != "keep" || !it.has("intent-pending") {
-		t.Errorf("plan after a failed removal: %s %v, want keep [intent-pending]", it.Action, it.codes())
+	it := planItem(t, plan, id)
+	if it.Action != "keep" || !hasCode(it.Refusals, "intent-pending") {
+		t.Errorf("plan after a failed removal: %s %v, want keep [intent-pending]", it.Action, refusalCodes(it.Refusals))
 	}
 	if res := custody(t, r, "plan"); res.Code != 3 {
 		t.Errorf("plan exits %d while %s's removal is pending (want 3):\n%s", res.Code, id, res.Stdout)
@@ -1845,7 +1768,7 @@ func TestSafetyLyingGitApplyAgain(t *testing.T) {
 	_, file := sfPlanNow(t, r, 0)
 	sfApply(t, r, file, 3, sfPathEnv(lying))
 	a := sfApply(t, r, file, 0)
-	if o := a.outcome(t, id); o.Outcome != "removed" && o.Outcome != "already-done" {
+	if o := applyOutcome(t, a, id); o.Outcome != "removed" && o.Outcome != "already-done" {
 		t.Errorf("apply again with the real git: %+v", o)
 	}
 	sfAssertRemoved(t, r, id, path, true)
@@ -1868,7 +1791,7 @@ func TestSafetyStaleRegistrationDropped(t *testing.T) {
 	lying := r.LyingGit("rmdir")
 	_, file := sfPlanNow(t, r, 0)
 	a := sfApply(t, r, file, 0, sfPathEnv(lying))
-	if o := a.outcome(t, id); o.Outcome != "removed" {
+	if o := applyOutcome(t, a, id); o.Outcome != "removed" {
 		t.Errorf("apply: %+v", o)
 	}
 	sfAssertRemoved(t, r, id, path, true)
@@ -1890,7 +1813,7 @@ func TestSafetyLateWriter(t *testing.T) {
 	lying := r.LyingGit("late-writer")
 	_, file := sfPlanNow(t, r, 0)
 	a := sfApply(t, r, file, 3, sfPathEnv(lying))
-	o := a.outcome(t, id)
+	o := applyOutcome(t, a, id)
 	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != "removal-failed" || o.Refusal.Path != path {
 		t.Errorf("apply with a late writer: %+v, want failed [removal-failed] naming %s", o, path)
 	}
@@ -1927,7 +1850,7 @@ func TestSafetyShowIgnored(t *testing.T) {
 	r.WriteFile(path, "todo.txt", "untracked\n")
 	sfKeptThrough(t, r, id, path, "ignored-files", "untracked-files")
 
-	s := sfShow(t, r, id)
+	s := showRecord(t, r, id)
 	if s.Observation == nil {
 		t.Fatal("show has no observation")
 	}
@@ -1941,7 +1864,7 @@ func TestSafetyShowIgnored(t *testing.T) {
 	if s.Observation.Proof == nil || s.Observation.Proof.Kind != "ancestry" {
 		t.Errorf("show: proof %+v, want ancestry (the hazard, not the proof, keeps it)", s.Observation.Proof)
 	}
-	if got := s.codes(); !slices.Equal(got, []string{"untracked-files", "ignored-files"}) {
+	if got := sfVerdictCodes(s); !slices.Equal(got, []string{"untracked-files", "ignored-files"}) {
 		t.Errorf("show: refusals %v", got)
 	}
 	human := mustCustody(t, r, 0, "show", id).Stdout
@@ -1964,7 +1887,7 @@ func TestSafetyShowProofCommits(t *testing.T) {
 	sfFinish(t, r, id)
 	r.SquashMergeToMain("squasher", "custody/"+id, nil)
 	unique := sfUnique(t, r, path, base)
-	s := sfShow(t, r, id)
+	s := showRecord(t, r, id)
 	if s.Verdict == nil || s.Verdict.Action != "remove" || s.Verdict.Proof == nil || s.Verdict.Proof.Kind != "squash-merged" {
 		t.Fatalf("show verdict %+v", s.Verdict)
 	}

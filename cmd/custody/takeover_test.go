@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -40,18 +40,13 @@ func TestResumeTakeOverFromAnotherHost(t *testing.T) {
 	if err := s.Commit(store.Transition{Before: before, After: after, Trigger: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	var out struct {
-		Result struct {
-			Items []struct{ ID, Outcome string }
-		}
-	}
 	res = custody(t, r, "resume", "--json")
-	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil || len(out.Result.Items) != 1 || out.Result.Items[0].Outcome != "in-progress" {
-		t.Fatalf("resume with a holder on another host: %v\n%s", err, res)
+	if items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items; len(items) != 1 || items[0].Outcome != "in-progress" {
+		t.Fatalf("resume with a holder on another host:\n%s", res)
 	}
 	res = mustCustody(t, r, 0, "resume", "--json", "--take-over", before.ID)
-	if err := json.Unmarshal([]byte(res.Stdout), &out); err != nil || len(out.Result.Items) != 1 || out.Result.Items[0].Outcome != "activated" {
-		t.Fatalf("resume --take-over: %v\n%s", err, res)
+	if items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items; len(items) != 1 || items[0].Outcome != "activated" {
+		t.Fatalf("resume --take-over:\n%s", res)
 	}
 	rec, err := s.Get(before.ID)
 	if err != nil || rec.State != machine.StateActive || rec.Intent != nil {

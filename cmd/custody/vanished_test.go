@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"testing"
 
 	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
 )
 
 // TestVanishedTreeIsSettled: a tree deleted by hand and pruned from git is
@@ -30,26 +30,14 @@ func TestVanishedTreeIsSettled(t *testing.T) {
 	}
 	r.Git("worktree", "prune")
 
-	res := mustCustody(t, r, 3, "plan", "--json", "-o", "plan.json")
-	var env struct {
-		Result struct {
-			Items []struct {
-				ID, Action string
-				Proof      *struct{ Kind string }
-				Refusal    *struct{ Code string }
-			}
-		}
-	}
-	if err := json.Unmarshal([]byte(res.Stdout), &env); err != nil {
-		t.Fatal(err)
-	}
+	plan := decodeResult[machine.Plan](t, mustCustody(t, r, 3, "plan", "--json", "-o", "plan.json"), "plan")
 	got := map[string]string{}
-	for _, it := range env.Result.Items {
+	for _, it := range plan.Items {
 		switch {
 		case it.Action == "remove" && it.Proof != nil:
-			got[it.ID] = "remove " + it.Proof.Kind
+			got[it.ID] = "remove " + string(it.Proof.Kind)
 		case it.Refusal != nil:
-			got[it.ID] = it.Action + " " + it.Refusal.Code
+			got[it.ID] = string(it.Action) + " " + string(it.Refusal.Code)
 		}
 	}
 	if got[pubID] != "remove ancestry" || got[lostID] != "keep worktree-missing" {
@@ -62,16 +50,8 @@ func TestVanishedTreeIsSettled(t *testing.T) {
 	if tip := r.BranchTip("custody/" + lostID); tip != lostHead {
 		t.Errorf("the unpublished tree's branch is at %q, want %s: its commit exists only there", tip, lostHead)
 	}
-	var list struct {
-		Result struct {
-			Records []struct{ ID, State string }
-		}
-	}
-	if err := json.Unmarshal([]byte(mustCustody(t, r, 0, "list", "--all", "--json").Stdout), &list); err != nil {
-		t.Fatal(err)
-	}
-	states := map[string]string{}
-	for _, rec := range list.Result.Records {
+	states := map[string]machine.State{}
+	for _, rec := range listRecords(t, r, true) {
 		states[rec.ID] = rec.State
 	}
 	if states[pubID] != "tombstoned" || states[lostID] != "finished" {

@@ -8,18 +8,17 @@ import (
 	"github.com/custody-sh/custody/machine"
 )
 
-// TestAuditBugRetreatOverPartlyRemovedTree: the retreat guard treeIntact is
-// documented as "a removing record's tree is exactly as its intent
-// recorded: nothing has been removed, so custody may step back", but it
-// compares only path, registration, device+inode and HEAD. A tree that an
-// interrupted `git worktree remove` had already partly deleted (status
-// shows a tracked file deleted, so the observation no longer has the
-// intent's fingerprint) still satisfies it, and steps/remove.go retreats
-// the record to finished over the half-deleted tree (see
-// cmd/custody TestAuditBugResumeAfterPartialGitRemove). Expected: retreat
-// is refused when the observed tree differs from the one the intent
-// recorded.
-func TestAuditBugRetreatOverPartlyRemovedTree(t *testing.T) {
+// The retreat guard (treeIntact) lets a removing record step back to
+// finished only over the tree its intent recorded: a tree from which
+// something has been removed is no longer that tree, while a change that
+// removes nothing (an edit, a new file) is.
+
+// TestRetreatOverPartlyRemovedTree: a tracked file of the tree is deleted
+// since the intent (status shows " D", as an interrupted `git worktree
+// remove` leaves it), so the observation no longer has the intent's
+// fingerprint. Retreat is refused with a guard-failed refusal and commits
+// nothing.
+func TestRetreatOverPartlyRemovedTree(t *testing.T) {
 	t.Parallel()
 	f := retreatFiring()
 	// " D" in status: deleted from the working copy.
@@ -40,10 +39,10 @@ func TestAuditBugRetreatOverPartlyRemovedTree(t *testing.T) {
 	}
 }
 
-// TestAuditRetreatOverChangedTree: a person's change since the intent (a
+// TestRetreatOverChangedTree: a person's change since the intent (a
 // modified file, an untracked one) removes nothing, so custody may step
 // back over it.
-func TestAuditRetreatOverChangedTree(t *testing.T) {
+func TestRetreatOverChangedTree(t *testing.T) {
 	t.Parallel()
 	f := retreatFiring()
 	f.Obs.Status.Changed = []string{"f1.txt"}
@@ -54,9 +53,9 @@ func TestAuditRetreatOverChangedTree(t *testing.T) {
 	}
 }
 
-// TestAuditRetreatOverIntactTree is the control: the unchanged tree the
-// intent recorded may retreat.
-func TestAuditRetreatOverIntactTree(t *testing.T) {
+// TestRetreatOverIntactTree: the unchanged tree the intent recorded may
+// retreat, and the record is finished again.
+func TestRetreatOverIntactTree(t *testing.T) {
 	t.Parallel()
 	f := retreatFiring()
 	w := machine.NewWorktree(f.Record, func(context.Context, machine.State, machine.State, machine.Trigger, machine.Firing) error { return nil })

@@ -1,0 +1,110 @@
+package main
+
+// Interrupts (SIGINT, Ctrl-C): custody stops promptly, says what it did
+// before it stopped, and starts nothing new.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/custody-sh/custody/fixtures"
+)
+
+// TestInterruptWhileWaitingForLock: another process holds the state file
+// and `custody list --lock-timeout 8s` waits for it. SIGINT during that
+// wait makes custody stop promptly with exit 1, well before the lock
+// timeout.
+func TestInterruptWhileWaitingForLock(t *testing.T) {
+	t.Parallel()
+	r := fixtures.New(t, fixtures.Options{})
+	mustCustody(t, r, 0, "init")
+	state := filepath.Join(r.Dir, ".git", "custody", "state.db")
+	release := csHoldLock(t, state)
+	defer release()
+	b := startCustody(t, r, nil, "list", "--lock-timeout", "8s")
+	waitCatches(t, b.cmd.Process.Pid, syscall.SIGINT)
+	time.Sleep(300 * time.Millisecond) // now waiting for the lock
+	start := time.Now()
+	if err := b.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	res := b.wait(t)
+	took := time.Since(start)
+	if took > 4*time.Second {
+		t.Errorf("custody ignored SIGINT while waiting for the state lock: it exited %s later (exit %d):\n%s", took.Round(time.Millisecond), res.Code, res.Stderr)
+	}
+	if res.Code != 1 {
+		t.Errorf("interrupted list: exit %d, want 1", res.Code)
+	}
+}
+
+// TestInterruptedApplyReportsRemoval: SIGINT while apply's `git worktree
+// remove` runs. git (deliberately not cancelled) removes the tree; since
+// exit 1 means "nothing was changed", apply then does not exit 1, and its
+// output names the tree it removed. The next command settles the record as
+// removed.
+func TestInterruptedApplyReportsRemoval(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "interrupted")
+	_, file := sfPlanNow(t, r, 0)
+	marker := filepath.Join(r.Root, "remove-started")
+	slow := wrapGitRemove(t, r, "slow", fmt.Sprintf(`: > %q; sleep 1; exec "$REALGIT" "$@"`, marker))
+	b := startCustody(t, r, []string{sfPathEnv(slow)}, "apply", file)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("git worktree remove never started:\n%s\n%s", b.out, b.errb)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := b.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	res := b.wait(t)
+	_, lerr := os.Lstat(path)
+	gone := errors.Is(lerr, fs.ErrNotExist)
+	if res.Code == 1 && gone {
+		t.Errorf("interrupted apply exits 1 (\"error; nothing was changed\") although %s was removed:\n%s", path, res)
+	}
+	if gone && !strings.Contains(res.Stdout+res.Stderr, id) {
+		t.Errorf("interrupted apply removed %s but its output does not name %s:\n%s", path, id, res)
+	}
+	// Whatever it said, the next command settles it.
+	mustCustody(t, r, 0, "resume")
+	sfAssertRemoved(t, r, id, path, true)
+}
+
+// TestInterruptStopsProvisioning: an interrupt during `custody new` lets
+// the running create finish (its own timeout bounds it) but starts no
+// further resource command.
+func TestInterruptStopsProvisioning(t *testing.T) {
+	t.Parallel()
+	toml := ""
+	for _, n := range []string{"a", "b", "c"} {
+		toml += rtRes(n, "echo create "+n+" >> {EXT}/log; touch {EXT}/started-"+n+"; sleep 2", "echo destroy "+n+" >> {EXT}/log")
+	}
+	w := rtSetup(t, toml, fixtures.Options{})
+	b := startCustody(t, w.r, nil, "new", "interrupted")
+	waitFile(t, filepath.Join(w.ext, "started-a"), 30*time.Second)
+	if err := b.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	res := b.wait(t)
+	t.Logf("custody new after SIGINT: %s", res)
+	for _, l := range w.logLines(t) {
+		if l == "create b" || l == "create c" {
+			t.Errorf("after the interrupt, custody new still started %q: log %q", l, w.logLines(t))
+		}
+	}
+}

@@ -1,0 +1,228 @@
+package main
+
+// Reading custody's --json output in tests. The envelopes are output.go's
+// own okEnvelope and errEnvelope; each result is decoded into the type the
+// command puts in its envelope (machine.Plan, steps.ApplyResult,
+// steps.NewResult, showResult, ...). Where a command's result is a map,
+// a small type below names its members; those, and the raw views for
+// checks of which members are present, are the only local types.
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
+)
+
+// decodeResult requires stdout to hold exactly one success envelope
+// (version 1, ok true, "command" equal to command, e.g. "resource gc") and
+// returns its result decoded into T.
+func decodeResult[T any](t testing.TB, res result, command string) T {
+	t.Helper()
+	got, out := decodeEnvelope[T](t, res)
+	if got != command {
+		t.Fatalf("envelope command %q, want %q:\n%s", got, command, res)
+	}
+	return out
+}
+
+// decodeEnvelope requires stdout to hold exactly one success envelope
+// (version 1, ok true, a command) and returns its command and its result
+// decoded into T.
+func decodeEnvelope[T any](t testing.TB, res result) (command string, out T) {
+	t.Helper()
+	env := okEnvelope{Result: &out}
+	dec := json.NewDecoder(strings.NewReader(res.Stdout))
+	if err := dec.Decode(&env); err != nil {
+		t.Fatalf("stdout is not a JSON envelope: %v\n%s", err, res)
+	}
+	if dec.More() {
+		t.Fatalf("stdout holds more than one JSON value:\n%s", res)
+	}
+	if env.Version != 1 || !env.OK || env.Command == "" {
+		t.Fatalf("envelope version %d ok %v command %q, want 1 true and a command:\n%s", env.Version, env.OK, env.Command, res)
+	}
+	return env.Command, out
+}
+
+// decodeError requires the exit-1 form of --json: nothing on stdout and
+// exactly one error envelope on stderr (version 1, ok false, a code and a
+// message). It returns the envelope's error.
+func decodeError(t testing.TB, res result) errorBody {
+	t.Helper()
+	if res.Code != exitError || res.Stdout != "" {
+		t.Fatalf("want exit 1 and nothing on stdout:\n%s", res)
+	}
+	var env errEnvelope
+	dec := json.NewDecoder(strings.NewReader(res.Stderr))
+	if err := dec.Decode(&env); err != nil {
+		t.Fatalf("stderr is not a JSON error envelope: %v\n%s", err, res)
+	}
+	if dec.More() {
+		t.Fatalf("stderr holds more than one JSON value:\n%s", res)
+	}
+	if env.Version != 1 || env.OK || env.Error.Code == "" || env.Error.Message == "" {
+		t.Fatalf("bad error envelope %+v:\n%s", env, res)
+	}
+	return env.Error
+}
+
+// The results that are maps in the commands, with their members named.
+type (
+	// itemsResult is the result of finish and reopen ([]steps.Outcome) and
+	// of resume ([]steps.ResumeItem).
+	itemsResult[T any] struct {
+		Items []T `json:"items"`
+	}
+	// listResult is the result of list.
+	listResult struct {
+		Records []listEntry `json:"records"`
+	}
+	// journalHeadResult is the result of journal head.
+	journalHeadResult struct {
+		Seq  uint64 `json:"seq"`
+		Head string `json:"head"`
+	}
+	// ensureResult is the result of resource ensure.
+	ensureResult struct {
+		ID        string                  `json:"id"`
+		Resources []steps.ResourceOutcome `json:"resources"`
+	}
+	// gcResult is the result of resource gc.
+	gcResult struct {
+		DryRun bool           `json:"dry_run"`
+		Items  []steps.GCItem `json:"items"`
+	}
+	// resourceListResult is the result of resource list.
+	resourceListResult struct {
+		Resources []machine.Resource `json:"resources"`
+	}
+)
+
+// rawResult is a result's members as JSON text, for checks of which
+// members are present and of their shape (null, [] ...) that decoding into
+// a Go type cannot see.
+type rawResult = map[string]json.RawMessage
+
+// rawListResult is list's result with each record's members as JSON text.
+type rawListResult struct {
+	Records []rawResult `json:"records"`
+}
+
+// planItem returns the plan's item id, failing the test when it has none.
+func planItem(t testing.TB, p machine.Plan, id string) machine.PlanItem {
+	t.Helper()
+	it, ok := p.Item(id)
+	if !ok {
+		t.Fatalf("plan has no item %s: %+v", id, p.Items)
+	}
+	return it
+}
+
+// planItemAt returns the plan's item for a worktree path, nil if none.
+func planItemAt(p machine.Plan, path string) *machine.PlanItem {
+	for i := range p.Items {
+		if p.Items[i].Path == path {
+			return &p.Items[i]
+		}
+	}
+	return nil
+}
+
+// applyOutcome returns the apply result's item id, failing the test when
+// it has none.
+func applyOutcome(t testing.TB, a steps.ApplyResult, id string) steps.Outcome {
+	t.Helper()
+	for _, it := range a.Items {
+		if it.ID == id {
+			return it
+		}
+	}
+	t.Fatalf("apply result has no item %s: %+v", id, a.Items)
+	return steps.Outcome{}
+}
+
+// refusalCodes lists the refusals' codes in order.
+func refusalCodes(rs []machine.Refusal) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, string(r.Code))
+	}
+	return out
+}
+
+// hasCode reports whether one of the refusals has code.
+func hasCode(rs []machine.Refusal, code string) bool {
+	for _, r := range rs {
+		if string(r.Code) == code {
+			return true
+		}
+	}
+	return false
+}
+
+// listRecords returns list --json, with --all when all.
+func listRecords(t testing.TB, r *fixtures.Repo, all bool) []listEntry {
+	t.Helper()
+	args := []string{"list", "--json"}
+	if all {
+		args = append(args, "--all")
+	}
+	return decodeResult[listResult](t, mustCustody(t, r, 0, args...), "list").Records
+}
+
+// listRecord returns record id of list --all --json, failing the test
+// when there is none.
+func listRecord(t testing.TB, r *fixtures.Repo, id string) listEntry {
+	t.Helper()
+	for _, rec := range listRecords(t, r, true) {
+		if rec.ID == id {
+			return rec
+		}
+	}
+	t.Fatalf("no record %s in custody list --all", id)
+	return listEntry{}
+}
+
+// showRecord returns show ID --json.
+func showRecord(t testing.TB, r *fixtures.Repo, id string) showResult {
+	t.Helper()
+	return decodeResult[showResult](t, mustCustody(t, r, 0, "show", id, "--json"), "show")
+}
+
+// journalEntries exports the journal, verifies the export up to the
+// store's chain head and returns its entries.
+func journalEntries(t testing.TB, r *fixtures.Repo) []store.Entry {
+	t.Helper()
+	head := decodeResult[journalHeadResult](t, mustCustody(t, r, 0, "journal", "head", "--json"), "journal head")
+	f, err := os.CreateTemp(r.Root, "journal-*.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	file := f.Name()
+	mustCustody(t, r, 0, "journal", "export", "-o", file)
+	mustCustody(t, r, 0, "journal", "verify", "--head", head.Head, file)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []store.Entry
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var e store.Entry
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatalf("journal line %q: %v", l, err)
+		}
+		out = append(out, e)
+	}
+	if uint64(len(out)) != head.Seq {
+		t.Errorf("export has %d entries, the store's head is at seq %d", len(out), head.Seq)
+	}
+	return out
+}

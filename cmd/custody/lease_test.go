@@ -1,0 +1,89 @@
+package main
+
+// Leases: a live lease keeps an active tree in use; an expired one lets
+// plan treat the tree as finished. Leases are written straight into the
+// store (no command acquires them yet).
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
+)
+
+// putLeases writes leases straight into the repository's store.
+func putLeases(t *testing.T, r *fixtures.Repo, leases ...machine.Lease) {
+	t.Helper()
+	st, err := store.Open(filepath.Join(r.Dir, ".git", "custody", "state.db"), 5*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range leases {
+		if err := st.PutLease(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestLeases: a live lease refuses finish; an expired lease lets plan
+// treat an active tree as finished, and apply removes it (firing expire
+// first).
+func TestLeases(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	live, _ := newTree(t, r, "live")
+	expired, expPath := newTree(t, r, "expired")
+	now := time.Now()
+	putLeases(t, r,
+		machine.Lease{Record: live, Holder: "agent-1", Expires: now.Add(time.Hour)},
+		machine.Lease{Record: expired, Holder: "agent-2", Expires: now.Add(-time.Minute)})
+	res := custody(t, r, "finish", live, "--json")
+	if res.Code != 3 {
+		t.Fatalf("finish under a live lease: want exit 3, got %s", res)
+	}
+	fo := decodeResult[itemsResult[steps.Outcome]](t, res, "finish")
+	if len(fo.Items) != 1 || fo.Items[0].Refusal == nil || fo.Items[0].Refusal.Code != "lease-live" {
+		t.Errorf("finish under a live lease: %+v, want refused [lease-live]", fo.Items)
+	}
+	if s := sfRecordState(t, r, live); s != "active" {
+		t.Errorf("%s is %s after a refused finish", live, s)
+	}
+
+	plan, file := sfPlanAny(t, r)
+	if it := planItem(t, plan, expired); it.Action != "remove" || it.Proof == nil {
+		t.Errorf("active tree with an expired lease: %s %v, want remove", it.Action, refusalCodes(it.Refusals))
+	}
+	if it := planItem(t, plan, live); it.Action != "keep" || !hasCode(it.Refusals, "lease-live") {
+		t.Errorf("active tree with a live lease: %s %v, want keep [lease-live]", it.Action, refusalCodes(it.Refusals))
+	}
+	a := sfApply(t, r, file, 0)
+	if o := applyOutcome(t, a, expired); o.Outcome != "removed" {
+		t.Errorf("apply: %+v", o)
+	}
+	sfAssertRemoved(t, r, expired, expPath, true)
+}
+
+// TestLeaseExpiredKeptIsPending: plan treats an active tree whose lease
+// expired as finished; when such a tree is kept (here: an untracked
+// file), plan exits 3 as for any kept finished tree (docs/exit-codes.md:
+// "3 ... a kept finished tree in plan"), so a script reading the status
+// does not take the repository for settled.
+func TestLeaseExpiredKeptIsPending(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "expired")
+	r.WriteFile(path, "notes.txt", "unsaved\n")
+	putLeases(t, r, machine.Lease{Record: id, Holder: "agent-9", Expires: time.Now().Add(-time.Minute)})
+	res := custody(t, r, "plan", "--json")
+	p := decodeResult[machine.Plan](t, res, "plan")
+	if it := planItem(t, p, id); it.Action != "keep" || !hasCode(it.Refusals, "untracked-files") {
+		t.Fatalf("plan: %s %v, want keep [untracked-files]", it.Action, refusalCodes(it.Refusals))
+	}
+	if res.Code != 3 {
+		t.Errorf("plan keeps lease-expired %s (treated as finished) but exits %d, want 3", id, res.Code)
+	}
+}
