@@ -105,7 +105,7 @@ func csConcurrentNew(t *testing.T) {
 			t.Errorf("custody %s alongside %d parallel custody new: want exit 0, got\n%s", strings.Join(runs[i], " "), n, res)
 			continue
 		}
-		made := csDecode[steps.NewResult](t, res)
+		made := decodeResult[steps.NewResult](t, res, "new")
 		if !strings.HasPrefix(made.ID, fmt.Sprintf("w%d-", i)) || made.Head != head || made.Branch != "custody/"+made.ID {
 			t.Errorf("custody new w%d made %+v", i, made)
 		}
@@ -118,9 +118,9 @@ func csConcurrentNew(t *testing.T) {
 		t.Fatalf("want %d distinct ids and paths, got %d ids, %d paths", n, len(ids), len(paths))
 	}
 
-	active := csDecode[struct {
-		Records []csListEntry `json:"records"`
-	}](t, mustCustody(t, r, 0, "list", "--json")).Records
+	active := decodeResult[struct {
+		Records []listEntry `json:"records"`
+	}](t, mustCustody(t, r, 0, "list", "--json"), "list").Records
 	if len(active) != n {
 		t.Fatalf("custody list: want %d records, got %d: %+v", n, len(active), active)
 	}
@@ -156,7 +156,7 @@ func TestConcurrentApply(t *testing.T) {
 	from := r.Head(r.Dir)
 	for i := range n {
 		res := mustCustody(t, r, 0, "new", fmt.Sprintf("m%d", i), "--from", from, "--json")
-		made := csDecode[steps.NewResult](t, res)
+		made := decodeResult[steps.NewResult](t, res, "new")
 		from = r.Commit(made.Path, fmt.Sprintf("f%d.txt", i), "published\n")
 		r.Push(made.Path, "main")
 		ids, paths = append(ids, made.ID), append(paths, made.Path)
@@ -174,7 +174,7 @@ func TestConcurrentApply(t *testing.T) {
 				continue
 			}
 		}
-		ap := csDecode[steps.ApplyResult](t, res)
+		ap := decodeResult[steps.ApplyResult](t, res, "apply")
 		t.Logf("apply #%d: %v", k, csOutcomes(ap))
 		got := csOutcomes(ap)
 		if len(ap.Items) != n || len(got) != n {
@@ -221,7 +221,7 @@ func TestConcurrentApply(t *testing.T) {
 		}
 	}
 	// A third apply finds everything done.
-	ap := csDecode[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", plan, "--json"))
+	ap := decodeResult[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", plan, "--json"), "apply")
 	for _, it := range ap.Items {
 		if it.Outcome != "already-done" {
 			t.Errorf("third apply: %s is %s, want already-done", it.ID, it.Outcome)
@@ -287,9 +287,9 @@ func TestLockWait(t *testing.T) {
 		if waited < hold-100*time.Millisecond {
 			t.Errorf("list returned after %s, before the lock was released at %s: it did not wait", waited, hold)
 		}
-		recs := csDecode[struct {
-			Records []csListEntry `json:"records"`
-		}](t, res).Records
+		recs := decodeResult[struct {
+			Records []listEntry `json:"records"`
+		}](t, res, "list").Records
 		if len(recs) != 1 || recs[0].ID != id {
 			t.Errorf("list after waiting: want %s, got %+v", id, recs)
 		}
@@ -330,7 +330,7 @@ func TestLockWait(t *testing.T) {
 				t.Errorf("custody %s while the lock is held: want exit 1 and nothing on stdout, got\n%s", strings.Join(args, " "), res)
 				continue
 			}
-			body := csErrorBody(t, res)
+			body := decodeError(t, res)
 			if body.Code != "lock-timeout" || !strings.Contains(body.Message, state) {
 				t.Errorf("custody %s: want code lock-timeout and a message naming %s, got %+v", strings.Join(args, " "), state, body)
 			}
@@ -364,7 +364,7 @@ func csPausedPlan(t *testing.T, n int) (r *fixtures.Repo, ids []string, plan str
 	mustCustody(t, r, 0, "init")
 	from := r.Head(r.Dir)
 	for i := range n {
-		made := csDecode[steps.NewResult](t, mustCustody(t, r, 0, "new", fmt.Sprintf("p%d", i), "--from", from, "--json"))
+		made := decodeResult[steps.NewResult](t, mustCustody(t, r, 0, "new", fmt.Sprintf("p%d", i), "--from", from, "--json"), "new")
 		from = r.Commit(made.Path, fmt.Sprintf("p%d.txt", i), "published\n")
 		r.Push(made.Path, "main")
 		ids = append(ids, made.ID)
@@ -423,7 +423,7 @@ func csPaused(t *testing.T, r *fixtures.Repo, point string, args ...string) (rel
 // csWantOutcomes checks that every item of an apply ended in one of want.
 func csWantOutcomes(t *testing.T, name string, res result, ids []string, want ...string) map[string]string {
 	t.Helper()
-	got := csOutcomes(csDecode[steps.ApplyResult](t, res))
+	got := csOutcomes(decodeResult[steps.ApplyResult](t, res, "apply"))
 	for _, id := range ids {
 		if !slices.Contains(want, got[id]) {
 			t.Errorf("%s: %s is %q, want one of %q:\n%s", name, id, got[id], want, res)
@@ -465,7 +465,7 @@ func TestConcurrentApplyNeverStale(t *testing.T) {
 			if b.Code != 3 {
 				t.Errorf("apply B while A holds the intent: want exit 3, got\n%s", b)
 			}
-			ap := csDecode[steps.ApplyResult](t, b)
+			ap := decodeResult[steps.ApplyResult](t, b, "apply")
 			if len(ap.Items) != 1 || ap.Items[0].Refusal == nil || ap.Items[0].Refusal.Code != "in-progress" {
 				t.Errorf("apply B while A holds the intent: want one in-progress refusal, got\n%s", b)
 			}

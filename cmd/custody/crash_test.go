@@ -473,21 +473,6 @@ func csRun(bin string, r *fixtures.Repo, env []string, args ...string) (result, 
 	return res, nil
 }
 
-// csDecode, csErrorBody and csListEntry are decodeEnvelope, decodeError
-// and listEntry under the names concurrency_test.go uses.
-func csDecode[T any](t testing.TB, res result) T {
-	t.Helper()
-	_, out := decodeEnvelope[T](t, res)
-	return out
-}
-
-func csErrorBody(t testing.TB, res result) errorBody {
-	t.Helper()
-	return decodeError(t, res)
-}
-
-type csListEntry = listEntry
-
 func csOutcomes(ap steps.ApplyResult) map[string]string {
 	m := map[string]string{}
 	for _, it := range ap.Items {

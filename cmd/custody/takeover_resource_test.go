@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,11 +54,7 @@ func TestResumeTakeOverOfAResource(t *testing.T) {
 
 	decode := func(res result) steps.ResumeResult {
 		t.Helper()
-		var env struct{ Result steps.ResumeResult }
-		if err := json.Unmarshal([]byte(res.Stdout), &env); err != nil {
-			t.Fatalf("%v\n%s", err, res)
-		}
-		return env.Result
+		return decodeResult[steps.ResumeResult](t, res, "resume")
 	}
 	res := custody(t, r, "resume", "--json")
 	items := decode(res).Items

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -39,10 +38,8 @@ func TestUpgradeIsNamed(t *testing.T) {
 	if res.Stderr != want {
 		t.Errorf("stderr = %q, want %q", res.Stderr, want)
 	}
-	var env okEnvelope
-	dec := json.NewDecoder(strings.NewReader(res.Stdout))
-	if err := dec.Decode(&env); err != nil || dec.More() || !env.OK {
-		t.Errorf("stdout is not exactly one success envelope (%v):\n%s", err, res.Stdout)
+	if recs := decodeResult[listResult](t, res, "list").Records; len(recs) != 5 {
+		t.Errorf("list after the upgrade shows %d records, want the file's 5:\n%s", len(recs), res.Stdout)
 	}
 	if b, err := os.ReadFile(backup); err != nil || !bytes.Equal(b, old) {
 		t.Errorf("the copy %s is not the file as it was (%v)", backup, err)
