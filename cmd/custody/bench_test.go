@@ -21,8 +21,9 @@ import (
 // with N finished managed worktrees in mixed states. Both run in the same
 // loop iteration, alternating which goes first, so both see the same machine
 // load. ns/op is custody's wall time alone; the extra metrics are
-// custody-ms/op, floor-ms/op, ratio (custody/floor) and ms/tree (custody
-// time per worktree, flat when plan grows linearly). Run with
+// custody-ms/op, floor-ms/op, ratio (custody/floor), ms/tree (custody
+// time per worktree, flat when plan grows linearly) and git/tree (git
+// processes one plan starts, per worktree, from --debug's trace). Run with
 //
 //	go test ./cmd/custody/ -run '^$' -bench Plan -benchtime 3x
 //
@@ -68,14 +69,24 @@ func BenchmarkPlan(b *testing.B) {
 				}
 				iters++
 			}
+			// Process spawns do not parallelise here: count them, from
+			// --debug's trace of every command line, once, untimed.
+			b.StopTimer()
+			trace := runBin(b, custodyBin, fx.r, fx.r.Dir, nil, "plan", "--json", "--debug")
+			gitRuns := strings.Count(trace.Stderr, "\n+ ")
+			if strings.HasPrefix(trace.Stderr, "+ ") {
+				gitRuns++
+			}
+			b.StartTimer()
 			custodyMs := ms(custodyTotal) / float64(iters)
 			floorMs := ms(floorTotal) / float64(iters)
 			b.ReportMetric(custodyMs, "custody-ms/op")
 			b.ReportMetric(floorMs, "floor-ms/op")
 			b.ReportMetric(custodyMs/floorMs, "ratio")
 			b.ReportMetric(custodyMs/float64(n), "ms/tree")
-			b.Logf("plan N=%d: custody %.0fms floor %.0fms ratio %.2f (%.2f ms/tree, %d runs)",
-				n, custodyMs, floorMs, custodyMs/floorMs, custodyMs/float64(n), iters)
+			b.ReportMetric(float64(gitRuns)/float64(n), "git/tree")
+			b.Logf("plan N=%d: custody %.0fms floor %.0fms ratio %.2f (%.2f ms/tree, %.2f git processes/tree, %d in all; %d runs)",
+				n, custodyMs, floorMs, custodyMs/floorMs, custodyMs/float64(n), float64(gitRuns)/float64(n), gitRuns, iters)
 		})
 	}
 }
