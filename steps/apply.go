@@ -110,9 +110,15 @@ func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (Apply
 	return res, nil
 }
 
-// applyDestroy destroys an orphaned resource the plan reviewed.
+// applyDestroy destroys an orphaned resource the plan reviewed. A resource
+// the re-check keeps (its worktree is live again, another custody acts on
+// it) is the plan's action refused, not an assessment's keep: apply reports
+// it refused, and exits 3.
 func applyDestroy(ctx context.Context, e *Env, _ *applyRun, it machine.PlanItem) (Outcome, error) {
 	out, ref, err := reclaim(ctx, e, it.ID, it.Fingerprint)
+	if out == machine.OutcomeKept {
+		out = machine.OutcomeRefused
+	}
 	return Outcome{ID: it.ID, Outcome: out, Refusal: ref}, err
 }
 

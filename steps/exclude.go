@@ -1,10 +1,13 @@
 package steps
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/custody-sh/custody/machine"
 )
 
 // AppendExclude adds line to <common>/info/exclude, under a comment saying
@@ -12,6 +15,11 @@ import (
 // It reports whether it added the line.
 func AppendExclude(common, line, why string) (bool, error) {
 	path := filepath.Join(common, "info", "exclude")
+	// A person may keep the file elsewhere behind a symlink: write the file
+	// it names, durably, and leave the link as it is.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	b, err := os.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) {
 		return false, fmt.Errorf("read %s: %w", path, err)
@@ -33,7 +41,11 @@ func AppendExclude(common, line, why string) (bool, error) {
 		prefix = "\n"
 	}
 	out := string(b) + fmt.Sprintf("%s# %s\n%s\n", prefix, why, line)
-	if err := WriteFile(path, []byte(out), mode); err != nil {
+	if err := WriteFile(path, []byte(out), mode); errors.Is(err, ErrNotRegularFile) {
+		return false, &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: path,
+			Retry:   "make " + machine.QuoteArg(path) + " a regular file (or a symlink to one), then run the command again",
+			Message: fmt.Sprintf("custody adds %s to git's exclude file, but %v", line, err)}
+	} else if err != nil {
 		return false, fmt.Errorf("update %s: %w", path, err)
 	}
 	return true, nil

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/qmuntal/stateless"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -311,4 +312,166 @@ func TestNewKindTakeOver(t *testing.T) {
 	if w, err := store.Load[widget](s, kindWidget, "w-1"); err != nil || w.State != machine.StateActive || w.Intent != nil {
 		t.Errorf("after take-over: %+v, %v", w, err)
 	}
+}
+
+// dropIndex deletes key from the state file's intent index behind the
+// store's back, as an older custody writing into an upgraded file would
+// leave it.
+func dropIndex(t *testing.T, state, key string) {
+	t.Helper()
+	db, err := bolt.Open(state, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("intents")).Delete([]byte(key)) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNewKindResumeReadsTheRecords: an intent the index lacks is still
+// resumed (the records are the truth), and resume rebuilds the index.
+func TestNewKindResumeReadsTheRecords(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	state, path := filepath.Join(dir, "state.db"), filepath.Join(dir, "widget")
+	s := openWidgets(t, state)
+	e := widgetEnv(s)
+	in := &widgetIntent{Kind: machine.IntentCreate, Holder: machine.Holder{PID: 1 << 30, Host: e.Holder.Host}}
+	if _, err := fireWidget(context.Background(), e, widget{ID: "w-1", Path: path}, machine.TriggerCreate, widgetFiring{Intent: in}); err != nil {
+		t.Fatal(err)
+	}
+	dropIndex(t, state, "widget/w-1")
+	if ps, _ := s.Check(); !strings.Contains(fmt.Sprint(ps), "intent index disagrees") {
+		t.Fatalf("Check does not see the lost index entry: %v", ps)
+	}
+	res, err := steps.Resume(context.Background(), e)
+	if err != nil || len(res.Items) != 1 || res.Items[0].ID != "w-1" || res.Items[0].Outcome != machine.OutcomeDiscarded {
+		t.Fatalf("resume with the index entry lost = %+v, %v; want w-1 discarded", res.Items, err)
+	}
+	if ps, err := s.Check(); err != nil || len(ps) != 0 {
+		t.Errorf("Check after resume: %v %v", ps, err)
+	}
+}
+
+// TestRunnerEdgeCases drives the runner with workflows that misbehave or
+// race: a take-over another process won and settled is already-done, not
+// in-progress; a continuation that settles two records reports each once;
+// a decision without a continuation is a refusal, never a panic.
+func TestRunnerEdgeCases(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	setup := func(t *testing.T, ids ...string) (*steps.Env, string) {
+		dir := t.TempDir()
+		s := openWidgets(t, filepath.Join(dir, "state.db"))
+		e := widgetEnv(s)
+		for _, id := range ids {
+			in := &widgetIntent{Kind: machine.IntentCreate, Holder: machine.Holder{PID: 1 << 30, Host: e.Holder.Host}}
+			if _, err := fireWidget(ctx, e, widget{ID: id, Path: filepath.Join(dir, id)}, machine.TriggerCreate, widgetFiring{Intent: in}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return e, dir
+	}
+	run := func(t *testing.T, e *steps.Env, w steps.Workflow[widget]) steps.ResumeResult {
+		e.Workflows = []steps.Resumer{w.Resumer()}
+		res, err := steps.Resume(ctx, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+
+	t.Run("take-over-lost-to-a-process-that-settled-it", func(t *testing.T) {
+		e, _ := setup(t, "w-1")
+		w := widgetWorkflow()
+		w.TakeOver = func(ctx context.Context, e *steps.Env, x widget) (widget, error) {
+			// The other process wins the take-over and finishes first.
+			in := *x.Intent
+			in.Holder = machine.Holder{PID: 1 << 29, Host: "elsewhere"}
+			taken, err := fireWidget(ctx, e, x, machine.TriggerTakeOver, widgetFiring{Intent: &in})
+			if err != nil {
+				return x, err
+			}
+			if _, err := fireWidget(ctx, e, taken, machine.TriggerDiscard, widgetFiring{}); err != nil {
+				return x, err
+			}
+			return x, fmt.Errorf("take over %s: %w", x.ID, store.ErrConflict)
+		}
+		res := run(t, e, w)
+		if len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeAlreadyDone || res.Items[0].Refusal != nil || res.Pending() {
+			t.Errorf("resume = %+v; want w-1 already-done", res.Items)
+		}
+	})
+
+	t.Run("take-over-lost-to-a-live-process", func(t *testing.T) {
+		e, _ := setup(t, "w-1")
+		w := widgetWorkflow()
+		w.TakeOver = func(ctx context.Context, e *steps.Env, x widget) (widget, error) {
+			in := *x.Intent
+			in.Holder = machine.Holder{PID: 7, Host: "elsewhere"}
+			if _, err := fireWidget(ctx, e, x, machine.TriggerTakeOver, widgetFiring{Intent: &in}); err != nil {
+				return x, err
+			}
+			return x, fmt.Errorf("take over %s: %w", x.ID, store.ErrConflict)
+		}
+		res := run(t, e, w)
+		if len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeInProgress || res.Items[0].Refusal == nil ||
+			!strings.Contains(res.Items[0].Refusal.Message, "process 7 on elsewhere") {
+			t.Errorf("resume = %+v; want w-1 in-progress naming the winner, process 7 on elsewhere", res.Items)
+		}
+	})
+
+	t.Run("a-continuation-settles-two", func(t *testing.T) {
+		e, _ := setup(t, "w-1", "w-2")
+		w := widgetWorkflow()
+		w.Continue = map[string]func(context.Context, *steps.Env, widget) ([]steps.ResumeItem, error){
+			"discard": func(ctx context.Context, e *steps.Env, x widget) ([]steps.ResumeItem, error) {
+				var out []steps.ResumeItem
+				for _, id := range []string{"w-1", "w-2"} {
+					cur, err := store.Load[widget](e.Store, kindWidget, id)
+					if err != nil {
+						return nil, err
+					}
+					if cur.Holder() != e.Holder {
+						in := *cur.Intent
+						in.Holder = e.Holder
+						if cur, err = fireWidget(ctx, e, cur, machine.TriggerTakeOver, widgetFiring{Intent: &in}); err != nil {
+							return nil, err
+						}
+					}
+					if _, err := fireWidget(ctx, e, cur, machine.TriggerDiscard, widgetFiring{}); err != nil {
+						return nil, err
+					}
+					out = append(out, steps.ResumeItem{ID: id, Outcome: machine.OutcomeDiscarded})
+				}
+				return out, nil
+			},
+		}
+		res := run(t, e, w)
+		var ids []string
+		for _, it := range res.Items {
+			ids = append(ids, it.ID+" "+string(it.Outcome))
+		}
+		if strings.Join(ids, ", ") != "w-1 discarded, w-2 discarded" || res.Pending() {
+			t.Errorf("resume = %q; want each widget once, discarded", ids)
+		}
+	})
+
+	t.Run("a-decision-without-a-continuation", func(t *testing.T) {
+		e, _ := setup(t, "w-1")
+		w := widgetWorkflow()
+		w.Decide = func(context.Context, *steps.Env, widget) (string, *machine.Refusal, error) { return "bogus", nil, nil }
+		res := run(t, e, w)
+		if len(res.Items) != 1 || res.Items[0].Refusal == nil || res.Items[0].Refusal.Code != machine.CodeResumeUnmatched ||
+			!strings.Contains(res.Items[0].Refusal.Message, `"bogus"`) || res.Items[0].Refusal.Retry == "" {
+			t.Errorf("resume = %+v; want a resume-unmatched refusal naming the decision", res.Items)
+		}
+	})
+}
+
+// Holder is the holder of the widget's intent (zero when none).
+func (w widget) Holder() machine.Holder {
+	_, h, _ := w.RowIntent()
+	return h
 }

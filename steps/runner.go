@@ -53,8 +53,8 @@ func (r ResumeResult) LeftForUs() bool {
 // writing one Workflow; the runner itself does not change.
 type Workflow[R machine.Row] struct {
 	Kind machine.Kind
-	// Pending lists the kind's records with an intent; nil means the
-	// store's intent index (store.WithIntentsOf).
+	// Pending lists the kind's records with an intent; nil means every
+	// record of the kind that carries one (store.CarryingIntents).
 	Pending func(ctx context.Context, e *Env) ([]R, error)
 	// Skip reports a record the runner leaves alone this time (its
 	// resume belongs to another record's); it may be nil.
@@ -114,6 +114,12 @@ func ResumeTakingOver(ctx context.Context, e *Env, takeOver []string) (ResumeRes
 		forced[id] = true
 	}
 	res := ResumeResult{Items: []ResumeItem{}}
+	// The records are the truth; the index is rebuilt from them when it
+	// disagrees (an older custody may have written an intent after the file
+	// was upgraded).
+	if _, err := e.Store.ReindexIntents(); err != nil {
+		return res, fmt.Errorf("resume: rebuild the intent index: %w", err)
+	}
 	for _, w := range e.workflows() {
 		items, err := w.resume(ctx, e, forced)
 		res.Items = append(res.Items, items...)
@@ -132,13 +138,22 @@ func (w Workflow[R]) resume(ctx context.Context, e *Env, forced map[string]bool)
 	if w.Pending != nil {
 		rs, err = w.Pending(ctx, e)
 	} else {
-		rs, err = store.WithIntentsOf[R](e.Store, w.Kind)
+		rs, err = store.CarryingIntents[R](e.Store, w.Kind)
 	}
 	if err != nil {
 		return nil, err
 	}
 	var out []ResumeItem
 	for _, r := range rs {
+		// Read it again: an earlier continuation (a teardown) or another
+		// process may have settled or moved it since the list was read.
+		r, err := store.Load[R](e.Store, w.Kind, r.RowID())
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
 		items, err := w.resumeOne(ctx, e, r, forced[r.RowID()])
 		out = append(out, items...)
 		if err != nil {
@@ -172,8 +187,7 @@ func (w Workflow[R]) resumeOne(ctx context.Context, e *Env, r R, force bool) ([]
 		// the one whose compare-and-swap wins goes on.
 		taken, err := w.TakeOver(ctx, e, r)
 		if errors.Is(err, store.ErrConflict) {
-			item.Outcome, item.Refusal = machine.OutcomeInProgress, inProgress(r)
-			return []ResumeItem{item}, nil
+			return []ResumeItem{w.lostTakeOver(e, item)}, nil
 		}
 		if err != nil {
 			return []ResumeItem{refusedItem(item, r, err)}, nil
@@ -191,7 +205,12 @@ func (w Workflow[R]) resumeOne(ctx context.Context, e *Env, r R, force bool) ([]
 	}
 	step, ok := w.Continue[action]
 	if !ok {
-		panic(fmt.Sprintf("steps: %s resume decided %q, which its continuation table lacks", w.Kind, action))
+		// A decision without a continuation is a bug in the kind's
+		// workflow; it must not make every mutating command fail.
+		item.Outcome = machine.OutcomeRefused
+		item.Refusal = &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: r.RowPath(), Retry: "custody show " + machine.QuoteArg(r.RowID()),
+			Message: fmt.Sprintf("%s resume decided %q for %s, and nothing carries that decision out; custody will not guess", w.Kind, action, r.RowID())}
+		return []ResumeItem{item}, nil
 	}
 	items, err := step(ctx, e, r)
 	if err != nil {
@@ -206,6 +225,22 @@ func (w Workflow[R]) resumeOne(ctx context.Context, e *Env, r R, force bool) ([]
 		}
 	}
 	return items, nil
+}
+
+// lostTakeOver reports a record whose take-over another process won: it
+// reads the record again and says what it is now, already-done when the
+// winner settled it, in-progress (naming the holder now) while it acts.
+func (w Workflow[R]) lostTakeOver(e *Env, item ResumeItem) ResumeItem {
+	now, err := store.Load[R](e.Store, w.Kind, item.ID)
+	if err != nil {
+		return refusedItem(item, now, err)
+	}
+	if _, _, ok := now.RowIntent(); !ok {
+		item.Outcome = machine.OutcomeAlreadyDone
+		return item
+	}
+	item.Outcome, item.Refusal = machine.OutcomeInProgress, inProgress(now)
+	return item
 }
 
 // refusedItem reports err, which stopped the resume of r, as a refusal.
