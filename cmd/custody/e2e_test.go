@@ -516,7 +516,7 @@ func TestE2ENoRemote(t *testing.T) {
 	file := filepath.Join(r.Root, "p.json")
 	res := mustCustody(t, r, 1, "plan", "-o", file, "--json")
 	env := e2eDecodeErr(t, res)
-	if env.Error.Code != "no-remote" || env.Error.Path != r.Dir || !strings.Contains(env.Error.Retry, "git remote add") {
+	if env.Error.Code != "no-remote" || env.Error.Path != r.Dir || !strings.Contains(env.Error.Message, "git remote add") {
 		t.Errorf("plan without a remote: %+v", env.Error)
 	}
 	if _, err := os.Lstat(file); !errors.Is(err, fs.ErrNotExist) {
