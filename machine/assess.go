@@ -185,11 +185,11 @@ func proofRefusal(rec Record, obs WorktreeObservation) Refusal {
 		f := obs.Remote.Unavailable[0]
 		return refuse(CodeRemoteUnavailable, p, "git ls-remote --refs "+f.Remote, "remote %s did not answer (%s); whether %s is published is unknown", f.Remote, f.Error, short)
 	case len(obs.Remote.Remotes) == 0:
-		return refuse(CodeNoRemote, p, "git remote add origin URL", "the repository has no remote, so nothing proves %s is published", short)
+		return refuse(CodeNoRemote, p, "custody plan", "the repository has no remote, so nothing proves %s is published; add the remote your work is pushed to (git remote add origin URL)", short)
 	case obs.Detached:
-		return refuse(CodeDetachedHead, p, "git -C "+QuoteArg(p)+" push REMOTE HEAD:refs/heads/NAME", "%s has a detached HEAD %s that no remote advertises", p, short)
+		return refuse(CodeDetachedHead, p, "custody plan", "%s has a detached HEAD %s that no remote advertises; push it to a branch (git -C %s push REMOTE HEAD:refs/heads/NAME)", p, short, QuoteArg(p))
 	}
-	return refuse(CodeUnpushedCommits, p, "git -C "+QuoteArg(p)+" push", "%s is on no ref any remote advertises; push %s first", short, orNone(rec.Branch))
+	return refuse(CodeUnpushedCommits, p, "git -C "+QuoteArg(p)+" push "+QuoteArg(obs.Remote.Remotes[0])+" HEAD", "%s is on no ref any remote advertises; push %s first", short, orNone(rec.Branch))
 }
 
 func keep(rs []Refusal) Verdict { return Verdict{Action: ActionKeep, Refusals: rs} }

@@ -31,7 +31,7 @@ func key(c machine.Code, retry string) refusalKey {
 
 const (
 	retryPlan = "custody plan"
-	retryPush = "git -C " + testPath + " push"
+	retryPush = "git -C " + testPath + " push origin HEAD"
 )
 
 func TestAssessRefusals(t *testing.T) {
@@ -291,7 +291,7 @@ func TestAssessRefusals(t *testing.T) {
 				o.Proof = nil
 				o.Remote = machine.RemoteEvidence{}
 			},
-			want: []refusalKey{key(machine.CodeNoRemote, "git remote add origin URL")},
+			want: []refusalKey{key(machine.CodeNoRemote, retryPlan)},
 			msg:  headCommit[:12],
 		},
 		{
@@ -310,7 +310,7 @@ func TestAssessRefusals(t *testing.T) {
 				o.Detached = true
 				o.Branch = ""
 			},
-			want: []refusalKey{key(machine.CodeDetachedHead, "git -C "+testPath+" push REMOTE HEAD:refs/heads/NAME")},
+			want: []refusalKey{key(machine.CodeDetachedHead, retryPlan)},
 		},
 		{
 			name:   "unpushed-commits",

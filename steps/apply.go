@@ -69,14 +69,14 @@ func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (Apply
 		return res, err
 	}
 	if plan.Repository.ID != repoID || plan.Repository.CommonDir != e.Repo.CommonDir {
-		return res, &machine.Refusal{Code: machine.CodeWrongRepository, Path: plan.Repository.CommonDir, Retry: "custody plan -o FILE",
+		return res, &machine.Refusal{Code: machine.CodeWrongRepository, Path: plan.Repository.CommonDir, Retry: "custody plan -o plan.json",
 			Message: fmt.Sprintf("the plan is for repository %s (%s), not this one (%s, %s); nothing was done",
 				plan.Repository.ID, plan.Repository.CommonDir, repoID, e.Repo.CommonDir)}
 	}
 	selected := map[string]bool{}
 	for _, id := range only {
 		if _, ok := plan.Item(id); !ok {
-			return res, &machine.Refusal{Code: machine.CodeNotInPlan, Retry: "custody plan -o FILE",
+			return res, &machine.Refusal{Code: machine.CodeNotInPlan, Retry: "custody plan -o plan.json",
 				Message: fmt.Sprintf("--only %s: the plan has no item with that id; nothing was done", id)}
 		}
 		selected[id] = true

@@ -66,8 +66,8 @@ func ResolveRoot(repo observe.Repo, raw string) (string, error) {
 	}
 	root = filepath.Clean(root)
 	refuse := func(format string, args ...any) error {
-		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: root, Retry: "edit [worktree] root in custody.toml",
-			Message: fmt.Sprintf(format, args...)}
+		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: root, Retry: "custody init",
+			Message: fmt.Sprintf(format, args...) + "; set [worktree] root in custody.toml to a real directory"}
 	}
 	existing, rest := root, ""
 	for {
@@ -126,8 +126,8 @@ func (e *Env) EnsureRoot() error {
 	fi, err := os.Lstat(e.Root)
 	if err == nil {
 		if fi.Mode()&os.ModeSymlink != 0 || !fi.IsDir() {
-			return &machine.Refusal{Code: machine.CodeSymlink, Path: e.Root, Retry: "custody doctor",
-				Message: fmt.Sprintf("the managed root %s is a symlink or not a directory; custody places worktrees only under a real directory", e.Root)}
+			return &machine.Refusal{Code: machine.CodeSymlink, Path: e.Root, Retry: "custody init",
+				Message: fmt.Sprintf("the managed root %s is a symlink or not a directory; custody places worktrees only under a real directory: move it aside, or set [worktree] root in custody.toml", e.Root)}
 		}
 		return nil
 	}

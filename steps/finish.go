@@ -120,6 +120,6 @@ func CurrentID(e *Env, dir string) (string, error) {
 			return r.ID, nil
 		}
 	}
-	return "", &machine.Refusal{Code: machine.CodeNotInWorktree, Path: abs, Retry: "custody finish ID",
+	return "", &machine.Refusal{Code: machine.CodeNotInWorktree, Path: abs, Retry: "custody list",
 		Message: fmt.Sprintf("%s is not inside a managed worktree; name the worktree id", abs)}
 }

@@ -36,7 +36,7 @@ func (e *Env) ResolveCommit(ctx context.Context, rev string) (string, error) {
 	}
 	c := strings.TrimSpace(string(out))
 	if err != nil || !machine.IsFullCommit(c) {
-		return "", &machine.Refusal{Code: machine.CodeUnknownRevision, Path: e.Repo.MainCheckout, Retry: "custody new NAME --from REV",
+		return "", &machine.Refusal{Code: machine.CodeUnknownRevision, Path: e.Repo.MainCheckout, Retry: "git branch --all",
 			Message: fmt.Sprintf("%q does not name a commit in %s", rev, e.Repo.MainCheckout)}
 	}
 	return c, nil
@@ -144,7 +144,7 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 		} else {
 			msg += "; but destroying " + strings.Join(left, ", ") + " failed: the ledger keeps them for custody resource gc"
 		}
-		return rec, append(outs, torn...), &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody new NAME", Message: msg}
+		return rec, append(outs, torn...), &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody new " + machine.QuoteArg(rec.ID[:max(strings.LastIndexByte(rec.ID, '-'), 0)]), Message: msg}
 	}
 	next, err := activate(ctx, e, rec)
 	return next, outs, err

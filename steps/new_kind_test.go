@@ -299,8 +299,8 @@ func TestNewKindTakeOver(t *testing.T) {
 	e := widgetEnv(s)
 	res, err := steps.Resume(context.Background(), e)
 	if err != nil || len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeInProgress ||
-		res.Items[0].Refusal == nil || !strings.Contains(res.Items[0].Refusal.Retry, "--take-over w-1") {
-		t.Fatalf("resume with a live holder = %+v, %v; want w-1 in-progress with a --take-over retry", res.Items, err)
+		res.Items[0].Refusal == nil || !strings.Contains(res.Items[0].Refusal.Message, "--take-over w-1") {
+		t.Fatalf("resume with a live holder = %+v, %v; want w-1 in-progress naming --take-over", res.Items, err)
 	}
 	if res.LeftForUs() || !res.Pending() {
 		t.Errorf("an in-progress item is pending for resume but not left for a command that resumes first")

@@ -111,8 +111,8 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 // errNoRemote is the error of assessing trees in a repository without any
 // remote: nothing could ever prove their work published.
 func errNoRemote(e *Env) error {
-	return &machine.Refusal{Code: machine.CodeNoRemote, Path: e.Repo.MainCheckout, Retry: "git remote add origin URL",
-		Message: fmt.Sprintf("the repository at %s has no remote, so no finished worktree's commits can be proven published and none could be removed; nothing was changed. Add the remote your work is pushed to", e.Repo.MainCheckout)}
+	return &machine.Refusal{Code: machine.CodeNoRemote, Path: e.Repo.MainCheckout, Retry: "custody plan",
+		Message: fmt.Sprintf("the repository at %s has no remote, so no finished worktree's commits can be proven published and none could be removed; nothing was changed. Add the remote your work is pushed to (git remote add origin URL)", e.Repo.MainCheckout)}
 }
 
 func item(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, observed bool) machine.PlanItem {

@@ -78,8 +78,8 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 			// Part of the tree is already gone (an interrupted removal):
 			// custody neither steps back over it nor removes more.
 			return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: &machine.Refusal{
-				Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: "git -C " + machine.QuoteArg(rec.Path) + " checkout -- . && custody resume",
-				Message: fmt.Sprintf("%s was partly removed (%d tracked files gone, e.g. %s) and no longer matches its removal intent (%s); restore the files from HEAD, then resume",
+				Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: "git -C " + machine.QuoteArg(rec.Path) + " ls-files -z --deleted | git -C " + machine.QuoteArg(rec.Path) + " checkout-index -z --stdin && custody resume",
+				Message: fmt.Sprintf("%s was partly removed (%d tracked files gone, e.g. %s) and no longer matches its removal intent (%s); restore the deleted files, then resume",
 					rec.Path, len(obs.Status.Deleted), obs.Status.Deleted[0], why.Message)}}, nil
 		}
 		if err != nil {

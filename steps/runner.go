@@ -259,6 +259,6 @@ func refusedItem(item ResumeItem, r machine.Row, err error) ResumeItem {
 func inProgress(r machine.Row) *machine.Refusal {
 	kind, h, _ := r.RowIntent()
 	return &machine.Refusal{Code: machine.CodeInProgress, Path: r.RowPath(),
-		Retry:   "custody resume (or, once that process is surely gone: custody resume --take-over " + machine.QuoteArg(r.RowID()) + ")",
-		Message: fmt.Sprintf("%s has a %s intent held by live process %d on %s", r.RowID(), kind, h.PID, h.Host)}
+		Retry:   "custody resume",
+		Message: fmt.Sprintf("%s has a %s intent held by live process %d on %s; once that process is surely gone: custody resume --take-over %s", r.RowID(), kind, h.PID, h.Host, machine.QuoteArg(r.RowID()))}
 }

@@ -58,18 +58,7 @@ func TestCodesCommandErrors(t *testing.T) {
 		newTree(t, r, "a")
 		mustCustody(t, r, 0, "journal", "export", "-o", "j.jsonl")
 		mustCustody(t, r, 0, "journal", "verify", "j.jsonl")
-		path := filepath.Join(r.Dir, "j.jsonl")
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		edited := strings.Replace(string(b), `"to":"active"`, `"to":"finished"`, 1)
-		if edited == string(b) {
-			t.Fatal("the export has no created entry to edit")
-		}
-		if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		rtEditExport(t, filepath.Join(r.Dir, "j.jsonl"))
 		if code, msg := codeOf(t, r, "journal", "verify", "j.jsonl"); code != "journal-broken" || !strings.Contains(msg, "seq 2") {
 			t.Errorf("code %s, message %q: want journal-broken naming seq 2", code, msg)
 		}

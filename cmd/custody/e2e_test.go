@@ -359,7 +359,7 @@ func TestE2ENoRemote(t *testing.T) {
 	file := filepath.Join(r.Root, "p.json")
 	res := mustCustody(t, r, 1, "plan", "-o", file, "--json")
 	body := decodeError(t, res)
-	if body.Code != "no-remote" || body.Path != r.Dir || !strings.Contains(body.Retry, "git remote add") {
+	if body.Code != "no-remote" || body.Path != r.Dir || !strings.Contains(body.Message, "git remote add") {
 		t.Errorf("plan without a remote: %+v", body)
 	}
 	if _, err := os.Lstat(file); !errors.Is(err, fs.ErrNotExist) {

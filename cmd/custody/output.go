@@ -103,11 +103,11 @@ func describe(err error) errorBody {
 	case errors.Is(err, store.ErrNotInitialized):
 		return errorBody{Code: string(machine.CodeNotInitialized), Message: "custody has no state in this repository yet (" + err.Error() + "); nothing was changed.", Retry: "custody init"}
 	case errors.Is(err, machine.ErrPlanInvalid):
-		return errorBody{Code: string(machine.CodePlanInvalid), Message: err.Error() + "; nothing was done. Make a fresh plan.", Retry: "custody plan -o FILE"}
+		return errorBody{Code: string(machine.CodePlanInvalid), Message: err.Error() + "; nothing was done. Make a fresh plan.", Retry: "custody plan -o plan.json"}
 	case errors.Is(err, observe.ErrConfig):
-		return errorBody{Code: string(machine.CodeConfigInvalid), Message: err.Error() + "; nothing was changed.", Retry: "edit custody.toml, then: custody doctor"}
+		return errorBody{Code: string(machine.CodeConfigInvalid), Message: err.Error() + "; nothing was changed. Edit custody.toml to fix it.", Retry: "custody doctor"}
 	case errors.Is(err, store.ErrJournalBroken):
-		return errorBody{Code: string(machine.CodeJournalBroken), Message: err.Error()}
+		return errorBody{Code: string(machine.CodeJournalBroken), Message: err.Error(), Retry: "custody doctor"}
 	}
 	return errorBody{Code: "error", Message: err.Error()}
 }

@@ -60,8 +60,8 @@ func TestResumeTakeOverOfAResource(t *testing.T) {
 	items := decode(res).Items
 	if res.Code != 3 || len(items) != 1 || items[0].ID != rid || items[0].Kind != machine.KindResource ||
 		items[0].Outcome != machine.OutcomeInProgress || items[0].Refusal == nil ||
-		!strings.Contains(items[0].Refusal.Retry, "--take-over "+machine.QuoteArg(rid)) {
-		t.Fatalf("resume with the destroy held on another host: want %s in-progress (exit 3) with a --take-over retry, got\n%s", rid, res)
+		!strings.Contains(items[0].Refusal.Message, "--take-over "+machine.QuoteArg(rid)) {
+		t.Fatalf("resume with the destroy held on another host: want %s in-progress (exit 3) naming --take-over, got\n%s", rid, res)
 	}
 	if b, _ := os.ReadFile(log); strings.Count(string(b), "destroy") != 0 {
 		t.Fatalf("the destroy ran while its holder counted as live: %q", b)

@@ -1,0 +1,612 @@
+package main
+
+// Every refusal printed by any command carries its retry line (DESIGN §1
+// principle 7, STYLE 5-6): TestRetryEveryCommand provokes at least one
+// refusal or error of every command in the kong CLI and checks, in the
+// human output and with --json, the exit code (docs/exit-codes.md), the
+// refusal's code, and that every refusal names a command a person can paste
+// as it is. A command added to CLI without a case here, or without a
+// testdata/script/<command>_refused_<case>.txtar, fails TestRetryCoversEveryCommand.
+// Helpers are prefixed rt so they cannot collide with the other test files.
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/store"
+)
+
+// rtCase provokes one refusal of one command.
+type rtCase struct {
+	// cmd is the command path, its words as kong names them ("journal verify").
+	cmd string
+	// name is the case; the script covering the human form is
+	// testdata/script/<cmd words joined by _>_refused_<name>.txtar when
+	// there is one.
+	name string
+	// setup makes the world the refusal needs and returns the repository,
+	// the directory custody runs in ("" for the main checkout) and the
+	// arguments after the command words. It runs once; the human and the
+	// --json run share its world, so the refusal must change nothing.
+	setup func(t *testing.T) (r *fixtures.Repo, dir string, args []string)
+	exit  int    // the exit code, as docs/exit-codes.md gives it
+	code  string // a refusal with this code must be printed
+	// doctor, when set, says why `custody doctor` is the helpful retry
+	// of this refusal (it is otherwise only retryOf's last resort).
+	doctor string
+	// placeholder, when set, says why the retry holds a value only the
+	// person can choose (a new file's name).
+	placeholder string
+	// pasted, when set, checks the world after the retry of the refusal
+	// with code was pasted into a shell as it is (sh -c, in the same
+	// directory, custody first on PATH); it gets the refusal's path and
+	// what the shell printed and exited with.
+	pasted func(t *testing.T, r *fixtures.Repo, path string, sh result)
+}
+
+// rtRepoName has a space, so a retry that names a path without quoting it
+// (machine.QuoteArg) shows as an unquoted path.
+const rtRepoName = "my repo"
+
+// rtRepo makes a repository with custody initialized in it.
+func rtRepo(t *testing.T, opt fixtures.Options) *fixtures.Repo {
+	t.Helper()
+	if opt.Name == "" {
+		opt.Name = rtRepoName
+	}
+	r := fixtures.New(t, opt)
+	mustCustody(t, r, 0, "init")
+	return r
+}
+
+// rtBare makes a repository custody never ran in.
+func rtBare(t *testing.T) *fixtures.Repo {
+	t.Helper()
+	return fixtures.New(t, fixtures.Options{Name: rtRepoName})
+}
+
+// rtUnsafeRoot makes a repository whose custody.toml puts the managed root
+// under a symlink, which every command refuses.
+func rtUnsafeRoot(t *testing.T) *fixtures.Repo {
+	t.Helper()
+	r := rtBare(t)
+	if err := os.MkdirAll(filepath.Join(r.Root, "elsewhere"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(r.Root, "elsewhere"), filepath.Join(r.Dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	r.WriteFile(r.Dir, "custody.toml", "[worktree]\nroot = \"link/trees\"\n")
+	return r
+}
+
+// rtResources makes a repository declaring resource db with the given
+// commands (shell), custody initialized.
+func rtResources(t *testing.T, create, destroy, ensure string) *fixtures.Repo {
+	t.Helper()
+	r := rtBare(t)
+	r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = '''"+create+"'''\ndestroy = '''"+destroy+"'''\nensure = '''"+ensure+"'''\n")
+	mustCustody(t, r, 0, "init")
+	return r
+}
+
+// rtKept makes a finished tree holding an untracked file.
+func rtKept(t *testing.T, r *fixtures.Repo) (id, path string) {
+	t.Helper()
+	id, path = newTree(t, r, "kept")
+	r.WriteFile(path, "notes.txt", "only here\n")
+	mustCustody(t, r, 0, "finish", id)
+	return id, path
+}
+
+// rtEditExport edits the first created entry of the journal export at
+// path, so it no longer verifies (its seq 2 was changed).
+func rtEditExport(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(b), `"to":"active"`, `"to":"finished"`, 1)
+	if edited == string(b) {
+		t.Fatal("the export has no created entry to edit")
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rtPlan writes a plan of r to a file outside the repository.
+func rtPlan(t *testing.T, r *fixtures.Repo, want int) string {
+	t.Helper()
+	file := filepath.Join(r.Root, "p.json")
+	mustCustody(t, r, want, "plan", "-o", file)
+	return file
+}
+
+func rtCases() []rtCase {
+	at := func(r *fixtures.Repo, args ...string) (*fixtures.Repo, string, []string) { return r, "", args }
+	// initialized runs the command with args in a repository custody was
+	// initialized in; uninitialized, in one custody never ran in.
+	initialized := func(args ...string) func(t *testing.T) (*fixtures.Repo, string, []string) {
+		return func(t *testing.T) (*fixtures.Repo, string, []string) {
+			return at(rtRepo(t, fixtures.Options{}), args...)
+		}
+	}
+	uninitialized := func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t)) }
+	return []rtCase{
+		{cmd: "init", name: "unsafe_root", exit: 1, code: "unsafe-target",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtUnsafeRoot(t)) }},
+		{cmd: "init", name: "root_not_a_directory", exit: 1, code: "symlink",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtBare(t)
+				r.WriteFile(r.Dir, ".worktrees", "a file where the managed root goes\n")
+				return at(r)
+			}},
+		{cmd: "new", name: "unknown_revision", exit: 1, code: "unknown-revision",
+			setup: initialized("fix", "--from", "no-such-rev")},
+		{cmd: "new", name: "required_resource_failed", exit: 1, code: "create-failed",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				return at(rtResources(t, "exit 7", "true", "true"), "my fix")
+			}},
+		{cmd: "list", name: "not_initialized", exit: 1, code: "not-initialized",
+			setup: uninitialized},
+		{cmd: "list", name: "unknown_flag", exit: 1, code: "usage",
+			setup: initialized("--frobnicate")},
+		{cmd: "show", name: "unknown_id", exit: 1, code: "unknown-record",
+			setup: initialized("nosuch-123456")},
+		{cmd: "show", name: "kept_tree", exit: 0, code: "untracked-files",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				id, _ := rtKept(t, r)
+				return at(r, id)
+			}},
+		{cmd: "adopt", name: "not_a_worktree", exit: 1, code: "not-owned",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				return at(r, r.Root)
+			}},
+		{cmd: "adopt", name: "already_managed", exit: 1, code: "wrong-state",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				_, path := newTree(t, r, "mine")
+				return at(r, path)
+			}},
+		{cmd: "finish", name: "unknown_id", exit: 3, code: "unknown-record",
+			setup: initialized("nosuch-123456")},
+		{cmd: "finish", name: "outside_worktree", exit: 1, code: "not-in-worktree",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				newTree(t, r, "somewhere")
+				return at(r)
+			}},
+		{cmd: "finish", name: "lease", exit: 3, code: "lease-live",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				id, _ := newTree(t, r, "leased")
+				st, err := store.Open(filepath.Join(r.Dir, ".git", "custody", "state.db"), 5*time.Second, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := st.PutLease(machine.Lease{Record: id, Holder: "agent-1", Expires: time.Now().Add(time.Hour)}); err != nil {
+					t.Fatal(err)
+				}
+				return at(r, id)
+			}},
+		{cmd: "reopen", name: "unknown_id", exit: 3, code: "unknown-record",
+			setup: initialized("nosuch-123456")},
+		{cmd: "plan", name: "kept_tree", exit: 3, code: "untracked-files",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				rtKept(t, r)
+				return at(r)
+			}},
+		{cmd: "plan", name: "unpushed", exit: 3, code: "unpushed-commits",
+			pasted: func(t *testing.T, r *fixtures.Repo, _ string, sh result) {
+				// Pushed: plan now proves the tree published.
+				if sh.Code != 0 {
+					t.Errorf("the pasted push failed:\n%s", sh)
+				}
+				mustCustody(t, r, 0, "plan")
+			},
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				id, path := newTree(t, r, "unpushed")
+				r.Commit(path, "work.txt", "committed, never pushed\n")
+				mustCustody(t, r, 0, "finish", id)
+				return at(r)
+			}},
+		{cmd: "plan", name: "config_invalid", exit: 1, code: "config-invalid",
+			doctor: "doctor reads a broken custody.toml and names its file, line and key",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				r.WriteFile(r.Dir, "custody.toml", "[worktree]\nbranch_prefx = \"x/\"\n")
+				return at(r)
+			}},
+		{cmd: "plan", name: "no_remote", exit: 1, code: "no-remote",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{NoRemote: true})
+				id, _ := newTree(t, r, "unproven")
+				mustCustody(t, r, 0, "finish", id)
+				return at(r)
+			}},
+		{cmd: "apply", name: "garbage", exit: 1, code: "plan-invalid",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				r.WriteFile(r.Root, "garbage.json", "not a plan\n")
+				return at(r, filepath.Join(r.Root, "garbage.json"))
+			}},
+		{cmd: "apply", name: "other_repository", exit: 1, code: "wrong-repository",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				a, b := rtRepo(t, fixtures.Options{}), rtRepo(t, fixtures.Options{})
+				return at(b, rtPlan(t, a, 0))
+			}},
+		{cmd: "apply", name: "stale", exit: 3, code: "stale",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				id, path := newTree(t, r, "late")
+				mustCustody(t, r, 0, "finish", id)
+				file := rtPlan(t, r, 0)
+				r.WriteFile(path, "late.txt", "written after plan\n")
+				return at(r, file)
+			}},
+		{cmd: "apply", name: "not_in_plan", exit: 1, code: "not-in-plan",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				return at(r, rtPlan(t, r, 0), "--only", "nosuch-123456")
+			}},
+		{cmd: "resume", name: "unmatched", exit: 3, code: "resume-unmatched",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				csMustBeKilled(t, r, "new/after-intent", "new", "x")
+				recs := listRecords(t, r, true)
+				if len(recs) != 1 || recs[0].Intent == nil {
+					t.Fatalf("want one record with a create intent, got %+v", recs)
+				}
+				r.WriteFile(recs[0].Path, "mine.txt", "a person's work\n")
+				return at(r)
+			}},
+		{cmd: "resume", name: "partly_removed", exit: 3, code: "resume-unmatched",
+			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh result) {
+				// The deleted file is back, the person's edit is kept, and
+				// the retry's resume settled the intent: the tree no longer
+				// is what plan reviewed, so resume stepped the removal back
+				// (stale, exit 3) and nothing is left to resume.
+				if sh.Code != 3 || !strings.Contains(sh.Stdout, "[stale]") {
+					t.Errorf("the pasted retry's resume: want exit 3 with the removal stepped back as stale:\n%s", sh)
+				}
+				for name, want := range map[string]string{"f1.txt": "one\n", "f2.txt": "a person's edit\n"} {
+					if b, err := os.ReadFile(filepath.Join(path, name)); err != nil || string(b) != want {
+						t.Errorf("after the pasted retry, %s holds %q (%v), want %q", name, b, err, want)
+					}
+				}
+				if res := mustCustody(t, r, 0, "resume"); res.Stdout != "nothing to resume\n" {
+					t.Errorf("after the pasted retry, resume still has work:\n%s", res)
+				}
+			},
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				id, path := newTree(t, r, "partial")
+				r.Commit(path, "f1.txt", "one\n")
+				r.Commit(path, "f2.txt", "two\n")
+				r.Push(path, "pub/partial")
+				mustCustody(t, r, 0, "finish", id)
+				file := rtPlan(t, r, 0)
+				// git worktree remove deletes one file, then custody dies.
+				dying := wrapGitRemove(t, r, "dying", `rm -f -- "$last/f1.txt"; kill -9 $PPID; exit 1`)
+				if res := runBin(t, custodyBin, r, r.Dir, []string{sfPathEnv(dying)}, "apply", file); res.Code != -1 {
+					t.Fatalf("apply was not killed: %s", res)
+				}
+				// A person's edit after the crash, which the retry must keep.
+				r.WriteFile(path, "f2.txt", "a person's edit\n")
+				return at(r)
+			}},
+		{cmd: "resume", name: "unsafe_root", exit: 1, code: "unsafe-target",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtUnsafeRoot(t)) }},
+		{cmd: "journal export", name: "directory", exit: 1, code: "unsafe-target",
+			placeholder: "the new file's name is the person's to choose: the one they named is in the way",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				dir := filepath.Join(r.Root, "out dir")
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				return at(r, "-o", dir)
+			}},
+		{cmd: "journal verify", name: "edited", exit: 1, code: "journal-broken",
+			doctor: "doctor checks the store's own hash chain: it tells an export edited after the fact from a broken journal",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				newTree(t, r, "a")
+				file := filepath.Join(r.Root, "j.jsonl")
+				mustCustody(t, r, 0, "journal", "export", "-o", file)
+				rtEditExport(t, file)
+				return at(r, file)
+			}},
+		{cmd: "journal head", name: "not_initialized", exit: 1, code: "not-initialized",
+			setup: uninitialized},
+		{cmd: "journal head", name: "schema_newer", exit: 1, code: "schema-newer",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				badSetMeta(t, badStatePath(r), "schema", "99")
+				return at(r)
+			}},
+		{cmd: "resource identity", name: "unknown_name", exit: 1, code: "unknown-record",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				id, _ := newTree(t, r, "a")
+				return at(r, "nosuch", "--id", id)
+			}},
+		{cmd: "resource identity", name: "outside_worktree", exit: 1, code: "not-in-worktree",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				return at(rtResources(t, "true", "true", "true"), "db")
+			}},
+		{cmd: "resource ensure", name: "failed", exit: 3, code: "resource-failed",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtResources(t, "true", "true", "exit 4")
+				id, _ := newTree(t, r, "a")
+				return at(r, id)
+			}},
+		{cmd: "resource ensure", name: "unknown_id", exit: 1, code: "unknown-record",
+			setup: initialized("nosuch-123456")},
+		{cmd: "resource gc", name: "destroy_failed", exit: 3, code: "resource-failed",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtResources(t, "true", "exit 5", "true")
+				id, _ := newTree(t, r, "gone")
+				mustCustody(t, r, 0, "finish", id)
+				mustCustody(t, r, 3, "apply", rtPlan(t, r, 0))
+				return at(r)
+			}},
+		{cmd: "resource list", name: "not_initialized", exit: 1, code: "not-initialized",
+			setup: uninitialized},
+		{cmd: "doctor", name: "not_initialized", exit: 1, code: "not-initialized",
+			setup: uninitialized},
+	}
+}
+
+// rtCommands returns every leaf command of the kong CLI, its words joined
+// by a space ("journal verify").
+func rtCommands(t *testing.T) []string {
+	t.Helper()
+	var cli CLI
+	parser, err := kong.New(&cli, kong.Name("custody"), kong.Vars{"version": "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(n *kong.Node, words []string)
+	walk = func(n *kong.Node, words []string) {
+		leaf := true
+		for _, c := range n.Children {
+			if c.Type == kong.CommandNode {
+				leaf = false
+				walk(c, append(slices.Clip(words), c.Name))
+			}
+		}
+		if leaf && len(words) > 0 {
+			out = append(out, strings.Join(words, " "))
+		}
+	}
+	walk(parser.Model.Node, nil)
+	for _, want := range []string{"init", "journal verify", "resource gc"} {
+		if !slices.Contains(out, want) {
+			t.Fatalf("the kong model's commands %v lack %q: the walk is broken", out, want)
+		}
+	}
+	return out
+}
+
+// TestRetryCoversEveryCommand: every command has a case in rtCases and a
+// script testdata/script/<command>_refused_<case>.txtar, and every case
+// and script names a command that exists.
+func TestRetryCoversEveryCommand(t *testing.T) {
+	t.Parallel()
+	cmds := rtCommands(t)
+	cased := map[string]bool{}
+	for _, c := range rtCases() {
+		if !slices.Contains(cmds, c.cmd) {
+			t.Errorf("case %s_%s: no command %q in the CLI (%v)", c.cmd, c.name, c.cmd, cmds)
+		}
+		cased[c.cmd] = true
+	}
+	scripts, err := filepath.Glob(filepath.Join("testdata", "script", "*_refused_*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripted := map[string]bool{}
+	for _, s := range scripts {
+		prefix, _, _ := strings.Cut(filepath.Base(s), "_refused_")
+		cmd := strings.ReplaceAll(prefix, "_", " ")
+		if !slices.Contains(cmds, cmd) {
+			t.Errorf("%s: no command %q in the CLI", s, cmd)
+		}
+		scripted[cmd] = true
+	}
+	for _, cmd := range cmds {
+		if !cased[cmd] {
+			t.Errorf("command %q has no case in rtCases: provoke one of its refusals (or, if it has none of its own, a shared error such as not-initialized) and check its retry", cmd)
+		}
+		if !scripted[cmd] {
+			t.Errorf("command %q has no script testdata/script/%s_refused_<case>.txtar showing a refusal and its retry line", cmd, strings.ReplaceAll(cmd, " ", "_"))
+		}
+	}
+}
+
+// TestRetryEveryCommand runs every case, human and --json.
+func TestRetryEveryCommand(t *testing.T) {
+	t.Parallel()
+	for _, c := range rtCases() {
+		t.Run(strings.ReplaceAll(c.cmd, " ", "_")+"_"+c.name, func(t *testing.T) {
+			t.Parallel()
+			r, dir, args := c.setup(t)
+			if dir == "" {
+				dir = r.Dir
+			}
+			args = append(strings.Fields(c.cmd), args...)
+
+			res := runBin(t, custodyBin, r, dir, nil, args...)
+			if res.Code != c.exit {
+				t.Fatalf("custody %s: exit %d, want %d\n%s", strings.Join(args, " "), res.Code, c.exit, res)
+			}
+			if c.exit == exitError && res.Stdout != "" {
+				t.Errorf("custody %s: an error prints nothing on stdout\n%s", strings.Join(args, " "), res)
+			}
+			if !strings.Contains(res.Stdout+res.Stderr, "["+c.code+"]: ") {
+				t.Errorf("custody %s: no refusal [%s] printed\n%s", strings.Join(args, " "), c.code, res)
+			}
+			for _, out := range []string{res.Stdout, res.Stderr} {
+				for _, p := range rtHumanProblems(out, c, r) {
+					t.Errorf("custody %s: %s\n%s", strings.Join(args, " "), p, res)
+				}
+			}
+
+			jargs := append(slices.Clip(args), "--json")
+			res = runBin(t, custodyBin, r, dir, nil, jargs...)
+			if res.Code != c.exit {
+				t.Fatalf("custody %s: exit %d, want %d\n%s", strings.Join(jargs, " "), res.Code, c.exit, res)
+			}
+			envelope := res.Stdout
+			if c.exit == exitError {
+				if res.Stdout != "" {
+					t.Errorf("custody %s: an error prints nothing on stdout\n%s", strings.Join(jargs, " "), res)
+				}
+				envelope = res.Stderr
+			}
+			var v any
+			if err := json.Unmarshal([]byte(envelope), &v); err != nil {
+				t.Fatalf("custody %s: not one JSON envelope: %v\n%s", strings.Join(jargs, " "), err, res)
+			}
+			refusals := rtJSONRefusals(v)
+			found := false
+			for _, ref := range refusals {
+				found = found || ref.code == c.code
+				if p := rtRetryProblem(ref.retry, c, r); p != "" {
+					t.Errorf("custody %s: refusal [%s] %q: %s\n%s", strings.Join(jargs, " "), ref.code, ref.retry, p, res)
+				}
+			}
+			if !found {
+				t.Errorf("custody %s: no refusal object with code %s in the envelope\n%s", strings.Join(jargs, " "), c.code, res)
+			}
+			if c.pasted != nil {
+				rtPaste(t, r, dir, refusals, c)
+			}
+		})
+	}
+}
+
+// rtPaste pastes the retry of c's refusal into a shell as it is and hands
+// the world to c.pasted.
+func rtPaste(t *testing.T, r *fixtures.Repo, dir string, refusals []rtJSONRefusal, c rtCase) {
+	t.Helper()
+	i := slices.IndexFunc(refusals, func(ref rtJSONRefusal) bool { return ref.code == c.code })
+	if i < 0 {
+		t.Fatalf("no refusal [%s] to paste the retry of", c.code)
+	}
+	sh := runBin(t, "sh", r, dir, []string{sfPathEnv(filepath.Dir(custodyBin))}, "-c", refusals[i].retry)
+	t.Logf("pasted %q:\n%s", refusals[i].retry, sh)
+	c.pasted(t, r, refusals[i].path, sh)
+}
+
+// rtRefusalLine is a refusal's fact in human output: `<subject> [<code>]: <message>`.
+var rtRefusalLine = regexp.MustCompile(`\[([a-z0-9-]+)\]: `)
+
+// rtHumanProblems checks that every refusal line of out is followed by
+// `\tto retry: <command>` naming a command that helps.
+func rtHumanProblems(out string, c rtCase, r *fixtures.Repo) []string {
+	var problems []string
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		m := rtRefusalLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if i+1 >= len(lines) {
+			problems = append(problems, "refusal line "+strconv.Quote(l)+" is the last line: no retry line follows")
+			continue
+		}
+		retry, ok := strings.CutPrefix(lines[i+1], "\tto retry: ")
+		if !ok {
+			problems = append(problems, "refusal line "+strconv.Quote(l)+" is followed by "+strconv.Quote(lines[i+1])+", not \"\\tto retry: <command>\"")
+			continue
+		}
+		if p := rtRetryProblem(retry, c, r); p != "" {
+			problems = append(problems, "refusal ["+m[1]+"] retry "+strconv.Quote(retry)+": "+p)
+		}
+	}
+	return problems
+}
+
+// rtJSONRefusal is a refusal object found anywhere in an envelope.
+type rtJSONRefusal struct{ code, retry, path string }
+
+// rtJSONRefusals walks v and returns every object that has a "code" and a
+// "message": a refusal, or the error of an error envelope.
+func rtJSONRefusals(v any) []rtJSONRefusal {
+	var out []rtJSONRefusal
+	switch v := v.(type) {
+	case map[string]any:
+		code, hasCode := v["code"].(string)
+		_, hasMessage := v["message"].(string)
+		if hasCode && hasMessage {
+			retry, _ := v["retry"].(string)
+			path, _ := v["path"].(string)
+			out = append(out, rtJSONRefusal{code: code, retry: retry, path: path})
+		}
+		for _, e := range v {
+			out = append(out, rtJSONRefusals(e)...)
+		}
+	case []any:
+		for _, e := range v {
+			out = append(out, rtJSONRefusals(e)...)
+		}
+	}
+	return out
+}
+
+// rtPlaceholder matches what a person would have to replace before a
+// command runs: an elision, or a word in capitals (FILE, ID, NAME, URL) other
+// than git's HEAD.
+var rtPlaceholder = regexp.MustCompile(`\.\.\.|\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)*\b`)
+
+// rtSingleQuoted is a single-quoted shell word part (machine.QuoteArg).
+var rtSingleQuoted = regexp.MustCompile(`'[^']*'`)
+
+// rtRetryProblem says what keeps retry from being a command that helps
+// when pasted as it is, "" when nothing does.
+func rtRetryProblem(retry string, c rtCase, r *fixtures.Repo) string {
+	switch {
+	case strings.TrimSpace(retry) == "":
+		return "no retry command"
+	case retry == retryOf(&machine.Refusal{}) && c.doctor == "":
+		return "only the custody doctor fallback: name the command that retries this refusal"
+	}
+	if err := exec.Command("sh", "-n", "-c", retry).Run(); err != nil {
+		return "not a shell command line (sh -n: " + err.Error() + ")"
+	}
+	unquoted := rtSingleQuoted.ReplaceAllString(retry, "''")
+	for _, part := range strings.Split(unquoted, "&&") {
+		if w := strings.Fields(part); len(w) == 0 || w[0] != "custody" && w[0] != "git" {
+			return "not a custody or git command"
+		}
+	}
+	if strings.Contains(unquoted, r.Root) {
+		return "names a path without quoting it (machine.QuoteArg)"
+	}
+	for _, p := range rtPlaceholder.FindAllString(unquoted, -1) {
+		if p != "HEAD" && c.placeholder == "" {
+			return "holds placeholder " + p + ": it fails when pasted; give the value custody knows, or the command that shows it"
+		}
+	}
+	return ""
+}
