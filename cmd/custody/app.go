@@ -73,6 +73,10 @@ type App struct {
 	// custody.toml is invalid, keeping the error in configErr (doctor).
 	tolerateConfig bool
 	configErr      error
+	// args are the command line as given, for retries that repeat it.
+	args []string
+	// statePath is the state file's path once the repository is known.
+	statePath string
 }
 
 // exitSignal carries kong's exit request out of Parse.
@@ -92,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}
 	var cli CLI
-	app := &App{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr}
+	app := &App{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, args: args}
 	defer func() {
 		if p := recover(); p != nil {
 			if ex, ok := p.(exitSignal); ok {
@@ -200,7 +204,8 @@ func (a *App) env(create bool) (*steps.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.OpenContext(a.Ctx, steps.StatePath(repo), a.Globals.LockTimeout, create)
+	a.statePath = steps.StatePath(repo)
+	st, err := store.OpenContext(a.Ctx, a.statePath, a.Globals.LockTimeout, create)
 	if err != nil {
 		return nil, err
 	}

@@ -153,7 +153,7 @@ func TestBadStateFile(t *testing.T) {
 			if err := os.WriteFile(path, b, 0o600); err != nil {
 				t.Fatal(err)
 			}
-		}, []string{"corrupt", "nothing was changed", "custody doctor"}},
+		}, []string{"corrupt", "nothing was changed", ".corrupt && custody init"}},
 		{"ShortGarbage", "state-corrupt", func(t *testing.T, path string) {
 			if err := os.WriteFile(path, []byte("garbage\n"), 0o600); err != nil {
 				t.Fatal(err)

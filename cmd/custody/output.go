@@ -75,7 +75,32 @@ func (a *App) succeed() int {
 
 // describe turns any error into the one-paragraph body users see: a stable
 // code, what happened (naming the thing), and the next step.
-func describe(err error) errorBody {
+func describe(err error) errorBody { return describeIn(err, invocation{}) }
+
+// invocation is what describeIn knows of the command that failed, so a
+// retry can be the exact command again.
+type invocation struct {
+	// args are custody's arguments as given (nil when unknown).
+	args []string
+	// state is the state file's path, once known.
+	state string
+}
+
+// again is the failed command run again, with extra global flags first;
+// "custody --help" when the command line is unknown.
+func (inv invocation) again(extra ...string) string {
+	if inv.args == nil {
+		return "custody --help"
+	}
+	words := []string{"custody"}
+	for _, a := range append(extra, inv.args...) {
+		words = append(words, machine.QuoteArg(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// describeIn is describe for the failed invocation inv.
+func describeIn(err error, inv invocation) errorBody {
 	var r *machine.Refusal
 	if errors.As(err, &r) {
 		msg := r.Message
@@ -95,11 +120,16 @@ func describe(err error) errorBody {
 	case errors.Is(err, store.ErrSchemaNewer):
 		return errorBody{Code: string(machine.CodeSchemaNewer), Message: err.Error() + ". Upgrade custody to read it.", Retry: "custody --version"}
 	case errors.Is(err, store.ErrUnreadable):
-		return errorBody{Code: string(machine.CodeStateUnreadable), Message: err.Error() + "; nothing was changed. Fix the file's permissions or filesystem; do not move it aside.", Retry: "custody doctor"}
+		return errorBody{Code: string(machine.CodeStateUnreadable), Message: err.Error() + "; nothing was changed. Fix the file's permissions or filesystem; do not move it aside.", Retry: inv.again()}
 	case errors.Is(err, store.ErrCorrupt):
-		return errorBody{Code: string(machine.CodeStateCorrupt), Message: err.Error() + ". Move the file aside (keep it for inspection) and run custody init to start a new one; your worktrees are untouched.", Retry: "custody doctor"}
+		retry := "custody doctor"
+		if inv.state != "" {
+			// Moved aside, never deleted: it stays for inspection.
+			retry = "mv -n -- " + machine.QuoteArg(inv.state) + " " + machine.QuoteArg(inv.state+".corrupt") + " && custody init"
+		}
+		return errorBody{Code: string(machine.CodeStateCorrupt), Message: err.Error() + ". Move the file aside (keep it for inspection) and run custody init to start a new one; your worktrees are untouched.", Retry: retry}
 	case errors.Is(err, store.ErrLockTimeout):
-		return errorBody{Code: string(machine.CodeLockTimeout), Message: err.Error() + ". Another custody is still running in this repository.", Retry: "custody --lock-timeout 60s ..."}
+		return errorBody{Code: string(machine.CodeLockTimeout), Message: err.Error() + ". Another custody is still running in this repository.", Retry: inv.again("--lock-timeout", "60s")}
 	case errors.Is(err, store.ErrNotInitialized):
 		return errorBody{Code: string(machine.CodeNotInitialized), Message: "custody has no state in this repository yet (" + err.Error() + "); nothing was changed.", Retry: "custody init"}
 	case errors.Is(err, machine.ErrPlanInvalid):
@@ -109,11 +139,11 @@ func describe(err error) errorBody {
 	case errors.Is(err, store.ErrJournalBroken):
 		return errorBody{Code: string(machine.CodeJournalBroken), Message: err.Error(), Retry: "custody doctor"}
 	}
-	return errorBody{Code: "error", Message: err.Error()}
+	return errorBody{Code: "error", Message: err.Error(), Retry: "custody doctor"}
 }
 
 func (a *App) fail(jsonOut bool, command string, err error) int {
-	body := describe(err)
+	body := describeIn(err, invocation{args: a.args, state: a.statePath})
 	if jsonOut {
 		enc := json.NewEncoder(a.Stderr)
 		_ = enc.Encode(errEnvelope{Version: EnvelopeVersion, OK: false, Error: body})

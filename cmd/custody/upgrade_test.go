@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,5 +61,37 @@ func TestMigrationFailedIsDescribed(t *testing.T) {
 	b := describe(err)
 	if b.Code != string(machine.CodeMigrationFailed) || !strings.Contains(b.Message, "nothing was changed") || b.Retry != "custody doctor" {
 		t.Errorf("describe = %+v", b)
+	}
+}
+
+// TestCorruptStateRetryWorks: the retry of a corrupt state file, pasted
+// into a shell, moves the file aside (kept, byte for byte) and starts a new
+// one; the next command works. A lock timeout's retry is the same command
+// with a longer wait.
+func TestCorruptStateRetryWorks(t *testing.T) {
+	t.Parallel()
+	r := fixtures.New(t, fixtures.Options{})
+	mustCustody(t, r, 0, "init")
+	state := filepath.Join(r.Dir, ".git", "custody", "state.db")
+	garbage := bytes.Repeat([]byte("not a bbolt file\x00"), 1024)
+	if err := os.WriteFile(state, garbage, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	body := decodeError(t, mustCustody(t, r, 1, "list", "--json"))
+	if body.Code != string(machine.CodeStateCorrupt) {
+		t.Fatalf("list over a corrupt state file: %+v", body)
+	}
+	sh := exec.Command("sh", "-c", body.Retry)
+	sh.Dir, sh.Env = r.Dir, append(r.Env(), "PATH="+filepath.Dir(custodyBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("the retry %q failed: %v\n%s", body.Retry, err, out)
+	}
+	if b, err := os.ReadFile(state + ".corrupt"); err != nil || !bytes.Equal(b, garbage) {
+		t.Errorf("the corrupt file was not kept aside (%v)", err)
+	}
+	mustCustody(t, r, 0, "list")
+
+	if got := (invocation{args: []string{"-C", "my repo", "plan"}}).again("--lock-timeout", "60s"); got != "custody --lock-timeout 60s -C 'my repo' plan" {
+		t.Errorf("the lock timeout's retry = %q", got)
 	}
 }
