@@ -60,12 +60,13 @@ package main
 //	    other value's is its compact JSON (null, [], 2, {"a":1}). With !,
 //	    it fails if PATH is there and matches.
 //
-//	snapshot DIR FILE
-//	    Writes to FILE one line for every entry below DIR, links not
-//	    followed, in lexical order: its path relative to DIR, its type and
-//	    mode, and a file's sha256 or a link's target. Two
-//	    snapshots compared with cmp assert that nothing below DIR changed
-//	    (as fixtures.Snap does for the Go tests); timestamps do not count.
+//	snapshot DIR... FILE
+//	    Writes to FILE one line for every entry below each DIR, links not
+//	    followed, in lexical order: its path (DIR as given, then the path
+//	    below it), its type and mode, and a file's sha256 or a link's
+//	    target. Two snapshots compared with cmp assert that nothing below
+//	    the DIRs changed (as fixtures.Snap does for the Go tests);
+//	    timestamps do not count.
 //
 //	boltput FILE BUCKET KEY VALUE
 //	    Puts KEY=VALUE into BUCKET of the bbolt file FILE (a state.db), for
@@ -452,45 +453,48 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-// scriptSnapshot is `snapshot DIR FILE`.
+// scriptSnapshot is `snapshot DIR... FILE`.
 func scriptSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 	scriptNoNeg(ts, neg, "snapshot")
-	if len(args) != 2 {
-		ts.Fatalf("usage: snapshot DIR FILE")
+	if len(args) < 2 {
+		ts.Fatalf("usage: snapshot DIR... FILE")
 	}
-	dir := ts.MkAbs(args[0])
 	var b strings.Builder
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch m := fi.Mode(); {
-		case m&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
+	for _, arg := range args[:len(args)-1] {
+		dir := ts.MkAbs(arg)
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(&b, "%q link %q\n", rel, link)
-		case m.IsDir():
-			fmt.Fprintf(&b, "%q dir %v\n", rel, m.Perm())
-		case m.IsRegular():
-			data, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			name := filepath.Join(arg, rel)
+			fi, err := d.Info()
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(&b, "%q file %v %x\n", rel, m.Perm(), sha256.Sum256(data))
-		default:
-			fmt.Fprintf(&b, "%q %v\n", rel, m)
-		}
-		return nil
-	})
-	ts.Check(err)
-	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+			switch m := fi.Mode(); {
+			case m&fs.ModeSymlink != 0:
+				link, err := os.Readlink(p)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(&b, "%q link %q\n", name, link)
+			case m.IsDir():
+				fmt.Fprintf(&b, "%q dir %v\n", name, m.Perm())
+			case m.IsRegular():
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(&b, "%q file %v %x\n", name, m.Perm(), sha256.Sum256(data))
+			default:
+				fmt.Fprintf(&b, "%q %v\n", name, m)
+			}
+			return nil
+		})
+		ts.Check(err)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[len(args)-1]), []byte(b.String()), 0o644))
 }
 
 // scriptBoltPut is `boltput FILE BUCKET KEY VALUE`.
