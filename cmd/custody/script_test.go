@@ -51,14 +51,15 @@ package main
 //	    Reads SOURCE (stdout, stderr or a file), which must hold exactly one
 //	    JSON value, and looks up PATH in it: members separated by dots,
 //	    [N] for the Nth element of an array, [KEY=VALUE] for the one element
-//	    of an array of objects whose member KEY is VALUE, # for the length
-//	    of an array or object. e.g. result.items[id=$ID].refusal.code,
-//	    result.items.#. Without WANT it fails unless PATH is there (with !,
-//	    if it is: a member omitted, or below a null). With WANT it fails
-//	    unless the value's text matches the regular expression WANT as a
-//	    whole (\A(?:WANT)\z): a string's text is the string itself, any
-//	    other value's is its compact JSON (null, [], 2, {"a":1}). With !,
-//	    it fails if PATH is there and matches.
+//	    of an array of objects whose member KEY is VALUE, len() for the
+//	    length of an array or object: result.items[id=$ID].refusal.code,
+//	    result.items.len(). Without WANT it fails unless PATH is there
+//	    (with !, if it is: a member omitted, or below a null). With WANT it
+//	    fails unless the value's text matches the regular expression WANT
+//	    as a whole (\A(?:WANT)\z): a string's text is the string itself,
+//	    any other value's is its compact JSON (null, [], 2, {"a":1}). With
+//	    !, it fails if PATH is there and matches. (Quote a WANT holding #
+//	    or spaces: testscript ends a line at an unquoted #.)
 //
 //	snapshot DIR... FILE
 //	    Writes to FILE one line for every entry below each DIR, links not
@@ -91,6 +92,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -389,14 +391,16 @@ func jsonLookup(v any, path string) (_ any, ok bool, _ error) {
 			return nil, false, nil // below a null
 		}
 		switch {
-		case step == "#":
+		case step == "":
+			return nil, false, errors.New("an empty member name (a dot too many?)")
+		case step == "len()":
 			switch c := v.(type) {
 			case []any:
 				v = json.Number(strconv.Itoa(len(c)))
 			case map[string]any:
 				v = json.Number(strconv.Itoa(len(c)))
 			default:
-				return nil, false, fmt.Errorf("# of %s, which is neither an array nor an object", jsonText(v))
+				return nil, false, fmt.Errorf("len() of %s, which is neither an array nor an object", jsonText(v))
 			}
 		case strings.HasPrefix(step, "["):
 			a, isArray := v.([]any)
