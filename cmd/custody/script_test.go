@@ -43,6 +43,12 @@ package main
 //	mkfifo PATH
 //	    Makes a FIFO (named pipe) at PATH.
 //
+//	absent PATH...
+//	    Fails unless lstat says each PATH does not exist (ENOENT): nothing
+//	    is there, not even a dangling symlink, which testscript's
+//	    `! exists` (it follows links) would let pass. Removal is verified
+//	    this way (DESIGN §1.5).
+//
 //	chardev PATH
 //	    Makes a character device at PATH equal to /dev/null (mknod c 1 3;
 //	    it needs root, the case it is for).
@@ -169,6 +175,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"snapshot": scriptSnapshot,
 		"boltput":  scriptBoltPut,
 		"planedit": scriptPlanEdit,
+		"absent":   scriptAbsent,
 		"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
 			scriptNoNeg(ts, neg, "mkfifo")
 			if len(args) != 1 {
@@ -310,6 +317,23 @@ func scriptFiletype(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		if link != args[2] {
 			ts.Fatalf("%s points at %s, want %s", args[0], link, args[2])
+		}
+	}
+}
+
+// scriptAbsent is `absent PATH...`.
+func scriptAbsent(ts *testscript.TestScript, neg bool, args []string) {
+	scriptNoNeg(ts, neg, "absent")
+	if len(args) == 0 {
+		ts.Fatalf("usage: absent PATH...")
+	}
+	for _, a := range args {
+		fi, err := os.Lstat(ts.MkAbs(a))
+		switch {
+		case err == nil:
+			ts.Fatalf("%s is there (%v), want nothing", a, fi.Mode())
+		case !errors.Is(err, fs.ErrNotExist):
+			ts.Fatalf("lstat %s: %v, want ENOENT", a, err)
 		}
 	}
 }
