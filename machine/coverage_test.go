@@ -10,7 +10,8 @@ import (
 
 // TestEveryCodeIsTested fails when a refusal code appears in no test of the
 // module: every code must be produced and asserted somewhere, by its string
-// or by its constant.
+// or by its constant, in a Go test or in a CLI script
+// (cmd/custody/testdata/script/*.txtar, where "code":"…" asserts it).
 func TestEveryCodeIsTested(t *testing.T) {
 	t.Parallel()
 	var corpus strings.Builder
@@ -32,6 +33,17 @@ func TestEveryCodeIsTested(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	scripts, err := filepath.Glob(filepath.Join("..", "cmd", "custody", "testdata", "script", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range scripts {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		corpus.Write(b)
 	}
 	text := corpus.String()
 	names := codeConstNames(t)

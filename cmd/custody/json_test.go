@@ -110,11 +110,6 @@ type (
 // a Go type cannot see.
 type rawResult = map[string]json.RawMessage
 
-// rawListResult is list's result with each record's members as JSON text.
-type rawListResult struct {
-	Records []rawResult `json:"records"`
-}
-
 // planItem returns the plan's item id, failing the test when it has none.
 func planItem(t testing.TB, p machine.Plan, id string) machine.PlanItem {
 	t.Helper()

@@ -62,6 +62,7 @@ func (a *App) succeed() int {
 	if a.Globals.JSON {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false) // retries are shell: keep && and > as they are
 		if err := enc.Encode(okEnvelope{Version: EnvelopeVersion, OK: true, Command: a.Command, Result: a.result}); err != nil {
 			return exitError
 		}
@@ -146,6 +147,7 @@ func (a *App) fail(jsonOut bool, command string, err error) int {
 	body := describeIn(err, invocation{args: a.args, state: a.statePath})
 	if jsonOut {
 		enc := json.NewEncoder(a.Stderr)
+		enc.SetEscapeHTML(false) // retries are shell: keep && and > as they are
 		_ = enc.Encode(errEnvelope{Version: EnvelopeVersion, OK: false, Error: body})
 		return exitError
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/store"
+	bolt "go.etcd.io/bbolt"
 )
 
 // rtCase provokes one refusal of one command.
@@ -339,7 +340,7 @@ func rtCases() []rtCase {
 		{cmd: "journal head", name: "schema_newer", exit: 1, code: "schema-newer",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := rtRepo(t, fixtures.Options{})
-				badSetMeta(t, badStatePath(r), "schema", "99")
+				setStateMeta(t, r, "schema", "99")
 				return at(r)
 			}},
 		{cmd: "resource identity", name: "unknown_name", exit: 1, code: "unknown-record",
@@ -609,4 +610,18 @@ func rtRetryProblem(retry string, c rtCase, r *fixtures.Repo) string {
 		}
 	}
 	return ""
+}
+
+// setStateMeta writes key = value into the meta bucket of r's state file
+// behind custody's back: a schema no command writes.
+func setStateMeta(t *testing.T, r *fixtures.Repo, key, value string) {
+	t.Helper()
+	db, err := bolt.Open(filepath.Join(r.Dir, ".git", "custody", "state.db"), 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Put([]byte(key), []byte(value)) }); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -43,9 +43,50 @@ package main
 //	mkfifo PATH
 //	    Makes a FIFO (named pipe) at PATH.
 //
+//	absent PATH...
+//	    Fails unless lstat says each PATH does not exist (ENOENT): nothing
+//	    is there, not even a dangling symlink, which testscript's
+//	    `! exists` (it follows links) would let pass. Removal is verified
+//	    this way (DESIGN §1.5).
+//
 //	chardev PATH
 //	    Makes a character device at PATH equal to /dev/null (mknod c 1 3;
 //	    it needs root, the case it is for).
+//
+//	jsonpath SOURCE PATH [WANT]
+//	    Reads SOURCE (stdout, stderr or a file), which must hold exactly one
+//	    JSON value, and looks up PATH in it: members separated by dots,
+//	    [N] for the Nth element of an array, [KEY=VALUE] for the one element
+//	    of an array of objects whose member KEY is VALUE, len() for the
+//	    length of an array or object: result.items[id=$ID].refusal.code,
+//	    result.items.len(). Without WANT it fails unless PATH is there
+//	    (with !, if it is: a member omitted, or below a null). With WANT it
+//	    fails unless the value's text matches the regular expression WANT
+//	    as a whole (\A(?:WANT)\z): a string's text is the string itself,
+//	    any other value's is its compact JSON (null, [], 2, {"a":1}). With
+//	    !, it fails if PATH is there and matches. (Quote a WANT holding #
+//	    or spaces: testscript ends a line at an unquoted #.)
+//
+//	snapshot DIR... FILE
+//	    Writes to FILE one line for every entry below each DIR, links not
+//	    followed, in lexical order: its path (DIR as given, then the path
+//	    below it), its type and mode, and a file's sha256 or a link's
+//	    target. Two snapshots compared with cmp assert that nothing below
+//	    the DIRs changed (as fixtures.Snap does for the Go tests);
+//	    timestamps do not count.
+//
+//	boltput FILE BUCKET KEY VALUE
+//	    Puts KEY=VALUE into BUCKET of the bbolt file FILE (a state.db), for
+//	    states no custody command makes, e.g. a schema from a newer custody:
+//	    boltput .git/custody/state.db meta schema 99.
+//
+//	planedit [-seal] FILE ID MEMBER=JSON...
+//	    Sets members of plan item ID in the plan file FILE to the JSON
+//	    values (null removes an optional member) and writes the plan back
+//	    indented, as a person editing it by hand would; its plan_id then no
+//	    longer matches. With -seal it also recomputes plan_id
+//	    (machine.Seal), as a forger who knows the format would, so the file
+//	    parses and only apply's fresh assessment can refuse it.
 //
 // and the condition:
 //
@@ -55,8 +96,12 @@ package main
 //	    script that writes "to /dev/null" uses a chardev of its own instead.
 
 import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -66,8 +111,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/custody-sh/custody/machine"
 	"github.com/rogpeppe/go-internal/testscript"
+	bolt "go.etcd.io/bbolt"
 )
 
 var updateScripts = flag.Bool("update", false, "rewrite the files a failing cmp in testdata/script compares against")
@@ -123,6 +171,11 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"capture":  scriptCapture,
 		"repo":     scriptRepo,
 		"filetype": scriptFiletype,
+		"jsonpath": scriptJSONPath,
+		"snapshot": scriptSnapshot,
+		"boltput":  scriptBoltPut,
+		"planedit": scriptPlanEdit,
+		"absent":   scriptAbsent,
 		"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
 			scriptNoNeg(ts, neg, "mkfifo")
 			if len(args) != 1 {
@@ -266,4 +319,276 @@ func scriptFiletype(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s points at %s, want %s", args[0], link, args[2])
 		}
 	}
+}
+
+// scriptAbsent is `absent PATH...`.
+func scriptAbsent(ts *testscript.TestScript, neg bool, args []string) {
+	scriptNoNeg(ts, neg, "absent")
+	if len(args) == 0 {
+		ts.Fatalf("usage: absent PATH...")
+	}
+	for _, a := range args {
+		fi, err := os.Lstat(ts.MkAbs(a))
+		switch {
+		case err == nil:
+			ts.Fatalf("%s is there (%v), want nothing", a, fi.Mode())
+		case !errors.Is(err, fs.ErrNotExist):
+			ts.Fatalf("lstat %s: %v, want ENOENT", a, err)
+		}
+	}
+}
+
+// scriptJSONPath is `jsonpath SOURCE PATH [WANT]`.
+func scriptJSONPath(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: jsonpath stdout|stderr|FILE PATH [WANT]")
+	}
+	src, path := args[0], args[1]
+	text := ""
+	switch src {
+	case "stdout", "stderr":
+		text = ts.ReadFile(src)
+	default:
+		b, err := os.ReadFile(ts.MkAbs(src))
+		ts.Check(err)
+		text = string(b)
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		ts.Fatalf("jsonpath: %s is not JSON: %v", src, err)
+	}
+	if err := dec.Decode(new(json.RawMessage)); err != io.EOF {
+		ts.Fatalf("jsonpath: %s holds more than one JSON value", src)
+	}
+	v, ok, err := jsonLookup(doc, path)
+	if err != nil {
+		ts.Fatalf("jsonpath %s: %v", path, err)
+	}
+	if len(args) == 2 {
+		switch {
+		case neg && ok:
+			ts.Fatalf("jsonpath: %s has %s: %s", src, path, jsonText(v))
+		case !neg && !ok:
+			ts.Fatalf("jsonpath: %s has no %s", src, path)
+		}
+		return
+	}
+	if !ok {
+		ts.Fatalf("jsonpath: %s has no %s", src, path)
+	}
+	re, err := regexp.Compile(`\A(?:` + args[2] + `)\z`)
+	if err != nil {
+		ts.Fatalf("jsonpath: %v", err)
+	}
+	got := jsonText(v)
+	switch {
+	case neg && re.MatchString(got):
+		ts.Fatalf("jsonpath: %s %s is %s, matching %#q", src, path, got, args[2])
+	case !neg && !re.MatchString(got):
+		ts.Fatalf("jsonpath: %s %s is %s, want %#q", src, path, got, args[2])
+	}
+}
+
+// jsonLookup follows path (see jsonpath) from v; ok is false when a member,
+// element or match is not there.
+func jsonLookup(v any, path string) (_ any, ok bool, _ error) {
+	for path != "" {
+		var step string
+		switch {
+		case path[0] == '[':
+			end := strings.IndexByte(path, ']')
+			if end < 0 {
+				return nil, false, fmt.Errorf("no ] after %s", path)
+			}
+			step, path = path[:end+1], path[end+1:]
+		default:
+			end := strings.IndexAny(path, ".[")
+			if end < 0 {
+				end = len(path)
+			}
+			step, path = path[:end], path[end:]
+		}
+		path = strings.TrimPrefix(path, ".")
+		if v == nil {
+			return nil, false, nil // below a null
+		}
+		switch {
+		case step == "":
+			return nil, false, errors.New("an empty member name (a dot too many?)")
+		case step == "len()":
+			switch c := v.(type) {
+			case []any:
+				v = json.Number(strconv.Itoa(len(c)))
+			case map[string]any:
+				v = json.Number(strconv.Itoa(len(c)))
+			default:
+				return nil, false, fmt.Errorf("len() of %s, which is neither an array nor an object", jsonText(v))
+			}
+		case strings.HasPrefix(step, "["):
+			a, isArray := v.([]any)
+			if !isArray {
+				return nil, false, fmt.Errorf("%s of %s, which is not an array", step, jsonText(v))
+			}
+			sel := step[1 : len(step)-1]
+			if key, want, isMatch := strings.Cut(sel, "="); isMatch {
+				var found []any
+				for _, e := range a {
+					if m, isObject := e.(map[string]any); isObject && m[key] != nil && jsonText(m[key]) == want {
+						found = append(found, e)
+					}
+				}
+				if len(found) > 1 {
+					return nil, false, fmt.Errorf("%d elements match %s", len(found), step)
+				}
+				if len(found) == 0 {
+					return nil, false, nil
+				}
+				v = found[0]
+				continue
+			}
+			n, err := strconv.Atoi(sel)
+			if err != nil || n < 0 {
+				return nil, false, fmt.Errorf("%s is neither [N] nor [KEY=VALUE]", step)
+			}
+			if n >= len(a) {
+				return nil, false, nil
+			}
+			v = a[n]
+		default:
+			m, isObject := v.(map[string]any)
+			if !isObject {
+				return nil, false, fmt.Errorf("member %s of %s, which is not an object", step, jsonText(v))
+			}
+			if v, ok = m[step]; !ok {
+				return nil, false, nil
+			}
+		}
+	}
+	return v, true, nil
+}
+
+// jsonText is a string's text, or any other value's compact JSON.
+func jsonText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// scriptSnapshot is `snapshot DIR... FILE`.
+func scriptSnapshot(ts *testscript.TestScript, neg bool, args []string) {
+	scriptNoNeg(ts, neg, "snapshot")
+	if len(args) < 2 {
+		ts.Fatalf("usage: snapshot DIR... FILE")
+	}
+	var b strings.Builder
+	for _, arg := range args[:len(args)-1] {
+		dir := ts.MkAbs(arg)
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			name := filepath.Join(arg, rel)
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			switch m := fi.Mode(); {
+			case m&fs.ModeSymlink != 0:
+				link, err := os.Readlink(p)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(&b, "%q link %q\n", name, link)
+			case m.IsDir():
+				fmt.Fprintf(&b, "%q dir %v\n", name, m.Perm())
+			case m.IsRegular():
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(&b, "%q file %v %x\n", name, m.Perm(), sha256.Sum256(data))
+			default:
+				fmt.Fprintf(&b, "%q %v\n", name, m)
+			}
+			return nil
+		})
+		ts.Check(err)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[len(args)-1]), []byte(b.String()), 0o644))
+}
+
+// scriptBoltPut is `boltput FILE BUCKET KEY VALUE`.
+func scriptBoltPut(ts *testscript.TestScript, neg bool, args []string) {
+	scriptNoNeg(ts, neg, "boltput")
+	if len(args) != 4 {
+		ts.Fatalf("usage: boltput FILE BUCKET KEY VALUE")
+	}
+	db, err := bolt.Open(ts.MkAbs(args[0]), 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	ts.Check(err)
+	defer db.Close()
+	ts.Check(db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte(args[1]))
+		if b == nil {
+			return fmt.Errorf("%s has no bucket %s", args[0], args[1])
+		}
+		return b.Put([]byte(args[2]), []byte(args[3]))
+	}))
+	ts.Check(db.Close())
+}
+
+// scriptPlanEdit is `planedit [-seal] FILE ID MEMBER=JSON...`.
+func scriptPlanEdit(ts *testscript.TestScript, neg bool, args []string) {
+	scriptNoNeg(ts, neg, "planedit")
+	seal := len(args) > 0 && args[0] == "-seal"
+	if seal {
+		args = args[1:]
+	}
+	if len(args) < 3 {
+		ts.Fatalf("usage: planedit [-seal] FILE ID MEMBER=JSON...")
+	}
+	file := ts.MkAbs(args[0])
+	b, err := os.ReadFile(file)
+	ts.Check(err)
+	var doc map[string]any
+	ts.Check(json.Unmarshal(b, &doc))
+	items, _ := doc["items"].([]any)
+	edited := 0
+	for _, it := range items {
+		m, _ := it.(map[string]any)
+		if m == nil || m["id"] != args[1] {
+			continue
+		}
+		for _, kv := range args[2:] {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				ts.Fatalf("planedit: %s is not MEMBER=JSON", kv)
+			}
+			var val any
+			if err := json.Unmarshal([]byte(v), &val); err != nil {
+				ts.Fatalf("planedit: %s: %v", kv, err)
+			}
+			m[k] = val
+		}
+		edited++
+	}
+	if edited != 1 {
+		ts.Fatalf("planedit: %s has %d items %s, want 1", args[0], edited, args[1])
+	}
+	b, err = json.MarshalIndent(doc, "", "  ")
+	ts.Check(err)
+	if seal {
+		var p machine.Plan
+		ts.Check(json.Unmarshal(b, &p))
+		b, err = json.MarshalIndent(machine.Seal(p), "", "  ")
+		ts.Check(err)
+	}
+	ts.Check(os.WriteFile(file, append(b, '\n'), 0o644))
 }
