@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
 
 	"github.com/custody-sh/custody/machine"
 	bolt "go.etcd.io/bbolt"
@@ -15,27 +14,7 @@ import (
 // lacks (written by an older custody after this file was upgraded) is
 // still found.
 func CarryingIntents[R machine.Row](s *Store, kind machine.Kind) ([]R, error) {
-	var out []R
-	err := s.view(func(tx *bolt.Tx) error {
-		b, err := s.kindBucket(tx, kind)
-		if err != nil {
-			return err
-		}
-		return b.ForEach(func(k, v []byte) error {
-			var h rowHeader
-			if json.Unmarshal(v, &h) != nil || !h.hasIntent() {
-				return nil // a record that does not parse: Check reports it
-			}
-			r, err := decodeRow[R](kind, string(k), v)
-			if err != nil {
-				return err
-			}
-			out = append(out, r)
-			return nil
-		})
-	})
-	sort.Slice(out, func(i, j int) bool { return out[i].RowID() < out[j].RowID() })
-	return out, err
+	return listRows[R](s, kind, rowHeader.hasIntent)
 }
 
 // ReindexIntents makes the intent index exactly what the records of every

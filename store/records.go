@@ -25,6 +25,13 @@ func Load[R machine.Row](s *Store, kind machine.Kind, id string) (R, error) {
 
 // ListKind returns every record of kind, sorted by id.
 func ListKind[R machine.Row](s *Store, kind machine.Kind) ([]R, error) {
+	return listRows[R](s, kind, func(rowHeader) bool { return true })
+}
+
+// listRows returns the records of kind whose header keep accepts, sorted by
+// id. A record whose header does not parse is kept, so decoding it reports
+// the corruption.
+func listRows[R machine.Row](s *Store, kind machine.Kind, keep func(rowHeader) bool) ([]R, error) {
 	var out []R
 	err := s.view(func(tx *bolt.Tx) error {
 		b, err := s.kindBucket(tx, kind)
@@ -32,6 +39,10 @@ func ListKind[R machine.Row](s *Store, kind machine.Kind) ([]R, error) {
 			return err
 		}
 		return b.ForEach(func(k, v []byte) error {
+			var h rowHeader
+			if json.Unmarshal(v, &h) == nil && !keep(h) {
+				return nil
+			}
 			r, err := decodeRow[R](kind, string(k), v)
 			if err != nil {
 				return err
