@@ -123,9 +123,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return app.fail(jsonOut, "", &usageError{err})
 	}
 	app.Command = commandName(kctx.Command())
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (the terminal closed) is an interrupt like Ctrl-C and SIGTERM:
+	// the command stops starting work, lets what runs end within seconds
+	// and reports what it did. The registry lock waits --lock-timeout.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	app.Ctx = ctx
+	app.Ctx = observe.WithLockTimeout(ctx, cli.LockTimeout)
 	app.Dir = cli.Chdir
 	if app.Dir == "" {
 		app.Dir, _ = os.Getwd()

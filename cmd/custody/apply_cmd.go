@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -74,7 +73,7 @@ func (c *ApplyCmd) Run(a *App) error {
 }
 
 func readPlanFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openPlanFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: cannot read %s: %v", machine.ErrPlanInvalid, path, errors.Unwrap(err))
 	}
