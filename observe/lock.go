@@ -247,10 +247,27 @@ func isAncestorProcess(pid int) bool {
 	return false
 }
 
-// retryLonger is this command run again with a longer lock timeout.
+// retryLonger is this command run again with a longer lock timeout: the
+// arguments as given, without the --lock-timeout they had (the last one
+// given would win).
 func retryLonger() string {
 	words := []string{"custody", "--lock-timeout", "60s"}
-	for _, a := range os.Args[1:] {
+	args := os.Args[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			for _, rest := range args[i:] {
+				words = append(words, machine.QuoteArg(rest))
+			}
+			break
+		}
+		if a == "--lock-timeout" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "--lock-timeout=") {
+			continue
+		}
 		words = append(words, machine.QuoteArg(a))
 	}
 	return strings.Join(words, " ")
@@ -329,7 +346,7 @@ func ChangeRegistry(ctx context.Context, g *Git, repo Repo, args ...string) ([]b
 	r.Env = gitEnv(false)
 	res, err := r.Run(rctx, Cmd{Dir: repo.MainCheckout, Args: append([]string{bin}, args...), Env: env})
 	if err != nil && ctx.Err() != nil && rctx.Err() != nil {
-		return res.Stdout, fmt.Errorf("interrupted: git %s was ended %s after the interrupt: %w", strings.Join(args, " "), InterruptGrace, err)
+		return res.Stdout, fmt.Errorf("interrupted, and ended %s after the interrupt: %w", InterruptGrace, err)
 	}
 	return res.Stdout, err
 }
