@@ -23,7 +23,7 @@ func openPlanFile(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("it is %s, not a regular file", planFileKind(fi.Mode()))}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file, it is %s", planFileKind(fi.Mode()))}
 	}
 	return f, nil
 }
