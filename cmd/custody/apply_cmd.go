@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -73,11 +74,16 @@ func (c *ApplyCmd) Run(a *App) error {
 }
 
 func readPlanFile(path string) ([]byte, error) {
-	f, err := openPlanFile(path)
+	// Never blocks: a FIFO with no writer, a device or a directory is
+	// refused before anything is read (planfile.go).
+	f, err := os.OpenFile(path, planOpenFlags, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%w: cannot read %s: %v", machine.ErrPlanInvalid, path, errors.Unwrap(err))
 	}
 	defer f.Close()
+	if err := mustBeRegular(f); err != nil {
+		return nil, fmt.Errorf("%w: cannot read %s: %v", machine.ErrPlanInvalid, path, errors.Unwrap(err))
+	}
 	b, err := io.ReadAll(io.LimitReader(f, machine.MaxPlanBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: cannot read %s: %v", machine.ErrPlanInvalid, path, err)

@@ -7,25 +7,23 @@ import (
 	"syscall"
 )
 
-// openPlanFile opens a plan file for reading without ever blocking: it is
-// opened with O_NONBLOCK (a named pipe with no writer does not wait for
-// one) and refused unless it is a regular file, so a FIFO, a device such as
-// /dev/zero or a directory is never read.
-func openPlanFile(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
+// planOpenFlags open a plan file for reading without blocking: a named
+// pipe with no writer does not wait for one. mustBeRegular then refuses
+// anything but a regular file, so a FIFO, a device such as /dev/zero or a
+// directory is never read.
+const planOpenFlags = os.O_RDONLY | syscall.O_NONBLOCK
+
+// mustBeRegular returns an *fs.PathError naming f's type unless f is a
+// regular file.
+func mustBeRegular(f *os.File) error {
 	fi, err := f.Stat()
 	if err != nil {
-		f.Close()
-		return nil, err
+		return err
 	}
 	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file, it is %s", planFileKind(fi.Mode()))}
+		return &fs.PathError{Op: "open", Path: f.Name(), Err: fmt.Errorf("not a regular file, it is %s", planFileKind(fi.Mode()))}
 	}
-	return f, nil
+	return nil
 }
 
 // planFileKind names a file type that is not a plan.
