@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"time"
 )
 
 // Git runs git through one Runner with custody's fixed environment.
@@ -11,6 +12,16 @@ type Git struct {
 	Runner *Runner
 	// Bin is the git program (default "git", found on PATH).
 	Bin string
+	// RemoteTimeout bounds each remote's advertisement and fetch (zero:
+	// the package's RemoteTimeout).
+	RemoteTimeout time.Duration
+}
+
+func (g *Git) remoteTimeout() time.Duration {
+	if g.RemoteTimeout > 0 {
+		return g.RemoteTimeout
+	}
+	return RemoteTimeout
 }
 
 // NewGit returns a Git over r.

@@ -1,0 +1,353 @@
+package observe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// LocalRemotePath returns the filesystem path git reads for a remote URL
+// that names a local repository, and false for any other URL (a network
+// URL, an scp-like ssh address, or a transport helper such as ext::). It
+// follows git's own rules (transport.c, connect.c): a `file://` URL is
+// local whatever its host (git ignores it: file://localhost/p and
+// file://h/p both read /p) and its path is percent-decoded; a URL with
+// another scheme is not local; `<transport>::<address>` is a helper; a
+// colon before any slash is scp-like ssh; anything else is a path, taken
+// relative to base (the directory git runs in) when it is relative.
+func LocalRemotePath(url, base string) (string, bool) {
+	if url == "" {
+		return "", false
+	}
+	if rest, ok := strings.CutPrefix(url, "file://"); ok {
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			rest = rest[i:]
+		} else {
+			rest = ""
+		}
+		p := percentDecode(rest)
+		if p == "" {
+			return "", false
+		}
+		return filepath.Clean(p), true
+	}
+	if isHelperURL(url) || strings.Contains(url, "://") {
+		return "", false
+	}
+	colon := strings.IndexByte(url, ':')
+	slash := strings.IndexByte(url, '/')
+	if colon >= 0 && (slash < 0 || colon < slash) {
+		return "", false // [user@]host:path
+	}
+	if !filepath.IsAbs(url) {
+		url = filepath.Join(base, url)
+	}
+	return filepath.Clean(url), true
+}
+
+// isHelperURL reports whether url is `<transport>::<address>`, which git
+// hands to the remote helper git-remote-<transport>.
+func isHelperURL(url string) bool {
+	i := strings.Index(url, "::")
+	if i <= 0 {
+		return false
+	}
+	for _, r := range url[:i] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '.' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// percentDecode decodes %XX escapes as git's url_decode does: an escape
+// that is not two hex digits is kept as it is.
+func percentDecode(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// fileID is a file's identity: the device and inode lstat or stat report.
+// Two paths name the same directory exactly when their ids are equal,
+// whatever symlinks, bind mounts or spellings lead to them.
+type fileID struct{ dev, ino uint64 }
+
+// statID returns path's identity, following symlinks. absent is true when
+// nothing is there (ENOENT, ENOTDIR); any other failure is an error.
+func statID(path string) (id fileID, isDir, absent bool, err error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return fileID{}, false, true, nil
+		}
+		return fileID{}, false, false, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false, false, fmt.Errorf("stat %s: no device and inode", path)
+	}
+	return fileID{uint64(st.Dev), st.Ino}, fi.IsDir(), false, nil
+}
+
+// remoteGitDirs lists the git directories git may open for the local path
+// p, in the order of git's enter_repo (p/.git, p, p.git/.git, p.git), each
+// as the git dir and its common dir. A `.git` file is followed to the git
+// dir it names. A candidate that cannot be read is an error: what it is
+// would be unknown.
+func remoteGitDirs(p string) ([][2]string, error) {
+	var out [][2]string
+	for _, c := range []string{p + "/.git", p, p + ".git/.git", p + ".git"} {
+		_, isDir, absent, err := statID(c)
+		if err != nil {
+			return nil, fmt.Errorf("identify %s: %w", c, err)
+		}
+		if absent {
+			continue
+		}
+		gitDir := c
+		if !isDir {
+			target, err := readGitfile(c)
+			if err != nil {
+				if filepath.Base(c) == ".git" {
+					return nil, err
+				}
+				continue // a plain file (a bundle, say): not a git dir
+			}
+			gitDir = target
+		}
+		common := gitDir
+		if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+			cd := strings.TrimRight(string(b), "\n")
+			if !filepath.IsAbs(cd) {
+				cd = filepath.Join(gitDir, cd)
+			}
+			common = cd
+		} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return nil, fmt.Errorf("identify %s: %w", gitDir, err)
+		}
+		out = append(out, [2]string{gitDir, common})
+	}
+	return out, nil
+}
+
+// readGitfile reads the "gitdir: PATH" a .git file holds, relative to the
+// file's directory when PATH is relative. Files over 64 KiB, or without
+// the prefix, are not gitfiles.
+func readGitfile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > 64<<10 {
+		return "", fmt.Errorf("%s is not a gitfile", path)
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	target, ok := strings.CutPrefix(strings.TrimRight(buf.String(), "\r\n"), "gitdir: ")
+	if !ok || target == "" {
+		return "", fmt.Errorf("%s is not a gitfile", path)
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(path), target)
+	}
+	return target, nil
+}
+
+// remoteIdentity is what custody knows of one local remote: whether it is
+// this repository, and the object directories of the git dirs it may be.
+type remoteIdentity struct {
+	// Self explains why the remote is this repository, or is "".
+	Self string
+	// Borrows names the remote's git dir whose alternates reach this
+	// repository's object store, or is "".
+	Borrows string
+}
+
+// identifyRemote decides, by device and inode, whether the local remote at
+// path is this repository (its common dir, a linked worktree's git dir,
+// or the main checkout), and whether its object store borrows this
+// repository's objects through objects/info/alternates.
+func identifyRemote(repo Repo, path string) (remoteIdentity, error) {
+	self, _, _, err := statID(repo.CommonDir)
+	if err != nil {
+		return remoteIdentity{}, fmt.Errorf("identify this repository %s: %w", repo.CommonDir, err)
+	}
+	selfObjects, _, _, err := statID(filepath.Join(repo.CommonDir, "objects"))
+	if err != nil {
+		return remoteIdentity{}, fmt.Errorf("identify this repository's objects: %w", err)
+	}
+	dirs, err := remoteGitDirs(path)
+	if err != nil {
+		return remoteIdentity{}, err
+	}
+	var id remoteIdentity
+	for _, d := range dirs {
+		for _, p := range d {
+			got, _, absent, err := statID(p)
+			if err != nil {
+				return remoteIdentity{}, fmt.Errorf("identify %s: %w", p, err)
+			}
+			if !absent && got == self {
+				return remoteIdentity{Self: p + " is this repository's git directory " + repo.CommonDir}, nil
+			}
+		}
+		if id.Borrows != "" {
+			continue
+		}
+		borrows, err := borrowsObjects(filepath.Join(d[1], "objects"), selfObjects, 0)
+		if err != nil {
+			return remoteIdentity{}, err
+		}
+		if borrows {
+			id.Borrows = d[0]
+		}
+	}
+	return id, nil
+}
+
+// maxAlternateDepth is git's own bound on chained alternates.
+const maxAlternateDepth = 5
+
+// borrowsObjects reports whether the object directory objects reaches the
+// object directory target through objects/info/alternates, followed as git
+// follows them (relative to the object directory, chained). An alternates
+// file that cannot be read, or a chain deeper than git follows, counts as
+// borrowing: whose objects it holds would be unknown.
+func borrowsObjects(objects string, target fileID, depth int) (bool, error) {
+	b, err := os.ReadFile(filepath.Join(objects, "info", "alternates"))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return false, nil
+	}
+	if err != nil {
+		return true, nil
+	}
+	if depth >= maxAlternateDepth {
+		return true, nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if line[0] == '"' {
+			u, err := strconv.Unquote(line)
+			if err != nil {
+				return true, nil
+			}
+			line = u
+		}
+		if !filepath.IsAbs(line) {
+			line = filepath.Join(objects, line)
+		}
+		got, _, absent, err := statID(line)
+		if err != nil {
+			return true, nil
+		}
+		if absent {
+			continue
+		}
+		if got == target {
+			return true, nil
+		}
+		if deeper, err := borrowsObjects(line, target, depth+1); err != nil || deeper {
+			return true, err
+		}
+	}
+	if sc.Err() != nil {
+		return true, nil
+	}
+	return false, nil
+}
+
+// ownObjectsComplete reports whether every object reachable from commits
+// exists in gitDir's own object store, its alternates ignored: one `git
+// rev-list --objects --missing=print` over a throwaway git dir whose
+// object directory links to gitDir's loose and pack directories and has no
+// info/alternates. Any failure of the walk is false: what the store holds
+// is then unknown.
+func ownObjectsComplete(ctx context.Context, g *Git, gitDir string, commits []string) (bool, error) {
+	if len(commits) == 0 {
+		return true, nil
+	}
+	objects := filepath.Join(gitDir, "objects")
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		cd := strings.TrimRight(string(b), "\n")
+		if !filepath.IsAbs(cd) {
+			cd = filepath.Join(gitDir, cd)
+		}
+		objects = filepath.Join(cd, "objects")
+	}
+	entries, err := os.ReadDir(objects)
+	if err != nil {
+		return false, fmt.Errorf("read the object store %s: %w", objects, err)
+	}
+	tmp, err := os.MkdirTemp("", "custody-own-objects-")
+	if err != nil {
+		return false, fmt.Errorf("own objects of %s: %w", gitDir, err)
+	}
+	defer os.RemoveAll(tmp)
+	for _, d := range []string{"objects", "refs"} {
+		if err := os.Mkdir(filepath.Join(tmp, d), 0o700); err != nil {
+			return false, fmt.Errorf("own objects of %s: %w", gitDir, err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "HEAD"), []byte("ref: refs/heads/custody\n"), 0o600); err != nil {
+		return false, fmt.Errorf("own objects of %s: %w", gitDir, err)
+	}
+	for _, e := range entries {
+		if e.Name() == "info" {
+			continue
+		}
+		if err := os.Symlink(filepath.Join(objects, e.Name()), filepath.Join(tmp, "objects", e.Name())); err != nil {
+			return false, fmt.Errorf("own objects of %s: %w", gitDir, err)
+		}
+	}
+	in := strings.Join(commits, "\n") + "\n"
+	out, err := g.ObserveInput(ctx, tmp, []byte(in), "--git-dir="+tmp, "rev-list", "--objects", "--missing=print", "--stdin")
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return false, nil
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "?") {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// remoteRefusal is the failure recorded for a remote that cannot prove,
+// naming it and its URL with any credentials removed.
+func remoteRefusal(remote, url, why string) machine.RemoteFailure {
+	return machine.RemoteFailure{Remote: remote, Error: fmt.Sprintf("remote %s (%s) %s", remote, machine.RedactCredentials(url), why)}
+}
