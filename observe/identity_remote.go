@@ -21,7 +21,9 @@ import (
 // URL, an scp-like ssh address, or a transport helper such as ext::). It
 // follows git's own rules (transport.c, connect.c): a `file://` URL is
 // local whatever its host (git ignores it: file://localhost/p and
-// file://h/p both read /p) and its path is percent-decoded; a URL with
+// file://h/p both read /p), and the whole rest is percent-decoded before
+// the host is cut at the first slash (file://localhost%2Fp reads /p); a
+// URL with
 // another scheme is not local; `<transport>::<address>` is a helper; a
 // colon before any slash is scp-like ssh; anything else is a path, taken
 // relative to base (the directory git runs in) when it is relative.
@@ -30,16 +32,14 @@ func LocalRemotePath(url, base string) (string, bool) {
 		return "", false
 	}
 	if rest, ok := strings.CutPrefix(url, "file://"); ok {
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			rest = rest[i:]
-		} else {
-			rest = ""
+		// git decodes the whole rest first, then drops the host up to the
+		// first slash: file://localhost%2Fp reads /p too.
+		rest = percentDecode(rest)
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return "", false // git: no path specified
 		}
-		p := percentDecode(rest)
-		if p == "" {
-			return "", false
-		}
-		return filepath.Clean(p), true
+		return filepath.Clean(rest[i:]), true
 	}
 	if isHelperURL(url) || strings.Contains(url, "://") {
 		return "", false
