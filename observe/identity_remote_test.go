@@ -294,4 +294,21 @@ func TestAdvertiseHungRemoteBounded(t *testing.T) {
 	if p := s.prove(repo, s.rev(dir, "main"), v); p == nil || p.Remote != "origin" {
 		t.Errorf("main is on origin, which answered; proof %+v", p)
 	}
+	// The same command advertising again (a final observation) does not
+	// wait for them again, and still names them.
+	start = time.Now()
+	v, err = observe.Advertise(context.Background(), &g, repo)
+	if took := time.Since(start); err != nil || took > 900*time.Millisecond {
+		t.Errorf("second Advertise: %v after %s; want the hung remotes not asked again", err, took)
+	}
+	if len(v.Failures) != 2 || !strings.Contains(v.Failures[0].Error, "asked once in this command") {
+		t.Errorf("second Advertise failures %+v; want both remotes, asked once", v.Failures)
+	}
+	// A new Git (the next command) asks them again.
+	fresh := *observe.NewGit(g.Runner)
+	fresh.Bin, fresh.RemoteTimeout = g.Bin, g.RemoteTimeout
+	start = time.Now()
+	if _, err := observe.Advertise(context.Background(), &fresh, repo); err != nil || time.Since(start) < time.Second {
+		t.Errorf("a new Git: %v after %s; want the remotes asked again (one 1s wait)", err, time.Since(start))
+	}
 }

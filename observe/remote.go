@@ -50,7 +50,9 @@ const RemoteTimeout = 60 * time.Second
 // default branches first. A remote that does not answer within its deadline
 // is listed in Failures, never treated as empty; every remote is asked once,
 // in parallel, so a hung one costs one bounded wait per call, whatever the
-// number of trees it speaks for.
+// number of trees it speaks for; and a remote that did not answer is not
+// asked again by the same Git (one command), so a command that advertises
+// again for each tree's final observation waits for it once.
 //
 // A local remote is identified by the device and inode of its git dir
 // (docs/decisions/0014-remote-identity.md): one that is this repository in
@@ -86,6 +88,10 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 	answers := make([]answer, len(v.Remotes))
 	var wg sync.WaitGroup
 	for i, r := range v.Remotes {
+		if why, ok := g.unanswered.get(memoKey(r, urls[r])); ok {
+			answers[i].err = errors.New(why + " (asked once in this command)")
+			continue
+		}
 		wg.Add(2)
 		go func() {
 			// The remote's default branch, only to try it first.
@@ -122,6 +128,7 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 			borrowing[r] = f.Remote
 		}
 		if answers[i].err != nil {
+			g.unanswered.put(memoKey(r, urls[r]), answers[i].err.Error())
 			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: r, Error: answers[i].err.Error()})
 			continue
 		}
@@ -135,11 +142,16 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 	if err := v.dropBorrowed(ctx, g, borrowing, urls); err != nil {
 		return nil, err
 	}
-	if err := v.ensureObjects(ctx, g, repo); err != nil {
+	if err := v.ensureObjects(ctx, g, repo, urls); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(v.Tips, func(i, j int) bool { return tipRank(v.Tips[i]) < tipRank(v.Tips[j]) })
 	return v, nil
+}
+
+// memoKey names a remote by its name and fetch URLs, for Git.unanswered.
+func memoKey(remote string, urls []string) string {
+	return remote + "\x00" + strings.Join(urls, "\x00")
 }
 
 // identifyURLs identifies each local URL of remote. It returns a failure
@@ -214,7 +226,7 @@ func (v *RemoteView) dropBorrowed(ctx context.Context, g *Git, borrowing map[str
 // is written, not even a remote-tracking one), then drops tips that still
 // do not name a commit here: missing objects, and tags of blobs or trees,
 // cannot prove anything.
-func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo) error {
+func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo, urls map[string][]string) error {
 	missing, err := unresolved(ctx, g, repo, v.Tips, "")
 	if err != nil {
 		return err
@@ -226,12 +238,19 @@ func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo) error
 		}
 	}
 	for remote, refs := range byRemote {
+		key := memoKey(remote, urls[remote])
+		if why, ok := g.unanswered.get(key); ok {
+			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: remote, Error: why + " (asked once in this command)"})
+			continue
+		}
 		fctx, cancel := context.WithTimeout(ctx, g.remoteTimeout())
 		args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules", "--", remote}, refs...)
 		_, err := g.Mutate(fctx, repo.MainCheckout, args...)
 		cancel()
 		if err != nil && ctx.Err() == nil {
-			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: remote, Error: "fetch advertised commits: " + err.Error()})
+			why := "fetch advertised commits: " + err.Error()
+			g.unanswered.put(key, why)
+			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: remote, Error: why})
 		}
 	}
 	notCommit, err := unresolved(ctx, g, repo, v.Tips, "^{commit}")
