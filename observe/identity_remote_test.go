@@ -127,7 +127,8 @@ func assertNotProven(t *testing.T, s *sandbox, dir, local, url, want string) {
 // nothing, however its URL spells it: a symlink to the checkout or to .git,
 // file:// with an empty, localhost or other host, percent-encoded,
 // relative paths, the main checkout and its .git, a `NAME` that git opens
-// as NAME.git, a linked worktree and its admin dir.
+// as NAME.git, a linked worktree and its admin dir, a directory whose .git
+// file points here.
 func TestAdvertiseSelfInDisguise(t *testing.T) {
 	t.Parallel()
 	s, dir, local, linked := selfFixture(t)
@@ -140,6 +141,8 @@ func TestAdvertiseSelfInDisguise(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, ".git"), filepath.Join(s.root, "suffixed.git")); err != nil {
 		t.Fatal(err)
 	}
+	s.write(filepath.Join(s.root, "gitfile"), ".git", "gitdir: "+filepath.Join(dir, ".git")+"\n")
+	s.write(filepath.Join(s.root, "gitfile-rel"), ".git", "gitdir: ../repo/.git\n")
 	var enc strings.Builder
 	for _, c := range []byte(dir) {
 		if c == '/' {
@@ -170,6 +173,8 @@ func TestAdvertiseSelfInDisguise(t *testing.T) {
 		linked,
 		"file://" + linked,
 		filepath.Join(dir, ".git", "worktrees", "linked"),
+		filepath.Join(s.root, "gitfile"),
+		"file://" + filepath.Join(s.root, "gitfile-rel"),
 	} {
 		assertNotProven(t, s, dir, local, url, self)
 	}
