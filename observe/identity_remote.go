@@ -191,7 +191,8 @@ type remoteIdentity struct {
 
 // identifyRemote decides, by device and inode, whether the local remote at
 // path is this repository (its common dir, a linked worktree's git dir,
-// or the main checkout), and whether its object store borrows this
+// the main checkout, or a git dir whose refs or objects directory is this
+// repository's), and whether its object store borrows this
 // repository's objects through objects/info/alternates.
 func identifyRemote(repo Repo, path string) (remoteIdentity, error) {
 	self, _, _, err := statID(repo.CommonDir)
@@ -202,19 +203,32 @@ func identifyRemote(repo Repo, path string) (remoteIdentity, error) {
 	if err != nil {
 		return remoteIdentity{}, fmt.Errorf("identify this repository's objects: %w", err)
 	}
+	selfRefs, _, _, err := statID(filepath.Join(repo.CommonDir, "refs"))
+	if err != nil {
+		return remoteIdentity{}, fmt.Errorf("identify this repository's refs: %w", err)
+	}
 	dirs, err := remoteGitDirs(path)
 	if err != nil {
 		return remoteIdentity{}, err
 	}
 	var id remoteIdentity
 	for _, d := range dirs {
-		for _, p := range d {
-			got, _, absent, err := statID(p)
+		// A git dir of its own whose refs or objects directory is this
+		// repository's (symlinked in) advertises this repository too.
+		for _, c := range []struct {
+			path, what string
+			want       fileID
+		}{
+			{d[0], "git directory", self}, {d[1], "git directory", self},
+			{filepath.Join(d[1], "refs"), "refs directory", selfRefs},
+			{filepath.Join(d[1], "objects"), "object directory", selfObjects},
+		} {
+			got, _, absent, err := statID(c.path)
 			if err != nil {
-				return remoteIdentity{}, fmt.Errorf("identify %s: %w", p, err)
+				return remoteIdentity{}, fmt.Errorf("identify %s: %w", c.path, err)
 			}
-			if !absent && got == self {
-				return remoteIdentity{Self: p + " is this repository's git directory " + repo.CommonDir}, nil
+			if !absent && got == c.want {
+				return remoteIdentity{Self: c.path + " is this repository's " + c.what + " (in " + repo.CommonDir + ")"}, nil
 			}
 		}
 		if id.Borrows != "" {

@@ -128,7 +128,8 @@ func assertNotProven(t *testing.T, s *sandbox, dir, local, url, want string) {
 // file:// with an empty, localhost or other host, percent-encoded,
 // relative paths, the main checkout and its .git, a `NAME` that git opens
 // as NAME.git, a linked worktree and its admin dir, a directory whose .git
-// file points here.
+// file points here, a git dir of its own whose objects directory is
+// this repository's, and one whose refs directory is.
 func TestAdvertiseSelfInDisguise(t *testing.T) {
 	t.Parallel()
 	s, dir, local, linked := selfFixture(t)
@@ -142,6 +143,18 @@ func TestAdvertiseSelfInDisguise(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.write(filepath.Join(s.root, "gitfile"), ".git", "gitdir: "+filepath.Join(dir, ".git")+"\n")
+	for _, fake := range []string{"fakerefs.git", "fakeobjects.git"} {
+		s.git(s.root, "init", "-q", "--bare", fake)
+	}
+	for fake, sub := range map[string]string{"fakerefs.git": "refs", "fakeobjects.git": "objects"} {
+		p := filepath.Join(s.root, fake, sub)
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(dir, ".git", sub), p); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s.write(filepath.Join(s.root, "gitfile-rel"), ".git", "gitdir: ../repo/.git\n")
 	var enc strings.Builder
 	for _, c := range []byte(dir) {
@@ -175,6 +188,8 @@ func TestAdvertiseSelfInDisguise(t *testing.T) {
 		filepath.Join(dir, ".git", "worktrees", "linked"),
 		filepath.Join(s.root, "gitfile"),
 		"file://" + filepath.Join(s.root, "gitfile-rel"),
+		filepath.Join(s.root, "fakeobjects.git"),
+		filepath.Join(s.root, "fakerefs.git"),
 	} {
 		assertNotProven(t, s, dir, local, url, self)
 	}
