@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -139,7 +140,7 @@ func remoteGitDirs(p string) ([][2]string, error) {
 			gitDir = target
 		}
 		common := gitDir
-		if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		if b, err := readSmall(filepath.Join(gitDir, "commondir"), 64<<10); err == nil {
 			cd := strings.TrimRight(string(b), "\n")
 			if !filepath.IsAbs(cd) {
 				cd = filepath.Join(gitDir, cd)
@@ -153,23 +154,44 @@ func remoteGitDirs(p string) ([][2]string, error) {
 	return out, nil
 }
 
+// readSmall reads the regular file at path (symlinks followed), of at most
+// limit bytes. It never blocks on a FIFO or device: those, and larger
+// files, are errors. A missing file is an error wrapping fs.ErrNotExist.
+func readSmall(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ENOTDIR) {
+			return nil, fmt.Errorf("read %s: %w", path, fs.ErrNotExist)
+		}
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, fmt.Errorf("read %s: not a regular file of at most %d bytes", path, limit)
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(buf.Len()) > limit {
+		return nil, fmt.Errorf("read %s: more than %d bytes", path, limit)
+	}
+	return buf.Bytes(), nil
+}
+
 // readGitfile reads the "gitdir: PATH" a .git file holds, relative to the
 // file's directory when PATH is relative. Files over 64 KiB, or without
 // the prefix, are not gitfiles.
 func readGitfile(path string) (string, error) {
-	f, err := os.Open(path)
+	b, err := readSmall(path, 64<<10)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", err
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > 64<<10 {
-		return "", fmt.Errorf("%s is not a gitfile", path)
-	}
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	target, ok := strings.CutPrefix(strings.TrimRight(buf.String(), "\r\n"), "gitdir: ")
+	target, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
 	if !ok || target == "" {
 		return "", fmt.Errorf("%s is not a gitfile", path)
 	}
@@ -251,19 +273,52 @@ const maxAlternateDepth = 5
 // borrowsObjects reports whether the object directory objects reaches the
 // object directory target through objects/info/alternates, followed as git
 // follows them (relative to the object directory, chained). An alternates
-// file that cannot be read, or a chain deeper than git follows, counts as
-// borrowing: whose objects it holds would be unknown.
+// file that cannot be read exactly (not a regular file, unparsable, an
+// entry that cannot be stat'ed) or a chain deeper than git follows is an
+// error: whose objects the remote holds would be unknown.
 func borrowsObjects(objects string, target fileID, depth int) (bool, error) {
-	b, err := os.ReadFile(filepath.Join(objects, "info", "alternates"))
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+	file := filepath.Join(objects, "info", "alternates")
+	b, err := readSmall(file, 16<<20)
+	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
-		return true, nil
+		return false, fmt.Errorf("alternates: %w", err)
 	}
 	if depth >= maxAlternateDepth {
-		return true, nil
+		return false, fmt.Errorf("alternates %s: chained deeper than git follows (%d)", file, maxAlternateDepth)
 	}
+	dirs, ok := ParseAlternates(b)
+	if !ok {
+		return false, fmt.Errorf("alternates %s: cannot be read exactly", file)
+	}
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(objects, d)
+		}
+		got, _, absent, err := statID(d)
+		if err != nil {
+			return false, fmt.Errorf("alternates %s: %w", file, err)
+		}
+		if absent {
+			continue
+		}
+		if got == target {
+			return true, nil
+		}
+		if deeper, err := borrowsObjects(d, target, depth+1); err != nil || deeper {
+			return deeper, err
+		}
+	}
+	return false, nil
+}
+
+// ParseAlternates reads an objects/info/alternates file as git does: one
+// object directory a line, blank lines and lines starting with # skipped,
+// a line starting with a double quote C-unquoted. ok is false when a quoted
+// line does not unquote or a line is over 1 MiB: the file then says
+// something custody cannot read exactly.
+func ParseAlternates(b []byte) (dirs []string, ok bool) {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -274,31 +329,16 @@ func borrowsObjects(objects string, target fileID, depth int) (bool, error) {
 		if line[0] == '"' {
 			u, err := strconv.Unquote(line)
 			if err != nil {
-				return true, nil
+				return nil, false
 			}
 			line = u
 		}
-		if !filepath.IsAbs(line) {
-			line = filepath.Join(objects, line)
-		}
-		got, _, absent, err := statID(line)
-		if err != nil {
-			return true, nil
-		}
-		if absent {
-			continue
-		}
-		if got == target {
-			return true, nil
-		}
-		if deeper, err := borrowsObjects(line, target, depth+1); err != nil || deeper {
-			return true, err
-		}
+		dirs = append(dirs, line)
 	}
 	if sc.Err() != nil {
-		return true, nil
+		return nil, false
 	}
-	return false, nil
+	return dirs, true
 }
 
 // ownObjectsComplete reports whether every object reachable from commits
@@ -312,7 +352,7 @@ func ownObjectsComplete(ctx context.Context, g *Git, gitDir string, commits []st
 		return true, nil
 	}
 	objects := filepath.Join(gitDir, "objects")
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if b, err := readSmall(filepath.Join(gitDir, "commondir"), 64<<10); err == nil {
 		cd := strings.TrimRight(string(b), "\n")
 		if !filepath.IsAbs(cd) {
 			cd = filepath.Join(gitDir, cd)

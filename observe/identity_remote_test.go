@@ -333,3 +333,75 @@ func TestAdvertiseHungRemoteBounded(t *testing.T) {
 		t.Errorf("a new Git: %v after %s, failures %+v; want the remotes asked again (one 1s wait)", err, time.Since(start), v.Failures)
 	}
 }
+
+// FuzzParseAlternates: any alternates file parses without panic; what it
+// lists has no empty line and no comment, and a file of plain lines lists
+// them as they are.
+func FuzzParseAlternates(f *testing.F) {
+	for _, s := range []string{"/a/objects\n", "# c\n\n../b\n", "\"/q\\tx\"\n", "\"broken\n", "x"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dirs, ok := observe.ParseAlternates(b)
+		if !ok {
+			return
+		}
+		for _, d := range dirs {
+			if d == "" && !strings.Contains(string(b), `""`) {
+				t.Fatalf("ParseAlternates(%q) lists an empty directory", b)
+			}
+		}
+		if !strings.ContainsAny(string(b), "\"#\r") {
+			var want []string
+			for _, l := range strings.Split(string(b), "\n") {
+				if l != "" {
+					want = append(want, l)
+				}
+			}
+			if strings.Join(dirs, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("ParseAlternates(%q) = %q, want %q", b, dirs, want)
+			}
+		}
+	})
+}
+
+// TestAdvertiseHostileRemoteFiles: a remote whose alternates file or
+// commondir is a FIFO does not hang custody (nothing blocks on opening
+// it, and the remote is not asked, where git would block on it): the
+// remote is unidentified and proves nothing. A URL's credentials never reach
+// the failure.
+func TestAdvertiseHostileRemoteFiles(t *testing.T) {
+	t.Parallel()
+	s, dir, local, _ := selfFixture(t)
+	fifoAlt := filepath.Join(s.root, "fifo-alt.git")
+	s.git(s.root, "clone", "-q", "--bare", dir, fifoAlt)
+	if err := exec.Command("mkfifo", filepath.Join(fifoAlt, "objects", "info", "alternates")).Run(); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	fifoCommon := filepath.Join(s.root, "fifo-common.git")
+	s.git(s.root, "clone", "-q", "--bare", dir, fifoCommon)
+	if err := exec.Command("mkfifo", filepath.Join(fifoCommon, "commondir")).Run(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		assertNotProven(t, s, dir, local, fifoAlt, "cannot be identified")
+		assertNotProven(t, s, dir, local, fifoCommon, "cannot be identified")
+		s.git(dir, "remote", "add", "secret", "file://user:hunter2@localhost"+dir)
+		v := s.advertise(s.discover(dir))
+		for _, f := range v.Failures {
+			if strings.Contains(f.Error, "hunter2") || !strings.Contains(f.Error, "file://localhost"+dir) {
+				t.Errorf("failure %q: want the URL without its credentials", f.Error)
+			}
+		}
+		if len(v.Failures) != 1 {
+			t.Errorf("failures %+v, want the remote secret named", v.Failures)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("Advertise hung on a FIFO in a remote's git dir")
+	}
+}

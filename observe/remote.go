@@ -86,8 +86,24 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 		head string // the ref the remote's HEAD points at, if it says
 	}
 	answers := make([]answer, len(v.Remotes))
+	// Local remotes are identified first, in-process: one that is this
+	// repository, or cannot be identified, is not asked at all.
+	refused := make([]*machine.RemoteFailure, len(v.Remotes))
+	borrowing := map[string]string{}
+	for i, r := range v.Remotes {
+		if f, ok := identifyURLs(repo, r, urls[r]); ok {
+			if f.Error != "" {
+				refused[i] = &f
+				continue
+			}
+			borrowing[r] = f.Remote
+		}
+	}
 	var wg sync.WaitGroup
 	for i, r := range v.Remotes {
+		if refused[i] != nil {
+			continue
+		}
 		if why, ok := g.unanswered.get(memoKey(r, urls[r])); ok {
 			answers[i].err = errors.New(why + " (asked once in this command)")
 			continue
@@ -118,14 +134,10 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 		}()
 	}
 	wg.Wait()
-	borrowing := map[string]string{}
 	for i, r := range v.Remotes {
-		if f, ok := identifyURLs(repo, r, urls[r]); ok {
-			if f.Error != "" {
-				v.Failures = append(v.Failures, f)
-				continue
-			}
-			borrowing[r] = f.Remote
+		if refused[i] != nil {
+			v.Failures = append(v.Failures, *refused[i])
+			continue
 		}
 		if answers[i].err != nil {
 			g.unanswered.put(memoKey(r, urls[r]), answers[i].err.Error())
