@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Git runs git through one Runner with custody's fixed environment.
@@ -11,10 +13,57 @@ type Git struct {
 	Runner *Runner
 	// Bin is the git program (default "git", found on PATH).
 	Bin string
+	// RemoteTimeout bounds each remote's advertisement and fetch (zero:
+	// the package's RemoteTimeout).
+	RemoteTimeout time.Duration
+	// unanswered remembers the remotes that did not answer, so that each
+	// is asked once per Git (one command), however many trees it speaks
+	// for; nil remembers nothing.
+	unanswered *remoteMemo
+}
+
+// remoteMemo is the remotes one Git found unavailable: each remote (by name
+// and URLs) with the failure it gave. A remembered failure only ever keeps
+// trees, never proves one.
+type remoteMemo struct {
+	mu     sync.Mutex
+	failed map[string]string
+}
+
+func (m *remoteMemo) get(key string) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	why, ok := m.failed[key]
+	return why, ok
+}
+
+func (m *remoteMemo) put(key, why string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.failed[key]; !ok {
+		m.failed[key] = why
+	}
+}
+
+func (g *Git) remoteTimeout() time.Duration {
+	if g.RemoteTimeout > 0 {
+		return g.RemoteTimeout
+	}
+	return RemoteTimeout
 }
 
 // NewGit returns a Git over r.
-func NewGit(r *Runner) *Git { return &Git{Runner: r, Bin: "git"} }
+// A Git is meant for one command: a remote that did not answer it is not
+// asked again by it.
+func NewGit(r *Runner) *Git {
+	return &Git{Runner: r, Bin: "git", unanswered: &remoteMemo{failed: map[string]string{}}}
+}
 
 // CleanEnv is the process's environment without the variables that would
 // point git (or a command that runs git) at another repository than the

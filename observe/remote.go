@@ -40,21 +40,34 @@ func (v *RemoteView) Evidence() machine.RemoteEvidence {
 	return machine.RemoteEvidence{Remotes: v.Remotes, Unavailable: v.Failures}
 }
 
-// RemoteTimeout bounds one remote's advertisement or fetch.
+// RemoteTimeout bounds one remote's advertisement or fetch, unless
+// Git.RemoteTimeout says otherwise.
 const RemoteTimeout = 60 * time.Second
 
 // Advertise asks every configured remote for its refs (`git ls-remote
 // --refs`), fetches advertised commits missing locally with source-only
 // refspecs into no local ref, and returns the tips whose objects are present,
-// default branches first. A remote that does not answer is listed in
-// Failures, never treated as empty.
+// default branches first. A remote that does not answer within its deadline
+// is listed in Failures, never treated as empty; every remote is asked once,
+// in parallel, so a hung one costs one bounded wait per call, whatever the
+// number of trees it speaks for; and a remote that did not answer is not
+// asked again by the same Git (one command), so a command that advertises
+// again for each tree's final observation waits for it once.
+//
+// A local remote is identified by the device and inode of its git dir
+// (docs/decisions/0014-remote-identity.md): one that is this repository in
+// disguise (a symlink, bind mount, file:// URL, relative path, the main
+// checkout or a linked worktree) proves nothing and is a failure naming it;
+// one that borrows this repository's objects through
+// objects/info/alternates counts only if its own object store holds every
+// object its tips reach.
 func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 	out, err := g.Observe(ctx, repo.MainCheckout, "remote", "-v")
 	if err != nil {
 		return nil, fmt.Errorf("list remotes: %w", err)
 	}
 	v := &RemoteView{}
-	urls := map[string]string{}
+	urls := map[string][]string{}
 	for _, line := range strings.Split(string(out), "\n") {
 		name, rest, ok := strings.Cut(line, "\t")
 		url, isFetch := strings.CutSuffix(rest, " (fetch)")
@@ -64,21 +77,42 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 		if _, seen := urls[name]; !seen {
 			v.Remotes = append(v.Remotes, name)
 		}
-		urls[name] = url
+		urls[name] = append(urls[name], url)
 	}
+	timeout := g.remoteTimeout()
 	type answer struct {
 		refs []RemoteRef
 		err  error
 		head string // the ref the remote's HEAD points at, if it says
 	}
 	answers := make([]answer, len(v.Remotes))
+	// Local remotes are identified first, in-process: one that is this
+	// repository, or cannot be identified, is not asked at all.
+	refused := make([]*machine.RemoteFailure, len(v.Remotes))
+	borrowing := map[string]string{}
+	for i, r := range v.Remotes {
+		if f, ok := identifyURLs(repo, r, urls[r]); ok {
+			if f.Error != "" {
+				refused[i] = &f
+				continue
+			}
+			borrowing[r] = f.Remote
+		}
+	}
 	var wg sync.WaitGroup
 	for i, r := range v.Remotes {
+		if refused[i] != nil {
+			continue
+		}
+		if why, ok := g.unanswered.get(memoKey(r, urls[r])); ok {
+			answers[i].err = errors.New(why + " (asked once in this command)")
+			continue
+		}
 		wg.Add(2)
 		go func() {
 			// The remote's default branch, only to try it first.
 			defer wg.Done()
-			rctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
+			rctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			if b, err := g.Observe(rctx, repo.MainCheckout, "ls-remote", "--symref", "--", r, "HEAD"); err == nil {
 				answers[i].head = symrefHead(b)
@@ -86,10 +120,13 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 		}()
 		go func() {
 			defer wg.Done()
-			rctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
+			rctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			b, err := g.Observe(rctx, repo.MainCheckout, "ls-remote", "--refs", "--", r)
 			if err != nil {
+				if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+					err = fmt.Errorf("no answer within %s: %w", timeout, err)
+				}
 				answers[i].err = err
 				return
 			}
@@ -98,11 +135,12 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 	}
 	wg.Wait()
 	for i, r := range v.Remotes {
-		if self := isSelf(ctx, g, repo, r, urls[r]); self != "" {
-			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: r, Error: self})
+		if refused[i] != nil {
+			v.Failures = append(v.Failures, *refused[i])
 			continue
 		}
 		if answers[i].err != nil {
+			g.unanswered.put(memoKey(r, urls[r]), answers[i].err.Error())
 			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: r, Error: answers[i].err.Error()})
 			continue
 		}
@@ -113,11 +151,86 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := v.ensureObjects(ctx, g, repo); err != nil {
+	if err := v.dropBorrowed(ctx, g, borrowing, urls); err != nil {
+		return nil, err
+	}
+	if err := v.ensureObjects(ctx, g, repo, urls); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(v.Tips, func(i, j int) bool { return tipRank(v.Tips[i]) < tipRank(v.Tips[j]) })
 	return v, nil
+}
+
+// memoKey names a remote by its name and fetch URLs, for Git.unanswered.
+func memoKey(remote string, urls []string) string {
+	return remote + "\x00" + strings.Join(urls, "\x00")
+}
+
+// identifyURLs identifies each local URL of remote. It returns a failure
+// (ok, with Error set) when one is this repository or cannot be
+// identified, ok with Remote set to the borrowing git dir when one borrows
+// this repository's objects, and !ok when neither holds.
+func identifyURLs(repo Repo, remote string, urls []string) (machine.RemoteFailure, bool) {
+	for _, url := range urls {
+		p, local := LocalRemotePath(url, repo.MainCheckout)
+		if !local {
+			continue
+		}
+		id, err := identifyRemote(repo, p)
+		switch {
+		case err != nil:
+			return remoteRefusal(remote, url, "cannot be identified, so it proves nothing: "+err.Error()), true
+		case id.Self != "":
+			return remoteRefusal(remote, url, "is this repository itself ("+id.Self+"): its refs are local refs, never proof"), true
+		case id.Borrows != "":
+			return machine.RemoteFailure{Remote: id.Borrows}, true
+		}
+	}
+	return machine.RemoteFailure{}, false
+}
+
+// dropBorrowed removes the tips of every remote that borrows this
+// repository's objects (borrowing maps it to its git dir) unless the
+// remote's own object store holds every object they reach, and records
+// such a remote as a failure: objects it reads from this repository are
+// not elsewhere.
+func (v *RemoteView) dropBorrowed(ctx context.Context, g *Git, borrowing map[string]string, urls map[string][]string) error {
+	if len(borrowing) == 0 {
+		return nil
+	}
+	commits := map[string][]string{}
+	for _, t := range v.Tips {
+		if _, ok := borrowing[t.Remote]; ok {
+			commits[t.Remote] = append(commits[t.Remote], t.Commit)
+		}
+	}
+	bad := map[string]bool{}
+	for _, r := range v.Remotes {
+		gitDir, ok := borrowing[r]
+		if !ok || len(commits[r]) == 0 {
+			continue
+		}
+		whole, err := ownObjectsComplete(ctx, g, gitDir, commits[r])
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			whole = false
+		}
+		if !whole {
+			bad[r] = true
+			v.Failures = append(v.Failures, remoteRefusal(r, urls[r][0], "borrows this repository's objects through "+
+				filepath.Join(gitDir, "objects", "info", "alternates")+" and does not hold every object its refs reach itself, so it proves nothing"))
+		}
+	}
+	kept := v.Tips[:0]
+	for _, t := range v.Tips {
+		if !bad[t.Remote] {
+			kept = append(kept, t)
+		}
+	}
+	v.Tips = kept
+	return nil
 }
 
 // ensureObjects fetches advertised commits that are missing locally, by
@@ -125,7 +238,7 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 // is written, not even a remote-tracking one), then drops tips that still
 // do not name a commit here: missing objects, and tags of blobs or trees,
 // cannot prove anything.
-func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo) error {
+func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo, urls map[string][]string) error {
 	missing, err := unresolved(ctx, g, repo, v.Tips, "")
 	if err != nil {
 		return err
@@ -137,12 +250,19 @@ func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo) error
 		}
 	}
 	for remote, refs := range byRemote {
-		fctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
+		key := memoKey(remote, urls[remote])
+		if why, ok := g.unanswered.get(key); ok {
+			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: remote, Error: why + " (asked once in this command)"})
+			continue
+		}
+		fctx, cancel := context.WithTimeout(ctx, g.remoteTimeout())
 		args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules", "--", remote}, refs...)
 		_, err := g.Mutate(fctx, repo.MainCheckout, args...)
 		cancel()
 		if err != nil && ctx.Err() == nil {
-			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: remote, Error: "fetch advertised commits: " + err.Error()})
+			why := "fetch advertised commits: " + err.Error()
+			g.unanswered.put(key, why)
+			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: remote, Error: why})
 		}
 	}
 	notCommit, err := unresolved(ctx, g, repo, v.Tips, "^{commit}")
@@ -186,33 +306,6 @@ func unresolved(ctx context.Context, g *Git, repo Repo, tips []Tip, suffix strin
 		}
 	}
 	return bad, nil
-}
-
-// isSelf explains why remote is this repository itself (its refs are local
-// refs, never proof), or returns "".
-func isSelf(ctx context.Context, g *Git, repo Repo, remote, url string) string {
-	if url == "" {
-		return ""
-	}
-	path, isFile := strings.CutPrefix(url, "file://")
-	if !isFile && (strings.Contains(url, "://") || strings.Contains(strings.SplitN(url, "/", 2)[0], ":")) {
-		return "" // a network remote
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(repo.MainCheckout, path)
-	}
-	common, err := g.Observe(ctx, path, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		return ""
-	}
-	c := strings.TrimSpace(string(common))
-	if real, err := filepath.EvalSymlinks(c); err == nil {
-		c = real
-	}
-	if c == repo.CommonDir {
-		return "remote " + remote + " (" + url + ") is this repository itself: its refs are local refs, never proof"
-	}
-	return ""
 }
 
 // tipRank orders tips for proofs: each remote's default branch first, then
