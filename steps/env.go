@@ -21,6 +21,9 @@ type Env struct {
 	Policy machine.Policy
 	// Config is the project configuration (custody.toml).
 	Config machine.Config
+	// ConfigSource is where Config was read from and the digest of its
+	// bytes; RequireTrusted checks that digest against the approvals.
+	ConfigSource observe.ConfigSource
 	// Root is the managed worktree root (canonical).
 	Root string
 	// Now is the injected clock.
