@@ -155,7 +155,7 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 		} else {
 			msg += "; but destroying " + strings.Join(left, ", ") + " failed: the ledger keeps them for custody resource gc"
 		}
-		return rec, append(outs, torn...), &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody new " + machine.QuoteArg(rec.ID[:max(strings.LastIndexByte(rec.ID, '-'), 0)]), Message: msg}
+		return rec, append(outs, torn...), &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody new " + machine.ShellWord(rec.ID[:max(strings.LastIndexByte(rec.ID, '-'), 0)]), Message: msg}
 	}
 	next, err := activate(ctx, e, rec)
 	return next, outs, err
