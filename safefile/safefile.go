@@ -72,7 +72,34 @@ func Read(path string, limit int64) ([]byte, error) {
 	defer f.Close()
 	// The path may have been swapped between lstat and open: judge what
 	// was opened.
-	if fi, err = f.Stat(); err != nil {
+	return readOpened(f, path, limit)
+}
+
+// ReadFollowing is Read for a file a person may keep behind a symlink on
+// purpose (info/exclude): a symlink at path is followed, but what it leads
+// to must be a regular file of at most limit bytes. A FIFO or device
+// behind it is ErrNotRegular and is never opened for a blocking read.
+func ReadFollowing(path string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(path, fi)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readOpened(f, path, limit)
+}
+
+// readOpened reads at most limit bytes of the opened f, refusing what is
+// not a regular file and what is longer.
+func readOpened(f *os.File, path string, limit int64) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {

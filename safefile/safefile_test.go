@@ -89,3 +89,46 @@ func TestWriteNeverThroughSymlink(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFollowing: a symlink to a regular file is read through (a
+// person's own info/exclude); a symlink to /dev/zero or a FIFO is refused
+// at once; an oversized target is refused.
+func TestReadFollowing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	own := filepath.Join(dir, "my-excludes")
+	if err := os.WriteFile(own, []byte("*.log\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(big, make([]byte, 65), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := func(name, target string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if b, err := ReadFollowing(link("exclude", own), 64); err != nil || string(b) != "*.log\n" {
+		t.Errorf("ReadFollowing through a symlink to a regular file = %q, %v", b, err)
+	}
+	for name, c := range map[string]struct {
+		path string
+		want error
+	}{
+		"to /dev/zero": {link("z", "/dev/zero"), ErrNotRegular},
+		"to a FIFO":    {link("f", fifo), ErrNotRegular},
+		"FIFO":         {fifo, ErrNotRegular},
+		"too large":    {link("b", big), ErrTooLarge},
+	} {
+		if b, err := ReadFollowing(c.path, 64); !errors.Is(err, c.want) || b != nil {
+			t.Errorf("%s: ReadFollowing = %q, %v; want %v", name, b, err, c.want)
+		}
+	}
+}
