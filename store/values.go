@@ -33,21 +33,6 @@ func (s *Store) GetValue(bucket, key string, into any) (bool, error) {
 	return found, err
 }
 
-// Values calls fn with every key and raw JSON value of a bucket that holds
-// no records, in key order. v is valid only during the call.
-func (s *Store) Values(bucket string, fn func(key string, v []byte) error) error {
-	if !s.schema.hasPlainBucket(bucket) {
-		return fmt.Errorf("%w (%s is not a bucket values are read from)", ErrUnknownKind, bucket)
-	}
-	return s.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(bucket))
-		if b == nil {
-			return fmt.Errorf("%s: %w (no %s bucket)", s.path, ErrCorrupt, bucket)
-		}
-		return b.ForEach(func(k, v []byte) error { return fn(string(k), v) })
-	})
-}
-
 // DeleteValue is the side write that removes key from one of the schema's
 // buckets that hold no records (a revoked approval); a missing key is no
 // error.
