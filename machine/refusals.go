@@ -241,6 +241,11 @@ const (
 	// CodeAmbiguousRelocation is returned when an interrupted relocation
 	// finds git reporting both its source and its destination.
 	CodeAmbiguousRelocation Code = "ambiguous-relocation"
+	// CodeConfigUntrusted is returned when custody.toml declares commands
+	// (a resource's create, destroy or ensure) and its exact content, by
+	// sha256, was never approved with `custody trust`: nothing runs, and
+	// nothing is made, until a person approves it.
+	CodeConfigUntrusted Code = "config-untrusted"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -314,6 +319,7 @@ func Codes() map[Code]string {
 		CodeMigrationFailed:     "upgrading an older state file failed; it was left as it was",
 		CodeMoved:               "git moved the worktree away from the record's path",
 		CodeNotInWorktree:       "the command runs outside every managed worktree",
+		CodeConfigUntrusted:     "custody.toml declares commands and this exact content was not approved with custody trust",
 	}
 }
 

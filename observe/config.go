@@ -3,10 +3,11 @@ package observe
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/safefile"
 )
 
 // ErrConfig is returned when custody.toml cannot be used: a syntax error, an
@@ -49,18 +51,46 @@ var (
 	refComponent = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
 )
 
+// MaxConfigSize bounds custody.toml: a larger file is refused unread.
+const MaxConfigSize = 1 << 20
+
+// ConfigSource is custody.toml as it was read: where, whether it exists,
+// and the sha256 of its bytes, the digest `custody trust` approves.
+type ConfigSource struct {
+	// Path is <main-checkout>/custody.toml.
+	Path string
+	// Present is false when there is no file (the default configuration).
+	Present bool
+	// Digest is the hex sha256 of the file's bytes; "" when absent.
+	Digest string
+}
+
 // LoadConfig reads custody.toml at the main checkout's root. A missing file
 // is the default configuration.
 func LoadConfig(repo Repo) (machine.Config, error) {
+	c, _, err := ReadConfig(repo)
+	return c, err
+}
+
+// ReadConfig reads custody.toml at the main checkout's root, and says what
+// was read. Only a regular file of at most MaxConfigSize bytes is read: a
+// symlink (to /dev/zero, to a secret), a FIFO, a device or a directory there
+// is ErrConfig naming the path and what it is, never its content.
+func ReadConfig(repo Repo) (machine.Config, ConfigSource, error) {
 	path := filepath.Join(repo.MainCheckout, machine.ConfigFile)
-	b, err := os.ReadFile(path)
+	src := ConfigSource{Path: path}
+	b, err := safefile.Read(path, MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
-		return ParseConfig(path, nil, filepath.Base(repo.MainCheckout))
+		c, err := ParseConfig(path, nil, filepath.Base(repo.MainCheckout))
+		return c, src, err
 	}
 	if err != nil {
-		return machine.Config{}, fmt.Errorf("%w: %s cannot be read: %w", ErrConfig, path, err)
+		return machine.Config{}, src, fmt.Errorf("%w: %s cannot be read (custody reads only a regular file of at most %d bytes there): %w", ErrConfig, path, MaxConfigSize, err)
 	}
-	return ParseConfig(path, b, filepath.Base(repo.MainCheckout))
+	sum := sha256.Sum256(b)
+	src.Present, src.Digest = true, hex.EncodeToString(sum[:])
+	c, err := ParseConfig(path, b, filepath.Base(repo.MainCheckout))
+	return c, src, err
 }
 
 // ParseConfig parses and validates the configuration in b (named name in

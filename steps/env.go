@@ -21,6 +21,9 @@ type Env struct {
 	Policy machine.Policy
 	// Config is the project configuration (custody.toml).
 	Config machine.Config
+	// ConfigSource is where Config was read from and the digest of its
+	// bytes; RequireTrusted checks that digest against the approvals.
+	ConfigSource observe.ConfigSource
 	// Root is the managed worktree root (canonical).
 	Root string
 	// Now is the injected clock.
@@ -67,7 +70,7 @@ func ResolveRoot(repo observe.Repo, raw string) (string, error) {
 	root = filepath.Clean(root)
 	refuse := func(format string, args ...any) error {
 		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: root, Retry: "custody init",
-			Message: fmt.Sprintf(format, args...) + "; set [worktree] root in custody.toml to a real directory"}
+			Message: machine.EscapeControl(fmt.Sprintf(format, args...)) + "; set [worktree] root in custody.toml to a real directory"}
 	}
 	existing, rest := root, ""
 	for {
@@ -127,7 +130,7 @@ func (e *Env) EnsureRoot() error {
 	if err == nil {
 		if fi.Mode()&os.ModeSymlink != 0 || !fi.IsDir() {
 			return &machine.Refusal{Code: machine.CodeSymlink, Path: e.Root, Retry: "custody init",
-				Message: fmt.Sprintf("the managed root %s is a symlink or not a directory; custody places worktrees only under a real directory: move it aside, or set [worktree] root in custody.toml", e.Root)}
+				Message: fmt.Sprintf("the managed root %s is a symlink or not a directory; custody places worktrees only under a real directory: move it aside, or set [worktree] root in custody.toml", machine.EscapeControl(e.Root))}
 		}
 		return nil
 	}

@@ -46,8 +46,14 @@ func (e *Env) ResolveCommit(ctx context.Context, rev string) (string, error) {
 // commits the create intent, runs `git worktree add`, verifies git
 // registered exactly that path under admin key id with HEAD at the commit,
 // writes the ready marker and activates the record. Interrupted at any point,
-// Resume finishes or discards it.
+// Resume finishes or discards it. When custody.toml declares commands whose
+// content was never approved (custody trust), it refuses with
+// CodeConfigUntrusted before anything is made.
 func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
+	// Nothing is made before the commands it would run are approved.
+	if err := e.RequireTrusted(); err != nil {
+		return NewResult{}, err
+	}
 	commit, err := e.ResolveCommit(ctx, from)
 	if err != nil {
 		return NewResult{}, err
@@ -115,6 +121,11 @@ func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
 // no person has). A resumed rollback removes the tree only without force,
 // so a person's work in it is never deleted.
 func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (machine.Record, []ResourceOutcome, error) {
+	// Resume completing a creation runs the current file's create
+	// commands: they must be approved, or the record is left as it is.
+	if err := e.RequireTrusted(); err != nil {
+		return rec, nil, err
+	}
 	if key := observe.AdminKeyOf(e.Repo, rec.Path); key != rec.ID {
 		return rec, nil, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
 			Message: fmt.Sprintf("git registered %s under admin key %q, not %q; the ready marker was not written", rec.Path, key, rec.ID)}
@@ -144,7 +155,7 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 		} else {
 			msg += "; but destroying " + strings.Join(left, ", ") + " failed: the ledger keeps them for custody resource gc"
 		}
-		return rec, append(outs, torn...), &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody new " + machine.QuoteArg(rec.ID[:max(strings.LastIndexByte(rec.ID, '-'), 0)]), Message: msg}
+		return rec, append(outs, torn...), &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody new " + machine.ShellWord(rec.ID[:max(strings.LastIndexByte(rec.ID, '-'), 0)]), Message: msg}
 	}
 	next, err := activate(ctx, e, rec)
 	return next, outs, err

@@ -44,8 +44,17 @@ func Failpoints() []string { return []string{failpointMigrateMidway} }
 
 // defaultMigrations lists custody's own migrations, oldest first.
 func defaultMigrations() []Migration {
-	return []Migration{{To: 2, Name: "index every kind's intents", Up: indexEveryKind}}
+	return []Migration{
+		{To: 2, Name: "index every kind's intents", Up: indexEveryKind},
+		{To: 3, Name: "approvals of custody.toml", Up: createApprovals},
+	}
 }
+
+// createApprovals is schema 3: the approvals bucket, where `custody trust`
+// records the digest of each custody.toml content a person approved. A file
+// of schema 2 had none: every custody.toml that declares commands needs
+// approval once after the upgrade.
+func createApprovals(m *Migrator) error { return m.CreateBucket(NameApprovals) }
 
 // indexEveryKind is schema 2: the intent index, keyed by the bare worktree
 // record id in schema 1 and blind to the ledger, is rebuilt from the records

@@ -169,7 +169,7 @@ func TestSchemaVersion(t *testing.T) {
 }
 
 // TestUpgradeSchema1 opens a real schema-1 file: it is copied aside, then
-// upgraded to schema 2 with every record, ledger entry, lease, plan and
+// upgraded to schema 3 (through 2) with every record, ledger entry, lease, plan and
 // journal entry byte for byte as it was, and the intent index rebuilt as
 // "<kind>/<id>" for every kind. Opening it again changes nothing.
 func TestUpgradeSchema1(t *testing.T) {
@@ -192,8 +192,8 @@ func TestUpgradeSchema1(t *testing.T) {
 		t.Fatalf("Open of a schema-1 file: %v", err)
 	}
 	after := rawDump(t, path)
-	if got := after["meta"]["schema"]; got != "2" {
-		t.Errorf("schema after the upgrade = %q, want 2", got)
+	if got := after["meta"]["schema"]; got != "3" {
+		t.Errorf("schema after the upgrade = %q, want 3", got)
 	}
 	for _, b := range []string{"records", "ledger", "leases", "plans", "journal"} {
 		if len(before[b]) == 0 {
@@ -204,9 +204,12 @@ func TestUpgradeSchema1(t *testing.T) {
 		}
 	}
 	wantMeta := maps.Clone(before["meta"])
-	wantMeta["schema"] = "2"
+	wantMeta["schema"] = "3"
 	if diff := cmp.Diff(wantMeta, after["meta"]); diff != "" {
 		t.Errorf("meta after the upgrade (-want +got):\n%s", diff)
+	}
+	if len(after["approvals"]) != 0 {
+		t.Errorf("approvals after the upgrade = %v, want an empty bucket", after["approvals"])
 	}
 	if diff := cmp.Diff(idx, after["intents"]); diff != "" {
 		t.Errorf("intent index after the upgrade (-want +got):\n%s", diff)
@@ -233,8 +236,8 @@ func TestUpgradeSchema1(t *testing.T) {
 
 	up := s.Upgraded()
 	wantBak := path + ".bak-1"
-	if up == nil || up.From != 1 || up.To != 2 || up.Backup != wantBak {
-		t.Fatalf("Upgraded() = %+v, want from 1 to 2 with the copy at %s", up, wantBak)
+	if up == nil || up.From != 1 || up.To != 3 || up.Backup != wantBak {
+		t.Fatalf("Upgraded() = %+v, want from 1 to 3 with the copy at %s", up, wantBak)
 	}
 	wantCopies(t, path, orig, wantBak)
 
@@ -256,7 +259,7 @@ func TestUpgradeSchema1(t *testing.T) {
 // runs after the bucket is made.
 func widgets(up func(m *store.Migrator) error) store.Schema {
 	return store.DefaultSchema().With(store.Bucket{Name: "widgets", Kind: "widget"}, store.Migration{
-		To: 3, Name: "widgets", Up: func(m *store.Migrator) error {
+		To: 4, Name: "widgets", Up: func(m *store.Migrator) error {
 			if err := m.CreateBucket("widgets"); err != nil {
 				return err
 			}
@@ -272,7 +275,7 @@ func openWith(path string, sc store.Schema) (*store.Store, error) {
 	return store.OpenWith(context.Background(), path, store.Options{Timeout: storetest.Timeout, Schema: &sc})
 }
 
-// TestUpgradeFailsMidway runs schema 1 to 3 where the last migration writes
+// TestUpgradeFailsMidway runs schema 1 to 4 where the last migration writes
 // and then fails: the one transaction is rolled back, the file is byte for
 // byte as it was, still schema 1, and the error says so and names the copy.
 // A later Open without the failing migration upgrades it, keeping the first
@@ -298,7 +301,7 @@ func TestUpgradeFailsMidway(t *testing.T) {
 		t.Fatalf("Open with a failing migration = %v, want ErrMigrationFailed wrapping the cause", err)
 	}
 	bak := path + ".bak-1"
-	want := path + ": migration to schema 3 (widgets) failed: the disk is on fire; nothing was changed (the file is as it was; a copy is at " + bak + ")"
+	want := path + ": migration to schema 4 (widgets) failed: the disk is on fire; nothing was changed (the file is as it was; a copy is at " + bak + ")"
 	if err.Error() != want {
 		t.Errorf("error:\n%s\nwant:\n%s", err, want)
 	}
@@ -320,10 +323,10 @@ func TestUpgradeFailsMidway(t *testing.T) {
 	wantCopies(t, path, orig, bak, bak+".1")
 }
 
-// TestUpgradeRegistersKind registers a third kind: a schema-2 file reaches
-// schema 3 with the kind's bucket, Check covers its records and their
+// TestUpgradeRegistersKind registers a third kind: a schema-3 file reaches
+// schema 4 with the kind's bucket, Check covers its records and their
 // intents, a fresh file of that schema is made with the bucket at once, and
-// DefaultSchema refuses the schema-3 file, leaving it as it was.
+// DefaultSchema refuses the schema-4 file, leaving it as it was.
 func TestUpgradeRegistersKind(t *testing.T) {
 	t.Parallel()
 	s := openUpgraded(t)
@@ -336,17 +339,17 @@ func TestUpgradeRegistersKind(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open with a third kind: %v", err)
 	}
-	if up := s.Upgraded(); up == nil || up.From != 2 || up.To != 3 || up.Backup != path+".bak-2" {
-		t.Errorf("Upgraded() = %+v, want 2 to 3 copied to %s.bak-2", up, path)
+	if up := s.Upgraded(); up == nil || up.From != 3 || up.To != 4 || up.Backup != path+".bak-3" {
+		t.Errorf("Upgraded() = %+v, want 3 to 4 copied to %s.bak-3", up, path)
 	}
-	wantCopies(t, path, two, path+".bak-2")
+	wantCopies(t, path, two, path+".bak-3")
 	d := rawDump(t, path)
-	if _, ok := d["widgets"]; !ok || d["meta"]["schema"] != "3" {
+	if _, ok := d["widgets"]; !ok || d["meta"]["schema"] != "4" {
 		t.Fatalf("after the upgrade: schema %q, buckets %v", d["meta"]["schema"], slices.Sorted(maps.Keys(d)))
 	}
 	base := unfinished(t, d)
 	if diff := cmp.Diff(base, mustCheck(t, s), sortProblems); diff != "" {
-		t.Errorf("Check at schema 3 (-want +got):\n%s", diff)
+		t.Errorf("Check at schema 4 (-want +got):\n%s", diff)
 	}
 
 	boltUpdate(t, path, func(tx *bolt.Tx) error {
@@ -378,10 +381,10 @@ func TestUpgradeRegistersKind(t *testing.T) {
 	three := readFile(t, path)
 	if _, err := store.Open(path, storetest.Timeout, false); !errors.Is(err, store.ErrSchemaNewer) ||
 		!strings.Contains(err.Error(), "nothing was changed") {
-		t.Errorf("DefaultSchema opening a schema-3 file: %v, want ErrSchemaNewer saying nothing was changed", err)
+		t.Errorf("DefaultSchema opening a schema-4 file: %v, want ErrSchemaNewer saying nothing was changed", err)
 	}
 	if !bytes.Equal(readFile(t, path), three) {
-		t.Errorf("the refused Open changed the schema-3 file")
+		t.Errorf("the refused Open changed the schema-4 file")
 	}
 
 	fresh := filepath.Join(t.TempDir(), store.FileName)
@@ -393,7 +396,7 @@ func TestUpgradeRegistersKind(t *testing.T) {
 	if f.Upgraded() != nil {
 		t.Errorf("a fresh file was upgraded: %+v", f.Upgraded())
 	}
-	if d := rawDump(t, fresh); d["meta"]["schema"] != "3" || d["widgets"] == nil {
+	if d := rawDump(t, fresh); d["meta"]["schema"] != "4" || d["widgets"] == nil {
 		t.Errorf("fresh file: schema %q, buckets %v", d["meta"]["schema"], slices.Sorted(maps.Keys(d)))
 	}
 	wantCopies(t, fresh, nil)
@@ -505,7 +508,7 @@ func TestUpgradeKilledMidway(t *testing.T) {
 	out, code := run(nil, "doctor")
 	t.Logf("custody doctor after the kill:\n%s", out)
 	for _, want := range []string{
-		"upgraded " + path + " from schema 1 to 2; the file as it was is kept at " + bak + ".1\n",
+		"upgraded " + path + " from schema 1 to 3; the file as it was is kept at " + bak + ".1\n",
 		"record " + fxRemoving + ": carries an unfinished removal intent\n\tto fix: custody resume\n",
 		"resource " + fxDestroying + ": carries an unfinished resource-destroy intent\n\tto fix: custody resume\n",
 	} {
@@ -517,8 +520,8 @@ func TestUpgradeKilledMidway(t *testing.T) {
 		t.Errorf("custody list after the upgrade (exit %d) does not list the records:\n%s", code, out)
 	}
 	d := rawDump(t, path)
-	if d["meta"]["schema"] != "2" {
-		t.Errorf("schema after the second run = %q, want 2", d["meta"]["schema"])
+	if d["meta"]["schema"] != "3" {
+		t.Errorf("schema after the second run = %q, want 3", d["meta"]["schema"])
 	}
 	if diff := cmp.Diff(wantIndex(t, d), d["intents"]); diff != "" {
 		t.Errorf("intent index after the second run (-want +got):\n%s", diff)
@@ -533,9 +536,9 @@ func TestOpenWithInvalidSchema(t *testing.T) {
 	t.Parallel()
 	path, orig := copySchema1(t, t.TempDir())
 	sc := store.DefaultSchema()
-	sc.Migrations = append(sc.Migrations, store.Migration{To: 4, Name: "skips 3", Up: func(*store.Migrator) error { return nil }})
+	sc.Migrations = append(sc.Migrations, store.Migration{To: 5, Name: "skips 4", Up: func(*store.Migrator) error { return nil }})
 	if _, err := openWith(path, sc); err == nil || !strings.Contains(err.Error(), "invalid schema") {
-		t.Errorf("Open with migrations 2 and 4: %v, want an invalid schema error", err)
+		t.Errorf("Open with migrations 2, 3 and 5: %v, want an invalid schema error", err)
 	}
 	if !bytes.Equal(readFile(t, path), orig) {
 		t.Errorf("an invalid schema changed the file")

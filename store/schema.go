@@ -46,16 +46,20 @@ const (
 	nameLeases  = "leases"
 	nameLedger  = "ledger"
 	namePlans   = "plans"
+	// NameApprovals holds the approved custody.toml contents, keyed by the
+	// sha256 of the file's bytes (schema 3 on).
+	NameApprovals = "approvals"
 )
 
 // DefaultSchema returns custody's own layout: worktree records, the
-// resource ledger, and the shared meta, intent index, journal, leases and
-// plans buckets.
+// resource ledger, and the shared meta, intent index, journal, leases,
+// plans and approvals buckets.
 func DefaultSchema() Schema {
 	return Schema{
 		Buckets: []Bucket{
 			{Name: nameMeta}, {Name: nameRecords, Kind: machine.KindWorktree}, {Name: nameIntents},
 			{Name: nameJournal}, {Name: nameLeases}, {Name: nameLedger, Kind: machine.KindResource}, {Name: namePlans},
+			{Name: NameApprovals},
 		},
 		Migrations: defaultMigrations(),
 	}

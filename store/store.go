@@ -13,13 +13,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/safefile"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
 
 // SchemaVersion is the schema DefaultSchema writes: the layout this custody
 // reads and writes unless a caller opens the store with another Schema.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // FileName is the state file's name inside <common-dir>/custody/.
 const FileName = "state.db"
@@ -262,6 +264,9 @@ func boltOpen(path string, opts *bolt.Options) (db *bolt.DB, err error) {
 // timeout can name who holds it.
 func (s *Store) holderFile() string { return s.path + ".holder" }
 
+// noteHolder writes who took the write lock. The note is advisory: a
+// symlink, FIFO or anything else not a regular file at the holder path is
+// left as it is and never written through.
 func (s *Store) noteHolder() {
 	host, _ := os.Hostname()
 	cmd := strings.Join(os.Args, " ")
@@ -269,15 +274,21 @@ func (s *Store) noteHolder() {
 		cmd = cmd[:200]
 	}
 	line := fmt.Sprintf("pid %d on %s (%s) since %s\n", os.Getpid(), host, cmd, time.Now().UTC().Format(time.RFC3339))
-	_ = os.WriteFile(s.holderFile(), []byte(line), 0o644)
+	_ = safefile.Write(s.holderFile(), []byte(line), 0o644)
 }
 
+// maxHolderNote bounds what is read of the holder note.
+const maxHolderNote = 4 << 10
+
+// lastHolder says who last took the write lock, from the holder note: read
+// only from a regular file of bounded size, its control characters
+// escaped, so a planted file cannot hang custody or print what it points to.
 func (s *Store) lastHolder() string {
-	b, err := os.ReadFile(s.holderFile())
+	b, err := safefile.Read(s.holderFile(), maxHolderNote)
 	if err != nil || len(b) == 0 {
 		return "the holder is not custody, or did not say who it is"
 	}
-	return "last taken by " + strings.TrimSpace(string(b))
+	return "last taken by " + machine.EscapeControl(strings.TrimSpace(string(b)))
 }
 
 // update runs fn in one write transaction on a freshly opened file. A panic

@@ -49,6 +49,7 @@ type CLI struct {
 	Journal  JournalCmd  `cmd:"" help:"Export, verify and show the head of the journal."`
 	Resource ResourceCmd `cmd:"" help:"Per-worktree resources: identity, ensure, gc, list."`
 	Doctor   DoctorCmd   `cmd:"" help:"Check the state file, the journal and the records."`
+	Trust    TrustCmd    `cmd:"" help:"Approve custody.toml's exact content, so its commands may run (--revoke withdraws it)."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output
@@ -193,7 +194,7 @@ func (a *App) env(create bool) (*steps.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := observe.LoadConfig(repo)
+	cfg, src, err := observe.ReadConfig(repo)
 	if err != nil && a.tolerateConfig && errors.Is(err, observe.ErrConfig) {
 		// doctor reports a broken configuration as a problem; it reads the
 		// state with the defaults.
@@ -225,7 +226,7 @@ func (a *App) env(create bool) (*steps.Env, error) {
 		actor += "@" + h
 	}
 	return &steps.Env{
-		Repo: repo, Git: g, Store: st, Policy: cfg.Policy(), Config: cfg,
+		Repo: repo, Git: g, Store: st, Policy: cfg.Policy(), Config: cfg, ConfigSource: src,
 		Root: root, Now: time.Now, Actor: actor, Holder: steps.Self(),
 		Wait: a.Globals.LockTimeout, Progress: a.progress(),
 	}, nil

@@ -21,7 +21,7 @@ func TestApplyDestroyRefusedIsPending(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
 	log := filepath.Join(t.TempDir(), "log")
-	r.WriteFile(r.Dir, "custody.toml", fmt.Sprintf("[resources.db]\ncreate = '''echo create >> %s'''\ndestroy = '''echo destroy >> %s'''\n", log, log))
+	writeTrusted(t, r, fmt.Sprintf("[resources.db]\ncreate = '''echo create >> %s'''\ndestroy = '''echo destroy >> %s'''\n", log, log))
 	mustCustody(t, r, 0, "init")
 	id, path := newTree(t, r, "orph")
 	// The tree goes behind custody's back: its resource is an orphan.

@@ -53,7 +53,7 @@ func rtSetup(t *testing.T, toml string, opt fixtures.Options) *rtWorld {
 	if slug := rtDeclaredSlug(toml); slug != "" {
 		w.slug = slug
 	}
-	r.WriteFile(r.Dir, "custody.toml", w.x(toml))
+	writeTrusted(t, r, w.x(toml))
 	mustCustody(t, r, 0, "init")
 	return w
 }
@@ -492,7 +492,7 @@ func TestResourceIdentityAfterSlugChange(t *testing.T) {
 	w := rtSetup(t, "[project]\nslug = \"alpha\"\n\n"+rtRes("db", "", ""), fixtures.Options{})
 	made := w.rtNew(t, "ident")
 	frozen := w.entry(t, made.ID+"/db").Handle
-	w.r.WriteFile(w.r.Dir, "custody.toml", w.x("[project]\nslug = \"beta\"\n\n"+rtRes("db", "", "")))
+	writeTrusted(t, w.r, w.x("[project]\nslug = \"beta\"\n\n"+rtRes("db", "", "")))
 	got := strings.TrimSpace(mustCustody(t, w.r, 0, "resource", "identity", "db", "--id", made.ID).Stdout)
 	if got != frozen {
 		t.Errorf("resource identity db = %q, but the ledger and .env hold %q", got, frozen)

@@ -58,7 +58,7 @@ func TestResumeRollbackKeepsUserWork(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
 	flag := filepath.Join(r.Root, "resource-broken")
-	r.WriteFile(r.Dir, "custody.toml", fmt.Sprintf("[resources.db]\ncreate = '''test ! -e %s'''\ndestroy = 'true'\nrequired = true\n", flag))
+	writeTrusted(t, r, fmt.Sprintf("[resources.db]\ncreate = '''test ! -e %s'''\ndestroy = 'true'\nrequired = true\n", flag))
 	mustCustody(t, r, 0, "init")
 	res := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-add"}, "new", "crashed")
 	if res.Code != -1 {

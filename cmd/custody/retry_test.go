@@ -97,7 +97,7 @@ func rtUnsafeRoot(t *testing.T) *fixtures.Repo {
 func rtResources(t *testing.T, create, destroy, ensure string) *fixtures.Repo {
 	t.Helper()
 	r := rtBare(t)
-	r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = '''"+create+"'''\ndestroy = '''"+destroy+"'''\nensure = '''"+ensure+"'''\n")
+	writeTrusted(t, r, "[resources.db]\ncreate = '''"+create+"'''\ndestroy = '''"+destroy+"'''\nensure = '''"+ensure+"'''\n")
 	mustCustody(t, r, 0, "init")
 	return r
 }
@@ -373,6 +373,21 @@ func rtCases() []rtCase {
 			setup: uninitialized},
 		{cmd: "doctor", name: "not_initialized", exit: 1, code: "not-initialized",
 			setup: uninitialized},
+		{cmd: "trust", name: "config_symlink", exit: 1, code: "config-invalid",
+			doctor: "doctor reads custody.toml and says why it cannot be used (here: it is a symlink)",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				if err := os.Symlink("/dev/zero", filepath.Join(r.Dir, "custody.toml")); err != nil {
+					t.Fatal(err)
+				}
+				return at(r)
+			}},
+		{cmd: "new", name: "config_untrusted", exit: 1, code: "config-untrusted",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = 'true'\ndestroy = 'true'\n")
+				return at(r, "fix")
+			}},
 	}
 }
 

@@ -37,7 +37,7 @@ func TestShowListsResources(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
 	ext := filepath.Join(r.Root, "ext")
-	r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = \"mkdir -p "+ext+"/@resource@\"\ndestroy = \"rm -rf "+ext+"/@resource@\"\n")
+	writeTrusted(t, r, "[resources.db]\ncreate = \"mkdir -p "+ext+"/@resource@\"\ndestroy = \"rm -rf "+ext+"/@resource@\"\n")
 	mustCustody(t, r, 0, "init")
 	id, _ := newTree(t, r, "shown")
 	res := showRecord(t, r, id).Resources

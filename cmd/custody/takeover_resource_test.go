@@ -23,7 +23,7 @@ func TestResumeTakeOverOfAResource(t *testing.T) {
 	r := fixtures.New(t, fixtures.Options{})
 	ext := t.TempDir()
 	log := filepath.Join(ext, "log")
-	r.WriteFile(r.Dir, "custody.toml", fmt.Sprintf("[resources.db]\ncreate = '''echo create >> %s'''\ndestroy = '''echo destroy >> %s'''\n", log, log))
+	writeTrusted(t, r, fmt.Sprintf("[resources.db]\ncreate = '''echo create >> %s'''\ndestroy = '''echo destroy >> %s'''\n", log, log))
 	mustCustody(t, r, 0, "init")
 	id, path := newTree(t, r, "tk")
 	r.Commit(path, "tk.txt", "published\n")
