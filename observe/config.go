@@ -15,7 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/safefile"
+	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // ErrConfig is returned when custody.toml cannot be used: a syntax error, an

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/safefile"
+	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // TestReadConfigHostile: custody.toml as a symlink (to /dev/zero, to a

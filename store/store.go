@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/safefile"
+	"github.com/custody-sh/custody/observe/safefile"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
