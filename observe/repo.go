@@ -74,7 +74,13 @@ func Discover(ctx context.Context, g *Git, dir string) (Repo, error) {
 	}
 	main := filepath.Dir(common)
 	list, err := WorktreeList(ctx, g, Repo{CommonDir: common}, dir)
-	if err != nil {
+	var lockRefusal *machine.Refusal
+	switch {
+	case errors.As(err, &lockRefusal) && lockRefusal.Code == machine.CodeLockTimeout:
+		return Repo{}, err // the registry lock's own refusal names its holder
+	case err != nil && ctx.Err() != nil:
+		return Repo{}, fmt.Errorf("interrupted while reading the worktree registry: %w", err)
+	case err != nil:
 		return Repo{}, ambiguous(dir, "git worktree list failed: %v", err)
 	}
 	entries, err := ParseWorktreeList(list)

@@ -25,11 +25,14 @@ var version = "dev"
 
 // Globals are the flags every command takes.
 type Globals struct {
-	Chdir       string           `short:"C" name:"chdir" placeholder:"DIR" help:"Run as if custody was started in DIR."`
-	JSON        bool             `name:"json" help:"Print exactly one JSON envelope."`
-	LockTimeout time.Duration    `name:"lock-timeout" default:"10s" help:"How long to wait for another custody holding the state file."`
-	Debug       bool             `name:"debug" help:"Print every git command line on stderr."`
-	Version     kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	Chdir       string        `short:"C" name:"chdir" placeholder:"DIR" help:"Run as if custody was started in DIR."`
+	JSON        bool          `name:"json" help:"Print exactly one JSON envelope."`
+	LockTimeout time.Duration `name:"lock-timeout" default:"10s" help:"How long to wait for another custody holding the state file."`
+	Debug       bool          `name:"debug" help:"Print every git command line on stderr."`
+	// RemoteTimeout bounds how long one remote may take to answer; a
+	// remote that does not is asked once per command and named.
+	RemoteTimeout time.Duration    `name:"remote-timeout" default:"60s" help:"How long one remote may take to answer before its trees are kept as remote-unavailable."`
+	Version       kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
 // CLI is the command line.
@@ -190,6 +193,7 @@ func (a *App) env(create bool) (*steps.Env, error) {
 		trace = a.Stderr
 	}
 	g := observe.NewGit(&observe.Runner{Trace: trace})
+	g.RemoteTimeout = a.Globals.RemoteTimeout
 	repo, err := observe.Discover(a.Ctx, g, a.Dir)
 	if err != nil {
 		return nil, err

@@ -91,7 +91,16 @@ func TestCorruptStateRetryWorks(t *testing.T) {
 	}
 	mustCustody(t, r, 0, "list")
 
-	if got := (invocation{args: []string{"-C", "my repo", "plan"}}).again("--lock-timeout", "60s"); got != "custody --lock-timeout 60s -C 'my repo' plan" {
-		t.Errorf("the lock timeout's retry = %q", got)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-C", "my repo", "plan"}, "custody --lock-timeout 60s -C 'my repo' plan"},
+		{[]string{"--lock-timeout", "1s", "list", "--json"}, "custody --lock-timeout 60s list --json"},
+		{[]string{"--lock-timeout=1s", "apply", "p.json"}, "custody --lock-timeout 60s apply p.json"},
+	} {
+		if got := (invocation{args: tc.args}).again("--lock-timeout", "60s"); got != tc.want {
+			t.Errorf("the lock timeout's retry of %q = %q, want %q", tc.args, got, tc.want)
+		}
 	}
 }
