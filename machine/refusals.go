@@ -241,6 +241,17 @@ const (
 	// CodeAmbiguousRelocation is returned when an interrupted relocation
 	// finds git reporting both its source and its destination.
 	CodeAmbiguousRelocation Code = "ambiguous-relocation"
+	// CodeRecoveryFailed is returned when something that would die with a
+	// removed tree (a reflog, its per-worktree config) cannot be read or
+	// kept; the tree is kept.
+	CodeRecoveryFailed Code = "recovery-failed"
+	// CodeExternalTree is returned when apply would remove an adopted tree
+	// outside the managed root without --allow-external-retirement.
+	CodeExternalTree Code = "external-tree"
+	// CodeQuarantineChanged is returned when a tree moved into quarantine
+	// holds an entry the final observation did not see (a file written
+	// meanwhile); the tree is moved back and kept.
+	CodeQuarantineChanged Code = "quarantine-changed"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -314,6 +325,9 @@ func Codes() map[Code]string {
 		CodeMigrationFailed:     "upgrading an older state file failed; it was left as it was",
 		CodeMoved:               "git moved the worktree away from the record's path",
 		CodeNotInWorktree:       "the command runs outside every managed worktree",
+		CodeRecoveryFailed:      "what would die with the tree cannot be kept",
+		CodeExternalTree:        "an adopted tree outside the managed root needs --allow-external-retirement",
+		CodeQuarantineChanged:   "the tree changed while quarantined; it was moved back",
 	}
 }
 

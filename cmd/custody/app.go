@@ -49,6 +49,7 @@ type CLI struct {
 	Journal  JournalCmd  `cmd:"" help:"Export, verify and show the head of the journal."`
 	Resource ResourceCmd `cmd:"" help:"Per-worktree resources: identity, ensure, gc, list."`
 	Doctor   DoctorCmd   `cmd:"" help:"Check the state file, the journal and the records."`
+	Recovery RecoverCmd  `cmd:"" name:"recovered" help:"List or prune what custody kept from removed trees (recovery refs, per-worktree config)."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output
