@@ -246,6 +246,13 @@ const (
 	// sha256, was never approved with `custody trust`: nothing runs, and
 	// nothing is made, until a person approves it.
 	CodeConfigUntrusted Code = "config-untrusted"
+	// CodeRecoveryFailed is returned when something that would die with a
+	// removed tree (a reflog, its per-worktree config) cannot be read or
+	// kept; the tree is kept.
+	CodeRecoveryFailed Code = "recovery-failed"
+	// CodeExternalTree is returned when apply would remove an adopted tree
+	// outside the managed root without --allow-external-retirement.
+	CodeExternalTree Code = "external-tree"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -320,6 +327,8 @@ func Codes() map[Code]string {
 		CodeMoved:               "git moved the worktree away from the record's path",
 		CodeNotInWorktree:       "the command runs outside every managed worktree",
 		CodeConfigUntrusted:     "custody.toml declares commands and this exact content was not approved with custody trust",
+		CodeRecoveryFailed:      "what would die with the tree cannot be kept",
+		CodeExternalTree:        "an adopted tree outside the managed root needs --allow-external-retirement",
 	}
 }
 

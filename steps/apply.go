@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
@@ -48,9 +49,21 @@ func applyActions() map[machine.Action]applyAction {
 	}
 }
 
+// ApplyOptions are what a person chose for one apply.
+type ApplyOptions struct {
+	// Only names the plan items to apply; empty means all.
+	Only []string
+	// AllowExternalRetirement lets apply remove adopted trees outside the
+	// managed root; without it they are refused (CodeExternalTree).
+	AllowExternalRetirement bool
+	// PlanFile is the plan's path as the person named it, for retry lines.
+	PlanFile string
+}
+
 // applyRun is what one apply shares between its items.
 type applyRun struct {
 	plan machine.Plan
+	opts ApplyOptions
 	// view is the remotes' advertisement, fetched once, when the first
 	// removal needs it.
 	view *observe.RemoteView
@@ -63,6 +76,12 @@ type applyRun struct {
 // refused whole. Applying a plan again reports already-done for what it
 // did.
 func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (ApplyResult, error) {
+	return ApplyWith(ctx, e, plan, ApplyOptions{Only: only})
+}
+
+// ApplyWith is Apply with every option a person can choose.
+func ApplyWith(ctx context.Context, e *Env, plan machine.Plan, opts ApplyOptions) (ApplyResult, error) {
+	only := opts.Only
 	res := ApplyResult{PlanID: plan.PlanID, Items: []Outcome{}}
 	repoID, err := e.Store.RepositoryID()
 	if err != nil {
@@ -82,7 +101,7 @@ func Apply(ctx context.Context, e *Env, plan machine.Plan, only []string) (Apply
 		selected[id] = true
 	}
 	actions := applyActions()
-	run := &applyRun{plan: plan}
+	run := &applyRun{plan: plan, opts: opts}
 	for _, it := range plan.Items {
 		if len(selected) > 0 && !selected[it.ID] {
 			continue
@@ -134,10 +153,11 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 		}
 		run.view = view
 	}
-	return applyItem(ctx, e, run.plan, it, run.view)
+	return applyItem(ctx, e, run, it, run.view)
 }
 
-func applyItem(ctx context.Context, e *Env, plan machine.Plan, it machine.PlanItem, view *observe.RemoteView) (Outcome, error) {
+func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, view *observe.RemoteView) (Outcome, error) {
+	plan := run.plan
 	deadline := time.Now().Add(e.Wait)
 	for attempt := 0; attempt < 1000; attempt++ {
 		rec, err := e.Store.Get(it.ID)
@@ -235,6 +255,8 @@ func applyItem(ctx context.Context, e *Env, plan machine.Plan, it machine.PlanIt
 			verdict = staleRefusal(rec, obs, it.Head)
 		case v.Action != machine.ActionRemove:
 			verdict = v.Primary()
+		case !run.opts.AllowExternalRetirement:
+			verdict = externalRefusal(e, rec, run.opts.PlanFile)
 		}
 		if verdict != nil {
 			if o, done, err := refuse(verdict, rec.State); done || err != nil {
@@ -273,4 +295,26 @@ func applyItem(ctx context.Context, e *Env, plan machine.Plan, it machine.PlanIt
 // refusedOutcome reports refusal r of item id.
 func refusedOutcome(id string, r *machine.Refusal, state machine.State) Outcome {
 	return Outcome{ID: id, Outcome: machine.ForRefusal(r), State: state, Refusal: r}
+}
+
+// externalRefusal refuses removing an adopted tree outside the managed
+// root unless the person confirmed it (--allow-external-retirement); nil
+// when the tree is custody's own or inside the root.
+func externalRefusal(e *Env, rec machine.Record, planFile string) *machine.Refusal {
+	if rec.Origin != machine.OriginAdopted {
+		return nil
+	}
+	p := filepath.Clean(rec.Path)
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	if e.Root != "" && within(p, e.Root) {
+		return nil
+	}
+	if planFile == "" {
+		planFile = "plan.json"
+	}
+	return &machine.Refusal{Code: machine.CodeExternalTree, Path: rec.Path,
+		Retry:   "custody apply --allow-external-retirement --only " + machine.QuoteArg(rec.ID) + " " + machine.QuoteArg(planFile),
+		Message: fmt.Sprintf("%s is an adopted tree outside the managed root %s; custody removes it only when you confirm with --allow-external-retirement", rec.Path, e.Root)}
 }

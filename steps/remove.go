@@ -71,6 +71,11 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 	if why == nil {
 		why = removalTargetRefusal(e, rec, obs)
 	}
+	if why == nil {
+		if why, err = preserveWhatDies(ctx, e, rec); err != nil {
+			return Outcome{}, err
+		}
+	}
 	if why != nil {
 		_, err := e.fire(ctx, rec, machine.TriggerRetreat, machine.Firing{Obs: obs}, "retreat: "+string(why.Code))
 		var guard *machine.Refusal

@@ -53,6 +53,7 @@ type CLI struct {
 	Resource ResourceCmd `cmd:"" help:"Per-worktree resources: identity, ensure, gc, list."`
 	Doctor   DoctorCmd   `cmd:"" help:"Check the state file, the journal and the records."`
 	Trust    TrustCmd    `cmd:"" help:"Approve custody.toml's exact content, so its commands may run (--revoke withdraws it)."`
+	Recovery RecoverCmd  `cmd:"" name:"recovered" help:"List or prune what custody kept from removed trees (recovery refs, per-worktree config)."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output

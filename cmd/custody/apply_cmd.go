@@ -14,6 +14,9 @@ import (
 type ApplyCmd struct {
 	Plan string   `arg:"" name:"planfile" help:"A plan file written by custody plan -o."`
 	Only []string `name:"only" placeholder:"ID" help:"Apply only these items of the plan."`
+	// AllowExternalRetirement confirms removing adopted trees outside the
+	// managed root.
+	AllowExternalRetirement bool `name:"allow-external-retirement" help:"Also remove adopted trees outside the managed root (refused without it)."`
 }
 
 // Help is the long help of apply.
@@ -22,7 +25,8 @@ func (ApplyCmd) Help() string {
 observation plan reviewed (else the item is stale and the next goes on), commit
 a removal intent, observe again, run non-forced git worktree remove, verify the
 path is gone and unregistered, delete the owned branch by compare-and-swap.
-A plan for another repository is refused whole. Applying again reports
+A plan for another repository is refused whole. An adopted tree outside the
+managed root is removed only with --allow-external-retirement. Applying again reports
 already-done. Orphaned resources the plan lists are destroyed with their frozen
 commands after the same re-check orphan GC makes.
 
@@ -43,7 +47,7 @@ func (c *ApplyCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.Apply(a.Ctx, e, plan, c.Only)
+	res, err := steps.ApplyWith(a.Ctx, e, plan, steps.ApplyOptions{Only: c.Only, AllowExternalRetirement: c.AllowExternalRetirement, PlanFile: c.Plan})
 	if err != nil {
 		return err
 	}

@@ -1560,7 +1560,13 @@ func TestSafetyAdoptAdminKeyDiffers(t *testing.T) {
 	if it := planItemAt(plan, first); it == nil || it.Refusal == nil || it.Refusal.Code != "foreign" {
 		t.Errorf("first tree: %+v, want foreign", it)
 	}
-	a := sfApply(t, r, file, 0, sfPathEnv(r.LyingGit("rmdir")))
+	// The adopted tree lies outside the managed root: its retirement is
+	// confirmed explicitly.
+	res := runBin(t, custodyBin, r, r.Dir, []string{sfPathEnv(r.LyingGit("rmdir"))}, "apply", "--allow-external-retirement", file, "--json")
+	if res.Code != 0 {
+		t.Fatalf("apply --allow-external-retirement: want exit 0, got\n%s", res)
+	}
+	a := decodeResult[steps.ApplyResult](t, res, "apply")
 	if o := applyOutcome(t, a, ad.ID); o.Outcome != "removed" {
 		t.Fatalf("apply: %+v", o)
 	}
