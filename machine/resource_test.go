@@ -480,6 +480,13 @@ func TestResourceDecideGC(t *testing.T) {
 		{name: "admin-present", f: machine.GCFacts{AdminPresent: true}, code: machine.CodeWorktreeLive, words: []string{rsID, testID, "locked or unmounted"}},
 		{name: "path-recycled", f: machine.GCFacts{PathLive: true}, code: machine.CodeWorktreeLive, words: []string{rsPath, "path recycled"}},
 		{name: "handle-recycled", f: machine.GCFacts{HandleLive: true}, code: machine.CodeWorktreeLive, words: []string{rsHandle, "handle recycled"}},
+		{name: "record-live", f: machine.GCFacts{RecordLive: true}, code: machine.CodeWorktreeLive, words: []string{rsID, "not tombstoned", "pruned admin entry"}},
+		{name: "record-unknown", f: machine.GCFacts{RecordUnknown: true}, code: machine.CodeObservationFailed, words: []string{rsID, "could not be read"}},
+		{name: "tree-present", f: machine.GCFacts{TreePresent: true}, code: machine.CodeWorktreeLive, words: []string{rsPath, "still present"}},
+		{name: "tree-unknown", f: machine.GCFacts{TreeUnknown: true}, code: machine.CodeObservationFailed, words: []string{rsPath, "could not be observed"}},
+		{name: "record-live-before-gc-false", r: func(r *machine.Resource) { r.GC = false }, f: machine.GCFacts{RecordLive: true}, code: machine.CodeWorktreeLive},
+		{name: "tree-present-before-token", r: func(r *machine.Resource) { r.Destroy = "rm @x@" }, f: machine.GCFacts{TreePresent: true}, code: machine.CodeWorktreeLive},
+		{name: "record-unknown-before-live", f: machine.GCFacts{RecordUnknown: true, RecordLive: true}, code: machine.CodeObservationFailed},
 		{name: "unexpanded-token", r: func(r *machine.Resource) { r.Destroy = "rm -rf @dir@/cache" }, f: orphan,
 			code: machine.CodeUnexpandedToken, words: []string{rsID, "@dir@", "never half-run"}},
 		// Precedence: the first reason that holds is the one reported.

@@ -222,7 +222,9 @@ func (w *rtWorld) removeTree(t testing.TB, id string, wantApply int) steps.Apply
 	return decodeResult[steps.ApplyResult](t, mustCustody(t, w.r, wantApply, "apply", plan, "--json"), "apply")
 }
 
-// vanish removes a tree the hard way: rm -rf, then git worktree prune.
+// vanish removes a tree the hard way: rm -rf, then git worktree prune
+// and, since a pruned admin entry alone never makes a resource an orphan,
+// the tree's record is tombstoned as custody would after a removal.
 func (w *rtWorld) vanish(t testing.TB, path string, prune bool) {
 	t.Helper()
 	if err := os.RemoveAll(path); err != nil {
@@ -230,6 +232,30 @@ func (w *rtWorld) vanish(t testing.TB, path string, prune bool) {
 	}
 	if prune {
 		w.r.Git("worktree", "prune")
+		tombstoneAt(t, w.r, path)
+	}
+}
+
+// tombstoneAt commits the record of the tree at path to tombstoned.
+func tombstoneAt(t testing.TB, r *fixtures.Repo, path string) {
+	t.Helper()
+	s, err := store.Open(filepath.Join(r.Dir, ".git", "custody", "state.db"), 5*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		if rec.Path != path || rec.State == machine.StateTombstoned {
+			continue
+		}
+		after := rec
+		after.State, after.Rev = machine.StateTombstoned, rec.Rev+1
+		if err := store.CommitChange(s, store.Transition{Before: rec, After: after, Trigger: "test-tombstone"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -889,7 +915,7 @@ func TestResourcePlanOrphans(t *testing.T) {
 	if d := cmp.Diff(lines, w.logLines(t)); d != "" {
 		t.Errorf("reapply ran commands:\n%s", d)
 	}
-	if items := w.plan(t, ""); len(items) != 1 { // the vanished tree's own record
+	if items := w.plan(t, ""); len(items) != 0 { // the vanished tree's record is tombstoned
 		t.Errorf("plan after apply: %+v", items)
 	}
 }
@@ -1504,5 +1530,57 @@ func TestResourceCreateLargeOutput(t *testing.T) {
 	}
 	if len(e.Evidence.Output) > 8<<10 {
 		t.Errorf("ledger keeps %d bytes of output", len(e.Evidence.Output))
+	}
+}
+
+// TestResourceGCRecordOrTreeLive: a pruned admin entry alone never makes a
+// resource an orphan. While its worktree record is not tombstoned, or
+// anything is on disk at the tree's exact path, orphan GC keeps the
+// resource, with and without --dry-run, and no destroy runs.
+func TestResourceGCRecordOrTreeLive(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		scene func(t *testing.T, w *rtWorld, path string)
+		words string
+	}{
+		{"record-live", func(t *testing.T, w *rtWorld, path string) {
+			w.vanish(t, path, false)
+			w.r.Git("worktree", "prune")
+		}, "not tombstoned"},
+		{"tree-present", func(t *testing.T, w *rtWorld, path string) {
+			w.vanish(t, path, true)
+			// Someone's plain directory (no worktree) now stands at the path.
+			w.r.WriteFile(path, "notes.txt", "mine\n")
+		}, "still present"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+			made := w.rtNew(t, "kept")
+			h := w.handle(made.ID, "db")
+			c.scene(t, w, made.Path)
+			if _, err := os.Lstat(filepath.Join(w.r.Dir, ".git", "worktrees", made.ID)); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("the admin entry is present (%v): the scene does not test the guard", err)
+			}
+			for _, dry := range []bool{true, false} {
+				g := w.gc(t, 0, dry)
+				if len(g.Items) != 1 || g.Items[0].Outcome != "kept" || g.Items[0].Refusal == nil ||
+					g.Items[0].Refusal.Code != machine.CodeWorktreeLive || !strings.Contains(g.Items[0].Refusal.Message, c.words) {
+					t.Errorf("gc dry=%v: want kept worktree-live (%s), got %+v", dry, c.words, g.Items)
+				}
+			}
+			if _, ok := rtPlanItemOf(t, w.plan(t, ""), made.ID+"/db"); ok {
+				t.Errorf("plan lists %s/db as an orphan", made.ID)
+			}
+			w.wantLog(t, "create "+h)
+			if !w.exists(t, h) {
+				t.Errorf("%s was destroyed", h)
+			}
+			if e := w.entry(t, made.ID+"/db"); e.State != machine.StateActive {
+				t.Errorf("entry is %s, want active", e.State)
+			}
+		})
 	}
 }
