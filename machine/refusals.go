@@ -241,6 +241,11 @@ const (
 	// CodeAmbiguousRelocation is returned when an interrupted relocation
 	// finds git reporting both its source and its destination.
 	CodeAmbiguousRelocation Code = "ambiguous-relocation"
+	// CodeUnsafeToken is returned when a resource command's @token@ stands
+	// where its value would be read as code (a quoted heredoc, single
+	// quotes with a value that is not plain text, $((…)) with a value that
+	// is not a number); the command is refused when it is frozen.
+	CodeUnsafeToken Code = "unsafe-token"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -314,6 +319,7 @@ func Codes() map[Code]string {
 		CodeMigrationFailed:     "upgrading an older state file failed; it was left as it was",
 		CodeMoved:               "git moved the worktree away from the record's path",
 		CodeNotInWorktree:       "the command runs outside every managed worktree",
+		CodeUnsafeToken:         "a resource command's @token@ stands where its value would be read as code",
 	}
 }
 

@@ -38,19 +38,24 @@ type Resource struct {
 	ID       string `json:"id"`
 	Worktree string `json:"worktree"`
 	// AdminKey is the worktree's git admin key, GC's liveness key.
-	AdminKey string        `json:"admin_key"`
-	Path     string        `json:"path"`
-	Name     string        `json:"name"`
-	Handle   string        `json:"handle"`
-	State    State         `json:"state"`
-	Create   string        `json:"create"`
-	Destroy  string        `json:"destroy"`
-	Ensure   string        `json:"ensure,omitempty"`
-	Required bool          `json:"required"`
-	Retries  int           `json:"retries"`
-	GC       bool          `json:"gc"`
-	Timeout  time.Duration `json:"timeout"`
-	Rev      uint64        `json:"rev"`
+	AdminKey string `json:"admin_key"`
+	Path     string `json:"path"`
+	Name     string `json:"name"`
+	Handle   string `json:"handle"`
+	State    State  `json:"state"`
+	Create   string `json:"create"`
+	Destroy  string `json:"destroy"`
+	Ensure   string `json:"ensure,omitempty"`
+	// Env is the environment frozen with the commands: each @token@'s
+	// value under TokenEnv(token), which the frozen text references
+	// instead of holding the value (Freeze). Entries frozen before tokens
+	// became references have none: their values are in the text.
+	Env      map[string]string `json:"env,omitempty"`
+	Required bool              `json:"required"`
+	Retries  int               `json:"retries"`
+	GC       bool              `json:"gc"`
+	Timeout  time.Duration     `json:"timeout"`
+	Rev      uint64            `json:"rev"`
 	// Intent is the create or destroy intent being carried out.
 	Intent    *ResourceIntent  `json:"intent,omitempty"`
 	Evidence  ResourceEvidence `json:"evidence"`
@@ -232,7 +237,8 @@ func ResourceFingerprint(r Resource) string {
 		ID, Handle, Destroy, AdminKey, Path string
 		State                               State
 		Rev                                 uint64
-	}{r.ID, r.Handle, r.Destroy, r.AdminKey, r.Path, r.State, r.Rev})
+		Env                                 map[string]string `json:",omitempty"`
+	}{r.ID, r.Handle, r.Destroy, r.AdminKey, r.Path, r.State, r.Rev, r.Env})
 	if err != nil {
 		panic("machine: resource fingerprint does not marshal: " + err.Error())
 	}

@@ -1584,3 +1584,64 @@ func TestResourceGCRecordOrTreeLive(t *testing.T) {
 		})
 	}
 }
+
+// TestResourceHostileCheckoutPath: a checkout path holding $(…), a
+// backtick, quotes and @dir@ reaches a resource command as exactly that
+// path wherever @dir@ stands (bare, in double quotes, inside $(…), inside
+// an unquoted heredoc), and no code in it runs: the values are passed as
+// environment variables frozen with the command, never spliced into it.
+func TestResourceHostileCheckoutPath(t *testing.T) {
+	t.Parallel()
+	name := "x$(touch canary1)`touch canary2`'q\"@dir@"
+	create := "printf '%s' @dir@ > {EXT}/bare && printf '%s' \"<@dir@>\" > {EXT}/dq && printf '%s' \"$(printf '%s' @dir@)\" > {EXT}/sub && " +
+		"cat > {EXT}/heredoc <<EOF\n@dir@\n@repo@\nEOF\necho create @resource@ >> {EXT}/log"
+	w := rtSetup(t, rtRes("db", create, ""), fixtures.Options{Name: name})
+	res := custody(t, w.r, "new", "hostile", "--json")
+	if res.Code != 0 {
+		t.Fatalf("new in a checkout named %q: %s", name, res)
+	}
+	made := decodeResult[steps.NewResult](t, res, "new")
+	for file, want := range map[string]string{"bare": made.Path, "dq": "<" + made.Path + ">", "sub": made.Path, "heredoc": made.Path + "\n" + w.r.Dir + "\n"} {
+		if b, err := os.ReadFile(filepath.Join(w.ext, file)); err != nil || string(b) != want {
+			t.Errorf("%s: @dir@ reached the command as %q (%v), want %q", file, b, err, want)
+		}
+	}
+	for _, dir := range []string{made.Path, w.r.Dir, w.ext} {
+		for _, c := range []string{"canary1", "canary2"} {
+			if _, err := os.Lstat(filepath.Join(dir, c)); err == nil {
+				t.Errorf("code from the checkout path ran: %s/%s exists", dir, c)
+			}
+		}
+	}
+	e := w.entry(t, made.ID+"/db")
+	if strings.Contains(e.Create, "touch") || e.Env[machine.TokenEnv("dir")] != made.Path {
+		t.Errorf("the frozen create splices values (%q) or its env lacks @dir@ (%q)", e.Create, e.Env)
+	}
+}
+
+// TestResourceUnsafeToken: a token where its value would be read as code
+// (a quoted heredoc, single quotes around a path) is refused when the
+// command is frozen, naming the token and what to write instead; nothing
+// runs and the ledger stays empty.
+func TestResourceUnsafeToken(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, create string }{
+		{"quoted-heredoc", "sh <<'EOF'\nrm -rf @dir@/cache\nEOF\necho create >> {EXT}/log"},
+		{"single-quotes", "sh -c 'ls @dir@' && echo create >> {EXT}/log"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := rtSetup(t, rtRes("db", tt.create, ""), fixtures.Options{Name: "a b"})
+			ref := decodeError(t, mustCustody(t, w.r, 1, "new", "tok", "--json"))
+			// new reports the declare refusal as its own create-failed.
+			if ref.Code != string(machine.CodeCreateFailed) || !strings.Contains(ref.Message, "@dir@ stands in") || !strings.Contains(ref.Message, "$CUSTODY_DIR") {
+				t.Errorf("new: want create-failed naming @dir@ and $CUSTODY_DIR, got %+v", ref)
+			}
+			w.rtNothingLeft(t)
+			w.wantLog(t) // nothing ran
+			if got := w.ledger(t, true); len(got) != 0 {
+				t.Errorf("a refused resource is in the ledger: %+v", got)
+			}
+		})
+	}
+}
