@@ -67,9 +67,18 @@ const maxResourceOutput = 4 << 10
 // runResourceCommand runs one frozen command through `sh -c` on the one
 // runner (own process group, the resource's timeout, bounded output). A
 // command that still carries an @token@ is refused, never run.
-func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd string) (int, string) {
+//
+// A command that a killed custody left running under r's intent (its
+// process group is recorded there) is ended first (endGroup), so the two
+// never run alongside; if it cannot be ended, cmd does not run. onStart,
+// when set, is called with the new command's process group before it is
+// waited for (recordGroup).
+func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd string, onStart func(int) error) (int, string) {
 	if tok := machine.Unexpanded(cmd); tok != "" {
 		return -1, "refused: the frozen command still carries " + tok
+	}
+	if err := e.endGroup(r); err != nil {
+		return -1, "refused: " + err.Error()
 	}
 	dir := r.Path
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
@@ -84,7 +93,7 @@ func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd st
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	runner := &observe.Runner{Env: observe.CleanEnv(), Grace: 2 * time.Second, MaxOutput: 1 << 20, Truncate: true}
-	res, err := runner.Run(cctx, observe.Cmd{Dir: dir, Args: []string{"/bin/sh", "-c", cmd}, Env: resourceEnv(r)})
+	res, err := runner.Run(cctx, observe.Cmd{Dir: dir, Args: []string{"/bin/sh", "-c", cmd}, Env: resourceEnv(r), OnStart: onStart})
 	out := string(res.Stdout) + string(res.Stderr)
 	code := res.ExitCode
 	if err != nil {
@@ -113,10 +122,16 @@ func resourceEnv(r machine.Resource) []string {
 	return append([]string{"CUSTODY_WORKTREE_ID=" + r.Worktree, "CUSTODY_RESOURCE=" + r.Handle, "CUSTODY_RESOURCE_NAME=" + r.Name}, vals...)
 }
 
-// runWithRetries runs cmd up to 1+retries times until it exits 0.
-func (e *Env) runWithRetries(ctx context.Context, r machine.Resource, cmd string) (code, attempts int, out string) {
+// runWithRetries runs cmd up to 1+retries times until it exits 0. When r
+// carries an intent, each attempt's process group is committed into it
+// (recordGroup) and *r follows the store.
+func (e *Env) runWithRetries(ctx context.Context, r *machine.Resource, cmd string) (code, attempts int, out string) {
 	for attempts = 1; ; attempts++ {
-		code, out = e.runResourceCommand(ctx, r, cmd)
+		var hook func(int) error
+		if r.Intent != nil {
+			hook = e.recordGroup(ctx, r)
+		}
+		code, out = e.runResourceCommand(ctx, *r, cmd, hook)
 		if code == 0 || attempts > r.Retries || ctx.Err() != nil || machine.Unexpanded(cmd) != "" {
 			return code, attempts, out
 		}
@@ -171,7 +186,7 @@ func freezeSpec(r *machine.Resource, spec machine.ResourceSpec, vals map[string]
 // createResource runs a declared resource's create (with retries) and
 // records the outcome.
 func (e *Env) createResource(ctx context.Context, r machine.Resource) (machine.Resource, error) {
-	code, attempts, out := e.runWithRetries(ctx, r, r.Create)
+	code, attempts, out := e.runWithRetries(ctx, &r, r.Create)
 	t := machine.TriggerCreated
 	if code != 0 {
 		t = machine.TriggerCreateFailed
@@ -183,6 +198,11 @@ func (e *Env) createResource(ctx context.Context, r machine.Resource) (machine.R
 // destroyResource commits the destroy intent, runs the frozen destroy and
 // records the outcome. A failed destroy leaves the entry for orphan GC.
 func (e *Env) destroyResource(ctx context.Context, r machine.Resource) (machine.Resource, error) {
+	// A create a killed custody left running ends before its destroy is
+	// committed (the new intent no longer names its group).
+	if err := e.endGroup(r); err != nil {
+		return r, &machine.Refusal{Code: machine.CodeInProgress, Path: r.Path, Retry: "custody resume", Message: err.Error()}
+	}
 	if r.State != machine.StateRemoving {
 		in := &machine.ResourceIntent{Kind: machine.IntentResourceDestroy, Command: r.Destroy, Holder: e.Holder, At: e.Now().UTC()}
 		var err error
@@ -191,7 +211,7 @@ func (e *Env) destroyResource(ctx context.Context, r machine.Resource) (machine.
 		}
 		failpoint("resource/after-destroy-intent")
 	}
-	code, attempts, out := e.runWithRetries(ctx, r, r.Destroy)
+	code, attempts, out := e.runWithRetries(ctx, &r, r.Destroy)
 	t := machine.TriggerDestroyed
 	if code != 0 {
 		t = machine.TriggerDestroyFailed
@@ -262,7 +282,7 @@ func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]Reso
 		} else if r.State == machine.StateProvisioning && r.Intent != nil {
 			// An interrupted create: its outcome is unknown, so undo it
 			// with the frozen destroy (result ignored), then create once.
-			e.runResourceCommand(ctx, r, r.Destroy)
+			e.runResourceCommand(ctx, r, r.Destroy, nil)
 		}
 		if r.State == machine.StateProvisioning {
 			if r, err = e.createResource(ctx, r); err != nil {

@@ -356,7 +356,8 @@ func TestResourceLifecycleOrder(t *testing.T) {
 	}
 	j := w.journal(t)
 	for _, n := range []string{"a", "b"} {
-		want := []string{"declare", "created", "ensure", "ensure", "teardown", "destroyed"}
+		// started: each create and destroy records its process group in the intent.
+		want := []string{"declare", "started", "created", "ensure", "ensure", "teardown", "started", "destroyed"}
 		if d := cmp.Diff(want, rtTriggers(j, id+"/"+n)); d != "" {
 			t.Errorf("journal of %s/%s (-want +got):\n%s", id, n, d)
 		}
@@ -603,7 +604,7 @@ func TestResourceRequiredCreateFails(t *testing.T) {
 	if d := cmp.Diff([]string{rec.ID + "/a tombstoned destroyed", rec.ID + "/b tombstoned destroyed"}, got); d != "" {
 		t.Errorf("ledger after the rollback (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"declare", "create-failed", "teardown", "destroyed"}, rtTriggers(w.journal(t), rec.ID+"/b")); d != "" {
+	if d := cmp.Diff([]string{"declare", "started", "create-failed", "teardown", "started", "destroyed"}, rtTriggers(w.journal(t), rec.ID+"/b")); d != "" {
 		t.Errorf("journal of the failed resource (-want +got):\n%s", d)
 	}
 	mustCustody(t, w.r, 0, "doctor")
