@@ -72,3 +72,42 @@ func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 		t.Errorf("the resource %s does not exist after resume: %v", live[0].Handle, err)
 	}
 }
+
+// TestResourceDestroyOutlivesKilledCustody: custody apply is SIGKILLed
+// while a resource's destroy runs; resume, run at once, ends the outliving
+// destroy before it runs the destroy again, so the two never overlap, and
+// the entry ends tombstoned with the destroy run to its end once.
+func TestResourceDestroyOutlivesKilledCustody(t *testing.T) {
+	t.Parallel()
+	destroy := "echo dstart $$ >> {EXT}/log; sleep 2; echo dend $$ >> {EXT}/log; rm -rf {EXT}/@resource@"
+	w := rtSetup(t, rtRes("db", "mkdir {EXT}/@resource@", destroy), fixtures.Options{})
+	made := w.rtNew(t, "dkill")
+	mustCustody(t, w.r, 0, "finish", made.ID)
+	plan := filepath.Join(w.r.Root, "plan.json")
+	mustCustody(t, w.r, 0, "plan", "-o", plan)
+	bg := startCustody(t, w.r, nil, "apply", plan)
+	for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the destroy never started; log %q\n%s", w.logLines(t), bg.errb)
+		}
+	}
+	if err := bg.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = bg.cmd.Wait()
+	first := strings.Fields(w.logLines(t)[0])
+	if res := custody(t, w.r, "resume", "--json"); res.Code != 0 {
+		t.Fatalf("resume: %s", res)
+	}
+	time.Sleep(3 * time.Second) // long enough for a destroy left running to finish
+	lines := w.logLines(t)
+	if len(lines) != 3 || lines[0] != "dstart "+first[1] || !strings.HasPrefix(lines[1], "dstart ") || lines[2] != "dend "+strings.TrimPrefix(lines[1], "dstart ") {
+		t.Errorf("log %q: want the killed custody's destroy (pid %s) ended, then one destroy run to its end", lines, first[1])
+	}
+	if e := w.entry(t, made.ID+"/db"); e.State != machine.StateTombstoned || e.Intent != nil {
+		t.Errorf("entry after resume: %s %+v", e.State, e.Intent)
+	}
+	if w.exists(t, w.handle(made.ID, "db")) {
+		t.Errorf("the resource still exists after resume")
+	}
+}
