@@ -57,13 +57,14 @@ func groupAlive(g machine.Holder) bool {
 // It returns an error when the group outlives all that: the caller must
 // not act alongside it.
 func (e *Env) endGroup(r machine.Resource) error {
-	if r.Intent == nil || r.Intent.Group == nil || r.Intent.Group.Host != e.Holder.Host {
+	f := machine.GroupFacts{Host: e.Holder.Host}
+	if r.Intent != nil && r.Intent.Group != nil {
+		f.Alive = groupAlive(*r.Intent.Group)
+	}
+	if machine.DecideGroup(r.Intent, f) != machine.GroupEnd {
 		return nil
 	}
 	g := *r.Intent.Group
-	if !groupAlive(g) {
-		return nil
-	}
 	gone := func(d time.Duration) bool {
 		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 			if !groupAlive(g) {
