@@ -253,6 +253,11 @@ const (
 	// CodeExternalTree is returned when apply would remove an adopted tree
 	// outside the managed root without --allow-external-retirement.
 	CodeExternalTree Code = "external-tree"
+	// CodeUnsafeToken is returned when a resource command's @token@ stands
+	// where its value would be read as code (a quoted heredoc, single
+	// quotes with a value that is not plain text, $((…)) with a value that
+	// is not a number); the command is refused when it is frozen.
+	CodeUnsafeToken Code = "unsafe-token"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -329,6 +334,7 @@ func Codes() map[Code]string {
 		CodeConfigUntrusted:     "custody.toml declares commands and this exact content was not approved with custody trust",
 		CodeRecoveryFailed:      "what would die with the tree cannot be kept",
 		CodeExternalTree:        "an adopted tree outside the managed root needs --allow-external-retirement",
+		CodeUnsafeToken:         "a resource command's @token@ stands where its value would be read as code",
 	}
 }
 

@@ -29,6 +29,10 @@ const (
 	TriggerDestroyFailed Trigger = "destroy-failed"
 	// TriggerEnsure records an ensure run: an internal step of active.
 	TriggerEnsure Trigger = "ensure"
+	// TriggerStarted records, in the create or destroy intent, the process
+	// group of the command that just started, so a resume after custody
+	// was killed ends that group before it undoes or redoes the command.
+	TriggerStarted Trigger = "started"
 )
 
 // Resource is one per-worktree external resource in the ledger: the frozen,
@@ -38,19 +42,24 @@ type Resource struct {
 	ID       string `json:"id"`
 	Worktree string `json:"worktree"`
 	// AdminKey is the worktree's git admin key, GC's liveness key.
-	AdminKey string        `json:"admin_key"`
-	Path     string        `json:"path"`
-	Name     string        `json:"name"`
-	Handle   string        `json:"handle"`
-	State    State         `json:"state"`
-	Create   string        `json:"create"`
-	Destroy  string        `json:"destroy"`
-	Ensure   string        `json:"ensure,omitempty"`
-	Required bool          `json:"required"`
-	Retries  int           `json:"retries"`
-	GC       bool          `json:"gc"`
-	Timeout  time.Duration `json:"timeout"`
-	Rev      uint64        `json:"rev"`
+	AdminKey string `json:"admin_key"`
+	Path     string `json:"path"`
+	Name     string `json:"name"`
+	Handle   string `json:"handle"`
+	State    State  `json:"state"`
+	Create   string `json:"create"`
+	Destroy  string `json:"destroy"`
+	Ensure   string `json:"ensure,omitempty"`
+	// Env is the environment frozen with the commands: each @token@'s
+	// value under TokenEnv(token), which the frozen text references
+	// instead of holding the value (Freeze). Entries frozen before tokens
+	// became references have none: their values are in the text.
+	Env      map[string]string `json:"env,omitempty"`
+	Required bool              `json:"required"`
+	Retries  int               `json:"retries"`
+	GC       bool              `json:"gc"`
+	Timeout  time.Duration     `json:"timeout"`
+	Rev      uint64            `json:"rev"`
 	// Intent is the create or destroy intent being carried out.
 	Intent    *ResourceIntent  `json:"intent,omitempty"`
 	Evidence  ResourceEvidence `json:"evidence"`
@@ -64,6 +73,11 @@ type ResourceIntent struct {
 	Command string     `json:"command"`
 	Holder  Holder     `json:"holder"`
 	At      time.Time  `json:"at"`
+	// Group is the process group of the command running under this intent
+	// (PID is the group id, its leader's pid; Start the leader's start
+	// time, as in Holder), recorded once the command started. Resume ends
+	// a group that outlived a killed custody before it acts.
+	Group *Holder `json:"group,omitempty"`
 }
 
 // Intent kinds of resources.
@@ -127,6 +141,18 @@ func resourceIntentHeld(_ context.Context, args ...any) bool {
 	return ok && f.Res.Intent != nil && f.Intent != nil && f.Res.Intent.Kind == f.Intent.Kind && f.Res.Intent.Command == f.Intent.Command
 }
 
+// groupRecorded holds when the firing hands the entry's intent, unchanged
+// but for the process group of its started command, back to the entry.
+func groupRecorded(_ context.Context, args ...any) bool {
+	f, ok := resourceFiringOf(args)
+	if !ok || f.Res.Intent == nil || f.Intent == nil || f.Intent.Group == nil || f.Intent.Group.PID <= 0 {
+		return false
+	}
+	a, b := *f.Res.Intent, *f.Intent
+	a.Group, b.Group = nil, nil
+	return a == b
+}
+
 // commandRan holds when a command ran, whatever it exited.
 func commandRan(_ context.Context, args ...any) bool {
 	f, ok := resourceFiringOf(args)
@@ -155,6 +181,7 @@ func configureResource(sm *stateless.StateMachine) {
 		Permit(TriggerDeclare, StateProvisioning, commandsFrozen)
 	sm.Configure(StateProvisioning).
 		PermitReentry(TriggerTakeOver, resourceIntentHeld).
+		PermitReentry(TriggerStarted, groupRecorded).
 		Permit(TriggerCreated, StateActive, commandSucceeded).
 		Permit(TriggerCreateFailed, StateFinished, commandFailed).
 		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
@@ -165,6 +192,7 @@ func configureResource(sm *stateless.StateMachine) {
 		Permit(TriggerTeardown, StateRemoving, commandsFrozen)
 	sm.Configure(StateRemoving).
 		PermitReentry(TriggerTakeOver, resourceIntentHeld).
+		PermitReentry(TriggerStarted, groupRecorded).
 		Permit(TriggerDestroyed, StateTombstoned, commandSucceeded).
 		Permit(TriggerDestroyFailed, StateFinished, commandFailed)
 	sm.Configure(StateTombstoned)
@@ -206,7 +234,7 @@ func NextResource(r Resource, to State, t Trigger, f ResourceFiring) Resource {
 	case TriggerDeclare:
 		n.CreatedAt = f.Now
 		n.Intent = copyResourceIntent(f.Intent)
-	case TriggerTeardown, TriggerTakeOver:
+	case TriggerTeardown, TriggerTakeOver, TriggerStarted:
 		n.Intent = copyResourceIntent(f.Intent)
 	case TriggerCreated, TriggerCreateFailed, TriggerDestroyed, TriggerDestroyFailed, TriggerEnsure:
 		n.Intent = nil
@@ -222,6 +250,10 @@ func copyResourceIntent(in *ResourceIntent) *ResourceIntent {
 		return nil
 	}
 	c := *in
+	if in.Group != nil {
+		g := *in.Group
+		c.Group = &g
+	}
 	return &c
 }
 
@@ -232,7 +264,8 @@ func ResourceFingerprint(r Resource) string {
 		ID, Handle, Destroy, AdminKey, Path string
 		State                               State
 		Rev                                 uint64
-	}{r.ID, r.Handle, r.Destroy, r.AdminKey, r.Path, r.State, r.Rev})
+		Env                                 map[string]string `json:",omitempty"`
+	}{r.ID, r.Handle, r.Destroy, r.AdminKey, r.Path, r.State, r.Rev, r.Env})
 	if err != nil {
 		panic("machine: resource fingerprint does not marshal: " + err.Error())
 	}

@@ -266,6 +266,37 @@ func TestResourceFireCommitError(t *testing.T) {
 	}
 }
 
+// rsStarted is a firing that records a started command's process group in
+// the entry's intent of kind, changed by mutate.
+func rsStarted(st machine.State, kind machine.IntentKind, mutate func(*machine.ResourceIntent)) machine.ResourceFiring {
+	r := rsResource(st)
+	r.Intent = rsIntent(kind, rsDestroy)
+	in := *r.Intent
+	in.Group = &machine.Holder{PID: 4242, Host: rsHolder.Host, Start: 7}
+	if mutate != nil {
+		mutate(&in)
+	}
+	if st == machine.StateActive {
+		r.Intent = nil
+	}
+	return machine.ResourceFiring{Res: r, Intent: &in}
+}
+
+// TestResourceStartedKeepsGroup: started stores the group in the intent and
+// changes nothing else of it.
+func TestResourceStartedKeepsGroup(t *testing.T) {
+	t.Parallel()
+	f := rsStarted(machine.StateRemoving, machine.IntentResourceDestroy, nil)
+	n := machine.NextResource(f.Res, machine.StateRemoving, machine.TriggerStarted, f)
+	if d := cmp.Diff(f.Intent, n.Intent); d != "" {
+		t.Errorf("intent after started (-want +got):\n%s", d)
+	}
+	f.Intent.Group.PID = 1
+	if n.Intent.Group.PID != 4242 {
+		t.Errorf("the stored intent shares the firing's group")
+	}
+}
+
 func TestResourcePermitted(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -282,6 +313,17 @@ func TestResourcePermitted(t *testing.T) {
 		{"removing/ok", rsRan(machine.StateRemoving, 0), []machine.Trigger{machine.TriggerDestroyed}},
 		{"removing/failed", rsRan(machine.StateRemoving, 9), []machine.Trigger{machine.TriggerDestroyFailed}},
 		{"tombstoned", rsRan(machine.StateTombstoned, 0), []machine.Trigger{}},
+		{"provisioning/started", rsStarted(machine.StateProvisioning, machine.IntentResourceCreate, nil),
+			[]machine.Trigger{machine.TriggerStarted, machine.TriggerTakeOver, machine.TriggerTeardown}},
+		{"removing/started", rsStarted(machine.StateRemoving, machine.IntentResourceDestroy, nil),
+			[]machine.Trigger{machine.TriggerStarted, machine.TriggerTakeOver}},
+		{"provisioning/started-other-command", rsStarted(machine.StateProvisioning, machine.IntentResourceCreate, func(in *machine.ResourceIntent) { in.Command = "other" }),
+			[]machine.Trigger{machine.TriggerTeardown}},
+		{"provisioning/started-other-holder", rsStarted(machine.StateProvisioning, machine.IntentResourceCreate, func(in *machine.ResourceIntent) { in.Holder.PID++ }),
+			[]machine.Trigger{machine.TriggerTakeOver, machine.TriggerTeardown}},
+		{"provisioning/started-no-group", rsStarted(machine.StateProvisioning, machine.IntentResourceCreate, func(in *machine.ResourceIntent) { in.Group = nil }),
+			[]machine.Trigger{machine.TriggerTakeOver, machine.TriggerTeardown}},
+		{"active/started", rsStarted(machine.StateActive, machine.IntentResourceCreate, nil), []machine.Trigger{machine.TriggerTeardown}},
 		{"active/token", rsWith(rsTeardown(machine.StateActive), func(f *machine.ResourceFiring) { f.Res.Destroy += " @x@" }), []machine.Trigger{}},
 	}
 	for _, tt := range tests {
@@ -480,6 +522,13 @@ func TestResourceDecideGC(t *testing.T) {
 		{name: "admin-present", f: machine.GCFacts{AdminPresent: true}, code: machine.CodeWorktreeLive, words: []string{rsID, testID, "locked or unmounted"}},
 		{name: "path-recycled", f: machine.GCFacts{PathLive: true}, code: machine.CodeWorktreeLive, words: []string{rsPath, "path recycled"}},
 		{name: "handle-recycled", f: machine.GCFacts{HandleLive: true}, code: machine.CodeWorktreeLive, words: []string{rsHandle, "handle recycled"}},
+		{name: "record-live", f: machine.GCFacts{RecordLive: true}, code: machine.CodeWorktreeLive, words: []string{rsID, "not tombstoned", "pruned admin entry"}},
+		{name: "record-unknown", f: machine.GCFacts{RecordUnknown: true}, code: machine.CodeObservationFailed, words: []string{rsID, "could not be read"}},
+		{name: "tree-present", f: machine.GCFacts{TreePresent: true}, code: machine.CodeWorktreeLive, words: []string{rsPath, "still present"}},
+		{name: "tree-unknown", f: machine.GCFacts{TreeUnknown: true}, code: machine.CodeObservationFailed, words: []string{rsPath, "could not be observed"}},
+		{name: "record-live-before-gc-false", r: func(r *machine.Resource) { r.GC = false }, f: machine.GCFacts{RecordLive: true}, code: machine.CodeWorktreeLive},
+		{name: "tree-present-before-token", r: func(r *machine.Resource) { r.Destroy = "rm @x@" }, f: machine.GCFacts{TreePresent: true}, code: machine.CodeWorktreeLive},
+		{name: "record-unknown-before-live", f: machine.GCFacts{RecordUnknown: true, RecordLive: true}, code: machine.CodeObservationFailed},
 		{name: "unexpanded-token", r: func(r *machine.Resource) { r.Destroy = "rm -rf @dir@/cache" }, f: orphan,
 			code: machine.CodeUnexpandedToken, words: []string{rsID, "@dir@", "never half-run"}},
 		// Precedence: the first reason that holds is the one reported.

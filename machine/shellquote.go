@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -91,34 +92,290 @@ func Unexpanded(cmd string) string {
 	return ""
 }
 
-// Expand replaces each @token@ of template named in vals with its value,
-// quoted for where it stands: single-quoted outside quotes, escaped inside
-// double quotes, and spliced with '\” inside single quotes, so the shell
-// always sees exactly the value. Unknown tokens are left as they are.
-func Expand(template string, vals map[string]string) string {
-	q := scanQuoting(template)
-	var b strings.Builder
-	last := 0
-	for _, loc := range tokenRE.FindAllStringIndex(template, -1) {
-		v, ok := vals[template[loc[0]+1:loc[1]-1]]
-		if !ok {
-			continue
-		}
-		b.WriteString(template[last:loc[0]])
-		switch q[loc[0]] {
-		case inDouble:
-			r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`")
-			b.WriteString(r.Replace(v))
-		case inSingle:
-			b.WriteString(strings.ReplaceAll(v, "'", `'\''`))
-		default:
-			b.WriteString(QuoteValue(v))
-		}
-		last = loc[1]
+// TokenEnv is the environment variable that carries the value of the token
+// name to a frozen command: @dir@ is read from CUSTODY_DIR.
+func TokenEnv(name string) string { return "CUSTODY_" + strings.ToUpper(name) }
+
+// TokenEnvOf returns vals keyed by TokenEnv: the environment frozen with
+// the commands Freeze returns.
+func TokenEnvOf(vals map[string]string) map[string]string {
+	out := make(map[string]string, len(vals))
+	for k, v := range vals {
+		out[TokenEnv(k)] = v
 	}
-	b.WriteString(template[last:])
-	return b.String()
+	return out
 }
 
-// QuoteValue single-quotes v for the shell.
-func QuoteValue(v string) string { return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'" }
+// UnsafeTokenError is returned by Freeze when a @token@ stands where no
+// reference to its value can keep the shell from reading the value as code.
+type UnsafeTokenError struct {
+	// Token is the @token@ as written.
+	Token string
+	// Context names where it stands ("a quoted heredoc", …).
+	Context string
+}
+
+// Error says which token stands where, and what to write instead.
+func (e *UnsafeTokenError) Error() string {
+	name := strings.Trim(e.Token, "@")
+	return fmt.Sprintf("%s stands in %s, where its value would be read as code; write \"$%s\" (custody sets it for every resource command) or move the token out", e.Token, e.Context, TokenEnv(name))
+}
+
+// frame is one nesting level of the shell lexer Freeze runs.
+type frame int
+
+const (
+	fTop      frame = iota // command level: unquoted words
+	fSingle                // '…'
+	fDouble                // "…"
+	fCmdSub                // $(…)
+	fBacktick              // `…`
+	fArith                 // $((…))
+	fParamTop              // ${…} outside double quotes
+	fParamDQ               // ${…} inside double quotes or a heredoc
+	fHeredoc               // the body of <<WORD
+	fHeredocQ              // the body of <<'WORD': nothing is expanded
+	fComment               // # … to the end of the line
+)
+
+// topLike frames parse words as at command level.
+func (f frame) topLike() bool { return f == fTop || f == fCmdSub || f == fBacktick || f == fParamTop }
+
+// plainValue matches a value that is the same text to any interpreter a
+// single-quoted string is usually handed to (sh -c, psql -c): no quote,
+// blank, $, backtick, backslash, ;, &, |, <, >, (, ), *, ?, [, # or newline.
+var plainValue = regexp.MustCompile(`^[A-Za-z0-9_./:,+=@%-]*$`)
+
+// number matches a decimal number, the only value arithmetic may read.
+var number = regexp.MustCompile(`^[0-9]+$`)
+
+// tokenAt matches an @token@ at the start of its input.
+var tokenAt = regexp.MustCompile(`^@[A-Za-z_][A-Za-z0-9_]*@`)
+
+type heredoc struct {
+	delim  string
+	quoted bool
+	strip  bool // <<-: leading tabs are stripped
+}
+
+// Freeze returns template with every @token@ named in vals replaced by a
+// reference to the environment variable TokenEnv(token), in the form that
+// is data where the token stands: "${CUSTODY_X}" in an unquoted word (also
+// inside $(…), backticks and ${…}), ${CUSTODY_X} inside double quotes and
+// an unquoted heredoc, '"${CUSTODY_X}"' inside single quotes when the
+// value is plain (plainValue). The values themselves never enter the
+// text, so no value is ever parsed as shell and a value that looks like
+// a token (a path holding @dir@) is data. A token inside a quoted heredoc,
+// inside single quotes with a value that is not plain, or inside $((…))
+// with a value that is not a number is refused (*UnsafeTokenError): there
+// the value would reach an interpreter as code. Unknown tokens stay as they
+// are, so the frozen command is refused (Unexpanded).
+func Freeze(template string, vals map[string]string) (string, error) {
+	var b strings.Builder
+	stack := []frame{fTop}
+	depth := []int{0} // open parentheses per frame (cmdsub, arith)
+	var pending []heredoc
+	var body heredoc
+	top := func() frame { return stack[len(stack)-1] }
+	push := func(f frame) { stack, depth = append(stack, f), append(depth, 0) }
+	pop := func() {
+		if len(stack) > 1 {
+			stack, depth = stack[:len(stack)-1], depth[:len(depth)-1]
+		}
+	}
+	wordStart := func(i int) bool {
+		return i == 0 || strings.IndexByte(" \t\n;&|()", template[i-1]) >= 0
+	}
+	startBody := func() {
+		if len(pending) > 0 {
+			body, pending = pending[0], pending[1:]
+			if body.quoted {
+				push(fHeredocQ)
+			} else {
+				push(fHeredoc)
+			}
+		}
+	}
+	for i := 0; i < len(template); {
+		f := top()
+		// A heredoc body line equal to its delimiter ends the body.
+		if (f == fHeredoc || f == fHeredocQ) && (i == 0 || template[i-1] == '\n') {
+			end := strings.IndexByte(template[i:], '\n')
+			line := template[i:]
+			if end >= 0 {
+				line = template[i : i+end]
+			}
+			if body.strip {
+				line = strings.TrimLeft(line, "\t")
+			}
+			if line == body.delim {
+				n := len(template) - i
+				if end >= 0 {
+					n = end + 1
+				}
+				b.WriteString(template[i : i+n])
+				i += n
+				pop()
+				startBody()
+				continue
+			}
+		}
+		if m := tokenAt.FindString(template[i:]); m != "" {
+			if v, ok := vals[m[1:len(m)-1]]; ok {
+				ref := "${" + TokenEnv(m[1:len(m)-1]) + "}"
+				switch {
+				case f.topLike() || f == fComment:
+					b.WriteString(`"` + ref + `"`)
+				case f == fDouble || f == fParamDQ || f == fHeredoc:
+					b.WriteString(ref)
+				case f == fSingle && plainValue.MatchString(v):
+					b.WriteString(`'"` + ref + `"'`)
+				case f == fSingle:
+					return "", &UnsafeTokenError{Token: m, Context: "single quotes (its value is not plain text)"}
+				case f == fArith && number.MatchString(v):
+					b.WriteString(ref)
+				case f == fArith:
+					return "", &UnsafeTokenError{Token: m, Context: "$((…)) (its value is not a number)"}
+				default: // fHeredocQ
+					return "", &UnsafeTokenError{Token: m, Context: "a quoted heredoc (<<'" + body.delim + "')"}
+				}
+				i += len(m)
+				continue
+			}
+		}
+		c := template[i]
+		next := byte(0)
+		if i+1 < len(template) {
+			next = template[i+1]
+		}
+		n := 1
+		switch {
+		case f == fSingle:
+			if c == '\'' {
+				pop()
+			}
+		case f == fHeredocQ:
+		case f == fComment:
+			if c == '\n' {
+				pop()
+				n = 0 // the newline is the enclosing frame's
+			}
+		case c == '\\':
+			if next != 0 && next != '@' {
+				n = 2
+			}
+		case c == '$' && next == '(' && i+2 < len(template) && template[i+2] == '(':
+			push(fArith)
+			n = 3
+		case c == '$' && next == '(':
+			push(fCmdSub)
+			n = 2
+		case c == '$' && next == '{':
+			if f == fDouble || f == fHeredoc || f == fParamDQ {
+				push(fParamDQ)
+			} else {
+				push(fParamTop)
+			}
+			n = 2
+		case c == '`' && f == fBacktick:
+			pop()
+		case c == '`':
+			push(fBacktick)
+		case f == fDouble:
+			if c == '"' {
+				pop()
+			}
+		case f == fHeredoc:
+		case f == fArith:
+			switch {
+			case c == '(':
+				depth[len(depth)-1]++
+			case c == ')' && depth[len(depth)-1] > 0:
+				depth[len(depth)-1]--
+			case c == ')' && next == ')':
+				pop()
+				n = 2
+			}
+		case f == fParamTop || f == fParamDQ:
+			switch c {
+			case '}':
+				pop()
+			case '\'':
+				if f == fParamTop {
+					push(fSingle)
+				}
+			case '"':
+				push(fDouble)
+			}
+		default: // top-like: fTop, fCmdSub, fBacktick
+			switch {
+			case c == '\'':
+				push(fSingle)
+			case c == '"':
+				push(fDouble)
+			case c == '#' && wordStart(i):
+				push(fComment)
+			case c == '(' && f == fCmdSub:
+				depth[len(depth)-1]++
+			case c == ')' && f == fCmdSub && depth[len(depth)-1] > 0:
+				depth[len(depth)-1]--
+			case c == ')' && f == fCmdSub:
+				pop()
+			case c == '<' && next == '<':
+				h, used := readHeredocWord(template[i+2:])
+				pending = append(pending, h)
+				n = 2 + used
+			case c == '\n':
+				b.WriteByte(c)
+				i++
+				startBody()
+				continue
+			}
+		}
+		if n > 0 {
+			b.WriteString(template[i : i+n])
+		}
+		i += n
+	}
+	return b.String(), nil
+}
+
+// readHeredocWord reads the delimiter after <<: an optional -, blanks, then
+// a word whose quotes are removed. Any quoting makes the heredoc quoted.
+func readHeredocWord(s string) (heredoc, int) {
+	var h heredoc
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		h.strip = true
+		i++
+	}
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	var w strings.Builder
+	for i < len(s) && strings.IndexByte(" \t\n;&|<>()", s[i]) < 0 {
+		switch c := s[i]; c {
+		case '\'', '"':
+			h.quoted = true
+			j := strings.IndexByte(s[i+1:], c)
+			if j < 0 {
+				w.WriteString(s[i+1:])
+				i = len(s)
+				continue
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i += j + 2
+		case '\\':
+			h.quoted = true
+			if i+1 < len(s) {
+				w.WriteByte(s[i+1])
+			}
+			i += 2
+		default:
+			w.WriteByte(c)
+			i++
+		}
+	}
+	h.delim = w.String()
+	return h, min(i, len(s))
+}

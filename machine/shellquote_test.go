@@ -1,6 +1,8 @@
 package machine_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/custody-sh/custody/machine"
@@ -19,4 +21,53 @@ func TestUnexpandedDoubleQuotes(t *testing.T) {
 			t.Errorf("Unexpanded(%q) = %q, want @nosuch@", cmd, got)
 		}
 	}
+}
+
+// FuzzFreeze: Freeze never panics, and whatever the template, no value
+// enters the frozen text: a value is reached only through its variable.
+func FuzzFreeze(f *testing.F) {
+	for _, s := range []string{
+		`mkdir @dir@`, `echo "@dir@" '@dir@' $((@port@+1))`, "cat <<EOF\n@dir@\nEOF\n", "cat <<'EOF'\n@dir@\nEOF",
+		"x=`echo @dir@`; y=$(echo \"@dir@\"); z=${A:-@dir@}", `\@dir@ "\@dir@" # @dir@`, "<<-\"E\"\n\t@dir@\n\tE\n@dir@", `$(( ( @port@ ) ))`,
+	} {
+		f.Add(s)
+	}
+	const sentinel = "VALUE-SENTINEL"
+	f.Fuzz(func(t *testing.T, tmpl string) {
+		vals := map[string]string{"dir": sentinel, "port": "1"}
+		out, err := machine.Freeze(tmpl, vals)
+		if err != nil {
+			var ute *machine.UnsafeTokenError
+			if !errors.As(err, &ute) {
+				t.Fatalf("Freeze(%q) = %v, not an UnsafeTokenError", tmpl, err)
+			}
+			return
+		}
+		if strings.Count(out, sentinel) > strings.Count(tmpl, sentinel) {
+			t.Fatalf("Freeze(%q) = %q spliced a value into the text", tmpl, out)
+		}
+		if !strings.Contains(tmpl, "@dir@") && !strings.Contains(tmpl, "@port@") && out != tmpl {
+			t.Fatalf("Freeze(%q) changed a template with no token: %q", tmpl, out)
+		}
+	})
+}
+
+// FuzzRedactCredentials: redaction is idempotent, and the user
+// information of a URL never survives it.
+func FuzzRedactCredentials(f *testing.F) {
+	f.Add("fatal: https://user:secret@example.com/r.git", "user", "secret")
+	f.Add("ssh://git@host/x and http://a:b@c/d", "a", "b")
+	f.Fuzz(func(t *testing.T, s, user, pass string) {
+		once := machine.RedactCredentials(s)
+		if machine.RedactCredentials(once) != once {
+			t.Fatalf("RedactCredentials is not idempotent on %q: %q", s, once)
+		}
+		if user == "" || strings.ContainsAny(user+pass, "/@ \t\n\r\v\f\"") {
+			return
+		}
+		u := "https://" + user + ":" + pass + "@host.example/repo.git"
+		if got := machine.RedactCredentials("remote " + u + " failed"); got != "remote https://host.example/repo.git failed" {
+			t.Fatalf("RedactCredentials(%q) = %q", u, got)
+		}
+	})
 }

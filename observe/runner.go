@@ -19,6 +19,11 @@ type Cmd struct {
 	Args  []string
 	Env   []string // added to the runner's environment
 	Stdin []byte
+	// OnStart, when set, is called with the child's pid (which is also its
+	// process group id) after it started and before Run waits for it, so
+	// a caller can record the group durably before the command acts. An
+	// error from OnStart kills the group, and Run returns that error.
+	OnStart func(pid int) error
 }
 
 // String renders the command for traces and error messages.
@@ -75,7 +80,14 @@ type Runner struct {
 	// Truncate keeps the first MaxOutput bytes of a longer output instead of
 	// failing with ErrOutputTooLarge (for output that is only recorded).
 	Truncate bool
+	// Deadline bounds a command whose context carries no deadline of its
+	// own (default DefaultDeadline), so no command runs unbounded.
+	Deadline time.Duration
 }
+
+// DefaultDeadline is how long a command may run when neither its context
+// nor its Runner says otherwise.
+const DefaultDeadline = 10 * time.Minute
 
 // Run runs c and waits for it. A non-zero exit returns the Result and an
 // *ExitError; a context deadline kills the whole group.
@@ -93,6 +105,15 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	limit := r.MaxOutput
 	if limit <= 0 {
 		limit = 64 << 20
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		d := r.Deadline
+		if d <= 0 {
+			d = DefaultDeadline
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
 	}
 	cmd := exec.CommandContext(ctx, c.Args[0], c.Args[1:]...)
 	cmd.Dir = c.Dir
@@ -116,13 +137,25 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	// A descendant that keeps the output pipes open must not hold Wait
 	// forever: after the child exits, the pipes get Grace, then close.
 	cmd.WaitDelay = grace
-	err := cmd.Run()
+	err := cmd.Start()
+	var hookErr error
+	if err == nil {
+		if c.OnStart != nil {
+			if hookErr = c.OnStart(cmd.Process.Pid); hookErr != nil {
+				_ = killGroup(cmd, syscall.SIGKILL)
+			}
+		}
+		err = cmd.Wait()
+	}
 	if cmd.Process != nil {
 		reapGroup(cmd.Process.Pid, grace)
 	}
 	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
 	if cmd.ProcessState != nil {
 		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	if hookErr != nil {
+		return res, fmt.Errorf("%s: not run to its end: %w", c, hookErr)
 	}
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("%s: %w", c, ctx.Err())

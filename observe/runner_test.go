@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -275,5 +276,61 @@ func TestRunTrace(t *testing.T) {
 	}
 	if got, want := trace.String(), "+ echo hello --x\n+ false\n"; got != want {
 		t.Errorf("trace = %q, want %q", got, want)
+	}
+}
+
+// TestRunDefaultDeadline: a command whose context has no deadline still
+// ends at the runner's deadline, its whole group killed.
+func TestRunDefaultDeadline(t *testing.T) {
+	t.Parallel()
+	r := Runner{Deadline: 200 * time.Millisecond, Grace: 50 * time.Millisecond}
+	start := time.Now()
+	_, err := r.Run(context.Background(), sh("sleep 30"))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Run(sleep 30) = %v, want a deadline error", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Run took %s past a 200ms deadline", d)
+	}
+}
+
+// TestRunOnStart: OnStart sees the child's pid, which leads its own
+// process group, before the child is waited for; an OnStart error kills
+// the group and is returned.
+func TestRunOnStart(t *testing.T) {
+	t.Parallel()
+	var r Runner
+	dir := t.TempDir()
+	var seen int
+	c := sh(`echo $$ > "$D/pid"; sleep 0.2; echo done > "$D/done"`)
+	c.Env = []string{"D=" + dir}
+	c.OnStart = func(pid int) error {
+		seen = pid
+		if pgid, err := syscall.Getpgid(pid); err != nil || pgid != pid {
+			return fmt.Errorf("pgid of %d = %d, %v; want its own group", pid, pgid, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "done")); err == nil {
+			return errors.New("OnStart called after the command finished")
+		}
+		return nil
+	}
+	if _, err := r.Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "pid"))
+	if strings.TrimSpace(string(b)) != strconv.Itoa(seen) {
+		t.Errorf("OnStart saw pid %d, the child was %s", seen, b)
+	}
+
+	stop := errors.New("no intent")
+	c = sh(`sleep 0.3; echo ran > "$D/late"`)
+	c.Env = []string{"D=" + dir}
+	c.OnStart = func(int) error { return stop }
+	if _, err := r.Run(context.Background(), c); !errors.Is(err, stop) {
+		t.Fatalf("Run with a failing OnStart = %v, want its error", err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if _, err := os.Stat(filepath.Join(dir, "late")); err == nil {
+		t.Errorf("the command ran on after OnStart failed")
 	}
 }

@@ -50,7 +50,7 @@ func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
 		if err := ctx.Err(); err != nil {
 			return outs, err
 		}
-		code, attempts, out := e.runWithRetries(ctx, r, r.Ensure)
+		code, attempts, out := e.runWithRetries(ctx, &r, r.Ensure)
 		r2, err := e.fireResource(ctx, r, machine.TriggerEnsure, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
 			fmt.Sprintf("ensure (exit %d): %s", code, out))
 		if err != nil {

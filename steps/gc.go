@@ -40,9 +40,10 @@ func (r GCResult) Pending() bool {
 }
 
 // gcFacts observes, for one ledger entry, what orphan GC decides on: is the
-// worktree's git admin key still present, does a live worktree hold the
-// entry's path, does a live entry hold its handle, does a live process hold
-// its intent.
+// worktree's git admin key still present, is its worktree record still
+// live, is anything on disk at its exact path, does a live worktree hold
+// the entry's path, does a live entry hold its handle, does a live process
+// hold its intent.
 func gcFacts(e *Env, r machine.Resource, inv observe.Inventory, all []machine.Resource) machine.GCFacts {
 	var f machine.GCFacts
 	switch observe.Lstat(e.Repo.AdminDir(r.AdminKey)).State {
@@ -56,6 +57,21 @@ func gcFacts(e *Env, r machine.Resource, inv observe.Inventory, all []machine.Re
 	}
 	if _, ok := inv.Entry(r.Path); ok {
 		f.PathLive = true
+	}
+	switch observe.Lstat(r.Path).State {
+	case machine.PathPresent:
+		f.TreePresent = true
+	case machine.PathUnknown:
+		f.TreeUnknown = true
+	}
+	if r.Path == "" || !filepath.IsAbs(r.Path) {
+		f.TreeUnknown = true
+	}
+	switch wt, err := e.Store.Get(r.Worktree); {
+	case err == nil:
+		f.RecordLive = wt.State != machine.StateTombstoned
+	case !errors.Is(err, store.ErrNotFound):
+		f.RecordUnknown = true
 	}
 	for _, o := range all {
 		if o.ID != r.ID && o.Handle == r.Handle && o.State != machine.StateTombstoned &&

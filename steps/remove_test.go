@@ -105,19 +105,3 @@ func TestRemovalTargetUnreadable(t *testing.T) {
 		t.Errorf("unreadable directory: got %v, want unsafe-target", r)
 	}
 }
-
-// TestExpandQuotesEveryValue: tokens are replaced by single-quoted values,
-// quotes inside a value survive, and an unknown token stays so the frozen
-// command is refused.
-func TestExpandQuotesEveryValue(t *testing.T) {
-	t.Parallel()
-	vals := map[string]string{"dir": "/srv/it's here", "resource": "shop-x-1a2b3c-db"}
-	got := expand("mkdir -p @dir@/cache && createdb @resource@ @nosuch@", vals)
-	want := `mkdir -p '/srv/it'\''s here'/cache && createdb 'shop-x-1a2b3c-db' @nosuch@`
-	if got != want {
-		t.Errorf("expand = %q\nwant     %q", got, want)
-	}
-	if tok := machine.Unexpanded(got); tok != "@nosuch@" {
-		t.Errorf("Unexpanded(%q) = %q, want @nosuch@", got, tok)
-	}
-}

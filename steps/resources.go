@@ -35,11 +35,6 @@ func (e *Env) tokens(rec machine.Record, name string) map[string]string {
 	}
 }
 
-// expand replaces each known @token@ in cmd with its value, quoted for
-// where it stands (machine.Expand). An unknown token stays, so the frozen
-// command is refused.
-func expand(cmd string, vals map[string]string) string { return machine.Expand(cmd, vals) }
-
 // portFor picks the worktree's deterministic port: base + hash(id) mod
 // span, moved up past ports live worktrees already hold.
 func (e *Env) portFor(id string) (int, error) {
@@ -72,9 +67,18 @@ const maxResourceOutput = 4 << 10
 // runResourceCommand runs one frozen command through `sh -c` on the one
 // runner (own process group, the resource's timeout, bounded output). A
 // command that still carries an @token@ is refused, never run.
-func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd string) (int, string) {
+//
+// A command that a killed custody left running under r's intent (its
+// process group is recorded there) is ended first (endGroup), so the two
+// never run alongside; if it cannot be ended, cmd does not run. onStart,
+// when set, is called with the new command's process group before it is
+// waited for (recordGroup).
+func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd string, onStart func(int) error) (int, string) {
 	if tok := machine.Unexpanded(cmd); tok != "" {
 		return -1, "refused: the frozen command still carries " + tok
+	}
+	if err := e.endGroup(r); err != nil {
+		return -1, "refused: " + err.Error()
 	}
 	dir := r.Path
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
@@ -89,8 +93,7 @@ func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd st
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	runner := &observe.Runner{Env: observe.CleanEnv(), Grace: 2 * time.Second, MaxOutput: 1 << 20, Truncate: true}
-	res, err := runner.Run(cctx, observe.Cmd{Dir: dir, Args: []string{"/bin/sh", "-c", cmd},
-		Env: []string{"CUSTODY_WORKTREE_ID=" + r.Worktree, "CUSTODY_RESOURCE=" + r.Handle, "CUSTODY_RESOURCE_NAME=" + r.Name}})
+	res, err := runner.Run(cctx, observe.Cmd{Dir: dir, Args: []string{"/bin/sh", "-c", cmd}, Env: resourceEnv(r), OnStart: onStart})
 	out := string(res.Stdout) + string(res.Stderr)
 	code := res.ExitCode
 	if err != nil {
@@ -107,10 +110,28 @@ func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd st
 	return code, strings.TrimSpace(out)
 }
 
-// runWithRetries runs cmd up to 1+retries times until it exits 0.
-func (e *Env) runWithRetries(ctx context.Context, r machine.Resource, cmd string) (code, attempts int, out string) {
+// resourceEnv is the environment of r's commands: the entry's own names,
+// then the values its frozen commands reference (r.Env, sorted), which win
+// over any earlier variable of the same name.
+func resourceEnv(r machine.Resource) []string {
+	var vals []string
+	for k, v := range r.Env {
+		vals = append(vals, k+"="+v)
+	}
+	sort.Strings(vals)
+	return append([]string{"CUSTODY_WORKTREE_ID=" + r.Worktree, "CUSTODY_RESOURCE=" + r.Handle, "CUSTODY_RESOURCE_NAME=" + r.Name}, vals...)
+}
+
+// runWithRetries runs cmd up to 1+retries times until it exits 0. When r
+// carries an intent, each attempt's process group is committed into it
+// (recordGroup) and *r follows the store.
+func (e *Env) runWithRetries(ctx context.Context, r *machine.Resource, cmd string) (code, attempts int, out string) {
 	for attempts = 1; ; attempts++ {
-		code, out = e.runResourceCommand(ctx, r, cmd)
+		var hook func(int) error
+		if r.Intent != nil {
+			hook = e.recordGroup(ctx, r)
+		}
+		code, out = e.runResourceCommand(ctx, *r, cmd, hook)
 		if code == 0 || attempts > r.Retries || ctx.Err() != nil || machine.Unexpanded(cmd) != "" {
 			return code, attempts, out
 		}
@@ -118,28 +139,54 @@ func (e *Env) runWithRetries(ctx context.Context, r machine.Resource, cmd string
 }
 
 // declareResource freezes spec's commands for rec and commits the create
-// intent. A command left with an @token@ is refused here.
+// intent. A command left with an @token@, or one whose token stands where
+// its value would be read as code, is refused here.
 func (e *Env) declareResource(ctx context.Context, rec machine.Record, spec machine.ResourceSpec) (machine.Resource, error) {
 	vals := e.tokens(rec, spec.Name)
 	r := machine.Resource{ID: rec.ID + "/" + spec.Name, Worktree: rec.ID, AdminKey: rec.AdminKey, Path: rec.Path,
-		Name: spec.Name, Handle: vals["resource"], Create: expand(spec.Create, vals), Destroy: expand(spec.Destroy, vals),
-		Ensure: expand(spec.Ensure, vals), Required: spec.Required, Retries: spec.Retries, GC: spec.GC, Timeout: spec.Timeout}
-	for _, tmpl := range []string{spec.Create, spec.Destroy, spec.Ensure} {
-		for _, tok := range machine.Tokens(tmpl) {
-			if _, ok := vals[tok]; !ok {
-				return r, &machine.Refusal{Code: machine.CodeUnexpandedToken, Path: filepath.Join(e.Repo.MainCheckout, machine.ConfigFile),
-					Retry: "edit custody.toml", Message: fmt.Sprintf("resource %s: @%s@ is not a token custody knows, so its command is refused, never half-run", spec.Name, tok)}
-			}
-		}
+		Name: spec.Name, Handle: vals["resource"], Env: machine.TokenEnvOf(vals),
+		Required: spec.Required, Retries: spec.Retries, GC: spec.GC, Timeout: spec.Timeout}
+	if err := freezeSpec(&r, spec, vals, filepath.Join(e.Repo.MainCheckout, machine.ConfigFile)); err != nil {
+		return r, err
 	}
 	in := &machine.ResourceIntent{Kind: machine.IntentResourceCreate, Command: r.Create, Holder: e.Holder, At: e.Now().UTC()}
 	return e.fireResource(ctx, r, machine.TriggerDeclare, machine.ResourceFiring{Intent: in}, "create intent")
 }
 
+// freezeSpec freezes spec's create, destroy and ensure into r
+// (machine.Freeze: tokens become references to r.Env). A token custody does
+// not know (unexpanded-token) or one that stands where its value would be
+// read as code (unsafe-token) is a *machine.Refusal naming config.
+func freezeSpec(r *machine.Resource, spec machine.ResourceSpec, vals map[string]string, config string) error {
+	for _, c := range []struct {
+		tmpl string
+		dst  *string
+		what string
+	}{{spec.Create, &r.Create, "create"}, {spec.Destroy, &r.Destroy, "destroy"}, {spec.Ensure, &r.Ensure, "ensure"}} {
+		for _, tok := range machine.Tokens(c.tmpl) {
+			if _, ok := vals[tok]; !ok {
+				return &machine.Refusal{Code: machine.CodeUnexpandedToken, Path: config,
+					Retry: "edit custody.toml", Message: fmt.Sprintf("resource %s: @%s@ is not a token custody knows, so its command is refused, never half-run", spec.Name, tok)}
+			}
+		}
+		frozen, err := machine.Freeze(c.tmpl, vals)
+		var ute *machine.UnsafeTokenError
+		if errors.As(err, &ute) {
+			return &machine.Refusal{Code: machine.CodeUnsafeToken, Path: config, Retry: "edit custody.toml",
+				Message: fmt.Sprintf("resource %s: in its %s command, %s", spec.Name, c.what, ute.Error())}
+		}
+		if err != nil {
+			return fmt.Errorf("freeze the %s command of resource %s: %w", c.what, spec.Name, err)
+		}
+		*c.dst = frozen
+	}
+	return nil
+}
+
 // createResource runs a declared resource's create (with retries) and
 // records the outcome.
 func (e *Env) createResource(ctx context.Context, r machine.Resource) (machine.Resource, error) {
-	code, attempts, out := e.runWithRetries(ctx, r, r.Create)
+	code, attempts, out := e.runWithRetries(ctx, &r, r.Create)
 	t := machine.TriggerCreated
 	if code != 0 {
 		t = machine.TriggerCreateFailed
@@ -151,6 +198,11 @@ func (e *Env) createResource(ctx context.Context, r machine.Resource) (machine.R
 // destroyResource commits the destroy intent, runs the frozen destroy and
 // records the outcome. A failed destroy leaves the entry for orphan GC.
 func (e *Env) destroyResource(ctx context.Context, r machine.Resource) (machine.Resource, error) {
+	// A create a killed custody left running ends before its destroy is
+	// committed (the new intent no longer names its group).
+	if err := e.endGroup(r); err != nil {
+		return r, &machine.Refusal{Code: machine.CodeInProgress, Path: r.Path, Retry: "custody resume", Message: err.Error()}
+	}
 	if r.State != machine.StateRemoving {
 		in := &machine.ResourceIntent{Kind: machine.IntentResourceDestroy, Command: r.Destroy, Holder: e.Holder, At: e.Now().UTC()}
 		var err error
@@ -159,7 +211,7 @@ func (e *Env) destroyResource(ctx context.Context, r machine.Resource) (machine.
 		}
 		failpoint("resource/after-destroy-intent")
 	}
-	code, attempts, out := e.runWithRetries(ctx, r, r.Destroy)
+	code, attempts, out := e.runWithRetries(ctx, &r, r.Destroy)
 	t := machine.TriggerDestroyed
 	if code != 0 {
 		t = machine.TriggerDestroyFailed
@@ -230,7 +282,7 @@ func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]Reso
 		} else if r.State == machine.StateProvisioning && r.Intent != nil {
 			// An interrupted create: its outcome is unknown, so undo it
 			// with the frozen destroy (result ignored), then create once.
-			e.runResourceCommand(ctx, r, r.Destroy)
+			e.runResourceCommand(ctx, r, r.Destroy, nil)
 		}
 		if r.State == machine.StateProvisioning {
 			if r, err = e.createResource(ctx, r); err != nil {

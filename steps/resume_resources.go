@@ -29,7 +29,11 @@ func resourceWorkflow() Workflow[machine.Resource] {
 		},
 		Continue: map[string]func(context.Context, *Env, machine.Resource) ([]ResumeItem, error){
 			string(machine.ResourceResumeRecreate): func(ctx context.Context, e *Env, r machine.Resource) ([]ResumeItem, error) {
-				e.runResourceCommand(ctx, r, r.Destroy)
+				if err := e.endGroup(r); err != nil {
+					return []ResumeItem{{ID: r.ID, Kind: machine.KindResource, Outcome: machine.OutcomeInProgress,
+						Refusal: &machine.Refusal{Code: machine.CodeInProgress, Path: r.Path, Retry: "custody resume", Message: err.Error()}}}, nil
+				}
+				e.runResourceCommand(ctx, r, r.Destroy, nil)
 				next, err := e.createResource(ctx, r)
 				if err != nil {
 					return nil, err

@@ -28,6 +28,7 @@ func TestApplyDestroyRefusedIsPending(t *testing.T) {
 	if out, err := exec.Command("git", "-C", r.Dir, "worktree", "remove", "--force", path).CombinedOutput(); err != nil {
 		t.Fatalf("git worktree remove: %v\n%s", err, out)
 	}
+	tombstoneAt(t, r, path) // a live record alone keeps its resources
 	plan := filepath.Join(r.Root, "plan.json")
 	p := decodeResult[machine.Plan](t, mustCustody(t, r, 0, "plan", "-o", plan, "--json"), "plan")
 	if it, ok := p.Item(id + "/db"); !ok || it.Action != machine.ActionDestroy {

@@ -222,7 +222,9 @@ func (w *rtWorld) removeTree(t testing.TB, id string, wantApply int) steps.Apply
 	return decodeResult[steps.ApplyResult](t, mustCustody(t, w.r, wantApply, "apply", plan, "--json"), "apply")
 }
 
-// vanish removes a tree the hard way: rm -rf, then git worktree prune.
+// vanish removes a tree the hard way: rm -rf, then git worktree prune
+// and, since a pruned admin entry alone never makes a resource an orphan,
+// the tree's record is tombstoned as custody would after a removal.
 func (w *rtWorld) vanish(t testing.TB, path string, prune bool) {
 	t.Helper()
 	if err := os.RemoveAll(path); err != nil {
@@ -230,6 +232,30 @@ func (w *rtWorld) vanish(t testing.TB, path string, prune bool) {
 	}
 	if prune {
 		w.r.Git("worktree", "prune")
+		tombstoneAt(t, w.r, path)
+	}
+}
+
+// tombstoneAt commits the record of the tree at path to tombstoned.
+func tombstoneAt(t testing.TB, r *fixtures.Repo, path string) {
+	t.Helper()
+	s, err := store.Open(filepath.Join(r.Dir, ".git", "custody", "state.db"), 5*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		if rec.Path != path || rec.State == machine.StateTombstoned {
+			continue
+		}
+		after := rec
+		after.State, after.Rev = machine.StateTombstoned, rec.Rev+1
+		if err := store.CommitChange(s, store.Transition{Before: rec, After: after, Trigger: "test-tombstone"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -330,7 +356,8 @@ func TestResourceLifecycleOrder(t *testing.T) {
 	}
 	j := w.journal(t)
 	for _, n := range []string{"a", "b"} {
-		want := []string{"declare", "created", "ensure", "ensure", "teardown", "destroyed"}
+		// started: each create and destroy records its process group in the intent.
+		want := []string{"declare", "started", "created", "ensure", "ensure", "teardown", "started", "destroyed"}
 		if d := cmp.Diff(want, rtTriggers(j, id+"/"+n)); d != "" {
 			t.Errorf("journal of %s/%s (-want +got):\n%s", id, n, d)
 		}
@@ -577,7 +604,7 @@ func TestResourceRequiredCreateFails(t *testing.T) {
 	if d := cmp.Diff([]string{rec.ID + "/a tombstoned destroyed", rec.ID + "/b tombstoned destroyed"}, got); d != "" {
 		t.Errorf("ledger after the rollback (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"declare", "create-failed", "teardown", "destroyed"}, rtTriggers(w.journal(t), rec.ID+"/b")); d != "" {
+	if d := cmp.Diff([]string{"declare", "started", "create-failed", "teardown", "started", "destroyed"}, rtTriggers(w.journal(t), rec.ID+"/b")); d != "" {
 		t.Errorf("journal of the failed resource (-want +got):\n%s", d)
 	}
 	mustCustody(t, w.r, 0, "doctor")
@@ -889,7 +916,7 @@ func TestResourcePlanOrphans(t *testing.T) {
 	if d := cmp.Diff(lines, w.logLines(t)); d != "" {
 		t.Errorf("reapply ran commands:\n%s", d)
 	}
-	if items := w.plan(t, ""); len(items) != 1 { // the vanished tree's own record
+	if items := w.plan(t, ""); len(items) != 0 { // the vanished tree's record is tombstoned
 		t.Errorf("plan after apply: %+v", items)
 	}
 }
@@ -1504,5 +1531,118 @@ func TestResourceCreateLargeOutput(t *testing.T) {
 	}
 	if len(e.Evidence.Output) > 8<<10 {
 		t.Errorf("ledger keeps %d bytes of output", len(e.Evidence.Output))
+	}
+}
+
+// TestResourceGCRecordOrTreeLive: a pruned admin entry alone never makes a
+// resource an orphan. While its worktree record is not tombstoned, or
+// anything is on disk at the tree's exact path, orphan GC keeps the
+// resource, with and without --dry-run, and no destroy runs.
+func TestResourceGCRecordOrTreeLive(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		scene func(t *testing.T, w *rtWorld, path string)
+		words string
+	}{
+		{"record-live", func(t *testing.T, w *rtWorld, path string) {
+			w.vanish(t, path, false)
+			w.r.Git("worktree", "prune")
+		}, "not tombstoned"},
+		{"tree-present", func(t *testing.T, w *rtWorld, path string) {
+			w.vanish(t, path, true)
+			// Someone's plain directory (no worktree) now stands at the path.
+			w.r.WriteFile(path, "notes.txt", "mine\n")
+		}, "still present"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+			made := w.rtNew(t, "kept")
+			h := w.handle(made.ID, "db")
+			c.scene(t, w, made.Path)
+			if _, err := os.Lstat(filepath.Join(w.r.Dir, ".git", "worktrees", made.ID)); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("the admin entry is present (%v): the scene does not test the guard", err)
+			}
+			for _, dry := range []bool{true, false} {
+				g := w.gc(t, 0, dry)
+				if len(g.Items) != 1 || g.Items[0].Outcome != "kept" || g.Items[0].Refusal == nil ||
+					g.Items[0].Refusal.Code != machine.CodeWorktreeLive || !strings.Contains(g.Items[0].Refusal.Message, c.words) {
+					t.Errorf("gc dry=%v: want kept worktree-live (%s), got %+v", dry, c.words, g.Items)
+				}
+			}
+			if _, ok := rtPlanItemOf(t, w.plan(t, ""), made.ID+"/db"); ok {
+				t.Errorf("plan lists %s/db as an orphan", made.ID)
+			}
+			w.wantLog(t, "create "+h)
+			if !w.exists(t, h) {
+				t.Errorf("%s was destroyed", h)
+			}
+			if e := w.entry(t, made.ID+"/db"); e.State != machine.StateActive {
+				t.Errorf("entry is %s, want active", e.State)
+			}
+		})
+	}
+}
+
+// TestResourceHostileCheckoutPath: a checkout path holding $(…), a
+// backtick, quotes and @dir@ reaches a resource command as exactly that
+// path wherever @dir@ stands (bare, in double quotes, inside $(…), inside
+// an unquoted heredoc), and no code in it runs: the values are passed as
+// environment variables frozen with the command, never spliced into it.
+func TestResourceHostileCheckoutPath(t *testing.T) {
+	t.Parallel()
+	name := "x$(touch canary1)`touch canary2`'q\"@dir@"
+	create := "printf '%s' @dir@ > {EXT}/bare && printf '%s' \"<@dir@>\" > {EXT}/dq && printf '%s' \"$(printf '%s' @dir@)\" > {EXT}/sub && " +
+		"cat > {EXT}/heredoc <<EOF\n@dir@\n@repo@\nEOF\necho create @resource@ >> {EXT}/log"
+	w := rtSetup(t, rtRes("db", create, ""), fixtures.Options{Name: name})
+	res := custody(t, w.r, "new", "hostile", "--json")
+	if res.Code != 0 {
+		t.Fatalf("new in a checkout named %q: %s", name, res)
+	}
+	made := decodeResult[steps.NewResult](t, res, "new")
+	for file, want := range map[string]string{"bare": made.Path, "dq": "<" + made.Path + ">", "sub": made.Path, "heredoc": made.Path + "\n" + w.r.Dir + "\n"} {
+		if b, err := os.ReadFile(filepath.Join(w.ext, file)); err != nil || string(b) != want {
+			t.Errorf("%s: @dir@ reached the command as %q (%v), want %q", file, b, err, want)
+		}
+	}
+	for _, dir := range []string{made.Path, w.r.Dir, w.ext} {
+		for _, c := range []string{"canary1", "canary2"} {
+			if _, err := os.Lstat(filepath.Join(dir, c)); err == nil {
+				t.Errorf("code from the checkout path ran: %s/%s exists", dir, c)
+			}
+		}
+	}
+	e := w.entry(t, made.ID+"/db")
+	if strings.Contains(e.Create, "touch") || e.Env[machine.TokenEnv("dir")] != made.Path {
+		t.Errorf("the frozen create splices values (%q) or its env lacks @dir@ (%q)", e.Create, e.Env)
+	}
+}
+
+// TestResourceUnsafeToken: a token where its value would be read as code
+// (a quoted heredoc, single quotes around a path) is refused when the
+// command is frozen, naming the token and what to write instead; nothing
+// runs and the ledger stays empty.
+func TestResourceUnsafeToken(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, create string }{
+		{"quoted-heredoc", "sh <<'EOF'\nrm -rf @dir@/cache\nEOF\necho create >> {EXT}/log"},
+		{"single-quotes", "sh -c 'ls @dir@' && echo create >> {EXT}/log"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := rtSetup(t, rtRes("db", tt.create, ""), fixtures.Options{Name: "a b"})
+			ref := decodeError(t, mustCustody(t, w.r, 1, "new", "tok", "--json"))
+			// new reports the declare refusal as its own create-failed.
+			if ref.Code != string(machine.CodeCreateFailed) || !strings.Contains(ref.Message, "@dir@ stands in") || !strings.Contains(ref.Message, "$CUSTODY_DIR") {
+				t.Errorf("new: want create-failed naming @dir@ and $CUSTODY_DIR, got %+v", ref)
+			}
+			w.rtNothingLeft(t)
+			w.wantLog(t) // nothing ran
+			if got := w.ledger(t, true); len(got) != 0 {
+				t.Errorf("a refused resource is in the ledger: %+v", got)
+			}
+		})
 	}
 }

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+)
+
+// TestResourceChildOutlivesKilledCustody: custody new is SIGKILLed while a
+// resource's create runs; the create (its own process group) outlives it.
+// custody resume, run at once, ends that group before it undoes and
+// redoes the create: the log shows the first create never ran on alongside
+// resume's destroy or the second create, and the resource is made exactly
+// once.
+func TestResourceChildOutlivesKilledCustody(t *testing.T) {
+	t.Parallel()
+	create := "echo start $$ >> {EXT}/log; sleep 2; echo end $$ >> {EXT}/log; mkdir {EXT}/@resource@ || echo twice $$ >> {EXT}/log"
+	destroy := "echo destroy >> {EXT}/log; rm -rf {EXT}/@resource@"
+	w := rtSetup(t, rtRes("db", create, destroy), fixtures.Options{})
+	bg := startCustody(t, w.r, nil, "new", "killed")
+	for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the create never started; log %q", w.logLines(t))
+		}
+	}
+	if err := bg.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = bg.cmd.Wait()
+	first := strings.Fields(w.logLines(t)[0])
+	if len(first) != 2 || first[0] != "start" {
+		t.Fatalf("log starts with %q", w.logLines(t))
+	}
+	res := custody(t, w.r, "resume", "--json")
+	if res.Code != 0 {
+		t.Fatalf("resume: %s", res)
+	}
+	time.Sleep(3 * time.Second) // long enough for a create left running to finish
+	lines := w.logLines(t)
+	var redo string
+	for i, l := range lines {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 2 && f[1] == first[1] && i > 0:
+			t.Errorf("the killed custody's create (pid %s) went on after it was killed: log %q", first[1], lines)
+		case len(f) == 2 && f[0] == "twice":
+			t.Errorf("the resource was made twice: log %q", lines)
+		case len(f) == 2 && f[0] == "start" && i > 0:
+			redo = f[1]
+		}
+	}
+	if want := []string{"start " + first[1], "destroy", "start " + redo, "end " + redo}; redo == "" || !slices.Equal(lines, want) {
+		t.Errorf("log %q, want %q", lines, want)
+	}
+	recs := w.ledger(t, true)
+	var live []machine.Resource
+	for _, r := range recs {
+		if r.State != machine.StateTombstoned {
+			live = append(live, r)
+		}
+	}
+	if len(live) != 1 || live[0].State != machine.StateActive || live[0].Intent != nil {
+		t.Fatalf("ledger after resume: %+v, want one active entry without an intent", recs)
+	}
+	if fi, err := os.Stat(filepath.Join(w.ext, live[0].Handle)); err != nil || !fi.IsDir() {
+		t.Errorf("the resource %s does not exist after resume: %v", live[0].Handle, err)
+	}
+}
+
+// TestResourceDestroyOutlivesKilledCustody: custody apply is SIGKILLed
+// while a resource's destroy runs; resume, run at once, ends the outliving
+// destroy before it runs the destroy again, so the two never overlap, and
+// the entry ends tombstoned with the destroy run to its end once.
+func TestResourceDestroyOutlivesKilledCustody(t *testing.T) {
+	t.Parallel()
+	destroy := "echo dstart $$ >> {EXT}/log; sleep 2; echo dend $$ >> {EXT}/log; rm -rf {EXT}/@resource@"
+	w := rtSetup(t, rtRes("db", "mkdir {EXT}/@resource@", destroy), fixtures.Options{})
+	made := w.rtNew(t, "dkill")
+	mustCustody(t, w.r, 0, "finish", made.ID)
+	plan := filepath.Join(w.r.Root, "plan.json")
+	mustCustody(t, w.r, 0, "plan", "-o", plan)
+	bg := startCustody(t, w.r, nil, "apply", plan)
+	for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the destroy never started; log %q\n%s", w.logLines(t), bg.errb)
+		}
+	}
+	if err := bg.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = bg.cmd.Wait()
+	first := strings.Fields(w.logLines(t)[0])
+	if res := custody(t, w.r, "resume", "--json"); res.Code != 0 {
+		t.Fatalf("resume: %s", res)
+	}
+	time.Sleep(3 * time.Second) // long enough for a destroy left running to finish
+	lines := w.logLines(t)
+	if len(lines) != 3 || lines[0] != "dstart "+first[1] || !strings.HasPrefix(lines[1], "dstart ") || lines[2] != "dend "+strings.TrimPrefix(lines[1], "dstart ") {
+		t.Errorf("log %q: want the killed custody's destroy (pid %s) ended, then one destroy run to its end", lines, first[1])
+	}
+	if e := w.entry(t, made.ID+"/db"); e.State != machine.StateTombstoned || e.Intent != nil {
+		t.Errorf("entry after resume: %s %+v", e.State, e.Intent)
+	}
+	if w.exists(t, w.handle(made.ID, "db")) {
+		t.Errorf("the resource still exists after resume")
+	}
+}
