@@ -62,8 +62,8 @@ func precheck(path string, readOnly bool) error {
 	if err != nil {
 		return nil // bbolt (or OpenWith) reports it
 	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w (it is %s, not a regular file)", path, ErrCorrupt, fileKind(fi.Mode()))
+	if err := notRegular(path, fi.Mode()); err != nil {
+		return err
 	}
 	f, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
@@ -100,6 +100,22 @@ func precheck(path string, readOnly bool) error {
 	return nil
 }
 
+// notRegular refuses a state file that is not a regular file. A symbolic
+// link is ErrUnreadable (custody does not follow it; the file it names,
+// if any, may be a good store that must not be moved aside); a FIFO, a
+// device, a socket or a directory is ErrCorrupt (it is no store at all).
+// Either way nothing was opened for reading, so nothing blocks.
+func notRegular(path string, m fs.FileMode) error {
+	switch {
+	case m.IsRegular():
+		return nil
+	case m&fs.ModeSymlink != 0:
+		to, _ := os.Readlink(path)
+		return fmt.Errorf("%s: %w: it is a symbolic link to %s, not a regular file; custody does not follow it: replace the link with the file it names", path, ErrUnreadable, to)
+	}
+	return fmt.Errorf("%s: %w (it is %s, not a regular file)", path, ErrCorrupt, fileKind(m))
+}
+
 // fileKind names a non-regular file's type for a refusal.
 func fileKind(m fs.FileMode) string {
 	switch {
@@ -127,8 +143,8 @@ func openRegular(path string, flag int) (*os.File, error) {
 		return nil, err
 	}
 	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s: %w (it is %s, not a regular file)", path, ErrCorrupt, fileKind(fi.Mode()))
+	if err == nil {
+		err = notRegular(path, fi.Mode())
 	}
 	if err != nil {
 		f.Close()
@@ -142,8 +158,8 @@ func boltOpenFile(path string, flag int, _ os.FileMode) (*os.File, error) {
 	return openRegular(path, flag)
 }
 
-// isCorrupt reports whether err says the state file is not a custody store.
-func isCorrupt(err error) bool { return errors.Is(err, ErrCorrupt) }
+// isCorrupt reports whether err is one of notRegular's refusals.
+func isCorrupt(err error) bool { return errors.Is(err, ErrCorrupt) || errors.Is(err, ErrUnreadable) }
 
 // meta is what precheck needs of a valid meta page.
 type meta struct {
