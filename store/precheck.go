@@ -166,29 +166,35 @@ type meta struct {
 	pageSize, root, freelist, hwm, txid uint64
 }
 
-// bestMeta returns the meta page bbolt will use: the valid one with the
-// highest transaction id. When the first meta page is damaged, the second
-// is looked for at every page size bbolt itself tries (1 KiB to 16 MiB).
+// bestMeta returns the meta page bbolt will use, found the way bbolt
+// finds it: the page size is the first meta page's, or when that page is
+// damaged the one of the first valid meta page at 1 KiB to 16 MiB, or
+// else the OS page size; the two meta pages are then pages 0 and 1 of
+// that size, and the valid one with the higher transaction id wins (the
+// first on a tie). Both meta pages must lie inside the file, since bbolt
+// reads both.
 func bestMeta(f *os.File, size uint64) (meta, bool) {
 	m0, ok0 := readMeta(f, 0)
-	var offs []uint64
-	if ok0 {
-		offs = []uint64{m0.pageSize}
-	} else {
+	ps := m0.pageSize
+	if !ok0 {
+		ps = uint64(os.Getpagesize())
 		for i := 0; i <= 14; i++ {
-			offs = append(offs, 1024<<i)
+			pos := uint64(1024) << i
+			if pos+1024 >= size {
+				break
+			}
+			if m, ok := readMeta(f, pos); ok {
+				ps = m.pageSize
+				break
+			}
 		}
 	}
-	var m1 meta
-	var ok1 bool
-	for _, off := range offs {
-		if off+1024 > size {
-			break
-		}
-		if m, ok := readMeta(f, off); ok && m.pageSize == off {
-			m1, ok1 = m, true
-			break
-		}
+	if ps < 512 || 2*ps > size {
+		return meta{}, false
+	}
+	m1, ok1 := readMeta(f, ps)
+	for _, m := range []*meta{&m0, &m1} {
+		m.pageSize = ps // bbolt addresses pages by the size it found
 	}
 	switch {
 	case ok0 && ok1 && m1.txid > m0.txid, !ok0 && ok1:
@@ -215,9 +221,6 @@ func readMeta(f *os.File, off uint64) (meta, bool) {
 		return meta{}, false
 	}
 	ps := uint64(binary.LittleEndian.Uint32(m[8:]))
-	if ps < 512 || ps > 1<<30 || ps&(ps-1) != 0 {
-		return meta{}, false
-	}
 	return meta{
 		pageSize: ps,
 		root:     binary.LittleEndian.Uint64(m[16:]),
