@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 )
 
@@ -89,7 +90,7 @@ func precheck(path string, readOnly bool) error {
 		return fmt.Errorf("%s: %w (the file is truncated: %d bytes, its meta page needs %d)", path, ErrCorrupt, size, m.hwm*m.pageSize)
 	}
 	w := &walker{f: f, size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}
-	if why := w.tree(m.root, 0); why != "" {
+	if why := w.tree(m.root, 0, nil); why != "" {
 		return fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
 	}
 	if !readOnly && m.freelist != noFreelist {
@@ -230,16 +231,37 @@ func readMeta(f *os.File, off uint64) (meta, bool) {
 	}, true
 }
 
-// walker checks the pages of a bbolt B+tree.
+// walker checks the pages of a bbolt B+tree. With emit set it also hands
+// every key and value of every bucket to emit (the bucket named by its
+// path from the root), and with tolerant set it notes a damaged subtree in
+// lost and goes on with the rest instead of stopping: that is how doctor
+// and salvage read what bbolt cannot.
 type walker struct {
 	f             io.ReaderAt
 	size, ps, hwm uint64
 	seen          map[uint64]bool
+	emit          func(bucket []string, k, v []byte)
+	tolerant      bool
+	lost          []string
+}
+
+// child walks a subtree: its error ends the walk, or in tolerant mode is
+// noted in lost (naming the bucket) and the walk goes on.
+func (w *walker) child(why string, bucket []string) string {
+	if why == "" || !w.tolerant {
+		return why
+	}
+	where := "the root"
+	if len(bucket) > 0 {
+		where = "bucket " + strings.Join(bucket, "/")
+	}
+	w.lost = append(w.lost, where+": "+why)
+	return ""
 }
 
 // tree checks the page pgid and every page below it, returning why it
 // cannot be read safely ("" when it can).
-func (w *walker) tree(pgid uint64, depth int) string {
+func (w *walker) tree(pgid uint64, depth int, bucket []string) string {
 	if depth > maxTreeDepth {
 		return fmt.Sprintf("page %d lies deeper than %d levels", pgid, maxTreeDepth)
 	}
@@ -276,12 +298,12 @@ func (w *walker) tree(pgid uint64, depth int) string {
 	if _, err := w.f.ReadAt(buf, int64(off)); err != nil {
 		return fmt.Sprintf("page %d cannot be read: %v", pgid, err)
 	}
-	return w.page(buf, fmt.Sprintf("page %d", pgid), depth)
+	return w.page(buf, fmt.Sprintf("page %d", pgid), depth, bucket)
 }
 
 // page checks one page held in buf (a page of the file with its overflow,
 // or an inline bucket's page), named where.
-func (w *walker) page(buf []byte, where string, depth int) string {
+func (w *walker) page(buf []byte, where string, depth int, bucket []string) string {
 	if depth > maxTreeDepth {
 		return fmt.Sprintf("%s lies deeper than %d levels", where, maxTreeDepth)
 	}
@@ -307,7 +329,7 @@ func (w *walker) page(buf []byte, where string, depth int) string {
 			if at+pos+ksize > uint64(len(buf)) {
 				return fmt.Sprintf("%s: the key of element %d lies outside the page", where, i)
 			}
-			if why := w.tree(binary.LittleEndian.Uint64(e[8:]), depth+1); why != "" {
+			if why := w.child(w.tree(binary.LittleEndian.Uint64(e[8:]), depth+1, bucket), bucket); why != "" {
 				return why
 			}
 			continue
@@ -319,21 +341,29 @@ func (w *walker) page(buf []byte, where string, depth int) string {
 		if at+pos+ksize+vsize > uint64(len(buf)) {
 			return fmt.Sprintf("%s: the key or value of element %d lies outside the page", where, i)
 		}
+		key := buf[at+pos : at+pos+ksize]
+		v := buf[at+pos+ksize : at+pos+ksize+vsize]
 		if eflags&leafIsBucket == 0 {
+			if w.emit != nil {
+				w.emit(bucket, key, v)
+			}
 			continue
 		}
-		v := buf[at+pos+ksize : at+pos+ksize+vsize]
+		sub := append(bucket[:len(bucket):len(bucket)], string(key))
 		if len(v) < bucketHeader {
 			return fmt.Sprintf("%s: bucket %q has a value of %d bytes", where, buf[at+pos:at+pos+ksize], len(v))
 		}
 		root := binary.LittleEndian.Uint64(v)
 		var why string
-		if root == 0 {
-			why = w.page(v[bucketHeader:], fmt.Sprintf("the inline bucket %q", buf[at+pos:at+pos+ksize]), depth+1)
-		} else {
-			why = w.tree(root, depth+1)
+		if w.emit != nil {
+			w.emit(sub, nil, v[:bucketHeader]) // the bucket (root, sequence), even if empty
 		}
-		if why != "" {
+		if root == 0 {
+			why = w.page(v[bucketHeader:], fmt.Sprintf("the inline bucket %q", key), depth+1, sub)
+		} else {
+			why = w.tree(root, depth+1, sub)
+		}
+		if why = w.child(why, sub); why != "" {
 			return why
 		}
 	}
