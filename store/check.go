@@ -29,18 +29,31 @@ type Problem struct {
 func (s *Store) Check() ([]Problem, error) {
 	c := &checker{schema: s.schema}
 	err := s.view(func(tx *bolt.Tx) error {
-		ints := c.bucket(tx, nameIntents)
+		var ints *bolt.Bucket
+		c.guard("bucket "+nameIntents, func() { ints = c.bucket(tx, nameIntents) })
 		for _, b := range s.schema.kinds() {
-			c.kind(c.bucket(tx, b.Name), b.Kind, ints)
+			c.guard("bucket "+b.Name, func() { c.kind(c.bucket(tx, b.Name), b.Kind, ints) })
 		}
-		c.index(tx, ints)
-		c.leases(tx)
-		c.plans(c.bucket(tx, namePlans))
-		c.meta(c.bucket(tx, nameMeta))
-		c.journal(c.bucket(tx, nameJournal), c.bucket(tx, nameMeta))
+		c.guard("bucket "+nameIntents, func() { c.index(tx, ints) })
+		c.guard("bucket "+nameLeases, func() { c.leases(tx) })
+		c.guard("bucket "+namePlans, func() { c.plans(c.bucket(tx, namePlans)) })
+		c.guard("bucket "+nameMeta, func() { c.meta(c.bucket(tx, nameMeta)) })
+		c.guard("bucket "+nameJournal, func() { c.journal(c.bucket(tx, nameJournal), c.bucket(tx, nameMeta)) })
 		return nil
 	})
 	return c.ps, err
+}
+
+// guard runs one bucket's check and turns a panic inside it (bbolt on a
+// damaged page) into a problem of that bucket, so the other buckets are
+// still checked.
+func (c *checker) guard(where string, fn func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.add(where, "custody doctor --salvage", "cannot be read (%v)", p)
+		}
+	}()
+	fn()
 }
 
 // checker collects Check's problems.

@@ -96,3 +96,19 @@ func FuzzOpenStore(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckGuardsEachBucket: a panic while one bucket is checked becomes a
+// problem of that bucket, and the buckets after it are still checked.
+func TestCheckGuardsEachBucket(t *testing.T) {
+	t.Parallel()
+	c := &checker{}
+	c.guard("bucket records", func() { panic("bad page") })
+	c.guard("bucket plans", func() { c.add("plan p", "", "does not parse as JSON") })
+	want := []Problem{
+		{Where: "bucket records", What: "cannot be read (bad page)", Fix: "custody doctor --salvage"},
+		{Where: "plan p", What: "does not parse as JSON"},
+	}
+	if len(c.ps) != 2 || c.ps[0] != want[0] || c.ps[1] != want[1] {
+		t.Fatalf("problems = %+v, want %+v", c.ps, want)
+	}
+}
