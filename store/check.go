@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -243,11 +244,13 @@ func (c *checker) meta(m *bolt.Bucket) {
 }
 
 // journal checks the hash chain from the first entry to the meta head, and
-// stops at the first entry that breaks it.
+// stops at the first entry that breaks it. Entries a salvage event names
+// as lost are no break: the entry after them need only verify itself.
 func (c *checker) journal(j, meta *bolt.Bucket) {
 	if j == nil || meta == nil {
 		return
 	}
+	lost := salvagedLoss(j)
 	var prev string
 	var want uint64 = 1
 	cur := j.Cursor()
@@ -258,13 +261,41 @@ func (c *checker) journal(j, meta *bolt.Bucket) {
 			return
 		}
 		body, err := canonicalBody(v)
-		if err != nil || e.Seq != want || e.Prev != prev || chainHash(e.Prev, digest(body)) != e.Hash {
+		own := err == nil && e.Seq == binary.BigEndian.Uint64(k) && chainHash(e.Prev, digest(body)) == e.Hash
+		// A salvage event accounts for the entries it names as lost: the
+		// entry after them cannot chain to them, and that is no new break.
+		linked := e.Seq == want && e.Prev == prev || e.Seq >= want && lost[e.Seq-1]
+		if !own || !linked {
 			c.add(fmt.Sprintf("journal entry %d", e.Seq), "", "breaks the hash chain")
 			return
 		}
-		prev, want = e.Hash, want+1
+		prev, want = e.Hash, e.Seq+1
 	}
 	if head := string(meta.Get(keyJournalHead)); head != prev {
 		c.add("journal head", "", "meta head %q is not the last entry's hash %q", head, prev)
 	}
+}
+
+// salvagedLoss returns the journal sequence numbers that salvage events
+// (see Salvage) recorded as lost.
+func salvagedLoss(j *bolt.Bucket) map[uint64]bool {
+	lost := map[uint64]bool{}
+	_ = j.ForEach(func(_, v []byte) error {
+		if !bytes.Contains(v, []byte(`"event":"salvage"`)) {
+			return nil
+		}
+		var e struct {
+			Event  string `json:"event"`
+			Detail struct {
+				LostJournal []uint64 `json:"lost_journal"`
+			} `json:"detail"`
+		}
+		if json.Unmarshal(v, &e) == nil && e.Event == "salvage" {
+			for _, s := range e.Detail.LostJournal {
+				lost[s] = true
+			}
+		}
+		return nil
+	})
+	return lost
 }

@@ -397,6 +397,9 @@ func TestDoctorSalvage(t *testing.T) {
 			if res := runBounded(t, rr, "list"); res.Code != 0 || !strings.Contains(res.Stdout, "kept-") || !strings.Contains(res.Stdout, "open-") {
 				t.Fatalf("list after the salvage: want both trees\n%s", res)
 			}
+			if res := runBounded(t, rr, "doctor"); res.Code != 0 {
+				t.Fatalf("doctor after the salvage: want OK (the salvage event accounts for what was lost)\n%s", res)
+			}
 			exp := runBounded(t, rr, "journal", "export")
 			if !strings.Contains(exp.Stdout, `"event":"salvage"`) {
 				t.Fatalf("the journal does not record the salvage:\n%s", exp.Stdout)
