@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -29,18 +30,31 @@ type Problem struct {
 func (s *Store) Check() ([]Problem, error) {
 	c := &checker{schema: s.schema}
 	err := s.view(func(tx *bolt.Tx) error {
-		ints := c.bucket(tx, nameIntents)
+		var ints *bolt.Bucket
+		c.guard("bucket "+nameIntents, func() { ints = c.bucket(tx, nameIntents) })
 		for _, b := range s.schema.kinds() {
-			c.kind(c.bucket(tx, b.Name), b.Kind, ints)
+			c.guard("bucket "+b.Name, func() { c.kind(c.bucket(tx, b.Name), b.Kind, ints) })
 		}
-		c.index(tx, ints)
-		c.leases(tx)
-		c.plans(c.bucket(tx, namePlans))
-		c.meta(c.bucket(tx, nameMeta))
-		c.journal(c.bucket(tx, nameJournal), c.bucket(tx, nameMeta))
+		c.guard("bucket "+nameIntents, func() { c.index(tx, ints) })
+		c.guard("bucket "+nameLeases, func() { c.leases(tx) })
+		c.guard("bucket "+namePlans, func() { c.plans(c.bucket(tx, namePlans)) })
+		c.guard("bucket "+nameMeta, func() { c.meta(c.bucket(tx, nameMeta)) })
+		c.guard("bucket "+nameJournal, func() { c.journal(c.bucket(tx, nameJournal), c.bucket(tx, nameMeta)) })
 		return nil
 	})
 	return c.ps, err
+}
+
+// guard runs one bucket's check and turns a panic inside it (bbolt on a
+// damaged page) into a problem of that bucket, so the other buckets are
+// still checked.
+func (c *checker) guard(where string, fn func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.add(where, "custody doctor --salvage", "cannot be read (%v)", p)
+		}
+	}()
+	fn()
 }
 
 // checker collects Check's problems.
@@ -230,11 +244,13 @@ func (c *checker) meta(m *bolt.Bucket) {
 }
 
 // journal checks the hash chain from the first entry to the meta head, and
-// stops at the first entry that breaks it.
+// stops at the first entry that breaks it. Entries a salvage event names
+// as lost are no break: the entry after them need only verify itself.
 func (c *checker) journal(j, meta *bolt.Bucket) {
 	if j == nil || meta == nil {
 		return
 	}
+	lost := salvagedLoss(j)
 	var prev string
 	var want uint64 = 1
 	cur := j.Cursor()
@@ -245,13 +261,41 @@ func (c *checker) journal(j, meta *bolt.Bucket) {
 			return
 		}
 		body, err := canonicalBody(v)
-		if err != nil || e.Seq != want || e.Prev != prev || chainHash(e.Prev, digest(body)) != e.Hash {
+		own := err == nil && e.Seq == binary.BigEndian.Uint64(k) && chainHash(e.Prev, digest(body)) == e.Hash
+		// A salvage event accounts for the entries it names as lost: the
+		// entry after them cannot chain to them, and that is no new break.
+		linked := e.Seq == want && e.Prev == prev || e.Seq >= want && lost[e.Seq-1]
+		if !own || !linked {
 			c.add(fmt.Sprintf("journal entry %d", e.Seq), "", "breaks the hash chain")
 			return
 		}
-		prev, want = e.Hash, want+1
+		prev, want = e.Hash, e.Seq+1
 	}
 	if head := string(meta.Get(keyJournalHead)); head != prev {
 		c.add("journal head", "", "meta head %q is not the last entry's hash %q", head, prev)
 	}
+}
+
+// salvagedLoss returns the journal sequence numbers that salvage events
+// (see Salvage) recorded as lost.
+func salvagedLoss(j *bolt.Bucket) map[uint64]bool {
+	lost := map[uint64]bool{}
+	_ = j.ForEach(func(_, v []byte) error {
+		if !bytes.Contains(v, []byte(`"event":"salvage"`)) {
+			return nil
+		}
+		var e struct {
+			Event  string `json:"event"`
+			Detail struct {
+				LostJournal []uint64 `json:"lost_journal"`
+			} `json:"detail"`
+		}
+		if json.Unmarshal(v, &e) == nil && e.Event == "salvage" {
+			for _, s := range e.Detail.LostJournal {
+				lost[s] = true
+			}
+		}
+		return nil
+	})
+	return lost
 }

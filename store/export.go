@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,6 +98,15 @@ func (r *Redactor) line(line []byte) ([]byte, error) {
 	if red == string(line) {
 		return line, nil
 	}
+	var what []string
+	for _, p := range []struct{ name, value string }{{"$REPO", r.Root}, {"$HOME", r.Home}} {
+		if p.value != "" && strings.Contains(red, p.name) && !strings.Contains(string(line), p.name) {
+			what = append(what, p.name)
+		}
+	}
+	if machine.RedactCredentials(string(line)) != string(line) {
+		what = append(what, "credentials")
+	}
 	body, err := canonicalBody(line)
 	if err != nil {
 		return nil, err
@@ -107,7 +117,50 @@ func (r *Redactor) line(line []byte) ([]byte, error) {
 	}
 	d, _ := json.Marshal(digest(body))
 	m["body_digest"] = d
+	w, _ := json.Marshal(what)
+	m["redacted"] = w
 	return json.Marshal(m)
+}
+
+// unredact undoes the placeholders of a redacted line (not a stripped
+// credential) with the values an auditor was given, trying each value
+// both as it reads and as JSON escapes it, and reports whether one of
+// them gives back the body whose digest (want) the chain vouches for.
+func unredact(line []byte, want string, home, root string) bool {
+	forms := func(v string) []string {
+		out := []string{v}
+		if b, err := json.Marshal(v); err == nil {
+			if esc := string(b[1 : len(b)-1]); esc != v {
+				out = append(out, esc)
+			}
+		}
+		return out
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return false
+	}
+	delete(m, "redacted")
+	delete(m, "body_digest")
+	base, err := json.Marshal(m)
+	if err != nil {
+		return false
+	}
+	for _, r := range forms(root) {
+		for _, h := range forms(home) {
+			text := string(base)
+			if root != "" {
+				text = strings.ReplaceAll(text, "$REPO", r)
+			}
+			if home != "" {
+				text = strings.ReplaceAll(text, "$HOME", h)
+			}
+			if body, err := canonicalBody([]byte(text)); err == nil && digest(body) == want {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // VerifyOptions tunes Verify.
@@ -121,14 +174,27 @@ type VerifyOptions struct {
 	// AllowGaps accepts an export filtered to one record: sequence gaps and
 	// chain links across them are not checked, each entry's own hash is.
 	AllowGaps bool
+	// Home and Root, when set, are the home directory and repository root
+	// a redacted export replaced with $HOME and $REPO. Verify puts them
+	// back and checks each redacted entry's content against the digest the
+	// chain vouches for (a line whose URL credentials were stripped stays
+	// checked by chain only).
+	Home, Root string
 }
+
+// MaxLine is the longest journal line, in bytes, that Verify reads (and
+// the journal stores): Verify runs in constant memory whatever it is fed.
+const MaxLine = 1 << 20
 
 // VerifyReport summarizes a verified export.
 type VerifyReport struct {
-	Entries  int    `json:"entries"`
-	Redacted int    `json:"redacted"`
-	Head     string `json:"head"`
-	LastSeq  uint64 `json:"last_seq"`
+	Entries  int `json:"entries"`
+	Redacted int `json:"redacted"`
+	// ContentChecked counts the redacted entries whose content Verify
+	// checked by putting back VerifyOptions.Home and Root.
+	ContentChecked int    `json:"content_checked"`
+	Head           string `json:"head"`
+	LastSeq        uint64 `json:"last_seq"`
 }
 
 // Verify checks an exported journal offline, streaming it. It returns a
@@ -136,20 +202,29 @@ type VerifyReport struct {
 // that was changed, dropped, inserted or reordered.
 func Verify(r io.Reader, opts VerifyOptions) (VerifyReport, error) {
 	var rep VerifyReport
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, MaxLine+2)
 	var lastSeq uint64
 	var lastHash string
 	for lineNo := 1; ; lineNo++ {
-		line, err := br.ReadBytes('\n')
+		line, err := br.ReadSlice('\n')
 		if len(line) == 0 && errors.Is(err, io.EOF) {
 			break
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return rep, broken(lineNo, 0, fmt.Sprintf("is longer than %d bytes (no journal entry is); it was not read further", MaxLine))
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return rep, err
 		}
-		line = []byte(strings.TrimRight(string(line), "\r\n"))
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 		if len(line) == 0 {
 			return rep, broken(lineNo, 0, "is empty")
+		}
+		if len(line) > MaxLine {
+			return rep, broken(lineNo, 0, fmt.Sprintf("is longer than %d bytes (no journal entry is)", MaxLine))
+		}
+		if key, dup := duplicateKey(line); dup {
+			return rep, broken(lineNo, 0, fmt.Sprintf("repeats the member %q (canonical JSON has each key once; a reader could see either value)", key))
 		}
 		var head struct {
 			Seq        *uint64 `json:"seq"`
@@ -172,6 +247,12 @@ func Verify(r io.Reader, opts VerifyOptions) (VerifyReport, error) {
 			}
 			d = head.BodyDigest
 			rep.Redacted++
+			if opts.Home != "" || opts.Root != "" {
+				if !unredact(line, d, opts.Home, opts.Root) {
+					return rep, broken(lineNo, seq, "was changed: with the home directory and repository root put back, its content does not match its body_digest")
+				}
+				rep.ContentChecked++
+			}
 		}
 		if chainHash(*head.Prev, d) != head.Hash {
 			return rep, broken(lineNo, seq, "was changed: its hash does not match its content")
@@ -211,4 +292,59 @@ func short(h string) string {
 		return "(empty)"
 	}
 	return h
+}
+
+// duplicateKey reports the first object member, at any depth, that repeats
+// a key of its object. The line is read token by token, so this costs no
+// more memory than the line itself.
+func duplicateKey(line []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	type frame struct {
+		object bool
+		keys   map[string]bool
+		expect bool // the next string token is a key
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false // not JSON: the caller reports it
+		}
+		top := (*frame)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				if top != nil && top.object {
+					top.expect = true
+				}
+				stack = append(stack, &frame{object: t == '{', keys: map[string]bool{}, expect: t == '{'})
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].object {
+					stack[len(stack)-1].expect = true
+				}
+			}
+		default:
+			if top != nil && top.object {
+				if top.expect {
+					k, _ := t.(string)
+					if top.keys[k] {
+						return k, true
+					}
+					top.keys[k] = true
+					top.expect = false
+				} else {
+					top.expect = true
+				}
+			}
+		}
+		if len(stack) == 0 {
+			return "", false
+		}
+	}
 }

@@ -72,6 +72,9 @@ func appendJournal(tx *bolt.Tx, e Entry) error {
 	if err != nil {
 		return err
 	}
+	if len(line) > MaxLine {
+		return fmt.Errorf("journal entry %d of record %s is %d bytes, more than the %d an export may hold; nothing was written", seq, e.Record, len(line), MaxLine)
+	}
 	if err := j.Put(seqKey(seq), line); err != nil {
 		return err
 	}

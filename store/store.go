@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -216,7 +217,7 @@ func (sc Schema) checkLayout(tx *bolt.Tx) error {
 }
 
 func (s *Store) open(readOnly bool) (*bolt.DB, error) {
-	if err := precheck(s.path); err != nil {
+	if err := precheck(s.path, readOnly); err != nil {
 		return nil, err
 	}
 	// Wait for the lock in short slices, so an interrupt ends the wait.
@@ -257,6 +258,7 @@ func boltOpen(path string, opts *bolt.Options) (db *bolt.DB, err error) {
 			db, err = nil, fmt.Errorf("%w (%v)", ErrCorrupt, p)
 		}
 	}()
+	opts.OpenFile = boltOpenFile
 	return bolt.Open(path, 0o600, opts)
 }
 
@@ -291,9 +293,11 @@ func (s *Store) lastHolder() string {
 	return "last taken by " + machine.EscapeControl(strings.TrimSpace(string(b)))
 }
 
-// update runs fn in one write transaction on a freshly opened file. A panic
+// update runs fn in one write transaction on a freshly opened file. A fault
+// on the mapped file is a panic (debug.SetPanicOnFault) and a panic
 // inside bbolt (a corrupt page) is turned into ErrCorrupt.
 func (s *Store) update(fn func(*bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	db, err := s.open(false)
 	if err != nil {
 		return err
@@ -311,6 +315,7 @@ func (s *Store) update(fn func(*bolt.Tx) error) (err error) {
 
 // view runs fn in one read transaction, with the same panic guard.
 func (s *Store) view(fn func(*bolt.Tx) error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	db, err := s.open(true)
 	if err != nil {
 		return err

@@ -85,14 +85,24 @@ type JournalVerifyCmd struct {
 	File      string `arg:"" help:"An export written by custody journal export."`
 	Head      string `name:"head" placeholder:"HASH" help:"The chain head the export must end at (custody journal head)."`
 	AllowGaps bool   `name:"allow-gaps" help:"Accept an export filtered with --record."`
-	Redacted  bool   `name:"redacted" help:"Accept a redacted export (its content is checked by chain only)."`
+	Redacted  bool   `name:"redacted" help:"Accept a redacted export (its content is checked by chain only, unless --home and --root are given)."`
+	Home      string `name:"home" placeholder:"DIR" help:"With --redacted: the home directory the export replaced with $HOME, to check redacted entries' content."`
+	Root      string `name:"root" placeholder:"DIR" help:"With --redacted: the repository root the export replaced with $REPO, to check redacted entries' content."`
 }
 
 // Help is the long help of journal verify.
 func (JournalVerifyCmd) Help() string {
 	return `Checks, offline, that every entry's hash matches its content and chains to the
 entry before it. Names the first entry that was changed, dropped, inserted or
-reordered. With --head, also catches entries dropped from the end.
+reordered. With --head, also catches entries dropped from the end. Lines are
+read in constant memory (a line longer than 1 MiB does not verify), a member
+repeated in an object does not verify, and a final newline is optional.
+
+A redacted export (--redacted) is checked by chain only: each redacted line
+carries body_digest, the digest of the original body, and "redacted", what
+was replaced. Given the values it replaced (--home, --root), verify puts
+them back and checks each such line's content against body_digest too; a
+line whose URL credentials were stripped stays checked by chain only.
 
 EXIT STATUS: 0 verified, 1 it does not verify (or cannot be read).`
 }
@@ -104,13 +114,16 @@ func (c *JournalVerifyCmd) Run(a *App) error {
 		return err
 	}
 	defer f.Close()
-	rep, err := store.Verify(f, store.VerifyOptions{Head: c.Head, AllowGaps: c.AllowGaps, Redacted: c.Redacted})
+	rep, err := store.Verify(f, store.VerifyOptions{Head: c.Head, AllowGaps: c.AllowGaps, Redacted: c.Redacted, Home: c.Home, Root: c.Root})
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.File, err)
 	}
 	a.done(rep, func(w io.Writer) {
 		fmt.Fprintf(w, "%s verifies: %d entries, head %s", c.File, rep.Entries, rep.Head)
-		if rep.Redacted > 0 {
+		switch {
+		case rep.ContentChecked > 0:
+			fmt.Fprintf(w, " (%d redacted entries, %d of them checked by content, the rest by chain only)", rep.Redacted, rep.ContentChecked)
+		case rep.Redacted > 0:
 			fmt.Fprintf(w, " (%d redacted entries checked by chain only)", rep.Redacted)
 		}
 		fmt.Fprintln(w)
