@@ -136,6 +136,10 @@ func removalTargetRefusal(e *Env, rec machine.Record, obs machine.WorktreeObserv
 		return refuse("%s is the home directory", p)
 	case within(e.Repo.MainCheckout, p) || within(e.Repo.CommonDir, p):
 		return refuse("%s contains the main checkout or the git directory", p)
+	case isHome(p):
+		return refuse("%s is the home directory (by device and inode)", p)
+	case identityMatch(observe.Encloses, p, e.Repo.MainCheckout) || identityMatch(observe.Encloses, p, e.Repo.CommonDir):
+		return refuse("%s contains the main checkout or the git directory (by device and inode, through a symlink or bind mount)", p)
 	case obs.IsSymlink || !obs.IsDir:
 		return refuse("%s is not a plain directory", p)
 	case !readable(p):
@@ -144,6 +148,25 @@ func removalTargetRefusal(e *Env, rec machine.Record, obs machine.WorktreeObserv
 		return refuse("%s is another directory than the one observed at plan (device+inode %d:%d, intent %d:%d)", p, obs.Dev, obs.Ino, rec.Intent.Dev, rec.Intent.Ino)
 	}
 	return nil
+}
+
+// isHome reports whether p is $HOME by device and inode (a symlink or bind
+// mount of it too). An unreadable p counts as home; no readable home means
+// no match.
+func isHome(p string) bool {
+	home, ok := observe.HomeDir()
+	if !ok {
+		return false
+	}
+	id, err := observe.IdentityOf(p)
+	return err != nil || id == home
+}
+
+// identityMatch asks an identity question (observe.SameFile,
+// observe.Encloses) and counts an error as a match: unknown is never safe.
+func identityMatch(ask func(a, b string) (bool, error), a, b string) bool {
+	ok, err := ask(a, b)
+	return ok || err != nil
 }
 
 // readable reports whether the directory can be opened and listed.
