@@ -241,6 +241,18 @@ const (
 	// CodeAmbiguousRelocation is returned when an interrupted relocation
 	// finds git reporting both its source and its destination.
 	CodeAmbiguousRelocation Code = "ambiguous-relocation"
+	// CodeUntrackedContent is returned when walking the tree on the
+	// filesystem finds an entry HEAD does not track (a file, a directory
+	// holding no tracked path, a special file) that git status did not
+	// report.
+	CodeUntrackedContent Code = "untracked-content"
+	// CodeContentDiffers is returned when a tracked file's raw bytes or
+	// mode on disk differ from HEAD's blob though git status called it
+	// clean (a clean filter, eol conversion, core.fileMode, the stat cache).
+	CodeContentDiffers Code = "content-differs"
+	// CodeContentUnreadable is returned when an entry in the tree cannot be
+	// read to account for its content.
+	CodeContentUnreadable Code = "content-unreadable"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -314,6 +326,9 @@ func Codes() map[Code]string {
 		CodeMigrationFailed:     "upgrading an older state file failed; it was left as it was",
 		CodeMoved:               "git moved the worktree away from the record's path",
 		CodeNotInWorktree:       "the command runs outside every managed worktree",
+		CodeUntrackedContent:    "an entry on disk HEAD does not track, unseen by git status",
+		CodeContentDiffers:      "a file's raw bytes or mode differ from HEAD though git status is clean",
+		CodeContentUnreadable:   "an entry in the tree cannot be read to account for it",
 	}
 }
 
