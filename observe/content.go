@@ -102,6 +102,9 @@ func WalkContent(root string, format ObjectFormat, prune map[string]bool) []mach
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if rel == ".git" {
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
 			return nil
 		}
 		e := machine.DiskEntry{Path: rel}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,6 +71,42 @@ func TestContentAccounting(t *testing.T) {
 			}
 			e2eAssertRemoved(t, r, okID, okPath)
 			e2eAssertKept(t, r, id, path, before, e2eDropRef(before.refs, "refs/heads/custody/"+okID))
+			if st := e2eState(t, r, id); st != "finished" {
+				t.Errorf("kept record is %s, want finished", st)
+			}
+		})
+	}
+}
+
+// TestContentChangedAfterPlan: bytes rewritten after plan, in a way git
+// status cannot see (same size, same mtime, stat checks relaxed), are seen
+// by apply's final observation: the tree is kept with its new bytes.
+func TestContentChangedAfterPlan(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"README", "content.txt"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := e2eRepo(t, fixtures.Options{})
+			id, path := e2eMerged(t, r, "content", "topic/content")
+			r.StatBlind(path, name)
+			file := filepath.Join(r.Root, "p.json")
+			if it := planItem(t, e2ePlan(t, r, file, 0), id); it.Action != "remove" {
+				t.Fatalf("clean tree: action %s, refusals %+v", it.Action, it.Refusals)
+			}
+			old, err := os.ReadFile(filepath.Join(path, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.BlindRewrite(path, name, strings.ToUpper(string(old)))
+			if st := r.GitIn(path, "status", "--porcelain", "--ignored", "--untracked-files=all"); st != "" {
+				t.Fatalf("git status is not blind to the rewrite:\n%s", st)
+			}
+			before := e2eSnapKept(r, id, path)
+			a := e2eApply(t, r, file, 3)
+			if len(a.Items) != 1 || a.Items[0].Outcome != "stale" {
+				t.Errorf("apply: %+v, want the item stale", a.Items)
+			}
+			e2eAssertKept(t, r, id, path, before, before.refs)
 			if st := e2eState(t, r, id); st != "finished" {
 				t.Errorf("kept record is %s, want finished", st)
 			}
