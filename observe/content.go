@@ -88,9 +88,11 @@ func hashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
 // format: regular files by their raw bytes, symlinks by their target. The
 // tree's own .git file is skipped. Directories in prune (slash-separated,
 // relative) are listed but not entered: they are a checked-out submodule,
-// or already reported whole. An entry that cannot be read is returned with
-// Err set; a directory that cannot be read is not entered.
-func WalkContent(root string, format ObjectFormat, prune map[string]bool) []machine.DiskEntry {
+// or already reported whole. Files in reported (already reported by git
+// status, so the tree is kept anyway) are listed but not read. An entry
+// that cannot be read is returned with Err set; a directory that cannot be
+// read is not entered.
+func WalkContent(root string, format ObjectFormat, prune, reported map[string]bool) []machine.DiskEntry {
 	var out []machine.DiskEntry
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if p == root {
@@ -139,6 +141,9 @@ func WalkContent(root string, format ObjectFormat, prune map[string]bool) []mach
 			}
 		case m.IsRegular():
 			e.Kind, e.Exec = machine.EntryFile, m&0o100 != 0
+			if reported[rel] {
+				break
+			}
 			if e.OID, err = hashFile(format, p, info); err != nil {
 				e.Err = err.Error()
 			}
@@ -176,6 +181,10 @@ func Content(dir string, st machine.Status, envOwn, hidden bool, ents []IndexEnt
 	if envOwn {
 		skip = append(skip, ".env")
 	}
+	reported := make(map[string]bool, len(skip))
+	for _, p := range skip {
+		reported[p] = true
+	}
 	prune := map[string]bool{}
 	for _, p := range st.Ignored {
 		if n := len(p); n > 1 && p[n-1] == '/' {
@@ -196,5 +205,5 @@ func Content(dir string, st machine.Status, envOwn, hidden bool, ents []IndexEnt
 		}
 		tracked = append(tracked, machine.TrackedEntry{Path: e.Path, Mode: e.Mode, OID: e.OID})
 	}
-	return machine.AccountContent(WalkContent(dir, format, prune), tracked, skip)
+	return machine.AccountContent(WalkContent(dir, format, prune, reported), tracked, skip)
 }

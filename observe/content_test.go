@@ -49,7 +49,7 @@ func TestBlobIDMatchesGit(t *testing.T) {
 			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			ents := observe.WalkContent(repo, format, nil)
+			ents := observe.WalkContent(repo, format, nil, nil)
 			var got string
 			for _, e := range ents {
 				if e.Path == "f" {
@@ -82,6 +82,7 @@ func TestWalkContent(t *testing.T) {
 	}
 	write(".git", "gitdir: /somewhere\n", 0o644)
 	write("a.txt", "a\n", 0o644)
+	write("reported", "status named it; not read\n", 0o644)
 	write("bin/run", "#!/bin/sh\n", 0o744)
 	write("sub/.git", "gitdir: elsewhere\n", 0o644)
 	write("sub/inside", "not walked\n", 0o644)
@@ -95,13 +96,14 @@ func TestWalkContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := observe.FormatSHA1
-	got := observe.WalkContent(root, f, map[string]bool{"sub": true})
+	got := observe.WalkContent(root, f, map[string]bool{"sub": true}, map[string]bool{"reported": true})
 	want := []machine.DiskEntry{
 		{Path: "a.txt", Kind: machine.EntryFile, OID: observe.BlobID(f, []byte("a\n"))},
 		{Path: "bin", Kind: machine.EntryDir},
 		{Path: "bin/run", Kind: machine.EntryFile, Exec: true, OID: observe.BlobID(f, []byte("#!/bin/sh\n"))},
 		{Path: "link", Kind: machine.EntrySymlink, OID: observe.BlobID(f, []byte(outside))},
 		{Path: "pipe", Kind: machine.EntryOther},
+		{Path: "reported", Kind: machine.EntryFile},
 		{Path: "sub", Kind: machine.EntryDir},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
