@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
@@ -155,6 +156,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 			add(refuse(CodeIgnoredFiles, p, plan, "%s has %d ignored files that removal would delete: %s", p, len(st.Ignored), listSome(st.Ignored, 3)))
 		}
 	}
+	rs = append(rs, contentRefusals(p, obs.Content)...)
 	for _, h := range obs.Hidden {
 		add(refuse(h.Code, h.Path, plan, "%s: %s", h.Path, orNone(h.Detail)))
 	}
@@ -190,6 +192,47 @@ func proofRefusal(rec Record, obs WorktreeObservation) Refusal {
 		return refuse(CodeDetachedHead, p, "custody plan", "%s has a detached HEAD %s that no remote advertises; push it to a branch (git -C %s push REMOTE HEAD:refs/heads/NAME)", p, short, QuoteArg(p))
 	}
 	return refuse(CodeUnpushedCommits, p, "git -C "+QuoteArg(p)+" push "+QuoteArg(obs.Remote.Remotes[0])+" HEAD", "%s is on no ref any remote advertises; push %s first", short, orNone(rec.Branch))
+}
+
+// contentRefusals renders unaccounted content as one refusal per code, in
+// the order the codes first appear; the refusal's path is the entry's own
+// when there is one, the tree's otherwise.
+func contentRefusals(tree string, us []Unaccounted) []Refusal {
+	var order []Code
+	by := map[Code][]Unaccounted{}
+	for _, u := range us {
+		if by[u.Code] == nil {
+			order = append(order, u.Code)
+		}
+		by[u.Code] = append(by[u.Code], u)
+	}
+	var rs []Refusal
+	for _, c := range order {
+		list := by[c]
+		names := make([]string, len(list))
+		for i, u := range list {
+			names[i] = u.Path
+		}
+		at := tree
+		if len(list) == 1 {
+			at = strings.TrimSuffix(tree, "/") + "/" + strings.TrimSuffix(list[0].Path, "/")
+		}
+		var what string
+		switch c {
+		case CodeContentDiffers:
+			what = "tracked files whose bytes or mode on disk are not HEAD's, though git status calls them clean"
+		case CodeContentUnreadable:
+			what = "entries that could not be read to account for them"
+		default:
+			what = "entries HEAD does not track that git status did not report"
+		}
+		msg := fmt.Sprintf("%s has %d %s: %s", tree, len(list), what, listSome(names, 3))
+		if len(list) == 1 && list[0].Detail != "" {
+			msg += " (" + list[0].Detail + ")"
+		}
+		rs = append(rs, Refusal{Code: c, Path: at, Retry: "custody plan", Message: msg})
+	}
+	return rs
 }
 
 func keep(rs []Refusal) Verdict { return Verdict{Action: ActionKeep, Refusals: rs} }

@@ -30,11 +30,15 @@ type fingerprintBody struct {
 	Status     Status    `json:"status"`
 	EnvOwn     bool      `json:"env_own"`
 	StatusErr  string    `json:"status_error"`
-	Hidden     []Hidden  `json:"hidden"`
+	// Content is omitted when empty, so fingerprints of trees without
+	// unaccounted content are those earlier versions computed.
+	Content []Unaccounted `json:"content,omitempty"`
+	Hidden  []Hidden      `json:"hidden"`
 }
 
 // Fingerprint digests the local state of an observation: path identity,
-// registration, HEAD, branch, lock, marker, status and hidden state. Two
+// registration, HEAD, branch, lock, marker, status, unaccounted content
+// and hidden state. Two
 // observations of an unchanged tree have the same fingerprint; any change a
 // person could make to the tree changes it. The result is "sha256:" + hex.
 func Fingerprint(o WorktreeObservation) string {
@@ -58,6 +62,7 @@ func Fingerprint(o WorktreeObservation) string {
 		Dev: o.Dev, Ino: o.Ino, Registered: o.Registered, AdminKey: o.AdminKey,
 		Head: o.Head, Branch: o.Branch, Detached: o.Detached, Locked: o.Locked,
 		Prunable: o.Prunable, Marker: o.Marker, Status: st, EnvOwn: o.EnvOwn, StatusErr: o.StatusErr, Hidden: hidden,
+		Content: o.Content,
 	})
 	if err != nil {
 		panic("machine: fingerprint body does not marshal: " + err.Error())

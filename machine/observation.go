@@ -50,6 +50,10 @@ type WorktreeObservation struct {
 	// custody wrote: custody's own state, dropped from Status.Ignored.
 	EnvOwn    bool   `json:"env_own,omitempty"`
 	StatusErr string `json:"status_error,omitempty"`
+	// Content lists what walking the tree on the filesystem found that HEAD
+	// does not hold byte for byte and status did not already report
+	// (AccountContent). It is filled whenever status is observed.
+	Content []Unaccounted `json:"content,omitempty"`
 
 	Lease *Lease `json:"lease,omitempty"`
 

@@ -258,6 +258,18 @@ const (
 	// quotes with a value that is not plain text, $((…)) with a value that
 	// is not a number); the command is refused when it is frozen.
 	CodeUnsafeToken Code = "unsafe-token"
+	// CodeUntrackedContent is returned when walking the tree on the
+	// filesystem finds an entry HEAD does not track (a file, a directory
+	// holding no tracked path, a special file) that git status did not
+	// report.
+	CodeUntrackedContent Code = "untracked-content"
+	// CodeContentDiffers is returned when a tracked file's raw bytes or
+	// mode on disk differ from HEAD's blob though git status called it
+	// clean (a clean filter, eol conversion, core.fileMode, the stat cache).
+	CodeContentDiffers Code = "content-differs"
+	// CodeContentUnreadable is returned when an entry in the tree cannot be
+	// read to account for its content.
+	CodeContentUnreadable Code = "content-unreadable"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -335,6 +347,9 @@ func Codes() map[Code]string {
 		CodeRecoveryFailed:      "what would die with the tree cannot be kept",
 		CodeExternalTree:        "an adopted tree outside the managed root needs --allow-external-retirement",
 		CodeUnsafeToken:         "a resource command's @token@ stands where its value would be read as code",
+		CodeUntrackedContent:    "an entry on disk HEAD does not track, unseen by git status",
+		CodeContentDiffers:      "a file's raw bytes or mode differ from HEAD though git status is clean",
+		CodeContentUnreadable:   "an entry in the tree cannot be read to account for it",
 	}
 }
 

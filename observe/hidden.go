@@ -35,28 +35,53 @@ var perWorktreeRefs = []string{"refs/worktree", "refs/bisect", "refs/rewritten"}
 // root, per-worktree refs, an operation in progress, and submodules with
 // changes or with a HEAD no remote advertises. A part that cannot be
 // observed is reported as observation-failed: unknown is never clean.
+//
+// A skip-worktree entry (a sparse checkout's) that is absent on disk and
+// whose index entry status reports equal to HEAD's is not a hazard: nothing
+// of it lives in the tree. One present on disk is still reported.
 func HiddenState(ctx context.Context, g *Git, repo Repo, path, adminKey string, st machine.Status) []machine.Hidden {
+	ents, err := readIndex(ctx, g, path)
+	return hiddenState(ctx, g, repo, path, adminKey, st, ents, err)
+}
+
+// readIndex reads the tree's index with `git ls-files -v -s -z`.
+func readIndex(ctx context.Context, g *Git, path string) ([]IndexEntry, error) {
+	out, err := g.Observe(ctx, path, "ls-files", "-v", "-s", "-z")
+	if err != nil {
+		return nil, err
+	}
+	return ParseLsFiles(out)
+}
+
+// hiddenState is HiddenState over an index already read (ents, or the
+// error reading it).
+func hiddenState(ctx context.Context, g *Git, repo Repo, path, adminKey string, st machine.Status, ents []IndexEntry, err error) []machine.Hidden {
 	var hs []machine.Hidden
 	add := func(code machine.Code, p, detail string) {
 		hs = append(hs, machine.Hidden{Code: code, Path: p, Detail: detail})
 	}
+	changed := map[string]bool{}
+	for _, c := range st.Changed {
+		changed[c] = true
+	}
 	var gitlinks []string
-	out, err := g.Observe(ctx, path, "ls-files", "-v", "-s", "-z")
-	if err == nil {
-		var ents []IndexEntry
-		if ents, err = ParseLsFiles(out); err == nil {
-			for _, e := range ents {
-				full := filepath.Join(path, e.Path)
-				switch {
-				case e.SkipWorktree():
-					add(machine.CodeSkipWorktree, full, "index entry marked skip-worktree: its working copy is not checked")
-				case e.AssumeUnchanged():
-					add(machine.CodeAssumeUnchanged, full, "index entry marked assume-unchanged: changes to it are invisible to git status")
-				}
-				if e.Gitlink() && e.Stage == 0 {
-					gitlinks = append(gitlinks, e.Path)
-				}
+	for _, e := range ents {
+		full := filepath.Join(path, e.Path)
+		switch {
+		case e.SkipWorktree():
+			switch pi := Lstat(full); {
+			case pi.State == machine.PathAbsent && !changed[e.Path]:
+				// Outside the sparse cone and equal to HEAD: not a hazard.
+			case pi.State == machine.PathUnknown:
+				add(machine.CodeObservationFailed, full, "skip-worktree entry could not be observed: "+pi.Err)
+			default:
+				add(machine.CodeSkipWorktree, full, "index entry marked skip-worktree: its working copy is not checked")
 			}
+		case e.AssumeUnchanged():
+			add(machine.CodeAssumeUnchanged, full, "index entry marked assume-unchanged: changes to it are invisible to git status")
+		}
+		if e.Gitlink() && e.Stage == 0 {
+			gitlinks = append(gitlinks, e.Path)
 		}
 	}
 	if err != nil {

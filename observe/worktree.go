@@ -99,8 +99,12 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 			o.Status.Ignored, o.EnvOwn = dropOwnEnv(rec.Path, st.Ignored, scope.EnvLines[rec.ID])
 		}
 	}
-	if scope.Hidden && o.StatusErr == "" {
-		o.Hidden = append(o.Hidden, HiddenState(ctx, g, repo, rec.Path, o.AdminKey, o.Status)...)
+	if scope.Status && o.StatusErr == "" {
+		ents, lsErr := readIndex(ctx, g, rec.Path)
+		o.Content = Content(rec.Path, o.Status, o.EnvOwn, scope.Hidden, ents, lsErr)
+		if scope.Hidden {
+			o.Hidden = append(o.Hidden, hiddenState(ctx, g, repo, rec.Path, o.AdminKey, o.Status, ents, lsErr)...)
+		}
 	}
 	if scope.Procs != nil {
 		ps, err := scope.Procs.Inside(rec.Path)
