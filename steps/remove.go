@@ -294,6 +294,11 @@ func staleRefusal(rec machine.Record, obs machine.WorktreeObservation, head stri
 		what = "its working tree is no longer clean"
 	case obs.Locked:
 		what = "it was locked"
+	case len(obs.Content) > 0:
+		what = "files on disk are not HEAD's: " + obs.Content[0].Path
+		if len(obs.Content) > 1 {
+			what += fmt.Sprintf(" and %d more", len(obs.Content)-1)
+		}
 	}
 	return &machine.Refusal{Code: machine.CodeStale, Path: rec.Path, Retry: "custody plan",
 		Message: fmt.Sprintf("%s changed since plan: %s", rec.ID, what)}
