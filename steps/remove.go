@@ -92,6 +92,21 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 		}
 		return refusedOutcome(rec.ID, why, machine.StateFinished), nil
 	}
+	if in.Quarantine != "" {
+		ref, err := quarantineRemove(ctx, e, rec, obs)
+		if err != nil {
+			return Outcome{}, err
+		}
+		failpoint("apply/after-remove")
+		pause("apply/after-remove")
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
+		defer cancel()
+		if ref != nil {
+			return quarantineRefused(ctx, e, rec, ref)
+		}
+		return settleRemoval(ctx, e, rec)
+	}
+	// An intent written before removals went through quarantine.
 	_, rmErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--", rec.Path)
 	failpoint("apply/after-remove")
 	pause("apply/after-remove")
@@ -169,6 +184,11 @@ func within(inner, dir string) bool {
 // branch by compare-and-swap and completes the record. Anything else is a
 // removal-failed refusal naming what was seen; the intent stays for a retry.
 func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, error) {
+	if ref, err := settleQuarantine(e, rec); err != nil {
+		return Outcome{}, err
+	} else if ref != nil {
+		return quarantineRefused(ctx, e, rec, ref)
+	}
 	obs, _, err := e.observe(ctx, rec, observe.Scope{})
 	if err != nil {
 		return Outcome{}, err
@@ -202,6 +222,25 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 	}
 	res, err := teardownResources(ctx, e, rec.ID)
 	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRemoved, State: machine.StateTombstoned, Resources: res}, err
+}
+
+// quarantineRefused reports a removal that quarantine stopped: the tree is
+// back at its path (or still in quarantine when its path was taken). A
+// tree that is intact steps back to finished; one partly deleted keeps
+// its intent and says how to restore it.
+func quarantineRefused(ctx context.Context, e *Env, rec machine.Record, why *machine.Refusal) (Outcome, error) {
+	obs, _, err := e.observe(ctx, rec, observe.Scope{Status: true})
+	if err != nil {
+		return Outcome{}, err
+	}
+	if _, err := e.fire(ctx, rec, machine.TriggerRetreat, machine.Firing{Obs: obs}, "retreat: "+string(why.Code)); err == nil {
+		return refusedOutcome(rec.ID, why, machine.StateFinished), nil
+	}
+	if len(obs.Status.Deleted) > 0 {
+		why.Message += fmt.Sprintf("; %d tracked files were already deleted (each identical to HEAD), e.g. %s", len(obs.Status.Deleted), obs.Status.Deleted[0])
+		why.Retry = "git -C " + machine.QuoteArg(rec.Path) + " ls-files -z --deleted | git -C " + machine.QuoteArg(rec.Path) + " checkout-index -z --stdin && custody resume"
+	}
+	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: why}, nil
 }
 
 // dropAdminEntry removes exactly <common>/worktrees/<key> of a removed
