@@ -259,6 +259,7 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 		return nil, fmt.Errorf("quarantine manifest: %w", err)
 	}
 	q := in.Quarantine
+	pause("apply/before-quarantine")
 	unlock, err := observe.RegistryLock(ctx, e.Repo, true)
 	if err != nil {
 		return nil, err

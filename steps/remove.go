@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/store"
 )
 
 // fullScope observes status and proof against a fresh advertisement.
@@ -275,12 +277,62 @@ func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record) (string,
 	if rec.Intent != nil && rec.Intent.Commit != "" {
 		expect = rec.Intent.Commit
 	}
-	return casDeleteBranch(ctx, e, rec.Branch, expect)
+	outcome, reason := casDeleteBranchThen(ctx, e, rec.Branch, expect, func() error {
+		return e.Store.AppendEvent(store.Event{Record: rec.ID, Kind: machine.KindWorktree, Event: EventBranchDeleting,
+			At: e.Now().UTC(), Detail: branchDeleting{Branch: rec.Branch, Commit: expect, Plan: planOf(rec)}, Actor: e.Actor})
+	})
+	if outcome == machine.BranchAbsent && deletedEarlier(e, rec, expect) {
+		// A run killed after its compare-and-swap delete: the branch
+		// went, by custody's hand.
+		return machine.BranchDeleted, "deleted by an interrupted run"
+	}
+	return outcome, reason
+}
+
+// EventBranchDeleting names the journal event written right before custody
+// deletes an owned branch, so a run killed after the delete still reports
+// it deleted.
+const EventBranchDeleting = "branch-deleting"
+
+// branchDeleting is the detail of an EventBranchDeleting event.
+type branchDeleting struct {
+	Branch string `json:"branch"`
+	Commit string `json:"commit"`
+	Plan   string `json:"plan,omitempty"`
+}
+
+// planOf is the plan rec's intent came from ("" without one).
+func planOf(rec machine.Record) string {
+	if rec.Intent == nil {
+		return ""
+	}
+	return rec.Intent.PlanID
+}
+
+// deletedEarlier reports whether the journal says custody was deleting
+// rec's branch at expect under rec's current intent.
+func deletedEarlier(e *Env, rec machine.Record, expect string) bool {
+	found := false
+	_ = e.Store.Journal(rec.ID, func(_ []byte, en store.Entry) error {
+		var d branchDeleting
+		if en.Event == EventBranchDeleting && json.Unmarshal(en.Detail, &d) == nil &&
+			d.Branch == rec.Branch && d.Commit == expect && d.Plan == planOf(rec) {
+			found = true
+		}
+		return nil
+	})
+	return found
 }
 
 // casDeleteBranch deletes refs/heads/branch only if it points at expect and
 // nothing has it checked out.
 func casDeleteBranch(ctx context.Context, e *Env, branch, expect string) (string, string) {
+	return casDeleteBranchThen(ctx, e, branch, expect, nil)
+}
+
+// casDeleteBranchThen is casDeleteBranch that runs before (when set) right
+// before the delete; its error keeps the branch.
+func casDeleteBranchThen(ctx context.Context, e *Env, branch, expect string, before func() error) (string, string) {
 	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
 		return machine.BranchKept, "branch state unreadable: " + err.Error()
@@ -293,6 +345,11 @@ func casDeleteBranch(ctx context.Context, e *Env, branch, expect string) (string
 		return machine.BranchKept, fmt.Sprintf("moved to %s since %s was proven", tip, expect)
 	case inv.CheckedOut(branch):
 		return machine.BranchKept, "checked out in another worktree"
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			return machine.BranchKept, "not deleted: " + err.Error()
+		}
 	}
 	if _, err := e.Git.Mutate(ctx, e.Repo.MainCheckout, "update-ref", "-d", "refs/heads/"+branch, expect); err != nil {
 		return machine.BranchKept, "compare-and-swap delete failed: " + err.Error()

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+)
+
+// qtIgnoreLogs makes *.log ignored, as a project's .gitignore would: git
+// worktree remove deletes such files without looking.
+func qtIgnoreLogs(t *testing.T, r *fixtures.Repo) {
+	t.Helper()
+	excl := filepath.Join(r.Dir, ".git", "info", "exclude")
+	b, _ := os.ReadFile(excl)
+	if err := os.WriteFile(excl, append(b, "\n*.log\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// qtApplyDecoded decodes a finished apply run.
+func qtApplyDecoded(t *testing.T, res result) steps.ApplyResult {
+	t.Helper()
+	var env struct {
+		Result steps.ApplyResult `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &env); err != nil {
+		t.Fatalf("apply output: %v\n%s", err, res)
+	}
+	return env.Result
+}
+
+// TestQuarantineNoRemovalWindow: whatever appears in the tree after the
+// final observation (an ignored debug.log written before the move, a file
+// written into the quarantine by a process working inside it, a tracked
+// file whose bytes changed) is never deleted: the tree is moved back, kept
+// byte for byte, and apply refuses with quarantine-changed naming the
+// entry.
+func TestQuarantineNoRemovalWindow(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		point string
+		write func(t *testing.T, r *fixtures.Repo, path, q string) string // returns the entry's path in the tree
+	}{
+		{"ignored-file-before-move", "apply/before-quarantine", func(t *testing.T, r *fixtures.Repo, path, q string) string {
+			r.WriteFile(path, "debug.log", "written at the last instant\n")
+			return filepath.Join(path, "debug.log")
+		}},
+		{"file-written-into-quarantine", "apply/after-quarantine", func(t *testing.T, r *fixtures.Repo, path, q string) string {
+			if err := os.WriteFile(filepath.Join(q, "late.txt"), []byte("from a process inside the tree\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(path, "late.txt")
+		}},
+		{"tracked-bytes-changed", "apply/before-quarantine", func(t *testing.T, r *fixtures.Repo, path, q string) string {
+			name := filepath.Base(path)
+			f := filepath.Join(path, strings.SplitN(name, "-", 2)[0]+".txt")
+			if err := os.WriteFile(f, []byte("edited after the final observation\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := sfRepo(t)
+			qtIgnoreLogs(t, r)
+			id, path := sfRemovable(t, r, "window")
+			_, file := sfPlanNow(t, r, 0)
+			release, wait := csPaused(t, r, c.point, "apply", file, "--json")
+			q := filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id)
+			entry := c.write(t, r, path, q)
+			want, err := os.ReadFile(entry)
+			if err != nil && c.point == "apply/before-quarantine" {
+				t.Fatal(err)
+			}
+			if c.point == "apply/after-quarantine" {
+				want = []byte("from a process inside the tree\n")
+			}
+			release()
+			res := wait()
+			if res.Code != 3 {
+				t.Fatalf("apply: want exit 3, got\n%s", res)
+			}
+			o := applyOutcome(t, qtApplyDecoded(t, res), id)
+			if o.Refusal == nil || o.Refusal.Code != machine.CodeQuarantineChanged || o.Refusal.Path != entry {
+				t.Fatalf("apply %s: %+v, want quarantine-changed naming %s", id, o, entry)
+			}
+			if got, err := os.ReadFile(entry); err != nil || string(got) != string(want) {
+				t.Fatalf("%s after apply: %q, %v; want %q", entry, got, err, want)
+			}
+			if _, err := os.Lstat(q); !os.IsNotExist(err) {
+				t.Errorf("quarantine %s left behind: %v", q, err)
+			}
+			if _, err := os.Lstat(filepath.Join(path, "window.txt")); err != nil {
+				t.Errorf("the tree's own file is gone: %v", err)
+			}
+			if st := sfRecordState(t, r, id); st != "finished" {
+				t.Errorf("record %s is %s, want finished (stepped back)", id, st)
+			}
+			// The tree is kept until a person looks again: plan keeps it.
+			plan, _ := sfPlanAny(t, r)
+			if it := planItem(t, plan, id); it.Action == "remove" {
+				t.Errorf("plan removes %s although %s is in it", id, entry)
+			}
+		})
+	}
+}
+
+// TestQuarantineConcurrentWriter: a writer creates files in the tree
+// continuously while apply runs and logs each write that succeeded;
+// afterwards every logged file exists with its bytes (the tree was kept
+// or moved back), none lost.
+func TestQuarantineConcurrentWriter(t *testing.T) {
+	t.Parallel()
+	for round := range 3 {
+		t.Run(fmt.Sprint(round), func(t *testing.T) {
+			t.Parallel()
+			r := sfRepo(t)
+			qtIgnoreLogs(t, r)
+			_, path := sfRemovable(t, r, "busy")
+			_, file := sfPlanNow(t, r, 0)
+			var stop atomic.Bool
+			var mu sync.Mutex
+			var written []string
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for n := 0; !stop.Load(); n++ {
+					p := filepath.Join(path, fmt.Sprintf("w-%d.log", n))
+					if err := os.WriteFile(p, []byte(p), 0o644); err == nil {
+						mu.Lock()
+						written = append(written, p)
+						mu.Unlock()
+					}
+					time.Sleep(time.Duration(round) * time.Millisecond)
+				}
+			}()
+			res := custody(t, r, "apply", file, "--json")
+			stop.Store(true)
+			wg.Wait()
+			if res.Code != 0 && res.Code != 3 {
+				t.Fatalf("apply: %s", res)
+			}
+			for _, p := range written {
+				if b, err := os.ReadFile(p); err != nil || string(b) != p {
+					t.Errorf("a write that succeeded during apply is lost: %s (%q, %v)", p, b, err)
+				}
+			}
+			t.Logf("%d writes succeeded during apply (exit %d)", len(written), res.Code)
+		})
+	}
+}
+
+// TestQuarantineCrashEvidence: a removal killed while deleting the
+// quarantined tree is settled by resume (removed, not stale), and one
+// killed after its branch deletion records the branch deleted, not
+// absent.
+func TestQuarantineCrashEvidence(t *testing.T) {
+	t.Parallel()
+	for _, point := range []string{"apply/after-quarantine", "apply/during-delete", "apply/after-branch"} {
+		t.Run(strings.TrimPrefix(point, "apply/"), func(t *testing.T) {
+			t.Parallel()
+			r := sfRepo(t)
+			id, path := sfRemovable(t, r, "killed")
+			_, file := sfPlanNow(t, r, 0)
+			csMustBeKilled(t, r, point, "apply", file)
+			mustCustody(t, r, 0, "resume")
+			sfAssertRemoved(t, r, id, path, true)
+			if _, err := os.Lstat(filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id)); !os.IsNotExist(err) {
+				t.Errorf("quarantine left behind: %v", err)
+			}
+			s := showRecord(t, r, id)
+			if s.State != "tombstoned" || s.Evidence.Outcome != "removed" || s.Evidence.BranchOutcome != machine.BranchDeleted {
+				t.Errorf("after resume: state %s evidence %+v, want tombstoned, removed, branch deleted", s.State, s.Evidence)
+			}
+			a := sfApply(t, r, file, 0)
+			if o := applyOutcome(t, a, id); o.Outcome != "already-done" {
+				t.Errorf("apply again: %+v, want already-done", o)
+			}
+		})
+	}
+}
