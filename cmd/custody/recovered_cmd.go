@@ -58,6 +58,9 @@ EXIT STATUS: 0 done, 1 error.`
 
 // Run prunes.
 func (c *RecoveredPruneCmd) Run(a *App) error {
+	if c.OlderThan <= 0 {
+		return &usageError{fmt.Errorf("recovered prune --older-than must be a positive duration, not %s", c.OlderThan)}
+	}
 	e, err := a.mutatingEnv()
 	if err != nil {
 		return err
