@@ -278,8 +278,10 @@ func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record) (string,
 		expect = rec.Intent.Commit
 	}
 	outcome, reason := casDeleteBranchThen(ctx, e, rec.Branch, expect, func() error {
-		return e.Store.AppendEvent(store.Event{Record: rec.ID, Kind: machine.KindWorktree, Event: EventBranchDeleting,
-			At: e.Now().UTC(), Detail: branchDeleting{Branch: rec.Branch, Commit: expect, Plan: planOf(rec)}, Actor: e.Actor})
+		// Journaled beside the record's own history (record ""), which
+		// lists only its transitions and what it kept.
+		return e.Store.AppendEvent(store.Event{Kind: machine.KindWorktree, Event: EventBranchDeleting,
+			At: e.Now().UTC(), Detail: branchDeleting{Record: rec.ID, Branch: rec.Branch, Commit: expect, Plan: planOf(rec)}, Actor: e.Actor})
 	})
 	if outcome == machine.BranchAbsent && deletedEarlier(e, rec, expect) {
 		// A run killed after its compare-and-swap delete: the branch
@@ -296,6 +298,7 @@ const EventBranchDeleting = "branch-deleting"
 
 // branchDeleting is the detail of an EventBranchDeleting event.
 type branchDeleting struct {
+	Record string `json:"record"`
 	Branch string `json:"branch"`
 	Commit string `json:"commit"`
 	Plan   string `json:"plan,omitempty"`
@@ -313,9 +316,9 @@ func planOf(rec machine.Record) string {
 // rec's branch at expect under rec's current intent.
 func deletedEarlier(e *Env, rec machine.Record, expect string) bool {
 	found := false
-	_ = e.Store.Journal(rec.ID, func(_ []byte, en store.Entry) error {
+	_ = e.Store.Journal("", func(_ []byte, en store.Entry) error {
 		var d branchDeleting
-		if en.Event == EventBranchDeleting && json.Unmarshal(en.Detail, &d) == nil &&
+		if en.Event == EventBranchDeleting && json.Unmarshal(en.Detail, &d) == nil && d.Record == rec.ID &&
 			d.Branch == rec.Branch && d.Commit == expect && d.Plan == planOf(rec) {
 			found = true
 		}

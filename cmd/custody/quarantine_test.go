@@ -193,3 +193,36 @@ func TestQuarantineCrashEvidence(t *testing.T) {
 		})
 	}
 }
+
+// TestQuarantineLateWriterRecreatesPath: while the quarantined tree is
+// being deleted, a writer makes the tree's path again and writes into it.
+// The item fails with removal-failed naming the path, and custody deletes
+// nothing the writer made, then or on any re-run (the quarantine-era
+// counterpart of TestSafetyLateWriter).
+func TestQuarantineLateWriterRecreatesPath(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "recreated")
+	_, file := sfPlanNow(t, r, 0)
+	release, wait := csPaused(t, r, "apply/after-quarantine", "apply", file, "--json")
+	r.WriteFile(path, "late.txt", "late\n")
+	release()
+	res := wait()
+	if res.Code != 3 {
+		t.Fatalf("apply: want exit 3, got\n%s", res)
+	}
+	o := applyOutcome(t, qtApplyDecoded(t, res), id)
+	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != machine.CodeRemovalFailed || o.Refusal.Path != path {
+		t.Errorf("apply with a late writer: %+v, want removal-failed naming %s", o, path)
+	}
+	late := filepath.Join(path, "late.txt")
+	for _, args := range [][]string{{"resume"}, {"plan"}, {"apply", file}} {
+		res := custody(t, r, args...)
+		if b, err := os.ReadFile(late); err != nil || string(b) != "late\n" {
+			t.Fatalf("after custody %v the late writer's file is %q, %v\n%s", args, b, err, res)
+		}
+	}
+	if st := sfRecordState(t, r, id); st == "tombstoned" {
+		t.Errorf("record %s tombstoned although %s exists", id, path)
+	}
+}
