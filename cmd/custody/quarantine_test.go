@@ -118,10 +118,11 @@ func TestQuarantineNoRemovalWindow(t *testing.T) {
 	}
 }
 
-// TestQuarantineConcurrentWriter: a writer creates files in the tree
-// continuously while apply runs and logs each write that succeeded;
-// afterwards every logged file exists with its bytes (the tree was kept
-// or moved back), none lost.
+// TestQuarantineConcurrentWriter: a writer creates ignored files in the
+// tree continuously while apply runs (from plan on, or from right after
+// the final observation) and logs each write that succeeded; afterwards
+// every logged file exists with its bytes (the tree was kept or moved
+// back), none lost.
 func TestQuarantineConcurrentWriter(t *testing.T) {
 	t.Parallel()
 	for round := range 3 {
@@ -135,10 +136,14 @@ func TestQuarantineConcurrentWriter(t *testing.T) {
 			var mu sync.Mutex
 			var written []string
 			var wg sync.WaitGroup
+			var started atomic.Bool
 			wg.Add(1)
-			go func() {
+			startWriter := func() {
 				defer wg.Done()
 				for n := 0; !stop.Load(); n++ {
+					if n == 3 {
+						started.Store(true)
+					}
 					p := filepath.Join(path, fmt.Sprintf("w-%d.log", n))
 					if err := os.WriteFile(p, []byte(p), 0o644); err == nil {
 						mu.Lock()
@@ -147,8 +152,23 @@ func TestQuarantineConcurrentWriter(t *testing.T) {
 					}
 					time.Sleep(time.Duration(round) * time.Millisecond)
 				}
-			}()
-			res := custody(t, r, "apply", file, "--json")
+			}
+			if round == 0 {
+				go startWriter()
+			}
+			var res result
+			if round == 0 {
+				res = custody(t, r, "apply", file, "--json")
+			} else {
+				release, wait := csPaused(t, r, "apply/before-quarantine", "apply", file, "--json")
+				defer func() { stop.Store(true); wg.Wait() }()
+				go startWriter()
+				for !started.Load() {
+					time.Sleep(time.Millisecond)
+				}
+				release()
+				res = wait()
+			}
 			stop.Store(true)
 			wg.Wait()
 			if res.Code != 0 && res.Code != 3 {
