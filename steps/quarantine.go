@@ -353,6 +353,7 @@ func moveBack(e *Env, rec machine.Record, stray, why string) (*machine.Refusal, 
 			return nil, fmt.Errorf("move quarantine %s back to %s: %w", q, rec.Path, err)
 		}
 		where = rec.Path
+		_ = os.Remove(manifestPath(e, rec.ID)) // nothing is quarantined any more
 		if rel, err := filepath.Rel(q, stray); err == nil && stray != "" {
 			stray = filepath.Join(rec.Path, rel)
 		}
