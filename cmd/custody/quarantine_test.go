@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -244,5 +247,54 @@ func TestQuarantineLateWriterRecreatesPath(t *testing.T) {
 	}
 	if st := sfRecordState(t, r, id); st == "tombstoned" {
 		t.Errorf("record %s tombstoned although %s exists", id, path)
+	}
+}
+
+// TestQuarantineInterruptedReportsRemoval: SIGINT while the quarantined
+// tree is being deleted. The deletion is not cancelled (a half-deleted
+// tree helps nobody); apply does not exit 1 ("nothing was changed") and
+// names the tree it removed; the next command finds it settled (the
+// quarantine-era counterpart of TestInterruptedApplyReportsRemoval).
+func TestQuarantineInterruptedReportsRemoval(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := sfRemovable(t, r, "interrupted")
+	_, file := sfPlanNow(t, r, 0)
+	dir := t.TempDir()
+	cmd := exec.Command(failpointBin, "apply", file)
+	cmd.Dir = r.Dir
+	cmd.Env = append(r.Env(), "CUSTODY_PAUSE=apply/after-quarantine", "CUSTODY_PAUSE_DIR="+dir)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	waitFile(t, filepath.Join(dir, "paused"), 30*time.Second)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	if code == 1 || !strings.Contains(out.String()+errb.String(), id) {
+		t.Errorf("interrupted apply: exit %d, output does not name %s as removed:\n%s\n%s", code, id, out.String(), errb.String())
+	}
+	mustCustody(t, r, 0, "resume")
+	sfAssertRemoved(t, r, id, path, true)
+	if s := showRecord(t, r, id); s.Evidence.Outcome != "removed" {
+		t.Errorf("evidence %+v, want removed", s.Evidence)
 	}
 }
