@@ -292,6 +292,13 @@ func TestQuarantineInterruptedReportsRemoval(t *testing.T) {
 	if code == 1 || !strings.Contains(out.String()+errb.String(), id) {
 		t.Errorf("interrupted apply: exit %d, output does not name %s as removed:\n%s\n%s", code, id, out.String(), errb.String())
 	}
+	// The interrupted apply itself finished the removal it had started.
+	if st := sfRecordState(t, r, id); st != "tombstoned" {
+		t.Errorf("after the interrupted apply %s is %s, want tombstoned", id, st)
+	}
+	if _, err := os.Lstat(filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id)); !os.IsNotExist(err) {
+		t.Errorf("quarantine left behind: %v", err)
+	}
 	mustCustody(t, r, 0, "resume")
 	sfAssertRemoved(t, r, id, path, true)
 	if s := showRecord(t, r, id); s.Evidence.Outcome != "removed" {
