@@ -57,11 +57,15 @@ type Intent struct {
 	Dev         uint64     `json:"dev,omitempty"`
 	Ino         uint64     `json:"ino,omitempty"`
 	AdminKey    string     `json:"admin_key,omitempty"`
-	Proof       *Proof     `json:"proof,omitempty"`
-	Fingerprint string     `json:"fingerprint,omitempty"`
-	PlanID      string     `json:"plan_id,omitempty"`
-	Holder      Holder     `json:"holder"`
-	At          time.Time  `json:"at"`
+	// Quarantine is where a removal moves the tree before deleting it,
+	// entry by entry (a sibling of Path, so on the same filesystem); its
+	// manifest is beside it. Resume finishes or undoes what it finds there.
+	Quarantine  string    `json:"quarantine,omitempty"`
+	Proof       *Proof    `json:"proof,omitempty"`
+	Fingerprint string    `json:"fingerprint,omitempty"`
+	PlanID      string    `json:"plan_id,omitempty"`
+	Holder      Holder    `json:"holder"`
+	At          time.Time `json:"at"`
 }
 
 // Holder identifies the process that committed an intent, so another

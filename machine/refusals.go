@@ -253,6 +253,10 @@ const (
 	// CodeExternalTree is returned when apply would remove an adopted tree
 	// outside the managed root without --allow-external-retirement.
 	CodeExternalTree Code = "external-tree"
+	// CodeQuarantineChanged is returned when a tree moved into quarantine
+	// holds an entry the final observation did not see (a file written
+	// meanwhile); the tree is moved back and kept.
+	CodeQuarantineChanged Code = "quarantine-changed"
 	// CodeUnsafeToken is returned when a resource command's @token@ stands
 	// where its value would be read as code (a quoted heredoc, single
 	// quotes with a value that is not plain text, $((…)) with a value that
@@ -346,6 +350,7 @@ func Codes() map[Code]string {
 		CodeConfigUntrusted:     "custody.toml declares commands and this exact content was not approved with custody trust",
 		CodeRecoveryFailed:      "what would die with the tree cannot be kept",
 		CodeExternalTree:        "an adopted tree outside the managed root needs --allow-external-retirement",
+		CodeQuarantineChanged:   "the tree changed while quarantined; it was moved back",
 		CodeUnsafeToken:         "a resource command's @token@ stands where its value would be read as code",
 		CodeUntrackedContent:    "an entry on disk HEAD does not track, unseen by git status",
 		CodeContentDiffers:      "a file's raw bytes or mode differ from HEAD though git status is clean",

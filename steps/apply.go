@@ -269,7 +269,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			head = rec.EffectiveHead()
 		}
 		intent := &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: head,
-			Dev: obs.Dev, Ino: obs.Ino, AdminKey: obs.AdminKey, Proof: v.Proof, Fingerprint: it.Fingerprint,
+			Dev: obs.Dev, Ino: obs.Ino, AdminKey: obs.AdminKey, Quarantine: quarantinePath(rec), Proof: v.Proof, Fingerprint: it.Fingerprint,
 			PlanID: plan.PlanID, Holder: e.Holder, At: e.Now().UTC()}
 		removing, err := e.fire(ctx, rec, machine.TriggerRemove, machine.Firing{Obs: obs, Intent: intent, Fingerprint: it.Fingerprint}, "removal intent")
 		if errors.Is(err, store.ErrConflict) {

@@ -10,6 +10,8 @@ func Failpoints() []string {
 		"new/after-marker",
 		"new/before-complete",
 		"apply/after-intent",
+		"apply/after-quarantine",
+		"apply/during-delete",
 		"apply/after-remove",
 		"apply/after-branch",
 		"apply/before-complete",
@@ -22,5 +24,5 @@ func Failpoints() []string {
 // custody can be held (CUSTODY_PAUSE=<name>, CUSTODY_PAUSE_DIR=<dir>) while
 // another invocation runs.
 func PausePoints() []string {
-	return []string{"apply/before-observe", "apply/after-intent", "apply/after-remove"}
+	return []string{"apply/before-observe", "apply/after-intent", "apply/before-quarantine", "apply/after-quarantine", "apply/after-remove"}
 }

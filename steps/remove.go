@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/store"
 )
 
 // fullScope observes status and proof against a fresh advertisement.
@@ -92,6 +94,21 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 		}
 		return refusedOutcome(rec.ID, why, machine.StateFinished), nil
 	}
+	if in.Quarantine != "" {
+		ref, err := quarantineRemove(ctx, e, rec, obs)
+		if err != nil {
+			return Outcome{}, err
+		}
+		failpoint("apply/after-remove")
+		pause("apply/after-remove")
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
+		defer cancel()
+		if ref != nil {
+			return quarantineRefused(ctx, e, rec, ref)
+		}
+		return settleRemoval(ctx, e, rec)
+	}
+	// An intent written before removals went through quarantine.
 	_, rmErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--", rec.Path)
 	failpoint("apply/after-remove")
 	pause("apply/after-remove")
@@ -192,6 +209,11 @@ func within(inner, dir string) bool {
 // branch by compare-and-swap and completes the record. Anything else is a
 // removal-failed refusal naming what was seen; the intent stays for a retry.
 func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, error) {
+	if ref, err := settleQuarantine(e, rec); err != nil {
+		return Outcome{}, err
+	} else if ref != nil {
+		return quarantineRefused(ctx, e, rec, ref)
+	}
 	obs, _, err := e.observe(ctx, rec, observe.Scope{})
 	if err != nil {
 		return Outcome{}, err
@@ -227,6 +249,25 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRemoved, State: machine.StateTombstoned, Resources: res}, err
 }
 
+// quarantineRefused reports a removal that quarantine stopped: the tree is
+// back at its path (or still in quarantine when its path was taken). A
+// tree that is intact steps back to finished; one partly deleted keeps
+// its intent and says how to restore it.
+func quarantineRefused(ctx context.Context, e *Env, rec machine.Record, why *machine.Refusal) (Outcome, error) {
+	obs, _, err := e.observe(ctx, rec, observe.Scope{Status: true})
+	if err != nil {
+		return Outcome{}, err
+	}
+	if _, err := e.fire(ctx, rec, machine.TriggerRetreat, machine.Firing{Obs: obs}, "retreat: "+string(why.Code)); err == nil {
+		return refusedOutcome(rec.ID, why, machine.StateFinished), nil
+	}
+	if len(obs.Status.Deleted) > 0 {
+		why.Message += fmt.Sprintf("; %d tracked files were already deleted (each identical to HEAD), e.g. %s", len(obs.Status.Deleted), obs.Status.Deleted[0])
+		why.Retry = "git -C " + machine.QuoteArg(rec.Path) + " ls-files -z --deleted | git -C " + machine.QuoteArg(rec.Path) + " checkout-index -z --stdin && custody resume"
+	}
+	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: why}, nil
+}
+
 // dropAdminEntry removes exactly <common>/worktrees/<key> of a removed
 // worktree whose path is absent, and only when its gitdir file names the
 // record's path: never a repository-wide prune.
@@ -259,12 +300,65 @@ func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record) (string,
 	if rec.Intent != nil && rec.Intent.Commit != "" {
 		expect = rec.Intent.Commit
 	}
-	return casDeleteBranch(ctx, e, rec.Branch, expect)
+	outcome, reason := casDeleteBranchThen(ctx, e, rec.Branch, expect, func() error {
+		// Journaled beside the record's own history (record ""), which
+		// lists only its transitions and what it kept.
+		return e.Store.AppendEvent(store.Event{Kind: machine.KindWorktree, Event: EventBranchDeleting,
+			At: e.Now().UTC(), Detail: branchDeleting{Record: rec.ID, Branch: rec.Branch, Commit: expect, Plan: planOf(rec)}, Actor: e.Actor})
+	})
+	if outcome == machine.BranchAbsent && deletedEarlier(e, rec, expect) {
+		// A run killed after its compare-and-swap delete: the branch
+		// went, by custody's hand.
+		return machine.BranchDeleted, "deleted by an interrupted run"
+	}
+	return outcome, reason
+}
+
+// EventBranchDeleting names the journal event written right before custody
+// deletes an owned branch, so a run killed after the delete still reports
+// it deleted.
+const EventBranchDeleting = "branch-deleting"
+
+// branchDeleting is the detail of an EventBranchDeleting event.
+type branchDeleting struct {
+	Record string `json:"record"`
+	Branch string `json:"branch"`
+	Commit string `json:"commit"`
+	Plan   string `json:"plan,omitempty"`
+}
+
+// planOf is the plan rec's intent came from ("" without one).
+func planOf(rec machine.Record) string {
+	if rec.Intent == nil {
+		return ""
+	}
+	return rec.Intent.PlanID
+}
+
+// deletedEarlier reports whether the journal says custody was deleting
+// rec's branch at expect under rec's current intent.
+func deletedEarlier(e *Env, rec machine.Record, expect string) bool {
+	found := false
+	_ = e.Store.Journal("", func(_ []byte, en store.Entry) error {
+		var d branchDeleting
+		if en.Event == EventBranchDeleting && json.Unmarshal(en.Detail, &d) == nil && d.Record == rec.ID &&
+			d.Branch == rec.Branch && d.Commit == expect && d.Plan == planOf(rec) {
+			found = true
+		}
+		return nil
+	})
+	return found
 }
 
 // casDeleteBranch deletes refs/heads/branch only if it points at expect and
 // nothing has it checked out.
 func casDeleteBranch(ctx context.Context, e *Env, branch, expect string) (string, string) {
+	return casDeleteBranchThen(ctx, e, branch, expect, nil)
+}
+
+// casDeleteBranchThen is casDeleteBranch that runs before (when set) right
+// before the delete; its error keeps the branch.
+func casDeleteBranchThen(ctx context.Context, e *Env, branch, expect string, before func() error) (string, string) {
 	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
 		return machine.BranchKept, "branch state unreadable: " + err.Error()
@@ -277,6 +371,11 @@ func casDeleteBranch(ctx context.Context, e *Env, branch, expect string) (string
 		return machine.BranchKept, fmt.Sprintf("moved to %s since %s was proven", tip, expect)
 	case inv.CheckedOut(branch):
 		return machine.BranchKept, "checked out in another worktree"
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			return machine.BranchKept, "not deleted: " + err.Error()
+		}
 	}
 	if _, err := e.Git.Mutate(ctx, e.Repo.MainCheckout, "update-ref", "-d", "refs/heads/"+branch, expect); err != nil {
 		return machine.BranchKept, "compare-and-swap delete failed: " + err.Error()

@@ -4,12 +4,8 @@ package main
 // before it stopped, and starts nothing new.
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -43,46 +39,6 @@ func TestInterruptWhileWaitingForLock(t *testing.T) {
 	if res.Code != 1 {
 		t.Errorf("interrupted list: exit %d, want 1", res.Code)
 	}
-}
-
-// TestInterruptedApplyReportsRemoval: SIGINT while apply's `git worktree
-// remove` runs. git (deliberately not cancelled) removes the tree; since
-// exit 1 means "nothing was changed", apply then does not exit 1, and its
-// output names the tree it removed. The next command settles the record as
-// removed.
-func TestInterruptedApplyReportsRemoval(t *testing.T) {
-	t.Parallel()
-	r := sfRepo(t)
-	id, path := sfRemovable(t, r, "interrupted")
-	_, file := sfPlanNow(t, r, 0)
-	marker := filepath.Join(r.Root, "remove-started")
-	slow := wrapGitRemove(t, r, "slow", fmt.Sprintf(`: > %q; sleep 1; exec "$REALGIT" "$@"`, marker))
-	b := startCustody(t, r, []string{sfPathEnv(slow)}, "apply", file)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if _, err := os.Stat(marker); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("git worktree remove never started:\n%s\n%s", b.out, b.errb)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err := b.cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	res := b.wait(t)
-	_, lerr := os.Lstat(path)
-	gone := errors.Is(lerr, fs.ErrNotExist)
-	if res.Code == 1 && gone {
-		t.Errorf("interrupted apply exits 1 (\"error; nothing was changed\") although %s was removed:\n%s", path, res)
-	}
-	if gone && !strings.Contains(res.Stdout+res.Stderr, id) {
-		t.Errorf("interrupted apply removed %s but its output does not name %s:\n%s", path, id, res)
-	}
-	// Whatever it said, the next command settles it.
-	mustCustody(t, r, 0, "resume")
-	sfAssertRemoved(t, r, id, path, true)
 }
 
 // TestInterruptStopsProvisioning: an interrupt during `custody new` lets

@@ -7,45 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/custody-sh/custody/fixtures"
 )
-
-// TestResumeAfterPartialGitRemove: apply's `git worktree remove` dies part
-// way (it deletes one tracked file, then the whole run is SIGKILLed, as a
-// power loss or an OOM kill of the group would). The tree is still at its
-// path, registered, with the recorded device+inode and HEAD, but it is no
-// longer the tree plan reviewed. Resume does not retreat the record to
-// finished over that half-deleted tree (DESIGN §4: a run killed at any
-// instant resumes to the same outcome, and an observation that fits no
-// rule is a typed refusal).
-func TestResumeAfterPartialGitRemove(t *testing.T) {
-	t.Parallel()
-	r := sfRepo(t)
-	id, path := newTree(t, r, "partial")
-	for i := 1; i <= 3; i++ {
-		r.WriteFile(path, fmt.Sprintf("f%d.txt", i), fmt.Sprintf("%d\n", i))
-	}
-	r.CommitAll(path, "three files")
-	r.Push(path, "pub/partial")
-	sfFinish(t, r, id)
-	_, file := sfPlanNow(t, r, 0)
-	before := r.Snap(path)
-	dying := wrapGitRemove(t, r, "dying", `rm -f -- "$last/f1.txt"; kill -9 $PPID; exit 1`)
-	res := runBin(t, custodyBin, r, r.Dir, []string{sfPathEnv(dying)}, "apply", file, "--json")
-	if res.Code != -1 {
-		t.Fatalf("apply was not killed: %s", res)
-	}
-	rres := custody(t, r, "resume", "--json")
-	st := sfRecordState(t, r, id)
-	_, lerr := os.Lstat(path)
-	if st == "finished" && lerr == nil && before.Diff(r.Snap(path)) != "" {
-		t.Errorf("resume retreated %s to finished although custody's own interrupted removal had already deleted part of it (%s); resume said:\n%s",
-			id, strings.ReplaceAll(before.Diff(r.Snap(path)), "\n", ", "), rres.Stdout)
-	}
-}
 
 // TestResumeRollbackKeepsUserWork: `custody new` is killed right after
 // `git worktree add` (failpoint new/after-add). The tree exists,

@@ -282,41 +282,6 @@ func rtCases() []rtCase {
 				r.WriteFile(recs[0].Path, "mine.txt", "a person's work\n")
 				return at(r)
 			}},
-		{cmd: "resume", name: "partly_removed", exit: 3, code: "resume-unmatched",
-			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh result) {
-				// The deleted file is back, the person's edit is kept, and
-				// the retry's resume settled the intent: the tree no longer
-				// is what plan reviewed, so resume stepped the removal back
-				// (stale, exit 3) and nothing is left to resume.
-				if sh.Code != 3 || !strings.Contains(sh.Stdout, "[stale]") {
-					t.Errorf("the pasted retry's resume: want exit 3 with the removal stepped back as stale:\n%s", sh)
-				}
-				for name, want := range map[string]string{"f1.txt": "one\n", "f2.txt": "a person's edit\n"} {
-					if b, err := os.ReadFile(filepath.Join(path, name)); err != nil || string(b) != want {
-						t.Errorf("after the pasted retry, %s holds %q (%v), want %q", name, b, err, want)
-					}
-				}
-				if res := mustCustody(t, r, 0, "resume"); res.Stdout != "nothing to resume\n" {
-					t.Errorf("after the pasted retry, resume still has work:\n%s", res)
-				}
-			},
-			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				id, path := newTree(t, r, "partial")
-				r.Commit(path, "f1.txt", "one\n")
-				r.Commit(path, "f2.txt", "two\n")
-				r.Push(path, "pub/partial")
-				mustCustody(t, r, 0, "finish", id)
-				file := rtPlan(t, r, 0)
-				// git worktree remove deletes one file, then custody dies.
-				dying := wrapGitRemove(t, r, "dying", `rm -f -- "$last/f1.txt"; kill -9 $PPID; exit 1`)
-				if res := runBin(t, custodyBin, r, r.Dir, []string{sfPathEnv(dying)}, "apply", file); res.Code != -1 {
-					t.Fatalf("apply was not killed: %s", res)
-				}
-				// A person's edit after the crash, which the retry must keep.
-				r.WriteFile(path, "f2.txt", "a person's edit\n")
-				return at(r)
-			}},
 		{cmd: "resume", name: "unsafe_root", exit: 1, code: "unsafe-target",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtUnsafeRoot(t)) }},
 		{cmd: "journal export", name: "directory", exit: 1, code: "unsafe-target",

@@ -1708,78 +1708,6 @@ func TestSafetyCommitAfterPlanIsStale(t *testing.T) {
 
 // --- verified removal ----------------------------------------------------------
 
-// TestSafetyLyingGitRemove: a git whose `worktree remove` exits 0 and does
-// nothing. apply must report the item failed (removal-failed), exit 3, and
-// leave the tree; custody resume with the real git converges.
-func TestSafetyLyingGitRemove(t *testing.T) {
-	t.Parallel()
-	r := sfRepo(t)
-	id, path := sfRemovable(t, r, "liar")
-	lying := r.LyingGit("nothing")
-	_, file := sfPlanNow(t, r, 0)
-	snap := r.Snap(path)
-	a := sfApply(t, r, file, 3, sfPathEnv(lying))
-	o := applyOutcome(t, a, id)
-	if o.Outcome != "failed" || o.Refusal == nil || o.Refusal.Code != "removal-failed" || o.Refusal.Path != path {
-		t.Errorf("apply with a lying git: %+v, want failed [removal-failed] naming %s", o, path)
-	}
-	if d := snap.Diff(r.Snap(path)); d != "" {
-		t.Errorf("tree changed:\n%s", d)
-	}
-	if !slices.Contains(sfRegistered(t, r), path) {
-		t.Errorf("%s unregistered", path)
-	}
-	if st := sfRecordState(t, r, id); st == "tombstoned" {
-		t.Errorf("record tombstoned after a failed removal")
-	}
-
-	rs := decodeResult[itemsResult[steps.ResumeItem]](t, mustCustody(t, r, 0, "resume", "--json"), "resume")
-	if len(rs.Items) != 1 || rs.Items[0].ID != id || rs.Items[0].Outcome != "removed" {
-		t.Errorf("resume: %+v, want %s removed", rs.Items, id)
-	}
-	sfAssertRemoved(t, r, id, path, true)
-	a = sfApply(t, r, file, 0)
-	if o := applyOutcome(t, a, id); o.Outcome != "already-done" {
-		t.Errorf("apply again: %+v, want already-done", o)
-	}
-}
-
-// TestSafetyPlanAfterFailedRemoval: while a removal that failed (its
-// registration survived) waits for a retry, plan keeps the item with
-// intent-pending and, since something is pending, exits 3 (DESIGN §6:
-// "3 done but something was refused or is pending"), so a script that
-// reads plan's exit status does not take the repository for settled.
-func TestSafetyPlanAfterFailedRemoval(t *testing.T) {
-	t.Parallel()
-	r := sfRepo(t)
-	id, _ := sfRemovable(t, r, "liar")
-	_, file := sfPlanNow(t, r, 0)
-	sfApply(t, r, file, 3, sfPathEnv(r.LyingGit("nothing")))
-	plan, _ := sfPlanAny(t, r)
-	it := planItem(t, plan, id)
-	if it.Action != "keep" || !hasCode(it.Refusals, "intent-pending") {
-		t.Errorf("plan after a failed removal: %s %v, want keep [intent-pending]", it.Action, refusalCodes(it.Refusals))
-	}
-	if res := custody(t, r, "plan"); res.Code != 3 {
-		t.Errorf("plan exits %d while %s's removal is pending (want 3):\n%s", res.Code, id, res.Stdout)
-	}
-}
-
-// TestSafetyLyingGitApplyAgain: as above, but the re-run is apply itself.
-func TestSafetyLyingGitApplyAgain(t *testing.T) {
-	t.Parallel()
-	r := sfRepo(t)
-	id, path := sfRemovable(t, r, "liar")
-	lying := r.LyingGit("nothing")
-	_, file := sfPlanNow(t, r, 0)
-	sfApply(t, r, file, 3, sfPathEnv(lying))
-	a := sfApply(t, r, file, 0)
-	if o := applyOutcome(t, a, id); o.Outcome != "removed" && o.Outcome != "already-done" {
-		t.Errorf("apply again with the real git: %+v", o)
-	}
-	sfAssertRemoved(t, r, id, path, true)
-}
-
 // TestSafetyStaleRegistrationDropped: a git that deletes the directory but
 // leaves the registration. custody removes exactly that admin entry, never
 // a repository-wide prune: another worktree's prunable entry survives.
@@ -1806,32 +1734,6 @@ func TestSafetyStaleRegistrationDropped(t *testing.T) {
 	}
 	if !slices.Contains(sfRegistered(t, r), gone) {
 		t.Errorf("the other worktree %s was pruned", gone)
-	}
-}
-
-// TestSafetyLateWriter: git removes the tree, then a writer recreates the
-// path before custody verifies absence. The item fails naming the path,
-// and custody deletes nothing the writer made, then or on any re-run.
-func TestSafetyLateWriter(t *testing.T) {
-	t.Parallel()
-	r := sfRepo(t)
-	id, path := sfRemovable(t, r, "raced")
-	lying := r.LyingGit("late-writer")
-	_, file := sfPlanNow(t, r, 0)
-	a := sfApply(t, r, file, 3, sfPathEnv(lying))
-	o := applyOutcome(t, a, id)
-	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != "removal-failed" || o.Refusal.Path != path {
-		t.Errorf("apply with a late writer: %+v, want failed [removal-failed] naming %s", o, path)
-	}
-	late := filepath.Join(path, "late.txt")
-	for _, args := range [][]string{{"resume"}, {"plan"}, {"apply", file}} {
-		res := custody(t, r, args...)
-		if b, err := os.ReadFile(late); err != nil || string(b) != "late\n" {
-			t.Fatalf("after custody %v the late writer's file is %q, %v\n%s", args, b, err, res)
-		}
-	}
-	if st := sfRecordState(t, r, id); st == "tombstoned" {
-		t.Errorf("record %s tombstoned although %s exists", id, path)
 	}
 }
 

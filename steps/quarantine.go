@@ -1,0 +1,366 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+)
+
+// A removal closes the window between its final observation and the
+// deletion by moving the tree aside first: rename it to a sibling
+// quarantine directory (same parent, so the same filesystem and the same
+// depth: relative gitdir links of submodules still resolve), observe it
+// there against a manifest of what the tree may hold (HEAD's entries,
+// byte for byte by git's blob hash, its .git file and custody's own .env),
+// delete entry by entry only what matches, and move it back with a
+// refusal when anything else is there. A writer that opens a path under
+// the tree after the rename finds no tree; one that wrote before it is
+// found by the check.
+
+// manifestEntry is one entry a quarantined tree may hold.
+type manifestEntry struct {
+	// Kind is "file", "link", "gitfile" (any regular .git file of the tree
+	// or of a submodule) or "dir" (a submodule root).
+	Kind string `json:"kind"`
+	Exec bool   `json:"exec,omitempty"`
+	// OID is git's blob id of the content (the target, for a link).
+	OID string `json:"oid,omitempty"`
+}
+
+// manifest maps slash-separated paths relative to the tree to what each
+// may be.
+type manifest map[string]manifestEntry
+
+// quarantinePath is where rec's tree goes before deletion.
+func quarantinePath(rec machine.Record) string {
+	return filepath.Join(filepath.Dir(filepath.Clean(rec.Path)), ".custody-quarantine-"+rec.ID)
+}
+
+// manifestPath is where the manifest of rec's quarantine is kept.
+func manifestPath(e *Env, id string) string {
+	return filepath.Join(e.Repo.StateDir(), "quarantine", id+".json")
+}
+
+// buildManifest lists what the tree at dir may hold at commit: every entry
+// of HEAD's tree (recursing into checked-out submodules at their recorded
+// commits), the .git files, and .env when it holds only custody's lines
+// (its bytes as they are now).
+func buildManifest(ctx context.Context, e *Env, dir, commit string, envOwn bool) (manifest, error) {
+	m := manifest{".git": {Kind: "gitfile"}}
+	if err := addTree(ctx, e, m, dir, "", commit); err != nil {
+		return nil, err
+	}
+	if envOwn {
+		b, err := os.ReadFile(filepath.Join(dir, ".env"))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, ".env"), err)
+		}
+		m[".env"] = manifestEntry{Kind: "file", OID: blobID(len(commit), b)}
+	}
+	return m, nil
+}
+
+func addTree(ctx context.Context, e *Env, m manifest, top, prefix, commit string) error {
+	gitDir := e.Repo.MainCheckout
+	if prefix != "" {
+		gitDir = filepath.Join(top, filepath.FromSlash(prefix))
+	}
+	out, err := e.Git.Observe(ctx, gitDir, "ls-tree", "-r", "-z", "--full-tree", commit)
+	if err != nil {
+		return fmt.Errorf("list %s at %s: %w", gitDir, commit, err)
+	}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		meta, name, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 3 {
+			return fmt.Errorf("list %s at %s: unexpected line %q", gitDir, commit, rec)
+		}
+		p := string(name)
+		if prefix != "" {
+			p = prefix + "/" + p
+		}
+		switch f[0] {
+		case "100644":
+			m[p] = manifestEntry{Kind: "file", OID: f[2]}
+		case "100755":
+			m[p] = manifestEntry{Kind: "file", Exec: true, OID: f[2]}
+		case "120000":
+			m[p] = manifestEntry{Kind: "link", OID: f[2]}
+		case "160000":
+			m[p] = manifestEntry{Kind: "dir"}
+			sub := filepath.Join(top, filepath.FromSlash(p))
+			if names, err := os.ReadDir(sub); err != nil || len(names) == 0 {
+				continue // not checked out: nothing of it may be there
+			}
+			m[p+"/.git"] = manifestEntry{Kind: "gitfile"}
+			if err := addTree(ctx, e, m, top, p, f[2]); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("list %s at %s: unknown mode %s of %s", gitDir, commit, f[0], p)
+		}
+	}
+	return nil
+}
+
+// blobID is git's blob id of b, SHA-1 or SHA-256 by the repository's id
+// length.
+func blobID(idLen int, b []byte) string {
+	h := newBlobHash(idLen, int64(len(b)))
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func newBlobHash(idLen int, size int64) hash.Hash {
+	var h hash.Hash = sha1.New()
+	if idLen == 64 {
+		h = sha256.New()
+	}
+	fmt.Fprintf(h, "blob %d\x00", size)
+	return h
+}
+
+// fileID hashes the regular file at path as git would, reading it through
+// a descriptor that must still be the lstat'ed file.
+func fileID(path string, idLen int, fi fs.FileInfo) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	now, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !os.SameFile(fi, now) || !now.Mode().IsRegular() {
+		return "", fmt.Errorf("%s was replaced while being read", path)
+	}
+	h := newBlobHash(idLen, now.Size())
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return "", err
+	}
+	if n != now.Size() {
+		return "", fmt.Errorf("%s changed size while being read", path)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// unexpected returns why the entry rel at path (lstat fi) is not what m
+// allows, "" when it is.
+func (m manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string {
+	want, ok := m[rel]
+	mode := fi.Mode()
+	switch {
+	case mode.IsDir():
+		return "" // directories hold no bytes; what is in them is checked
+	case !ok:
+		return "not in the tree's HEAD"
+	case mode.IsRegular() && want.Kind == "gitfile":
+		return ""
+	case mode.IsRegular() && want.Kind == "file":
+		if want.Exec != (mode.Perm()&0o100 != 0) {
+			return "its executable bit differs from HEAD"
+		}
+		id, err := fileID(path, idLen, fi)
+		if err != nil {
+			return "unreadable: " + err.Error()
+		}
+		if id != want.OID {
+			return "its bytes differ from HEAD"
+		}
+		return ""
+	case mode&fs.ModeSymlink != 0 && want.Kind == "link":
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "unreadable: " + err.Error()
+		}
+		if blobID(idLen, []byte(target)) != want.OID {
+			return "its target differs from HEAD"
+		}
+		return ""
+	}
+	return fmt.Sprintf("a %s where HEAD has a %s", mode.Type(), want.Kind)
+}
+
+// strayEntry walks q (lstat only) and returns the first entry m does not
+// allow, with why, and the entries it saw (deepest last), or an error the
+// walk met (an unreadable directory is a stray: what it holds is unknown).
+func strayEntry(q string, m manifest, idLen int) (stray, why string, files, dirs []string) {
+	err := filepath.WalkDir(q, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			stray, why = path, "unreadable: "+err.Error()
+			return fs.SkipAll
+		}
+		if path == q {
+			return nil
+		}
+		rel, _ := filepath.Rel(q, path)
+		fi, err := os.Lstat(path)
+		if err != nil {
+			stray, why = path, "unreadable: "+err.Error()
+			return fs.SkipAll
+		}
+		if w := m.unexpected(filepath.ToSlash(rel), path, fi, idLen); w != "" {
+			stray, why = path, w
+			return fs.SkipAll
+		}
+		if fi.IsDir() {
+			dirs = append(dirs, path)
+		} else {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil && stray == "" {
+		stray, why = q, err.Error()
+	}
+	return stray, why, files, dirs
+}
+
+// quarantineRemove moves rec's tree (observed as obs, which proved it
+// removable) into quarantine and deletes it there. It returns a refusal
+// when the tree was moved back (nothing of it deleted) or could not be
+// moved; nil once the quarantine is gone.
+func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machine.WorktreeObservation) (*machine.Refusal, error) {
+	in := rec.Intent
+	m, err := buildManifest(ctx, e, rec.Path, in.Commit, obs.EnvOwn)
+	if err != nil {
+		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",
+			Message: fmt.Sprintf("what %s may hold cannot be listed, so nothing was removed: %v", rec.Path, err)}, nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	mp := manifestPath(e, rec.ID)
+	if err := os.MkdirAll(filepath.Dir(mp), 0o700); err != nil {
+		return nil, fmt.Errorf("quarantine manifest: %w", err)
+	}
+	if err := WriteFile(mp, b, 0o600); err != nil {
+		return nil, fmt.Errorf("quarantine manifest: %w", err)
+	}
+	q := in.Quarantine
+	pause("apply/before-quarantine")
+	unlock, err := observe.RegistryLock(ctx, e.Repo, true)
+	if err != nil {
+		return nil, err
+	}
+	err = os.Rename(rec.Path, q)
+	unlock()
+	if err != nil {
+		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",
+			Message: fmt.Sprintf("%s could not be moved into quarantine %s, so nothing was removed: %v", rec.Path, q, err)}, nil
+	}
+	failpoint("apply/after-quarantine")
+	pause("apply/after-quarantine")
+	return finishQuarantine(e, rec, m)
+}
+
+// settleQuarantine finishes what a killed run left in rec's quarantine:
+// nothing when there is none; else it checks it against the manifest and
+// deletes it, or moves it back. Entries already deleted are no hazard:
+// each was HEAD's, byte for byte.
+func settleQuarantine(e *Env, rec machine.Record) (*machine.Refusal, error) {
+	in := rec.Intent
+	if in == nil || in.Quarantine == "" {
+		return nil, nil
+	}
+	if _, err := os.Lstat(in.Quarantine); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: in.Quarantine, Retry: "custody resume",
+			Message: fmt.Sprintf("the quarantine %s of %s cannot be observed: %v", in.Quarantine, rec.ID, err)}, nil
+	}
+	b, err := os.ReadFile(manifestPath(e, rec.ID))
+	var m manifest
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil {
+		// Without the manifest nothing in it can be told apart: put it
+		// back whole.
+		return moveBack(e, rec, "", "its manifest cannot be read: "+err.Error())
+	}
+	return finishQuarantine(e, rec, m)
+}
+
+// finishQuarantine checks the quarantine against m, deletes it entry by
+// entry (each file re-checked right before it goes), or moves it back.
+func finishQuarantine(e *Env, rec machine.Record, m manifest) (*machine.Refusal, error) {
+	q := rec.Intent.Quarantine
+	idLen := len(rec.Intent.Commit)
+	stray, why, files, dirs := strayEntry(q, m, idLen)
+	if stray != "" {
+		return moveBack(e, rec, stray, why)
+	}
+	for i, f := range files {
+		fi, err := os.Lstat(f)
+		if err != nil {
+			return moveBack(e, rec, f, "unreadable: "+err.Error())
+		}
+		rel, _ := filepath.Rel(q, f)
+		if w := m.unexpected(filepath.ToSlash(rel), f, fi, idLen); w != "" {
+			return moveBack(e, rec, f, w)
+		}
+		if err := os.Remove(f); err != nil {
+			return moveBack(e, rec, f, "cannot be deleted: "+err.Error())
+		}
+		if i == 0 {
+			failpoint("apply/during-delete")
+		}
+	}
+	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
+	for _, d := range append(dirs, q) {
+		if err := os.Remove(d); err != nil {
+			// Something appeared in it since the check.
+			stray, why, _, _ := strayEntry(q, m, idLen)
+			if stray == "" {
+				stray, why = d, "cannot be deleted: "+err.Error()
+			}
+			return moveBack(e, rec, stray, why)
+		}
+	}
+	_ = os.Remove(manifestPath(e, rec.ID))
+	return nil, nil
+}
+
+// moveBack returns the quarantine to the tree's path (when that is free)
+// and refuses, naming the entry that stopped the removal.
+func moveBack(e *Env, rec machine.Record, stray, why string) (*machine.Refusal, error) {
+	q := rec.Intent.Quarantine
+	where := q
+	if _, err := os.Lstat(rec.Path); errors.Is(err, fs.ErrNotExist) {
+		if err := os.Rename(q, rec.Path); err != nil {
+			return nil, fmt.Errorf("move quarantine %s back to %s: %w", q, rec.Path, err)
+		}
+		where = rec.Path
+		_ = os.Remove(manifestPath(e, rec.ID)) // nothing is quarantined any more
+		if rel, err := filepath.Rel(q, stray); err == nil && stray != "" {
+			stray = filepath.Join(rec.Path, rel)
+		}
+	}
+	if stray == "" {
+		stray = where
+	}
+	return &machine.Refusal{Code: machine.CodeQuarantineChanged, Path: stray, Retry: "custody plan",
+		Message: fmt.Sprintf("%s appeared or changed in %s after the final observation (%s); the tree was kept at %s", stray, rec.ID, why, where)}, nil
+}
