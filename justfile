@@ -24,6 +24,12 @@ fuzz fuzztime="20s":
     go test ./machine/ -run '^$' -fuzz FuzzSlug -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzParsePlan -fuzztime {{fuzztime}}
     go test ./store/ -run '^$' -fuzz FuzzVerify -fuzztime {{fuzztime}}
+    go test ./store/ -run '^$' -fuzz FuzzOpenStore -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzLocalRemotePath -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseAlternates -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz FuzzAccountContent -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz FuzzFreeze -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz FuzzRedactCredentials -fuzztime {{fuzztime}}
 
 # Formatting and vet; run before every commit.
 lint:
