@@ -23,8 +23,10 @@ var (
 	// changed.
 	ErrCorrupt = errors.New("state file is corrupt or not a custody store; nothing was changed")
 	// ErrLockTimeout is returned when another process held the state file
-	// for longer than the lock timeout; nothing was changed.
-	ErrLockTimeout = errors.New("state file stayed locked by another process; nothing was changed")
+	// for longer than the lock timeout. The error says whether this command
+	// had committed anything before (then custody resume settles it) or
+	// nothing was changed.
+	ErrLockTimeout = errors.New("state file stayed locked by another process")
 	// ErrUnreadable is returned when the state file exists but cannot be
 	// opened (permissions, a read-only filesystem, too many open files); it
 	// is not corrupt and nothing was changed.

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
@@ -57,6 +58,9 @@ type Store struct {
 	schema Schema
 	// upgraded is the schema upgrade this Open ran, if any.
 	upgraded *Upgrade
+	// committed counts the write transactions this Store committed, so a
+	// lock timeout after some of them never claims nothing was changed.
+	committed atomic.Int64
 }
 
 // Options tunes OpenWith.
@@ -231,10 +235,10 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 			break
 		}
 		if s.ctx != nil && s.ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: %w (interrupted while waiting: %w)", s.path, ErrLockTimeout, s.ctx.Err())
+			return nil, fmt.Errorf("%s: %w%s (interrupted while waiting: %w)", s.path, ErrLockTimeout, s.changedSoFar(), s.ctx.Err())
 		}
 		if !time.Now().Before(deadline) {
-			return nil, fmt.Errorf("%s: %w (waited %s; %s)", s.path, ErrLockTimeout, s.timeout, s.lastHolder())
+			return nil, fmt.Errorf("%s: %w%s (waited %s; %s)", s.path, ErrLockTimeout, s.changedSoFar(), s.timeout, s.lastHolder())
 		}
 	}
 	if err != nil {
@@ -310,7 +314,21 @@ func (s *Store) update(fn func(*bolt.Tx) error) (err error) {
 			err = cerr
 		}
 	}()
-	return db.Update(fn)
+	if err := db.Update(fn); err != nil {
+		return err
+	}
+	s.committed.Add(1)
+	return nil
+}
+
+// changedSoFar says what this command has already written, for an error
+// that stops it: nothing, or how many transactions custody resume will
+// settle.
+func (s *Store) changedSoFar() string {
+	if n := s.committed.Load(); n > 0 {
+		return fmt.Sprintf("; this command had already committed %d change(s) to it, which `custody resume` settles once the other custody is done", n)
+	}
+	return "; nothing was changed"
 }
 
 // view runs fn in one read transaction, with the same panic guard.

@@ -829,3 +829,29 @@ func TestLeases(t *testing.T) {
 		t.Errorf("leases wrote %d journal entries", seq-seq0)
 	}
 }
+
+// TestLockTimeoutSaysWhatWasDone: a lock timeout before this Store wrote
+// anything says nothing was changed; one after it committed says so and
+// that custody resume settles it.
+func TestLockTimeoutSaysWhatWasDone(t *testing.T) {
+	t.Parallel()
+	path := storetest.MustOpen(t).Path()
+	s, err := store.Open(path, 100*time.Millisecond, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := holdLock(t, path)
+	_, err = s.List()
+	if !errors.Is(err, store.ErrLockTimeout) || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Errorf("a timeout before any write: %v, want it to say nothing was changed", err)
+	}
+	release()
+	mustCommit(t, s, step(newRecord("l-000001"), machine.StateProvisioning, machine.TriggerCreate, t0))
+	release = holdLock(t, path)
+	defer release()
+	_, err = s.List()
+	if !errors.Is(err, store.ErrLockTimeout) || strings.Contains(err.Error(), "nothing was changed") ||
+		!strings.Contains(err.Error(), "committed 1 change") || !strings.Contains(err.Error(), "custody resume") {
+		t.Errorf("a timeout after a write: %v, want it to name the committed change and custody resume", err)
+	}
+}
