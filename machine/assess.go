@@ -253,6 +253,11 @@ func shortID(c string) string {
 
 // quoteArg quotes a path for a shell command line shown to a person.
 func QuoteArg(s string) string {
+	if HasControl(s) {
+		// A newline or escape inside single quotes would be printed raw:
+		// bash's $'…' spells every one of them (ShellWord).
+		return ShellWord(s)
+	}
 	safe := true
 	for _, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '-' || r == '_') {

@@ -54,3 +54,19 @@ func TestShellWordPastes(t *testing.T) {
 		}
 	}
 }
+
+// TestQuoteArgEscapesControl: QuoteArg, which every retry line uses,
+// never prints a control character raw.
+func TestQuoteArgEscapesControl(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"plain/path":  "plain/path",
+		"with space":  "'with space'",
+		"line\nbreak": `$'line\nbreak'`,
+		"esc\x1b[31m": `$'esc\x1b[31m'`,
+	} {
+		if got := QuoteArg(in); got != want {
+			t.Errorf("QuoteArg(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,9 +23,14 @@ import (
 // once.
 func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 	t.Parallel()
-	create := "echo start $$ >> {EXT}/log; sleep 2; echo end $$ >> {EXT}/log; mkdir {EXT}/@resource@ || echo twice $$ >> {EXT}/log"
+	// The first create (the one custody is killed under) sleeps long, so
+	// whether resume ended it does not depend on how fast this machine is.
+	create := "echo start $$ >> {EXT}/log; if rm {EXT}/slow 2>/dev/null; then sleep 60; fi; echo end $$ >> {EXT}/log; mkdir {EXT}/@resource@ || echo twice $$ >> {EXT}/log"
 	destroy := "echo destroy >> {EXT}/log; rm -rf {EXT}/@resource@"
 	w := rtSetup(t, rtRes("db", create, destroy), fixtures.Options{})
+	if err := os.WriteFile(filepath.Join(w.ext, "slow"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bg := startCustody(t, w.r, nil, "new", "killed")
 	for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -37,11 +45,20 @@ func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 	if len(first) != 2 || first[0] != "start" {
 		t.Fatalf("log starts with %q", w.logLines(t))
 	}
+	pid, err := strconv.Atoi(first[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
 	res := custody(t, w.r, "resume", "--json")
 	if res.Code != 0 {
 		t.Fatalf("resume: %s", res)
 	}
-	time.Sleep(3 * time.Second) // long enough for a create left running to finish
+	// Resume ended the outliving create before its redo: the process is
+	// gone (it would sleep for a minute otherwise).
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the killed custody's create (pid %d) still runs after resume: %v", pid, err)
+	}
 	lines := w.logLines(t)
 	var redo string
 	for i, l := range lines {
@@ -79,12 +96,18 @@ func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 // the entry ends tombstoned with the destroy run to its end once.
 func TestResourceDestroyOutlivesKilledCustody(t *testing.T) {
 	t.Parallel()
-	destroy := "echo dstart $$ >> {EXT}/log; sleep 2; echo dend $$ >> {EXT}/log; rm -rf {EXT}/@resource@"
+	// The first destroy (the one custody is killed under) sleeps long, so
+	// whether resume ended it does not depend on how fast this machine is;
+	// the redo runs at once.
+	destroy := "echo dstart $$ >> {EXT}/log; if rm {EXT}/slow 2>/dev/null; then sleep 60; fi; echo dend $$ >> {EXT}/log; rm -rf {EXT}/@resource@"
 	w := rtSetup(t, rtRes("db", "mkdir {EXT}/@resource@", destroy), fixtures.Options{})
 	made := w.rtNew(t, "dkill")
 	mustCustody(t, w.r, 0, "finish", made.ID)
 	plan := filepath.Join(w.r.Root, "plan.json")
 	mustCustody(t, w.r, 0, "plan", "-o", plan)
+	if err := os.WriteFile(filepath.Join(w.ext, "slow"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bg := startCustody(t, w.r, nil, "apply", plan)
 	for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -96,10 +119,19 @@ func TestResourceDestroyOutlivesKilledCustody(t *testing.T) {
 	}
 	_ = bg.cmd.Wait()
 	first := strings.Fields(w.logLines(t)[0])
+	pid, err := strconv.Atoi(first[1])
+	if err != nil {
+		t.Fatalf("log %q: %v", w.logLines(t), err)
+	}
+	defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
 	if res := custody(t, w.r, "resume", "--json"); res.Code != 0 {
 		t.Fatalf("resume: %s", res)
 	}
-	time.Sleep(3 * time.Second) // long enough for a destroy left running to finish
+	// The outliving destroy was ended before the redo ran: its process is
+	// gone (it would sleep for a minute otherwise) and it never finished.
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the killed custody's destroy (pid %d) still runs after resume: %v", pid, err)
+	}
 	lines := w.logLines(t)
 	if len(lines) != 3 || lines[0] != "dstart "+first[1] || !strings.HasPrefix(lines[1], "dstart ") || lines[2] != "dend "+strings.TrimPrefix(lines[1], "dstart ") {
 		t.Errorf("log %q: want the killed custody's destroy (pid %s) ended, then one destroy run to its end", lines, first[1])
