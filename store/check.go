@@ -38,6 +38,9 @@ func (s *Store) Check() ([]Problem, error) {
 		c.guard("bucket "+nameIntents, func() { c.index(tx, ints) })
 		c.guard("bucket "+nameLeases, func() { c.leases(tx) })
 		c.guard("bucket "+namePlans, func() { c.plans(c.bucket(tx, namePlans)) })
+		if tx.Bucket([]byte(NameApprovals)) != nil {
+			c.guard("bucket "+NameApprovals, func() { c.approvals(tx.Bucket([]byte(NameApprovals))) })
+		}
 		c.guard("bucket "+nameMeta, func() { c.meta(c.bucket(tx, nameMeta)) })
 		c.guard("bucket "+nameJournal, func() { c.journal(c.bucket(tx, nameJournal), c.bucket(tx, nameMeta)) })
 		return nil
@@ -228,6 +231,33 @@ func (c *checker) plans(b *bolt.Bucket) {
 		}
 		return nil
 	})
+}
+
+// approvals checks that every approval is keyed by a sha256 digest (64
+// lowercase hex) and holds JSON.
+func (c *checker) approvals(b *bolt.Bucket) {
+	_ = b.ForEach(func(k, v []byte) error {
+		if !isHexDigest(string(k)) {
+			c.add("approval "+strconv.Quote(string(k)), "custody trust", "is not keyed by a sha256 digest of custody.toml")
+		}
+		if !json.Valid(v) {
+			c.add("approval "+strconv.Quote(string(k)), "custody trust", "does not parse as JSON")
+		}
+		return nil
+	})
+}
+
+// isHexDigest reports whether s is 64 lowercase hex digits.
+func isHexDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // meta checks the schema version and the repository id.

@@ -3,10 +3,13 @@ package store_test
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/custody-sh/custody/store"
 	"github.com/custody-sh/custody/store/storetest"
@@ -415,5 +418,47 @@ func TestCheckEveryBucket(t *testing.T) {
 				t.Errorf("Check (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestCheckApprovals: an approval not keyed by a sha256 digest, or whose
+// value is not JSON, is a problem with `custody trust` as its fix; a good
+// one is none.
+func TestCheckApprovals(t *testing.T) {
+	t.Parallel()
+	s := openPlain(t)
+	good := strings.Repeat("ab", 32)
+	for key, value := range map[string]string{good: `{"at":"2026-01-01T00:00:00Z"}`, "not-a-digest": `{}`, strings.Repeat("cd", 32): "{broken"} {
+		if err := s.AppendEvent(store.Event{Event: "approval", At: time.Now()}, store.PutValue(store.NameApprovals, key, json.RawMessage(value))); err != nil {
+			// PutValue marshals the value; a broken one is written raw below.
+			if key == strings.Repeat("cd", 32) {
+				continue
+			}
+			t.Fatal(err)
+		}
+	}
+	db, err := bolt.Open(s.Path(), 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte(store.NameApprovals)).Put([]byte(strings.Repeat("cd", 32)), []byte("{broken"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var got []string
+	for _, p := range mustCheck(t, s) {
+		if strings.HasPrefix(p.Where, "approval") {
+			got = append(got, p.Where+": "+p.What+" / "+p.Fix)
+		}
+	}
+	want := []string{
+		`approval "` + strings.Repeat("cd", 32) + `": does not parse as JSON / custody trust`,
+		`approval "not-a-digest": is not keyed by a sha256 digest of custody.toml / custody trust`,
+	}
+	sort.Strings(got)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Check on approvals:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
