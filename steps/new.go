@@ -21,7 +21,14 @@ type NewResult struct {
 	Head      string            `json:"head"`
 	Port      int               `json:"port,omitempty"`
 	Resources []ResourceOutcome `json:"resources,omitempty"`
+	// Interrupted says new was interrupted after git began making the tree;
+	// its create intent stays for custody resume, which finishes or undoes it.
+	Interrupted string `json:"interrupted,omitempty"`
 }
+
+// Pending reports whether new was interrupted after it began making the
+// tree (exit 3): something may have been made, and resume settles it.
+func (r NewResult) Pending() bool { return r.Interrupted != "" }
 
 // ResolveCommit resolves rev to a full commit id in the main checkout.
 func (e *Env) ResolveCommit(ctx context.Context, rev string) (string, error) {
@@ -96,6 +103,13 @@ func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
 	failpoint("new/after-intent")
 	_, addErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "add", "--no-track", "-b", rec.Branch, "--", rec.Path, rec.BaseCommit)
 	failpoint("new/after-add")
+	if addErr != nil && ctx.Err() != nil {
+		// Interrupted while git made the tree: what it made is not known
+		// yet, and settling it now would run on after the interrupt. The
+		// intent stays; resume finishes or undoes it.
+		return NewResult{ID: rec.ID, Path: rec.Path, Branch: rec.Branch, Head: rec.BaseCommit,
+			Interrupted: fmt.Sprintf("interrupted while git worktree add was making %s (%v); its create intent stays, and custody resume finishes or undoes it", rec.Path, addErr)}, nil
+	}
 	if addErr != nil {
 		// Converge now rather than leave the intent: discard if nothing was
 		// made, else leave it for resume with a precise error.

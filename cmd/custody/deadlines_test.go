@@ -349,7 +349,12 @@ func TestSignalEndsNewUnderBlockingHook(t *testing.T) {
 				t.Errorf("custody new took %v to end after %v", took.Round(time.Millisecond), sig)
 			}
 			t.Logf("interrupted new: %s", res)
-			dlAssertExit(t, res, "interrupted new")
+			// git had begun making the tree when the hook blocked: new
+			// says so, exit 3, and names resume.
+			if res.Code != 3 || !strings.Contains(res.Stdout, "interrupted while git worktree add was making") ||
+				!strings.Contains(res.Stdout, "next: custody resume") {
+				t.Errorf("interrupted new: want exit 3 naming the interrupted make and custody resume, got\n%s", res)
+			}
 			dlAssertNoLeftovers(t, b, pids)
 			if got, _ := os.ReadFile(log); !strings.Contains(string(got), "list 0") {
 				t.Errorf("custody list in the hook: %q, want list 0", got)

@@ -18,7 +18,8 @@ func (NewCmd) Help() string {
 	return `Creates <root>/<id> on a new branch custody/<id> at the resolved commit, after
 committing a create intent. Prints the new worktree's path on stdout.
 
-EXIT STATUS: 0 created, 1 error (nothing is left half made: resume settles it).`
+EXIT STATUS: 0 created, 1 error (nothing is left half made: resume settles it),
+3 interrupted after git began making the tree (custody resume finishes or undoes it).`
 }
 
 // Run creates the worktree.
@@ -31,6 +32,12 @@ func (c *NewCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	a.done(res, func(w io.Writer) { fmt.Fprintln(w, res.Path) })
+	a.done(res, func(w io.Writer) {
+		if res.Interrupted != "" {
+			fmt.Fprintf(w, "%s\n\tnext: custody resume\n", res.Interrupted)
+			return
+		}
+		fmt.Fprintln(w, res.Path)
+	})
 	return nil
 }
