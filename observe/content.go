@@ -54,11 +54,11 @@ func newHash(format ObjectFormat) hash.Hash {
 	return sha1.New()
 }
 
-// hashFile returns the blob id of the regular file at p, which lstat saw
+// HashFile returns the blob id of the regular file at p, which lstat saw
 // as info: it is opened without following a symlink and without blocking
 // on a FIFO, and must still be the same regular file of the same size
-// when read, or the entry is unreadable.
-func hashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
+// when read, or it is an error.
+func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
@@ -144,7 +144,7 @@ func WalkContent(root string, format ObjectFormat, prune, reported map[string]bo
 			if reported[rel] {
 				break
 			}
-			if e.OID, err = hashFile(format, p, info); err != nil {
+			if e.OID, err = HashFile(format, p, info); err != nil {
 				e.Err = err.Error()
 			}
 		default:

@@ -250,28 +250,7 @@ func isAncestorProcess(pid int) bool {
 // retryLonger is this command run again with a longer lock timeout: the
 // arguments as given, without the --lock-timeout they had (the last one
 // given would win).
-func retryLonger() string {
-	words := []string{"custody", "--lock-timeout", "60s"}
-	args := os.Args[1:]
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			for _, rest := range args[i:] {
-				words = append(words, machine.QuoteArg(rest))
-			}
-			break
-		}
-		if a == "--lock-timeout" {
-			i++
-			continue
-		}
-		if strings.HasPrefix(a, "--lock-timeout=") {
-			continue
-		}
-		words = append(words, machine.QuoteArg(a))
-	}
-	return strings.Join(words, " ")
-}
+func retryLonger() string { return machine.CommandAgain(os.Args[1:], "--lock-timeout", "60s") }
 
 // racyRegistry reports whether err is git failing on another process's
 // half-written worktree admin entry, which a retry gets past.

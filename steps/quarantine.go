@@ -3,14 +3,9 @@ package steps
 import (
 	"bytes"
 	"context"
-	"crypto/sha1"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -124,44 +119,25 @@ func addTree(ctx context.Context, e *Env, m manifest, top, prefix, commit string
 // blobID is git's blob id of b, SHA-1 or SHA-256 by the repository's id
 // length.
 func blobID(idLen int, b []byte) string {
-	h := newBlobHash(idLen, int64(len(b)))
-	h.Write(b)
-	return hex.EncodeToString(h.Sum(nil))
+	return observe.BlobID(objectFormat(idLen), b)
 }
 
-func newBlobHash(idLen int, size int64) hash.Hash {
-	var h hash.Hash = sha1.New()
+// objectFormat is the repository's object format by its id length.
+func objectFormat(idLen int) observe.ObjectFormat {
 	if idLen == 64 {
-		h = sha256.New()
+		return observe.FormatSHA256
 	}
-	fmt.Fprintf(h, "blob %d\x00", size)
-	return h
+	return observe.FormatSHA1
 }
 
-// fileID hashes the regular file at path as git would, reading it through
-// a descriptor that must still be the lstat'ed file.
+// fileID hashes the regular file at path as git would (observe.HashFile:
+// no symlink followed, no FIFO waited on, still the lstat'ed file).
 func fileID(path string, idLen int, fi fs.FileInfo) (string, error) {
-	f, err := os.Open(path)
+	id, err := observe.HashFile(objectFormat(idLen), path, fi)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%s: %w", path, err)
 	}
-	defer f.Close()
-	now, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	if !os.SameFile(fi, now) || !now.Mode().IsRegular() {
-		return "", fmt.Errorf("%s was replaced while being read", path)
-	}
-	h := newBlobHash(idLen, now.Size())
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return "", err
-	}
-	if n != now.Size() {
-		return "", fmt.Errorf("%s changed size while being read", path)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return id, nil
 }
 
 // unexpected returns why the entry rel at path (lstat fi) is not what m

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
@@ -94,30 +93,7 @@ func (inv invocation) again(extra ...string) string {
 	if inv.args == nil {
 		return "custody --help"
 	}
-	words := []string{"custody"}
-	for _, a := range extra {
-		words = append(words, machine.QuoteArg(a))
-	}
-	args := inv.args
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			for _, rest := range args[i:] {
-				words = append(words, machine.QuoteArg(rest))
-			}
-			break
-		}
-		// The retry's own --lock-timeout replaces one given before.
-		if slices.Contains(extra, "--lock-timeout") && a == "--lock-timeout" {
-			i++
-			continue
-		}
-		if slices.Contains(extra, "--lock-timeout") && strings.HasPrefix(a, "--lock-timeout=") {
-			continue
-		}
-		words = append(words, machine.QuoteArg(a))
-	}
-	return strings.Join(words, " ")
+	return machine.CommandAgain(inv.args, extra...)
 }
 
 // describeIn is describe for the failed invocation inv.
