@@ -85,7 +85,7 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 			// Part of the tree is already gone (an interrupted removal):
 			// custody neither steps back over it nor removes more.
 			return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: &machine.Refusal{
-				Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: "git -C " + machine.QuoteArg(rec.Path) + " ls-files -z --deleted | git -C " + machine.QuoteArg(rec.Path) + " checkout-index -z --stdin && custody resume",
+				Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: restoreDeletedRetry(rec.Path),
 				Message: fmt.Sprintf("%s was partly removed (%d tracked files gone, e.g. %s) and no longer matches its removal intent (%s); restore the deleted files, then resume",
 					rec.Path, len(obs.Status.Deleted), obs.Status.Deleted[0], why.Message)}}, nil
 		}
@@ -263,9 +263,16 @@ func quarantineRefused(ctx context.Context, e *Env, rec machine.Record, why *mac
 	}
 	if len(obs.Status.Deleted) > 0 {
 		why.Message += fmt.Sprintf("; %d tracked files were already deleted (each identical to HEAD), e.g. %s", len(obs.Status.Deleted), obs.Status.Deleted[0])
-		why.Retry = "git -C " + machine.QuoteArg(rec.Path) + " ls-files -z --deleted | git -C " + machine.QuoteArg(rec.Path) + " checkout-index -z --stdin && custody resume"
+		why.Retry = restoreDeletedRetry(rec.Path)
 	}
 	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: why}, nil
+}
+
+// restoreDeletedRetry restores, from the index, only the tracked files
+// missing from the tree at path (a person's later edits stay), then resumes.
+func restoreDeletedRetry(path string) string {
+	q := machine.QuoteArg(path)
+	return "git -C " + q + " ls-files -z --deleted | git -C " + q + " checkout-index -z --stdin && custody resume"
 }
 
 // dropAdminEntry removes exactly <common>/worktrees/<key> of a removed
