@@ -4,17 +4,25 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // MarkerName is the ready marker's file name inside a worktree's git admin
 // entry. It holds the id of the record that readied the worktree.
 const MarkerName = "custody-ready"
+
+// smallFileLimit bounds the one-line files custody reads beside a tree (a
+// .git file, an admin entry's gitdir, the ready marker).
+const smallFileLimit = 64 << 10
+
+// EnvFileLimit bounds what custody reads of a tree's .env: a larger file is
+// refused, never read whole.
+const EnvFileLimit = 4 << 20
 
 // statusArgs is the one status custody trusts: every untracked file, every
 // ignored path, submodules never ignored, and configuration that could hide
@@ -70,7 +78,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 		}
 	}
 	o.AdminPresent = Lstat(repo.AdminDir(key)).State != machine.PathAbsent
-	if b, err := os.ReadFile(filepath.Join(repo.AdminDir(key), MarkerName)); err == nil {
+	if b, err := safefile.Read(filepath.Join(repo.AdminDir(key), MarkerName), smallFileLimit); err == nil {
 		o.Marker = strings.TrimSpace(string(b))
 	}
 	if rec.Branch != "" {
@@ -133,7 +141,7 @@ func dropOwnEnv(dir string, ignored []string, own map[string]bool) ([]string, bo
 	if i < 0 || len(own) == 0 {
 		return ignored, false
 	}
-	b, err := os.ReadFile(filepath.Join(dir, ".env"))
+	b, err := safefile.Read(filepath.Join(dir, ".env"), EnvFileLimit)
 	if err != nil {
 		return ignored, false
 	}
@@ -149,7 +157,7 @@ func dropOwnEnv(dir string, ignored []string, own map[string]bool) ([]string, bo
 // checked both ways: path/.git names <common>/worktrees/<key>, and that
 // entry's gitdir file names path/.git back. Anything else returns "".
 func AdminKeyOf(repo Repo, path string) string {
-	b, err := os.ReadFile(filepath.Join(path, ".git"))
+	b, err := safefile.Read(filepath.Join(path, ".git"), smallFileLimit)
 	if err != nil {
 		return ""
 	}
@@ -169,7 +177,7 @@ func AdminKeyOf(repo Repo, path string) string {
 		return ""
 	}
 	key := filepath.Base(dir)
-	back, err := os.ReadFile(filepath.Join(dir, "gitdir"))
+	back, err := safefile.Read(filepath.Join(dir, "gitdir"), smallFileLimit)
 	if err != nil {
 		return ""
 	}
@@ -184,7 +192,7 @@ func AdminKeyOf(repo Repo, path string) string {
 
 // ReadMarker returns the record id in the ready marker of admin entry key.
 func ReadMarker(repo Repo, key string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(repo.AdminDir(key), MarkerName))
+	b, err := safefile.Read(filepath.Join(repo.AdminDir(key), MarkerName), smallFileLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

@@ -2,12 +2,15 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // writeEnv merges the lines custody owns (machine.EnvLines, from the
@@ -31,13 +34,13 @@ func writeEnv(ctx context.Context, e *Env, rec machine.Record) error {
 	}
 	path := filepath.Join(rec.Path, ".env")
 	var lines []string
-	if b, err := os.ReadFile(path); err == nil {
+	if b, err := safefile.Read(path, observe.EnvFileLimit); err == nil {
 		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
 			if k, _, _ := strings.Cut(l, "="); !keys[k] && l != "" {
 				lines = append(lines, l)
 			}
 		}
-	} else if !os.IsNotExist(err) {
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	lines = append(lines, own...)

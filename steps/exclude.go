@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // AppendExclude adds line to <common>/info/exclude, under a comment saying
@@ -20,7 +21,7 @@ func AppendExclude(common, line, why string) (bool, error) {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFollowing(path, 16<<20)
 	if err != nil && !os.IsNotExist(err) {
 		return false, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // A removal closes the window between its final observation and the
@@ -47,6 +48,10 @@ func quarantinePath(rec machine.Record) string {
 }
 
 // manifestPath is where the manifest of rec's quarantine is kept.
+// manifestLimit bounds what custody reads of a quarantine manifest (one
+// line per entry of a tree's HEAD).
+const manifestLimit = 1 << 30
+
 func manifestPath(e *Env, id string) string {
 	return filepath.Join(e.Repo.StateDir(), "quarantine", id+".json")
 }
@@ -61,7 +66,7 @@ func buildManifest(ctx context.Context, e *Env, dir, commit string, envOwn bool)
 		return nil, err
 	}
 	if envOwn {
-		b, err := os.ReadFile(filepath.Join(dir, ".env"))
+		b, err := safefile.Read(filepath.Join(dir, ".env"), observe.EnvFileLimit)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, ".env"), err)
 		}
@@ -266,7 +271,7 @@ func settleQuarantine(e *Env, rec machine.Record) (*machine.Refusal, error) {
 		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: in.Quarantine, Retry: "custody resume",
 			Message: fmt.Sprintf("the quarantine %s of %s cannot be observed: %v", in.Quarantine, rec.ID, err)}, nil
 	}
-	b, err := os.ReadFile(manifestPath(e, rec.ID))
+	b, err := safefile.Read(manifestPath(e, rec.ID), manifestLimit)
 	var m manifest
 	if err == nil {
 		err = json.Unmarshal(b, &m)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -102,9 +103,14 @@ func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record) (*machine
 	return nil, nil
 }
 
+// reflogLimit bounds what custody reads of one reflog: a larger one keeps
+// the tree (it cannot be read whole) rather than being read in part.
+const reflogLimit = 256 << 20
+
 // reflogCommits reads every commit id a reflog file names (old and new
 // values). A missing file names none; one that cannot be read, or is not a
 // regular file, is a refusal: what it holds is unknown.
+
 func reflogCommits(path string) ([]string, *machine.Refusal) {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -120,7 +126,7 @@ func reflogCommits(path string) ([]string, *machine.Refusal) {
 	if !fi.Mode().IsRegular() {
 		return nil, unreadable("not a regular file")
 	}
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, reflogLimit)
 	if err != nil {
 		return nil, unreadable(err.Error())
 	}
@@ -240,7 +246,7 @@ func keepWorktreeConfig(e *Env, id, path string) (string, *machine.Refusal, erro
 	if !fi.Mode().IsRegular() {
 		return "", refuse("is not a regular file"), nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, observe.EnvFileLimit)
 	if err != nil {
 		return "", refuse("cannot be read: " + err.Error()), nil
 	}

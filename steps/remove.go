@@ -12,6 +12,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -284,7 +285,7 @@ func dropAdminEntry(e *Env, rec machine.Record) error {
 		return fmt.Errorf("refusing to drop admin entry %q of %s", key, rec.ID)
 	}
 	dir := e.Repo.AdminDir(key)
-	b, err := os.ReadFile(filepath.Join(dir, "gitdir"))
+	b, err := safefile.Read(filepath.Join(dir, "gitdir"), 64<<10)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", dir, err)
 	}
