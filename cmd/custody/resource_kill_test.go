@@ -143,3 +143,72 @@ func TestResourceDestroyOutlivesKilledCustody(t *testing.T) {
 		t.Errorf("the resource still exists after resume")
 	}
 }
+
+// TestResourceCreateEndsOnHangup: the terminal custody new runs in closes
+// (SIGHUP) — or it is told to stop (SIGTERM) — while a resource's create
+// runs. custody ends the create's whole process group before it exits, so
+// nothing of the first create runs on; custody resume then makes the
+// resource exactly once.
+func TestResourceCreateEndsOnHangup(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			// The first create starts a grandchild that would log after
+			// the signal, and sleeps long itself.
+			create := "echo start $$ >> {EXT}/log; if rm {EXT}/slow 2>/dev/null; then (sleep 3; echo grandchild $$ >> {EXT}/log) & sleep 60; fi; echo end $$ >> {EXT}/log; mkdir {EXT}/@resource@ || echo twice $$ >> {EXT}/log"
+			destroy := "echo destroy >> {EXT}/log; rm -rf {EXT}/@resource@"
+			w := rtSetup(t, rtRes("db", create, destroy), fixtures.Options{})
+			if err := os.WriteFile(filepath.Join(w.ext, "slow"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			b := dlStart(t, w.r, nil, "new", "hangup")
+			for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the create never started; log %q", w.logLines(t))
+				}
+			}
+			first := strings.Fields(w.logLines(t)[0])
+			pid, err := strconv.Atoi(first[len(first)-1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
+			dlSignal(t, b, sig)
+			res, _ := dlWaitExit(t, b, 15*time.Second, "new under "+sig.String())
+			dlAssertExit(t, res, "new under "+sig.String())
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("the create (pid %d) still runs after custody ended on %v: %v", pid, sig, err)
+			}
+			// The grandchild would have logged 3 s after the create began.
+			time.Sleep(4 * time.Second)
+			mustCustody(t, w.r, 0, "resume")
+			lines := w.logLines(t)
+			var made int
+			for _, l := range lines {
+				f := strings.Fields(l)
+				switch {
+				case f[0] == "grandchild" || f[0] == "twice" || f[0] == "end" && f[1] == first[1]:
+					t.Errorf("%q: the first create's group ran on after %v, or the resource was made twice: log %q", l, sig, lines)
+				case f[0] == "end":
+					made++
+				}
+			}
+			if made != 1 {
+				t.Errorf("the resource was made %d times, want once: log %q", made, lines)
+			}
+			var live []machine.Resource
+			for _, r := range w.ledger(t, true) {
+				if r.State != machine.StateTombstoned {
+					live = append(live, r)
+				}
+			}
+			if len(live) != 1 || live[0].State != machine.StateActive || live[0].Intent != nil {
+				t.Fatalf("ledger after resume: %+v, want one active entry without an intent", live)
+			}
+			if fi, err := os.Stat(filepath.Join(w.ext, live[0].Handle)); err != nil || !fi.IsDir() {
+				t.Errorf("the resource %s does not exist after resume: %v", live[0].Handle, err)
+			}
+		})
+	}
+}
