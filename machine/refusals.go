@@ -2,7 +2,6 @@ package machine
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -390,9 +389,3 @@ func listSome(list []string, n int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(shown, ", "), len(list)-n)
 }
 
-// urlCredentials matches the user-information part of a URL.
-var urlCredentials = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s"]+@`)
-
-// RedactCredentials strips credentials from every URL in s
-// (https://user:secret@host → https://host). custody never stores them.
-func RedactCredentials(s string) string { return urlCredentials.ReplaceAllString(s, "$1") }
