@@ -388,4 +388,3 @@ func listSome(list []string, n int) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(shown, ", "), len(list)-n)
 }
-
