@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -173,10 +174,14 @@ func keepUnreachable(ctx context.Context, e *Env, rec machine.Record, cands []st
 	if err != nil {
 		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
 	}
+	types, err := observe.ParseBatchCheck(out)
+	if err != nil {
+		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
+	}
 	var commits []string
-	for _, line := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[1] == "commit" {
-			commits = append(commits, f[0])
+	for _, c := range cands {
+		if types[c] == "commit" && !slices.Contains(commits, c) {
+			commits = append(commits, c)
 		}
 	}
 	if len(commits) == 0 {
@@ -196,8 +201,12 @@ func keepUnreachable(ctx context.Context, e *Env, rec machine.Record, cands []st
 	if err != nil {
 		return nil, fmt.Errorf("find commits only %s's reflogs hold: %w", rec.ID, err)
 	}
+	ids, err := observe.ParseOIDList(out)
+	if err != nil {
+		return nil, fmt.Errorf("find commits only %s's reflogs hold: %w", rec.ID, err)
+	}
 	lost := map[string]bool{}
-	for _, id := range strings.Fields(string(out)) {
+	for _, id := range ids {
 		lost[id] = true
 	}
 	var keep []string
