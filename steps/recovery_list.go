@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/custody-sh/custody/observe"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/store"
 )
 
