@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -192,7 +193,7 @@ func TestUpgradeSchema1(t *testing.T) {
 		t.Fatalf("Open of a schema-1 file: %v", err)
 	}
 	after := rawDump(t, path)
-	if got := after["meta"]["schema"]; got != "3" {
+	if got := after["meta"]["schema"]; got != strconv.Itoa(store.SchemaVersion) {
 		t.Errorf("schema after the upgrade = %q, want 3", got)
 	}
 	for _, b := range []string{"records", "ledger", "leases", "plans", "journal"} {
@@ -204,7 +205,7 @@ func TestUpgradeSchema1(t *testing.T) {
 		}
 	}
 	wantMeta := maps.Clone(before["meta"])
-	wantMeta["schema"] = "3"
+	wantMeta["schema"] = strconv.Itoa(store.SchemaVersion)
 	if diff := cmp.Diff(wantMeta, after["meta"]); diff != "" {
 		t.Errorf("meta after the upgrade (-want +got):\n%s", diff)
 	}
@@ -236,8 +237,8 @@ func TestUpgradeSchema1(t *testing.T) {
 
 	up := s.Upgraded()
 	wantBak := path + ".bak-1"
-	if up == nil || up.From != 1 || up.To != 3 || up.Backup != wantBak {
-		t.Fatalf("Upgraded() = %+v, want from 1 to 3 with the copy at %s", up, wantBak)
+	if up == nil || up.From != 1 || up.To != store.SchemaVersion || up.Backup != wantBak {
+		t.Fatalf("Upgraded() = %+v, want from 1 to the current schema with the copy at %s", up, wantBak)
 	}
 	wantCopies(t, path, orig, wantBak)
 
@@ -259,7 +260,7 @@ func TestUpgradeSchema1(t *testing.T) {
 // runs after the bucket is made.
 func widgets(up func(m *store.Migrator) error) store.Schema {
 	return store.DefaultSchema().With(store.Bucket{Name: "widgets", Kind: "widget"}, store.Migration{
-		To: 4, Name: "widgets", Up: func(m *store.Migrator) error {
+		To: store.SchemaVersion + 1, Name: "widgets", Up: func(m *store.Migrator) error {
 			if err := m.CreateBucket("widgets"); err != nil {
 				return err
 			}
@@ -301,7 +302,7 @@ func TestUpgradeFailsMidway(t *testing.T) {
 		t.Fatalf("Open with a failing migration = %v, want ErrMigrationFailed wrapping the cause", err)
 	}
 	bak := path + ".bak-1"
-	want := path + ": migration to schema 4 (widgets) failed: the disk is on fire; nothing was changed (the file is as it was; a copy is at " + bak + ")"
+	want := path + ": migration to schema " + strconv.Itoa(store.SchemaVersion+1) + " (widgets) failed: the disk is on fire; nothing was changed (the file is as it was; a copy is at " + bak + ")"
 	if err.Error() != want {
 		t.Errorf("error:\n%s\nwant:\n%s", err, want)
 	}
@@ -339,12 +340,13 @@ func TestUpgradeRegistersKind(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open with a third kind: %v", err)
 	}
-	if up := s.Upgraded(); up == nil || up.From != 3 || up.To != 4 || up.Backup != path+".bak-3" {
-		t.Errorf("Upgraded() = %+v, want 3 to 4 copied to %s.bak-3", up, path)
+	cur := strconv.Itoa(store.SchemaVersion)
+	if up := s.Upgraded(); up == nil || up.From != store.SchemaVersion || up.To != store.SchemaVersion+1 || up.Backup != path+".bak-"+cur {
+		t.Errorf("Upgraded() = %+v, want the current schema to the next copied to %s.bak-%s", up, path, cur)
 	}
-	wantCopies(t, path, two, path+".bak-3")
+	wantCopies(t, path, two, path+".bak-"+cur)
 	d := rawDump(t, path)
-	if _, ok := d["widgets"]; !ok || d["meta"]["schema"] != "4" {
+	if _, ok := d["widgets"]; !ok || d["meta"]["schema"] != strconv.Itoa(store.SchemaVersion+1) {
 		t.Fatalf("after the upgrade: schema %q, buckets %v", d["meta"]["schema"], slices.Sorted(maps.Keys(d)))
 	}
 	base := unfinished(t, d)
@@ -396,7 +398,7 @@ func TestUpgradeRegistersKind(t *testing.T) {
 	if f.Upgraded() != nil {
 		t.Errorf("a fresh file was upgraded: %+v", f.Upgraded())
 	}
-	if d := rawDump(t, fresh); d["meta"]["schema"] != "4" || d["widgets"] == nil {
+	if d := rawDump(t, fresh); d["meta"]["schema"] != strconv.Itoa(store.SchemaVersion+1) || d["widgets"] == nil {
 		t.Errorf("fresh file: schema %q, buckets %v", d["meta"]["schema"], slices.Sorted(maps.Keys(d)))
 	}
 	wantCopies(t, fresh, nil)
@@ -508,7 +510,7 @@ func TestUpgradeKilledMidway(t *testing.T) {
 	out, code := run(nil, "doctor")
 	t.Logf("custody doctor after the kill:\n%s", out)
 	for _, want := range []string{
-		"upgraded " + path + " from schema 1 to 3; the file as it was is kept at " + bak + ".1\n",
+		"upgraded " + path + " from schema 1 to " + strconv.Itoa(store.SchemaVersion) + "; the file as it was is kept at " + bak + ".1\n",
 		"record " + fxRemoving + ": carries an unfinished removal intent\n\tto fix: custody resume\n",
 		"resource " + fxDestroying + ": carries an unfinished resource-destroy intent\n\tto fix: custody resume\n",
 	} {
@@ -520,7 +522,7 @@ func TestUpgradeKilledMidway(t *testing.T) {
 		t.Errorf("custody list after the upgrade (exit %d) does not list the records:\n%s", code, out)
 	}
 	d := rawDump(t, path)
-	if d["meta"]["schema"] != "3" {
+	if d["meta"]["schema"] != strconv.Itoa(store.SchemaVersion) {
 		t.Errorf("schema after the second run = %q, want 3", d["meta"]["schema"])
 	}
 	if diff := cmp.Diff(wantIndex(t, d), d["intents"]); diff != "" {
@@ -536,7 +538,7 @@ func TestOpenWithInvalidSchema(t *testing.T) {
 	t.Parallel()
 	path, orig := copySchema1(t, t.TempDir())
 	sc := store.DefaultSchema()
-	sc.Migrations = append(sc.Migrations, store.Migration{To: 5, Name: "skips 4", Up: func(*store.Migrator) error { return nil }})
+	sc.Migrations = append(sc.Migrations, store.Migration{To: store.SchemaVersion + 2, Name: "skips a version", Up: func(*store.Migrator) error { return nil }})
 	if _, err := openWith(path, sc); err == nil || !strings.Contains(err.Error(), "invalid schema") {
 		t.Errorf("Open with migrations 2, 3 and 5: %v, want an invalid schema error", err)
 	}

@@ -49,17 +49,20 @@ const (
 	// NameApprovals holds the approved custody.toml contents, keyed by the
 	// sha256 of the file's bytes (schema 3 on).
 	NameApprovals = "approvals"
+	// NameArchives holds the archive records (schema 4 on): the third
+	// persisted kind, keyed by archive id.
+	NameArchives = "archives"
 )
 
 // DefaultSchema returns custody's own layout: worktree records, the
-// resource ledger, and the shared meta, intent index, journal, leases,
-// plans and approvals buckets.
+// resource ledger, archive records, and the shared meta, intent index,
+// journal, leases, plans and approvals buckets.
 func DefaultSchema() Schema {
 	return Schema{
 		Buckets: []Bucket{
 			{Name: nameMeta}, {Name: nameRecords, Kind: machine.KindWorktree}, {Name: nameIntents},
 			{Name: nameJournal}, {Name: nameLeases}, {Name: nameLedger, Kind: machine.KindResource}, {Name: namePlans},
-			{Name: NameApprovals},
+			{Name: NameApprovals}, {Name: NameArchives, Kind: machine.KindArchive},
 		},
 		Migrations: defaultMigrations(),
 	}
