@@ -23,6 +23,7 @@ func generatedDocs() map[string]string {
 	return map[string]string{
 		"worktree-machine.dot": WorktreeGraph(),
 		"resource-machine.dot": ResourceGraph(),
+		"archive-machine.dot":  ArchiveGraph(),
 		"refusals.md":          b.String(),
 	}
 }
