@@ -17,6 +17,11 @@ func Failpoints() []string {
 		"apply/before-complete",
 		"resource/after-create-intent",
 		"resource/after-destroy-intent",
+		"archive/after-intent",
+		"archive/after-patch",
+		"archive/after-manifest",
+		"archive/after-rename",
+		"archive/before-seal",
 	}
 }
 

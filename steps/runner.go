@@ -83,9 +83,9 @@ func (w Workflow[R]) kind() machine.Kind { return w.Kind }
 
 // DefaultWorkflows is custody's kinds in the order resume settles them:
 // worktrees first (their own resume re-drives a provisioning tree's
-// resources), then the resource ledger.
+// resources), then the resource ledger, then archives.
 func DefaultWorkflows() []Resumer {
-	return []Resumer{worktreeWorkflow().Resumer(), resourceWorkflow().Resumer()}
+	return []Resumer{worktreeWorkflow().Resumer(), resourceWorkflow().Resumer(), archiveWorkflow().Resumer()}
 }
 
 func (e *Env) workflows() []Resumer {

@@ -1,0 +1,423 @@
+package steps
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/store"
+)
+
+// ArchivesRoot returns where archives live: $XDG_DATA_HOME/custody/archives,
+// or ~/.local/share/custody/archives when XDG_DATA_HOME is unset, so an
+// archive outlives the repository it came from.
+func ArchivesRoot() (string, error) {
+	base := os.Getenv("XDG_DATA_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("archives root: neither XDG_DATA_HOME nor HOME is set: %w", err)
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "custody", "archives"), nil
+}
+
+// ensurePrivateDir makes dir and its missing parents with mode 0700 and
+// refuses a dir that is a symlink or not a directory.
+func ensurePrivateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err == nil {
+		if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+			return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: dir, Retry: "custody archive list",
+				Message: fmt.Sprintf("%s is a symlink or not a directory; archives are written only into a real directory", machine.EscapeControl(dir))}
+		}
+		return nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("archives directory %s: %w", dir, err)
+	}
+	if err := ensurePrivateDir(filepath.Dir(dir)); err != nil && filepath.Dir(dir) != dir {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("make %s: %w", dir, err)
+	}
+	return os.Chmod(dir, 0o700)
+}
+
+// ArchiveCreated is what `custody archive create` did.
+type ArchiveCreated struct {
+	ID      string   `json:"id"`
+	Record  string   `json:"record"`
+	Path    string   `json:"path"`
+	Head    string   `json:"head"`
+	Dir     string   `json:"dir"`
+	Commits []string `json:"commits"`
+	Files   int      `json:"files"`
+	Nested  []string `json:"nested"`
+}
+
+// archiveTransition fires trigger t on an archive record.
+func (e *Env) fireArchive(ctx context.Context, a machine.Archive, t machine.Trigger, f machine.ArchiveFiring) (machine.Archive, error) {
+	f.Arc = a
+	f.Now = e.Now().UTC()
+	return Fire(ctx, e, Transition[machine.Archive, machine.ArchiveFiring]{
+		Spec: machine.ArchiveSpec(),
+		Next: func(to machine.State, t machine.Trigger, f machine.ArchiveFiring) machine.Archive {
+			return machine.NextArchive(a, to, t, f)
+		},
+	}, a, t, f, string(t))
+}
+
+// archiveSource is what a capture observed before it committed its intent.
+type archiveSource struct {
+	rec     machine.Record
+	head    string
+	branch  string
+	format  observe.ObjectFormat
+	view    *observe.RemoteView
+	commits []string
+	scan    observe.TreeScan
+}
+
+// observeForArchive reads everything a capture of rec needs, writing
+// nothing: HEAD and its branch, the remotes' fresh advertisement, the
+// commits HEAD adds over it, and the tree walked on the filesystem.
+func (e *Env) observeForArchive(ctx context.Context, id string) (archiveSource, error) {
+	var s archiveSource
+	rec, err := e.Store.Get(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return s, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list",
+			Message: fmt.Sprintf("no worktree record %q in this repository", id)}
+	}
+	if err != nil {
+		return s, err
+	}
+	s.rec = rec
+	if rec.State != machine.StateActive && rec.State != machine.StateFinished {
+		return s, &machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: "custody show " + machine.QuoteArg(id),
+			Message: fmt.Sprintf("cannot archive %s: it is %s; only an active or finished tree is archived", id, rec.State)}
+	}
+	fi, err := os.Lstat(rec.Path)
+	if err != nil || !fi.IsDir() {
+		return s, &machine.Refusal{Code: machine.CodeWorktreeMissing, Path: rec.Path, Retry: "custody show " + machine.QuoteArg(id),
+			Message: fmt.Sprintf("cannot archive %s: %s is not a directory (%v)", id, machine.EscapeControl(rec.Path), err)}
+	}
+	out, err := e.Git.Observe(ctx, rec.Path, "rev-parse", "--verify", "--end-of-options", "HEAD^{commit}")
+	if err != nil {
+		return s, &machine.Refusal{Code: machine.CodeHeadUnknown, Path: rec.Path, Retry: "custody archive create " + machine.QuoteArg(id),
+			Message: fmt.Sprintf("cannot archive %s: HEAD of %s cannot be read: %v", id, machine.EscapeControl(rec.Path), err)}
+	}
+	s.head = strings.TrimSpace(string(out))
+	if out, err := e.Git.Observe(ctx, rec.Path, "symbolic-ref", "-q", "HEAD"); err == nil {
+		s.branch = strings.TrimSpace(string(out))
+	}
+	if s.format, err = observe.ObjectFormatOf(ctx, e.Git, rec.Path); err != nil {
+		return s, err
+	}
+	if s.view, err = observe.Advertise(ctx, e.Git, e.Repo); err != nil {
+		return s, fmt.Errorf("archive %s: advertised refs: %w", id, err)
+	}
+	if s.commits, err = observe.UnpublishedCommits(ctx, e.Git, e.Repo, s.head, s.view); err != nil {
+		return s, err
+	}
+	if s.scan, err = observe.ScanTree(rec.Path, s.format); err != nil {
+		return s, err
+	}
+	if len(s.scan.Unsupported) > 0 {
+		return s, &machine.Refusal{Code: machine.CodeArchiveUnsupported, Path: filepath.Join(rec.Path, filepath.FromSlash(strings.SplitN(s.scan.Unsupported[0], " (", 2)[0])),
+			Retry: "custody archive create " + machine.QuoteArg(id),
+			Message: fmt.Sprintf("cannot archive %s: %s holds %s, which no archive can restore byte for byte; move it out of the tree",
+				id, machine.EscapeControl(rec.Path), machine.EscapeControl(strings.Join(s.scan.Unsupported, ", ")))}
+	}
+	return s, nil
+}
+
+// CaptureArchive archives the tree of worktree record id: the commits its
+// HEAD adds over the freshly advertised tips (commits.bundle), its files as
+// they are on disk (dirty.patch over HEAD's tree, byte-exact, tracked,
+// untracked and ignored), each nested repository as a tar image, and
+// manifest.json, written last and fsynced, before the directory is renamed
+// into place and sealed. The capture intent is committed before anything
+// is written; a capture killed midway leaves only its scratch directory,
+// which resume removes. The repository gains no ref and no object; the
+// tree's index is not read or rewritten.
+func CaptureArchive(ctx context.Context, e *Env, id string) (ArchiveCreated, error) {
+	src, err := e.observeForArchive(ctx, id)
+	if err != nil {
+		return ArchiveCreated{}, err
+	}
+	repoID, err := e.Store.RepositoryID()
+	if err != nil {
+		return ArchiveCreated{}, err
+	}
+	root, err := ArchivesRoot()
+	if err != nil {
+		return ArchiveCreated{}, err
+	}
+	repoDir := filepath.Join(root, repoID)
+	if err := ensurePrivateDir(repoDir); err != nil {
+		return ArchiveCreated{}, err
+	}
+	var rnd [4]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return ArchiveCreated{}, err
+	}
+	aid := id + "-" + hex.EncodeToString(rnd[:])
+	in := &machine.ArchiveIntent{Kind: machine.IntentArchiveCapture, Holder: e.Holder, At: e.Now().UTC(),
+		Scratch: filepath.Join(repoDir, ".scratch-"+aid), Dir: filepath.Join(repoDir, aid)}
+	a := machine.Archive{ID: aid, Record: id, Path: src.rec.Path, Head: src.head}
+	a, err = e.fireArchive(ctx, a, machine.TriggerCapture, machine.ArchiveFiring{Intent: in})
+	if err != nil {
+		return ArchiveCreated{}, err
+	}
+	failpoint("archive/after-intent")
+	m, err := e.writeArchive(ctx, src, a, repoID)
+	if err != nil {
+		return ArchiveCreated{}, fmt.Errorf("archive %s of %s: %w (nothing counts until it is sealed; custody resume removes %s)", aid, id, err, in.Scratch)
+	}
+	failpoint("archive/before-seal")
+	a, err = e.sealArchive(ctx, a)
+	if err != nil {
+		return ArchiveCreated{}, err
+	}
+	out := ArchiveCreated{ID: a.ID, Record: id, Path: a.Path, Head: a.Head, Dir: a.Dir, Commits: m.Commits, Files: len(src.scan.Files), Nested: src.scan.Nested}
+	if out.Commits == nil {
+		out.Commits = []string{}
+	}
+	if out.Nested == nil {
+		out.Nested = []string{}
+	}
+	return out, nil
+}
+
+// writeArchive writes the archive of src into the intent's scratch
+// directory and renames it into place: everything but the seal.
+func (e *Env) writeArchive(ctx context.Context, src archiveSource, a machine.Archive, repoID string) (machine.ArchiveManifest, error) {
+	scratch := a.Intent.Scratch
+	if err := os.Mkdir(scratch, 0o700); err != nil {
+		return machine.ArchiveManifest{}, err
+	}
+	work, out := filepath.Join(scratch, "work"), filepath.Join(scratch, "archive")
+	if err := os.Mkdir(out, 0o700); err != nil {
+		return machine.ArchiveManifest{}, err
+	}
+	gitDir := filepath.Join(work, "git")
+	sourceObjects := filepath.Join(e.Repo.CommonDir, "objects")
+	objects, err := observe.InitScratch(ctx, e.Git, gitDir, src.format, sourceObjects)
+	if err != nil {
+		return machine.ArchiveManifest{}, err
+	}
+	m := machine.ArchiveManifest{
+		Format: machine.ArchiveFormat, ID: a.ID, Repository: repoID, CommonDir: e.Repo.CommonDir,
+		Record: a.Record, Path: a.Path, Head: src.head, Branch: src.branch, ObjectFormat: string(src.format),
+		Commits: slices.Clone(src.commits), Prerequisites: []string{}, Remotes: e.archiveRemotes(ctx, src.view),
+		Files: []machine.ArchiveFile{}, Nested: []machine.ArchiveNested{},
+		EmptyDirs: nonNil(src.scan.EmptyDirs), BuildOutput: archiveBuildOutput(src.scan), CreatedAt: e.Now().UTC(),
+	}
+	if m.Commits == nil {
+		m.Commits = []string{}
+	}
+	// The commits HEAD adds, bundled from the scratch repository (its only
+	// ref is its own; the source's objects are its alternates).
+	if len(m.Commits) > 0 {
+		ref := bundleRef(src.branch)
+		if _, err := e.Git.RunWith(ctx, "/", nil, nil, "--git-dir="+gitDir, "update-ref", ref, src.head); err != nil {
+			return m, fmt.Errorf("scratch ref: %w", err)
+		}
+		var tips []string
+		for _, t := range src.view.Tips {
+			if !slices.Contains(tips, t.Commit) {
+				tips = append(tips, t.Commit)
+			}
+		}
+		bundle := filepath.Join(out, machine.ArchiveBundleName)
+		if err := observe.CreateBundle(ctx, e.Git, gitDir, ref, tips, bundle); err != nil {
+			return m, err
+		}
+		h, err := observe.ReadBundleHeader(bundle)
+		if err != nil {
+			return m, err
+		}
+		m.Prerequisites = nonNil(h.Prerequisites)
+		pc := observe.CheckPack(ctx, e.Git, bundle, sourceObjects, filepath.Join(work, "iso"), src.format, m.Commits)
+		if pc.Err != "" || len(pc.Missing) > 0 || pc.Skipped != "" {
+			return m, fmt.Errorf("the bundle fails its pack check: %+v", *pc)
+		}
+	}
+	// The tree's files, hashed without filters into the scratch objects
+	// and a scratch index; the patch takes HEAD's tree to it.
+	if err := src.scan.WriteBlobs(objects, src.format); err != nil {
+		return m, err
+	}
+	if m.WorktreeTree, err = observe.WriteScratchTree(ctx, e.Git, gitDir, filepath.Join(work, "index"), src.scan, false); err != nil {
+		return m, err
+	}
+	ht, err := e.Git.RunWith(ctx, "/", nil, nil, "--git-dir="+gitDir, "rev-parse", "--verify", "--end-of-options", src.head+"^{tree}")
+	if err != nil {
+		return m, fmt.Errorf("tree of %s: %w", src.head, err)
+	}
+	m.HeadTree = strings.TrimSpace(string(ht))
+	if err := observe.WritePatch(ctx, e.Git, gitDir, m.HeadTree, m.WorktreeTree, filepath.Join(out, machine.ArchivePatchName)); err != nil {
+		return m, err
+	}
+	failpoint("archive/after-patch")
+	for i, rel := range src.scan.Nested {
+		name := fmt.Sprintf("nested-%d.tar", i+1)
+		if err := writeImage(src.scan.Root, rel, filepath.Join(out, name)); err != nil {
+			return m, err
+		}
+		m.Nested = append(m.Nested, machine.ArchiveNested{Path: rel, Image: name})
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return m, err
+	}
+	for _, en := range ents {
+		p := filepath.Join(out, en.Name())
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return m, err
+		}
+		sum, err := observe.SHA256File(p)
+		if err != nil {
+			return m, err
+		}
+		m.Files = append(m.Files, machine.ArchiveFile{Name: en.Name(), SHA256: sum, Size: fi.Size()})
+	}
+	body, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return m, err
+	}
+	// The manifest last, fsynced with its directory.
+	if err := writeFileSynced(filepath.Join(out, machine.ArchiveManifestName), append(body, '\n')); err != nil {
+		return m, err
+	}
+	failpoint("archive/after-manifest")
+	if err := os.Rename(out, a.Dir); err != nil {
+		return m, fmt.Errorf("seal %s: %w", a.Dir, err)
+	}
+	if err := syncDir(filepath.Dir(a.Dir)); err != nil {
+		return m, err
+	}
+	failpoint("archive/after-rename")
+	if err := os.RemoveAll(scratch); err != nil {
+		return m, fmt.Errorf("remove scratch %s: %w", scratch, err)
+	}
+	return m, nil
+}
+
+// sealArchive reads the renamed directory back, verifies it (digests, no
+// pack check: it ran before the manifest was written) and seals the
+// record. A directory that does not verify is not sealed.
+func (e *Env) sealArchive(ctx context.Context, a machine.Archive) (machine.Archive, error) {
+	obs := observe.ObserveArchiveDir(a.Dir)
+	if _, problems := machine.CheckArchive(obs); len(problems) > 0 {
+		return a, &problems[0]
+	}
+	sum, err := observe.SHA256File(filepath.Join(a.Dir, machine.ArchiveManifestName))
+	if err != nil {
+		return a, err
+	}
+	if scratch := a.Intent.Scratch; scratch != "" {
+		if err := os.RemoveAll(scratch); err != nil {
+			return a, fmt.Errorf("remove scratch %s: %w", scratch, err)
+		}
+	}
+	return e.fireArchive(ctx, a, machine.TriggerSeal, machine.ArchiveFiring{Verified: true, Manifest: sum})
+}
+
+// archiveRemotes lists the remotes a restore may fetch the bundle's
+// prerequisites from, credentials stripped.
+func (e *Env) archiveRemotes(ctx context.Context, v *observe.RemoteView) []machine.ArchiveRemote {
+	out := []machine.ArchiveRemote{}
+	if v == nil {
+		return out
+	}
+	for _, r := range v.Remotes {
+		u, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "remote", "get-url", "--", r)
+		if err != nil {
+			continue
+		}
+		out = append(out, machine.ArchiveRemote{Name: r, URL: machine.RedactCredentials(strings.TrimSpace(string(u)))})
+	}
+	return out
+}
+
+// archiveBuildOutput is the seam for the structural build-output
+// classifier: the build-output directories a capture leaves out and lists.
+// None are recognised yet, so nothing is left out.
+func archiveBuildOutput(observe.TreeScan) []string { return []string{} }
+
+// bundleRef is the ref the bundle carries: the tree's branch, or
+// refs/heads/archived for a detached HEAD.
+func bundleRef(branch string) string {
+	if strings.HasPrefix(branch, "refs/heads/") {
+		return branch
+	}
+	return "refs/heads/archived"
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// writeImage images the nested repository rel of root into file, then
+// reads the image back and compares its digest with the tree's.
+func writeImage(root, rel, file string) error {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	sum, err := observe.ImageNested(root, rel, f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	back, err := observe.SHA256File(file)
+	if err != nil {
+		return err
+	}
+	if back != sum {
+		return fmt.Errorf("the image of %s reads back as %s, written as %s", rel, back, sum)
+	}
+	return nil
+}
+
+// writeFileSynced writes data to a new file p, fsyncs it and its directory.
+func writeFileSynced(p string, data []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(p))
+}
