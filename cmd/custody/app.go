@@ -54,6 +54,7 @@ type CLI struct {
 	Doctor   DoctorCmd   `cmd:"" help:"Check the state file, the journal and the records."`
 	Trust    TrustCmd    `cmd:"" help:"Approve custody.toml's exact content, so its commands may run (--revoke withdraws it)."`
 	Recovery RecoverCmd  `cmd:"" name:"recovered" help:"List or prune what custody kept from removed trees (recovery refs, per-worktree config)."`
+	Archive  ArchiveCmd  `cmd:"" help:"Archive unpublished work, verify, list and restore archives."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
+)
+
+// ArchiveCmd groups the archive commands.
+type ArchiveCmd struct {
+	Create  ArchiveCreateCmd  `cmd:"" help:"Archive a worktree's unpublished work: its commits, its files byte for byte, nested repositories."`
+	Verify  ArchiveVerifyCmd  `cmd:"" help:"Check an archive: manifest, digests, bundle, and whether its tree still equals it."`
+	List    ArchiveListCmd    `cmd:"" help:"List the archives under the archives root (no repository needed)."`
+	Restore ArchiveRestoreCmd `cmd:"" help:"Rebuild an archived tree, byte for byte, in a new directory."`
+}
+
+// ArchiveCreateCmd captures one tree.
+type ArchiveCreateCmd struct {
+	ID string `arg:"" help:"Worktree id."`
+}
+
+// Help is the long help of archive create.
+func (ArchiveCreateCmd) Help() string {
+	return `Archives a worktree into $XDG_DATA_HOME/custody/archives/<repository-id>/<archive-id>/
+(mode 0700): commits.bundle (the commits HEAD adds over what the remotes
+advertise now), dirty.patch (every file on disk, tracked, untracked and
+ignored, byte for byte over HEAD's tree), an image of each nested repository,
+and manifest.json, written last. The repository gains no ref and no object,
+and the tree's index is not rewritten. A capture that is interrupted counts
+for nothing; custody resume removes what it left.
+
+EXIT STATUS: 0 done, 1 error.`
+}
+
+// Run captures the archive.
+func (c *ArchiveCreateCmd) Run(a *App) error {
+	e, err := a.mutatingEnv()
+	if err != nil {
+		return err
+	}
+	res, err := steps.CaptureArchive(a.Ctx, e, c.ID)
+	if err != nil {
+		return err
+	}
+	a.done(res, func(w io.Writer) {
+		fmt.Fprintf(w, "archived %s (%d commits, %d files, %d nested repositories) as %s\n", res.Record, len(res.Commits), res.Files, len(res.Nested), res.ID)
+		fmt.Fprintf(w, "%s\n", res.Dir)
+		fmt.Fprintf(w, "to check it: custody archive verify %s\n", machine.QuoteArg(res.ID))
+	})
+	return nil
+}
+
+// ArchiveVerifyCmd verifies one archive.
+type ArchiveVerifyCmd struct {
+	Archive string `arg:"" help:"Archive id, or the archive's directory."`
+}
+
+// Help is the long help of archive verify.
+func (ArchiveVerifyCmd) Help() string {
+	return `Checks an archive: its manifest, every file's size and SHA-256, the bundle's
+pack (indexed apart and compared with the commits' objects, when the
+repository it came from is at hand), and, when this repository holds the
+archive's record and its tree is still there, that the tree still equals the
+archive. An archive directory is checked without any repository.
+
+EXIT STATUS: 0 it verifies, 1 error, 3 it does not verify.`
+}
+
+// Run verifies the archive.
+func (c *ArchiveVerifyCmd) Run(a *App) error {
+	e, g := a.optionalEnv()
+	ref := c.Archive
+	if filepath.Base(ref) != ref {
+		ref = a.path(ref)
+	}
+	dir, err := steps.ResolveArchiveDir(e, ref)
+	if err != nil {
+		return err
+	}
+	res, err := steps.VerifyArchive(a.Ctx, g, e, dir)
+	if err != nil {
+		return err
+	}
+	a.done(res, func(w io.Writer) {
+		if len(res.Problems) == 0 {
+			fmt.Fprintf(w, "archive %s verifies: %s\n", res.ID, res.Dir)
+			fmt.Fprintf(w, "  pack: %s\n", res.Pack)
+			if res.Fresh != "" {
+				fmt.Fprintf(w, "  tree: %s\n", res.Fresh)
+			}
+			return
+		}
+		for i := range res.Problems {
+			writeRefusal(w, "archive "+res.Dir, &res.Problems[i])
+		}
+	})
+	return nil
+}
+
+// ArchiveListCmd lists the archives.
+type ArchiveListCmd struct {
+	Root string `name:"root" placeholder:"DIR" help:"The archives root (default $XDG_DATA_HOME/custody/archives)."`
+}
+
+// Help is the long help of archive list.
+func (ArchiveListCmd) Help() string {
+	return `Lists every archive under the archives root, each checked by its own
+manifest and digests: no repository is needed, since each manifest says which
+repository, record, tree and commit it holds.
+
+EXIT STATUS: 0 every archive verifies, 1 error, 3 one does not.`
+}
+
+type archiveListResult struct {
+	Root     string               `json:"root"`
+	Archives []steps.ArchiveCheck `json:"archives"`
+}
+
+// Pending reports whether an archive did not verify.
+func (r archiveListResult) Pending() bool {
+	for _, c := range r.Archives {
+		if c.Pending() {
+			return true
+		}
+	}
+	return false
+}
+
+// Run lists the archives.
+func (c *ArchiveListCmd) Run(a *App) error {
+	root := a.path(c.Root)
+	if root == "" {
+		var err error
+		if root, err = steps.ArchivesRoot(); err != nil {
+			return err
+		}
+	}
+	list, err := steps.ListArchives(root)
+	if err != nil {
+		return err
+	}
+	res := archiveListResult{Root: root, Archives: list}
+	a.done(res, func(w io.Writer) {
+		if len(list) == 0 {
+			fmt.Fprintf(w, "no archives under %s\n", root)
+			return
+		}
+		for _, c := range list {
+			if len(c.Problems) > 0 {
+				writeRefusal(w, "archive "+c.Dir, &c.Problems[0])
+				continue
+			}
+			fmt.Fprintf(w, "%s  %s  %s  %s  %s\n", c.ID, c.Record, c.Head, c.CreatedAt, c.Path)
+		}
+	})
+	return nil
+}
+
+// ArchiveRestoreCmd restores an archive.
+type ArchiveRestoreCmd struct {
+	Archive string `arg:"" help:"Archive id, or the archive's directory."`
+	Dir     string `arg:"" help:"The directory to rebuild the tree in (new, or empty)."`
+}
+
+// Help is the long help of archive restore.
+func (ArchiveRestoreCmd) Help() string {
+	return `Rebuilds an archived tree in DIR, a new or empty directory: a repository whose
+HEAD is the archived commit (from the bundle, standing on commits fetched from
+the recorded remotes), and every file exactly as it was on disk: exec bits,
+symbolic links, empty and binary files, any line ending, nested repositories.
+It works after the original repository is gone.
+
+EXIT STATUS: 0 done, 1 error.`
+}
+
+// Run restores the archive.
+func (c *ArchiveRestoreCmd) Run(a *App) error {
+	e, g := a.optionalEnv()
+	ref := c.Archive
+	if filepath.Base(ref) != ref {
+		ref = a.path(ref)
+	}
+	dir, err := steps.ResolveArchiveDir(e, ref)
+	if err != nil {
+		return err
+	}
+	target, err := filepath.Abs(a.path(c.Dir))
+	if err != nil {
+		return err
+	}
+	res, err := steps.RestoreArchive(a.Ctx, g, dir, target)
+	if err != nil {
+		return err
+	}
+	a.done(res, func(w io.Writer) {
+		fmt.Fprintf(w, "restored archive %s (%d files, %d nested repositories) at HEAD %s\n%s\n", res.Archive, res.Files, res.Nested, res.Head, res.Dir)
+	})
+	return nil
+}
+
+// optionalEnv is the repository's environment when custody runs inside an
+// initialized repository, else nil; the Git is usable either way. The
+// archive commands that read archives need no repository.
+func (a *App) optionalEnv() (*steps.Env, *observe.Git) {
+	if e, err := a.env(false); err == nil {
+		return e, e.Git
+	}
+	var trace io.Writer
+	if a.Globals.Debug {
+		trace = a.Stderr
+	}
+	g := observe.NewGit(&observe.Runner{Trace: trace})
+	g.RemoteTimeout = a.Globals.RemoteTimeout
+	return nil, g
+}
