@@ -40,12 +40,21 @@ const restoreChunk = 32 << 20
 // written from its blob without filters (exec bits, symbolic links,
 // dangling too, empty and binary files, any line ending), each nested
 // repository extracted from its image, and each empty directory made.
-func RestoreArchive(ctx context.Context, g *observe.Git, dir, target string) (ArchiveRestored, error) {
+//
+// When e holds the archive's record, manifest.json must also be the one
+// that was sealed.
+func RestoreArchive(ctx context.Context, g *observe.Git, e *Env, dir, target string) (ArchiveRestored, error) {
 	res := ArchiveRestored{Dir: target}
 	obs := observe.ObserveArchiveDir(dir)
 	m, problems := machine.CheckArchive(obs)
 	if len(problems) > 0 {
 		return res, &problems[0]
+	}
+	if r, err := sealedManifest(e, dir, m); err != nil || r != nil {
+		if r != nil {
+			return res, r
+		}
+		return res, err
 	}
 	res.Archive, res.Head, res.Branch = m.ID, m.Head, m.Branch
 	retry := "custody archive restore " + machine.QuoteArg(dir) + " " + machine.QuoteArg(target)

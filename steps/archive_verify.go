@@ -144,6 +144,29 @@ func VerifyArchive(ctx context.Context, g *observe.Git, e *Env, dir string) (Arc
 	return c, nil
 }
 
+// sealedManifest refuses a manifest.json other than the one e's record of
+// the archive was sealed with (archive-digest-mismatch); with no such
+// record (no repository, another repository's archive) it says nothing.
+func sealedManifest(e *Env, dir string, m machine.ArchiveManifest) (*machine.Refusal, error) {
+	if e == nil || e.Store == nil {
+		return nil, nil
+	}
+	a, err := LoadArchive(e, m.ID)
+	if err != nil || a.Manifest == "" {
+		return nil, nil
+	}
+	p := filepath.Join(dir, machine.ArchiveManifestName)
+	sum, err := observe.SHA256File(p)
+	if err != nil {
+		return nil, err
+	}
+	if sum == a.Manifest {
+		return nil, nil
+	}
+	return &machine.Refusal{Code: machine.CodeArchiveDigestMismatch, Path: p, Retry: "custody archive verify " + machine.QuoteArg(dir),
+		Message: fmt.Sprintf("%s has SHA-256 %s; archive %s was sealed with %s", p, sum, a.ID, a.Manifest)}, nil
+}
+
 // TreeFingerprint observes the tree at path as an archive records it:
 // HEAD, the tree of its files hashed without filters (only ids: no object
 // of the repository is written), and each nested root's image digest.

@@ -192,7 +192,7 @@ func (c *ArchiveRestoreCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.RestoreArchive(a.Ctx, g, dir, target)
+	res, err := steps.RestoreArchive(a.Ctx, g, e, dir, target)
 	if err != nil {
 		return err
 	}

@@ -438,11 +438,11 @@ func TestArchiveCrash(t *testing.T) {
 				t.Fatalf("the capture was not killed at %s:\n%s", point, res)
 			}
 			root := filepath.Join(r.Home, ".local", "share", "custody", "archives")
-			rs := mustCustody(t, r, 0, "--json", "resume")
+			rs := decodeResult[steps.ResumeResult](t, mustCustody(t, r, 0, "--json", "resume"), "resume")
 			sealed := point == "archive/after-rename" || point == "archive/before-seal"
-			want := map[bool]string{true: `"outcome":"activated"`, false: `"outcome":"discarded"`}[sealed]
-			if !strings.Contains(rs.Stdout, want) {
-				t.Errorf("resume after %s: want %s\n%s", point, want, rs)
+			want := map[bool]machine.Outcome{true: machine.OutcomeActivated, false: machine.OutcomeDiscarded}[sealed]
+			if len(rs.Items) != 1 || rs.Items[0].Kind != machine.KindArchive || rs.Items[0].Outcome != want {
+				t.Errorf("resume after %s = %+v, want one archive %s", point, rs.Items, want)
 			}
 			list := decodeResult[archiveListResult](t, mustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
 			if sealed != (len(list.Archives) == 1) {
@@ -457,8 +457,8 @@ func TestArchiveCrash(t *testing.T) {
 					}
 				}
 			}
-			if rs := mustCustody(t, r, 0, "--json", "resume"); strings.Contains(rs.Stdout, `"id"`) {
-				t.Errorf("a second resume still found work:\n%s", rs)
+			if rs := decodeResult[steps.ResumeResult](t, mustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
+				t.Errorf("a second resume still found work: %+v", rs.Items)
 			}
 			arCreate(t, r, id)
 		})
