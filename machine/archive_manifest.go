@@ -192,7 +192,7 @@ func TreePathSafe(p string) bool {
 // returns the manifest (when it parsed) and every problem, none when the
 // archive verifies.
 func CheckArchive(obs ArchiveDirObservation) (ArchiveManifest, []Refusal) {
-	retry := "custody archive verify " + QuoteArg(obs.Dir)
+	retry := "custody archive verify " + QuotePath(obs.Dir)
 	one := func(code Code, format string, args ...any) []Refusal {
 		return []Refusal{refuse(code, obs.Dir, retry, format, args...)}
 	}
@@ -310,4 +310,14 @@ func CheckArchiveFresh(m ArchiveManifest, now ArchiveFingerprint) *Refusal {
 		}
 	}
 	return nil
+}
+
+// QuotePath quotes a path for a command line shown to a person, always:
+// an archive's directory is a path even when no character in it needs
+// quoting, and reads as one.
+func QuotePath(p string) string {
+	if HasControl(p) {
+		return ShellWord(p)
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
 }

@@ -57,7 +57,7 @@ func RestoreArchive(ctx context.Context, g *observe.Git, e *Env, dir, target str
 		return res, err
 	}
 	res.Archive, res.Head, res.Branch = m.ID, m.Head, m.Branch
-	retry := "custody archive restore " + machine.QuoteArg(dir) + " " + machine.QuoteArg(target)
+	retry := "custody archive restore " + machine.QuotePath(dir) + " " + machine.QuotePath(target)
 	if err := emptyTarget(target, retry); err != nil {
 		return res, err
 	}

@@ -116,17 +116,11 @@ func VerifyArchive(ctx context.Context, g *observe.Git, e *Env, dir string) (Arc
 		return c, nil // not this repository's archive: self-described only
 	}
 	c.State = a.State
-	if a.Manifest != "" {
-		sum, err := observe.SHA256File(filepath.Join(dir, machine.ArchiveManifestName))
-		if err != nil {
-			return c, err
+	if r, err := sealedManifest(e, dir, m); err != nil || r != nil {
+		if r != nil {
+			c.Problems = append(c.Problems, *r)
 		}
-		if sum != a.Manifest {
-			c.Problems = append(c.Problems, machine.Refusal{Code: machine.CodeArchiveDigestMismatch, Path: filepath.Join(dir, machine.ArchiveManifestName),
-				Retry:   "custody archive verify " + machine.QuoteArg(dir),
-				Message: fmt.Sprintf("%s/%s has SHA-256 %s; archive %s was sealed with %s", dir, machine.ArchiveManifestName, sum, a.ID, a.Manifest)})
-			return c, nil
-		}
+		return c, err
 	}
 	if ok, err := present(m.Path); err != nil || !ok {
 		c.Fresh = "tree absent"
@@ -163,7 +157,7 @@ func sealedManifest(e *Env, dir string, m machine.ArchiveManifest) (*machine.Ref
 	if sum == a.Manifest {
 		return nil, nil
 	}
-	return &machine.Refusal{Code: machine.CodeArchiveDigestMismatch, Path: p, Retry: "custody archive verify " + machine.QuoteArg(dir),
+	return &machine.Refusal{Code: machine.CodeArchiveDigestMismatch, Path: p, Retry: "custody archive verify " + machine.QuotePath(dir),
 		Message: fmt.Sprintf("%s has SHA-256 %s; archive %s was sealed with %s", p, sum, a.ID, a.Manifest)}, nil
 }
 

@@ -464,3 +464,28 @@ func TestArchiveCrash(t *testing.T) {
 		})
 	}
 }
+
+// arRetryIncomplete is the world of `archive list`'s retry case: an
+// archive whose bundle was deleted.
+func arRetryIncomplete(t *testing.T) (*fixtures.Repo, string, []string) {
+	t.Helper()
+	r := rtRepo(t, fixtures.Options{})
+	id, wt := newTree(t, r, "spike")
+	r.Commit(wt, "a.txt", "one\n")
+	a := arCreate(t, r, id)
+	if err := os.Remove(filepath.Join(a.Dir, machine.ArchiveBundleName)); err != nil {
+		t.Fatal(err)
+	}
+	return r, "", nil
+}
+
+// arRetryTargetNotEmpty is the world of `archive restore`'s retry case: a
+// restore into the main checkout, which is not empty.
+func arRetryTargetNotEmpty(t *testing.T) (*fixtures.Repo, string, []string) {
+	t.Helper()
+	r := rtRepo(t, fixtures.Options{})
+	id, wt := newTree(t, r, "spike")
+	r.Commit(wt, "a.txt", "one\n")
+	a := arCreate(t, r, id)
+	return r, "", []string{a.ID, r.Dir}
+}

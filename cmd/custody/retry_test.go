@@ -171,6 +171,12 @@ func rtCases() []rtCase {
 			setup: initialized("--frobnicate")},
 		{cmd: "show", name: "unknown_id", exit: 1, code: "unknown-record",
 			setup: initialized("nosuch-123456")},
+		{cmd: "archive create", name: "unknown_id", exit: 1, code: "unknown-record",
+			setup: initialized("nosuch-123456")},
+		{cmd: "archive verify", name: "unknown_id", exit: 1, code: "unknown-record",
+			setup: initialized("nosuch-123456")},
+		{cmd: "archive list", name: "incomplete", exit: 3, code: "archive-incomplete", setup: arRetryIncomplete},
+		{cmd: "archive restore", name: "target_not_empty", exit: 1, code: "unsafe-target", setup: arRetryTargetNotEmpty},
 		{cmd: "show", name: "kept_tree", exit: 0, code: "untracked-files",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := rtRepo(t, fixtures.Options{})
