@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -216,4 +217,53 @@ func (a *App) optionalEnv() (*steps.Env, *observe.Git) {
 	g := observe.NewGit(&observe.Runner{Trace: trace})
 	g.RemoteTimeout = a.Globals.RemoteTimeout
 	return nil, g
+}
+
+// finishArchiveResult is what `custody finish --archive` did: each
+// record's finish, then the archive of each tree that finished.
+type finishArchiveResult struct {
+	steps.Outcomes
+	Archives []steps.ArchiveCreated `json:"archives"`
+}
+
+// archiveFinished captures the tree of every record out finished; a
+// capture that is refused or fails is that item's refusal, and the next
+// goes on.
+func (a *App) archiveFinished(e *steps.Env, out []steps.Outcome) error {
+	res := finishArchiveResult{Outcomes: steps.Outcomes{Items: out}, Archives: []steps.ArchiveCreated{}}
+	for i, o := range out {
+		if o.Refusal != nil || o.State != machine.StateFinished {
+			continue
+		}
+		created, err := steps.CaptureArchive(a.Ctx, e, o.ID)
+		if err != nil {
+			var r *machine.Refusal
+			if !errors.As(err, &r) {
+				r = &machine.Refusal{Code: machine.CodeArchiveIncomplete, Retry: "custody archive create " + machine.QuoteArg(o.ID),
+					Message: fmt.Sprintf("%s finished, but its archive was not made: %v", o.ID, err)}
+			}
+			out[i].Outcome, out[i].Refusal = machine.OutcomeRefused, r
+			continue
+		}
+		res.Archives = append(res.Archives, created)
+	}
+	a.done(res, func(w io.Writer) {
+		rows := [][]string{}
+		for _, o := range out {
+			rows = append(rows, []string{o.ID, string(o.Outcome)})
+		}
+		table(w, rows)
+		for _, o := range out {
+			if o.Refusal != nil {
+				writeRefusal(w, o.ID, o.Refusal)
+			}
+		}
+		for _, c := range res.Archives {
+			fmt.Fprintf(w, "archived %s as %s\n", c.Record, c.ID)
+		}
+		if !res.Pending() {
+			fmt.Fprintln(w, "next: custody plan")
+		}
+	})
+	return nil
 }

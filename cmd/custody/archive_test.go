@@ -489,3 +489,24 @@ func arRetryTargetNotEmpty(t *testing.T) (*fixtures.Repo, string, []string) {
 	a := arCreate(t, r, id)
 	return r, "", []string{a.ID, r.Dir}
 }
+
+// TestFinishArchive: finish --archive finishes the tree and archives it;
+// the archive verifies and names the record, its path and HEAD.
+func TestFinishArchive(t *testing.T) {
+	t.Parallel()
+	r := rtRepo(t, fixtures.Options{})
+	id, wt := newTree(t, r, "spike")
+	r.Commit(wt, "a.txt", "one\n")
+	r.WriteFile(wt, "notes.txt", "only here\n")
+	res := decodeResult[finishArchiveResult](t, mustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
+	if len(res.Items) != 1 || res.Items[0].State != machine.StateFinished || len(res.Archives) != 1 || res.Archives[0].Record != id ||
+		res.Archives[0].Path != wt || res.Archives[0].Head != r.Head(wt) || len(res.Archives[0].Commits) != 1 {
+		t.Fatalf("finish --archive = %+v", res)
+	}
+	if c := arVerify(t, r, res.Archives[0].ID); len(c.Problems) != 0 || c.Record != id || c.Fresh != "equal" {
+		t.Errorf("verify after finish --archive: %+v", c)
+	}
+	if got := listRecord(t, r, id).State; got != machine.StateFinished {
+		t.Errorf("record %s is %s, want finished", id, got)
+	}
+}

@@ -10,6 +10,8 @@ import (
 // FinishCmd marks worktrees finished.
 type FinishCmd struct {
 	IDs []string `arg:"" optional:"" name:"id" help:"Worktree ids (default: the managed worktree containing the current directory)."`
+	// Archive also captures each finished tree (archive_cmd.go).
+	Archive bool `name:"archive" help:"Also archive each finished tree's unpublished work (custody archive create)."`
 }
 
 // Help is the long help of finish.
@@ -37,6 +39,9 @@ func (c *FinishCmd) Run(a *App) error {
 	out, err := steps.Finish(a.Ctx, e, ids)
 	if err != nil {
 		return err
+	}
+	if c.Archive {
+		return a.archiveFinished(e, out)
 	}
 	a.outcomes(out, "custody plan")
 	return nil
