@@ -276,3 +276,37 @@ func TestArchiveMachine(t *testing.T) {
 		t.Errorf("the drawn graph lacks sole-copy")
 	}
 }
+
+func TestDecideArchiveProof(t *testing.T) {
+	t.Parallel()
+	rec := machine.Record{ID: "fix-1a2b3c", Path: "/t/fix-1a2b3c"}
+	m := archiveManifest()
+	good := machine.ArchiveProofObservation{Archive: machine.Archive{ID: m.ID, State: machine.StateActive}, Manifest: m, Head: "h1", PrerequisitesPublished: true}
+	p, r := machine.DecideArchiveProof(rec, good)
+	if r != nil || p == nil || p.Kind != machine.ProofArchive || p.Ref != m.ID || !p.Covers("h1") {
+		t.Fatalf("DecideArchiveProof of a good archive = %+v, %v", p, r)
+	}
+	stale := machine.CheckArchiveFresh(m, machine.ArchiveFingerprint{Head: "h1", WorktreeTree: "t9"})
+	for name, tt := range map[string]struct {
+		edit func(o *machine.ArchiveProofObservation)
+		code machine.Code
+	}{
+		"a damaged archive": {func(o *machine.ArchiveProofObservation) {
+			o.Problems = []machine.Refusal{{Code: machine.CodeArchiveDigestMismatch}}
+		}, machine.CodeArchiveDigestMismatch},
+		"not sealed":                {func(o *machine.ArchiveProofObservation) { o.Archive.State = machine.StateProvisioning }, machine.CodeArchiveInvalid},
+		"another record's":          {func(o *machine.ArchiveProofObservation) { o.Manifest.Record = "other" }, machine.CodeArchiveInvalid},
+		"another path":              {func(o *machine.ArchiveProofObservation) { o.Manifest.Path = "/elsewhere" }, machine.CodeArchiveInvalid},
+		"HEAD moved":                {func(o *machine.ArchiveProofObservation) { o.Head = "h2" }, machine.CodeArchiveStale},
+		"a file added after":        {func(o *machine.ArchiveProofObservation) { o.Fresh = stale }, machine.CodeArchiveStale},
+		"prerequisites unpublished": {func(o *machine.ArchiveProofObservation) { o.PrerequisitesPublished = false }, machine.CodeArchiveBundleInvalid},
+	} {
+		o := good
+		o.Manifest = archiveManifest()
+		tt.edit(&o)
+		p, r := machine.DecideArchiveProof(rec, o)
+		if p != nil || r == nil || r.Code != tt.code {
+			t.Errorf("%s: %+v, %v; want %s", name, p, r, tt.code)
+		}
+	}
+}

@@ -263,3 +263,29 @@ func CheckPack(ctx context.Context, g *Git, bundle, base, iso string, format Obj
 	}
 	return &machine.PackCheck{Missing: missing}
 }
+
+// PrerequisitesPublished reports whether every commit in prereqs is an
+// ancestor of (or is) a tip v advertises now: plain ancestry, replace
+// objects and grafts disabled, never patch equivalence. A commit missing
+// locally is not published.
+func PrerequisitesPublished(ctx context.Context, g *Git, repo Repo, prereqs []string, v *RemoteView) (bool, error) {
+	for _, p := range prereqs {
+		ok := false
+		for _, t := range v.Tips {
+			if t.Commit == p {
+				ok = true
+				break
+			}
+		}
+		for i := 0; !ok && i < len(v.Tips); i++ {
+			var err error
+			if ok, err = isAncestor(ctx, g, repo, p, v.Tips[i].Commit); err != nil {
+				return false, err
+			}
+		}
+		if !ok {
+			return false, nil
+		}
+	}
+	return true, nil
+}

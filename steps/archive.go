@@ -33,8 +33,9 @@ func ArchivesRoot() (string, error) {
 	return filepath.Join(base, "custody", "archives"), nil
 }
 
-// ensurePrivateDir makes dir and its missing parents with mode 0700 and
-// refuses a dir that is a symlink or not a directory.
+// ensurePrivateDir makes dir (one level: its parent exists) with mode
+// 0700 unless it exists, and refuses a dir that is a symlink or not a
+// directory.
 func ensurePrivateDir(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err == nil {
@@ -47,13 +48,27 @@ func ensurePrivateDir(dir string) error {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("archives directory %s: %w", dir, err)
 	}
-	if err := ensurePrivateDir(filepath.Dir(dir)); err != nil && filepath.Dir(dir) != dir {
-		return err
-	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("make %s: %w", dir, err)
 	}
 	return os.Chmod(dir, 0o700)
+}
+
+// ensureArchiveDir makes <root>/<repository-id>: the data home as any
+// program would (0755 when missing), then custody/, archives/ and the
+// repository's directory, each 0700 and never a symlink.
+func ensureArchiveDir(root, repoID string) (string, error) {
+	custody := filepath.Dir(root)
+	if err := os.MkdirAll(filepath.Dir(custody), 0o755); err != nil {
+		return "", fmt.Errorf("data home %s: %w", filepath.Dir(custody), err)
+	}
+	dir := filepath.Join(root, repoID)
+	for _, d := range []string{custody, root, dir} {
+		if err := ensurePrivateDir(d); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
 }
 
 // ArchiveCreated is what `custody archive create` did.
@@ -166,8 +181,8 @@ func CaptureArchive(ctx context.Context, e *Env, id string) (ArchiveCreated, err
 	if err != nil {
 		return ArchiveCreated{}, err
 	}
-	repoDir := filepath.Join(root, repoID)
-	if err := ensurePrivateDir(repoDir); err != nil {
+	repoDir, err := ensureArchiveDir(root, repoID)
+	if err != nil {
 		return ArchiveCreated{}, err
 	}
 	var rnd [4]byte

@@ -1,0 +1,52 @@
+package machine
+
+import "fmt"
+
+// ArchiveProofObservation is everything the archive proof of one tree
+// rests on, observed fresh.
+type ArchiveProofObservation struct {
+	// Archive is the record of the newest archive of the tree, and
+	// Manifest its manifest as read now.
+	Archive  Archive
+	Manifest ArchiveManifest
+	// Problems is CheckArchive over its directory, with the pack check.
+	Problems []Refusal
+	// Head is the tree's HEAD now; Fresh is CheckArchiveFresh of the tree
+	// now (nil when it equals the archive).
+	Head  string
+	Fresh *Refusal
+	// PrerequisitesPublished is true when every commit the bundle stands
+	// on is an ancestor of a ref a remote advertises now.
+	PrerequisitesPublished bool
+}
+
+// DecideArchiveProof is proof kind archive (DESIGN §5): a sealed archive
+// whose manifest names this record, path and HEAD, whose digests and pack
+// check hold, whose bundle stands only on published commits, and whose
+// fingerprint equals the tree now. It returns the proof, or the refusal
+// that keeps the tree.
+func DecideArchiveProof(rec Record, obs ArchiveProofObservation) (*Proof, *Refusal) {
+	a, m := obs.Archive, obs.Manifest
+	retry := "custody archive create " + QuoteArg(rec.ID)
+	no := func(code Code, format string, args ...any) (*Proof, *Refusal) {
+		r := refuse(code, rec.Path, retry, format, args...)
+		return nil, &r
+	}
+	switch {
+	case len(obs.Problems) > 0:
+		r := obs.Problems[0]
+		return nil, &r
+	case a.State != StateActive:
+		return no(CodeArchiveInvalid, "archive %s of %s is %s, not sealed", a.ID, rec.ID, a.State)
+	case m.ID != a.ID || m.Record != rec.ID || m.Path != rec.Path:
+		return no(CodeArchiveInvalid, "archive %s names record %s at %s, not %s at %s", a.ID, m.Record, m.Path, rec.ID, rec.Path)
+	case m.Head != obs.Head:
+		return no(CodeArchiveStale, "archive %s holds HEAD %s; %s is at %s now", a.ID, shortID(m.Head), rec.Path, shortID(obs.Head))
+	case obs.Fresh != nil:
+		r := *obs.Fresh
+		return nil, &r
+	case !obs.PrerequisitesPublished:
+		return no(CodeArchiveBundleInvalid, "archive %s's bundle stands on commits no remote advertises now (%s)", a.ID, fmt.Sprint(m.Prerequisites))
+	}
+	return &Proof{Kind: ProofArchive, Ref: a.ID, Head: obs.Head, Commits: m.Commits}, nil
+}
