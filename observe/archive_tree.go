@@ -123,6 +123,11 @@ func ScanTree(root string, format ObjectFormat) (TreeScan, error) {
 // kept. Each file is re-hashed as it is written: one that changed since
 // the scan is an error.
 func (s TreeScan) WriteBlobs(objects string, format ObjectFormat) error {
+	var buf bytes.Buffer
+	zw, err := zlib.NewWriterLevel(&buf, zlib.BestSpeed) // git's core.looseCompression
+	if err != nil {
+		return err
+	}
 	for _, f := range s.Files {
 		var data []byte
 		var err error
@@ -139,7 +144,7 @@ func (s TreeScan) WriteBlobs(objects string, format ObjectFormat) error {
 		if got := BlobID(format, data); got != f.OID {
 			return fmt.Errorf("%s changed while it was archived (blob %s, then %s)", f.abs, f.OID, got)
 		}
-		if err := writeLoose(objects, f.OID, "blob", data); err != nil {
+		if err := writeLoose(objects, f.OID, "blob", data, zw, &buf); err != nil {
 			return err
 		}
 	}
@@ -147,8 +152,10 @@ func (s TreeScan) WriteBlobs(objects string, format ObjectFormat) error {
 }
 
 // writeLoose stores one object in objects as git does: zlib of
-// "<type> <size>\x00<data>", under <2 hex>/<rest>, renamed into place.
-func writeLoose(objects, oid, typ string, data []byte) error {
+// "<type> <size>\x00<data>", under <2 hex>/<rest>. objects is a scratch
+// object directory of custody's own, discarded whole when a capture does
+// not finish, so the object is written in place, not renamed into it.
+func writeLoose(objects, oid, typ string, data []byte, zw *zlib.Writer, buf *bytes.Buffer) error {
 	dir := filepath.Join(objects, oid[:2])
 	final := filepath.Join(dir, oid[2:])
 	if _, err := os.Lstat(final); err == nil {
@@ -157,26 +164,19 @@ func writeLoose(objects, oid, typ string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "tmp_obj_")
-	if err != nil {
-		return err
-	}
-	zw := zlib.NewWriter(tmp)
-	_, err = fmt.Fprintf(zw, "%s %d\x00", typ, len(data))
+	buf.Reset()
+	zw.Reset(buf)
+	_, err := fmt.Fprintf(zw, "%s %d\x00", typ, len(data))
 	if err == nil {
 		_, err = zw.Write(data)
 	}
 	if cerr := zw.Close(); err == nil {
 		err = cerr
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), final)
+		err = os.WriteFile(final, buf.Bytes(), 0o444)
 	}
 	if err != nil {
-		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("write object %s: %w", oid, err)
 	}
 	return nil
