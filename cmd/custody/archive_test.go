@@ -219,6 +219,12 @@ func TestArchiveRoundTrip(t *testing.T) {
 	if rs := runBin(t, custodyBin, r, r.Root, nil, "archive", "list"); rs.Code != 0 || !strings.Contains(rs.Stdout, res.ID) {
 		t.Errorf("archive list without the repository:\n%s", rs)
 	}
+	// Verified without any repository: the digests hold; the pack check
+	// says it could not run (no repository holds what the bundle stands on).
+	vr := runBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "verify", res.Dir)
+	if c := decodeResult[steps.ArchiveCheck](t, vr, "archive verify"); vr.Code != 0 || len(c.Problems) != 0 || !strings.HasPrefix(c.Pack, "not checked: ") || c.Fresh != "" {
+		t.Errorf("archive verify without the repository: %+v\n%s", c, vr)
+	}
 	dst = restore("after-the-repository-is-gone")
 	if diff := cmp.Diff(before, arSnapshot(t, dst)); diff != "" {
 		t.Errorf("restored tree after the repository was deleted differs (-archived +restored):\n%s", diff)
