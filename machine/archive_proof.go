@@ -50,3 +50,43 @@ func DecideArchiveProof(rec Record, obs ArchiveProofObservation) (*Proof, *Refus
 	}
 	return &Proof{Kind: ProofArchive, Ref: a.ID, Head: obs.Head, Commits: m.Commits}, nil
 }
+
+// archiveCovers lists the refusals an archive proof answers: the work
+// they keep is in the archive, byte for byte. Everything else (a lease, a
+// lock, a process inside, staged content, index flags, an operation in
+// progress, an unknown remote) still keeps the tree.
+var archiveCovers = map[Code]bool{
+	CodeTrackedChanges: true, CodeUntrackedFiles: true, CodeIgnoredFiles: true, CodeUntrackedContent: true,
+	CodeContentDiffers: true, CodeNestedGit: true, CodeUnpushedCommits: true, CodeDetachedHead: true,
+}
+
+// ArchiveCanCover reports whether v keeps the tree only for reasons an
+// archive proof answers.
+func ArchiveCanCover(v Verdict) bool {
+	if v.Action != ActionKeep || len(v.Refusals) == 0 {
+		return false
+	}
+	for _, r := range v.Refusals {
+		if !archiveCovers[r.Code] {
+			return false
+		}
+	}
+	return true
+}
+
+// CoverByArchive is the verdict on a tree Assess kept, given what the
+// archive proof found: removal with proof kind archive when the archive
+// answers every reason the tree was kept, else the same verdict, with the
+// archive's own refusal added when one covers the tree but does not count.
+func CoverByArchive(v Verdict, p *Proof, r *Refusal) Verdict {
+	if !ArchiveCanCover(v) {
+		return v
+	}
+	if p != nil {
+		return Verdict{Action: ActionRemove, Proof: p}
+	}
+	if r != nil {
+		v.Refusals = append(v.Refusals, *r)
+	}
+	return v
+}

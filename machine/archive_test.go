@@ -310,3 +310,34 @@ func TestDecideArchiveProof(t *testing.T) {
 		}
 	}
 }
+
+func TestCoverByArchive(t *testing.T) {
+	t.Parallel()
+	p := &machine.Proof{Kind: machine.ProofArchive, Ref: "a1", Head: "h1"}
+	stale := &machine.Refusal{Code: machine.CodeArchiveStale}
+	keep := func(codes ...machine.Code) machine.Verdict {
+		v := machine.Verdict{Action: machine.ActionKeep}
+		for _, c := range codes {
+			v.Refusals = append(v.Refusals, machine.Refusal{Code: c})
+		}
+		return v
+	}
+	for _, tt := range []struct {
+		name string
+		v    machine.Verdict
+		p    *machine.Proof
+		r    *machine.Refusal
+		want machine.Verdict
+	}{
+		{"dirty and unpushed, archived", keep(machine.CodeUntrackedFiles, machine.CodeUnpushedCommits), p, nil, machine.Verdict{Action: machine.ActionRemove, Proof: p}},
+		{"a lease is never archived away", keep(machine.CodeUntrackedFiles, machine.CodeLeaseLive), p, nil, keep(machine.CodeUntrackedFiles, machine.CodeLeaseLive)},
+		{"staged content is not archived", keep(machine.CodeStagedDiffers), p, nil, keep(machine.CodeStagedDiffers)},
+		{"a stale archive says so", keep(machine.CodeIgnoredFiles), nil, stale, keep(machine.CodeIgnoredFiles, machine.CodeArchiveStale)},
+		{"no archive", keep(machine.CodeIgnoredFiles), nil, nil, keep(machine.CodeIgnoredFiles)},
+		{"removable already", machine.Verdict{Action: machine.ActionRemove}, p, nil, machine.Verdict{Action: machine.ActionRemove}},
+	} {
+		if diff := cmp.Diff(tt.want, machine.CoverByArchive(tt.v, tt.p, tt.r)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}

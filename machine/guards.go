@@ -109,6 +109,11 @@ func removalProven(_ context.Context, args ...any) bool {
 		return false
 	}
 	v := Assess(f.Record, f.Obs, f.Policy, f.Now)
+	if f.Intent.Proof != nil && f.Intent.Proof.Kind == ProofArchive {
+		// An archive proof is found fresh by the caller (it reads the
+		// archive and re-hashes the tree) and carried in the intent.
+		v = CoverByArchive(v, f.Intent.Proof, nil)
+	}
 	head := f.Obs.Head
 	if f.Obs.PathState == PathAbsent {
 		head = f.Record.EffectiveHead() // a tree already gone: its last known commit

@@ -249,7 +249,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			rec = next
 		}
 		var verdict *machine.Refusal
-		v := machine.Assess(rec, obs, e.Policy, e.Now())
+		v := e.assess(ctx, rec, obs, scope.View, e.Now())
 		switch {
 		case machine.Fingerprint(obs) != it.Fingerprint:
 			verdict = staleRefusal(rec, obs, it.Head)

@@ -79,7 +79,7 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 					r := live[i]
 					obs := observe.Worktree(ctx, e.Git, e.Repo, inv, r, scope)
 					obs.Lease = leases[r.ID]
-					items[i] = item(r, obs, machine.Assess(r, obs, e.Policy, now), true)
+					items[i] = item(r, obs, e.assess(ctx, r, obs, view, now), true)
 					mu.Lock()
 					done++
 					e.progress(done, len(observeIdx), r.ID)

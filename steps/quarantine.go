@@ -223,7 +223,13 @@ func strayEntry(q string, m manifest, idLen int) (stray, why string, files, dirs
 // moved; nil once the quarantine is gone.
 func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machine.WorktreeObservation) (*machine.Refusal, error) {
 	in := rec.Intent
-	m, err := buildManifest(ctx, e, rec.Path, in.Commit, obs.EnvOwn)
+	var m manifest
+	var err error
+	if in.Proof != nil && in.Proof.Kind == machine.ProofArchive {
+		m, err = archiveManifest(ctx, e, in.Proof) // archive_removal.go
+	} else {
+		m, err = buildManifest(ctx, e, rec.Path, in.Commit, obs.EnvOwn)
+	}
 	if err != nil {
 		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",
 			Message: fmt.Sprintf("what %s may hold cannot be listed, so nothing was removed: %v", rec.Path, err)}, nil

@@ -60,7 +60,7 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 	if obs.PathState == machine.PathAbsent {
 		return settleRemoval(ctx, e, rec)
 	}
-	v := machine.Assess(asFinished(rec), obs, e.Policy, e.Now())
+	v := e.assess(ctx, asFinished(rec), obs, scope.View, e.Now())
 	var why *machine.Refusal
 	switch {
 	case machine.Fingerprint(obs) != in.Fingerprint:

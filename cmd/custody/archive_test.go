@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -555,5 +556,58 @@ func TestArchiveProof(t *testing.T) {
 	}
 	if p, ref, err := steps.ArchiveProof(app.Ctx, e, machine.Record{ID: "other-123456", Path: wt}, a.Head, v); err != nil || p != nil || ref != nil {
 		t.Errorf("ArchiveProof of a tree no archive covers = %+v, %v, %v; want nothing", p, ref, err)
+	}
+}
+
+// TestArchiveBackedRemoval is the round trip of What must hold through
+// plan and apply: a finished tree with every kind of content is archived,
+// plan lists its removal on proof kind archive naming the archive, apply
+// removes it, and restore yields the identical bytes and modes. A file
+// added after the archive keeps the tree [archive-stale].
+func TestArchiveBackedRemoval(t *testing.T) {
+	t.Parallel()
+	r := rtRepo(t, fixtures.Options{})
+	id, wt := newTree(t, r, "spike")
+	arEveryKind(t, r, wt)
+	r.GitIn(wt, "reset", "-q") // staged content is never archived away: unstage it
+	before := arSnapshot(t, wt)
+	head := r.Head(wt)
+	res := decodeResult[finishArchiveResult](t, mustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
+	if len(res.Archives) != 1 {
+		t.Fatalf("finish --archive = %+v", res)
+	}
+	a := res.Archives[0]
+
+	// A file added after the archive: kept, and the archive says why.
+	r.WriteFile(wt, "later.txt", "after the capture\n")
+	plan := filepath.Join(r.Root, "stale.json")
+	p := e2ePlan(t, r, plan, exitPending)
+	if it := planItem(t, p, id); it.Action != machine.ActionKeep || !hasCode(it.Refusals, string(machine.CodeArchiveStale)) {
+		t.Fatalf("plan with a file added after the archive: %+v, want kept with archive-stale", it)
+	}
+	if err := os.Remove(filepath.Join(wt, "later.txt")); err != nil {
+		t.Fatal(err)
+	}
+
+	plan = filepath.Join(r.Root, "plan.json")
+	p = e2ePlan(t, r, plan, 0)
+	it := planItem(t, p, id)
+	if it.Action != machine.ActionRemove || it.Proof == nil || it.Proof.Kind != machine.ProofArchive || it.Proof.Ref != a.ID {
+		t.Fatalf("plan of an archived tree: %+v, want remove on proof archive %s", it, a.ID)
+	}
+	out := e2eApply(t, r, plan, 0)
+	if o := applyOutcome(t, out, id); o.Outcome != machine.OutcomeRemoved {
+		t.Fatalf("apply: %+v", o)
+	}
+	if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the tree is still there: %v", err)
+	}
+	dst := filepath.Join(t.TempDir(), "restored")
+	restored := decodeResult[steps.ArchiveRestored](t, runBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", a.ID, dst), "archive restore")
+	if restored.Head != head {
+		t.Errorf("restored HEAD %s, want %s", restored.Head, head)
+	}
+	if diff := cmp.Diff(before, arSnapshot(t, dst)); diff != "" {
+		t.Errorf("restored tree differs (-archived +restored):\n%s", diff)
 	}
 }

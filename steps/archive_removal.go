@@ -1,0 +1,147 @@
+package steps
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+)
+
+// assess is machine.Assess, then, when the tree is kept only for reasons
+// an archive answers, the archive proof looked for fresh against view
+// (machine.CoverByArchive). An archive that cannot be checked keeps the
+// tree with the error as a proof-failed refusal.
+func (e *Env) assess(ctx context.Context, rec machine.Record, obs machine.WorktreeObservation, view *observe.RemoteView, now time.Time) machine.Verdict {
+	v := machine.Assess(rec, obs, e.Policy, now)
+	if !machine.ArchiveCanCover(v) || obs.Head == "" || view == nil {
+		return v
+	}
+	p, r, err := ArchiveProof(ctx, e, rec, obs.Head, view)
+	if err != nil {
+		r = &machine.Refusal{Code: machine.CodeProofFailed, Path: rec.Path, Retry: "custody archive verify " + machine.QuoteArg(rec.ID),
+			Message: fmt.Sprintf("the archive of %s could not be checked: %v", rec.ID, err)}
+		p = nil
+	}
+	return machine.CoverByArchive(v, p, r)
+}
+
+// archiveManifest lists what a tree removed on proof kind archive may
+// hold: every file of the archive's worktree_tree (HEAD's tree with
+// dirty.patch applied in a scratch index, which must give exactly the
+// recorded tree), every entry of each nested repository's image, and the
+// tree's .git file. Quarantine then deletes entry by entry only what
+// matches, re-hashing each file first.
+func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, error) {
+	a, err := LoadArchive(e, p.Ref)
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", p.Ref, err)
+	}
+	m, problems := machine.CheckArchive(observe.ObserveArchiveDir(a.Dir))
+	if len(problems) > 0 {
+		return nil, &problems[0]
+	}
+	if m.Head != p.Head {
+		return nil, fmt.Errorf("archive %s holds HEAD %s, the proof %s", a.ID, m.Head, p.Head)
+	}
+	tmp, err := os.MkdirTemp("", "custody-archive-manifest-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	gitDir := filepath.Join(tmp, "git")
+	if _, err := observe.InitScratch(ctx, e.Git, gitDir, observe.ObjectFormat(m.ObjectFormat), filepath.Join(e.Repo.CommonDir, "objects")); err != nil {
+		return nil, err
+	}
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}
+	git := func(args ...string) ([]byte, error) {
+		return e.Git.RunWith(ctx, "/", env, nil, append([]string{"--git-dir=" + gitDir, "-c", "core.attributesFile=/dev/null", "-c", "apply.whitespace=nowarn"}, args...)...)
+	}
+	if _, err := git("read-tree", m.HeadTree); err != nil {
+		return nil, err
+	}
+	patch := filepath.Join(a.Dir, machine.ArchivePatchName)
+	if fi, err := os.Stat(patch); err == nil && fi.Size() > 0 {
+		if _, err := git("apply", "--cached", "--binary", "--", patch); err != nil {
+			return nil, fmt.Errorf("%s does not apply to HEAD's tree: %w", patch, err)
+		}
+	}
+	out, err := git("write-tree")
+	if err != nil {
+		return nil, err
+	}
+	if got := strings.TrimSpace(string(out)); got != m.WorktreeTree {
+		return nil, fmt.Errorf("HEAD's tree with %s is %s; the manifest records %s", patch, got, m.WorktreeTree)
+	}
+	ls, err := git("ls-files", "-s", "-z")
+	if err != nil {
+		return nil, err
+	}
+	qm := manifest{".git": {Kind: "gitfile"}}
+	for _, rec := range bytes.Split(bytes.TrimSuffix(ls, []byte{0}), []byte{0}) {
+		meta, name, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 3 {
+			return nil, fmt.Errorf("scratch index of archive %s: unexpected line %q", a.ID, rec)
+		}
+		switch f[0] {
+		case "100644":
+			qm[string(name)] = manifestEntry{Kind: "file", OID: f[1]}
+		case "100755":
+			qm[string(name)] = manifestEntry{Kind: "file", Exec: true, OID: f[1]}
+		case "120000":
+			qm[string(name)] = manifestEntry{Kind: "link", OID: f[1]}
+		default:
+			return nil, fmt.Errorf("archive %s: %s has mode %s, which a tree removed on an archive may not hold", a.ID, name, f[0])
+		}
+	}
+	format := observe.ObjectFormat(m.ObjectFormat)
+	for _, n := range m.Nested {
+		if err := addImage(qm, filepath.Join(a.Dir, n.Image), n.Path, format); err != nil {
+			return nil, err
+		}
+	}
+	return qm, nil
+}
+
+// addImage adds every file and link of the tar image at file, below the
+// nested root rel, to qm.
+func addImage(qm manifest, file, rel string, format observe.ObjectFormat) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	tr := tar.NewReader(f)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("image %s: %w", file, err)
+		}
+		p := path.Join(rel, strings.TrimSuffix(hdr.Name, "/"))
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+		case tar.TypeSymlink:
+			qm[p] = manifestEntry{Kind: "link", OID: observe.BlobID(format, []byte(hdr.Linkname))}
+		case tar.TypeReg:
+			b, err := io.ReadAll(tr)
+			if err != nil {
+				return err
+			}
+			qm[p] = manifestEntry{Kind: "file", Exec: hdr.Mode&0o100 != 0, OID: observe.BlobID(format, b)}
+		default:
+			return fmt.Errorf("image %s: entry %q of type %c", file, hdr.Name, hdr.Typeflag)
+		}
+	}
+}
