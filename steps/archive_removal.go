@@ -145,3 +145,25 @@ func addImage(qm manifest, file, rel string, format observe.ObjectFormat) error 
 		}
 	}
 }
+
+// archiveSoleCopy records, once a tree removed on proof kind archive is
+// gone, that its archive is now the only copy of its work (active →
+// finished). An archive that no longer verifies stays active and says so.
+// A crash before this leaves the archive active: nothing is lost, and the
+// transition is only bookkeeping.
+func (e *Env) archiveSoleCopy(ctx context.Context, rec machine.Record) error {
+	if rec.Intent == nil || rec.Intent.Proof == nil || rec.Intent.Proof.Kind != machine.ProofArchive {
+		return nil
+	}
+	a, err := LoadArchive(e, rec.Intent.Proof.Ref)
+	if err != nil || a.State != machine.StateActive {
+		return err
+	}
+	gone, err := present(a.Path)
+	if err != nil {
+		return err
+	}
+	_, problems := machine.CheckArchive(observe.ObserveArchiveDir(a.Dir))
+	_, err = e.fireArchive(ctx, a, machine.TriggerSoleCopy, machine.ArchiveFiring{TreeGone: !gone, Verified: len(problems) == 0})
+	return err
+}

@@ -247,6 +247,9 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		return Outcome{}, err
 	}
 	res, err := teardownResources(ctx, e, rec.ID)
+	if err == nil {
+		err = e.archiveSoleCopy(ctx, rec) // archive_removal.go
+	}
 	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRemoved, State: machine.StateTombstoned, Resources: res}, err
 }
 

@@ -602,6 +602,9 @@ func TestArchiveBackedRemoval(t *testing.T) {
 	if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the tree is still there: %v", err)
 	}
+	if c := arVerify(t, r, a.ID); c.State != machine.StateFinished || len(c.Problems) != 0 || c.Fresh != "tree absent" {
+		t.Errorf("the archive after its tree was removed: %+v, want finished (the sole copy), verifying", c)
+	}
 	dst := filepath.Join(t.TempDir(), "restored")
 	restored := decodeResult[steps.ArchiveRestored](t, runBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", a.ID, dst), "archive restore")
 	if restored.Head != head {
