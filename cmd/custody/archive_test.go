@@ -614,3 +614,46 @@ func TestArchiveBackedRemoval(t *testing.T) {
 		t.Errorf("restored tree differs (-archived +restored):\n%s", diff)
 	}
 }
+
+// TestArchiveBackedRemovalCrash kills an archive-backed apply at each of
+// apply's failpoints: resume converges to the tree removed, and the
+// archive still restores it byte for byte.
+func TestArchiveBackedRemovalCrash(t *testing.T) {
+	t.Parallel()
+	for _, point := range steps.Failpoints() {
+		if !strings.HasPrefix(point, "apply/") {
+			continue
+		}
+		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
+			t.Parallel()
+			r := rtRepo(t, fixtures.Options{})
+			id, wt := newTree(t, r, "spike")
+			r.Commit(wt, "a.txt", "one\n")
+			r.WriteFile(wt, "notes/untracked.md", "only here\n")
+			r.WriteFile(wt, "b.txt", "uncommitted\n")
+			r.NestedRepo(wt, "vendor/nested")
+			before := arSnapshot(t, wt)
+			res := decodeResult[finishArchiveResult](t, mustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
+			plan := filepath.Join(r.Root, "plan.json")
+			if it := planItem(t, e2ePlan(t, r, plan, 0), id); it.Action != machine.ActionRemove {
+				t.Fatalf("plan: %+v", it)
+			}
+			killed := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "apply", plan)
+			if killed.Code != -1 {
+				t.Fatalf("apply was not killed at %s:\n%s", point, killed)
+			}
+			mustCustody(t, r, 0, "resume")
+			if got := listRecord(t, r, id).State; got != machine.StateTombstoned {
+				t.Fatalf("after %s and resume: %s is %s, want tombstoned", point, id, got)
+			}
+			if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("after %s and resume the tree is still there: %v", point, err)
+			}
+			dst := filepath.Join(t.TempDir(), "restored")
+			mustCustody(t, r, 0, "archive", "restore", res.Archives[0].ID, dst)
+			if diff := cmp.Diff(before, arSnapshot(t, dst)); diff != "" {
+				t.Errorf("restored after %s (-archived +restored):\n%s", point, diff)
+			}
+		})
+	}
+}
