@@ -520,6 +520,11 @@ func TestFinishArchive(t *testing.T) {
 	if got := listRecord(t, r, id).State; got != machine.StateFinished {
 		t.Errorf("record %s is %s, want finished", id, got)
 	}
+	// show names the archive that covers the tree.
+	if v := showRecord(t, r, id).Verdict; v == nil || v.Action != machine.ActionRemove || v.Proof == nil ||
+		v.Proof.Kind != machine.ProofArchive || v.Proof.Ref != res.Archives[0].ID {
+		t.Errorf("show after finish --archive: verdict %+v, want removable on archive %s", v, res.Archives[0].ID)
+	}
 }
 
 // TestArchiveProof: a fresh sealed archive proves its tree (proof kind
