@@ -341,3 +341,69 @@ func TestCoverByArchive(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideArchivePrune: the fixed order of prune's checks, each with its
+// code; the remotes only once every local check passed.
+func TestDecideArchivePrune(t *testing.T) {
+	t.Parallel()
+	clean := func() machine.ArchiveManifest {
+		m := archiveManifest()
+		m.Files = []machine.ArchiveFile{{Name: machine.ArchiveBundleName, SHA256: "b", Size: 10}, {Name: machine.ArchivePatchName, SHA256: "e", Size: 0}}
+		m.Nested = []machine.ArchiveNested{}
+		return m
+	}
+	asked := &machine.ArchivePruneRemote{}
+	for _, tt := range []struct {
+		name string
+		m    machine.ArchiveManifest
+		edit func(o *machine.ArchivePruneObservation)
+		code machine.Code
+	}{
+		{"removable", clean(), func(o *machine.ArchivePruneObservation) { o.Remote = asked }, ""},
+		{"symlinked dir", clean(), func(o *machine.ArchivePruneObservation) { o.Dir.Symlink = true; o.Remote = asked }, machine.CodeArchiveInvalid},
+		{"unrecorded content", clean(), func(o *machine.ArchivePruneObservation) {
+			o.Dir.Entries = append(o.Dir.Entries, machine.ArchiveEntry{Name: "notes", Regular: true})
+			o.Remote = asked
+		}, machine.CodeArchiveInvalid},
+		{"manifest names a path outside", func() machine.ArchiveManifest { m := clean(); m.Files[0].Name = "../x"; return m }(),
+			func(o *machine.ArchivePruneObservation) { o.Remote = asked }, machine.CodeArchiveInvalid},
+		{"tree present", clean(), func(o *machine.ArchivePruneObservation) { o.TreePresent = true; o.Remote = asked }, machine.CodeArchiveTreePresent},
+		{"tree unknown", clean(), func(o *machine.ArchivePruneObservation) { o.TreeErr = "permission denied"; o.Remote = asked }, machine.CodePathUnknown},
+		{"nested", archiveManifest(), func(o *machine.ArchivePruneObservation) { o.Remote = asked }, machine.CodeArchiveNested},
+		{"uncommitted", func() machine.ArchiveManifest { m := clean(); m.Files[1].Size = 3; return m }(),
+			func(o *machine.ArchivePruneObservation) { o.Remote = asked }, machine.CodeArchiveUncommitted},
+		{"empty dirs", func() machine.ArchiveManifest { m := clean(); m.EmptyDirs = []string{"d"}; return m }(),
+			func(o *machine.ArchivePruneObservation) { o.Remote = asked }, machine.CodeArchiveUncommitted},
+		{"remotes not asked", clean(), nil, machine.CodeRemoteUnavailable},
+		{"remote down", clean(), func(o *machine.ArchivePruneObservation) {
+			o.Remote = &machine.ArchivePruneRemote{Unavailable: []string{"origin"}}
+		}, machine.CodeRemoteUnavailable},
+		{"commits a remote lacks", clean(), func(o *machine.ArchivePruneObservation) {
+			o.Remote = &machine.ArchivePruneRemote{NotOnRemote: []string{"h1"}}
+		}, machine.CodeUnpushedCommits},
+		{"tree present comes before the remote", clean(), func(o *machine.ArchivePruneObservation) {
+			o.TreePresent = true
+			o.Remote = &machine.ArchivePruneRemote{NotOnRemote: []string{"h1"}}
+		}, machine.CodeArchiveTreePresent},
+	} {
+		obs := machine.ArchivePruneObservation{Dir: archiveObs(t, tt.m, nil)}
+		obs.Dir.Pack = nil
+		if tt.edit != nil {
+			tt.edit(&obs)
+		}
+		_, r := machine.DecideArchivePrune(obs)
+		var code machine.Code
+		if r != nil {
+			code = r.Code
+		}
+		if code != tt.code {
+			t.Errorf("%s: DecideArchivePrune = %v, want %q", tt.name, r, tt.code)
+		}
+		if tt.name == "remotes not asked" && !machine.ArchivePruneNeedsRemote(obs) {
+			t.Errorf("a clean archive does not ask the remotes")
+		}
+		if tt.name == "tree present" && machine.ArchivePruneNeedsRemote(obs) {
+			t.Errorf("an archive kept by a local check asks the remotes")
+		}
+	}
+}

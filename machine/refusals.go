@@ -294,6 +294,16 @@ const (
 	// archive can restore byte for byte (a fifo, socket or device), or
 	// one that could not be read; the tree is not archived.
 	CodeArchiveUnsupported Code = "archive-unsupported"
+	// CodeArchiveTreePresent is returned when prune finds the archived
+	// tree still on disk: the archive is not pruned while its tree exists.
+	CodeArchiveTreePresent Code = "archive-tree-present"
+	// CodeArchiveNested is returned when prune finds an archive holding
+	// nested repositories, whose commits no remote is asked about.
+	CodeArchiveNested Code = "archive-nested"
+	// CodeArchiveUncommitted is returned when prune finds an archive
+	// holding uncommitted state (a non-empty patch, empty directories),
+	// which no remote holds.
+	CodeArchiveUncommitted Code = "archive-uncommitted"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -381,6 +391,9 @@ func Codes() map[Code]string {
 		CodeArchiveBundleInvalid:  "an archive's bundle lacks objects its commits need",
 		CodeArchiveInvalid:        "an archive directory or manifest is not valid",
 		CodeArchiveUnsupported:    "the tree holds an entry no archive can restore",
+		CodeArchiveTreePresent:    "the archived tree still exists, so its archive is not pruned",
+		CodeArchiveNested:         "the archive holds nested repositories no remote is asked about",
+		CodeArchiveUncommitted:    "the archive holds uncommitted state no remote holds",
 	}
 }
 

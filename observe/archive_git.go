@@ -289,3 +289,24 @@ func PrerequisitesPublished(ctx context.Context, g *Git, repo Repo, prereqs []st
 	}
 	return true, nil
 }
+
+// CommitsNotOnRemote returns the commits no tip of v contains, by plain
+// ancestry (never patch equivalence). A commit the repository does not
+// hold is not on any remote as far as custody can tell.
+func CommitsNotOnRemote(ctx context.Context, g *Git, repo Repo, commits []string, v *RemoteView) ([]string, error) {
+	var out []string
+	for _, c := range commits {
+		if _, err := g.Observe(ctx, repo.MainCheckout, "cat-file", "-e", c+"^{commit}"); err != nil {
+			out = append(out, c)
+			continue
+		}
+		ok, err := PrerequisitesPublished(ctx, g, repo, []string{c}, v)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

@@ -96,6 +96,24 @@ func archiveWorkflow() Workflow[machine.Archive] {
 				}
 				return []ResumeItem{{ID: a.ID, Outcome: machine.OutcomeActivated}}, nil
 			},
+			machine.ArchiveResumePrune: func(ctx context.Context, e *Env, a machine.Archive) ([]ResumeItem, error) {
+				if r, err := deleteArchive(a.Dir, nil); err != nil || r != nil {
+					if r != nil {
+						return []ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRefused, Refusal: r}}, nil
+					}
+					return nil, err
+				}
+				if _, err := e.fireArchive(ctx, a, machine.TriggerPruned, machine.ArchiveFiring{DirGone: true}); err != nil {
+					return nil, err
+				}
+				return []ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRemoved}}, nil
+			},
+			machine.ArchiveResumePruned: func(ctx context.Context, e *Env, a machine.Archive) ([]ResumeItem, error) {
+				if _, err := e.fireArchive(ctx, a, machine.TriggerPruned, machine.ArchiveFiring{DirGone: true}); err != nil {
+					return nil, err
+				}
+				return []ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRemoved}}, nil
+			},
 			machine.ArchiveResumeDiscard: func(ctx context.Context, e *Env, a machine.Archive) ([]ResumeItem, error) {
 				if err := removeScratch(a); err != nil {
 					return nil, err

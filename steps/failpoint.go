@@ -22,6 +22,8 @@ func Failpoints() []string {
 		"archive/after-manifest",
 		"archive/after-rename",
 		"archive/before-seal",
+		"archive/prune-after-intent",
+		"archive/prune-during-delete",
 	}
 }
 

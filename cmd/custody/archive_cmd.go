@@ -17,6 +17,7 @@ type ArchiveCmd struct {
 	Verify  ArchiveVerifyCmd  `cmd:"" help:"Check an archive: manifest, digests, bundle, and whether its tree still equals it."`
 	List    ArchiveListCmd    `cmd:"" help:"List the archives under the archives root (no repository needed)."`
 	Restore ArchiveRestoreCmd `cmd:"" help:"Rebuild an archived tree, byte for byte, in a new directory."`
+	Prune   ArchivePruneCmd   `cmd:"" help:"Assess which archives may be deleted; --apply NAME deletes exactly those."`
 }
 
 // ArchiveCreateCmd captures one tree.
@@ -263,6 +264,53 @@ func (a *App) archiveFinished(e *steps.Env, out []steps.Outcome) error {
 		}
 		if !res.Pending() {
 			fmt.Fprintln(w, "next: custody plan")
+		}
+	})
+	return nil
+}
+
+// ArchivePruneCmd assesses and deletes archives.
+type ArchivePruneCmd struct {
+	Apply []string `name:"apply" placeholder:"NAME" help:"Delete exactly these archive directories (names), each re-assessed first."`
+}
+
+// Help is the long help of archive prune.
+func (ArchivePruneCmd) Help() string {
+	return `Assesses every archive of this repository, in a fixed order: a valid manifest
+whose digests hold and nothing unrecorded in the directory, the tree gone, no
+nested repositories, no uncommitted changes, the remotes answering, and every
+archived commit on an advertised ref (plain ancestry). Without --apply nothing
+is deleted. --apply NAME re-reads and re-assesses each named archive, then
+deletes its recorded files, the manifest last, and the directory only when
+nothing else is in it.
+
+EXIT STATUS: 0 done, 1 error, 3 a named archive was kept.`
+}
+
+// Run prunes.
+func (c *ArchivePruneCmd) Run(a *App) error {
+	e, err := a.mutatingEnv()
+	if err != nil {
+		return err
+	}
+	res, err := steps.PruneArchives(a.Ctx, e, c.Apply)
+	if err != nil {
+		return err
+	}
+	a.done(res, func(w io.Writer) {
+		if len(res.Items) == 0 {
+			fmt.Fprintf(w, "no archives under %s\n", res.Root)
+			return
+		}
+		for _, it := range res.Items {
+			switch {
+			case it.Refusal != nil:
+				writeRefusal(w, "kept "+it.Name, it.Refusal)
+			case it.Outcome == machine.OutcomeRemoved:
+				fmt.Fprintf(w, "pruned %s\n", it.Name)
+			default:
+				fmt.Fprintf(w, "prunable %s\n\tto delete it: custody archive prune --apply %s\n", it.Name, machine.QuoteArg(it.Name))
+			}
 		}
 	})
 	return nil

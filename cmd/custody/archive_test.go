@@ -435,8 +435,8 @@ func TestArchiveCreateRefusesUnsupported(t *testing.T) {
 func TestArchiveCrash(t *testing.T) {
 	t.Parallel()
 	for _, point := range steps.Failpoints() {
-		if !strings.HasPrefix(point, "archive/") {
-			continue
+		if !strings.HasPrefix(point, "archive/") || strings.HasPrefix(point, "archive/prune-") {
+			continue // TestArchivePruneCrash kills prune
 		}
 		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
 			t.Parallel()
@@ -658,6 +658,155 @@ func TestArchiveBackedRemovalCrash(t *testing.T) {
 			mustCustody(t, r, 0, "archive", "restore", res.Archives[0].ID, dst)
 			if diff := cmp.Diff(before, arSnapshot(t, dst)); diff != "" {
 				t.Errorf("restored after %s (-archived +restored):\n%s", point, diff)
+			}
+		})
+	}
+}
+
+// apPrunable makes an archive prune may delete: its one commit pushed
+// since, its tree clean when archived and removed since.
+func apPrunable(t *testing.T, r *fixtures.Repo, name string, edit func(wt string)) steps.ArchiveCreated {
+	t.Helper()
+	id, wt := newTree(t, r, name)
+	r.Commit(wt, "a.txt", "one\n")
+	if edit != nil {
+		edit(wt)
+	}
+	a := arCreate(t, r, id)
+	r.GitIn(wt, "push", "-q", "origin", "HEAD:refs/heads/"+name)
+	r.Git("worktree", "remove", "--force", wt)
+	return a
+}
+
+func apPrune(t *testing.T, r *fixtures.Repo, want int, args ...string) steps.ArchivePruneResult {
+	t.Helper()
+	return decodeResult[steps.ArchivePruneResult](t, mustCustody(t, r, want, append([]string{"--json", "archive", "prune"}, args...)...), "archive prune")
+}
+
+func apItem(t *testing.T, res steps.ArchivePruneResult, name string) steps.ArchivePruneItem {
+	t.Helper()
+	for _, it := range res.Items {
+		if it.Name == name {
+			return it
+		}
+	}
+	t.Fatalf("prune lists no %s: %+v", name, res.Items)
+	return steps.ArchivePruneItem{}
+}
+
+// TestArchivePrune: prune never deletes an archive whose tree is present,
+// whose commits a remote lacks, which holds content the manifest does not
+// name, a symlinked archive dir, a manifest naming paths outside it, nested
+// repositories or uncommitted changes; it deletes exactly the one named
+// that may go, its files, the manifest last, and the directory.
+func TestArchivePrune(t *testing.T) {
+	t.Parallel()
+	r := rtRepo(t, fixtures.Options{})
+	keep := map[string]machine.Code{}
+	ok := apPrunable(t, r, "ok", nil)
+
+	id, wt := newTree(t, r, "present")
+	r.Commit(wt, "a.txt", "one\n")
+	keep[arCreate(t, r, id).ID] = machine.CodeArchiveTreePresent
+
+	id, wt = newTree(t, r, "unpushed")
+	r.Commit(wt, "a.txt", "one\n")
+	keep[arCreate(t, r, id).ID] = machine.CodeUnpushedCommits
+	r.Git("worktree", "remove", "--force", wt)
+
+	a := apPrunable(t, r, "extra", nil)
+	if err := os.WriteFile(filepath.Join(a.Dir, "notes"), []byte("mine\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keep[a.ID] = machine.CodeArchiveInvalid
+
+	a = apPrunable(t, r, "symlinked", nil)
+	if err := os.Rename(a.Dir, filepath.Join(r.Root, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(r.Root, "moved"), a.Dir); err != nil {
+		t.Fatal(err)
+	}
+	keep[a.ID] = machine.CodeArchiveInvalid
+
+	a = apPrunable(t, r, "outside", nil)
+	p := filepath.Join(a.Dir, machine.ArchiveManifestName)
+	if err := os.WriteFile(p, bytes.Replace(mustRead(t, p), []byte(`"name": "dirty.patch"`), []byte(`"name": "../../dirty.patch"`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keep[a.ID] = machine.CodeArchiveInvalid
+
+	keep[apPrunable(t, r, "nested", func(wt string) { r.NestedRepo(wt, "sub") }).ID] = machine.CodeArchiveNested
+	keep[apPrunable(t, r, "dirty", func(wt string) { r.WriteFile(wt, "untracked.txt", "x\n") }).ID] = machine.CodeArchiveUncommitted
+
+	res := apPrune(t, r, 0)
+	if it := apItem(t, res, ok.ID); it.Action != machine.ActionRemove || it.Refusal != nil {
+		t.Errorf("prunable archive: %+v", it)
+	}
+	for name, code := range keep {
+		if it := apItem(t, res, name); it.Action != machine.ActionKeep || it.Refusal == nil || it.Refusal.Code != code {
+			t.Errorf("%s: %+v, want kept [%s]", name, it, code)
+		}
+	}
+	if _, err := os.Lstat(ok.Dir); err != nil {
+		t.Fatalf("prune without --apply deleted %s: %v", ok.Dir, err)
+	}
+
+	// --apply deletes exactly the named one that may go.
+	names := []string{"--apply", ok.ID}
+	for name := range keep {
+		names = append(names, "--apply", name)
+	}
+	res = apPrune(t, r, 3, names...)
+	if it := apItem(t, res, ok.ID); it.Outcome != machine.OutcomeRemoved {
+		t.Errorf("--apply %s: %+v", ok.ID, it)
+	}
+	if _, err := os.Lstat(ok.Dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s is still there: %v", ok.Dir, err)
+	}
+	for name, code := range keep {
+		it := apItem(t, res, name)
+		if it.Outcome != machine.OutcomeRefused || it.Refusal == nil || it.Refusal.Code != code {
+			t.Errorf("--apply %s: %+v, want refused [%s]", name, it, code)
+		}
+		if _, err := os.Lstat(it.Dir); err != nil {
+			t.Errorf("--apply deleted the kept %s: %v", it.Dir, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(r.Root, "moved", machine.ArchiveManifestName)); err != nil {
+		t.Errorf("prune followed the symlinked archive dir: %v", err)
+	}
+	// The pruned archive's record is tombstoned; pruning again is a refusal.
+	if res := apPrune(t, r, 3, "--apply", ok.ID); apItem(t, res, ok.ID).Refusal == nil {
+		t.Errorf("pruning a pruned archive again: %+v", res)
+	}
+}
+
+// TestArchivePruneCrash kills prune at each of its failpoints: resume
+// finishes the deletion, and the archive's record is settled.
+func TestArchivePruneCrash(t *testing.T) {
+	t.Parallel()
+	for _, point := range steps.Failpoints() {
+		if !strings.HasPrefix(point, "archive/prune-") {
+			continue
+		}
+		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
+			t.Parallel()
+			r := rtRepo(t, fixtures.Options{})
+			a := apPrunable(t, r, "ok", nil)
+			killed := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "prune", "--apply", a.ID)
+			if killed.Code != -1 {
+				t.Fatalf("prune was not killed at %s:\n%s", point, killed)
+			}
+			rs := decodeResult[steps.ResumeResult](t, mustCustody(t, r, 0, "--json", "resume"), "resume")
+			if len(rs.Items) != 1 || rs.Items[0].Outcome != machine.OutcomeRemoved {
+				t.Errorf("resume after %s: %+v", point, rs.Items)
+			}
+			if _, err := os.Lstat(a.Dir); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("after %s and resume %s is still there: %v", point, a.Dir, err)
+			}
+			if rs := decodeResult[steps.ResumeResult](t, mustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
+				t.Errorf("a second resume still found work: %+v", rs.Items)
 			}
 		})
 	}

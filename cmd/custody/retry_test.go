@@ -177,6 +177,8 @@ func rtCases() []rtCase {
 			setup: initialized("nosuch-123456")},
 		{cmd: "archive list", name: "incomplete", exit: 3, code: "archive-incomplete", setup: arRetryIncomplete},
 		{cmd: "archive restore", name: "target_not_empty", exit: 1, code: "unsafe-target", setup: arRetryTargetNotEmpty},
+		{cmd: "archive prune", name: "unknown_name", exit: 3, code: "unknown-record",
+			setup: initialized("--apply", "nosuch-123456")},
 		{cmd: "show", name: "kept_tree", exit: 0, code: "untracked-files",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := rtRepo(t, fixtures.Options{})
