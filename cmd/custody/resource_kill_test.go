@@ -27,28 +27,13 @@ func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 	// whether resume ended it does not depend on how fast this machine is.
 	create := "echo start $$ >> {EXT}/log; if rm {EXT}/slow 2>/dev/null; then sleep 60; fi; echo end $$ >> {EXT}/log; mkdir {EXT}/@resource@ || echo twice $$ >> {EXT}/log"
 	destroy := "echo destroy >> {EXT}/log; rm -rf {EXT}/@resource@"
-	w := rtSetup(t, rtRes("db", create, destroy), fixtures.Options{})
-	if err := os.WriteFile(filepath.Join(w.ext, "slow"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	w := rkSlowWorld(t, create, destroy)
 	bg := startCustody(t, w.r, nil, "new", "killed")
-	for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the create never started; log %q", w.logLines(t))
-		}
-	}
+	first, pid := rkFirstStart(t, w)
 	if err := bg.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = bg.cmd.Wait()
-	first := strings.Fields(w.logLines(t)[0])
-	if len(first) != 2 || first[0] != "start" {
-		t.Fatalf("log starts with %q", w.logLines(t))
-	}
-	pid, err := strconv.Atoi(first[1])
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
 	res := custody(t, w.r, "resume", "--json")
 	if res.Code != 0 {
@@ -158,21 +143,9 @@ func TestResourceCreateEndsOnHangup(t *testing.T) {
 			// the signal, and sleeps long itself.
 			create := "echo start $$ >> {EXT}/log; if rm {EXT}/slow 2>/dev/null; then (sleep 3; echo grandchild $$ >> {EXT}/log) & sleep 60; fi; echo end $$ >> {EXT}/log; mkdir {EXT}/@resource@ || echo twice $$ >> {EXT}/log"
 			destroy := "echo destroy >> {EXT}/log; rm -rf {EXT}/@resource@"
-			w := rtSetup(t, rtRes("db", create, destroy), fixtures.Options{})
-			if err := os.WriteFile(filepath.Join(w.ext, "slow"), nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			w := rkSlowWorld(t, create, destroy)
 			b := dlStart(t, w.r, nil, "new", "hangup")
-			for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the create never started; log %q", w.logLines(t))
-				}
-			}
-			first := strings.Fields(w.logLines(t)[0])
-			pid, err := strconv.Atoi(first[len(first)-1])
-			if err != nil {
-				t.Fatal(err)
-			}
+			first, pid := rkFirstStart(t, w)
 			defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
 			dlSignal(t, b, sig)
 			res, _ := dlWaitExit(t, b, 15*time.Second, "new under "+sig.String())
@@ -211,4 +184,36 @@ func TestResourceCreateEndsOnHangup(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rkSlowWorld is a repository with one resource db (create and destroy as
+// given, {EXT} the scratch directory) whose first create finds {EXT}/slow
+// and so runs long.
+func rkSlowWorld(t *testing.T, create, destroy string) *rtWorld {
+	t.Helper()
+	w := rtSetup(t, rtRes("db", create, destroy), fixtures.Options{})
+	if err := os.WriteFile(filepath.Join(w.ext, "slow"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// rkFirstStart waits for the first create to log "start <pid>" and returns
+// that line's fields and the pid.
+func rkFirstStart(t *testing.T, w *rtWorld) ([]string, int) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the create never started; log %q", w.logLines(t))
+		}
+	}
+	first := strings.Fields(w.logLines(t)[0])
+	if len(first) != 2 || first[0] != "start" {
+		t.Fatalf("log starts with %q", w.logLines(t))
+	}
+	pid, err := strconv.Atoi(first[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return first, pid
 }
