@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,7 +31,7 @@ func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 	destroy := "echo destroy >> {EXT}/log; rm -rf {EXT}/@resource@"
 	w := rkSlowWorld(t, create, destroy)
 	bg := startCustody(t, w.r, nil, "new", "killed")
-	first, pid := rkFirstStart(t, w)
+	first, pid := rkFirstStart(t, w, "start")
 	if err := bg.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 	}
 	// Resume ended the outliving create before its redo: the process is
 	// gone (it would sleep for a minute otherwise).
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if err := rkAlive(pid); err != nil {
 		t.Errorf("the killed custody's create (pid %d) still runs after resume: %v", pid, err)
 	}
 	lines := w.logLines(t)
@@ -94,27 +96,18 @@ func TestResourceDestroyOutlivesKilledCustody(t *testing.T) {
 		t.Fatal(err)
 	}
 	bg := startCustody(t, w.r, nil, "apply", plan)
-	for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the destroy never started; log %q\n%s", w.logLines(t), bg.errb)
-		}
-	}
+	first, pid := rkFirstStart(t, w, "dstart")
 	if err := bg.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = bg.cmd.Wait()
-	first := strings.Fields(w.logLines(t)[0])
-	pid, err := strconv.Atoi(first[1])
-	if err != nil {
-		t.Fatalf("log %q: %v", w.logLines(t), err)
-	}
 	defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
 	if res := custody(t, w.r, "resume", "--json"); res.Code != 0 {
 		t.Fatalf("resume: %s", res)
 	}
 	// The outliving destroy was ended before the redo ran: its process is
 	// gone (it would sleep for a minute otherwise) and it never finished.
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if err := rkAlive(pid); err != nil {
 		t.Errorf("the killed custody's destroy (pid %d) still runs after resume: %v", pid, err)
 	}
 	lines := w.logLines(t)
@@ -145,12 +138,12 @@ func TestResourceCreateEndsOnHangup(t *testing.T) {
 			destroy := "echo destroy >> {EXT}/log; rm -rf {EXT}/@resource@"
 			w := rkSlowWorld(t, create, destroy)
 			b := dlStart(t, w.r, nil, "new", "hangup")
-			first, pid := rkFirstStart(t, w)
+			first, pid := rkFirstStart(t, w, "start")
 			defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
 			dlSignal(t, b, sig)
 			res, _ := dlWaitExit(t, b, 15*time.Second, "new under "+sig.String())
 			dlAssertExit(t, res, "new under "+sig.String())
-			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			if err := rkAlive(pid); err != nil {
 				t.Errorf("the create (pid %d) still runs after custody ended on %v: %v", pid, sig, err)
 			}
 			// The grandchild would have logged 3 s after the create began.
@@ -198,17 +191,20 @@ func rkSlowWorld(t *testing.T, create, destroy string) *rtWorld {
 	return w
 }
 
-// rkFirstStart waits for the first create to log "start <pid>" and returns
-// that line's fields and the pid.
-func rkFirstStart(t *testing.T, w *rtWorld) ([]string, int) {
+// rkFirstStart waits for the first command to log "<word> <pid>" and to
+// take the slow marker (so it is the run that sleeps), and returns that
+// line's fields and the pid.
+func rkFirstStart(t *testing.T, w *rtWorld, word string) ([]string, int) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
+	// The log may exist before its first line is written, and the line
+	// comes before the marker is taken.
+	for deadline := time.Now().Add(20 * time.Second); !strings.HasSuffix(rkRead(t, w), "\n") || w.exists(t, "slow"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the create never started; log %q", w.logLines(t))
+			t.Fatalf("the first %s never started; log %q", word, w.logLines(t))
 		}
 	}
 	first := strings.Fields(w.logLines(t)[0])
-	if len(first) != 2 || first[0] != "start" {
+	if len(first) != 2 || first[0] != word {
 		t.Fatalf("log starts with %q", w.logLines(t))
 	}
 	pid, err := strconv.Atoi(first[1])
@@ -216,4 +212,29 @@ func rkFirstStart(t *testing.T, w *rtWorld) ([]string, int) {
 		t.Fatal(err)
 	}
 	return first, pid
+}
+
+// rkRead returns the log's bytes ("" when it does not exist yet).
+func rkRead(t *testing.T, w *rtWorld) string {
+	t.Helper()
+	b, err := os.ReadFile(w.log)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// rkAlive returns an error when process pid still runs: neither gone nor
+// a zombie (an orphan ended by custody is reaped by whoever inherited it,
+// which may take a moment).
+func rkAlive(pid int) error {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		st, ok := dlStat(pid)
+		if !ok || st.state == "Z" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("process %d is in state %s", pid, st.state)
+		}
+	}
 }
