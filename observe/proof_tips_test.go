@@ -370,3 +370,49 @@ func TestProveSharesPatchIDsPerView(t *testing.T) {
 			diffTrees(&first), diffTrees(&second), first.String(), second.String())
 	}
 }
+
+// TestProveAwkwardPaths: paths git quotes (a tab, a quote, non-ASCII,
+// a leading dash, glob characters) are searched for literally: a squash
+// of such files that main then edited, and a cherry-pick of one, are
+// found; a squash that dropped one of them is not proof.
+func TestProveAwkwardPaths(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	dir := s.newOrigin()
+	base := s.rev(dir, "HEAD")
+	names := []string{"tab\there.txt", `q"uote.txt`, "ü.txt", "-dash.txt", "*.txt", "[ab].txt"}
+	s.git(dir, "checkout", "-q", "-b", "sq")
+	var unique []string
+	for _, n := range names {
+		unique = append(unique, s.commitFile(dir, n, "content of "+n+"\n"))
+	}
+	head := s.rev(dir, "HEAD")
+	s.git(dir, "checkout", "-q", "-b", "one", base)
+	one := s.commitFile(dir, "[ab].txt", "picked\n")
+	s.git(dir, "checkout", "-q", "main")
+	s.commitFile(dir, "a.txt", "a file the glob [ab].txt would match\n")
+	s.git(dir, "cherry-pick", one)
+	s.gitFails(dir, "merge", "-q", "--squash", "sq")
+	// The squash resolves [ab].txt (added on both sides) to the branch's.
+	s.write(dir, "[ab].txt", "content of [ab].txt\n")
+	sq := s.commitAll(dir, "squash")
+	for _, n := range names {
+		s.write(dir, n, "edited on main\n")
+	}
+	s.commitAll(dir, "edit them all")
+	s.git(dir, "push", "-q", "origin", "main")
+	tip := s.rev(dir, "HEAD")
+	repo := s.discover(dir)
+	v := s.advertise(repo)
+	checkProof(t, "squash of awkward names", s.prove(repo, head, v), &machine.Proof{Kind: machine.ProofSquashMerged,
+		Remote: "origin", Ref: "refs/heads/main", Tip: tip, Head: head, Base: base, Via: sq, Commits: unique})
+	checkProof(t, "cherry-pick of [ab].txt", s.prove(repo, one, v), &machine.Proof{Kind: machine.ProofPatchEquivalent,
+		Remote: "origin", Ref: "refs/heads/main", Tip: tip, Head: one, Commits: []string{one}})
+
+	// Another branch adds the same files and one more, never published.
+	s.git(dir, "checkout", "-q", "-b", "more", head)
+	more := s.commitFile(dir, "tab\tmore.txt", "only here\n")
+	if p := s.prove(repo, more, s.advertise(repo)); p != nil {
+		t.Errorf("a squash without tab\\tmore.txt proved it: %+v", p)
+	}
+}
