@@ -51,8 +51,8 @@ func TestParseDiffSegments(t *testing.T) {
 		t.Errorf("segment texts do not add up to the input:\n%q", text)
 	}
 	for _, bad := range []string{
-		"diff --git a/x b/x\n", // no header first
-		segC1 + "\n:100644 100644 " + segC1 + " M\tx\n",   // four fields
+		"diff --git a/x b/x\n",                                       // no header first
+		segC1 + "\n:100644 100644 " + segC1 + " M\tx\n",              // four fields
 		segC1 + "\n:100644 100644 " + segC1 + " " + segC2 + " M x\n", // no tab
 		segC1 + "\n:100644 100644 " + segC1 + " " + segC2 + " M\t\"unterminated\n",
 	} {
