@@ -416,3 +416,72 @@ func TestProveAwkwardPaths(t *testing.T) {
 		t.Errorf("a squash without tab\\tmore.txt proved it: %+v", p)
 	}
 }
+
+// TestProveConcurrentlyOnOneView: plan's workers prove trees in parallel
+// against one view, sharing its patch ids; the proofs are those a fresh
+// view gives each tree alone. (Run with -race to check the sharing.)
+func TestProveConcurrentlyOnOneView(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	dir := s.newOrigin()
+	var lines []string
+	for i := 1; i <= 40; i++ {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	shared := func(edit map[int]string) string {
+		l := append([]string(nil), lines...)
+		for i, v := range edit {
+			l[i-1] = v
+		}
+		return strings.Join(l, "\n") + "\n"
+	}
+	base := s.commitFile(dir, "shared.txt", shared(nil))
+	s.git(dir, "push", "-q", "origin", "main")
+	// Six trees edit their own line of shared.txt (so they share the
+	// commits on main that touch it) and add a file of their own.
+	var heads []string
+	for i := 0; i < 6; i++ {
+		s.git(dir, "checkout", "-q", "-b", fmt.Sprintf("w%d", i), base)
+		s.commitFile(dir, "shared.txt", shared(map[int]string{1 + 6*i: fmt.Sprintf("tree %d", i)}))
+		heads = append(heads, s.commitFile(dir, fmt.Sprintf("own-%d.txt", i), "x\n"))
+	}
+	s.git(dir, "checkout", "-q", "main")
+	for i, h := range heads {
+		switch i % 3 {
+		case 0: // rebase-merged
+			s.git(dir, "cherry-pick", h+"~1", h)
+		case 1: // squash-merged
+			s.git(dir, "merge", "-q", "--squash", h)
+			s.commitAll(dir, "squash")
+		}
+	}
+	s.commitFile(dir, "shared.txt", s.git(dir, "show", "HEAD:shared.txt")+"\nmain's own line\n")
+	s.git(dir, "push", "-q", "origin", "main")
+	repo := s.discover(dir)
+	want := make([]*machine.Proof, len(heads))
+	for i, h := range heads {
+		want[i] = s.prove(repo, h, s.advertise(repo))
+	}
+	v := s.advertise(repo)
+	got := make([]*machine.Proof, len(heads))
+	errs := make([]error, len(heads))
+	done := make(chan int)
+	for i, h := range heads {
+		go func() {
+			got[i], errs[i] = observe.Prove(context.Background(), s.g, repo, h, v)
+			done <- i
+		}()
+	}
+	for range heads {
+		<-done
+	}
+	for i := range heads {
+		if errs[i] != nil {
+			t.Errorf("tree %d: %v", i, errs[i])
+		}
+		checkProof(t, fmt.Sprintf("tree %d", i), got[i], want[i])
+		if (want[i] == nil) != (i%3 == 2) {
+			t.Errorf("tree %d: proof %+v", i, want[i])
+		}
+	}
+}
