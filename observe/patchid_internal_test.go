@@ -3,6 +3,7 @@ package observe
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -89,6 +90,46 @@ func FuzzParseDiffSegments(f *testing.F) {
 		}
 		if !bytes.Equal(text, b) {
 			t.Fatalf("segments %q do not add up to the input %q", text, b)
+		}
+	})
+}
+
+func TestParseRevList(t *testing.T) {
+	t.Parallel()
+	got, err := parseRevList([]byte(segC1 + " " + segC2 + "\n" + segC2 + "\n" + segC2 + " " + segC1 + " " + segC1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []revListCommit{{segC1, []string{segC2}}, {segC2, []string{}}, {segC2, []string{segC1, segC1}}}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(revListCommit{})); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, bad := range []string{"\n", segC1 + "  " + segC2 + "\n", segC1 + " \n", "warning: x\n", segC1[:39] + "\n", segC1 + "\n\n"} {
+		if cs, err := parseRevList([]byte(bad)); !errors.Is(err, ErrMalformed) || cs != nil {
+			t.Errorf("parseRevList(%q) = %v, %v; want ErrMalformed", bad, cs, err)
+		}
+	}
+}
+
+func FuzzParseRevList(f *testing.F) {
+	f.Add([]byte(segC1 + " " + segC2 + "\n" + segC2 + "\n"))
+	f.Add([]byte(""))
+	f.Add([]byte(segC1 + "  x"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		cs, err := parseRevList(b)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) || cs != nil {
+				t.Fatalf("%v, %v", cs, err)
+			}
+			return
+		}
+		// Every line is a commit: the commits print back as the input.
+		var lines []string
+		for _, c := range cs {
+			lines = append(lines, strings.Join(append([]string{c.commit}, c.parents...), " "))
+		}
+		if got := strings.Join(lines, "\n"); got != strings.TrimSuffix(string(b), "\n") {
+			t.Fatalf("commits %v print as %q, input %q", cs, got, b)
 		}
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/custody-sh/custody/machine"
 )
@@ -95,11 +94,13 @@ func uniqueCommits(ctx context.Context, g *Git, repo Repo, head string, tips []T
 	if err != nil {
 		return nil, fmt.Errorf("commits %s adds over the advertised tips: %w", head, err)
 	}
-	var us []uniqueCommit
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if f := strings.Fields(line); len(f) > 0 {
-			us = append(us, uniqueCommit{commit: f[0], parents: f[1:]})
-		}
+	cs, err := parseRevList(out)
+	if err != nil {
+		return nil, fmt.Errorf("commits %s adds over the advertised tips: %w", head, err)
+	}
+	us := make([]uniqueCommit, len(cs))
+	for i, c := range cs {
+		us[i] = uniqueCommit{commit: c.commit, parents: c.parents}
 	}
 	return us, nil
 }

@@ -191,10 +191,14 @@ func (s *proofSearch) touching(ctx context.Context, paths map[string]bool) ([]st
 	if err != nil {
 		return nil, fmt.Errorf("commits on the advertised tips touching what %s changes: %w", s.head, err)
 	}
+	cs, err := parseRevList(out)
+	if err != nil {
+		return nil, fmt.Errorf("commits on the advertised tips touching what %s changes: %w", s.head, err)
+	}
 	var cands []string
-	for _, f := range strings.Fields(string(out)) {
-		if s.tg.has(f) {
-			cands = append(cands, f)
+	for _, c := range cs {
+		if s.tg.has(c.commit) {
+			cands = append(cands, c.commit)
 		}
 	}
 	return cands, nil

@@ -34,18 +34,45 @@ func readTipGraph(ctx context.Context, g *Git, repo Repo, head string, tips []Ti
 	if err != nil {
 		return nil, fmt.Errorf("history the advertised tips add over %s: %w", head, err)
 	}
+	cs, err := parseRevList(out)
+	if err != nil {
+		return nil, err
+	}
 	tg := &tipGraph{parents: map[string][]string{}, children: map[string][]string{}, tips: tips}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		tg.parents[f[0]] = f[1:]
-		for _, p := range f[1:] {
-			tg.children[p] = append(tg.children[p], f[0])
+	for _, c := range cs {
+		tg.parents[c.commit] = c.parents
+		for _, p := range c.parents {
+			tg.children[p] = append(tg.children[p], c.commit)
 		}
 	}
 	return tg, nil
+}
+
+// revListCommit is one line of `git rev-list [--parents]`.
+type revListCommit struct {
+	commit  string
+	parents []string
+}
+
+// parseRevList parses `git rev-list` output, with or without --parents:
+// one commit per line, followed by its parents, separated by single
+// spaces. Any other line is an error wrapping ErrMalformed naming the line
+// number: a commit silently dropped could make head's own commits look
+// fewer than they are. A trailing line without newline is accepted.
+func parseRevList(b []byte) ([]revListCommit, error) {
+	var out []revListCommit
+	for lineNo := 1; len(b) > 0; lineNo++ {
+		var line []byte
+		line, b, _ = bytes.Cut(b, []byte{'\n'})
+		f := strings.Split(string(line), " ")
+		for _, id := range f {
+			if !isHexOID(id) {
+				return nil, malformedAt("git rev-list", "line %d: %q is not a list of object ids", lineNo, line)
+			}
+		}
+		out = append(out, revListCommit{commit: f[0], parents: f[1:]})
+	}
+	return out, nil
 }
 
 // above returns the commits of the graph that reach one of from (those of
