@@ -79,7 +79,8 @@ func newProofSearch(ctx context.Context, g *Git, repo Repo, head string, unique 
 	}
 	if s.base != "" {
 		// "<commit> <parent>": head's whole change, as if base were its
-		// parent. Its header would be head's: it gets wholeHeader instead.
+		// parent. Its header is head's, so it is renamed below (to all
+		// f's) for patch-id to tell it from head's own change.
 		ask.WriteString(head + " " + s.base + "\n")
 	}
 	segs, err := s.diffTree(ctx, ask.Bytes())
@@ -97,8 +98,8 @@ func newProofSearch(ctx context.Context, g *Git, repo Repo, head string, unique 
 			paths[c.path] = true
 		}
 	}
-	for _, p := range s.info {
-		for _, p := range p.paths {
+	for _, known := range s.info {
+		for _, p := range known.paths {
 			paths[p] = true
 		}
 	}
