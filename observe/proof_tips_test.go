@@ -129,6 +129,15 @@ func TestProvePatchOnlyOnPullHead(t *testing.T) {
 	if d := cmp.Diff(before, s.forEachRef(dir)); d != "" {
 		t.Errorf("Prove changed local refs (-before +after):\n%s", d)
 	}
+	// Once the test merge's objects are here, it counts while advertised.
+	s.git(dir, "fetch", "-q", "--no-write-fetch-head", "origin", "refs/pull/7/merge")
+	found := false
+	for _, ref := range tipRefs(s.advertise(repo)) {
+		found = found || ref == "origin refs/pull/7/merge"
+	}
+	if !found {
+		t.Errorf("the test merge, present here, is not a tip")
+	}
 }
 
 // TestSynthetic: which advertised refs are forge-made test merges.
