@@ -41,7 +41,8 @@ type proofSearch struct {
 }
 
 // newProofSearch computes, with at most four git processes whatever the
-// number of tips, what the two checks need. Patch ids already in cache
+// number of tips (two when no commit on a tip touches head's paths), what
+// the two checks need. Patch ids already in cache
 // (another tree of the same plan asked) are not computed again. It
 // returns nil when head's changes cannot be searched for exactly (a path
 // with a newline, which git's line-based --stdin protocols cannot carry).
@@ -126,6 +127,11 @@ func newProofSearch(ctx context.Context, g *Git, repo Repo, head string, unique 
 		} else {
 			s.info[c] = patchInfo{} // a merge or root: no patch of its own
 		}
+	}
+	if len(s.cands) == 0 {
+		// No commit on a tip touches head's paths: no patch can match,
+		// and only the tips themselves can hold head's content.
+		return s, nil
 	}
 	moreSegs, err := s.diffTree(ctx, more.Bytes())
 	if err != nil {
