@@ -1,0 +1,247 @@
+package main
+
+// Regenerable build output, end to end against real git: a clean,
+// published tree whose only extra content is build output recognised by
+// structure is removed by plan and apply, the plan item listing each
+// discarded directory with its size; the same tree with anything that is
+// not build output (an untracked source file in a node_modules/ no
+// lockfile explains, a git dependency, an ignored .env, a CACHEDIR.TAG
+// without the signature, a .py in __pycache__/, a disposable pattern of an
+// unapproved custody.toml) is kept. Helpers are prefixed bo.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+	"github.com/google/go-cmp/cmp"
+)
+
+// boFiles are files to write, by path relative to the tree.
+type boFiles map[string]string
+
+// boLink is a symlink to make in the tree.
+type boLink struct{ path, target string }
+
+// boCase is one tree: what it commits (and pushes), what build output or
+// hazard it then holds, and what plan must decide.
+type boCase struct {
+	name string
+	// tracked files are committed in the tree and pushed.
+	tracked boFiles
+	// extra files are written after the push (not committed).
+	extra boFiles
+	links []boLink
+	// setup runs after the files are written, with the tree's path.
+	setup func(t *testing.T, r *fixtures.Repo, path string)
+	// toml is written as custody.toml in the main checkout; trusted
+	// approves it.
+	toml    string
+	trusted bool
+	// discarded is what a removable tree's plan item must list (bytes
+	// checked against the files written below each directory).
+	discarded []machine.DiscardedDir
+	// keep lists the refusal codes of a kept tree.
+	keep []string
+	// mentions must appear in the first refusal's message.
+	mentions string
+}
+
+const boCargoTag = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by cargo.\n"
+
+func boCargo() (boFiles, boFiles) {
+	return boFiles{"Cargo.toml": "[package]\nname = \"x\"\n", ".gitignore": "/target\n"},
+		boFiles{
+			"target/CACHEDIR.TAG":                            boCargoTag,
+			"target/debug/.fingerprint/x-1/lib-x":            "0123456789abcdef",
+			"target/debug/.fingerprint/x-1/lib-x.json":       "{}",
+			"target/debug/deps/libx-1.rlib":                  "rlib bytes",
+			"target/debug/incremental/x-2/s-3/dep-graph.bin": "graph",
+		}
+}
+
+func boNode() (boFiles, boFiles) {
+	return boFiles{"package.json": "{\"name\":\"x\"}\n", "package-lock.json": "{\"lockfileVersion\":3}\n", ".gitignore": "node_modules/\n"},
+		boFiles{
+			"node_modules/.package-lock.json":        "{}",
+			"node_modules/left-pad/package.json":     "{\"name\":\"left-pad\"}",
+			"node_modules/left-pad/index.js":         "module.exports = pad\n",
+			"node_modules/left-pad/src/untracked.js": "// a source file inside node_modules\n",
+		}
+}
+
+func boCases() []boCase {
+	cargoT, cargoX := boCargo()
+	nodeT, nodeX := boNode()
+	with := func(m boFiles, kv ...string) boFiles {
+		out := boFiles{}
+		for k, v := range m {
+			out[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			out[kv[i]] = kv[i+1]
+		}
+		return out
+	}
+	without := func(m boFiles, k string) boFiles {
+		out := with(m)
+		delete(out, k)
+		return out
+	}
+	return []boCase{
+		{name: "cargo", tracked: cargoT, extra: cargoX,
+			discarded: []machine.DiscardedDir{{Path: "target", Kind: machine.BuildCargoTarget}}},
+		{name: "node", tracked: nodeT, extra: nodeX,
+			links:     []boLink{{"node_modules/.bin/left-pad", "../left-pad/index.js"}},
+			discarded: []machine.DiscardedDir{{Path: "node_modules", Kind: machine.BuildNodeModules}}},
+		{name: "node-not-ignored", tracked: without(nodeT, ".gitignore"), extra: nodeX,
+			discarded: []machine.DiscardedDir{{Path: "node_modules", Kind: machine.BuildNodeModules}}},
+		{name: "venv", tracked: boFiles{"requirements.txt": "requests\n", ".gitignore": ".venv/\n"},
+			extra: boFiles{
+				".venv/pyvenv.cfg": "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.12.3\n",
+				".venv/lib/python3.12/site-packages/requests/__init__.py": "# vendored\n",
+				".venv/bin/activate": "# activate\n",
+			},
+			links:     []boLink{{".venv/bin/python", "/usr/bin/python3"}, {".venv/bin/python3", "python"}, {".venv/lib64", "lib"}},
+			discarded: []machine.DiscardedDir{{Path: ".venv", Kind: machine.BuildPythonVenv}}},
+		{name: "pycache", tracked: boFiles{"pkg/mod.py": "x = 1\n", ".gitignore": "__pycache__/\n"},
+			extra:     boFiles{"pkg/__pycache__/mod.cpython-312.pyc": "bytecode", "pkg/__pycache__/mod.cpython-312.opt-1.pyo": "opt"},
+			discarded: []machine.DiscardedDir{{Path: "pkg/__pycache__", Kind: machine.BuildPythonBytecode}}},
+		{name: "pycache-by-suffix", tracked: boFiles{"pkg/mod.py": "x = 1\n", ".gitignore": "*.pyc\n"},
+			extra:     boFiles{"pkg/__pycache__/mod.cpython-312.pyc": "bytecode"},
+			discarded: []machine.DiscardedDir{{Path: "pkg/__pycache__", Kind: machine.BuildPythonBytecode}}},
+		{name: "flutter", tracked: boFiles{"app/pubspec.yaml": "name: app\n", ".gitignore": "build/\n.dart_tool/\n"},
+			extra: boFiles{"app/build/app.dill": "dill", "app/.dart_tool/package_config.json": "{}"},
+			discarded: []machine.DiscardedDir{{Path: "app/.dart_tool", Kind: machine.BuildFlutterOutput},
+				{Path: "app/build", Kind: machine.BuildFlutterOutput}}},
+		{name: "cachedir-tag", tracked: boFiles{".gitignore": "/.cache/\n"},
+			extra:     boFiles{".cache/CACHEDIR.TAG": boCargoTag, ".cache/blob": "cached"},
+			discarded: []machine.DiscardedDir{{Path: ".cache", Kind: machine.BuildCacheDir}}},
+		{name: "disposable-approved", tracked: boFiles{".gitignore": "/out/\n"},
+			extra: boFiles{"out/report.html": "<html>"}, toml: "[cleanup]\ndisposable = [\"/out/\"]\n", trusted: true,
+			discarded: []machine.DiscardedDir{{Path: "out", Kind: machine.BuildDisposable}}},
+
+		{name: "node-no-lockfile", tracked: without(nodeT, "package-lock.json"), extra: nodeX,
+			keep: []string{"ignored-files"}, mentions: "node_modules/"},
+		{name: "node-git-dependency", tracked: nodeT, extra: with(nodeX, "node_modules/some-dep/index.js", "dep\n"),
+			setup: func(t *testing.T, r *fixtures.Repo, path string) {
+				r.GitIn(filepath.Join(path, "node_modules", "some-dep"), "init", "-q")
+			},
+			keep: []string{"ignored-files", "nested-git"}, mentions: "node_modules/"},
+		{name: "env-beside-target", tracked: with(cargoT, ".gitignore", "/target\n.env\n"), extra: with(cargoX, ".env", "SECRET=1\n"),
+			keep: []string{"ignored-files"}, mentions: "1 ignored files that removal would delete: .env"},
+		{name: "cachedir-tag-wrong-signature", tracked: boFiles{".gitignore": "/.cache/\n"},
+			extra: boFiles{".cache/CACHEDIR.TAG": "Signature: 00000000000000000000000000000000\n", ".cache/blob": "cached"},
+			keep:  []string{"ignored-files"}, mentions: ".cache/"},
+		{name: "pycache-holding-source", tracked: boFiles{"pkg/mod.py": "x = 1\n", ".gitignore": "__pycache__/\n"},
+			extra: boFiles{"pkg/__pycache__/mod.cpython-312.pyc": "bytecode", "pkg/__pycache__/notes.py": "# mine\n"},
+			keep:  []string{"ignored-files"}, mentions: "pkg/__pycache__/"},
+		{name: "disposable-unapproved", tracked: boFiles{".gitignore": "/out/\n"},
+			extra: boFiles{"out/report.html": "<html>"}, toml: "[cleanup]\ndisposable = [\"/out/\"]\n",
+			keep: []string{"ignored-files"}, mentions: "out/"},
+	}
+}
+
+// boTree makes a finished tree holding c's files, its commit published on
+// a topic branch.
+func boTree(t *testing.T, r *fixtures.Repo, c boCase) (id, path string) {
+	t.Helper()
+	id, path = newTree(t, r, "bo")
+	for p, s := range c.tracked {
+		r.WriteFile(path, p, s)
+	}
+	r.CommitAll(path, "project files")
+	r.Push(path, "topic/"+id)
+	for p, s := range c.extra {
+		r.WriteFile(path, p, s)
+	}
+	for _, l := range c.links {
+		full := filepath.Join(path, l.path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(l.target, full); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.setup != nil {
+		c.setup(t, r, path)
+	}
+	if c.toml != "" {
+		if c.trusted {
+			writeTrusted(t, r, c.toml)
+		} else {
+			r.WriteFile(r.Dir, "custody.toml", c.toml)
+		}
+	}
+	e2eFinish(t, r, id)
+	return id, path
+}
+
+// boBytes is what a discarded directory's size must be: the bytes of the
+// files c wrote below it and the targets of its links.
+func boBytes(c boCase, dir string) int64 {
+	var n int64
+	for p, s := range c.extra {
+		if strings.HasPrefix(p, dir+"/") {
+			n += int64(len(s))
+		}
+	}
+	for _, l := range c.links {
+		if strings.HasPrefix(l.path, dir+"/") {
+			n += int64(len(l.target))
+		}
+	}
+	return n
+}
+
+// TestBuildOutputPlanApply runs every case through plan and apply.
+func TestBuildOutputPlanApply(t *testing.T) {
+	t.Parallel()
+	for _, c := range boCases() {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := e2eRepo(t, fixtures.Options{})
+			id, path := boTree(t, r, c)
+			p, file := sfPlanAny(t, r)
+			it := planItem(t, p, id)
+			if c.keep != nil {
+				if it.Action != machine.ActionKeep || it.Refusal == nil {
+					t.Fatalf("plan does not keep %s: %+v", c.name, it)
+				}
+				if got := refusalCodes(it.Refusals); !cmp.Equal(got, c.keep) {
+					t.Errorf("refusals %v, want %v (%s)", got, c.keep, it.Refusal.Message)
+				}
+				if !strings.Contains(it.Refusal.Message, c.mentions) {
+					t.Errorf("refusal %q does not mention %q", it.Refusal.Message, c.mentions)
+				}
+				if it.Discarded != nil {
+					t.Errorf("kept item lists discarded directories: %+v", it.Discarded)
+				}
+				before := e2eSnapKept(r, id, path)
+				e2eApply(t, r, file, 0)
+				e2eAssertKept(t, r, id, path, before, before.refs)
+				return
+			}
+			if it.Action != machine.ActionRemove {
+				t.Fatalf("plan keeps %s: %+v", c.name, it.Refusals)
+			}
+			want := make([]machine.DiscardedDir, len(c.discarded))
+			for i, d := range c.discarded {
+				d.Bytes = boBytes(c, d.Path)
+				want[i] = d
+			}
+			if d := cmp.Diff(want, it.Discarded); d != "" {
+				t.Errorf("plan item's discarded directories (-want +got):\n%s", d)
+			}
+			a := e2eApply(t, r, file, 0)
+			if o := applyOutcome(t, a, id); o.Outcome != "removed" {
+				t.Fatalf("apply: %+v", o)
+			}
+			e2eAssertRemoved(t, r, id, path)
+		})
+	}
+}
