@@ -245,3 +245,147 @@ func TestBuildOutputPlanApply(t *testing.T) {
 		})
 	}
 }
+
+// boCase returns the case named name.
+func boCaseNamed(t *testing.T, name string) boCase {
+	t.Helper()
+	for _, c := range boCases() {
+		if c.name == name {
+			return c
+		}
+	}
+	t.Fatalf("no case %s", name)
+	return boCase{}
+}
+
+// TestBuildOutputQuarantineChanged: what appears in a discarded directory
+// after the final observation (a git dependency cloned into node_modules/
+// just before the move or into the quarantine after it, a source file in
+// a __pycache__/) is never deleted: the tree is moved back whole and apply
+// refuses with quarantine-changed naming the entry.
+func TestBuildOutputQuarantineChanged(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, tree, point string
+		write             string // relative to the tree
+		entry             string // what the refusal names, relative to the tree
+		link              string // when set, write is a symlink to it
+	}{
+		{"git-before-move", "node", "apply/before-quarantine", "node_modules/late-dep/.git/HEAD", "node_modules", ""},
+		{"git-into-quarantine", "node", "apply/after-quarantine", "node_modules/late-dep/.git/HEAD", "node_modules", ""},
+		{"source-in-pycache", "pycache", "apply/after-quarantine", "pkg/__pycache__/notes.py", "pkg/__pycache__", ""},
+		// Only classifying the directory again finds this one.
+		{"link-out-into-quarantine", "node", "apply/after-quarantine", "node_modules/mine", "node_modules", "../../../../elsewhere"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := e2eRepo(t, fixtures.Options{})
+			id, path := boTree(t, r, boCaseNamed(t, c.tree))
+			p, file := sfPlanAny(t, r)
+			if it := planItem(t, p, id); it.Action != machine.ActionRemove {
+				t.Fatalf("plan keeps %s: %+v", id, it.Refusals)
+			}
+			release, wait := csPaused(t, r, c.point, "apply", file, "--json")
+			base := path
+			if c.point == "apply/after-quarantine" {
+				base = filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id)
+			}
+			if c.link != "" {
+				if err := os.Symlink(c.link, filepath.Join(base, c.write)); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				r.WriteFile(base, c.write, "written after the final observation\n")
+			}
+			release()
+			res := wait()
+			if res.Code != 3 {
+				t.Fatalf("apply: want exit 3, got\n%s", res)
+			}
+			o := applyOutcome(t, qtApplyDecoded(t, res), id)
+			if o.Refusal == nil || o.Refusal.Code != machine.CodeQuarantineChanged || !strings.HasPrefix(o.Refusal.Path, filepath.Join(path, c.entry)) {
+				t.Fatalf("apply %s: %+v, want quarantine-changed naming %s", id, o, filepath.Join(path, c.entry))
+			}
+			if target, err := os.Readlink(filepath.Join(path, c.write)); c.link != "" && (err != nil || target != c.link) {
+				t.Errorf("link %s after apply: %q, %v", c.write, target, err)
+			} else if b, err := os.ReadFile(filepath.Join(path, c.write)); c.link == "" && (err != nil || string(b) != "written after the final observation\n") {
+				t.Errorf("%s after apply: %q, %v", c.write, b, err)
+			}
+			for p, s := range boCaseNamed(t, c.tree).extra {
+				if b, err := os.ReadFile(filepath.Join(path, p)); err != nil || string(b) != s {
+					t.Errorf("build output %s after apply: %q, %v", p, b, err)
+				}
+			}
+			if st := sfRecordState(t, r, id); st != "finished" {
+				t.Errorf("record %s is %s, want finished (stepped back)", id, st)
+			}
+		})
+	}
+}
+
+// TestBuildOutputStale: a discarded directory that stops being build
+// output between plan and apply (a git dependency appears in it) makes the
+// plan stale for that tree, and nothing of it is deleted.
+func TestBuildOutputStale(t *testing.T) {
+	t.Parallel()
+	r := e2eRepo(t, fixtures.Options{})
+	id, path := boTree(t, r, boCaseNamed(t, "node"))
+	p, file := sfPlanAny(t, r)
+	if it := planItem(t, p, id); it.Action != machine.ActionRemove {
+		t.Fatalf("plan keeps %s: %+v", id, it.Refusals)
+	}
+	r.GitIn(filepath.Join(path, "node_modules", "left-pad"), "init", "-q")
+	a := sfApply(t, r, file, 3)
+	if o := applyOutcome(t, a, id); o.Refusal == nil || o.Refusal.Code != machine.CodeStale {
+		t.Fatalf("apply: %+v, want stale", o)
+	}
+	if _, err := os.Lstat(filepath.Join(path, "node_modules", "left-pad", "index.js")); err != nil {
+		t.Errorf("node_modules lost a file: %v", err)
+	}
+}
+
+// TestBuildOutputCrashResume: a removal killed while it deletes a tree
+// with build output is finished by resume.
+func TestBuildOutputCrashResume(t *testing.T) {
+	t.Parallel()
+	for _, point := range []string{"apply/after-quarantine", "apply/during-delete"} {
+		t.Run(strings.TrimPrefix(point, "apply/"), func(t *testing.T) {
+			t.Parallel()
+			r := e2eRepo(t, fixtures.Options{})
+			id, path := boTree(t, r, boCaseNamed(t, "venv"))
+			_, file := sfPlanAny(t, r)
+			csMustBeKilled(t, r, point, "apply", file)
+			mustCustody(t, r, 0, "resume")
+			e2eAssertRemoved(t, r, id, path)
+			if _, err := os.Lstat(filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id)); !os.IsNotExist(err) {
+				t.Errorf("quarantine left behind: %v", err)
+			}
+		})
+	}
+}
+
+// TestBuildOutputResumeFindsGit: a git dependency that appears in a
+// quarantined node_modules/ while the removal lies killed is found by the
+// resume that settles it (which does not classify again, since a killed
+// deletion may have taken what made the directory recognisable): the tree
+// is moved back with it.
+func TestBuildOutputResumeFindsGit(t *testing.T) {
+	t.Parallel()
+	r := e2eRepo(t, fixtures.Options{})
+	id, path := boTree(t, r, boCaseNamed(t, "node"))
+	_, file := sfPlanAny(t, r)
+	csMustBeKilled(t, r, "apply/after-quarantine", "apply", file)
+	q := filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id)
+	r.WriteFile(q, "node_modules/late-dep/.git/HEAD", "ref: refs/heads/main\n")
+	res := custody(t, r, "resume", "--json")
+	if res.Code != 3 || !strings.Contains(res.Stdout, string(machine.CodeQuarantineChanged)) {
+		t.Fatalf("resume: want exit 3 with quarantine-changed, got\n%s", res)
+	}
+	if b, err := os.ReadFile(filepath.Join(path, "node_modules/late-dep/.git/HEAD")); err != nil || string(b) != "ref: refs/heads/main\n" {
+		t.Errorf("the git dependency after resume: %q, %v", b, err)
+	}
+	if st := sfRecordState(t, r, id); st == "tombstoned" {
+		t.Errorf("record %s tombstoned although its tree was moved back", id)
+	}
+}
