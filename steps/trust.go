@@ -26,6 +26,8 @@ type Approval struct {
 	Path string `json:"path"`
 	// Resources is what the file declares, as the person saw it.
 	Resources []DeclaredResource `json:"resources"`
+	// Disposable are the [cleanup] disposable patterns it declares.
+	Disposable []string `json:"disposable,omitempty"`
 	// At and Actor say when and by whom.
 	At    string `json:"at"`
 	Actor string `json:"actor"`
@@ -124,7 +126,7 @@ func Trust(e *Env) (TrustResult, error) {
 		res.Approved = true
 		return res, nil
 	}
-	a := Approval{Digest: res.Digest, Path: res.Path, Resources: res.Resources, At: e.Now().UTC().Format("2006-01-02T15:04:05Z"), Actor: e.Actor}
+	a := Approval{Digest: res.Digest, Path: res.Path, Resources: res.Resources, Disposable: res.Disposable, At: e.Now().UTC().Format("2006-01-02T15:04:05Z"), Actor: e.Actor}
 	if err := e.Store.AppendEvent(store.Event{Event: "approval", At: e.Now().UTC(), Detail: a, Actor: e.Actor},
 		store.PutValue(store.NameApprovals, res.Digest, a)); err != nil {
 		return res, fmt.Errorf("record the approval of %s: %w", res.Path, err)
