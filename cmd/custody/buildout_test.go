@@ -11,6 +11,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -387,5 +388,106 @@ func TestBuildOutputResumeFindsGit(t *testing.T) {
 	}
 	if st := sfRecordState(t, r, id); st == "tombstoned" {
 		t.Errorf("record %s tombstoned although its tree was moved back", id)
+	}
+}
+
+// boTool runs a real build tool in dir with the machine's environment
+// (a tool finds its toolchain through it), skipping the test when the
+// tool is not installed.
+func boTool(t *testing.T, dir string, env []string, name string, args ...string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		t.Skipf("%s is not installed", name)
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("%s %v cannot run here (%v):\n%s", name, args, err, out)
+	}
+}
+
+// TestBuildOutputRealTools: build output as the real tools make it (cargo
+// build, npm install of a local package, python -m venv and compileall),
+// in a clean and published tree, is recognised and removed with it.
+func TestBuildOutputRealTools(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		build func(t *testing.T, path string)
+		want  []machine.DiscardedDir
+	}{
+		{"cargo", func(t *testing.T, path string) {
+			boTool(t, path, nil, "cargo", "init", "-q", "--vcs", "none", "--name", "bo")
+			boTool(t, path, nil, "cargo", "build", "-q", "--offline")
+			if err := os.WriteFile(filepath.Join(path, ".gitignore"), []byte("/target\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, []machine.DiscardedDir{{Path: "target", Kind: machine.BuildCargoTarget}}},
+		{"npm", func(t *testing.T, path string) {
+			dep := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dep, "package.json"), []byte(`{"name":"pad","version":"1.0.0","main":"index.js"}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dep, "index.js"), []byte("module.exports = 1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			env := []string{"npm_config_cache=" + t.TempDir(), "npm_config_update_notifier=false"}
+			boTool(t, dep, env, "npm", "pack", "-q", "--offline")
+			if err := os.WriteFile(filepath.Join(path, "package.json"), []byte(`{"name":"web","version":"1.0.0"}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			boTool(t, path, env, "npm", "install", "-q", "--offline", "--no-audit", "--no-fund", filepath.Join(dep, "pad-1.0.0.tgz"))
+			if err := os.WriteFile(filepath.Join(path, ".gitignore"), []byte("node_modules/\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, []machine.DiscardedDir{{Path: "node_modules", Kind: machine.BuildNodeModules}}},
+		{"python", func(t *testing.T, path string) {
+			if err := os.MkdirAll(filepath.Join(path, "pkg"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(path, "pkg", "mod.py"), []byte("x = 1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			boTool(t, path, nil, "python3", "-m", "venv", "--without-pip", ".venv")
+			boTool(t, path, nil, filepath.Join(path, ".venv", "bin", "python"), "-m", "compileall", "-q", "pkg")
+			if err := os.WriteFile(filepath.Join(path, ".gitignore"), []byte(".venv/\n__pycache__/\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, []machine.DiscardedDir{{Path: ".venv", Kind: machine.BuildPythonVenv}, {Path: "pkg/__pycache__", Kind: machine.BuildPythonBytecode}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := e2eRepo(t, fixtures.Options{})
+			id, path := newTree(t, r, "tool")
+			c.build(t, path)
+			// What the project tracks (manifests, lockfiles, sources) is
+			// committed and published; the output stays.
+			r.CommitAll(path, "project")
+			r.Push(path, "topic/"+id)
+			e2eFinish(t, r, id)
+			p, file := sfPlanAny(t, r)
+			it := planItem(t, p, id)
+			if it.Action != machine.ActionRemove {
+				t.Fatalf("plan keeps %s: %+v", c.name, it.Refusals)
+			}
+			got := make([]machine.DiscardedDir, len(it.Discarded))
+			for i, d := range it.Discarded {
+				if d.Bytes <= 0 {
+					t.Errorf("discarded %s has %d bytes", d.Path, d.Bytes)
+				}
+				d.Bytes = 0
+				got[i] = d
+			}
+			if d := cmp.Diff(c.want, got); d != "" {
+				t.Errorf("discarded (-want +got):\n%s", d)
+			}
+			a := e2eApply(t, r, file, 0)
+			if o := applyOutcome(t, a, id); o.Outcome != "removed" {
+				t.Fatalf("apply: %+v", o)
+			}
+			e2eAssertRemoved(t, r, id, path)
+		})
 	}
 }
