@@ -63,6 +63,9 @@ func ParsePatterns(lines []string) (Patterns, error) {
 			if seg == "" {
 				return Patterns{}, fmt.Errorf("pattern %q has an empty path component", raw)
 			}
+			if seg == "**" && len(p.segs) > 0 && p.segs[len(p.segs)-1] == "**" {
+				continue // "**/**" is "**"
+			}
 			if seg != "**" {
 				seg = strings.ReplaceAll(seg, "[!", "[^")
 				if _, err := path.Match(seg, ""); err != nil {
@@ -71,7 +74,7 @@ func ParsePatterns(lines []string) (Patterns, error) {
 			}
 			p.segs = append(p.segs, seg)
 		}
-		if !p.anchored {
+		if !p.anchored && p.segs[0] != "**" {
 			p.segs = append([]string{"**"}, p.segs...)
 		}
 		ps.rules = append(ps.rules, p)

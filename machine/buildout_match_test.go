@@ -75,3 +75,19 @@ func TestParsePatternsRefuses(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPatterns: any pattern either is refused or compiles into a matcher
+// that answers for any path without panicking.
+func FuzzPatterns(f *testing.F) {
+	for _, s := range []string{"out/", "!keep", "**/x/**", "[a-", `\#x`, "a/**/b", "*.log", "/"} {
+		f.Add(s, "a/b/out")
+	}
+	f.Fuzz(func(t *testing.T, pattern, p string) {
+		ps, err := machine.ParsePatterns([]string{pattern})
+		if err != nil {
+			return
+		}
+		ps.Match(p, true)
+		ps.Match(p, false)
+	})
+}
