@@ -39,7 +39,7 @@ const (
 // Directory Tagging Specification, which Cargo follows).
 const CacheDirSignature = "Signature: 8a477f597d28d172789f06886806bc55"
 
-// NodeLockfiles are the lockfiles whose tracked presence beside a
+// nodeLockfiles are the lockfiles whose tracked presence beside a
 // node_modules/ makes it regenerable.
 var nodeLockfiles = []string{"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "npm-shrinkwrap.json"}
 
