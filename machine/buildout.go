@@ -257,7 +257,9 @@ func IsBytecode(name string) bool {
 // (StructureKind), and walking everything below it must have found no
 // .git entry or git directory at any depth, nothing tracked, nothing
 // unreadable, no special file and no symbolic link leaving it (except a
-// virtualenv's interpreter links into the home its pyvenv.cfg names).
+// virtualenv's interpreter links into the home its pyvenv.cfg names, and a
+// node_modules/ link to a directory HEAD tracks in the same tree: a
+// workspace package).
 // Facts that were not walked are never build output. It is pure.
 func ClassifyBuildOutput(f BuildFacts, tracked TrackedSet, disposable Patterns) BuildKind {
 	kind := StructureKind(f, tracked, disposable)
@@ -266,7 +268,7 @@ func ClassifyBuildOutput(f BuildFacts, tracked TrackedSet, disposable Patterns) 
 	}
 	home := venvHome(f.PyvenvCfg)
 	for _, l := range f.Escaping {
-		if !(kind == BuildPythonVenv && venvInterpreter(l, home)) {
+		if !(kind == BuildPythonVenv && venvInterpreter(l, home)) && !(kind == BuildNodeModules && workspaceLink(f.Path, l, tracked)) {
 			return BuildNone
 		}
 	}
@@ -291,6 +293,18 @@ func venvInterpreter(l BuildLink, home string) bool {
 	dir, name := path.Split(l.Path)
 	return home != "" && home != "." && dir == "bin/" && strings.HasPrefix(name, "python") &&
 		strings.HasPrefix(l.Target, "/") && path.Dir(path.Clean(l.Target)) == home
+}
+
+// workspaceLink reports whether l, below the candidate dir, is a relative
+// link to a directory that holds tracked paths of the same tree (how npm,
+// yarn and pnpm workspaces link a package of the repository into
+// node_modules/): deleting the link loses nothing HEAD does not hold.
+func workspaceLink(dir string, l BuildLink, tracked TrackedSet) bool {
+	if strings.HasPrefix(l.Target, "/") {
+		return false
+	}
+	to := path.Join(path.Dir(dir+"/"+l.Path), l.Target)
+	return to != "." && to != ".." && !strings.HasPrefix(to, "../") && tracked.dirs[to]
 }
 
 // WithoutBuildOutput returns the observation's status and unaccounted

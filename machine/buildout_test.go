@@ -105,6 +105,24 @@ func TestClassifyBuildOutput(t *testing.T) {
 		{"link-escapes", with(d("web/node_modules"), func(f *machine.BuildFacts) {
 			f.Escaping = []machine.BuildLink{{Path: "mine", Target: "../../../elsewhere"}}
 		}), machine.BuildNone},
+		{"node-workspace-link", with(d("web/node_modules"), func(f *machine.BuildFacts) {
+			f.Escaping = []machine.BuildLink{{Path: "@app/ui", Target: "../../src"}}
+		}), machine.BuildNodeModules},
+		{"node-link-to-untracked-dir", with(d("web/node_modules"), func(f *machine.BuildFacts) {
+			f.Escaping = []machine.BuildLink{{Path: "@app/ui", Target: "../../lib"}}
+		}), machine.BuildNone},
+		{"node-link-to-tracked-file", with(d("web/node_modules"), func(f *machine.BuildFacts) {
+			f.Escaping = []machine.BuildLink{{Path: "x", Target: "../package-lock.json"}}
+		}), machine.BuildNone},
+		{"node-link-out-of-tree", with(d("web/node_modules"), func(f *machine.BuildFacts) {
+			f.Escaping = []machine.BuildLink{{Path: "x", Target: "../../../elsewhere/web/src"}}
+		}), machine.BuildNone},
+		{"node-absolute-link-into-tree", with(d("web/node_modules"), func(f *machine.BuildFacts) {
+			f.Escaping = []machine.BuildLink{{Path: "x", Target: "/abs/tree/web/src"}}
+		}), machine.BuildNone},
+		{"venv-workspace-link-is-not-allowed", with(venv, func(f *machine.BuildFacts) {
+			f.Escaping = []machine.BuildLink{{Path: "lib/src", Target: "../../web/src"}}
+		}), machine.BuildNone},
 		{"not-walked", with(d("target", profile), func(f *machine.BuildFacts) { f.Walked = false }), machine.BuildNone},
 		{"a-file", walked(machine.BuildFacts{Path: "target", Kind: machine.EntryFile}), machine.BuildNone},
 		{"a-symlink", walked(machine.BuildFacts{Path: "target", Kind: machine.EntrySymlink, Children: []machine.BuildChild{profile}}), machine.BuildNone},

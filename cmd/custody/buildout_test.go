@@ -98,6 +98,9 @@ func boCases() []boCase {
 		{name: "node", tracked: nodeT, extra: nodeX,
 			links:     []boLink{{"node_modules/.bin/left-pad", "../left-pad/index.js"}},
 			discarded: []machine.DiscardedDir{{Path: "node_modules", Kind: machine.BuildNodeModules}}},
+		{name: "node-workspace", tracked: with(nodeT, "packages/ui/index.js", "export {}\n"), extra: nodeX,
+			links:     []boLink{{"node_modules/ui", "../packages/ui"}},
+			discarded: []machine.DiscardedDir{{Path: "node_modules", Kind: machine.BuildNodeModules}}},
 		{name: "node-not-ignored", tracked: without(nodeT, ".gitignore"), extra: nodeX,
 			discarded: []machine.DiscardedDir{{Path: "node_modules", Kind: machine.BuildNodeModules}}},
 		{name: "venv", tracked: boFiles{"requirements.txt": "requests\n", ".gitignore": ".venv/\n"},
@@ -132,6 +135,8 @@ func boCases() []boCase {
 				r.GitIn(filepath.Join(path, "node_modules", "some-dep"), "init", "-q")
 			},
 			keep: []string{"ignored-files", "nested-git"}, mentions: "node_modules/"},
+		{name: "node-link-out", tracked: nodeT, extra: nodeX, links: []boLink{{"node_modules/shared", "/usr/share"}},
+			keep: []string{"ignored-files"}, mentions: "node_modules/"},
 		{name: "env-beside-target", tracked: with(cargoT, ".gitignore", "/target\n.env\n"), extra: with(cargoX, ".env", "SECRET=1\n"),
 			keep: []string{"ignored-files"}, mentions: "1 ignored files that removal would delete: .env"},
 		{name: "cachedir-tag-wrong-signature", tracked: boFiles{".gitignore": "/.cache/\n"},
