@@ -139,6 +139,9 @@ func WalkBuild(dir string, f *machine.BuildFacts) {
 			f.GitEntry = path.Join(f.Path, rel)
 			return fs.SkipAll
 		}
+		if d.IsDir() {
+			return nil
+		}
 		info, err := d.Info()
 		if err != nil {
 			f.Unreadable = path.Join(f.Path, rel) + ": " + err.Error()
