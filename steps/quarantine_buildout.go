@@ -24,10 +24,13 @@ func (m manifest) discardRoot(rel string) (string, machine.BuildKind, bool) {
 // discardUnexpected says why the entry rel at full (lstat fi), at or below
 // the discarded directory root recognised as kind, may not be deleted with
 // it, "" when it may: a .git entry, a git directory or a special file is
-// never build output, and a __pycache__/ holds only bytecode files.
+// never build output, a directory recognised by structure is still a
+// directory, and a __pycache__/ holds only bytecode files.
 func discardUnexpected(kind machine.BuildKind, rel, root, full string, fi fs.FileInfo) string {
 	mode := fi.Mode()
 	switch {
+	case rel == root && kind != machine.BuildDisposable && !mode.IsDir():
+		return "build output " + root + " is no longer a directory"
 	case path.Base(rel) == ".git":
 		return "a .git entry in build output " + root
 	case mode.IsDir() || mode&fs.ModeSymlink != 0:

@@ -10,6 +10,7 @@ package main
 // unapproved custody.toml) is kept. Helpers are prefixed bo.
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -371,28 +372,65 @@ func TestBuildOutputCrashResume(t *testing.T) {
 	}
 }
 
-// TestBuildOutputResumeFindsGit: a git dependency that appears in a
-// quarantined node_modules/ while the removal lies killed is found by the
-// resume that settles it (which does not classify again, since a killed
-// deletion may have taken what made the directory recognisable): the tree
-// is moved back with it.
-func TestBuildOutputResumeFindsGit(t *testing.T) {
+// TestBuildOutputResumeFindsChange: what changes in a quarantined
+// node_modules/ while the removal lies killed (a git dependency appears,
+// or the directory is replaced by a link) is found by the resume that
+// settles it (which does not classify again, since a killed deletion may
+// have taken what made the directory recognisable): the tree is moved back
+// with it.
+func TestBuildOutputResumeFindsChange(t *testing.T) {
 	t.Parallel()
-	r := e2eRepo(t, fixtures.Options{})
-	id, path := boTree(t, r, boCaseNamed(t, "node"))
-	_, file := sfPlanAny(t, r)
-	csMustBeKilled(t, r, "apply/after-quarantine", "apply", file)
-	q := filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id)
-	r.WriteFile(q, "node_modules/late-dep/.git/HEAD", "ref: refs/heads/main\n")
-	res := custody(t, r, "resume", "--json")
-	if res.Code != 3 || !strings.Contains(res.Stdout, string(machine.CodeQuarantineChanged)) {
-		t.Fatalf("resume: want exit 3 with quarantine-changed, got\n%s", res)
+	cases := []struct {
+		name   string
+		change func(t *testing.T, r *fixtures.Repo, q string) (check func(path string) error)
+	}{
+		{"git-dependency", func(t *testing.T, r *fixtures.Repo, q string) func(string) error {
+			r.WriteFile(q, "node_modules/late-dep/.git/HEAD", "ref: refs/heads/main\n")
+			return func(path string) error {
+				b, err := os.ReadFile(filepath.Join(path, "node_modules/late-dep/.git/HEAD"))
+				if err == nil && string(b) != "ref: refs/heads/main\n" {
+					err = fmt.Errorf("holds %q", b)
+				}
+				return err
+			}
+		}},
+		{"replaced-by-link", func(t *testing.T, r *fixtures.Repo, q string) func(string) error {
+			elsewhere := t.TempDir()
+			r.WriteFile(elsewhere, "keep.txt", "not the tree's\n")
+			if err := os.RemoveAll(filepath.Join(q, "node_modules")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(elsewhere, filepath.Join(q, "node_modules")); err != nil {
+				t.Fatal(err)
+			}
+			return func(path string) error {
+				if target, err := os.Readlink(filepath.Join(path, "node_modules")); err != nil || target != elsewhere {
+					return fmt.Errorf("link %q, %v", target, err)
+				}
+				_, err := os.Stat(filepath.Join(elsewhere, "keep.txt"))
+				return err
+			}
+		}},
 	}
-	if b, err := os.ReadFile(filepath.Join(path, "node_modules/late-dep/.git/HEAD")); err != nil || string(b) != "ref: refs/heads/main\n" {
-		t.Errorf("the git dependency after resume: %q, %v", b, err)
-	}
-	if st := sfRecordState(t, r, id); st == "tombstoned" {
-		t.Errorf("record %s tombstoned although its tree was moved back", id)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := e2eRepo(t, fixtures.Options{})
+			id, path := boTree(t, r, boCaseNamed(t, "node"))
+			_, file := sfPlanAny(t, r)
+			csMustBeKilled(t, r, "apply/after-quarantine", "apply", file)
+			check := c.change(t, r, filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id))
+			res := custody(t, r, "resume", "--json")
+			if res.Code != 3 || !strings.Contains(res.Stdout, string(machine.CodeQuarantineChanged)) {
+				t.Fatalf("resume: want exit 3 with quarantine-changed, got\n%s", res)
+			}
+			if err := check(path); err != nil {
+				t.Errorf("after resume: %v", err)
+			}
+			if st := sfRecordState(t, r, id); st == "tombstoned" {
+				t.Errorf("record %s tombstoned although its tree was moved back", id)
+			}
+		})
 	}
 }
 
