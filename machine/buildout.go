@@ -216,10 +216,8 @@ func StructureKind(f BuildFacts, tracked TrackedSet, disposable Patterns) BuildK
 	}
 	switch name {
 	case "node_modules":
-		for _, l := range nodeLockfiles {
-			if tracked.File(beside(l)) {
-				return BuildNodeModules
-			}
+		if nodeModulesAt(f.Path, tracked) {
+			return BuildNodeModules
 		}
 	case "__pycache__":
 		if onlyBytecode(f.Children) {
@@ -234,6 +232,30 @@ func StructureKind(f BuildFacts, tracked TrackedSet, disposable Patterns) BuildK
 		return BuildCacheDir
 	}
 	return BuildNone
+}
+
+// nodeModulesAt reports whether the node_modules directory at p is
+// regenerable from what HEAD tracks: a lockfile beside it, or, for a
+// workspace package (a tracked package.json beside it), a lockfile in a
+// directory above it (the workspace root).
+func nodeModulesAt(p string, tracked TrackedSet) bool {
+	parent := path.Dir(p)
+	in := func(dir, file string) string {
+		if dir == "." {
+			return file
+		}
+		return dir + "/" + file
+	}
+	for dir := parent; ; dir = path.Dir(dir) {
+		for _, l := range nodeLockfiles {
+			if tracked.File(in(dir, l)) {
+				return true
+			}
+		}
+		if dir == "." || dir == "/" || !tracked.File(in(parent, "package.json")) {
+			return false
+		}
+	}
 }
 
 // onlyBytecode reports whether children are at least one entry and every
@@ -296,15 +318,30 @@ func venvInterpreter(l BuildLink, home string) bool {
 }
 
 // workspaceLink reports whether l, below the candidate dir, is a relative
-// link to a directory that holds tracked paths of the same tree (how npm,
-// yarn and pnpm workspaces link a package of the repository into
-// node_modules/): deleting the link loses nothing HEAD does not hold.
+// link that stays in the same tree and leads to a directory holding
+// tracked paths (how npm, yarn and pnpm workspaces link a package of the
+// repository into node_modules/) or into another node_modules/ that is
+// regenerable (how pnpm links a workspace package's dependencies into the
+// root's node_modules/.pnpm/): deleting the link loses nothing HEAD does
+// not hold or a tool does not regenerate.
 func workspaceLink(dir string, l BuildLink, tracked TrackedSet) bool {
 	if strings.HasPrefix(l.Target, "/") {
 		return false
 	}
 	to := path.Join(path.Dir(dir+"/"+l.Path), l.Target)
-	return to != "." && to != ".." && !strings.HasPrefix(to, "../") && tracked.dirs[to]
+	if to == "." || to == ".." || strings.HasPrefix(to, "../") {
+		return false
+	}
+	if tracked.dirs[to] {
+		return true
+	}
+	parts := strings.Split(to, "/")
+	for i, p := range parts {
+		if p == "node_modules" && nodeModulesAt(strings.Join(parts[:i+1], "/"), tracked) {
+			return true
+		}
+	}
+	return false
 }
 
 // WithoutBuildOutput returns the observation's status and unaccounted

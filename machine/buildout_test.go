@@ -21,6 +21,7 @@ func TestClassifyBuildOutput(t *testing.T) {
 	}
 	with := func(f machine.BuildFacts, change func(*machine.BuildFacts)) machine.BuildFacts { change(&f); return f }
 	tracked := machine.TrackedPaths([]string{"Cargo.toml", "web/package-lock.json", "web/src/app.js", "app/pubspec.yaml",
+		"web/packages/ui/package.json", "lib/package.json",
 		"y/yarn.lock", "p/pnpm-lock.yaml", "b/bun.lockb", "s/npm-shrinkwrap.json", "vendor/keep.txt", "pkg/mod.py"})
 	disposable, err := machine.ParsePatterns([]string{"/out/", "*.log"})
 	if err != nil {
@@ -61,6 +62,15 @@ func TestClassifyBuildOutput(t *testing.T) {
 		{"node-no-lockfile", d("node_modules", dir("left-pad")), machine.BuildNone},
 		{"node-lockfile-elsewhere", d("web/src/node_modules"), machine.BuildNone},
 		{"node-lockfile-by-name-only", d("vendor/node_modules"), machine.BuildNone},
+		{"node-workspace-package", d("web/packages/ui/node_modules", dir("react")), machine.BuildNodeModules},
+		{"node-workspace-package-without-lockfile-above", d("lib/node_modules"), machine.BuildNone},
+		{"node-below-an-untracked-package", d("web/packages/other/node_modules"), machine.BuildNone},
+		{"node-pnpm-link-to-root-store", with(d("web/packages/ui/node_modules"), func(f *machine.BuildFacts) {
+			f.Escaping = []machine.BuildLink{{Path: "react", Target: "../../../node_modules/.pnpm/react@18/node_modules/react"}}
+		}), machine.BuildNodeModules},
+		{"node-link-into-unrecognised-node-modules", with(d("web/node_modules"), func(f *machine.BuildFacts) {
+			f.Escaping = []machine.BuildLink{{Path: "x", Target: "../../lib/node_modules/x"}}
+		}), machine.BuildNone},
 		// Virtualenv: pyvenv.cfg at its root; its interpreter links may
 		// point into the home it names, and nowhere else outside it.
 		{"venv", venv, machine.BuildPythonVenv},
