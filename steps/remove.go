@@ -32,7 +32,11 @@ func (e *Env) assessScope(view *observe.RemoteView) (observe.Scope, error) {
 	if err != nil {
 		return observe.Scope{}, err
 	}
-	return observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses(), EnvLines: env}, nil
+	disposable, err := e.disposable()
+	if err != nil {
+		return observe.Scope{}, err
+	}
+	return observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses(), EnvLines: env, Disposable: disposable}, nil
 }
 
 // asFinished is rec as plan assessed it: finished and carrying no intent.
