@@ -13,7 +13,7 @@ import (
 // ApplyCmd carries out a reviewed plan.
 type ApplyCmd struct {
 	Plan string   `arg:"" name:"planfile" help:"A plan file written by custody plan -o."`
-	Only []string `name:"only" placeholder:"ID" help:"Apply only these items of the plan."`
+	Only []string `name:"only" placeholder:"ID" help:"Apply only these items of the plan (an id, a unique id prefix, the tree's directory name or its path)."`
 	// AllowExternalRetirement confirms removing adopted trees outside the
 	// managed root.
 	AllowExternalRetirement bool `name:"allow-external-retirement" help:"Also remove adopted trees outside the managed root (refused without it)."`
@@ -43,11 +43,16 @@ func (c *ApplyCmd) Run(a *App) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Plan, err)
 	}
+	// Resolved before anything is changed: an ambiguous name does nothing.
+	only, err := steps.ResolvePlanItems(plan, a.Dir, c.Only, "custody list")
+	if err != nil {
+		return err
+	}
 	e, err := a.mutatingEnv()
 	if err != nil {
 		return err
 	}
-	res, err := steps.ApplyWith(a.Ctx, e, plan, steps.ApplyOptions{Only: c.Only, AllowExternalRetirement: c.AllowExternalRetirement, PlanFile: c.Plan})
+	res, err := steps.ApplyWith(a.Ctx, e, plan, steps.ApplyOptions{Only: only, AllowExternalRetirement: c.AllowExternalRetirement, PlanFile: c.Plan})
 	if err != nil {
 		return err
 	}
