@@ -21,9 +21,10 @@ type Candidate struct {
 type Reference struct {
 	// Text is the reference as given.
 	Text string
-	// Path is Text as an absolute, canonical path when Text reads as one
-	// (it holds a path separator, or is "." or ".."), else "". The caller
-	// resolves it against the directory custody runs from.
+	// Path is Text as an absolute, canonical path, resolved by the caller
+	// against the directory custody runs from: always when Text reads as a
+	// path (IsPathLike), else only when something exists there ("" when
+	// nothing does).
 	Path string
 }
 
@@ -40,7 +41,9 @@ func IsPathLike(text string) bool {
 //  2. for a path-like reference, the tree whose path is ref's path or
 //     holds it (the deepest one);
 //  3. the tree whose directory name (its path's last element) is ref;
-//  4. the trees whose id starts with ref.
+//  4. the trees whose id starts with ref;
+//  5. for a plain word that names an existing path (a subdirectory of
+//     the tree custody runs in), the tree that holds it (the deepest).
 //
 // The first way that matches decides: one match is the answer, several are
 // an ambiguous-reference refusal listing every candidate, and when no way
@@ -48,23 +51,27 @@ func IsPathLike(text string) bool {
 // the trees (custody list). It is pure and deterministic.
 func ResolveReference(ref Reference, cands []Candidate, retry string) (Candidate, *Refusal) {
 	text := ref.Text
-	ways := []func(Candidate) bool{
-		func(c Candidate) bool { return c.ID == text },
+	byPath := func(c Candidate) bool { return ref.Path != "" && within(ref.Path, c.Path) }
+	type way struct {
+		match func(Candidate) bool
+		path  bool
 	}
+	ways := []way{{match: func(c Candidate) bool { return c.ID == text }}}
 	if IsPathLike(text) {
-		ways = append(ways, func(c Candidate) bool { return ref.Path != "" && within(ref.Path, c.Path) })
+		ways = append(ways, way{match: byPath, path: true})
 	} else if text != "" {
 		ways = append(ways,
-			func(c Candidate) bool { return c.Path != "" && filepath.Base(c.Path) == text },
-			func(c Candidate) bool { return strings.HasPrefix(c.ID, text) })
+			way{match: func(c Candidate) bool { return c.Path != "" && filepath.Base(c.Path) == text }},
+			way{match: func(c Candidate) bool { return strings.HasPrefix(c.ID, text) }},
+			way{match: byPath, path: true})
 	}
-	for i, way := range ways {
-		live, gone := matching(cands, way)
+	for _, w := range ways {
+		live, gone := matching(cands, w.match)
 		found := live
 		if len(found) == 0 {
 			found = gone
 		}
-		if i == 1 && IsPathLike(text) {
+		if w.path {
 			found = deepest(found)
 		}
 		switch len(found) {

@@ -54,6 +54,8 @@ func TestResolveReference(t *testing.T) {
 		{name: "live beats gone for a prefix", ref: machine.Reference{Text: "reused-"}, want: "reused-444444"},
 		{name: "typo", ref: machine.Reference{Text: "fxi-1a2b3c"}, code: machine.CodeUnknownRecord, listing: `"fxi-1a2b3c"`},
 		{name: "empty", ref: machine.Reference{Text: ""}, code: machine.CodeUnknownRecord},
+		{name: "a plain word naming a subdirectory of a tree", ref: machine.Reference{Text: "src", Path: root + "/docs-77aa01/src"}, want: "docs-77aa01"},
+		{name: "a plain word: its prefix match comes first", ref: machine.Reference{Text: "doc", Path: root + "/fix-1a2b3c/doc"}, want: "docs-77aa01"},
 		{name: "a prefix is not a substring", ref: machine.Reference{Text: "1a2b3c"}, code: machine.CodeUnknownRecord},
 	}
 	for _, tt := range tests {

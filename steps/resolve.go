@@ -2,6 +2,7 @@ package steps
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 
 	"github.com/custody-sh/custody/machine"
@@ -97,11 +98,17 @@ func ResolvePlanItems(plan machine.Plan, dir string, refs []string, retry string
 // ReferenceIn is text as a machine.Reference typed in dir: a path-like
 // text gets its absolute path with symlinks resolved through the nearest
 // existing ancestor (record paths are canonical), so a tree deleted by
-// hand is still named by its path.
+// hand is still named by its path; a plain word gets one only when
+// something exists at dir/text.
 func ReferenceIn(dir, text string) machine.Reference {
 	ref := machine.Reference{Text: text}
-	if !machine.IsPathLike(text) {
+	if text == "" {
 		return ref
+	}
+	if !machine.IsPathLike(text) && !filepath.IsAbs(text) {
+		if _, err := os.Lstat(filepath.Join(dir, text)); err != nil {
+			return ref
+		}
 	}
 	p := text
 	if !filepath.IsAbs(p) {

@@ -50,6 +50,7 @@ func (c *PlanCmd) Run(a *App) error {
 		return err
 	}
 	plan, err := steps.Plan(a.Ctx, e)
+	endProgress(e.Progress)
 	if err != nil {
 		return err
 	}
