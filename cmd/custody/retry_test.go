@@ -171,6 +171,13 @@ func rtCases() []rtCase {
 			setup: initialized("--frobnicate")},
 		{cmd: "show", name: "unknown_id", exit: 1, code: "unknown-record",
 			setup: initialized("nosuch-123456")},
+		{cmd: "show", name: "ambiguous", exit: 1, code: "ambiguous-reference",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				newTree(t, r, "fix one")
+				newTree(t, r, "fix two")
+				return at(r, "fix-")
+			}},
 		{cmd: "show", name: "kept_tree", exit: 0, code: "untracked-files",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := rtRepo(t, fixtures.Options{})
