@@ -2,7 +2,7 @@ package machine
 
 import (
 	"fmt"
-	"path/filepath"
+	"path"
 	"sort"
 	"strings"
 )
@@ -31,7 +31,7 @@ type Reference struct {
 // IsPathLike reports whether text names a tree by path rather than by id
 // or directory name: it holds a separator or is "." or "..".
 func IsPathLike(text string) bool {
-	return text == "." || text == ".." || strings.ContainsRune(text, '/') || strings.ContainsRune(text, filepath.Separator)
+	return text == "." || text == ".." || strings.ContainsRune(text, '/')
 }
 
 // ResolveReference picks the one candidate ref names, trying in order, each way
@@ -61,7 +61,7 @@ func ResolveReference(ref Reference, cands []Candidate, retry string) (Candidate
 		ways = append(ways, way{match: byPath, path: true})
 	} else if text != "" {
 		ways = append(ways,
-			way{match: func(c Candidate) bool { return c.Path != "" && filepath.Base(c.Path) == text }},
+			way{match: func(c Candidate) bool { return c.Path != "" && path.Base(c.Path) == text }},
 			way{match: func(c Candidate) bool { return strings.HasPrefix(c.ID, text) }},
 			way{match: byPath, path: true})
 	}
@@ -117,13 +117,13 @@ func deepest(cs []Candidate) []Candidate {
 	return out
 }
 
-// within reports whether p is dir itself or lies below it.
+// within reports whether p is dir itself or lies below it. Both are
+// clean absolute paths, compared exactly as values.
 func within(p, dir string) bool {
 	if dir == "" {
 		return false
 	}
-	p, dir = filepath.Clean(p), filepath.Clean(dir)
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
 
 // ambiguous is the refusal of a reference that names several trees.
