@@ -273,6 +273,10 @@ const (
 	// CodeContentUnreadable is returned when an entry in the tree cannot be
 	// read to account for its content.
 	CodeContentUnreadable Code = "content-unreadable"
+	// CodeAmbiguousReference is returned when a tree reference (an id
+	// prefix, a directory name, a path) names more than one tree; the
+	// refusal lists them and nothing is done.
+	CodeAmbiguousReference Code = "ambiguous-reference"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -354,6 +358,7 @@ func Codes() map[Code]string {
 		CodeUntrackedContent:    "an entry on disk HEAD does not track, unseen by git status",
 		CodeContentDiffers:      "a file's raw bytes or mode differ from HEAD though git status is clean",
 		CodeContentUnreadable:   "an entry in the tree cannot be read to account for it",
+		CodeAmbiguousReference:  "a tree reference names more than one tree",
 	}
 }
 
