@@ -176,6 +176,9 @@ func renderRemovals(w io.Writer, s planSummary, v pathView) {
 		rows := [][]string{}
 		for _, it := range sortedByPath(s.remove, v) {
 			rows = append(rows, []string{"  " + v.show(it.Path), proofText(it)})
+			for _, d := range it.Discarded {
+				rows = append(rows, []string{"    discards " + d.Path + "/", fmt.Sprintf("%s, %s", d.Kind, byteSize(d.Bytes))})
+			}
 		}
 		table(w, rows)
 	}
@@ -299,4 +302,18 @@ func renderPlanItems(w io.Writer, plan machine.Plan) {
 			writeRefusal(w, "kept "+it.ID, &r)
 		}
 	}
+}
+
+// byteSize renders n bytes for people: "512 B", "3.4 KiB", "12.0 MiB".
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }
