@@ -167,7 +167,11 @@ func proofText(it machine.PlanItem) string {
 	if it.Proof == nil {
 		return ""
 	}
-	return fmt.Sprintf("%s: %s on %s %s", it.Proof.Kind, short(it.Proof.Head), it.Proof.Remote, it.Proof.Ref)
+	s := fmt.Sprintf("%s: %s on %s %s", it.Proof.Kind, short(it.Proof.Head), it.Proof.Remote, it.Proof.Ref)
+	if it.Proof.Via != "" {
+		s += " (via " + short(it.Proof.Via) + ")"
+	}
+	return s
 }
 
 func renderRemovals(w io.Writer, s planSummary, v pathView) {

@@ -95,6 +95,9 @@ func (c *ShowCmd) Run(a *App) error {
 			}
 			if o.Proof != nil {
 				fmt.Fprintf(w, "  proof: %s of %s on %s %s %v\n", o.Proof.Kind, short(o.Proof.Head), o.Proof.Remote, o.Proof.Ref, o.Proof.Commits)
+				if o.Proof.Via != "" {
+					fmt.Fprintf(w, "  via: %s (the published commit that holds the work)\n", o.Proof.Via)
+				}
 			}
 		}
 		if v := res.Verdict; v != nil {
