@@ -3,8 +3,9 @@ package main
 import (
 	"testing"
 
-	"github.com/custody-sh/custody/machine"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/custody-sh/custody/machine"
 )
 
 func TestPathViewShow(t *testing.T) {
