@@ -218,7 +218,7 @@ func within(inner, dir string) bool {
 // branch by compare-and-swap and completes the record. Anything else is a
 // removal-failed refusal naming what was seen; the intent stays for a retry.
 func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, error) {
-	if ref, err := settleQuarantine(e, rec); err != nil {
+	if ref, err := settleQuarantine(ctx, e, rec); err != nil {
 		return Outcome{}, err
 	} else if ref != nil {
 		return quarantineRefused(ctx, e, rec, ref)
