@@ -142,7 +142,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 	if obs.StatusErr != "" {
 		add(refuse(CodeStatusFailed, p, plan, "git status failed in %s: %s", p, obs.StatusErr))
 	} else {
-		st := obs.Status
+		st, _ := WithoutBuildOutput(obs)
 		if len(st.Unmerged) > 0 {
 			add(refuse(CodeUnmerged, p, plan, "%s has %d unresolved conflicts: %s", p, len(st.Unmerged), listSome(st.Unmerged, 3)))
 		}
@@ -156,7 +156,8 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 			add(refuse(CodeIgnoredFiles, p, plan, "%s has %d ignored files that removal would delete: %s", p, len(st.Ignored), listSome(st.Ignored, 3)))
 		}
 	}
-	rs = append(rs, contentRefusals(p, obs.Content)...)
+	_, content := WithoutBuildOutput(obs)
+	rs = append(rs, contentRefusals(p, content)...)
 	for _, h := range obs.Hidden {
 		add(refuse(h.Code, h.Path, plan, "%s: %s", h.Path, orNone(h.Detail)))
 	}

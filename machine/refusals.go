@@ -273,6 +273,10 @@ const (
 	// CodeContentUnreadable is returned when an entry in the tree cannot be
 	// read to account for its content.
 	CodeContentUnreadable Code = "content-unreadable"
+	// CodeAmbiguousReference is returned when a tree reference (an id
+	// prefix, a directory name, a path) names more than one tree; the
+	// refusal lists them and nothing is done.
+	CodeAmbiguousReference Code = "ambiguous-reference"
 	// CodeArchiveStale is returned when the tree no longer equals the
 	// archive's fingerprint (HEAD, the tree of its files, a nested
 	// repository's image): a file was added or changed after the capture.
@@ -385,6 +389,7 @@ func Codes() map[Code]string {
 		CodeUntrackedContent:      "an entry on disk HEAD does not track, unseen by git status",
 		CodeContentDiffers:        "a file's raw bytes or mode differ from HEAD though git status is clean",
 		CodeContentUnreadable:     "an entry in the tree cannot be read to account for it",
+		CodeAmbiguousReference:    "a tree reference names more than one tree",
 		CodeArchiveStale:          "the tree changed since its archive was made",
 		CodeArchiveDigestMismatch: "an archive file differs from its recorded digest",
 		CodeArchiveIncomplete:     "an archive lacks its manifest or a recorded file",

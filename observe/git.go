@@ -132,3 +132,8 @@ func (g *Git) ObserveInput(ctx context.Context, dir string, stdin []byte, args .
 func (g *Git) Mutate(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	return g.run(ctx, false, dir, nil, args...)
 }
+
+// MutateInput is Mutate with stdin.
+func (g *Git) MutateInput(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
+	return g.run(ctx, false, dir, stdin, args...)
+}

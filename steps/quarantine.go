@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -22,18 +23,26 @@ import (
 // quarantine directory (same parent, so the same filesystem and the same
 // depth: relative gitdir links of submodules still resolve), observe it
 // there against a manifest of what the tree may hold (HEAD's entries,
-// byte for byte by git's blob hash, its .git file and custody's own .env),
-// delete entry by entry only what matches, and move it back with a
-// refusal when anything else is there. A writer that opens a path under
+// byte for byte by git's blob hash, its .git file, custody's own .env and
+// the build output the final observation discarded), delete entry by
+// entry only what matches, and move it back with a refusal when anything
+// else is there. A discarded directory is classified again in quarantine
+// and must still be the same kind of build output; every entry below it
+// must be neither a .git, a git directory nor a special file (nor anything
+// but bytecode in a __pycache__/). A writer that opens a path under
 // the tree after the rename finds no tree; one that wrote before it is
 // found by the check.
 
 // manifestEntry is one entry a quarantined tree may hold.
 type manifestEntry struct {
 	// Kind is "file", "link", "gitfile" (any regular .git file of the tree
-	// or of a submodule) or "dir" (a submodule root).
+	// or of a submodule), "dir" (a submodule root) or "discard" (build
+	// output: the entry and everything below it, as Build allows).
 	Kind string `json:"kind"`
-	Exec bool   `json:"exec,omitempty"`
+	// Build is the kind of build output a "discard" entry was recognised
+	// as.
+	Build machine.BuildKind `json:"build,omitempty"`
+	Exec  bool              `json:"exec,omitempty"`
 	// OID is git's blob id of the content (the target, for a link).
 	OID string `json:"oid,omitempty"`
 }
@@ -59,11 +68,17 @@ func manifestPath(e *Env, id string) string {
 // buildManifest lists what the tree at dir may hold at commit: every entry
 // of HEAD's tree (recursing into checked-out submodules at their recorded
 // commits), the .git files, and .env when it holds only custody's lines
-// (its bytes as they are now).
-func buildManifest(ctx context.Context, e *Env, dir, commit string, envOwn bool) (manifest, error) {
+// (its bytes as they are now), and each discarded build output directory.
+func buildManifest(ctx context.Context, e *Env, dir, commit string, envOwn bool, discarded []machine.DiscardedDir) (manifest, error) {
 	m := manifest{".git": {Kind: "gitfile"}}
 	if err := addTree(ctx, e, m, dir, "", commit); err != nil {
 		return nil, err
+	}
+	for _, d := range discarded {
+		if _, ok := m[d.Path]; ok {
+			return nil, fmt.Errorf("build output %s is also in HEAD", d.Path)
+		}
+		m[d.Path] = manifestEntry{Kind: "discard", Build: d.Kind}
 	}
 	if envOwn {
 		b, err := safefile.Read(filepath.Join(dir, ".env"), observe.EnvFileLimit)
@@ -148,6 +163,9 @@ func fileID(path string, idLen int, fi fs.FileInfo) (string, error) {
 // unexpected returns why the entry rel at path (lstat fi) is not what m
 // allows, "" when it is.
 func (m manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string {
+	if root, kind, ok := m.discardRoot(rel); ok {
+		return discardUnexpected(kind, rel, root, path, fi)
+	}
 	want, ok := m[rel]
 	mode := fi.Mode()
 	switch {
@@ -228,7 +246,7 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 	if in.Proof != nil && in.Proof.Kind == machine.ProofArchive {
 		m, err = archiveManifest(ctx, e, in.Proof) // archive_removal.go
 	} else {
-		m, err = buildManifest(ctx, e, rec.Path, in.Commit, obs.EnvOwn)
+		m, err = buildManifest(ctx, e, rec.Path, in.Commit, obs.EnvOwn, obs.Discarded)
 	}
 	if err != nil {
 		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",
@@ -259,14 +277,21 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 	}
 	failpoint("apply/after-quarantine")
 	pause("apply/after-quarantine")
-	return finishQuarantine(e, rec, m)
+	if ref := quarantineInUse(e, rec); ref != nil {
+		return ref, nil
+	}
+	disposable, err := e.disposable()
+	if err != nil {
+		return moveBack(e, rec, "", "the disposable patterns cannot be read: "+err.Error())
+	}
+	return finishQuarantine(ctx, e, rec, m, &disposable)
 }
 
 // settleQuarantine finishes what a killed run left in rec's quarantine:
 // nothing when there is none; else it checks it against the manifest and
 // deletes it, or moves it back. Entries already deleted are no hazard:
 // each was HEAD's, byte for byte.
-func settleQuarantine(e *Env, rec machine.Record) (*machine.Refusal, error) {
+func settleQuarantine(ctx context.Context, e *Env, rec machine.Record) (*machine.Refusal, error) {
 	in := rec.Intent
 	if in == nil || in.Quarantine == "" {
 		return nil, nil
@@ -287,18 +312,35 @@ func settleQuarantine(e *Env, rec machine.Record) (*machine.Refusal, error) {
 		// back whole.
 		return moveBack(e, rec, "", "its manifest cannot be read: "+err.Error())
 	}
-	return finishQuarantine(e, rec, m)
+	if ref := quarantineInUse(e, rec); ref != nil {
+		return ref, nil
+	}
+	return finishQuarantine(ctx, e, rec, m, nil)
 }
 
 // finishQuarantine checks the quarantine against m, deletes it entry by
 // entry (each file re-checked right before it goes), or moves it back.
-func finishQuarantine(e *Env, rec machine.Record, m manifest) (*machine.Refusal, error) {
+// With reclassify (the tree was quarantined just now, under those
+// disposable patterns), each discarded directory must first be classified
+// again as the same kind of build output. A run that settles a killed
+// removal passes nil: what it already deleted of a directory may be what
+// made it recognisable, and each entry left is still checked.
+func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifest, reclassify *machine.Patterns) (*machine.Refusal, error) {
 	q := rec.Intent.Quarantine
 	idLen := len(rec.Intent.Commit)
+	if reclassify != nil {
+		if stray, why := m.reclassified(q, *reclassify); stray != "" {
+			return moveBack(e, rec, stray, why)
+		}
+	}
 	stray, why, files, dirs := strayEntry(q, m, idLen)
 	if stray != "" {
 		return moveBack(e, rec, stray, why)
 	}
+	// The .git files go last, so a removal stopped part way leaves trees
+	// git still knows, whose deleted files can be checked out again.
+	sort.SliceStable(files, func(i, j int) bool { return !m.isGitfile(q, files[i]) && m.isGitfile(q, files[j]) })
+	var deleted []string
 	for i, f := range files {
 		fi, err := os.Lstat(f)
 		if err != nil {
@@ -309,8 +351,9 @@ func finishQuarantine(e *Env, rec machine.Record, m manifest) (*machine.Refusal,
 			return moveBack(e, rec, f, w)
 		}
 		if err := os.Remove(f); err != nil {
-			return moveBack(e, rec, f, "cannot be deleted: "+err.Error())
+			return blockedRemoval(ctx, e, rec, m, f, err, deleted)
 		}
+		deleted = append(deleted, filepath.ToSlash(rel))
 		if i == 0 {
 			failpoint("apply/during-delete")
 		}
@@ -318,10 +361,11 @@ func finishQuarantine(e *Env, rec machine.Record, m manifest) (*machine.Refusal,
 	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
 	for _, d := range append(dirs, q) {
 		if err := os.Remove(d); err != nil {
-			// Something appeared in it since the check.
+			// Something appeared in it since the check, or it cannot be
+			// deleted at all.
 			stray, why, _, _ := strayEntry(q, m, idLen)
 			if stray == "" {
-				stray, why = d, "cannot be deleted: "+err.Error()
+				return blockedRemoval(ctx, e, rec, m, d, err, deleted)
 			}
 			return moveBack(e, rec, stray, why)
 		}
@@ -333,11 +377,23 @@ func finishQuarantine(e *Env, rec machine.Record, m manifest) (*machine.Refusal,
 // moveBack returns the quarantine to the tree's path (when that is free)
 // and refuses, naming the entry that stopped the removal.
 func moveBack(e *Env, rec machine.Record, stray, why string) (*machine.Refusal, error) {
+	stray, where, err := returnQuarantine(e, rec, stray)
+	if err != nil {
+		return nil, err
+	}
+	return &machine.Refusal{Code: machine.CodeQuarantineChanged, Path: stray, Retry: "custody plan",
+		Message: fmt.Sprintf("%s appeared or changed in %s after the final observation (%s); the tree was kept at %s", stray, rec.ID, why, where)}, nil
+}
+
+// returnQuarantine moves rec's quarantine back to the tree's path when that
+// is free, and says where the tree is now and where stray (a path in the
+// quarantine, or "") is now.
+func returnQuarantine(e *Env, rec machine.Record, stray string) (string, string, error) {
 	q := rec.Intent.Quarantine
 	where := q
 	if _, err := os.Lstat(rec.Path); errors.Is(err, fs.ErrNotExist) {
 		if err := os.Rename(q, rec.Path); err != nil {
-			return nil, fmt.Errorf("move quarantine %s back to %s: %w", q, rec.Path, err)
+			return "", "", fmt.Errorf("move quarantine %s back to %s: %w", q, rec.Path, err)
 		}
 		where = rec.Path
 		_ = os.Remove(manifestPath(e, rec.ID)) // nothing is quarantined any more
@@ -348,6 +404,113 @@ func moveBack(e *Env, rec machine.Record, stray, why string) (*machine.Refusal, 
 	if stray == "" {
 		stray = where
 	}
-	return &machine.Refusal{Code: machine.CodeQuarantineChanged, Path: stray, Retry: "custody plan",
-		Message: fmt.Sprintf("%s appeared or changed in %s after the final observation (%s); the tree was kept at %s", stray, rec.ID, why, where)}, nil
+	return stray, where, nil
+}
+
+// quarantineInUse refuses the removal, and moves the tree back, when a
+// process uses anything in rec's quarantine: a descriptor opened in the
+// tree after the final observation follows it into quarantine, and what
+// is written through it after a file's last check would be lost with the
+// file. Nil when no process uses it.
+func quarantineInUse(e *Env, rec machine.Record) *machine.Refusal {
+	q := rec.Intent.Quarantine
+	ps, err := observe.ScanProcesses().Inside(q)
+	if err == nil && len(ps) == 0 {
+		return nil
+	}
+	what := ""
+	if err != nil {
+		what = err.Error()
+	} else {
+		p := ps[0]
+		what = fmt.Sprintf("process %d (%s) uses it through its %s", p.PID, p.Command, p.Via)
+		if len(ps) > 1 {
+			what += fmt.Sprintf(", and %d more", len(ps)-1)
+		}
+	}
+	_, where, rerr := returnQuarantine(e, rec, "")
+	if rerr != nil {
+		what += "; " + rerr.Error()
+	}
+	return &machine.Refusal{Code: machine.CodeInUse, Path: where, Retry: "custody plan",
+		Message: fmt.Sprintf("%s is in use (%s), so nothing of it was deleted; the tree was kept at %s. End what uses it, then plan again", rec.ID, what, where)}
+}
+
+// isGitfile reports whether path (in quarantine q) is a .git file of the
+// tree or of a submodule.
+func (m manifest) isGitfile(q, path string) bool {
+	rel, err := filepath.Rel(q, path)
+	return err == nil && m[filepath.ToSlash(rel)].Kind == "gitfile"
+}
+
+// blockedRemoval handles an entry of the quarantine that cannot be
+// deleted (an immutable file, a mount point): the tree goes back to its
+// path, and the tracked files already deleted (each identical to HEAD,
+// their trees' .git files still in place) are checked out again from the
+// index, so the tree is whole. It refuses with removal-failed, naming the
+// entry and why; when something could not be restored it says what is
+// missing and how to restore it.
+func blockedRemoval(ctx context.Context, e *Env, rec machine.Record, m manifest, entry string, why error, deleted []string) (*machine.Refusal, error) {
+	entry, where, err := returnQuarantine(e, rec, entry)
+	if err != nil {
+		return nil, err
+	}
+	ref := &machine.Refusal{Code: machine.CodeRemovalFailed, Path: entry, Retry: "custody plan"}
+	left := restoreDeleted(ctx, e, where, m, deleted)
+	msg := fmt.Sprintf("%s could not be deleted (%v), so the removal of %s stopped; the tree was put back at %s", entry, why, rec.ID, where)
+	switch {
+	case len(deleted) == 0:
+		msg += " with nothing of it deleted"
+	case len(left) == 0:
+		msg += fmt.Sprintf(" and the %d tracked files already deleted were restored from HEAD", len(deleted))
+	default:
+		msg += fmt.Sprintf("; %d of the %d tracked files already deleted (each identical to HEAD) could not be restored, e.g. %s", len(left), len(deleted), left[0])
+		ref.Retry = restoreDeletedRetry(where)
+	}
+	ref.Message = msg + ". Make it deletable (chattr -i, unmount, fix its permissions), then plan again"
+	return ref, nil
+}
+
+// restoreDeleted checks out again, from the index of the tree (or
+// submodule) that holds each, the tracked files in deleted (paths relative
+// to the tree at dir), never overwriting what is there. Build output and
+// custody's own .env are not restored (they are regenerated). It returns
+// the paths it could not restore.
+func restoreDeleted(ctx context.Context, e *Env, dir string, m manifest, deleted []string) []string {
+	byRoot := map[string][]string{}
+	var roots []string
+	for _, rel := range deleted {
+		if k := m[rel].Kind; k != "file" && k != "link" && k != "gitfile" {
+			continue
+		}
+		root := ""
+		for p := path.Dir(rel); p != "." && p != "/"; p = path.Dir(p) {
+			if m[p].Kind == "dir" {
+				root = p
+				break
+			}
+		}
+		if _, ok := byRoot[root]; !ok {
+			roots = append(roots, root)
+		}
+		byRoot[root] = append(byRoot[root], strings.TrimPrefix(strings.TrimPrefix(rel, root), "/"))
+	}
+	var left []string
+	for _, root := range roots {
+		paths := byRoot[root]
+		in := strings.Join(paths, "\x00") + "\x00"
+		if _, err := e.Git.MutateInput(ctx, filepath.Join(dir, filepath.FromSlash(root)), []byte(in), "checkout-index", "-z", "--stdin"); err != nil {
+			for _, p := range paths {
+				left = append(left, path.Join(root, p))
+			}
+			continue
+		}
+		for _, p := range paths {
+			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(root), filepath.FromSlash(p))); err != nil {
+				left = append(left, path.Join(root, p))
+			}
+		}
+	}
+	sort.Strings(left)
+	return left
 }
