@@ -167,6 +167,9 @@ func proofText(it machine.PlanItem) string {
 	if it.Proof == nil {
 		return ""
 	}
+	if it.Proof.Kind == machine.ProofArchive {
+		return fmt.Sprintf("archive: %s in archive %s", short(it.Proof.Head), it.Proof.Ref)
+	}
 	s := fmt.Sprintf("%s: %s on %s %s", it.Proof.Kind, short(it.Proof.Head), it.Proof.Remote, it.Proof.Ref)
 	if it.Proof.Via != "" {
 		s += " (via " + short(it.Proof.Via) + ")"
