@@ -113,7 +113,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		if !obs.Registered && !obs.AdminPresent && obs.Proof.Covers(rec.EffectiveHead()) && len(rs) == 0 {
 			return Verdict{Action: ActionRemove, Proof: obs.Proof}
 		}
-		add(refuse(CodeWorktreeMissing, p, "custody show "+rec.ID, "%s no longer exists and nothing proves its last known commit %s published; custody will not guess where its work went", p, shortID(rec.EffectiveHead())))
+		add(missingRefusal(rec, obs))
 		return keep(rs)
 	}
 	if obs.IsSymlink || !obs.IsDir {
@@ -128,10 +128,10 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(CodeAdminKeyMismatch, p, plan, "git registers %s under admin key %q, not %q", p, obs.AdminKey, rec.AdminKey))
 	}
 	if rec.Dev != 0 && (obs.Dev != rec.Dev || obs.Ino != rec.Ino) {
-		add(refuse(CodeIdentityChanged, p, plan, "%s is a different directory (device+inode %d:%d, recorded %d:%d)", p, obs.Dev, obs.Ino, rec.Dev, rec.Ino))
+		add(refuse(CodeIdentityChanged, p, reRecord(rec), "%s is a different directory (device+inode %d:%d, recorded %d:%d), as when a tree is restored by copy; if it is the same tree, finishing it again records the directory it is now", p, obs.Dev, obs.Ino, rec.Dev, rec.Ino))
 	}
 	if !Owned(rec, obs, pol) {
-		add(refuse(CodeNotOwned, p, "custody show "+rec.ID, "%s lacks custody's ownership evidence (ready marker %q, branch %q)", p, obs.Marker, rec.Branch))
+		add(notOwnedRefusal(rec, obs))
 	}
 	if obs.Locked {
 		add(refuse(CodeLocked, p, "git worktree unlock "+QuoteArg(p), "%s is locked: %s", p, orNone(obs.LockReason)))
@@ -147,18 +147,18 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 			add(refuse(CodeUnmerged, p, plan, "%s has %d unresolved conflicts: %s", p, len(st.Unmerged), listSome(st.Unmerged, 3)))
 		}
 		if len(st.Changed) > 0 {
-			add(refuse(CodeTrackedChanges, p, plan, "%s has %d changed tracked files (%d staged): %s", p, len(st.Changed), st.Staged, listSome(st.Changed, 3)))
+			add(refuse(CodeTrackedChanges, p, stash(p), "%s has %d changed tracked files (%d staged): %s; commit them, or stash them (the stash is kept in the repository)", p, len(st.Changed), st.Staged, listSome(st.Changed, 3)))
 		}
 		if len(st.Untracked) > 0 {
-			add(refuse(CodeUntrackedFiles, p, plan, "%s has %d untracked files: %s", p, len(st.Untracked), listSome(st.Untracked, 3)))
+			add(refuse(CodeUntrackedFiles, p, stash(p, "--include-untracked"), "%s has %d untracked files: %s; commit them, or stash them (the stash is kept in the repository)", p, len(st.Untracked), listSome(st.Untracked, 3)))
 		}
 		if len(st.Ignored) > 0 {
-			add(refuse(CodeIgnoredFiles, p, plan, "%s has %d ignored files that removal would delete: %s", p, len(st.Ignored), listSome(st.Ignored, 3)))
+			add(refuse(CodeIgnoredFiles, p, stash(p, "--all"), "%s has %d ignored files that removal would delete: %s; move them out, or stash them (the stash is kept in the repository)", p, len(st.Ignored), listSome(st.Ignored, 3)))
 		}
 	}
 	rs = append(rs, contentRefusals(p, obs.Content)...)
 	for _, h := range obs.Hidden {
-		add(refuse(h.Code, h.Path, plan, "%s: %s", h.Path, orNone(h.Detail)))
+		add(refuse(h.Code, h.Path, hiddenRetry(p, h), "%s: %s", h.Path, orNone(h.Detail)))
 	}
 	for _, pr := range obs.InUse {
 		add(refuse(CodeInUse, p, plan, "process %d (%s) uses %s via its %s", pr.PID, pr.Command, p, pr.Via))
@@ -189,9 +189,16 @@ func proofRefusal(rec Record, obs WorktreeObservation) Refusal {
 	case len(obs.Remote.Remotes) == 0:
 		return refuse(CodeNoRemote, p, "custody plan", "the repository has no remote, so nothing proves %s is published; add the remote your work is pushed to (git remote add origin URL)", short)
 	case obs.Detached:
-		return refuse(CodeDetachedHead, p, "custody plan", "%s has a detached HEAD %s that no remote advertises; push it to a branch (git -C %s push REMOTE HEAD:refs/heads/NAME)", p, short, QuoteArg(p))
+		ref := "refs/heads/" + rec.Branch
+		return refuse(CodeDetachedHead, p, "git -C "+QuoteArg(p)+" push "+QuoteArg(obs.Remote.Remotes[0])+" "+QuoteArg("HEAD:"+ref),
+			"%s has a detached HEAD %s that no remote advertises; push it to a branch (here %s on %s)", p, short, ref, obs.Remote.Remotes[0])
 	}
-	return refuse(CodeUnpushedCommits, p, "git -C "+QuoteArg(p)+" push "+QuoteArg(obs.Remote.Remotes[0])+" HEAD", "%s is on no ref any remote advertises; push %s first", short, orNone(rec.Branch))
+	branch := obs.Branch
+	if branch == "" {
+		branch = rec.Branch
+	}
+	return refuse(CodeUnpushedCommits, p, pushBranch(p, obs.Remote.Remotes[0], branch),
+		"%s is on no ref any remote advertises; push %s to %s first", short, branch, obs.Remote.Remotes[0])
 }
 
 // contentRefusals renders unaccounted content as one refusal per code, in

@@ -1,0 +1,90 @@
+package machine
+
+import "strings"
+
+// The retries of a kept tree's refusals: each is the command a person can
+// paste as it is, and running it changes what plan says next (the tree is
+// then removable, or kept for another reason). Where the next step is the
+// person's own edit, the message says so and the retry is custody plan.
+
+// missingRefusal explains a record whose tree is gone: git still registers
+// it (deleted by hand, not pruned), or its last known commit is on its
+// branch but on no remote, or nothing holds that commit that custody knows.
+func missingRefusal(rec Record, obs WorktreeObservation) Refusal {
+	p, head := rec.Path, shortID(rec.EffectiveHead())
+	if obs.Registered || obs.AdminPresent {
+		return refuse(CodeWorktreeMissing, p, "git worktree prune",
+			"%s was deleted, but git still registers it; prune git's registration (git worktree prune drops only entries whose directory is gone), then custody settles the record once its last known commit %s is proven published", p, head)
+	}
+	if rec.Branch != "" && obs.BranchTip != "" && obs.BranchTip == rec.EffectiveHead() &&
+		len(obs.Remote.Remotes) > 0 && len(obs.Remote.Unavailable) == 0 {
+		return refuse(CodeWorktreeMissing, p, pushBranch("", obs.Remote.Remotes[0], rec.Branch),
+			"%s no longer exists and its last known commit %s is only on branch %s, which no remote advertises; push it, then custody settles the record", p, head, rec.Branch)
+	}
+	return refuse(CodeWorktreeMissing, p, "custody show "+rec.ID,
+		"%s no longer exists and nothing proves its last known commit %s published; custody will not guess where its work went", p, head)
+}
+
+// notOwnedRefusal explains missing ownership evidence. A tree whose branch
+// was renamed or switched names the branch it is on and the command that
+// puts custody's branch back.
+func notOwnedRefusal(rec Record, obs WorktreeObservation) Refusal {
+	p := rec.Path
+	if rec.Origin == OriginCreated && obs.Marker == rec.ID && obs.AdminKey == rec.AdminKey &&
+		obs.Branch != "" && !obs.Detached && obs.Branch != rec.Branch {
+		retry := "git -C " + QuoteArg(p) + " switch " + QuoteArg(rec.Branch)
+		how := "switch back to it"
+		if obs.BranchTip == "" {
+			retry = "git -C " + QuoteArg(p) + " branch -m " + QuoteArg(obs.Branch) + " " + QuoteArg(rec.Branch)
+			how = "rename it back"
+		}
+		return refuse(CodeNotOwned, p, retry,
+			"%s is on branch %s, not custody's %s; custody removes only trees on the branch it made: %s, or remove the tree by hand", p, obs.Branch, rec.Branch, how)
+	}
+	return refuse(CodeNotOwned, p, "custody show "+rec.ID, "%s lacks custody's ownership evidence (ready marker %q, branch %q)", p, obs.Marker, rec.Branch)
+}
+
+// reRecord is the command that records the directory now at a record's
+// path as its tree: finishing it again records its device+inode.
+func reRecord(rec Record) string {
+	if rec.State == StateFinished {
+		return "custody reopen " + QuoteArg(rec.ID) + " && custody finish " + QuoteArg(rec.ID)
+	}
+	return "custody finish " + QuoteArg(rec.ID)
+}
+
+// stash is `git stash push` in tree with flags: the stash is kept in the
+// repository's refs/stash, shared by every worktree, so nothing is lost
+// when the tree goes.
+func stash(tree string, flags ...string) string {
+	return strings.Join(append([]string{"git -C", QuoteArg(tree), "stash push"}, flags...), " ")
+}
+
+// pushBranch pushes branch to remote and makes it the branch's upstream;
+// tree "" runs it where the person is.
+func pushBranch(tree, remote, branch string) string {
+	at := "git"
+	if tree != "" {
+		at = "git -C " + QuoteArg(tree)
+	}
+	return at + " push -u " + QuoteArg(remote) + " " + QuoteArg(branch)
+}
+
+// hiddenRetry is the retry of hidden state h in tree: the index bits are
+// cleared so status shows what they hid, staged content is stashed; the
+// rest is the person's to settle (custody plan).
+func hiddenRetry(tree string, h Hidden) string {
+	rel, ok := strings.CutPrefix(h.Path, strings.TrimSuffix(tree, "/")+"/")
+	if !ok {
+		rel = h.Path
+	}
+	switch h.Code {
+	case CodeAssumeUnchanged:
+		return "git -C " + QuoteArg(tree) + " update-index --no-assume-unchanged -- " + QuoteArg(rel)
+	case CodeSkipWorktree:
+		return "git -C " + QuoteArg(tree) + " update-index --no-skip-worktree -- " + QuoteArg(rel)
+	case CodeStagedDiffers:
+		return stash(tree)
+	}
+	return "custody plan"
+}
