@@ -14,7 +14,7 @@ func missingRefusal(rec Record, obs WorktreeObservation) Refusal {
 	p, head := rec.Path, shortID(rec.EffectiveHead())
 	if obs.Registered || obs.AdminPresent {
 		return refuse(CodeWorktreeMissing, p, "git worktree prune",
-			"%s was deleted, but git still registers it; prune git's registration (git worktree prune drops only entries whose directory is gone), then custody settles the record once its last known commit %s is proven published", p, head)
+			"%s was deleted, but git still registers it; prune that registration (git worktree prune drops only entries whose directory is gone), then custody settles the record once its last known commit %s is proven published", p, head)
 	}
 	if rec.Branch != "" && obs.BranchTip != "" && obs.BranchTip == rec.EffectiveHead() &&
 		len(obs.Remote.Remotes) > 0 && len(obs.Remote.Unavailable) == 0 {
@@ -87,4 +87,16 @@ func hiddenRetry(tree string, h Hidden) string {
 		return stash(tree)
 	}
 	return "custody plan"
+}
+
+// nestedRepository reports whether hidden state names a repository inside
+// the tree (a nested .git or submodules), which a stash must not sweep up.
+func nestedRepository(hs []Hidden) bool {
+	for _, h := range hs {
+		switch h.Code {
+		case CodeNestedGit, CodeSubmodules, CodeSubmoduleChanges, CodeSubmoduleUnpushed:
+			return true
+		}
+	}
+	return false
 }

@@ -143,6 +143,12 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(CodeStatusFailed, p, plan, "git status failed in %s: %s", p, obs.StatusErr))
 	} else {
 		st := obs.Status
+		// A nested repository is untracked or ignored content too:
+		// stashing it is not the safe step, so plan is the retry then.
+		stashUntracked, stashIgnored := stash(p, "--include-untracked"), stash(p, "--all")
+		if nestedRepository(obs.Hidden) {
+			stashUntracked, stashIgnored = plan, plan
+		}
 		if len(st.Unmerged) > 0 {
 			add(refuse(CodeUnmerged, p, plan, "%s has %d unresolved conflicts: %s", p, len(st.Unmerged), listSome(st.Unmerged, 3)))
 		}
@@ -150,10 +156,10 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 			add(refuse(CodeTrackedChanges, p, stash(p), "%s has %d changed tracked files (%d staged): %s; commit them, or stash them (the stash is kept in the repository)", p, len(st.Changed), st.Staged, listSome(st.Changed, 3)))
 		}
 		if len(st.Untracked) > 0 {
-			add(refuse(CodeUntrackedFiles, p, stash(p, "--include-untracked"), "%s has %d untracked files: %s; commit them, or stash them (the stash is kept in the repository)", p, len(st.Untracked), listSome(st.Untracked, 3)))
+			add(refuse(CodeUntrackedFiles, p, stashUntracked, "%s has %d untracked files: %s; commit them, or stash them (the stash is kept in the repository)", p, len(st.Untracked), listSome(st.Untracked, 3)))
 		}
 		if len(st.Ignored) > 0 {
-			add(refuse(CodeIgnoredFiles, p, stash(p, "--all"), "%s has %d ignored files that removal would delete: %s; move them out, or stash them (the stash is kept in the repository)", p, len(st.Ignored), listSome(st.Ignored, 3)))
+			add(refuse(CodeIgnoredFiles, p, stashIgnored, "%s has %d ignored files that removal would delete: %s; move them out, or stash them (the stash is kept in the repository)", p, len(st.Ignored), listSome(st.Ignored, 3)))
 		}
 	}
 	rs = append(rs, contentRefusals(p, obs.Content)...)

@@ -342,6 +342,20 @@ func TestAssessRefusals(t *testing.T) {
 			msg:  "rebase",
 		},
 		{
+			// A nested repository is not swept into a stash.
+			name: "hidden/nested-git-no-stash",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Status.Untracked = []string{"vendor/"}
+				o.Status.Ignored = []string{"build/"}
+				o.Hidden = []machine.Hidden{{Code: machine.CodeNestedGit, Path: testPath + "/vendor/.git"}}
+			},
+			want: []refusalKey{
+				key(machine.CodeUntrackedFiles, retryPlan),
+				key(machine.CodeIgnoredFiles, retryPlan),
+				{Code: machine.CodeNestedGit, Path: testPath + "/vendor/.git", Retry: retryPlan},
+			},
+		},
+		{
 			// Index bits are cleared so status shows what they hid;
 			// staged content is stashed.
 			name: "hidden/index-bits-and-staged",
