@@ -100,3 +100,12 @@ func nestedRepository(hs []Hidden) bool {
 	}
 	return false
 }
+
+// ownRepository reports whether git run in the tree is the tree's own
+// repository: git registers the path under the record's admin key and
+// does not call it prunable. A tree whose .git file is gone would have
+// `git -C tree` act on the repository around it, so no retry runs git
+// there then.
+func ownRepository(rec Record, obs WorktreeObservation) bool {
+	return obs.Registered && obs.AdminKey != "" && obs.AdminKey == rec.AdminKey && !obs.Prunable
+}

@@ -137,7 +137,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(CodeLocked, p, "git worktree unlock "+QuoteArg(p), "%s is locked: %s", p, orNone(obs.LockReason)))
 	}
 	if obs.Prunable {
-		add(refuse(CodePrunable, p, "git worktree list --verbose", "git reports %s as prunable", p))
+		add(refuse(CodePrunable, p, "git worktree repair "+QuoteArg(p), "git reports %s as prunable: its .git file is missing or does not lead back to git's admin entry; git worktree repair rewrites it", p))
 	}
 	if obs.StatusErr != "" {
 		add(refuse(CodeStatusFailed, p, plan, "git status failed in %s: %s", p, obs.StatusErr))
@@ -149,11 +149,15 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		if nestedRepository(obs.Hidden) {
 			stashUntracked, stashIgnored = plan, plan
 		}
+		stashChanges := stash(p)
+		if !ownRepository(rec, obs) {
+			stashChanges, stashUntracked, stashIgnored = plan, plan, plan
+		}
 		if len(st.Unmerged) > 0 {
 			add(refuse(CodeUnmerged, p, plan, "%s has %d unresolved conflicts: %s", p, len(st.Unmerged), listSome(st.Unmerged, 3)))
 		}
 		if len(st.Changed) > 0 {
-			add(refuse(CodeTrackedChanges, p, stash(p), "%s has %d changed tracked files (%d staged): %s; commit them, or stash them (the stash is kept in the repository)", p, len(st.Changed), st.Staged, listSome(st.Changed, 3)))
+			add(refuse(CodeTrackedChanges, p, stashChanges, "%s has %d changed tracked files (%d staged): %s; commit them, or stash them (the stash is kept in the repository)", p, len(st.Changed), st.Staged, listSome(st.Changed, 3)))
 		}
 		if len(st.Untracked) > 0 {
 			add(refuse(CodeUntrackedFiles, p, stashUntracked, "%s has %d untracked files: %s; commit them, or stash them (the stash is kept in the repository)", p, len(st.Untracked), listSome(st.Untracked, 3)))
@@ -164,7 +168,11 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 	}
 	rs = append(rs, contentRefusals(p, obs.Content)...)
 	for _, h := range obs.Hidden {
-		add(refuse(h.Code, h.Path, hiddenRetry(p, h), "%s: %s", h.Path, orNone(h.Detail)))
+		retry := plan
+		if ownRepository(rec, obs) {
+			retry = hiddenRetry(p, h)
+		}
+		add(refuse(h.Code, h.Path, retry, "%s: %s", h.Path, orNone(h.Detail)))
 	}
 	for _, pr := range obs.InUse {
 		add(refuse(CodeInUse, p, plan, "process %d (%s) uses %s via its %s", pr.PID, pr.Command, p, pr.Via))

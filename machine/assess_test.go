@@ -270,7 +270,7 @@ func TestAssessRefusals(t *testing.T) {
 		{
 			name:   "prunable",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Prunable = true },
-			want:   []refusalKey{key(machine.CodePrunable, "git worktree list --verbose")},
+			want:   []refusalKey{key(machine.CodePrunable, "git worktree repair "+testPath)},
 		},
 		{
 			// A failed status hides the lists: nothing said about them.
@@ -436,6 +436,8 @@ func TestAssessRefusals(t *testing.T) {
 			msg:  "exit 128",
 		},
 		{
+			// Prunable: git -C the tree would reach the repository
+			// around it, so nothing is stashed there.
 			name: "collects-every-reason",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
 				o.Prunable = true
@@ -444,8 +446,8 @@ func TestAssessRefusals(t *testing.T) {
 				o.Proof = nil
 			},
 			want: []refusalKey{
-				key(machine.CodePrunable, "git worktree list --verbose"),
-				key(machine.CodeUntrackedFiles, retryStash+" --include-untracked"),
+				key(machine.CodePrunable, "git worktree repair "+testPath),
+				key(machine.CodeUntrackedFiles, retryPlan),
 				key(machine.CodeInUse, retryPlan),
 				key(machine.CodeUnpushedCommits, retryPush),
 			},
