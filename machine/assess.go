@@ -137,7 +137,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(CodeLocked, p, "git worktree unlock "+QuoteArg(p), "%s is locked: %s", p, orNone(obs.LockReason)))
 	}
 	if obs.Prunable {
-		add(refuse(CodePrunable, p, "git worktree repair "+QuoteArg(p), "git reports %s as prunable: its .git file is missing or does not lead back to git's admin entry; git worktree repair rewrites it", p))
+		add(refuse(CodePrunable, p, "git worktree repair", "git reports %s as prunable: its .git file is missing or does not lead back to its admin entry; git worktree repair, run in the main checkout, rewrites it", p))
 	}
 	if obs.StatusErr != "" {
 		add(refuse(CodeStatusFailed, p, plan, "git status failed in %s: %s", p, obs.StatusErr))

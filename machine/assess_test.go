@@ -270,7 +270,7 @@ func TestAssessRefusals(t *testing.T) {
 		{
 			name:   "prunable",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Prunable = true },
-			want:   []refusalKey{key(machine.CodePrunable, "git worktree repair "+testPath)},
+			want:   []refusalKey{key(machine.CodePrunable, "git worktree repair")},
 		},
 		{
 			// A failed status hides the lists: nothing said about them.
@@ -446,7 +446,7 @@ func TestAssessRefusals(t *testing.T) {
 				o.Proof = nil
 			},
 			want: []refusalKey{
-				key(machine.CodePrunable, "git worktree repair "+testPath),
+				key(machine.CodePrunable, "git worktree repair"),
 				key(machine.CodeUntrackedFiles, retryPlan),
 				key(machine.CodeInUse, retryPlan),
 				key(machine.CodeUnpushedCommits, retryPush),
