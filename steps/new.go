@@ -261,11 +261,20 @@ func writeMarker(repo observe.Repo, id string) error {
 func hookFailure(err error) string {
 	var ee *observe.ExitError
 	if errors.As(err, &ee) {
-		msg := strings.TrimSpace(ee.Stderr)
-		if msg == "" {
-			msg = "nothing on stderr"
+		// git's own progress and hints are not the hook's: drop them.
+		var kept []string
+		for _, l := range strings.Split(ee.Stderr, "\n") {
+			if l = strings.TrimRight(l, "\r "); l == "" || strings.HasPrefix(l, "hint:") ||
+				strings.HasPrefix(l, "Preparing worktree") || strings.HasPrefix(l, "HEAD is now at") {
+				continue
+			}
+			kept = append(kept, l)
 		}
-		return fmt.Sprintf("git worktree add made the tree, then exited %d (a post-checkout hook failed): %s", ee.Code, msg)
+		msg := "it printed nothing"
+		if len(kept) > 0 {
+			msg = "it printed: " + strings.Join(kept, "\n")
+		}
+		return fmt.Sprintf("git worktree add made the tree, then exited %d (a post-checkout hook failed); %s", ee.Code, msg)
 	}
 	return fmt.Sprintf("git worktree add made the tree, then failed (a post-checkout hook?): %v", err)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -43,7 +44,7 @@ func (c *NewCmd) Run(a *App) error {
 			return
 		}
 		if res.Hook != "" {
-			fmt.Fprintf(a.Stderr, "custody new: %s is created and active at %s, but %s\n", res.ID, machine.QuoteArg(res.Path), res.Hook)
+			fmt.Fprintf(a.Stderr, "custody new: %s is created and active at %s, but %s\n", res.ID, machine.QuoteArg(res.Path), strings.ReplaceAll(res.Hook, "\n", "\n\t"))
 		}
 		fmt.Fprintln(w, res.Path)
 	})
