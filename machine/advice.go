@@ -90,11 +90,13 @@ func hiddenRetry(tree string, h Hidden) string {
 }
 
 // nestedRepository reports whether hidden state names a repository inside
-// the tree (a nested .git or submodules), which a stash must not sweep up.
+// the tree (a nested .git or submodules), which a stash must not sweep up,
+// or index entries git skips (a sparse checkout), which a stash would not
+// hold as the person sees them.
 func nestedRepository(hs []Hidden) bool {
 	for _, h := range hs {
 		switch h.Code {
-		case CodeNestedGit, CodeSubmodules, CodeSubmoduleChanges, CodeSubmoduleUnpushed:
+		case CodeNestedGit, CodeSubmodules, CodeSubmoduleChanges, CodeSubmoduleUnpushed, CodeSkipWorktree, CodeAssumeUnchanged:
 			return true
 		}
 	}

@@ -143,13 +143,17 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(CodeStatusFailed, p, plan, "git status failed in %s: %s", p, obs.StatusErr))
 	} else {
 		st := obs.Status
-		// A nested repository is untracked or ignored content too:
-		// stashing it is not the safe step, so plan is the retry then.
+		// A nested repository is untracked or ignored content too, and a
+		// sparse index hides entries from a stash: stashing is not the
+		// safe step then, so plan is the retry.
 		stashUntracked, stashIgnored := stash(p, "--include-untracked"), stash(p, "--all")
 		if nestedRepository(obs.Hidden) {
 			stashUntracked, stashIgnored = plan, plan
 		}
 		stashChanges := stash(p)
+		if nestedRepository(obs.Hidden) {
+			stashChanges = plan
+		}
 		if !ownRepository(rec, obs) {
 			stashChanges, stashUntracked, stashIgnored = plan, plan, plan
 		}
@@ -169,7 +173,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 	rs = append(rs, contentRefusals(p, obs.Content)...)
 	for _, h := range obs.Hidden {
 		retry := plan
-		if ownRepository(rec, obs) {
+		if ownRepository(rec, obs) && (h.Code != CodeStagedDiffers || !nestedRepository(obs.Hidden)) {
 			retry = hiddenRetry(p, h)
 		}
 		add(refuse(h.Code, h.Path, retry, "%s: %s", h.Path, orNone(h.Detail)))

@@ -357,7 +357,7 @@ func TestAssessRefusals(t *testing.T) {
 		},
 		{
 			// Index bits are cleared so status shows what they hid;
-			// staged content is stashed.
+			// staged content is not stashed while they hide entries.
 			name: "hidden/index-bits-and-staged",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
 				o.Hidden = []machine.Hidden{
@@ -369,7 +369,30 @@ func TestAssessRefusals(t *testing.T) {
 			want: []refusalKey{
 				{Code: machine.CodeAssumeUnchanged, Path: testPath + "/a b.go", Retry: "git -C " + testPath + " update-index --no-assume-unchanged -- 'a b.go'"},
 				{Code: machine.CodeSkipWorktree, Path: testPath + "/dir/c.go", Retry: "git -C " + testPath + " update-index --no-skip-worktree -- dir/c.go"},
+				{Code: machine.CodeStagedDiffers, Path: testPath + "/d.go", Retry: retryPlan},
+			},
+		},
+		{
+			name: "hidden/staged-differs-stashed",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Status.Changed = []string{"d.go"}
+				o.Hidden = []machine.Hidden{{Code: machine.CodeStagedDiffers, Path: testPath + "/d.go"}}
+			},
+			want: []refusalKey{
+				key(machine.CodeTrackedChanges, retryStash),
 				{Code: machine.CodeStagedDiffers, Path: testPath + "/d.go", Retry: retryStash},
+			},
+		},
+		{
+			// Entries git skips: a stash would not hold them as seen.
+			name: "hidden/skip-worktree-no-stash",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Status.Changed = []string{"a.go"}
+				o.Hidden = []machine.Hidden{{Code: machine.CodeSkipWorktree, Path: testPath + "/b.go"}}
+			},
+			want: []refusalKey{
+				key(machine.CodeTrackedChanges, retryPlan),
+				{Code: machine.CodeSkipWorktree, Path: testPath + "/b.go", Retry: "git -C " + testPath + " update-index --no-skip-worktree -- b.go"},
 			},
 		},
 		{

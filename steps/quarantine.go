@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -293,6 +294,12 @@ func finishQuarantine(e *Env, rec machine.Record, m manifest) (*machine.Refusal,
 	if stray != "" {
 		return moveBack(e, rec, stray, why)
 	}
+	// The tree's .git file goes last: a removal stopped part-way leaves a
+	// tree git still knows, whose deleted files git can restore.
+	gitfile := filepath.Join(q, ".git")
+	if i := slices.Index(files, gitfile); i >= 0 {
+		files = append(slices.Delete(slices.Clone(files), i, i+1), gitfile)
+	}
 	for i, f := range files {
 		fi, err := os.Lstat(f)
 		if err != nil {
@@ -303,7 +310,7 @@ func finishQuarantine(e *Env, rec machine.Record, m manifest) (*machine.Refusal,
 			return moveBack(e, rec, f, w)
 		}
 		if err := os.Remove(f); err != nil {
-			return moveBack(e, rec, f, "cannot be deleted: "+err.Error())
+			return moveBack(e, rec, f, fmt.Sprintf("cannot be deleted: %v; %d of the tree's %d files were deleted before it (each identical to HEAD)", err, i, len(files)))
 		}
 		if i == 0 {
 			failpoint("apply/during-delete")
@@ -341,6 +348,10 @@ func moveBack(e *Env, rec machine.Record, stray, why string) (*machine.Refusal, 
 	}
 	if stray == "" {
 		stray = where
+	}
+	if strings.HasPrefix(why, "cannot be deleted") {
+		return &machine.Refusal{Code: machine.CodeQuarantineChanged, Path: stray, Retry: "custody plan",
+			Message: fmt.Sprintf("removal of %s stopped part-way: %s %s; what is left is at %s, holding %s", rec.ID, stray, why, where, leftIn(where))}, nil
 	}
 	return &machine.Refusal{Code: machine.CodeQuarantineChanged, Path: stray, Retry: "custody plan",
 		Message: fmt.Sprintf("%s appeared or changed in %s after the final observation (%s); the tree was kept at %s", stray, rec.ID, why, where)}, nil

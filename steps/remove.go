@@ -445,5 +445,5 @@ func leftIn(path string) string {
 	if len(ents) > 3 {
 		more = fmt.Sprintf(" and %d more", len(ents)-3)
 	}
-	return fmt.Sprintf("%d entries left: %s%s", len(ents), strings.Join(names, ", "), more)
+	return fmt.Sprintf("%d entries: %s%s", len(ents), strings.Join(names, ", "), more)
 }

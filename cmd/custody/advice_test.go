@@ -20,6 +20,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -515,5 +516,63 @@ func adSettled(t *testing.T, w adWorld, again []string, res result) {
 				t.Errorf("after the advice, plan has no item for %s, whose record %s is %s", w.tree, rec.ID, rec.State)
 			}
 		}
+	}
+}
+
+// TestAdvicePartialRemoval: a removal that stops part-way (a file that
+// cannot be deleted) says so, names the entry and what is left, and keeps
+// the tree's .git file to the end, so git still knows the tree. Making the
+// file deletable is the person's step; then the retry, pasted as printed,
+// restores the deleted files and resumes, and the removal completes.
+func TestAdvicePartialRemoval(t *testing.T) {
+	t.Parallel()
+	r := adRepo(t)
+	id, path := newTree(t, r, "partial")
+	r.WriteFile(path, "a.txt", "a\n")
+	r.WriteFile(path, "sub/stuck.txt", "stuck\n")
+	r.WriteFile(path, "z.txt", "z\n")
+	r.CommitAll(path, "three files")
+	r.Push(path, "main")
+	mustCustody(t, r, 0, "finish", id)
+	stuck := filepath.Join(path, "sub", "stuck.txt")
+	if out, err := exec.Command("chattr", "+i", stuck).CombinedOutput(); err != nil {
+		t.Skipf("cannot make a file undeletable here (chattr +i): %v %s", err, out)
+	}
+	unstick := func() { _ = exec.Command("chattr", "-i", stuck).Run() }
+	t.Cleanup(unstick)
+
+	res := custody(t, r, "apply", rtPlan(t, r, 0), "--json")
+	if res.Code != exitPending {
+		t.Fatalf("apply over an undeletable file: %s", res)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(res.Stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	refs := rtJSONRefusals(v)
+	if len(refs) != 1 {
+		t.Fatalf("want one refusal, got %+v\n%s", refs, res)
+	}
+	msg := decodeResult[map[string]any](t, res, "apply")
+	text, _ := json.Marshal(msg)
+	for _, want := range []string{"stopped part-way", stuck + " cannot be deleted", "what is left is at " + path, ".git"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("the refusal does not say %q:\n%s", want, res)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(path, ".git")); err != nil {
+		t.Errorf("the tree's .git file was deleted before the removal stopped: %v", err)
+	}
+
+	unstick()
+	sh := runBin(t, "sh", r, r.Dir, []string{sfPathEnv(filepath.Dir(custodyBin))}, "-c", refs[0].retry)
+	if sh.Code != 0 {
+		t.Fatalf("the retry %q failed when pasted:\n%s", refs[0].retry, sh)
+	}
+	if _, err := os.Lstat(path); !os.IsNotExist(err) {
+		t.Errorf("after the retry the tree is still there: %v", err)
+	}
+	if st := sfRecordState(t, r, id); st != "tombstoned" {
+		t.Errorf("after the retry the record is %s, want tombstoned", st)
 	}
 }
