@@ -284,11 +284,12 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeCreateFailed:        {person: "creation fails when a required resource command fails: the project's to fix; the retry makes the tree again"},
 		machine.CodeGCDisabled:          {person: "gc = false is the project's declared choice; the person destroys such a resource"},
 		machine.CodeUnexpandedToken:     {person: "an @token@ custody does not know is the project's to fix in custody.toml"},
+		machine.CodeResumeUnmatched:     {person: "an interrupted intent meets a world no rule fits (a person's directory where new was to make its tree): what it is, and where it goes, is the person's to say"},
+		machine.CodeStatusFailed:        {person: "git status fails on a damaged index; repairing it (git reset drops what was staged) is the person's choice"},
 		machine.CodeUnsafeToken:         {person: "an @token@ where its value would be read as code is the project's to move in custody.toml"},
 
 		// Not given by any command on a repository built here.
 		machine.CodePathUnknown:         {elsewhere: "needs lstat to fail other than ENOENT (a permission denied), which root never sees; machine's TestAssessRefusals/path-unknown"},
-		machine.CodeStatusFailed:        {elsewhere: "needs git status to fail in a registered tree; TestE2EMoreHazardsAreKept and machine's TestAssessRefusals/status-failed"},
 		machine.CodeHeadUnknown:         {elsewhere: "needs HEAD unreadable while status reads; machine's TestAssessRefusals/head-unknown"},
 		machine.CodeProofFailed:         {elsewhere: "needs git to fail while looking for a proof (a failing git); machine's TestAssessRefusals/proof-failed"},
 		machine.CodeObservationFailed:   {elsewhere: "needs an observer to fail part-way; observe's hidden-state tests"},
@@ -301,10 +302,9 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeAmbiguousRepository: {elsewhere: "a common dir or main checkout git cannot name exactly; observe's discovery tests"},
 		machine.CodeGuardFailed:         {elsewhere: "a transition whose guard failed between observation and commit (a race); machine's guard tests"},
 		machine.CodeRemovalFailed:       {elsewhere: "needs git worktree remove to fail part-way; TestQuarantine* and steps' remove tests"},
-		machine.CodeResumeUnmatched:     {elsewhere: "an interrupted intent whose world fits no rule; TestCrashResumeRefusesUnmatched"},
 		machine.CodeAmbiguousRelocation: {elsewhere: "no command relocates yet; machine's resume relocation tests"},
 		machine.CodeRecoveryFailed:      {elsewhere: "needs a reflog or per-worktree config custody cannot read; TestRecoveryUnreadableConfigKeepsTree"},
-		machine.CodeQuarantineChanged:   {elsewhere: "needs a writer inside the tree while it is quarantined; TestQuarantineConcurrentWriter"},
+		machine.CodeQuarantineChanged:   {elsewhere: "needs a writer inside the tree while it is quarantined (TestQuarantineConcurrentWriter) or a file that cannot be deleted, whose retry TestAdvicePartialRemoval pastes"},
 	}
 }
 
