@@ -18,7 +18,7 @@ func missingRefusal(rec Record, obs WorktreeObservation) Refusal {
 	}
 	if rec.Branch != "" && obs.BranchTip != "" && obs.BranchTip == rec.EffectiveHead() &&
 		len(obs.Remote.Remotes) > 0 && len(obs.Remote.Unavailable) == 0 {
-		return refuse(CodeWorktreeMissing, p, pushBranch("", obs.Remote.Remotes[0], rec.Branch),
+		return refuse(CodeWorktreeMissing, p, pushBranch("", pushRemote(obs.Remote.Remotes), rec.Branch),
 			"%s no longer exists and its last known commit %s is only on branch %s, which no remote advertises; push it, then custody settles the record", p, head, rec.Branch)
 	}
 	return refuse(CodeWorktreeMissing, p, "custody show "+rec.ID,
@@ -70,10 +70,11 @@ func pushBranch(tree, remote, branch string) string {
 	return at + " push -u " + QuoteArg(remote) + " " + QuoteArg(branch)
 }
 
-// hiddenRetry is the retry of hidden state h in tree: the index bits are
-// cleared so status shows what they hid, staged content is stashed; the
-// rest is the person's to settle (custody plan).
-func hiddenRetry(tree string, h Hidden) string {
+// hiddenRetry is the retry of hidden state h in the tree of record id: the
+// index bits are cleared so status shows what they hid, staged content is
+// stashed, a refs/worktree/ ref is kept as branch kept/ID/NAME before it is
+// deleted; the rest is the person's to settle (custody plan).
+func hiddenRetry(tree, id string, h Hidden) string {
 	rel, ok := strings.CutPrefix(h.Path, strings.TrimSuffix(tree, "/")+"/")
 	if !ok {
 		rel = h.Path
@@ -85,6 +86,14 @@ func hiddenRetry(tree string, h Hidden) string {
 		return "git -C " + QuoteArg(tree) + " update-index --no-skip-worktree -- " + QuoteArg(rel)
 	case CodeStagedDiffers:
 		return stash(tree)
+	case CodePerWorktreeRef:
+		// refs/worktree/NAME: a branch keeps its commit, then the ref
+		// that would die with the tree goes.
+		ref, _, _ := strings.Cut(h.Detail, " ")
+		if name, ok := strings.CutPrefix(ref, "refs/worktree/"); ok && name != "" && id != "" {
+			at := "git -C " + QuoteArg(tree)
+			return at + " branch " + QuoteArg("kept/"+id+"/"+name) + " " + QuoteArg(ref) + " && " + at + " update-ref -d " + QuoteArg(ref)
+		}
 	}
 	return "custody plan"
 }
@@ -110,4 +119,15 @@ func nestedRepository(hs []Hidden) bool {
 // there then.
 func ownRepository(rec Record, obs WorktreeObservation) bool {
 	return obs.Registered && obs.AdminKey != "" && obs.AdminKey == rec.AdminKey && !obs.Prunable
+}
+
+// pushRemote is the remote a retry pushes to: origin when there is one,
+// else the first remote asked.
+func pushRemote(remotes []string) string {
+	for _, r := range remotes {
+		if r == "origin" {
+			return r
+		}
+	}
+	return remotes[0]
 }

@@ -174,7 +174,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 	for _, h := range obs.Hidden {
 		retry := plan
 		if ownRepository(rec, obs) && (h.Code != CodeStagedDiffers || !nestedRepository(obs.Hidden)) {
-			retry = hiddenRetry(p, h)
+			retry = hiddenRetry(p, rec.ID, h)
 		}
 		add(refuse(h.Code, h.Path, retry, "%s: %s", h.Path, orNone(h.Detail)))
 	}
@@ -207,16 +207,20 @@ func proofRefusal(rec Record, obs WorktreeObservation) Refusal {
 	case len(obs.Remote.Remotes) == 0:
 		return refuse(CodeNoRemote, p, "custody plan", "the repository has no remote, so nothing proves %s is published; add the remote your work is pushed to (git remote add origin URL)", short)
 	case obs.Detached:
-		ref := "refs/heads/" + rec.Branch
-		return refuse(CodeDetachedHead, p, "git -C "+QuoteArg(p)+" push "+QuoteArg(obs.Remote.Remotes[0])+" "+QuoteArg("HEAD:"+ref),
-			"%s has a detached HEAD %s that no remote advertises; push it to a branch (here %s on %s)", p, short, ref, obs.Remote.Remotes[0])
+		name := rec.Branch
+		if name == "" {
+			name = rec.ID
+		}
+		ref, remote := "refs/heads/"+name, pushRemote(obs.Remote.Remotes)
+		return refuse(CodeDetachedHead, p, "git -C "+QuoteArg(p)+" push "+QuoteArg(remote)+" "+QuoteArg("HEAD:"+ref),
+			"%s has a detached HEAD %s that no remote advertises; push it to a branch (here %s on %s)", p, short, ref, remote)
 	}
-	branch := obs.Branch
+	branch, remote := obs.Branch, pushRemote(obs.Remote.Remotes)
 	if branch == "" {
 		branch = rec.Branch
 	}
-	return refuse(CodeUnpushedCommits, p, pushBranch(p, obs.Remote.Remotes[0], branch),
-		"%s is on no ref any remote advertises; push %s to %s first", short, branch, obs.Remote.Remotes[0])
+	return refuse(CodeUnpushedCommits, p, pushBranch(p, remote, branch),
+		"%s is on no ref any remote advertises; push %s to %s first", short, branch, remote)
 }
 
 // contentRefusals renders unaccounted content as one refusal per code, in

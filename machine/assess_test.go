@@ -342,6 +342,21 @@ func TestAssessRefusals(t *testing.T) {
 			msg:  "rebase",
 		},
 		{
+			// A refs/worktree/ ref is kept as a branch, then deleted;
+			// a bisect ref is the person's (its bisect is in progress).
+			name: "hidden/per-worktree-ref",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Hidden = []machine.Hidden{
+					{Code: machine.CodePerWorktreeRef, Path: testPath, Detail: "refs/worktree/wip exists only in this worktree"},
+					{Code: machine.CodePerWorktreeRef, Path: testPath, Detail: "refs/bisect/bad exists only in this worktree"},
+				}
+			},
+			want: []refusalKey{
+				key(machine.CodePerWorktreeRef, "git -C "+testPath+" branch kept/"+testID+"/wip refs/worktree/wip && git -C "+testPath+" update-ref -d refs/worktree/wip"),
+				key(machine.CodePerWorktreeRef, retryPlan),
+			},
+		},
+		{
 			// A nested repository is not swept into a stash.
 			name: "hidden/nested-git-no-stash",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
@@ -437,6 +452,27 @@ func TestAssessRefusals(t *testing.T) {
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Proof = nil },
 			want:   []refusalKey{key(machine.CodeUnpushedCommits, retryPush)},
 			msg:    testBranch,
+		},
+		{
+			// origin is pushed to when there is one.
+			name: "unpushed-commits/origin-among-remotes",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Remote.Remotes = []string{"backup", "origin"}
+			},
+			want: []refusalKey{key(machine.CodeUnpushedCommits, retryPush)},
+		},
+		{
+			// The branch the tree is on, which may not be the record's.
+			name: "unpushed-commits/other-remote-and-branch",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				r.Origin = machine.OriginAdopted
+				r.Branch = "topic"
+				o.Branch = "topic"
+				o.Proof = nil
+				o.Remote.Remotes = []string{"upstream"}
+			},
+			want: []refusalKey{key(machine.CodeUnpushedCommits, "git -C "+testPath+" push -u upstream topic")},
 		},
 		{
 			name:   "unpushed-commits/proof-of-another-head",

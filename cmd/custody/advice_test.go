@@ -185,6 +185,12 @@ func adCases() map[machine.Code]adCase {
 			r.GitIn(path, "add", "README")
 			r.WriteFile(path, "README", "changed again\n")
 		})},
+		machine.CodePerWorktreeRef: {setup: plan(func(t *testing.T, r *fixtures.Repo, id, path string) {
+			// A ref under refs/worktree/ dies with the tree.
+			r.Commit(path, "wip.txt", "work in progress\n")
+			r.GitIn(path, "update-ref", "refs/worktree/wip", "HEAD")
+			r.GitIn(path, "reset", "-q", "--hard", "HEAD~1")
+		})},
 		machine.CodeForeign: {setup: func(t *testing.T) adWorld {
 			// Adopted, then finished, then removable: three retries.
 			r := adRepo(t)
@@ -267,7 +273,6 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeNoRemote:            {person: "which remote the work is pushed to (a URL) is the person's to name; custody cannot know it"},
 		machine.CodeRemoteUnavailable:   {person: "a remote that does not answer is the network's or the person's to fix; the retry asks it again"},
 		machine.CodeNestedGit:           {person: "a repository inside the tree has its own commits and remotes; where they go is the person's to decide"},
-		machine.CodePerWorktreeRef:      {person: "which per-worktree ref (refs/worktree, bisect, rewritten) is worth keeping as a branch is the person's choice"},
 		machine.CodeSubmoduleChanges:    {person: "changes inside a submodule are committed or dropped by the person, in the submodule"},
 		machine.CodeSubmoduleUnpushed:   {person: "a submodule's commits are pushed by the person to the submodule's own remote"},
 		machine.CodeSubmodules:          {person: "submodule repositories in the tree's admin entry hold their own objects; keeping or dropping them is the person's choice"},
