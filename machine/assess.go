@@ -117,11 +117,11 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		return keep(rs)
 	}
 	if obs.IsSymlink || !obs.IsDir {
-		add(refuse(CodeSymlink, p, plan, "%s is not a plain directory (a symlink or file replaced it)", p))
+		add(refuse(CodeSymlink, p, plan, "%s is not a plain directory (a symlink or file replaced it); put the tree's own directory back at the path", p))
 		return keep(rs)
 	}
 	if !obs.Registered {
-		add(refuse(CodeNotRegistered, p, "git worktree list", "%s exists but git does not register it as a worktree", p))
+		add(refuse(CodeNotRegistered, p, "git worktree list", "%s exists but git does not register it as a worktree (its admin entry is gone); custody keeps it, and what becomes of its files is yours to decide", p))
 		return keep(rs)
 	}
 	if obs.AdminKey != rec.AdminKey {
@@ -158,7 +158,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 			stashChanges, stashUntracked, stashIgnored = plan, plan, plan
 		}
 		if len(st.Unmerged) > 0 {
-			add(refuse(CodeUnmerged, p, plan, "%s has %d unresolved conflicts: %s", p, len(st.Unmerged), listSome(st.Unmerged, 3)))
+			add(refuse(CodeUnmerged, p, plan, "%s has %d unresolved conflicts: %s; resolve and commit them, or abort the operation that made them", p, len(st.Unmerged), listSome(st.Unmerged, 3)))
 		}
 		if len(st.Changed) > 0 {
 			add(refuse(CodeTrackedChanges, p, stashChanges, "%s has %d changed tracked files (%d staged): %s; commit them, or stash them (the stash is kept in the repository)", p, len(st.Changed), st.Staged, listSome(st.Changed, 3)))
@@ -179,7 +179,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(h.Code, h.Path, retry, "%s: %s", h.Path, orNone(h.Detail)))
 	}
 	for _, pr := range obs.InUse {
-		add(refuse(CodeInUse, p, plan, "process %d (%s) uses %s via its %s", pr.PID, pr.Command, p, pr.Via))
+		add(refuse(CodeInUse, p, plan, "process %d (%s) uses %s via its %s; end it or move it out of the tree first", pr.PID, pr.Command, p, pr.Via))
 	}
 	if obs.Head == "" {
 		add(refuse(CodeHeadUnknown, p, plan, "HEAD of %s could not be read", p))
