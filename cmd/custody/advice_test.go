@@ -45,6 +45,9 @@ type adWorld struct {
 	// tree is the path the advice is about: the chain of retries follows
 	// refusals at it or below it ("" follows none beyond the first).
 	tree string
+	// before, when set, runs right before the first retry is pasted: what
+	// the refusal says must happen first (another custody finishing).
+	before func()
 }
 
 // adCase is how one code's advice is checked. Exactly one of setup,
@@ -225,6 +228,13 @@ func adCases() map[machine.Code]adCase {
 			r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = 'true'\ndestroy = 'true'\n")
 			return adWorld{r: r, args: []string{"new", "fix"}}
 		}},
+		machine.CodeLockTimeout: {setup: func(t *testing.T) adWorld {
+			// Another custody holds the state file; once it is done, the
+			// retry (with a longer wait) runs.
+			r := adRepo(t)
+			release := csHoldLock(t, filepath.Join(r.Dir, ".git", "custody", "state.db"))
+			return adWorld{r: r, args: []string{"--lock-timeout", "50ms", "list"}, again: []string{"list"}, before: release}
+		}},
 		machine.CodeUnknownRecord: {input: "the id is the person's; custody list shows the ids there are",
 			setup: func(t *testing.T) adWorld { return adWorld{r: adRepo(t), args: []string{"show", "nosuch-123456"}} }},
 		machine.CodeUnknownRevision: {input: "the revision is the person's; git branch --all shows the names there are",
@@ -303,7 +313,6 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeStateCorrupt:        {elsewhere: "a damaged state file; TestCorruptStoreCorpus and the state_corrupt_* scripts"},
 		machine.CodeStateUnreadable:     {elsewhere: "a state file that cannot be opened, which root always can; state_unreadable_symlink.txtar"},
 		machine.CodeMigrationFailed:     {elsewhere: "an older state file that fails to upgrade; TestUpgrade*"},
-		machine.CodeLockTimeout:         {elsewhere: "needs another custody holding the state file; TestLockWait"},
 		machine.CodeAmbiguousRepository: {elsewhere: "a common dir or main checkout git cannot name exactly; observe's discovery tests"},
 		machine.CodeGuardFailed:         {elsewhere: "a transition whose guard failed between observation and commit (a race); machine's guard tests"},
 		machine.CodeRemovalFailed:       {elsewhere: "needs git worktree remove to fail part-way; TestQuarantine* and steps' remove tests"},
@@ -459,6 +468,9 @@ func adFollow(t *testing.T, w adWorld, c adCase, first adJSONRefusal) {
 	}
 	seen := map[string]bool{}
 	cur := first
+	if w.before != nil {
+		w.before()
+	}
 	for step := 0; step < 8; step++ {
 		key := cur.code + "\x00" + cur.retry + "\x00" + cur.path
 		if seen[key] {
