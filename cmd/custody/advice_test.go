@@ -228,6 +228,20 @@ func adCases() map[machine.Code]adCase {
 			r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = 'true'\ndestroy = 'true'\n")
 			return adWorld{r: r, args: []string{"new", "fix"}}
 		}},
+		machine.CodeInProgress: {setup: func(t *testing.T) adWorld {
+			// An apply holds the removal intent, alive, paused after it;
+			// once it is done, resume finds nothing left to do.
+			r := adRepo(t)
+			_, path := adFinished(t, r, "held", nil)
+			release, wait := csPaused(t, r, "apply/after-intent", "apply", rtPlan(t, r, 0))
+			done := func() {
+				release()
+				if res := wait(); res.Code != 0 {
+					t.Fatalf("the paused apply: %s", res)
+				}
+			}
+			return adWorld{r: r, args: []string{"resume"}, tree: path, before: done}
+		}},
 		machine.CodeLockTimeout: {setup: func(t *testing.T) adWorld {
 			// Another custody holds the state file; once it is done, the
 			// retry (with a longer wait) runs.
@@ -308,7 +322,6 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeHeadUnknown:         {elsewhere: "needs HEAD unreadable while status reads; machine's TestAssessRefusals/head-unknown"},
 		machine.CodeProofFailed:         {elsewhere: "needs git to fail while looking for a proof (a failing git); machine's TestAssessRefusals/proof-failed"},
 		machine.CodeObservationFailed:   {elsewhere: "needs an observer to fail part-way; observe's hidden-state tests"},
-		machine.CodeInProgress:          {elsewhere: "needs a second live custody process holding the intent; TestConcurrentApply"},
 		machine.CodeWorktreeLive:        {elsewhere: "a resource whose worktree is live is not an orphan: gc reports it and acts on nothing; TestResource*"},
 		machine.CodeStateCorrupt:        {elsewhere: "a damaged state file; TestCorruptStoreCorpus and the state_corrupt_* scripts"},
 		machine.CodeStateUnreadable:     {elsewhere: "a state file that cannot be opened, which root always can; state_unreadable_symlink.txtar"},
