@@ -242,6 +242,12 @@ func adCases() map[machine.Code]adCase {
 			}
 			return adWorld{r: r, args: []string{"resume"}, tree: path, before: done}
 		}},
+		machine.CodeStateCorrupt: {setup: func(t *testing.T) adWorld {
+			// The retry keeps the damaged file aside and starts afresh.
+			r := adRepo(t)
+			r.WriteFile(filepath.Join(r.Dir, ".git", "custody"), "state.db", "not a store\n")
+			return adWorld{r: r, args: []string{"list"}}
+		}},
 		machine.CodeLockTimeout: {setup: func(t *testing.T) adWorld {
 			// Another custody holds the state file; once it is done, the
 			// retry (with a longer wait) runs.
@@ -323,7 +329,6 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeProofFailed:         {elsewhere: "needs git to fail while looking for a proof (a failing git); machine's TestAssessRefusals/proof-failed"},
 		machine.CodeObservationFailed:   {elsewhere: "needs an observer to fail part-way; observe's hidden-state tests"},
 		machine.CodeWorktreeLive:        {elsewhere: "a resource whose worktree is live is not an orphan: gc reports it and acts on nothing; TestResource*"},
-		machine.CodeStateCorrupt:        {elsewhere: "a damaged state file; TestCorruptStoreCorpus and the state_corrupt_* scripts"},
 		machine.CodeStateUnreadable:     {elsewhere: "a state file that cannot be opened, which root always can; state_unreadable_symlink.txtar"},
 		machine.CodeMigrationFailed:     {elsewhere: "an older state file that fails to upgrade; TestUpgrade*"},
 		machine.CodeAmbiguousRepository: {elsewhere: "a common dir or main checkout git cannot name exactly; observe's discovery tests"},
