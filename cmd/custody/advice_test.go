@@ -321,6 +321,8 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeUnexpandedToken:     {person: "an @token@ custody does not know is the project's to fix in custody.toml"},
 		machine.CodeResumeUnmatched:     {person: "an interrupted intent meets a world no rule fits (a person's directory where new was to make its tree): what it is, and where it goes, is the person's to say"},
 		machine.CodeStatusFailed:        {person: "git status fails on a damaged index; repairing it (git reset drops what was staged) is the person's choice"},
+		machine.CodeRecoveryFailed:      {person: "what would die with the tree cannot be read (a config.worktree that is a symlink): the person makes it a plain file or drops it (TestRecoveryUnreadableConfigKeepsTree)"},
+		machine.CodeStateUnreadable:     {person: "a state file that cannot be opened (its permissions, its filesystem, a dangling symlink) is the person's to fix; moving it aside would lose the records (state_unreadable_symlink.txtar)"},
 		machine.CodeUnsafeToken:         {person: "an @token@ where its value would be read as code is the project's to move in custody.toml"},
 
 		// Not given by any command on a repository built here.
@@ -329,13 +331,11 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeProofFailed:         {elsewhere: "needs git to fail while looking for a proof (a failing git); machine's TestAssessRefusals/proof-failed"},
 		machine.CodeObservationFailed:   {elsewhere: "needs an observer to fail part-way; observe's hidden-state tests"},
 		machine.CodeWorktreeLive:        {elsewhere: "a resource whose worktree is live is not an orphan: gc reports it and acts on nothing; TestResource*"},
-		machine.CodeStateUnreadable:     {elsewhere: "a state file that cannot be opened, which root always can; state_unreadable_symlink.txtar"},
 		machine.CodeMigrationFailed:     {elsewhere: "an older state file that fails to upgrade; TestUpgrade*"},
 		machine.CodeAmbiguousRepository: {elsewhere: "a common dir or main checkout git cannot name exactly; observe's discovery tests"},
 		machine.CodeGuardFailed:         {elsewhere: "a transition whose guard failed between observation and commit (a race); machine's guard tests"},
 		machine.CodeRemovalFailed:       {elsewhere: "needs git worktree remove to fail part-way; TestQuarantine* and steps' remove tests"},
 		machine.CodeAmbiguousRelocation: {elsewhere: "no command relocates yet; machine's resume relocation tests"},
-		machine.CodeRecoveryFailed:      {elsewhere: "needs a reflog or per-worktree config custody cannot read; TestRecoveryUnreadableConfigKeepsTree"},
 		machine.CodeQuarantineChanged:   {elsewhere: "needs a writer inside the tree while it is quarantined (TestQuarantineConcurrentWriter) or a file that cannot be deleted, whose retry TestAdvicePartialRemoval pastes"},
 	}
 }
