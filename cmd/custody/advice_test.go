@@ -331,7 +331,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeProofFailed:         {elsewhere: "needs git to fail while looking for a proof (a failing git); machine's TestAssessRefusals/proof-failed"},
 		machine.CodeObservationFailed:   {elsewhere: "needs an observer to fail part-way; observe's hidden-state tests"},
 		machine.CodeWorktreeLive:        {elsewhere: "a resource whose worktree is live is not an orphan: gc reports it and acts on nothing; TestResource*"},
-		machine.CodeMigrationFailed:     {elsewhere: "an older state file that fails to upgrade; TestUpgrade*"},
+		machine.CodeMigrationFailed:     {elsewhere: "an older state file that fails to upgrade; TestMigrationFailedIsDescribed"},
 		machine.CodeAmbiguousRepository: {elsewhere: "a common dir or main checkout git cannot name exactly; observe's discovery tests"},
 		machine.CodeGuardFailed:         {elsewhere: "a transition whose guard failed between observation and commit (a race); machine's guard tests"},
 		machine.CodeRemovalFailed:       {elsewhere: "needs git worktree remove to fail part-way; TestQuarantine* and steps' remove tests"},
