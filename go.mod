@@ -9,9 +9,7 @@ require (
 	github.com/qmuntal/stateless v1.7.2
 	github.com/rogpeppe/go-internal v1.16.0
 	go.etcd.io/bbolt v1.5.0
+	golang.org/x/sys v0.50.0
 )
 
-require (
-	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/tools v0.36.0 // indirect
-)
+require golang.org/x/tools v0.36.0 // indirect

@@ -60,6 +60,20 @@ func stash(tree string, flags ...string) string {
 	return strings.Join(append([]string{"git -C", QuoteArg(tree), "stash push"}, flags...), " ")
 }
 
+// stashPaths stashes exactly paths of tree (untracked or ignored files,
+// with flag --include-untracked or --all), nothing else the tree holds;
+// more than a handful of paths is the person's to sort, so plan.
+func stashPaths(tree, flag string, paths []string) string {
+	if len(paths) == 0 || len(paths) > 8 {
+		return "custody plan"
+	}
+	words := []string{stash(tree, flag), "--"}
+	for _, p := range paths {
+		words = append(words, QuoteArg(p))
+	}
+	return strings.Join(words, " ")
+}
+
 // pushBranch pushes branch to remote and makes it the branch's upstream;
 // tree "" runs it where the person is.
 func pushBranch(tree, remote, branch string) string {

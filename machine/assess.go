@@ -142,19 +142,15 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 	if obs.StatusErr != "" {
 		add(refuse(CodeStatusFailed, p, plan, "git status failed in %s: %s", p, obs.StatusErr))
 	} else {
-		st := obs.Status
+		st, _ := WithoutBuildOutput(obs)
 		// A nested repository is untracked or ignored content too, and a
 		// sparse index hides entries from a stash: stashing is not the
-		// safe step then, so plan is the retry.
-		stashUntracked, stashIgnored := stash(p, "--include-untracked"), stash(p, "--all")
-		if nestedRepository(obs.Hidden) {
-			stashUntracked, stashIgnored = plan, plan
-		}
+		// safe step then, so plan is the retry. Untracked and ignored
+		// files are stashed by name, so build output stays.
 		stashChanges := stash(p)
-		if nestedRepository(obs.Hidden) {
-			stashChanges = plan
-		}
-		if !ownRepository(rec, obs) {
+		stashUntracked := stashPaths(p, "--include-untracked", st.Untracked)
+		stashIgnored := stashPaths(p, "--all", st.Ignored)
+		if nestedRepository(obs.Hidden) || !ownRepository(rec, obs) {
 			stashChanges, stashUntracked, stashIgnored = plan, plan, plan
 		}
 		if len(st.Unmerged) > 0 {
@@ -170,7 +166,8 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 			add(refuse(CodeIgnoredFiles, p, stashIgnored, "%s has %d ignored files that removal would delete: %s; move them out, or stash them (the stash is kept in the repository)", p, len(st.Ignored), listSome(st.Ignored, 3)))
 		}
 	}
-	rs = append(rs, contentRefusals(p, obs.Content)...)
+	_, content := WithoutBuildOutput(obs)
+	rs = append(rs, contentRefusals(p, content)...)
 	for _, h := range obs.Hidden {
 		retry := plan
 		if ownRepository(rec, obs) && (h.Code != CodeStagedDiffers || !nestedRepository(obs.Hidden)) {

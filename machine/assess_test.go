@@ -302,13 +302,21 @@ func TestAssessRefusals(t *testing.T) {
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
 				o.Status.Untracked = []string{"n1", "n2", "n3", "n4", "n5"}
 			},
-			want: []refusalKey{key(machine.CodeUntrackedFiles, retryStash+" --include-untracked")},
+			want: []refusalKey{key(machine.CodeUntrackedFiles, retryStash+" --include-untracked -- n1 n2 n3 n4 n5")},
 			msg:  "5 untracked files: n1, n2, n3 and 2 more",
+		},
+		{
+			// More than a handful is the person's to sort.
+			name: "untracked-files/many",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Status.Untracked = strings.Split("a b c d e f g h i", " ")
+			},
+			want: []refusalKey{key(machine.CodeUntrackedFiles, retryPlan)},
 		},
 		{
 			name:   "ignored-files",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Status.Ignored = []string{".env"} },
-			want:   []refusalKey{key(machine.CodeIgnoredFiles, retryStash+" --all")},
+			want:   []refusalKey{key(machine.CodeIgnoredFiles, retryStash+" --all -- .env")},
 			msg:    ".env",
 		},
 		{
@@ -319,8 +327,8 @@ func TestAssessRefusals(t *testing.T) {
 			want: []refusalKey{
 				key(machine.CodeUnmerged, retryPlan),
 				key(machine.CodeTrackedChanges, retryStash),
-				key(machine.CodeUntrackedFiles, retryStash+" --include-untracked"),
-				key(machine.CodeIgnoredFiles, retryStash+" --all"),
+				key(machine.CodeUntrackedFiles, retryStash+" --include-untracked -- n"),
+				key(machine.CodeIgnoredFiles, retryStash+" --all -- i"),
 			},
 		},
 		{

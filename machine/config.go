@@ -22,6 +22,11 @@ type Config struct {
 	PortBase, PortSpan int
 	// Resources are declared per worktree, in document order.
 	Resources []ResourceSpec
+	// Disposable are the [cleanup] disposable patterns (gitignore syntax,
+	// relative to each tree, validated by ParsePatterns): what they match
+	// is build output a removal may discard, once this exact content is
+	// approved (custody trust).
+	Disposable []string
 }
 
 // ResourceSpec declares one per-worktree external resource.

@@ -34,6 +34,8 @@ type fingerprintBody struct {
 	// unaccounted content are those earlier versions computed.
 	Content []Unaccounted `json:"content,omitempty"`
 	Hidden  []Hidden      `json:"hidden"`
+	// Discarded is omitted when empty, like Content.
+	Discarded []DiscardedDir `json:"discarded,omitempty"`
 }
 
 // Fingerprint digests the local state of an observation: path identity,
@@ -62,7 +64,7 @@ func Fingerprint(o WorktreeObservation) string {
 		Dev: o.Dev, Ino: o.Ino, Registered: o.Registered, AdminKey: o.AdminKey,
 		Head: o.Head, Branch: o.Branch, Detached: o.Detached, Locked: o.Locked,
 		Prunable: o.Prunable, Marker: o.Marker, Status: st, EnvOwn: o.EnvOwn, StatusErr: o.StatusErr, Hidden: hidden,
-		Content: o.Content,
+		Content: o.Content, Discarded: o.Discarded,
 	})
 	if err != nil {
 		panic("machine: fingerprint body does not marshal: " + err.Error())

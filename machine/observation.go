@@ -54,6 +54,10 @@ type WorktreeObservation struct {
 	// does not hold byte for byte and status did not already report
 	// (AccountContent). It is filled whenever status is observed.
 	Content []Unaccounted `json:"content,omitempty"`
+	// Discarded lists the untracked or ignored directories recognised as
+	// regenerable build output (ClassifyBuildOutput): what is below them
+	// does not keep the tree, and a removal deletes them with it.
+	Discarded []DiscardedDir `json:"discarded,omitempty"`
 
 	Lease *Lease `json:"lease,omitempty"`
 

@@ -50,6 +50,9 @@ type PlanItem struct {
 	Fingerprint string    `json:"fingerprint,omitempty"`
 	Refusal     *Refusal  `json:"refusal,omitempty"`
 	Refusals    []Refusal `json:"refusals,omitempty"`
+	// Discarded lists the build output a removal deletes with the tree,
+	// each directory with its size.
+	Discarded []DiscardedDir `json:"discarded,omitempty"`
 }
 
 // Counts returns how many items remove and how many keep.

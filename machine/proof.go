@@ -24,8 +24,13 @@ type Proof struct {
 	Head string `json:"head"`
 	// Commits lists the commits the proof covers beyond the tip, if any.
 	Commits []string `json:"commits,omitempty"`
-	// Base is the merge base, for squash-merged proofs.
+	// Base is the published commit the covered commits start from, for
+	// squash-merged proofs.
 	Base string `json:"base,omitempty"`
+	// Via is the commit on Ref's history that holds the work, when it is
+	// not the tip itself: the squash commit of a squash-merged proof whose
+	// tip has changed the same files since.
+	Via string `json:"via,omitempty"`
 }
 
 // Covers reports whether the proof speaks for head.

@@ -2,7 +2,6 @@ package machine
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -274,6 +273,10 @@ const (
 	// CodeContentUnreadable is returned when an entry in the tree cannot be
 	// read to account for its content.
 	CodeContentUnreadable Code = "content-unreadable"
+	// CodeAmbiguousReference is returned when a tree reference (an id
+	// prefix, a directory name, a path) names more than one tree; the
+	// refusal lists them and nothing is done.
+	CodeAmbiguousReference Code = "ambiguous-reference"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -355,6 +358,7 @@ func Codes() map[Code]string {
 		CodeUntrackedContent:    "an entry on disk HEAD does not track, unseen by git status",
 		CodeContentDiffers:      "a file's raw bytes or mode differ from HEAD though git status is clean",
 		CodeContentUnreadable:   "an entry in the tree cannot be read to account for it",
+		CodeAmbiguousReference:  "a tree reference names more than one tree",
 	}
 }
 
@@ -389,10 +393,3 @@ func listSome(list []string, n int) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(shown, ", "), len(list)-n)
 }
-
-// urlCredentials matches the user-information part of a URL.
-var urlCredentials = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s"]+@`)
-
-// RedactCredentials strips credentials from every URL in s
-// (https://user:secret@host → https://host). custody never stores them.
-func RedactCredentials(s string) string { return urlCredentials.ReplaceAllString(s, "$1") }

@@ -57,6 +57,8 @@ func FuzzFreeze(f *testing.F) {
 func FuzzRedactCredentials(f *testing.F) {
 	f.Add("fatal: https://user:secret@example.com/r.git", "user", "secret")
 	f.Add("ssh://git@host/x and http://a:b@c/d", "a", "b")
+	f.Add("PGPASSWORD=hunter2 psql; api_key = \"x y\"", "u", "hunter2")
+	f.Add("Authorization: Bearer abcdef123456 token: x", "u", "p")
 	f.Fuzz(func(t *testing.T, s, user, pass string) {
 		once := machine.RedactCredentials(s)
 		if machine.RedactCredentials(once) != once {
@@ -65,9 +67,25 @@ func FuzzRedactCredentials(f *testing.F) {
 		if user == "" || strings.ContainsAny(user+pass, "/@ \t\n\r\v\f\"") {
 			return
 		}
+		if isWord(pass) {
+			if got := machine.RedactCredentials("run PGPASSWORD=" + pass + " psql"); strings.Contains(got, pass) {
+				t.Fatalf("a password's value survives redaction: %q", got)
+			}
+		}
 		u := "https://" + user + ":" + pass + "@host.example/repo.git"
 		if got := machine.RedactCredentials("remote " + u + " failed"); got != "remote https://host.example/repo.git failed" {
 			t.Fatalf("RedactCredentials(%q) = %q", u, got)
 		}
 	})
+}
+
+// isWord reports whether s is a non-empty run of letters, digits and
+// underscores that is not itself the redaction mark.
+func isWord(s string) bool {
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != "" && !strings.Contains("psql PGPASSWORD run redacted", s)
 }

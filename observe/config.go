@@ -34,6 +34,9 @@ type rawConfig struct {
 		PortSpan     *int   `toml:"port_span"`
 	} `toml:"worktree"`
 	Resources map[string]rawResource `toml:"resources"`
+	Cleanup   struct {
+		Disposable []string `toml:"disposable"`
+	} `toml:"cleanup"`
 }
 
 type rawResource struct {
@@ -139,6 +142,12 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 	}
 	if c.PortSpan < 1 || c.PortSpan > 65536-c.PortBase {
 		return machine.Config{}, bad("worktree.port_span", "%d does not fit above port_base %d", c.PortSpan, c.PortBase)
+	}
+	if len(raw.Cleanup.Disposable) > 0 {
+		if _, err := machine.ParsePatterns(raw.Cleanup.Disposable); err != nil {
+			return machine.Config{}, bad("cleanup.disposable", "%v", err)
+		}
+		c.Disposable = raw.Cleanup.Disposable
 	}
 	if t := md.Type("resources"); t != "" && t != "Hash" {
 		return machine.Config{}, bad("resources", "must be a table of [resources.<name>] tables, not a %s", strings.ToLower(md.Type("resources")))

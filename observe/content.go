@@ -172,9 +172,13 @@ func WalkContent(root string, format ObjectFormat, prune, reported map[string]bo
 // With hidden set, the hidden-state check runs too and reports every
 // assume-unchanged and skip-worktree entry present on disk, so their
 // content is not reported again.
-func Content(dir string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error) []machine.Unaccounted {
+//
+// It also returns the build output among what status reported untracked
+// or ignored (BuildOutput, with the disposable patterns of an approved
+// custody.toml): machine.Assess does not count what lies below it.
+func Content(dir string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns) ([]machine.Unaccounted, []machine.DiscardedDir) {
 	if lsErr != nil {
-		return []machine.Unaccounted{{Code: machine.CodeContentUnreadable, Path: ".", Detail: "the index could not be read: " + lsErr.Error()}}
+		return []machine.Unaccounted{{Code: machine.CodeContentUnreadable, Path: ".", Detail: "the index could not be read: " + lsErr.Error()}}, nil
 	}
 	skip := make([]string, 0, len(st.Changed)+len(st.Untracked)+len(st.Ignored)+len(st.Unmerged)+1)
 	skip = append(append(append(append(skip, st.Changed...), st.Untracked...), st.Ignored...), st.Unmerged...)
@@ -205,5 +209,6 @@ func Content(dir string, st machine.Status, envOwn, hidden bool, ents []IndexEnt
 		}
 		tracked = append(tracked, machine.TrackedEntry{Path: e.Path, Mode: e.Mode, OID: e.OID})
 	}
-	return machine.AccountContent(WalkContent(dir, format, prune, reported), tracked, skip)
+	discarded := BuildOutput(dir, st, machine.NewTrackedSet(tracked), disposable)
+	return machine.AccountContent(WalkContent(dir, format, prune, reported), tracked, skip), discarded
 }

@@ -127,7 +127,7 @@ func TestContentSHA256(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		us := observe.Content(repo, machine.Status{}, false, true, ents, nil)
+		us, _ := observe.Content(repo, machine.Status{}, false, true, ents, nil, machine.Patterns{})
 		for i := range us {
 			us[i].Detail = ""
 		}

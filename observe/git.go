@@ -86,10 +86,21 @@ func CleanEnv() []string {
 }
 
 // gitEnv is the environment every git command runs with: CleanEnv plus
-// custody's fixed settings.
+// custody's fixed settings. The ext:: transport (a remote URL that is a
+// shell command) is never allowed, whatever the repository's or the
+// user's protocol.ext.allow says: asking a remote must not run code.
+// Configuration passed in the environment by whoever started custody is
+// replaced by this one entry.
 func gitEnv(observing bool) []string {
-	env := append(CleanEnv(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_NO_REPLACE_OBJECTS=1",
-		"GIT_GRAFT_FILE=/dev/null", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_SSH_VARIANT=ssh")
+	var env []string
+	for _, kv := range CleanEnv() {
+		if !strings.HasPrefix(kv, "GIT_CONFIG_KEY_") && !strings.HasPrefix(kv, "GIT_CONFIG_VALUE_") && !strings.HasPrefix(kv, "GIT_CONFIG_COUNT=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_NO_REPLACE_OBJECTS=1",
+		"GIT_GRAFT_FILE=/dev/null", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_SSH_VARIANT=ssh",
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.ext.allow", "GIT_CONFIG_VALUE_0=never")
 	if observing {
 		env = append(env, "GIT_OPTIONAL_LOCKS=0")
 	}

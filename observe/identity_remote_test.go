@@ -284,8 +284,7 @@ func TestAdvertiseHungRemoteBounded(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	dir := s.newOrigin()
-	s.git(dir, "config", "protocol.ext.allow", "always")
-	s.git(dir, "remote", "add", "slow", `ext::sh -c sleep% 60`)
+	s.git(dir, "remote", "add", "slow", "ssh://hung-too.example.invalid/other.git")
 	s.git(dir, "remote", "add", "slowssh", "ssh://hung.example.invalid/repo.git")
 	s.git(dir, "config", "core.sshCommand", "sleep 60 #")
 	repo := s.discover(dir)
@@ -403,5 +402,27 @@ func TestAdvertiseHostileRemoteFiles(t *testing.T) {
 	case <-done:
 	case <-time.After(60 * time.Second):
 		t.Fatal("Advertise hung on a FIFO in a remote's git dir")
+	}
+}
+
+// TestAdvertiseExtTransportNeverRuns: an ext:: remote is a shell command
+// git would run to reach it. Even with protocol.ext.allow=always in the
+// repository's configuration, asking it runs nothing — neither a command
+// that would make a file nor one that would serve this very repository as
+// a disguised remote — and it proves nothing.
+func TestAdvertiseExtTransportNeverRuns(t *testing.T) {
+	t.Parallel()
+	s, dir, local, _ := selfFixture(t)
+	s.git(dir, "config", "protocol.ext.allow", "always")
+	canary := filepath.Join(s.root, "canary")
+	for _, url := range []string{
+		"ext::sh -c touch% " + canary,
+		"ext::sh -c touch% " + canary + "%;git-upload-pack% " + dir,
+		"ext::git-upload-pack " + dir,
+	} {
+		assertNotProven(t, s, dir, local, url, "not allowed")
+		if _, err := os.Lstat(canary); err == nil {
+			t.Fatalf("asking the remote %s ran its command", url)
+		}
 	}
 }

@@ -22,6 +22,17 @@ type Tip struct {
 	Commit string
 	// Default is true for the branch the remote's HEAD names.
 	Default bool
+	// Target is the commit Commit names (an annotated tag peeled), as
+	// Advertise resolved it; empty means Commit itself.
+	Target string
+}
+
+// target is the commit t names.
+func (t Tip) target() string {
+	if t.Target != "" {
+		return t.Target
+	}
+	return t.Commit
 }
 
 // RemoteView is one fresh advertisement of every configured remote. Local
@@ -30,6 +41,10 @@ type RemoteView struct {
 	Remotes  []string
 	Tips     []Tip
 	Failures []machine.RemoteFailure
+	// patches holds the patch ids proofs computed against this view, so
+	// that every tree of one plan shares them; nil computes afresh. It is
+	// safe for concurrent use.
+	patches *patchCache
 }
 
 // Evidence returns the view as recorded in an observation.
@@ -66,7 +81,7 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list remotes: %w", err)
 	}
-	v := &RemoteView{}
+	v := &RemoteView{patches: newPatchCache()}
 	urls := map[string][]string{}
 	for _, line := range strings.Split(string(out), "\n") {
 		name, rest, ok := strings.Cut(line, "\t")
@@ -245,7 +260,7 @@ func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo, urls 
 	}
 	byRemote := map[string][]string{}
 	for _, t := range v.Tips {
-		if missing[t.Commit] {
+		if missing[t.Commit] && !Synthetic(t.Ref) {
 			byRemote[t.Remote] = append(byRemote[t.Remote], t.Ref)
 		}
 	}
@@ -265,13 +280,14 @@ func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo, urls 
 			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: remote, Error: why})
 		}
 	}
-	notCommit, err := unresolved(ctx, g, repo, v.Tips, "^{commit}")
+	peeled, err := peel(ctx, g, repo, v.Tips)
 	if err != nil {
 		return err
 	}
 	kept := v.Tips[:0]
 	for _, t := range v.Tips {
-		if !notCommit[t.Commit] {
+		if c, ok := peeled[t.Commit]; ok {
+			t.Target = c
 			kept = append(kept, t)
 		}
 	}
@@ -306,6 +322,56 @@ func unresolved(ctx context.Context, g *Git, repo Repo, tips []Tip, suffix strin
 		}
 	}
 	return bad, nil
+}
+
+// peel asks `git cat-file --batch-check` for the commit each tip's object
+// names and returns it by object id; objects that are missing, or are not
+// (tags of) commits, are absent.
+func peel(ctx context.Context, g *Git, repo Repo, tips []Tip) (map[string]string, error) {
+	if len(tips) == 0 {
+		return nil, nil
+	}
+	var in bytes.Buffer
+	var asked []string
+	seen := map[string]bool{}
+	for _, t := range tips {
+		if !seen[t.Commit] {
+			seen[t.Commit] = true
+			asked = append(asked, t.Commit)
+			in.WriteString(t.Commit + "^{commit}\n")
+		}
+	}
+	out, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return nil, fmt.Errorf("check advertised objects: %w", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(asked) {
+		return nil, fmt.Errorf("check advertised objects: %d answers for %d objects", len(lines), len(asked))
+	}
+	peeled := map[string]string{}
+	for i, l := range lines {
+		if f := strings.Fields(l); len(f) == 2 && f[1] == "commit" && isHexOID(f[0]) {
+			peeled[asked[i]] = f[0]
+		}
+	}
+	return peeled, nil
+}
+
+// Synthetic reports whether ref is one a forge makes up rather than one
+// somebody pushed: GitHub's refs/pull/N/merge and GitLab's
+// refs/merge-requests/N/merge are test merges the forge recomputes and
+// drops at will (docs/decisions/0050-published-namespaces.md). Their
+// commits are never fetched for a proof; one already present locally
+// counts like any advertised ref while it is advertised.
+func Synthetic(ref string) bool {
+	for _, ns := range []string{"refs/pull/", "refs/merge-requests/"} {
+		if rest, ok := strings.CutPrefix(ref, ns); ok {
+			n, kind, ok := strings.Cut(rest, "/")
+			return ok && n != "" && kind == "merge"
+		}
+	}
+	return false
 }
 
 // tipRank orders tips for proofs: each remote's default branch first, then

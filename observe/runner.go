@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -115,7 +116,24 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	cmd := exec.CommandContext(ctx, c.Args[0], c.Args[1:]...)
+	args := c.Args
+	var gateR, gateW *os.File
+	if c.OnStart != nil {
+		// The command waits at a gate until OnStart has recorded its
+		// group: a custody killed in between leaves a gate that reads
+		// end of file, and the command never runs unrecorded.
+		var err error
+		if gateR, gateW, err = os.Pipe(); err != nil {
+			return Result{}, fmt.Errorf("%s: %w", c, err)
+		}
+		defer gateR.Close()
+		defer gateW.Close()
+		args = append([]string{"/bin/sh", "-c", startGate, "custody-gate"}, args...)
+	}
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	if gateR != nil {
+		cmd.ExtraFiles = []*os.File{gateR}
+	}
 	cmd.Dir = c.Dir
 	if r.Env != nil || len(c.Env) > 0 {
 		base := r.Env
@@ -141,7 +159,12 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	var hookErr error
 	if err == nil {
 		if c.OnStart != nil {
-			if hookErr = c.OnStart(cmd.Process.Pid); hookErr != nil {
+			gateR.Close()
+			if hookErr = c.OnStart(cmd.Process.Pid); hookErr == nil {
+				_, hookErr = gateW.Write([]byte("go\n"))
+			}
+			gateW.Close()
+			if hookErr != nil {
 				_ = killGroup(cmd, syscall.SIGKILL)
 			}
 		}
@@ -175,6 +198,12 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	return res, nil
 }
+
+// startGate is the shell that holds a command until its starter opens the
+// gate on descriptor 3 with the line "go"; end of file (the starter died or
+// refused) exits without running it. The command then runs in the gate's
+// place (same pid, same process group), without descriptor 3.
+const startGate = `IFS= read -r gate <&3 && [ "$gate" = go ] && exec "$@" 3<&-`
 
 func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 	if cmd.Process == nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -332,5 +333,66 @@ func TestRunOnStart(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	if _, err := os.Stat(filepath.Join(dir, "late")); err == nil {
 		t.Errorf("the command ran on after OnStart failed")
+	}
+}
+
+// TestRunOnStartGate: a command with OnStart does nothing before OnStart
+// returns (it waits at the gate), runs once OnStart succeeds with no extra
+// descriptor, and never runs when OnStart fails; the same holds when the
+// starter dies without opening the gate (end of file).
+func TestRunOnStartGate(t *testing.T) {
+	t.Parallel()
+	var r Runner
+	dir := t.TempDir()
+	c := sh(`echo ran >> "$D/ran"; if [ -e /proc/$$/fd/3 ]; then echo open > "$D/fd3"; fi`)
+	c.Env = []string{"D=" + dir}
+	c.OnStart = func(int) error {
+		time.Sleep(300 * time.Millisecond)
+		if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+			return errors.New("the command ran before OnStart returned")
+		}
+		return nil
+	}
+	if _, err := r.Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "ran")); err != nil || string(b) != "ran\n" {
+		t.Errorf("the command did not run once after the gate opened: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fd3")); err == nil {
+		t.Errorf("the command kept the gate's descriptor 3")
+	}
+
+	failed := filepath.Join(t.TempDir(), "ran")
+	c = sh(`echo ran > "$F"`)
+	c.Env = []string{"F=" + failed}
+	c.OnStart = func(int) error { return errors.New("not recorded") }
+	if _, err := r.Run(context.Background(), c); err == nil {
+		t.Fatal("Run with a failing OnStart succeeded")
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := os.Stat(failed); err == nil {
+		t.Errorf("the command ran although OnStart failed")
+	}
+
+	// The gate itself: end of file on descriptor 3 runs nothing.
+	eof := filepath.Join(t.TempDir(), "ran")
+	gate := exec.Command("/bin/sh", "-c", startGate, "custody-gate", "/bin/sh", "-c", `echo ran > "$F"`)
+	gate.Env = []string{"F=" + eof}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate.ExtraFiles = []*os.File{pr}
+	if err := gate.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	pw.Close()
+	if err := gate.Wait(); err == nil {
+		t.Errorf("the gate exited 0 on end of file")
+	}
+	if _, err := os.Stat(eof); err == nil {
+		t.Errorf("the gate ran its command on end of file")
 	}
 }

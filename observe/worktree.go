@@ -45,6 +45,9 @@ type Scope struct {
 	// EnvLines holds, by record id, the exact .env lines custody wrote
 	// there; a .env of only those does not count as ignored files.
 	EnvLines map[string]map[string]bool
+	// Disposable are the [cleanup] disposable patterns of an approved
+	// custody.toml (the zero value when it is not approved).
+	Disposable machine.Patterns
 }
 
 // Worktree observes rec's worktree: lstat identity, registration (from inv),
@@ -109,7 +112,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	}
 	if scope.Status && o.StatusErr == "" {
 		ents, lsErr := readIndex(ctx, g, rec.Path)
-		o.Content = Content(rec.Path, o.Status, o.EnvOwn, scope.Hidden, ents, lsErr)
+		o.Content, o.Discarded = Content(rec.Path, o.Status, o.EnvOwn, scope.Hidden, ents, lsErr, scope.Disposable)
 		if scope.Hidden {
 			o.Hidden = append(o.Hidden, hiddenState(ctx, g, repo, rec.Path, o.AdminKey, o.Status, ents, lsErr)...)
 		}

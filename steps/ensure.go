@@ -51,6 +51,9 @@ func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
 			return outs, err
 		}
 		code, attempts, out := e.runWithRetries(ctx, &r, r.Ensure)
+		if err := interruptedResource(ctx, r, "ensure"); err != nil {
+			return outs, err
+		}
 		r2, err := e.fireResource(ctx, r, machine.TriggerEnsure, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
 			fmt.Sprintf("ensure (exit %d): %s", code, out))
 		if err != nil {

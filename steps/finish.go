@@ -21,6 +21,11 @@ type Outcome struct {
 	Refusal *machine.Refusal `json:"refusal,omitempty"`
 	// Resources are the worktree's resources torn down with it.
 	Resources []ResourceOutcome `json:"resources,omitempty"`
+	// Branch is what a removal did with the tree's branch.
+	Branch *BranchResult `json:"branch,omitempty"`
+	// Recovered are the recovery refs this removal wrote for commits that
+	// would otherwise have died with the tree.
+	Recovered []RecoveredRef `json:"recovered,omitempty"`
 }
 
 // Pending reports whether the record, or one of its resources, was left

@@ -118,6 +118,9 @@ func errNoRemote(e *Env) error {
 func item(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, observed bool) machine.PlanItem {
 	it := machine.PlanItem{ID: r.ID, Kind: r.Kind, State: r.State, Action: v.Action, Path: r.Path, Branch: r.Branch,
 		Head: obs.Head, Proof: v.Proof, Refusal: v.Primary(), Refusals: v.Refusals}
+	if v.Action == machine.ActionRemove {
+		it.Discarded = obs.Discarded
+	}
 	if it.Head == "" {
 		it.Head = r.EffectiveHead()
 	}

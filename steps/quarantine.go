@@ -23,18 +23,26 @@ import (
 // quarantine directory (same parent, so the same filesystem and the same
 // depth: relative gitdir links of submodules still resolve), observe it
 // there against a manifest of what the tree may hold (HEAD's entries,
-// byte for byte by git's blob hash, its .git file and custody's own .env),
-// delete entry by entry only what matches, and move it back with a
-// refusal when anything else is there. A writer that opens a path under
+// byte for byte by git's blob hash, its .git file, custody's own .env and
+// the build output the final observation discarded), delete entry by
+// entry only what matches, and move it back with a refusal when anything
+// else is there. A discarded directory is classified again in quarantine
+// and must still be the same kind of build output; every entry below it
+// must be neither a .git, a git directory nor a special file (nor anything
+// but bytecode in a __pycache__/). A writer that opens a path under
 // the tree after the rename finds no tree; one that wrote before it is
 // found by the check.
 
 // manifestEntry is one entry a quarantined tree may hold.
 type manifestEntry struct {
 	// Kind is "file", "link", "gitfile" (any regular .git file of the tree
-	// or of a submodule) or "dir" (a submodule root).
+	// or of a submodule), "dir" (a submodule root) or "discard" (build
+	// output: the entry and everything below it, as Build allows).
 	Kind string `json:"kind"`
-	Exec bool   `json:"exec,omitempty"`
+	// Build is the kind of build output a "discard" entry was recognised
+	// as.
+	Build machine.BuildKind `json:"build,omitempty"`
+	Exec  bool              `json:"exec,omitempty"`
 	// OID is git's blob id of the content (the target, for a link).
 	OID string `json:"oid,omitempty"`
 }
@@ -60,11 +68,17 @@ func manifestPath(e *Env, id string) string {
 // buildManifest lists what the tree at dir may hold at commit: every entry
 // of HEAD's tree (recursing into checked-out submodules at their recorded
 // commits), the .git files, and .env when it holds only custody's lines
-// (its bytes as they are now).
-func buildManifest(ctx context.Context, e *Env, dir, commit string, envOwn bool) (manifest, error) {
+// (its bytes as they are now), and each discarded build output directory.
+func buildManifest(ctx context.Context, e *Env, dir, commit string, envOwn bool, discarded []machine.DiscardedDir) (manifest, error) {
 	m := manifest{".git": {Kind: "gitfile"}}
 	if err := addTree(ctx, e, m, dir, "", commit); err != nil {
 		return nil, err
+	}
+	for _, d := range discarded {
+		if _, ok := m[d.Path]; ok {
+			return nil, fmt.Errorf("build output %s is also in HEAD", d.Path)
+		}
+		m[d.Path] = manifestEntry{Kind: "discard", Build: d.Kind}
 	}
 	if envOwn {
 		b, err := safefile.Read(filepath.Join(dir, ".env"), observe.EnvFileLimit)
@@ -149,6 +163,9 @@ func fileID(path string, idLen int, fi fs.FileInfo) (string, error) {
 // unexpected returns why the entry rel at path (lstat fi) is not what m
 // allows, "" when it is.
 func (m manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string {
+	if root, kind, ok := m.discardRoot(rel); ok {
+		return discardUnexpected(kind, rel, root, path, fi)
+	}
 	want, ok := m[rel]
 	mode := fi.Mode()
 	switch {
@@ -224,7 +241,7 @@ func strayEntry(q string, m manifest, idLen int) (stray, why string, files, dirs
 // moved; nil once the quarantine is gone.
 func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machine.WorktreeObservation) (*machine.Refusal, error) {
 	in := rec.Intent
-	m, err := buildManifest(ctx, e, rec.Path, in.Commit, obs.EnvOwn)
+	m, err := buildManifest(ctx, e, rec.Path, in.Commit, obs.EnvOwn, obs.Discarded)
 	if err != nil {
 		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",
 			Message: fmt.Sprintf("what %s may hold cannot be listed, so nothing was removed: %v", rec.Path, err)}, nil
@@ -254,7 +271,11 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 	}
 	failpoint("apply/after-quarantine")
 	pause("apply/after-quarantine")
-	return finishQuarantine(e, rec, m)
+	disposable, err := e.disposable()
+	if err != nil {
+		return moveBack(e, rec, "", "the disposable patterns cannot be read: "+err.Error())
+	}
+	return finishQuarantine(e, rec, m, &disposable)
 }
 
 // settleQuarantine finishes what a killed run left in rec's quarantine:
@@ -282,14 +303,24 @@ func settleQuarantine(e *Env, rec machine.Record) (*machine.Refusal, error) {
 		// back whole.
 		return moveBack(e, rec, "", "its manifest cannot be read: "+err.Error())
 	}
-	return finishQuarantine(e, rec, m)
+	return finishQuarantine(e, rec, m, nil)
 }
 
 // finishQuarantine checks the quarantine against m, deletes it entry by
 // entry (each file re-checked right before it goes), or moves it back.
-func finishQuarantine(e *Env, rec machine.Record, m manifest) (*machine.Refusal, error) {
+// With reclassify (the tree was quarantined just now, under those
+// disposable patterns), each discarded directory must first be classified
+// again as the same kind of build output. A run that settles a killed
+// removal passes nil: what it already deleted of a directory may be what
+// made it recognisable, and each entry left is still checked.
+func finishQuarantine(e *Env, rec machine.Record, m manifest, reclassify *machine.Patterns) (*machine.Refusal, error) {
 	q := rec.Intent.Quarantine
 	idLen := len(rec.Intent.Commit)
+	if reclassify != nil {
+		if stray, why := m.reclassified(q, *reclassify); stray != "" {
+			return moveBack(e, rec, stray, why)
+		}
+	}
 	stray, why, files, dirs := strayEntry(q, m, idLen)
 	if stray != "" {
 		return moveBack(e, rec, stray, why)

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,8 +55,9 @@ func RecoveredDir(repo observe.Repo, id string) string {
 // that no other ref reaches gets a recovery ref; a non-empty
 // config.worktree is copied under RecoveredDir. It is idempotent (what an
 // earlier run kept is reachable and is not kept again) and journals what
-// it made. A refusal means the tree must stay.
-func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record) (*machine.Refusal, error) {
+// it made, and returns the recovery refs it wrote. A refusal means the tree
+// must stay.
+func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record) ([]RecoveredRef, *machine.Refusal, error) {
 	in := rec.Intent
 	key := in.AdminKey
 	if key == "" {
@@ -67,12 +69,12 @@ func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record) (*machine
 		admin := e.Repo.AdminDir(key)
 		c, r := reflogCommits(filepath.Join(admin, "logs", "HEAD"))
 		if r != nil {
-			return r, nil
+			return nil, r, nil
 		}
 		cands = append(cands, c...)
 		file, r, err := keepWorktreeConfig(e, rec.ID, filepath.Join(admin, "config.worktree"))
 		if r != nil || err != nil {
-			return r, err
+			return nil, r, err
 		}
 		if file != "" {
 			detail.Files = append(detail.Files, file)
@@ -81,7 +83,7 @@ func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record) (*machine
 	if rec.Branch != "" {
 		c, r := reflogCommits(filepath.Join(e.Repo.CommonDir, "logs", "refs", "heads", filepath.FromSlash(rec.Branch)))
 		if r != nil {
-			return r, nil
+			return nil, r, nil
 		}
 		cands = append(cands, c...)
 	}
@@ -90,17 +92,17 @@ func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record) (*machine
 	}
 	refs, err := keepUnreachable(ctx, e, rec, dedupe(cands))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	detail.Refs = refs
 	if len(detail.Refs) == 0 && len(detail.Files) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err := e.Store.AppendEvent(store.Event{Record: rec.ID, Kind: machine.KindWorktree, Event: EventRecovered,
 		At: e.Now().UTC(), Detail: detail, Actor: e.Actor}); err != nil {
-		return nil, fmt.Errorf("journal recovery of %s: %w", rec.ID, err)
+		return nil, nil, fmt.Errorf("journal recovery of %s: %w", rec.ID, err)
 	}
-	return nil, nil
+	return detail.Refs, nil, nil
 }
 
 // reflogLimit bounds what custody reads of one reflog: a larger one keeps
@@ -173,10 +175,14 @@ func keepUnreachable(ctx context.Context, e *Env, rec machine.Record, cands []st
 	if err != nil {
 		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
 	}
+	types, err := observe.ParseBatchCheck(out)
+	if err != nil {
+		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
+	}
 	var commits []string
-	for _, line := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[1] == "commit" {
-			commits = append(commits, f[0])
+	for _, c := range cands {
+		if types[c] == "commit" && !slices.Contains(commits, c) {
+			commits = append(commits, c)
 		}
 	}
 	if len(commits) == 0 {
@@ -196,8 +202,12 @@ func keepUnreachable(ctx context.Context, e *Env, rec machine.Record, cands []st
 	if err != nil {
 		return nil, fmt.Errorf("find commits only %s's reflogs hold: %w", rec.ID, err)
 	}
+	ids, err := observe.ParseOIDList(out)
+	if err != nil {
+		return nil, fmt.Errorf("find commits only %s's reflogs hold: %w", rec.ID, err)
+	}
 	lost := map[string]bool{}
-	for _, id := range strings.Fields(string(out)) {
+	for _, id := range ids {
 		lost[id] = true
 	}
 	var keep []string

@@ -8,10 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -49,15 +49,17 @@ func ListRecovered(ctx context.Context, e *Env) ([]Recovered, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "for-each-ref", "--format=%(refname) %(objectname)", RecoveredRefPrefix)
+	out, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "for-each-ref", "--format=%(objectname) %(refname)", RecoveredRefPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", RecoveredRefPrefix, err)
+	}
+	lines, err := observe.ParseRefLines(out)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", RecoveredRefPrefix, err)
 	}
 	refs := map[string]string{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(line); len(f) == 2 {
-			refs[f[0]] = f[1]
-		}
+	for _, l := range lines {
+		refs[l.Name] = l.Object
 	}
 	live := []Recovered{}
 	for _, r := range all {

@@ -32,7 +32,11 @@ func (e *Env) assessScope(view *observe.RemoteView) (observe.Scope, error) {
 	if err != nil {
 		return observe.Scope{}, err
 	}
-	return observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses(), EnvLines: env}, nil
+	disposable, err := e.disposable()
+	if err != nil {
+		return observe.Scope{}, err
+	}
+	return observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses(), EnvLines: env, Disposable: disposable}, nil
 }
 
 // asFinished is rec as plan assessed it: finished and carrying no intent.
@@ -74,8 +78,9 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 	if why == nil {
 		why = removalTargetRefusal(e, rec, obs)
 	}
+	var recovered []RecoveredRef
 	if why == nil {
-		if why, err = preserveWhatDies(ctx, e, rec); err != nil {
+		if recovered, why, err = preserveWhatDies(ctx, e, rec); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -107,7 +112,9 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 		if ref != nil {
 			return quarantineRefused(ctx, e, rec, ref)
 		}
-		return settleRemoval(ctx, e, rec)
+		out, err := settleRemoval(ctx, e, rec)
+		out.Recovered = recovered
+		return out, err
 	}
 	// An intent written before removals went through quarantine.
 	_, rmErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--", rec.Path)
@@ -131,6 +138,7 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 		}
 	}
 	out, err := settleRemoval(ctx, e, rec)
+	out.Recovered = recovered
 	if err == nil && out.Refusal != nil && rmErr != nil {
 		out.Refusal.Message += " (git worktree remove said: " + rmErr.Error() + ")"
 	}
@@ -250,7 +258,8 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		return Outcome{}, err
 	}
 	res, err := teardownResources(ctx, e, rec.ID)
-	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRemoved, State: machine.StateTombstoned, Resources: res}, err
+	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRemoved, State: machine.StateTombstoned, Resources: res,
+		Branch: branchResult(rec, branchOutcome, reason)}, err
 }
 
 // quarantineRefused reports a removal that quarantine stopped: the tree is
@@ -307,10 +316,7 @@ func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record) (string,
 	if rec.Origin != machine.OriginCreated || rec.Branch != e.Policy.BranchPrefix+rec.ID {
 		return machine.BranchKept, "not created by custody"
 	}
-	expect := rec.EffectiveHead()
-	if rec.Intent != nil && rec.Intent.Commit != "" {
-		expect = rec.Intent.Commit
-	}
+	expect := provenHead(rec)
 	outcome, reason := casDeleteBranchThen(ctx, e, rec.Branch, expect, func() error {
 		// Journaled beside the record's own history (record ""), which
 		// lists only its transitions and what it kept.

@@ -88,9 +88,11 @@ func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd st
 	if timeout <= 0 {
 		timeout = machine.DefaultResourceTimeout
 	}
-	// A started command runs to its end or its timeout: an interrupt must
-	// not leave a half-made resource behind a recorded outcome.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	// An interrupt (Ctrl-C, SIGTERM, the SIGHUP of a closed terminal) ends
+	// the command's whole process group at once. Its outcome is then never
+	// recorded (interruptedResource): the intent stays, and custody resume
+	// undoes and redoes it, so nothing of it runs alongside the redo.
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	runner := &observe.Runner{Env: observe.CleanEnv(), Grace: 2 * time.Second, MaxOutput: 1 << 20, Truncate: true}
 	res, err := runner.Run(cctx, observe.Cmd{Dir: dir, Args: []string{"/bin/sh", "-c", cmd}, Env: resourceEnv(r), OnStart: onStart})
@@ -120,6 +122,16 @@ func resourceEnv(r machine.Resource) []string {
 	}
 	sort.Strings(vals)
 	return append([]string{"CUSTODY_WORKTREE_ID=" + r.Worktree, "CUSTODY_RESOURCE=" + r.Handle, "CUSTODY_RESOURCE_NAME=" + r.Name}, vals...)
+}
+
+// interruptedResource is the error of a resource command an interrupt
+// ended (ctx is done): its outcome is unknown, so none is recorded and r's
+// intent is left for custody resume.
+func interruptedResource(ctx context.Context, r machine.Resource, what string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("the %s of resource %s was interrupted and its process group ended; its intent is left for custody resume: %w", what, r.ID, err)
+	}
+	return nil
 }
 
 // runWithRetries runs cmd up to 1+retries times until it exits 0. When r
@@ -187,6 +199,9 @@ func freezeSpec(r *machine.Resource, spec machine.ResourceSpec, vals map[string]
 // records the outcome.
 func (e *Env) createResource(ctx context.Context, r machine.Resource) (machine.Resource, error) {
 	code, attempts, out := e.runWithRetries(ctx, &r, r.Create)
+	if err := interruptedResource(ctx, r, "create"); err != nil {
+		return r, err
+	}
 	t := machine.TriggerCreated
 	if code != 0 {
 		t = machine.TriggerCreateFailed
@@ -212,6 +227,9 @@ func (e *Env) destroyResource(ctx context.Context, r machine.Resource) (machine.
 		failpoint("resource/after-destroy-intent")
 	}
 	code, attempts, out := e.runWithRetries(ctx, &r, r.Destroy)
+	if err := interruptedResource(ctx, r, "destroy"); err != nil {
+		return r, err
+	}
 	t := machine.TriggerDestroyed
 	if code != 0 {
 		t = machine.TriggerDestroyFailed

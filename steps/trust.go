@@ -26,6 +26,8 @@ type Approval struct {
 	Path string `json:"path"`
 	// Resources is what the file declares, as the person saw it.
 	Resources []DeclaredResource `json:"resources"`
+	// Disposable are the [cleanup] disposable patterns it declares.
+	Disposable []string `json:"disposable,omitempty"`
 	// At and Actor say when and by whom.
 	At    string `json:"at"`
 	Actor string `json:"actor"`
@@ -46,6 +48,9 @@ type TrustResult struct {
 	// it was approved, or revoked, already).
 	Changed   bool               `json:"changed"`
 	Resources []DeclaredResource `json:"resources"`
+	// Disposable are the [cleanup] disposable patterns, which count only
+	// while the content is approved.
+	Disposable []string `json:"disposable,omitempty"`
 }
 
 // Pending reports nothing pending: approving or revoking either happened
@@ -61,9 +66,10 @@ func Declared(cfg machine.Config) []DeclaredResource {
 	return out
 }
 
-// needsApproval reports whether cfg declares any command: a resource has
-// at least create and destroy.
-func needsApproval(cfg machine.Config) bool { return len(cfg.Resources) > 0 }
+// needsApproval reports whether cfg declares any command (a resource has
+// at least create and destroy) or anything a removal may discard ([cleanup]
+// disposable).
+func needsApproval(cfg machine.Config) bool { return len(cfg.Resources) > 0 || len(cfg.Disposable) > 0 }
 
 // approved reports whether the digest of the configuration in force is
 // approved.
@@ -82,7 +88,7 @@ func (e *Env) approved() (bool, error) {
 // first, before it makes anything. Frozen commands in the ledger do not
 // depend on the current file (docs/decisions/0015).
 func (e *Env) RequireTrusted() error {
-	if !needsApproval(e.Config) {
+	if len(e.Config.Resources) == 0 {
 		return nil
 	}
 	ok, err := e.approved()
@@ -120,7 +126,7 @@ func Trust(e *Env) (TrustResult, error) {
 		res.Approved = true
 		return res, nil
 	}
-	a := Approval{Digest: res.Digest, Path: res.Path, Resources: res.Resources, At: e.Now().UTC().Format("2006-01-02T15:04:05Z"), Actor: e.Actor}
+	a := Approval{Digest: res.Digest, Path: res.Path, Resources: res.Resources, Disposable: res.Disposable, At: e.Now().UTC().Format("2006-01-02T15:04:05Z"), Actor: e.Actor}
 	if err := e.Store.AppendEvent(store.Event{Event: "approval", At: e.Now().UTC(), Detail: a, Actor: e.Actor},
 		store.PutValue(store.NameApprovals, res.Digest, a)); err != nil {
 		return res, fmt.Errorf("record the approval of %s: %w", res.Path, err)
@@ -153,5 +159,5 @@ func Revoke(e *Env) (TrustResult, error) {
 // trustResult describes the configuration in force.
 func (e *Env) trustResult() TrustResult {
 	return TrustResult{Path: e.ConfigSource.Path, Digest: e.ConfigSource.Digest, Present: e.ConfigSource.Present,
-		NeedsApproval: needsApproval(e.Config), Resources: Declared(e.Config)}
+		NeedsApproval: needsApproval(e.Config), Resources: Declared(e.Config), Disposable: e.Config.Disposable}
 }

@@ -715,6 +715,11 @@ func FuzzVerify(f *testing.F) {
 	f.Add([]byte{}, false)
 	f.Add([]byte("\n"), true)
 	f.Add([]byte(`{"seq":1,"prev":"","hash":"00"}`), false)
+	// Duplicate keys, at the top and nested, in either order: never accepted.
+	first := bytes.SplitAfter(out, []byte("\n"))[0]
+	f.Add(bytes.Replace(out, []byte(`{"seq":1,`), []byte(`{"seq":1,"seq":1,`), 1), false)
+	f.Add(bytes.Replace(out, []byte(`"to":"provisioning"`), []byte(`"to":"provisioning","to":"removing"`), 1), false)
+	f.Add(bytes.Replace(first, []byte(`"to":"provisioning"`), []byte(`"to":"removing","to":"provisioning"`), 1), true)
 	f.Fuzz(func(t *testing.T, data []byte, allowGaps bool) {
 		opts := store.VerifyOptions{AllowGaps: allowGaps}
 		rep, err := store.Verify(bytes.NewReader(data), opts)

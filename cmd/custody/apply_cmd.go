@@ -13,7 +13,7 @@ import (
 // ApplyCmd carries out a reviewed plan.
 type ApplyCmd struct {
 	Plan string   `arg:"" name:"planfile" help:"A plan file written by custody plan -o."`
-	Only []string `name:"only" placeholder:"ID" help:"Apply only these items of the plan."`
+	Only []string `name:"only" placeholder:"ID" help:"Apply only these items of the plan (an id, a unique id prefix, the tree's directory name or its path)."`
 	// AllowExternalRetirement confirms removing adopted trees outside the
 	// managed root.
 	AllowExternalRetirement bool `name:"allow-external-retirement" help:"Also remove adopted trees outside the managed root (refused without it)."`
@@ -26,9 +26,14 @@ observation plan reviewed (else the item is stale and the next goes on), commit
 a removal intent, observe again, run non-forced git worktree remove, verify the
 path is gone and unregistered, delete the owned branch by compare-and-swap.
 A plan for another repository is refused whole. An adopted tree outside the
-managed root is removed only with --allow-external-retirement. Applying again reports
-already-done. Orphaned resources the plan lists are destroyed with their frozen
-commands after the same re-check orphan GC makes.
+managed root is removed only with --allow-external-retirement. Applying again
+reports already-done. Orphaned resources the plan lists are destroyed with
+their frozen commands after the same re-check orphan GC makes.
+
+Prints each tree removed, each branch deleted with the commit it pointed at
+("deleted branch custody/x-1a2b3c (was 4f2e1d0)": git branch custody/x-1a2b3c
+4f2e1d0 makes it again) and each recovery ref written
+(refs/custody/recovered/...), then one line of counts.
 
 EXIT STATUS: 0 all done, 1 error (nothing done), 3 something was stale, refused or failed.`
 }
@@ -43,37 +48,22 @@ func (c *ApplyCmd) Run(a *App) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Plan, err)
 	}
+	// Resolved before anything is changed: an ambiguous name does nothing.
+	only, err := steps.ResolvePlanItems(plan, a.Dir, c.Only, "custody list")
+	if err != nil {
+		return err
+	}
 	e, err := a.mutatingEnv()
 	if err != nil {
 		return err
 	}
-	res, err := steps.ApplyWith(a.Ctx, e, plan, steps.ApplyOptions{Only: c.Only, AllowExternalRetirement: c.AllowExternalRetirement, PlanFile: c.Plan})
+	res, err := steps.ApplyWith(a.Ctx, e, plan, steps.ApplyOptions{Only: only, AllowExternalRetirement: c.AllowExternalRetirement, PlanFile: c.Plan})
+	endProgress(e.Progress)
 	if err != nil {
 		return err
 	}
-	a.done(res, func(w io.Writer) {
-		rows := [][]string{}
-		for _, it := range res.Items {
-			rows = append(rows, []string{string(it.Outcome), it.ID})
-		}
-		table(w, rows)
-		for _, it := range res.Items {
-			if it.Refusal != nil {
-				writeRefusal(w, string(it.Outcome)+" "+it.ID, it.Refusal)
-			}
-			for _, r := range it.Resources {
-				if r.Refusal != nil {
-					writeRefusal(w, string(r.Outcome)+" "+r.ID, r.Refusal)
-				}
-			}
-		}
-		if len(res.Items) == 0 && res.Interrupted == "" {
-			fmt.Fprintln(w, "the plan removes nothing")
-		}
-		if res.Interrupted != "" {
-			fmt.Fprintf(w, "%s\n\tnext: custody resume, then custody apply %s\n", res.Interrupted, machine.QuoteArg(c.Plan))
-		}
-	})
+	view := a.pathView(e.Repo.MainCheckout)
+	a.done(res, func(w io.Writer) { renderApply(w, res, plan, c.Plan, view) })
 	return nil
 }
 

@@ -311,7 +311,7 @@ func csNewApplyScene(t *testing.T) csApplyScene {
 	s.keptBranch = r.BranchTip("custody/" + s.kept)
 	mustCustody(t, r, 0, "finish", s.merged, s.kept)
 	s.plan = filepath.Join(r.Root, "plan.json")
-	mustCustody(t, r, 3, "plan", "-o", s.plan) // 3: a finished tree is kept
+	mustCustody(t, r, 0, "plan", "-o", s.plan) // 0: a kept tree is the plan's result
 	var plan machine.Plan
 	b, err := os.ReadFile(s.plan)
 	if err != nil {

@@ -69,9 +69,10 @@ func TestLeases(t *testing.T) {
 
 // TestLeaseExpiredKeptIsPending: plan treats an active tree whose lease
 // expired as finished; when such a tree is kept (here: an untracked
-// file), plan exits 3 as for any kept finished tree (docs/exit-codes.md:
-// "3 ... a kept finished tree in plan"), so a script reading the status
-// does not take the repository for settled.
+// file), it is kept like any finished tree: plan exits 0 (it made a plan,
+// docs/exit-codes.md) and the plan says the tree is a person's to settle
+// (Pending), so a script reading the plan does not take the repository
+// for settled.
 func TestLeaseExpiredKeptIsPending(t *testing.T) {
 	t.Parallel()
 	r := sfRepo(t)
@@ -83,7 +84,10 @@ func TestLeaseExpiredKeptIsPending(t *testing.T) {
 	if it := planItem(t, p, id); it.Action != "keep" || !hasCode(it.Refusals, "untracked-files") {
 		t.Fatalf("plan: %s %v, want keep [untracked-files]", it.Action, refusalCodes(it.Refusals))
 	}
-	if res.Code != 3 {
-		t.Errorf("plan keeps lease-expired %s (treated as finished) but exits %d, want 3", id, res.Code)
+	if res.Code != 0 {
+		t.Errorf("plan keeps lease-expired %s (treated as finished) and exits %d, want 0: it made a plan", id, res.Code)
+	}
+	if !p.Pending() {
+		t.Errorf("plan keeps lease-expired %s (treated as finished) but does not call it pending", id)
 	}
 }

@@ -9,15 +9,17 @@ import (
 
 // FinishCmd marks worktrees finished.
 type FinishCmd struct {
-	IDs []string `arg:"" optional:"" name:"id" help:"Worktree ids (default: the managed worktree containing the current directory)."`
+	IDs []string `arg:"" optional:"" name:"id" help:"Worktrees: an id, a unique id prefix, the tree's directory name or its path (default: the managed worktree containing the current directory)."`
 }
 
 // Help is the long help of finish.
 func (FinishCmd) Help() string {
 	return `Records each worktree's final HEAD and marks it finished, so custody plan
-assesses it. A live lease refuses.
+assesses it. A live lease refuses. Each tree is named by its id, a unique id
+prefix, its directory name or its path; a name that fits several trees is
+refused with the candidates and nothing is done.
 
-EXIT STATUS: 0 done, 1 error, 3 some were refused.`
+EXIT STATUS: 0 done, 1 error (an unknown or ambiguous tree: nothing done), 3 some were refused.`
 }
 
 // Run finishes.
@@ -33,6 +35,8 @@ func (c *FinishCmd) Run(a *App) error {
 			return err
 		}
 		ids = []string{id}
+	} else if ids, err = steps.ResolveRecords(e, a.Dir, ids, "custody list"); err != nil {
+		return err
 	}
 	out, err := steps.Finish(a.Ctx, e, ids)
 	if err != nil {
@@ -44,14 +48,16 @@ func (c *FinishCmd) Run(a *App) error {
 
 // ReopenCmd takes a finished worktree back to active.
 type ReopenCmd struct {
-	IDs []string `arg:"" name:"id" help:"Worktree ids."`
+	IDs []string `arg:"" name:"id" help:"Worktrees: an id, a unique id prefix, the tree's directory name or its path."`
 }
 
 // Help is the long help of reopen.
 func (ReopenCmd) Help() string {
 	return `Takes finished worktrees back to active; plan no longer assesses them.
+Each tree is named by its id, a unique id prefix, its directory name or its
+path; a name that fits several trees is refused with the candidates.
 
-EXIT STATUS: 0 done, 1 error, 3 some were refused.`
+EXIT STATUS: 0 done, 1 error (an unknown or ambiguous tree: nothing done), 3 some were refused.`
 }
 
 // Run reopens.
@@ -60,7 +66,11 @@ func (c *ReopenCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	out, err := steps.Reopen(a.Ctx, e, c.IDs)
+	ids, err := steps.ResolveRecords(e, a.Dir, c.IDs, "custody list")
+	if err != nil {
+		return err
+	}
+	out, err := steps.Reopen(a.Ctx, e, ids)
 	if err != nil {
 		return err
 	}

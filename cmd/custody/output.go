@@ -45,8 +45,9 @@ type errorBody struct {
 
 // exitCode is the one place a successful command's exit code is decided:
 // 3 when its result (machine.Pender) or the resume it ran first left
-// something refused or pending, else 0; a command's own override (plan
-// --detailed-exitcode) wins.
+// something refused or pending, else 0; a command's own override wins
+// (plan: 0 whenever it made a plan, 2 for --detailed-exitcode with
+// removals planned).
 func (a *App) exitCode() int {
 	if a.code != nil {
 		return *a.code

@@ -14,6 +14,7 @@ import (
 type PlanCmd struct {
 	Out      string `short:"o" name:"out" placeholder:"FILE" help:"Write the plan (custody.plan/1 JSON) to FILE for custody apply; - prints it on stdout (the summary goes to stderr)."`
 	Detailed bool   `name:"detailed-exitcode" help:"Exit 0 when nothing is to be removed, 2 when removals are planned."`
+	Verbose  bool   `short:"v" name:"verbose" help:"List every item and every reason it is kept, instead of the kept trees grouped by reason."`
 }
 
 // Help is the long help of plan.
@@ -27,8 +28,14 @@ there; a symlink, directory, FIFO or device is refused and left alone).
 -o - prints the plan on stdout, exactly the bytes a file would hold, and the
 summary on stderr; it cannot go with --json, whose envelope owns stdout.
 
-EXIT STATUS: 0 done, 1 error, 3 a finished worktree is kept or an interrupted
-intent waits for custody resume.
+The summary is one line (how many trees go, how many are kept and why, how
+many are active or not custody's), then the removals, then the kept trees
+grouped by reason, each group with its retry; --verbose lists every item.
+Paths are relative to the current directory.
+
+EXIT STATUS: 0 a plan was made (whatever it keeps: a kept tree is the plan's
+result, not a failure, so custody plan -o p.json && custody apply p.json
+chains), 1 error.
 With --detailed-exitcode: 0 nothing to remove, 1 error, 2 removals planned.`
 }
 
@@ -43,6 +50,7 @@ func (c *PlanCmd) Run(a *App) error {
 		return err
 	}
 	plan, err := steps.Plan(a.Ctx, e)
+	endProgress(e.Progress)
 	if err != nil {
 		return err
 	}
@@ -64,51 +72,16 @@ func (c *PlanCmd) Run(a *App) error {
 		}
 	}
 	remove, _ := plan.Counts()
-	a.done(plan, func(io.Writer) { renderPlan(summary, plan, c.Out) })
-	if c.Detailed {
-		if remove > 0 {
-			a.exit(exitPlanned)
-		} else {
-			a.exit(exitOK)
-		}
+	view := a.pathView(e.Repo.MainCheckout)
+	a.done(plan, func(io.Writer) { renderPlan(summary, plan, c.Out, view, c.Verbose) })
+	// A plan is plan's result whatever it keeps (docs/decisions
+	// 0040-plan-exits-zero.md): only --detailed-exitcode says more.
+	code := exitOK
+	if c.Detailed && remove > 0 {
+		code = exitPlanned
 	}
+	a.exit(code)
 	return nil
-}
-
-func renderPlan(w io.Writer, plan machine.Plan, out string) {
-	if len(plan.Items) == 0 {
-		fmt.Fprintln(w, "no worktrees to assess")
-		return
-	}
-	rows := [][]string{}
-	for _, it := range plan.Items {
-		why := ""
-		if it.Action == machine.ActionDestroy {
-			why = "orphaned resource: its worktree is gone"
-		} else if it.Proof != nil {
-			why = fmt.Sprintf("%s: %s on %s %s", it.Proof.Kind, short(it.Proof.Head), it.Proof.Remote, it.Proof.Ref)
-		} else if it.Refusal != nil {
-			why = "[" + string(it.Refusal.Code) + "]"
-		}
-		rows = append(rows, []string{string(it.Action), it.ID, why})
-	}
-	table(w, rows)
-	for _, it := range plan.Items {
-		for _, r := range it.Refusals {
-			writeRefusal(w, "kept "+it.ID, &r)
-		}
-	}
-	remove, keep := plan.Counts()
-	fmt.Fprintf(w, "%d to remove or destroy, %d kept\n", remove, keep)
-	switch {
-	case remove == 0:
-	case out == stdoutPath:
-		fmt.Fprintln(w, "next: save the plan printed on stdout to a file, review it, then: custody apply FILE")
-	case out != "":
-		fmt.Fprintf(w, "next: custody apply %s\n", machine.QuoteArg(out))
-	default:
-		fmt.Fprintln(w, "next: custody plan -o plan.json, review it, then: custody apply plan.json")
-	}
 }
 
 // stdoutPath is the -o value that means standard output.

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/custody-sh/custody/machine"
 )
@@ -31,4 +33,17 @@ func retryOf(r *machine.Refusal) string {
 		return r.Retry
 	}
 	return "custody doctor"
+}
+
+// pathView shows paths relative to the directory the person runs custody
+// in (the process's, not -C's: what they paste runs there).
+func (a *App) pathView(mainCheckout string) pathView {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return pathView{main: mainCheckout}
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+	return pathView{cwd: cwd, main: mainCheckout}
 }

@@ -19,7 +19,7 @@ type ResourceCmd struct {
 // ResourceIdentityCmd prints a handle.
 type ResourceIdentityCmd struct {
 	Name string `arg:"" help:"The resource's name in custody.toml."`
-	ID   string `name:"id" help:"Worktree id (default: the managed worktree containing the current directory)."`
+	ID   string `name:"id" help:"The worktree: its id, a unique id prefix, the tree's directory name or its path (default: the managed worktree containing the current directory)."`
 }
 
 // Help is the long help of resource identity.
@@ -40,14 +40,9 @@ func (c *ResourceIdentityCmd) Run(a *App) error {
 		return &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody resource list",
 			Message: fmt.Sprintf("custody.toml declares no resource %q", c.Name)}
 	}
-	id := c.ID
-	if id == "" {
-		if id, err = steps.CurrentID(e, a.Dir); err != nil {
-			return err
-		}
-	}
-	if _, err := e.Store.Get(id); err != nil {
-		return &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list", Message: fmt.Sprintf("no worktree record %q", id)}
+	id, err := worktreeOrHere(e, a.Dir, c.ID)
+	if err != nil {
+		return err
 	}
 	// The ledger's handle is the one the resource was made with; the
 	// configuration (its slug) may have changed since.
@@ -61,7 +56,7 @@ func (c *ResourceIdentityCmd) Run(a *App) error {
 
 // ResourceEnsureCmd runs ensure commands.
 type ResourceEnsureCmd struct {
-	ID string `arg:"" optional:"" help:"Worktree id (default: the managed worktree containing the current directory)."`
+	ID string `arg:"" optional:"" help:"The worktree: its id, a unique id prefix, the tree's directory name or its path (default: the managed worktree containing the current directory)."`
 }
 
 // Help is the long help of resource ensure.
@@ -78,11 +73,9 @@ func (c *ResourceEnsureCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	id := c.ID
-	if id == "" {
-		if id, err = steps.CurrentID(e, a.Dir); err != nil {
-			return err
-		}
+	id, err := worktreeOrHere(e, a.Dir, c.ID)
+	if err != nil {
+		return err
 	}
 	outs, err := steps.Ensure(a.Ctx, e, id)
 	if err != nil {
@@ -188,4 +181,13 @@ func (c *ResourceListCmd) Run(a *App) error {
 		table(w, rows)
 	})
 	return nil
+}
+
+// worktreeOrHere is the worktree ref names (steps.ResolveRecord), or with
+// no ref the managed worktree containing dir.
+func worktreeOrHere(e *steps.Env, dir, ref string) (string, error) {
+	if ref == "" {
+		return steps.CurrentID(e, dir)
+	}
+	return steps.ResolveRecord(e, dir, ref, "custody list")
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,28 +29,13 @@ func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 	// whether resume ended it does not depend on how fast this machine is.
 	create := "echo start $$ >> {EXT}/log; if rm {EXT}/slow 2>/dev/null; then sleep 60; fi; echo end $$ >> {EXT}/log; mkdir {EXT}/@resource@ || echo twice $$ >> {EXT}/log"
 	destroy := "echo destroy >> {EXT}/log; rm -rf {EXT}/@resource@"
-	w := rtSetup(t, rtRes("db", create, destroy), fixtures.Options{})
-	if err := os.WriteFile(filepath.Join(w.ext, "slow"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	w := rkSlowWorld(t, create, destroy)
 	bg := startCustody(t, w.r, nil, "new", "killed")
-	for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the create never started; log %q", w.logLines(t))
-		}
-	}
+	first, pid := rkFirstStart(t, w, "start")
 	if err := bg.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = bg.cmd.Wait()
-	first := strings.Fields(w.logLines(t)[0])
-	if len(first) != 2 || first[0] != "start" {
-		t.Fatalf("log starts with %q", w.logLines(t))
-	}
-	pid, err := strconv.Atoi(first[1])
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
 	res := custody(t, w.r, "resume", "--json")
 	if res.Code != 0 {
@@ -56,7 +43,7 @@ func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 	}
 	// Resume ended the outliving create before its redo: the process is
 	// gone (it would sleep for a minute otherwise).
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if err := rkAlive(pid); err != nil {
 		t.Errorf("the killed custody's create (pid %d) still runs after resume: %v", pid, err)
 	}
 	lines := w.logLines(t)
@@ -109,27 +96,18 @@ func TestResourceDestroyOutlivesKilledCustody(t *testing.T) {
 		t.Fatal(err)
 	}
 	bg := startCustody(t, w.r, nil, "apply", plan)
-	for deadline := time.Now().Add(20 * time.Second); len(w.logLines(t)) == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the destroy never started; log %q\n%s", w.logLines(t), bg.errb)
-		}
-	}
+	first, pid := rkFirstStart(t, w, "dstart")
 	if err := bg.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = bg.cmd.Wait()
-	first := strings.Fields(w.logLines(t)[0])
-	pid, err := strconv.Atoi(first[1])
-	if err != nil {
-		t.Fatalf("log %q: %v", w.logLines(t), err)
-	}
 	defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
 	if res := custody(t, w.r, "resume", "--json"); res.Code != 0 {
 		t.Fatalf("resume: %s", res)
 	}
 	// The outliving destroy was ended before the redo ran: its process is
 	// gone (it would sleep for a minute otherwise) and it never finished.
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if err := rkAlive(pid); err != nil {
 		t.Errorf("the killed custody's destroy (pid %d) still runs after resume: %v", pid, err)
 	}
 	lines := w.logLines(t)
@@ -141,5 +119,122 @@ func TestResourceDestroyOutlivesKilledCustody(t *testing.T) {
 	}
 	if w.exists(t, w.handle(made.ID, "db")) {
 		t.Errorf("the resource still exists after resume")
+	}
+}
+
+// TestResourceCreateEndsOnHangup: the terminal custody new runs in closes
+// (SIGHUP) — or it is told to stop (SIGTERM) — while a resource's create
+// runs. custody ends the create's whole process group before it exits, so
+// nothing of the first create runs on; custody resume then makes the
+// resource exactly once.
+func TestResourceCreateEndsOnHangup(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			// The first create starts a grandchild that would log after
+			// the signal, and sleeps long itself.
+			create := "echo start $$ >> {EXT}/log; if rm {EXT}/slow 2>/dev/null; then (sleep 3; echo grandchild $$ >> {EXT}/log) & sleep 60; fi; echo end $$ >> {EXT}/log; mkdir {EXT}/@resource@ || echo twice $$ >> {EXT}/log"
+			destroy := "echo destroy >> {EXT}/log; rm -rf {EXT}/@resource@"
+			w := rkSlowWorld(t, create, destroy)
+			b := dlStart(t, w.r, nil, "new", "hangup")
+			first, pid := rkFirstStart(t, w, "start")
+			defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
+			dlSignal(t, b, sig)
+			res, _ := dlWaitExit(t, b, 15*time.Second, "new under "+sig.String())
+			dlAssertExit(t, res, "new under "+sig.String())
+			if err := rkAlive(pid); err != nil {
+				t.Errorf("the create (pid %d) still runs after custody ended on %v: %v", pid, sig, err)
+			}
+			// The grandchild would have logged 3 s after the create began.
+			time.Sleep(4 * time.Second)
+			mustCustody(t, w.r, 0, "resume")
+			lines := w.logLines(t)
+			var made int
+			for _, l := range lines {
+				f := strings.Fields(l)
+				switch {
+				case f[0] == "grandchild" || f[0] == "twice" || f[0] == "end" && f[1] == first[1]:
+					t.Errorf("%q: the first create's group ran on after %v, or the resource was made twice: log %q", l, sig, lines)
+				case f[0] == "end":
+					made++
+				}
+			}
+			if made != 1 {
+				t.Errorf("the resource was made %d times, want once: log %q", made, lines)
+			}
+			var live []machine.Resource
+			for _, r := range w.ledger(t, true) {
+				if r.State != machine.StateTombstoned {
+					live = append(live, r)
+				}
+			}
+			if len(live) != 1 || live[0].State != machine.StateActive || live[0].Intent != nil {
+				t.Fatalf("ledger after resume: %+v, want one active entry without an intent", live)
+			}
+			if fi, err := os.Stat(filepath.Join(w.ext, live[0].Handle)); err != nil || !fi.IsDir() {
+				t.Errorf("the resource %s does not exist after resume: %v", live[0].Handle, err)
+			}
+		})
+	}
+}
+
+// rkSlowWorld is a repository with one resource db (create and destroy as
+// given, {EXT} the scratch directory) whose first create finds {EXT}/slow
+// and so runs long.
+func rkSlowWorld(t *testing.T, create, destroy string) *rtWorld {
+	t.Helper()
+	w := rtSetup(t, rtRes("db", create, destroy), fixtures.Options{})
+	if err := os.WriteFile(filepath.Join(w.ext, "slow"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// rkFirstStart waits for the first command to log "<word> <pid>" and to
+// take the slow marker (so it is the run that sleeps), and returns that
+// line's fields and the pid.
+func rkFirstStart(t *testing.T, w *rtWorld, word string) ([]string, int) {
+	t.Helper()
+	// The log may exist before its first line is written, and the line
+	// comes before the marker is taken.
+	for deadline := time.Now().Add(20 * time.Second); !strings.HasSuffix(rkRead(t, w), "\n") || w.exists(t, "slow"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first %s never started; log %q", word, w.logLines(t))
+		}
+	}
+	first := strings.Fields(w.logLines(t)[0])
+	if len(first) != 2 || first[0] != word {
+		t.Fatalf("log starts with %q", w.logLines(t))
+	}
+	pid, err := strconv.Atoi(first[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return first, pid
+}
+
+// rkRead returns the log's bytes ("" when it does not exist yet).
+func rkRead(t *testing.T, w *rtWorld) string {
+	t.Helper()
+	b, err := os.ReadFile(w.log)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// rkAlive returns an error when process pid still runs: neither gone nor
+// a zombie (an orphan ended by custody is reaped by whoever inherited it,
+// which may take a moment).
+func rkAlive(pid int) error {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		st, ok := dlStat(pid)
+		if !ok || st.state == "Z" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("process %d is in state %s", pid, st.state)
+		}
 	}
 }

@@ -424,7 +424,7 @@ func TestResourceEnv(t *testing.T) {
 	// The user adds a line: now the .env is theirs too and keeps the tree.
 	rtAppendLine(t, env, "API_TOKEN=mine")
 	mustCustody(t, w.r, 0, "finish", made.ID)
-	plan := decodeResult[machine.Plan](t, mustCustody(t, w.r, 3, "plan", "--json"), "plan") // 3: a finished tree is kept
+	plan := decodeResult[machine.Plan](t, mustCustody(t, w.r, 0, "plan", "--json"), "plan") // 0: a kept tree is the plan's result
 	if len(plan.Items) != 1 || plan.Items[0].Action != "keep" {
 		t.Fatalf("plan: want the tree kept, got %+v", plan.Items)
 	}

@@ -9,7 +9,7 @@ import (
 
 // ResumeCmd drives interrupted intents to their outcome.
 type ResumeCmd struct {
-	TakeOver []string `name:"take-over" placeholder:"ID" help:"Take over the intent of record ID even though its holder looks alive (a process on another host, or a container that is gone). Say so only when that process is surely gone."`
+	TakeOver []string `name:"take-over" placeholder:"ID" help:"Take over the intent of record ID (an id, a unique id prefix, the tree's directory name or its path; a resource by its exact id) even though its holder looks alive (a process on another host, or a container that is gone). Say so only when that process is surely gone."`
 }
 
 // Help is the long help of resume.
@@ -27,7 +27,11 @@ func (c *ResumeCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.ResumeTakingOver(a.Ctx, e, c.TakeOver)
+	takeOver, err := resolveTakeOver(e, a.Dir, c.TakeOver)
+	if err != nil {
+		return err
+	}
+	res, err := steps.ResumeTakingOver(a.Ctx, e, takeOver)
 	if err != nil {
 		return err
 	}
@@ -44,4 +48,23 @@ func (c *ResumeCmd) Run(a *App) error {
 		}
 	})
 	return nil
+}
+
+// resolveTakeOver names the records --take-over means: a resource ledger
+// entry by its exact id (worktree-id/name), any other reference as a
+// worktree (steps.ResolveRecords).
+func resolveTakeOver(e *steps.Env, dir string, refs []string) ([]string, error) {
+	out := make([]string, 0, len(refs))
+	for _, ref := range refs {
+		if _, err := e.Store.GetResource(ref); err == nil {
+			out = append(out, ref)
+			continue
+		}
+		id, err := steps.ResolveRecord(e, dir, ref, "custody list")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, nil
 }

@@ -171,6 +171,13 @@ func rtCases() []rtCase {
 			setup: initialized("--frobnicate")},
 		{cmd: "show", name: "unknown_id", exit: 1, code: "unknown-record",
 			setup: initialized("nosuch-123456")},
+		{cmd: "show", name: "ambiguous", exit: 1, code: "ambiguous-reference",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				newTree(t, r, "fix one")
+				newTree(t, r, "fix two")
+				return at(r, "fix-")
+			}},
 		{cmd: "show", name: "kept_tree", exit: 0, code: "untracked-files",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := rtRepo(t, fixtures.Options{})
@@ -188,7 +195,7 @@ func rtCases() []rtCase {
 				_, path := newTree(t, r, "mine")
 				return at(r, path)
 			}},
-		{cmd: "finish", name: "unknown_id", exit: 3, code: "unknown-record",
+		{cmd: "finish", name: "unknown_id", exit: 1, code: "unknown-record",
 			setup: initialized("nosuch-123456")},
 		{cmd: "finish", name: "outside_worktree", exit: 1, code: "not-in-worktree",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
@@ -209,15 +216,15 @@ func rtCases() []rtCase {
 				}
 				return at(r, id)
 			}},
-		{cmd: "reopen", name: "unknown_id", exit: 3, code: "unknown-record",
+		{cmd: "reopen", name: "unknown_id", exit: 1, code: "unknown-record",
 			setup: initialized("nosuch-123456")},
-		{cmd: "plan", name: "kept_tree", exit: 3, code: "untracked-files",
+		{cmd: "plan", name: "kept_tree", exit: 0, code: "untracked-files",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := rtRepo(t, fixtures.Options{})
 				rtKept(t, r)
 				return at(r)
 			}},
-		{cmd: "plan", name: "unpushed", exit: 3, code: "unpushed-commits",
+		{cmd: "plan", name: "unpushed", exit: 0, code: "unpushed-commits",
 			pasted: func(t *testing.T, r *fixtures.Repo, _ string, sh result) {
 				// Pushed: plan now proves the tree published.
 				if sh.Code != 0 {

@@ -57,7 +57,7 @@ func sfPlanFile(t testing.TB, r *fixtures.Repo) string {
 }
 
 // sfPlanNow writes a plan file and returns the plan and the file. want is
-// the exit code plan must give (0 nothing kept, 3 a finished tree kept).
+// the exit code plan must give (0: a plan was made, whatever it keeps).
 func sfPlanNow(t testing.TB, r *fixtures.Repo, want int) (machine.Plan, string) {
 	t.Helper()
 	file := sfPlanFile(t, r)
@@ -65,7 +65,8 @@ func sfPlanNow(t testing.TB, r *fixtures.Repo, want int) (machine.Plan, string) 
 	return decodeResult[machine.Plan](t, res, "plan"), file
 }
 
-// sfPlanAny is sfPlanNow without an exit code requirement (0 or 3).
+// sfPlanAny is sfPlanNow that tolerates an exit other than 0 (it is still
+// 0 or 3, and plan's result is decoded either way).
 func sfPlanAny(t testing.TB, r *fixtures.Repo) (machine.Plan, string) {
 	t.Helper()
 	file := sfPlanFile(t, r)
@@ -212,7 +213,7 @@ func sfAssertRemoved(t testing.TB, r *fixtures.Repo, id, path string, branchGone
 func sfKeptThrough(t *testing.T, r *fixtures.Repo, id, path string, want ...string) machine.PlanItem {
 	t.Helper()
 	before := sfSnapKept(t, r, id, path)
-	plan, file := sfPlanNow(t, r, 3)
+	plan, file := sfPlanNow(t, r, 0)
 	it := planItem(t, plan, id)
 	if it.Action != "keep" {
 		t.Fatalf("%s: action %s, want keep (refusals %v, proof %+v)", id, it.Action, refusalCodes(it.Refusals), it.Proof)
@@ -1368,8 +1369,8 @@ func TestSafetyUnknownIsNeverClean(t *testing.T) {
 
 			file := sfPlanFile(t, r)
 			res := runBin(t, custodyBin, r, r.Dir, []string{env}, "plan", "-o", file, "--json")
-			if res.Code != 3 {
-				t.Fatalf("plan with a failing git %s: %s", tc.sub, res)
+			if res.Code != 0 {
+				t.Fatalf("plan with a failing git %s: %s (want 0: the tree is kept, and the plan made)", tc.sub, res)
 			}
 			plan := decodeResult[machine.Plan](t, res, "plan")
 			it := planItem(t, plan, id)

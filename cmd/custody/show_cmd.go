@@ -12,16 +12,18 @@ import (
 
 // ShowCmd shows one record.
 type ShowCmd struct {
-	ID string `arg:"" help:"Worktree id."`
+	ID string `arg:"" help:"The worktree: its id, a unique id prefix, the tree's directory name or its path."`
 }
 
 // Help is the long help of show.
 func (ShowCmd) Help() string {
 	return `Shows one record: its state, intent, evidence and journal, and, unless it is
 tombstoned, a fresh observation with the verdict plan would give and every
-observation that verdict rests on.
+observation that verdict rests on. The tree is named by its id, a unique id
+prefix, its directory name or its path (a tombstoned record only when no live
+one fits).
 
-EXIT STATUS: 0 done, 1 error.`
+EXIT STATUS: 0 done, 1 error (an unknown or ambiguous tree).`
 }
 
 type showResult struct {
@@ -41,7 +43,11 @@ func (c *ShowCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.Show(a.Ctx, e, c.ID)
+	id, err := steps.ResolveRecord(e, a.Dir, c.ID, "custody list --all")
+	if err != nil {
+		return err
+	}
+	res, err := steps.Show(a.Ctx, e, id)
 	if err != nil {
 		return err
 	}

@@ -70,6 +70,9 @@ func writeTrust(w io.Writer, res steps.TrustResult, revoke bool) {
 			fmt.Fprintf(w, "    ensure:  %s\n", machine.EscapeControl(r.Ensure))
 		}
 	}
+	for _, d := range res.Disposable {
+		fmt.Fprintf(w, "  disposable %s\n", machine.EscapeControl(d))
+	}
 	switch {
 	case revoke && res.Changed:
 		fmt.Fprintln(w, "approval revoked: these commands will not run until custody trust")

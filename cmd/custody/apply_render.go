@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+)
+
+// renderApply prints what apply did, item by item: each tree removed (its
+// id and path), the branch it deleted with the commit the branch pointed at
+// (so it can be made again), or why the branch was kept, and every recovery
+// ref it wrote; a refused item as its refusal with the retry. It ends with
+// one line of counts.
+func renderApply(w io.Writer, res steps.ApplyResult, plan machine.Plan, file string, v pathView) {
+	counts := map[machine.Outcome]int{}
+	var order []machine.Outcome
+	for _, it := range res.Items {
+		if counts[it.Outcome] == 0 {
+			order = append(order, it.Outcome)
+		}
+		counts[it.Outcome]++
+		if it.Refusal != nil {
+			writeRefusal(w, string(it.Outcome)+" "+it.ID, it.Refusal)
+		} else {
+			where := ""
+			if pi, ok := plan.Item(it.ID); ok && pi.Path != "" && pi.Kind != machine.KindResource {
+				where = " (" + v.show(pi.Path) + ")"
+			}
+			fmt.Fprintf(w, "%s %s%s\n", it.Outcome, it.ID, where)
+		}
+		if b := it.Branch; b != nil {
+			switch b.Outcome {
+			case machine.BranchDeleted:
+				fmt.Fprintf(w, "  deleted branch %s (was %s)\n", b.Name, shortCommit(b.Commit))
+			case machine.BranchKept:
+				fmt.Fprintf(w, "  kept branch %s: %s\n", b.Name, b.Reason)
+			default:
+				fmt.Fprintf(w, "  branch %s: %s\n", b.Name, orDash(b.Reason))
+			}
+		}
+		for _, r := range it.Recovered {
+			fmt.Fprintf(w, "  wrote %s\n", r.Ref)
+		}
+		for _, r := range it.Resources {
+			if r.Refusal != nil {
+				writeRefusal(w, string(r.Outcome)+" "+r.ID, r.Refusal)
+			}
+		}
+	}
+	if len(res.Items) == 0 && res.Interrupted == "" {
+		fmt.Fprintln(w, "the plan removes nothing")
+	}
+	if res.Interrupted != "" {
+		fmt.Fprintf(w, "%s\n\tnext: custody resume, then custody apply %s\n", res.Interrupted, machine.QuoteArg(file))
+	}
+	if len(res.Items) > 0 {
+		parts := make([]string, len(order))
+		for i, o := range order {
+			parts[i] = fmt.Sprintf("%d %s", counts[o], o)
+		}
+		line := strings.Join(parts, ", ")
+		if res.Kept > 0 {
+			line += fmt.Sprintf("; the plan keeps %d", res.Kept)
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// shortCommit is a commit id as people quote it (7 hex digits).
+func shortCommit(c string) string {
+	if len(c) > 7 {
+		return c[:7]
+	}
+	return c
+}

@@ -1,0 +1,9 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package main
+
+import "os"
+
+// isTerminal reports false where custody cannot ask the terminal driver:
+// no progress is shown there.
+func isTerminal(*os.File) bool { return false }
