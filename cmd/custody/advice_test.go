@@ -289,6 +289,13 @@ func adCases() map[machine.Code]adCase {
 				_, path := newTree(t, r, "mine")
 				return adWorld{r: r, args: []string{"adopt", path}}
 			}},
+		machine.CodeAmbiguousReference: {input: "the reference is the person's; the retry lists the trees it could mean",
+			setup: func(t *testing.T) adWorld {
+				r := adRepo(t)
+				newTree(t, r, "same")
+				newTree(t, r, "same")
+				return adWorld{r: r, args: []string{"show", "same"}}
+			}},
 		machine.CodeUsage: {input: "the command line is the person's; the retry shows the usage",
 			setup: func(t *testing.T) adWorld { return adWorld{r: adRepo(t), args: []string{"list", "--frobnicate"}} }},
 
@@ -426,15 +433,24 @@ func adAdvice(t *testing.T, w adWorld, args []string, code machine.Code, tree st
 	if i < 0 {
 		t.Fatalf("custody %s gives no refusal [%s]%s:\n%s", strings.Join(args, " "), code, adAt(tree), res)
 	}
-	hres := runBin(t, custodyBin, w.r, w.dir, nil, args...)
-	lines := strings.Split(hres.Stdout+hres.Stderr, "\n")
-	for j, l := range lines {
-		if !strings.Contains(l, "["+string(code)+"]") {
-			continue
-		}
-		for _, next := range lines[j+1:] {
-			if retry, ok := strings.CutPrefix(next, "\tto retry: "); ok {
-				return refs[i], retry
+	// Plan's summary names each kept tree's first reason; --verbose
+	// prints every refusal with its retry.
+	human := [][]string{args}
+	if args[0] == "plan" {
+		human = append(human, append(slices.Clip(args), "--verbose"))
+	}
+	var hres result
+	for _, h := range human {
+		hres = runBin(t, custodyBin, w.r, w.dir, nil, h...)
+		lines := strings.Split(hres.Stdout+hres.Stderr, "\n")
+		for j, l := range lines {
+			if !strings.Contains(l, "["+string(code)+"]") {
+				continue
+			}
+			for _, next := range lines[j+1:] {
+				if retry, ok := strings.CutPrefix(next, "\tto retry: "); ok {
+					return refs[i], retry
+				}
 			}
 		}
 	}
