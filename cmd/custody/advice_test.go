@@ -373,13 +373,9 @@ func TestAdviceCoversEveryCode(t *testing.T) {
 			t.Errorf("adCases has a case for %s, which machine does not list", code)
 		}
 	}
-	person := 0
-	for _, c := range cases {
-		if c.person != "" {
-			person++
-		}
-	}
-	t.Logf("%d codes run, %d a person's step, of %d", len(cases)-person-adCount(cases, func(c adCase) bool { return c.elsewhere != "" }), person, len(cases))
+	t.Logf("of %d codes: %d pasted and followed, %d about a typed value, %d a person's step, %d provoked elsewhere", len(cases),
+		adCount(cases, func(c adCase) bool { return c.setup != nil && c.input == "" }), adCount(cases, func(c adCase) bool { return c.input != "" }),
+		adCount(cases, func(c adCase) bool { return c.person != "" }), adCount(cases, func(c adCase) bool { return c.elsewhere != "" }))
 }
 
 func adCount(cases map[machine.Code]adCase, f func(adCase) bool) int {
