@@ -125,11 +125,11 @@ func TestVerifyRedactedContent(t *testing.T) {
 	t.Parallel()
 	s, _ := exactJournal(t)
 	const home = "/home/ada"
-	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{Home: home, Root: testRoot}})
-	if !bytes.Contains(red, []byte(`"redacted":["$REPO"]`)) {
+	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{Home: home, Root: testRoot, Host: "host"}})
+	if !bytes.Contains(red, []byte(`"redacted":["$REPO","$HOST"]`)) {
 		t.Fatalf("a redacted line does not say what it redacted:\n%s", red)
 	}
-	opts := store.VerifyOptions{Redacted: true, Home: home, Root: testRoot}
+	opts := store.VerifyOptions{Redacted: true, Home: home, Root: testRoot, Host: "host"}
 	rep, err := store.Verify(bytes.NewReader(red), opts)
 	if err != nil || rep.Redacted == 0 || rep.ContentChecked != rep.Redacted {
 		t.Fatalf("Verify with the home and root: %+v, %v; want every redacted entry's content checked", rep, err)
