@@ -1,0 +1,358 @@
+package main
+
+// The auditor's report of a realistic history, end to end: removals by
+// ancestry, patch equivalence and a squash merge, a kept tree, resources
+// made and destroyed, and a removal killed after its intent and finished by
+// resume. The page is opened in headless Chromium (Debian's, which .ci/run
+// installs): it must load with no request leaving the file, its text must
+// name every removed tree with its proof, and a screenshot of the report of
+// the checked-in history must match the golden within a tolerance. Helpers
+// are prefixed rp.
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+)
+
+var updateReport = flag.Bool("update-report", false, "rewrite testdata/report/history.jsonl and history.png from a fresh realistic history")
+
+// rpHistory builds the realistic history and returns the repository and
+// the ids of the removed trees by the proof kind that removed them, and the
+// kept tree's id.
+func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept string) {
+	t.Helper()
+	r = fixtures.New(t, fixtures.Options{})
+	mustCustody(t, r, 0, "init")
+	writeTrusted(t, r, "[resources.cache]\ncreate = 'true'\ndestroy = 'true'\n")
+	removed = map[string]string{}
+
+	anc, ancPath := newTree(t, r, "ancestry")
+	r.Commit(ancPath, "anc.txt", "published as it is\n")
+	r.Push(ancPath, "main")
+	removed[anc] = string(machine.ProofAncestry)
+
+	pe, pePath := newTree(t, r, "patch")
+	r.Commit(pePath, "p1.txt", "one\n")
+	r.Commit(pePath, "p2.txt", "two\n")
+	r.RebaseMergeToMain("rebaser", "custody/"+pe, nil)
+	removed[pe] = string(machine.ProofPatchEquivalent)
+
+	sq, sqPath := newTree(t, r, "squash")
+	r.Commit(sqPath, "s1.txt", "one\n")
+	r.Commit(sqPath, "s1.txt", "one\ntwo\n")
+	r.SquashMergeToMain("squasher", "custody/"+sq, nil)
+	removed[sq] = string(machine.ProofSquashMerged)
+
+	kept, keptPath := newTree(t, r, "kept")
+	r.WriteFile(keptPath, "notes.txt", "only here\n")
+
+	crash, crashPath := newTree(t, r, "crash")
+	r.Commit(crashPath, "c.txt", "crash\n")
+	r.Push(crashPath, "refs/heads/crash")
+	removed[crash] = string(machine.ProofAncestry)
+
+	mustCustody(t, r, 0, "finish", anc, pe, sq, kept, crash)
+	plan := filepath.Join(r.Root, "plan.json")
+	mustCustody(t, r, 3, "plan", "-o", plan) // 3: the kept tree
+	csMustBeKilled(t, r, "apply/after-intent", "apply", plan, "--only", crash)
+	mustCustody(t, r, 0, "resume")
+	mustCustody(t, r, 0, "apply", plan)
+	for id := range removed {
+		if st := e2eState(t, r, id); st != "tombstoned" {
+			t.Fatalf("%s is %s after apply, not tombstoned", id, st)
+		}
+	}
+	return r, removed, kept
+}
+
+// rpChromium returns the browser, skipping the test when it is absent
+// outside CI and failing it under CI (.ci/run sets CUSTODY_CI_CHROMIUM).
+func rpChromium(t *testing.T) string {
+	t.Helper()
+	const bin = "/usr/bin/chromium"
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CUSTODY_CI_CHROMIUM") != "" || os.Getenv("CI") != "" {
+			t.Fatalf("chromium is required here (.ci/run installs it with apt-get install -y chromium): %v", err)
+		}
+		t.Skip("chromium is not installed (apt-get install -y chromium)")
+	}
+	return bin
+}
+
+// rpBrowse opens page in headless Chromium, offline: every host resolves
+// nowhere, and the net log records any request it tried. It returns the
+// DOM, the screenshot and the net log.
+func rpBrowse(t *testing.T, page string) (dom string, shot image.Image, netlog string) {
+	t.Helper()
+	bin := rpChromium(t)
+	dir := t.TempDir()
+	common := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + filepath.Join(dir, "profile"), "--host-resolver-rules=MAP * ~NOTFOUND",
+		"--hide-scrollbars", "--force-device-scale-factor=1", "--window-size=1150,1600",
+		"--font-render-hinting=none", "--disable-lcd-text"}
+	run := func(extra ...string) []byte {
+		cmd := exec.Command(bin, append(append(append([]string{}, common...), extra...), "file://"+page)...)
+		cmd.Env = append(os.Environ(), "HOME="+dir)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("chromium %v: %v\n%s", extra, err, errb.String())
+		}
+		return out.Bytes()
+	}
+	log := filepath.Join(dir, "net.json")
+	dom = string(run("--dump-dom", "--log-net-log="+log, "--net-log-capture-mode=Everything"))
+	shotFile := filepath.Join(dir, "shot.png")
+	run("--screenshot=" + shotFile)
+	f, err := os.Open(shotFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if shot, err = png.Decode(f); err != nil {
+		t.Fatal(err)
+	}
+	nl, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dom, shot, string(nl)
+}
+
+// rpOffline fails when the page asks for anything outside itself: the DOM
+// names no URL to load and the net log holds no request but the file's own.
+func rpOffline(t *testing.T, page, dom, netlog string) {
+	t.Helper()
+	if !strings.Contains(dom, `default-src 'none'`) {
+		t.Errorf("the page has no Content-Security-Policy that forbids loading:\n%.400s", dom)
+	}
+	if m := regexp.MustCompile(`(?i)(src|href|action|srcset|poster)\s*=|url\(|@import|<script|<link|<img|<iframe`).FindString(dom); m != "" {
+		t.Errorf("the page loads or links something (%q)", m)
+	}
+	// The browser's own background requests (initiator "not an origin":
+	// update and account checks) resolve nowhere (--host-resolver-rules)
+	// and are not the page's; every request the page starts carries its
+	// origin (file:// pages have the opaque origin "null").
+	var log struct {
+		Events []struct {
+			Params struct {
+				Initiator *string `json:"initiator"`
+				URL       string  `json:"url"`
+			} `json:"params"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(netlog), &log); err != nil {
+		if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(netlog), ",")+"]}"), &log); err != nil {
+			t.Fatalf("chromium's net log does not parse: %v", err)
+		}
+	}
+	for _, e := range log.Events {
+		p := e.Params
+		if p.Initiator == nil || *p.Initiator == "not an origin" {
+			continue
+		}
+		if !strings.HasPrefix(p.URL, "file://") {
+			t.Errorf("the page (origin %s) made a request to %s", *p.Initiator, p.URL)
+		}
+	}
+	if len(log.Events) == 0 {
+		t.Error("chromium's net log holds no event: the test cannot tell whether a request left the page")
+	}
+}
+
+// rpSections splits the browser's text of the page into record sections,
+// keyed by record id.
+func rpSections(dom string) map[string]string {
+	out := map[string]string{}
+	tag := regexp.MustCompile(`<[^>]*>`)
+	open := regexp.MustCompile(`<section class="record" id="record-(.*?)-[0-9]+">`)
+	for _, m := range open.FindAllStringSubmatchIndex(dom, -1) {
+		id := dom[m[2]:m[3]]
+		body, _, _ := strings.Cut(dom[m[1]:], "</section>")
+		out[id] += tag.ReplaceAllString(body, " ")
+	}
+	return out
+}
+
+// TestReportRealisticHistory writes the report of a realistic history and
+// reads it in the browser: no request leaves the file, and its text names
+// every removed tree with the proof that allowed it, the kept tree as kept,
+// and the redacted report holds no home path, repository root, host name or
+// credential.
+func TestReportRealisticHistory(t *testing.T) {
+	t.Parallel()
+	r, removed, kept := rpHistory(t)
+	page := filepath.Join(r.Root, "report.html")
+	mustCustody(t, r, 0, "journal", "report", "-o", page)
+	dom, _, netlog := rpBrowse(t, page)
+	rpOffline(t, page, dom, netlog)
+	secs := rpSections(dom)
+	for id, kind := range removed {
+		s, ok := secs[id]
+		if !ok {
+			t.Errorf("the report has no section for removed tree %s (sections: %v)", id, keys(secs))
+			continue
+		}
+		for _, want := range []string{"tombstoned", "Proof: " + kind, "Removed at seq", "Plan: sha256:", "Fingerprint: sha256:", "Branch custody/" + id} {
+			if !strings.Contains(s, want) {
+				t.Errorf("section %s lacks %q:\n%s", id, want, s)
+			}
+		}
+	}
+	if s := secs[kept]; !strings.Contains(s, "finished") || strings.Contains(s, "Proof:") {
+		t.Errorf("the kept tree's section should show it finished, with no proof:\n%s", s)
+	}
+	for _, want := range []string{"Chain verified", "trees removed", "resources made"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+
+	// The redacted report.
+	red := filepath.Join(r.Root, "redacted.html")
+	mustCustody(t, r, 0, "journal", "report", "--redact", "-o", red)
+	b, err := os.ReadFile(red)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rpNoIdentity(t, r, string(b))
+
+	if *updateReport {
+		exp := filepath.Join(r.Root, "history.jsonl")
+		mustCustody(t, r, 0, "journal", "export", "--redact", "-o", exp)
+		e, err := os.ReadFile(exp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rpNoIdentity(t, r, string(e))
+		if err := os.WriteFile(filepath.Join("testdata", "report", "history.jsonl"), e, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// rpNoIdentity fails when text names the home directory, the repository
+// root, the fixture's directory, this machine's host name or a credential.
+func rpNoIdentity(t *testing.T, r *fixtures.Repo, text string) {
+	t.Helper()
+	home, _ := os.UserHomeDir()
+	host, _ := os.Hostname()
+	for what, v := range map[string]string{"repository root": r.Dir, "fixture directory": r.Root, "home": home, "temp dir": os.TempDir()} {
+		if v != "" && v != "/" && strings.Contains(text, v) {
+			t.Errorf("the redacted output holds the %s %s", what, v)
+		}
+	}
+	if host != "" && regexp.MustCompile(`(^|[^A-Za-z0-9._-])`+regexp.QuoteMeta(host)+`([^A-Za-z0-9._-]|$)`).MatchString(
+		strings.NewReplacer(`"host":`, "", "host ", "").Replace(text)) {
+		t.Errorf("the redacted output holds the host name %q", host)
+	}
+	if machine.RedactCredentials(text) != text {
+		t.Error("the redacted output holds a credential")
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// TestReportScreenshotGolden renders the checked-in realistic history
+// (testdata/report/history.jsonl, a redacted export) and compares the
+// browser's screenshot with the golden: at most rpMaxDiffer of the pixels
+// may differ by more than rpChannel in any channel. The history's own
+// timestamps, the fixed window and the page's named fonts make the render
+// deterministic; the tolerance absorbs anti-aliasing, not a changed word
+// in a line (about 0.02% of the page) twice over, nor any change of layout.
+func TestReportScreenshotGolden(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	exp := filepath.Join("testdata", "report", "history.jsonl")
+	if _, err := os.Stat(exp); err != nil {
+		t.Fatalf("no checked-in history (run go test ./cmd/custody -run TestReportRealisticHistory -update-report): %v", err)
+	}
+	page := filepath.Join(dir, "history.html")
+	r := fixtures.New(t, fixtures.Options{})
+	abs, _ := filepath.Abs(exp)
+	res := runBin(t, custodyBin, r, filepath.Dir(abs), nil, "journal", "report", "history.jsonl", "-o", page)
+	if res.Code != 0 {
+		t.Fatalf("report of the checked-in history: %s", res)
+	}
+	dom, shot, netlog := rpBrowse(t, page)
+	rpOffline(t, page, dom, netlog)
+	golden := filepath.Join("testdata", "report", "history.png")
+	if *updateReport {
+		f, err := os.Create(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := png.Encode(f, shot); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return
+	}
+	f, err := os.Open(golden)
+	if err != nil {
+		t.Fatalf("no golden screenshot (run with -update-report): %v", err)
+	}
+	defer f.Close()
+	want, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frac := rpDiffer(shot, want); frac > rpMaxDiffer {
+		t.Errorf("the screenshot differs from testdata/report/history.png in %.4f%% of its pixels (at most %.4f%% may); look at it, and if the change is meant, run with -update-report",
+			frac*100, rpMaxDiffer*100)
+	}
+}
+
+const (
+	rpChannel   = 48     // of 255: a pixel differs when a channel is off by more
+	rpMaxDiffer = 0.0005 // the fraction of pixels that may differ
+)
+
+// rpDiffer is the fraction of pixels of a and b (over the larger bounds)
+// that differ by more than rpChannel in a channel; pixels outside either
+// image differ.
+func rpDiffer(a, b image.Image) float64 {
+	ab, bb := a.Bounds(), b.Bounds()
+	w, h := max(ab.Dx(), bb.Dx()), max(ab.Dy(), bb.Dy())
+	differ := 0
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			pa, pb := image.Pt(ab.Min.X+x, ab.Min.Y+y), image.Pt(bb.Min.X+x, bb.Min.Y+y)
+			if !pa.In(ab) || !pb.In(bb) {
+				differ++
+				continue
+			}
+			r1, g1, b1, _ := a.At(pa.X, pa.Y).RGBA()
+			r2, g2, b2, _ := b.At(pb.X, pb.Y).RGBA()
+			d := func(u, v uint32) bool {
+				if u > v {
+					u, v = v, u
+				}
+				return (v-u)>>8 > rpChannel
+			}
+			if d(r1, r2) || d(g1, g2) || d(b1, b2) {
+				differ++
+			}
+		}
+	}
+	return float64(differ) / float64(w*h)
+}
