@@ -22,7 +22,7 @@ func bannerLines(res ReportResult) []string {
 	v := res.Verification
 	var out []string
 	if !v.ChainVerified {
-		at := "the first bad entry"
+		at := "the line named above"
 		if v.FirstBadSeq != 0 {
 			at = "entry seq " + strconv.FormatUint(v.FirstBadSeq, 10)
 		}

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	stdhtml "html"
 	"image"
 	"image/png"
 	"os"
@@ -355,4 +356,81 @@ func rpDiffer(a, b image.Image) float64 {
 		}
 	}
 	return float64(differ) / float64(w*h)
+}
+
+// TestReportTampered: a changed, dropped, inserted, reordered or
+// duplicated-key export still gets its report, whose banner says the chain
+// does not verify and names the first bad entry, and which exits 3; a
+// wrong pinned head is refused (exit 1) and writes nothing.
+func TestReportTampered(t *testing.T) {
+	t.Parallel()
+	r := fixtures.New(t, fixtures.Options{})
+	mustCustody(t, r, 0, "init")
+	for _, name := range []string{"a", "b", "c", "d"} {
+		id, _ := newTree(t, r, name)
+		mustCustody(t, r, 0, "finish", id)
+	}
+	// Unredacted, so every entry's content is checked, not only its chain.
+	b := []byte(mustCustody(t, r, 0, "journal", "export").Stdout)
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	edit := func(f func(l []string) []string) string {
+		return strings.Join(f(append([]string(nil), lines...)), "\n") + "\n"
+	}
+	cases := []struct {
+		name, export, first string
+	}{
+		{"changed", edit(func(l []string) []string {
+			l[4] = strings.Replace(l[4], `"outcome":"`, `"outcome":"forged `, 1)
+			return l
+		}), "entry seq 5 (line 5) was changed"},
+		{"dropped", edit(func(l []string) []string { return append(l[:6], l[7:]...) }), "entry seq 8 (line 7) follows a gap"},
+		{"inserted", edit(func(l []string) []string {
+			return append(l[:3], append([]string{l[9]}, l[3:]...)...)
+		}), "entry seq 10 (line 4)"},
+		{"reordered", edit(func(l []string) []string { l[2], l[3] = l[3], l[2]; return l }), "entry seq 4 (line 3)"},
+		{"duplicate_key", edit(func(l []string) []string {
+			l[1] = strings.Replace(l[1], `{`, `{"record":"forged",`, 1)
+			return l
+		}), `line 2 repeats the member "record"`},
+	}
+	for _, tc := range cases {
+		file := filepath.Join(r.Root, tc.name+".jsonl")
+		if err := os.WriteFile(file, []byte(tc.export), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		page := filepath.Join(r.Root, tc.name+".html")
+		res := runBin(t, custodyBin, r, r.Root, nil, "journal", "report", file, "-o", page)
+		if res.Code != 3 {
+			t.Errorf("%s: want exit 3 (written, does not verify), got %s", tc.name, res)
+			continue
+		}
+		html, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		banner, _, _ := strings.Cut(stdhtml.UnescapeString(string(html)), "</div>")
+		if !strings.Contains(banner, "The chain does NOT verify") || !strings.Contains(banner, tc.first) || !strings.Contains(banner, `class="banner bad"`) {
+			t.Errorf("%s: the banner does not name the first bad entry (%q):\n%s", tc.name, tc.first, banner)
+		}
+		if !strings.Contains(string(html), `class="unverified"`) {
+			t.Errorf("%s: no entry is marked unverified", tc.name)
+		}
+	}
+	// The untampered export verifies, and a wrong head is refused.
+	file := filepath.Join(r.Root, "good.jsonl")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(r.Root, "good.html")
+	if res := runBin(t, custodyBin, r, r.Root, nil, "journal", "report", file, "-o", page); res.Code != 0 {
+		t.Fatalf("the untampered export: %s", res)
+	}
+	wrong := filepath.Join(r.Root, "wrong.html")
+	res := runBin(t, custodyBin, r, r.Root, nil, "journal", "report", file, "--head", strings.Repeat("ab", 32), "-o", wrong)
+	if res.Code != 1 || !strings.Contains(res.Stderr, "journal-broken") && !strings.Contains(res.Stderr, "not at the head") {
+		t.Errorf("a wrong head: want exit 1 naming the head, got %s", res)
+	}
+	if _, err := os.Stat(wrong); err == nil {
+		t.Error("a refused report was written")
+	}
 }
