@@ -103,6 +103,16 @@ type ReportSection struct {
 	AbandonedSeq uint64 `json:"abandoned_seq,omitempty"`
 	Discarded    bool   `json:"discarded,omitempty"`
 	Unverified   bool   `json:"unverified,omitempty"`
+	// Commands are a resource's frozen commands, each as its intent
+	// first carried it.
+	Commands []ReportCommand `json:"commands,omitempty"`
+}
+
+// ReportCommand is one frozen command a resource's intent carried.
+type ReportCommand struct {
+	Seq     uint64 `json:"seq"`
+	Intent  string `json:"intent"`
+	Command string `json:"command"`
 }
 
 // ReportSummary counts what the report covers. It is a versioned surface
@@ -165,6 +175,7 @@ type intentView struct {
 	RawProof    json.RawMessage `json:"-"`
 	Fingerprint string          `json:"fingerprint"`
 	PlanID      string          `json:"plan_id"`
+	Command     string          `json:"command"`
 }
 
 // proofFields lists a journaled proof's members in their order, each value
@@ -261,6 +272,11 @@ func (a *Audit) Add(e ReportEntry) []ReportSection {
 		}
 		if json.Unmarshal(e.Intent, &raw) == nil {
 			in.RawProof = raw.Proof
+		}
+	}
+	if in.Command != "" && Kind(e.Kind) == KindResource {
+		if n := len(s.Commands); n == 0 || s.Commands[n-1].Intent != in.Kind || s.Commands[n-1].Command != in.Command {
+			s.Commands = append(s.Commands, ReportCommand{Seq: e.Seq, Intent: in.Kind, Command: in.Command})
 		}
 	}
 	switch {

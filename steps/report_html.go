@@ -68,6 +68,9 @@ func (htmlReport) section(w io.Writer, s machine.ReportSection) error {
 	if s.AbandonedSeq != 0 {
 		fmt.Fprintf(&b, "<div class=\"abandon\">%s</div>\n", esc(abandonLine(s)))
 	}
+	for _, c := range s.Commands {
+		fmt.Fprintf(&b, "<div>%s</div>\n", esc(commandLine(c)))
+	}
 	b.WriteString("<table><tr><th>seq</th><th>at (UTC)</th><th>transition or event</th><th>outcome</th><th>actor</th><th>observation</th></tr>\n")
 	for _, r := range s.Rows {
 		cls := ""

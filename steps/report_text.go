@@ -169,6 +169,10 @@ func abandonLine(s machine.ReportSection) string {
 		s.AbandonedSeq, orNone(s.Abandoned))
 }
 
+func commandLine(c machine.ReportCommand) string {
+	return fmt.Sprintf("%s (seq %d): %s", c.Intent, c.Seq, c.Command)
+}
+
 func rowWhat(r machine.ReportRow) string {
 	if r.Event != "" {
 		return "event " + r.Event
@@ -225,6 +229,9 @@ func (mdReport) section(w io.Writer, s machine.ReportSection) error {
 	}
 	if s.AbandonedSeq != 0 {
 		b.WriteString("> **" + mdText(abandonLine(s)) + "**\n\n")
+	}
+	for _, c := range s.Commands {
+		b.WriteString(mdText(commandLine(c)) + "\n\n")
 	}
 	b.WriteString("| seq | at (UTC) | transition or event | outcome | actor | observation |\n|---|---|---|---|---|---|\n")
 	for _, r := range s.Rows {

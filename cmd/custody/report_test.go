@@ -36,7 +36,9 @@ func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept 
 	t.Helper()
 	r = fixtures.New(t, fixtures.Options{})
 	mustCustody(t, r, 0, "init")
-	writeTrusted(t, r, "[resources.cache]\ncreate = 'true'\ndestroy = 'true'\n")
+	// The frozen commands are journaled with the resource's intent: a
+	// credential and a host for the redacted report to hide.
+	writeTrusted(t, r, "[resources.cache]\ncreate = 'true PGPASSWORD=hunter2 https://deploy:tok3n@db.example.com/x'\ndestroy = 'true'\n")
 	removed = map[string]string{}
 
 	anc, ancPath := newTree(t, r, "ancestry")
@@ -61,7 +63,7 @@ func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept 
 
 	crash, crashPath := newTree(t, r, "crash")
 	r.Commit(crashPath, "c.txt", "crash\n")
-	r.Push(crashPath, "refs/heads/crash")
+	r.Push(crashPath, "crash")
 	removed[crash] = string(machine.ProofAncestry)
 
 	mustCustody(t, r, 0, "finish", anc, pe, sq, kept, crash)
@@ -102,8 +104,11 @@ func rpBrowse(t *testing.T, page string) (dom string, shot image.Image, netlog s
 	common := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir=" + filepath.Join(dir, "profile"), "--host-resolver-rules=MAP * ~NOTFOUND",
-		"--hide-scrollbars", "--force-device-scale-factor=1", "--window-size=1150,1600",
-		"--font-render-hinting=none", "--disable-lcd-text"}
+		"--hide-scrollbars", "--force-device-scale-factor=1", "--window-size=1150,3200",
+		"--font-render-hinting=none", "--disable-lcd-text",
+		// Draw every tile before the screenshot: without these, a loaded
+		// machine can capture a page half painted.
+		"--run-all-compositor-stages-before-draw", "--virtual-time-budget=5000"}
 	run := func(extra ...string) []byte {
 		cmd := exec.Command(bin, append(append(append([]string{}, common...), extra...), "file://"+page)...)
 		cmd.Env = append(os.Environ(), "HOME="+dir)
@@ -223,6 +228,15 @@ func TestReportRealisticHistory(t *testing.T) {
 	}
 
 	// The redacted report.
+	plain, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"hunter2", "db.example.com", r.Dir} {
+		if !strings.Contains(string(plain), w) {
+			t.Fatalf("the unredacted report lacks %q: the redaction check would test nothing", w)
+		}
+	}
 	red := filepath.Join(r.Root, "redacted.html")
 	mustCustody(t, r, 0, "journal", "report", "--redact", "-o", red)
 	b, err := os.ReadFile(red)
@@ -230,6 +244,11 @@ func TestReportRealisticHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	rpNoIdentity(t, r, string(b))
+	for _, w := range []string{"hunter2", "tok3n", "db.example.com"} {
+		if strings.Contains(string(b), w) {
+			t.Errorf("the redacted report holds %q", w)
+		}
+	}
 
 	if *updateReport {
 		exp := filepath.Join(r.Root, "history.jsonl")
@@ -318,6 +337,11 @@ func TestReportScreenshotGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	if frac := rpDiffer(shot, want); frac > rpMaxDiffer {
+		if f, err := os.CreateTemp("", "custody-report-actual-*.png"); err == nil {
+			png.Encode(f, shot)
+			f.Close()
+			t.Logf("the screenshot taken is at %s", f.Name())
+		}
 		t.Errorf("the screenshot differs from testdata/report/history.png in %.4f%% of its pixels (at most %.4f%% may); look at it, and if the change is meant, run with -update-report",
 			frac*100, rpMaxDiffer*100)
 	}
