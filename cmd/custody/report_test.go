@@ -227,6 +227,16 @@ func TestReportRealisticHistory(t *testing.T) {
 		}
 	}
 
+	// --record: that record's section alone, its removal included.
+	var anyRemoved string
+	for id := range removed {
+		anyRemoved = id
+	}
+	one := mustCustody(t, r, 0, "journal", "report", "--record", anyRemoved, "--format", "md").Stdout
+	if n := strings.Count(one, "\n## "); n != 2 || !strings.Contains(one, "\n## "+anyRemoved+"\n") || !strings.Contains(one, "Proof: "+removed[anyRemoved]) {
+		t.Errorf("report --record %s holds %d sections:\n%s", anyRemoved, n-1, one)
+	}
+
 	// The redacted report.
 	plain, err := os.ReadFile(page)
 	if err != nil {
