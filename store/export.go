@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
@@ -279,8 +278,10 @@ type VerifyOptions struct {
 	// checked by chain only).
 	Home, Root string
 	// Host, when set, is the host name a redacted export replaced with
-	// $HOST, put back the same way. A line that replaced another host
-	// ($OTHER_HOST) or stripped a credential stays checked by chain only.
+	// $HOST, put back the same way. A line is checked by content only when
+	// a value was given for every placeholder it lists; one that replaced
+	// another host ($OTHER_HOST) or stripped a credential, or lists a
+	// placeholder with no value given, stays checked by chain only.
 	Host string
 }
 
@@ -387,7 +388,7 @@ func (v *Verifier) Line(line []byte) error {
 		}
 		d = head.BodyDigest
 		v.rep.Redacted++
-		if (opts.Home != "" || opts.Root != "" || opts.Host != "") && !slices.Contains(head.Redacted, "credentials") && !slices.Contains(head.Redacted, OtherHostPlaceholder) {
+		if contentCheckable(head.Redacted, opts) {
 			if !unredact(line, d, opts.Home, opts.Root, opts.Host) {
 				return broken(lineNo, seq, "was changed: with the home directory and repository root put back, its content does not match its body_digest")
 			}
@@ -421,6 +422,24 @@ func (v *Verifier) Finish() (VerifyReport, error) {
 		return rep, fmt.Errorf("%w: the export ends at seq %d with hash %s, not at the head %s: entries were dropped from the end, or the export is of another journal", ErrJournalBroken, v.lastSeq, short(v.last), short(v.opts.Head))
 	}
 	return rep, nil
+}
+
+// contentCheckable reports whether a redacted line that replaced what can
+// be put back: a value was given for every placeholder it lists, and it
+// neither stripped a credential nor replaced another machine's host (which
+// are not recorded). Any other line is checked by chain only.
+func contentCheckable(redacted []string, opts VerifyOptions) bool {
+	if len(redacted) == 0 {
+		return false
+	}
+	for _, r := range redacted {
+		switch {
+		case r == "$REPO" && opts.Root != "", r == "$HOME" && opts.Home != "", r == HostPlaceholder && opts.Host != "":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func broken(line int, seq uint64, what string) error {

@@ -153,3 +153,22 @@ func TestVerifyRedactedContent(t *testing.T) {
 		t.Fatalf("Verify with the home and root of an edited redacted line: %v, want ErrJournalBroken", err)
 	}
 }
+
+// TestVerifyRedactedPartialValues: an auditor given some of the replaced
+// values checks by content exactly the lines whose every placeholder they
+// can put back; the rest (a host they were not given) are checked by chain
+// only, never reported changed.
+func TestVerifyRedactedPartialValues(t *testing.T) {
+	t.Parallel()
+	s, _ := exactJournal(t)
+	const home = "/home/ada"
+	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{Home: home, Root: testRoot, Host: "host"}})
+	rep, err := store.Verify(bytes.NewReader(red), store.VerifyOptions{Redacted: true, Home: home, Root: testRoot})
+	if err != nil {
+		t.Fatalf("Verify without the host: %v", err)
+	}
+	withHost := bytes.Count(red, []byte(`"$HOST"]`)) + bytes.Count(red, []byte(`"$HOST",`))
+	if withHost == 0 || rep.ContentChecked != rep.Redacted-withHost {
+		t.Errorf("Verify without the host: %+v; want the %d lines naming $HOST checked by chain only, the other redacted ones by content", rep, withHost)
+	}
+}
