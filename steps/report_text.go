@@ -64,6 +64,7 @@ func summaryRows(s machine.ReportSummary) [][2]string {
 		{"resources destroyed", n(s.ResourcesDestroyed)},
 		{"archives sealed", n(s.Archives)},
 		{"recovery refs written", n(s.RecoveryRefs)},
+		{"interrupted intents resumed", n(s.Resumed)},
 		{"records", n(s.Records)},
 		{"entries", fmt.Sprintf("%d (seq %d to %d)", s.Entries, s.FirstSeq, s.LastSeq)},
 		{"time span", span},

@@ -221,7 +221,12 @@ func TestReportRealisticHistory(t *testing.T) {
 	if s := secs[kept]; !strings.Contains(s, "finished") || strings.Contains(s, "Proof:") {
 		t.Errorf("the kept tree's section should show it finished, with no proof:\n%s", s)
 	}
-	for _, want := range []string{"Chain verified", "trees removed", "resources made"} {
+	for id, sec := range secs {
+		if strings.HasPrefix(id, "crash-") && !strings.Contains(id, "/") && !strings.Contains(sec, "(take-over)") {
+			t.Errorf("the crashed removal's section does not show resume taking it over:\n%s", sec)
+		}
+	}
+	for _, want := range []string{"Chain verified", "trees removed", "resources made", "resources destroyed", "interrupted intents resumed"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the page lacks %q", want)
 		}
