@@ -80,7 +80,7 @@ func TestSchemasValidateOutput(t *testing.T) {
 	r.WriteFile(keptPath, "notes.txt", "only here\n")
 	mustCustody(t, r, 0, "finish", id, kept)
 	plan := filepath.Join(r.Root, "plan.json")
-	res := mustCustody(t, r, 3, "plan", "-o", plan, "--json")
+	res := rpPlan(t, r, "-o", plan, "--json")
 	scValidate(t, "envelope-ok.json", "plan --json", []byte(res.Stdout))
 	b, err := os.ReadFile(plan)
 	if err != nil {
