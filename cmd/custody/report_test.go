@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	stdhtml "html"
 	"image"
 	"image/png"
@@ -152,6 +153,31 @@ func rpBrowse(t *testing.T, page string) (dom string, shot image.Image, netlog s
 // rpOffline fails when the page asks for anything outside itself: the DOM
 // names no URL to load and the net log holds no request but the file's own.
 func rpOffline(t *testing.T, page, dom, netlog string) {
+	t.Helper()
+	rpOfflineTo(t, page, dom, netlog)
+}
+
+// rpReporter is the part of testing.T the offline check reports through.
+type rpReporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Error(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// rpRecorder records what a check reports instead of failing.
+type rpRecorder struct{ errs []string }
+
+func (r *rpRecorder) Helper() {}
+func (r *rpRecorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+func (r *rpRecorder) Error(args ...any) { r.errs = append(r.errs, fmt.Sprint(args...)) }
+func (r *rpRecorder) Fatalf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func rpOfflineTo(t rpReporter, page, dom, netlog string) {
 	t.Helper()
 	if !strings.Contains(dom, `default-src 'none'`) {
 		t.Errorf("the page has no Content-Security-Policy that forbids loading:\n%.400s", dom)
@@ -482,5 +508,27 @@ func TestReportTampered(t *testing.T) {
 	}
 	if _, err := os.Stat(wrong); err == nil {
 		t.Error("a refused report was written")
+	}
+}
+
+// TestReportOfflineCheckIsHonest: the offline check fails a page that asks
+// for something outside itself, both from its DOM and from the browser's
+// net log (the image's request carries the page's origin).
+func TestReportOfflineCheckIsHonest(t *testing.T) {
+	t.Parallel()
+	page := filepath.Join(t.TempDir(), "leaky.html")
+	if err := os.WriteFile(page, []byte(`<!DOCTYPE html><html><body><p>hi</p><img alt="" src="http://report.invalid/pixel.png"></body></html>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, _, netlog := rpBrowse(t, page)
+	var fake rpRecorder
+	rpOfflineTo(&fake, page, dom, netlog)
+	var sawDOM, sawRequest bool
+	for _, m := range fake.errs {
+		sawDOM = sawDOM || strings.Contains(m, "loads or links")
+		sawRequest = sawRequest || strings.Contains(m, "made a request to http://report.invalid/pixel.png")
+	}
+	if !sawDOM || !sawRequest {
+		t.Errorf("the offline check missed the leaky page (DOM %v, net log %v): %q", sawDOM, sawRequest, fake.errs)
 	}
 }
