@@ -217,6 +217,9 @@ type JournalReportCmd struct {
 	Record    string `name:"record" placeholder:"ID" help:"Only this record's sections."`
 	AllowGaps bool   `name:"allow-gaps" help:"The export was filtered with --record: accept its gaps."`
 	Head      string `name:"head" placeholder:"HASH" help:"The chain head the journal must end at (custody journal head)."`
+	Home      string `name:"home" placeholder:"DIR" help:"For a redacted FILE: the home directory it replaced with $HOME, to check redacted entries' content."`
+	Root      string `name:"root" placeholder:"DIR" help:"For a redacted FILE: the repository root it replaced with $REPO, to check redacted entries' content."`
+	Host      string `name:"host" placeholder:"NAME" help:"For a redacted FILE: the host name it replaced with $HOST, to check redacted entries' content."`
 	Out       string `short:"o" name:"out" placeholder:"FILE" help:"Write to FILE instead of stdout (- is stdout)."`
 	signatureFlags
 }
@@ -234,7 +237,10 @@ its old commit and the recovery refs written; every abandonment is marked as
 the one outcome without a proof, with the acknowledged commit.
 
 The report reads FILE (an export, redacted or not) or, without FILE, the live
-journal, in one streaming pass in bounded memory. The HTML page has inline
+journal, in one streaming pass in bounded memory. A redacted FILE is checked
+by chain, and by content where --home, --root and --host give back what it
+replaced (as journal verify does); the live journal is verified before it is
+redacted for display. The HTML page has inline
 CSS, no script and a Content-Security-Policy that loads nothing: it makes no
 request when opened. -o FILE is written like journal export -o.
 
@@ -258,7 +264,7 @@ func (c *JournalReportCmd) Run(a *App) error {
 		return err
 	}
 	opts := steps.ReportOptions{Format: c.Format, Record: c.Record, Signature: sig, Version: version,
-		Verify: store.VerifyOptions{Head: c.Head, AllowGaps: c.AllowGaps, Redacted: c.File != ""}}
+		Verify: store.VerifyOptions{Head: c.Head, AllowGaps: c.AllowGaps, Redacted: c.File != "", Home: c.Home, Root: c.Root, Host: c.Host}}
 	var src steps.EntrySource
 	if c.File != "" {
 		f, err := os.Open(a.path(c.File))
