@@ -8,8 +8,12 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/qmuntal/stateless v1.7.2
 	github.com/rogpeppe/go-internal v1.16.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/sys v0.50.0
 )
 
-require golang.org/x/tools v0.36.0 // indirect
+require (
+	golang.org/x/text v0.14.0 // indirect
+	golang.org/x/tools v0.36.0 // indirect
+)

@@ -113,56 +113,70 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		if !obs.Registered && !obs.AdminPresent && obs.Proof.Covers(rec.EffectiveHead()) && len(rs) == 0 {
 			return Verdict{Action: ActionRemove, Proof: obs.Proof}
 		}
-		add(refuse(CodeWorktreeMissing, p, "custody show "+rec.ID, "%s no longer exists and nothing proves its last known commit %s published; custody will not guess where its work went", p, shortID(rec.EffectiveHead())))
+		add(missingRefusal(rec, obs))
 		return keep(rs)
 	}
 	if obs.IsSymlink || !obs.IsDir {
-		add(refuse(CodeSymlink, p, plan, "%s is not a plain directory (a symlink or file replaced it)", p))
+		add(refuse(CodeSymlink, p, plan, "%s is not a plain directory (a symlink or file replaced it); put the tree's own directory back at the path", p))
 		return keep(rs)
 	}
 	if !obs.Registered {
-		add(refuse(CodeNotRegistered, p, "git worktree list", "%s exists but git does not register it as a worktree", p))
+		add(refuse(CodeNotRegistered, p, "git worktree list", "%s exists but git does not register it as a worktree (its admin entry is gone); custody keeps it, and what becomes of its files is yours to decide", p))
 		return keep(rs)
 	}
 	if obs.AdminKey != rec.AdminKey {
 		add(refuse(CodeAdminKeyMismatch, p, plan, "git registers %s under admin key %q, not %q", p, obs.AdminKey, rec.AdminKey))
 	}
 	if rec.Dev != 0 && (obs.Dev != rec.Dev || obs.Ino != rec.Ino) {
-		add(refuse(CodeIdentityChanged, p, plan, "%s is a different directory (device+inode %d:%d, recorded %d:%d)", p, obs.Dev, obs.Ino, rec.Dev, rec.Ino))
+		add(refuse(CodeIdentityChanged, p, reRecord(rec), "%s is a different directory (device+inode %d:%d, recorded %d:%d), as when a tree is restored by copy; if it is the same tree, finishing it again records the directory it is now", p, obs.Dev, obs.Ino, rec.Dev, rec.Ino))
 	}
 	if !Owned(rec, obs, pol) {
-		add(refuse(CodeNotOwned, p, "custody show "+rec.ID, "%s lacks custody's ownership evidence (ready marker %q, branch %q)", p, obs.Marker, rec.Branch))
+		add(notOwnedRefusal(rec, obs))
 	}
 	if obs.Locked {
 		add(refuse(CodeLocked, p, "git worktree unlock "+QuoteArg(p), "%s is locked: %s", p, orNone(obs.LockReason)))
 	}
 	if obs.Prunable {
-		add(refuse(CodePrunable, p, "git worktree list --verbose", "git reports %s as prunable", p))
+		add(refuse(CodePrunable, p, "git worktree repair", "git reports %s as prunable: its .git file is missing or does not lead back to its admin entry; git worktree repair, run in the main checkout, rewrites it", p))
 	}
 	if obs.StatusErr != "" {
 		add(refuse(CodeStatusFailed, p, plan, "git status failed in %s: %s", p, obs.StatusErr))
 	} else {
 		st, _ := WithoutBuildOutput(obs)
+		// A nested repository is untracked or ignored content too, and a
+		// sparse index hides entries from a stash: stashing is not the
+		// safe step then, so plan is the retry. Untracked and ignored
+		// files are stashed by name, so build output stays.
+		stashChanges := stash(p)
+		stashUntracked := stashPaths(p, "--include-untracked", st.Untracked)
+		stashIgnored := stashPaths(p, "--all", st.Ignored)
+		if nestedRepository(obs.Hidden) || !ownRepository(rec, obs) {
+			stashChanges, stashUntracked, stashIgnored = plan, plan, plan
+		}
 		if len(st.Unmerged) > 0 {
-			add(refuse(CodeUnmerged, p, plan, "%s has %d unresolved conflicts: %s", p, len(st.Unmerged), listSome(st.Unmerged, 3)))
+			add(refuse(CodeUnmerged, p, plan, "%s has %d unresolved conflicts: %s; resolve and commit them, or abort the operation that made them", p, len(st.Unmerged), listSome(st.Unmerged, 3)))
 		}
 		if len(st.Changed) > 0 {
-			add(refuse(CodeTrackedChanges, p, plan, "%s has %d changed tracked files (%d staged): %s", p, len(st.Changed), st.Staged, listSome(st.Changed, 3)))
+			add(refuse(CodeTrackedChanges, p, stashChanges, "%s has %d changed tracked files (%d staged): %s; commit them, or stash them (the stash is kept in the repository)", p, len(st.Changed), st.Staged, listSome(st.Changed, 3)))
 		}
 		if len(st.Untracked) > 0 {
-			add(refuse(CodeUntrackedFiles, p, plan, "%s has %d untracked files: %s", p, len(st.Untracked), listSome(st.Untracked, 3)))
+			add(refuse(CodeUntrackedFiles, p, stashUntracked, "%s has %d untracked files: %s; commit them, or stash them (the stash is kept in the repository)", p, len(st.Untracked), listSome(st.Untracked, 3)))
 		}
 		if len(st.Ignored) > 0 {
-			add(refuse(CodeIgnoredFiles, p, plan, "%s has %d ignored files that removal would delete: %s", p, len(st.Ignored), listSome(st.Ignored, 3)))
+			add(refuse(CodeIgnoredFiles, p, stashIgnored, "%s has %d ignored files that removal would delete: %s; move them out, or stash them (the stash is kept in the repository)", p, len(st.Ignored), listSome(st.Ignored, 3)))
 		}
 	}
 	_, content := WithoutBuildOutput(obs)
 	rs = append(rs, contentRefusals(p, content)...)
 	for _, h := range obs.Hidden {
-		add(refuse(h.Code, h.Path, plan, "%s: %s", h.Path, orNone(h.Detail)))
+		retry := plan
+		if ownRepository(rec, obs) && (h.Code != CodeStagedDiffers || !nestedRepository(obs.Hidden)) {
+			retry = hiddenRetry(p, rec.ID, h)
+		}
+		add(refuse(h.Code, h.Path, retry, "%s: %s", h.Path, orNone(h.Detail)))
 	}
 	for _, pr := range obs.InUse {
-		add(refuse(CodeInUse, p, plan, "process %d (%s) uses %s via its %s", pr.PID, pr.Command, p, pr.Via))
+		add(refuse(CodeInUse, p, plan, "process %d (%s) uses %s via its %s; end it or move it out of the tree first", pr.PID, pr.Command, p, pr.Via))
 	}
 	if obs.Head == "" {
 		add(refuse(CodeHeadUnknown, p, plan, "HEAD of %s could not be read", p))
@@ -190,9 +204,20 @@ func proofRefusal(rec Record, obs WorktreeObservation) Refusal {
 	case len(obs.Remote.Remotes) == 0:
 		return refuse(CodeNoRemote, p, "custody plan", "the repository has no remote, so nothing proves %s is published; add the remote your work is pushed to (git remote add origin URL)", short)
 	case obs.Detached:
-		return refuse(CodeDetachedHead, p, "custody plan", "%s has a detached HEAD %s that no remote advertises; push it to a branch (git -C %s push REMOTE HEAD:refs/heads/NAME)", p, short, QuoteArg(p))
+		name := rec.Branch
+		if name == "" {
+			name = rec.ID
+		}
+		ref, remote := "refs/heads/"+name, pushRemote(obs.Remote.Remotes)
+		return refuse(CodeDetachedHead, p, "git -C "+QuoteArg(p)+" push "+QuoteArg(remote)+" "+QuoteArg("HEAD:"+ref),
+			"%s has a detached HEAD %s that no remote advertises; push it to a branch (here %s on %s)", p, short, ref, remote)
 	}
-	return refuse(CodeUnpushedCommits, p, "git -C "+QuoteArg(p)+" push "+QuoteArg(obs.Remote.Remotes[0])+" HEAD", "%s is on no ref any remote advertises; push %s first", short, orNone(rec.Branch))
+	branch, remote := obs.Branch, pushRemote(obs.Remote.Remotes)
+	if branch == "" {
+		branch = rec.Branch
+	}
+	return refuse(CodeUnpushedCommits, p, pushBranch(p, remote, branch),
+		"%s is on no ref any remote advertises; push %s to %s first", short, branch, remote)
 }
 
 // contentRefusals renders unaccounted content as one refusal per code, in

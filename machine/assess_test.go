@@ -31,7 +31,11 @@ func key(c machine.Code, retry string) refusalKey {
 
 const (
 	retryPlan = "custody plan"
-	retryPush = "git -C " + testPath + " push origin HEAD"
+	retryPush = "git -C " + testPath + " push -u origin " + testBranch
+	// retryStash is the stash of tracked and staged changes.
+	retryStash = "git -C " + testPath + " stash push"
+	// retryReRecord records the directory now at the path (finished).
+	retryReRecord = "custody reopen " + testID + " && custody finish " + testID
 )
 
 func TestAssessRefusals(t *testing.T) {
@@ -107,10 +111,44 @@ func TestAssessRefusals(t *testing.T) {
 			msg:  "permission denied",
 		},
 		{
+			// Deleted by hand, still registered: prune, then plan settles.
 			name:   "worktree-missing",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.PathState = machine.PathAbsent },
-			want:   []refusalKey{key(machine.CodeWorktreeMissing, "custody show "+testID)},
-			msg:    testPath,
+			want:   []refusalKey{key(machine.CodeWorktreeMissing, "git worktree prune")},
+			msg:    testPath + " was deleted, but git still registers it",
+		},
+		{
+			name: "worktree-missing/admin-entry-left",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.PathState, o.Registered = machine.PathAbsent, false
+			},
+			want: []refusalKey{key(machine.CodeWorktreeMissing, "git worktree prune")},
+		},
+		{
+			// Pruned, its last commit only on the branch: push the branch.
+			name: "worktree-missing/pruned-branch-unpushed",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.PathState, o.Registered, o.AdminPresent, o.Proof = machine.PathAbsent, false, false, nil
+			},
+			want: []refusalKey{key(machine.CodeWorktreeMissing, "git push -u origin "+testBranch)},
+			msg:  "only on branch " + testBranch,
+		},
+		{
+			name: "worktree-missing/pruned-branch-elsewhere",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.PathState, o.Registered, o.AdminPresent, o.Proof = machine.PathAbsent, false, false, nil
+				o.BranchTip = otherHead
+			},
+			want: []refusalKey{key(machine.CodeWorktreeMissing, "custody show "+testID)},
+			msg:  "nothing proves its last known commit",
+		},
+		{
+			name: "worktree-missing/pruned-remote-unavailable",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.PathState, o.Registered, o.AdminPresent, o.Proof = machine.PathAbsent, false, false, nil
+				o.Remote.Unavailable = []machine.RemoteFailure{{Remote: "origin", Error: "timeout"}}
+			},
+			want: []refusalKey{key(machine.CodeWorktreeMissing, "custody show "+testID)},
 		},
 		{
 			name: "moved",
@@ -149,13 +187,41 @@ func TestAssessRefusals(t *testing.T) {
 		{
 			name:   "identity-changed/inode",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Ino = 1 },
-			want:   []refusalKey{key(machine.CodeIdentityChanged, retryPlan)},
+			want:   []refusalKey{key(machine.CodeIdentityChanged, retryReRecord)},
 			msg:    "42:1, recorded 42:4242",
 		},
 		{
 			name:   "identity-changed/device",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Dev = 7 },
-			want:   []refusalKey{key(machine.CodeIdentityChanged, retryPlan)},
+			want:   []refusalKey{key(machine.CodeIdentityChanged, retryReRecord)},
+		},
+		{
+			// An expired lease's active record is finished, not reopened.
+			name: "identity-changed/active-lease-expired",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				r.State = machine.StateActive
+				o.Lease = &machine.Lease{Record: testID, Holder: "agent", Expires: testNow.Add(-time.Hour)}
+				o.Ino = 1
+			},
+			want: []refusalKey{key(machine.CodeIdentityChanged, "custody finish "+testID)},
+		},
+		{
+			// The branch was renamed: custody's branch is gone.
+			name: "not-owned/branch-renamed",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Branch, o.BranchTip = "my-feature", ""
+			},
+			want: []refusalKey{key(machine.CodeNotOwned, "git -C "+testPath+" branch -m my-feature "+testBranch)},
+			msg:  "is on branch my-feature, not custody's " + testBranch,
+		},
+		{
+			// Another branch was checked out: custody's branch is there.
+			name: "not-owned/branch-switched",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Branch = "someone-elses"
+			},
+			want: []refusalKey{key(machine.CodeNotOwned, "git -C "+testPath+" switch "+testBranch)},
+			msg:  "switch back to it",
 		},
 		{
 			name:   "not-owned/no-marker",
@@ -204,7 +270,7 @@ func TestAssessRefusals(t *testing.T) {
 		{
 			name:   "prunable",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Prunable = true },
-			want:   []refusalKey{key(machine.CodePrunable, "git worktree list --verbose")},
+			want:   []refusalKey{key(machine.CodePrunable, "git worktree repair")},
 		},
 		{
 			// A failed status hides the lists: nothing said about them.
@@ -228,7 +294,7 @@ func TestAssessRefusals(t *testing.T) {
 				o.Status.Changed = []string{"a.go", "b.go"}
 				o.Status.Staged = 1
 			},
-			want: []refusalKey{key(machine.CodeTrackedChanges, retryPlan)},
+			want: []refusalKey{key(machine.CodeTrackedChanges, retryStash)},
 			msg:  "2 changed tracked files (1 staged): a.go, b.go",
 		},
 		{
@@ -236,13 +302,21 @@ func TestAssessRefusals(t *testing.T) {
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
 				o.Status.Untracked = []string{"n1", "n2", "n3", "n4", "n5"}
 			},
-			want: []refusalKey{key(machine.CodeUntrackedFiles, retryPlan)},
+			want: []refusalKey{key(machine.CodeUntrackedFiles, retryStash+" --include-untracked -- n1 n2 n3 n4 n5")},
 			msg:  "5 untracked files: n1, n2, n3 and 2 more",
+		},
+		{
+			// More than a handful is the person's to sort.
+			name: "untracked-files/many",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Status.Untracked = strings.Split("a b c d e f g h i", " ")
+			},
+			want: []refusalKey{key(machine.CodeUntrackedFiles, retryPlan)},
 		},
 		{
 			name:   "ignored-files",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Status.Ignored = []string{".env"} },
-			want:   []refusalKey{key(machine.CodeIgnoredFiles, retryPlan)},
+			want:   []refusalKey{key(machine.CodeIgnoredFiles, retryStash+" --all -- .env")},
 			msg:    ".env",
 		},
 		{
@@ -252,9 +326,9 @@ func TestAssessRefusals(t *testing.T) {
 			},
 			want: []refusalKey{
 				key(machine.CodeUnmerged, retryPlan),
-				key(machine.CodeTrackedChanges, retryPlan),
-				key(machine.CodeUntrackedFiles, retryPlan),
-				key(machine.CodeIgnoredFiles, retryPlan),
+				key(machine.CodeTrackedChanges, retryStash),
+				key(machine.CodeUntrackedFiles, retryStash+" --include-untracked -- n"),
+				key(machine.CodeIgnoredFiles, retryStash+" --all -- i"),
 			},
 		},
 		{
@@ -274,6 +348,75 @@ func TestAssessRefusals(t *testing.T) {
 			},
 			want: []refusalKey{{Code: "operation-in-progress", Path: testPath + "/.git/rebase-merge", Retry: retryPlan}},
 			msg:  "rebase",
+		},
+		{
+			// A refs/worktree/ ref is kept as a branch, then deleted;
+			// a bisect ref is the person's (its bisect is in progress).
+			name: "hidden/per-worktree-ref",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Hidden = []machine.Hidden{
+					{Code: machine.CodePerWorktreeRef, Path: testPath, Detail: "refs/worktree/wip exists only in this worktree"},
+					{Code: machine.CodePerWorktreeRef, Path: testPath, Detail: "refs/bisect/bad exists only in this worktree"},
+				}
+			},
+			want: []refusalKey{
+				key(machine.CodePerWorktreeRef, "git -C "+testPath+" branch kept/"+testID+"/wip refs/worktree/wip && git -C "+testPath+" update-ref -d refs/worktree/wip"),
+				key(machine.CodePerWorktreeRef, retryPlan),
+			},
+		},
+		{
+			// A nested repository is not swept into a stash.
+			name: "hidden/nested-git-no-stash",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Status.Untracked = []string{"vendor/"}
+				o.Status.Ignored = []string{"build/"}
+				o.Hidden = []machine.Hidden{{Code: machine.CodeNestedGit, Path: testPath + "/vendor/.git"}}
+			},
+			want: []refusalKey{
+				key(machine.CodeUntrackedFiles, retryPlan),
+				key(machine.CodeIgnoredFiles, retryPlan),
+				{Code: machine.CodeNestedGit, Path: testPath + "/vendor/.git", Retry: retryPlan},
+			},
+		},
+		{
+			// Index bits are cleared so status shows what they hid;
+			// staged content is not stashed while they hide entries.
+			name: "hidden/index-bits-and-staged",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Hidden = []machine.Hidden{
+					{Code: machine.CodeAssumeUnchanged, Path: testPath + "/a b.go"},
+					{Code: machine.CodeSkipWorktree, Path: testPath + "/dir/c.go"},
+					{Code: machine.CodeStagedDiffers, Path: testPath + "/d.go"},
+				}
+			},
+			want: []refusalKey{
+				{Code: machine.CodeAssumeUnchanged, Path: testPath + "/a b.go", Retry: "git -C " + testPath + " update-index --no-assume-unchanged -- 'a b.go'"},
+				{Code: machine.CodeSkipWorktree, Path: testPath + "/dir/c.go", Retry: "git -C " + testPath + " update-index --no-skip-worktree -- dir/c.go"},
+				{Code: machine.CodeStagedDiffers, Path: testPath + "/d.go", Retry: retryPlan},
+			},
+		},
+		{
+			name: "hidden/staged-differs-stashed",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Status.Changed = []string{"d.go"}
+				o.Hidden = []machine.Hidden{{Code: machine.CodeStagedDiffers, Path: testPath + "/d.go"}}
+			},
+			want: []refusalKey{
+				key(machine.CodeTrackedChanges, retryStash),
+				{Code: machine.CodeStagedDiffers, Path: testPath + "/d.go", Retry: retryStash},
+			},
+		},
+		{
+			// Entries git skips: a stash would not hold them as seen.
+			name: "hidden/skip-worktree-no-stash",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Status.Changed = []string{"a.go"}
+				o.Hidden = []machine.Hidden{{Code: machine.CodeSkipWorktree, Path: testPath + "/b.go"}}
+			},
+			want: []refusalKey{
+				key(machine.CodeTrackedChanges, retryPlan),
+				{Code: machine.CodeSkipWorktree, Path: testPath + "/b.go", Retry: "git -C " + testPath + " update-index --no-skip-worktree -- b.go"},
+			},
 		},
 		{
 			// HEAD unknown ends the assessment: no proof refusal
@@ -310,13 +453,34 @@ func TestAssessRefusals(t *testing.T) {
 				o.Detached = true
 				o.Branch = ""
 			},
-			want: []refusalKey{key(machine.CodeDetachedHead, retryPlan)},
+			want: []refusalKey{key(machine.CodeDetachedHead, "git -C "+testPath+" push origin 'HEAD:refs/heads/"+testBranch+"'")},
 		},
 		{
 			name:   "unpushed-commits",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Proof = nil },
 			want:   []refusalKey{key(machine.CodeUnpushedCommits, retryPush)},
 			msg:    testBranch,
+		},
+		{
+			// origin is pushed to when there is one.
+			name: "unpushed-commits/origin-among-remotes",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Remote.Remotes = []string{"backup", "origin"}
+			},
+			want: []refusalKey{key(machine.CodeUnpushedCommits, retryPush)},
+		},
+		{
+			// The branch the tree is on, which may not be the record's.
+			name: "unpushed-commits/other-remote-and-branch",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				r.Origin = machine.OriginAdopted
+				r.Branch = "topic"
+				o.Branch = "topic"
+				o.Proof = nil
+				o.Remote.Remotes = []string{"upstream"}
+			},
+			want: []refusalKey{key(machine.CodeUnpushedCommits, "git -C "+testPath+" push -u upstream topic")},
 		},
 		{
 			name:   "unpushed-commits/proof-of-another-head",
@@ -339,6 +503,8 @@ func TestAssessRefusals(t *testing.T) {
 			msg:  "exit 128",
 		},
 		{
+			// Prunable: git -C the tree would reach the repository
+			// around it, so nothing is stashed there.
 			name: "collects-every-reason",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
 				o.Prunable = true
@@ -347,7 +513,7 @@ func TestAssessRefusals(t *testing.T) {
 				o.Proof = nil
 			},
 			want: []refusalKey{
-				key(machine.CodePrunable, "git worktree list --verbose"),
+				key(machine.CodePrunable, "git worktree repair"),
 				key(machine.CodeUntrackedFiles, retryPlan),
 				key(machine.CodeInUse, retryPlan),
 				key(machine.CodeUnpushedCommits, retryPush),

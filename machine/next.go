@@ -35,6 +35,11 @@ func Next(rec Record, to State, t Trigger, f Firing) Record {
 		n.AdminKey = f.Obs.AdminKey
 	case TriggerFinish, TriggerExpire:
 		n.Evidence.FinalHead = f.Obs.Head
+		if t == TriggerFinish && f.Obs.PathState == PathPresent && f.Obs.Dev != 0 {
+			// A person finishing the tree vouches for the directory now at
+			// its path (restored by copy, it has a new inode).
+			n.Dev, n.Ino = f.Obs.Dev, f.Obs.Ino
+		}
 		n.Evidence.FinishedAt = f.Now
 	case TriggerReopen:
 		n.Evidence.FinalHead = ""

@@ -59,6 +59,52 @@ func TestNext(t *testing.T) {
 			},
 		},
 		{
+			// A tree restored by copy: finish records the directory now
+			// at the path.
+			name:    "finish/records-identity",
+			rec:     activeRecord(),
+			to:      machine.StateFinished,
+			trigger: machine.TriggerFinish,
+			f:       with(finishFiring(), func(f *machine.Firing) { f.Obs.Dev, f.Obs.Ino = 7, 77 }),
+			want: func() machine.Record {
+				r := activeRecord()
+				r.State, r.Rev, r.UpdatedAt = machine.StateFinished, 4, testNow
+				r.Evidence = machine.Evidence{FinalHead: headCommit, FinishedAt: testNow}
+				r.Dev, r.Ino = 7, 77
+				return r
+			},
+		},
+		{
+			// Nothing at the path: the recorded identity stays.
+			name:    "finish/absent-keeps-identity",
+			rec:     activeRecord(),
+			to:      machine.StateFinished,
+			trigger: machine.TriggerFinish,
+			f: with(finishFiring(), func(f *machine.Firing) {
+				f.Obs.PathState, f.Obs.Dev, f.Obs.Ino, f.Obs.Head = machine.PathAbsent, 0, 0, headCommit
+			}),
+			want: func() machine.Record {
+				r := activeRecord()
+				r.State, r.Rev, r.UpdatedAt = machine.StateFinished, 4, testNow
+				r.Evidence = machine.Evidence{FinalHead: headCommit, FinishedAt: testNow}
+				return r
+			},
+		},
+		{
+			// Expiry is no person vouching for the directory.
+			name:    "expire/keeps-identity",
+			rec:     activeRecord(),
+			to:      machine.StateFinished,
+			trigger: machine.TriggerExpire,
+			f:       with(expireFiring(), func(f *machine.Firing) { f.Obs.Dev, f.Obs.Ino = 7, 77 }),
+			want: func() machine.Record {
+				r := activeRecord()
+				r.State, r.Rev, r.UpdatedAt = machine.StateFinished, 4, testNow
+				r.Evidence = machine.Evidence{FinalHead: headCommit, FinishedAt: testNow}
+				return r
+			},
+		},
+		{
 			name:    "expire",
 			rec:     activeRecord(),
 			to:      machine.StateFinished,

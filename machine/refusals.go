@@ -184,6 +184,9 @@ const (
 	// CodeMigrationFailed is returned when upgrading an older state file to
 	// this custody's schema failed; the file was left as it was.
 	CodeMigrationFailed Code = "state-migration-failed"
+	// CodeSignatureInvalid is returned when a journal head signature does
+	// not verify against the allowed signers, or cannot be made.
+	CodeSignatureInvalid Code = "signature-invalid"
 )
 
 // Refusals about the repository itself.
@@ -390,6 +393,7 @@ func Codes() map[Code]string {
 		CodeContentDiffers:        "a file's raw bytes or mode differ from HEAD though git status is clean",
 		CodeContentUnreadable:     "an entry in the tree cannot be read to account for it",
 		CodeAmbiguousReference:    "a tree reference names more than one tree",
+		CodeSignatureInvalid:      "a journal head signature does not verify, or cannot be made",
 		CodeArchiveStale:          "the tree changed since its archive was made",
 		CodeArchiveDigestMismatch: "an archive file differs from its recorded digest",
 		CodeArchiveIncomplete:     "an archive lacks its manifest or a recorded file",

@@ -99,7 +99,12 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	if !o.Registered || o.PathState != machine.PathPresent || o.IsSymlink {
 		return o
 	}
-	if scope.Status {
+	if scope.Status && o.AdminKey == "" {
+		// git run in a tree whose .git does not lead back to its admin
+		// entry (deleted, or naming another repository) would find the
+		// repository around it and report that one's files as the tree's.
+		o.StatusErr = filepath.Join(rec.Path, ".git") + " does not lead to the tree's admin entry (it is missing, or names another repository), so git cannot observe the tree"
+	} else if scope.Status {
 		out, err := g.Observe(ctx, rec.Path, statusArgs...)
 		if err != nil {
 			o.StatusErr = err.Error()

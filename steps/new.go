@@ -24,27 +24,37 @@ type NewResult struct {
 	// Interrupted says new was interrupted after git began making the tree;
 	// its create intent stays for custody resume, which finishes or undoes it.
 	Interrupted string `json:"interrupted,omitempty"`
+	// Hook says git made the tree exactly as intended but then exited
+	// non-zero (a failing post-checkout hook): the tree exists and is
+	// active; this names git's exit status and what it printed.
+	Hook string `json:"hook,omitempty"`
 }
 
 // Pending reports whether new was interrupted after it began making the
 // tree (exit 3): something may have been made, and resume settles it.
 func (r NewResult) Pending() bool { return r.Interrupted != "" }
 
-// ResolveCommit resolves rev to a full commit id in the main checkout.
-func (e *Env) ResolveCommit(ctx context.Context, rev string) (string, error) {
+// ResolveCommit resolves rev to a full commit id as git does in dir, the
+// directory custody was started in: HEAD there is that tree's HEAD (a
+// linked worktree's own, not the main checkout's). An empty rev is the
+// main checkout's HEAD; an empty dir is the main checkout.
+func (e *Env) ResolveCommit(ctx context.Context, rev, dir string) (string, error) {
+	if rev == "" || dir == "" {
+		dir = e.Repo.MainCheckout
+	}
 	if rev == "" {
 		rev = "HEAD"
 	}
 	// Resolve the name first, then peel the object: appending ^{commit}
 	// to a search like ":/message" would change what it searches for.
-	out, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "rev-parse", "--verify", "--quiet", "--end-of-options", rev)
+	out, err := e.Git.Observe(ctx, dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev)
 	if err == nil {
-		out, err = e.Git.Observe(ctx, e.Repo.MainCheckout, "rev-parse", "--verify", "--quiet", strings.TrimSpace(string(out))+"^{commit}")
+		out, err = e.Git.Observe(ctx, dir, "rev-parse", "--verify", "--quiet", strings.TrimSpace(string(out))+"^{commit}")
 	}
 	c := strings.TrimSpace(string(out))
 	if err != nil || !machine.IsFullCommit(c) {
-		return "", &machine.Refusal{Code: machine.CodeUnknownRevision, Path: e.Repo.MainCheckout, Retry: "git branch --all",
-			Message: fmt.Sprintf("%q does not name a commit in %s", rev, e.Repo.MainCheckout)}
+		return "", &machine.Refusal{Code: machine.CodeUnknownRevision, Path: dir, Retry: "git branch --all",
+			Message: fmt.Sprintf("%q does not name a commit in %s", rev, dir)}
 	}
 	return c, nil
 }
@@ -55,13 +65,18 @@ func (e *Env) ResolveCommit(ctx context.Context, rev string) (string, error) {
 // writes the ready marker and activates the record. Interrupted at any point,
 // Resume finishes or discards it. When custody.toml declares commands whose
 // content was never approved (custody trust), it refuses with
-// CodeConfigUntrusted before anything is made.
-func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
+// CodeConfigUntrusted before anything is made. from is resolved in dir,
+// where the person ran custody (ResolveCommit).
+//
+// When git made the tree exactly as intended but exited non-zero (a
+// post-checkout hook failed), the tree is completed like any other and the
+// result's Hook says what git reported: the creation did not fail.
+func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error) {
 	// Nothing is made before the commands it would run are approved.
 	if err := e.RequireTrusted(); err != nil {
 		return NewResult{}, err
 	}
-	commit, err := e.ResolveCommit(ctx, from)
+	commit, err := e.ResolveCommit(ctx, from, dir)
 	if err != nil {
 		return NewResult{}, err
 	}
@@ -113,8 +128,19 @@ func New(ctx context.Context, e *Env, name, from string) (NewResult, error) {
 	if addErr != nil {
 		// Converge now rather than leave the intent: discard if nothing was
 		// made, else leave it for resume with a precise error.
-		if res := resumeRecord(ctx, e, rec); res.Outcome == machine.OutcomeDiscarded {
+		res := resumeRecord(ctx, e, rec)
+		switch res.Outcome {
+		case machine.OutcomeDiscarded:
 			return NewResult{}, fmt.Errorf("git worktree add %s failed; nothing was kept: %w", rec.Path, addErr)
+		case machine.OutcomeActivated:
+			// git made exactly the intended tree and failed after it: a
+			// post-checkout hook. The tree exists and is active.
+			done, err := e.Store.Get(rec.ID)
+			if err != nil {
+				return NewResult{}, err
+			}
+			return NewResult{ID: done.ID, Path: done.Path, Branch: done.Branch, Head: done.BaseCommit, Port: done.Port,
+				Hook: hookFailure(addErr)}, nil
 		}
 		return NewResult{}, fmt.Errorf("git worktree add %s failed and left something behind; run `custody resume` to settle it: %w", rec.Path, addErr)
 	}
@@ -228,4 +254,27 @@ func activate(ctx context.Context, e *Env, rec machine.Record) (machine.Record, 
 // directory, durably (WriteFile: temp file, fsync, rename, directory fsync).
 func writeMarker(repo observe.Repo, id string) error {
 	return WriteFile(filepath.Join(repo.AdminDir(id), observe.MarkerName), []byte(id+"\n"), 0o600)
+}
+
+// hookFailure says what git reported when it made the tree and then
+// failed: its exit status and everything it printed on stderr.
+func hookFailure(err error) string {
+	var ee *observe.ExitError
+	if errors.As(err, &ee) {
+		// git's own progress and hints are not the hook's: drop them.
+		var kept []string
+		for _, l := range strings.Split(ee.Stderr, "\n") {
+			if l = strings.TrimRight(l, "\r "); l == "" || strings.HasPrefix(l, "hint:") ||
+				strings.HasPrefix(l, "Preparing worktree") || strings.HasPrefix(l, "HEAD is now at") {
+				continue
+			}
+			kept = append(kept, l)
+		}
+		msg := "it printed nothing"
+		if len(kept) > 0 {
+			msg = "it printed: " + strings.Join(kept, "\n")
+		}
+		return fmt.Sprintf("git worktree add made the tree, then exited %d (a post-checkout hook failed); %s", ee.Code, msg)
+	}
+	return fmt.Sprintf("git worktree add made the tree, then failed (a post-checkout hook?): %v", err)
 }

@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,26 +98,22 @@ func addTree(ctx context.Context, e *Env, m manifest, top, prefix, commit string
 	if err != nil {
 		return fmt.Errorf("list %s at %s: %w", gitDir, commit, err)
 	}
-	for _, rec := range bytes.Split(out, []byte{0}) {
-		if len(rec) == 0 {
-			continue
-		}
-		meta, name, ok := bytes.Cut(rec, []byte{'\t'})
-		f := strings.Fields(string(meta))
-		if !ok || len(f) != 3 {
-			return fmt.Errorf("list %s at %s: unexpected line %q", gitDir, commit, rec)
-		}
-		p := string(name)
+	ents, err := observe.ParseLsTree(out)
+	if err != nil {
+		return fmt.Errorf("list %s at %s: %w", gitDir, commit, err)
+	}
+	for _, ent := range ents {
+		p := ent.Path
 		if prefix != "" {
 			p = prefix + "/" + p
 		}
-		switch f[0] {
+		switch ent.Mode {
 		case "100644":
-			m[p] = manifestEntry{Kind: "file", OID: f[2]}
+			m[p] = manifestEntry{Kind: "file", OID: ent.OID}
 		case "100755":
-			m[p] = manifestEntry{Kind: "file", Exec: true, OID: f[2]}
+			m[p] = manifestEntry{Kind: "file", Exec: true, OID: ent.OID}
 		case "120000":
-			m[p] = manifestEntry{Kind: "link", OID: f[2]}
+			m[p] = manifestEntry{Kind: "link", OID: ent.OID}
 		case "160000":
 			m[p] = manifestEntry{Kind: "dir"}
 			sub := filepath.Join(top, filepath.FromSlash(p))
@@ -126,11 +121,9 @@ func addTree(ctx context.Context, e *Env, m manifest, top, prefix, commit string
 				continue // not checked out: nothing of it may be there
 			}
 			m[p+"/.git"] = manifestEntry{Kind: "gitfile"}
-			if err := addTree(ctx, e, m, top, p, f[2]); err != nil {
+			if err := addTree(ctx, e, m, top, p, ent.OID); err != nil {
 				return err
 			}
-		default:
-			return fmt.Errorf("list %s at %s: unknown mode %s of %s", gitDir, commit, f[0], p)
 		}
 	}
 	return nil

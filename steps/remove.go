@@ -240,6 +240,9 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		if obs.PathError != "" {
 			what += " (" + obs.PathError + ")"
 		}
+		if obs.PathState == machine.PathPresent {
+			what += ", holding " + leftIn(rec.Path)
+		}
 		if obs.Registered || obs.AdminPresent {
 			what += ", still registered with git"
 		}
@@ -404,6 +407,12 @@ func casDeleteBranchThen(ctx context.Context, e *Env, branch, expect string, bef
 func staleRefusal(rec machine.Record, obs machine.WorktreeObservation, head string) *machine.Refusal {
 	what := "its status, registration or identity changed"
 	switch {
+	case obs.PathState == machine.PathAbsent && obs.MovedTo != "":
+		what = fmt.Sprintf("git moved it to %s", obs.MovedTo)
+	case obs.PathState != machine.PathPresent:
+		what = fmt.Sprintf("%s is %s now, HEAD was %s", rec.Path, obs.PathState, shortID(head))
+	case obs.Head == "":
+		what = fmt.Sprintf("HEAD was %s and can no longer be read", shortID(head))
 	case obs.Head != head:
 		what = fmt.Sprintf("HEAD moved from %s to %s", shortID(head), shortID(obs.Head))
 	case !obs.Status.Clean():
@@ -425,4 +434,25 @@ func shortID(c string) string {
 		return c[:12]
 	}
 	return c
+}
+
+// leftIn says what a removal left at path: how many entries, naming a
+// few, so a partial removal says what is left.
+func leftIn(path string) string {
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return fmt.Sprintf("entries that cannot be listed (%v)", err)
+	}
+	if len(ents) == 0 {
+		return "nothing (an empty directory)"
+	}
+	names := make([]string, 0, 3)
+	for _, d := range ents[:min(3, len(ents))] {
+		names = append(names, d.Name())
+	}
+	more := ""
+	if len(ents) > 3 {
+		more = fmt.Sprintf(" and %d more", len(ents)-3)
+	}
+	return fmt.Sprintf("%d entries: %s%s", len(ents), strings.Join(names, ", "), more)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
@@ -67,10 +68,94 @@ func (s *Store) Export(w io.Writer, opts ExportOptions) error {
 func mdCell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
 
 // Redactor replaces the home directory and the repository root with
-// placeholders and strips credentials from URLs.
+// placeholders, host names with $HOST (this machine's, which an auditor can
+// be given to put back) or $OTHER_HOST (any other: in a remote URL, or a
+// holder or actor of another machine), and strips credentials. Commit ids,
+// digests, hashes and sequence numbers stay: they are what lets the
+// content be checked.
 type Redactor struct {
 	Home string
 	Root string
+	// Host is this machine's host name (os.Hostname); "" replaces only
+	// the hosts of URLs, holders and actors as $OTHER_HOST.
+	Host string
+}
+
+// Host placeholders of a redacted export.
+const (
+	// HostPlaceholder stands for the exporting machine's host name.
+	HostPlaceholder = "$HOST"
+	// OtherHostPlaceholder stands for any other host name.
+	OtherHostPlaceholder = "$OTHER_HOST"
+)
+
+var (
+	// urlHost matches the host of a URL (scheme://[user@]host), and of
+	// an scp-like git address (user@host:path).
+	urlHost = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://(?:[^/@\s"]*@)?)([^/:\s"@\\]+)|([A-Za-z0-9._-]+@)([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+):`)
+	// holderHost matches a JSON member naming a host, and an actor
+	// (user@host).
+	holderHost = regexp.MustCompile(`("host":")([^"\\]*)(")|("actor":"[^"@\\]*@)([^"\\]*)(")`)
+)
+
+// hosts replaces host names in s.
+func (r *Redactor) hosts(s string) string {
+	name := func(h string) string {
+		switch {
+		case h == "" || strings.HasPrefix(h, "$"):
+			return h
+		case r.Host != "" && strings.EqualFold(h, r.Host):
+			return HostPlaceholder
+		}
+		return OtherHostPlaceholder
+	}
+	s = holderHost.ReplaceAllStringFunc(s, func(m string) string {
+		g := holderHost.FindStringSubmatch(m)
+		if g[1] != "" {
+			return g[1] + name(g[2]) + g[3]
+		}
+		return g[4] + name(g[5]) + g[6]
+	})
+	s = urlHost.ReplaceAllStringFunc(s, func(m string) string {
+		g := urlHost.FindStringSubmatch(m)
+		if g[1] != "" {
+			if strings.HasPrefix(strings.ToLower(g[1]), "file:") {
+				return m
+			}
+			return g[1] + name(g[2])
+		}
+		return g[3] + name(g[4]) + ":"
+	})
+	if r.Host != "" {
+		s = replaceWord(s, r.Host, HostPlaceholder)
+	}
+	return s
+}
+
+// replaceWord replaces each occurrence of word in s that is not part of a
+// longer name (no letter, digit, '-', '_' or '.' beside it) and is not a
+// JSON member name.
+func replaceWord(s, word, with string) string {
+	part := func(c byte) bool {
+		return c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, word)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := i + len(word)
+		key := i > 0 && s[i-1] == '"' && strings.HasPrefix(s[j:], `":`) // a JSON member name
+		if key || (i > 0 && part(s[i-1])) || (j < len(s) && part(s[j])) {
+			b.WriteString(s[:j])
+		} else {
+			b.WriteString(s[:i])
+			b.WriteString(with)
+		}
+		s = s[j:]
+	}
 }
 
 func (r *Redactor) text(s string) string {
@@ -90,7 +175,7 @@ func (r *Redactor) text(s string) string {
 	if r.Home != "" && r.Home != "/" {
 		s = replace(s, r.Home, "$HOME")
 	}
-	return machine.RedactCredentials(s)
+	return r.hosts(machine.RedactCredentials(s))
 }
 
 func (r *Redactor) line(line []byte) ([]byte, error) {
@@ -107,6 +192,11 @@ func (r *Redactor) line(line []byte) ([]byte, error) {
 	if machine.RedactCredentials(string(line)) != string(line) {
 		what = append(what, "credentials")
 	}
+	for _, p := range []string{HostPlaceholder, OtherHostPlaceholder} {
+		if strings.Contains(red, p) && !strings.Contains(string(line), p) {
+			what = append(what, p)
+		}
+	}
 	body, err := canonicalBody(line)
 	if err != nil {
 		return nil, err
@@ -122,11 +212,15 @@ func (r *Redactor) line(line []byte) ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// Line redacts one export line: the line itself when nothing in it is
+// redacted, else the redacted line with body_digest and redacted.
+func (r *Redactor) Line(line []byte) ([]byte, error) { return r.line(line) }
+
 // unredact undoes the placeholders of a redacted line (not a stripped
 // credential) with the values an auditor was given, trying each value
 // both as it reads and as JSON escapes it, and reports whether one of
 // them gives back the body whose digest (want) the chain vouches for.
-func unredact(line []byte, want string, home, root string) bool {
+func unredact(line []byte, want string, home, root, host string) bool {
 	forms := func(v string) []string {
 		out := []string{v}
 		if b, err := json.Marshal(v); err == nil {
@@ -155,6 +249,9 @@ func unredact(line []byte, want string, home, root string) bool {
 			if home != "" {
 				text = strings.ReplaceAll(text, "$HOME", h)
 			}
+			if host != "" {
+				text = strings.ReplaceAll(text, HostPlaceholder, host)
+			}
 			if body, err := canonicalBody([]byte(text)); err == nil && digest(body) == want {
 				return true
 			}
@@ -180,6 +277,12 @@ type VerifyOptions struct {
 	// chain vouches for (a line whose URL credentials were stripped stays
 	// checked by chain only).
 	Home, Root string
+	// Host, when set, is the host name a redacted export replaced with
+	// $HOST, put back the same way. A line is checked by content only when
+	// a value was given for every placeholder it lists; one that replaced
+	// another host ($OTHER_HOST) or stripped a credential, or lists a
+	// placeholder with no value given, stays checked by chain only.
+	Host string
 }
 
 // MaxLine is the longest journal line, in bytes, that Verify reads (and
@@ -201,80 +304,142 @@ type VerifyReport struct {
 // report, or an error wrapping ErrJournalBroken that names the first entry
 // that was changed, dropped, inserted or reordered.
 func Verify(r io.Reader, opts VerifyOptions) (VerifyReport, error) {
-	var rep VerifyReport
+	v := NewVerifier(opts)
+	if err := ReadLines(r, v.Line); err != nil {
+		return v.rep, err
+	}
+	return v.Finish()
+}
+
+// ReadLines calls fn with every line of an export, without its newline, in
+// constant memory: a line longer than MaxLine, or an empty line, is an
+// error wrapping ErrJournalBroken naming it, and reading stops there. fn
+// must not retain the line; an error from fn stops the read and is
+// returned.
+func ReadLines(r io.Reader, fn func(line []byte) error) error {
 	br := bufio.NewReaderSize(r, MaxLine+2)
-	var lastSeq uint64
-	var lastHash string
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadSlice('\n')
 		if len(line) == 0 && errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
-			return rep, broken(lineNo, 0, fmt.Sprintf("is longer than %d bytes (no journal entry is); it was not read further", MaxLine))
+			return broken(lineNo, 0, fmt.Sprintf("is longer than %d bytes (no journal entry is); it was not read further", MaxLine))
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			return rep, err
+			return err
 		}
 		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 		if len(line) == 0 {
-			return rep, broken(lineNo, 0, "is empty")
+			return broken(lineNo, 0, "is empty")
 		}
 		if len(line) > MaxLine {
-			return rep, broken(lineNo, 0, fmt.Sprintf("is longer than %d bytes (no journal entry is)", MaxLine))
+			return broken(lineNo, 0, fmt.Sprintf("is longer than %d bytes (no journal entry is)", MaxLine))
 		}
-		if key, dup := duplicateKey(line); dup {
-			return rep, broken(lineNo, 0, fmt.Sprintf("repeats the member %q (canonical JSON has each key once; a reader could see either value)", key))
+		if err := fn(line); err != nil {
+			return err
 		}
-		var head struct {
-			Seq        *uint64 `json:"seq"`
-			Prev       *string `json:"prev"`
-			Hash       string  `json:"hash"`
-			BodyDigest string  `json:"body_digest"`
-		}
-		if err := json.Unmarshal(line, &head); err != nil || head.Seq == nil || head.Prev == nil || head.Hash == "" {
-			return rep, broken(lineNo, 0, "is not a journal entry (it needs seq, prev and hash)")
-		}
-		seq := *head.Seq
-		body, err := canonicalBody(line)
-		if err != nil {
-			return rep, broken(lineNo, seq, "is not a JSON object")
-		}
-		d := digest(body)
-		if head.BodyDigest != "" {
-			if !opts.Redacted {
-				return rep, broken(lineNo, seq, "carries body_digest, so its content cannot be checked; if this is a redacted export, verify it with --redacted")
-			}
-			d = head.BodyDigest
-			rep.Redacted++
-			if opts.Home != "" || opts.Root != "" {
-				if !unredact(line, d, opts.Home, opts.Root) {
-					return rep, broken(lineNo, seq, "was changed: with the home directory and repository root put back, its content does not match its body_digest")
-				}
-				rep.ContentChecked++
-			}
-		}
-		if chainHash(*head.Prev, d) != head.Hash {
-			return rep, broken(lineNo, seq, "was changed: its hash does not match its content")
-		}
-		want := lastSeq + 1
-		switch {
-		case opts.AllowGaps && seq > lastSeq:
-		case seq <= lastSeq:
-			return rep, broken(lineNo, seq, fmt.Sprintf("is out of order or repeated: expected seq %d (an entry was inserted or reordered)", want))
-		case seq > want:
-			return rep, broken(lineNo, seq, fmt.Sprintf("follows a gap: entries %d to %d were dropped", want, seq-1))
-		case *head.Prev != lastHash:
-			return rep, broken(lineNo, seq, "does not chain to the entry before it (an entry was inserted, replaced or reordered)")
-		}
-		lastSeq, lastHash = seq, head.Hash
-		rep.Entries++
 	}
-	rep.Head, rep.LastSeq = lastHash, lastSeq
-	if opts.Head != "" && opts.Head != lastHash {
-		return rep, fmt.Errorf("%w: the export ends at seq %d with hash %s, not at the head %s: entries were dropped from the end", ErrJournalBroken, lastSeq, short(lastHash), short(opts.Head))
+}
+
+// Verifier checks an export one line at a time, in the order the lines
+// come, holding only the previous entry's sequence number and hash. Verify
+// is a Verifier over a whole reader; a report feeds one line by line as it
+// renders them.
+type Verifier struct {
+	opts    VerifyOptions
+	rep     VerifyReport
+	lineNo  int
+	lastSeq uint64
+	last    string
+}
+
+// NewVerifier returns a Verifier at the start of an export.
+func NewVerifier(opts VerifyOptions) *Verifier { return &Verifier{opts: opts} }
+
+// Line checks the next line. An error wraps ErrJournalBroken and names
+// the entry (by seq and line number) and what is wrong with it; the
+// Verifier then holds its place, and the caller stops feeding it.
+func (v *Verifier) Line(line []byte) error {
+	v.lineNo++
+	lineNo, opts := v.lineNo, v.opts
+	if key, dup := duplicateKey(line); dup {
+		return broken(lineNo, 0, fmt.Sprintf("repeats the member %q (canonical JSON has each key once; a reader could see either value)", key))
+	}
+	var head struct {
+		Seq        *uint64  `json:"seq"`
+		Prev       *string  `json:"prev"`
+		Hash       string   `json:"hash"`
+		BodyDigest string   `json:"body_digest"`
+		Redacted   []string `json:"redacted"`
+	}
+	if err := json.Unmarshal(line, &head); err != nil || head.Seq == nil || head.Prev == nil || head.Hash == "" {
+		return broken(lineNo, 0, "is not a journal entry (it needs seq, prev and hash)")
+	}
+	seq := *head.Seq
+	body, err := canonicalBody(line)
+	if err != nil {
+		return broken(lineNo, seq, "is not a JSON object")
+	}
+	d := digest(body)
+	if head.BodyDigest != "" {
+		if !opts.Redacted {
+			return broken(lineNo, seq, "carries body_digest, so its content cannot be checked; if this is a redacted export, verify it with --redacted")
+		}
+		d = head.BodyDigest
+		v.rep.Redacted++
+		if contentCheckable(head.Redacted, opts) {
+			if !unredact(line, d, opts.Home, opts.Root, opts.Host) {
+				return broken(lineNo, seq, "was changed: with the home directory and repository root put back, its content does not match its body_digest")
+			}
+			v.rep.ContentChecked++
+		}
+	}
+	if chainHash(*head.Prev, d) != head.Hash {
+		return broken(lineNo, seq, "was changed: its hash does not match its content")
+	}
+	want := v.lastSeq + 1
+	switch {
+	case opts.AllowGaps && seq > v.lastSeq:
+	case seq <= v.lastSeq:
+		return broken(lineNo, seq, fmt.Sprintf("is out of order or repeated: expected seq %d (an entry was inserted or reordered)", want))
+	case seq > want:
+		return broken(lineNo, seq, fmt.Sprintf("follows a gap: entries %d to %d were dropped", want, seq-1))
+	case *head.Prev != v.last:
+		return broken(lineNo, seq, "does not chain to the entry before it (an entry was inserted, replaced or reordered)")
+	}
+	v.lastSeq, v.last = seq, head.Hash
+	v.rep.Entries++
+	return nil
+}
+
+// Finish ends the export: it returns the report and, when the options pin
+// a head the export does not end at, an error wrapping ErrJournalBroken.
+func (v *Verifier) Finish() (VerifyReport, error) {
+	rep := v.rep
+	rep.Head, rep.LastSeq = v.last, v.lastSeq
+	if v.opts.Head != "" && v.opts.Head != v.last {
+		return rep, fmt.Errorf("%w: the export ends at seq %d with hash %s, not at the head %s: entries were dropped from the end, or the export is of another journal", ErrJournalBroken, v.lastSeq, short(v.last), short(v.opts.Head))
 	}
 	return rep, nil
+}
+
+// contentCheckable reports whether a redacted line that replaced what can
+// be put back: a value was given for every placeholder it lists, and it
+// neither stripped a credential nor replaced another machine's host (which
+// are not recorded). Any other line is checked by chain only.
+func contentCheckable(redacted []string, opts VerifyOptions) bool {
+	if len(redacted) == 0 {
+		return false
+	}
+	for _, r := range redacted {
+		switch {
+		case r == "$REPO" && opts.Root != "", r == "$HOME" && opts.Home != "", r == HostPlaceholder && opts.Host != "":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func broken(line int, seq uint64, what string) error {

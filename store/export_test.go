@@ -348,13 +348,13 @@ func TestExportRedacted(t *testing.T) {
 		}
 	}
 
-	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{Home: home, Root: testRoot}})
-	for _, w := range []string{testRoot, home, "secret", "user:", "tok3n", "git:"} {
+	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{Home: home, Root: testRoot, Host: "host"}})
+	for _, w := range []string{testRoot, home, "secret", "user:", "tok3n", "git:", "example.org", `"host":"host"`} {
 		if bytes.Contains(red, []byte(w)) {
 			t.Errorf("the redacted export still contains %q:\n%s", w, red)
 		}
 	}
-	for _, w := range []string{"$REPO/.worktrees/r-000001", "$HOME/bin/agent", "https://host/x", "ssh://example.org/r.git"} {
+	for _, w := range []string{"$REPO/.worktrees/r-000001", "$HOME/bin/agent", "https://$HOST/x", "ssh://$OTHER_HOST/r.git", `"host":"$HOST"`} {
 		if !bytes.Contains(red, []byte(w)) {
 			t.Errorf("the redacted export lacks %q:\n%s", w, red)
 		}

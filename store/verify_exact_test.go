@@ -125,11 +125,11 @@ func TestVerifyRedactedContent(t *testing.T) {
 	t.Parallel()
 	s, _ := exactJournal(t)
 	const home = "/home/ada"
-	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{Home: home, Root: testRoot}})
-	if !bytes.Contains(red, []byte(`"redacted":["$REPO"]`)) {
+	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{Home: home, Root: testRoot, Host: "host"}})
+	if !bytes.Contains(red, []byte(`"redacted":["$REPO","$HOST"]`)) {
 		t.Fatalf("a redacted line does not say what it redacted:\n%s", red)
 	}
-	opts := store.VerifyOptions{Redacted: true, Home: home, Root: testRoot}
+	opts := store.VerifyOptions{Redacted: true, Home: home, Root: testRoot, Host: "host"}
 	rep, err := store.Verify(bytes.NewReader(red), opts)
 	if err != nil || rep.Redacted == 0 || rep.ContentChecked != rep.Redacted {
 		t.Fatalf("Verify with the home and root: %+v, %v; want every redacted entry's content checked", rep, err)
@@ -151,5 +151,24 @@ func TestVerifyRedactedContent(t *testing.T) {
 	}
 	if _, err := store.Verify(bytes.NewReader(forged), opts); !errors.Is(err, store.ErrJournalBroken) || !strings.Contains(err.Error(), "does not match its body_digest") {
 		t.Fatalf("Verify with the home and root of an edited redacted line: %v, want ErrJournalBroken", err)
+	}
+}
+
+// TestVerifyRedactedPartialValues: an auditor given some of the replaced
+// values checks by content exactly the lines whose every placeholder they
+// can put back; the rest (a host they were not given) are checked by chain
+// only, never reported changed.
+func TestVerifyRedactedPartialValues(t *testing.T) {
+	t.Parallel()
+	s, _ := exactJournal(t)
+	const home = "/home/ada"
+	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{Home: home, Root: testRoot, Host: "host"}})
+	rep, err := store.Verify(bytes.NewReader(red), store.VerifyOptions{Redacted: true, Home: home, Root: testRoot})
+	if err != nil {
+		t.Fatalf("Verify without the host: %v", err)
+	}
+	withHost := bytes.Count(red, []byte(`"$HOST"]`)) + bytes.Count(red, []byte(`"$HOST",`))
+	if withHost == 0 || rep.ContentChecked != rep.Redacted-withHost {
+		t.Errorf("Verify without the host: %+v; want the %d lines naming $HOST checked by chain only, the other redacted ones by content", rep, withHost)
 	}
 }

@@ -3,14 +3,16 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
 )
 
 // NewCmd creates a managed worktree.
 type NewCmd struct {
 	Name string `arg:"" help:"A name for the worktree; its id is slug(NAME)-<6 hex>."`
-	From string `name:"from" placeholder:"REV" help:"Start from REV (default: the main checkout's HEAD), resolved to a full commit first."`
+	From string `name:"from" placeholder:"REV" help:"Start from REV, resolved to a full commit first as git resolves it where custody runs (HEAD inside a linked worktree is that tree's HEAD; default: the main checkout's HEAD)."`
 }
 
 // Help is the long help of new.
@@ -18,7 +20,11 @@ func (NewCmd) Help() string {
 	return `Creates <root>/<id> on a new branch custody/<id> at the resolved commit, after
 committing a create intent. Prints the new worktree's path on stdout.
 
-EXIT STATUS: 0 created, 1 error (nothing is left half made: resume settles it),
+A post-checkout hook that fails after git made the tree does not undo it: the
+tree is created and active, and custody prints the hook's exit status and
+output on stderr (in the "hook" member with --json).
+
+EXIT STATUS: 0 created (also when a post-checkout hook failed), 1 error (nothing is left half made: resume settles it),
 3 interrupted after git began making the tree (custody resume finishes or undoes it).`
 }
 
@@ -28,7 +34,7 @@ func (c *NewCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.New(a.Ctx, e, c.Name, c.From)
+	res, err := steps.New(a.Ctx, e, c.Name, c.From, a.Dir)
 	if err != nil {
 		return err
 	}
@@ -36,6 +42,9 @@ func (c *NewCmd) Run(a *App) error {
 		if res.Interrupted != "" {
 			fmt.Fprintf(w, "%s\n\tnext: custody resume\n", res.Interrupted)
 			return
+		}
+		if res.Hook != "" {
+			fmt.Fprintf(a.Stderr, "custody new: %s is created and active at %s, but %s\n", res.ID, machine.QuoteArg(res.Path), strings.ReplaceAll(res.Hook, "\n", "\n\t"))
 		}
 		fmt.Fprintln(w, res.Path)
 	})

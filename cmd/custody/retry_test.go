@@ -319,6 +319,18 @@ func rtCases() []rtCase {
 				rtEditExport(t, file)
 				return at(r, file)
 			}},
+		{cmd: "journal report", name: "not_initialized", exit: 1, code: "not-initialized",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtBare(t)
+				return at(r, "-o", filepath.Join(r.Root, "report.html"))
+			}},
+		{cmd: "journal sign", name: "no_key", exit: 1, code: "signature-invalid",
+			placeholder: "the key is the person's to name: the one they named cannot sign",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				newTree(t, r, "a")
+				return at(r, "-o", filepath.Join(r.Root, "j.sig"), "--key", filepath.Join(r.Root, "no key"))
+			}},
 		{cmd: "journal head", name: "not_initialized", exit: 1, code: "not-initialized",
 			setup: uninitialized},
 		{cmd: "journal head", name: "schema_newer", exit: 1, code: "schema-newer",

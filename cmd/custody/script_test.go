@@ -141,6 +141,7 @@ const scriptDate = "2026-01-01T00:00:00Z"
 // deterministic git, as fixtures.Repo.Env does for the Go tests.
 func scriptSetup(env *testscript.Env) error {
 	path := filepath.Dir(custodyBin) + string(os.PathListSeparator) + env.Getenv("PATH")
+	host, _ := os.Hostname()
 	for _, kv := range [][2]string{
 		{"PATH", path},
 		{"HOME", "/no-home"},
@@ -149,6 +150,7 @@ func scriptSetup(env *testscript.Env) error {
 		{"GIT_AUTHOR_NAME", "Fixture"}, {"GIT_AUTHOR_EMAIL", "fixture@example.com"}, {"GIT_AUTHOR_DATE", scriptDate},
 		{"GIT_COMMITTER_NAME", "Fixture"}, {"GIT_COMMITTER_EMAIL", "fixture@example.com"}, {"GIT_COMMITTER_DATE", scriptDate},
 		{"LC_ALL", "C"}, {"TZ", "UTC"},
+		{"HOSTNAME", host}, // what journal export --redact replaces with $HOST
 	} {
 		env.Setenv(kv[0], kv[1])
 	}

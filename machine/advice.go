@@ -1,0 +1,147 @@
+package machine
+
+import "strings"
+
+// The retries of a kept tree's refusals: each is the command a person can
+// paste as it is, and running it changes what plan says next (the tree is
+// then removable, or kept for another reason). Where the next step is the
+// person's own edit, the message says so and the retry is custody plan.
+
+// missingRefusal explains a record whose tree is gone: git still registers
+// it (deleted by hand, not pruned), or its last known commit is on its
+// branch but on no remote, or nothing holds that commit that custody knows.
+func missingRefusal(rec Record, obs WorktreeObservation) Refusal {
+	p, head := rec.Path, shortID(rec.EffectiveHead())
+	if obs.Registered || obs.AdminPresent {
+		return refuse(CodeWorktreeMissing, p, "git worktree prune",
+			"%s was deleted, but git still registers it; prune that registration (git worktree prune drops only entries whose directory is gone), then custody settles the record once its last known commit %s is proven published", p, head)
+	}
+	if rec.Branch != "" && obs.BranchTip != "" && obs.BranchTip == rec.EffectiveHead() &&
+		len(obs.Remote.Remotes) > 0 && len(obs.Remote.Unavailable) == 0 {
+		return refuse(CodeWorktreeMissing, p, pushBranch("", pushRemote(obs.Remote.Remotes), rec.Branch),
+			"%s no longer exists and its last known commit %s is only on branch %s, which no remote advertises; push it, then custody settles the record", p, head, rec.Branch)
+	}
+	return refuse(CodeWorktreeMissing, p, "custody show "+rec.ID,
+		"%s no longer exists and nothing proves its last known commit %s published; custody will not guess where its work went", p, head)
+}
+
+// notOwnedRefusal explains missing ownership evidence. A tree whose branch
+// was renamed or switched names the branch it is on and the command that
+// puts custody's branch back.
+func notOwnedRefusal(rec Record, obs WorktreeObservation) Refusal {
+	p := rec.Path
+	if rec.Origin == OriginCreated && obs.Marker == rec.ID && obs.AdminKey == rec.AdminKey &&
+		obs.Branch != "" && !obs.Detached && obs.Branch != rec.Branch {
+		retry := "git -C " + QuoteArg(p) + " switch " + QuoteArg(rec.Branch)
+		how := "switch back to it"
+		if obs.BranchTip == "" {
+			retry = "git -C " + QuoteArg(p) + " branch -m " + QuoteArg(obs.Branch) + " " + QuoteArg(rec.Branch)
+			how = "rename it back"
+		}
+		return refuse(CodeNotOwned, p, retry,
+			"%s is on branch %s, not custody's %s; custody removes only trees on the branch it made: %s, or remove the tree by hand", p, obs.Branch, rec.Branch, how)
+	}
+	return refuse(CodeNotOwned, p, "custody show "+rec.ID, "%s lacks custody's ownership evidence (ready marker %q, branch %q)", p, obs.Marker, rec.Branch)
+}
+
+// reRecord is the command that records the directory now at a record's
+// path as its tree: finishing it again records its device+inode.
+func reRecord(rec Record) string {
+	if rec.State == StateFinished {
+		return "custody reopen " + QuoteArg(rec.ID) + " && custody finish " + QuoteArg(rec.ID)
+	}
+	return "custody finish " + QuoteArg(rec.ID)
+}
+
+// stash is `git stash push` in tree with flags: the stash is kept in the
+// repository's refs/stash, shared by every worktree, so nothing is lost
+// when the tree goes.
+func stash(tree string, flags ...string) string {
+	return strings.Join(append([]string{"git -C", QuoteArg(tree), "stash push"}, flags...), " ")
+}
+
+// stashPaths stashes exactly paths of tree (untracked or ignored files,
+// with flag --include-untracked or --all), nothing else the tree holds;
+// more than a handful of paths is the person's to sort, so plan.
+func stashPaths(tree, flag string, paths []string) string {
+	if len(paths) == 0 || len(paths) > 8 {
+		return "custody plan"
+	}
+	words := []string{stash(tree, flag), "--"}
+	for _, p := range paths {
+		words = append(words, QuoteArg(p))
+	}
+	return strings.Join(words, " ")
+}
+
+// pushBranch pushes branch to remote and makes it the branch's upstream;
+// tree "" runs it where the person is.
+func pushBranch(tree, remote, branch string) string {
+	at := "git"
+	if tree != "" {
+		at = "git -C " + QuoteArg(tree)
+	}
+	return at + " push -u " + QuoteArg(remote) + " " + QuoteArg(branch)
+}
+
+// hiddenRetry is the retry of hidden state h in the tree of record id: the
+// index bits are cleared so status shows what they hid, staged content is
+// stashed, a refs/worktree/ ref is kept as branch kept/ID/NAME before it is
+// deleted; the rest is the person's to settle (custody plan).
+func hiddenRetry(tree, id string, h Hidden) string {
+	rel, ok := strings.CutPrefix(h.Path, strings.TrimSuffix(tree, "/")+"/")
+	if !ok {
+		rel = h.Path
+	}
+	switch h.Code {
+	case CodeAssumeUnchanged:
+		return "git -C " + QuoteArg(tree) + " update-index --no-assume-unchanged -- " + QuoteArg(rel)
+	case CodeSkipWorktree:
+		return "git -C " + QuoteArg(tree) + " update-index --no-skip-worktree -- " + QuoteArg(rel)
+	case CodeStagedDiffers:
+		return stash(tree)
+	case CodePerWorktreeRef:
+		// refs/worktree/NAME: a branch keeps its commit, then the ref
+		// that would die with the tree goes.
+		ref, _, _ := strings.Cut(h.Detail, " ")
+		if name, ok := strings.CutPrefix(ref, "refs/worktree/"); ok && name != "" && id != "" {
+			at := "git -C " + QuoteArg(tree)
+			return at + " branch " + QuoteArg("kept/"+id+"/"+name) + " " + QuoteArg(ref) + " && " + at + " update-ref -d " + QuoteArg(ref)
+		}
+	}
+	return "custody plan"
+}
+
+// nestedRepository reports whether hidden state names a repository inside
+// the tree (a nested .git or submodules), which a stash must not sweep up,
+// or index entries git skips (a sparse checkout), which a stash would not
+// hold as the person sees them.
+func nestedRepository(hs []Hidden) bool {
+	for _, h := range hs {
+		switch h.Code {
+		case CodeNestedGit, CodeSubmodules, CodeSubmoduleChanges, CodeSubmoduleUnpushed, CodeSkipWorktree, CodeAssumeUnchanged:
+			return true
+		}
+	}
+	return false
+}
+
+// ownRepository reports whether git run in the tree is the tree's own
+// repository: git registers the path under the record's admin key and
+// does not call it prunable. A tree whose .git file is gone would have
+// `git -C tree` act on the repository around it, so no retry runs git
+// there then.
+func ownRepository(rec Record, obs WorktreeObservation) bool {
+	return obs.Registered && obs.AdminKey != "" && obs.AdminKey == rec.AdminKey && !obs.Prunable
+}
+
+// pushRemote is the remote a retry pushes to: origin when there is one,
+// else the first remote asked.
+func pushRemote(remotes []string) string {
+	for _, r := range remotes {
+		if r == "origin" {
+			return r
+		}
+	}
+	return remotes[0]
+}
