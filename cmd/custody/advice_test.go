@@ -344,6 +344,16 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeRemovalFailed:       {elsewhere: "needs git worktree remove to fail part-way; TestQuarantine* and steps' remove tests"},
 		machine.CodeAmbiguousRelocation: {elsewhere: "no command relocates yet; machine's resume relocation tests"},
 		machine.CodeQuarantineChanged:   {elsewhere: "needs a writer inside the tree while it is quarantined (TestQuarantineConcurrentWriter) or a file that cannot be deleted, whose retry TestAdvicePartialRemoval pastes"},
+		// Archives: each is provoked by damaging an archive or its tree (archive_test.go).
+		machine.CodeArchiveStale:          {elsewhere: "a file added after the archive; TestArchiveVerifyRefusals, TestArchiveBackedRemoval (the retry captures a new archive)"},
+		machine.CodeArchiveDigestMismatch: {elsewhere: "a flipped byte in an archived file; TestArchiveVerifyRefusals"},
+		machine.CodeArchiveIncomplete:     {elsewhere: "a deleted bundle; TestArchiveVerifyRefusals, archive_list_refused_incomplete.txtar"},
+		machine.CodeArchiveBundleInvalid:  {elsewhere: "a bundle without its parents; TestArchiveVerifyRefusals"},
+		machine.CodeArchiveInvalid:        {elsewhere: "a symlinked archive dir, unrecorded content, a manifest naming paths outside; TestArchiveVerifyRefusals, TestArchivePrune"},
+		machine.CodeArchiveUnsupported:    {elsewhere: "a fifo in the tree; TestArchiveCreateRefusesUnsupported"},
+		machine.CodeArchiveTreePresent:    {elsewhere: "prune of an archive whose tree exists; TestArchivePrune, archive_prune_refused_tree_present.txtar"},
+		machine.CodeArchiveNested:         {elsewhere: "prune of an archive with a nested repository; TestArchivePrune"},
+		machine.CodeArchiveUncommitted:    {elsewhere: "prune of an archive with a non-empty patch; TestArchivePrune"},
 	}
 }
 
