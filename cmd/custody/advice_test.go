@@ -319,6 +319,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeConfigInvalid:       {person: "a custody.toml that cannot be used is the person's to edit; custody doctor names its file, line and key"},
 		machine.CodeSchemaNewer:         {person: "a state file a newer custody wrote needs that custody installed"},
 		machine.CodeJournalBroken:       {person: "an export that does not verify was changed after the fact; only the person knows which copy to trust"},
+		machine.CodeSignatureInvalid:    {person: "a head signature that does not verify was made by another key or for another journal; only the person knows which signer to trust (journal_report_refused_signature covers it)"},
 		machine.CodeUnsafeTarget:        {person: "an unsafe managed root or output file is the person's to change in custody.toml or on the command line"},
 		machine.CodeNotARepository:      {person: "the repository to work in is the person's to name with -C"},
 		machine.CodeBareRepository:      {person: "a bare repository has no main checkout; the person runs custody in a clone with one"},
