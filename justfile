@@ -21,6 +21,7 @@ fuzz fuzztime="20s":
     go test ./observe/ -run '^$' -fuzz FuzzParseStatus -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParseLsRemote -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParseLsFiles -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseIndex -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParsePatchIDs -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParseProcStat -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParseConfig -fuzztime {{fuzztime}}

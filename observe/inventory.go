@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,51 @@ type Inventory struct {
 // TakeInventory reads `git worktree list --porcelain -z` and the local
 // branches once.
 func TakeInventory(ctx context.Context, g *Git, repo Repo) (Inventory, error) {
+	inv, err := registry(ctx, g, repo)
+	if err != nil {
+		return inv, err
+	}
+	if inv.Branches, err = allBranches(ctx, g, repo); err != nil {
+		return Inventory{}, err
+	}
+	return inv, nil
+}
+
+// TakeInventoryOf is TakeInventory for one item's observation: the whole
+// registry, but only the named branches (empty names are skipped), read
+// from git's ref files directly (git is asked only when they are not plain
+// files custody reads exactly). Branches holds those of them that exist.
+func TakeInventoryOf(ctx context.Context, g *Git, repo Repo, branches ...string) (Inventory, error) {
+	inv, err := registry(ctx, g, repo)
+	if err != nil {
+		return inv, err
+	}
+	var names []string
+	for _, b := range branches {
+		if b != "" {
+			names = append(names, b)
+		}
+	}
+	inv.Branches, err = readBranches(repo, names)
+	if errors.Is(err, errRefsUnreadable) {
+		all, err := allBranches(ctx, g, repo)
+		if err != nil {
+			return Inventory{}, err
+		}
+		inv.Branches = map[string]string{}
+		for _, n := range names {
+			if oid, ok := all[n]; ok {
+				inv.Branches[n] = oid
+			}
+		}
+		return inv, nil
+	}
+	return inv, err
+}
+
+// registry reads `git worktree list --porcelain -z` into an inventory
+// without branches.
+func registry(ctx context.Context, g *Git, repo Repo) (Inventory, error) {
 	out, err := WorktreeList(ctx, g, repo, repo.MainCheckout)
 	if err != nil {
 		return Inventory{}, fmt.Errorf("read the worktree registry: %w", err)
@@ -29,22 +75,28 @@ func TakeInventory(ctx context.Context, g *Git, repo Repo) (Inventory, error) {
 	if err != nil {
 		return Inventory{}, fmt.Errorf("read the worktree registry: %w", err)
 	}
-	refs, err := g.Observe(ctx, repo.MainCheckout, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/")
-	if err != nil {
-		return Inventory{}, fmt.Errorf("read local branches: %w", err)
-	}
 	inv := Inventory{Entries: entries, Branches: map[string]string{}, byPath: map[string]int{}}
-	sc := bufio.NewScanner(bytes.NewReader(refs))
-	for sc.Scan() {
-		oid, ref, ok := strings.Cut(sc.Text(), " ")
-		if ok {
-			inv.Branches[strings.TrimPrefix(ref, "refs/heads/")] = oid
-		}
-	}
 	for i, e := range entries {
 		inv.byPath[filepath.Clean(e.Path)] = i
 	}
 	return inv, nil
+}
+
+// allBranches reads every local branch's tip with git for-each-ref.
+func allBranches(ctx context.Context, g *Git, repo Repo) (map[string]string, error) {
+	refs, err := g.Observe(ctx, repo.MainCheckout, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/")
+	if err != nil {
+		return nil, fmt.Errorf("read local branches: %w", err)
+	}
+	out := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(refs))
+	for sc.Scan() {
+		oid, ref, ok := strings.Cut(sc.Text(), " ")
+		if ok {
+			out[strings.TrimPrefix(ref, "refs/heads/")] = oid
+		}
+	}
+	return out, nil
 }
 
 // Entry returns the registry entry for path.

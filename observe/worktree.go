@@ -45,6 +45,10 @@ type Scope struct {
 	// EnvLines holds, by record id, the exact .env lines custody wrote
 	// there; a .env of only those does not count as ignored files.
 	EnvLines map[string]map[string]bool
+	// Ancestors holds heads already known to be ancestors of View's first
+	// tip (observe.Ancestors over that tip), so their proof asks git
+	// nothing; nil knows none.
+	Ancestors map[string]bool
 }
 
 // Worktree observes rec's worktree: lstat identity, registration (from inv),
@@ -108,7 +112,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 		}
 	}
 	if scope.Status && o.StatusErr == "" {
-		ents, lsErr := readIndex(ctx, g, rec.Path)
+		ents, lsErr := readIndex(ctx, g, repo, rec.Path, o.AdminKey)
 		o.Content = Content(rec.Path, o.Status, o.EnvOwn, scope.Hidden, ents, lsErr)
 		if scope.Hidden {
 			o.Hidden = append(o.Hidden, hiddenState(ctx, g, repo, rec.Path, o.AdminKey, o.Status, ents, lsErr)...)
@@ -123,7 +127,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	}
 	if scope.Proof {
 		o.Remote = scope.View.Evidence()
-		p, err := Prove(ctx, g, repo, o.Head, scope.View)
+		p, err := proveKnowing(ctx, g, repo, o.Head, scope.View, scope.Ancestors)
 		if err != nil {
 			o.ProofErr = err.Error()
 		}

@@ -99,7 +99,7 @@ func StatePath(repo observe.Repo) string { return filepath.Join(repo.StateDir(),
 
 // observe observes rec with a fresh inventory.
 func (e *Env) observe(ctx context.Context, rec machine.Record, scope observe.Scope) (machine.WorktreeObservation, observe.Inventory, error) {
-	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	inv, err := observe.TakeInventoryOf(ctx, e.Git, e.Repo, rec.Branch)
 	if err != nil {
 		return machine.WorktreeObservation{}, inv, err
 	}

@@ -66,6 +66,13 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 		if err != nil {
 			return machine.Plan{}, err
 		}
+		heads := make([]string, 0, len(observeIdx))
+		for _, i := range observeIdx {
+			if en, ok := inv.Entry(live[i].Path); ok {
+				heads = append(heads, en.Head)
+			}
+		}
+		scope.Ancestors = knownAncestors(ctx, e, view, heads)
 		workers := min(len(observeIdx), max(4, 2*runtime.GOMAXPROCS(0)))
 		next := make(chan int)
 		var wg sync.WaitGroup
@@ -125,4 +132,18 @@ func item(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, 
 		it.Fingerprint = machine.Fingerprint(obs)
 	}
 	return it
+}
+
+// knownAncestors asks once, for all heads, which are ancestors of the
+// view's first tip (observe.Ancestors). It only saves work: when git cannot
+// answer for the batch, each tree's proof asks for itself.
+func knownAncestors(ctx context.Context, e *Env, view *observe.RemoteView, heads []string) map[string]bool {
+	if view == nil || len(view.Tips) == 0 || len(heads) == 0 {
+		return nil
+	}
+	known, err := observe.Ancestors(ctx, e.Git, e.Repo, view.Tips[0].Commit, heads)
+	if err != nil {
+		return nil
+	}
+	return known
 }
