@@ -42,13 +42,25 @@ const (
 
 // ReadIndexFile reads the index file at p (its object format told by its
 // checksum) with ParseIndex. Any failure to read it, a missing file
-// included, is errIndexUnreadable: git is asked instead.
+// included, is errIndexUnreadable: git is asked instead. So is an index
+// with a skip-worktree entry: in a sparse checkout git clears that bit, as
+// it reads, for every entry whose file is present on disk, and what git
+// says of the tree is what counts.
 func ReadIndexFile(p string) ([]IndexEntry, error) {
 	b, err := safefile.Read(p, indexFileLimit)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errIndexUnreadable, err)
 	}
-	return ParseIndex(b, indexFormat(b))
+	ents, err := ParseIndex(b, indexFormat(b))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if e.SkipWorktree() {
+			return nil, fmt.Errorf("%w: skip-worktree entries (%s)", errIndexUnreadable, e.Path)
+		}
+	}
+	return ents, nil
 }
 
 // indexFormat is the object format whose checksum ends b ("" if none).

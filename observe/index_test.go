@@ -11,25 +11,32 @@ import (
 	"github.com/custody-sh/custody/observe"
 )
 
-// TestReadIndexFileMatchesLsFiles: custody's own read of a linked
+// TestReadIndexFileMatchesLsFiles: custody's own parse of a linked
 // worktree's index file lists exactly what `git ls-files -v -s -z` lists
 // (entry order, tags, modes, ids, stages, paths) in every index state git
 // writes: versions 2, 3 and 4, assume-unchanged, skip-worktree,
 // intent-to-add, an unmerged path, a symlink, an executable, a gitlink, a
-// long path, and a sha256 repository. An index it cannot vouch for (split
-// index, sparse index, a damaged checksum) is left to git.
+// long path, and a sha256 repository. ReadIndexFile leaves to git an index
+// it cannot vouch for (split index, sparse index) and one with skip-worktree
+// entries (which git reads differently in a sparse checkout).
 func TestReadIndexFileMatchesLsFiles(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name  string
 		init  []string // extra git init flags
 		setup func(s *sandbox, wt string)
-		// git: custody must not read this index itself.
+		// git: ReadIndexFile must leave this index to git.
 		git bool
+		// unparsed: ParseIndex need not agree with ls-files either.
+		unparsed bool
 	}{
 		{name: "v2 plain"},
 		{name: "v3 skip-worktree and intent-to-add", setup: func(s *sandbox, wt string) {
 			s.git(wt, "update-index", "--skip-worktree", "a.txt")
+			s.write(wt, "new.txt", "new\n")
+			s.git(wt, "add", "-N", "new.txt")
+		}, git: true},
+		{name: "v3 intent-to-add", setup: func(s *sandbox, wt string) {
 			s.write(wt, "new.txt", "new\n")
 			s.git(wt, "add", "-N", "new.txt")
 		}},
@@ -40,7 +47,7 @@ func TestReadIndexFileMatchesLsFiles(t *testing.T) {
 			s.git(wt, "update-index", "--index-version", "4")
 			s.git(wt, "update-index", "--assume-unchanged", "dir/deep/c.txt")
 			s.git(wt, "update-index", "--skip-worktree", "a.txt")
-		}},
+		}, git: true},
 		{name: "assume-unchanged", setup: func(s *sandbox, wt string) {
 			s.git(wt, "update-index", "--assume-unchanged", "a.txt", "dir/b.txt")
 		}},
@@ -69,10 +76,14 @@ func TestReadIndexFileMatchesLsFiles(t *testing.T) {
 		{name: "sha256", init: []string{"--object-format=sha256"}},
 		{name: "split index", setup: func(s *sandbox, wt string) {
 			s.git(wt, "update-index", "--split-index")
-		}, git: true},
+		}, git: true, unparsed: true},
 		{name: "sparse index", setup: func(s *sandbox, wt string) {
 			s.git(wt, "sparse-checkout", "set", "--cone", "--sparse-index", "dir")
-		}, git: true},
+		}, git: true, unparsed: true},
+		{name: "sparse checkout, a file outside the cone present", setup: func(s *sandbox, wt string) {
+			s.git(wt, "sparse-checkout", "set", "--cone", "dir")
+			s.write(wt, "other/d.txt", "back on disk\n") // git reads its entry as H, not S
+		}, git: true, unparsed: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -83,6 +94,7 @@ func TestReadIndexFileMatchesLsFiles(t *testing.T) {
 			s.write(main, "a.txt", "a\n")
 			s.write(main, "dir/b.txt", "b\n")
 			s.write(main, "dir/deep/c.txt", "c\n")
+			s.write(main, "other/d.txt", "d\n")
 			s.write(main, "run.sh", "#!/bin/sh\n")
 			if err := os.Chmod(filepath.Join(main, "run.sh"), 0o755); err != nil {
 				t.Fatal(err)
@@ -105,18 +117,35 @@ func TestReadIndexFileMatchesLsFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := observe.ReadIndexFile(filepath.Join(repo.AdminDir(key), "index"))
-			if c.git {
-				if err == nil {
-					t.Fatalf("custody read the index itself (%d entries); want it left to git", len(got))
+			file := filepath.Join(repo.AdminDir(key), "index")
+			got, err := observe.ReadIndexFile(file)
+			switch {
+			case c.git && err == nil:
+				t.Errorf("custody read the index itself (%d entries); want it left to git", len(got))
+			case !c.git && err != nil:
+				t.Errorf("ReadIndexFile: %v", err)
+			case !c.git:
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("ReadIndexFile (-git ls-files +custody):\n%s", diff)
 				}
+			}
+			if c.unparsed {
 				return
 			}
+			raw, err := os.ReadFile(file)
 			if err != nil {
-				t.Fatalf("ReadIndexFile: %v", err)
+				t.Fatal(err)
 			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("index (-git ls-files +custody):\n%s", diff)
+			format := observe.FormatSHA1
+			if len(c.init) > 0 {
+				format = observe.FormatSHA256
+			}
+			parsed, err := observe.ParseIndex(raw, format)
+			if err != nil {
+				t.Fatalf("ParseIndex: %v", err)
+			}
+			if diff := cmp.Diff(want, parsed); diff != "" {
+				t.Errorf("ParseIndex (-git ls-files +custody):\n%s", diff)
 			}
 		})
 	}

@@ -47,6 +47,7 @@ func defaultMigrations() []Migration {
 	return []Migration{
 		{To: 2, Name: "index every kind's intents", Up: indexEveryKind},
 		{To: 3, Name: "approvals of custody.toml", Up: createApprovals},
+		{To: 4, Name: "index live records and the journal by record", Up: indexRecordsAndJournal},
 	}
 }
 

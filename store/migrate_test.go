@@ -131,6 +131,44 @@ func wantIndex(t testing.TB, d dump) map[string]string {
 	return idx
 }
 
+// wantLive is the live index d's records call for: "<kind>/<id>" of every
+// record not tombstoned, with an empty value.
+func wantLive(t testing.TB, d dump) map[string]string {
+	t.Helper()
+	live := map[string]string{}
+	for bucket, kind := range kindBuckets {
+		for k, v := range d[bucket] {
+			var rec struct {
+				State string `json:"state"`
+			}
+			if err := json.Unmarshal([]byte(v), &rec); err != nil {
+				t.Fatalf("%s %s: %v", bucket, k, err)
+			}
+			if rec.State != "tombstoned" {
+				live[string(kind)+"/"+k] = ""
+			}
+		}
+	}
+	return live
+}
+
+// wantJournalIndex is the journal index d's journal calls for: one key
+// "<record>\x00<seq>" per entry.
+func wantJournalIndex(t testing.TB, d dump) map[string]string {
+	t.Helper()
+	idx := map[string]string{}
+	for k, v := range d["journal"] {
+		var e struct {
+			Record string `json:"record"`
+		}
+		if err := json.Unmarshal([]byte(v), &e); err != nil {
+			t.Fatalf("journal %x: %v", k, err)
+		}
+		idx[e.Record+"\x00"+k] = ""
+	}
+	return idx
+}
+
 // unfinished is the problem Check reports for each record with an intent.
 func unfinished(t testing.TB, d dump) []store.Problem {
 	t.Helper()
@@ -169,9 +207,10 @@ func TestSchemaVersion(t *testing.T) {
 }
 
 // TestUpgradeSchema1 opens a real schema-1 file: it is copied aside, then
-// upgraded to schema 3 (through 2) with every record, ledger entry, lease, plan and
-// journal entry byte for byte as it was, and the intent index rebuilt as
-// "<kind>/<id>" for every kind. Opening it again changes nothing.
+// upgraded to schema 4 (through 2 and 3) with every record, ledger entry, lease,
+// plan and journal entry byte for byte as it was, the intent index rebuilt as
+// "<kind>/<id>" for every kind, and the live and journal indexes built from
+// the records and the journal. Opening it again changes nothing.
 func TestUpgradeSchema1(t *testing.T) {
 	t.Parallel()
 	path, orig := copySchema1(t, t.TempDir())
@@ -192,8 +231,8 @@ func TestUpgradeSchema1(t *testing.T) {
 		t.Fatalf("Open of a schema-1 file: %v", err)
 	}
 	after := rawDump(t, path)
-	if got := after["meta"]["schema"]; got != "3" {
-		t.Errorf("schema after the upgrade = %q, want 3", got)
+	if got := after["meta"]["schema"]; got != "4" {
+		t.Errorf("schema after the upgrade = %q, want 4", got)
 	}
 	for _, b := range []string{"records", "ledger", "leases", "plans", "journal"} {
 		if len(before[b]) == 0 {
@@ -204,7 +243,7 @@ func TestUpgradeSchema1(t *testing.T) {
 		}
 	}
 	wantMeta := maps.Clone(before["meta"])
-	wantMeta["schema"] = "3"
+	wantMeta["schema"] = "4"
 	if diff := cmp.Diff(wantMeta, after["meta"]); diff != "" {
 		t.Errorf("meta after the upgrade (-want +got):\n%s", diff)
 	}
@@ -213,6 +252,12 @@ func TestUpgradeSchema1(t *testing.T) {
 	}
 	if diff := cmp.Diff(idx, after["intents"]); diff != "" {
 		t.Errorf("intent index after the upgrade (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantLive(t, before), after["live"]); diff != "" {
+		t.Errorf("live index after the upgrade (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantJournalIndex(t, before), after["journal-by-record"]); diff != "" {
+		t.Errorf("journal index after the upgrade (-want +got):\n%s", diff)
 	}
 
 	// Only the unfinished intents are problems; the journal verifies, by
@@ -236,8 +281,8 @@ func TestUpgradeSchema1(t *testing.T) {
 
 	up := s.Upgraded()
 	wantBak := path + ".bak-1"
-	if up == nil || up.From != 1 || up.To != 3 || up.Backup != wantBak {
-		t.Fatalf("Upgraded() = %+v, want from 1 to 3 with the copy at %s", up, wantBak)
+	if up == nil || up.From != 1 || up.To != 4 || up.Backup != wantBak {
+		t.Fatalf("Upgraded() = %+v, want from 1 to 4 with the copy at %s", up, wantBak)
 	}
 	wantCopies(t, path, orig, wantBak)
 
@@ -259,7 +304,7 @@ func TestUpgradeSchema1(t *testing.T) {
 // runs after the bucket is made.
 func widgets(up func(m *store.Migrator) error) store.Schema {
 	return store.DefaultSchema().With(store.Bucket{Name: "widgets", Kind: "widget"}, store.Migration{
-		To: 4, Name: "widgets", Up: func(m *store.Migrator) error {
+		To: 5, Name: "widgets", Up: func(m *store.Migrator) error {
 			if err := m.CreateBucket("widgets"); err != nil {
 				return err
 			}
@@ -301,7 +346,7 @@ func TestUpgradeFailsMidway(t *testing.T) {
 		t.Fatalf("Open with a failing migration = %v, want ErrMigrationFailed wrapping the cause", err)
 	}
 	bak := path + ".bak-1"
-	want := path + ": migration to schema 4 (widgets) failed: the disk is on fire; nothing was changed (the file is as it was; a copy is at " + bak + ")"
+	want := path + ": migration to schema 5 (widgets) failed: the disk is on fire; nothing was changed (the file is as it was; a copy is at " + bak + ")"
 	if err.Error() != want {
 		t.Errorf("error:\n%s\nwant:\n%s", err, want)
 	}
@@ -323,10 +368,10 @@ func TestUpgradeFailsMidway(t *testing.T) {
 	wantCopies(t, path, orig, bak, bak+".1")
 }
 
-// TestUpgradeRegistersKind registers a third kind: a schema-3 file reaches
-// schema 4 with the kind's bucket, Check covers its records and their
+// TestUpgradeRegistersKind registers a third kind: a schema-4 file reaches
+// schema 5 with the kind's bucket, Check covers its records and their
 // intents, a fresh file of that schema is made with the bucket at once, and
-// DefaultSchema refuses the schema-4 file, leaving it as it was.
+// DefaultSchema refuses the schema-5 file, leaving it as it was.
 func TestUpgradeRegistersKind(t *testing.T) {
 	t.Parallel()
 	s := openUpgraded(t)
@@ -339,17 +384,17 @@ func TestUpgradeRegistersKind(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open with a third kind: %v", err)
 	}
-	if up := s.Upgraded(); up == nil || up.From != 3 || up.To != 4 || up.Backup != path+".bak-3" {
-		t.Errorf("Upgraded() = %+v, want 3 to 4 copied to %s.bak-3", up, path)
+	if up := s.Upgraded(); up == nil || up.From != 4 || up.To != 5 || up.Backup != path+".bak-4" {
+		t.Errorf("Upgraded() = %+v, want 4 to 5 copied to %s.bak-4", up, path)
 	}
-	wantCopies(t, path, two, path+".bak-3")
+	wantCopies(t, path, two, path+".bak-4")
 	d := rawDump(t, path)
-	if _, ok := d["widgets"]; !ok || d["meta"]["schema"] != "4" {
+	if _, ok := d["widgets"]; !ok || d["meta"]["schema"] != "5" {
 		t.Fatalf("after the upgrade: schema %q, buckets %v", d["meta"]["schema"], slices.Sorted(maps.Keys(d)))
 	}
 	base := unfinished(t, d)
 	if diff := cmp.Diff(base, mustCheck(t, s), sortProblems); diff != "" {
-		t.Errorf("Check at schema 4 (-want +got):\n%s", diff)
+		t.Errorf("Check at schema 5 (-want +got):\n%s", diff)
 	}
 
 	boltUpdate(t, path, func(tx *bolt.Tx) error {
@@ -362,6 +407,10 @@ func TestUpgradeRegistersKind(t *testing.T) {
 			"w-000005": `{"id":"w-000005","state":"active"}`,
 		} {
 			if err := w.Put([]byte(k), []byte(v)); err != nil {
+				return err
+			}
+			// As the commit path would index them: none is tombstoned.
+			if err := tx.Bucket([]byte("live")).Put([]byte("widget/"+k), []byte{}); err != nil {
 				return err
 			}
 		}
@@ -396,7 +445,7 @@ func TestUpgradeRegistersKind(t *testing.T) {
 	if f.Upgraded() != nil {
 		t.Errorf("a fresh file was upgraded: %+v", f.Upgraded())
 	}
-	if d := rawDump(t, fresh); d["meta"]["schema"] != "4" || d["widgets"] == nil {
+	if d := rawDump(t, fresh); d["meta"]["schema"] != "5" || d["widgets"] == nil {
 		t.Errorf("fresh file: schema %q, buckets %v", d["meta"]["schema"], slices.Sorted(maps.Keys(d)))
 	}
 	wantCopies(t, fresh, nil)
@@ -508,7 +557,7 @@ func TestUpgradeKilledMidway(t *testing.T) {
 	out, code := run(nil, "doctor")
 	t.Logf("custody doctor after the kill:\n%s", out)
 	for _, want := range []string{
-		"upgraded " + path + " from schema 1 to 3; the file as it was is kept at " + bak + ".1\n",
+		"upgraded " + path + " from schema 1 to 4; the file as it was is kept at " + bak + ".1\n",
 		"record " + fxRemoving + ": carries an unfinished removal intent\n\tto fix: custody resume\n",
 		"resource " + fxDestroying + ": carries an unfinished resource-destroy intent\n\tto fix: custody resume\n",
 	} {
@@ -520,8 +569,8 @@ func TestUpgradeKilledMidway(t *testing.T) {
 		t.Errorf("custody list after the upgrade (exit %d) does not list the records:\n%s", code, out)
 	}
 	d := rawDump(t, path)
-	if d["meta"]["schema"] != "3" {
-		t.Errorf("schema after the second run = %q, want 3", d["meta"]["schema"])
+	if d["meta"]["schema"] != "4" {
+		t.Errorf("schema after the second run = %q, want 4", d["meta"]["schema"])
 	}
 	if diff := cmp.Diff(wantIndex(t, d), d["intents"]); diff != "" {
 		t.Errorf("intent index after the second run (-want +got):\n%s", diff)
@@ -536,9 +585,9 @@ func TestOpenWithInvalidSchema(t *testing.T) {
 	t.Parallel()
 	path, orig := copySchema1(t, t.TempDir())
 	sc := store.DefaultSchema()
-	sc.Migrations = append(sc.Migrations, store.Migration{To: 5, Name: "skips 4", Up: func(*store.Migrator) error { return nil }})
+	sc.Migrations = append(sc.Migrations, store.Migration{To: 6, Name: "skips 5", Up: func(*store.Migrator) error { return nil }})
 	if _, err := openWith(path, sc); err == nil || !strings.Contains(err.Error(), "invalid schema") {
-		t.Errorf("Open with migrations 2, 3 and 5: %v, want an invalid schema error", err)
+		t.Errorf("Open with migrations 2, 3, 4 and 6: %v, want an invalid schema error", err)
 	}
 	if !bytes.Equal(readFile(t, path), orig) {
 		t.Errorf("an invalid schema changed the file")
