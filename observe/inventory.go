@@ -17,6 +17,9 @@ type Inventory struct {
 	// Branches maps a local branch's short name to its commit.
 	Branches map[string]string
 	byPath   map[string]int
+	// partial marks an inventory of one tree (TakeTreeInventory): the
+	// registry's other entries are unknown.
+	partial bool
 }
 
 // TakeInventory reads `git worktree list --porcelain -z` and the local
@@ -109,8 +112,12 @@ func (inv Inventory) Entry(path string) (WorktreeEntry, bool) {
 }
 
 // CheckedOut reports whether any worktree has branch (short name) checked
-// out.
+// out. An inventory of one tree knows no other, so there it is always true:
+// unknown keeps a branch.
 func (inv Inventory) CheckedOut(branch string) bool {
+	if inv.partial {
+		return true
+	}
 	for _, e := range inv.Entries {
 		if e.Branch == "refs/heads/"+branch {
 			return true

@@ -75,3 +75,77 @@ func TestTakeInventoryOfReadsBranchesAsGit(t *testing.T) {
 		t.Errorf("malformed loose ref read as %q; git for-each-ref skips it", oid)
 	}
 }
+
+// TestTakeTreeInventoryMatchesGit: one tree's inventory read from its admin
+// files says exactly what `git worktree list` says of it (path, HEAD,
+// branch, detached; neither locked nor prunable), on a branch, on a packed
+// branch and detached; a locked tree, one whose .git names another entry,
+// and an unborn branch are left to git, whose answer is used.
+func TestTakeTreeInventoryMatchesGit(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	main := s.newOrigin()
+	repo := s.discover(main)
+	g := observe.NewGit(&observe.Runner{})
+	add := func(name string, args ...string) string {
+		wt := filepath.Join(s.root, name)
+		s.git(main, append([]string{"worktree", "add", "-q"}, append(args, wt)...)...)
+		return wt
+	}
+	onBranch := add("on-branch", "-b", "on-branch")
+	s.commitFile(onBranch, "x.txt", "x\n")
+	packed := add("packed", "-b", "packed")
+	s.git(main, "pack-refs", "--all")
+	detached := add("detached", "--detach")
+	locked := add("locked", "-b", "locked")
+	s.git(main, "worktree", "lock", "--reason", "mine", locked)
+	unborn := add("unborn", "-b", "unborn")
+	s.git(unborn, "checkout", "-q", "--orphan", "nothing-yet")
+
+	full, err := observe.TakeInventory(context.Background(), g, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path, branch string
+		partial      bool
+	}{
+		{onBranch, "on-branch", true}, {packed, "packed", true}, {detached, "", true},
+		{locked, "locked", false}, {unborn, "nothing-yet", false},
+	} {
+		key := observe.AdminKeyOf(repo, c.path)
+		inv, err := observe.TakeTreeInventory(context.Background(), g, repo, c.path, key, c.branch)
+		if err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		got, ok := inv.Entry(c.path)
+		want, _ := full.Entry(c.path)
+		if !ok {
+			t.Errorf("%s: not in its own inventory", c.path)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: entry (-git worktree list +custody):\n%s", c.path, diff)
+		}
+		if c.branch != "" && inv.Branches[c.branch] != full.Branches[c.branch] {
+			t.Errorf("%s: branch %s tip %q, git says %q", c.path, c.branch, inv.Branches[c.branch], full.Branches[c.branch])
+		}
+		if partial := len(inv.Entries) == 1; partial != c.partial {
+			t.Errorf("%s: %d entries, want read from its admin files: %v", c.path, len(inv.Entries), c.partial)
+		}
+		if c.partial && !inv.CheckedOut("no-such-branch") {
+			t.Errorf("%s: an inventory of one tree claims to know no tree has a branch checked out", c.path)
+		}
+	}
+
+	// A .git file that names another admin entry is not this tree's.
+	if err := os.WriteFile(filepath.Join(detached, ".git"), []byte("gitdir: "+filepath.Join(repo.CommonDir, "worktrees", "packed")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inv, err := observe.TakeTreeInventory(context.Background(), g, repo, detached, "detached", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.Entries) == 1 {
+		t.Errorf("a .git naming another entry was read as the tree's own: %+v", inv.Entries)
+	}
+}

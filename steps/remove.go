@@ -69,7 +69,7 @@ func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, vie
 	if err != nil {
 		return Outcome{}, err
 	}
-	obs, _, err := e.observe(ctx, rec, scope)
+	obs, err := e.observeTree(ctx, rec, scope)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -153,6 +153,28 @@ func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, vie
 	return out, err
 }
 
+// observeTree is Env.observe for an observation before an act: the
+// tree's registry entry is read from its admin files when that is the plain
+// case (observe.TakeTreeInventory), git's whole registry otherwise, so the
+// observation costs what the tree holds, not what the repository does.
+func (e *Env) observeTree(ctx context.Context, rec machine.Record, scope observe.Scope) (machine.WorktreeObservation, error) {
+	key := rec.AdminKey
+	if key == "" {
+		key = rec.ID
+	}
+	inv, err := observe.TakeTreeInventory(ctx, e.Git, e.Repo, rec.Path, key, rec.Branch)
+	if err != nil {
+		return machine.WorktreeObservation{}, err
+	}
+	obs := observe.Worktree(ctx, e.Git, e.Repo, inv, rec, scope)
+	leases, err := e.Store.Leases()
+	if err != nil {
+		return obs, err
+	}
+	obs.Lease = leases[rec.ID]
+	return obs, nil
+}
+
 // removalTargetRefusal is the removal primitive's last check before git is
 // asked to remove anything: never a filesystem root, the home directory, a
 // path containing the main checkout or the common dir, a symlink, or a
@@ -230,6 +252,15 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		return Outcome{}, err
 	} else if ref != nil {
 		return quarantineRefused(ctx, e, rec, ref)
+	}
+	if key := rec.AdminKey; key != "" && observe.Lstat(rec.Path).State == machine.PathAbsent &&
+		observe.Lstat(e.Repo.AdminDir(key)).State == machine.PathPresent {
+		// The tree went through quarantine, behind git's back: its admin
+		// entry goes first (only if it names this path), so one reading of
+		// the registry verifies it all.
+		if err := dropAdminEntry(e, rec); err != nil {
+			return Outcome{}, err
+		}
 	}
 	obs, inv, err := e.observe(ctx, rec, observe.Scope{})
 	if err != nil {
