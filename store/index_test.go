@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,5 +134,39 @@ func TestCheckReportsIndexDamage(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, mustCheck(t, s), sortProblems); diff != "" {
 		t.Errorf("Check of the damaged indexes (-want +got):\n%s", diff)
+	}
+}
+
+// TestResourcesOfIsAPrefixRead: one worktree's ledger entries, in every
+// state, are exactly those Resources lists for it, and no other
+// worktree's (not even one whose id begins with this one's).
+func TestResourcesOfIsAPrefixRead(t *testing.T) {
+	t.Parallel()
+	s := storetest.MustOpen(t)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, id := range []string{"a-000001/db", "a-000001/cache", "a-0000012/db", "b-000001/db"} {
+		wt, name, _ := strings.Cut(id, "/")
+		r := machine.Resource{ID: id, Worktree: wt, Name: name, Create: "true", Destroy: "true",
+			State: machine.StateProvisioning, Rev: 1, CreatedAt: now, UpdatedAt: now}
+		if err := store.CommitChange(s, store.ResourceTransition{After: r, Trigger: machine.TriggerDeclare, Outcome: "ok", Actor: "test"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := s.Resources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []machine.Resource
+	for _, r := range all {
+		if r.Worktree == "a-000001" {
+			want = append(want, r)
+		}
+	}
+	got, err := s.ResourcesOf("a-000001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" || len(got) != 2 {
+		t.Errorf("ResourcesOf (-scan +prefix), %d entries:\n%s", len(got), diff)
 	}
 }

@@ -181,6 +181,7 @@ func (fl *fleet) apply(b *testing.B) {
 	if len(timed) == 0 || len(counted) == 0 {
 		b.Fatalf("%d removable trees: too few to measure apply", len(ids))
 	}
+	listBefore, showBefore := fl.readCosts(b, fl.trees[len(fl.trees)-1].id)
 	bare := fl.plainTrees(b, "bare", len(timed))
 	var loop usage
 	for _, p := range bare {
@@ -198,6 +199,11 @@ func (fl *fleet) apply(b *testing.B) {
 	_, res = fl.run(b, fl.shim, only(counted)...)
 	wantRemoved(b, res, counted)
 	gitRuns := fl.shim.take(b)
+	listAfter, showAfter := fl.readCosts(b, fl.trees[len(fl.trees)-1].id)
+	b.ReportMetric(listAfter.wallMs()/listBefore.wallMs(), "list-after/before")
+	b.ReportMetric(showAfter.wallMs()/showBefore.wallMs(), "show-after/before")
+	b.Logf("list %.1fms before apply, %.1fms after it tombstoned %d records; show of an active record's history %.1fms before, %.1fms after (wall, best of 5)",
+		listBefore.wallMs(), listAfter.wallMs(), len(ids), showBefore.wallMs(), showAfter.wallMs())
 	k := float64(len(timed))
 	c, f := custodyRun, loop
 	b.ReportMetric(c.wallMs()/k, "custody-ms/removal")
@@ -228,4 +234,24 @@ func wantRemoved(b *testing.B, res result, ids []string) {
 	if !slices.Equal(got, want) {
 		b.Fatalf("apply removed %s, want %s", strings.Join(got, " "), strings.Join(want, " "))
 	}
+}
+
+// readCosts is the best of five runs of `custody list --json` and of
+// `custody show ID --json` (an active record, observed fresh both times).
+func (fl *fleet) readCosts(b *testing.B, id string) (list, show usage) {
+	b.Helper()
+	best := func(args ...string) usage {
+		var min usage
+		for i := range 5 {
+			u, res := fl.run(b, nil, args...)
+			if res.Code != exitOK && res.Code != exitPending {
+				b.Fatalf("custody %s: %s", strings.Join(args, " "), res)
+			}
+			if i == 0 || u.wall < min.wall {
+				min = u
+			}
+		}
+		return min
+	}
+	return best("list", "--json"), best("show", id, "--json")
 }
