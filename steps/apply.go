@@ -236,7 +236,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		}
 		scope.Ancestors = run.ancestors
 		pause("apply/before-observe")
-		obs, err := e.observeTree(ctx, rec, scope)
+		obs, _, err := e.observe(ctx, rec, scope)
 		if err != nil {
 			return Outcome{}, err
 		}

@@ -69,7 +69,7 @@ func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, vie
 	if err != nil {
 		return Outcome{}, err
 	}
-	obs, err := e.observeTree(ctx, rec, scope)
+	obs, _, err := e.observe(ctx, rec, scope)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -151,28 +151,6 @@ func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, vie
 		out.Refusal.Message += " (git worktree remove said: " + rmErr.Error() + ")"
 	}
 	return out, err
-}
-
-// observeTree is Env.observe for an observation before an act: the
-// tree's registry entry is read from its admin files when that is the plain
-// case (observe.TakeTreeInventory), git's whole registry otherwise, so the
-// observation costs what the tree holds, not what the repository does.
-func (e *Env) observeTree(ctx context.Context, rec machine.Record, scope observe.Scope) (machine.WorktreeObservation, error) {
-	key := rec.AdminKey
-	if key == "" {
-		key = rec.ID
-	}
-	inv, err := observe.TakeTreeInventory(ctx, e.Git, e.Repo, rec.Path, key, rec.Branch)
-	if err != nil {
-		return machine.WorktreeObservation{}, err
-	}
-	obs := observe.Worktree(ctx, e.Git, e.Repo, inv, rec, scope)
-	leases, err := e.Store.Leases()
-	if err != nil {
-		return obs, err
-	}
-	obs.Lease = leases[rec.ID]
-	return obs, nil
 }
 
 // removalTargetRefusal is the removal primitive's last check before git is
