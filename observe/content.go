@@ -73,7 +73,9 @@ func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
 	}
 	h := newHash(format)
 	h.Write([]byte("blob " + strconv.FormatInt(now.Size(), 10) + "\x00"))
-	n, err := io.Copy(h, f)
+	// A buffer the file's size (at most 32 KiB) instead of io.Copy's 32 KiB
+	// for every small file: hashing a tree is mostly small files.
+	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, min(now.Size()+1, 32<<10)))
 	if err != nil {
 		return "", err
 	}

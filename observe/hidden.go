@@ -40,12 +40,21 @@ var perWorktreeRefs = []string{"refs/worktree", "refs/bisect", "refs/rewritten"}
 // whose index entry status reports equal to HEAD's is not a hazard: nothing
 // of it lives in the tree. One present on disk is still reported.
 func HiddenState(ctx context.Context, g *Git, repo Repo, path, adminKey string, st machine.Status) []machine.Hidden {
-	ents, err := readIndex(ctx, g, path)
+	ents, err := readIndex(ctx, g, repo, path, adminKey)
 	return hiddenState(ctx, g, repo, path, adminKey, st, ents, err)
 }
 
-// readIndex reads the tree's index with `git ls-files -v -s -z`.
-func readIndex(ctx context.Context, g *Git, path string) ([]IndexEntry, error) {
+// readIndex reads the index of the tree at path, whose admin entry is
+// adminKey: the index file itself when custody reads it exactly
+// (ReadIndexFile), else `git ls-files -v -s -z`, whose answer or error is
+// used.
+func readIndex(ctx context.Context, g *Git, repo Repo, path, adminKey string) ([]IndexEntry, error) {
+	if adminKey != "" {
+		ents, err := ReadIndexFile(filepath.Join(repo.AdminDir(adminKey), "index"))
+		if !errors.Is(err, errIndexUnreadable) {
+			return ents, err
+		}
+	}
 	out, err := g.Observe(ctx, path, "ls-files", "-v", "-s", "-z")
 	if err != nil {
 		return nil, err

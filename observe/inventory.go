@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -16,11 +17,59 @@ type Inventory struct {
 	// Branches maps a local branch's short name to its commit.
 	Branches map[string]string
 	byPath   map[string]int
+	// partial marks an inventory of one tree (TakeTreeInventory): the
+	// registry's other entries are unknown.
+	partial bool
 }
 
 // TakeInventory reads `git worktree list --porcelain -z` and the local
 // branches once.
 func TakeInventory(ctx context.Context, g *Git, repo Repo) (Inventory, error) {
+	inv, err := registry(ctx, g, repo)
+	if err != nil {
+		return inv, err
+	}
+	if inv.Branches, err = allBranches(ctx, g, repo); err != nil {
+		return Inventory{}, err
+	}
+	return inv, nil
+}
+
+// TakeInventoryOf is TakeInventory for one item's observation: the whole
+// registry, but only the named branches (empty names are skipped), read
+// from git's ref files directly (git is asked only when they are not plain
+// files custody reads exactly). Branches holds those of them that exist.
+func TakeInventoryOf(ctx context.Context, g *Git, repo Repo, branches ...string) (Inventory, error) {
+	inv, err := registry(ctx, g, repo)
+	if err != nil {
+		return inv, err
+	}
+	var names []string
+	for _, b := range branches {
+		if b != "" {
+			names = append(names, b)
+		}
+	}
+	inv.Branches, err = readBranches(repo, names)
+	if errors.Is(err, errRefsUnreadable) {
+		all, err := allBranches(ctx, g, repo)
+		if err != nil {
+			return Inventory{}, err
+		}
+		inv.Branches = map[string]string{}
+		for _, n := range names {
+			if oid, ok := all[n]; ok {
+				inv.Branches[n] = oid
+			}
+		}
+		return inv, nil
+	}
+	return inv, err
+}
+
+// registry reads `git worktree list --porcelain -z` into an inventory
+// without branches.
+func registry(ctx context.Context, g *Git, repo Repo) (Inventory, error) {
 	out, err := WorktreeList(ctx, g, repo, repo.MainCheckout)
 	if err != nil {
 		return Inventory{}, fmt.Errorf("read the worktree registry: %w", err)
@@ -29,22 +78,28 @@ func TakeInventory(ctx context.Context, g *Git, repo Repo) (Inventory, error) {
 	if err != nil {
 		return Inventory{}, fmt.Errorf("read the worktree registry: %w", err)
 	}
-	refs, err := g.Observe(ctx, repo.MainCheckout, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/")
-	if err != nil {
-		return Inventory{}, fmt.Errorf("read local branches: %w", err)
-	}
 	inv := Inventory{Entries: entries, Branches: map[string]string{}, byPath: map[string]int{}}
-	sc := bufio.NewScanner(bytes.NewReader(refs))
-	for sc.Scan() {
-		oid, ref, ok := strings.Cut(sc.Text(), " ")
-		if ok {
-			inv.Branches[strings.TrimPrefix(ref, "refs/heads/")] = oid
-		}
-	}
 	for i, e := range entries {
 		inv.byPath[filepath.Clean(e.Path)] = i
 	}
 	return inv, nil
+}
+
+// allBranches reads every local branch's tip with git for-each-ref.
+func allBranches(ctx context.Context, g *Git, repo Repo) (map[string]string, error) {
+	refs, err := g.Observe(ctx, repo.MainCheckout, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/")
+	if err != nil {
+		return nil, fmt.Errorf("read local branches: %w", err)
+	}
+	out := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(refs))
+	for sc.Scan() {
+		oid, ref, ok := strings.Cut(sc.Text(), " ")
+		if ok {
+			out[strings.TrimPrefix(ref, "refs/heads/")] = oid
+		}
+	}
+	return out, nil
 }
 
 // Entry returns the registry entry for path.
@@ -57,8 +112,12 @@ func (inv Inventory) Entry(path string) (WorktreeEntry, bool) {
 }
 
 // CheckedOut reports whether any worktree has branch (short name) checked
-// out.
+// out. An inventory of one tree knows no other, so there it is always true:
+// unknown keeps a branch.
 func (inv Inventory) CheckedOut(branch string) bool {
+	if inv.partial {
+		return true
+	}
 	for _, e := range inv.Entries {
 		if e.Branch == "refs/heads/"+branch {
 			return true

@@ -48,6 +48,10 @@ type Scope struct {
 	// Disposable are the [cleanup] disposable patterns of an approved
 	// custody.toml (the zero value when it is not approved).
 	Disposable machine.Patterns
+	// Ancestors holds heads already known to be ancestors of View's first
+	// tip (observe.Ancestors over that tip), so their proof asks git
+	// nothing; nil knows none.
+	Ancestors map[string]bool
 }
 
 // Worktree observes rec's worktree: lstat identity, registration (from inv),
@@ -116,7 +120,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 		}
 	}
 	if scope.Status && o.StatusErr == "" {
-		ents, lsErr := readIndex(ctx, g, rec.Path)
+		ents, lsErr := readIndex(ctx, g, repo, rec.Path, o.AdminKey)
 		o.Content, o.Discarded = Content(rec.Path, o.Status, o.EnvOwn, scope.Hidden, ents, lsErr, scope.Disposable)
 		if scope.Hidden {
 			o.Hidden = append(o.Hidden, hiddenState(ctx, g, repo, rec.Path, o.AdminKey, o.Status, ents, lsErr)...)
@@ -131,7 +135,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	}
 	if scope.Proof {
 		o.Remote = scope.View.Evidence()
-		p, err := Prove(ctx, g, repo, o.Head, scope.View)
+		p, err := proveKnowing(ctx, g, repo, o.Head, scope.View, scope.Ancestors)
 		if err != nil {
 			o.ProofErr = err.Error()
 		}

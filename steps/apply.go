@@ -67,6 +67,9 @@ type applyRun struct {
 	// view is the remotes' advertisement, fetched once, when the first
 	// removal needs it.
 	view *observe.RemoteView
+	// ancestors are the plan's heads known to be ancestors of view's first
+	// tip, asked once with view (observe.Ancestors).
+	ancestors map[string]bool
 }
 
 // Apply runs exactly the plan's actions (or those named in only), item by
@@ -152,6 +155,13 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 			return Outcome{}, errNoRemote(e)
 		}
 		run.view = view
+		var heads []string
+		for _, p := range run.plan.Items {
+			if p.Action == machine.ActionRemove {
+				heads = append(heads, p.Head)
+			}
+		}
+		run.ancestors = knownAncestors(ctx, e, view, heads)
 	}
 	return applyItem(ctx, e, run, it, run.view)
 }
@@ -224,6 +234,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		if err != nil {
 			return Outcome{}, err
 		}
+		scope.Ancestors = run.ancestors
 		pause("apply/before-observe")
 		obs, _, err := e.observe(ctx, rec, scope)
 		if err != nil {
@@ -287,7 +298,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		}
 		failpoint("apply/after-intent")
 		pause("apply/after-intent")
-		return carryOutRemoval(ctx, e, removing)
+		return carryOutRemovalAgainst(ctx, e, removing, view, run.ancestors)
 	}
 	return Outcome{}, fmt.Errorf("%s kept changing under concurrent invocations", it.ID)
 }

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"sync"
 
@@ -13,13 +14,14 @@ import (
 // Plan assesses every record that is not tombstoned and returns a sealed
 // plan. It writes nothing. Finished (or lease-expired) trees are observed in
 // parallel: registry, status and proof against one fresh advertisement of
-// every remote.
+// every remote. Tombstoned records are not read (the store's live index),
+// except to keep a foreign tree's item id from taking one's id.
 func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 	repoID, err := e.Store.RepositoryID()
 	if err != nil {
 		return machine.Plan{}, err
 	}
-	recs, err := e.Store.List()
+	recs, err := e.Store.ListLive()
 	if err != nil {
 		return machine.Plan{}, err
 	}
@@ -31,9 +33,6 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 	var live []machine.Record
 	var observeIdx []int
 	for _, r := range recs {
-		if r.State == machine.StateTombstoned {
-			continue
-		}
 		if r.Intent == nil && machine.Removable(r, leases[r.ID], now) {
 			observeIdx = append(observeIdx, len(live))
 		}
@@ -49,9 +48,9 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 	if err != nil {
 		return machine.Plan{}, err
 	}
-	taken := map[string]bool{}
-	for _, r := range recs {
-		taken[r.ID] = true
+	taken, err := takenIDs(e, inv, recs)
+	if err != nil {
+		return machine.Plan{}, err
 	}
 	foreign := foreignItems(e, inv, recs, taken)
 	if len(observeIdx) > 0 {
@@ -66,6 +65,13 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 		if err != nil {
 			return machine.Plan{}, err
 		}
+		heads := make([]string, 0, len(observeIdx))
+		for _, i := range observeIdx {
+			if en, ok := inv.Entry(live[i].Path); ok {
+				heads = append(heads, en.Head)
+			}
+		}
+		scope.Ancestors = knownAncestors(ctx, e, view, heads)
 		workers := min(len(observeIdx), max(4, 2*runtime.GOMAXPROCS(0)))
 		next := make(chan int)
 		var wg sync.WaitGroup
@@ -128,4 +134,55 @@ func item(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, 
 		it.Fingerprint = machine.Fingerprint(obs)
 	}
 	return it
+}
+
+// knownAncestors asks once, for all heads, which are ancestors of the
+// view's first tip (observe.Ancestors). It only saves work: when git cannot
+// answer for the batch, each tree's proof asks for itself.
+func knownAncestors(ctx context.Context, e *Env, view *observe.RemoteView, heads []string) map[string]bool {
+	if view == nil || len(view.Tips) == 0 || len(heads) == 0 {
+		return nil
+	}
+	known, err := observe.Ancestors(ctx, e.Git, e.Repo, view.Tips[0].Commit, heads)
+	if err != nil {
+		return nil
+	}
+	return known
+}
+
+// takenIDs is every record id a foreign tree's item id must not take: the
+// live records' ids, and of the ids foreignItems may try for the
+// registry's trees (a tree's admin key or directory name, then each with
+// "foreign-" before it) those a tombstoned record holds, asked of the
+// store in one read per prefix instead of reading every tombstone.
+func takenIDs(e *Env, inv observe.Inventory, live []machine.Record) (map[string]bool, error) {
+	taken := map[string]bool{}
+	for _, r := range live {
+		taken[r.ID] = true
+	}
+	var cands []string
+	for i, ent := range inv.Entries {
+		if i == 0 || ent.Bare {
+			continue
+		}
+		if key := observe.AdminKeyOf(e.Repo, ent.Path); key != "" {
+			cands = append(cands, key)
+		}
+		cands = append(cands, filepath.Base(ent.Path))
+	}
+	for len(cands) > 0 {
+		found, err := e.Store.Existing(cands)
+		if err != nil {
+			return nil, err
+		}
+		var next []string
+		for _, id := range cands {
+			if found[id] || taken[id] {
+				taken[id] = taken[id] || found[id]
+				next = append(next, "foreign-"+id)
+			}
+		}
+		cands = next
+	}
+	return taken, nil
 }

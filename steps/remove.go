@@ -52,8 +52,24 @@ func asFinished(rec machine.Record) machine.Record {
 // worktree remove` run. If the tree no longer permits removal and nothing
 // was removed, the record retreats to finished. It is idempotent.
 func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, error) {
+	return carryOutRemovalAgainst(ctx, e, rec, nil, nil)
+}
+
+// carryOutRemovalAgainst is carryOutRemoval proving against view, the
+// advertisement this command already fetched (nil: fetch one now), with
+// the heads known to be ancestors of its first tip (observe.Ancestors).
+// Apply asks the remotes once for all its items; the repeated observation
+// is still fresh for everything in the tree.
+func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, view *observe.RemoteView, known map[string]bool) (Outcome, error) {
 	in := rec.Intent
-	scope, err := e.fullScope(ctx)
+	var scope observe.Scope
+	var err error
+	if view == nil {
+		scope, err = e.fullScope(ctx)
+	} else {
+		scope, err = e.assessScope(view)
+		scope.Ancestors = known
+	}
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -223,7 +239,16 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 	} else if ref != nil {
 		return quarantineRefused(ctx, e, rec, ref)
 	}
-	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	if key := rec.AdminKey; key != "" && observe.Lstat(rec.Path).State == machine.PathAbsent &&
+		observe.Lstat(e.Repo.AdminDir(key)).State == machine.PathPresent {
+		// The tree went through quarantine, behind git's back: its admin
+		// entry goes first (only if it names this path), so one reading of
+		// the registry verifies it all.
+		if err := dropAdminEntry(e, rec); err != nil {
+			return Outcome{}, err
+		}
+	}
+	obs, inv, err := e.observe(ctx, rec, observe.Scope{})
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -231,7 +256,7 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		if err := dropAdminEntry(e, rec); err != nil {
 			return Outcome{}, err
 		}
-		if obs, _, err = e.observe(ctx, rec, observe.Scope{}); err != nil {
+		if obs, inv, err = e.observe(ctx, rec, observe.Scope{}); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -250,7 +275,7 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 			Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody resume",
 			Message: fmt.Sprintf("removal of %s did not finish: %s", rec.Path, what)}}, nil
 	}
-	branchOutcome, reason := deleteOwnedBranch(ctx, e, rec)
+	branchOutcome, reason := deleteOwnedBranch(ctx, e, rec, &inv)
 	failpoint("apply/after-branch")
 	failpoint("apply/before-complete")
 	if _, err := e.fire(ctx, rec, machine.TriggerRemoved, machine.Firing{Obs: obs,
@@ -314,13 +339,15 @@ func dropAdminEntry(e *Env, rec machine.Record) error {
 // deleteOwnedBranch deletes the record's branch by compare-and-swap, only if
 // custody created it (origin created, name prefix+id), it still points at
 // the commit the removal intent proved, and no worktree has it checked out.
-// Otherwise the branch is kept and the reason returned.
-func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record) (string, string) {
+// Otherwise the branch is kept and the reason returned. inv, when set, is
+// the inventory the caller took just now (nil: take one); the delete itself
+// is a compare-and-swap whatever the inventory says.
+func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record, inv *observe.Inventory) (string, string) {
 	if rec.Origin != machine.OriginCreated || rec.Branch != e.Policy.BranchPrefix+rec.ID {
 		return machine.BranchKept, "not created by custody"
 	}
 	expect := provenHead(rec)
-	outcome, reason := casDeleteBranchThen(ctx, e, rec.Branch, expect, func() error {
+	outcome, reason := casDeleteBranchThen(ctx, e, inv, rec.Branch, expect, func() error {
 		// Journaled beside the record's own history (record ""), which
 		// lists only its transitions and what it kept.
 		return e.Store.AppendEvent(store.Event{Kind: machine.KindWorktree, Event: EventBranchDeleting,
@@ -373,15 +400,19 @@ func deletedEarlier(e *Env, rec machine.Record, expect string) bool {
 // casDeleteBranch deletes refs/heads/branch only if it points at expect and
 // nothing has it checked out.
 func casDeleteBranch(ctx context.Context, e *Env, branch, expect string) (string, string) {
-	return casDeleteBranchThen(ctx, e, branch, expect, nil)
+	return casDeleteBranchThen(ctx, e, nil, branch, expect, nil)
 }
 
-// casDeleteBranchThen is casDeleteBranch that runs before (when set) right
-// before the delete; its error keeps the branch.
-func casDeleteBranchThen(ctx context.Context, e *Env, branch, expect string, before func() error) (string, string) {
-	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
-	if err != nil {
-		return machine.BranchKept, "branch state unreadable: " + err.Error()
+// casDeleteBranchThen is casDeleteBranch over inv (nil: an inventory taken
+// now) that runs before (when set) right before the delete; its error
+// keeps the branch.
+func casDeleteBranchThen(ctx context.Context, e *Env, inv *observe.Inventory, branch, expect string, before func() error) (string, string) {
+	if inv == nil {
+		taken, err := observe.TakeInventoryOf(ctx, e.Git, e.Repo, branch)
+		if err != nil {
+			return machine.BranchKept, "branch state unreadable: " + err.Error()
+		}
+		inv = &taken
 	}
 	tip, ok := inv.Branches[branch]
 	switch {

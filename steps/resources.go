@@ -241,13 +241,13 @@ func (e *Env) destroyResource(ctx context.Context, r machine.Resource) (machine.
 // worktreeResources returns rec's ledger entries that are not tombstoned,
 // in creation (config) order.
 func (e *Env) worktreeResources(id string) ([]machine.Resource, error) {
-	all, err := e.Store.Resources()
+	all, err := e.Store.ResourcesOf(id)
 	if err != nil {
 		return nil, err
 	}
 	var out []machine.Resource
 	for _, r := range all {
-		if r.Worktree == id && r.State != machine.StateTombstoned {
+		if r.State != machine.StateTombstoned {
 			out = append(out, r)
 		}
 	}

@@ -39,14 +39,8 @@ func Show(ctx context.Context, e *Env, id string) (ShowResult, error) {
 	if err != nil {
 		return res, err
 	}
-	all, err := e.Store.Resources()
-	if err != nil {
+	if res.Resources, err = e.Store.ResourcesOf(id); err != nil {
 		return res, err
-	}
-	for _, r := range all {
-		if r.Worktree == id {
-			res.Resources = append(res.Resources, r)
-		}
 	}
 	if rec.State == machine.StateTombstoned {
 		return res, nil

@@ -43,6 +43,12 @@ func (s *Store) Check() ([]Problem, error) {
 		}
 		c.guard("bucket "+nameMeta, func() { c.meta(c.bucket(tx, nameMeta)) })
 		c.guard("bucket "+nameJournal, func() { c.journal(c.bucket(tx, nameJournal), c.bucket(tx, nameMeta)) })
+		if live := tx.Bucket(bucketLive); live != nil {
+			c.guard("bucket "+nameLive, func() { c.live(tx, live) })
+		}
+		if idx := tx.Bucket(bucketJournalIndex); idx != nil {
+			c.guard("bucket "+nameJournalIndex, func() { c.journalIndex(c.bucket(tx, nameJournal), idx) })
+		}
 		return nil
 	})
 	return c.ps, err
@@ -328,4 +334,70 @@ func salvagedLoss(j *bolt.Bucket) map[uint64]bool {
 		return nil
 	})
 	return lost
+}
+
+// live checks the live index against the records: every record that is
+// not tombstoned is indexed, and every index key names one.
+func (c *checker) live(tx *bolt.Tx, live *bolt.Bucket) {
+	for _, b := range c.schema.kinds() {
+		rb := tx.Bucket([]byte(b.Name))
+		if rb == nil {
+			continue
+		}
+		_ = rb.ForEach(func(k, v []byte) error {
+			var h rowHeader
+			if json.Unmarshal(v, &h) != nil || h.ID != string(k) {
+				return nil // kind reports it
+			}
+			indexed := live.Get(intentKey(b.Kind, string(k))) != nil
+			if tomb := h.State == machine.StateTombstoned; tomb == indexed {
+				c.add(recordLabel(b.Kind, string(k)), "", "the live index disagrees with the record (state %s)", h.State)
+			}
+			return nil
+		})
+	}
+	_ = live.ForEach(func(k, _ []byte) error {
+		kind, id, ok := splitIntentKey(k)
+		name, known := c.schema.bucketOf(kind)
+		if !ok || !known {
+			c.add("live "+string(k), "", "is not a <kind>/<id> key of a known kind")
+			return nil
+		}
+		if b := tx.Bucket([]byte(name)); b == nil || b.Get([]byte(id)) == nil {
+			c.add("live "+string(k), "", "is indexed for a record that does not exist")
+		}
+		return nil
+	})
+}
+
+// journalIndex checks the journal index against the journal: every entry
+// is indexed under its record, and every index key names an entry of that
+// record.
+func (c *checker) journalIndex(j, idx *bolt.Bucket) {
+	if j == nil {
+		return
+	}
+	_ = j.ForEach(func(k, v []byte) error {
+		var e Entry
+		if len(k) != 8 || json.Unmarshal(v, &e) != nil {
+			return nil // journal reports it
+		}
+		if idx.Get(journalIndexKey(e.Record, binary.BigEndian.Uint64(k))) == nil {
+			c.add(fmt.Sprintf("journal entry %d", binary.BigEndian.Uint64(k)), "", "is missing from the journal index (custody show would not list it)")
+		}
+		return nil
+	})
+	_ = idx.ForEach(func(k, _ []byte) error {
+		i := bytes.IndexByte(k, 0)
+		if i < 0 || len(k) != i+9 {
+			c.add(fmt.Sprintf("journal index %q", k), "", "is not a <record>\\x00<seq> key")
+			return nil
+		}
+		var e Entry
+		v := j.Get(k[i+1:])
+		if v == nil || json.Unmarshal(v, &e) != nil || e.Record != string(k[:i]) {
+			c.add(fmt.Sprintf("journal index %s/%d", k[:i], binary.BigEndian.Uint64(k[i+1:])), "", "names no journal entry of that record")
+		}
+		return nil
+	})
 }

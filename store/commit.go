@@ -101,6 +101,9 @@ func CommitChange[R machine.Row](s *Store, c Change[R]) error {
 		if err := indexIntent(tx, kind, h); err != nil {
 			return err
 		}
+		if err := indexLive(tx, kind, h); err != nil {
+			return err
+		}
 		var intent json.RawMessage
 		if h.hasIntent() {
 			intent = h.Intent

@@ -48,6 +48,7 @@ func defaultMigrations() []Migration {
 		{To: 2, Name: "index every kind's intents", Up: indexEveryKind},
 		{To: 3, Name: "approvals of custody.toml", Up: createApprovals},
 		{To: 4, Name: "the archives bucket", Up: func(m *Migrator) error { return m.CreateBucket(NameArchives) }},
+		{To: 5, Name: "index live records and the journal by record", Up: indexRecordsAndJournal},
 	}
 }
 

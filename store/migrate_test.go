@@ -132,6 +132,44 @@ func wantIndex(t testing.TB, d dump) map[string]string {
 	return idx
 }
 
+// wantLive is the live index d's records call for: "<kind>/<id>" of every
+// record not tombstoned, with an empty value.
+func wantLive(t testing.TB, d dump) map[string]string {
+	t.Helper()
+	live := map[string]string{}
+	for bucket, kind := range kindBuckets {
+		for k, v := range d[bucket] {
+			var rec struct {
+				State string `json:"state"`
+			}
+			if err := json.Unmarshal([]byte(v), &rec); err != nil {
+				t.Fatalf("%s %s: %v", bucket, k, err)
+			}
+			if rec.State != "tombstoned" {
+				live[string(kind)+"/"+k] = ""
+			}
+		}
+	}
+	return live
+}
+
+// wantJournalIndex is the journal index d's journal calls for: one key
+// "<record>\x00<seq>" per entry.
+func wantJournalIndex(t testing.TB, d dump) map[string]string {
+	t.Helper()
+	idx := map[string]string{}
+	for k, v := range d["journal"] {
+		var e struct {
+			Record string `json:"record"`
+		}
+		if err := json.Unmarshal([]byte(v), &e); err != nil {
+			t.Fatalf("journal %x: %v", k, err)
+		}
+		idx[e.Record+"\x00"+k] = ""
+	}
+	return idx
+}
+
 // unfinished is the problem Check reports for each record with an intent.
 func unfinished(t testing.TB, d dump) []store.Problem {
 	t.Helper()
@@ -170,9 +208,10 @@ func TestSchemaVersion(t *testing.T) {
 }
 
 // TestUpgradeSchema1 opens a real schema-1 file: it is copied aside, then
-// upgraded to schema 3 (through 2) with every record, ledger entry, lease, plan and
-// journal entry byte for byte as it was, and the intent index rebuilt as
-// "<kind>/<id>" for every kind. Opening it again changes nothing.
+// upgraded to the current schema (through every migration) with every record, ledger entry, lease,
+// plan and journal entry byte for byte as it was, the intent index rebuilt as
+// "<kind>/<id>" for every kind, and the live and journal indexes built from
+// the records and the journal. Opening it again changes nothing.
 func TestUpgradeSchema1(t *testing.T) {
 	t.Parallel()
 	path, orig := copySchema1(t, t.TempDir())
@@ -214,6 +253,12 @@ func TestUpgradeSchema1(t *testing.T) {
 	}
 	if diff := cmp.Diff(idx, after["intents"]); diff != "" {
 		t.Errorf("intent index after the upgrade (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantLive(t, before), after["live"]); diff != "" {
+		t.Errorf("live index after the upgrade (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantJournalIndex(t, before), after["journal-by-record"]); diff != "" {
+		t.Errorf("journal index after the upgrade (-want +got):\n%s", diff)
 	}
 
 	// Only the unfinished intents are problems; the journal verifies, by
@@ -324,10 +369,10 @@ func TestUpgradeFailsMidway(t *testing.T) {
 	wantCopies(t, path, orig, bak, bak+".1")
 }
 
-// TestUpgradeRegistersKind registers a third kind: a schema-3 file reaches
-// schema 4 with the kind's bucket, Check covers its records and their
+// TestUpgradeRegistersKind registers a third kind: a schema-4 file reaches
+// schema 5 with the kind's bucket, Check covers its records and their
 // intents, a fresh file of that schema is made with the bucket at once, and
-// DefaultSchema refuses the schema-4 file, leaving it as it was.
+// DefaultSchema refuses the schema-5 file, leaving it as it was.
 func TestUpgradeRegistersKind(t *testing.T) {
 	t.Parallel()
 	s := openUpgraded(t)
@@ -351,7 +396,7 @@ func TestUpgradeRegistersKind(t *testing.T) {
 	}
 	base := unfinished(t, d)
 	if diff := cmp.Diff(base, mustCheck(t, s), sortProblems); diff != "" {
-		t.Errorf("Check at schema 4 (-want +got):\n%s", diff)
+		t.Errorf("Check at schema 5 (-want +got):\n%s", diff)
 	}
 
 	boltUpdate(t, path, func(tx *bolt.Tx) error {
@@ -364,6 +409,10 @@ func TestUpgradeRegistersKind(t *testing.T) {
 			"w-000005": `{"id":"w-000005","state":"active"}`,
 		} {
 			if err := w.Put([]byte(k), []byte(v)); err != nil {
+				return err
+			}
+			// As the commit path would index them: none is tombstoned.
+			if err := tx.Bucket([]byte("live")).Put([]byte("widget/"+k), []byte{}); err != nil {
 				return err
 			}
 		}
@@ -540,7 +589,7 @@ func TestOpenWithInvalidSchema(t *testing.T) {
 	sc := store.DefaultSchema()
 	sc.Migrations = append(sc.Migrations, store.Migration{To: store.SchemaVersion + 2, Name: "skips a version", Up: func(*store.Migrator) error { return nil }})
 	if _, err := openWith(path, sc); err == nil || !strings.Contains(err.Error(), "invalid schema") {
-		t.Errorf("Open with migrations 2, 3 and 5: %v, want an invalid schema error", err)
+		t.Errorf("Open with migrations 2, 3, 4 and 6: %v, want an invalid schema error", err)
 	}
 	if !bytes.Equal(readFile(t, path), orig) {
 		t.Errorf("an invalid schema changed the file")

@@ -234,6 +234,11 @@ func writeSalvaged(tmp string, raw *rawStore, rep *SalvageReport, now time.Time,
 		if err := meta.Put(keyJournalHead, []byte(lastHash)); err != nil {
 			return err
 		}
+		// The indexes are derived: made again from what was kept, never
+		// copied (they may name what was lost).
+		if err := rebuildIndexes(tx, DefaultSchema().kinds()); err != nil {
+			return err
+		}
 		detail, err := json.Marshal(map[string]any{"damaged": rep.Damaged, "lost_journal": rep.LostJournal, "lost": rep.Lost, "kept": rep.Kept})
 		if err != nil {
 			return err

@@ -56,13 +56,14 @@ const (
 
 // DefaultSchema returns custody's own layout: worktree records, the
 // resource ledger, archive records, and the shared meta, intent index,
-// journal, leases, plans and approvals buckets.
+// journal, leases, plans and approvals buckets, and the live and journal
+// indexes.
 func DefaultSchema() Schema {
 	return Schema{
 		Buckets: []Bucket{
 			{Name: nameMeta}, {Name: nameRecords, Kind: machine.KindWorktree}, {Name: nameIntents},
 			{Name: nameJournal}, {Name: nameLeases}, {Name: nameLedger, Kind: machine.KindResource}, {Name: namePlans},
-			{Name: NameApprovals}, {Name: NameArchives, Kind: machine.KindArchive},
+			{Name: NameApprovals}, {Name: NameArchives, Kind: machine.KindArchive}, {Name: nameLive}, {Name: nameJournalIndex},
 		},
 		Migrations: defaultMigrations(),
 	}
@@ -91,7 +92,7 @@ func (s Schema) bucketOf(kind machine.Kind) (string, bool) {
 // records and is not the store's own (meta, journal, intent index).
 func (s Schema) hasPlainBucket(name string) bool {
 	switch name {
-	case nameMeta, nameJournal, nameIntents:
+	case nameMeta, nameJournal, nameIntents, nameLive, nameJournalIndex:
 		return false
 	}
 	for _, b := range s.Buckets {

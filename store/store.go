@@ -23,7 +23,7 @@ import (
 
 // SchemaVersion is the schema DefaultSchema writes: the layout this custody
 // reads and writes unless a caller opens the store with another Schema.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // FileName is the state file's name inside <common-dir>/custody/.
 const FileName = "state.db"

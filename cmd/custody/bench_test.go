@@ -1,65 +1,69 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 )
 
-// BenchmarkPlan times `custody plan --json` against the raw git floor
-// (testdata/floor.sh, a copy of ../shared/bench/floor.sh) on one repository
-// with N finished managed worktrees in mixed states. Both run in the same
-// loop iteration, alternating which goes first, so both see the same machine
-// load. ns/op is custody's wall time alone; the extra metrics are
-// custody-ms/op, floor-ms/op, ratio (custody/floor), ms/tree (custody
-// time per worktree, flat when plan grows linearly) and git/tree (git
-// processes one plan starts, per worktree, from --debug's trace). Run with
+// BenchmarkFleet measures custody on one repository whose fleet of managed
+// worktrees grows to each size N (25, 100, 400, and 1,000 when
+// CUSTODY_BENCH_MAX allows it): every tree holds the realistic 2,050-file
+// checkout the floor script expects, in mixed states (removable, unpushed,
+// dirty, active). At each N, in this order:
 //
-//	go test ./cmd/custody/ -run '^$' -bench Plan -benchtime 3x
+//   - new/N: every `custody new` that grew the fleet to N, timed beside a
+//     `git worktree add -b` of the same checkout on the same repository;
+//   - plan/N: `custody plan --json` against testdata/floor.sh (a copy of
+//     ../shared/bench/floor.sh) on the same repository in the same loop
+//     iteration, alternating which goes first, so both see the same load.
 //
-// Target: ratio ≤ 1.5 at N=100, ms/tree flat across 25/100/400.
-func BenchmarkPlan(b *testing.B) {
+// At the largest N, apply/N removes the plan's removable trees: half timed
+// against a bare `git worktree remove` loop over as many plain trees, half
+// with git counted. Every figure is wall time and CPU time (user+system of
+// the process and every child it waited for) against its floor, and git
+// processes per tree, counted with a PATH shim (a `git` first on PATH that
+// logs each invocation and execs the real git; the counted runs are never
+// the timed ones). Run with
+//
+//	go test ./cmd/custody/ -run '^$' -bench Fleet -benchtime 3x -timeout 60m
+//
+// Targets: plan ≤ 0.7× the floor at N=100 and ms/tree flat to 1,000, ≤ 2 git
+// processes per tree; apply ≤ 1.1× the bare loop and ≤ 5 git processes per
+// removal; new ≤ 1.2× git worktree add at any N.
+func BenchmarkFleet(b *testing.B) {
 	floor, err := filepath.Abs(filepath.Join("testdata", "floor.sh"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range []int{25, 100, 400} {
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			// With b.Loop the function body runs once per -count, so the
-			// fixture is built once per N and the timer starts at the first
-			// b.Loop call, after the build and the check.
-			fx := buildPlanFixture(b, n)
-			fx.check(b)
-			runFloor(b, fx.r, floor) // warm up and prove the floor runs
-
-			var custodyTotal, floorTotal time.Duration
+	sizes := benchSizes(b)
+	fl := newFleet(b)
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("new/N=%d", n), func(b *testing.B) {
+			w := fl.grow(b, n)
+			for b.Loop() {
+				// The growth above is the measurement: each new ran once.
+			}
+			w.report(b, n)
+		})
+		b.Run(fmt.Sprintf("plan/N=%d", n), func(b *testing.B) {
+			fl.r.TB = b
+			fl.check(b)
+			var custodyRun, floorRun usage
 			iters := 0
 			for b.Loop() {
 				timeCustody := func() {
-					start := time.Now()
-					res := runBin(b, custodyBin, fx.r, fx.r.Dir, nil, "plan", "--json")
-					custodyTotal += time.Since(start)
-					if res.Code != exitPending {
-						b.Fatalf("custody plan: want exit %d (finished trees kept), got\n%s", exitPending, res)
-					}
+					u, res := fl.run(b, nil, "plan", "--json")
+					custodyRun.add(u)
+					wantPlanExit(b, res)
 				}
-				timeFloor := func() {
-					b.StopTimer()
-					start := time.Now()
-					runFloor(b, fx.r, floor)
-					floorTotal += time.Since(start)
-					b.StartTimer()
-				}
+				timeFloor := func() { floorRun.add(fl.floor(b, floor, nil)) }
 				if iters%2 == 0 {
 					timeCustody()
 					timeFloor()
@@ -69,225 +73,77 @@ func BenchmarkPlan(b *testing.B) {
 				}
 				iters++
 			}
-			// Process spawns do not parallelise here: count them, from
-			// --debug's trace of every command line, once, untimed.
 			b.StopTimer()
-			trace := runBin(b, custodyBin, fx.r, fx.r.Dir, nil, "plan", "--json", "--debug")
-			gitRuns := strings.Count(trace.Stderr, "\n+ ")
-			if strings.HasPrefix(trace.Stderr, "+ ") {
-				gitRuns++
-			}
-			b.StartTimer()
-			custodyMs := ms(custodyTotal) / float64(iters)
-			floorMs := ms(floorTotal) / float64(iters)
-			b.ReportMetric(custodyMs, "custody-ms/op")
-			b.ReportMetric(floorMs, "floor-ms/op")
-			b.ReportMetric(custodyMs/floorMs, "ratio")
-			b.ReportMetric(custodyMs/float64(n), "ms/tree")
+			_, res := fl.run(b, fl.shim, "plan", "--json")
+			wantPlanExit(b, res)
+			gitRuns := fl.shim.take(b)
+			fl.floor(b, floor, fl.shim)
+			floorRuns := fl.shim.take(b)
+			c, f := custodyRun.per(iters), floorRun.per(iters)
+			b.ReportMetric(c.wallMs(), "custody-ms/op")
+			b.ReportMetric(f.wallMs(), "floor-ms/op")
+			b.ReportMetric(c.wallMs()/f.wallMs(), "wall-ratio")
+			b.ReportMetric(c.cpuMs()/f.cpuMs(), "cpu-ratio")
+			b.ReportMetric(c.wallMs()/float64(n), "ms/tree")
 			b.ReportMetric(float64(gitRuns)/float64(n), "git/tree")
-			b.Logf("plan N=%d: custody %.0fms floor %.0fms ratio %.2f (%.2f ms/tree, %.2f git processes/tree, %d in all; %d runs)",
-				n, custodyMs, floorMs, custodyMs/floorMs, custodyMs/float64(n), float64(gitRuns)/float64(n), gitRuns, iters)
+			b.ReportMetric(float64(floorRuns)/float64(n), "floor-git/tree")
+			b.Logf("plan N=%d: custody %.0fms wall %.0fms cpu, floor %.0fms wall %.0fms cpu: wall ratio %.2f, cpu ratio %.2f; %.2f ms/tree; git processes %d (%.2f/tree), floor %d (%.2f/tree); %d runs",
+				n, c.wallMs(), c.cpuMs(), f.wallMs(), f.cpuMs(), c.wallMs()/f.wallMs(), c.cpuMs()/f.cpuMs(),
+				c.wallMs()/float64(n), gitRuns, float64(gitRuns)/float64(n), floorRuns, float64(floorRuns)/float64(n), iters)
 		})
 	}
+	n := sizes[len(sizes)-1]
+	b.Run(fmt.Sprintf("apply/N=%d", n), func(b *testing.B) {
+		fl.r.TB = b
+		applied := false
+		for b.Loop() {
+			if !applied { // destructive: runs once, whatever -benchtime says
+				fl.apply(b)
+				applied = true
+			}
+		}
+	})
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// runFloor runs the floor script on r's main checkout, output discarded.
-func runFloor(tb testing.TB, r *fixtures.Repo, script string) {
-	tb.Helper()
-	cmd := exec.Command("bash", script, r.Dir)
-	cmd.Dir = r.Dir
-	cmd.Env = r.Env()
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Run(); err != nil {
-		tb.Fatalf("bash %s %s: %v\n%s", script, r.Dir, err, errb.String())
+// benchSizes are the fleet sizes: 25, 100 and 400 by default;
+// CUSTODY_BENCH_MAX=1000 adds 1,000, and a smaller value drops the sizes
+// above it (CUSTODY_BENCH_MAX=25 for a quick run).
+func benchSizes(b *testing.B) []int {
+	limit := 400
+	if s := os.Getenv("CUSTODY_BENCH_MAX"); s != "" {
+		if _, err := fmt.Sscan(s, &limit); err != nil || limit < 25 {
+			b.Fatalf("CUSTODY_BENCH_MAX=%q: want a number of trees, at least 25", s)
+		}
 	}
+	var out []int
+	for _, n := range []int{25, 100, 400, 1000} {
+		if n <= limit {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
-// Tree kinds of the plan fixture, by index modulo 10: 40% merged (half into
-// origin main, half on their own advertised branch), 20% unpushed commits,
-// 10% untracked files, 10% ignored files, 10% tracked changes (staged or
-// not), 10% no new commits.
-const (
-	kindMergedMain = iota
-	kindMergedBranch
-	kindUnpushed
-	kindUntracked
-	kindIgnored
-	kindTracked
-	kindNoCommits
-)
-
-var planKinds = [10]int{
-	kindMergedMain, kindMergedMain, kindMergedBranch, kindMergedBranch,
-	kindUnpushed, kindUnpushed, kindUntracked, kindIgnored, kindTracked, kindNoCommits,
-}
-
-// wantCode is the refusal plan must give each kind ("" = removable).
-var wantCode = map[int]string{
-	kindMergedMain:   "",
-	kindMergedBranch: "",
-	kindUnpushed:     "unpushed-commits",
-	kindUntracked:    "untracked-files",
-	kindIgnored:      "ignored-files",
-	kindTracked:      "tracked-changes",
-	kindNoCommits:    "",
-}
-
-type planTree struct {
-	id, path string
-	kind     int
-	head     string // new commit, if the kind makes one
-}
-
-type planFixture struct {
-	r     *fixtures.Repo
-	trees []planTree
-}
-
-// buildPlanFixture makes a repository with n finished managed worktrees.
-// Every tree is made by `custody new` and all are finished by one
-// `custody finish`; the per-tree git work in between (commits, files) runs
-// with plain git in parallel, and merged commits reach origin in one push.
-// That is the same repository a user gets doing it one by one, only faster.
-func buildPlanFixture(b *testing.B, n int) *planFixture {
+func wantPlanExit(b *testing.B, res result) {
 	b.Helper()
-	r := fixtures.New(b, fixtures.Options{})
-	mustCustody(b, r, 0, "init")
-	fx := &planFixture{r: r, trees: make([]planTree, n)}
-	for i := range fx.trees {
-		id, path := newTree(b, r, fmt.Sprintf("bench-%03d", i))
-		fx.trees[i] = planTree{id: id, path: path, kind: planKinds[i%len(planKinds)]}
+	if res.Code != exitOK && res.Code != exitPending {
+		b.Fatalf("custody plan: want exit 0 or %d, got\n%s", exitPending, res)
 	}
-	// Ignored files are ignored through the shared info/exclude, so the
-	// trees stay clean for plain `git status`.
-	excl := filepath.Join(r.Dir, ".git", "info", "exclude")
-	old, err := os.ReadFile(excl)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(excl, append(old, "\n*.secret\n"...), 0o644); err != nil {
-		b.Fatal(err)
-	}
-
-	env := r.Env() // fixed dates: every parallel git call sees the same environment
-	git := func(dir string, args ...string) (string, error) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = env
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil {
-			return "", fmt.Errorf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, errb.String())
-		}
-		return strings.TrimSpace(out.String()), nil
-	}
-	write := func(dir, name, content string) error {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(p, []byte(content), 0o644)
-	}
-	commit := func(t *planTree, i int) error {
-		name := fmt.Sprintf("work/%03d.txt", i)
-		if err := write(t.path, name, fmt.Sprintf("work of tree %d\n", i)); err != nil {
-			return err
-		}
-		if _, err := git(t.path, "add", "-A"); err != nil {
-			return err
-		}
-		if _, err := git(t.path, "commit", "-q", "-m", "work "+t.id); err != nil {
-			return err
-		}
-		head, err := git(t.path, "rev-parse", "HEAD")
-		t.head = head
-		return err
-	}
-	shape := func(i int) error {
-		t := &fx.trees[i]
-		switch t.kind {
-		case kindMergedMain, kindMergedBranch, kindUnpushed:
-			return commit(t, i)
-		case kindUntracked:
-			return write(t.path, "notes/todo.txt", "mine\n")
-		case kindIgnored:
-			return write(t.path, "db/local.secret", "password\n")
-		case kindTracked:
-			if i%20 < 10 {
-				return write(t.path, "README", "edited\n")
-			}
-			if err := write(t.path, "staged.txt", "staged\n"); err != nil {
-				return err
-			}
-			_, err := git(t.path, "add", "staged.txt")
-			return err
-		}
-		return nil
-	}
-	next := make(chan int)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for range max(2, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for i := range next {
-				errs[i] = shape(i)
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-
-	// One merge into main (the "ours" strategy takes any number of heads;
-	// ancestry is what counts) and one batched push of main plus a branch
-	// per tree merged elsewhere.
-	var toMain []string
-	push := []string{"push", "-q", "origin", "main"}
-	for _, t := range fx.trees {
-		switch t.kind {
-		case kindMergedMain:
-			toMain = append(toMain, t.head)
-		case kindMergedBranch:
-			push = append(push, t.head+":refs/heads/feature/"+t.id)
-		}
-	}
-	if len(toMain) > 0 {
-		r.Git(append([]string{"merge", "-q", "-s", "ours", "--no-edit", "-m", "merge finished work"}, toMain...)...)
-	}
-	r.Git(push...)
-
-	ids := make([]string, n)
-	for i, t := range fx.trees {
-		ids[i] = t.id
-	}
-	mustCustody(b, r, 0, append([]string{"finish"}, ids...)...)
-	return fx
 }
 
 // check runs the plan once and proves the benchmark measures real work: one
-// item per tree, each finished, with the action and refusal its kind calls for.
-func (fx *planFixture) check(b *testing.B) {
+// item per tree, each in its state, with the action and refusal its kind
+// calls for.
+func (fl *fleet) check(b *testing.B) {
 	b.Helper()
-	res := custody(b, fx.r, "plan", "--json")
-	if res.Code != exitPending {
-		b.Fatalf("custody plan: want exit %d (finished trees kept), got\n%s", exitPending, res)
-	}
+	_, res := fl.run(b, nil, "plan", "--json")
+	wantPlanExit(b, res)
 	items := decodeResult[machine.Plan](b, res, "plan").Items
-	if len(items) != len(fx.trees) {
-		b.Fatalf("plan has %d items, want %d", len(items), len(fx.trees))
+	if len(items) != len(fl.trees) {
+		b.Fatalf("plan has %d items, want %d", len(items), len(fl.trees))
 	}
 	kinds := map[string]int{}
-	for _, t := range fx.trees {
+	for _, t := range fl.trees {
 		kinds[t.id] = t.kind
 	}
 	for _, it := range items {
@@ -299,13 +155,109 @@ func (fx *planFixture) check(b *testing.B) {
 		if it.Refusal != nil {
 			code = string(it.Refusal.Code)
 		}
-		want, wantAction := wantCode[kind], "remove"
-		if want != "" {
-			wantAction = "keep"
-		}
-		if it.State != "finished" || string(it.Action) != wantAction || code != want {
-			b.Fatalf("plan item %s (kind %d): state %s action %s refusal %q, want finished %s %q",
-				it.ID, kind, it.State, it.Action, code, wantAction, want)
+		want := kindWants[kind]
+		if string(it.State) != want.state || string(it.Action) != want.action || code != want.code {
+			b.Fatalf("plan item %s (kind %d): state %s action %s refusal %q, want %s %s %q",
+				it.ID, kind, it.State, it.Action, code, want.state, want.action, want.code)
 		}
 	}
+}
+
+// apply removes the plan's removable trees: the first half timed against a
+// bare `git worktree remove` loop over as many plain trees of the same
+// checkout, the second half with git counted.
+func (fl *fleet) apply(b *testing.B) {
+	b.Helper()
+	planFile := filepath.Join(fl.r.Root, "bench-plan.json")
+	_, res := fl.run(b, nil, "plan", "-o", planFile)
+	wantPlanExit(b, res)
+	var ids []string
+	for _, t := range fl.trees {
+		if kindWants[t.kind].action == string(machine.ActionRemove) {
+			ids = append(ids, t.id)
+		}
+	}
+	timed, counted := ids[:len(ids)/2], ids[len(ids)/2:]
+	if len(timed) == 0 || len(counted) == 0 {
+		b.Fatalf("%d removable trees: too few to measure apply", len(ids))
+	}
+	var active string
+	for _, t := range fl.trees {
+		if t.kind == kindActive {
+			active = t.id
+		}
+	}
+	listBefore, showBefore := fl.readCosts(b, active)
+	bare := fl.plainTrees(b, "bare", len(timed))
+	var loop usage
+	for _, p := range bare {
+		loop.add(fl.git(b, nil, fl.r.Dir, "worktree", "remove", p))
+	}
+	only := func(ids []string) []string {
+		args := []string{"apply", "--json"}
+		for _, id := range ids {
+			args = append(args, "--only", id)
+		}
+		return append(args, planFile)
+	}
+	custodyRun, res := fl.run(b, nil, only(timed)...)
+	wantRemoved(b, res, timed)
+	_, res = fl.run(b, fl.shim, only(counted)...)
+	wantRemoved(b, res, counted)
+	gitRuns := fl.shim.take(b)
+	listAfter, showAfter := fl.readCosts(b, active)
+	b.ReportMetric(listAfter.wallMs()/listBefore.wallMs(), "list-after/before")
+	b.ReportMetric(showAfter.wallMs()/showBefore.wallMs(), "show-after/before")
+	b.Logf("list %.1fms before apply, %.1fms after it tombstoned %d records; show of an active record's history %.1fms before, %.1fms after (wall, best of 5)",
+		listBefore.wallMs(), listAfter.wallMs(), len(ids), showBefore.wallMs(), showAfter.wallMs())
+	k := float64(len(timed))
+	c, f := custodyRun, loop
+	b.ReportMetric(c.wallMs()/k, "custody-ms/removal")
+	b.ReportMetric(f.wallMs()/k, "bare-ms/removal")
+	b.ReportMetric(c.wallMs()/f.wallMs(), "wall-ratio")
+	b.ReportMetric(c.cpuMs()/f.cpuMs(), "cpu-ratio")
+	b.ReportMetric(float64(gitRuns)/float64(len(counted)), "git/removal")
+	b.Logf("apply of %d removals: custody %.0fms wall %.0fms cpu (%.1f ms/removal), bare git worktree remove loop %.0fms wall %.0fms cpu (%.1f ms/removal): wall ratio %.2f, cpu ratio %.2f; git processes %.2f per removal (%d for %d, the command's own included)",
+		len(timed), c.wallMs(), c.cpuMs(), c.wallMs()/k, f.wallMs(), f.cpuMs(), f.wallMs()/k,
+		c.wallMs()/f.wallMs(), c.cpuMs()/f.cpuMs(), float64(gitRuns)/float64(len(counted)), gitRuns, len(counted))
+}
+
+// wantRemoved requires apply to have removed exactly ids.
+func wantRemoved(b *testing.B, res result, ids []string) {
+	b.Helper()
+	if res.Code != exitOK {
+		b.Fatalf("custody apply: want exit 0, got\n%s", res)
+	}
+	var got []string
+	for _, it := range decodeResult[steps.ApplyResult](b, res, "apply").Items {
+		if it.Outcome != machine.OutcomeRemoved {
+			b.Fatalf("apply %s: %s, want removed\n%s", it.ID, it.Outcome, res)
+		}
+		got = append(got, it.ID)
+	}
+	slices.Sort(got)
+	want := slices.Sorted(slices.Values(ids))
+	if !slices.Equal(got, want) {
+		b.Fatalf("apply removed %s, want %s", strings.Join(got, " "), strings.Join(want, " "))
+	}
+}
+
+// readCosts is the best of five runs of `custody list --json` and of
+// `custody show ID --json` (an active record, observed fresh both times).
+func (fl *fleet) readCosts(b *testing.B, id string) (list, show usage) {
+	b.Helper()
+	best := func(args ...string) usage {
+		var min usage
+		for i := range 5 {
+			u, res := fl.run(b, nil, args...)
+			if res.Code != exitOK && res.Code != exitPending {
+				b.Fatalf("custody %s: %s", strings.Join(args, " "), res)
+			}
+			if i == 0 || u.wall < min.wall {
+				min = u
+			}
+		}
+		return min
+	}
+	return best("list", "--json"), best("show", id, "--json")
 }

@@ -33,7 +33,11 @@ func (c *ListCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	recs, err := e.Store.List()
+	list := e.Store.ListLive // tombstoned records are not read unless asked for
+	if c.All {
+		list = e.Store.List
+	}
+	recs, err := list()
 	if err != nil {
 		return err
 	}

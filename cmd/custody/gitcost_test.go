@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+)
+
+// gitRuns counts the git commands a --debug trace shows whose argument
+// list starts with prefix (after "git").
+func gitRuns(trace, prefix string) int {
+	n := 0
+	for _, line := range strings.Split(trace, "\n") {
+		if strings.HasPrefix(line, "+ git "+prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestGitWorkPerTree: the git work of plan and apply grows by what each
+// tree needs, never by what the fleet holds. Over three trees whose commits
+// main merged (each an ancestor of the advertised main, none a tip):
+// plan runs one status per tree, reads every index itself (no ls-files),
+// answers every tree's ancestry with one rev-list (no merge-base) and
+// asks the remote once; apply asks the remote once for all its items,
+// reads no branch list, proves ancestry without merge-base, and reads git's
+// registry once per removal (to verify it) beside the command's own read.
+func TestGitWorkPerTree(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	var ids, heads []string
+	for i := range 3 {
+		id, path := newTree(t, r, fmt.Sprintf("cost%d", i))
+		heads = append(heads, r.Commit(path, "w.txt", fmt.Sprintf("work %d\n", i)))
+		ids = append(ids, id)
+	}
+	r.Git(append([]string{"merge", "-q", "-s", "ours", "--no-edit", "-m", "merge the work"}, heads...)...)
+	r.Git("push", "-q", "origin", "main")
+	mustCustody(t, r, 0, append([]string{"finish"}, ids...)...)
+
+	file := sfPlanFile(t, r)
+	plan := mustCustody(t, r, 0, "plan", "-o", file, "--debug")
+	for _, c := range []struct {
+		cmd  string
+		want int
+	}{
+		{"-c core.fsmonitor=false", 3}, // status, one per tree
+		{"ls-files", 0},
+		{"merge-base", 0},
+		{"rev-list --stdin", 1},
+		{"ls-remote --refs", 1},
+	} {
+		if got := gitRuns(plan.Stderr, c.cmd); got != c.want {
+			t.Errorf("plan ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, plan.Stderr)
+		}
+	}
+
+	apply := mustCustody(t, r, 0, "apply", file, "--json", "--debug")
+	for _, it := range decodeResult[steps.ApplyResult](t, apply, "apply").Items {
+		if it.Outcome != machine.OutcomeRemoved {
+			t.Fatalf("apply %s: %s, want removed", it.ID, it.Outcome)
+		}
+	}
+	for _, c := range []struct {
+		cmd  string
+		want int
+	}{
+		{"ls-remote --refs", 1},
+		{"merge-base", 0},
+		{"for-each-ref", 0},
+		{"ls-files", 0},
+		{"-c core.fsmonitor=false", 6}, // the observation and the final one, per tree
+		{"worktree list", 1 + 3},       // the command's own, then one verification per removal
+	} {
+		if got := gitRuns(apply.Stderr, c.cmd); got != c.want {
+			t.Errorf("apply ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, apply.Stderr)
+		}
+	}
+}

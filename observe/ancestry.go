@@ -1,0 +1,62 @@
+package observe
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// Ancestors answers, with one `git rev-list --stdin` for all of them,
+// which of heads are ancestors of (or equal to) tip: rev-list lists every
+// commit reachable from a head and not from tip, so a head it does not
+// list is reachable from tip. It is the question Prove asks of each head
+// first, asked once for a whole plan or apply; a commit's ancestry never
+// changes, so the answer stays true for as long as tip is the tip proved
+// against.
+func Ancestors(ctx context.Context, g *Git, repo Repo, tip string, heads []string) (map[string]bool, error) {
+	var in bytes.Buffer
+	in.WriteString("^" + tip + "\n")
+	want := map[string]bool{}
+	for _, h := range heads {
+		if !isHexOID(h) || want[h] {
+			continue
+		}
+		want[h] = true
+		in.WriteString(h + "\n")
+	}
+	out := map[string]bool{}
+	if len(want) == 0 {
+		return out, nil
+	}
+	listed, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "rev-list", "--stdin")
+	if err != nil {
+		return nil, fmt.Errorf("ancestry of %d heads against %s: %w", len(want), tip, err)
+	}
+	for _, line := range strings.Split(string(listed), "\n") {
+		delete(want, strings.TrimSpace(line))
+	}
+	for h := range want {
+		out[h] = true
+	}
+	return out, nil
+}
+
+// proveKnowing is Prove for a head whose ancestry of the view's first tip
+// was answered already (known, from Ancestors over that tip): an ancestor
+// gets the proof Prove would give it without asking git again; any other
+// head is proved by Prove.
+func proveKnowing(ctx context.Context, g *Git, repo Repo, head string, v *RemoteView, known map[string]bool) (*machine.Proof, error) {
+	if v == nil || len(v.Tips) == 0 || head == "" || !known[head] {
+		return Prove(ctx, g, repo, head, v)
+	}
+	for _, t := range v.Tips {
+		if t.Commit == head {
+			return Prove(ctx, g, repo, head, v) // a tip itself: Prove asks git nothing
+		}
+	}
+	t := v.Tips[0]
+	return &machine.Proof{Kind: machine.ProofAncestry, Remote: t.Remote, Ref: t.Ref, Tip: t.Commit, Head: head}, nil
+}

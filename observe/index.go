@@ -1,0 +1,229 @@
+package observe
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/custody-sh/custody/observe/safefile"
+)
+
+// errIndexUnreadable is returned by ParseIndex for an index custody does
+// not read itself exactly (a split or sparse index, an extension it does
+// not know, a checksum that does not match, another version): the caller
+// asks git (`git ls-files`) instead, whose answer or error is used.
+var errIndexUnreadable = errors.New("the index is not one custody reads exactly")
+
+// indexFileLimit bounds what custody reads of an index file itself; a
+// larger one is left to git.
+const indexFileLimit = 256 << 20
+
+// ignorableIndexExtensions are the optional index extensions that change
+// no entry: the cache tree, resolve-undo, the untracked cache, the
+// fsmonitor token and the two offset tables. Any other extension (a split
+// index's link, a sparse index's sdir, one custody does not know) sends the
+// read to git.
+var ignorableIndexExtensions = map[string]bool{"TREE": true, "REUC": true, "UNTR": true, "FSMN": true, "EOIE": true, "IEOT": true}
+
+// Index entry flag bits (git's read-cache.c).
+const (
+	indexFlagValid     = 0x8000 // assume-unchanged
+	indexFlagExtended  = 0x4000
+	indexFlagStageMask = 0x3000
+	indexFlagNameMask  = 0x0fff
+	indexExtSkip       = 0x4000 // skip-worktree, in the extended flags
+	indexExtMask       = 0x6000 // skip-worktree | intent-to-add: all git writes
+)
+
+// ReadIndexFile reads the index file at p (its object format told by its
+// checksum) with ParseIndex. Any failure to read it, a missing file
+// included, is errIndexUnreadable: git is asked instead. So is an index
+// with a skip-worktree entry: in a sparse checkout git clears that bit, as
+// it reads, for every entry whose file is present on disk, and what git
+// says of the tree is what counts.
+func ReadIndexFile(p string) ([]IndexEntry, error) {
+	b, err := safefile.Read(p, indexFileLimit)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errIndexUnreadable, err)
+	}
+	ents, err := ParseIndex(b, indexFormat(b))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if e.SkipWorktree() {
+			return nil, fmt.Errorf("%w: skip-worktree entries (%s)", errIndexUnreadable, e.Path)
+		}
+	}
+	return ents, nil
+}
+
+// indexFormat is the object format whose checksum ends b ("" if none).
+func indexFormat(b []byte) ObjectFormat {
+	if n := len(b) - sha1.Size; n >= 0 {
+		if s := sha1.Sum(b[:n]); bytes.Equal(s[:], b[n:]) {
+			return FormatSHA1
+		}
+	}
+	if n := len(b) - sha256.Size; n >= 0 {
+		if s := sha256.Sum256(b[:n]); bytes.Equal(s[:], b[n:]) {
+			return FormatSHA256
+		}
+	}
+	return ""
+}
+
+// ParseIndex parses a git index file (versions 2, 3 and 4) whose object ids
+// are in format into the entries `git ls-files -v -s -z` lists, in the same
+// order and with the same tags: H cached, S skip-worktree, M unmerged
+// (stage above 0), lower case when assume-unchanged. Only what an exact
+// answer needs is read; an index it cannot vouch for is errIndexUnreadable.
+func ParseIndex(b []byte, format ObjectFormat) ([]IndexEntry, error) {
+	unreadable := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", errIndexUnreadable, fmt.Sprintf(format, args...))
+	}
+	var hashLen int
+	switch format {
+	case FormatSHA1:
+		hashLen = sha1.Size
+	case FormatSHA256:
+		hashLen = sha256.Size
+	default:
+		return nil, unreadable("object format %q", format)
+	}
+	if len(b) < 12+hashLen || string(b[:4]) != "DIRC" {
+		return nil, unreadable("no index header")
+	}
+	body, sum := b[:len(b)-hashLen], b[len(b)-hashLen:]
+	var got []byte
+	if format == FormatSHA256 {
+		s := sha256.Sum256(body)
+		got = s[:]
+	} else {
+		s := sha1.Sum(body)
+		got = s[:]
+	}
+	if !bytes.Equal(got, sum) {
+		return nil, unreadable("checksum mismatch (or index.skipHash)")
+	}
+	version := binary.BigEndian.Uint32(b[4:8])
+	if version < 2 || version > 4 {
+		return nil, unreadable("version %d", version)
+	}
+	count := binary.BigEndian.Uint32(b[8:12])
+	if uint64(count) > uint64(len(body)) {
+		return nil, unreadable("%d entries in %d bytes", count, len(body))
+	}
+	out := make([]IndexEntry, 0, count)
+	off := 12
+	var prev []byte
+	const statLen = 40 // ctime, mtime, dev, ino, mode, uid, gid, size
+	for i := uint32(0); i < count; i++ {
+		start := off
+		if off+statLen+hashLen+2 > len(body) {
+			return nil, unreadable("entry %d is truncated", i)
+		}
+		mode := binary.BigEndian.Uint32(body[off+24 : off+28])
+		off += statLen
+		oid := hex.EncodeToString(body[off : off+hashLen])
+		off += hashLen
+		flags := binary.BigEndian.Uint16(body[off : off+2])
+		off += 2
+		var ext uint16
+		if flags&indexFlagExtended != 0 {
+			if version < 3 || off+2 > len(body) {
+				return nil, unreadable("entry %d has extended flags in version %d", i, version)
+			}
+			ext = binary.BigEndian.Uint16(body[off : off+2])
+			off += 2
+			if ext&^indexExtMask != 0 {
+				return nil, unreadable("entry %d has unknown extended flags %#x", i, ext)
+			}
+		}
+		var path []byte
+		if version == 4 {
+			strip, n := gitVarint(body[off:])
+			if n <= 0 || strip > uint64(len(prev)) {
+				return nil, unreadable("entry %d has a bad path prefix", i)
+			}
+			off += n
+			end := bytes.IndexByte(body[off:], 0)
+			if end < 0 {
+				return nil, unreadable("entry %d has no path end", i)
+			}
+			path = append(append([]byte(nil), prev[:len(prev)-int(strip)]...), body[off:off+end]...)
+			off += end + 1
+		} else {
+			end := bytes.IndexByte(body[off:], 0)
+			if end < 0 {
+				return nil, unreadable("entry %d has no path end", i)
+			}
+			path = body[off : off+end]
+			// 1 to 8 NULs pad the entry to a multiple of 8 bytes.
+			off = start + (off-start+end+8)&^7
+			if off > len(body) {
+				return nil, unreadable("entry %d padding is truncated", i)
+			}
+		}
+		if n := int(flags & indexFlagNameMask); n != len(path) && !(n == indexFlagNameMask && len(path) >= n) {
+			return nil, unreadable("entry %d: name length %d, path of %d bytes", i, n, len(path))
+		}
+		if len(path) == 0 || mode&0o170000 == 0o040000 {
+			return nil, unreadable("entry %d is a sparse directory or has no path", i)
+		}
+		prev = path
+		stage := int(flags&indexFlagStageMask) >> 12
+		tag := byte('H')
+		switch {
+		case stage > 0:
+			tag = 'M'
+		case ext&indexExtSkip != 0:
+			tag = 'S'
+		}
+		if flags&indexFlagValid != 0 {
+			tag += 'a' - 'A'
+		}
+		out = append(out, IndexEntry{Tag: tag, Mode: fmt.Sprintf("%06o", mode), OID: oid, Stage: stage, Path: string(path)})
+	}
+	for off < len(body) {
+		if off+8 > len(body) {
+			return nil, unreadable("truncated extension header")
+		}
+		sig := string(body[off : off+4])
+		size := binary.BigEndian.Uint32(body[off+4 : off+8])
+		if !ignorableIndexExtensions[sig] {
+			return nil, unreadable("extension %s", strconv.Quote(sig))
+		}
+		if uint64(size) > uint64(len(body)-off-8) {
+			return nil, unreadable("extension %s is truncated", sig)
+		}
+		off += 8 + int(size)
+	}
+	return out, nil
+}
+
+// gitVarint decodes git's offset varint (varint.c, not LEB128): big-endian
+// 7-bit groups, each continuation adding one. It returns the value and the
+// bytes read, or n <= 0 when b ends first or the value overflows.
+func gitVarint(b []byte) (uint64, int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	c := b[0]
+	val := uint64(c & 127)
+	n := 1
+	for c&128 != 0 {
+		if n >= len(b) || n > 9 {
+			return 0, -1
+		}
+		c = b[n]
+		n++
+		val = ((val + 1) << 7) | uint64(c&127)
+	}
+	return val, n
+}
