@@ -1,8 +1,6 @@
 package observe
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -91,13 +89,13 @@ func allBranches(ctx context.Context, g *Git, repo Repo) (map[string]string, err
 	if err != nil {
 		return nil, fmt.Errorf("read local branches: %w", err)
 	}
+	lines, err := ParseRefLines(refs)
+	if err != nil {
+		return nil, fmt.Errorf("read local branches: %w", err)
+	}
 	out := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(refs))
-	for sc.Scan() {
-		oid, ref, ok := strings.Cut(sc.Text(), " ")
-		if ok {
-			out[strings.TrimPrefix(ref, "refs/heads/")] = oid
-		}
+	for _, l := range lines {
+		out[strings.TrimPrefix(l.Name, "refs/heads/")] = l.Object
 	}
 	return out, nil
 }
