@@ -132,7 +132,13 @@ type ReportSummary struct {
 	TreesDiscarded     int       `json:"trees_discarded"`
 	ResourcesMade      int       `json:"resources_made"`
 	ResourcesDestroyed int       `json:"resources_destroyed"`
+	// Archives counts archives sealed (the archive kind's seal),
+	// ArchivesUsed the removals a sealed archive proved (a worktree removed
+	// on proof kind archive) and ArchivesPruned archives deleted once their
+	// work was published (the archive kind's pruned).
 	Archives           int       `json:"archives"`
+	ArchivesUsed       int       `json:"archives_used_as_proof"`
+	ArchivesPruned     int       `json:"archives_pruned"`
 	RecoveryRefs       int       `json:"recovery_refs"`
 	Resumed            int       `json:"resumed"`
 	Redacted           int       `json:"redacted"`
@@ -305,6 +311,9 @@ func (a *Audit) Add(e ReportEntry) []ReportSection {
 		if r.Proof == nil {
 			r.Proof = e.Proof
 		}
+		if Kind(e.Kind) == KindWorktree && r.Proof != nil && r.Proof.Kind == ProofArchive {
+			a.sum.ArchivesUsed++
+		}
 		s.Removals = append(s.Removals, *r)
 		delete(a.removal, record)
 	case e.Trigger == string(TriggerAbandon):
@@ -360,8 +369,10 @@ func (a *Audit) count(e ReportEntry) {
 		s.ResourcesMade++
 	case kind == KindResource && e.To == StateTombstoned.String() && e.From == StateRemoving.String():
 		s.ResourcesDestroyed++
-	case strings.HasPrefix(e.Kind, "archive") && e.To == StateActive.String():
+	case kind == KindArchive && e.Trigger == string(TriggerSeal):
 		s.Archives++
+	case kind == KindArchive && e.Trigger == string(TriggerPruned):
+		s.ArchivesPruned++
 	case e.Event == "recovered":
 		var d recoveredDetail
 		if json.Unmarshal(e.Detail, &d) == nil {

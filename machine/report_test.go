@@ -221,3 +221,59 @@ func TestJSONSchemaShapes(t *testing.T) {
 		t.Errorf("schema (-want +got):\n%s", d)
 	}
 }
+
+// TestAuditArchiveCounts: the summary counts archives from the archive
+// kind's entries (sealed, pruned; a discarded capture is neither) and the
+// removals a sealed archive proved, from the proof the removal carried.
+func TestAuditArchiveCounts(t *testing.T) {
+	archive := func(id string, seq uint64, pruned bool) []ReportEntry {
+		es := []ReportEntry{
+			rpe(seq, id, "archive", "none", "provisioning", "capture", `{"kind":"archive-capture"}`, "capture intent"),
+			rpe(seq+1, id, "archive", "provisioning", "active", "seal", "", "sealed"),
+			rpe(seq+2, id, "archive", "active", "finished", "sole-copy", "", "sole copy"),
+		}
+		if pruned {
+			es = append(es, rpe(seq+3, id, "archive", "finished", "removing", "prune", `{"kind":"archive-prune"}`, "prune intent"),
+				rpe(seq+4, id, "archive", "removing", "tombstoned", "pruned", "", "pruned"))
+		}
+		return es
+	}
+	removal := func(id string, seq uint64, proof string) []ReportEntry {
+		es := rpLifecycle(id)
+		for i := range es {
+			es[i].Seq = seq + uint64(i)
+		}
+		return append(es,
+			rpe(seq+3, id, "worktree", "finished", "removing", "remove", `{"kind":"removal","proof":`+proof+`}`, "removal intent"),
+			rpe(seq+4, id, "worktree", "removing", "tombstoned", "removed", "", "removed"))
+	}
+	for _, tc := range []struct {
+		name    string
+		entries []ReportEntry
+		made    int
+		used    int
+		pruned  int
+	}{
+		{name: "none", entries: removal("w", 1, `{"kind":"ancestry","head":"`+rpC1+`"}`)},
+		{name: "sealed, kept", entries: archive("a-1", 1, false), made: 1},
+		{name: "sealed and pruned", entries: archive("a-1", 1, true), made: 1, pruned: 1},
+		{name: "discarded capture", entries: []ReportEntry{
+			rpe(1, "a-1", "archive", "none", "provisioning", "capture", `{"kind":"archive-capture"}`, "capture intent"),
+			rpe(2, "a-1", "archive", "provisioning", "tombstoned", "discard", "", "discarded"),
+		}},
+		{name: "used as proof, then pruned", entries: append(append(archive("a-1", 1, false),
+			removal("w", 10, `{"kind":"archive","ref":"a-1","head":"`+rpC1+`"}`)...),
+			rpe(20, "a-1", "archive", "finished", "removing", "prune", `{"kind":"archive-prune"}`, "prune intent"),
+			rpe(21, "a-1", "archive", "removing", "tombstoned", "pruned", "", "pruned")), made: 1, used: 1, pruned: 1},
+		{name: "a removal on another proof uses no archive", entries: append(archive("a-1", 1, false),
+			removal("w", 10, `{"kind":"squash-merged","head":"`+rpC1+`"}`)...), made: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, sum := rpRun(tc.entries)
+			got := [3]int{sum.Archives, sum.ArchivesUsed, sum.ArchivesPruned}
+			if d := cmp.Diff([3]int{tc.made, tc.used, tc.pruned}, got); d != "" {
+				t.Errorf("archives made, used, pruned (-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -63,6 +63,8 @@ func summaryRows(s machine.ReportSummary) [][2]string {
 		{"resources made", n(s.ResourcesMade)},
 		{"resources destroyed", n(s.ResourcesDestroyed)},
 		{"archives sealed", n(s.Archives)},
+		{"archives used as proof", n(s.ArchivesUsed)},
+		{"archives pruned", n(s.ArchivesPruned)},
 		{"recovery refs written", n(s.RecoveryRefs)},
 		{"interrupted intents resumed", n(s.Resumed)},
 		{"records", n(s.Records)},
@@ -127,6 +129,9 @@ func removalLines(r machine.ReportRemoval) []string {
 			}
 		}
 		out = append(out, "Proof: "+orNone(kind)+" — "+strings.Join(rest, "; "))
+		if kind == string(machine.ProofArchive) {
+			out = append(out, archiveLine(r.Proof))
+		}
 	case r.Proof != nil:
 		p := r.Proof
 		line := "Proof: " + string(p.Kind) + " — remote " + orNone(p.Remote) + "; ref " + orNone(p.Ref) + "; tip " + orNone(p.Tip) + "; head " + orNone(p.Head)
@@ -137,6 +142,9 @@ func removalLines(r machine.ReportRemoval) []string {
 			line += "; base " + p.Base
 		}
 		out = append(out, line)
+		if p.Kind == machine.ProofArchive {
+			out = append(out, archiveLine(p))
+		}
 	default:
 		out = append(out, "Proof: none journaled")
 	}
@@ -163,6 +171,17 @@ func removalLines(r machine.ReportRemoval) []string {
 		out = append(out, "Recovered file: "+f)
 	}
 	return out
+}
+
+// archiveLine names the archive an archive-backed removal stood on: the
+// only copy of the tree's unpublished work once the tree is gone.
+func archiveLine(p *machine.Proof) string {
+	id, head := "", ""
+	if p != nil {
+		id, head = p.Ref, p.Head
+	}
+	return "Archive: " + orNone(id) + " holds this tree's unpublished work at " + orNone(head) +
+		" (its own section shows it sealed; restore with custody archive restore " + orNone(id) + " DIR)."
 }
 
 func abandonLine(s machine.ReportSection) string {

@@ -31,9 +31,9 @@ import (
 var updateReport = flag.Bool("update-report", false, "rewrite testdata/report/history.jsonl and history.png from a fresh realistic history")
 
 // rpHistory builds the realistic history and returns the repository and
-// the ids of the removed trees by the proof kind that removed them, and the
-// kept tree's id.
-func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept string) {
+// the ids of the removed trees by the proof kind that removed them, the
+// kept tree's id and the id of the archive one removal stood on.
+func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept, archive string) {
 	t.Helper()
 	r = fixtures.New(t, fixtures.Options{})
 	mustCustody(t, r, 0, "init")
@@ -67,7 +67,24 @@ func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept 
 	r.Push(crashPath, "crash")
 	removed[crash] = string(machine.ProofAncestry)
 
+	// Unpublished work, archived: removed on the archive's proof, and the
+	// archive pruned once its commits were published.
+	arc, arcPath := newTree(t, r, "archived")
+	r.Commit(arcPath, "a.txt", "only in the archive\n")
+	arcHead := r.Head(arcPath)
+	// Its copied .env left out, the archive holds commits only, so it
+	// may be pruned once they are published.
+	if err := os.Remove(filepath.Join(arcPath, ".env")); err != nil {
+		t.Fatal(err)
+	}
+	removed[arc] = string(machine.ProofArchive)
+
 	mustCustody(t, r, 0, "finish", anc, pe, sq, kept, crash)
+	fin := decodeResult[finishArchiveResult](t, mustCustody(t, r, 0, "--json", "finish", "--archive", arc), "finish")
+	if len(fin.Archives) != 1 {
+		t.Fatalf("finish --archive = %+v", fin)
+	}
+	archive = fin.Archives[0].ID
 	plan := filepath.Join(r.Root, "plan.json")
 	rpPlan(t, r, "-o", plan)
 	csMustBeKilled(t, r, "apply/after-intent", "apply", plan, "--only", crash)
@@ -78,7 +95,9 @@ func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept 
 			t.Fatalf("%s is %s after apply, not tombstoned", id, st)
 		}
 	}
-	return r, removed, kept
+	r.Git("push", "-q", "origin", arcHead+":refs/heads/archived")
+	mustCustody(t, r, 0, "archive", "prune", "--apply", archive)
+	return r, removed, kept, archive
 }
 
 // rpPlan runs custody plan, which exits 0 or 3 with a kept tree (whether a
@@ -237,7 +256,7 @@ func rpSections(dom string) map[string]string {
 // credential.
 func TestReportRealisticHistory(t *testing.T) {
 	t.Parallel()
-	r, removed, kept := rpHistory(t)
+	r, removed, kept, archive := rpHistory(t)
 	page := filepath.Join(r.Root, "report.html")
 	mustCustody(t, r, 0, "journal", "report", "-o", page)
 	dom, _, netlog := rpBrowse(t, page)
@@ -253,6 +272,26 @@ func TestReportRealisticHistory(t *testing.T) {
 			if !strings.Contains(s, want) {
 				t.Errorf("section %s lacks %q:\n%s", id, want, s)
 			}
+		}
+	}
+	// The archive-backed removal names its archive and the proof, and the
+	// archive's own section shows it sealed, the sole copy, then pruned.
+	for id, kind := range removed {
+		if kind != string(machine.ProofArchive) {
+			continue
+		}
+		for _, want := range []string{"Proof: archive — ref " + archive, "Archive: " + archive + " holds this tree's unpublished work"} {
+			if !strings.Contains(secs[id], want) {
+				t.Errorf("the archive-backed removal %s lacks %q:\n%s", id, want, secs[id])
+			}
+		}
+	}
+	if s := secs[archive]; !strings.Contains(s, "(seal)") || !strings.Contains(s, "(sole-copy)") || !strings.Contains(s, "(pruned)") {
+		t.Errorf("the archive's section does not show it sealed, the sole copy and pruned:\n%s", s)
+	}
+	for _, row := range []string{"archives sealed", "archives used as proof", "archives pruned"} {
+		if !strings.Contains(dom, "<td>"+row+"</td><td class=\"mono\">1</td>") {
+			t.Errorf("the summary does not count 1 for %q", row)
 		}
 	}
 	if s := secs[kept]; !strings.Contains(s, "finished") || strings.Contains(s, "Proof:") {

@@ -23,18 +23,18 @@ const schemaBase = "https://custody.sh/schemas/"
 
 // schemas returns every versioned surface's JSON Schema, by its file name
 // in docs/schemas/, drawn from the Go types that write it (machine.JSONSchema).
-// The archive manifest joins this list when archives exist.
 func schemas() map[string][]byte {
 	out := map[string][]byte{}
 	for name, s := range map[string]struct {
 		v     any
 		title string
 	}{
-		"plan.json":           {machine.Plan{}, "custody.plan/1: a plan file (custody plan -o)"},
-		"journal-entry.json":  {exportLine{}, "one line of custody journal export (jsonl), redacted or not"},
-		"envelope-ok.json":    {okEnvelope{}, "the --json envelope of a command that did its work (exit 0 or 3), on stdout"},
-		"envelope-error.json": {errEnvelope{}, "the --json envelope of a command that failed (exit 1), on stderr"},
-		"report-summary.json": {steps.ReportResult{}, "the result of custody journal report --json: its summary and verification banner"},
+		"plan.json":             {machine.Plan{}, "custody.plan/1: a plan file (custody plan -o)"},
+		"journal-entry.json":    {exportLine{}, "one line of custody journal export (jsonl), redacted or not"},
+		"envelope-ok.json":      {okEnvelope{}, "the --json envelope of a command that did its work (exit 0 or 3), on stdout"},
+		"envelope-error.json":   {errEnvelope{}, "the --json envelope of a command that failed (exit 1), on stderr"},
+		"report-summary.json":   {steps.ReportResult{}, "the result of custody journal report --json: its summary and verification banner"},
+		"archive-manifest.json": {machine.ArchiveManifest{}, machine.ArchiveFormat + ": the manifest.json of an archive directory"},
 	} {
 		b, err := json.MarshalIndent(machine.JSONSchema(s.v, schemaBase+name, s.title), "", "  ")
 		if err != nil {
