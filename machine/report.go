@@ -136,14 +136,14 @@ type ReportSummary struct {
 	// ArchivesUsed the removals a sealed archive proved (a worktree removed
 	// on proof kind archive) and ArchivesPruned archives deleted once their
 	// work was published (the archive kind's pruned).
-	Archives           int       `json:"archives"`
-	ArchivesUsed       int       `json:"archives_used_as_proof"`
-	ArchivesPruned     int       `json:"archives_pruned"`
-	RecoveryRefs       int       `json:"recovery_refs"`
-	Resumed            int       `json:"resumed"`
-	Redacted           int       `json:"redacted"`
-	CustodyVersion     string    `json:"custody_version"`
-	Records            int       `json:"records"`
+	Archives       int    `json:"archives"`
+	ArchivesUsed   int    `json:"archives_used_as_proof"`
+	ArchivesPruned int    `json:"archives_pruned"`
+	RecoveryRefs   int    `json:"recovery_refs"`
+	Resumed        int    `json:"resumed"`
+	Redacted       int    `json:"redacted"`
+	CustodyVersion string `json:"custody_version"`
+	Records        int    `json:"records"`
 }
 
 // ReportSummaryFormat names the summary's shape.
