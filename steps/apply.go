@@ -70,6 +70,10 @@ type applyRun struct {
 	// ancestors are the plan's heads known to be ancestors of view's first
 	// tip, asked once with view (observe.Ancestors).
 	ancestors map[string]bool
+	// trees are the tree ids of the plan's removal heads, asked once with
+	// view (commitTrees), against which each quarantine manifest may be
+	// read from the tree's index (headTree).
+	trees map[string]string
 }
 
 // Apply runs exactly the plan's actions (or those named in only), item by
@@ -162,6 +166,7 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 			}
 		}
 		run.ancestors = knownAncestors(ctx, e, view, heads)
+		run.trees = commitTrees(ctx, e, heads)
 	}
 	return applyItem(ctx, e, run, it, run.view)
 }
@@ -298,7 +303,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		}
 		failpoint("apply/after-intent")
 		pause("apply/after-intent")
-		return carryOutRemovalAgainst(ctx, e, removing, view, run.ancestors)
+		return carryOutRemovalAgainst(ctx, e, removing, view, run.ancestors, run.trees)
 	}
 	return Outcome{}, fmt.Errorf("%s kept changing under concurrent invocations", it.ID)
 }

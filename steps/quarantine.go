@@ -68,9 +68,16 @@ func manifestPath(e *Env, id string) string {
 // of HEAD's tree (recursing into checked-out submodules at their recorded
 // commits), the .git files, and .env when it holds only custody's lines
 // (its bytes as they are now), and each discarded build output directory.
-func buildManifest(ctx context.Context, e *Env, dir, commit string, envOwn bool, discarded []machine.DiscardedDir) (manifest, error) {
+// HEAD's entries come from the tree's index file when its entries hash to
+// commit's tree id, as head knows it (headTree.listing); else git lists
+// them.
+func buildManifest(ctx context.Context, e *Env, dir, commit string, head headTree, envOwn bool, discarded []machine.DiscardedDir) (manifest, error) {
 	m := manifest{".git": {Kind: "gitfile"}}
-	if err := addTree(ctx, e, m, dir, "", commit); err != nil {
+	if ents, ok := head.listing(e, commit); ok {
+		if err := addEntries(ctx, e, m, dir, "", ents); err != nil {
+			return nil, err
+		}
+	} else if err := addTree(ctx, e, m, dir, "", commit); err != nil {
 		return nil, err
 	}
 	for _, d := range discarded {
@@ -102,6 +109,12 @@ func addTree(ctx context.Context, e *Env, m manifest, top, prefix, commit string
 	if err != nil {
 		return fmt.Errorf("list %s at %s: %w", gitDir, commit, err)
 	}
+	return addEntries(ctx, e, m, top, prefix, ents)
+}
+
+// addEntries adds ents, the entries of the tree (or the submodule at
+// prefix) at top, to m, recursing into checked-out submodules.
+func addEntries(ctx context.Context, e *Env, m manifest, top, prefix string, ents []observe.TreeEntry) error {
 	for _, ent := range ents {
 		p := ent.Path
 		if prefix != "" {
@@ -229,17 +242,18 @@ func strayEntry(q string, m manifest, idLen int) (stray, why string, files, dirs
 }
 
 // quarantineRemove moves rec's tree (observed as obs, which proved it
-// removable) into quarantine and deletes it there. It returns a refusal
-// when the tree was moved back (nothing of it deleted) or could not be
-// moved; nil once the quarantine is gone.
-func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machine.WorktreeObservation) (*machine.Refusal, error) {
+// removable; head is what is known of its HEAD's tree) into quarantine and
+// deletes it there. It returns a refusal when the tree was moved back
+// (nothing of it deleted) or could not be moved; nil once the quarantine
+// is gone.
+func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machine.WorktreeObservation, head headTree) (*machine.Refusal, error) {
 	in := rec.Intent
 	var m manifest
 	var err error
 	if in.Proof != nil && in.Proof.Kind == machine.ProofArchive {
 		m, err = archiveManifest(ctx, e, in.Proof) // archive_removal.go
 	} else {
-		m, err = buildManifest(ctx, e, rec.Path, in.Commit, obs.EnvOwn, obs.Discarded)
+		m, err = buildManifest(ctx, e, rec.Path, in.Commit, head, obs.EnvOwn, obs.Discarded)
 	}
 	if err != nil {
 		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",

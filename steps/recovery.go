@@ -164,54 +164,27 @@ func dedupe(ids []string) []string {
 // keepUnreachable gives every candidate commit that no ref other than the
 // branch custody is about to delete reaches a recovery ref, created with
 // an empty old value so nothing is overwritten. Candidates git no longer
-// has are skipped. One cat-file, one rev-list and (when needed) one
-// update-ref process.
+// has are skipped. One rev-list process (and, when needed, one update-ref
+// each): a reflog names commits, which rev-list reads as they are. Only
+// when it fails (a candidate git no longer has, or one it cannot read) are
+// the candidates sorted first with one cat-file, and rev-list asked again
+// about the commits among them, whose error then stands.
 func keepUnreachable(ctx context.Context, e *Env, rec machine.Record, cands []string) ([]RecoveredRef, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	out, err := e.Git.ObserveInput(ctx, e.Repo.MainCheckout, []byte(strings.Join(cands, "\n")+"\n"),
-		"cat-file", "--batch-check=%(objectname) %(objecttype)")
-	if err != nil {
-		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
-	}
-	types, err := observe.ParseBatchCheck(out)
-	if err != nil {
-		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
-	}
-	var commits []string
-	for _, c := range cands {
-		if types[c] == "commit" && !slices.Contains(commits, c) {
-			commits = append(commits, c)
+	commits := cands
+	lost, err := unreachableOf(ctx, e, rec, commits)
+	if err != nil && ctx.Err() == nil {
+		if commits, err = commitsOf(ctx, e, rec, cands); err == nil && len(commits) > 0 {
+			lost, err = unreachableOf(ctx, e, rec, commits)
 		}
 	}
-	if len(commits) == 0 {
-		return nil, nil
-	}
-	args := []string{"rev-list", "--stdin"}
-	if ownedBranch(e, rec) {
-		args = append(args, "--exclude=refs/heads/"+rec.Branch)
-	}
-	args = append(args, "--not", "--glob=refs/*")
-	if p := rec.Intent.Proof; p != nil && p.Kind == machine.ProofAncestry && machine.IsFullCommit(p.Head) {
-		// The remote advertised a ref holding this commit: it and its
-		// ancestors are elsewhere.
-		args = append(args, p.Head)
-	}
-	out, err = e.Git.ObserveInput(ctx, e.Repo.MainCheckout, []byte(strings.Join(commits, "\n")+"\n"), args...)
 	if err != nil {
-		return nil, fmt.Errorf("find commits only %s's reflogs hold: %w", rec.ID, err)
-	}
-	ids, err := observe.ParseOIDList(out)
-	if err != nil {
-		return nil, fmt.Errorf("find commits only %s's reflogs hold: %w", rec.ID, err)
-	}
-	lost := map[string]bool{}
-	for _, id := range ids {
-		lost[id] = true
+		return nil, err
 	}
 	var keep []string
-	for _, c := range commits {
+	for _, c := range dedupe(commits) {
 		if lost[c] {
 			keep = append(keep, c)
 		}
@@ -229,6 +202,55 @@ func keepUnreachable(ctx context.Context, e *Env, rec machine.Record, cands []st
 		refs = append(refs, RecoveredRef{Ref: ref, Commit: c})
 	}
 	return refs, nil
+}
+
+// commitsOf is the candidates git has as commits, asked with one cat-file.
+func commitsOf(ctx context.Context, e *Env, rec machine.Record, cands []string) ([]string, error) {
+	out, err := e.Git.ObserveInput(ctx, e.Repo.MainCheckout, []byte(strings.Join(cands, "\n")+"\n"),
+		"cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
+	}
+	types, err := observe.ParseBatchCheck(out)
+	if err != nil {
+		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
+	}
+	var commits []string
+	for _, c := range cands {
+		if types[c] == "commit" && !slices.Contains(commits, c) {
+			commits = append(commits, c)
+		}
+	}
+	return commits, nil
+}
+
+// unreachableOf asks one rev-list which of commits (and their ancestors)
+// no ref reaches but the branch custody is about to delete, nor the commit
+// the remote advertised for the removal's ancestry proof.
+func unreachableOf(ctx context.Context, e *Env, rec machine.Record, commits []string) (map[string]bool, error) {
+	args := []string{"rev-list", "--stdin"}
+	if ownedBranch(e, rec) {
+		args = append(args, "--exclude=refs/heads/"+rec.Branch)
+	}
+	args = append(args, "--not", "--glob=refs/*")
+	if p := rec.Intent.Proof; p != nil && p.Kind == machine.ProofAncestry && machine.IsFullCommit(p.Head) {
+		// The remote advertised a ref holding this commit: it and its
+		// ancestors are elsewhere.
+		args = append(args, p.Head)
+	}
+	out, err := e.Git.ObserveInput(ctx, e.Repo.MainCheckout, []byte(strings.Join(commits, "\n")+"\n"), args...)
+	if err != nil {
+		return nil, fmt.Errorf("find commits only %s's reflogs hold: %w", rec.ID, err)
+	}
+	ids, err := observe.ParseOIDList(out)
+	if err != nil {
+		return nil, fmt.Errorf("find commits only %s's reflogs hold: %w", rec.ID, err)
+	}
+	lost := map[string]bool{}
+	for _, id := range ids {
+		lost[id] = true
+	}
+	return lost, nil
 }
 
 // ownedBranch reports whether custody will try to delete rec's branch at

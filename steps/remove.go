@@ -52,15 +52,16 @@ func asFinished(rec machine.Record) machine.Record {
 // worktree remove` run. If the tree no longer permits removal and nothing
 // was removed, the record retreats to finished. It is idempotent.
 func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, error) {
-	return carryOutRemovalAgainst(ctx, e, rec, nil, nil)
+	return carryOutRemovalAgainst(ctx, e, rec, nil, nil, nil)
 }
 
 // carryOutRemovalAgainst is carryOutRemoval proving against view, the
 // advertisement this command already fetched (nil: fetch one now), with
-// the heads known to be ancestors of its first tip (observe.Ancestors).
-// Apply asks the remotes once for all its items; the repeated observation
+// the heads known to be ancestors of its first tip (observe.Ancestors) and
+// the tree ids of commits (commitTrees, nil: none known). Apply asks the
+// remotes and the trees once for all its items; the repeated observation
 // is still fresh for everything in the tree.
-func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, view *observe.RemoteView, known map[string]bool) (Outcome, error) {
+func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, view *observe.RemoteView, known map[string]bool, trees map[string]string) (Outcome, error) {
 	in := rec.Intent
 	var scope observe.Scope
 	var err error
@@ -117,7 +118,11 @@ func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, vie
 		return refusedOutcome(rec.ID, why, machine.StateFinished), nil
 	}
 	if in.Quarantine != "" {
-		ref, err := quarantineRemove(ctx, e, rec, obs)
+		key := in.AdminKey
+		if key == "" {
+			key = rec.AdminKey
+		}
+		ref, err := quarantineRemove(ctx, e, rec, obs, headTree{adminKey: key, trees: trees})
 		if err != nil {
 			return Outcome{}, err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,9 +27,14 @@ func gitRuns(trace, prefix string) int {
 // main merged (each an ancestor of the advertised main, none a tip):
 // plan runs one status per tree, reads every index itself (no ls-files),
 // answers every tree's ancestry with one rev-list (no merge-base) and
-// asks the remote once; apply asks the remote once for all its items,
-// reads no branch list, proves ancestry without merge-base, and reads git's
-// registry once per removal (to verify it) beside the command's own read.
+// asks the remote once; apply asks the remote and HEAD's trees once for
+// all its items, reads no branch list, proves ancestry without merge-base,
+// lists no tree with ls-tree (the quarantine manifest is the index,
+// verified against HEAD's tree id), sorts no reflog with cat-file, and
+// reads git's registry once per removal (to verify it) beside the
+// command's own read: at most 5 git processes per removal (two
+// observations, one rev-list over the reflogs, the registry read and the
+// branch's compare-and-swap delete), beside a fixed few per command.
 func TestGitWorkPerTree(t *testing.T) {
 	t.Parallel()
 	r := sfRepo(t)
@@ -75,9 +81,26 @@ func TestGitWorkPerTree(t *testing.T) {
 		{"ls-files", 0},
 		{"-c core.fsmonitor=false", 6}, // the observation and the final one, per tree
 		{"worktree list", 1 + 3},       // the command's own, then one verification per removal
+		{"ls-tree", 0},
+		{"cat-file", 3}, // the advertisement's two, HEAD's trees once
+		{"rev-list --stdin", 1 + 3},
+		{"update-ref", 3},
 	} {
 		if got := gitRuns(apply.Stderr, c.cmd); got != c.want {
 			t.Errorf("apply ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, apply.Stderr)
 		}
 	}
+	// Everything from the first item's observation on is per removal.
+	all := strings.Split(apply.Stderr, "\n")
+	first := slices.IndexFunc(all, func(l string) bool { return strings.HasPrefix(l, "+ git -c core.fsmonitor=false") })
+	if first < 0 {
+		t.Fatalf("apply observed no tree:\n%s", apply.Stderr)
+	}
+	fixed := gitRuns(strings.Join(all[:first], "\n"), "")
+	perItem := gitRuns(strings.Join(all[first:], "\n"), "")
+	if perItem > 5*3 || fixed > 10 {
+		t.Errorf("apply of 3 removals ran %d git processes for its items (%.2f per removal, want at most 5) and %d fixed (want at most 10):\n%s",
+			perItem, float64(perItem)/3, fixed, apply.Stderr)
+	}
+	t.Logf("apply: %.2f git processes per removal, %d per command", float64(perItem)/3, fixed)
 }

@@ -1,0 +1,132 @@
+package observe
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// IndexTreeID is the id of the tree git would write from ents (an index's
+// entries, as ReadIndexFile lists them): the recursive tree whose blobs,
+// links and gitlinks are exactly the entries' paths, modes and ids. It is
+// an error for an entry at a stage other than 0, with a mode a tree cannot
+// hold, an id not of format, or a path git would not write. Equal to a
+// commit's tree id, it proves the entries list that commit's tree exactly.
+func IndexTreeID(format ObjectFormat, ents []IndexEntry) (string, error) {
+	for i, en := range ents {
+		if en.Stage != 0 {
+			return "", fmt.Errorf("%s is at stage %d", en.Path, en.Stage)
+		}
+		switch en.Mode {
+		case "100644", "100755", "120000", "160000":
+		default:
+			return "", fmt.Errorf("%s has mode %s", en.Path, en.Mode)
+		}
+		if !validTreePath(en.Path) {
+			return "", fmt.Errorf("%q is not a path git writes in a tree", en.Path)
+		}
+		if i > 0 && ents[i-1].Path >= en.Path {
+			return "", fmt.Errorf("%s is not after %s", en.Path, ents[i-1].Path)
+		}
+	}
+	return treeOf(format, ents, "")
+}
+
+// validTreePath reports whether p is a relative slash path with no empty,
+// "." or ".." component.
+func validTreePath(p string) bool {
+	for _, c := range strings.Split(p, "/") {
+		if c == "" || c == "." || c == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// treeOf hashes the tree of ents, every one of which is below prefix
+// (which is "" or ends in "/"), sorted by path.
+func treeOf(format ObjectFormat, ents []IndexEntry, prefix string) (string, error) {
+	type item struct {
+		name, mode, oid string
+		dir             bool
+	}
+	var items []item
+	for i := 0; i < len(ents); {
+		rel := strings.TrimPrefix(ents[i].Path, prefix)
+		name, _, isDir := strings.Cut(rel, "/")
+		if !isDir {
+			items = append(items, item{name: name, mode: ents[i].Mode, oid: ents[i].OID})
+			i++
+			continue
+		}
+		sub := prefix + name + "/"
+		j := i
+		for j < len(ents) && strings.HasPrefix(ents[j].Path, sub) {
+			j++
+		}
+		id, err := treeOf(format, ents[i:j], sub)
+		if err != nil {
+			return "", err
+		}
+		items = append(items, item{name: name, mode: "40000", oid: id, dir: true})
+		i = j
+	}
+	key := func(it item) string {
+		if it.dir {
+			return it.name + "/"
+		}
+		return it.name
+	}
+	sort.SliceStable(items, func(a, b int) bool { return key(items[a]) < key(items[b]) })
+	var body bytes.Buffer
+	for i, it := range items {
+		if i > 0 && items[i-1].name == it.name {
+			return "", fmt.Errorf("%s%s is both a file and a directory", prefix, it.name)
+		}
+		raw, err := hex.DecodeString(it.oid)
+		if err != nil || FormatOf(it.oid) != format {
+			return "", fmt.Errorf("%s%s: %q is not a %s object id", prefix, it.name, it.oid, format)
+		}
+		fmt.Fprintf(&body, "%s %s\x00", it.mode, it.name)
+		body.Write(raw)
+	}
+	h := newHash(format)
+	fmt.Fprintf(h, "tree %d\x00", body.Len())
+	h.Write(body.Bytes())
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// CommitTrees asks one `git cat-file --batch-check` for the tree of each
+// commit in commits and returns them by commit id. A commit git does not
+// have (or that is not a commit) is absent from the answer.
+func CommitTrees(ctx context.Context, g *Git, repo Repo, commits []string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(commits) == 0 {
+		return out, nil
+	}
+	var in bytes.Buffer
+	for _, c := range commits {
+		if !isHexOID(c) {
+			return nil, fmt.Errorf("tree of %q: not an object id", c)
+		}
+		fmt.Fprintf(&in, "%s^{tree}\n", c)
+	}
+	b, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return nil, fmt.Errorf("trees of %d commits: %w", len(commits), err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != len(commits) {
+		return nil, malformedAt(batchCheckWhat, "%d lines for %d commits", len(lines), len(commits))
+	}
+	for i, line := range lines {
+		id, typ, _ := strings.Cut(line, " ")
+		if typ == "tree" && isHexOID(id) && len(id) == len(commits[i]) {
+			out[commits[i]] = id
+		}
+	}
+	return out, nil
+}
