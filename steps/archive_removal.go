@@ -37,8 +37,8 @@ func (e *Env) assess(ctx context.Context, rec machine.Record, obs machine.Worktr
 // archiveManifest lists what a tree removed on proof kind archive may
 // hold: every file of the archive's worktree_tree (HEAD's tree with
 // dirty.patch applied in a scratch index, which must give exactly the
-// recorded tree), every entry of each nested repository's image, and the
-// tree's .git file. Quarantine then deletes entry by entry only what
+// recorded tree), every entry of each nested repository's image, the
+// build-output directories the archive left out, and the tree's .git file. Quarantine then deletes entry by entry only what
 // matches, re-hashing each file first.
 func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, error) {
 	a, err := LoadArchive(e, p.Ref)
@@ -108,6 +108,14 @@ func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, e
 		if err := addImage(qm, filepath.Join(a.Dir, n.Image), n.Path, format); err != nil {
 			return nil, err
 		}
+	}
+	// The build output the archive left out goes with the tree, as in a
+	// plain removal: quarantine classifies each directory again first.
+	for _, d := range m.BuildOutput {
+		if _, ok := qm[d.Path]; ok {
+			return nil, fmt.Errorf("archive %s: build output %s is also in its tree", a.ID, d.Path)
+		}
+		qm[d.Path] = manifestEntry{Kind: "discard", Build: d.Kind}
 	}
 	return qm, nil
 }
