@@ -81,7 +81,7 @@ func (e *Env) assessStrip(ctx context.Context, dir, work string) ([]byte, machin
 }
 
 // rebuildArchiveTree makes a scratch repository in work holding HEAD's
-// tree (the original repository's objects borrowed, or the bundle's
+// tree (this repository's and the original one's objects borrowed, or the bundle's
 // prerequisites fetched from the recorded remotes and the bundle fetched,
 // as a restore does) and the archive's tree: HEAD's with dirty.patch
 // applied in a scratch index, which must equal worktree_tree.
@@ -92,8 +92,10 @@ func (e *Env) rebuildArchiveTree(ctx context.Context, dir string, m machine.Arch
 	}
 	w := &stripWork{dir: filepath.Join(work, "git"), index: filepath.Join(work, "index")}
 	var alt []string
-	if objs := filepath.Join(m.CommonDir, "objects"); m.CommonDir != "" && isDir(objs) {
-		alt = append(alt, objs)
+	for _, c := range []string{e.Repo.CommonDir, m.CommonDir} {
+		if objs := filepath.Join(c, "objects"); c != "" && isDir(objs) && !slices.Contains(alt, objs) {
+			alt = append(alt, objs)
+		}
 	}
 	if _, err := observe.InitScratch(ctx, e.Git, w.dir, observe.ObjectFormat(m.ObjectFormat), alt...); err != nil {
 		return nil, nil, err
