@@ -64,7 +64,9 @@ func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, e
 	if r != nil {
 		return nil, r
 	}
-	git := func(args ...string) ([]byte, error) { return w.git([]string{"GIT_INDEX_FILE=" + w.index}, nil, args...) }
+	git := func(args ...string) ([]byte, error) {
+		return w.git([]string{"GIT_INDEX_FILE=" + w.index}, nil, args...)
+	}
 	ls, err := git("ls-files", "-s", "-z")
 	if err != nil {
 		return nil, err
