@@ -168,3 +168,29 @@ func TestArchiveStripCrash(t *testing.T) {
 		})
 	}
 }
+
+// TestArchiveStripRefusesChangedManifest: a strip killed after its scratch
+// was written, whose archive's manifest then changed, is not swapped in on
+// resume (archive-digest-mismatch): the patch stays as it was.
+func TestArchiveStripRefusesChangedManifest(t *testing.T) {
+	t.Parallel()
+	r := rtRepo(t, fixtures.Options{})
+	a, _ := asStrippable(t, r)
+	patch := mustRead(t, filepath.Join(a.Dir, machine.ArchivePatchName))
+	killed := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=archive/strip-after-scratch"}, "archive", "prune", "--strip-build-output", "--apply", a.ID)
+	if killed.Code != -1 {
+		t.Fatalf("strip was not killed:\n%s", killed)
+	}
+	p := filepath.Join(a.Dir, machine.ArchiveManifestName)
+	changed := strings.Replace(string(mustRead(t, p)), `"created_at": "`, `"created_at": "1`, 1)
+	if err := os.WriteFile(p, []byte(changed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rs := decodeResult[steps.ResumeResult](t, mustCustody(t, r, 3, "--json", "resume"), "resume")
+	if len(rs.Items) != 1 || rs.Items[0].Refusal == nil || rs.Items[0].Refusal.Code != machine.CodeArchiveDigestMismatch {
+		t.Fatalf("resume after the manifest changed: %+v, want archive-digest-mismatch", rs.Items)
+	}
+	if got := mustRead(t, filepath.Join(a.Dir, machine.ArchivePatchName)); string(got) != string(patch) {
+		t.Errorf("the strip swapped its patch in over a changed manifest")
+	}
+}
