@@ -23,12 +23,24 @@ const (
 	TriggerPrune Trigger = "prune"
 	// TriggerPruned records an archive directory verified absent.
 	TriggerPruned Trigger = "pruned"
+	// TriggerStrip commits the strip intent (active or finished →
+	// relocating) before a new patch without build output is written
+	// into the scratch directory the intent names.
+	TriggerStrip Trigger = "strip"
+	// TriggerStripped records the new patch and manifest swapped into
+	// place and verified (relocating → finished).
+	TriggerStripped Trigger = "stripped"
+	// TriggerStripAbandoned records a strip undone before its swap: the
+	// scratch removed, the archive as it was, verified (relocating →
+	// finished).
+	TriggerStripAbandoned Trigger = "strip-abandoned"
 )
 
 // Intent kinds of archives.
 const (
 	IntentArchiveCapture IntentKind = "archive-capture"
 	IntentArchivePrune   IntentKind = "archive-prune"
+	IntentArchiveStrip   IntentKind = "archive-strip"
 )
 
 // Archive is the persisted record of one archive of a worktree's
@@ -156,6 +168,22 @@ func pruneIntentNamesDir(_ context.Context, args ...any) bool {
 	return ok && f.Intent != nil && f.Intent.Kind == IntentArchivePrune && f.Intent.Dir != "" && f.Intent.Dir == f.Arc.Dir
 }
 
+// stripIntentNamesScratch holds when the strip intent names the record's
+// own directory and a scratch directory distinct from it.
+func stripIntentNamesScratch(_ context.Context, args ...any) bool {
+	f, ok := archiveFiringOf(args)
+	return ok && f.Intent != nil && f.Intent.Kind == IntentArchiveStrip && f.Intent.Dir != "" && f.Intent.Dir == f.Arc.Dir &&
+		f.Intent.Scratch != "" && f.Intent.Scratch != f.Intent.Dir
+}
+
+// stripSettled holds when the archive directory verifies with the
+// manifest whose digest the firing carries, the scratch is gone, and the
+// archived tree is absent.
+func stripSettled(_ context.Context, args ...any) bool {
+	f, ok := archiveFiringOf(args)
+	return ok && f.Verified && f.Manifest != "" && f.ScratchGone && f.TreeGone
+}
+
 // archiveDirGone holds when the archive directory is verified absent.
 func archiveDirGone(_ context.Context, args ...any) bool {
 	f, ok := archiveFiringOf(args)
@@ -176,7 +204,8 @@ func archiveIntentHeld(_ context.Context, args ...any) bool {
 
 // ArchiveSpec is the archive kind's machine (DESIGN §4): provisioning
 // (capture into scratch) → active (sealed) → finished (its tree is gone;
-// the archive is the sole copy) → removing (prune intent) → tombstoned.
+// the archive is the sole copy) → removing (prune intent) → tombstoned;
+// relocating while a strip rewrites the patch, back to finished.
 func ArchiveSpec() Spec[Archive] {
 	return Spec[Archive]{Kind: KindArchive, Configure: configureArchive, Noun: "archive ",
 		Retry: func(a Archive) string {
@@ -196,9 +225,15 @@ func configureArchive(sm *stateless.StateMachine) {
 		Permit(TriggerDiscard, StateTombstoned, scratchRemoved)
 	sm.Configure(StateActive).
 		Permit(TriggerSoleCopy, StateFinished, archivedTreeGone).
-		Permit(TriggerPrune, StateRemoving, pruneIntentNamesDir)
+		Permit(TriggerPrune, StateRemoving, pruneIntentNamesDir).
+		Permit(TriggerStrip, StateRelocating, stripIntentNamesScratch)
 	sm.Configure(StateFinished).
-		Permit(TriggerPrune, StateRemoving, pruneIntentNamesDir)
+		Permit(TriggerPrune, StateRemoving, pruneIntentNamesDir).
+		Permit(TriggerStrip, StateRelocating, stripIntentNamesScratch)
+	sm.Configure(StateRelocating).
+		PermitReentry(TriggerTakeOver, archiveIntentHeld).
+		Permit(TriggerStripped, StateFinished, stripSettled).
+		Permit(TriggerStripAbandoned, StateFinished, stripSettled)
 	sm.Configure(StateRemoving).
 		PermitReentry(TriggerTakeOver, archiveIntentHeld).
 		Permit(TriggerPruned, StateTombstoned, archiveDirGone)
@@ -214,9 +249,9 @@ func NextArchive(a Archive, to State, t Trigger, f ArchiveFiring) Archive {
 	switch t {
 	case TriggerCapture:
 		n.Intent, n.CreatedAt, n.Dir = f.Intent, f.Now, f.Intent.Dir
-	case TriggerPrune, TriggerTakeOver:
+	case TriggerPrune, TriggerTakeOver, TriggerStrip:
 		n.Intent = f.Intent
-	case TriggerSeal:
+	case TriggerSeal, TriggerStripped, TriggerStripAbandoned:
 		n.Intent, n.Outcome, n.Manifest = nil, string(t), f.Manifest
 	default:
 		n.Intent, n.Outcome = nil, string(t)
@@ -234,6 +269,9 @@ type ArchiveResumeObservation struct {
 	DirPresent     bool
 	// Problems is CheckArchive over the archive directory, when present.
 	Problems []Refusal
+	// StripReady is whether a strip's scratch holds its new manifest,
+	// written completely (renamed into the scratch after its fsync).
+	StripReady bool
 }
 
 // Resume decisions of the archive kind.
@@ -242,6 +280,12 @@ const (
 	ArchiveResumeDiscard = "discard"
 	ArchiveResumePrune   = "prune"
 	ArchiveResumePruned  = "pruned"
+	// ArchiveResumeSwap finishes a strip whose new manifest was written:
+	// the swap is redone (each rename idempotent) and verified.
+	ArchiveResumeSwap = "strip-swap"
+	// ArchiveResumeUnstrip abandons a strip whose new manifest was never
+	// completed: the scratch goes, the archive stays as it is.
+	ArchiveResumeUnstrip = "strip-abandon"
 )
 
 // DecideArchiveResume picks the one resume rule for an archive that
@@ -265,6 +309,11 @@ func DecideArchiveResume(a Archive, obs ArchiveResumeObservation) (string, *Refu
 		r.Retry = retry
 		r.Message = "an interrupted capture left " + a.Dir + " in place, and it does not verify: " + r.Message
 		return "", &r
+	case a.State == StateRelocating && a.Intent.Kind == IntentArchiveStrip:
+		if obs.StripReady {
+			return ArchiveResumeSwap, nil
+		}
+		return ArchiveResumeUnstrip, nil
 	case a.State == StateRemoving && a.Intent.Kind == IntentArchivePrune:
 		if !obs.DirPresent {
 			return ArchiveResumePruned, nil

@@ -54,9 +54,11 @@ type ArchiveManifest struct {
 	// holds.
 	EmptyDirs []string `json:"empty_dirs"`
 	// BuildOutput lists the build-output directories left out of the
-	// archive, as the structural classifier recognised them.
-	BuildOutput []string  `json:"build_output"`
-	CreatedAt   time.Time `json:"created_at"`
+	// archive (path, kind, bytes), as the structural classifier or an
+	// approved disposable pattern recognised them: layout below them is
+	// not part of the fingerprint.
+	BuildOutput []DiscardedDir `json:"build_output"`
+	CreatedAt   time.Time      `json:"created_at"`
 }
 
 // ArchiveRemote is one remote a restore may fetch prerequisites from.
@@ -157,6 +159,11 @@ func ParseArchiveManifest(dir string, b []byte) (ArchiveManifest, *Refusal) {
 	for _, d := range m.EmptyDirs {
 		if !TreePathSafe(d) {
 			return bad("empty directory %q leaves the tree", d)
+		}
+	}
+	for _, d := range m.BuildOutput {
+		if !TreePathSafe(d.Path) || d.Kind == BuildNone {
+			return bad("build output %q leaves the tree or names no kind", d.Path)
 		}
 	}
 	return m, nil
@@ -264,10 +271,15 @@ type ArchiveFingerprint struct {
 	WorktreeTree string
 	// Nested maps each nested root to its image's SHA-256.
 	Nested map[string]string
+	// Unrecorded lists the build-output directories recognised in the
+	// tree now that the archive does not record: their layout stays in
+	// the fingerprint, and a mismatch names them.
+	Unrecorded []string
 }
 
 // Fingerprint returns the fingerprint the manifest records.
 func (m ArchiveManifest) Fingerprint() ArchiveFingerprint {
+	// Unrecorded stays empty: it describes a tree observed now.
 	fp := ArchiveFingerprint{Head: m.Head, WorktreeTree: m.WorktreeTree, Nested: map[string]string{}}
 	digest := map[string]string{}
 	for _, f := range m.Files {
@@ -291,6 +303,9 @@ func CheckArchiveFresh(m ArchiveManifest, now ArchiveFingerprint) *Refusal {
 	switch {
 	case now.Head != want.Head:
 		return stale("HEAD is %s, the archive holds %s", now.Head, want.Head)
+	case now.WorktreeTree != want.WorktreeTree && len(now.Unrecorded) > 0:
+		return stale("its files hash to tree %s, the archive holds %s; %s is build output the archive does not leave out, so its layout counts",
+			now.WorktreeTree, want.WorktreeTree, strings.Join(now.Unrecorded, ", "))
 	case now.WorktreeTree != want.WorktreeTree:
 		return stale("its files hash to tree %s, the archive holds %s", now.WorktreeTree, want.WorktreeTree)
 	}
@@ -320,4 +335,14 @@ func QuotePath(p string) string {
 		return ShellWord(p)
 	}
 	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+}
+
+// BuildOutputPaths returns the paths of the build-output directories the
+// manifest records as left out.
+func (m ArchiveManifest) BuildOutputPaths() []string {
+	out := make([]string, 0, len(m.BuildOutput))
+	for _, d := range m.BuildOutput {
+		out = append(out, d.Path)
+	}
+	return out
 }

@@ -23,7 +23,7 @@ func archiveManifest() machine.ArchiveManifest {
 			{Name: "nested-1.tar", SHA256: "n", Size: 20},
 		},
 		Nested:    []machine.ArchiveNested{{Path: "vendor/lib", Image: "nested-1.tar"}},
-		EmptyDirs: []string{}, BuildOutput: []string{},
+		EmptyDirs: []string{}, BuildOutput: []machine.DiscardedDir{},
 	}
 }
 

@@ -46,7 +46,19 @@ type TreeScan struct {
 // directory or link) is a nested repository, listed and not entered. Paths
 // are slash-separated, relative to root, in byte order.
 func ScanTree(root string, format ObjectFormat) (TreeScan, error) {
+	return ScanTreeLeaving(root, format, nil)
+}
+
+// ScanTreeLeaving is ScanTree leaving out the directories leave names
+// (slash-separated, relative to root: build output an archive does not
+// hold). A left-out directory is not entered, listed or hashed; the
+// directory holding it still counts as holding something.
+func ScanTreeLeaving(root string, format ObjectFormat, leave []string) (TreeScan, error) {
 	s := TreeScan{Root: root}
+	left := make(map[string]bool, len(leave))
+	for _, p := range leave {
+		left[p] = true
+	}
 	var walk func(rel string) (bool, error)
 	// walk reports whether the directory rel holds anything.
 	walk = func(rel string) (bool, error) {
@@ -70,6 +82,10 @@ func ScanTree(root string, format ObjectFormat) (TreeScan, error) {
 				continue
 			}
 			p := path.Join(rel, e.Name())
+			if left[p] {
+				held = true
+				continue
+			}
 			abs := filepath.Join(root, filepath.FromSlash(p))
 			fi, err := os.Lstat(abs)
 			if err != nil {

@@ -104,6 +104,8 @@ type archiveSource struct {
 	view    *observe.RemoteView
 	commits []string
 	scan    observe.TreeScan
+	// build is the build output the capture leaves out and lists.
+	build []machine.DiscardedDir
 }
 
 // observeForArchive reads everything a capture of rec needs, writing
@@ -147,7 +149,14 @@ func (e *Env) observeForArchive(ctx context.Context, id string) (archiveSource, 
 	if s.commits, err = observe.UnpublishedCommits(ctx, e.Git, e.Repo, s.head, s.view); err != nil {
 		return s, err
 	}
-	if s.scan, err = observe.ScanTree(rec.Path, s.format); err != nil {
+	if s.build, err = e.archiveBuildOutput(ctx, rec); err != nil {
+		return s, err
+	}
+	leave := make([]string, 0, len(s.build))
+	for _, d := range s.build {
+		leave = append(leave, d.Path)
+	}
+	if s.scan, err = observe.ScanTreeLeaving(rec.Path, s.format, leave); err != nil {
 		return s, err
 	}
 	if len(s.scan.Unsupported) > 0 {
@@ -239,7 +248,7 @@ func (e *Env) writeArchive(ctx context.Context, src archiveSource, a machine.Arc
 		Record: a.Record, Path: a.Path, Head: src.head, Branch: src.branch, ObjectFormat: string(src.format),
 		Commits: slices.Clone(src.commits), Prerequisites: []string{}, Remotes: e.archiveRemotes(ctx, src.view),
 		Files: []machine.ArchiveFile{}, Nested: []machine.ArchiveNested{},
-		EmptyDirs: nonNil(src.scan.EmptyDirs), BuildOutput: archiveBuildOutput(src.scan), CreatedAt: e.Now().UTC(),
+		EmptyDirs: nonNil(src.scan.EmptyDirs), BuildOutput: slices.Clone(src.build), CreatedAt: e.Now().UTC(),
 	}
 	if m.Commits == nil {
 		m.Commits = []string{}
@@ -370,10 +379,25 @@ func (e *Env) archiveRemotes(ctx context.Context, v *observe.RemoteView) []machi
 	return out
 }
 
-// archiveBuildOutput is the seam for the structural build-output
-// classifier: the build-output directories a capture leaves out and lists.
-// None are recognised yet, so nothing is left out.
-func archiveBuildOutput(observe.TreeScan) []string { return []string{} }
+// archiveBuildOutput is the build output of rec's tree as a removal
+// would discard it: status's untracked and ignored paths classified by
+// structure (observe.BuildOutput) or by an approved disposable pattern.
+// A capture leaves these directories out and lists them. A tree whose
+// status cannot be read has none: everything is archived.
+func (e *Env) archiveBuildOutput(ctx context.Context, rec machine.Record) ([]machine.DiscardedDir, error) {
+	disposable, err := e.disposable()
+	if err != nil {
+		return nil, err
+	}
+	obs, _, err := e.observe(ctx, rec, observe.Scope{Status: true, Disposable: disposable})
+	if err != nil {
+		return nil, err
+	}
+	if obs.StatusErr != "" {
+		return []machine.DiscardedDir{}, nil
+	}
+	return append([]machine.DiscardedDir{}, obs.Discarded...), nil
+}
 
 // bundleRef is the ref the bundle carries: the tree's branch, or
 // refs/heads/archived for a detached HEAD.

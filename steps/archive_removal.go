@@ -37,8 +37,8 @@ func (e *Env) assess(ctx context.Context, rec machine.Record, obs machine.Worktr
 // archiveManifest lists what a tree removed on proof kind archive may
 // hold: every file of the archive's worktree_tree (HEAD's tree with
 // dirty.patch applied in a scratch index, which must give exactly the
-// recorded tree), every entry of each nested repository's image, and the
-// tree's .git file. Quarantine then deletes entry by entry only what
+// recorded tree), every entry of each nested repository's image, the
+// build-output directories the archive left out, and the tree's .git file. Quarantine then deletes entry by entry only what
 // matches, re-hashing each file first.
 func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, error) {
 	a, err := LoadArchive(e, p.Ref)
@@ -57,29 +57,15 @@ func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, e
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	gitDir := filepath.Join(tmp, "git")
-	if _, err := observe.InitScratch(ctx, e.Git, gitDir, observe.ObjectFormat(m.ObjectFormat), filepath.Join(e.Repo.CommonDir, "objects")); err != nil {
-		return nil, err
-	}
-	env := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}
-	git := func(args ...string) ([]byte, error) {
-		return e.Git.RunWith(ctx, "/", env, nil, append([]string{"--git-dir=" + gitDir, "-c", "core.attributesFile=/dev/null", "-c", "apply.whitespace=nowarn"}, args...)...)
-	}
-	if _, err := git("read-tree", m.HeadTree); err != nil {
-		return nil, err
-	}
-	patch := filepath.Join(a.Dir, machine.ArchivePatchName)
-	if fi, err := os.Stat(patch); err == nil && fi.Size() > 0 {
-		if _, err := git("apply", "--cached", "--binary", "--", patch); err != nil {
-			return nil, fmt.Errorf("%s does not apply to HEAD's tree: %w", patch, err)
-		}
-	}
-	out, err := git("write-tree")
+	w, r, err := e.rebuildArchiveTree(ctx, a.Dir, m, tmp) // archive_strip.go
 	if err != nil {
 		return nil, err
 	}
-	if got := strings.TrimSpace(string(out)); got != m.WorktreeTree {
-		return nil, fmt.Errorf("HEAD's tree with %s is %s; the manifest records %s", patch, got, m.WorktreeTree)
+	if r != nil {
+		return nil, r
+	}
+	git := func(args ...string) ([]byte, error) {
+		return w.git([]string{"GIT_INDEX_FILE=" + w.index}, nil, args...)
 	}
 	ls, err := git("ls-files", "-s", "-z")
 	if err != nil {
@@ -108,6 +94,14 @@ func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, e
 		if err := addImage(qm, filepath.Join(a.Dir, n.Image), n.Path, format); err != nil {
 			return nil, err
 		}
+	}
+	// The build output the archive left out goes with the tree, as in a
+	// plain removal: quarantine classifies each directory again first.
+	for _, d := range m.BuildOutput {
+		if _, ok := qm[d.Path]; ok {
+			return nil, fmt.Errorf("archive %s: build output %s is also in its tree", a.ID, d.Path)
+		}
+		qm[d.Path] = manifestEntry{Kind: "discard", Build: d.Kind}
 	}
 	return qm, nil
 }

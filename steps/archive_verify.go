@@ -12,6 +12,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/store"
 )
 
 // ArchiveCheck is what verifying one archive found.
@@ -126,9 +127,14 @@ func VerifyArchive(ctx context.Context, g *observe.Git, e *Env, dir string) (Arc
 		c.Fresh = "tree absent"
 		return c, err
 	}
-	fp, err := TreeFingerprint(ctx, g, m.Path)
+	fp, err := TreeFingerprint(ctx, g, m.Path, m.BuildOutputPaths())
 	if err != nil {
 		return c, err
+	}
+	if fp.WorktreeTree != m.WorktreeTree {
+		if fp.Unrecorded, err = e.unrecordedBuildOutput(ctx, a.Record, m); err != nil {
+			return c, err
+		}
 	}
 	if r := machine.CheckArchiveFresh(m, fp); r != nil {
 		c.Problems = append(c.Problems, *r)
@@ -161,10 +167,36 @@ func sealedManifest(e *Env, dir string, m machine.ArchiveManifest) (*machine.Ref
 		Message: fmt.Sprintf("%s has SHA-256 %s; archive %s was sealed with %s", p, sum, a.ID, a.Manifest)}, nil
 }
 
+// unrecordedBuildOutput lists the build-output directories recognised in
+// record id's tree now that m does not record as left out (none when the
+// record is gone).
+func (e *Env) unrecordedBuildOutput(ctx context.Context, id string, m machine.ArchiveManifest) ([]string, error) {
+	rec, err := e.Store.Get(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	now, err := e.archiveBuildOutput(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range now {
+		if !slices.Contains(m.BuildOutputPaths(), d.Path) {
+			out = append(out, d.Path)
+		}
+	}
+	return out, nil
+}
+
 // TreeFingerprint observes the tree at path as an archive records it:
 // HEAD, the tree of its files hashed without filters (only ids: no object
-// of the repository is written), and each nested root's image digest.
-func TreeFingerprint(ctx context.Context, g *observe.Git, path string) (machine.ArchiveFingerprint, error) {
+// of the repository is written) leaving out the build-output directories
+// leave (those the archive records, and only those), and each nested
+// root's image digest.
+func TreeFingerprint(ctx context.Context, g *observe.Git, path string, leave []string) (machine.ArchiveFingerprint, error) {
 	fp := machine.ArchiveFingerprint{Nested: map[string]string{}}
 	out, err := g.Observe(ctx, path, "rev-parse", "--verify", "--end-of-options", "HEAD^{commit}")
 	if err != nil {
@@ -175,7 +207,7 @@ func TreeFingerprint(ctx context.Context, g *observe.Git, path string) (machine.
 	if err != nil {
 		return fp, err
 	}
-	scan, err := observe.ScanTree(path, format)
+	scan, err := observe.ScanTreeLeaving(path, format, leave)
 	if err != nil {
 		return fp, err
 	}

@@ -42,8 +42,13 @@ func observeArchiveResume(a machine.Archive) (machine.ArchiveResumeObservation, 
 	if obs.DirPresent, err = present(a.Intent.Dir); err != nil {
 		return obs, err
 	}
-	if obs.DirPresent {
+	if obs.DirPresent && a.Intent.Kind != machine.IntentArchiveStrip {
 		_, obs.Problems = machine.CheckArchive(observe.ObserveArchiveDir(a.Intent.Dir))
+	}
+	if a.Intent.Kind == machine.IntentArchiveStrip && a.Intent.Scratch != "" {
+		if obs.StripReady, err = present(filepath.Join(a.Intent.Scratch, machine.ArchiveManifestName)); err != nil {
+			return obs, err
+		}
 	}
 	return obs, nil
 }
@@ -113,6 +118,26 @@ func archiveWorkflow() Workflow[machine.Archive] {
 					return nil, err
 				}
 				return []ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRemoved}}, nil
+			},
+			machine.ArchiveResumeSwap: func(ctx context.Context, e *Env, a machine.Archive) ([]ResumeItem, error) {
+				if r, err := swapStripped(a); err != nil || r != nil {
+					if r != nil {
+						return []ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRefused, Refusal: r}}, nil
+					}
+					return nil, err
+				}
+				o, err := e.settleStrip(ctx, a)
+				if err != nil {
+					return nil, err
+				}
+				return []ResumeItem{{ID: a.ID, Outcome: o}}, nil
+			},
+			machine.ArchiveResumeUnstrip: func(ctx context.Context, e *Env, a machine.Archive) ([]ResumeItem, error) {
+				o, err := e.settleStrip(ctx, a)
+				if err != nil {
+					return nil, err
+				}
+				return []ResumeItem{{ID: a.ID, Outcome: o}}, nil
 			},
 			machine.ArchiveResumeDiscard: func(ctx context.Context, e *Env, a machine.Archive) ([]ResumeItem, error) {
 				if err := removeScratch(a); err != nil {

@@ -24,6 +24,10 @@ func Failpoints() []string {
 		"archive/before-seal",
 		"archive/prune-after-intent",
 		"archive/prune-during-delete",
+		"archive/strip-after-intent",
+		"archive/strip-after-scratch",
+		"archive/strip-after-patch",
+		"archive/strip-after-manifest",
 	}
 }
 

@@ -272,6 +272,9 @@ func (a *App) archiveFinished(e *steps.Env, out []steps.Outcome) error {
 // ArchivePruneCmd assesses and deletes archives.
 type ArchivePruneCmd struct {
 	Apply []string `name:"apply" placeholder:"NAME" help:"Delete exactly these archive directories (names), each re-assessed first."`
+	// StripBuildOutput rewrites patches without the build output they
+	// hold instead of deleting anything.
+	StripBuildOutput bool `name:"strip-build-output" help:"Delete no archive: list (or, with --apply, strip) the Cargo targets and Flutter output each archive's patch holds, recognised by structure."`
 }
 
 // Help is the long help of archive prune.
@@ -284,6 +287,13 @@ is deleted. --apply NAME re-reads and re-assesses each named archive, then
 deletes its recorded files, the manifest last, and the directory only when
 nothing else is in it.
 
+--strip-build-output deletes no archive. It lists the Cargo targets (a signed
+CACHEDIR.TAG, a .rustc_info.json or a profile's .fingerprint/) and Flutter
+output (build/ or .dart_tool/ beside a pubspec.yaml) each archive's patch adds
+and HEAD holds nothing of; with --apply NAME it rewrites that archive's patch
+without them, verified in a scratch directory beside it before it is swapped
+in, and lists them in the manifest's build_output. The tree must be gone.
+
 EXIT STATUS: 0 done, 1 error, 3 a named archive was kept.`
 }
 
@@ -292,6 +302,9 @@ func (c *ArchivePruneCmd) Run(a *App) error {
 	e, err := a.mutatingEnv()
 	if err != nil {
 		return err
+	}
+	if c.StripBuildOutput {
+		return runStrip(a, e, c.Apply)
 	}
 	res, err := steps.PruneArchives(a.Ctx, e, c.Apply)
 	if err != nil {
@@ -310,6 +323,37 @@ func (c *ArchivePruneCmd) Run(a *App) error {
 				fmt.Fprintf(w, "pruned %s\n", it.Name)
 			default:
 				fmt.Fprintf(w, "prunable %s\n\tto delete it: custody archive prune --apply %s\n", it.Name, machine.QuoteArg(it.Name))
+			}
+		}
+	})
+	return nil
+}
+
+// runStrip runs archive prune --strip-build-output.
+func runStrip(a *App, e *steps.Env, apply []string) error {
+	res, err := steps.StripArchives(a.Ctx, e, apply)
+	if err != nil {
+		return err
+	}
+	a.done(res, func(w io.Writer) {
+		if len(res.Items) == 0 {
+			fmt.Fprintf(w, "no archives under %s\n", res.Root)
+			return
+		}
+		for _, it := range res.Items {
+			switch {
+			case it.Refusal != nil:
+				writeRefusal(w, "kept "+it.Name, it.Refusal)
+			case it.Outcome == machine.OutcomeRelocated:
+				fmt.Fprintf(w, "stripped %s\n", it.Name)
+			case len(it.Strip) == 0:
+				fmt.Fprintf(w, "nothing to strip in %s\n", it.Name)
+			default:
+				fmt.Fprintf(w, "strippable %s\n", it.Name)
+				for _, d := range it.Strip {
+					fmt.Fprintf(w, "\t%s (%s, %d bytes)\n", d.Path, d.Kind, d.Bytes)
+				}
+				fmt.Fprintf(w, "\tto strip it: custody archive prune --strip-build-output --apply %s\n", machine.QuoteArg(it.Name))
 			}
 		}
 	})

@@ -1,0 +1,198 @@
+package machine
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// ArchiveTreeEntry is one file or link of an archive's tree (its
+// worktree_tree): slash-separated path, git mode and size.
+type ArchiveTreeEntry struct {
+	Path string `json:"path"`
+	Mode string `json:"mode"`
+	Size int64  `json:"size"`
+}
+
+// ArchiveStripFacts is what a strip observes of an archive: its tree,
+// the paths of HEAD's files, the CACHEDIR.TAG files whose content begins
+// with the standard signature, the target of every link, and the nested
+// repositories' roots.
+type ArchiveStripFacts struct {
+	Entries     []ArchiveTreeEntry
+	Head        []string
+	SignedTags  []string
+	LinkTargets map[string]string
+	Nested      []string
+}
+
+// DecideArchiveStrip decides whether the archive may have its build output
+// stripped: the local checks prune makes first, in the same order (a valid
+// manifest whose digests hold and nothing unrecorded in the directory,
+// then the tree no longer present). A strip deletes no archive, so the
+// remotes are not asked.
+func DecideArchiveStrip(obs ArchivePruneObservation) (ArchiveManifest, *Refusal) {
+	d := obs.Dir
+	m, problems := CheckArchive(d)
+	if len(problems) > 0 {
+		r := problems[0]
+		r.Retry = "custody archive verify " + QuotePath(d.Dir)
+		return m, &r
+	}
+	switch {
+	case obs.TreeErr != "":
+		r := refuse(CodePathUnknown, d.Dir, "custody archive prune --strip-build-output", "archive %s: whether its tree %s exists is unknown: %s", m.ID, m.Path, obs.TreeErr)
+		return m, &r
+	case obs.TreePresent:
+		r := refuse(CodeArchiveTreePresent, d.Dir, "custody archive prune --strip-build-output",
+			"archive %s: its tree %s still exists; strip the build output from the tree, or remove the tree first", m.ID, m.Path)
+		return m, &r
+	}
+	return m, nil
+}
+
+// PlanArchiveStrip returns the directories of the archive's tree to strip,
+// recognised by structure alone, outermost first and never again below
+// one already recognised (sorted by path):
+//
+//   - a Cargo target: a directory holding a CACHEDIR.TAG that begins with
+//     the signature, a regular .rustc_info.json, or a direct subdirectory
+//     holding a .fingerprint/ directory (a profile); a CACHEDIR.TAG without
+//     the signature disqualifies it from every rule;
+//   - Flutter output: <P>/build or <P>/.dart_tool where HEAD or the
+//     archive's tree holds <P>/pubspec.yaml.
+//
+// A directory is stripped only when every entry at or below it is a pure
+// addition (HEAD holds nothing at, below or above its path), no nested
+// repository is at or below it, and no link below it leads outside it.
+func PlanArchiveStrip(f ArchiveStripFacts) []DiscardedDir {
+	head := map[string]bool{}
+	for _, p := range f.Head {
+		head[p] = true
+	}
+	headDirs := map[string]bool{}
+	for _, p := range f.Head {
+		for d := path.Dir(p); d != "." && !headDirs[d]; d = path.Dir(d) {
+			headDirs[d] = true
+		}
+	}
+	files := map[string]ArchiveTreeEntry{}
+	dirs := map[string]bool{}
+	for _, e := range f.Entries {
+		files[e.Path] = e
+		for d := path.Dir(e.Path); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	cands := make([]string, 0, len(dirs))
+	for d := range dirs {
+		cands = append(cands, d)
+	}
+	slices.SortFunc(cands, func(a, b string) int {
+		if n := strings.Count(a, "/") - strings.Count(b, "/"); n != 0 {
+			return n
+		}
+		return strings.Compare(a, b)
+	})
+	below := func(p, dir string) bool { return strings.HasPrefix(p, dir+"/") }
+	var out []DiscardedDir
+	for _, c := range cands {
+		if slices.ContainsFunc(out, func(d DiscardedDir) bool { return below(c, d.Path) }) {
+			continue
+		}
+		kind := stripKind(c, files, head, f.SignedTags)
+		if kind == BuildNone || !strippable(c, f, head, headDirs) {
+			continue
+		}
+		d := DiscardedDir{Path: c, Kind: kind}
+		for _, e := range f.Entries {
+			if below(e.Path, c) {
+				d.Bytes += e.Size
+			}
+		}
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b DiscardedDir) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// stripKind recognises the directory c of an archive's tree by its
+// structure: a Cargo target or Flutter output.
+func stripKind(c string, files map[string]ArchiveTreeEntry, head map[string]bool, signed []string) BuildKind {
+	if _, ok := files[c+"/CACHEDIR.TAG"]; ok {
+		if slices.Contains(signed, c+"/CACHEDIR.TAG") {
+			return BuildCargoTarget
+		}
+		return BuildNone // claims to be a cache, not by the standard: ambiguous, kept
+	}
+	if e, ok := files[c+"/.rustc_info.json"]; ok && e.Mode != "120000" {
+		return BuildCargoTarget
+	}
+	for p := range files {
+		rest, ok := strings.CutPrefix(p, c+"/")
+		if !ok {
+			continue
+		}
+		if parts := strings.Split(rest, "/"); len(parts) >= 3 && parts[1] == ".fingerprint" {
+			return BuildCargoTarget
+		}
+	}
+	if b := path.Base(c); b == "build" || b == ".dart_tool" {
+		spec := path.Join(path.Dir(c), "pubspec.yaml")
+		if _, ok := files[spec]; ok || head[spec] {
+			return BuildFlutterOutput
+		}
+	}
+	return BuildNone
+}
+
+// strippable reports whether everything at and below c is a pure
+// addition the archive may drop: HEAD holds nothing at, below or above c
+// as a file, no nested repository is at or below it, and no link below it
+// leads outside it (absolute, or climbing above it lexically).
+func strippable(c string, f ArchiveStripFacts, head, headDirs map[string]bool) bool {
+	if head[c] || headDirs[c] {
+		return false
+	}
+	for d := path.Dir(c); d != "."; d = path.Dir(d) {
+		if head[d] {
+			return false
+		}
+	}
+	for _, n := range f.Nested {
+		if n == c || strings.HasPrefix(n, c+"/") {
+			return false
+		}
+	}
+	for _, e := range f.Entries {
+		rest, ok := strings.CutPrefix(e.Path, c+"/")
+		if !ok || e.Mode != "120000" {
+			continue
+		}
+		t, known := f.LinkTargets[e.Path]
+		if !known || path.IsAbs(t) {
+			return false
+		}
+		if j := path.Join(path.Dir(rest), t); j == ".." || strings.HasPrefix(j, "../") {
+			return false
+		}
+	}
+	return true
+}
+
+// StrippedManifest is m after its build output dirs were stripped from the
+// patch: the new tree of its files, the new dirty.patch's digest and size,
+// and the stripped directories listed as build output left out.
+func StrippedManifest(m ArchiveManifest, dirs []DiscardedDir, worktreeTree, patchSHA string, patchSize int64) ArchiveManifest {
+	n := m
+	n.WorktreeTree = worktreeTree
+	n.Files = slices.Clone(m.Files)
+	for i, f := range n.Files {
+		if f.Name == ArchivePatchName {
+			n.Files[i].SHA256, n.Files[i].Size = patchSHA, patchSize
+		}
+	}
+	n.BuildOutput = append(slices.Clone(m.BuildOutput), dirs...)
+	slices.SortFunc(n.BuildOutput, func(a, b DiscardedDir) int { return strings.Compare(a.Path, b.Path) })
+	return n
+}
