@@ -143,8 +143,9 @@ func addImage(qm manifest, file, rel string, format observe.ObjectFormat) error 
 // archiveSoleCopy records, once a tree removed on proof kind archive is
 // gone, that its archive is now the only copy of its work (active →
 // finished). An archive that no longer verifies stays active and says so.
-// A crash before this leaves the archive active: nothing is lost, and the
-// transition is only bookkeeping.
+// It runs before the removal completes, while the removal intent stands:
+// a run killed before it settles the removal again, and calls it again
+// (an archive already finished is left as it is).
 func (e *Env) archiveSoleCopy(ctx context.Context, rec machine.Record) error {
 	if rec.Intent == nil || rec.Intent.Proof == nil || rec.Intent.Proof.Kind != machine.ProofArchive {
 		return nil

@@ -282,15 +282,18 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 	}
 	branchOutcome, reason := deleteOwnedBranch(ctx, e, rec, &inv)
 	failpoint("apply/after-branch")
+	// The tree is gone: an archive it was removed on is now the only copy.
+	// Recorded while the removal intent still stands, so a run killed
+	// around it settles the removal again and records it then.
+	if err := e.archiveSoleCopy(ctx, rec); err != nil { // archive_removal.go
+		return Outcome{}, err
+	}
 	failpoint("apply/before-complete")
 	if _, err := e.fire(ctx, rec, machine.TriggerRemoved, machine.Firing{Obs: obs,
 		Evidence: machine.Evidence{BranchOutcome: branchOutcome, BranchReason: reason}}, string(machine.OutcomeRemoved)); err != nil {
 		return Outcome{}, err
 	}
 	res, err := teardownResources(ctx, e, rec.ID)
-	if err == nil {
-		err = e.archiveSoleCopy(ctx, rec) // archive_removal.go
-	}
 	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRemoved, State: machine.StateTombstoned, Resources: res,
 		Branch: branchResult(rec, branchOutcome, reason)}, err
 }

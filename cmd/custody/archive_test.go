@@ -23,6 +23,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
 )
 
 // arEveryKind fills the tree at wt with every kind of content an archive
@@ -654,6 +655,9 @@ func TestArchiveBackedRemovalCrash(t *testing.T) {
 			if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
 				t.Fatalf("after %s and resume the tree is still there: %v", point, err)
 			}
+			if st := arState(t, r, res.Archives[0].ID); st != machine.StateFinished {
+				t.Errorf("after %s and resume the archive is %s, want finished (the sole copy)", point, st)
+			}
 			dst := filepath.Join(t.TempDir(), "restored")
 			mustCustody(t, r, 0, "archive", "restore", res.Archives[0].ID, dst)
 			if diff := cmp.Diff(before, arSnapshot(t, dst)); diff != "" {
@@ -810,4 +814,18 @@ func TestArchivePruneCrash(t *testing.T) {
 			}
 		})
 	}
+}
+
+// arState reads archive id's state from the repository's store.
+func arState(t testing.TB, r *fixtures.Repo, id string) machine.State {
+	t.Helper()
+	s, err := store.Open(filepath.Join(r.Dir, ".git", "custody", "state.db"), 5*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := store.Load[machine.Archive](s, machine.KindArchive, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.State
 }
