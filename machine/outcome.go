@@ -21,6 +21,9 @@ const (
 	OutcomeWouldReclaim Outcome = "would-reclaim"
 	OutcomeIgnored      Outcome = "ignored"
 	OutcomeCompleted    Outcome = "completed"
+	// OutcomeAbandoned ends a record whose lost commit a person
+	// acknowledged (custody abandon): the one outcome without a proof.
+	OutcomeAbandoned Outcome = "abandoned"
 )
 
 // Outcomes that leave an item for a person or a later run.
@@ -39,7 +42,7 @@ func (o Outcome) Settled() bool {
 	switch o {
 	case OutcomeRemoved, OutcomeAlreadyDone, OutcomeDestroyed, OutcomeActivated, OutcomeDiscarded,
 		OutcomeCreated, OutcomeEnsured, OutcomeFinished, OutcomeReopened, OutcomeRelocated,
-		OutcomeSteppedBack, OutcomeWouldReclaim, OutcomeIgnored, OutcomeCompleted:
+		OutcomeSteppedBack, OutcomeWouldReclaim, OutcomeIgnored, OutcomeCompleted, OutcomeAbandoned:
 		return true
 	}
 	return false

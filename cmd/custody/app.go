@@ -46,6 +46,7 @@ type CLI struct {
 	Adopt    AdoptCmd    `cmd:"" help:"Put an existing linked worktree in custody (its branch is never deleted)."`
 	Finish   FinishCmd   `cmd:"" help:"Mark worktrees finished (inside a managed worktree, defaults to it)."`
 	Reopen   ReopenCmd   `cmd:"" help:"Take a finished worktree back to active."`
+	Abandon  AbandonCmd  `cmd:"" help:"End the record of a gone tree whose last commit is lost (--acknowledge-unrecoverable)."`
 	Plan     PlanCmd     `cmd:"" help:"Assess every finished worktree: which may go, and why each other is kept."`
 	Apply    ApplyCmd    `cmd:"" help:"Do exactly what a reviewed plan says, refusing what changed since."`
 	Resume   ResumeCmd   `cmd:"" help:"Drive every interrupted intent to its one outcome."`

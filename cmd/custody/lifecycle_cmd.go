@@ -102,3 +102,39 @@ func (a *App) outcomes(out []steps.Outcome, next string) {
 		}
 	})
 }
+
+// AbandonCmd ends the record of a tree whose work is lost.
+type AbandonCmd struct {
+	ID     string `arg:"" name:"id" help:"The worktree: an id, a unique id prefix, the tree's directory name or its path."`
+	Commit string `name:"acknowledge-unrecoverable" required:"" placeholder:"COMMIT" help:"The record's last commit (full id), acknowledged as lost."`
+}
+
+// Help is the long help of abandon.
+func (AbandonCmd) Help() string {
+	return `Tombstones the record of a tree that is gone and whose last commit nothing
+holds any more, on your word: --acknowledge-unrecoverable must name exactly
+that commit, and git must confirm that no ref here contains it and that no
+remote (every one must answer) advertises a ref that does. Nothing is
+deleted; the journal records the abandonment as the one outcome without a
+proof. A tree still on disk, or a commit something holds, is refused.
+
+EXIT STATUS: 0 abandoned (or already tombstoned), 1 error, 3 refused.`
+}
+
+// Run abandons.
+func (c *AbandonCmd) Run(a *App) error {
+	e, err := a.mutatingEnv()
+	if err != nil {
+		return err
+	}
+	ids, err := steps.ResolveRecords(e, a.Dir, []string{c.ID}, "custody list --all")
+	if err != nil {
+		return err
+	}
+	o, err := steps.Abandon(a.Ctx, e, ids[0], c.Commit)
+	if err != nil {
+		return err
+	}
+	a.outcomes([]steps.Outcome{o}, "")
+	return nil
+}

@@ -226,6 +226,14 @@ func rtCases() []rtCase {
 			}},
 		{cmd: "reopen", name: "unknown_id", exit: 1, code: "unknown-record",
 			setup: initialized("nosuch-123456")},
+		{cmd: "abandon", name: "unknown_id", exit: 1, code: "unknown-record",
+			setup: initialized("nosuch-123456", "--acknowledge-unrecoverable", strings.Repeat("0", 40))},
+		{cmd: "abandon", name: "tree_present", exit: 3, code: "wrong-state",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				id, path := newTree(t, r, "present")
+				return at(r, id, "--acknowledge-unrecoverable", r.Head(path))
+			}},
 		{cmd: "plan", name: "kept_tree", exit: 0, code: "untracked-files",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := rtRepo(t, fixtures.Options{})
