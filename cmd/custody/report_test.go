@@ -33,7 +33,7 @@ var updateReport = flag.Bool("update-report", false, "rewrite testdata/report/hi
 // rpHistory builds the realistic history and returns the repository and
 // the ids of the removed trees by the proof kind that removed them, the
 // kept tree's id and the id of the archive one removal stood on.
-func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept, archive string) {
+func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept, archive, abandoned, lost string) {
 	t.Helper()
 	r = fixtures.New(t, fixtures.Options{})
 	mustCustody(t, r, 0, "init")
@@ -97,7 +97,22 @@ func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept,
 	}
 	r.Git("push", "-q", "origin", arcHead+":refs/heads/archived")
 	mustCustody(t, r, 0, "archive", "prune", "--apply", archive)
-	return r, removed, kept, archive
+
+	// A tree deleted by hand whose one commit was lost with it (branch
+	// deleted, reflogs expired, objects pruned): abandoned on the
+	// person's word, the one outcome without a proof.
+	abandoned, lostPath := newTree(t, r, "lost")
+	lost = r.Commit(lostPath, "l.txt", "lost with the tree\n")
+	mustCustody(t, r, 0, "finish", abandoned)
+	if err := os.RemoveAll(lostPath); err != nil {
+		t.Fatal(err)
+	}
+	r.Git("worktree", "prune")
+	r.Git("branch", "-D", "custody/"+abandoned)
+	r.Git("reflog", "expire", "--expire=now", "--all")
+	r.Git("gc", "-q", "--prune=now")
+	mustCustody(t, r, 0, "abandon", abandoned, "--acknowledge-unrecoverable", lost)
+	return r, removed, kept, archive, abandoned, lost
 }
 
 // rpPlan runs custody plan, which exits 0 or 3 with a kept tree (whether a
@@ -260,7 +275,7 @@ func TestReportRealisticHistory(t *testing.T) {
 		// TestReportScreenshotGolden, in the same run, renders the new one.
 		t.Parallel()
 	}
-	r, removed, kept, archive := rpHistory(t)
+	r, removed, kept, archive, abandoned, lost := rpHistory(t)
 	page := filepath.Join(r.Root, "report.html")
 	mustCustody(t, r, 0, "journal", "report", "-o", page)
 	dom, _, netlog := rpBrowse(t, page)
@@ -297,6 +312,12 @@ func TestReportRealisticHistory(t *testing.T) {
 		if !strings.Contains(dom, "<td>"+row+"</td><td class=\"mono\">1</td>") {
 			t.Errorf("the summary does not count 1 for %q", row)
 		}
+	}
+	if s := secs[abandoned]; !strings.Contains(s, "WITHOUT a proof") || !strings.Contains(s, "acknowledged commit "+lost) {
+		t.Errorf("the abandoned tree's section does not mark it abandoned without a proof, with commit %s:\n%s", lost, s)
+	}
+	if !strings.Contains(dom, "<td>trees abandoned</td><td class=\"mono\">1</td>") {
+		t.Errorf("the summary does not count the abandonment")
 	}
 	if s := secs[kept]; !strings.Contains(s, "finished") || strings.Contains(s, "Proof:") {
 		t.Errorf("the kept tree's section should show it finished, with no proof:\n%s", s)
