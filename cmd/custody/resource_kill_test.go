@@ -62,19 +62,7 @@ func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 	if want := []string{"start " + first[1], "destroy", "start " + redo, "end " + redo}; redo == "" || !slices.Equal(lines, want) {
 		t.Errorf("log %q, want %q", lines, want)
 	}
-	recs := w.ledger(t, true)
-	var live []machine.Resource
-	for _, r := range recs {
-		if r.State != machine.StateTombstoned {
-			live = append(live, r)
-		}
-	}
-	if len(live) != 1 || live[0].State != machine.StateActive || live[0].Intent != nil {
-		t.Fatalf("ledger after resume: %+v, want one active entry without an intent", recs)
-	}
-	if fi, err := os.Stat(filepath.Join(w.ext, live[0].Handle)); err != nil || !fi.IsDir() {
-		t.Errorf("the resource %s does not exist after resume: %v", live[0].Handle, err)
-	}
+	rkMadeOnce(t, w)
 }
 
 // TestResourceDestroyOutlivesKilledCustody: custody apply is SIGKILLed
@@ -163,18 +151,7 @@ func TestResourceCreateEndsOnHangup(t *testing.T) {
 			if made != 1 {
 				t.Errorf("the resource was made %d times, want once: log %q", made, lines)
 			}
-			var live []machine.Resource
-			for _, r := range w.ledger(t, true) {
-				if r.State != machine.StateTombstoned {
-					live = append(live, r)
-				}
-			}
-			if len(live) != 1 || live[0].State != machine.StateActive || live[0].Intent != nil {
-				t.Fatalf("ledger after resume: %+v, want one active entry without an intent", live)
-			}
-			if fi, err := os.Stat(filepath.Join(w.ext, live[0].Handle)); err != nil || !fi.IsDir() {
-				t.Errorf("the resource %s does not exist after resume: %v", live[0].Handle, err)
-			}
+			rkMadeOnce(t, w)
 		})
 	}
 }
@@ -236,5 +213,24 @@ func rkAlive(pid int) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("process %d is in state %s", pid, st.state)
 		}
+	}
+}
+
+// rkMadeOnce checks that the ledger holds exactly one live entry, active
+// and without an intent, and that its resource exists.
+func rkMadeOnce(t *testing.T, w *rtWorld) {
+	t.Helper()
+	recs := w.ledger(t, true)
+	var live []machine.Resource
+	for _, r := range recs {
+		if r.State != machine.StateTombstoned {
+			live = append(live, r)
+		}
+	}
+	if len(live) != 1 || live[0].State != machine.StateActive || live[0].Intent != nil {
+		t.Fatalf("ledger after resume: %+v, want one active entry without an intent", recs)
+	}
+	if fi, err := os.Stat(filepath.Join(w.ext, live[0].Handle)); err != nil || !fi.IsDir() {
+		t.Errorf("the resource %s does not exist after resume: %v", live[0].Handle, err)
 	}
 }
