@@ -28,6 +28,8 @@ func Failpoints() []string {
 		"archive/strip-after-scratch",
 		"archive/strip-after-patch",
 		"archive/strip-after-manifest",
+		"relocate/after-intent",
+		"relocate/after-move",
 	}
 }
 
