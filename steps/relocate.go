@@ -111,9 +111,14 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		return RelocateResult{}, err
 	}
 	failpoint("relocate/after-intent")
+	pause("relocate/before-move")
 	var moveErr error
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		moveErr = err
+	} else if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
+		// Something appeared there since the observation: git would move
+		// the tree into it, so the move is not made.
+		moveErr = fmt.Errorf("the destination appeared after it was observed (lstat: %v)", err)
 	} else {
 		_, moveErr = observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "move", rec.Path, target)
 	}

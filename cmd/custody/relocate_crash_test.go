@@ -181,3 +181,35 @@ func TestRelocateMoveFails(t *testing.T) {
 	}
 	csHealthy(t, s.r)
 }
+
+// TestRelocateDestinationAppears: a directory made at the destination
+// after relocate observed it free (git would move the tree into it) stops
+// the move: the record steps back to active at its path, the tree is
+// unchanged and nothing is put in the directory.
+func TestRelocateDestinationAppears(t *testing.T) {
+	t.Parallel()
+	s := rlNewScene(t)
+	release, wait := csPaused(t, s.r, "relocate/before-move", "relocate", s.id, "--to", s.dst, "--json")
+	if err := os.MkdirAll(s.dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	res := wait()
+	if res.Code != 3 {
+		t.Fatalf("relocate onto a destination made meanwhile: want exit 3, got\n%s", res)
+	}
+	out := decodeResult[steps.RelocateResult](t, res, "relocate")
+	if out.Refusal == nil || out.Refusal.Code != machine.CodeRelocationFailed || !strings.Contains(out.Refusal.Message, "appeared after it was observed") {
+		t.Fatalf("want a relocation-failed refusal naming the destination that appeared, got %+v", out)
+	}
+	if rec := listRecord(t, s.r, s.id); rec.State != "active" || rec.Intent != nil || rec.Path != s.src {
+		t.Errorf("record %+v, want active at %s without an intent", rec, s.src)
+	}
+	if d := s.snap.Diff(s.r.Snap(s.src)); d != "" {
+		t.Errorf("the tree changed:\n%s", d)
+	}
+	if ents, err := os.ReadDir(s.dst); err != nil || len(ents) != 0 {
+		t.Errorf("the directory made at the destination holds %v (%v), want nothing", ents, err)
+	}
+	csHealthy(t, s.r)
+}
