@@ -213,3 +213,51 @@ func TestRelocateDestinationAppears(t *testing.T) {
 	}
 	csHealthy(t, s.r)
 }
+
+// TestRelocateDoctorStuck: doctor lists a relocation as stuck only when
+// resume cannot settle it. While a live relocate holds the intent it is
+// that process's, not stuck; once the holder is dead and the tree is gone
+// from both source and destination, no rule fits and doctor names what
+// resume refuses, with its retry.
+func TestRelocateDoctorStuck(t *testing.T) {
+	t.Parallel()
+	t.Run("live-holder", func(t *testing.T) {
+		t.Parallel()
+		s := rlNewScene(t)
+		release, wait := csPaused(t, s.r, "relocate/before-move", "relocate", s.id, "--to", s.dst)
+		res := custody(t, s.r, "doctor", "--json")
+		release()
+		if got := wait(); got.Code != 0 {
+			t.Errorf("the held relocate, released: want exit 0, got\n%s", got)
+		}
+		if d := decodeResult[doctorResult](t, res, "doctor"); len(d.Stuck) != 0 {
+			t.Errorf("doctor while a live relocate holds the intent lists it as stuck: %+v", d.Stuck)
+		}
+		s.end(t)
+	})
+	t.Run("tree-gone-from-both", func(t *testing.T) {
+		t.Parallel()
+		s := rlNewScene(t)
+		csMustBeKilled(t, s.r, "relocate/after-move", "relocate", s.id, "--to", s.dst)
+		if err := os.RemoveAll(s.dst); err != nil {
+			t.Fatal(err)
+		}
+		s.r.Git("worktree", "prune")
+		res := custody(t, s.r, "doctor", "--json")
+		if res.Code != 3 {
+			t.Fatalf("doctor with a stuck relocation: want exit 3, got\n%s", res)
+		}
+		d := decodeResult[doctorResult](t, res, "doctor")
+		if len(d.Stuck) != 1 || d.Stuck[0].ID != s.id || d.Stuck[0].Refusal == nil || d.Stuck[0].Refusal.Code != machine.CodeResumeUnmatched ||
+			d.Stuck[0].Settle != "custody show "+s.id || !strings.Contains(d.Stuck[0].Why, "destination: path absent") {
+			t.Fatalf("doctor: want %s stuck with resume's resume-unmatched and its retry, got %+v", s.id, d.Stuck)
+		}
+		if human := custody(t, s.r, "doctor"); !strings.Contains(human.Stdout, "worktree "+s.id+": can never progress on its own") ||
+			!strings.Contains(human.Stdout, "\tto fix: custody show "+s.id+"\n") {
+			t.Errorf("doctor's human output does not list %s as stuck with its settling command:\n%s", s.id, human.Stdout)
+		}
+		if res := custody(t, s.r, "resume"); res.Code != 3 {
+			t.Errorf("resume of the stuck relocation: want exit 3, got\n%s", res)
+		}
+	})
+}
