@@ -54,20 +54,11 @@ func TestBashCompletes(t *testing.T) {
 		t.Skip("bash is not installed")
 	}
 	script := compScript(t, "bash")
-	for _, tt := range []struct {
-		line string // the words before the cursor, the last one being completed
+	cases := append([]struct {
+		line string
 		want []string
-	}{
-		{"custody pl", []string{"plan"}},
-		{"custody archive ", []string{"create", "list", "prune", "restore", "verify"}},
-		{"custody -C /tmp archive ve", []string{"verify"}},
-		{"custody --json journal ", []string{"export", "head", "report", "sign", "verify"}},
-		{"custody completion ", []string{"bash", "fish", "zsh"}},
-		{"custody journal export --format ", []string{"jsonl", "md"}},
-		{"custody plan --det", []string{"--detailed-exitcode"}},
-		{"custody plan -o pl", []string{}}, // a file: left to bash's default
-		{"custody re", []string{"recovered", "reopen", "resource", "resume"}},
-	} {
+	}{{"custody plan -o pl", []string{}}}, compCases...) // a file: left to bash's default
+	for _, tt := range cases {
 		t.Run(tt.line, func(t *testing.T) {
 			t.Parallel()
 			words := strings.Split(tt.line, " ")
@@ -83,6 +74,88 @@ func TestBashCompletes(t *testing.T) {
 			}
 			got := strings.Fields(string(out))
 			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("completing %q (-want +got):\n%s", tt.line, diff)
+			}
+		})
+	}
+}
+
+// compCases are completions every shell's script must give: the words
+// before the cursor (the last one being completed) and the candidates
+// offered.
+var compCases = []struct {
+	line string
+	want []string
+}{
+	{"custody pl", []string{"plan"}},
+	{"custody archive ", []string{"create", "list", "prune", "restore", "verify"}},
+	{"custody -C /tmp archive ve", []string{"verify"}},
+	{"custody --json journal ", []string{"export", "head", "report", "sign", "verify"}},
+	{"custody completion ", []string{"bash", "fish", "zsh"}},
+	{"custody journal export --format ", []string{"jsonl", "md"}},
+	{"custody plan --det", []string{"--detailed-exitcode"}},
+	{"custody re", []string{"recovered", "reopen", "resource", "resume"}},
+}
+
+// TestFishCompletes asks fish itself (complete -C) what it offers.
+func TestFishCompletes(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("fish"); err != nil {
+		t.Skip("fish is not installed: its completions are not run")
+	}
+	script := compScript(t, "fish")
+	for _, tt := range compCases {
+		t.Run(tt.line, func(t *testing.T) {
+			t.Parallel()
+			out, err := exec.Command("fish", "--no-config", "-c", "source "+shQuote(script)+"; complete -C "+shQuote(tt.line)).CombinedOutput()
+			if err != nil {
+				t.Fatalf("fish: %v\n%s", err, out)
+			}
+			var got []string
+			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				if w, _, _ := strings.Cut(l, "\t"); w != "" {
+					got = append(got, w)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("completing %q (-want +got):\n%s", tt.line, diff)
+			}
+		})
+	}
+}
+
+// TestZshCompletes runs the zsh script's function with words and CURRENT
+// set as zsh's completion sets them, and compadd and _files replaced by
+// functions that print what they are given. zsh filters compadd's words
+// by the prefix itself, so only lines ending in a space are run.
+func TestZshCompletes(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("zsh"); err != nil {
+		t.Skip("zsh is not installed: its completions are not run")
+	}
+	script := compScript(t, "zsh")
+	cases := append([]struct {
+		line string
+		want []string
+	}{{"custody plan -o ", []string{"<files>"}}}, compCases...)
+	for _, tt := range cases {
+		if !strings.HasSuffix(tt.line, " ") {
+			continue
+		}
+		t.Run(tt.line, func(t *testing.T) {
+			t.Parallel()
+			words := strings.Split(tt.line, " ")
+			q := make([]string, len(words))
+			for i, w := range words {
+				q[i] = shQuote(w)
+			}
+			prog := "compdef() { : }\ncompadd() { [[ $1 == -- ]] && shift; print -rl -- \"$@\" }\n_files() { print -r -- '<files>' }\n" +
+				"source " + shQuote(script) + "\nwords=(" + strings.Join(q, " ") + ")\nCURRENT=" + strconv.Itoa(len(words)) + "\n_custody\n"
+			out, err := exec.Command("zsh", "-f", "-c", prog).CombinedOutput()
+			if err != nil {
+				t.Fatalf("zsh: %v\n%s", err, out)
+			}
+			if diff := cmp.Diff(tt.want, strings.Fields(string(out))); diff != "" {
 				t.Errorf("completing %q (-want +got):\n%s", tt.line, diff)
 			}
 		})

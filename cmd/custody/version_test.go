@@ -3,6 +3,8 @@ package main
 import (
 	"debug/buildinfo"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -52,5 +54,43 @@ func TestVersionFlag(t *testing.T) {
 	}
 	if got, want := strings.TrimSpace(string(out)), "custody "+versionText("dev", bi); got != want {
 		t.Errorf("custody --version = %q, want %q", got, want)
+	}
+}
+
+// TestVersionFromVCS builds custody with VCS stamping on, from this
+// checkout, and checks --version names the commit it was built from.
+func TestVersionFromVCS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds custody again")
+	}
+	t.Parallel()
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not built from a git checkout (%v): no revision to stamp", err)
+	}
+	bin := filepath.Join(t.TempDir(), "custody")
+	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -buildvcs=true: %v\n%s", err, out)
+	}
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamped := false
+	for _, s := range bi.Settings {
+		stamped = stamped || s.Key == "vcs.revision"
+	}
+	if !stamped {
+		// The go command finds no repository where .git is a file (a
+		// linked worktree of this repository).
+		t.Skip("go build stamped no VCS revision here: nothing to check --version against")
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		t.Fatalf("custody --version: %v", err)
+	}
+	want := regexp.MustCompile(`\Acustody \S+ \(revision ` + strings.TrimSpace(string(head)) + `(, modified)?\)\n\z`)
+	if !want.Match(out) {
+		t.Errorf("custody --version = %q, want it to match %s", out, want)
 	}
 }
