@@ -64,7 +64,7 @@ func skillMarkdown(d cliDoc) string {
 	}
 	b.WriteString("\n## Global flags\n\n")
 	flagTable(&b, d.Globals)
-	b.WriteString("\n## Commands\n")
+	fmt.Fprintf(&b, "\n## Commands\n\n`%s COMMAND --help` gives a command's long help and its EXIT STATUS.\n", d.Name)
 	for _, c := range leaves(d.Commands) {
 		fmt.Fprintf(&b, "\n### `%s`\n\n%s\n", c.Usage(d.Name), c.Help)
 		for _, a := range c.Args {

@@ -72,6 +72,21 @@ func (c *SkillCmd) Run(a *App, k *kong.Context) error {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	// Every target is checked before any is written: a refusal leaves
+	// the directory as it was.
+	for _, n := range names {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+			// CreateFile refuses it, naming what it is, before it creates
+			// anything.
+			f, err := steps.CreateFile(p, 0o644)
+			if err == nil {
+				f.Abort()
+				continue // replaced meanwhile by a regular file
+			}
+			return outputError(err, p, "custody skill")
+		}
+	}
 	var res skillResult
 	var stale []string
 	for _, n := range names {
@@ -79,8 +94,8 @@ func (c *SkillCmd) Run(a *App, k *kong.Context) error {
 		got, err := os.ReadFile(p)
 		same := err == nil && bytes.Equal(got, []byte(files[n]))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: p, Retry: "custody skill --out " + machine.QuoteArg(dir) + " --check",
-				Message: fmt.Sprintf("%s cannot be read: %v; nothing was written", p, err)}
+			return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: p, Retry: "custody skill",
+				Message: fmt.Sprintf("%s cannot be read (%v); nothing was written. Remove it or choose another --out", p, errors.Unwrap(err))}
 		}
 		switch {
 		case same && c.Check:
@@ -91,10 +106,11 @@ func (c *SkillCmd) Run(a *App, k *kong.Context) error {
 			res.Files = append(res.Files, skillFile{Path: p, Outcome: "unchanged"})
 		default:
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return fmt.Errorf("skill: making %s: %w", filepath.Dir(p), err)
+				return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: filepath.Dir(p), Retry: "custody skill",
+					Message: fmt.Sprintf("%s cannot be made (%v); choose another --out", filepath.Dir(p), errors.Unwrap(err))}
 			}
 			if err := steps.WriteFile(p, []byte(files[n]), 0o644); err != nil {
-				return outputError(err, p, "custody skill --out "+machine.QuoteArg(filepath.Join(dir, "custody")))
+				return outputError(err, p, "custody skill")
 			}
 			res.Files = append(res.Files, skillFile{Path: p, Outcome: "written"})
 		}
