@@ -69,14 +69,15 @@ func shPatterns(pats []string) string {
 
 // shWalk is the part of the bash and zsh scripts that reads the words
 // before the cursor into cmd (the command path), npos (positional
-// arguments seen) and skip (set when the last word is a flag waiting for
-// its value). first is the index of the first word after the binary's.
+// arguments seen), skip (set when the last word is a flag waiting for
+// its value) and flag (that flag). A lone "=" after such a flag is bash
+// splitting --flag=value at COMP_WORDBREAKS: the value is still to come. first is the index of the first word after the binary's.
 func shWalk(d cliDoc, words, first, last string) string {
 	var b strings.Builder
 	paths := completionPaths(d)
 	fmt.Fprintf(&b, "    for ((i = %s; i < %s; i++)); do\n", first, last)
 	fmt.Fprintf(&b, "        w=\"${%s[i]}\"\n", words)
-	b.WriteString("        if [[ -n $skip ]]; then skip=\"\"; continue; fi\n")
+	b.WriteString("        if [[ -n $skip ]]; then\n            [[ $w == = ]] || skip=\"\"\n            continue\n        fi\n")
 	b.WriteString("        case \"$w\" in\n        --*=*) continue ;;\n        -?*)\n            case \"$cmd|$w\" in\n")
 	for _, p := range paths {
 		var pats []string
@@ -88,7 +89,7 @@ func shWalk(d cliDoc, words, first, last string) string {
 			}
 		}
 		if len(pats) > 0 {
-			fmt.Fprintf(&b, "            %s) skip=1 ;;\n", shPatterns(pats))
+			fmt.Fprintf(&b, "            %s) skip=1 flag=\"$w\" ;;\n", shPatterns(pats))
 		}
 	}
 	b.WriteString("            esac\n            continue ;;\n        esac\n")
@@ -113,7 +114,7 @@ func shWalk(d cliDoc, words, first, last string) string {
 // is done when there is nothing to offer (files).
 func shCandidates(b *strings.Builder, d cliDoc, reply func(words []string) string, none string) {
 	paths := completionPaths(d)
-	b.WriteString("    if [[ -n $skip ]]; then\n        case \"$cmd|$prev\" in\n")
+	b.WriteString("    if [[ -n $skip ]]; then\n        case \"$cmd|$flag\" in\n")
 	for _, p := range paths {
 		for _, f := range p.Flags {
 			if f.Takes() && len(f.Enum) > 0 {
@@ -158,9 +159,8 @@ func bashCompletion(d cliDoc) string {
 	fmt.Fprintf(&b, "# bash completion for %s: %s; make it again with `%s completion bash`.\n", d.Name, generatedNote, d.Name)
 	fmt.Fprintf(&b, "# Load it with: source <(%s completion bash)\n", d.Name)
 	fmt.Fprintf(&b, "_%s() {\n", d.Name)
-	b.WriteString("    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"\" cmd=\"\" w=\"\" i skip=\"\" npos=0\n")
+	b.WriteString("    local cur=\"${COMP_WORDS[COMP_CWORD]}\" cmd=\"\" w=\"\" i skip=\"\" flag=\"\" npos=0\n")
 	b.WriteString("    COMPREPLY=()\n")
-	b.WriteString("    if ((COMP_CWORD > 0)); then prev=\"${COMP_WORDS[COMP_CWORD-1]}\"; fi\n")
 	b.WriteString(shWalk(d, "COMP_WORDS", "1", "COMP_CWORD"))
 	shCandidates(&b, d, func(words []string) string {
 		return "COMPREPLY=($(compgen -W " + shQuote(strings.Join(words, " ")) + " -- \"$cur\")); return"
@@ -178,7 +178,7 @@ func zshCompletion(d cliDoc) string {
 	fmt.Fprintf(&b, "# zsh completion for %s: %s; make it again with `%s completion zsh`.\n", d.Name, generatedNote, d.Name)
 	fmt.Fprintf(&b, "# Load it with: source <(%s completion zsh), or put it in your fpath as _%s.\n", d.Name, d.Name)
 	fmt.Fprintf(&b, "_%s() {\n", d.Name)
-	b.WriteString("    local cur=\"${words[CURRENT]}\" prev=\"${words[CURRENT-1]}\" cmd=\"\" w=\"\" i skip=\"\" npos=0\n")
+	b.WriteString("    local cur=\"${words[CURRENT]}\" cmd=\"\" w=\"\" i skip=\"\" flag=\"\" npos=0\n")
 	b.WriteString(shWalk(d, "words", "2", "CURRENT"))
 	shCandidates(&b, d, func(words []string) string {
 		q := make([]string, len(words))

@@ -57,7 +57,12 @@ func TestBashCompletes(t *testing.T) {
 	cases := append([]struct {
 		line string
 		want []string
-	}{{"custody plan -o pl", []string{}}}, compCases...) // a file: left to bash's default
+	}{
+		{"custody plan -o pl", []string{}}, // a file: left to bash's default
+		// bash splits --format=j at COMP_WORDBREAKS' "=".
+		{"custody journal export --format = j", []string{"jsonl"}},
+		{"custody journal export --format = jsonl ", []string{}},
+	}, compCases...)
 	for _, tt := range cases {
 		t.Run(tt.line, func(t *testing.T) {
 			t.Parallel()
