@@ -27,7 +27,7 @@ func skillFiles(d cliDoc) map[string]string {
 // skillMarkdown is SKILL.md.
 func skillMarkdown(d cliDoc) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "---\nname: %s\ndescription: %s\n---\n\n", skillName, skillDescription)
+	fmt.Fprintf(&b, "---\nname: %s\ndescription: %s\n---\n\n", skillName, yamlQuote(skillDescription))
 	fmt.Fprintf(&b, "<!-- %s: made by `%s skill --out DIR` from the command line itself. -->\n\n", generatedNote, d.Name)
 	fmt.Fprintf(&b, "# %s\n\n%s\n\n", d.Name, d.Description)
 	b.WriteString(`## The workflow to follow
