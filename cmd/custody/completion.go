@@ -110,9 +110,10 @@ func shWalk(d cliDoc, words, first, last string) string {
 // shCandidates writes the case arms that set the candidate words: the
 // values of the flag waiting for one, the flags when the word starts with
 // -, the subcommands, then a positional argument's values. reply(words)
-// is the shell code that offers words and returns; none is what
+// is the shell code that offers words and returns; replySubs, when set,
+// offers subcommands instead (with their help); none is what
 // is done when there is nothing to offer (files).
-func shCandidates(b *strings.Builder, d cliDoc, reply func(words []string) string, none string) {
+func shCandidates(b *strings.Builder, d cliDoc, reply func(words []string) string, replySubs func(subs []cmdDoc) string, none string) {
 	paths := completionPaths(d)
 	b.WriteString("    if [[ -n $skip ]]; then\n        case \"$cmd|$flag\" in\n")
 	for _, p := range paths {
@@ -135,11 +136,17 @@ func shCandidates(b *strings.Builder, d cliDoc, reply func(words []string) strin
 	b.WriteString("    case \"$cmd\" in\n")
 	for _, p := range paths {
 		if len(p.Subs) > 0 {
-			names := make([]string, len(p.Subs))
-			for i, s := range p.Subs {
-				names[i] = s.Name
+			offer := replySubs
+			if offer == nil {
+				offer = func(subs []cmdDoc) string {
+					names := make([]string, len(subs))
+					for i, s := range subs {
+						names[i] = s.Name
+					}
+					return reply(names)
+				}
 			}
-			fmt.Fprintf(b, "    %s) %s ;;\n", shQuote(p.Path), reply(names))
+			fmt.Fprintf(b, "    %s) %s ;;\n", shQuote(p.Path), offer(p.Subs))
 		}
 	}
 	b.WriteString("    esac\n    case \"$cmd|$npos\" in\n")
@@ -164,14 +171,15 @@ func bashCompletion(d cliDoc) string {
 	b.WriteString(shWalk(d, "COMP_WORDS", "1", "COMP_CWORD"))
 	shCandidates(&b, d, func(words []string) string {
 		return "COMPREPLY=($(compgen -W " + shQuote(strings.Join(words, " ")) + " -- \"$cur\")); return"
-	}, "return")
+	}, nil, "return")
 	b.WriteString("}\n")
 	fmt.Fprintf(&b, "complete -o default -F _%s %s\n", d.Name, d.Name)
 	return b.String()
 }
 
 // zshCompletion is custody's zsh completion script: the same walk as
-// bash's, offering with compadd (and _files where a file goes).
+// bash's, offering subcommands with their help (_describe), other words
+// with compadd, and _files where a file goes.
 func zshCompletion(d cliDoc) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#compdef %s\n", d.Name)
@@ -186,6 +194,12 @@ func zshCompletion(d cliDoc) string {
 			q[i] = shQuote(w)
 		}
 		return "compadd -- " + strings.Join(q, " ") + "; return"
+	}, func(subs []cmdDoc) string {
+		q := make([]string, len(subs))
+		for i, s := range subs {
+			q[i] = shQuote(s.Name + ":" + s.Help)
+		}
+		return "local -a subs=(" + strings.Join(q, " ") + "); _describe -t commands command subs; return"
 	}, "_files; return")
 	b.WriteString("}\n")
 	fmt.Fprintf(&b, "if [[ \"${funcstack[1]}\" == _%s ]]; then\n    _%s \"$@\"\nelse\n    compdef _%s %s\nfi\n", d.Name, d.Name, d.Name, d.Name)

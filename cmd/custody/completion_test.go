@@ -130,8 +130,8 @@ func TestFishCompletes(t *testing.T) {
 }
 
 // TestZshCompletes runs the zsh script's function with words and CURRENT
-// set as zsh's completion sets them, and compadd and _files replaced by
-// functions that print what they are given. zsh filters compadd's words
+// set as zsh's completion sets them, and compadd, _describe and _files
+// replaced by functions that print the words they are given. zsh filters compadd's words
 // by the prefix itself, so only lines ending in a space are run.
 func TestZshCompletes(t *testing.T) {
 	t.Parallel()
@@ -155,6 +155,7 @@ func TestZshCompletes(t *testing.T) {
 				q[i] = shQuote(w)
 			}
 			prog := "compdef() { : }\ncompadd() { [[ $1 == -- ]] && shift; print -rl -- \"$@\" }\n_files() { print -r -- '<files>' }\n" +
+				"_describe() { local -a a=(\"${(@P)${@[-1]}}\"); print -rl -- \"${a[@]%%:*}\" }\n" +
 				"source " + shQuote(script) + "\nwords=(" + strings.Join(q, " ") + ")\nCURRENT=" + strconv.Itoa(len(words)) + "\n_custody\n"
 			out, err := exec.Command("zsh", "-f", "-c", prog).CombinedOutput()
 			if err != nil {
