@@ -44,3 +44,4 @@ lint:
 verify:
     go mod tidy -diff
     go test ./machine/ -run TestDocsFresh
+    go test ./cmd/custody/ -run 'TestCLIDocsFresh|TestSchemasFresh'

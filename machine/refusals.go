@@ -187,6 +187,10 @@ const (
 	// CodeSignatureInvalid is returned when a journal head signature does
 	// not verify against the allowed signers, or cannot be made.
 	CodeSignatureInvalid Code = "signature-invalid"
+	// CodeGeneratedStale is returned when a generated file (the skill's
+	// SKILL.md or agents/openai.yaml) is missing or differs from what this
+	// custody generates; nothing was written.
+	CodeGeneratedStale Code = "generated-stale"
 )
 
 // Refusals about the repository itself.
@@ -409,6 +413,9 @@ func Codes() map[Code]string {
 		CodeArchiveNested:         "the archive holds nested repositories no remote is asked about",
 		CodeArchiveUncommitted:    "the archive holds uncommitted state no remote holds",
 		CodeRelocationFailed:      "git worktree move did not move the tree; it stayed where it was",
+
+		// Generated files.
+		CodeGeneratedStale: "a generated file is missing or differs from what this custody generates",
 	}
 }
 

@@ -356,6 +356,13 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeArchiveTreePresent:    {elsewhere: "prune of an archive whose tree exists; TestArchivePrune, archive_prune_refused_tree_present.txtar"},
 		machine.CodeArchiveNested:         {elsewhere: "prune of an archive with a nested repository; TestArchivePrune"},
 		machine.CodeArchiveUncommitted:    {elsewhere: "prune of an archive with a non-empty patch; TestArchivePrune"},
+
+		// Generated files: the retry writes the copy --check found stale.
+		machine.CodeGeneratedStale: {setup: func(t *testing.T) adWorld {
+			r := adRepo(t)
+			r.WriteFile(r.Dir, "skills/custody/agents/openai.yaml", "interface: {}\n")
+			return adWorld{r: r, args: []string{"skill", "--out", "skills/custody", "--check"}}
+		}},
 	}
 }
 

@@ -399,6 +399,16 @@ func rtCases() []rtCase {
 				r.WriteFile(path, "draft.txt", "not committed\n")
 				return at(r, id, "--to", filepath.Join(r.Root, "away"))
 			}},
+		{cmd: "skill", name: "stale", exit: 1, code: "generated-stale",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtBare(t)
+				r.WriteFile(r.Dir, "skills/custody/SKILL.md", "an older skill\n")
+				return at(r, "--out", "skills/custody", "--check")
+			}},
+		{cmd: "completion", name: "unknown_shell", exit: 1, code: "usage",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t), "tcsh") }},
+		{cmd: "man", name: "extra_argument", exit: 1, code: "usage",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t), "custody") }},
 	}
 }
 
