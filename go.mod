@@ -14,6 +14,7 @@ require (
 )
 
 require (
+	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/tools v0.36.0 // indirect
 )

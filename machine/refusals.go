@@ -187,6 +187,16 @@ const (
 	// CodeSignatureInvalid is returned when a journal head signature does
 	// not verify against the allowed signers, or cannot be made.
 	CodeSignatureInvalid Code = "signature-invalid"
+	// CodeCodexEnvironmentInvalid is returned when the Codex app's
+	// environment.toml cannot be edited safely (not TOML, or [setup] or
+	// [cleanup] in a shape custody does not edit); nothing was written.
+	CodeCodexEnvironmentInvalid Code = "codex-environment-invalid"
+	// CodeCodexEnvironmentStale is returned by integrate codex --check when
+	// environment.toml lacks what custody would write.
+	CodeCodexEnvironmentStale Code = "codex-environment-stale"
+	// CodeEmptyName is returned when new is given a name with nothing an
+	// id can be made of (empty, only spaces or only punctuation).
+	CodeEmptyName Code = "empty-name"
 )
 
 // Refusals about the repository itself.
@@ -405,6 +415,11 @@ func Codes() map[Code]string {
 		CodeArchiveTreePresent:    "the archived tree still exists, so its archive is not pruned",
 		CodeArchiveNested:         "the archive holds nested repositories no remote is asked about",
 		CodeArchiveUncommitted:    "the archive holds uncommitted state no remote holds",
+
+		// Integrations and input.
+		CodeCodexEnvironmentInvalid: "the Codex environment.toml cannot be edited safely; nothing was written",
+		CodeCodexEnvironmentStale:   "the Codex environment.toml lacks what custody integrate codex writes",
+		CodeEmptyName:               "the worktree name has nothing an id can be made of",
 	}
 }
 
