@@ -56,6 +56,10 @@ type CLI struct {
 	Trust    TrustCmd    `cmd:"" help:"Approve custody.toml's exact content, so its commands may run (--revoke withdraws it)."`
 	Recovery RecoverCmd  `cmd:"" name:"recovered" help:"List or prune what custody kept from removed trees (recovery refs, per-worktree config)."`
 	Archive  ArchiveCmd  `cmd:"" help:"Archive unpublished work, verify, list and restore archives."`
+
+	// Agents: wiring into their configuration, and teardown from a tree.
+	Integrate IntegrateCmd `cmd:"" help:"Wire custody into an agent's configuration (Codex, Claude Code)."`
+	Teardown  TeardownCmd  `cmd:"" help:"Destroy the resources of the managed worktree custody runs in (no id, no stdin)."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output
