@@ -355,6 +355,17 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeArchiveTreePresent:    {elsewhere: "prune of an archive whose tree exists; TestArchivePrune, archive_prune_refused_tree_present.txtar"},
 		machine.CodeArchiveNested:         {elsewhere: "prune of an archive with a nested repository; TestArchivePrune"},
 		machine.CodeArchiveUncommitted:    {elsewhere: "prune of an archive with a non-empty patch; TestArchivePrune"},
+
+		// Integrations and input.
+		machine.CodeCodexEnvironmentStale: {setup: func(t *testing.T) adWorld {
+			// The Codex app rewrote its file without custody's scripts:
+			// the retry writes them back, and --check then passes.
+			r := adRepo(t)
+			r.WriteFile(r.Dir, ".codex/environments/environment.toml", "version = 1\nname = \"app\"\n")
+			return adWorld{r: r, args: []string{"integrate", "codex", "--check"}}
+		}},
+		machine.CodeCodexEnvironmentInvalid: {person: "an environment.toml that is not TOML, or gives [setup] or [cleanup] a shape custody does not edit, is the person's (or the Codex app's) to fix; TestCodexRefusesWhatItCannotEdit"},
+		machine.CodeEmptyName:               {person: "the name of a new worktree is the person's to choose; new_refused_empty_name.txtar"},
 	}
 }
 

@@ -392,6 +392,24 @@ func rtCases() []rtCase {
 				r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = 'true'\ndestroy = 'true'\n")
 				return at(r, "fix")
 			}},
+		{cmd: "integrate codex", name: "stale", exit: 1, code: "codex-environment-stale",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				r.WriteFile(r.Dir, ".codex/environments/environment.toml", "version = 1\nname = \"app\"\n")
+				return at(r, "--check")
+			},
+			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh result) {
+				if sh.Code != 0 {
+					t.Fatalf("the pasted retry failed:\n%s", sh)
+				}
+				mustCustody(t, r, 0, "integrate", "codex", "--check")
+			}},
+		{cmd: "teardown", name: "outside_worktree", exit: 1, code: "not-in-worktree",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				newTree(t, r, "somewhere")
+				return at(r)
+			}},
 	}
 }
 
