@@ -64,8 +64,11 @@ func IntegrateCodex(repo observe.Repo, check bool) (IntegrateCodexResult, error)
 		return res, nil
 	}
 	if check {
-		return res, &machine.Refusal{Code: machine.CodeCodexEnvironmentStale, Path: path, Retry: "custody integrate codex",
-			Message: fmt.Sprintf("%s lacks what custody writes into it (%s)", path, addedKeys(edit.Keys))}
+		msg := fmt.Sprintf("%s lacks what custody writes into it (%s)", path, addedKeys(edit.Keys))
+		if res.Created {
+			msg = fmt.Sprintf("%s does not exist, so the Codex app runs no custody script", path)
+		}
+		return res, &machine.Refusal{Code: machine.CodeCodexEnvironmentStale, Path: path, Retry: "custody integrate codex", Message: msg}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return res, fmt.Errorf("make the directory of %s: %w", path, err)
