@@ -1,6 +1,10 @@
 package steps
 
-import "context"
+import (
+	"context"
+
+	"github.com/custody-sh/custody/machine"
+)
 
 // TeardownResult is what `custody teardown` did with one tree's resources.
 type TeardownResult struct {
@@ -19,7 +23,9 @@ func (r TeardownResult) Pending() bool { return resourcesPending(r.Resources) }
 // before its frozen destroy command runs. The tree itself and its record
 // are left as they are. A tree with no live resources is done with
 // nothing to do; dir outside every managed worktree is CodeNotInWorktree.
-// It is idempotent: run again, it finds nothing left to destroy.
+// It is idempotent: run again, it finds nothing left to destroy. A
+// destroy that failed is refused with a retry of teardown for this tree
+// (the ledger keeps the entry; orphan GC takes it once the tree is gone).
 func Teardown(ctx context.Context, e *Env, dir string) (TeardownResult, error) {
 	id, err := CurrentID(e, dir)
 	if err != nil {
@@ -32,6 +38,15 @@ func Teardown(ctx context.Context, e *Env, dir string) (TeardownResult, error) {
 	outs, err := teardownResources(ctx, e, id)
 	if outs == nil {
 		outs = []ResourceOutcome{}
+	}
+	// While the tree exists, orphan GC would call its resources live: the
+	// retry is teardown of this very tree, from wherever it is pasted.
+	for i, o := range outs {
+		if o.Refusal != nil && o.Refusal.Code == machine.CodeResourceFailed {
+			r := *o.Refusal
+			r.Retry = "custody -C " + machine.QuoteArg(rec.Path) + " teardown"
+			outs[i].Refusal = &r
+		}
 	}
 	return TeardownResult{ID: id, Path: rec.Path, Resources: outs}, err
 }
