@@ -97,6 +97,7 @@ type codexScan struct {
 // The edit is checked before it is returned: the new file must decode to
 // exactly the old file's values plus the keys added, or it is an error.
 func EditCodexEnvironment(src []byte, name string) (CodexResult, error) {
+	name = strings.ToValidUTF8(name, "\uFFFD") // TOML text is UTF-8
 	var before map[string]any
 	if err := toml.Unmarshal(src, &before); err != nil {
 		return CodexResult{}, fmt.Errorf("%w: it is not valid TOML: %w", ErrCodexEnvironment, err)

@@ -158,10 +158,11 @@ func TestTOMLString(t *testing.T) {
 // exactly, and editing the output again changes nothing.
 func FuzzEditCodexEnvironment(f *testing.F) {
 	for _, s := range []string{"", codexAppFile, "version = 1\n[setup]\nscript = \"\"\n", "[cleanup]\r\nx = 1", "setup.script = 'a'\n", "# c\n[[actions]]\nname = 'a'\n"} {
-		f.Add([]byte(s))
+		f.Add([]byte(s), "shop")
 	}
-	f.Fuzz(func(t *testing.T, src []byte) {
-		res, err := EditCodexEnvironment(src, "shop")
+	f.Add([]byte(""), "q\"uo\\te\n\xff")
+	f.Fuzz(func(t *testing.T, src []byte, name string) {
+		res, err := EditCodexEnvironment(src, name)
 		if err != nil {
 			if !errors.Is(err, ErrCodexEnvironment) {
 				t.Fatalf("an error that is not ErrCodexEnvironment: %v", err)
@@ -171,7 +172,7 @@ func FuzzEditCodexEnvironment(f *testing.F) {
 		if undone := undoEdits(res.Out, res.Edits); !bytes.Equal(undone, src) {
 			t.Fatalf("undoing the edits does not give the input back:\n%q\n%q", src, undone)
 		}
-		again, err := EditCodexEnvironment(res.Out, "shop")
+		again, err := EditCodexEnvironment(res.Out, name)
 		if err != nil {
 			t.Fatalf("custody's own output is refused: %v\n%q", err, res.Out)
 		}

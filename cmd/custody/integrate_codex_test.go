@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/custody-sh/custody/fixtures"
@@ -47,14 +46,15 @@ func cxRun(t *testing.T, w *rtWorld, dir, script string) result {
 	return runBin(t, "sh", w.r, dir, []string{sfPathEnv(filepath.Dir(custodyBin))}, "-c", script)
 }
 
-// cxInode is the inode of path: an atomic replacement changes it.
-func cxInode(t *testing.T, path string) uint64 {
+// cxStat lstats path; os.SameFile on two of them tells whether the file
+// was replaced (an atomic rename makes a new file).
+func cxStat(t *testing.T, path string) os.FileInfo {
 	t.Helper()
 	fi, err := os.Lstat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fi.Sys().(*syscall.Stat_t).Ino
+	return fi
 }
 
 // TestCodexScriptsRunFromTheFile: integrate codex writes a whole file into
@@ -147,13 +147,13 @@ func TestCodexKeepsThePersonsFile(t *testing.T) {
 		t.Errorf("the file's mode changed to %v", fi.Mode().Perm())
 	}
 
-	ino := cxInode(t, path)
+	before := cxStat(t, path)
 	out := mustCustody(t, w.r, 0, "integrate", "codex")
 	if !strings.Contains(out.Stdout, "is current; nothing written") || !strings.Contains(out.Stdout, "kept     cleanup.script") {
 		t.Errorf("a second integrate:\n%s", out)
 	}
 	again, _ := os.ReadFile(path)
-	if string(again) != string(b) || cxInode(t, path) != ino {
+	if string(again) != string(b) || !os.SameFile(before, cxStat(t, path)) {
 		t.Errorf("a second integrate changed or replaced the file")
 	}
 	mustCustody(t, w.r, 0, "integrate", "codex", "--check")
