@@ -191,6 +191,16 @@ const (
 	// SKILL.md or agents/openai.yaml) is missing or differs from what this
 	// custody generates; nothing was written.
 	CodeGeneratedStale Code = "generated-stale"
+	// CodeCodexEnvironmentInvalid is returned when the Codex app's
+	// environment.toml cannot be edited safely (not TOML, or [setup] or
+	// [cleanup] in a shape custody does not edit); nothing was written.
+	CodeCodexEnvironmentInvalid Code = "codex-environment-invalid"
+	// CodeCodexEnvironmentStale is returned by integrate codex --check when
+	// environment.toml lacks what custody would write.
+	CodeCodexEnvironmentStale Code = "codex-environment-stale"
+	// CodeEmptyName is returned when new is given a name with nothing an
+	// id can be made of (empty, only spaces or only punctuation).
+	CodeEmptyName Code = "empty-name"
 )
 
 // Refusals about the repository itself.
@@ -416,6 +426,11 @@ func Codes() map[Code]string {
 
 		// Generated files.
 		CodeGeneratedStale: "a generated file is missing or differs from what this custody generates",
+
+		// Integrations and input.
+		CodeCodexEnvironmentInvalid: "the Codex environment.toml cannot be edited safely; nothing was written",
+		CodeCodexEnvironmentStale:   "the Codex environment.toml lacks what custody integrate codex writes",
+		CodeEmptyName:               "the worktree name has nothing an id can be made of",
 	}
 }
 

@@ -363,6 +363,16 @@ func adCases() map[machine.Code]adCase {
 			r.WriteFile(r.Dir, "skills/custody/agents/openai.yaml", "interface: {}\n")
 			return adWorld{r: r, args: []string{"skill", "--out", "skills/custody", "--check"}}
 		}},
+		// Integrations and input.
+		machine.CodeCodexEnvironmentStale: {setup: func(t *testing.T) adWorld {
+			// The Codex app rewrote its file without custody's scripts:
+			// the retry writes them back, and --check then passes.
+			r := adRepo(t)
+			r.WriteFile(r.Dir, ".codex/environments/environment.toml", "version = 1\nname = \"app\"\n")
+			return adWorld{r: r, args: []string{"integrate", "codex", "--check"}}
+		}},
+		machine.CodeCodexEnvironmentInvalid: {person: "an environment.toml that is not TOML, or gives [setup] or [cleanup] a shape custody does not edit, is the person's (or the Codex app's) to fix; TestCodexRefusesWhatItCannotEdit"},
+		machine.CodeEmptyName:               {person: "the name of a new worktree is the person's to choose; new_refused_empty_name.txtar"},
 	}
 }
 

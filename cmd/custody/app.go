@@ -60,6 +60,10 @@ type CLI struct {
 	Skill    SkillCmd    `cmd:"" help:"Print or write the agent skill (SKILL.md, agents/openai.yaml) generated from this command line."`
 	Complete CompleteCmd `cmd:"" name:"completion" help:"Print a shell completion script (bash, zsh or fish)."`
 	Man      ManCmd      `cmd:"" help:"Print the custody(1) man page in roff."`
+
+	// Agents: wiring into their configuration, and teardown from a tree.
+	Integrate IntegrateCmd `cmd:"" help:"Wire custody into an agent's configuration (Codex, Claude Code)."`
+	Teardown  TeardownCmd  `cmd:"" help:"Destroy the resources of the managed worktree custody runs in (no id, no stdin)."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output
