@@ -208,29 +208,15 @@ func heldForUs(f *os.File) bool {
 }
 
 // isAncestorProcess reports whether pid is this process's parent, grandparent, …
-// (read from /proc; false where there is none).
+// (see ParentPID; false where a parent cannot be read).
 func isAncestorProcess(pid int) bool {
 	cur := os.Getppid()
 	for depth := 0; cur > 1 && depth < 64; depth++ {
 		if cur == pid {
 			return true
 		}
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(cur) + "/stat")
-		if err != nil {
-			return false
-		}
-		// pid (comm) state ppid …: comm may hold spaces and parentheses.
-		s := string(b)
-		j := strings.LastIndexByte(s, ')')
-		if j < 0 {
-			return false
-		}
-		fields := strings.Fields(s[j+1:])
-		if len(fields) < 2 {
-			return false
-		}
-		cur, err = strconv.Atoi(fields[1])
-		if err != nil {
+		var err error
+		if cur, err = ParentPID(cur); err != nil {
 			return false
 		}
 	}

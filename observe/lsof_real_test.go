@@ -33,14 +33,38 @@ func TestLsofScanReal(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	sleepPath, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	b, err := os.ReadFile(sleepPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(tree, "sleep")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cwd := spawnUser(t, tree, "sleep", sleeper)
 	open := spawnUser(t, root, "sleep", "sleep 30 <\"$1\" >/dev/null 2>&1 & echo $!; wait", file)
-	p := observe.LsofScanner{}.Scan(context.Background())
-	if p.Err != "" {
-		t.Fatal(p.Err)
+	exe := spawnUser(t, root, "sleep", `"$1" 30 </dev/null >/dev/null 2>&1 & echo $!; wait`, bin)
+	want := []machine.Process{
+		{PID: cwd, Command: "sleep", Via: "cwd"},
+		{PID: open, Command: "sleep", Via: "open file 0"},
+		{PID: exe, Command: "sleep", Via: "exe"},
 	}
-	want := []machine.Process{{PID: cwd, Command: "sleep", Via: "cwd"}, {PID: open, Command: "sleep", Via: "open file 0"}}
-	if d := cmp.Diff(want, inside(t, p, tree), cmpSortProcs); d != "" {
-		t.Fatalf("Inside (-want +got):\n%s", d)
+	for _, step := range []string{"running", "its program and file deleted"} {
+		p := observe.LsofScanner{}.Scan(context.Background())
+		if p.Err != "" {
+			t.Fatal(p.Err)
+		}
+		if d := cmp.Diff(want, inside(t, p, tree), cmpSortProcs); d != "" {
+			t.Fatalf("%s: Inside (-want +got):\n%s", step, d)
+		}
+		for _, f := range []string{bin, file} {
+			if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+		}
 	}
 }

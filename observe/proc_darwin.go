@@ -1,6 +1,22 @@
 package observe
 
-import "golang.org/x/sys/unix"
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// ParentPID returns the parent of pid, from the kernel's process table.
+func ParentPID(pid int) (int, error) {
+	kp, err := unix.SysctlKinfoProc("kern.proc.pid", pid)
+	if err != nil {
+		return 0, fmt.Errorf("process %d: %w", pid, err)
+	}
+	if kp.Proc.P_pid != int32(pid) {
+		return 0, fmt.Errorf("process %d: not in the process table", pid)
+	}
+	return int(kp.Eproc.Ppid), nil
+}
 
 // ProcessStart returns an opaque token of when pid started (its start time
 // in microseconds since the epoch, from the kernel's process table), or 0

@@ -83,3 +83,19 @@ func TestUnsupportedError(t *testing.T) {
 		t.Fatalf("Error() = %q, want %q", err, want)
 	}
 }
+
+// TestParentPID reads this process's parent as the kernel knows it, and
+// refuses a pid that names nothing.
+func TestParentPID(t *testing.T) {
+	t.Parallel()
+	if got, err := observe.ParentPID(os.Getpid()); err != nil || got != os.Getppid() {
+		t.Fatalf("ParentPID(self) = %d, %v; want %d", got, err, os.Getppid())
+	}
+	c := exec.Command("true")
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := observe.ParentPID(c.Process.Pid); err == nil {
+		t.Fatalf("ParentPID(reaped child) = %d, nil; want an error", got)
+	}
+}
