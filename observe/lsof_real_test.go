@@ -33,18 +33,7 @@ func TestLsofScanReal(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sleepPath, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep")
-	}
-	b, err := os.ReadFile(sleepPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(tree, "sleep")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := copySleep(t, filepath.Join(tree, "sleep"))
 	cwd := spawnUser(t, tree, "sleep", sleeper)
 	open := spawnUser(t, root, "sleep", "sleep 30 <\"$1\" >/dev/null 2>&1 & echo $!; wait", file)
 	exe := spawnUser(t, root, "sleep", `"$1" 30 </dev/null >/dev/null 2>&1 & echo $!; wait`, bin)
