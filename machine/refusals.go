@@ -311,6 +311,9 @@ const (
 	// holding uncommitted state (a non-empty patch, empty directories),
 	// which no remote holds.
 	CodeArchiveUncommitted Code = "archive-uncommitted"
+	// CodeRelocationFailed is returned when git worktree move did not move
+	// a tree; the tree stays where it was and its record steps back.
+	CodeRelocationFailed Code = "relocation-failed"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -405,6 +408,7 @@ func Codes() map[Code]string {
 		CodeArchiveTreePresent:    "the archived tree still exists, so its archive is not pruned",
 		CodeArchiveNested:         "the archive holds nested repositories no remote is asked about",
 		CodeArchiveUncommitted:    "the archive holds uncommitted state no remote holds",
+		CodeRelocationFailed:      "git worktree move did not move the tree; it stayed where it was",
 	}
 }
 

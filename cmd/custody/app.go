@@ -56,6 +56,7 @@ type CLI struct {
 	Trust    TrustCmd    `cmd:"" help:"Approve custody.toml's exact content, so its commands may run (--revoke withdraws it)."`
 	Recovery RecoverCmd  `cmd:"" name:"recovered" help:"List or prune what custody kept from removed trees (recovery refs, per-worktree config)."`
 	Archive  ArchiveCmd  `cmd:"" help:"Archive unpublished work, verify, list and restore archives."`
+	Relocate RelocateCmd `cmd:"" help:"Move an active worktree (by default into the managed root) under a relocation intent."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output

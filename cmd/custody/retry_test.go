@@ -394,6 +394,13 @@ func rtCases() []rtCase {
 				r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = 'true'\ndestroy = 'true'\n")
 				return at(r, "fix")
 			}},
+		{cmd: "relocate", name: "dirty", exit: 3, code: "untracked-files",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				id, path := newTree(t, r, "dirty")
+				r.WriteFile(path, "draft.txt", "not committed\n")
+				return at(r, id, "--to", filepath.Join(r.Root, "away"))
+			}},
 	}
 }
 
