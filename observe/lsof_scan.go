@@ -2,7 +2,6 @@ package observe
 
 import (
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,10 +48,6 @@ func (s LsofScanner) Scan(ctx context.Context) *Processes {
 	}
 	res, err := r.Run(ctx, Cmd{Args: append([]string{prog}, lsofArgs...)})
 	if err != nil {
-		var ee *ExitError
-		if errors.As(err, &ee) {
-			err = ee
-		}
 		return &Processes{Err: "processes cannot be observed on this system: " + err.Error()}
 	}
 	procs, err := ParseLsof(res.Stdout)

@@ -15,6 +15,7 @@ func runnableHere() error { return nil }
 // (killed as a whole) and no controlling terminal.
 func newSessionAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
+// killGroup sends sig to cmd's whole process group.
 func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 	if cmd.Process == nil {
 		return nil
