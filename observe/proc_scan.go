@@ -23,8 +23,8 @@ type ProcScanner struct {
 // in a tree are not its users).
 //
 // A proc file system that cannot be listed, or that has no entry for the
-// calling process (not mounted, another pid namespace's, or one that hides
-// processes), is unknown: Err is set and every tree is refused as in use,
+// calling process, or whose self link names another pid (not mounted,
+// another pid namespace's, or one that hides processes), is unknown: Err is set and every tree is refused as in use,
 // never reported as having nobody inside.
 func (s ProcScanner) Scan() *Processes {
 	root := s.Root
@@ -46,7 +46,11 @@ func (s ProcScanner) Scan() *Processes {
 			}
 		}
 	}
-	if _, ok := stats[self]; !ok {
+	// The kernel answers <root>/self with the caller's pid as the mount's
+	// pid namespace numbers it: another number (or none) is another
+	// namespace's listing, whose pids are not ours.
+	me, _ := os.Readlink(filepath.Join(root, "self"))
+	if _, ok := stats[self]; !ok || me != strconv.Itoa(self) {
 		return &Processes{Err: "processes cannot be observed on this system: " + root + " has no readable entry for custody's own process " +
 			strconv.Itoa(self) + " (it is not mounted, belongs to another pid namespace, or hides processes), so who uses a tree is unknown"}
 	}

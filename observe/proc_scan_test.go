@@ -11,7 +11,8 @@ import (
 
 // TestProcScanUnknownRoot: a proc root that is empty (not mounted), that
 // lists other processes but not custody's own (another pid namespace, or
-// hidepid), or that is missing, is unknown: every tree is refused as in
+// hidepid), whose self link names another pid (another namespace's
+// numbering), or that is missing, is unknown: every tree is refused as in
 // use, never reported as having nobody inside.
 func TestProcScanUnknownRoot(t *testing.T) {
 	t.Parallel()
@@ -35,11 +36,27 @@ func TestProcScanUnknownRoot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(garbled, strconv.Itoa(os.Getpid()), "stat"), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(strconv.Itoa(os.Getpid()), filepath.Join(garbled, "self")); err != nil {
+		t.Fatal(err)
+	}
+	// Our pid present and readable, but self names another process: a
+	// listing numbered by another pid namespace.
+	foreign := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(foreign, strconv.Itoa(os.Getpid())), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(foreign, strconv.Itoa(os.Getpid()), "stat"), statLine(os.Getpid(), "bash", 1, 5), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("1", filepath.Join(foreign, "self")); err != nil {
+		t.Fatal(err)
+	}
 	for name, root := range map[string]string{
 		"empty":        t.TempDir(),
 		"without us":   others,
 		"garbled stat": garbled,
 		"missing":      filepath.Join(t.TempDir(), "proc"),
+		"foreign self": foreign,
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := observe.ProcScanner{Root: root}.Scan()
@@ -75,6 +92,9 @@ func TestProcScanFakeRoot(t *testing.T) {
 		}
 	}
 	self := os.Getpid()
+	if err := os.Symlink(strconv.Itoa(self), filepath.Join(root, "self")); err != nil {
+		t.Fatal(err)
+	}
 	add(self, 1, "custody", map[string]string{"cwd": tree})
 	add(self+1, self, "git", map[string]string{"cwd": tree})
 	add(self+2, 1, "vim", map[string]string{"cwd": "/", "fd/3": tree + "/main.go (deleted)"})
