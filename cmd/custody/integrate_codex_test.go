@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // custody integrate codex and custody teardown against real git and real
