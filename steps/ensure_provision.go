@@ -37,13 +37,17 @@ func provisionAdopted(ctx context.Context, e *Env, rec machine.Record) ([]Resour
 	retry := "custody -C " + machine.QuoteArg(rec.Path) + " teardown"
 	for _, spec := range e.Config.Resources {
 		r, ok := held[spec.Name]
-		switch {
-		case !ok:
+		if !ok {
 			missing = append(missing, spec)
-		case r.State == machine.StateFinished && r.Evidence.Outcome == string(machine.TriggerCreateFailed):
+			continue
+		}
+		if r.State == machine.StateFinished && r.Evidence.Outcome == string(machine.TriggerCreateFailed) {
 			outs = append(outs, ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeFailed, ExitCode: r.Evidence.ExitCode,
 				Refusal: &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: retry,
 					Message: fmt.Sprintf("resource %s (%s) of the adopted tree %s was not made: its create exited %d: %s", spec.Name, r.Handle, rec.ID, r.Evidence.ExitCode, r.Evidence.Output)}})
+			if spec.Required {
+				break // what comes after a failed required resource is not made
+			}
 		}
 	}
 	if len(missing) == 0 {

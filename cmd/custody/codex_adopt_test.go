@@ -338,3 +338,45 @@ func TestCodexSetupKilledAfterACreateIntent(t *testing.T) {
 	}
 	w.noIntents(t)
 }
+
+// TestCodexSetupRequiredResourceFails: a required resource whose create
+// fails stops the provisioning of an adopted tree (exit 3, resource-failed,
+// the later resource not made) and leaves the tree as it is; the next
+// setup says so again instead of going quiet; the refusal's retry, pasted,
+// destroys what was made.
+func TestCodexSetupRequiredResourceFails(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("a", "echo create @resource@ >> {EXT}/log; exit 7", "")+rtRes("b", "", ""), fixtures.Options{})
+	setup, _ := caIntegrate(t, w)
+	tree := caAppTree(t, w, "bad1", "")
+	id := filepath.Base(tree)
+	ha := w.handle(id, "a")
+	for run := 1; run <= 2; run++ {
+		sh := cxRun(t, w, tree, setup)
+		if sh.Code != 3 || !strings.Contains(sh.Stdout, "[resource-failed]") || !strings.Contains(sh.Stdout, "exited 7") {
+			t.Fatalf("setup run %d with a failing required resource:\n%s", run, sh)
+		}
+		w.wantLog(t, "create "+ha)
+	}
+	if d := cmp.Diff([]string{id + "/a finished " + ha}, caLedger(t, w, id)); d != "" {
+		t.Errorf("ledger (-want +got):\n%s", d)
+	}
+	if _, err := os.Lstat(filepath.Join(tree, ".git")); err != nil {
+		t.Errorf("the app's tree was touched: %v", err)
+	}
+	out := decodeResult[steps.EnsureResult](t, runBin(t, custodyBin, w.r, tree, nil, "resource", "ensure", "--json"), "resource ensure")
+	if len(out.Resources) != 1 || out.Resources[0].Refusal == nil {
+		t.Fatalf("ensure: %+v", out)
+	}
+	retry := out.Resources[0].Refusal.Retry
+	if want := "custody -C " + machine.QuoteArg(tree) + " teardown"; retry != want {
+		t.Fatalf("retry %q, want %q", retry, want)
+	}
+	if sh := runBin(t, "sh", w.r, w.r.Dir, []string{sfPathEnv(filepath.Dir(custodyBin))}, "-c", retry); sh.Code != 0 {
+		t.Fatalf("the retry %q:\n%s", retry, sh)
+	}
+	w.wantLog(t, "create "+ha, "destroy "+ha)
+	if d := cmp.Diff([]string{id + "/a tombstoned " + ha}, caLedger(t, w, id)); d != "" {
+		t.Errorf("ledger after the retry (-want +got):\n%s", d)
+	}
+}
