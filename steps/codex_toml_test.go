@@ -166,7 +166,7 @@ func TestTOMLString(t *testing.T) {
 // changes only custody's keys, undoing its edits gives back the input
 // exactly, and editing the output again changes nothing.
 func FuzzEditCodexEnvironment(f *testing.F) {
-	for _, s := range []string{"", codexAppFile, "version = 1\n[setup]\nscript = \"\"\n", "[cleanup]\r\nx = 1", "setup.script = 'a'\n", "# c\n[[actions]]\nname = 'a'\n"} {
+	for _, s := range []string{"", codexAppFile, "version = 1\n[setup]\nscript = \"\"\n", "[cleanup]\r\nx = 1", "setup.script = 'a'\n", "# c\n[[actions]]\nname = 'a'\n", "[setup]\nscript = 'custody resource ensure' # old\n"} {
 		f.Add([]byte(s), "shop")
 	}
 	f.Add([]byte(""), "q\"uo\\te\n\xff")
