@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The Codex app's own worktrees: plain `git worktree add` trees outside
