@@ -311,6 +311,20 @@ const (
 	// holding uncommitted state (a non-empty patch, empty directories),
 	// which no remote holds.
 	CodeArchiveUncommitted Code = "archive-uncommitted"
+	// CodeLeaseHeld is returned when a session hook asks to take, renew
+	// or release a lease another session holds live; nothing is changed.
+	CodeLeaseHeld Code = "lease-held"
+	// CodeHookPayloadInvalid is returned when a hook's stdin is not a
+	// payload it can use (not JSON, larger than the bound, no session id,
+	// no name); the hook changes nothing and still exits 0.
+	CodeHookPayloadInvalid Code = "hook-payload-invalid"
+	// CodeClaudeSettingsInvalid is returned when .claude/settings.json
+	// exists but cannot be merged (not JSON, hooks not an object, a
+	// symlink); nothing is written.
+	CodeClaudeSettingsInvalid Code = "claude-settings-invalid"
+	// CodeClaudeSettingsStale is returned by integrate claude --check when
+	// .claude/settings.json lacks custody's hooks as integrate writes them.
+	CodeClaudeSettingsStale Code = "claude-settings-stale"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -405,6 +419,10 @@ func Codes() map[Code]string {
 		CodeArchiveTreePresent:    "the archived tree still exists, so its archive is not pruned",
 		CodeArchiveNested:         "the archive holds nested repositories no remote is asked about",
 		CodeArchiveUncommitted:    "the archive holds uncommitted state no remote holds",
+		CodeLeaseHeld:             "another session holds the worktree's live lease",
+		CodeHookPayloadInvalid:    "a hook's stdin payload cannot be used",
+		CodeClaudeSettingsInvalid: ".claude/settings.json cannot be merged",
+		CodeClaudeSettingsStale:   ".claude/settings.json lacks custody's hooks as integrate writes them",
 	}
 }
 

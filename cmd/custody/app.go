@@ -56,6 +56,9 @@ type CLI struct {
 	Trust    TrustCmd    `cmd:"" help:"Approve custody.toml's exact content, so its commands may run (--revoke withdraws it)."`
 	Recovery RecoverCmd  `cmd:"" name:"recovered" help:"List or prune what custody kept from removed trees (recovery refs, per-worktree config)."`
 	Archive  ArchiveCmd  `cmd:"" help:"Archive unpublished work, verify, list and restore archives."`
+
+	Hook      HookCmd      `cmd:"" help:"Agents' hooks: lease a session's worktree, create and retire trees (stdin: the agent's JSON payload)."`
+	Integrate IntegrateCmd `cmd:"" help:"Write custody's hooks into an agent's configuration (claude)."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output
@@ -234,7 +237,7 @@ func (a *App) env(create bool) (*steps.Env, error) {
 	}
 	return &steps.Env{
 		Repo: repo, Git: g, Store: st, Policy: cfg.Policy(), Config: cfg, ConfigSource: src,
-		Root: root, Now: time.Now, Actor: actor, Holder: steps.Self(),
+		Root: root, Now: clock(), Actor: actor, Holder: steps.Self(),
 		Wait: a.Globals.LockTimeout, Progress: a.progress(),
 	}, nil
 }
