@@ -355,6 +355,18 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeArchiveTreePresent:    {elsewhere: "prune of an archive whose tree exists; TestArchivePrune, archive_prune_refused_tree_present.txtar"},
 		machine.CodeArchiveNested:         {elsewhere: "prune of an archive with a nested repository; TestArchivePrune"},
 		machine.CodeArchiveUncommitted:    {elsewhere: "prune of an archive with a non-empty patch; TestArchivePrune"},
+		// Agents' hooks and integrations.
+		machine.CodeLeaseHeld: {person: "another live session holds the lease until it ends or expires; show names the holder and the expiry, and waiting is the agent's (TestHookLeaseRules)"},
+		machine.CodeHookPayloadInvalid: {input: "the payload is the agent's to send; the hook's help shows the payload and the flags that stand in for it",
+			setup: func(t *testing.T) adWorld {
+				r := adRepo(t)
+				_, path := newTree(t, r, "agent")
+				return adWorld{r: r, dir: path, args: []string{"hook", "session-end"}}
+			}},
+		machine.CodeClaudeSettingsInvalid: {person: "a .claude/settings.json that is not a JSON object is the person's to fix or move aside; integrate never guesses what they meant (TestIntegrateClaudeRefusals)"},
+		machine.CodeClaudeSettingsStale: {setup: func(t *testing.T) adWorld {
+			return adWorld{r: adRepo(t), args: []string{"integrate", "claude", "--check"}}
+		}},
 	}
 }
 
