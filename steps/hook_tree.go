@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -110,19 +111,22 @@ type HookLease struct {
 }
 
 // ChangeHookLease acquires, renews or releases the lease of h.Tree's
-// record in st, in one transaction (store.ChangeLease). A tree no live
-// record names is a not-in-worktree refusal in the result, not an error.
-func ChangeHookLease(st *store.Store, h HookLease) (store.LeaseResult, *machine.Refusal, error) {
-	res, err := st.ChangeLease(store.LeaseChange{Path: h.Tree.Path, Key: h.Tree.Key, Request: h.Request,
-		Hook: h.Hook, Agent: h.Agent, Actor: h.Actor})
+// record in its repository's state file, in one transaction that opens the
+// file once (store.ChangeLeaseAt), waiting at most wait for it. A tree no
+// live record names is a not-in-worktree refusal in the result, not an
+// error. The store is returned for what the hook writes next (nil when
+// the file could not be opened).
+func ChangeHookLease(ctx context.Context, h HookLease, wait time.Duration) (store.LeaseResult, *store.Store, *machine.Refusal, error) {
+	res, st, err := store.ChangeLeaseAt(ctx, h.Tree.StatePath(), wait, store.LeaseChange{Path: h.Tree.Path, Key: h.Tree.Key,
+		Request: h.Request, Hook: h.Hook, Agent: h.Agent, Actor: h.Actor})
 	if err != nil {
-		return res, nil, err
+		return res, st, nil, err
 	}
 	if !res.Found {
-		return res, &machine.Refusal{Code: machine.CodeNotInWorktree, Path: h.Tree.Path, Retry: "custody list",
+		return res, st, &machine.Refusal{Code: machine.CodeNotInWorktree, Path: h.Tree.Path, Retry: "custody list",
 			Message: fmt.Sprintf("%s is a linked worktree custody keeps no live record of: a hook there has no lease to change", h.Tree.Path)}, nil
 	}
-	return res, res.Decision.Refusal, nil
+	return res, st, res.Decision.Refusal, nil
 }
 
 // HookError is the journal detail of a hook that failed or was refused.

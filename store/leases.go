@@ -2,9 +2,12 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
@@ -83,9 +86,20 @@ type LeaseEvent struct {
 // (a refusal, a renewal too recent to repeat, no record at Path) rolls the
 // transaction back and costs no fsync.
 func (s *Store) ChangeLease(c LeaseChange) (LeaseResult, error) {
+	return s.changeLease(c, nil)
+}
+
+// changeLease is ChangeLease that first runs check (when set) in the
+// transaction.
+func (s *Store) changeLease(c LeaseChange, check func(*bolt.Tx) error) (LeaseResult, error) {
 	var res LeaseResult
 	err := s.update(func(tx *bolt.Tx) error {
 		res = LeaseResult{}
+		if check != nil {
+			if err := check(tx); err != nil {
+				return err
+			}
+		}
 		rec, ok, err := recordAt(tx, c.Key, c.Path)
 		if err != nil || !ok {
 			if err == nil {
@@ -166,4 +180,42 @@ func recordAt(tx *bolt.Tx, key, path string) (machine.Record, bool, error) {
 		}
 	}
 	return machine.Record{}, false, nil
+}
+
+// errLeaseNeedsOpen ends a lease transaction on a file of an older schema:
+// the caller opens it with OpenContext, which upgrades it, and tries again.
+var errLeaseNeedsOpen = errors.New("store: the state file needs an upgrade first")
+
+// ChangeLeaseAt is ChangeLease on the state file at path, for a hook that
+// must not make an agent wait: it opens the file once, checking its schema
+// and buckets inside the lease's own write transaction, where OpenContext
+// would open it twice (each open checks every page, see precheck). A file
+// of an older schema takes the ordinary way (OpenContext upgrades it). It
+// returns the store, for what the hook writes next; nil when there is none.
+func ChangeLeaseAt(ctx context.Context, path string, timeout time.Duration, c LeaseChange) (LeaseResult, *Store, error) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return LeaseResult{}, nil, fmt.Errorf("%s: %w", path, ErrNotInitialized)
+	}
+	s := &Store{path: path, timeout: timeout, ctx: ctx, schema: DefaultSchema()}
+	res, err := s.changeLease(c, func(tx *bolt.Tx) error {
+		v, err := s.schema.versionOf(tx)
+		switch {
+		case err == nil && v < s.schema.Version():
+			return errLeaseNeedsOpen
+		case err == nil:
+			err = s.schema.checkLayout(tx)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
+	if !errors.Is(err, errLeaseNeedsOpen) {
+		return res, s, err
+	}
+	if s, err = OpenContext(ctx, path, timeout, false); err != nil {
+		return LeaseResult{}, nil, err
+	}
+	res, err = s.ChangeLease(c)
+	return res, s, err
 }

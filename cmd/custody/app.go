@@ -116,7 +116,11 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			panic(p)
 		}
 	}()
-	parser, err := kong.New(&cli,
+	model, hook := any(&cli), hookModel(args)
+	if hook != nil {
+		model = hook
+	}
+	parser, err := kong.New(model,
 		kong.Name("custody"),
 		kong.Description("custody keeps git worktrees safe: nothing you wrote is ever lost."),
 		kong.Writers(stdout, stderr),
@@ -131,6 +135,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	kctx, err := parser.Parse(args)
 	if err != nil {
 		return app.fail(jsonOut, "", &usageError{err})
+	}
+	if hook != nil {
+		cli.Globals = hook.Globals
 	}
 	app.Command = commandName(kctx.Command())
 	// SIGHUP (the terminal closed) is an interrupt like Ctrl-C and SIGTERM:

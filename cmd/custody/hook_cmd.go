@@ -10,7 +10,6 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
-	"github.com/custody-sh/custody/store"
 )
 
 // HookCmd groups the commands agents run from their hooks.
@@ -140,13 +139,8 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 	}
 	env.Path = tree.Path
 	a.statePath = tree.StatePath()
-	st, err := store.OpenContext(a.Ctx, a.statePath, a.hookWait(), false)
-	if err != nil {
-		env.fail(a, err)
-		return nil
-	}
 	actor := hookActor(agent, req.Session)
-	res, refusal, err := steps.ChangeHookLease(st, steps.HookLease{Hook: hook, Tree: tree, Request: req, Agent: agent, Actor: actor})
+	res, st, refusal, err := steps.ChangeHookLease(a.Ctx, steps.HookLease{Hook: hook, Tree: tree, Request: req, Agent: agent, Actor: actor}, a.hookWait())
 	env.ID, env.Lease = res.Record.ID, res.Lease
 	switch {
 	case err != nil:
