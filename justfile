@@ -34,6 +34,7 @@ fuzz fuzztime="20s":
     go test ./machine/ -run '^$' -fuzz FuzzAccountContent -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzFreeze -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzRedactCredentials -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz FuzzParseHookPayload -fuzztime {{fuzztime}}
 
 # Formatting and vet; run before every commit.
 lint:
@@ -44,3 +45,8 @@ lint:
 verify:
     go mod tidy -diff
     go test ./machine/ -run TestDocsFresh
+
+# Time a session hook (heartbeat, session-start) on a repository of 100 trees against a bare
+# `git rev-parse --show-toplevel` in the same tree, alternately: wall and CPU ratios (target ≤ 3×).
+bench-hook:
+    go test ./cmd/custody/ -run '^$' -bench Hook -benchtime 200x

@@ -320,3 +320,36 @@ func TestHookBadInput(t *testing.T) {
 		t.Errorf("leases: %v, want only by-hand's", ls)
 	}
 }
+
+// TestHookSessionStartEnsure: session-start --ensure takes the lease, then
+// runs the tree's resource ensure commands (custody.toml declares one); a
+// failing ensure is reported in the envelope, and the hook still exits 0
+// with the lease taken.
+func TestHookSessionStartEnsure(t *testing.T) {
+	t.Parallel()
+	r := fixtures.New(t, fixtures.Options{})
+	writeTrusted(t, r, "[resources.db]\ncreate = 'true'\ndestroy = 'true'\nensure = '''test ! -e @dir@/fail'''\n")
+	mustCustody(t, r, 0, "init")
+	id, path := newTree(t, r, "with db")
+	res := hkRun(t, custodyBin, r, r.Dir, hkPayload("SessionStart", "s1", path), nil, "hook", "session-start", "--ensure")
+	var env struct {
+		hkEnvelope
+		Ensure *struct {
+			Resources []struct {
+				Outcome string `json:"outcome"`
+			} `json:"resources"`
+		} `json:"ensure"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &env); err != nil || res.Code != 0 {
+		t.Fatalf("session-start --ensure: %v\n%s", err, res)
+	}
+	if env.Outcome != "acquired" || env.ID != id || env.Ensure == nil || len(env.Ensure.Resources) != 1 || env.Ensure.Resources[0].Outcome != "ensured" {
+		t.Fatalf("session-start --ensure: %s, want the lease acquired and db ensured", res.Stdout)
+	}
+	r.WriteFile(path, "fail", "")
+	mustCustody(t, r, 0, "hook", "session-end", "--session", "s1", "-C", path)
+	res = hkRun(t, custodyBin, r, r.Dir, hkPayload("SessionStart", "s2", path), nil, "hook", "session-start", "--ensure")
+	if res.Code != 0 || !strings.Contains(res.Stdout, `"acquired"`) || !strings.Contains(res.Stdout, `"resource-failed"`) || !strings.Contains(res.Stderr, "[resource-failed]") {
+		t.Fatalf("session-start --ensure with a failing ensure: want exit 0, the lease acquired and [resource-failed] reported\n%s", res)
+	}
+}
