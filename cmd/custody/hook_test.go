@@ -63,7 +63,7 @@ func hkRun(t testing.TB, bin string, r *fixtures.Repo, dir, stdin string, extra 
 // hkHook runs `custody hook NAME ARGS...` with payload at time at (zero:
 // the ordinary binary and the real clock) and returns its envelope; a hook
 // must exit 0 with exactly one envelope on stdout.
-func hkHook(t testing.TB, r *fixtures.Repo, at time.Time, payload, name string, args ...string) hkEnvelope {
+func hkHook(t *testing.T, r *fixtures.Repo, at time.Time, payload, name string, args ...string) hkEnvelope {
 	t.Helper()
 	bin, extra := custodyBin, []string(nil)
 	if !at.IsZero() {
@@ -78,6 +78,7 @@ func hkHook(t testing.TB, r *fixtures.Repo, at time.Time, payload, name string, 
 	if err := dec.Decode(&env); err != nil || dec.More() {
 		t.Fatalf("custody hook %s: stdout is not one envelope (%v)\n%s", name, err, res)
 	}
+	scValidate(t, "hook-envelope.json", "custody hook "+name, []byte(res.Stdout))
 	if env.HookProtocol != 1 || env.Hook != name {
 		t.Fatalf("custody hook %s: envelope %+v, want hook_protocol 1 and hook %s", name, env, name)
 	}

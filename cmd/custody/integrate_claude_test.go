@@ -250,6 +250,7 @@ func TestIntegrateClaude(t *testing.T) {
 	// The hook's envelope names why, when it is not sent to /dev/null.
 	pl, _ := json.Marshal(map[string]string{"worktree_path": kept, "cwd": r.Dir})
 	res = hkRun(t, custodyBin, r, r.Dir, string(pl), nil, "hook", "worktree-remove")
+	scValidate(t, "hook-envelope.json", "custody hook worktree-remove", []byte(res.Stdout))
 	var env hkEnvelope
 	if err := json.Unmarshal([]byte(res.Stdout), &env); err != nil || res.Code != 0 || env.Outcome != "kept" || env.Refusal == nil || env.Refusal.Code != machine.CodeUntrackedFiles {
 		t.Errorf("worktree-remove of the kept tree: %+v, want kept [untracked-files]\n%s", env, res)
