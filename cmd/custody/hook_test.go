@@ -320,6 +320,13 @@ func TestHookBadInput(t *testing.T) {
 	if ls := hkLeases(t, r); len(ls) != 1 || ls[id] == nil || ls[id].Holder != "by-hand" {
 		t.Errorf("leases: %v, want only by-hand's", ls)
 	}
+	// A global flag before "hook" parses against the whole CLI, "hook"
+	// first against the hook group alone (hookModel): the same envelope.
+	short := hkRun(t, custodyBin, r, r.Dir, "", nil, "hook", "heartbeat", "--session", "by-hand", "-C", path, "--lock-timeout", "5s")
+	whole := hkRun(t, custodyBin, r, r.Dir, "", nil, "--lock-timeout", "5s", "-C", path, "hook", "heartbeat", "--session", "by-hand")
+	if short.Code != 0 || short.Stdout != whole.Stdout || short.Stderr != whole.Stderr || !strings.Contains(short.Stdout, `"unchanged"`) {
+		t.Errorf("hook heartbeat parsed two ways differs:\n%s\n%s", short, whole)
+	}
 }
 
 // TestHookSessionStartEnsure: session-start --ensure takes the lease, then
