@@ -10,6 +10,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
 )
 
 // HookCmd groups the commands agents run from their hooks.
@@ -119,6 +120,7 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 	p, err := readHookPayload(os.Stdin)
 	if err != nil {
 		env.refuse(payloadRefusal(hook, err))
+		a.journalHere(&env, flags)
 		return nil
 	}
 	req := machine.LeaseRequest{Op: op, Session: firstOf(flags.Session, p.Session), Now: clock()().UTC(), Duration: dur}
@@ -126,6 +128,7 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 	env.Session = req.Session
 	if err := machine.ValidSession(req.Session); err != nil {
 		env.refuse(payloadRefusal(hook, err))
+		a.journalHere(&env, flags)
 		return nil
 	}
 	dir := a.Dir
@@ -157,6 +160,22 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 		env.Ensure = a.hookEnsure(tree, res.Record.ID)
 	}
 	return nil
+}
+
+// journalHere journals a hook's refusal when the hook could not read its
+// payload: in the store of the tree the hook runs in, if it runs in one
+// (else the refusal is on stderr alone).
+func (a *App) journalHere(env *hookEnvelope, flags hookSession) {
+	tree, err := steps.LocateHookTree(a.Dir)
+	if err != nil {
+		return
+	}
+	env.Path = tree.Path
+	st, err := store.OpenContext(a.Ctx, tree.StatePath(), a.hookWait(), false)
+	if err != nil {
+		return
+	}
+	env.journal(st, "", hookActor(flags.Agent, env.Session), clock()().UTC())
 }
 
 // hookEnsure runs the tree's ensure commands when custody.toml exists.

@@ -70,16 +70,14 @@ func (env *hookEnvelope) fail(a *App, err error) {
 	env.OK, env.Outcome, env.Error = false, "error", &b
 }
 
-// journal logs the hook's refusal or error as a hook-error event. A tree
-// custody keeps no record of is not logged (a session outside managed
-// trees is normal), nor a tree worktree-remove kept (plan's reasons are
-// its outcome, not a fault).
+// journal logs the hook's refusal or error as a hook-error event, when
+// journalsRefusal says a refusal is worth it.
 func (env *hookEnvelope) journal(st *store.Store, record, actor string, at time.Time) {
 	he := steps.HookError{Hook: env.Hook, Session: env.Session, Path: env.Path}
 	switch {
 	case env.Error != nil:
 		he.Code, he.Message = env.Error.Code, env.Error.Message
-	case env.Refusal != nil && env.Refusal.Code != machine.CodeNotInWorktree && env.Outcome != string(machine.OutcomeKept):
+	case env.Refusal != nil && env.journalsRefusal():
 		he.Code, he.Message = string(env.Refusal.Code), env.Refusal.Message
 	default:
 		return
@@ -89,6 +87,18 @@ func (env *hookEnvelope) journal(st *store.Store, record, actor string, at time.
 		return
 	}
 	env.Logged = "stderr"
+}
+
+// journalsRefusal reports whether the hook's refusal goes into the
+// journal. Not a tree custody keeps no record of (a session outside
+// managed trees is normal), nor a tree worktree-remove kept (plan's
+// reasons are its outcome, not a fault), nor a heartbeat's refusal: a
+// second session in a leased tree heartbeats on every tool call, and an
+// entry (and an fsync) for each would bloat the journal and slow the
+// agent; its session-start and session-end refusals are journaled.
+func (env *hookEnvelope) journalsRefusal() bool {
+	r := env.Refusal
+	return r != nil && r.Code != machine.CodeNotInWorktree && env.Outcome != string(machine.OutcomeKept) && env.Hook != "heartbeat"
 }
 
 // hookDone prints env on stdout (and a refusal or error on stderr) and
