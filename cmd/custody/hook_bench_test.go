@@ -66,6 +66,17 @@ func BenchmarkHook(b *testing.B) {
 		floorCPU = append(floorCPU, cpu(cmd))
 		return d
 	}
+	// start is custody's own start and exit (--version parses the whole
+	// CLI): the floor under any custody command, hooks included.
+	start := func() time.Duration {
+		cmd := exec.Command(custodyBin, "--version")
+		cmd.Dir, cmd.Env = path, r.Env()
+		t0 := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
 	hook("session-start", "warm")
 	for _, c := range []struct {
 		name string
@@ -84,7 +95,7 @@ func BenchmarkHook(b *testing.B) {
 				hook("session-end", "warm")
 				defer hook("session-start", "warm")
 			}
-			var mine, git []time.Duration
+			var mine, git, starts []time.Duration
 			hookCPU, floorCPU = nil, nil
 			i := 0
 			for b.Loop() {
@@ -95,6 +106,7 @@ func BenchmarkHook(b *testing.B) {
 					git = append(git, floor())
 					mine = append(mine, c.run(i))
 				}
+				starts = append(starts, start())
 				i++
 			}
 			m, g := median(mine), median(git)
@@ -109,6 +121,8 @@ func BenchmarkHook(b *testing.B) {
 			b.Logf("%s: hook %.2f ms, git rev-parse --show-toplevel %.2f ms: %.2fx wall (target ≤ 3x); CPU %.2f ms vs %.2f ms: %.2fx", c.name,
 				float64(m)/float64(time.Millisecond), float64(g)/float64(time.Millisecond), ratio,
 				float64(median(hookCPU))/float64(time.Millisecond), float64(median(floorCPU))/float64(time.Millisecond), cr)
+			b.Logf("%s: custody --version alone %.2f ms (%.2fx git): the start every custody command pays", c.name,
+				float64(median(starts))/float64(time.Millisecond), float64(median(starts))/float64(g))
 		})
 	}
 }
