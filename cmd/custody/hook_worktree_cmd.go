@@ -169,7 +169,11 @@ func (c *HookWorktreeRemoveCmd) Run(a *App) error {
 		env.keep(it.Refusal, it.Refusals)
 		return nil
 	}
-	res, err := steps.ApplyWith(a.Ctx, e, plan, steps.ApplyOptions{Only: []string{id}})
+	// The plan applied holds this one item: its id names what was
+	// reviewed for this tree alone.
+	one := plan
+	one.Items = []machine.PlanItem{it}
+	res, err := steps.ApplyWith(a.Ctx, e, machine.Seal(one), steps.ApplyOptions{})
 	if err != nil {
 		env.fail(a, err)
 		return nil
