@@ -21,19 +21,20 @@ import (
 )
 
 // hkEnvelope is the hook protocol 1 envelope, as a test reads it.
-type hkEnvelope struct {
-	HookProtocol int              `json:"hook_protocol"`
-	OK           bool             `json:"ok"`
-	Hook         string           `json:"hook"`
-	Outcome      string           `json:"outcome"`
-	ID           string           `json:"id"`
-	Path         string           `json:"path"`
-	Session      string           `json:"session"`
-	Lease        *machine.Lease   `json:"lease"`
-	Refusal      *machine.Refusal `json:"refusal"`
-	Error        *errorBody       `json:"error"`
-	Logged       string           `json:"logged"`
+type hkEnvelope = hookEnvelope
+
+// hkClock is the binary and environment that run custody at time at: the
+// failpoint build with CUSTODY_NOW, or (at zero) the ordinary binary and
+// the real clock.
+func hkClock(at time.Time) (string, []string) {
+	if at.IsZero() {
+		return custodyBin, nil
+	}
+	return failpointBin, []string{"CUSTODY_NOW=" + at.UTC().Format(time.RFC3339Nano)}
 }
+
+// hkEnv is the environment that runs the failpoint build at time at.
+func hkEnv(at time.Time) []string { _, env := hkClock(at); return env }
 
 // hkRun runs bin in dir with stdin and extra environment.
 func hkRun(t testing.TB, bin string, r *fixtures.Repo, dir, stdin string, extra []string, args ...string) result {
@@ -65,10 +66,7 @@ func hkRun(t testing.TB, bin string, r *fixtures.Repo, dir, stdin string, extra 
 // must exit 0 with exactly one envelope on stdout.
 func hkHook(t *testing.T, r *fixtures.Repo, at time.Time, payload, name string, args ...string) hkEnvelope {
 	t.Helper()
-	bin, extra := custodyBin, []string(nil)
-	if !at.IsZero() {
-		bin, extra = failpointBin, []string{"CUSTODY_NOW=" + at.UTC().Format(time.RFC3339Nano)}
-	}
+	bin, extra := hkClock(at)
 	res := hkRun(t, bin, r, r.Dir, payload, extra, append([]string{"hook", name}, args...)...)
 	if res.Code != 0 {
 		t.Fatalf("custody hook %s: exit %d, want 0 (a hook never blocks an agent)\n%s", name, res.Code, res)
@@ -110,10 +108,7 @@ func hkLeases(t testing.TB, r *fixtures.Repo) map[string]*machine.Lease {
 func hkPlanItem(t testing.TB, r *fixtures.Repo, at time.Time, id string) (machine.PlanItem, string) {
 	t.Helper()
 	file := sfPlanFile(t, r)
-	bin, extra := custodyBin, []string(nil)
-	if !at.IsZero() {
-		bin, extra = failpointBin, []string{"CUSTODY_NOW=" + at.UTC().Format(time.RFC3339Nano)}
-	}
+	bin, extra := hkClock(at)
 	res := runBin(t, bin, r, r.Dir, extra, "plan", "-o", file, "--json")
 	if res.Code != 0 {
 		t.Fatalf("plan: %s", res)
@@ -221,7 +216,7 @@ func TestHookCrashedAgent(t *testing.T) {
 			t.Fatalf("plan at +%s: %s %v, want keep [lease-live]", at.Sub(t0), it.Action, refusalCodes(it.Refusals))
 		}
 	}
-	res := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_NOW=" + t0.Add(10*time.Minute).Format(time.RFC3339Nano)}, "finish", id, "--json")
+	res := runBin(t, failpointBin, r, r.Dir, hkEnv(t0.Add(10*time.Minute)), "finish", id, "--json")
 	if res.Code != 3 || !strings.Contains(res.Stdout, `"lease-live"`) {
 		t.Fatalf("finish at +10m under the dead session's lease: want exit 3 [lease-live]\n%s", res)
 	}
@@ -230,7 +225,7 @@ func TestHookCrashedAgent(t *testing.T) {
 	if it.Action != machine.ActionRemove {
 		t.Fatalf("plan at +30m1s, the lease expired: %s %v, want remove", it.Action, refusalCodes(it.Refusals))
 	}
-	a := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_NOW=" + after.Format(time.RFC3339Nano)}, "apply", file, "--json")
+	a := runBin(t, failpointBin, r, r.Dir, hkEnv(after), "apply", file, "--json")
 	if a.Code != 0 {
 		t.Fatalf("apply after expiry: %s", a)
 	}
@@ -275,7 +270,7 @@ func TestHookLeaseRules(t *testing.T) {
 		t.Errorf("session-end of a, whose lease b took over and let expire: %+v, want not-held", env)
 	}
 	hkHook(t, r, t0.Add(80*time.Minute), p("b"), "session-end")
-	runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_NOW=" + t0.Add(81*time.Minute).Format(time.RFC3339Nano)}, "finish", id)
+	runBin(t, failpointBin, r, r.Dir, hkEnv(t0.Add(81*time.Minute)), "finish", id)
 	env := hkHook(t, r, t0.Add(82*time.Minute), p("c"), "session-start")
 	if env.Outcome != "refused" || env.Refusal == nil || env.Refusal.Code != machine.CodeWrongState || env.Refusal.Retry != "custody reopen "+id {
 		t.Errorf("session-start on a finished tree: %+v, want refused [wrong-state] with retry custody reopen", env)
