@@ -116,8 +116,8 @@ func (c *ShowCmd) Run(a *App) error {
 		for _, j := range res.Journal {
 			if j.Event != "" { // not a transition: a lease change, a recovery, a hook's error
 				detail := machine.EscapeControl(string(j.Detail))
-				if len(detail) > 160 {
-					detail = detail[:160] + "…"
+				if r := []rune(detail); len(r) > 160 {
+					detail = string(r[:160]) + "…"
 				}
 				fmt.Fprintf(w, "  %d %s %s %s\n", j.Seq, j.At.UTC().Format("2006-01-02T15:04:05Z"), j.Event, detail)
 				continue
