@@ -117,6 +117,11 @@ const hookLockTimeout = 2 * time.Second
 func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur time.Duration, ensure bool) error {
 	env := hookEnvelope{Hook: hook}
 	defer a.hookDone(&env)
+	if op != machine.LeaseRelease && dur < time.Second {
+		env.refuse(&machine.Refusal{Code: machine.CodeUsage, Retry: "custody hook " + hook + " --help",
+			Message: fmt.Sprintf("custody hook %s: --lease %s is not a duration a lease can last; nothing was changed", hook, dur)})
+		return nil
+	}
 	p, err := readHookPayload(os.Stdin)
 	if err != nil {
 		env.refuse(payloadRefusal(hook, err))

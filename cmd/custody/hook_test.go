@@ -308,6 +308,15 @@ func TestHookBadInput(t *testing.T) {
 			}
 		}
 	}
+	for _, lease := range []string{"0s", "--lease=-5m"} {
+		args := []string{"--lease", lease}
+		if strings.HasPrefix(lease, "--") {
+			args = []string{lease}
+		}
+		if env := hkHook(t, r, time.Time{}, hkPayload("SessionStart", "s", path), "session-start", args...); env.OK || env.Refusal == nil || env.Refusal.Code != machine.CodeUsage {
+			t.Errorf("session-start --lease %s: %+v, want refused [usage]", lease, env)
+		}
+	}
 	env := hkHook(t, r, time.Time{}, hkPayload("SessionStart", "s", r.Dir), "session-start")
 	if !env.OK || env.Outcome != "ignored" || env.Refusal == nil || env.Refusal.Code != machine.CodeNotInWorktree {
 		t.Errorf("session-start in the main checkout: %+v, want ignored [not-in-worktree]", env)
