@@ -42,7 +42,8 @@ changes in one transaction with a compare-and-swap on the record, and the change
 is journaled. A hook never blocks an agent: it waits at most 2s for the state
 file (unless --lock-timeout is given), always exits 0, and prints one envelope
 {"hook_protocol":1,"ok":…,"outcome":…} on stdout; a refusal or an error is
-also written on stderr and, when the store can take it, journaled as hook-error.
+also written on stderr and, when the store can take it, journaled as hook-error
+(a heartbeat's refusals only on stderr: it runs on every prompt and tool call).
 
 EXIT STATUS: 0 always.`
 
