@@ -187,6 +187,20 @@ const (
 	// CodeSignatureInvalid is returned when a journal head signature does
 	// not verify against the allowed signers, or cannot be made.
 	CodeSignatureInvalid Code = "signature-invalid"
+	// CodeGeneratedStale is returned when a generated file (the skill's
+	// SKILL.md or agents/openai.yaml) is missing or differs from what this
+	// custody generates; nothing was written.
+	CodeGeneratedStale Code = "generated-stale"
+	// CodeCodexEnvironmentInvalid is returned when the Codex app's
+	// environment.toml cannot be edited safely (not TOML, or [setup] or
+	// [cleanup] in a shape custody does not edit); nothing was written.
+	CodeCodexEnvironmentInvalid Code = "codex-environment-invalid"
+	// CodeCodexEnvironmentStale is returned by integrate codex --check when
+	// environment.toml lacks what custody would write.
+	CodeCodexEnvironmentStale Code = "codex-environment-stale"
+	// CodeEmptyName is returned when new is given a name with nothing an
+	// id can be made of (empty, only spaces or only punctuation).
+	CodeEmptyName Code = "empty-name"
 )
 
 // Refusals about the repository itself.
@@ -311,6 +325,9 @@ const (
 	// holding uncommitted state (a non-empty patch, empty directories),
 	// which no remote holds.
 	CodeArchiveUncommitted Code = "archive-uncommitted"
+	// CodeRelocationFailed is returned when git worktree move did not move
+	// a tree; the tree stays where it was and its record steps back.
+	CodeRelocationFailed Code = "relocation-failed"
 	// CodeLeaseHeld is returned when a session hook asks to take, renew
 	// or release a lease another session holds live; nothing is changed.
 	CodeLeaseHeld Code = "lease-held"
@@ -419,10 +436,19 @@ func Codes() map[Code]string {
 		CodeArchiveTreePresent:    "the archived tree still exists, so its archive is not pruned",
 		CodeArchiveNested:         "the archive holds nested repositories no remote is asked about",
 		CodeArchiveUncommitted:    "the archive holds uncommitted state no remote holds",
-		CodeLeaseHeld:             "another session holds the worktree's live lease",
-		CodeHookPayloadInvalid:    "a hook's stdin payload cannot be used",
-		CodeClaudeSettingsInvalid: ".claude/settings.json cannot be merged",
-		CodeClaudeSettingsStale:   ".claude/settings.json lacks custody's hooks as integrate writes them",
+		CodeRelocationFailed:      "git worktree move did not move the tree; it stayed where it was",
+
+		// Generated files.
+		CodeGeneratedStale: "a generated file is missing or differs from what this custody generates",
+
+		// Integrations and input.
+		CodeCodexEnvironmentInvalid: "the Codex environment.toml cannot be edited safely; nothing was written",
+		CodeCodexEnvironmentStale:   "the Codex environment.toml lacks what custody integrate codex writes",
+		CodeEmptyName:               "the worktree name has nothing an id can be made of",
+		CodeLeaseHeld:               "another session holds the worktree's live lease",
+		CodeHookPayloadInvalid:      "a hook's stdin payload cannot be used",
+		CodeClaudeSettingsInvalid:   ".claude/settings.json cannot be merged",
+		CodeClaudeSettingsStale:     ".claude/settings.json lacks custody's hooks as integrate writes them",
 	}
 }
 
