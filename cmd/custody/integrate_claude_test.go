@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -185,7 +184,7 @@ func TestIntegrateClaude(t *testing.T) {
 	}
 	second, _ := os.ReadFile(settings)
 	st2, _ := os.Stat(settings)
-	if string(first) != string(second) || st1.Sys().(*syscall.Stat_t).Ino != st2.Sys().(*syscall.Stat_t).Ino || !st1.ModTime().Equal(st2.ModTime()) {
+	if string(first) != string(second) || !os.SameFile(st1, st2) || !st1.ModTime().Equal(st2.ModTime()) {
 		t.Errorf("integrate claude again touched the file")
 	}
 	mustCustody(t, r, 0, "integrate", "claude", "--check")
