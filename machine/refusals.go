@@ -328,6 +328,20 @@ const (
 	// CodeRelocationFailed is returned when git worktree move did not move
 	// a tree; the tree stays where it was and its record steps back.
 	CodeRelocationFailed Code = "relocation-failed"
+	// CodeLeaseHeld is returned when a session hook asks to take, renew
+	// or release a lease another session holds live; nothing is changed.
+	CodeLeaseHeld Code = "lease-held"
+	// CodeHookPayloadInvalid is returned when a hook's stdin is not a
+	// payload it can use (not JSON, larger than the bound, no session id,
+	// no name); the hook changes nothing and still exits 0.
+	CodeHookPayloadInvalid Code = "hook-payload-invalid"
+	// CodeClaudeSettingsInvalid is returned when .claude/settings.json
+	// exists but cannot be merged (not JSON, hooks not an object, a
+	// symlink); nothing is written.
+	CodeClaudeSettingsInvalid Code = "claude-settings-invalid"
+	// CodeClaudeSettingsStale is returned by integrate claude --check when
+	// .claude/settings.json lacks custody's hooks as integrate writes them.
+	CodeClaudeSettingsStale Code = "claude-settings-stale"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -431,6 +445,10 @@ func Codes() map[Code]string {
 		CodeCodexEnvironmentInvalid: "the Codex environment.toml cannot be edited safely; nothing was written",
 		CodeCodexEnvironmentStale:   "the Codex environment.toml lacks what custody integrate codex writes",
 		CodeEmptyName:               "the worktree name has nothing an id can be made of",
+		CodeLeaseHeld:               "another session holds the worktree's live lease",
+		CodeHookPayloadInvalid:      "a hook's stdin payload cannot be used",
+		CodeClaudeSettingsInvalid:   ".claude/settings.json cannot be merged",
+		CodeClaudeSettingsStale:     ".claude/settings.json lacks custody's hooks as integrate writes them",
 	}
 }
 

@@ -89,7 +89,7 @@ func precheck(path string, readOnly bool) error {
 	if size < m.hwm*m.pageSize {
 		return fmt.Errorf("%s: %w (the file is truncated: %d bytes, its meta page needs %d)", path, ErrCorrupt, size, m.hwm*m.pageSize)
 	}
-	w := &walker{f: f, size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}
+	w := &walker{f: wholeFile(f, size), size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}
 	if why := w.tree(m.root, 0, nil); why != "" {
 		return fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
 	}

@@ -375,6 +375,18 @@ func adCases() map[machine.Code]adCase {
 		}},
 		machine.CodeCodexEnvironmentInvalid: {person: "an environment.toml that is not TOML, or gives [setup] or [cleanup] a shape custody does not edit, is the person's (or the Codex app's) to fix; TestCodexRefusesWhatItCannotEdit"},
 		machine.CodeEmptyName:               {person: "the name of a new worktree is the person's to choose; new_refused_empty_name.txtar"},
+		// Agents' hooks and integrations.
+		machine.CodeLeaseHeld: {person: "another live session holds the lease until it ends or expires; show names the holder and the expiry, and waiting is the agent's (TestHookLeaseRules)"},
+		machine.CodeHookPayloadInvalid: {input: "the payload is the agent's to send; the hook's help shows the payload and the flags that stand in for it",
+			setup: func(t *testing.T) adWorld {
+				r := adRepo(t)
+				_, path := newTree(t, r, "agent")
+				return adWorld{r: r, dir: path, args: []string{"hook", "session-end"}}
+			}},
+		machine.CodeClaudeSettingsInvalid: {person: "a .claude/settings.json that is not a JSON object is the person's to fix or move aside; integrate never guesses what they meant (TestIntegrateClaudeRefusals)"},
+		machine.CodeClaudeSettingsStale: {setup: func(t *testing.T) adWorld {
+			return adWorld{r: adRepo(t), args: []string{"integrate", "claude", "--check"}}
+		}},
 	}
 }
 

@@ -460,6 +460,41 @@ func rtCases() []rtCase {
 					t.Errorf("teardown after the blocker went: %+v", td)
 				}
 			}},
+		{cmd: "hook session-start", name: "main_checkout", exit: 0, code: "not-in-worktree",
+			setup: initialized("--session", "s1")},
+		{cmd: "hook heartbeat", name: "lease_held", exit: 0, code: "lease-held",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				_, path := newTree(t, r, "leased")
+				if res := runBin(t, custodyBin, r, path, nil, "hook", "session-start", "--session", "a"); !strings.Contains(res.Stdout, `"acquired"`) {
+					t.Fatalf("session-start: %s", res)
+				}
+				return r, path, []string{"--session", "b"}
+			}},
+		{cmd: "hook session-end", name: "bad_payload", exit: 0, code: "hook-payload-invalid",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				_, path := newTree(t, r, "agent")
+				return r, path, nil
+			}},
+		{cmd: "hook worktree-create", name: "no_name", exit: 1, code: "hook-payload-invalid",
+			setup: initialized()},
+		{cmd: "hook worktree-remove", name: "main_checkout", exit: 0, code: "not-in-worktree",
+			setup: initialized()},
+		{cmd: "integrate claude", name: "invalid", exit: 1, code: "claude-settings-invalid",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				r.WriteFile(filepath.Join(r.Dir, ".claude"), "settings.json", "{\"hooks\": [\n")
+				return at(r)
+			}},
+		{cmd: "integrate claude", name: "stale", exit: 3, code: "claude-settings-stale",
+			pasted: func(t *testing.T, r *fixtures.Repo, _ string, sh result) {
+				if sh.Code != 0 {
+					t.Errorf("the pasted integrate failed:\n%s", sh)
+				}
+				mustCustody(t, r, 0, "integrate", "claude", "--check")
+			},
+			setup: initialized("--check")},
 	}
 }
 

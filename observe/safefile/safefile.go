@@ -134,11 +134,15 @@ func Write(path string, b []byte, perm fs.FileMode) error {
 	if err == nil && !fi.Mode().IsRegular() {
 		err = notRegular(path, fi)
 	}
-	if err == nil {
-		err = f.Truncate(0)
-	}
+	// Written over, then cut to length: truncating to zero first frees
+	// the file's block only for the write to take one again, which costs
+	// a filesystem journal round each time (the holder note is written on
+	// every write transaction).
 	if err == nil {
 		_, err = f.Write(b)
+	}
+	if err == nil {
+		err = f.Truncate(int64(len(b)))
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
