@@ -59,17 +59,25 @@ func newHash(format ObjectFormat) hash.Hash {
 // on a FIFO, and must still be the same regular file of the same size
 // when read, or it is an error.
 func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
+	oid, _, err := hashFile(format, p, info, false)
+	return oid, err
+}
+
+// hashFile is HashFile that, with after set, also returns what fstat says
+// of the file once it was read (the content hash cache keys an entry only
+// when that is still what lstat saw).
+func hashFile(format ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer f.Close()
 	now, err := f.Stat()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if !now.Mode().IsRegular() || !os.SameFile(info, now) {
-		return "", errors.New("changed while it was read")
+		return "", nil, errors.New("changed while it was read")
 	}
 	h := newHash(format)
 	h.Write([]byte("blob " + strconv.FormatInt(now.Size(), 10) + "\x00"))
@@ -77,12 +85,18 @@ func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
 	// for every small file: hashing a tree is mostly small files.
 	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, min(now.Size()+1, 32<<10)))
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if n != now.Size() {
-		return "", errors.New("changed size while it was read")
+		return "", nil, errors.New("changed size while it was read")
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	var then fs.FileInfo
+	if after {
+		if then, err = f.Stat(); err != nil {
+			return "", nil, err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), then, nil
 }
 
 // WalkContent walks the tree at root on the filesystem (lstat, symlinks
@@ -95,6 +109,12 @@ func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
 // that cannot be read is returned with Err set; a directory that cannot be
 // read is not entered.
 func WalkContent(root string, format ObjectFormat, prune, reported map[string]bool) []machine.DiskEntry {
+	return walkContent(root, format, prune, reported, nil)
+}
+
+// walkContent is WalkContent taking regular files' blob ids from hashes
+// (a tree's content hash cache) when set.
+func walkContent(root string, format ObjectFormat, prune, reported map[string]bool, hashes *treeHashes) []machine.DiskEntry {
 	var out []machine.DiskEntry
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if p == root {
@@ -146,7 +166,12 @@ func WalkContent(root string, format ObjectFormat, prune, reported map[string]bo
 			if reported[rel] {
 				break
 			}
-			if e.OID, err = HashFile(format, p, info); err != nil {
+			if hashes != nil {
+				e.OID, err = hashes.file(p, info)
+			} else {
+				e.OID, err = HashFile(format, p, info)
+			}
+			if err != nil {
 				e.Err = err.Error()
 			}
 		default:
@@ -179,6 +204,14 @@ func WalkContent(root string, format ObjectFormat, prune, reported map[string]bo
 // or ignored (BuildOutput, with the disposable patterns of an approved
 // custody.toml): machine.Assess does not count what lies below it.
 func Content(dir string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns) ([]machine.Unaccounted, []machine.DiscardedDir) {
+	return ContentCached(dir, nil, "", st, envOwn, hidden, ents, lsErr, disposable)
+}
+
+// ContentCached is Content taking each regular file's blob id from cache
+// (the cache file of the tree with admin key key; nil: read every file)
+// when the file's lstat identity matches an entry exactly, and writing
+// the entries the walk may cache back (HashCache).
+func ContentCached(dir string, cache *HashCache, key string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns) ([]machine.Unaccounted, []machine.DiscardedDir) {
 	if lsErr != nil {
 		return []machine.Unaccounted{{Code: machine.CodeContentUnreadable, Path: ".", Detail: "the index could not be read: " + lsErr.Error()}}, nil
 	}
@@ -212,5 +245,11 @@ func Content(dir string, st machine.Status, envOwn, hidden bool, ents []IndexEnt
 		tracked = append(tracked, machine.TrackedEntry{Path: e.Path, Mode: e.Mode, OID: e.OID})
 	}
 	discarded := BuildOutput(dir, st, machine.NewTrackedSet(tracked), disposable)
-	return machine.AccountContent(WalkContent(dir, format, prune, reported), tracked, skip), discarded
+	var hashes *treeHashes
+	if cache != nil {
+		hashes = cache.tree(key, dir, format)
+	}
+	disk := walkContent(dir, format, prune, reported, hashes)
+	hashes.save()
+	return machine.AccountContent(disk, tracked, skip), discarded
 }
