@@ -210,9 +210,14 @@ func encodeHashCache(format ObjectFormat, start time.Time, ents map[statKey]stri
 		buf.Write(rec[:])
 		buf.Write(raw)
 	}
-	sum := sha256.Sum256(buf.Bytes())
-	buf.Write(sum[:])
+	buf.Write(sumOf(buf.Bytes()))
 	return buf.Bytes()
+}
+
+// sumOf is the checksum a cache file ends with: the SHA-256 of the rest.
+func sumOf(b []byte) []byte {
+	sum := sha256.Sum256(b)
+	return sum[:]
 }
 
 // readHashCache returns the entries of the cache file at p, or none when

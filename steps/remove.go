@@ -306,9 +306,26 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		Evidence: machine.Evidence{BranchOutcome: branchOutcome, BranchReason: reason}}, string(machine.OutcomeRemoved)); err != nil {
 		return Outcome{}, err
 	}
+	dropHashCache(e, rec)
 	res, err := teardownResources(ctx, e, rec.ID)
 	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRemoved, State: machine.StateTombstoned, Resources: res,
 		Branch: branchResult(rec, branchOutcome, reason)}, err
+}
+
+// dropHashCache deletes the content hash cache file of rec's removed tree:
+// nothing will read it again. A failure leaves a file nobody trusts more
+// than its keys allow.
+func dropHashCache(e *Env, rec machine.Record) {
+	key := rec.AdminKey
+	if rec.Intent != nil && rec.Intent.AdminKey != "" {
+		key = rec.Intent.AdminKey
+	}
+	if key == "" {
+		key = rec.ID
+	}
+	if p := observe.NewHashCache(e.Repo).CachePath(key); p != "" {
+		_ = os.Remove(p)
+	}
 }
 
 // quarantineRefused reports a removal that quarantine stopped: the tree is
