@@ -44,3 +44,8 @@ lint:
 verify:
     go mod tidy -diff
     go test ./machine/ -run TestDocsFresh
+
+# Time `custody new` alone beside `git worktree add -b` as a fleet of realistic trees grows to
+# 1,000 (CUSTODY_BENCH_MAX lowers the top).
+bench-new:
+    go test ./cmd/custody/ -run '^$' -bench NewAtScale -benchtime 1x -timeout 60m

@@ -123,8 +123,7 @@ func walkContent(root string, format ObjectFormat, prune, reported map[string]bo
 			}
 			return err
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
+		rel := relPath(root, p)
 		if rel == ".git" {
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
@@ -181,6 +180,17 @@ func walkContent(root string, format ObjectFormat, prune, reported map[string]bo
 		return nil
 	})
 	return out
+}
+
+// relPath is p, a path WalkDir gave below root, relative to root and
+// slash-separated: the suffix after root and its separator, without
+// filepath.Rel's cleaning (WalkDir's paths are root joined with names).
+func relPath(root, p string) string {
+	if n := len(root); len(p) > n+1 && p[:n] == root && os.IsPathSeparator(p[n]) {
+		return filepath.ToSlash(p[n+1:])
+	}
+	rel, _ := filepath.Rel(root, p)
+	return filepath.ToSlash(rel)
 }
 
 // Content accounts for every entry on disk in the tree at dir against
