@@ -35,8 +35,6 @@ type HashCache struct {
 	Dir string
 	// Now is the clock the racy-clean guard reads (nil: time.Now).
 	Now func() time.Time
-	// ReadOnly uses the entries found but writes none.
-	ReadOnly bool
 
 	hashed, reused atomic.Int64
 }
@@ -150,7 +148,7 @@ func (t *treeHashes) file(p string, info fs.FileInfo) (string, error) {
 // as the tree's cache file, atomically by rename, when they differ from
 // what it read. Any failure leaves the cache as it was: it only costs time.
 func (t *treeHashes) save() {
-	if t == nil || t.c.ReadOnly || !t.dirty && len(t.next) == len(t.old) {
+	if t == nil || !t.dirty && len(t.next) == len(t.old) {
 		return
 	}
 	dir := filepath.Dir(t.path)
