@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/custody-sh/custody/machine"
@@ -115,82 +116,100 @@ func WalkContent(root string, format ObjectFormat, prune, reported map[string]bo
 // walkContent is WalkContent taking regular files' blob ids from hashes
 // (a tree's content hash cache) when set.
 func walkContent(root string, format ObjectFormat, prune, reported map[string]bool, hashes *treeHashes) []machine.DiskEntry {
-	var out []machine.DiskEntry
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if p == root {
-			if err != nil {
-				out = append(out, machine.DiskEntry{Path: ".", Kind: machine.EntryDir, Err: err.Error()})
-			}
-			return err
-		}
-		rel := relPath(root, p)
-		if rel == ".git" {
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		e := machine.DiskEntry{Path: rel}
-		if err != nil {
-			e.Kind, e.Err = machine.EntryOther, err.Error()
-			out = append(out, e)
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			e.Kind, e.Err = machine.EntryOther, err.Error()
-			out = append(out, e)
-			return nil
-		}
-		switch m := info.Mode(); {
-		case m.IsDir():
-			e.Kind = machine.EntryDir
-			out = append(out, e)
-			if prune[rel] {
-				return fs.SkipDir
-			}
-			return nil
-		case m&fs.ModeSymlink != 0:
-			e.Kind = machine.EntrySymlink
-			if target, err := os.Readlink(p); err != nil {
-				e.Err = err.Error()
-			} else {
-				e.OID = BlobID(format, []byte(target))
-			}
-		case m.IsRegular():
-			e.Kind, e.Exec = machine.EntryFile, m&0o100 != 0
-			if reported[rel] {
-				break
-			}
-			if hashes != nil {
-				e.OID, err = hashes.file(p, info)
-			} else {
-				e.OID, err = HashFile(format, p, info)
-			}
-			if err != nil {
-				e.Err = err.Error()
-			}
-		default:
-			e.Kind = machine.EntryOther
-		}
-		out = append(out, e)
-		return nil
-	})
-	return out
+	w := contentWalk{format: format, prune: prune, reported: reported, hashes: hashes}
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return []machine.DiskEntry{{Path: ".", Kind: machine.EntryDir, Err: err.Error()}}
+	}
+	if !fi.IsDir() {
+		return nil // as filepath.WalkDir: a root that is no directory holds nothing
+	}
+	w.dir(root, "")
+	return w.out
 }
 
-// relPath is p, a path WalkDir gave below root, relative to root and
-// slash-separated: the suffix after root and its separator, without
-// filepath.Rel's cleaning (WalkDir's paths are root joined with names).
-func relPath(root, p string) string {
-	if n := len(root); len(p) > n+1 && p[:n] == root && os.IsPathSeparator(p[n]) {
-		return filepath.ToSlash(p[n+1:])
+// contentWalk is one walk of walkContent: what filepath.WalkDir would
+// visit, in its order (each directory's entries sorted by name, a
+// directory's entries right after it), with paths joined without
+// cleaning (every name is one component), which a walk over thousands of
+// files otherwise spends much of its time on.
+type contentWalk struct {
+	format          ObjectFormat
+	prune, reported map[string]bool
+	hashes          *treeHashes
+	out             []machine.DiskEntry
+}
+
+// dir lists the directory at abs (rel below the root, "" for the root).
+// One that cannot be read is an entry with Err and is not entered.
+func (w *contentWalk) dir(abs, rel string) {
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		if rel == "" {
+			w.out = append(w.out, machine.DiskEntry{Path: ".", Kind: machine.EntryDir, Err: err.Error()})
+		} else {
+			w.out = append(w.out, machine.DiskEntry{Path: rel, Kind: machine.EntryOther, Err: err.Error()})
+		}
+		return
 	}
-	rel, _ := filepath.Rel(root, p)
-	return filepath.ToSlash(rel)
+	sep := string(os.PathSeparator)
+	if strings.HasSuffix(abs, sep) {
+		sep = ""
+	}
+	for _, d := range ents {
+		name := d.Name()
+		p, r := abs+sep+name, name
+		if rel != "" {
+			r = rel + "/" + name
+		} else if name == ".git" {
+			continue // the tree's own .git, file or directory
+		}
+		w.entry(p, r, d)
+	}
+}
+
+// entry records the entry d at abs (rel below the root), entering it when
+// it is a directory not pruned.
+func (w *contentWalk) entry(abs, rel string, d fs.DirEntry) {
+	e := machine.DiskEntry{Path: rel}
+	info, err := d.Info()
+	if err != nil {
+		e.Kind, e.Err = machine.EntryOther, err.Error()
+		w.out = append(w.out, e)
+		return
+	}
+	switch m := info.Mode(); {
+	case m.IsDir():
+		e.Kind = machine.EntryDir
+		w.out = append(w.out, e)
+		if !w.prune[rel] {
+			w.dir(abs, rel)
+		}
+		return
+	case m&fs.ModeSymlink != 0:
+		e.Kind = machine.EntrySymlink
+		if target, err := os.Readlink(abs); err != nil {
+			e.Err = err.Error()
+		} else {
+			e.OID = BlobID(w.format, []byte(target))
+		}
+	case m.IsRegular():
+		e.Kind, e.Exec = machine.EntryFile, m&0o100 != 0
+		if w.reported[rel] {
+			break
+		}
+		if w.hashes != nil {
+			e.OID, err = w.hashes.file(abs, info)
+		} else {
+			e.OID, err = HashFile(w.format, abs, info)
+		}
+		if err != nil {
+			e.Err = err.Error()
+		}
+	default:
+		e.Kind = machine.EntryOther
+	}
+	w.out = append(w.out, e)
 }
 
 // Content accounts for every entry on disk in the tree at dir against
