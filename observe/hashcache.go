@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -289,3 +290,26 @@ func Unchanged(before, after fs.FileInfo, start time.Time) bool {
 // whose stamps the kernel sets itself (the only ones whose lstat identity
 // the content hash cache and Unchanged rely on).
 func StampsTrusted(dir string) bool { return stampedByKernel(dir) }
+
+// PruneHashCache deletes the cache files of trees git no longer has an
+// admin entry for (<common>/worktrees/<key>), and temporary files a killed
+// writer left. It only ever deletes derived data; errors are ignored.
+func PruneHashCache(repo Repo) {
+	c := NewHashCache(repo)
+	ents, err := os.ReadDir(c.Dir)
+	if err != nil {
+		return
+	}
+	for _, d := range ents {
+		name := d.Name()
+		key, ok := strings.CutSuffix(name, ".hashes")
+		stale := strings.Contains(name, ".tmp-") && d.Type().IsRegular()
+		if !stale && ok && d.Type().IsRegular() {
+			_, err := os.Lstat(repo.AdminDir(key))
+			stale = errors.Is(err, fs.ErrNotExist)
+		}
+		if stale {
+			_ = os.Remove(filepath.Join(c.Dir, name))
+		}
+	}
+}

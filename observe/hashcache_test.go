@@ -305,3 +305,35 @@ func TestUnchanged(t *testing.T) {
 		t.Errorf("Unchanged (-want +got):\n%s", diff)
 	}
 }
+
+// TestPruneHashCache: the cache files of trees without an admin entry and
+// a killed writer's temporary file go; a live tree's stays.
+func TestPruneHashCache(t *testing.T) {
+	t.Parallel()
+	common := t.TempDir()
+	repo := Repo{CommonDir: common}
+	if err := os.MkdirAll(repo.AdminDir("live-1a2b3c"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := NewHashCache(repo)
+	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"live-1a2b3c.hashes", "gone-4d5e6f.hashes", "live-1a2b3c.hashes.tmp-123"} {
+		if err := os.WriteFile(filepath.Join(c.Dir, name), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	PruneHashCache(repo)
+	ents, err := os.ReadDir(c.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range ents {
+		got = append(got, d.Name())
+	}
+	if diff := cmp.Diff([]string{"live-1a2b3c.hashes"}, got); diff != "" {
+		t.Errorf("after pruning (-want +got):\n%s", diff)
+	}
+}
