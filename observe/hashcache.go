@@ -87,9 +87,12 @@ type treeHashes struct {
 	path   string
 	format ObjectFormat
 	start  time.Time
-	old    map[statKey]string
-	next   map[statKey]string
-	dirty  bool
+	// dev is the device of the tree's root: a file on another (a mount
+	// inside the tree) is on a filesystem nobody checked, and is read.
+	dev   uint64
+	old   map[statKey]string
+	next  map[statKey]string
+	dirty bool
 }
 
 // CachePath is where the cache file of the tree with admin key lives, or
@@ -111,11 +114,19 @@ func (c *HashCache) tree(key, root string, format ObjectFormat) *treeHashes {
 	if p == "" || !stampedByKernel(root) {
 		return nil
 	}
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return nil
+	}
+	rk, ok := keyOf(fi)
+	if !ok {
+		return nil
+	}
 	now := time.Now
 	if c.Now != nil {
 		now = c.Now
 	}
-	t := &treeHashes{c: c, path: p, format: format, start: now()}
+	t := &treeHashes{c: c, path: p, format: format, start: now(), dev: rk.dev}
 	t.old = readHashCache(p, format, t.start)
 	t.next = make(map[statKey]string, len(t.old))
 	return t
@@ -126,6 +137,7 @@ func (c *HashCache) tree(key, root string, format ObjectFormat) *treeHashes {
 // (HashFile), and kept for the cache when the racy-clean guard allows.
 func (t *treeHashes) file(p string, info fs.FileInfo) (string, error) {
 	k, ok := keyOf(info)
+	ok = ok && k.dev == t.dev
 	if ok {
 		if oid, hit := t.old[k]; hit {
 			t.next[k] = oid
@@ -286,11 +298,24 @@ func Unchanged(before, after fs.FileInfo, start time.Time) bool {
 	return ok && ok2 && a == b && machine.HashCacheable(time.Unix(0, a.ctime), time.Unix(0, a.mtime), start)
 }
 
-// StampsTrusted reports whether the files below dir lie on a filesystem
+// StampsTrusted returns whether the files below dir lie on a filesystem
 // whose stamps the kernel sets itself (the only ones whose lstat identity
-// the content hash cache and Unchanged rely on).
-func StampsTrusted(dir string) bool { return stampedByKernel(dir) }
-
+// the content hash cache and Unchanged rely on), and a test of whether a
+// file's lstat says it is on dir's device (not on a mount inside dir).
+func StampsTrusted(dir string) (bool, func(fs.FileInfo) bool) {
+	fi, err := os.Lstat(dir)
+	if err != nil || !stampedByKernel(dir) {
+		return false, nil
+	}
+	root, ok := keyOf(fi)
+	if !ok {
+		return false, nil
+	}
+	return true, func(f fs.FileInfo) bool {
+		k, ok := keyOf(f)
+		return ok && k.dev == root.dev
+	}
+}
 // PruneHashCache deletes the cache files of trees git no longer has an
 // admin entry for (<common>/worktrees/<key>), and temporary files a killed
 // writer left. It only ever deletes derived data; errors are ignored.

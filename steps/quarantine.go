@@ -353,10 +353,16 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 	// (observe.Unchanged): a write since would have stamped it anew.
 	start := time.Now()
 	var checked map[string]fs.FileInfo
-	if observe.StampsTrusted(q) {
+	trusted, onDevice := observe.StampsTrusted(q)
+	if trusted {
 		checked = map[string]fs.FileInfo{}
 	}
 	stray, why, files, dirs := strayEntry(q, m, idLen, checked)
+	for f, fi := range checked {
+		if !onDevice(fi) {
+			delete(checked, f) // below a mount inside the tree: read again
+		}
+	}
 	if stray != "" {
 		return moveBack(e, rec, stray, why)
 	}
