@@ -316,6 +316,7 @@ func StampsTrusted(dir string) (bool, func(fs.FileInfo) bool) {
 		return ok && k.dev == root.dev
 	}
 }
+
 // PruneHashCache deletes the cache files of trees git no longer has an
 // admin entry for (<common>/worktrees/<key>), and temporary files a killed
 // writer left. It only ever deletes derived data; errors are ignored.
