@@ -11,6 +11,7 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
 )
 
 // TestContentAccounting: whatever git's configuration, filters, attributes,
@@ -159,6 +160,9 @@ func TestContentWarmCache(t *testing.T) {
 			t.Parallel()
 			r := e2eRepo(t, fixtures.Options{})
 			id, path := e2eMerged(t, r, "content", "topic/content")
+			if ok, _ := observe.StampsTrusted(path); !ok {
+				t.Skip("the test directory's filesystem is not one the content hash cache trusts")
+			}
 			c.setup(r, path)
 			// Only files left alone for the racy-clean margin are cached.
 			time.Sleep(machine.HashCacheMargin + 300*time.Millisecond)
