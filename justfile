@@ -60,3 +60,8 @@ cross:
 # `git rev-parse --show-toplevel` in the same tree, alternately: wall and CPU ratios (target ≤ 3×).
 bench-hook:
     go test ./cmd/custody/ -run '^$' -bench Hook -benchtime 200x
+
+# Time `custody new` alone beside `git worktree add -b` as a fleet of realistic trees grows to
+# 1,000 (CUSTODY_BENCH_MAX lowers the top).
+bench-new:
+    go test ./cmd/custody/ -run '^$' -bench NewAtScale -benchtime 1x -timeout 60m

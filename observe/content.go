@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/custody-sh/custody/machine"
@@ -59,17 +60,25 @@ func newHash(format ObjectFormat) hash.Hash {
 // on a FIFO, and must still be the same regular file of the same size
 // when read, or it is an error.
 func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
+	oid, _, err := hashFile(format, p, info, false)
+	return oid, err
+}
+
+// hashFile is HashFile that, with after set, also returns what fstat says
+// of the file once it was read (the content hash cache keys an entry only
+// when that is still what lstat saw).
+func hashFile(format ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer f.Close()
 	now, err := f.Stat()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if !now.Mode().IsRegular() || !os.SameFile(info, now) {
-		return "", errors.New("changed while it was read")
+		return "", nil, errors.New("changed while it was read")
 	}
 	h := newHash(format)
 	h.Write([]byte("blob " + strconv.FormatInt(now.Size(), 10) + "\x00"))
@@ -77,12 +86,18 @@ func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
 	// for every small file: hashing a tree is mostly small files.
 	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, min(now.Size()+1, 32<<10)))
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if n != now.Size() {
-		return "", errors.New("changed size while it was read")
+		return "", nil, errors.New("changed size while it was read")
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	var then fs.FileInfo
+	if after {
+		if then, err = f.Stat(); err != nil {
+			return "", nil, err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), then, nil
 }
 
 // WalkContent walks the tree at root on the filesystem (lstat, symlinks
@@ -95,67 +110,106 @@ func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
 // that cannot be read is returned with Err set; a directory that cannot be
 // read is not entered.
 func WalkContent(root string, format ObjectFormat, prune, reported map[string]bool) []machine.DiskEntry {
-	var out []machine.DiskEntry
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if p == root {
-			if err != nil {
-				out = append(out, machine.DiskEntry{Path: ".", Kind: machine.EntryDir, Err: err.Error()})
-			}
-			return err
+	return walkContent(root, format, prune, reported, nil)
+}
+
+// walkContent is WalkContent taking regular files' blob ids from hashes
+// (a tree's content hash cache) when set.
+func walkContent(root string, format ObjectFormat, prune, reported map[string]bool, hashes *treeHashes) []machine.DiskEntry {
+	w := contentWalk{format: format, prune: prune, reported: reported, hashes: hashes}
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return []machine.DiskEntry{{Path: ".", Kind: machine.EntryDir, Err: err.Error()}}
+	}
+	if !fi.IsDir() {
+		return nil // as filepath.WalkDir: a root that is no directory holds nothing
+	}
+	w.dir(root, "")
+	return w.out
+}
+
+// contentWalk is one walk of walkContent: what filepath.WalkDir would
+// visit, in its order (each directory's entries sorted by name, a
+// directory's entries right after it), with paths joined without
+// cleaning (every name is one component), which a walk over thousands of
+// files otherwise spends much of its time on.
+type contentWalk struct {
+	format          ObjectFormat
+	prune, reported map[string]bool
+	hashes          *treeHashes
+	out             []machine.DiskEntry
+}
+
+// dir lists the directory at abs (rel below the root, "" for the root).
+// One that cannot be read is an entry with Err and is not entered.
+func (w *contentWalk) dir(abs, rel string) {
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		if rel == "" {
+			w.out = append(w.out, machine.DiskEntry{Path: ".", Kind: machine.EntryDir, Err: err.Error()})
+		} else {
+			w.out = append(w.out, machine.DiskEntry{Path: rel, Kind: machine.EntryOther, Err: err.Error()})
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if rel == ".git" {
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
+		return
+	}
+	sep := string(os.PathSeparator)
+	if strings.HasSuffix(abs, sep) {
+		sep = ""
+	}
+	for _, d := range ents {
+		name := d.Name()
+		p, r := abs+sep+name, name
+		if rel != "" {
+			r = rel + "/" + name
+		} else if name == ".git" {
+			continue // the tree's own .git, file or directory
 		}
-		e := machine.DiskEntry{Path: rel}
+		w.entry(p, r, d)
+	}
+}
+
+// entry records the entry d at abs (rel below the root), entering it when
+// it is a directory not pruned.
+func (w *contentWalk) entry(abs, rel string, d fs.DirEntry) {
+	e := machine.DiskEntry{Path: rel}
+	info, err := d.Info()
+	if err != nil {
+		e.Kind, e.Err = machine.EntryOther, err.Error()
+		w.out = append(w.out, e)
+		return
+	}
+	switch m := info.Mode(); {
+	case m.IsDir():
+		e.Kind = machine.EntryDir
+		w.out = append(w.out, e)
+		if !w.prune[rel] {
+			w.dir(abs, rel)
+		}
+		return
+	case m&fs.ModeSymlink != 0:
+		e.Kind = machine.EntrySymlink
+		if target, err := os.Readlink(abs); err != nil {
+			e.Err = err.Error()
+		} else {
+			e.OID = BlobID(w.format, []byte(target))
+		}
+	case m.IsRegular():
+		e.Kind, e.Exec = machine.EntryFile, m&0o100 != 0
+		if w.reported[rel] {
+			break
+		}
+		if w.hashes != nil {
+			e.OID, err = w.hashes.file(abs, info)
+		} else {
+			e.OID, err = HashFile(w.format, abs, info)
+		}
 		if err != nil {
-			e.Kind, e.Err = machine.EntryOther, err.Error()
-			out = append(out, e)
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
+			e.Err = err.Error()
 		}
-		info, err := d.Info()
-		if err != nil {
-			e.Kind, e.Err = machine.EntryOther, err.Error()
-			out = append(out, e)
-			return nil
-		}
-		switch m := info.Mode(); {
-		case m.IsDir():
-			e.Kind = machine.EntryDir
-			out = append(out, e)
-			if prune[rel] {
-				return fs.SkipDir
-			}
-			return nil
-		case m&fs.ModeSymlink != 0:
-			e.Kind = machine.EntrySymlink
-			if target, err := os.Readlink(p); err != nil {
-				e.Err = err.Error()
-			} else {
-				e.OID = BlobID(format, []byte(target))
-			}
-		case m.IsRegular():
-			e.Kind, e.Exec = machine.EntryFile, m&0o100 != 0
-			if reported[rel] {
-				break
-			}
-			if e.OID, err = HashFile(format, p, info); err != nil {
-				e.Err = err.Error()
-			}
-		default:
-			e.Kind = machine.EntryOther
-		}
-		out = append(out, e)
-		return nil
-	})
-	return out
+	default:
+		e.Kind = machine.EntryOther
+	}
+	w.out = append(w.out, e)
 }
 
 // Content accounts for every entry on disk in the tree at dir against
@@ -179,6 +233,14 @@ func WalkContent(root string, format ObjectFormat, prune, reported map[string]bo
 // or ignored (BuildOutput, with the disposable patterns of an approved
 // custody.toml): machine.Assess does not count what lies below it.
 func Content(dir string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns) ([]machine.Unaccounted, []machine.DiscardedDir) {
+	return ContentCached(dir, nil, "", st, envOwn, hidden, ents, lsErr, disposable)
+}
+
+// ContentCached is Content taking each regular file's blob id from cache
+// (the cache file of the tree with admin key key; nil: read every file)
+// when the file's lstat identity matches an entry exactly, and writing
+// the entries the walk may cache back (HashCache).
+func ContentCached(dir string, cache *HashCache, key string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns) ([]machine.Unaccounted, []machine.DiscardedDir) {
 	if lsErr != nil {
 		return []machine.Unaccounted{{Code: machine.CodeContentUnreadable, Path: ".", Detail: "the index could not be read: " + lsErr.Error()}}, nil
 	}
@@ -212,5 +274,11 @@ func Content(dir string, st machine.Status, envOwn, hidden bool, ents []IndexEnt
 		tracked = append(tracked, machine.TrackedEntry{Path: e.Path, Mode: e.Mode, OID: e.OID})
 	}
 	discarded := BuildOutput(dir, st, machine.NewTrackedSet(tracked), disposable)
-	return machine.AccountContent(WalkContent(dir, format, prune, reported), tracked, skip), discarded
+	var hashes *treeHashes
+	if cache != nil {
+		hashes = cache.tree(key, dir, format)
+	}
+	disk := walkContent(dir, format, prune, reported, hashes)
+	hashes.save()
+	return machine.AccountContent(disk, tracked, skip), discarded
 }

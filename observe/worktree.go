@@ -52,6 +52,9 @@ type Scope struct {
 	// tip (observe.Ancestors over that tip), so their proof asks git
 	// nothing; nil knows none.
 	Ancestors map[string]bool
+	// Hashes, when set, is the content hash cache content accounting
+	// reads and writes (HashCache); nil reads every file.
+	Hashes *HashCache
 }
 
 // Worktree observes rec's worktree: lstat identity, registration (from inv),
@@ -121,7 +124,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	}
 	if scope.Status && o.StatusErr == "" {
 		ents, lsErr := readIndex(ctx, g, repo, rec.Path, o.AdminKey)
-		o.Content, o.Discarded = Content(rec.Path, o.Status, o.EnvOwn, scope.Hidden, ents, lsErr, scope.Disposable)
+		o.Content, o.Discarded = ContentCached(rec.Path, scope.Hashes, o.AdminKey, o.Status, o.EnvOwn, scope.Hidden, ents, lsErr, scope.Disposable)
 		if scope.Hidden {
 			o.Hidden = append(o.Hidden, hiddenState(ctx, g, repo, rec.Path, o.AdminKey, o.Status, ents, lsErr)...)
 		}

@@ -303,7 +303,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		}
 		failpoint("apply/after-intent")
 		pause("apply/after-intent")
-		return carryOutRemovalAgainst(ctx, e, removing, view, run.ancestors, run.trees)
+		return carryOutRemovalIn(ctx, e, removing, scope, run.trees)
 	}
 	return Outcome{}, fmt.Errorf("%s kept changing under concurrent invocations", it.ID)
 }

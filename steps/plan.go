@@ -101,6 +101,9 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 		if err := ctx.Err(); err != nil {
 			return machine.Plan{}, err
 		}
+		// The content hash cache of trees git no longer has goes: derived
+		// data, not state (decision 0073).
+		observe.PruneHashCache(e.Repo)
 	}
 	resItems, err := resourceItems(ctx, e)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
@@ -209,7 +210,9 @@ func (m manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string
 // strayEntry walks q (lstat only) and returns the first entry m does not
 // allow, with why, and the entries it saw (deepest last), or an error the
 // walk met (an unreadable directory is a stray: what it holds is unknown).
-func strayEntry(q string, m manifest, idLen int) (stray, why string, files, dirs []string) {
+// When checked is set, it records there what lstat said of each regular
+// file it read and found HEAD's.
+func strayEntry(q string, m manifest, idLen int, checked map[string]fs.FileInfo) (stray, why string, files, dirs []string) {
 	err := filepath.WalkDir(q, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			stray, why = path, "unreadable: "+err.Error()
@@ -232,6 +235,9 @@ func strayEntry(q string, m manifest, idLen int) (stray, why string, files, dirs
 			dirs = append(dirs, path)
 		} else {
 			files = append(files, path)
+			if checked != nil && fi.Mode().IsRegular() {
+				checked[path] = fi
+			}
 		}
 		return nil
 	})
@@ -340,7 +346,23 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 			return moveBack(e, rec, stray, why)
 		}
 	}
-	stray, why, files, dirs := strayEntry(q, m, idLen)
+	// Every file is read once, after the tree went into quarantine and no
+	// process was found using it. Right before its deletion a file is read
+	// again unless lstat still says exactly what it said then and its
+	// stamps were already older than that read by the racy-clean margin
+	// (observe.Unchanged): a write since would have stamped it anew.
+	start := time.Now()
+	var checked map[string]fs.FileInfo
+	trusted, onDevice := observe.StampsTrusted(q)
+	if trusted {
+		checked = map[string]fs.FileInfo{}
+	}
+	stray, why, files, dirs := strayEntry(q, m, idLen, checked)
+	for f, fi := range checked {
+		if !onDevice(fi) {
+			delete(checked, f) // below a mount inside the tree: read again
+		}
+	}
 	if stray != "" {
 		return moveBack(e, rec, stray, why)
 	}
@@ -354,8 +376,10 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 			return moveBack(e, rec, f, "unreadable: "+err.Error())
 		}
 		rel, _ := filepath.Rel(q, f)
-		if w := m.unexpected(filepath.ToSlash(rel), f, fi, idLen); w != "" {
-			return moveBack(e, rec, f, w)
+		if before, ok := checked[f]; !ok || !observe.Unchanged(before, fi, start) {
+			if w := m.unexpected(filepath.ToSlash(rel), f, fi, idLen); w != "" {
+				return moveBack(e, rec, f, w)
+			}
 		}
 		if err := os.Remove(f); err != nil {
 			return blockedRemoval(ctx, e, rec, m, f, err, deleted)
@@ -370,7 +394,7 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 		if err := os.Remove(d); err != nil {
 			// Something appeared in it since the check, or it cannot be
 			// deleted at all.
-			stray, why, _, _ := strayEntry(q, m, idLen)
+			stray, why, _, _ := strayEntry(q, m, idLen, nil)
 			if stray == "" {
 				return blockedRemoval(ctx, e, rec, m, d, err, deleted)
 			}

@@ -36,7 +36,8 @@ func (e *Env) assessScope(view *observe.RemoteView) (observe.Scope, error) {
 	if err != nil {
 		return observe.Scope{}, err
 	}
-	return observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses(), EnvLines: env, Disposable: disposable}, nil
+	return observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses(), EnvLines: env, Disposable: disposable,
+		Hashes: observe.NewHashCache(e.Repo)}, nil
 }
 
 // asFinished is rec as plan assessed it: finished and carrying no intent.
@@ -62,7 +63,6 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 // remotes and the trees once for all its items; the repeated observation
 // is still fresh for everything in the tree.
 func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, view *observe.RemoteView, known map[string]bool, trees map[string]string) (Outcome, error) {
-	in := rec.Intent
 	var scope observe.Scope
 	var err error
 	if view == nil {
@@ -74,6 +74,19 @@ func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, vie
 	if err != nil {
 		return Outcome{}, err
 	}
+	return carryOutRemovalIn(ctx, e, rec, scope, trees)
+}
+
+// carryOutRemovalIn is carryOutRemoval observing in scope, which apply
+// shares with the observation it made right before the intent: the same
+// advertisement, ancestry, .env lines, disposable patterns and process
+// scan. The scan is not fresh for the final observation; the one that
+// counts is taken again after the tree is moved into quarantine, where a
+// process that came since is found (quarantineInUse). The tree itself
+// (status, index, every file's bytes through the content hash cache) is
+// observed again now.
+func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope observe.Scope, trees map[string]string) (Outcome, error) {
+	in := rec.Intent
 	obs, _, err := e.observe(ctx, rec, scope)
 	if err != nil {
 		return Outcome{}, err
@@ -293,9 +306,26 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		Evidence: machine.Evidence{BranchOutcome: branchOutcome, BranchReason: reason}}, string(machine.OutcomeRemoved)); err != nil {
 		return Outcome{}, err
 	}
+	dropHashCache(e, rec)
 	res, err := teardownResources(ctx, e, rec.ID)
 	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRemoved, State: machine.StateTombstoned, Resources: res,
 		Branch: branchResult(rec, branchOutcome, reason)}, err
+}
+
+// dropHashCache deletes the content hash cache file of rec's removed tree:
+// nothing will read it again. A failure leaves a file nobody trusts more
+// than its keys allow.
+func dropHashCache(e *Env, rec machine.Record) {
+	key := rec.AdminKey
+	if rec.Intent != nil && rec.Intent.AdminKey != "" {
+		key = rec.Intent.AdminKey
+	}
+	if key == "" {
+		key = rec.ID
+	}
+	if p := observe.NewHashCache(e.Repo).CachePath(key); p != "" {
+		_ = os.Remove(p)
+	}
 }
 
 // quarantineRefused reports a removal that quarantine stopped: the tree is

@@ -5,10 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
 )
 
 // TestContentAccounting: whatever git's configuration, filters, attributes,
@@ -109,4 +112,93 @@ func TestContentChangedAfterPlan(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestContentWarmCache: git settings and filters that make git status
+// blind to changed bytes give the same verdict, fingerprint included,
+// with a content hash cache warmed on the tree before the change as with
+// no cache: core.checkStat=minimal or core.trustctime=false with a
+// same-size rewrite whose mtime is put back (touch -d), an assume-unchanged
+// file rewritten, a clean filter that maps the new bytes to HEAD's blob.
+// Before the change the tree is removable and the cache holds its files.
+func TestContentWarmCache(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		setup func(r *fixtures.Repo, path string) // before the cache is warmed
+		make  func(r *fixtures.Repo, path string) // the change the cache must not hide
+		codes []string
+	}{
+		{"CheckStatMinimalTrustCtimeFalse", func(r *fixtures.Repo, path string) {
+			r.StatBlind(path, "README")
+		}, func(r *fixtures.Repo, path string) {
+			r.BlindRewrite(path, "README", strings.ToUpper(readFile(r.TB, filepath.Join(path, "README"))))
+		}, []string{"content-differs"}},
+		{"TrustCtimeFalse", func(r *fixtures.Repo, path string) {
+			r.StatBlind(path, "README")
+			r.GitIn(path, "config", "--unset", "core.checkStat")
+		}, func(r *fixtures.Repo, path string) {
+			r.BlindRewrite(path, "README", strings.ToUpper(readFile(r.TB, filepath.Join(path, "README"))))
+		}, []string{"content-differs"}},
+		{"AssumeUnchanged", func(*fixtures.Repo, string) {}, func(r *fixtures.Repo, path string) {
+			r.GitIn(path, "update-index", "--assume-unchanged", "README")
+			r.BlindRewrite(path, "README", strings.ToUpper(readFile(r.TB, filepath.Join(path, "README"))))
+		}, []string{"assume-unchanged"}},
+		{"CleanFilter", func(r *fixtures.Repo, path string) {
+			r.Git("config", "filter.strip.clean", "sed -e /^OUTPUT/d")
+			if err := os.WriteFile(filepath.Join(r.Dir, ".git", "info", "attributes"), []byte("*.ipynb filter=strip\n"), 0o644); err != nil {
+				r.TB.Fatal(err)
+			}
+			r.Commit(path, "analysis.ipynb", "cell 1\n")
+			r.Push(path, "topic/content")
+		}, func(r *fixtures.Repo, path string) {
+			r.WriteFile(path, "analysis.ipynb", "cell 1\nOUTPUT only on disk\n")
+			r.GitIn(path, "add", "analysis.ipynb")
+		}, []string{"content-differs"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := e2eRepo(t, fixtures.Options{})
+			id, path := e2eMerged(t, r, "content", "topic/content")
+			if ok, _ := observe.StampsTrusted(path); !ok {
+				t.Skip("the test directory's filesystem is not one the content hash cache trusts")
+			}
+			c.setup(r, path)
+			// Only files left alone for the racy-clean margin are cached.
+			time.Sleep(machine.HashCacheMargin + 300*time.Millisecond)
+			file := filepath.Join(r.Root, "p.json")
+			if it := planItem(t, e2ePlan(t, r, file, 0), id); it.Action != "remove" {
+				t.Fatalf("before the change: action %s, refusals %+v, want remove", it.Action, it.Refusals)
+			}
+			cache := filepath.Join(r.Dir, ".git", "custody", "cache", id+".hashes")
+			if fi, err := os.Stat(cache); err != nil || fi.Size() < 200 {
+				t.Fatalf("plan left no cache of the tree's files at %s (%v)", cache, err)
+			}
+			c.make(r, path)
+			if st := r.GitIn(path, "status", "--porcelain", "--ignored", "--untracked-files=all"); st != "" {
+				t.Fatalf("git status is not blind to the change:\n%s", st)
+			}
+			warm := planItem(t, e2ePlan(t, r, file, 0), id)
+			if err := os.RemoveAll(filepath.Dir(cache)); err != nil {
+				t.Fatal(err)
+			}
+			cold := planItem(t, e2ePlan(t, r, file, 0), id)
+			if got := refusalCodes(warm.Refusals); warm.Action != "keep" || !cmp.Equal(got, c.codes) {
+				t.Errorf("warm cache: action %s, refusals %v, want keep with %v", warm.Action, got, c.codes)
+			}
+			if warm.Action != cold.Action || !cmp.Equal(refusalCodes(warm.Refusals), refusalCodes(cold.Refusals)) || warm.Fingerprint != cold.Fingerprint {
+				t.Errorf("warm cache: %s %v %s; no cache: %s %v %s", warm.Action, refusalCodes(warm.Refusals), warm.Fingerprint,
+					cold.Action, refusalCodes(cold.Refusals), cold.Fingerprint)
+			}
+		})
+	}
+}
+
+func readFile(t testing.TB, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

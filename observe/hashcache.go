@@ -1,0 +1,341 @@
+package observe
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/safefile"
+)
+
+// HashCache remembers the git blob id of each regular file content
+// accounting hashed, keyed by the file's lstat identity (device, inode,
+// size, mtime and ctime in nanoseconds, mode), one cache file per tree
+// under Dir. It only ever saves reading a file: an entry whose key does not
+// match exactly, a cache file that is unreadable, corrupt, of another
+// version or object format, and a tree on a filesystem whose stamps the
+// kernel does not set itself all mean the file is read and hashed again.
+// An entry is written only for a file whose ctime and mtime are both older
+// than the walk's start by machine.HashCacheMargin, so any later change
+// gives the file another key. It is never git's stat cache and never the
+// index's blob id (a clean filter changes that): the id is of the raw
+// bytes read. Plan may write it: it is a cache, not state.
+type HashCache struct {
+	// Dir holds the cache files ("" disables the cache).
+	Dir string
+	// Now is the clock the racy-clean guard reads (nil: time.Now).
+	Now func() time.Time
+
+	hashed, reused atomic.Int64
+}
+
+// NewHashCache is the content hash cache of repo: <common>/custody/cache.
+func NewHashCache(repo Repo) *HashCache {
+	return &HashCache{Dir: filepath.Join(repo.StateDir(), "cache")}
+}
+
+// Hashed counts the files this cache's walks read and hashed.
+func (c *HashCache) Hashed() int64 {
+	if c == nil {
+		return 0
+	}
+	return c.hashed.Load()
+}
+
+// Reused counts the files whose blob id came from the cache, unread.
+func (c *HashCache) Reused() int64 {
+	if c == nil {
+		return 0
+	}
+	return c.reused.Load()
+}
+
+// hashCacheLimit bounds what custody reads of one tree's cache file (about
+// 1.7 million files of a sha256 tree): a larger one is ignored.
+const hashCacheLimit = 128 << 20
+
+// hashCacheMagic starts every cache file; the version follows it.
+const hashCacheMagic = "custody content hashes"
+
+// hashCacheVersion is the format of the cache files written now.
+const hashCacheVersion = 1
+
+// statKey is the lstat identity a cached blob id is keyed by.
+type statKey struct {
+	dev, ino           uint64
+	size, mtime, ctime int64
+	mode               uint32
+}
+
+// statKeyLen is a key's encoded length.
+const statKeyLen = 5*8 + 4
+
+// treeHashes is one walk's use of a tree's cache file.
+type treeHashes struct {
+	c      *HashCache
+	path   string
+	format ObjectFormat
+	start  time.Time
+	// dev is the device of the tree's root: a file on another (a mount
+	// inside the tree) is on a filesystem nobody checked, and is read.
+	dev   uint64
+	old   map[statKey]string
+	next  map[statKey]string
+	dirty bool
+}
+
+// CachePath is where the cache file of the tree with admin key lives, or
+// "" when there is none (no cache dir, or a key that is not one path
+// component).
+func (c *HashCache) CachePath(key string) string {
+	if c == nil || c.Dir == "" || key == "" || key != filepath.Base(key) || key == "." || key == ".." || strings.ContainsAny(key, "/\\\x00") {
+		return ""
+	}
+	return filepath.Join(c.Dir, key+".hashes")
+}
+
+// tree starts a walk of the tree at root (admin key key, object format
+// format) against its cache file: nil (hash every file) when the cache is
+// off, the key is unusable or the tree's filesystem is not one whose
+// stamps the cache can rely on.
+func (c *HashCache) tree(key, root string, format ObjectFormat) *treeHashes {
+	p := c.CachePath(key)
+	if p == "" || !stampedByKernel(root) {
+		return nil
+	}
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return nil
+	}
+	rk, ok := keyOf(fi)
+	if !ok {
+		return nil
+	}
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	t := &treeHashes{c: c, path: p, format: format, start: now(), dev: rk.dev}
+	t.old = readHashCache(p, format, t.start)
+	t.next = make(map[statKey]string, len(t.old))
+	return t
+}
+
+// file returns the blob id of the regular file at p (lstat info): the
+// cached one when its key matches exactly, else read and hashed
+// (HashFile), and kept for the cache when the racy-clean guard allows.
+func (t *treeHashes) file(p string, info fs.FileInfo) (string, error) {
+	k, ok := keyOf(info)
+	ok = ok && k.dev == t.dev
+	if ok {
+		if oid, hit := t.old[k]; hit {
+			t.next[k] = oid
+			t.c.reused.Add(1)
+			return oid, nil
+		}
+	}
+	t.c.hashed.Add(1)
+	oid, after, err := hashFile(t.format, p, info, ok)
+	if err != nil || !ok {
+		return oid, err
+	}
+	if k2, ok := keyOf(after); ok && k2 == k && machine.HashCacheable(time.Unix(0, k.ctime), time.Unix(0, k.mtime), t.start) {
+		t.next[k] = oid
+		t.dirty = true
+	}
+	return oid, nil
+}
+
+// save writes the walk's entries (those it used and those it may cache)
+// as the tree's cache file, atomically by rename, when they differ from
+// what it read. Any failure leaves the cache as it was: it only costs time.
+func (t *treeHashes) save() {
+	if t == nil || !t.dirty && len(t.next) == len(t.old) {
+		return
+	}
+	dir := filepath.Dir(t.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return // a symlink or something else where the cache dir belongs
+	}
+	b := encodeHashCache(t.format, t.start, t.next)
+	f, err := os.CreateTemp(dir, filepath.Base(t.path)+".tmp-*")
+	if err != nil {
+		return
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), t.path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+}
+
+// header is the cache file's first line: magic, version, object format
+// and the start of the walk that wrote it (Unix nanoseconds).
+func hashCacheHeader(format ObjectFormat, start time.Time) string {
+	return fmt.Sprintf("%s %d %s %d\n", hashCacheMagic, hashCacheVersion, format, start.UnixNano())
+}
+
+func oidLen(format ObjectFormat) int {
+	if format == FormatSHA256 {
+		return sha256.Size
+	}
+	return 20
+}
+
+// encodeHashCache is the cache file: the header line, then per entry the
+// key (big-endian) and the raw blob id, then the SHA-256 of all before it.
+func encodeHashCache(format ObjectFormat, start time.Time, ents map[statKey]string) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(hashCacheHeader(format, start))
+	var rec [statKeyLen]byte
+	for k, oid := range ents {
+		raw, err := hex.DecodeString(oid)
+		if err != nil || len(raw) != oidLen(format) {
+			continue
+		}
+		binary.BigEndian.PutUint64(rec[0:], k.dev)
+		binary.BigEndian.PutUint64(rec[8:], k.ino)
+		binary.BigEndian.PutUint64(rec[16:], uint64(k.size))
+		binary.BigEndian.PutUint64(rec[24:], uint64(k.mtime))
+		binary.BigEndian.PutUint64(rec[32:], uint64(k.ctime))
+		binary.BigEndian.PutUint32(rec[40:], k.mode)
+		buf.Write(rec[:])
+		buf.Write(raw)
+	}
+	buf.Write(sumOf(buf.Bytes()))
+	return buf.Bytes()
+}
+
+// sumOf is the checksum a cache file ends with: the SHA-256 of the rest.
+func sumOf(b []byte) []byte {
+	sum := sha256.Sum256(b)
+	return sum[:]
+}
+
+// readHashCache returns the entries of the cache file at p, or none when
+// it is missing, unreadable (a symlink, too large), not this version or
+// object format, damaged (its checksum), or written by a walk that began
+// later than the clock now says (the clock was set back).
+func readHashCache(p string, format ObjectFormat, now time.Time) map[statKey]string {
+	b, err := safefile.Read(p, hashCacheLimit)
+	if err != nil {
+		return nil
+	}
+	return decodeHashCache(b, format, now)
+}
+
+// decodeHashCache parses a cache file (encodeHashCache); anything but an
+// intact file of this version and format is no entries at all.
+func decodeHashCache(b []byte, format ObjectFormat, now time.Time) map[statKey]string {
+	if len(b) < sha256.Size {
+		return nil
+	}
+	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if want := sha256.Sum256(body); !bytes.Equal(want[:], sum) {
+		return nil
+	}
+	nl := bytes.IndexByte(body, '\n')
+	if nl < 0 {
+		return nil
+	}
+	f := strings.Fields(string(body[:nl]))
+	magic := strings.Fields(hashCacheMagic)
+	if len(f) != len(magic)+3 || strings.Join(f[:len(magic)], " ") != hashCacheMagic ||
+		f[len(magic)] != strconv.Itoa(hashCacheVersion) || f[len(magic)+1] != string(format) {
+		return nil
+	}
+	written, err := strconv.ParseInt(f[len(magic)+2], 10, 64)
+	if err != nil || machine.HashCacheClockBack(time.Unix(0, written), now) {
+		return nil
+	}
+	n := oidLen(format)
+	recs := body[nl+1:]
+	if len(recs)%(statKeyLen+n) != 0 {
+		return nil
+	}
+	out := make(map[statKey]string, len(recs)/(statKeyLen+n))
+	for len(recs) > 0 {
+		r := recs[:statKeyLen+n]
+		recs = recs[statKeyLen+n:]
+		k := statKey{
+			dev: binary.BigEndian.Uint64(r[0:]), ino: binary.BigEndian.Uint64(r[8:]),
+			size: int64(binary.BigEndian.Uint64(r[16:])), mtime: int64(binary.BigEndian.Uint64(r[24:])),
+			ctime: int64(binary.BigEndian.Uint64(r[32:])), mode: binary.BigEndian.Uint32(r[40:]),
+		}
+		out[k] = hex.EncodeToString(r[statKeyLen:])
+	}
+	return out
+}
+
+// Unchanged reports whether after, an lstat of a file, has exactly the
+// identity before had (device, inode, size, mtime and ctime to the
+// nanosecond, mode) and before's stamps are older than start by the
+// racy-clean margin (machine.HashCacheable): the bytes read from that file
+// at start or later are still its bytes, on a filesystem StampsTrusted
+// accepts.
+func Unchanged(before, after fs.FileInfo, start time.Time) bool {
+	a, ok := keyOf(before)
+	b, ok2 := keyOf(after)
+	return ok && ok2 && a == b && machine.HashCacheable(time.Unix(0, a.ctime), time.Unix(0, a.mtime), start)
+}
+
+// StampsTrusted returns whether the files below dir lie on a filesystem
+// whose stamps the kernel sets itself (the only ones whose lstat identity
+// the content hash cache and Unchanged rely on), and a test of whether a
+// file's lstat says it is on dir's device (not on a mount inside dir).
+func StampsTrusted(dir string) (bool, func(fs.FileInfo) bool) {
+	fi, err := os.Lstat(dir)
+	if err != nil || !stampedByKernel(dir) {
+		return false, nil
+	}
+	root, ok := keyOf(fi)
+	if !ok {
+		return false, nil
+	}
+	return true, func(f fs.FileInfo) bool {
+		k, ok := keyOf(f)
+		return ok && k.dev == root.dev
+	}
+}
+
+// PruneHashCache deletes the cache files of trees git no longer has an
+// admin entry for (<common>/worktrees/<key>), and temporary files a killed
+// writer left. It only ever deletes derived data; errors are ignored.
+func PruneHashCache(repo Repo) {
+	c := NewHashCache(repo)
+	ents, err := os.ReadDir(c.Dir)
+	if err != nil {
+		return
+	}
+	for _, d := range ents {
+		name := d.Name()
+		key, ok := strings.CutSuffix(name, ".hashes")
+		stale := strings.Contains(name, ".tmp-") && d.Type().IsRegular()
+		if !stale && ok && d.Type().IsRegular() {
+			_, err := os.Lstat(repo.AdminDir(key))
+			stale = errors.Is(err, fs.ErrNotExist)
+		}
+		if stale {
+			_ = os.Remove(filepath.Join(c.Dir, name))
+		}
+	}
+}
