@@ -318,6 +318,9 @@ const (
 	// CodeRelocationFailed is returned when git worktree move did not move
 	// a tree; the tree stays where it was and its record steps back.
 	CodeRelocationFailed Code = "relocation-failed"
+	// CodeResourcesFrozen is returned when a tree to be relocated has
+	// resources whose commands were frozen with its path.
+	CodeResourcesFrozen Code = "resources-frozen"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -413,6 +416,7 @@ func Codes() map[Code]string {
 		CodeArchiveNested:         "the archive holds nested repositories no remote is asked about",
 		CodeArchiveUncommitted:    "the archive holds uncommitted state no remote holds",
 		CodeRelocationFailed:      "git worktree move did not move the tree; it stayed where it was",
+		CodeResourcesFrozen:       "the tree's resources froze its path into their commands, so it is not moved",
 
 		// Generated files.
 		CodeGeneratedStale: "a generated file is missing or differs from what this custody generates",

@@ -49,9 +49,14 @@ func RelocationBlock(rec Record, obs, dest WorktreeObservation, now time.Time, r
 	case len(obs.Status.Untracked) > 0:
 		return r(CodeUntrackedFiles, p, status, "%s has %d untracked files: %s; commit, stash or move them out first, only a clean tree is moved", p, len(obs.Status.Untracked), listSome(obs.Status.Untracked, 3))
 	case len(obs.Status.Ignored) > 0:
-		return r(CodeIgnoredFiles, p, status, "%s has %d ignored files: %s; move them out first, only a clean tree is moved", p, len(obs.Status.Ignored), listSome(obs.Status.Ignored, 3))
+		return r(CodeIgnoredFiles, p, status+" --ignored", "%s has %d ignored files: %s; move them out first, only a clean tree is moved", p, len(obs.Status.Ignored), listSome(obs.Status.Ignored, 3))
 	case len(obs.Hidden) > 0:
 		h := obs.Hidden[0]
+		if h.Code == CodeSubmodules {
+			// git worktree move itself refuses such a tree, and custody
+			// never forces it.
+			return r(h.Code, h.Path, "git -C "+QuoteArg(p)+" submodule status", "%s holds submodule repositories (%s); git worktree move does not move a tree holding submodules, and custody never forces it: the tree stays at %s", p, h.Path, p)
+		}
 		return r(h.Code, h.Path, status, "%s: %s", h.Path, orNone(h.Detail))
 	case len(obs.InUse) > 0:
 		pr := obs.InUse[0]
@@ -66,4 +71,38 @@ func RelocationBlock(rec Record, obs, dest WorktreeObservation, now time.Time, r
 		return r(CodeUnsafeTarget, dest.Path, "git worktree list", "git already registers a worktree at the destination %s", dest.Path)
 	}
 	return nil
+}
+
+// RelocatedTree reports whether o observes the tree the relocation intent
+// in was made for: HEAD still the intent's commit, or the very directory
+// the intent observed (the same device and inode, which a rename keeps).
+// A commit made in the tree while custody was not running does not make
+// it another tree, so resume settles such a relocation instead of leaving
+// it stuck (decision 0125). An intent without an identity has only its
+// HEAD.
+func RelocatedTree(in *Intent, o WorktreeObservation) bool {
+	if in == nil {
+		return false
+	}
+	sameDir := in.Dev != 0 && in.Ino != 0 && o.PathState == PathPresent && o.IsDir && !o.IsSymlink && o.Dev == in.Dev && o.Ino == in.Ino
+	return o.Head == in.Commit || sameDir
+}
+
+// ResourcesBlockRelocation returns the refusal that keeps rec where it is
+// while it has ledger entries (rs: those not tombstoned), or nil when it
+// has none. Their create, destroy and ensure commands were frozen with the
+// tree's path: moved, the tree would have its resources destroyed with a
+// path it is no longer at (decision 0126). It is pure.
+func ResourcesBlockRelocation(rec Record, rs []Resource) *Refusal {
+	if len(rs) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(rs))
+	for _, x := range rs {
+		names = append(names, x.Name+" ("+string(x.State)+")")
+	}
+	ref := refuse(CodeResourcesFrozen, rec.Path, "custody resource list", "%s",
+		EscapeControl(fmt.Sprintf("%s has %d resources whose commands were frozen with its path %s: %s; a tree is not moved while its resources would be destroyed at a path it left; nothing was moved",
+			rec.ID, len(rs), rec.Path, listSome(names, 3))))
+	return &ref
 }

@@ -78,7 +78,7 @@ func DecideResume(rec Record, obs WorktreeObservation, dest *WorktreeObservation
 			return "", &r
 		case relocationArrived(rec, obs, *dest):
 			return ResumeCompleteRelocation, nil
-		case obs.Registered && !dest.Registered && obs.Head == in.Commit:
+		case obs.Registered && !dest.Registered && RelocatedTree(in, obs):
 			return ResumeStepBack, nil
 		}
 		return unmatched("source: " + describe(obs) + "; destination: " + describe(*dest))

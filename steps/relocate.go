@@ -73,6 +73,13 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		res.Outcome, res.Head = machine.OutcomeAlreadyDone, rec.EffectiveHead()
 		return res, nil
 	}
+	rs, err := e.worktreeResources(id)
+	if err != nil {
+		return RelocateResult{}, err
+	}
+	if ref := machine.ResourcesBlockRelocation(rec, rs); ref != nil {
+		return refused(ref)
+	}
 	scope, err := e.assessScope(nil)
 	if err != nil {
 		return RelocateResult{}, err
@@ -96,6 +103,18 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		return refused(ref)
 	}
 	res.Head = obs.Head
+	var r *machine.Refusal
+	if within(target, e.Root) {
+		// Into the managed root: git in the main checkout must keep not
+		// seeing it, as custody init made it (a person may have edited
+		// info/exclude since).
+		if _, err := e.ExcludeRoot(); err != nil {
+			if errors.As(err, &r) {
+				return refused(r)
+			}
+			return RelocateResult{}, err
+		}
+	}
 	key := rec.AdminKey
 	if key == "" {
 		key = rec.ID
@@ -103,7 +122,6 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	intent := &machine.Intent{Kind: machine.IntentRelocation, Path: rec.Path, Destination: target, Branch: rec.Branch,
 		Commit: obs.Head, Dev: obs.Dev, Ino: obs.Ino, AdminKey: key, Holder: e.Holder, At: e.Now().UTC()}
 	moving, err := e.fire(ctx, rec, machine.TriggerRelocate, machine.Firing{Obs: obs, Intent: intent, Dest: &dest}, "relocation intent")
-	var r *machine.Refusal
 	if errors.As(err, &r) {
 		return refused(r)
 	}
@@ -113,7 +131,11 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	failpoint("relocate/after-intent")
 	pause("relocate/before-move")
 	var moveErr error
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+	if err := realAncestors(filepath.Dir(target)); err != nil {
+		moveErr = err
+	} else if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		moveErr = err
+	} else if err := realAncestors(filepath.Dir(target)); err != nil {
 		moveErr = err
 	} else if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
 		// Something appeared there since the observation: git would move
@@ -162,4 +184,30 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		}
 	}
 	return res, nil
+}
+
+// realAncestors checks, right before git moves a tree, that dir's nearest
+// existing ancestor is still the real directory it was when the
+// destination was checked: a symlink put there since would have git move
+// the tree somewhere else than the path the record is to take.
+func realAncestors(dir string) error {
+	existing := dir
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			break
+		}
+		existing = parent
+	}
+	real, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		return fmt.Errorf("the destination's parent %s cannot be resolved: %w", existing, err)
+	}
+	if real != existing {
+		return fmt.Errorf("the destination's parent %s became a symlink to %s after it was checked", existing, real)
+	}
+	return nil
 }

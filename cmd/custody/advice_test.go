@@ -363,6 +363,7 @@ func adCases() map[machine.Code]adCase {
 			r.WriteFile(r.Dir, "skills/custody/agents/openai.yaml", "interface: {}\n")
 			return adWorld{r: r, args: []string{"skill", "--out", "skills/custody", "--check"}}
 		}},
+		machine.CodeResourcesFrozen: {person: "the tree's resources froze its path into their commands; it stays where it is while they live, and whether to keep it there or end it with its resources is the person's choice (TestRelocateRefusedWithResources)"},
 	}
 }
 
