@@ -104,15 +104,14 @@ func relocationArrived(rec Record, src, dst WorktreeObservation) bool {
 		dst.AdminKey == key && RelocatedTree(rec.Intent, dst)
 }
 
-// onlySourceRegistered holds when git reports the relocation's source and
-// not its destination, and it is the tree the intent was made for
-// (RelocatedTree): the move did not happen.
+// onlySourceRegistered holds when the relocation's move did not happen
+// (RelocationNotMoved).
 func onlySourceRegistered(_ context.Context, args ...any) bool {
 	f, ok := firingOf(args)
 	if !ok || f.Dest == nil || f.Record.Intent == nil {
 		return false
 	}
-	return f.Obs.Registered && !f.Dest.Registered && RelocatedTree(f.Record.Intent, f.Obs)
+	return RelocationNotMoved(f.Record.Intent, f.Obs, *f.Dest)
 }
 
 // removalProven holds when the fresh observation still permits removal

@@ -81,11 +81,24 @@ func RelocationBlock(rec Record, obs, dest WorktreeObservation, now time.Time, r
 // it stuck (decision 0125). An intent without an identity has only its
 // HEAD.
 func RelocatedTree(in *Intent, o WorktreeObservation) bool {
-	if in == nil {
-		return false
-	}
-	sameDir := in.Dev != 0 && in.Ino != 0 && o.PathState == PathPresent && o.IsDir && !o.IsSymlink && o.Dev == in.Dev && o.Ino == in.Ino
-	return o.Head == in.Commit || sameDir
+	return in != nil && (o.Head == in.Commit || sameDirectory(in, o))
+}
+
+// sameDirectory reports whether o observes, as a plain directory, the very
+// directory (device and inode) the intent in observed.
+func sameDirectory(in *Intent, o WorktreeObservation) bool {
+	return in != nil && in.Dev != 0 && in.Ino != 0 && o.PathState == PathPresent && o.IsDir && !o.IsSymlink &&
+		o.Dev == in.Dev && o.Ino == in.Ino
+}
+
+// RelocationNotMoved reports whether a relocation's move did not happen
+// and the tree is where it was: git registers the source and not the
+// destination, the source is the tree the intent was made for
+// (RelocatedTree), and nothing is at the destination. Something at the
+// destination (the tree moved there by hand, unknown to git) is not a
+// move that did not happen (decision 0127).
+func RelocationNotMoved(in *Intent, src, dst WorktreeObservation) bool {
+	return src.Registered && !dst.Registered && dst.PathState == PathAbsent && RelocatedTree(in, src)
 }
 
 // ResourcesBlockRelocation returns the refusal that keeps rec where it is
@@ -105,4 +118,40 @@ func ResourcesBlockRelocation(rec Record, rs []Resource) *Refusal {
 		EscapeControl(fmt.Sprintf("%s has %d resources whose commands were frozen with its path %s: %s; a tree is not moved while its resources would be destroyed at a path it left; nothing was moved",
 			rec.ID, len(rs), rec.Path, listSome(names, 3))))
 	return &ref
+}
+
+// RelocationRepair completes ref, resume's refusal of a relocation no rule
+// fits (rec relocating, src and dst the observations of the intent's
+// source and destination), with the git command that puts the tree where
+// a rule fits, when the observations show one; otherwise ref is returned
+// as it is. The tree moved by hand (a rename, so the very directory the
+// intent observed) to one end of the relocation, while git still
+// registers it at the other where nothing is, is registered where it is
+// by `git worktree repair`; the tree git moved on to a third place is
+// moved on to the destination. Either way custody resume then settles
+// the relocation (decision 0127). It is pure.
+func RelocationRepair(rec Record, src, dst WorktreeObservation, ref *Refusal) *Refusal {
+	in := rec.Intent
+	if ref == nil || in == nil || in.Kind != IntentRelocation {
+		return ref
+	}
+	byHand := func(o WorktreeObservation) bool { return !o.Registered && sameDirectory(in, o) }
+	out := *ref
+	switch {
+	case byHand(src) && dst.PathState == PathAbsent:
+		out.Path, out.Retry = rec.Path, "git worktree repair "+QuoteArg(rec.Path)
+		out.Message += EscapeControl(fmt.Sprintf("; the tree is back at %s though git does not register it there: %s registers it where it is, then custody resume steps the relocation back",
+			rec.Path, out.Retry))
+	case byHand(dst) && src.PathState == PathAbsent:
+		out.Path, out.Retry = in.Destination, "git worktree repair "+QuoteArg(in.Destination)
+		out.Message += EscapeControl(fmt.Sprintf("; the tree is at %s though git does not register it there: %s registers it where it is, then custody resume completes the relocation",
+			in.Destination, out.Retry))
+	case src.PathState == PathAbsent && dst.PathState == PathAbsent && src.MovedTo != "" && src.MovedTo == dst.MovedTo:
+		out.Path, out.Retry = src.MovedTo, "git worktree move "+QuoteArg(src.MovedTo)+" "+QuoteArg(in.Destination)
+		out.Message += EscapeControl(fmt.Sprintf("; git registers the tree at %s: %s puts it at the destination, then custody resume completes the relocation",
+			src.MovedTo, out.Retry))
+	default:
+		return ref
+	}
+	return &out
 }

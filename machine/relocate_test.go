@@ -231,3 +231,54 @@ func TestResourcesBlockRelocation(t *testing.T) {
 		}
 	}
 }
+
+// TestRelocationRepair: where resume finds no rule for a relocation but
+// the observations show where the tree is, its refusal's retry is the git
+// command that puts it where a rule fits, and the step-back rule never
+// fires while something is at the destination.
+func TestRelocationRepair(t *testing.T) {
+	t.Parallel()
+	rec := relocatingRecord()
+	rec.Intent.Dev, rec.Intent.Ino = testDev, testIno
+	here := removableObs() // the very directory the intent observed
+	byHand := here
+	byHand.Registered, byHand.Head, byHand.AdminKey = false, "", ""
+	gone := absentObs()
+	registeredGone := absentObs()
+	registeredGone.Registered, registeredGone.Head = true, headCommit
+	movedOn := absentObs()
+	movedOn.MovedTo = "/elsewhere/tree"
+	copied := byHand
+	copied.Ino = testIno + 1
+	tests := []struct {
+		name     string
+		src, dst machine.WorktreeObservation
+		retry    string
+		path     string
+		msg      string
+	}{
+		{"back-at-source-by-hand", byHand, registeredGone, "git worktree repair " + testPath, testPath, "steps the relocation back"},
+		{"at-destination-by-hand", registeredGone, withObs(byHand, func(o *machine.WorktreeObservation) { o.Path = destPath }),
+			"git worktree repair " + destPath, destPath, "completes the relocation"},
+		{"moved-on-with-git", movedOn, withObs(movedOn, func(o *machine.WorktreeObservation) { o.Path = destPath }),
+			"git worktree move /elsewhere/tree " + destPath, "/elsewhere/tree", "puts it at the destination"},
+		{"a-copy-is-not-the-tree", copied, registeredGone, "custody show " + testID, testPath, "custody will not guess"},
+		{"gone-from-both", gone, gone, "custody show " + testID, testPath, "custody will not guess"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dst := tt.dst
+			if machine.RelocationNotMoved(rec.Intent, tt.src, dst) {
+				t.Errorf("RelocationNotMoved holds with the destination %s", dst.PathState)
+			}
+			got, ref := machine.DecideResume(rec, tt.src, &dst)
+			if got != "" || ref == nil || ref.Code != machine.CodeResumeUnmatched {
+				t.Fatalf("DecideResume = %q, %+v; want resume-unmatched", got, ref)
+			}
+			if ref.Retry != tt.retry || ref.Path != tt.path || !strings.Contains(ref.Message, tt.msg) {
+				t.Errorf("refusal %+v: want retry %q at %s saying %q", ref, tt.retry, tt.path, tt.msg)
+			}
+		})
+	}
+}

@@ -78,10 +78,11 @@ func DecideResume(rec Record, obs WorktreeObservation, dest *WorktreeObservation
 			return "", &r
 		case relocationArrived(rec, obs, *dest):
 			return ResumeCompleteRelocation, nil
-		case obs.Registered && !dest.Registered && RelocatedTree(in, obs):
+		case RelocationNotMoved(in, obs, *dest):
 			return ResumeStepBack, nil
 		}
-		return unmatched("source: " + describe(obs) + "; destination: " + describe(*dest))
+		_, r := unmatched("source: " + describe(obs) + "; destination: " + describe(*dest))
+		return "", RelocationRepair(rec, obs, *dest, r)
 	}
 	return unmatched("no resume rule covers that pair")
 }

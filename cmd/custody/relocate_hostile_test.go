@@ -7,6 +7,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -280,5 +281,81 @@ func TestRelocateManagedRootExclude(t *testing.T) {
 	b, _ := os.ReadFile(excl)
 	if !strings.Contains(string(b), "\n/.worktrees/\n") || !strings.HasPrefix(string(b), "# emptied by hand\n") {
 		t.Errorf("info/exclude after the move:\n%s", b)
+	}
+}
+
+// TestRelocateHandMovedDuringKill: a relocate killed around the move, and
+// a person moving the tree before anything resumes it: back to the source
+// by hand (git still registers the destination), on to a third place with
+// git, or by hand to the destination before git moved it. Resume cannot
+// settle any of these on its own, and its refusal's retry (also what
+// doctor says to run) is the git command that puts the tree where a rule
+// fits; pasted, it lets resume settle the relocation with every file kept.
+func TestRelocateHandMovedDuringKill(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, point string
+		move        func(s rlScene) string // moves the tree, returns where it is
+		want        machine.Outcome
+	}{
+		{"back-to-source-by-hand", "relocate/after-move", func(s rlScene) string {
+			if err := os.Rename(s.dst, s.src); err != nil {
+				s.r.TB.Fatal(err)
+			}
+			return s.src
+		}, machine.OutcomeSteppedBack},
+		{"on-with-git", "relocate/after-move", func(s rlScene) string {
+			other := filepath.Join(s.r.Root, "other place")
+			s.r.Git("worktree", "move", s.dst, other)
+			return other
+		}, machine.OutcomeRelocated},
+		{"to-destination-by-hand", "relocate/after-intent", func(s rlScene) string {
+			if err := os.MkdirAll(filepath.Dir(s.dst), 0o755); err != nil {
+				s.r.TB.Fatal(err)
+			}
+			if err := os.Rename(s.src, s.dst); err != nil {
+				s.r.TB.Fatal(err)
+			}
+			return s.dst
+		}, machine.OutcomeRelocated},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := rlNewScene(t)
+			csMustBeKilled(t, s.r, tc.point, "relocate", s.id, "--to", s.dst)
+			at := tc.move(s)
+			res := custody(t, s.r, "resume", "--json")
+			rs := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
+			if res.Code != 3 || len(rs) != 1 || rs[0].Refusal == nil || rs[0].Refusal.Code != machine.CodeResumeUnmatched {
+				t.Fatalf("resume with the tree at %s: want resume-unmatched, got\n%s", at, res)
+			}
+			retry := rs[0].Refusal.Retry
+			if !strings.HasPrefix(retry, "git worktree ") {
+				t.Fatalf("resume's retry %q is not the git command that puts the tree back:\n%s", retry, res)
+			}
+			if d := decodeResult[doctorResult](t, custody(t, s.r, "doctor", "--json"), "doctor"); len(d.Stuck) != 1 || d.Stuck[0].Settle != retry {
+				t.Errorf("doctor: want %s stuck with %q to settle it, got %+v", s.id, retry, d.Stuck)
+			}
+			cmd := exec.Command("sh", "-c", retry)
+			cmd.Dir, cmd.Env = s.r.Dir, s.r.Env()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("the retry %q failed: %v\n%s", retry, err, out)
+			}
+			rs = decodeResult[itemsResult[steps.ResumeItem]](t, mustCustody(t, s.r, 0, "resume", "--json"), "resume").Items
+			if len(rs) != 1 || rs[0].Outcome != tc.want {
+				t.Fatalf("resume after the retry: want %s %s, got %+v", s.id, tc.want, rs)
+			}
+			where := s.dst
+			if tc.want == machine.OutcomeSteppedBack {
+				where = s.src
+			}
+			if rec := listRecord(t, s.r, s.id); rec.State != "active" || rec.Intent != nil || rec.Path != where {
+				t.Errorf("record %+v, want active at %s without an intent", rec, where)
+			}
+			if d := s.snap.Diff(s.r.Snap(where)); d != "" {
+				t.Errorf("the tree at %s differs from the tree before the move:\n%s", where, d)
+			}
+			csHealthy(t, s.r)
+		})
 	}
 }
