@@ -93,12 +93,14 @@ func sameDirectory(in *Intent, o WorktreeObservation) bool {
 
 // RelocationNotMoved reports whether a relocation's move did not happen
 // and the tree is where it was: git registers the source and not the
-// destination, the source is the tree the intent was made for
-// (RelocatedTree), and nothing is at the destination. Something at the
-// destination (the tree moved there by hand, unknown to git) is not a
-// move that did not happen (decision 0127).
+// destination, and either the very directory the intent observed is at
+// the source, or nothing is at the destination and the source's HEAD is
+// the intent's. A directory at the destination while the source is not
+// the one observed (the tree moved there by hand, unknown to git) is not
+// a move that did not happen (decision 0127).
 func RelocationNotMoved(in *Intent, src, dst WorktreeObservation) bool {
-	return src.Registered && !dst.Registered && dst.PathState == PathAbsent && RelocatedTree(in, src)
+	return src.Registered && !dst.Registered &&
+		(sameDirectory(in, src) || (dst.PathState == PathAbsent && RelocatedTree(in, src)))
 }
 
 // ResourcesBlockRelocation returns the refusal that keeps rec where it is

@@ -183,6 +183,8 @@ func TestResumeRelocationCommittedMeanwhile(t *testing.T) {
 		{"moved-then-committed", gone, moved, machine.ResumeCompleteRelocation, machine.TriggerRelocated},
 		{"committed-before-the-move", stayed, free, machine.ResumeStepBack, machine.TriggerStepBack},
 		{"another-directory", gone, other, "", ""},
+		{"destination-appeared", removableObs(), withObs(removableObs(), func(o *machine.WorktreeObservation) { o.Path, o.Registered, o.Ino = destPath, false, testIno+7 }),
+			machine.ResumeStepBack, machine.TriggerStepBack},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
