@@ -33,10 +33,14 @@ func (r RelocateResult) Pending() bool { return machine.ItemPending(r.Outcome, r
 // Relocate moves the active worktree record id to dst ("" for the managed
 // root's <root>/<id>; otherwise a path, made absolute against the current
 // directory) through the worktree machine's relocating state (DESIGN §4):
-// a fresh observation of the tree and of the destination; the guard (the
-// tree clean, unlocked, unleased and used by no process; the destination
+// no resources (their commands were frozen with the tree's path: refused
+// as resources-frozen); a fresh observation of the tree and of the
+// destination; the guard (the tree clean, unlocked, unleased and used by
+// no process; the destination
 // free, on a real path and inside no other tree); the relocation intent
-// {src, dst, HEAD} committed; a non-forced `git worktree move`; then git
+// {src, dst, HEAD} committed (the managed root put in info/exclude first
+// when dst is in it); the destination's parent checked again; a
+// non-forced `git worktree move`; then git
 // must register exactly dst under the record's admin key with HEAD
 // unchanged, and lstat must find nothing at src, before relocated fires,
 // which updates the record's path, clears the intent and journals it in
