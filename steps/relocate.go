@@ -134,18 +134,12 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	}
 	failpoint("relocate/after-intent")
 	pause("relocate/before-move")
-	var moveErr error
-	if err := realAncestors(filepath.Dir(target)); err != nil {
-		moveErr = err
-	} else if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		moveErr = err
-	} else if err := realAncestors(filepath.Dir(target)); err != nil {
-		moveErr = err
-	} else if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
-		// Something appeared there since the observation: git would move
-		// the tree into it, so the move is not made.
-		moveErr = fmt.Errorf("the destination appeared after it was observed (lstat: %v)", err)
-	} else {
+	// What could have changed since the observation is checked again
+	// right before git moves the tree; a move not made for it is retried
+	// with the relocate itself once the obstacle is gone.
+	moveErr := beforeMove(rec.Path, target)
+	notTried := moveErr != nil
+	if moveErr == nil {
 		_, moveErr = observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "move", rec.Path, target)
 	}
 	failpoint("relocate/after-move")
@@ -178,7 +172,11 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		if moveErr != nil {
 			why = moveErr.Error()
 		}
-		return refused(&machine.Refusal{Code: machine.CodeRelocationFailed, Path: rec.Path, Retry: "git worktree list --porcelain",
+		again := "git worktree list --porcelain"
+		if notTried {
+			again = retry
+		}
+		return refused(&machine.Refusal{Code: machine.CodeRelocationFailed, Path: rec.Path, Retry: again,
 			Message: machine.EscapeControl(fmt.Sprintf("git worktree move did not move %s to %s (%s); the tree stays where it was and %s is active there", rec.Path, target, why, id))})
 	default:
 		res.Outcome, res.Refusal = machine.OutcomeRefused, it.Refusal
@@ -188,6 +186,35 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		}
 	}
 	return res, nil
+}
+
+// beforeMove checks, right before git moves the tree at src to dst, what
+// may have changed since both were observed: dst's parent must still lie
+// under no symlink (before and after its missing directories are made),
+// nothing may be at dst (git would move the tree into it), and no process
+// may have started using the tree (one holding its old path would write
+// where the tree no longer is). It returns why the move is not to be made.
+func beforeMove(src, dst string) error {
+	if err := realAncestors(filepath.Dir(dst)); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := realAncestors(filepath.Dir(dst)); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(dst); !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("the destination appeared after it was observed (lstat: %v)", err)
+	}
+	ps, err := observe.ScanProcesses().Inside(src)
+	if err != nil {
+		return fmt.Errorf("the processes using %s cannot be observed: %w", src, err)
+	}
+	if len(ps) > 0 {
+		return fmt.Errorf("process %d (%s) started using the tree via its %s after it was checked; end it, then relocate again", ps[0].PID, ps[0].Command, ps[0].Via)
+	}
+	return nil
 }
 
 // realAncestors checks, right before git moves a tree, that dir's nearest

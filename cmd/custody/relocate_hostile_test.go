@@ -359,3 +359,38 @@ func TestRelocateHandMovedDuringKill(t *testing.T) {
 		})
 	}
 }
+
+// TestRelocateProcessEntersAfterCheck: a process that starts working in
+// the tree after relocate checked it, before git moves it, stops the move
+// (a program holding the tree's old path would write where the tree no
+// longer is): the record steps back, the tree stays, and the retry is the
+// relocate itself, which moves the tree once the process has ended.
+func TestRelocateProcessEntersAfterCheck(t *testing.T) {
+	t.Parallel()
+	s := rlNewScene(t)
+	release, wait := csPaused(t, s.r, "relocate/before-move", "relocate", s.id, "--to", s.dst, "--json")
+	h := s.r.Hold(s.src, "sleep", "60")
+	release()
+	res := wait()
+	if res.Code != 3 {
+		t.Fatalf("relocate with a process that entered the tree meanwhile: want exit 3, got\n%s", res)
+	}
+	out := decodeResult[steps.RelocateResult](t, res, "relocate")
+	if out.Refusal == nil || out.Refusal.Code != machine.CodeRelocationFailed || !strings.Contains(out.Refusal.Message, "(sleep)") {
+		t.Fatalf("want a relocation-failed refusal naming the process, got %+v", out)
+	}
+	if rec := listRecord(t, s.r, s.id); rec.State != "active" || rec.Intent != nil || rec.Path != s.src {
+		t.Errorf("record %+v, want active at %s without an intent", rec, s.src)
+	}
+	if _, err := os.Lstat(s.dst); !os.IsNotExist(err) {
+		t.Errorf("a move not made left something at %s (lstat: %v)", s.dst, err)
+	}
+	h.Stop()
+	args := strings.Fields(out.Refusal.Retry)
+	if len(args) < 2 || args[0] != "custody" || args[1] != "relocate" {
+		t.Fatalf("retry %q is not the relocate", out.Refusal.Retry)
+	}
+	mustCustody(t, s.r, 0, args[1:]...)
+	s.end(t)
+	csHealthy(t, s.r)
+}
