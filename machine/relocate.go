@@ -122,6 +122,17 @@ func ResourcesBlockRelocation(rec Record, rs []Resource) *Refusal {
 	return &ref
 }
 
+// RelocationHalfMoved reports whether a relocation's tree is at its
+// destination though git does not register it there yet: nothing at the
+// source, and at the destination, unregistered, the very directory the
+// intent observed. A `git worktree move` killed between its rename and
+// its rewrite of the admin entry leaves this, and so does a person who
+// renamed the tree there by hand; `git worktree repair` then registers it
+// where it is (decision 0127).
+func RelocationHalfMoved(in *Intent, src, dst WorktreeObservation) bool {
+	return src.PathState == PathAbsent && !dst.Registered && sameDirectory(in, dst)
+}
+
 // RelocationRepair completes ref, resume's refusal of a relocation no rule
 // fits (rec relocating, src and dst the observations of the intent's
 // source and destination), with the git command that puts the tree where
@@ -129,9 +140,10 @@ func ResourcesBlockRelocation(rec Record, rs []Resource) *Refusal {
 // as it is. The tree moved by hand (a rename, so the very directory the
 // intent observed) to one end of the relocation, while git still
 // registers it at the other where nothing is, is registered where it is
-// by `git worktree repair`; the tree git moved on to a third place is
-// moved on to the destination. Either way custody resume then settles
-// the relocation (decision 0127). It is pure.
+// by `git worktree repair` (at the destination resume does that itself:
+// RelocationHalfMoved); the tree git moved on to a third place is moved
+// on to the destination. Either way custody resume then settles the
+// relocation (decision 0127). It is pure.
 func RelocationRepair(rec Record, src, dst WorktreeObservation, ref *Refusal) *Refusal {
 	in := rec.Intent
 	if ref == nil || in == nil || in.Kind != IntentRelocation {
@@ -144,10 +156,6 @@ func RelocationRepair(rec Record, src, dst WorktreeObservation, ref *Refusal) *R
 		out.Path, out.Retry = rec.Path, "git worktree repair "+QuoteArg(rec.Path)
 		out.Message += EscapeControl(fmt.Sprintf("; the tree is back at %s though git does not register it there: %s registers it where it is, then custody resume steps the relocation back",
 			rec.Path, out.Retry))
-	case byHand(dst) && src.PathState == PathAbsent:
-		out.Path, out.Retry = in.Destination, "git worktree repair "+QuoteArg(in.Destination)
-		out.Message += EscapeControl(fmt.Sprintf("; the tree is at %s though git does not register it there: %s registers it where it is, then custody resume completes the relocation",
-			in.Destination, out.Retry))
 	case src.PathState == PathAbsent && dst.PathState == PathAbsent && src.MovedTo != "" && src.MovedTo == dst.MovedTo:
 		out.Path, out.Retry = src.MovedTo, "git worktree move "+QuoteArg(src.MovedTo)+" "+QuoteArg(in.Destination)
 		out.Message += EscapeControl(fmt.Sprintf("; git registers the tree at %s: %s puts it at the destination, then custody resume completes the relocation",

@@ -260,12 +260,12 @@ func TestRelocationRepair(t *testing.T) {
 		msg      string
 	}{
 		{"back-at-source-by-hand", byHand, registeredGone, "git worktree repair " + testPath, testPath, "steps the relocation back"},
-		{"at-destination-by-hand", registeredGone, withObs(byHand, func(o *machine.WorktreeObservation) { o.Path = destPath }),
-			"git worktree repair " + destPath, destPath, "completes the relocation"},
 		{"moved-on-with-git", movedOn, withObs(movedOn, func(o *machine.WorktreeObservation) { o.Path = destPath }),
 			"git worktree move /elsewhere/tree " + destPath, "/elsewhere/tree", "puts it at the destination"},
 		{"a-copy-is-not-the-tree", copied, registeredGone, "custody show " + testID, testPath, "custody will not guess"},
 		{"gone-from-both", gone, gone, "custody show " + testID, testPath, "custody will not guess"},
+		{"copy-at-destination", registeredGone, withObs(copied, func(o *machine.WorktreeObservation) { o.Path = destPath }),
+			"custody show " + testID, testPath, "custody will not guess"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -282,5 +282,37 @@ func TestRelocationRepair(t *testing.T) {
 				t.Errorf("refusal %+v: want retry %q at %s saying %q", ref, tt.retry, tt.path, tt.msg)
 			}
 		})
+	}
+}
+
+// TestRelocationHalfMoved: the very directory the intent observed at the
+// destination, unregistered, with nothing at the source (a move killed
+// between git's rename and its rewrite of the admin entry) is repaired and
+// completed by resume; another directory there, a registered one, or the
+// tree still at the source, is not.
+func TestRelocationHalfMoved(t *testing.T) {
+	t.Parallel()
+	rec := relocatingRecord()
+	rec.Intent.Dev, rec.Intent.Ino = testDev, testIno
+	src := absentObs()
+	src.Registered, src.Head = true, headCommit // git's entry still names the source
+	dst := removableObs()
+	dst.Path, dst.Registered, dst.Head, dst.AdminKey = destPath, false, "", ""
+	if got, ref := machine.DecideResume(rec, src, &dst); got != machine.ResumeRepairRelocation || ref != nil {
+		t.Fatalf("DecideResume = %q, %+v; want %q", got, ref, machine.ResumeRepairRelocation)
+	}
+	if machine.RelocationNotMoved(rec.Intent, src, dst) {
+		t.Error("RelocationNotMoved holds with the tree at the destination")
+	}
+	for name, o := range map[string]machine.WorktreeObservation{
+		"another-directory": withObs(dst, func(o *machine.WorktreeObservation) { o.Ino++ }),
+		"registered":        withObs(dst, func(o *machine.WorktreeObservation) { o.Registered = true }),
+	} {
+		if machine.RelocationHalfMoved(rec.Intent, src, o) {
+			t.Errorf("%s: RelocationHalfMoved holds", name)
+		}
+	}
+	if machine.RelocationHalfMoved(rec.Intent, removableObs(), dst) {
+		t.Error("RelocationHalfMoved holds with the tree still at the source")
 	}
 }

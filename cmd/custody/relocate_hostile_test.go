@@ -286,11 +286,14 @@ func TestRelocateManagedRootExclude(t *testing.T) {
 
 // TestRelocateHandMovedDuringKill: a relocate killed around the move, and
 // a person moving the tree before anything resumes it: back to the source
-// by hand (git still registers the destination), on to a third place with
-// git, or by hand to the destination before git moved it. Resume cannot
-// settle any of these on its own, and its refusal's retry (also what
-// doctor says to run) is the git command that puts the tree where a rule
-// fits; pasted, it lets resume settle the relocation with every file kept.
+// by hand (git still registers the destination) or on to a third place
+// with git. Resume cannot settle these on its own, and its refusal's retry
+// (also what doctor says to run) is the git command that puts the tree
+// where a rule fits; pasted, it lets resume settle the relocation with
+// every file kept. Renamed by hand to the destination before git moved it
+// (what a git worktree move killed between its rename and its rewrite of
+// the admin entry leaves), resume registers it there itself and completes;
+// before, it stepped back to the source, where nothing was.
 func TestRelocateHandMovedDuringKill(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -324,6 +327,15 @@ func TestRelocateHandMovedDuringKill(t *testing.T) {
 			s := rlNewScene(t)
 			csMustBeKilled(t, s.r, tc.point, "relocate", s.id, "--to", s.dst)
 			at := tc.move(s)
+			if tc.name == "to-destination-by-hand" {
+				rs := decodeResult[itemsResult[steps.ResumeItem]](t, mustCustody(t, s.r, 0, "resume", "--json"), "resume").Items
+				if len(rs) != 1 || rs[0].Outcome != machine.OutcomeRelocated {
+					t.Fatalf("resume with the tree renamed to %s: want %s relocated, got %+v", at, s.id, rs)
+				}
+				s.end(t)
+				csHealthy(t, s.r)
+				return
+			}
 			res := custody(t, s.r, "resume", "--json")
 			rs := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
 			if res.Code != 3 || len(rs) != 1 || rs[0].Refusal == nil || rs[0].Refusal.Code != machine.CodeResumeUnmatched {
@@ -393,4 +405,34 @@ func TestRelocateProcessEntersAfterCheck(t *testing.T) {
 	mustCustody(t, s.r, 0, args[1:]...)
 	s.end(t)
 	csHealthy(t, s.r)
+}
+
+// TestRelocateHalfMovedForeignGitfile: the moved directory at the
+// destination, unregistered, whose .git file a person pointed elsewhere,
+// is not registered by resume: the intent stays, resume refuses naming
+// the admin entry, and nothing is changed.
+func TestRelocateHalfMovedForeignGitfile(t *testing.T) {
+	t.Parallel()
+	s := rlNewScene(t)
+	csMustBeKilled(t, s.r, "relocate/after-intent", "relocate", s.id, "--to", s.dst)
+	if err := os.MkdirAll(filepath.Dir(s.dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(s.src, s.dst); err != nil {
+		t.Fatal(err)
+	}
+	s.r.WriteFile(s.dst, ".git", "gitdir: "+filepath.Join(s.r.Root, "elsewhere.git")+"\n")
+	snap := s.r.Snap(s.dst)
+	res := custody(t, s.r, "resume", "--json")
+	rs := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
+	if res.Code != 3 || len(rs) != 1 || rs[0].Refusal == nil || rs[0].Refusal.Code != machine.CodeResumeUnmatched ||
+		!strings.Contains(rs[0].Refusal.Message, "does not name the admin entry") {
+		t.Fatalf("resume: want resume-unmatched naming the admin entry, got\n%s", res)
+	}
+	if rec := listRecord(t, s.r, s.id); rec.State != "relocating" || rec.Intent == nil {
+		t.Errorf("record %+v, want still relocating under its intent", rec)
+	}
+	if d := snap.Diff(s.r.Snap(s.dst)); d != "" {
+		t.Errorf("resume changed the directory at the destination:\n%s", d)
+	}
 }
