@@ -34,6 +34,9 @@ fuzz fuzztime="20s":
     go test ./machine/ -run '^$' -fuzz FuzzAccountContent -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzFreeze -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzRedactCredentials -fuzztime {{fuzztime}}
+    go test ./steps/ -run '^$' -fuzz FuzzEditCodexEnvironment -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseLsof -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz FuzzParseHookPayload -fuzztime {{fuzztime}}
 
 # Formatting and vet; run before every commit.
 lint:
@@ -45,3 +48,15 @@ verify:
     go mod tidy -diff
     go test ./machine/ -run TestDocsFresh
     go test ./cmd/custody/ -run 'TestCLIDocsFresh|TestSchemasFresh'
+
+# Vet and build for the other systems custody supports (darwin) or must
+# compile on (windows), as CI does: a linux-only call breaks this.
+cross:
+    GOOS=darwin GOARCH=arm64 go vet ./...
+    GOOS=darwin go build ./...
+    GOOS=windows go vet ./...
+
+# Time a session hook (heartbeat, session-start) on a repository of 100 trees against a bare
+# `git rev-parse --show-toplevel` in the same tree, alternately: wall and CPU ratios (target ≤ 3×).
+bench-hook:
+    go test ./cmd/custody/ -run '^$' -bench Hook -benchtime 200x

@@ -191,6 +191,16 @@ const (
 	// SKILL.md or agents/openai.yaml) is missing or differs from what this
 	// custody generates; nothing was written.
 	CodeGeneratedStale Code = "generated-stale"
+	// CodeCodexEnvironmentInvalid is returned when the Codex app's
+	// environment.toml cannot be edited safely (not TOML, or [setup] or
+	// [cleanup] in a shape custody does not edit); nothing was written.
+	CodeCodexEnvironmentInvalid Code = "codex-environment-invalid"
+	// CodeCodexEnvironmentStale is returned by integrate codex --check when
+	// environment.toml lacks what custody would write.
+	CodeCodexEnvironmentStale Code = "codex-environment-stale"
+	// CodeEmptyName is returned when new is given a name with nothing an
+	// id can be made of (empty, only spaces or only punctuation).
+	CodeEmptyName Code = "empty-name"
 )
 
 // Refusals about the repository itself.
@@ -318,6 +328,20 @@ const (
 	// CodeRelocationFailed is returned when git worktree move did not move
 	// a tree; the tree stays where it was and its record steps back.
 	CodeRelocationFailed Code = "relocation-failed"
+	// CodeLeaseHeld is returned when a session hook asks to take, renew
+	// or release a lease another session holds live; nothing is changed.
+	CodeLeaseHeld Code = "lease-held"
+	// CodeHookPayloadInvalid is returned when a hook's stdin is not a
+	// payload it can use (not JSON, larger than the bound, no session id,
+	// no name); the hook changes nothing and still exits 0.
+	CodeHookPayloadInvalid Code = "hook-payload-invalid"
+	// CodeClaudeSettingsInvalid is returned when .claude/settings.json
+	// exists but cannot be merged (not JSON, hooks not an object, a
+	// symlink); nothing is written.
+	CodeClaudeSettingsInvalid Code = "claude-settings-invalid"
+	// CodeClaudeSettingsStale is returned by integrate claude --check when
+	// .claude/settings.json lacks custody's hooks as integrate writes them.
+	CodeClaudeSettingsStale Code = "claude-settings-stale"
 	// CodeResourcesFrozen is returned when a tree to be relocated has
 	// resources whose commands were frozen with its path.
 	CodeResourcesFrozen Code = "resources-frozen"
@@ -420,6 +444,15 @@ func Codes() map[Code]string {
 
 		// Generated files.
 		CodeGeneratedStale: "a generated file is missing or differs from what this custody generates",
+
+		// Integrations and input.
+		CodeCodexEnvironmentInvalid: "the Codex environment.toml cannot be edited safely; nothing was written",
+		CodeCodexEnvironmentStale:   "the Codex environment.toml lacks what custody integrate codex writes",
+		CodeEmptyName:               "the worktree name has nothing an id can be made of",
+		CodeLeaseHeld:               "another session holds the worktree's live lease",
+		CodeHookPayloadInvalid:      "a hook's stdin payload cannot be used",
+		CodeClaudeSettingsInvalid:   ".claude/settings.json cannot be merged",
+		CodeClaudeSettingsStale:     ".claude/settings.json lacks custody's hooks as integrate writes them",
 	}
 }
 

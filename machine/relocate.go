@@ -117,8 +117,8 @@ func ResourcesBlockRelocation(rec Record, rs []Resource) *Refusal {
 		names = append(names, x.Name+" ("+string(x.State)+")")
 	}
 	ref := refuse(CodeResourcesFrozen, rec.Path, "custody resource list", "%s",
-		EscapeControl(fmt.Sprintf("%s has %d resources whose commands were frozen with its path %s: %s; a tree is not moved while its resources would be destroyed at a path it left; nothing was moved",
-			rec.ID, len(rs), rec.Path, listSome(names, 3))))
+		EscapeControl(fmt.Sprintf("%s has %d resources whose commands were frozen with its path %s: %s; a tree is not moved while its resources would be destroyed at a path it left (to move it anyway, destroy them first with custody -C %s teardown); nothing was moved",
+			rec.ID, len(rs), rec.Path, listSome(names, 3), QuoteArg(rec.Path))))
 	return &ref
 }
 

@@ -89,7 +89,7 @@ func precheck(path string, readOnly bool) error {
 	if size < m.hwm*m.pageSize {
 		return fmt.Errorf("%s: %w (the file is truncated: %d bytes, its meta page needs %d)", path, ErrCorrupt, size, m.hwm*m.pageSize)
 	}
-	w := &walker{f: f, size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}
+	w := &walker{f: wholeFile(f, size), size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}
 	if why := w.tree(m.root, 0, nil); why != "" {
 		return fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
 	}
@@ -139,7 +139,7 @@ func fileKind(m fs.FileMode) string {
 // It is also the OpenFile bbolt uses, so the file bbolt maps is the one
 // precheck checked the type of.
 func openRegular(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	f, err := os.OpenFile(path, flag|oNoFollow|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return nil, err
 	}

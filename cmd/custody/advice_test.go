@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Advice that works: for every refusal code (machine.SortedCodes), the
@@ -362,6 +364,28 @@ func adCases() map[machine.Code]adCase {
 			r := adRepo(t)
 			r.WriteFile(r.Dir, "skills/custody/agents/openai.yaml", "interface: {}\n")
 			return adWorld{r: r, args: []string{"skill", "--out", "skills/custody", "--check"}}
+		}},
+		// Integrations and input.
+		machine.CodeCodexEnvironmentStale: {setup: func(t *testing.T) adWorld {
+			// The Codex app rewrote its file without custody's scripts:
+			// the retry writes them back, and --check then passes.
+			r := adRepo(t)
+			r.WriteFile(r.Dir, ".codex/environments/environment.toml", "version = 1\nname = \"app\"\n")
+			return adWorld{r: r, args: []string{"integrate", "codex", "--check"}}
+		}},
+		machine.CodeCodexEnvironmentInvalid: {person: "an environment.toml that is not TOML, or gives [setup] or [cleanup] a shape custody does not edit, is the person's (or the Codex app's) to fix; TestCodexRefusesWhatItCannotEdit"},
+		machine.CodeEmptyName:               {person: "the name of a new worktree is the person's to choose; new_refused_empty_name.txtar"},
+		// Agents' hooks and integrations.
+		machine.CodeLeaseHeld: {person: "another live session holds the lease until it ends or expires; show names the holder and the expiry, and waiting is the agent's (TestHookLeaseRules)"},
+		machine.CodeHookPayloadInvalid: {input: "the payload is the agent's to send; the hook's help shows the payload and the flags that stand in for it",
+			setup: func(t *testing.T) adWorld {
+				r := adRepo(t)
+				_, path := newTree(t, r, "agent")
+				return adWorld{r: r, dir: path, args: []string{"hook", "session-end"}}
+			}},
+		machine.CodeClaudeSettingsInvalid: {person: "a .claude/settings.json that is not a JSON object is the person's to fix or move aside; integrate never guesses what they meant (TestIntegrateClaudeRefusals)"},
+		machine.CodeClaudeSettingsStale: {setup: func(t *testing.T) adWorld {
+			return adWorld{r: adRepo(t), args: []string{"integrate", "claude", "--check"}}
 		}},
 		machine.CodeResourcesFrozen: {person: "the tree's resources froze its path into their commands; it stays where it is while they live, and whether to keep it there or end it with its resources is the person's choice (TestRelocateRefusedWithResources)"},
 	}

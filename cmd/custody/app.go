@@ -60,6 +60,11 @@ type CLI struct {
 	Skill    SkillCmd    `cmd:"" help:"Print or write the agent skill (SKILL.md, agents/openai.yaml) generated from this command line."`
 	Complete CompleteCmd `cmd:"" name:"completion" help:"Print a shell completion script (bash, zsh or fish)."`
 	Man      ManCmd      `cmd:"" help:"Print the custody(1) man page in roff."`
+
+	// Agents: wiring into their configuration, and teardown from a tree.
+	Integrate IntegrateCmd `cmd:"" help:"Wire custody into an agent's configuration (Codex, Claude Code)."`
+	Teardown  TeardownCmd  `cmd:"" help:"Destroy the resources of the managed worktree custody runs in (no id, no stdin)."`
+	Hook      HookCmd      `cmd:"" help:"Agents' hooks: lease a session's worktree, create and retire trees (stdin: the agent's JSON payload)."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output
@@ -117,7 +122,11 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			panic(p)
 		}
 	}()
-	parser, err := kong.New(&cli, append(cliOptions(),
+	model, hook := any(&cli), hookModel(args)
+	if hook != nil {
+		model = hook
+	}
+	parser, err := kong.New(model, append(cliOptions(),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(exitSignal{c}) }),
 		kong.Vars{"version": "custody " + buildVersion()},
@@ -130,6 +139,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	kctx, err := parser.Parse(args)
 	if err != nil {
 		return app.fail(jsonOut, "", &usageError{err})
+	}
+	if hook != nil {
+		cli.Globals = hook.Globals
 	}
 	app.Command = commandName(kctx.Command())
 	// SIGHUP (the terminal closed) is an interrupt like Ctrl-C and SIGTERM:
@@ -236,7 +248,7 @@ func (a *App) env(create bool) (*steps.Env, error) {
 	}
 	return &steps.Env{
 		Repo: repo, Git: g, Store: st, Policy: cfg.Policy(), Config: cfg, ConfigSource: src,
-		Root: root, Now: time.Now, Actor: actor, Holder: steps.Self(),
+		Root: root, Now: clock(), Actor: actor, Holder: steps.Self(),
 		Wait: a.Globals.LockTimeout, Progress: a.progress(),
 	}, nil
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Every refusal printed by any command carries its retry line (DESIGN §1
@@ -409,6 +411,90 @@ func rtCases() []rtCase {
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t), "tcsh") }},
 		{cmd: "man", name: "extra_argument", exit: 1, code: "usage",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t), "custody") }},
+		{cmd: "integrate codex", name: "stale", exit: 1, code: "codex-environment-stale",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				r.WriteFile(r.Dir, ".codex/environments/environment.toml", "version = 1\nname = \"app\"\n")
+				return at(r, "--check")
+			},
+			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh result) {
+				if sh.Code != 0 {
+					t.Fatalf("the pasted retry failed:\n%s", sh)
+				}
+				mustCustody(t, r, 0, "integrate", "codex", "--check")
+			}},
+		{cmd: "teardown", name: "outside_worktree", exit: 1, code: "not-in-worktree",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				newTree(t, r, "somewhere")
+				return at(r)
+			}},
+		{cmd: "teardown", name: "destroy_failed", exit: 3, code: "resource-failed",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				// The destroy fails while a blocker file exists; the retry,
+				// pasted once it is gone, destroys the resource.
+				r := rtResources(t, `touch "$CUSTODY_RESOURCE.blocker"`, `test ! -e "$CUSTODY_RESOURCE.blocker"`, "true")
+				_, path := newTree(t, r, "busy")
+				return r, path, nil
+			},
+			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh result) {
+				if sh.Code != 3 {
+					t.Fatalf("the pasted retry while the blocker stands: want exit 3 again\n%s", sh)
+				}
+				blockers, _ := filepath.Glob(filepath.Join(r.Dir, ".worktrees", "*", "*.blocker"))
+				if len(blockers) != 1 {
+					t.Fatalf("blockers %v", blockers)
+				}
+				if err := os.Remove(blockers[0]); err != nil {
+					t.Fatal(err)
+				}
+				tree := filepath.Dir(blockers[0])
+				res := runBin(t, custodyBin, r, r.Root, nil, "-C", tree, "teardown", "--json")
+				if res.Code != 0 {
+					t.Fatalf("teardown after the blocker went:\n%s", res)
+				}
+				type outcomes struct {
+					Resources []struct{ Outcome machine.Outcome }
+				}
+				if td := decodeResult[outcomes](t, res, "teardown"); len(td.Resources) != 1 || td.Resources[0].Outcome != machine.OutcomeDestroyed {
+					t.Errorf("teardown after the blocker went: %+v", td)
+				}
+			}},
+		{cmd: "hook session-start", name: "main_checkout", exit: 0, code: "not-in-worktree",
+			setup: initialized("--session", "s1")},
+		{cmd: "hook heartbeat", name: "lease_held", exit: 0, code: "lease-held",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				_, path := newTree(t, r, "leased")
+				if res := runBin(t, custodyBin, r, path, nil, "hook", "session-start", "--session", "a"); !strings.Contains(res.Stdout, `"acquired"`) {
+					t.Fatalf("session-start: %s", res)
+				}
+				return r, path, []string{"--session", "b"}
+			}},
+		{cmd: "hook session-end", name: "bad_payload", exit: 0, code: "hook-payload-invalid",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				_, path := newTree(t, r, "agent")
+				return r, path, nil
+			}},
+		{cmd: "hook worktree-create", name: "no_name", exit: 1, code: "hook-payload-invalid",
+			setup: initialized()},
+		{cmd: "hook worktree-remove", name: "main_checkout", exit: 0, code: "not-in-worktree",
+			setup: initialized()},
+		{cmd: "integrate claude", name: "invalid", exit: 1, code: "claude-settings-invalid",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				r.WriteFile(filepath.Join(r.Dir, ".claude"), "settings.json", "{\"hooks\": [\n")
+				return at(r)
+			}},
+		{cmd: "integrate claude", name: "stale", exit: 3, code: "claude-settings-stale",
+			pasted: func(t *testing.T, r *fixtures.Repo, _ string, sh result) {
+				if sh.Code != 0 {
+					t.Errorf("the pasted integrate failed:\n%s", sh)
+				}
+				mustCustody(t, r, 0, "integrate", "claude", "--check")
+			},
+			setup: initialized("--check")},
 	}
 }
 

@@ -114,6 +114,14 @@ func (c *ShowCmd) Run(a *App) error {
 		}
 		fmt.Fprintln(w, "journal:")
 		for _, j := range res.Journal {
+			if j.Event != "" { // not a transition: a lease change, a recovery, a hook's error
+				detail := machine.EscapeControl(string(j.Detail))
+				if r := []rune(detail); len(r) > 160 {
+					detail = string(r[:160]) + "…"
+				}
+				fmt.Fprintf(w, "  %d %s %s %s\n", j.Seq, j.At.UTC().Format("2006-01-02T15:04:05Z"), j.Event, detail)
+				continue
+			}
 			fmt.Fprintf(w, "  %d %s %s -> %s (%s) %s\n", j.Seq, j.At.UTC().Format("2006-01-02T15:04:05Z"), j.From, j.To, j.Trigger, j.Outcome)
 		}
 	})

@@ -62,7 +62,7 @@ func Read(path string, limit int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, notRegular(path, fi)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, fmt.Errorf("%s is a symlink: %w", path, ErrNotRegular)
@@ -123,7 +123,7 @@ func Write(path string, b []byte, perm fs.FileMode) error {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return notRegular(path, fi)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, perm)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|oNoFollow|syscall.O_NONBLOCK, perm)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return fmt.Errorf("%s is a symlink: %w", path, ErrNotRegular)
@@ -134,11 +134,15 @@ func Write(path string, b []byte, perm fs.FileMode) error {
 	if err == nil && !fi.Mode().IsRegular() {
 		err = notRegular(path, fi)
 	}
-	if err == nil {
-		err = f.Truncate(0)
-	}
+	// Written over, then cut to length: truncating to zero first frees
+	// the file's block only for the write to take one again, which costs
+	// a filesystem journal round each time (the holder note is written on
+	// every write transaction).
 	if err == nil {
 		_, err = f.Write(b)
+	}
+	if err == nil {
+		err = f.Truncate(int64(len(b)))
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

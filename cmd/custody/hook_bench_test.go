@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/custody-sh/custody/fixtures"
+)
+
+// BenchmarkHook measures a session hook on a repository with 100 managed
+// trees against a bare `git rev-parse --show-toplevel` in the same tree,
+// run alternately in one loop so both see the same load, and prints the
+// ratio of their medians:
+//
+//   - heartbeat: a renewal too recent to write again (the common case: an
+//     agent heartbeats on every prompt and tool call), a read;
+//   - session-start: a new session's lease taken, a write transaction
+//     with its journal entry (each iteration ends that session untimed).
+//
+// Run with
+//
+//	go test ./cmd/custody/ -run '^$' -bench Hook -benchtime 200x
+//
+// Target: each ≤ 3× the git floor.
+func BenchmarkHook(b *testing.B) {
+	r := fixtures.New(b, fixtures.Options{})
+	mustCustody(b, r, 0, "init")
+	var path string
+	for i := range 100 {
+		_, p := newTree(b, r, fmt.Sprintf("tree %d", i))
+		if i == 50 {
+			path = p
+		}
+	}
+	// cpu is a run's user+system time: what the machine's load does not
+	// stretch, beside the wall time the agent waits.
+	cpu := func(cmd *exec.Cmd) time.Duration { return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime() }
+	var hookCPU, floorCPU []time.Duration
+	hook := func(name, session string) time.Duration {
+		payload := `{"session_id":"` + session + `","cwd":"` + path + `","hook_event_name":"X"}`
+		cmd := exec.Command(custodyBin, "hook", name)
+		cmd.Dir, cmd.Env, cmd.Stdin = path, r.Env(), strings.NewReader(payload)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		start := time.Now()
+		if err := cmd.Run(); err != nil || !strings.Contains(out.String(), `"ok":true`) {
+			b.Fatalf("custody hook %s: %v\n%s", name, err, out.String())
+		}
+		d := time.Since(start)
+		hookCPU = append(hookCPU, cpu(cmd))
+		return d
+	}
+	floor := func() time.Duration {
+		cmd := exec.Command("git", "rev-parse", "--show-toplevel")
+		cmd.Dir, cmd.Env = path, r.Env()
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		d := time.Since(start)
+		floorCPU = append(floorCPU, cpu(cmd))
+		return d
+	}
+	// start is custody's own start and exit (--version parses the whole
+	// CLI): the floor under any custody command, hooks included.
+	start := func() time.Duration {
+		cmd := exec.Command(custodyBin, "--version")
+		cmd.Dir, cmd.Env = path, r.Env()
+		t0 := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	hook("session-start", "warm")
+	for _, c := range []struct {
+		name string
+		run  func(i int) time.Duration
+	}{
+		{"heartbeat/N=100", func(int) time.Duration { return hook("heartbeat", "warm") }},
+		{"session-start/N=100", func(i int) time.Duration {
+			s := fmt.Sprintf("bench-%d", i)
+			d := hook("session-start", s)
+			hook("session-end", s)
+			return d
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if c.name != "heartbeat/N=100" {
+				hook("session-end", "warm")
+				defer hook("session-start", "warm")
+			}
+			var mine, git, starts []time.Duration
+			hookCPU, floorCPU = nil, nil
+			i := 0
+			for b.Loop() {
+				if i%2 == 0 {
+					mine = append(mine, c.run(i))
+					git = append(git, floor())
+				} else {
+					git = append(git, floor())
+					mine = append(mine, c.run(i))
+				}
+				starts = append(starts, start())
+				i++
+			}
+			m, g := median(mine), median(git)
+			ratio := float64(m) / float64(g)
+			b.ReportMetric(float64(m)/float64(time.Millisecond), "ms/hook")
+			b.ReportMetric(float64(g)/float64(time.Millisecond), "ms/rev-parse")
+			b.ReportMetric(ratio, "x-rev-parse")
+			// The session-start case also ran an untimed session-end per
+			// iteration: its CPU figures are those of every hook run.
+			cr := float64(median(hookCPU)) / float64(median(floorCPU))
+			b.ReportMetric(cr, "x-rev-parse-cpu")
+			b.Logf("%s: hook %.2f ms, git rev-parse --show-toplevel %.2f ms: %.2fx wall (target ≤ 3x); CPU %.2f ms vs %.2f ms: %.2fx", c.name,
+				float64(m)/float64(time.Millisecond), float64(g)/float64(time.Millisecond), ratio,
+				float64(median(hookCPU))/float64(time.Millisecond), float64(median(floorCPU))/float64(time.Millisecond), cr)
+			b.Logf("%s: custody --version alone %.2f ms (%.2fx git): the start every custody command pays", c.name,
+				float64(median(starts))/float64(time.Millisecond), float64(median(starts))/float64(g))
+		})
+	}
+}
+
+// median is the middle of ds.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
+)
+
+// HookProtocol is the version of the envelope every hook prints. A change
+// of its shape bumps it; agents' hook configurations depend on it.
+const HookProtocol = 1
+
+// hookEnvelope is what a hook prints on stdout, whatever happened.
+type hookEnvelope struct {
+	HookProtocol int    `json:"hook_protocol"`
+	OK           bool   `json:"ok"`
+	Hook         string `json:"hook"`
+	// Outcome is a machine.LeaseOutcome for the lease hooks; "ignored"
+	// when there is no tree to act on, "refused" or "error" otherwise.
+	Outcome string `json:"outcome"`
+	ID      string `json:"id,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Session string `json:"session,omitempty"`
+	// Lease is the tree's lease after the hook (absent when none).
+	Lease   *machine.Lease   `json:"lease,omitempty"`
+	Refusal *machine.Refusal `json:"refusal,omitempty"`
+	// Refusals are every reason a retired tree was kept.
+	Refusals []machine.Refusal `json:"refusals,omitempty"`
+	Error    *errorBody        `json:"error,omitempty"`
+	// Logged says where a refusal or an error was logged: "journal", or
+	// "stderr" when the store could not take it.
+	Logged string            `json:"logged,omitempty"`
+	Ensure *hookEnsureResult `json:"ensure,omitempty"`
+	// Removal is what worktree-remove's apply did.
+	Removal *steps.Outcome `json:"removal,omitempty"`
+}
+
+// hookEnsureResult is what session-start --ensure ran.
+type hookEnsureResult struct {
+	Resources []steps.ResourceOutcome `json:"resources"`
+	Error     *errorBody              `json:"error,omitempty"`
+}
+
+// refuse records r as the hook's outcome: "ignored" when the hook's
+// directory holds no tree custody keeps (a session in the main checkout is
+// no fault), "refused" otherwise.
+func (env *hookEnvelope) refuse(r *machine.Refusal) {
+	env.Refusal = r
+	env.OK = r.Code == machine.CodeNotInWorktree
+	env.Outcome = string(machine.LeaseRefused)
+	if env.OK {
+		env.Outcome = string(machine.OutcomeIgnored)
+	}
+}
+
+// fail records err: a refusal as refuse does, anything else as the
+// one-paragraph error body every command prints.
+func (env *hookEnvelope) fail(a *App, err error) {
+	var r *machine.Refusal
+	if errors.As(err, &r) {
+		env.refuse(r)
+		return
+	}
+	b := describeIn(err, invocation{args: a.args, state: a.statePath})
+	env.OK, env.Outcome, env.Error = false, "error", &b
+}
+
+// journal logs the hook's refusal or error as a hook-error event, when
+// journalsRefusal says a refusal is worth it.
+func (env *hookEnvelope) journal(st *store.Store, record, actor string, at time.Time) {
+	he := steps.HookError{Hook: env.Hook, Session: env.Session, Path: env.Path}
+	switch {
+	case env.Error != nil:
+		he.Code, he.Message = env.Error.Code, env.Error.Message
+	case env.Refusal != nil && env.journalsRefusal():
+		he.Code, he.Message = string(env.Refusal.Code), env.Refusal.Message
+	default:
+		return
+	}
+	if st != nil && steps.LogHookError(st, record, actor, he, at) == nil {
+		env.Logged = "journal"
+		return
+	}
+	env.Logged = "stderr"
+}
+
+// journalsRefusal reports whether the hook's refusal goes into the
+// journal. Not a tree custody keeps no record of (a session outside
+// managed trees is normal), nor a tree worktree-remove kept (plan's
+// reasons are its outcome, not a fault), nor a heartbeat's refusal: a
+// second session in a leased tree heartbeats on every tool call, and an
+// entry (and an fsync) for each would bloat the journal and slow the
+// agent; its session-start and session-end refusals are journaled.
+func (env *hookEnvelope) journalsRefusal() bool {
+	r := env.Refusal
+	return r != nil && r.Code != machine.CodeNotInWorktree && env.Outcome != string(machine.OutcomeKept) && env.Hook != "heartbeat"
+}
+
+// hookDone prints env on stdout (and a refusal or error on stderr) and
+// makes the command exit 0, whatever --json says: a hook's output is its
+// envelope.
+func (a *App) hookDone(env *hookEnvelope) {
+	env.HookProtocol = HookProtocol
+	if env.Outcome == "" {
+		env.Outcome = "error"
+	}
+	if env.Logged == "" && (env.Error != nil || env.Refusal != nil && env.Refusal.Code != machine.CodeNotInWorktree && env.Outcome != string(machine.OutcomeKept)) {
+		env.Logged = "stderr"
+	}
+	subject := "custody hook " + env.Hook
+	if env.Refusal != nil {
+		writeRefusal(a.Stderr, subject, env.Refusal)
+	}
+	if b := env.Error; b != nil {
+		writeRefusal(a.Stderr, subject, &machine.Refusal{Code: machine.Code(b.Code), Message: b.Message, Retry: b.Retry})
+	}
+	a.Globals.JSON = false
+	a.done(nil, func(w io.Writer) {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(env)
+	})
+	a.exit(exitOK)
+}

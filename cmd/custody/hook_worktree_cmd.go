@@ -1,0 +1,201 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
+)
+
+// HookWorktreeCreateCmd is custody new for an agent's WorktreeCreate hook.
+type HookWorktreeCreateCmd struct {
+	hookSession
+	hookLeaseFlags
+	Name string `name:"name" placeholder:"NAME" help:"The worktree's name (default: the payload's name or worktree_name)."`
+	From string `name:"from" placeholder:"REV" help:"Start from REV (default: the main checkout's HEAD)."`
+}
+
+// Help is the long help of hook worktree-create.
+func (HookWorktreeCreateCmd) Help() string {
+	return `Creates a managed worktree as custody new does, named by the payload's name (Claude
+Code's WorktreeCreate sends {"name":…,"cwd":…,"session_id":…}), and prints only
+its path on stdout, which is what the agent reads. When the payload names a
+session, the new tree is leased to it at once.
+
+Unlike the session hooks it fails loudly: the agent must not work in a tree that
+was not made.
+
+EXIT STATUS: 0 created, 1 error (nothing is left half made), 3 interrupted (custody resume settles it).`
+}
+
+// Run creates the worktree.
+func (c *HookWorktreeCreateCmd) Run(a *App) error {
+	p, err := readHookPayload(os.Stdin)
+	if err != nil {
+		return payloadRefusal("worktree-create", err)
+	}
+	name := firstOf(c.Name, p.Name)
+	if strings.TrimSpace(name) == "" {
+		return payloadRefusal("worktree-create", fmt.Errorf("no worktree name (name in the payload, or --name)"))
+	}
+	if p.Cwd != "" {
+		a.Dir = a.path(p.Cwd)
+	}
+	e, err := a.mutatingEnv()
+	if err != nil {
+		return err
+	}
+	res, err := steps.New(a.Ctx, e, name, c.From, a.Dir)
+	if err != nil {
+		return err
+	}
+	session, agent := firstOf(c.Session, p.Session), firstOf(c.Agent, p.Agent)
+	var lease error
+	if res.Interrupted == "" && machine.ValidSession(session) == nil {
+		req := machine.LeaseRequest{Op: machine.LeaseAcquire, Session: session, Now: e.Now().UTC(), Duration: c.Lease}
+		_, lease = e.Store.ChangeLease(store.LeaseChange{Path: res.Path, Key: res.ID, Request: req,
+			Hook: "worktree-create", Agent: agent, Actor: hookActor(agent, session)})
+	}
+	a.done(res, func(w io.Writer) {
+		if res.Interrupted != "" {
+			fmt.Fprintf(a.Stderr, "%s\n\tnext: custody resume\n", res.Interrupted)
+			return
+		}
+		if res.Hook != "" {
+			fmt.Fprintf(a.Stderr, "custody hook worktree-create: %s is created and active at %s, but %s\n", res.ID, machine.QuoteArg(res.Path), strings.ReplaceAll(res.Hook, "\n", "\n\t"))
+		}
+		if lease != nil {
+			fmt.Fprintf(a.Stderr, "custody hook worktree-create: %s is created, but its lease for session %s was not taken: %v\n", res.ID, machine.EscapeControl(session), lease)
+		}
+		fmt.Fprintln(w, res.Path)
+	})
+	return nil
+}
+
+// HookWorktreeRemoveCmd retires a tree for an agent's WorktreeRemove hook.
+type HookWorktreeRemoveCmd struct {
+	hookSession
+	Path string `name:"path" placeholder:"DIR" help:"The worktree (default: the payload's worktree_path, else its cwd)."`
+}
+
+// Help is the long help of hook worktree-remove.
+func (HookWorktreeRemoveCmd) Help() string {
+	return `Retires the payload's worktree (Claude Code's WorktreeRemove sends
+{"worktree_path":…,"session_id":…}): releases the session's lease, finishes
+the tree, plans it alone and applies that plan, so the tree is removed only
+with a proof, exactly as custody plan and apply would. A tree that is not
+provably safe is kept, finished, and the envelope names every reason; custody
+plan and apply take it up later.
+
+Like the session hooks it never blocks the agent: it prints one envelope
+{"hook_protocol":1,…} on stdout and always exits 0.
+
+EXIT STATUS: 0 always.`
+}
+
+// Run retires the tree.
+func (c *HookWorktreeRemoveCmd) Run(a *App) error {
+	env := hookEnvelope{Hook: "worktree-remove"}
+	defer a.hookDone(&env)
+	p, err := readHookPayload(os.Stdin)
+	if err != nil {
+		env.refuse(payloadRefusal(env.Hook, err))
+		return nil
+	}
+	if p.Cwd != "" {
+		a.Dir = a.path(p.Cwd)
+	}
+	target := a.path(firstOf(c.Path, p.WorktreePath))
+	if target == "" {
+		target = a.Dir
+	}
+	env.Session = firstOf(c.Session, p.Session)
+	agent := firstOf(c.Agent, p.Agent)
+	e, err := a.mutatingEnv()
+	if err != nil {
+		env.fail(a, err)
+		return nil
+	}
+	actor := hookActor(agent, env.Session)
+	now := e.Now().UTC()
+	defer func() {
+		if env.Refusal != nil || env.Error != nil {
+			env.journal(e.Store, env.ID, actor, now)
+		}
+	}()
+	id, err := steps.CurrentID(e, target)
+	if err != nil {
+		env.fail(a, err)
+		return nil
+	}
+	rec, err := e.Store.Get(id)
+	if err != nil {
+		env.fail(a, err)
+		return nil
+	}
+	env.ID, env.Path = id, rec.Path
+	if machine.ValidSession(env.Session) == nil {
+		req := machine.LeaseRequest{Op: machine.LeaseRelease, Session: env.Session, Now: now}
+		if _, err := e.Store.ChangeLease(store.LeaseChange{Path: rec.Path, Key: rec.ID, Request: req,
+			Hook: env.Hook, Agent: agent, Actor: actor}); err != nil {
+			env.fail(a, err)
+			return nil
+		}
+	}
+	fin, err := steps.Finish(a.Ctx, e, []string{id})
+	if err != nil {
+		env.fail(a, err)
+		return nil
+	}
+	if len(fin) == 1 && fin[0].Refusal != nil {
+		env.keep(fin[0].Refusal, []machine.Refusal{*fin[0].Refusal})
+		return nil
+	}
+	plan, err := steps.Plan(a.Ctx, e)
+	if err != nil {
+		env.fail(a, err)
+		return nil
+	}
+	it, ok := plan.Item(id)
+	if !ok {
+		env.fail(a, fmt.Errorf("internal: the plan has no item %s", id))
+		return nil
+	}
+	if it.Action != machine.ActionRemove {
+		env.keep(it.Refusal, it.Refusals)
+		return nil
+	}
+	// The plan applied holds this one item: its id names what was
+	// reviewed for this tree alone.
+	one := plan
+	one.Items = []machine.PlanItem{it}
+	res, err := steps.ApplyWith(a.Ctx, e, machine.Seal(one), steps.ApplyOptions{})
+	if err != nil {
+		env.fail(a, err)
+		return nil
+	}
+	if len(res.Items) != 1 {
+		env.fail(a, fmt.Errorf("internal: apply of %s did %d items", id, len(res.Items)))
+		return nil
+	}
+	o := res.Items[0]
+	env.Removal = &o
+	if o.Refusal != nil {
+		env.keep(o.Refusal, []machine.Refusal{*o.Refusal})
+		return nil
+	}
+	env.OK, env.Outcome = true, string(o.Outcome)
+	return nil
+}
+
+// keep records that worktree-remove kept the tree, for reasons.
+func (env *hookEnvelope) keep(primary *machine.Refusal, all []machine.Refusal) {
+	if primary == nil && len(all) > 0 {
+		primary = &all[0]
+	}
+	env.OK, env.Outcome, env.Refusal, env.Refusals = false, string(machine.OutcomeKept), primary, all
+}
