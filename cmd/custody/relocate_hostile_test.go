@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Relocation against a hostile user, with real git: each test sets up
