@@ -81,8 +81,8 @@ func relocationSafe(_ context.Context, args ...any) bool {
 
 // onlyDestinationRegistered holds when git reports exactly one of a
 // relocation's source and destination, it is the destination, under the
-// record's admin key, with HEAD unchanged, and lstat finds nothing at the
-// source.
+// record's admin key, and it is the tree that was moved (RelocatedTree),
+// and lstat finds nothing at the source.
 func onlyDestinationRegistered(_ context.Context, args ...any) bool {
 	f, ok := firingOf(args)
 	if !ok || f.Dest == nil || f.Record.Intent == nil {
@@ -93,24 +93,25 @@ func onlyDestinationRegistered(_ context.Context, args ...any) bool {
 
 // relocationArrived reports whether the move of rec happened exactly: the
 // source is gone (lstat ENOENT) and unregistered, and git registers the
-// destination under the record's admin key at the intent's HEAD.
+// destination under the record's admin key, and it is the tree that was
+// moved (RelocatedTree).
 func relocationArrived(rec Record, src, dst WorktreeObservation) bool {
 	key := rec.AdminKey
 	if key == "" {
 		key = rec.ID
 	}
 	return src.PathState == PathAbsent && !src.Registered && dst.PathState == PathPresent && dst.Registered &&
-		dst.AdminKey == key && dst.Head == rec.Intent.Commit
+		dst.AdminKey == key && RelocatedTree(rec.Intent, dst)
 }
 
-// onlySourceRegistered holds when git reports the relocation's source and
-// not its destination, with HEAD unchanged: the move did not happen.
+// onlySourceRegistered holds when the relocation's move did not happen
+// (RelocationNotMoved).
 func onlySourceRegistered(_ context.Context, args ...any) bool {
 	f, ok := firingOf(args)
 	if !ok || f.Dest == nil || f.Record.Intent == nil {
 		return false
 	}
-	return f.Obs.Registered && !f.Dest.Registered && f.Obs.Head == f.Record.Intent.Commit
+	return RelocationNotMoved(f.Record.Intent, f.Obs, *f.Dest)
 }
 
 // removalProven holds when the fresh observation still permits removal

@@ -342,6 +342,9 @@ const (
 	// CodeClaudeSettingsStale is returned by integrate claude --check when
 	// .claude/settings.json lacks custody's hooks as integrate writes them.
 	CodeClaudeSettingsStale Code = "claude-settings-stale"
+	// CodeResourcesFrozen is returned when a tree to be relocated has
+	// resources whose commands were frozen with its path.
+	CodeResourcesFrozen Code = "resources-frozen"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -437,6 +440,7 @@ func Codes() map[Code]string {
 		CodeArchiveNested:         "the archive holds nested repositories no remote is asked about",
 		CodeArchiveUncommitted:    "the archive holds uncommitted state no remote holds",
 		CodeRelocationFailed:      "git worktree move did not move the tree; it stayed where it was",
+		CodeResourcesFrozen:       "the tree's resources froze its path into their commands, so it is not moved",
 
 		// Generated files.
 		CodeGeneratedStale: "a generated file is missing or differs from what this custody generates",

@@ -26,6 +26,11 @@ const (
 	// ResumeStepBack: relocating, and git reports only the source, at the
 	// intent's HEAD: the move never happened. Step back to active.
 	ResumeStepBack ResumeAction = "step-back"
+	// ResumeRepairRelocation: relocating, nothing at the source, and the
+	// very directory the intent observed at the destination, which git does
+	// not register yet (a move killed between its rename and its rewrite
+	// of the admin entry). Register it where it is, then fire relocated.
+	ResumeRepairRelocation ResumeAction = "repair-relocation"
 )
 
 // DecideResume picks the one resume rule that fits rec and obs (and, for a
@@ -78,10 +83,13 @@ func DecideResume(rec Record, obs WorktreeObservation, dest *WorktreeObservation
 			return "", &r
 		case relocationArrived(rec, obs, *dest):
 			return ResumeCompleteRelocation, nil
-		case obs.Registered && !dest.Registered && obs.Head == in.Commit:
+		case RelocationNotMoved(in, obs, *dest):
 			return ResumeStepBack, nil
+		case RelocationHalfMoved(in, obs, *dest):
+			return ResumeRepairRelocation, nil
 		}
-		return unmatched("source: " + describe(obs) + "; destination: " + describe(*dest))
+		_, r := unmatched("source: " + describe(obs) + "; destination: " + describe(*dest))
+		return "", RelocationRepair(rec, obs, *dest, r)
 	}
 	return unmatched("no resume rule covers that pair")
 }

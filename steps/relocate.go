@@ -33,10 +33,14 @@ func (r RelocateResult) Pending() bool { return machine.ItemPending(r.Outcome, r
 // Relocate moves the active worktree record id to dst ("" for the managed
 // root's <root>/<id>; otherwise a path, made absolute against the current
 // directory) through the worktree machine's relocating state (DESIGN §4):
-// a fresh observation of the tree and of the destination; the guard (the
-// tree clean, unlocked, unleased and used by no process; the destination
+// no resources (their commands were frozen with the tree's path: refused
+// as resources-frozen); a fresh observation of the tree and of the
+// destination; the guard (the tree clean, unlocked, unleased and used by
+// no process; the destination
 // free, on a real path and inside no other tree); the relocation intent
-// {src, dst, HEAD} committed; a non-forced `git worktree move`; then git
+// {src, dst, HEAD} committed (the managed root put in info/exclude first
+// when dst is in it); the destination's parent checked again; a
+// non-forced `git worktree move`; then git
 // must register exactly dst under the record's admin key with HEAD
 // unchanged, and lstat must find nothing at src, before relocated fires,
 // which updates the record's path, clears the intent and journals it in
@@ -73,6 +77,13 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		res.Outcome, res.Head = machine.OutcomeAlreadyDone, rec.EffectiveHead()
 		return res, nil
 	}
+	rs, err := e.worktreeResources(id)
+	if err != nil {
+		return RelocateResult{}, err
+	}
+	if ref := machine.ResourcesBlockRelocation(rec, rs); ref != nil {
+		return refused(ref)
+	}
 	scope, err := e.assessScope(nil)
 	if err != nil {
 		return RelocateResult{}, err
@@ -96,6 +107,18 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		return refused(ref)
 	}
 	res.Head = obs.Head
+	var r *machine.Refusal
+	if within(target, e.Root) {
+		// Into the managed root: git in the main checkout must keep not
+		// seeing it, as custody init made it (a person may have edited
+		// info/exclude since).
+		if _, err := e.ExcludeRoot(); err != nil {
+			if errors.As(err, &r) {
+				return refused(r)
+			}
+			return RelocateResult{}, err
+		}
+	}
 	key := rec.AdminKey
 	if key == "" {
 		key = rec.ID
@@ -103,7 +126,6 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	intent := &machine.Intent{Kind: machine.IntentRelocation, Path: rec.Path, Destination: target, Branch: rec.Branch,
 		Commit: obs.Head, Dev: obs.Dev, Ino: obs.Ino, AdminKey: key, Holder: e.Holder, At: e.Now().UTC()}
 	moving, err := e.fire(ctx, rec, machine.TriggerRelocate, machine.Firing{Obs: obs, Intent: intent, Dest: &dest}, "relocation intent")
-	var r *machine.Refusal
 	if errors.As(err, &r) {
 		return refused(r)
 	}
@@ -112,14 +134,12 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	}
 	failpoint("relocate/after-intent")
 	pause("relocate/before-move")
-	var moveErr error
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		moveErr = err
-	} else if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
-		// Something appeared there since the observation: git would move
-		// the tree into it, so the move is not made.
-		moveErr = fmt.Errorf("the destination appeared after it was observed (lstat: %v)", err)
-	} else {
+	// What could have changed since the observation is checked again
+	// right before git moves the tree; a move not made for it is retried
+	// with the relocate itself once the obstacle is gone.
+	moveErr := beforeMove(rec.Path, target)
+	notTried := moveErr != nil
+	if moveErr == nil {
 		_, moveErr = observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "move", rec.Path, target)
 	}
 	failpoint("relocate/after-move")
@@ -152,7 +172,11 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		if moveErr != nil {
 			why = moveErr.Error()
 		}
-		return refused(&machine.Refusal{Code: machine.CodeRelocationFailed, Path: rec.Path, Retry: "git worktree list --porcelain",
+		again := "git worktree list --porcelain"
+		if notTried {
+			again = retry
+		}
+		return refused(&machine.Refusal{Code: machine.CodeRelocationFailed, Path: rec.Path, Retry: again,
 			Message: machine.EscapeControl(fmt.Sprintf("git worktree move did not move %s to %s (%s); the tree stays where it was and %s is active there", rec.Path, target, why, id))})
 	default:
 		res.Outcome, res.Refusal = machine.OutcomeRefused, it.Refusal
@@ -162,4 +186,59 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		}
 	}
 	return res, nil
+}
+
+// beforeMove checks, right before git moves the tree at src to dst, what
+// may have changed since both were observed: dst's parent must still lie
+// under no symlink (before and after its missing directories are made),
+// nothing may be at dst (git would move the tree into it), and no process
+// may have started using the tree (one holding its old path would write
+// where the tree no longer is). It returns why the move is not to be made.
+func beforeMove(src, dst string) error {
+	if err := realAncestors(filepath.Dir(dst)); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := realAncestors(filepath.Dir(dst)); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(dst); !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("the destination appeared after it was observed (lstat: %v)", err)
+	}
+	ps, err := observe.ScanProcesses().Inside(src)
+	if err != nil {
+		return fmt.Errorf("the processes using %s cannot be observed: %w", src, err)
+	}
+	if len(ps) > 0 {
+		return fmt.Errorf("process %d (%s) started using the tree via its %s after it was checked; end it, then relocate again", ps[0].PID, ps[0].Command, ps[0].Via)
+	}
+	return nil
+}
+
+// realAncestors checks, right before git moves a tree, that dir's nearest
+// existing ancestor is still the real directory it was when the
+// destination was checked: a symlink put there since would have git move
+// the tree somewhere else than the path the record is to take.
+func realAncestors(dir string) error {
+	existing := dir
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			break
+		}
+		existing = parent
+	}
+	real, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		return fmt.Errorf("the destination's parent %s cannot be resolved: %w", existing, err)
+	}
+	if real != existing {
+		return fmt.Errorf("the destination's parent %s became a symlink to %s after it was checked", existing, real)
+	}
+	return nil
 }

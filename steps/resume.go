@@ -34,6 +34,7 @@ func worktreeWorkflow() Workflow[machine.Record] {
 			string(machine.ResumeCompleteRemoval):    removalStep(settleRemoval),
 			string(machine.ResumeCompleteRelocation): relocationStep(machine.TriggerRelocated, machine.OutcomeRelocated),
 			string(machine.ResumeStepBack):           relocationStep(machine.TriggerStepBack, machine.OutcomeSteppedBack),
+			string(machine.ResumeRepairRelocation):   repairRelocation,
 		},
 	}
 }

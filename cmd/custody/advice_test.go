@@ -387,6 +387,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeClaudeSettingsStale: {setup: func(t *testing.T) adWorld {
 			return adWorld{r: adRepo(t), args: []string{"integrate", "claude", "--check"}}
 		}},
+		machine.CodeResourcesFrozen: {person: "the tree's resources froze its path into their commands; it stays where it is while they live, and whether to keep it there or end it with its resources is the person's choice (TestRelocateRefusedWithResources)"},
 	}
 }
 

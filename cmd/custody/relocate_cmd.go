@@ -18,15 +18,19 @@ type RelocateCmd struct {
 func (RelocateCmd) Help() string {
 	return `Moves an active worktree to DIR (by default into the managed root, as
 <root>/<id>) with git worktree move, never forced. The tree must be clean,
-unlocked, unleased and used by no process; DIR must not exist, must not lie
-under a symlink and must not be inside another worktree (the managed root is
-the one place inside the main checkout a tree may go). A relocation intent
-naming the source, the destination and HEAD is committed first; the record
-takes the new path only once git registers exactly DIR under the same admin
-key with HEAD unchanged and nothing is left at the source. A run killed in
-between is settled by custody resume: only DIR registered completes, only
-the source steps back, both is ambiguous-relocation. A record already at DIR
-is already-done.
+unlocked, unleased, used by no process, hold no submodules and have no
+resources (their commands were frozen with its path); DIR must not exist,
+must not lie under a symlink and must not be inside another worktree (the
+managed root is the one place inside the main checkout a tree may go).
+A relocation intent naming the source, the destination and HEAD is
+committed first; the record takes the new path only once git registers
+exactly DIR under the same admin key, nothing is left at the source, and
+DIR holds the same tree (HEAD unchanged, or the very directory that was
+moved). A run killed in between is settled by custody resume: only DIR
+registered completes, only the source steps back, both is
+ambiguous-relocation; a tree moved by hand meanwhile is refused with the
+git command that puts it where resume can settle it. A record already at
+DIR is already-done.
 
 EXIT STATUS: 0 relocated (or already there), 1 error, 3 refused.`
 }

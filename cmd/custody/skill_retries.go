@@ -105,5 +105,6 @@ func nextSteps() map[machine.Code]string {
 		machine.CodeArchiveNested:           "custody archive prune (after publishing the nested repositories)",
 		machine.CodeArchiveUncommitted:      "custody archive restore ID DIR",
 		machine.CodeGeneratedStale:          "custody skill --out DIR",
+		machine.CodeResourcesFrozen:         "custody resource list (the tree stays where it is while its resources live)",
 	}
 }

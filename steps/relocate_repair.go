@@ -1,0 +1,56 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/safefile"
+)
+
+// repairRelocation settles a relocation whose tree is at its destination
+// though git does not register it there (machine.RelocationHalfMoved): when
+// the destination's .git file names the record's own admin entry, `git
+// worktree repair DST` registers the tree where it is and relocated fires
+// over fresh observations, as for a move git finished. A .git file that
+// names anything else is left to the person: the intent stays.
+func repairRelocation(ctx context.Context, e *Env, rec machine.Record) ([]ResumeItem, error) {
+	in := rec.Intent
+	key := rec.AdminKey
+	if key == "" {
+		key = rec.ID
+	}
+	if !gitfileNames(in.Destination, e.Repo.AdminDir(key)) {
+		return one(rec, machine.OutcomeRefused, &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: in.Destination, Retry: "custody show " + machine.QuoteArg(rec.ID),
+			Message: machine.EscapeControl(fmt.Sprintf("%s is relocating, and the directory it moved is at %s, unregistered, but its .git file does not name the admin entry %s; which repository it belongs to is the person's to say, custody will not guess", rec.ID, in.Destination, e.Repo.AdminDir(key)))}), nil
+	}
+	if _, err := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "repair", in.Destination); err != nil {
+		return nil, fmt.Errorf("register %s where git worktree move left it: %w", in.Destination, err)
+	}
+	return relocationStep(machine.TriggerRelocated, machine.OutcomeRelocated)(ctx, e, rec)
+}
+
+// gitfileNames reports whether dir/.git is a gitfile naming admin.
+func gitfileNames(dir, admin string) bool {
+	b, err := safefile.Read(filepath.Join(dir, ".git"), 64<<10)
+	if err != nil {
+		return false
+	}
+	target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok {
+		return false
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(dir, target)
+	}
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	return real(target) == real(admin)
+}
