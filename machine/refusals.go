@@ -313,6 +313,33 @@ const (
 	CodeArchiveUncommitted Code = "archive-uncommitted"
 )
 
+// Refusals of migrate.
+const (
+	// CodeDiscoveryIncomplete is returned when a bounded collection of
+	// migrate discover (the scan of the main checkout's parent) was cut
+	// short: an incomplete inventory is never a complete one.
+	CodeDiscoveryIncomplete Code = "discovery-incomplete"
+	// CodeMigrateChanged is returned when a candidate's fresh audit no
+	// longer equals the digest a person approved: the change is a new
+	// observation that needs a new disposition.
+	CodeMigrateChanged Code = "migrate-changed"
+	// CodeMigrateDigestMismatch is returned when migrate dispose names a
+	// digest that is not the candidate's newest audit.
+	CodeMigrateDigestMismatch Code = "migrate-digest-mismatch"
+	// CodeMigrateNotCandidate is returned when an id names no admitted
+	// candidate of the migration.
+	CodeMigrateNotCandidate Code = "migrate-not-candidate"
+	// CodeDispositionNotAllowed is returned when a disposition is not one
+	// the candidate's audit permits.
+	CodeDispositionNotAllowed Code = "disposition-not-allowed"
+	// CodeLandFailed is returned when pushing a candidate's HEAD to its
+	// review branch failed; the tree is kept.
+	CodeLandFailed Code = "land-failed"
+	// CodeRelocationUnavailable is returned for adopt-and-relocate while
+	// custody cannot relocate a tree; the tree is kept.
+	CodeRelocationUnavailable Code = "relocation-unavailable"
+)
+
 // Code reports every refusal code with a one-line meaning, sorted by code.
 // docs/ renders it; tests check every code has a machine case.
 func Codes() map[Code]string {
@@ -405,6 +432,15 @@ func Codes() map[Code]string {
 		CodeArchiveTreePresent:    "the archived tree still exists, so its archive is not pruned",
 		CodeArchiveNested:         "the archive holds nested repositories no remote is asked about",
 		CodeArchiveUncommitted:    "the archive holds uncommitted state no remote holds",
+
+		// Migrate.
+		CodeDiscoveryIncomplete:   "a bounded discovery collection was cut short",
+		CodeMigrateChanged:        "the candidate changed since its disposition was approved",
+		CodeMigrateDigestMismatch: "the digest is not the candidate's newest audit",
+		CodeMigrateNotCandidate:   "the id names no admitted migration candidate",
+		CodeDispositionNotAllowed: "the candidate's audit does not permit that disposition",
+		CodeLandFailed:            "pushing the candidate's HEAD for review failed",
+		CodeRelocationUnavailable: "custody cannot relocate the tree yet",
 	}
 }
 

@@ -56,6 +56,7 @@ type CLI struct {
 	Trust    TrustCmd    `cmd:"" help:"Approve custody.toml's exact content, so its commands may run (--revoke withdraws it)."`
 	Recovery RecoverCmd  `cmd:"" name:"recovered" help:"List or prune what custody kept from removed trees (recovery refs, per-worktree config)."`
 	Archive  ArchiveCmd  `cmd:"" help:"Archive unpublished work, verify, list and restore archives."`
+	Migrate  MigrateCmd  `cmd:"" help:"Bring legacy worktrees into custody or retire them: discover, plan, dispose, apply, status."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output
