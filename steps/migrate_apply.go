@@ -203,6 +203,13 @@ func (run *migrateRun) candidate(ctx context.Context, e *Env, c machine.MigrateC
 		out.Refusal = &machine.Refusal{Code: machine.CodeRelocationUnavailable, Path: c.Audit.Path, Retry: fmt.Sprintf("custody migrate dispose %s --approve --disposition archive --digest %s", machine.QuoteArg(id), c.Digest),
 			Message: fmt.Sprintf("custody cannot relocate %s into the managed root yet; it was left as it was. Choose another disposition", c.Audit.Path)}
 	case machine.DispositionRetire, machine.DispositionArchive:
+		if r := externalRefusal(e, machine.Record{ID: id, Origin: machine.OriginAdopted, Path: c.Audit.Path}, ""); r != nil && !run.opts.AllowExternalRetirement {
+			// Refused before anything is adopted: the tree stays as it was.
+			r.Retry = fmt.Sprintf("custody migrate apply --allow-external-retirement --only %s %s", machine.QuoteArg(id), machine.QuoteArg(planFileOr(run.opts.PlanFile)))
+			r.Message = fmt.Sprintf("%s is outside the managed root %s; the %s disposition removes it only when you confirm with --allow-external-retirement; it was left as it was", c.Audit.Path, e.Root, d)
+			out.Refusal = r
+			break
+		}
 		out, err = run.remove(ctx, e, c, out)
 	default:
 		err = fmt.Errorf("unknown disposition %q", d)

@@ -76,8 +76,10 @@ func (run *auditRun) audit(ctx context.Context, e *Env, d machine.Discovered) (m
 	obs := observe.Worktree(ctx, e.Git, e.Repo, run.inv, rec, run.scope)
 	// Custody's own marker is no fact of the candidate: an adopted
 	// candidate audits as it did before adoption.
+	// The ordinary assessment without archive coverage: an archive the
+	// migration makes is its act, not a fact of the candidate.
 	obs.Marker = rec.ID
-	v := e.assess(ctx, rec, obs, run.view, e.Now())
+	v := machine.Assess(rec, obs, e.Policy, e.Now())
 	obs.Marker = ""
 	a := machine.MigrateAudit{ID: rec.ID, Class: d.Class, Path: d.Path, AdminKey: d.AdminKey, Branch: rec.Branch,
 		Head: ent.Head, Detached: ent.Detached, Locked: ent.Locked, PathState: obs.PathState, Dev: obs.Dev, Ino: obs.Ino,
