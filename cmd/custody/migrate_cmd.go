@@ -210,11 +210,11 @@ func (c *MigrateApplyCmd) Run(a *App) error {
 	}
 	b, err := readPlanFile(a.path(c.Plan))
 	if err != nil {
-		return err
+		return migratePlanInvalid(err, a.path(c.Plan))
 	}
 	plan, err := machine.ParseMigratePlan(b)
 	if err != nil {
-		return err
+		return migratePlanInvalid(err, a.path(c.Plan))
 	}
 	e, err := a.mutatingEnv()
 	if err != nil {
@@ -278,4 +278,14 @@ func (c *MigrateStatusCmd) Run(a *App) error {
 		tw.Flush()
 	})
 	return nil
+}
+
+// migratePlanInvalid is the refusal of a migrate plan file that cannot be
+// used: its retry makes a fresh one.
+func migratePlanInvalid(err error, path string) error {
+	if !errors.Is(err, machine.ErrPlanInvalid) {
+		return err
+	}
+	return &machine.Refusal{Code: machine.CodePlanInvalid, Path: path, Retry: "custody migrate plan -o migrate.json",
+		Message: err.Error() + "; nothing was done. Make a fresh migrate plan"}
 }
