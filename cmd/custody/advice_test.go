@@ -360,7 +360,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeDiscoveryIncomplete:   {elsewhere: "a scan limit below the parent's entries; migrate_discover_refused_scan_limit.txtar pastes its retry"},
 		machine.CodeMigrateChanged:        {person: "the candidate changed after a person approved it: only a person reviews the new audit and disposes of it again (TestMigrateChangedNeedsNewDisposition)"},
 		machine.CodeMigrateDigestMismatch: {person: "the digest names an audit other than the one to decide on: a person reads the newest audit and disposes of it (TestMigrateDisposeRefusals)"},
-		machine.CodeMigrateNotCandidate:   {input: "the id was typed: migrate status lists the candidates (migrate_dispose_refused_unknown_candidate.txtar)", setup: func(t *testing.T) adWorld {
+		machine.CodeMigrateNotCandidate: {input: "the id was typed: migrate status lists the candidates (migrate_dispose_refused_unknown_candidate.txtar)", setup: func(t *testing.T) adWorld {
 			r := adRepo(t)
 			return adWorld{r: r, args: []string{"migrate", "dispose", "nosuch", "--approve", "--digest", "sha256:00"}}
 		}},
