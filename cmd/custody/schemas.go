@@ -35,6 +35,7 @@ func schemas() map[string][]byte {
 		"envelope-error.json":   {errEnvelope{}, "the --json envelope of a command that failed (exit 1), on stderr"},
 		"report-summary.json":   {steps.ReportResult{}, "the result of custody journal report --json: its summary and verification banner"},
 		"archive-manifest.json": {machine.ArchiveManifest{}, machine.ArchiveFormat + ": the manifest.json of an archive directory"},
+		"migrate-plan.json":     {machine.MigratePlan{}, machine.MigratePlanFormat + ": a migrate plan file (custody migrate plan -o)"},
 	} {
 		b, err := json.MarshalIndent(machine.JSONSchema(s.v, schemaBase+name, s.title), "", "  ")
 		if err != nil {
