@@ -108,7 +108,7 @@ func Classify(f LegacyFacts) Discovered {
 		return set(ClassContradictory, "git registers it, but its .git (%s) and git's admin entry do not name each other", f.Git)
 	case f.Git == GitUnreadable:
 		return set(ClassContradictory, "its .git cannot be read: %s", f.GitError)
-	case f.Git == GitNone:
+	case f.Git == GitNone || f.Git == "":
 		return set(ClassOrdinary, "no .git: an ordinary directory")
 	case f.Git == GitFile && !f.CommonKnown:
 		return set(ClassContradictory, "its .git file names no git directory that exists")

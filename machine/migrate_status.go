@@ -136,7 +136,8 @@ func FoldMigration(events []MigrateEvent) []MigrateCandidateStatus {
 		case a.last != nil && (a.last.Outcome == OutcomeLanded || a.last.Outcome == OutcomeRejected || a.last.Outcome == OutcomeAdopted || a.last.Outcome == OutcomeRelocated || a.last.Outcome == OutcomeAbandoned):
 			st.State, st.Outcome, st.Why = MigrateRetained, a.last.Outcome, "settled: "+string(a.last.Outcome)
 		case a.last != nil:
-			st.State, st.Outcome, st.Code, st.Why = MigrateRefused, a.last.Outcome, a.last.Code, a.last.Reason
+			st.State, st.Outcome, st.Code = MigrateRefused, a.last.Outcome, a.last.Code
+			st.Why = "refused [" + string(a.last.Code) + "]: " + a.last.Reason + " (run migrate apply again once it is settled)"
 		case decided:
 			st.State, st.Why = MigratePending, "disposition "+string(d.Disposition)+" approved; not applied yet"
 		default:
