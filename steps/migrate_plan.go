@@ -195,16 +195,13 @@ func journalPlan(e *Env, p machine.MigratePlan) error {
 		places = append(places, place{d.Path, d.Class})
 	}
 	at := e.Now().UTC()
-	if err := e.Store.AppendEvent(store.Event{Kind: machine.KindWorktree, Event: machine.EventMigrateDiscovery, At: at, Actor: e.Actor,
-		Detail: map[string]any{"plan_id": p.PlanID, "bounds": p.Bounds, "places": places}}); err != nil {
-		return err
-	}
+	evs := []store.Event{{Kind: machine.KindWorktree, Event: machine.EventMigrateDiscovery, At: at, Actor: e.Actor,
+		Detail: map[string]any{"plan_id": p.PlanID, "bounds": p.Bounds, "places": places}}}
 	for _, c := range p.Candidates {
 		prop := c.Proposal
-		if err := e.Store.AppendEvent(store.Event{Record: c.Audit.ID, Kind: machine.KindWorktree, Event: machine.EventMigrateObservation, At: at, Actor: e.Actor,
-			Detail: machine.MigrateEvent{Event: machine.EventMigrateObservation, Candidate: c.Audit.ID, Path: c.Audit.Path, Digest: c.Digest, PlanID: p.PlanID, Proposal: &prop}}); err != nil {
-			return err
-		}
+		evs = append(evs, store.Event{Record: c.Audit.ID, Kind: machine.KindWorktree, Event: machine.EventMigrateObservation, At: at, Actor: e.Actor,
+			Detail: machine.MigrateEvent{Event: machine.EventMigrateObservation, Candidate: c.Audit.ID, Path: c.Audit.Path, Digest: c.Digest, PlanID: p.PlanID, Proposal: &prop}})
 	}
-	return nil
+	// One transaction: the plan's observations are journaled together.
+	return e.Store.AppendEvents(evs)
 }
