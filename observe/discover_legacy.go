@@ -185,6 +185,12 @@ func placeFacts(ctx context.Context, g *Git, repo Repo, common Identity, path st
 		}
 	}
 	id, err := IdentityOf(cd)
+	if err != nil && filepath.Base(filepath.Dir(dir)) == "worktrees" {
+		// The admin entry is gone: the .git file still names the common
+		// dir that held it, <common>/worktrees/<key> (a missing
+		// registration).
+		id, err = IdentityOf(filepath.Dir(filepath.Dir(dir)))
+	}
 	f.CommonKnown = err == nil
 	f.SameCommon = err == nil && id == common
 	return f

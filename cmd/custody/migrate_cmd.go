@@ -40,7 +40,7 @@ EXIT STATUS: 0 nothing to migrate, 1 error (an incomplete scan is one),
 
 // Run classifies.
 func (c *MigrateDiscoverCmd) Run(a *App) error {
-	e, err := a.env(true)
+	e, err := a.env(false)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ EXIT STATUS: 0 the plan was written, 1 error.`
 
 // Run writes the plan.
 func (c *MigratePlanCmd) Run(a *App) error {
-	e, err := a.env(true)
+	e, err := a.env(false)
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func (c *MigrateDisposeCmd) Run(a *App) error {
 	if d != "" && !validDisposition(d) {
 		return &usageError{fmt.Errorf("--disposition %q: want one of %v", c.Disposition, machine.Dispositions())}
 	}
-	e, err := a.env(true)
+	e, err := a.env(false)
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,7 @@ func mgCrashPoints() []string {
 func mgReady(t *testing.T) (*fixtures.Legacy, map[string]fixtures.Snapshot) {
 	l := fixtures.NewLegacy(t)
 	untouched := mgUntouched(l)
+	mustCustody(t, l.Repo, 0, "init")
 	mgDisposeAll(t, l.Repo, mgPlan(t, l.Repo, "migrate.json"))
 	return l, untouched
 }

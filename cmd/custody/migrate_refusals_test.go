@@ -18,6 +18,7 @@ import (
 func mgSmall(t *testing.T) (r *fixtures.Repo, unpushed, locked machine.MigrateCandidate, up string) {
 	t.Helper()
 	r = fixtures.New(t, fixtures.Options{})
+	mustCustody(t, r, 0, "init")
 	up = filepath.Join(r.Root, "repo-work")
 	r.Git("worktree", "add", "-q", "-b", "work", up, "main")
 	r.Commit(up, "work.txt", "unpushed work\n")

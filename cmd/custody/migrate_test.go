@@ -107,6 +107,7 @@ func TestMigrateLegacyLayout(t *testing.T) {
 	t.Parallel()
 	l := fixtures.NewLegacy(t)
 	untouched := mgUntouched(l)
+	mustCustody(t, l.Repo, 0, "init")
 
 	d := decodeResult[steps.MigrateDiscovery](t, mustCustody(t, l.Repo, 3, "--json", "migrate", "discover"), "migrate discover")
 	got := map[string]machine.MigrateClass{}
