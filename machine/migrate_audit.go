@@ -120,7 +120,11 @@ func AllowedDispositions(a MigrateAudit) []Disposition {
 		out = append(out, DispositionLand)
 	}
 	if present && !blocked {
-		out = append(out, DispositionArchive, DispositionAdoptRelocate)
+		out = append(out, DispositionArchive)
+		// Relocation moves only a clean tree (DESIGN §4's relocate guard).
+		if !a.dirty() {
+			out = append(out, DispositionAdoptRelocate)
+		}
 	}
 	if present && !blocked && a.Removable {
 		out = append(out, DispositionRetire)

@@ -69,9 +69,9 @@ func TestPropose(t *testing.T) {
 			a.Refusals = []Refusal{{Code: CodeUnpushedCommits}}
 		}), DispositionLand, []Disposition{DispositionLand, DispositionArchive, DispositionAdoptRelocate, DispositionReject}},
 		{"dirty: archive", with(func(a *MigrateAudit) { a.Proof, a.Status.Changed = proof, []string{"README"} }), DispositionArchive,
-			[]Disposition{DispositionArchive, DispositionAdoptRelocate, DispositionReject}},
+			[]Disposition{DispositionArchive, DispositionReject}},
 		{"hidden state: archive", with(func(a *MigrateAudit) { a.Proof, a.Hidden = proof, []Hidden{{Code: CodePerWorktreeRef}} }), DispositionArchive,
-			[]Disposition{DispositionArchive, DispositionAdoptRelocate, DispositionReject}},
+			[]Disposition{DispositionArchive, DispositionReject}},
 		{"locked: nothing", with(func(a *MigrateAudit) { a.Locked, a.Unpushed = true, 1 }), "", []Disposition{DispositionLand, DispositionReject}},
 		{"in use: nothing", with(func(a *MigrateAudit) { a.Proof, a.InUse = proof, []Process{{PID: 1, Command: "sh"}} }), "", []Disposition{DispositionReject}},
 		{"submodules: nothing", with(func(a *MigrateAudit) { a.Proof, a.Refusals = proof, []Refusal{{Code: CodeSubmodules}} }), "", []Disposition{DispositionReject}},

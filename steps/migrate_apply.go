@@ -133,7 +133,14 @@ func MigrateApply(ctx context.Context, e *Env, plan machine.MigratePlan, opts Mi
 			continue
 		}
 		if ev, ok := settled[key]; ok {
-			res.Items = append(res.Items, MigrateOutcome{ID: id, Path: c.Audit.Path, Disposition: ev.Disposition, Outcome: machine.OutcomeAlreadyDone})
+			o := MigrateOutcome{ID: id, Path: c.Audit.Path, Disposition: ev.Disposition, Outcome: machine.OutcomeAlreadyDone}
+			if o.Refusal, err = revalidate(e, c, ev); err != nil {
+				return res, err
+			}
+			if o.Refusal != nil {
+				o.Outcome = machine.OutcomeRefused
+			}
+			res.Items = append(res.Items, o)
 			continue
 		}
 		d, ok := decided[key]
@@ -461,4 +468,21 @@ func (run *migrateRun) abandon(ctx context.Context, e *Env, c machine.MigrateCan
 		out.Outcome = machine.OutcomeAbandoned
 	}
 	return out, run.record(e, c, out)
+}
+
+// revalidate checks a completed step against the store: a removal the
+// journal records must be a tombstoned record that says removed.
+func revalidate(e *Env, c machine.MigrateCandidate, ev machine.MigrateEvent) (*machine.Refusal, error) {
+	if ev.Outcome != machine.OutcomeRemoved {
+		return nil, nil
+	}
+	rec, err := e.Store.Get(c.Audit.ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	if err == nil && rec.State == machine.StateTombstoned && rec.Evidence.Outcome == string(machine.OutcomeRemoved) {
+		return nil, nil
+	}
+	return &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: c.Audit.Path, Retry: "custody doctor",
+		Message: fmt.Sprintf("the journal records %s removed, but the store holds no removed record of it; nothing was done", c.Audit.ID)}, nil
 }
