@@ -338,6 +338,9 @@ const (
 	// CodeRelocationUnavailable is returned for adopt-and-relocate while
 	// custody cannot relocate a tree; the tree is kept.
 	CodeRelocationUnavailable Code = "relocation-unavailable"
+	// CodeMigrateNotApproved is returned by migrate apply for a candidate
+	// whose audit no person has disposed of: it is left as it is.
+	CodeMigrateNotApproved Code = "migrate-not-approved"
 )
 
 // Code reports every refusal code with a one-line meaning, sorted by code.
@@ -441,6 +444,7 @@ func Codes() map[Code]string {
 		CodeDispositionNotAllowed: "the candidate's audit does not permit that disposition",
 		CodeLandFailed:            "pushing the candidate's HEAD for review failed",
 		CodeRelocationUnavailable: "custody cannot relocate the tree yet",
+		CodeMigrateNotApproved:    "no person has disposed of the candidate's audit",
 	}
 }
 

@@ -168,7 +168,7 @@ func notDisposed(c machine.MigrateCandidate) *machine.Refusal {
 	if d == "" {
 		d = machine.DispositionReject
 	}
-	return &machine.Refusal{Code: machine.CodeMigrateNotCandidate, Path: c.Audit.Path,
+	return &machine.Refusal{Code: machine.CodeMigrateNotApproved, Path: c.Audit.Path,
 		Retry: fmt.Sprintf("custody migrate dispose %s --approve --disposition %s --digest %s", machine.QuoteArg(c.Audit.ID), d, c.Digest),
 		Message: fmt.Sprintf("no disposition of %s is approved for this audit (proposed: %s — %s); only a person approves one", c.Audit.ID,
 			map[bool]string{true: "nothing", false: string(c.Proposal.Disposition)}[c.Proposal.Disposition == ""], c.Proposal.Reason)}

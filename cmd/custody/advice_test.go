@@ -367,6 +367,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeDispositionNotAllowed: {person: "the audit does not permit the disposition asked for: a person chooses one it permits (TestMigrateDisposeRefusals)"},
 		machine.CodeLandFailed:            {person: "the review branch is taken or the remote refuses the push: a person settles the remote (TestMigrateRelocationAndLandRefusals)"},
 		machine.CodeRelocationUnavailable: {person: "custody cannot relocate yet: a person chooses another disposition (TestMigrateRelocationAndLandRefusals)"},
+		machine.CodeMigrateNotApproved:    {person: "only a person approves a disposition; the retry is the dispose command to run once they have reviewed the audit (TestMigrateLegacyLayout)"},
 	}
 }
 

@@ -146,7 +146,12 @@ func TestMigrateLegacyLayout(t *testing.T) {
 		t.Fatalf("before any disposition every candidate is pending: %+v", st)
 	}
 	// Nothing is applied without a person's disposition.
-	mustCustody(t, l.Repo, 3, "migrate", "apply", "migrate.json", "--allow-external-retirement")
+	none := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	for _, it := range none.Items {
+		if it.Refusal == nil || it.Refusal.Code != machine.CodeMigrateNotApproved {
+			t.Errorf("%s applied without a disposition: %+v", it.ID, it)
+		}
+	}
 	for role, path := range l.Trees {
 		if _, err := os.Lstat(path); role != "missing" && err != nil {
 			t.Fatalf("%s (%s) went without a disposition: %v", role, path, err)
