@@ -34,6 +34,7 @@ fuzz fuzztime="20s":
     go test ./machine/ -run '^$' -fuzz FuzzAccountContent -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzFreeze -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzRedactCredentials -fuzztime {{fuzztime}}
+    go test ./steps/ -run '^$' -fuzz FuzzEditCodexEnvironment -fuzztime {{fuzztime}}
 
 # Formatting and vet; run before every commit.
 lint:
@@ -44,3 +45,4 @@ lint:
 verify:
     go mod tidy -diff
     go test ./machine/ -run TestDocsFresh
+    go test ./cmd/custody/ -run 'TestCLIDocsFresh|TestSchemasFresh'

@@ -66,8 +66,8 @@ func leaseExpired(_ context.Context, args ...any) bool {
 	return ok && f.Obs.Lease != nil && !f.Obs.Lease.Live(f.Now)
 }
 
-// relocationSafe holds when the tree is clean, unlocked and unleased and
-// the destination is free.
+// relocationSafe holds when the tree is clean, unlocked, unleased and used
+// by no process, and the destination is free.
 func relocationSafe(_ context.Context, args ...any) bool {
 	f, ok := firingOf(args)
 	if !ok || f.Intent == nil || f.Intent.Kind != IntentRelocation || f.Dest == nil {
@@ -75,19 +75,32 @@ func relocationSafe(_ context.Context, args ...any) bool {
 	}
 	o := f.Obs
 	return o.PathState == PathPresent && o.Registered && o.StatusErr == "" && o.Status.Clean() &&
-		len(o.Hidden) == 0 && !o.Locked && !o.Lease.Live(f.Now) &&
+		len(o.Hidden) == 0 && len(o.InUse) == 0 && !o.Locked && !o.Lease.Live(f.Now) &&
 		f.Dest.PathState == PathAbsent && !f.Dest.Registered && o.Head == f.Intent.Commit
 }
 
 // onlyDestinationRegistered holds when git reports exactly one of a
-// relocation's source and destination, it is the destination, and HEAD is
-// unchanged.
+// relocation's source and destination, it is the destination, under the
+// record's admin key, with HEAD unchanged, and lstat finds nothing at the
+// source.
 func onlyDestinationRegistered(_ context.Context, args ...any) bool {
 	f, ok := firingOf(args)
 	if !ok || f.Dest == nil || f.Record.Intent == nil {
 		return false
 	}
-	return !f.Obs.Registered && f.Dest.Registered && f.Dest.Head == f.Record.Intent.Commit
+	return relocationArrived(f.Record, f.Obs, *f.Dest)
+}
+
+// relocationArrived reports whether the move of rec happened exactly: the
+// source is gone (lstat ENOENT) and unregistered, and git registers the
+// destination under the record's admin key at the intent's HEAD.
+func relocationArrived(rec Record, src, dst WorktreeObservation) bool {
+	key := rec.AdminKey
+	if key == "" {
+		key = rec.ID
+	}
+	return src.PathState == PathAbsent && !src.Registered && dst.PathState == PathPresent && dst.Registered &&
+		dst.AdminKey == key && dst.Head == rec.Intent.Commit
 }
 
 // onlySourceRegistered holds when git reports the relocation's source and

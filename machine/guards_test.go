@@ -250,6 +250,7 @@ func fireCases() []fireCase {
 		guardFailed("relocate/ignored", rl, with(relocateFiring(), func(f *machine.Firing) { f.Obs.Status.Ignored = []string{"x"} }), gRelocate),
 		guardFailed("relocate/status-failed", rl, with(relocateFiring(), func(f *machine.Firing) { f.Obs.StatusErr = "boom" }), gRelocate),
 		guardFailed("relocate/hidden", rl, with(relocateFiring(), func(f *machine.Firing) { f.Obs.Hidden = []machine.Hidden{{Code: "nested-git", Path: "x"}} }), gRelocate),
+		guardFailed("relocate/in-use", rl, with(relocateFiring(), func(f *machine.Firing) { f.Obs.InUse = []machine.Process{{PID: 7, Command: "sh", Via: "cwd"}} }), gRelocate),
 		guardFailed("relocate/locked", rl, with(relocateFiring(), func(f *machine.Firing) { f.Obs.Locked = true }), gRelocate),
 		guardFailed("relocate/leased", rl, with(relocateFiring(), func(f *machine.Firing) { f.Obs.Lease = lease(testNow.Add(time.Hour)) }), gRelocate),
 		guardFailed("relocate/absent", rl, with(relocateFiring(), func(f *machine.Firing) { f.Obs.PathState = machine.PathAbsent }), gRelocate),
@@ -270,6 +271,8 @@ func fireCases() []fireCase {
 			f.Obs.Registered = true
 			f.Dest.Registered = false
 		}), gRelocated),
+		guardFailed("relocated/source-still-there", rd, with(relocatedFiring(), func(f *machine.Firing) { f.Obs.PathState = machine.PathPresent }), gRelocated),
+		guardFailed("relocated/other-admin-key", rd, with(relocatedFiring(), func(f *machine.Firing) { f.Dest.AdminKey = "other" }), gRelocated),
 		guardFailed("relocated/neither", rd, with(relocatedFiring(), func(f *machine.Firing) { f.Dest.Registered = false }), gRelocated),
 		guardFailed("relocated/head-changed", rd, with(relocatedFiring(), func(f *machine.Firing) { f.Dest.Head = otherHead }), gRelocated),
 		guardFailed("relocated/no-dest", rd, with(relocatedFiring(), func(f *machine.Firing) { f.Dest = nil }), gRelocated),

@@ -187,6 +187,20 @@ const (
 	// CodeSignatureInvalid is returned when a journal head signature does
 	// not verify against the allowed signers, or cannot be made.
 	CodeSignatureInvalid Code = "signature-invalid"
+	// CodeGeneratedStale is returned when a generated file (the skill's
+	// SKILL.md or agents/openai.yaml) is missing or differs from what this
+	// custody generates; nothing was written.
+	CodeGeneratedStale Code = "generated-stale"
+	// CodeCodexEnvironmentInvalid is returned when the Codex app's
+	// environment.toml cannot be edited safely (not TOML, or [setup] or
+	// [cleanup] in a shape custody does not edit); nothing was written.
+	CodeCodexEnvironmentInvalid Code = "codex-environment-invalid"
+	// CodeCodexEnvironmentStale is returned by integrate codex --check when
+	// environment.toml lacks what custody would write.
+	CodeCodexEnvironmentStale Code = "codex-environment-stale"
+	// CodeEmptyName is returned when new is given a name with nothing an
+	// id can be made of (empty, only spaces or only punctuation).
+	CodeEmptyName Code = "empty-name"
 )
 
 // Refusals about the repository itself.
@@ -311,6 +325,9 @@ const (
 	// holding uncommitted state (a non-empty patch, empty directories),
 	// which no remote holds.
 	CodeArchiveUncommitted Code = "archive-uncommitted"
+	// CodeRelocationFailed is returned when git worktree move did not move
+	// a tree; the tree stays where it was and its record steps back.
+	CodeRelocationFailed Code = "relocation-failed"
 )
 
 // Refusals of migrate.
@@ -335,9 +352,6 @@ const (
 	// CodeLandFailed is returned when pushing a candidate's HEAD to its
 	// review branch failed; the tree is kept.
 	CodeLandFailed Code = "land-failed"
-	// CodeRelocationUnavailable is returned for adopt-and-relocate while
-	// custody cannot relocate a tree; the tree is kept.
-	CodeRelocationUnavailable Code = "relocation-unavailable"
 	// CodeMigrateNotApproved is returned by migrate apply for a candidate
 	// whose audit no person has disposed of: it is left as it is.
 	CodeMigrateNotApproved Code = "migrate-not-approved"
@@ -443,8 +457,16 @@ func Codes() map[Code]string {
 		CodeMigrateNotCandidate:   "the id names no admitted migration candidate",
 		CodeDispositionNotAllowed: "the candidate's audit does not permit that disposition",
 		CodeLandFailed:            "pushing the candidate's HEAD for review failed",
-		CodeRelocationUnavailable: "custody cannot relocate the tree yet",
 		CodeMigrateNotApproved:    "no person has disposed of the candidate's audit",
+		CodeRelocationFailed:      "git worktree move did not move the tree; it stayed where it was",
+
+		// Generated files.
+		CodeGeneratedStale: "a generated file is missing or differs from what this custody generates",
+
+		// Integrations and input.
+		CodeCodexEnvironmentInvalid: "the Codex environment.toml cannot be edited safely; nothing was written",
+		CodeCodexEnvironmentStale:   "the Codex environment.toml lacks what custody integrate codex writes",
+		CodeEmptyName:               "the worktree name has nothing an id can be made of",
 	}
 }
 

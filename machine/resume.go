@@ -76,7 +76,7 @@ func DecideResume(rec Record, obs WorktreeObservation, dest *WorktreeObservation
 				"%s was being moved from %s to %s, and git reports both; custody will not pick one. Remove the registration that is not the tree, then: custody resume",
 				rec.ID, rec.Path, in.Destination)
 			return "", &r
-		case !obs.Registered && dest.Registered && dest.Head == in.Commit:
+		case relocationArrived(rec, obs, *dest):
 			return ResumeCompleteRelocation, nil
 		case obs.Registered && !dest.Registered && obs.Head == in.Commit:
 			return ResumeStepBack, nil

@@ -13,8 +13,8 @@ import (
 	"github.com/custody-sh/custody/observe/safefile"
 )
 
-// writeEnv merges the lines custody owns (machine.EnvLines, from the
-// ledger) into the worktree's .env, replacing only lines that set a key
+// writeEnv merges the lines custody owns (machine.DotenvLines: the id,
+// CUSTODY_PORT and the ledger's handles) into the worktree's .env, replacing only lines that set a key
 // custody writes and leaving every other line as it was, and makes sure git
 // ignores the file. A .env that git tracks is left alone. The file is
 // replaced atomically, so a kill never loses the user's lines.
@@ -26,7 +26,7 @@ func writeEnv(ctx context.Context, e *Env, rec machine.Record) error {
 	if _, err := e.Git.Observe(ctx, rec.Path, "ls-files", "--error-unmatch", "--", ".env"); err == nil {
 		return nil // tracked: custody does not edit a tracked file
 	}
-	own := machine.EnvLines(rec.ID, rs)
+	own := machine.DotenvLines(rec, rs)
 	keys := map[string]bool{}
 	for _, l := range own {
 		k, _, _ := strings.Cut(l, "=")
@@ -59,17 +59,25 @@ func writeEnv(ctx context.Context, e *Env, rec machine.Record) error {
 // lines custody owns there: observation drops a .env holding only these.
 func (e *Env) envLines() (map[string]map[string]bool, error) {
 	all, err := e.Store.Resources()
-	if err != nil {
+	if err != nil || len(all) == 0 {
 		return nil, err
 	}
 	byTree := map[string][]machine.Resource{}
 	for _, r := range all {
 		byTree[r.Worktree] = append(byTree[r.Worktree], r)
 	}
+	recs, err := e.Store.List()
+	if err != nil {
+		return nil, err
+	}
+	port := map[string]int{}
+	for _, r := range recs {
+		port[r.ID] = r.Port
+	}
 	out := map[string]map[string]bool{}
 	for id, rs := range byTree {
 		set := map[string]bool{}
-		for _, l := range machine.EnvLines(id, rs) {
+		for _, l := range machine.DotenvLines(machine.Record{ID: id, Port: port[id]}, rs) {
 			set[l] = true
 		}
 		out[id] = set

@@ -28,6 +28,8 @@ func Failpoints() []string {
 		"archive/strip-after-scratch",
 		"archive/strip-after-patch",
 		"archive/strip-after-manifest",
+		"relocate/after-intent",
+		"relocate/after-move",
 	}
 }
 
@@ -35,5 +37,5 @@ func Failpoints() []string {
 // custody can be held (CUSTODY_PAUSE=<name>, CUSTODY_PAUSE_DIR=<dir>) while
 // another invocation runs.
 func PausePoints() []string {
-	return []string{"apply/before-observe", "apply/after-intent", "apply/before-quarantine", "apply/after-quarantine", "apply/after-remove"}
+	return []string{"apply/before-observe", "apply/after-intent", "apply/before-quarantine", "apply/after-quarantine", "apply/after-remove", "relocate/before-move"}
 }

@@ -28,6 +28,8 @@ type MigrateOutcome struct {
 	Archive string `json:"archive,omitempty"`
 	// Landed is the ref a land disposition pushed.
 	Landed string `json:"landed,omitempty"`
+	// Moved is where adopt-and-relocate moved the tree.
+	Moved string `json:"moved,omitempty"`
 }
 
 // MigrateApplyResult is what migrate apply did.
@@ -53,7 +55,7 @@ func (r MigrateApplyResult) Pending() bool {
 
 func migrateSettled(o machine.Outcome) bool {
 	switch o {
-	case machine.OutcomeLanded, machine.OutcomeRejected, machine.OutcomeAdopted:
+	case machine.OutcomeLanded, machine.OutcomeRejected, machine.OutcomeAdopted, machine.OutcomeRelocated:
 		return true
 	}
 	return o.Settled()
@@ -184,6 +186,11 @@ func (run *migrateRun) candidate(ctx context.Context, e *Env, c machine.MigrateC
 		return out, err
 	}
 	gone := haveRec && rec.State == machine.StateTombstoned
+	if haveRec && d == machine.DispositionAdoptRelocate && relocated(rec, c) {
+		// Moved by a run killed before its outcome was journaled.
+		out.Outcome, out.Moved = machine.OutcomeRelocated, rec.Path
+		return out, run.record(e, c, out)
+	}
 	if haveRec && rec.Intent != nil || gone {
 		// A run killed after acting: what the record says is the outcome;
 		// nothing is done twice.
@@ -207,8 +214,7 @@ func (run *migrateRun) candidate(ctx context.Context, e *Env, c machine.MigrateC
 		out.Landed, out.Refusal, err = land(ctx, e, run, c)
 		out.Outcome = machine.OutcomeLanded
 	case machine.DispositionAdoptRelocate:
-		out.Refusal = &machine.Refusal{Code: machine.CodeRelocationUnavailable, Path: c.Audit.Path, Retry: fmt.Sprintf("custody migrate dispose %s --approve --disposition archive --digest %s", machine.QuoteArg(id), c.Digest),
-			Message: fmt.Sprintf("custody cannot relocate %s into the managed root yet; it was left as it was. Choose another disposition", c.Audit.Path)}
+		out, err = run.adoptRelocate(ctx, e, c, out)
 	case machine.DispositionRetire, machine.DispositionArchive:
 		if r := externalRefusal(e, machine.Record{ID: id, Origin: machine.OriginAdopted, Path: c.Audit.Path}, ""); r != nil && !run.opts.AllowExternalRetirement {
 			// Refused before anything is adopted: the tree stays as it was.

@@ -59,7 +59,8 @@ func (e *Env) ResolveCommit(ctx context.Context, rev, dir string) (string, error
 	return c, nil
 }
 
-// New creates a managed worktree: it resolves the revision, picks a free id,
+// New creates a managed worktree: it refuses a name with nothing an id
+// can be made of (CodeEmptyName), resolves the revision, picks a free id,
 // commits the create intent, runs `git worktree add`, verifies git
 // registered exactly that path under admin key id with HEAD at the commit,
 // writes the ready marker and activates the record. Interrupted at any point,
@@ -72,6 +73,10 @@ func (e *Env) ResolveCommit(ctx context.Context, rev, dir string) (string, error
 // post-checkout hook failed), the tree is completed like any other and the
 // result's Hook says what git reported: the creation did not fail.
 func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error) {
+	// A name with nothing an id can be made of is refused first.
+	if r := machine.CheckWorktreeName(name); r != nil {
+		return NewResult{}, r
+	}
 	// Nothing is made before the commands it would run are approved.
 	if err := e.RequireTrusted(); err != nil {
 		return NewResult{}, err

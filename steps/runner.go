@@ -74,6 +74,7 @@ type Workflow[R machine.Row] struct {
 type Resumer interface {
 	kind() machine.Kind
 	resume(ctx context.Context, e *Env, forced map[string]bool) ([]ResumeItem, error)
+	stuck(ctx context.Context, e *Env) ([]StuckRecord, error)
 }
 
 // Resumer returns w for the runner.
@@ -133,13 +134,7 @@ func ResumeTakingOver(ctx context.Context, e *Env, takeOver []string) (ResumeRes
 // resume is the one loop every kind shares: list → skip → live holder? →
 // take over → decide → continue.
 func (w Workflow[R]) resume(ctx context.Context, e *Env, forced map[string]bool) ([]ResumeItem, error) {
-	var rs []R
-	var err error
-	if w.Pending != nil {
-		rs, err = w.Pending(ctx, e)
-	} else {
-		rs, err = store.CarryingIntents[R](e.Store, w.Kind)
-	}
+	rs, err := w.pending(ctx, e)
 	if err != nil {
 		return nil, err
 	}

@@ -331,6 +331,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeStatusFailed:        {person: "git status fails on a damaged index; repairing it (git reset drops what was staged) is the person's choice"},
 		machine.CodeRecoveryFailed:      {person: "what would die with the tree cannot be read (a config.worktree that is a symlink): the person makes it a plain file or drops it (TestRecoveryUnreadableConfigKeepsTree)"},
 		machine.CodeStateUnreadable:     {person: "a state file that cannot be opened (its permissions, its filesystem, a dangling symlink) is the person's to fix; moving it aside would lose the records (state_unreadable_symlink.txtar)"},
+		machine.CodeAmbiguousRelocation: {person: "git reports both the source and the destination of an interrupted move: which registration is the tree is the person's to say (relocate_ambiguous.txtar removes the other, then resumes)"},
 		machine.CodeUnsafeToken:         {person: "an @token@ where its value would be read as code is the project's to move in custody.toml"},
 
 		// Not given by any command on a repository built here.
@@ -343,7 +344,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeAmbiguousRepository: {elsewhere: "a common dir or main checkout git cannot name exactly; observe's discovery tests"},
 		machine.CodeGuardFailed:         {elsewhere: "a transition whose guard failed between observation and commit (a race); machine's guard tests"},
 		machine.CodeRemovalFailed:       {elsewhere: "needs git worktree remove to fail part-way; TestQuarantine* and steps' remove tests"},
-		machine.CodeAmbiguousRelocation: {elsewhere: "no command relocates yet; machine's resume relocation tests"},
+		machine.CodeRelocationFailed:    {elsewhere: "needs git worktree move itself to fail (a destination on another filesystem); TestRelocateMoveFails"},
 		machine.CodeQuarantineChanged:   {elsewhere: "needs a writer inside the tree while it is quarantined (TestQuarantineConcurrentWriter) or a file that cannot be deleted, whose retry TestAdvicePartialRemoval pastes"},
 		// Archives: each is provoked by damaging an archive or its tree (archive_test.go).
 		machine.CodeArchiveStale:          {elsewhere: "a file added after the archive; TestArchiveVerifyRefusals, TestArchiveBackedRemoval (the retry captures a new archive)"},
@@ -366,8 +367,23 @@ func adCases() map[machine.Code]adCase {
 		}},
 		machine.CodeDispositionNotAllowed: {person: "the audit does not permit the disposition asked for: a person chooses one it permits (TestMigrateDisposeRefusals)"},
 		machine.CodeLandFailed:            {person: "the review branch is taken or the remote refuses the push: a person settles the remote (TestMigrateRelocationAndLandRefusals)"},
-		machine.CodeRelocationUnavailable: {person: "custody cannot relocate yet: a person chooses another disposition (TestMigrateRelocationAndLandRefusals)"},
 		machine.CodeMigrateNotApproved:    {person: "only a person approves a disposition; the retry is the dispose command to run once they have reviewed the audit (TestMigrateLegacyLayout)"},
+		// Generated files: the retry writes the copy --check found stale.
+		machine.CodeGeneratedStale: {setup: func(t *testing.T) adWorld {
+			r := adRepo(t)
+			r.WriteFile(r.Dir, "skills/custody/agents/openai.yaml", "interface: {}\n")
+			return adWorld{r: r, args: []string{"skill", "--out", "skills/custody", "--check"}}
+		}},
+		// Integrations and input.
+		machine.CodeCodexEnvironmentStale: {setup: func(t *testing.T) adWorld {
+			// The Codex app rewrote its file without custody's scripts:
+			// the retry writes them back, and --check then passes.
+			r := adRepo(t)
+			r.WriteFile(r.Dir, ".codex/environments/environment.toml", "version = 1\nname = \"app\"\n")
+			return adWorld{r: r, args: []string{"integrate", "codex", "--check"}}
+		}},
+		machine.CodeCodexEnvironmentInvalid: {person: "an environment.toml that is not TOML, or gives [setup] or [cleanup] a shape custody does not edit, is the person's (or the Codex app's) to fix; TestCodexRefusesWhatItCannotEdit"},
+		machine.CodeEmptyName:               {person: "the name of a new worktree is the person's to choose; new_refused_empty_name.txtar"},
 	}
 }
 

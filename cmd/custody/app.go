@@ -57,6 +57,14 @@ type CLI struct {
 	Recovery RecoverCmd  `cmd:"" name:"recovered" help:"List or prune what custody kept from removed trees (recovery refs, per-worktree config)."`
 	Archive  ArchiveCmd  `cmd:"" help:"Archive unpublished work, verify, list and restore archives."`
 	Migrate  MigrateCmd  `cmd:"" help:"Bring legacy worktrees into custody or retire them: discover, plan, dispose, apply, status."`
+	Relocate RelocateCmd `cmd:"" help:"Move an active worktree (by default into the managed root) under a relocation intent."`
+	Skill    SkillCmd    `cmd:"" help:"Print or write the agent skill (SKILL.md, agents/openai.yaml) generated from this command line."`
+	Complete CompleteCmd `cmd:"" name:"completion" help:"Print a shell completion script (bash, zsh or fish)."`
+	Man      ManCmd      `cmd:"" help:"Print the custody(1) man page in roff."`
+
+	// Agents: wiring into their configuration, and teardown from a tree.
+	Integrate IntegrateCmd `cmd:"" help:"Wire custody into an agent's configuration (Codex, Claude Code)."`
+	Teardown  TeardownCmd  `cmd:"" help:"Destroy the resources of the managed worktree custody runs in (no id, no stdin)."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output
@@ -114,15 +122,13 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			panic(p)
 		}
 	}()
-	parser, err := kong.New(&cli,
-		kong.Name("custody"),
-		kong.Description("custody keeps git worktrees safe: nothing you wrote is ever lost."),
+	parser, err := kong.New(&cli, append(cliOptions(),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { panic(exitSignal{c}) }),
-		kong.Vars{"version": "custody " + version},
+		kong.Vars{"version": "custody " + buildVersion()},
 		kong.UsageOnError(),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-	)
+	)...)
 	if err != nil {
 		return app.fail(jsonOut, "", fmt.Errorf("internal: %w", err))
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os/user"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
@@ -24,7 +25,12 @@ func (DoctorCmd) Help() string {
 and resource ledger entries, the intent index, leases, plans, meta and the
 journal's hash chain), records whose interrupted intents wait for custody
 resume, and resource ledger entries that cannot be reclaimed or whose destroy
-failed. Prints one problem per line, then "N problems found" or "OK". When
+failed. It also lists every record that can never progress on its own, with
+the command that settles it: one whose interrupted intent resume refuses (an
+ambiguous relocation, an observation no rule fits), and one whose tree is
+gone and whose last commit no ref here holds (custody abandon ID
+--acknowledge-unrecoverable COMMIT). Prints one problem per line, then "N
+problems found" or "OK"; --json lists the stuck records under "stuck". When
 opening the state file upgraded its schema, it first says so and names the
 copy of the file as it was.
 
@@ -57,6 +63,14 @@ func (c *DoctorCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
+	stuck, err := steps.Stuck(a.Ctx, e)
+	if err != nil {
+		return err
+	}
+	problems = withStuck(problems, stuck)
+	if stuck == nil {
+		stuck = []steps.StuckRecord{}
+	}
 	if a.configErr != nil {
 		problems = append([]store.Problem{{Where: machine.ConfigFile, What: a.configErr.Error(), Fix: "edit custody.toml, then: custody doctor"}}, problems...)
 	}
@@ -64,7 +78,7 @@ func (c *DoctorCmd) Run(a *App) error {
 		problems = []store.Problem{}
 	}
 	up := e.Store.Upgraded()
-	a.done(doctorResult{State: e.Store.Path(), Problems: problems, Upgraded: up}, func(w io.Writer) {
+	a.done(doctorResult{State: e.Store.Path(), Problems: problems, Stuck: stuck, Upgraded: up}, func(w io.Writer) {
 		if up != nil {
 			fmt.Fprintf(w, "upgraded %s from schema %d to %d; the file as it was is kept at %s\n", e.Store.Path(), up.From, up.To, up.Backup)
 		}
@@ -82,6 +96,9 @@ func (c *DoctorCmd) Run(a *App) error {
 type doctorResult struct {
 	State    string          `json:"state"`
 	Problems []store.Problem `json:"problems"`
+	// Stuck are the records that can never progress on their own, each
+	// with the command that settles it (each is a problem too).
+	Stuck []steps.StuckRecord `json:"stuck"`
 	// Upgraded is the schema upgrade opening the state file ran, if any.
 	Upgraded *store.Upgrade `json:"upgraded,omitempty"`
 	// Readable counts, for a state file too damaged to open, the entries
@@ -90,7 +107,37 @@ type doctorResult struct {
 }
 
 // Pending reports whether doctor found a problem (exit 3).
-func (r doctorResult) Pending() bool { return len(r.Problems) > 0 }
+func (r doctorResult) Pending() bool { return len(r.Problems) > 0 || len(r.Stuck) > 0 }
+
+// withStuck adds one problem for each stuck record, fixed by the command
+// that settles it, in place of the state check's "custody resume" for its
+// unfinished intent (resume refuses it).
+func withStuck(problems []store.Problem, stuck []steps.StuckRecord) []store.Problem {
+	label := func(kind machine.Kind, id string) string {
+		if kind == machine.KindWorktree {
+			return "record " + id
+		}
+		return string(kind) + " " + id
+	}
+	held := map[string]bool{}
+	for _, s := range stuck {
+		held[label(s.Kind, s.ID)] = true
+	}
+	out := []store.Problem{}
+	for _, p := range problems {
+		if held[p.Where] && p.Fix == "custody resume" && strings.HasPrefix(p.What, "carries an unfinished ") {
+			continue
+		}
+		out = append(out, p)
+	}
+	for _, s := range stuck {
+		out = append(out, store.Problem{Where: string(s.Kind) + " " + s.ID, What: "can never progress on its own: " + s.Why, Fix: s.Settle})
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
 
 // damaged reports a state file bbolt cannot open safely: every damaged
 // part the page-by-page scan finds, and what each bucket still holds.

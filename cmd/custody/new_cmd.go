@@ -24,12 +24,19 @@ A post-checkout hook that fails after git made the tree does not undo it: the
 tree is created and active, and custody prints the hook's exit status and
 output on stderr (in the "hook" member with --json).
 
+NAME must hold a letter a-z or a digit: an empty name, or one of only spaces or
+punctuation, is refused (empty-name) and nothing is made.
+
 EXIT STATUS: 0 created (also when a post-checkout hook failed), 1 error (nothing is left half made: resume settles it),
 3 interrupted after git began making the tree (custody resume finishes or undoes it).`
 }
 
 // Run creates the worktree.
 func (c *NewCmd) Run(a *App) error {
+	// A name nothing can be made of is refused before anything is opened.
+	if r := machine.CheckWorktreeName(c.Name); r != nil {
+		return r
+	}
 	e, err := a.mutatingEnv()
 	if err != nil {
 		return err

@@ -14,15 +14,20 @@ import (
 	"github.com/custody-sh/custody/steps"
 )
 
-// TestNewEdgeCases: names that are all punctuation or path-like become
-// safe ids under the managed root; --from an annotated tag resolves to the
+// TestNewEdgeCases: names that are all punctuation are refused; path-like
+// ones become safe ids under the managed root; --from an annotated tag resolves to the
 // commit it tags; an unborn HEAD is a clear unknown-revision error that
 // makes nothing.
 func TestNewEdgeCases(t *testing.T) {
 	t.Parallel()
 	r := sfRepo(t)
 	root := filepath.Join(r.Dir, ".worktrees") + string(os.PathSeparator)
-	for _, name := range []string{"!!!", "../../escape", "/abs/path", "a\nb", "…", ".."} {
+	for _, name := range []string{"!!!", "…", "..", " "} {
+		if b := decodeError(t, mustCustody(t, r, 1, "new", "--json", "--", name)); b.Code != "empty-name" {
+			t.Errorf("new %q: %+v, want empty-name", name, b)
+		}
+	}
+	for _, name := range []string{"../../escape", "/abs/path", "a\nb"} {
 		nr := decodeResult[steps.NewResult](t, mustCustody(t, r, 0, "new", "--json", "--", name), "new")
 		if !strings.HasPrefix(nr.Path, root) || strings.Contains(nr.Path[len(root):], string(os.PathSeparator)) || !machine.ValidID(nr.ID) {
 			t.Errorf("new %q: id %q path %q", name, nr.ID, nr.Path)

@@ -409,8 +409,8 @@ func TestResourceEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("CUSTODY_WORKTREE_ID=%s\nCUSTODY_RESOURCE_DB=%s\nCUSTODY_RESOURCE_DEV_SERVER=%s\n",
-		made.ID, w.handle(made.ID, "db"), w.handle(made.ID, "dev-server"))
+	want := fmt.Sprintf("CUSTODY_WORKTREE_ID=%s\nCUSTODY_PORT=%d\nCUSTODY_RESOURCE_DB=%s\nCUSTODY_RESOURCE_DEV_SERVER=%s\n",
+		made.ID, made.Port, w.handle(made.ID, "db"), w.handle(made.ID, "dev-server"))
 	if d := cmp.Diff(want, string(b)); d != "" {
 		t.Errorf(".env (-want +got):\n%s", d)
 	}

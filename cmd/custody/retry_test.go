@@ -406,6 +406,72 @@ func rtCases() []rtCase {
 			}},
 		{cmd: "migrate status", name: "not_initialized", exit: 1, code: "not-initialized",
 			setup: uninitialized},
+		{cmd: "relocate", name: "dirty", exit: 3, code: "untracked-files",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				id, path := newTree(t, r, "dirty")
+				r.WriteFile(path, "draft.txt", "not committed\n")
+				return at(r, id, "--to", filepath.Join(r.Root, "away"))
+			}},
+		{cmd: "skill", name: "stale", exit: 1, code: "generated-stale",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtBare(t)
+				r.WriteFile(r.Dir, "skills/custody/SKILL.md", "an older skill\n")
+				return at(r, "--out", "skills/custody", "--check")
+			}},
+		{cmd: "completion", name: "unknown_shell", exit: 1, code: "usage",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t), "tcsh") }},
+		{cmd: "man", name: "extra_argument", exit: 1, code: "usage",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t), "custody") }},
+		{cmd: "integrate codex", name: "stale", exit: 1, code: "codex-environment-stale",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				r.WriteFile(r.Dir, ".codex/environments/environment.toml", "version = 1\nname = \"app\"\n")
+				return at(r, "--check")
+			},
+			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh result) {
+				if sh.Code != 0 {
+					t.Fatalf("the pasted retry failed:\n%s", sh)
+				}
+				mustCustody(t, r, 0, "integrate", "codex", "--check")
+			}},
+		{cmd: "teardown", name: "outside_worktree", exit: 1, code: "not-in-worktree",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				newTree(t, r, "somewhere")
+				return at(r)
+			}},
+		{cmd: "teardown", name: "destroy_failed", exit: 3, code: "resource-failed",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				// The destroy fails while a blocker file exists; the retry,
+				// pasted once it is gone, destroys the resource.
+				r := rtResources(t, `touch "$CUSTODY_RESOURCE.blocker"`, `test ! -e "$CUSTODY_RESOURCE.blocker"`, "true")
+				_, path := newTree(t, r, "busy")
+				return r, path, nil
+			},
+			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh result) {
+				if sh.Code != 3 {
+					t.Fatalf("the pasted retry while the blocker stands: want exit 3 again\n%s", sh)
+				}
+				blockers, _ := filepath.Glob(filepath.Join(r.Dir, ".worktrees", "*", "*.blocker"))
+				if len(blockers) != 1 {
+					t.Fatalf("blockers %v", blockers)
+				}
+				if err := os.Remove(blockers[0]); err != nil {
+					t.Fatal(err)
+				}
+				tree := filepath.Dir(blockers[0])
+				res := runBin(t, custodyBin, r, r.Root, nil, "-C", tree, "teardown", "--json")
+				if res.Code != 0 {
+					t.Fatalf("teardown after the blocker went:\n%s", res)
+				}
+				type outcomes struct {
+					Resources []struct{ Outcome machine.Outcome }
+				}
+				if td := decodeResult[outcomes](t, res, "teardown"); len(td.Resources) != 1 || td.Resources[0].Outcome != machine.OutcomeDestroyed {
+					t.Errorf("teardown after the blocker went: %+v", td)
+				}
+			}},
 	}
 }
 

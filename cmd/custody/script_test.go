@@ -151,6 +151,8 @@ func scriptSetup(env *testscript.Env) error {
 		{"GIT_COMMITTER_NAME", "Fixture"}, {"GIT_COMMITTER_EMAIL", "fixture@example.com"}, {"GIT_COMMITTER_DATE", scriptDate},
 		{"LC_ALL", "C"}, {"TZ", "UTC"},
 		{"HOSTNAME", host}, // what journal export --redact replaces with $HOST
+		// The failpoint build, for scripts that kill a run at a named point.
+		{"CUSTODY_FAILPOINT_BIN", failpointBin},
 	} {
 		env.Setenv(kv[0], kv[1])
 	}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
+)
+
+// IntegrateCodexCmd co-manages the Codex app's environment.toml.
+type IntegrateCodexCmd struct {
+	Check bool `name:"check" help:"Write nothing; fail when the file lacks what custody would write."`
+}
+
+// Help is the long help of integrate codex.
+func (IntegrateCodexCmd) Help() string {
+	return `Edits .codex/environments/environment.toml in the main checkout (the file the
+Codex app generates and rewrites) so that the app runs custody in the worktrees it
+makes and removes:
+
+    [setup]   script = "` + steps.CodexSetupScript + `"
+    [cleanup] script = "` + steps.CodexCleanupScript + `"
+
+Only those two keys are edited, and only where absent or empty: a script of
+your own is kept byte for byte, as are comments, the app's [[actions]] and every
+other key. version and name (the app requires both) are added only where
+absent. The file is replaced atomically, and only when its bytes change, so
+running this again (after the app rewrote the file) is safe and a run that
+finds the file current writes nothing. A file that is not TOML, or gives
+[setup] or [cleanup] a shape custody does not edit, is refused and left as it is.
+
+EXIT STATUS: 0 done (or, with --check, the file is current), 1 error (a file
+custody cannot edit, or with --check one that lacks custody's keys: nothing
+written).`
+}
+
+// Run integrates.
+func (c *IntegrateCodexCmd) Run(a *App) error {
+	var trace io.Writer
+	if a.Globals.Debug {
+		trace = a.Stderr
+	}
+	repo, err := observe.Discover(a.Ctx, observe.NewGit(&observe.Runner{Trace: trace}), a.Dir)
+	if err != nil {
+		return err
+	}
+	res, err := steps.IntegrateCodex(repo, c.Check)
+	if err != nil {
+		return err
+	}
+	a.done(res, func(w io.Writer) {
+		for _, k := range res.Keys {
+			fmt.Fprintf(w, "%-8s %s\n", k.Outcome, k.Key)
+		}
+		switch {
+		case res.Written:
+			fmt.Fprintf(w, "wrote %s\n", res.Path)
+		default:
+			fmt.Fprintf(w, "%s is current; nothing written\n", res.Path)
+		}
+	})
+	return nil
+}
