@@ -196,7 +196,9 @@ journaled as a new observation that needs a new disposition); the act is
 journaled before it starts and its outcome when it ends. retire and archive
 adopt the tree, finish it and remove it through custody's ordinary removal
 (intent, final observation, non-forced removal, verified absence); outside the
-managed root they need --allow-external-retirement. Killed at any instant,
+managed root they need --allow-external-retirement. adopt-and-relocate adopts
+the tree and moves it into the managed root (custody relocate's relocation
+intent and non-forced git worktree move). Killed at any instant,
 running it again converges: nothing is removed twice.
 
 EXIT STATUS: 0 every candidate settled, 1 error, 3 something was refused or

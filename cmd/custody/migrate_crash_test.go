@@ -21,11 +21,12 @@ import (
 )
 
 // mgCrashPoints are the failpoints a migrate apply of the legacy layout
-// passes: its own and the removal's and archive's it reuses.
+// passes: its own and those of the removal, archive and relocation it
+// reuses.
 func mgCrashPoints() []string {
 	points := steps.MigrateFailpoints()
 	for _, p := range steps.Failpoints() {
-		if strings.HasPrefix(p, "apply/") || (strings.HasPrefix(p, "archive/after-") || p == "archive/before-seal") && !strings.Contains(p, "prune") && !strings.Contains(p, "strip") {
+		if strings.HasPrefix(p, "apply/") || strings.HasPrefix(p, "relocate/") || (strings.HasPrefix(p, "archive/after-") || p == "archive/before-seal") && !strings.Contains(p, "prune") && !strings.Contains(p, "strip") {
 			points = append(points, p)
 		}
 	}

@@ -4,6 +4,7 @@ package main
 // with unpushed commits and a locked tree beside the main checkout.
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,6 +23,9 @@ func mgSmall(t *testing.T) (r *fixtures.Repo, unpushed, locked machine.MigrateCa
 	up = filepath.Join(r.Root, "repo-work")
 	r.Git("worktree", "add", "-q", "-b", "work", up, "main")
 	r.Commit(up, "work.txt", "unpushed work\n")
+	more := filepath.Join(r.Root, "repo-more")
+	r.Git("worktree", "add", "-q", "-b", "more", more, "main")
+	r.Commit(more, "more.txt", "more unpushed work\n")
 	lk := filepath.Join(r.Root, "repo-held")
 	r.Git("worktree", "add", "-q", "-b", "held", lk, "main")
 	r.Git("worktree", "lock", lk)
@@ -60,7 +64,7 @@ func TestMigrateChangedNeedsNewDisposition(t *testing.T) {
 	r, unpushed, _, up := mgSmall(t)
 	mustCustody(t, r, 0, "migrate", "dispose", "repo-work", "--approve", "--digest", unpushed.Digest)
 	r.WriteFile(up, "later.txt", "written after the review\n")
-	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
+	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
 	if len(res.Items) != 1 || res.Items[0].Refusal == nil || res.Items[0].Refusal.Code != machine.CodeMigrateChanged {
 		t.Fatalf("apply after a change: %+v, want migrate-changed", res.Items)
 	}
@@ -78,37 +82,64 @@ func TestMigrateChangedNeedsNewDisposition(t *testing.T) {
 	}
 }
 
-func TestMigrateRelocationAndLandRefusals(t *testing.T) {
+func TestMigrateAdoptRelocateAndLandFailure(t *testing.T) {
 	t.Parallel()
 	r, unpushed, _, up := mgSmall(t)
 	before := r.Snap(up)
 	mustCustody(t, r, 0, "migrate", "dispose", "repo-work", "--approve", "--disposition", "adopt-and-relocate", "--digest", unpushed.Digest)
-	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
-	if len(res.Items) != 1 || res.Items[0].Refusal == nil || res.Items[0].Refusal.Code != machine.CodeRelocationUnavailable {
-		t.Fatalf("adopt-and-relocate: %+v, want relocation-unavailable", res.Items)
+	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json"), "migrate apply")
+	dst := filepath.Join(r.Dir, ".worktrees", "repo-work")
+	var moved *steps.MigrateOutcome
+	for i, it := range res.Items {
+		if it.ID == "repo-work" {
+			moved = &res.Items[i]
+		}
 	}
-	if d := before.Diff(r.Snap(up)); d != "" {
-		t.Fatalf("a refused relocation changed the tree: %s", d)
+	if moved == nil || moved.Outcome != machine.OutcomeRelocated || moved.Moved != dst {
+		t.Fatalf("adopt-and-relocate: %+v, want relocated to %s", moved, dst)
 	}
+	if _, err := os.Lstat(up); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the source is still there: %v", err)
+	}
+	if d := before.Diff(r.Snap(dst)); d != "" {
+		t.Fatalf("the moved tree differs from the legacy one: %s", d)
+	}
+	recs := listRecords(t, r, false)
+	if len(recs) != 1 || recs[0].ID != "repo-work" || recs[0].Path != dst || recs[0].State != machine.StateActive {
+		t.Fatalf("records after adopt-and-relocate: %+v", recs)
+	}
+	// Running it again repeats nothing.
+	again := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
+	if len(again.Items) != 1 || again.Items[0].Outcome != machine.OutcomeAlreadyDone {
+		t.Fatalf("second apply: %+v", again.Items)
+	}
+
 	// The review branch exists on the remote at another commit: a
 	// non-forced push fails and the tree stays.
+	p := mgPlan(t, r, "migrate2.json")
+	c, _ := p.Candidate("repo-more")
+	morePath := c.Audit.Path
+	moreBefore := r.Snap(morePath)
 	taken := r.Git("commit-tree", "-m", "someone else's review", "main^{tree}")
-	r.Git("push", "-q", "origin", taken+":refs/heads/custody/review/repo-work")
-	mustCustody(t, r, 0, "migrate", "dispose", "repo-work", "--approve", "--disposition", "land", "--digest", unpushed.Digest)
-	res = decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
+	r.Git("push", "-q", "origin", taken+":refs/heads/custody/review/repo-more")
+	mustCustody(t, r, 0, "migrate", "dispose", "repo-more", "--approve", "--disposition", "land", "--digest", c.Digest)
+	res = decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate2.json", "--only", "repo-more"), "migrate apply")
 	if len(res.Items) != 1 || res.Items[0].Refusal == nil || res.Items[0].Refusal.Code != machine.CodeLandFailed {
 		t.Fatalf("land over a taken review branch: %+v, want land-failed", res.Items)
 	}
-	if got, _ := r.TryGitIn(r.Remote, "rev-parse", "refs/heads/custody/review/repo-work"); got != taken {
+	if got, _ := r.TryGitIn(r.Remote, "rev-parse", "refs/heads/custody/review/repo-more"); got != taken {
 		t.Fatalf("the review branch was overwritten: %s", got)
 	}
-	if d := before.Diff(r.Snap(up)); d != "" {
+	if d := moreBefore.Diff(r.Snap(morePath)); d != "" {
 		t.Fatalf("a failed land changed the tree: %s", d)
 	}
 	st := mgStatus(t, r, 3)
 	for _, c := range st.Candidates {
-		if c.ID == "repo-work" && (c.State != machine.MigrateRefused || c.Code != machine.CodeLandFailed) {
+		if c.ID == "repo-more" && (c.State != machine.MigrateRefused || c.Code != machine.CodeLandFailed) {
 			t.Errorf("status after a failed land: %+v", c)
+		}
+		if c.ID == "repo-work" && (c.State != machine.MigrateRetained || c.Outcome != machine.OutcomeRelocated) {
+			t.Errorf("status after adopt-and-relocate: %+v", c)
 		}
 	}
 }

@@ -42,6 +42,16 @@ var mgWantState = map[string]machine.MigrateState{
 	"submodule": machine.MigrateRetained,
 }
 
+// mgChoose is the disposition the operator chooses instead of the
+// proposal, by candidate id: the tree with unpushed work is brought into
+// the managed root rather than landed.
+var mgChoose = map[string]machine.Disposition{"repo-unpushed": machine.DispositionAdoptRelocate}
+
+// mgMoved is where a role's tree is at the end, when not where it was.
+func mgMoved(l *fixtures.Legacy) map[string]string {
+	return map[string]string{"unpushed": filepath.Join(l.Dir, ".worktrees", "repo-unpushed")}
+}
+
 // mgPlan runs migrate plan -o file and returns the parsed plan.
 func mgPlan(t testing.TB, r *fixtures.Repo, file string) machine.MigratePlan {
 	t.Helper()
@@ -75,6 +85,10 @@ func mgDisposeAll(t testing.TB, r *fixtures.Repo, p machine.MigratePlan) {
 			mustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--reject", "kept where it is: "+c.Proposal.Reason, "--digest", c.Digest)
 			continue
 		}
+		if d, ok := mgChoose[c.Audit.ID]; ok {
+			mustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--disposition", string(d), "--digest", c.Digest)
+			continue
+		}
 		mustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--digest", c.Digest)
 	}
 }
@@ -96,7 +110,14 @@ func mgUntouched(l *fixtures.Legacy) map[string]fixtures.Snapshot {
 
 func mgCheckUntouched(t testing.TB, l *fixtures.Legacy, before map[string]fixtures.Snapshot) {
 	t.Helper()
+	moved := map[string]string{}
+	for role, to := range mgMoved(l) {
+		moved[l.Trees[role]] = to
+	}
 	for p, s := range before {
+		if to, ok := moved[p]; ok {
+			p = to // moved whole: the same bytes at the destination
+		}
 		if d := s.Diff(l.Snap(p)); d != "" {
 			t.Errorf("%s changed: %s", p, d)
 		}
@@ -202,21 +223,27 @@ func mgCheckEnd(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures.
 	if diff := cmp.Diff(mgWantState, gotState); diff != "" {
 		t.Fatalf("end states (-want +got):\n%s", diff)
 	}
+	moved := mgMoved(l)
 	for role, path := range l.Trees {
 		_, err := os.Lstat(path)
-		if gone := err != nil; gone != (mgWantState[role] == machine.MigrateRemoved || role == "missing") {
+		if gone := err != nil; gone != (mgWantState[role] == machine.MigrateRemoved || role == "missing" || moved[role] != "") {
 			t.Errorf("%s (%s): lstat %v, want state %s", role, path, err, mgWantState[role])
+		}
+	}
+	for role, to := range moved {
+		if got, err := l.TryGitIn(to, "rev-parse", "HEAD"); err != nil || got != l.Heads[role] {
+			t.Errorf("%s moved to %s: HEAD %q %v, want %s", role, to, got, err, l.Heads[role])
 		}
 	}
 	mgCheckUntouched(t, l, untouched)
 	// Nothing lost: published heads are on origin; landed heads on review
 	// branches; the dirty tree's bytes in its archive.
-	for _, role := range []string{"sibling", "old-root", "missing", "unpushed", "submodule"} {
+	for _, role := range []string{"sibling", "old-root", "missing", "submodule"} {
 		if _, err := l.TryGitIn(l.Remote, "cat-file", "-e", l.Heads[role]+"^{commit}"); err != nil {
 			t.Errorf("%s's HEAD %s is not on origin: %v", role, l.Heads[role], err)
 		}
 	}
-	for _, role := range []string{"missing", "unpushed"} {
+	for _, role := range []string{"missing"} {
 		ref := "refs/heads/custody/review/" + filepath.Base(l.Trees[role])
 		if got, _ := l.TryGitIn(l.Remote, "rev-parse", ref); got != l.Heads[role] {
 			t.Errorf("review branch %s = %q, want %s", ref, got, l.Heads[role])
