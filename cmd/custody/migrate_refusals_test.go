@@ -143,3 +143,50 @@ func TestMigrateAdoptRelocateAndLandFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateAcknowledgeUnrecoverable: a candidate the migration put in
+// custody whose tree then went, with its only commit, is ended through
+// abandon's transition, on the exact commit, checked against git: a wrong
+// commit is refused, the right one abandons, and status settles it.
+func TestMigrateAcknowledgeUnrecoverable(t *testing.T) {
+	t.Parallel()
+	r, _, _, _ := mgSmall(t)
+	p, err := machine.ParseMigratePlan([]byte(mgReadFile(t, filepath.Join(r.Dir, "migrate.json"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := p.Candidate("repo-more")
+	if !ok {
+		t.Fatalf("no candidate repo-more: %+v", p.Candidates)
+	}
+	mustCustody(t, r, 0, "migrate", "dispose", "repo-more", "--approve", "--disposition", "adopt-and-relocate", "--digest", c.Digest)
+	mustCustody(t, r, 0, "migrate", "apply", "migrate.json", "--only", "repo-more")
+	moved := filepath.Join(r.Dir, ".worktrees", "repo-more")
+	head := r.Head(moved)
+	// The person throws the tree and its branch away by hand.
+	r.Git("worktree", "remove", "--force", moved)
+	r.Git("branch", "-D", "more")
+
+	wrong := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-more", "--acknowledge-unrecoverable", r.Head(r.Dir)), "migrate apply")
+	if len(wrong.Items) != 1 || wrong.Items[0].Refusal == nil || wrong.Items[0].Refusal.Code != machine.CodeGuardFailed {
+		t.Fatalf("a commit that is not the record's: %+v, want guard-failed", wrong.Items)
+	}
+	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--only", "repo-more", "--acknowledge-unrecoverable", head), "migrate apply")
+	if len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeAbandoned {
+		t.Fatalf("acknowledged: %+v, want abandoned", res.Items)
+	}
+	for _, s := range mgStatus(t, r, 3).Candidates {
+		if s.ID == "repo-more" && (s.State != machine.MigrateRetained || s.Outcome != machine.OutcomeAbandoned) {
+			t.Errorf("status after abandonment: %+v", s)
+		}
+	}
+}
+
+func mgReadFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
