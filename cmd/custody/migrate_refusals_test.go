@@ -64,7 +64,7 @@ func TestMigrateChangedNeedsNewDisposition(t *testing.T) {
 	r, unpushed, _, up := mgSmall(t)
 	mustCustody(t, r, 0, "migrate", "dispose", "repo-work", "--approve", "--digest", unpushed.Digest)
 	r.WriteFile(up, "later.txt", "written after the review\n")
-	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
+	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
 	if len(res.Items) != 1 || res.Items[0].Refusal == nil || res.Items[0].Refusal.Code != machine.CodeMigrateChanged {
 		t.Fatalf("apply after a change: %+v, want migrate-changed", res.Items)
 	}
