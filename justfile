@@ -35,6 +35,7 @@ fuzz fuzztime="20s":
     go test ./machine/ -run '^$' -fuzz FuzzFreeze -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzRedactCredentials -fuzztime {{fuzztime}}
     go test ./steps/ -run '^$' -fuzz FuzzEditCodexEnvironment -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseLsof -fuzztime {{fuzztime}}
 
 # Formatting and vet; run before every commit.
 lint:
@@ -46,3 +47,10 @@ verify:
     go mod tidy -diff
     go test ./machine/ -run TestDocsFresh
     go test ./cmd/custody/ -run 'TestCLIDocsFresh|TestSchemasFresh'
+
+# Vet and build for the other systems custody supports (darwin) or must
+# compile on (windows), as CI does: a linux-only call breaks this.
+cross:
+    GOOS=darwin GOARCH=arm64 go vet ./...
+    GOOS=darwin go build ./...
+    GOOS=windows go vet ./...

@@ -59,7 +59,7 @@ func newHash(format ObjectFormat) hash.Hash {
 // on a FIFO, and must still be the same regular file of the same size
 // when read, or it is an error.
 func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
 	}

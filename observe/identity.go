@@ -29,8 +29,8 @@ func Lstat(path string) PathInfo {
 		return PathInfo{State: machine.PathUnknown, Err: err.Error()}
 	}
 	pi := PathInfo{State: machine.PathPresent, IsDir: fi.IsDir(), IsSymlink: fi.Mode()&fs.ModeSymlink != 0}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		pi.Dev, pi.Ino = uint64(st.Dev), st.Ino
+	if dev, ino, ok := devIno(fi); ok {
+		pi.Dev, pi.Ino = dev, ino
 	}
 	return pi
 }

@@ -106,11 +106,11 @@ func statID(path string) (id fileID, isDir, absent bool, err error) {
 		}
 		return fileID{}, false, false, err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	dev, ino, ok := devIno(fi)
 	if !ok {
 		return fileID{}, false, false, fmt.Errorf("stat %s: no device and inode", path)
 	}
-	return fileID{uint64(st.Dev), st.Ino}, fi.IsDir(), false, nil
+	return fileID{dev, ino}, fi.IsDir(), false, nil
 }
 
 // remoteGitDirs lists the git directories git may open for the local path

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // Identity is what names a file independently of how a path spells it:
@@ -13,15 +12,6 @@ import (
 // equal.
 type Identity struct {
 	Dev, Ino uint64
-}
-
-// IdentityOf stats path, following symlinks, and returns its identity.
-func IdentityOf(path string) (Identity, error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
-		return Identity{}, fmt.Errorf("stat %s: %w", path, err)
-	}
-	return Identity{Dev: uint64(st.Dev), Ino: st.Ino}, nil
 }
 
 // SameFile reports whether a and b name the same file by identity. An

@@ -1,3 +1,5 @@
+//go:build unix
+
 package observe_test
 
 import (
@@ -203,18 +205,7 @@ func TestInUseExecutable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sleepPath, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep")
-	}
-	b, err := os.ReadFile(sleepPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(tree, "bin", "sleep")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := copySleep(t, filepath.Join(tree, "bin", "sleep"))
 	pid := spawnUser(t, elsewhere, "sleep", `"$1" 30 </dev/null >/dev/null 2>&1 & echo $!; wait`, bin)
 	want := []machine.Process{{PID: pid, Command: "sleep", Via: "exe"}}
 	if d := cmp.Diff(want, inside(t, observe.ScanProcesses(), tree)); d != "" {
@@ -227,6 +218,24 @@ func TestInUseExecutable(t *testing.T) {
 	if d := cmp.Diff(want, inside(t, observe.ScanProcesses(), tree)); d != "" {
 		t.Errorf("Inside(tree) after deleting the program (-want +got):\n%s", d)
 	}
+}
+
+// copySleep copies the sleep program to dst (skipping the test where there
+// is none) and returns dst.
+func copySleep(t *testing.T, dst string) string {
+	t.Helper()
+	sleepPath, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	b, err := os.ReadFile(sleepPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }
 
 // TestInUseNeverTheCaller: the calling process (custody itself) holds files

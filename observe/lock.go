@@ -75,7 +75,7 @@ func lockRegistry(ctx context.Context, repo Repo, exclusive bool) (func(), strin
 		return nil, "", fmt.Errorf("worktree registry lock: %w", err)
 	}
 	path := filepath.Join(dir, "registry.lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|oNoFollow|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return nil, "", fmt.Errorf("worktree registry lock %s: %w", path, err)
 	}
@@ -84,13 +84,9 @@ func lockRegistry(ctx context.Context, repo Repo, exclusive bool) (func(), strin
 		return nil, "", &machine.Refusal{Code: machine.CodeLockTimeout, Path: path, Retry: "rm -- " + machine.QuoteArg(path),
 			Message: fmt.Sprintf("the worktree registry lock %s is not a regular file; custody changed nothing", path)}
 	}
-	how := syscall.LOCK_SH
-	if exclusive {
-		how = syscall.LOCK_EX
-	}
 	deadline := time.Now().Add(lockTimeout(ctx))
 	for {
-		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		err := tryLock(f, exclusive)
 		if err == nil {
 			token := ""
 			if exclusive {
@@ -101,7 +97,7 @@ func lockRegistry(ctx context.Context, repo Repo, exclusive bool) (func(), strin
 				if exclusive {
 					_ = f.Truncate(0)
 				}
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+				unlockFile(f)
 				f.Close()
 			}, token, nil
 		}
@@ -175,12 +171,6 @@ func holderPID(line string) (int, bool) {
 	return pid, err == nil && pid > 0
 }
 
-// processAlive reports whether pid names a running process.
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
 // heldToken names the lock file f and its holder pid for RegistryHeldEnv:
 // "<dev>:<ino>:<pid>".
 func heldToken(f *os.File, pid int) string {
@@ -188,11 +178,11 @@ func heldToken(f *os.File, pid int) string {
 	if err != nil {
 		return ""
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	dev, ino, ok := devIno(fi)
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("%d:%d:%d", st.Dev, st.Ino, pid)
+	return fmt.Sprintf("%d:%d:%d", dev, ino, pid)
 }
 
 // heldForUs reports whether the exclusive holder of f is an ancestor of
@@ -218,29 +208,15 @@ func heldForUs(f *os.File) bool {
 }
 
 // isAncestorProcess reports whether pid is this process's parent, grandparent, …
-// (read from /proc; false where there is none).
+// (see ParentPID; false where a parent cannot be read).
 func isAncestorProcess(pid int) bool {
 	cur := os.Getppid()
 	for depth := 0; cur > 1 && depth < 64; depth++ {
 		if cur == pid {
 			return true
 		}
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(cur) + "/stat")
-		if err != nil {
-			return false
-		}
-		// pid (comm) state ppid …: comm may hold spaces and parentheses.
-		s := string(b)
-		j := strings.LastIndexByte(s, ')')
-		if j < 0 {
-			return false
-		}
-		fields := strings.Fields(s[j+1:])
-		if len(fields) < 2 {
-			return false
-		}
-		cur, err = strconv.Atoi(fields[1])
-		if err != nil {
+		var err error
+		if cur, err = ParentPID(cur); err != nil {
 			return false
 		}
 	}

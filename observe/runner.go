@@ -96,6 +96,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	if len(c.Args) == 0 {
 		return Result{}, errors.New("observe: empty command")
 	}
+	if err := runnableHere(); err != nil {
+		return Result{}, fmt.Errorf("%s: %w", c, err)
+	}
 	if r.Trace != nil {
 		fmt.Fprintf(r.Trace, "+ %s\n", c)
 	}
@@ -150,7 +153,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// A new session: its own process group (killed as a whole) and no
 	// controlling terminal, so no ssh or credential prompt can wait on one.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = newSessionAttr()
 	cmd.Cancel = func() error { return killGroup(cmd, syscall.SIGKILL) }
 	// A descendant that keeps the output pipes open must not hold Wait
 	// forever: after the child exits, the pipes get Grace, then close.
@@ -204,29 +207,6 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 // refused) exits without running it. The command then runs in the gate's
 // place (same pid, same process group), without descriptor 3.
 const startGate = `IFS= read -r gate <&3 && [ "$gate" = go ] && exec "$@" 3<&-`
-
-func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	return syscall.Kill(-cmd.Process.Pid, sig)
-}
-
-// reapGroup gives what remains in the process group pgid a bounded grace
-// to exit, then kills it.
-func reapGroup(pgid int, grace time.Duration) {
-	if syscall.Kill(-pgid, 0) != nil {
-		return
-	}
-	deadline := time.Now().Add(grace)
-	for time.Now().Before(deadline) {
-		if syscall.Kill(-pgid, 0) != nil {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-}
 
 // boundedBuffer keeps the first limit bytes written to it.
 type boundedBuffer struct {

@@ -2,6 +2,8 @@ package steps
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -13,13 +15,38 @@ import (
 	"github.com/custody-sh/custody/store"
 )
 
+// The outcomes of adopt.
+const (
+	// AdoptedOutcome: the tree was put in custody by this run.
+	AdoptedOutcome = "adopted"
+	// AdoptAlreadyDone: the tree was in custody already (adopt
+	// --if-needed); nothing was changed.
+	AdoptAlreadyDone = string(machine.OutcomeAlreadyDone)
+)
+
+// AdoptResult is what adopt did: the tree's record, and whether this run
+// adopted it or found it in custody already.
+type AdoptResult struct {
+	NewResult
+	// Outcome is "adopted" or "already-done".
+	Outcome string `json:"outcome"`
+}
+
 // Adopt enrolls an existing linked worktree of this repository, named by
-// its exact path, as an adopted record (id = git's admin key). custody may
-// later remove it through a reviewed plan, but never deletes its branch.
-func Adopt(ctx context.Context, e *Env, path string) (NewResult, error) {
+// its exact path, as an adopted record. custody may later remove it
+// through a reviewed plan, but never deletes its branch. The record's id
+// is git's admin key, or, when a record of an earlier tree already holds
+// that id (git reuses an admin key once its tree is gone), the key with
+// six random hex digits after it: custody never reuses a record id.
+//
+// ifNeeded makes it idempotent: a tree already in custody under a live
+// record (adopted or made by custody new) whose admin entry and ready
+// marker still name that record is AdoptAlreadyDone and nothing changes.
+// Everything else adopt refuses stays refused.
+func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return NewResult{}, err
+		return AdoptResult{}, err
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
@@ -30,53 +57,131 @@ func Adopt(ctx context.Context, e *Env, path string) (NewResult, error) {
 	}
 	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
-		return NewResult{}, err
+		return AdoptResult{}, err
 	}
 	ent, ok := inv.Entry(abs)
 	if !ok || abs == e.Repo.MainCheckout || ent.Bare {
-		return NewResult{}, refuse("%s is not a linked worktree of the repository at %s", abs, e.Repo.MainCheckout)
+		return AdoptResult{}, refuse("%s is not a linked worktree of the repository at %s", abs, e.Repo.MainCheckout)
 	}
 	key := observe.AdminKeyOf(e.Repo, abs)
 	if key == "" {
-		return NewResult{}, refuse("git's admin entry for %s cannot be identified exactly (its .git file and the entry's gitdir must name each other)", abs)
+		return AdoptResult{}, refuse("git's admin entry for %s cannot be identified exactly (its .git file and the entry's gitdir must name each other)", abs)
 	}
 	recs, err := e.Store.List()
 	if err != nil {
-		return NewResult{}, err
+		return AdoptResult{}, err
 	}
 	for _, r := range recs {
-		if r.State != machine.StateTombstoned && (r.Path == abs || r.ID == key) {
-			return NewResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody show " + r.ID,
-				Message: fmt.Sprintf("%s is already in custody as %s (%s)", abs, r.ID, r.State)}
+		if r.State == machine.StateTombstoned || r.Path != abs && r.ID != key && r.AdminKey != key {
+			continue
 		}
+		if ifNeeded && r.Path == abs && inCustody(e, r, key) {
+			return AdoptResult{NewResult: NewResult{ID: r.ID, Path: r.Path, Branch: r.Branch, Head: ent.Head, Port: r.Port},
+				Outcome: AdoptAlreadyDone}, nil
+		}
+		if r.Path != abs {
+			return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody show " + r.ID,
+				Message: fmt.Sprintf("git's admin key %s of %s is held by record %s (%s) of the tree at %s; custody will not guess whether that tree moved here or is gone (if it is gone, finish %s and retire it with a plan, then adopt again)",
+					key, abs, r.ID, r.State, r.Path, r.ID)}
+		}
+		msg := fmt.Sprintf("%s is already in custody as %s (%s)", abs, r.ID, r.State)
+		if ifNeeded {
+			msg = fmt.Sprintf("%s is recorded as %s (%s), but git's admin entry %s or its ready marker no longer names that record: the tree there may not be the one custody recorded", abs, r.ID, r.State, key)
+		}
+		return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody show " + r.ID, Message: msg}
 	}
-	if old, err := e.Store.Get(key); err == nil {
-		return NewResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody list --all",
-			Message: fmt.Sprintf("a record %s already exists (%s); custody does not reuse record ids", key, old.State)}
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return NewResult{}, err
+	id, err := adoptID(e, key)
+	if err != nil {
+		return AdoptResult{}, err
 	}
-	rec := machine.Record{ID: key, Kind: machine.KindWorktree, Origin: machine.OriginAdopted, Path: abs,
-		Branch: strings.TrimPrefix(ent.Branch, "refs/heads/"), BaseCommit: ent.Head, AdminKey: key}
-	if err := writeMarker(e.Repo, key); err != nil {
-		return NewResult{}, fmt.Errorf("write the ready marker of %s: %w", key, err)
+	port, err := e.portFor(id)
+	if err != nil {
+		return AdoptResult{}, err
+	}
+	rec := machine.Record{ID: id, Kind: machine.KindWorktree, Origin: machine.OriginAdopted, Path: abs,
+		Branch: strings.TrimPrefix(ent.Branch, "refs/heads/"), BaseCommit: ent.Head, AdminKey: key, Port: port}
+	if err := WriteFile(filepath.Join(e.Repo.AdminDir(key), observe.MarkerName), []byte(id+"\n"), 0o600); err != nil {
+		return AdoptResult{}, fmt.Errorf("write the ready marker of %s: %w", key, err)
 	}
 	obs, _, err := e.observe(ctx, rec, observe.Scope{})
 	if err != nil {
-		return NewResult{}, err
+		return AdoptResult{}, err
 	}
 	if _, err := e.fire(ctx, rec, machine.TriggerAdopt, machine.Firing{Obs: obs}, "adopted"); err != nil {
 		// Leave the foreign tree as it was: take back the marker just written.
-		if m, _ := observe.ReadMarker(e.Repo, key); m == key {
+		if m, _ := observe.ReadMarker(e.Repo, key); m == id {
 			_ = os.Remove(filepath.Join(e.Repo.AdminDir(key), observe.MarkerName))
 		}
 		if errors.Is(err, store.ErrConflict) {
-			return NewResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody list --all",
-				Message: fmt.Sprintf("a record %s already exists (tombstoned); custody does not reuse record ids", key)}
+			return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody list --all",
+				Message: fmt.Sprintf("a record %s was made while custody adopted %s; run adopt again", id, abs)}
 		}
-		return NewResult{}, err
+		return AdoptResult{}, err
 	}
-	return NewResult{ID: key, Path: abs, Branch: rec.Branch, Head: ent.Head}, nil
+	return AdoptResult{NewResult: NewResult{ID: id, Path: abs, Branch: rec.Branch, Head: ent.Head, Port: port}, Outcome: AdoptedOutcome}, nil
+}
+
+// inCustody reports whether live record r still holds the tree whose admin
+// key is key: the same key, and the ready marker there names r.
+func inCustody(e *Env, r machine.Record, key string) bool {
+	want := r.AdminKey
+	if want == "" {
+		want = r.ID
+	}
+	m, err := observe.ReadMarker(e.Repo, key)
+	return err == nil && want == key && m == r.ID
+}
+
+// adoptID is the record id of a tree adopted under admin key key: key
+// itself when no record ever had that id, else key-<6 random hex>.
+func adoptID(e *Env, key string) (string, error) {
+	id := key
+	for attempt := 0; ; attempt++ {
+		if _, err := e.Store.Get(id); errors.Is(err, store.ErrNotFound) {
+			return id, nil
+		} else if err != nil {
+			return "", err
+		}
+		if attempt == 8 {
+			return "", fmt.Errorf("no free record id for admin key %s after %d tries", key, attempt)
+		}
+		var rnd [3]byte
+		if _, err := rand.Read(rnd[:]); err != nil {
+			return "", err
+		}
+		id = key + "-" + hex.EncodeToString(rnd[:])
+	}
+}
+
+// TreeAt returns the path of the linked worktree of this repository that
+// holds dir (dir itself or a directory inside it; the innermost when trees
+// nest), or dir unchanged when none does, for adopt's refusal to name.
+func TreeAt(ctx context.Context, e *Env, dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	if err != nil {
+		return "", err
+	}
+	best := ""
+	for i, ent := range inv.Entries {
+		if i == 0 || ent.Bare {
+			continue
+		}
+		p := filepath.Clean(ent.Path)
+		if (abs == p || strings.HasPrefix(abs, p+string(os.PathSeparator))) && len(p) > len(best) {
+			best = p
+		}
+	}
+	if best == "" {
+		return abs, nil
+	}
+	return best, nil
 }
 
 // foreignItems lists the registered linked worktrees custody holds no live

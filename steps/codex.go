@@ -104,7 +104,7 @@ func readCodexFile(path string) ([]byte, fs.FileMode, error) {
 func addedKeys(keys []CodexKey) string {
 	var out []string
 	for _, k := range keys {
-		if k.Outcome == "added" {
+		if k.Outcome == "added" || k.Outcome == "upgraded" {
 			out = append(out, k.Key)
 		}
 	}

@@ -19,13 +19,27 @@ const CodexFile = ".codex/environments/environment.toml"
 // The scripts custody writes into environment.toml. The Codex app runs
 // them as bare commands (no stdin) in the worktree it made or removes. A
 // script whose value is exactly one of these is custody's own and is kept
-// in step; any other non-empty value is the person's and is never touched.
+// in step; so is one exactly equal to a value an earlier custody wrote
+// (CodexEarlierSetupScript), which is upgraded to the current one. Any other
+// non-empty value is the person's and is never touched.
 const (
-	// CodexSetupScript is [setup].script: the tree's resources made ready.
-	CodexSetupScript = "custody resource ensure"
+	// CodexSetupScript is [setup].script: the tree put in custody (the
+	// app's trees are plain git worktrees custody did not make) and its
+	// resources made ready; both parts are idempotent.
+	CodexSetupScript = "custody adopt --if-needed && custody resource ensure"
 	// CodexCleanupScript is [cleanup].script: the tree's resources destroyed.
 	CodexCleanupScript = "custody teardown"
 )
+
+// CodexEarlierSetupScript is the [setup].script an earlier custody wrote:
+// still custody's own, so it is upgraded to CodexSetupScript, not kept.
+const CodexEarlierSetupScript = "custody resource ensure"
+
+// codexEarlier reports whether v is a script an earlier custody wrote into
+// table.
+func codexEarlier(table, v string) bool {
+	return table == "setup" && v == CodexEarlierSetupScript
+}
 
 // ErrCodexEnvironment is wrapped by every error about an environment.toml
 // custody cannot edit safely: it is not TOML, or it gives [setup] or
@@ -36,7 +50,8 @@ var ErrCodexEnvironment = errors.New("environment.toml cannot be edited")
 type CodexKey struct {
 	// Key is the dotted key: version, name, setup.script, cleanup.script.
 	Key string `json:"key"`
-	// Outcome is "added" (it was absent, or an empty script), "current"
+	// Outcome is "added" (it was absent, or an empty script), "upgraded"
+	// (an earlier custody's script replaced by the current one), "current"
 	// (custody's value is there), or "kept" (the person's value, left
 	// byte for byte).
 	Outcome string `json:"outcome"`
@@ -180,6 +195,14 @@ func EditCodexEnvironment(src []byte, name string) (CodexResult, error) {
 			raw := string(src[tb.scriptRaw.Offset : tb.scriptRaw.Offset+tb.scriptRaw.Length])
 			res.Edits = append(res.Edits, CodexEdit{Offset: int(tb.scriptRaw.Offset), Old: raw, New: tomlString(t.script)})
 			want[t.table] = map[string]any{"script": t.script}
+		case tb.script != nil && tb.scriptString && codexEarlier(t.table, tb.scriptValue):
+			// An earlier custody's own script: custody's still, brought
+			// up to date in place.
+			raw := string(src[tb.scriptRaw.Offset : tb.scriptRaw.Offset+tb.scriptRaw.Length])
+			res.Edits = append(res.Edits, CodexEdit{Offset: int(tb.scriptRaw.Offset), Old: raw, New: tomlString(t.script)})
+			want[t.table] = map[string]any{"script": t.script}
+			res.Keys = append(res.Keys, CodexKey{Key: key, Outcome: "upgraded", Value: t.script})
+			continue
 		case tb.script != nil:
 			v := ""
 			if tb.scriptString {

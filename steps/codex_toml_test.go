@@ -34,7 +34,7 @@ command = "npm test"
 
 func TestEditCodexEnvironment(t *testing.T) {
 	t.Parallel()
-	setup := `script = "custody resource ensure"`
+	setup := `script = "custody adopt --if-needed && custody resource ensure"`
 	cleanup := `script = "custody teardown"`
 	cases := []struct {
 		name, src, want string
@@ -47,7 +47,7 @@ func TestEditCodexEnvironment(t *testing.T) {
 			want: codexAppFile + "\n[cleanup]\n" + cleanup + "\n",
 			keys: []string{"kept", "kept", "kept", "added"}},
 		{name: "empty setup script is filled in place", src: "version = 2\nname = \"x\"\n[setup]\nscript = \"\" # none\n[cleanup]\nscript = 'make clean'\n",
-			want: "version = 2\nname = \"x\"\n[setup]\nscript = \"custody resource ensure\" # none\n[cleanup]\nscript = 'make clean'\n",
+			want: "version = 2\nname = \"x\"\n[setup]\n" + setup + " # none\n[cleanup]\nscript = 'make clean'\n",
 			keys: []string{"kept", "kept", "added", "kept"}},
 		{name: "header without script gets it under the header", src: "version = 1\nname = \"x\"\n[cleanup] # mine\nenv = 1\n",
 			want: "version = 1\nname = \"x\"\n[cleanup] # mine\n" + cleanup + "\nenv = 1\n\n[setup]\n" + setup + "\n",
@@ -58,12 +58,21 @@ func TestEditCodexEnvironment(t *testing.T) {
 		{name: "only name missing, no final newline", src: "version = 1",
 			want: "version = 1\nname = \"shop\"\n\n[setup]\n" + setup + "\n\n[cleanup]\n" + cleanup + "\n",
 			keys: []string{"kept", "added", "added", "added"}},
-		{name: "crlf file stays crlf", src: "version = 1\r\nname = \"x\"\r\n[setup]\r\nscript = \"custody resource ensure\"\r\n",
-			want: "version = 1\r\nname = \"x\"\r\n[setup]\r\nscript = \"custody resource ensure\"\r\n\r\n[cleanup]\r\n" + cleanup + "\r\n",
+		{name: "crlf file stays crlf", src: "version = 1\r\nname = \"x\"\r\n[setup]\r\n" + setup + "\r\n",
+			want: "version = 1\r\nname = \"x\"\r\n[setup]\r\n" + setup + "\r\n\r\n[cleanup]\r\n" + cleanup + "\r\n",
 			keys: []string{"kept", "kept", "current", "added"}},
-		{name: "dotted and inline forms are read", src: "version = 1\nname = \"x\"\nsetup.script = \"custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
-			want: "version = 1\nname = \"x\"\nsetup.script = \"custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
+		{name: "dotted and inline forms are read", src: "version = 1\nname = \"x\"\nsetup.script = \"custody adopt --if-needed && custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
+			want: "version = 1\nname = \"x\"\nsetup.script = \"custody adopt --if-needed && custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
 			keys: []string{"kept", "kept", "current", "kept"}},
+		{name: "an earlier custody's setup is upgraded in place, in any quoting", src: "version = 1\nname = \"x\"\n[setup]\nscript = 'custody resource ensure' # custody's\n[cleanup]\n" + cleanup + "\n",
+			want: "version = 1\nname = \"x\"\n[setup]\n" + setup + " # custody's\n[cleanup]\n" + cleanup + "\n",
+			keys: []string{"kept", "kept", "upgraded", "current"}},
+		{name: "an earlier custody's dotted setup is upgraded in place", src: "version = 1\nname = \"x\"\nsetup.script = \"custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
+			want: "version = 1\nname = \"x\"\nsetup.script = \"custody adopt --if-needed && custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
+			keys: []string{"kept", "kept", "upgraded", "kept"}},
+		{name: "a value near custody's earlier one is the person's", src: "version = 1\nname = \"x\"\n[setup]\nscript = \"custody resource ensure \"\n[cleanup]\nscript = \"custody resource ensure\"\n",
+			want: "version = 1\nname = \"x\"\n[setup]\nscript = \"custody resource ensure \"\n[cleanup]\nscript = \"custody resource ensure\"\n",
+			keys: []string{"kept", "kept", "kept", "kept"}},
 		{name: "a script that is not a string is the person's", src: "version = 1\nname = \"x\"\n[setup]\nscript = ['a']\n[cleanup]\nscript = \"custody teardown\"\n",
 			want: "version = 1\nname = \"x\"\n[setup]\nscript = ['a']\n[cleanup]\nscript = \"custody teardown\"\n",
 			keys: []string{"kept", "kept", "kept", "current"}},
@@ -157,7 +166,7 @@ func TestTOMLString(t *testing.T) {
 // changes only custody's keys, undoing its edits gives back the input
 // exactly, and editing the output again changes nothing.
 func FuzzEditCodexEnvironment(f *testing.F) {
-	for _, s := range []string{"", codexAppFile, "version = 1\n[setup]\nscript = \"\"\n", "[cleanup]\r\nx = 1", "setup.script = 'a'\n", "# c\n[[actions]]\nname = 'a'\n"} {
+	for _, s := range []string{"", codexAppFile, "version = 1\n[setup]\nscript = \"\"\n", "[cleanup]\r\nx = 1", "setup.script = 'a'\n", "# c\n[[actions]]\nname = 'a'\n", "[setup]\nscript = 'custody resource ensure' # old\n"} {
 		f.Add([]byte(s), "shop")
 	}
 	f.Add([]byte(""), "q\"uo\\te\n\xff")

@@ -29,22 +29,38 @@ func resourcesPending(rs []ResourceOutcome) bool {
 	return false
 }
 
-// Ensure runs the ensure command of every active resource of worktree id
-// (idempotent re-readiness, for session start) and records each run.
+// Ensure makes the resources of worktree id ready. For an active adopted
+// tree it first creates every resource custody.toml declares that the
+// ledger has never held for it (provisionAdopted: adoption makes none, so
+// this is how a tree another tool made gets its resources). Then it runs
+// the ensure command of every active resource not created by this very
+// run (idempotent re-readiness, for session start) and records each run.
 func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
-	if _, err := e.Store.Get(id); errors.Is(err, store.ErrNotFound) {
+	rec, err := e.Store.Get(id)
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list",
 			Message: fmt.Sprintf("no worktree record %q in this repository", id)}
 	} else if err != nil {
 		return nil, err
 	}
+	outs := []ResourceOutcome{}
+	made := map[string]bool{}
+	if rec.Origin == machine.OriginAdopted && rec.State == machine.StateActive {
+		prov, err := provisionAdopted(ctx, e, rec)
+		outs = append(outs, prov...)
+		if err != nil {
+			return outs, err
+		}
+		for _, o := range prov {
+			made[o.ID] = true
+		}
+	}
 	rs, err := e.worktreeResources(id)
 	if err != nil {
 		return nil, err
 	}
-	outs := []ResourceOutcome{}
 	for _, r := range rs {
-		if r.State != machine.StateActive || r.Ensure == "" {
+		if r.State != machine.StateActive || r.Ensure == "" || made[r.ID] {
 			continue
 		}
 		if err := ctx.Err(); err != nil {

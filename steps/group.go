@@ -3,12 +3,11 @@ package steps
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
 )
 
 // groupGrace is how long a leftover command's group may take to exit after
@@ -42,12 +41,12 @@ func groupAlive(g machine.Holder) bool {
 	if g.PID <= 1 {
 		return false
 	}
-	if _, err := os.Stat("/proc/" + strconv.Itoa(g.PID)); err == nil {
+	if ok, _ := observe.ProcessExists(g.PID); ok {
 		if g.Start != 0 && procStart(g.PID) != g.Start {
 			return false
 		}
 	}
-	return syscall.Kill(-g.PID, 0) == nil
+	return observe.SignalGroup(g.PID, 0) == nil
 }
 
 // endGroup ends the process group recorded in r's intent when a command of
@@ -73,11 +72,11 @@ func (e *Env) endGroup(r machine.Resource) error {
 		}
 		return !groupAlive(g)
 	}
-	_ = syscall.Kill(-g.PID, syscall.SIGTERM)
+	_ = observe.SignalGroup(g.PID, syscall.SIGTERM)
 	if gone(groupGrace) {
 		return nil
 	}
-	_ = syscall.Kill(-g.PID, syscall.SIGKILL)
+	_ = observe.SignalGroup(g.PID, syscall.SIGKILL)
 	if gone(groupGrace) {
 		return nil
 	}

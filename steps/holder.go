@@ -2,7 +2,6 @@ package steps
 
 import (
 	"os"
-	"strconv"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
@@ -14,19 +13,9 @@ func Self() machine.Holder {
 	return machine.Holder{PID: os.Getpid(), Host: host, Start: procStart(os.Getpid())}
 }
 
-// procStart returns a process's start time in clock ticks since boot, from
-// /proc/<pid>/stat, or 0 where that cannot be read.
-func procStart(pid int) uint64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	st, err := observe.ParseProcStat(b)
-	if err != nil {
-		return 0
-	}
-	return st.Start
-}
+// procStart returns a token of when a process started (see
+// observe.ProcessStart), or 0 where that cannot be read.
+func procStart(pid int) uint64 { return observe.ProcessStart(pid) }
 
 // holderAlive reports whether the process that committed an intent may still
 // be acting on it. A holder on another host, or one whose liveness cannot be
@@ -42,8 +31,8 @@ func holderAlive(h machine.Holder, self machine.Holder) bool {
 	if h.PID == self.PID && h.Start == self.Start {
 		return false
 	}
-	if _, err := os.Stat("/proc/" + strconv.Itoa(h.PID)); err != nil {
-		return !os.IsNotExist(err)
+	if exists, err := observe.ProcessExists(h.PID); err != nil || !exists {
+		return err != nil
 	}
 	return h.Start == 0 || procStart(h.PID) == h.Start
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package steps_test
 
 // A throwaway fourth kind, "widget", defined here and nowhere else: one

@@ -139,7 +139,7 @@ func fileKind(m fs.FileMode) string {
 // It is also the OpenFile bbolt uses, so the file bbolt maps is the one
 // precheck checked the type of.
 func openRegular(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	f, err := os.OpenFile(path, flag|oNoFollow|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return nil, err
 	}

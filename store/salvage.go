@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -144,7 +143,7 @@ func Salvage(path string, now time.Time, actor string) (SalvageReport, error) {
 		return rep, fmt.Errorf("%s: %w: %w", path, ErrUnreadable, err)
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := lockNow(lock); err != nil {
 		return rep, fmt.Errorf("%s: %w (another process holds it; salvage needs it alone)", path, ErrLockTimeout)
 	}
 	raw, err := scanRaw(path)
@@ -179,7 +178,7 @@ func Salvage(path string, now time.Time, actor string) (SalvageReport, error) {
 // writeSalvaged writes the new store at tmp from raw.
 func writeSalvaged(tmp string, raw *rawStore, rep *SalvageReport, now time.Time, actor string) error {
 	db, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: time.Second, OpenFile: func(p string, flag int, mode os.FileMode) (*os.File, error) {
-		return os.OpenFile(p, flag|os.O_EXCL|syscall.O_NOFOLLOW, mode)
+		return os.OpenFile(p, flag|os.O_EXCL|oNoFollow, mode)
 	}})
 	if err != nil {
 		return err

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Advice that works: for every refusal code (machine.SortedCodes), the

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Deadlines and interrupts (issue 8): SIGINT, SIGTERM and SIGHUP end any

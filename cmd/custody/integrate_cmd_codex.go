@@ -22,8 +22,11 @@ makes and removes:
     [setup]   script = "` + steps.CodexSetupScript + `"
     [cleanup] script = "` + steps.CodexCleanupScript + `"
 
-Only those two keys are edited, and only where absent or empty: a script of
-your own is kept byte for byte, as are comments, the app's [[actions]] and every
+The setup script puts the app's tree in custody (adopt --if-needed: the app
+makes plain git worktrees) and creates or ensures its resources. Only those two
+keys are edited, and only where absent, empty, or exactly a script an earlier
+custody wrote (` + "`" + steps.CodexEarlierSetupScript + "`" + `, upgraded in place): a script of your
+own is kept byte for byte, as are comments, the app's [[actions]] and every
 other key. version and name (the app requires both) are added only where
 absent. The file is replaced atomically, and only when its bytes change, so
 running this again (after the app rewrote the file) is safe and a run that

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // custody integrate codex and custody teardown against real git and real
@@ -140,7 +142,7 @@ func TestCodexKeepsThePersonsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := app + "\n[setup]\nscript = \"custody resource ensure\"\n"; string(b) != want {
+	if want := app + "\n[setup]\nscript = \"" + steps.CodexSetupScript + "\"\n"; string(b) != want {
 		t.Fatalf("the file after integrate:\n%s\nwant:\n%s", b, want)
 	}
 	if fi, _ := os.Lstat(path); fi.Mode().Perm() != 0o600 {

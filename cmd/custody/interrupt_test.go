@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Interrupts (SIGINT, Ctrl-C): custody stops promptly, says what it did

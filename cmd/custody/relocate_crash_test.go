@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Relocation under a kill (DESIGN §4 Resume): a `custody relocate` killed

@@ -63,8 +63,11 @@ type ResourceEnsureCmd struct {
 func (ResourceEnsureCmd) Help() string {
 	return `Runs the ensure command of every active resource of the worktree (idempotent
 re-readiness, for the start of a session) and records each run in the journal.
+In an active adopted tree it first creates each resource custody.toml declares
+that the tree never had (adoption makes none), each under its own create
+intent, as custody new does; custody.toml must be approved (custody trust).
 
-EXIT STATUS: 0 done, 1 error, 3 an ensure failed.`
+EXIT STATUS: 0 done, 1 error, 3 an ensure or a create failed.`
 }
 
 // Run runs the ensures.

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Per-worktree resources against real git and real commands whose effects

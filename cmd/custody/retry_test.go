@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // Every refusal printed by any command carries its retry line (DESIGN §1

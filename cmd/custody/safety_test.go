@@ -1500,12 +1500,14 @@ func TestSafetyForeignAtTombstonedPath(t *testing.T) {
 	}
 	before.check(t, r, "", "after applying the old plan again")
 	// custody does not reuse the tombstoned record's id: adopting the new
-	// tree is refused, and a refused adopt leaves no trace in the tree's
-	// admin entry.
-	if res := custody(t, r, "adopt", path); res.Code != 1 {
-		t.Errorf("adopt at a tombstoned id: %s", res)
+	// tree gives it a record of its own, and the tombstone stays as it was.
+	ad := decodeResult[steps.NewResult](t, mustCustody(t, r, 0, "adopt", path, "--json"), "adopt")
+	if ad.ID == id || !strings.HasPrefix(ad.ID, id+"-") {
+		t.Errorf("adopt at a tombstoned id: record %q, want a new id %s-<hex>", ad.ID, id)
 	}
-	before.check(t, r, "", "after a refused adopt")
+	if st := listRecord(t, r, id).State; st != machine.StateTombstoned {
+		t.Errorf("the tombstoned record is %s after the adoption", st)
+	}
 }
 
 // TestSafetyAdopt: custody adopt enrolls a foreign tree (origin adopted);

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // TestScripts runs the CLI scripts in testdata/script/*.txtar with

@@ -62,7 +62,7 @@ func Read(path string, limit int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, notRegular(path, fi)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, fmt.Errorf("%s is a symlink: %w", path, ErrNotRegular)
@@ -123,7 +123,7 @@ func Write(path string, b []byte, perm fs.FileMode) error {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return notRegular(path, fi)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, perm)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|oNoFollow|syscall.O_NONBLOCK, perm)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return fmt.Errorf("%s is a symlink: %w", path, ErrNotRegular)

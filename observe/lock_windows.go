@@ -1,0 +1,10 @@
+package observe
+
+import "os"
+
+// tryLock cannot lock on windows: an UnsupportedError, so no command that
+// needs the registry lock acts there.
+func tryLock(*os.File, bool) error { return unsupported("file locks") }
+
+// unlockFile has nothing to release on windows.
+func unlockFile(*os.File) {}
