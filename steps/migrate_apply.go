@@ -7,7 +7,6 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
-	"github.com/custody-sh/custody/store"
 )
 
 // MigrateFailpoints are the named points of migrate apply at which a
@@ -136,7 +135,7 @@ func MigrateApply(ctx context.Context, e *Env, plan machine.MigratePlan, opts Mi
 		}
 		if ev, ok := settled[key]; ok {
 			o := MigrateOutcome{ID: id, Path: c.Audit.Path, Disposition: ev.Disposition, Outcome: machine.OutcomeAlreadyDone}
-			if o.Refusal, err = revalidate(e, c, ev); err != nil {
+			if o.Refusal, err = run.revalidate(e, c, ev); err != nil {
 				return res, err
 			}
 			if o.Refusal != nil {
@@ -180,9 +179,8 @@ func notDisposed(c machine.MigrateCandidate) *machine.Refusal {
 func (run *migrateRun) candidate(ctx context.Context, e *Env, c machine.MigrateCandidate, d machine.Disposition) (MigrateOutcome, error) {
 	id := c.Audit.ID
 	out := MigrateOutcome{ID: id, Path: c.Audit.Path, Disposition: d}
-	rec, err := e.Store.Get(id)
-	haveRec := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	rec, haveRec, err := run.candidateRecord(e, c)
+	if err != nil {
 		return out, err
 	}
 	gone := haveRec && rec.State == machine.StateTombstoned
@@ -298,7 +296,7 @@ func (run *migrateRun) reaudit(ctx context.Context, e *Env, c machine.MigrateCan
 		run.places[p.Path] = p
 	}
 	p, ok := run.places[c.Audit.Path]
-	if rec, err := e.Store.Get(c.Audit.ID); err == nil && rec.Origin == machine.OriginAdopted && ok && p.Class == machine.ClassInCustody {
+	if rec, have, err := run.candidateRecord(e, c); err == nil && have && ok && p.Class == machine.ClassInCustody {
 		// Adopted by an earlier, interrupted run of this migration: audit it
 		// as the candidate it was.
 		p.Class, p.AdminKey = c.Audit.Class, rec.AdminKey
@@ -324,10 +322,12 @@ func (run *migrateRun) reaudit(ctx context.Context, e *Env, c machine.MigrateCan
 // for the archive disposition, and removes it through the ordinary
 // removal: intent, final observation, non-forced removal, verified absence.
 func (run *migrateRun) remove(ctx context.Context, e *Env, c machine.MigrateCandidate, out MigrateOutcome) (MigrateOutcome, error) {
-	id := c.Audit.ID
-	rec, err := e.Store.Get(id)
-	if errors.Is(err, store.ErrNotFound) {
-		if _, err := Adopt(ctx, e, c.Audit.Path); err != nil {
+	rec, have, err := run.candidateRecord(e, c)
+	if err != nil {
+		return out, err
+	}
+	if !have {
+		if _, err := Adopt(ctx, e, c.Audit.Path, false); err != nil {
 			var r *machine.Refusal
 			if errors.As(err, &r) {
 				out.Refusal = r
@@ -336,11 +336,11 @@ func (run *migrateRun) remove(ctx context.Context, e *Env, c machine.MigrateCand
 			return out, err
 		}
 		failpoint("migrate/after-adopt")
-		rec, err = e.Store.Get(id)
+		if rec, have, err = run.candidateRecord(e, c); err != nil || !have {
+			return out, fmt.Errorf("the record adopt made of %s cannot be found: %w", c.Audit.Path, err)
+		}
 	}
-	if err != nil {
-		return out, err
-	}
+	id := rec.ID
 	if rec.State == machine.StateActive {
 		os, err := Finish(ctx, e, []string{id})
 		if err != nil {
@@ -465,7 +465,13 @@ func (run *migrateRun) abandon(ctx context.Context, e *Env, c machine.MigrateCan
 		Reason: "acknowledge-unrecoverable " + run.opts.Acknowledge}); err != nil {
 		return out, err
 	}
-	o, err := Abandon(ctx, e, c.Audit.ID, run.opts.Acknowledge)
+	id := c.Audit.ID
+	if rec, have, err := run.candidateRecord(e, c); err != nil {
+		return out, err
+	} else if have {
+		id = rec.ID
+	}
+	o, err := Abandon(ctx, e, id, run.opts.Acknowledge)
 	if err != nil {
 		return out, err
 	}
@@ -478,17 +484,43 @@ func (run *migrateRun) abandon(ctx context.Context, e *Env, c machine.MigrateCan
 
 // revalidate checks a completed step against the store: a removal the
 // journal records must be a tombstoned record that says removed.
-func revalidate(e *Env, c machine.MigrateCandidate, ev machine.MigrateEvent) (*machine.Refusal, error) {
+func (run *migrateRun) revalidate(e *Env, c machine.MigrateCandidate, ev machine.MigrateEvent) (*machine.Refusal, error) {
 	if ev.Outcome != machine.OutcomeRemoved {
 		return nil, nil
 	}
-	rec, err := e.Store.Get(c.Audit.ID)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	rec, have, err := run.candidateRecord(e, c)
+	if err != nil {
 		return nil, err
 	}
-	if err == nil && rec.State == machine.StateTombstoned && rec.Evidence.Outcome == string(machine.OutcomeRemoved) {
+	if have && rec.State == machine.StateTombstoned && rec.Evidence.Outcome == string(machine.OutcomeRemoved) {
 		return nil, nil
 	}
 	return &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: c.Audit.Path, Retry: "custody doctor",
 		Message: fmt.Sprintf("the journal records %s removed, but the store holds no removed record of it; nothing was done", c.Audit.ID)}, nil
+}
+
+// candidateRecord returns the record this migration made of c: adopted
+// under c's admin key no earlier than the plan was made (an older record
+// holding the key is an earlier tree's), the live one when there is one,
+// else the newest. Its id is the admin key unless an earlier tree's
+// record held that id (Adopt).
+func (run *migrateRun) candidateRecord(e *Env, c machine.MigrateCandidate) (machine.Record, bool, error) {
+	recs, err := e.Store.List()
+	if err != nil {
+		return machine.Record{}, false, err
+	}
+	var best machine.Record
+	found := false
+	for _, r := range recs {
+		if r.Kind != machine.KindWorktree || r.Origin != machine.OriginAdopted || r.AdminKey != c.Audit.AdminKey || r.CreatedAt.Before(run.plan.CreatedAt) {
+			continue
+		}
+		switch {
+		case !found,
+			best.State == machine.StateTombstoned && r.State != machine.StateTombstoned,
+			(best.State == machine.StateTombstoned) == (r.State == machine.StateTombstoned) && r.CreatedAt.After(best.CreatedAt):
+			best, found = r, true
+		}
+	}
+	return best, found, nil
 }

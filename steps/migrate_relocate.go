@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/store"
 )
 
 // relocated reports whether rec is candidate c after an earlier run of
@@ -23,9 +22,13 @@ func relocated(rec machine.Record, c machine.MigrateCandidate) bool {
 // registration of the destination with HEAD unchanged). The tree stays in
 // custody, active, at <root>/<id>.
 func (run *migrateRun) adoptRelocate(ctx context.Context, e *Env, c machine.MigrateCandidate, out MigrateOutcome) (MigrateOutcome, error) {
-	id := c.Audit.ID
-	if _, err := e.Store.Get(id); errors.Is(err, store.ErrNotFound) {
-		if _, err := Adopt(ctx, e, c.Audit.Path); err != nil {
+	rec, have, err := run.candidateRecord(e, c)
+	if err != nil {
+		return out, err
+	}
+	if !have {
+		made, err := Adopt(ctx, e, c.Audit.Path, false)
+		if err != nil {
 			var r *machine.Refusal
 			if errors.As(err, &r) {
 				out.Refusal = r
@@ -34,9 +37,9 @@ func (run *migrateRun) adoptRelocate(ctx context.Context, e *Env, c machine.Migr
 			return out, err
 		}
 		failpoint("migrate/after-adopt")
-	} else if err != nil {
-		return out, err
+		rec.ID = made.ID
 	}
+	id := rec.ID
 	res, err := Relocate(ctx, e, id, "")
 	if err != nil {
 		return out, err

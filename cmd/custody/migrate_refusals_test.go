@@ -190,3 +190,42 @@ func mgReadFile(t *testing.T, p string) string {
 	}
 	return string(b)
 }
+
+// TestMigrateReusedAdminKey: git reuses a gone tree's admin key for a new
+// tree at the same place; the old record keeps its id, the migration
+// adopts the new tree under a new one and retires it, and a re-run finds
+// that record, not the old tombstone.
+func TestMigrateReusedAdminKey(t *testing.T) {
+	t.Parallel()
+	r := fixtures.New(t, fixtures.Options{})
+	mustCustody(t, r, 0, "init")
+	p := filepath.Join(r.Root, "repo-again")
+	r.Git("worktree", "add", "-q", "--detach", p, "main")
+	mustCustody(t, r, 0, "adopt", p)
+	mustCustody(t, r, 0, "finish", "repo-again")
+	mustCustody(t, r, 0, "plan", "-o", "plan.json")
+	mustCustody(t, r, 0, "apply", "plan.json", "--allow-external-retirement")
+	r.Git("worktree", "add", "-q", "--detach", p, "main")
+
+	plan := mgPlan(t, r, "migrate.json")
+	c, ok := plan.Candidate("repo-again")
+	if !ok || c.Proposal.Disposition != machine.DispositionRetire {
+		t.Fatalf("candidate %+v, want repo-again proposed for retire", plan.Candidates)
+	}
+	mustCustody(t, r, 0, "migrate", "dispose", "repo-again", "--approve", "--digest", c.Digest)
+	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	if len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeRemoved {
+		t.Fatalf("apply: %+v, want removed", res.Items)
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the tree is still there: %v", err)
+	}
+	again := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	if len(again.Items) != 1 || again.Items[0].Outcome != machine.OutcomeAlreadyDone || again.Items[0].Refusal != nil {
+		t.Fatalf("second apply: %+v, want already-done", again.Items)
+	}
+	all := listRecords(t, r, true)
+	if len(all) != 2 {
+		t.Fatalf("records %+v, want the old tombstone and the migration's", all)
+	}
+}
