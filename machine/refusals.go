@@ -347,6 +347,33 @@ const (
 	CodeResourcesFrozen Code = "resources-frozen"
 )
 
+// Refusals of migrate.
+const (
+	// CodeDiscoveryIncomplete is returned when a bounded collection of
+	// migrate discover (the scan of the main checkout's parent) was cut
+	// short: an incomplete inventory is never a complete one.
+	CodeDiscoveryIncomplete Code = "discovery-incomplete"
+	// CodeMigrateChanged is returned when a candidate's fresh audit no
+	// longer equals the digest a person approved: the change is a new
+	// observation that needs a new disposition.
+	CodeMigrateChanged Code = "migrate-changed"
+	// CodeMigrateDigestMismatch is returned when migrate dispose names a
+	// digest that is not the candidate's newest audit.
+	CodeMigrateDigestMismatch Code = "migrate-digest-mismatch"
+	// CodeMigrateNotCandidate is returned when an id names no admitted
+	// candidate of the migration.
+	CodeMigrateNotCandidate Code = "migrate-not-candidate"
+	// CodeDispositionNotAllowed is returned when a disposition is not one
+	// the candidate's audit permits.
+	CodeDispositionNotAllowed Code = "disposition-not-allowed"
+	// CodeLandFailed is returned when pushing a candidate's HEAD to its
+	// review branch failed; the tree is kept.
+	CodeLandFailed Code = "land-failed"
+	// CodeMigrateNotApproved is returned by migrate apply for a candidate
+	// whose audit no person has disposed of: it is left as it is.
+	CodeMigrateNotApproved Code = "migrate-not-approved"
+)
+
 // Code reports every refusal code with a one-line meaning, sorted by code.
 // docs/ renders it; tests check every code has a machine case.
 func Codes() map[Code]string {
@@ -439,6 +466,15 @@ func Codes() map[Code]string {
 		CodeArchiveTreePresent:    "the archived tree still exists, so its archive is not pruned",
 		CodeArchiveNested:         "the archive holds nested repositories no remote is asked about",
 		CodeArchiveUncommitted:    "the archive holds uncommitted state no remote holds",
+
+		// Migrate.
+		CodeDiscoveryIncomplete:   "a bounded discovery collection was cut short",
+		CodeMigrateChanged:        "the candidate changed since its disposition was approved",
+		CodeMigrateDigestMismatch: "the digest is not the candidate's newest audit",
+		CodeMigrateNotCandidate:   "the id names no admitted migration candidate",
+		CodeDispositionNotAllowed: "the candidate's audit does not permit that disposition",
+		CodeLandFailed:            "pushing the candidate's HEAD for review failed",
+		CodeMigrateNotApproved:    "no person has disposed of the candidate's audit",
 		CodeRelocationFailed:      "git worktree move did not move the tree; it stayed where it was",
 		CodeResourcesFrozen:       "the tree's resources froze its path into their commands, so it is not moved",
 

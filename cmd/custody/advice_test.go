@@ -359,6 +359,17 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeArchiveNested:         {elsewhere: "prune of an archive with a nested repository; TestArchivePrune"},
 		machine.CodeArchiveUncommitted:    {elsewhere: "prune of an archive with a non-empty patch; TestArchivePrune"},
 
+		// Migrate.
+		machine.CodeDiscoveryIncomplete:   {elsewhere: "a scan limit below the parent's entries; migrate_discover_refused_scan_limit.txtar pastes its retry"},
+		machine.CodeMigrateChanged:        {person: "the candidate changed after a person approved it: only a person reviews the new audit and disposes of it again (TestMigrateChangedNeedsNewDisposition)"},
+		machine.CodeMigrateDigestMismatch: {person: "the digest names an audit other than the one to decide on: a person reads the newest audit and disposes of it (TestMigrateDisposeRefusals)"},
+		machine.CodeMigrateNotCandidate: {input: "the id was typed: migrate status lists the candidates (migrate_dispose_refused_unknown_candidate.txtar)", setup: func(t *testing.T) adWorld {
+			r := adRepo(t)
+			return adWorld{r: r, args: []string{"migrate", "dispose", "nosuch", "--approve", "--digest", "sha256:00"}}
+		}},
+		machine.CodeDispositionNotAllowed: {person: "the audit does not permit the disposition asked for: a person chooses one it permits (TestMigrateDisposeRefusals)"},
+		machine.CodeLandFailed:            {person: "the review branch is taken or the remote refuses the push: a person settles the remote (TestMigrateRelocationAndLandRefusals)"},
+		machine.CodeMigrateNotApproved:    {person: "only a person approves a disposition; the retry is the dispose command to run once they have reviewed the audit (TestMigrateLegacyLayout)"},
 		// Generated files: the retry writes the copy --check found stale.
 		machine.CodeGeneratedStale: {setup: func(t *testing.T) adWorld {
 			r := adRepo(t)

@@ -56,6 +56,7 @@ type CLI struct {
 	Trust    TrustCmd    `cmd:"" help:"Approve custody.toml's exact content, so its commands may run (--revoke withdraws it)."`
 	Recovery RecoverCmd  `cmd:"" name:"recovered" help:"List or prune what custody kept from removed trees (recovery refs, per-worktree config)."`
 	Archive  ArchiveCmd  `cmd:"" help:"Archive unpublished work, verify, list and restore archives."`
+	Migrate  MigrateCmd  `cmd:"" help:"Bring legacy worktrees into custody or retire them: discover, plan, dispose, apply, status."`
 	Relocate RelocateCmd `cmd:"" help:"Move an active worktree (by default into the managed root) under a relocation intent."`
 	Skill    SkillCmd    `cmd:"" help:"Print or write the agent skill (SKILL.md, agents/openai.yaml) generated from this command line."`
 	Complete CompleteCmd `cmd:"" name:"completion" help:"Print a shell completion script (bash, zsh or fish)."`

@@ -394,6 +394,20 @@ func rtCases() []rtCase {
 				r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = 'true'\ndestroy = 'true'\n")
 				return at(r, "fix")
 			}},
+		{cmd: "migrate discover", name: "scan_limit", exit: 1, code: "discovery-incomplete",
+			setup: initialized("--scan-limit", "1")},
+		{cmd: "migrate plan", name: "scan_limit", exit: 1, code: "discovery-incomplete",
+			setup: initialized("-o", "migrate.json", "--scan-limit", "1")},
+		{cmd: "migrate dispose", name: "unknown_candidate", exit: 1, code: "migrate-not-candidate",
+			setup: initialized("nosuch", "--approve", "--digest", "sha256:00")},
+		{cmd: "migrate apply", name: "garbage", exit: 1, code: "plan-invalid",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtRepo(t, fixtures.Options{})
+				r.WriteFile(r.Root, "garbage.json", "not a migrate plan\n")
+				return at(r, filepath.Join(r.Root, "garbage.json"))
+			}},
+		{cmd: "migrate status", name: "not_initialized", exit: 1, code: "not-initialized",
+			setup: uninitialized},
 		{cmd: "relocate", name: "dirty", exit: 3, code: "untracked-files",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := rtRepo(t, fixtures.Options{})

@@ -106,5 +106,12 @@ func nextSteps() map[machine.Code]string {
 		machine.CodeArchiveUncommitted:      "custody archive restore ID DIR",
 		machine.CodeGeneratedStale:          "custody skill --out DIR",
 		machine.CodeResourcesFrozen:         "custody resource list (the tree stays where it is while its resources live)",
+		machine.CodeDiscoveryIncomplete:     "custody migrate discover --scan-limit N (a larger bound)",
+		machine.CodeMigrateChanged:          "custody migrate plan -o migrate.json (then review and dispose of the new audit)",
+		machine.CodeMigrateDigestMismatch:   "custody migrate status (dispose with the newest audit's digest)",
+		machine.CodeMigrateNotCandidate:     "custody migrate status",
+		machine.CodeDispositionNotAllowed:   "custody migrate dispose ID --approve --disposition D --digest SHA (one the audit permits)",
+		machine.CodeLandFailed:              "git push REMOTE COMMIT:REF (after settling the remote's review branch)",
+		machine.CodeMigrateNotApproved:      "custody migrate dispose ID --approve|--reject REASON --digest SHA",
 	}
 }

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+)
+
+// MigrateCmd groups the legacy migration commands.
+type MigrateCmd struct {
+	Discover MigrateDiscoverCmd `cmd:"" help:"Classify every worktree git registers and every directory beside the main checkout."`
+	Plan     MigratePlanCmd     `cmd:"" help:"Audit every candidate and propose a disposition; journal the audits; write the migrate plan."`
+	Dispose  MigrateDisposeCmd  `cmd:"" help:"Approve or reject one candidate's disposition, bound to its audit digest."`
+	Apply    MigrateApplyCmd    `cmd:"" help:"Carry out the approved dispositions of a migrate plan, re-auditing each candidate first."`
+	Status   MigrateStatusCmd   `cmd:"" help:"List pending, refused, retained and removed candidates."`
+}
+
+// MigrateDiscoverCmd classifies every place.
+type MigrateDiscoverCmd struct {
+	ScanLimit int `name:"scan-limit" default:"4096" help:"Read at most this many entries of the main checkout's parent; more is a refusal."`
+}
+
+// Help is the long help of migrate discover.
+func (MigrateDiscoverCmd) Help() string {
+	return `Lists every linked worktree git registers and every directory beside the main
+checkout, each classified from git's metadata and device+inode identity, never
+from its name: linked and missing (the candidates: their git common dir is this
+repository's), in-custody, unregistered (a .git naming this repository that git
+does not register), contradictory, independent-clone, other-repository,
+ordinary and symlink. Writes nothing.
+
+EXIT STATUS: 0 nothing to migrate, 1 error (an incomplete scan is one),
+3 candidates await migration.`
+}
+
+// Run classifies.
+func (c *MigrateDiscoverCmd) Run(a *App) error {
+	e, err := a.env(false)
+	if err != nil {
+		return err
+	}
+	d, err := steps.MigrateDiscover(a.Ctx, e, c.ScanLimit)
+	if err != nil {
+		return err
+	}
+	a.done(d, func(w io.Writer) {
+		fmt.Fprintf(w, "%d candidate(s) among %d place(s) (%d registered, %d scanned in %s)\n", d.Candidates, len(d.Places), d.Bounds.Registered, d.Bounds.Scanned, d.Bounds.ScanDir)
+		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		for _, p := range d.Places {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Class, p.Path, p.Reason)
+		}
+		tw.Flush()
+		if d.Candidates > 0 {
+			fmt.Fprintln(w, "next: custody migrate plan -o migrate.json")
+		}
+	})
+	return nil
+}
+
+// MigratePlanCmd audits every candidate.
+type MigratePlanCmd struct {
+	Out       string `short:"o" name:"out" placeholder:"FILE" required:"" help:"Write the migrate plan (custody.migrate-plan/1 JSON) to FILE."`
+	ScanLimit int    `name:"scan-limit" default:"4096" help:"Read at most this many entries of the main checkout's parent; more is a refusal."`
+}
+
+// Help is the long help of migrate plan.
+func (MigratePlanCmd) Help() string {
+	return `Audits every candidate migrate discover admits: registration and lock, branch
+or detached HEAD, commits no remote holds, proofs, index and tracked changes,
+untracked and ignored entries, stashes that name it, hidden state (per-worktree
+refs, operations, submodules), processes in it and its device+inode, and
+proposes a disposition: land (push HEAD for review), archive, adopt-and-relocate,
+retire (in place, on a fresh proof) or reject. Each audit has a digest; its
+observation and proposal are journaled. Nothing else is changed: only a person
+approves a disposition (custody migrate dispose).
+
+EXIT STATUS: 0 the plan was written, 1 error.`
+}
+
+// Run writes the plan.
+func (c *MigratePlanCmd) Run(a *App) error {
+	e, err := a.env(false)
+	if err != nil {
+		return err
+	}
+	p, err := steps.MigratePlan(a.Ctx, e, steps.MigrateOptions{ScanLimit: c.ScanLimit})
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode the migrate plan: %w", err)
+	}
+	path := a.path(c.Out)
+	if err := steps.WriteFile(path, append(b, '\n'), 0o600); err != nil {
+		return outputError(err, path, "custody migrate plan -o NEW-FILE")
+	}
+	a.done(p, func(w io.Writer) {
+		fmt.Fprintf(w, "%d candidate(s) audited; plan %s written to %s\n", len(p.Candidates), p.PlanID, c.Out)
+		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		for _, cd := range p.Candidates {
+			prop := string(cd.Proposal.Disposition)
+			if prop == "" {
+				prop = "(none)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cd.Audit.ID, prop, cd.Audit.Path, cd.Proposal.Reason)
+		}
+		tw.Flush()
+		for _, cd := range p.Candidates {
+			d := cd.Proposal.Disposition
+			if d == "" {
+				fmt.Fprintf(w, "to keep %s as it is: custody migrate dispose %s --reject REASON --digest %s\n", cd.Audit.ID, machine.QuoteArg(cd.Audit.ID), cd.Digest)
+				continue
+			}
+			fmt.Fprintf(w, "to approve %s: custody migrate dispose %s --approve --digest %s\n", cd.Audit.ID, machine.QuoteArg(cd.Audit.ID), cd.Digest)
+		}
+	})
+	return nil
+}
+
+// MigrateDisposeCmd records one person's disposition.
+type MigrateDisposeCmd struct {
+	ID          string `arg:"" help:"Candidate id (git's admin key of the worktree)."`
+	Approve     bool   `name:"approve" xor:"verdict" required:"" help:"Approve the proposed disposition (or the one --disposition names)."`
+	Reject      string `name:"reject" xor:"verdict" required:"" placeholder:"REASON" help:"Reject the candidate: keep it untouched, for this reason."`
+	Disposition string `name:"disposition" placeholder:"D" help:"With --approve: land, archive, adopt-and-relocate, retire or reject instead of the proposal."`
+	Digest      string `name:"digest" required:"" placeholder:"SHA" help:"The digest of the audit you reviewed (from the migrate plan)."`
+}
+
+// Help is the long help of migrate dispose.
+func (MigrateDisposeCmd) Help() string {
+	return `Records a person's disposition of one candidate, bound to the exact audit
+digest reviewed: --approve takes the proposal (or --disposition D, one the audit
+permits); --reject REASON keeps the tree untouched and settles it. A digest
+that is not the candidate's newest audit is refused: the candidate changed,
+and its new audit needs its own review.
+
+EXIT STATUS: 0 recorded, 1 error.`
+}
+
+// Run records the disposition.
+func (c *MigrateDisposeCmd) Run(a *App) error {
+	if !c.Approve && c.Disposition != "" {
+		return &usageError{errors.New("--disposition goes with --approve; --reject always keeps the tree untouched")}
+	}
+	d := machine.Disposition(c.Disposition)
+	if d != "" && !validDisposition(d) {
+		return &usageError{fmt.Errorf("--disposition %q: want one of %v", c.Disposition, machine.Dispositions())}
+	}
+	e, err := a.env(false)
+	if err != nil {
+		return err
+	}
+	res, err := steps.MigrateDispose(a.Ctx, e, c.ID, c.Approve, d, c.Reject, c.Digest)
+	if err != nil {
+		return err
+	}
+	a.done(res, func(w io.Writer) {
+		verb := "approved"
+		if !res.Approved {
+			verb = "rejected"
+		}
+		fmt.Fprintf(w, "%s %s: %s (audit %s)\nnext: custody migrate apply migrate.json\n", verb, res.ID, res.Disposition, res.Digest)
+	})
+	return nil
+}
+
+func validDisposition(d machine.Disposition) bool {
+	for _, x := range machine.Dispositions() {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
+// MigrateApplyCmd carries out approved dispositions.
+type MigrateApplyCmd struct {
+	Plan                    string   `arg:"" help:"The migrate plan file."`
+	Only                    []string `name:"only" placeholder:"ID" help:"Apply only these candidates."`
+	AllowExternalRetirement bool     `name:"allow-external-retirement" help:"Let retire and archive remove trees outside the managed root."`
+	Acknowledge             string   `name:"acknowledge-unrecoverable" placeholder:"COMMIT" help:"With one --only ID: end the record whose tree is gone and whose last commit is exactly COMMIT, lost (checked against git)."`
+	ScanLimit               int      `name:"scan-limit" default:"4096" help:"Read at most this many entries of the main checkout's parent; more is a refusal."`
+}
+
+// Help is the long help of migrate apply.
+func (MigrateApplyCmd) Help() string {
+	return `Carries out only approved dispositions, candidate by candidate: each is
+discovered and audited afresh and must equal the digest approved (a change is
+journaled as a new observation that needs a new disposition); the act is
+journaled before it starts and its outcome when it ends. retire and archive
+adopt the tree, finish it and remove it through custody's ordinary removal
+(intent, final observation, non-forced removal, verified absence); outside the
+managed root they need --allow-external-retirement. adopt-and-relocate adopts
+the tree and moves it into the managed root (custody relocate's relocation
+intent and non-forced git worktree move). Killed at any instant,
+running it again converges: nothing is removed twice.
+
+EXIT STATUS: 0 every candidate settled, 1 error, 3 something was refused or
+is pending.`
+}
+
+// Run applies the plan.
+func (c *MigrateApplyCmd) Run(a *App) error {
+	if c.Acknowledge != "" && len(c.Only) != 1 {
+		return &usageError{errors.New("--acknowledge-unrecoverable names exactly one candidate's commit: give exactly one --only ID")}
+	}
+	b, err := readPlanFile(a.path(c.Plan))
+	if err != nil {
+		return migratePlanInvalid(err, a.path(c.Plan))
+	}
+	plan, err := machine.ParseMigratePlan(b)
+	if err != nil {
+		return migratePlanInvalid(err, a.path(c.Plan))
+	}
+	e, err := a.mutatingEnv()
+	if err != nil {
+		return err
+	}
+	res, err := steps.MigrateApply(a.Ctx, e, plan, steps.MigrateOptions{Only: c.Only, AllowExternalRetirement: c.AllowExternalRetirement,
+		Acknowledge: c.Acknowledge, PlanFile: c.Plan, ScanLimit: c.ScanLimit})
+	if err != nil {
+		return err
+	}
+	a.done(res, func(w io.Writer) {
+		for _, it := range res.Items {
+			if it.Refusal != nil {
+				writeRefusal(w, fmt.Sprintf("%s %s", it.ID, it.Outcome), it.Refusal)
+				continue
+			}
+			fmt.Fprintf(w, "%s %s (%s)\n", it.ID, it.Outcome, it.Disposition)
+		}
+		if res.Interrupted != "" {
+			fmt.Fprintln(w, res.Interrupted)
+		}
+		fmt.Fprintln(w, "to see where every candidate stands: custody migrate status")
+	})
+	return nil
+}
+
+// MigrateStatusCmd lists where every candidate stands.
+type MigrateStatusCmd struct{}
+
+// Help is the long help of migrate status.
+func (MigrateStatusCmd) Help() string {
+	return `Replays the journal's migration events: every candidate is pending (no
+disposition for its newest audit, approved but not applied, or an act with no
+recorded outcome: an interrupted run), refused, retained (landed, rejected,
+adopted) or removed. Complete only when none is pending or refused.
+
+EXIT STATUS: 0 complete, 1 error, 3 something is pending or refused.`
+}
+
+// Run lists the standing.
+func (c *MigrateStatusCmd) Run(a *App) error {
+	e, err := a.env(false)
+	if err != nil {
+		return err
+	}
+	res, err := steps.MigrateStatus(a.Ctx, e)
+	if err != nil {
+		return err
+	}
+	a.done(res, func(w io.Writer) {
+		word := "incomplete"
+		if res.Complete {
+			word = "complete"
+		}
+		fmt.Fprintf(w, "migration %s: %d pending, %d refused, %d retained, %d removed\n", word,
+			res.Counts[machine.MigratePending], res.Counts[machine.MigrateRefused], res.Counts[machine.MigrateRetained], res.Counts[machine.MigrateRemoved])
+		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		for _, s := range res.Candidates {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, s.State, s.Path, s.Why)
+		}
+		tw.Flush()
+	})
+	return nil
+}
+
+// migratePlanInvalid is the refusal of a migrate plan file that cannot be
+// used: its retry makes a fresh one.
+func migratePlanInvalid(err error, path string) error {
+	if !errors.Is(err, machine.ErrPlanInvalid) {
+		return err
+	}
+	return &machine.Refusal{Code: machine.CodePlanInvalid, Path: path, Retry: "custody migrate plan -o migrate.json",
+		Message: err.Error() + "; nothing was done. Make a fresh migrate plan"}
+}

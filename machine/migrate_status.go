@@ -1,0 +1,160 @@
+package machine
+
+import "sort"
+
+// The journal events of a migration, in the order a candidate meets them.
+const (
+	// EventMigrateDiscovery lists every place one discovery classified.
+	EventMigrateDiscovery = "migrate-discovery"
+	// EventMigrateObservation is one candidate's audit (digest, proposal).
+	EventMigrateObservation = "migrate-observation"
+	// EventMigrateDisposition is a person's approval or rejection, bound
+	// to one audit digest.
+	EventMigrateDisposition = "migrate-disposition"
+	// EventMigrateAct is written before apply acts on a candidate.
+	EventMigrateAct = "migrate-act"
+	// EventMigrateOutcome is what the act ended with.
+	EventMigrateOutcome = "migrate-outcome"
+)
+
+// MigrateEvent is the detail of one migration journal event.
+type MigrateEvent struct {
+	Event       string      `json:"event"`
+	Candidate   string      `json:"candidate"`
+	Path        string      `json:"path,omitempty"`
+	Digest      string      `json:"digest"`
+	PlanID      string      `json:"plan_id,omitempty"`
+	Disposition Disposition `json:"disposition,omitempty"`
+	// Approved is true for an approval, false for a rejection
+	// (EventMigrateDisposition).
+	Approved bool   `json:"approved,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	// Proposal is the proposed disposition (EventMigrateObservation).
+	Proposal *MigrateProposal `json:"proposal,omitempty"`
+	Outcome  Outcome          `json:"outcome,omitempty"`
+	Code     Code             `json:"code,omitempty"`
+}
+
+// MigrateState is where a candidate stands in the migration.
+type MigrateState string
+
+// The states migrate status reports.
+const (
+	// MigratePending: a disposition is missing, or approved and not yet
+	// carried out, or an act began and no outcome was recorded.
+	MigratePending MigrateState = "pending"
+	// MigrateRefused: the last act was refused; re-running may settle it.
+	MigrateRefused MigrateState = "refused"
+	// MigrateRetained: settled with the tree kept (landed, rejected,
+	// adopted).
+	MigrateRetained MigrateState = "retained"
+	// MigrateRemoved: settled with the tree removed after its proof.
+	MigrateRemoved MigrateState = "removed"
+)
+
+// MigrateCandidateStatus is one candidate's standing.
+type MigrateCandidateStatus struct {
+	ID          string       `json:"id"`
+	Path        string       `json:"path"`
+	State       MigrateState `json:"state"`
+	Digest      string       `json:"digest"`
+	Disposition Disposition  `json:"disposition,omitempty"`
+	Outcome     Outcome      `json:"outcome,omitempty"`
+	Code        Code         `json:"code,omitempty"`
+	Why         string       `json:"why"`
+}
+
+// Migration outcomes that keep the tree.
+const (
+	OutcomeLanded   Outcome = "landed"
+	OutcomeRejected Outcome = "rejected"
+	OutcomeAdopted  Outcome = "adopted"
+)
+
+// FoldMigration replays a migration's events, in journal order, into
+// each candidate's standing, sorted by id. A candidate whose newest audit
+// has no disposition bound to its digest is pending, as is one whose act
+// has no outcome (a killed run): nothing short of a recorded outcome
+// counts as done.
+func FoldMigration(events []MigrateEvent) []MigrateCandidateStatus {
+	type acc struct {
+		st      MigrateCandidateStatus
+		digest  string
+		decided map[string]MigrateEvent
+		acting  bool
+		last    *MigrateEvent
+	}
+	by := map[string]*acc{}
+	get := func(id string) *acc {
+		a := by[id]
+		if a == nil {
+			a = &acc{decided: map[string]MigrateEvent{}}
+			a.st.ID = id
+			by[id] = a
+		}
+		return a
+	}
+	for _, ev := range events {
+		a := get(ev.Candidate)
+		if ev.Path != "" {
+			a.st.Path = ev.Path
+		}
+		switch ev.Event {
+		case EventMigrateObservation:
+			if ev.Digest != a.digest {
+				a.digest = ev.Digest
+				a.last = nil
+			}
+		case EventMigrateDisposition:
+			a.decided[ev.Digest] = ev
+		case EventMigrateAct:
+			a.acting = true
+			a.last = nil
+			if a.digest == "" {
+				a.digest = ev.Digest
+			}
+		case EventMigrateOutcome:
+			a.acting = false
+			e := ev
+			a.last = &e
+			a.digest = ev.Digest
+		}
+	}
+	out := make([]MigrateCandidateStatus, 0, len(by))
+	for _, a := range by {
+		st := a.st
+		st.Digest = a.digest
+		d, decided := a.decided[a.digest]
+		if decided {
+			st.Disposition = d.Disposition
+		}
+		switch {
+		case a.acting:
+			st.State, st.Why = MigratePending, "an act began and no outcome was recorded (interrupted): run migrate apply again"
+		case a.last != nil && a.last.Outcome == OutcomeRemoved:
+			st.State, st.Outcome, st.Why = MigrateRemoved, a.last.Outcome, "removed after its proof"
+		case a.last != nil && (a.last.Outcome == OutcomeLanded || a.last.Outcome == OutcomeRejected || a.last.Outcome == OutcomeAdopted || a.last.Outcome == OutcomeRelocated || a.last.Outcome == OutcomeAbandoned):
+			st.State, st.Outcome, st.Why = MigrateRetained, a.last.Outcome, "settled: "+string(a.last.Outcome)
+		case a.last != nil:
+			st.State, st.Outcome, st.Code = MigrateRefused, a.last.Outcome, a.last.Code
+			st.Why = "refused [" + string(a.last.Code) + "]: " + a.last.Reason + " (run migrate apply again once it is settled)"
+		case decided:
+			st.State, st.Why = MigratePending, "disposition "+string(d.Disposition)+" approved; not applied yet"
+		default:
+			st.State, st.Why = MigratePending, "needs a disposition: custody migrate dispose "+st.ID
+		}
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// MigrationComplete reports whether every candidate is settled.
+func MigrationComplete(st []MigrateCandidateStatus) bool {
+	for _, s := range st {
+		if s.State == MigratePending || s.State == MigrateRefused {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,300 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/safefile"
+)
+
+// DefaultScanLimit bounds how many entries of the main checkout's parent
+// migrate discover reads.
+const DefaultScanLimit = 4096
+
+// LegacyPlaces are the facts of every place one discovery read, and the
+// bounds it read them within. Complete is false when a bounded collection
+// was cut short.
+type LegacyPlaces struct {
+	Facts    []machine.LegacyFacts
+	Bounds   machine.MigrateBounds
+	Complete bool
+}
+
+// DiscoverLegacy reads every linked worktree git registers (inv) and every
+// directory entry of the main checkout's parent, at most limit of them,
+// into facts: registration, the filesystem's view, what .git is and which
+// common dir it resolves to, compared with this repository's by device and
+// inode. live maps a live record's path and admin key to its id. The main
+// checkout itself is not a place. Nothing is written, and nothing of
+// another repository is run but a read of its HEAD.
+func DiscoverLegacy(ctx context.Context, g *Git, repo Repo, inv Inventory, live map[string]string, limit int) (LegacyPlaces, error) {
+	if limit <= 0 {
+		limit = DefaultScanLimit
+	}
+	common, err := IdentityOf(repo.CommonDir)
+	if err != nil {
+		return LegacyPlaces{}, fmt.Errorf("identify the repository's common dir: %w", err)
+	}
+	mainID, err := IdentityOf(repo.MainCheckout)
+	if err != nil {
+		return LegacyPlaces{}, fmt.Errorf("identify the main checkout: %w", err)
+	}
+	parent := filepath.Dir(repo.MainCheckout)
+	out := LegacyPlaces{Bounds: machine.MigrateBounds{ScanDir: parent, ScanLimit: limit}, Complete: true}
+	byPath := map[string]int{}
+	add := func(f machine.LegacyFacts) {
+		byPath[f.Path] = len(out.Facts)
+		out.Facts = append(out.Facts, f)
+	}
+	for i, ent := range inv.Entries {
+		if i == 0 || ent.Bare {
+			continue
+		}
+		out.Bounds.Registered++
+		p := filepath.Clean(ent.Path)
+		f := placeFacts(ctx, g, repo, common, p)
+		f.Registered, f.Prunable = true, ent.Prunable
+		f.AdminKey = AdminKeyOf(repo, p)
+		if f.AdminKey == "" && f.PathState == machine.PathAbsent {
+			f.AdminKey = AdminKeyNaming(repo, p)
+		}
+		if id, ok := live[p]; ok {
+			f.Record = id
+		} else if id, ok := live["key:"+f.AdminKey]; ok && f.AdminKey != "" {
+			f.Record = id
+		}
+		add(f)
+	}
+	names, complete, err := readNames(parent, limit)
+	if err != nil {
+		return LegacyPlaces{}, fmt.Errorf("scan %s: %w", parent, err)
+	}
+	out.Complete = complete
+	out.Bounds.Scanned = len(names)
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return LegacyPlaces{}, err
+		}
+		p := filepath.Join(parent, name)
+		if i, ok := byPath[p]; ok {
+			out.Facts[i].Scanned = true
+			continue
+		}
+		fi, err := os.Lstat(p)
+		if err == nil && fi.Mode().IsRegular() {
+			continue // a file is no place a tree could be
+		}
+		if id, err := IdentityOf(p); err == nil && id == mainID && (fi == nil || fi.Mode()&fs.ModeSymlink == 0) {
+			continue
+		}
+		f := placeFacts(ctx, g, repo, common, p)
+		f.Scanned = true
+		if id, ok := live[p]; ok {
+			f.Record = id
+		}
+		add(f)
+	}
+	sort.SliceStable(out.Facts, func(i, j int) bool { return out.Facts[i].Path < out.Facts[j].Path })
+	return out, nil
+}
+
+// readNames reads at most limit names of dir, sorted; complete is false
+// when dir holds more.
+func readNames(dir string, limit int) ([]string, bool, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(limit + 1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, false, err
+	}
+	complete := len(names) <= limit
+	if !complete {
+		names = names[:limit]
+	}
+	sort.Strings(names)
+	return names, complete, nil
+}
+
+// placeFacts reads what path is on disk and which repository its .git
+// belongs to.
+func placeFacts(ctx context.Context, g *Git, repo Repo, common Identity, path string) machine.LegacyFacts {
+	f := machine.LegacyFacts{Path: path, Git: machine.GitNone}
+	pi := Lstat(path)
+	f.PathState, f.IsDir, f.IsSymlink = pi.State, pi.IsDir, pi.IsSymlink
+	if pi.State != machine.PathPresent || pi.IsSymlink || !pi.IsDir {
+		return f
+	}
+	dotgit := filepath.Join(path, ".git")
+	gi := Lstat(dotgit)
+	switch {
+	case gi.State == machine.PathAbsent && bareLayout(path):
+		// A bare repository: the directory is its own git dir.
+		f.Git = machine.GitDir
+		id, err := IdentityOf(path)
+		f.CommonKnown = err == nil
+		f.SameCommon = err == nil && id == common
+		if !f.SameCommon {
+			f.SharesHistory = sharesHistory(ctx, g, repo, path)
+		}
+		return f
+	case gi.State == machine.PathAbsent:
+		return f
+	case gi.State != machine.PathPresent || gi.IsSymlink:
+		f.Git, f.GitError = machine.GitUnreadable, fmt.Sprintf("%s is %s", dotgit, map[bool]string{true: "a symlink", false: "unobservable: " + gi.Err}[gi.IsSymlink])
+		return f
+	case gi.IsDir:
+		f.Git = machine.GitDir
+		id, err := IdentityOf(dotgit)
+		f.CommonKnown = err == nil
+		f.SameCommon = err == nil && id == common
+		if !f.SameCommon {
+			f.SharesHistory = sharesHistory(ctx, g, repo, dotgit)
+		}
+		return f
+	}
+	f.Git = machine.GitFile
+	b, err := safefile.Read(dotgit, smallFileLimit)
+	if err != nil {
+		f.Git, f.GitError = machine.GitUnreadable, err.Error()
+		return f
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok {
+		f.Git, f.GitError = machine.GitUnreadable, dotgit+" holds no gitdir line"
+		return f
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(path, dir)
+	}
+	cd := dir
+	if c, err := safefile.Read(filepath.Join(dir, "commondir"), smallFileLimit); err == nil {
+		cd = strings.TrimSpace(string(c))
+		if !filepath.IsAbs(cd) {
+			cd = filepath.Join(dir, cd)
+		}
+	}
+	id, err := IdentityOf(cd)
+	if err != nil && filepath.Base(filepath.Dir(dir)) == "worktrees" {
+		// The admin entry is gone: the .git file still names the common
+		// dir that held it, <common>/worktrees/<key> (a missing
+		// registration).
+		id, err = IdentityOf(filepath.Dir(filepath.Dir(dir)))
+	}
+	f.CommonKnown = err == nil
+	f.SameCommon = err == nil && id == common
+	return f
+}
+
+// sharesHistory reports whether the independent repository at gitDir has a
+// HEAD commit this repository also holds.
+func sharesHistory(ctx context.Context, g *Git, repo Repo, gitDir string) bool {
+	out, err := g.Observe(ctx, repo.MainCheckout, "--git-dir="+gitDir, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+	if err != nil {
+		return false
+	}
+	oid := strings.TrimSpace(string(out))
+	if !machine.IsFullCommit(oid) {
+		return false
+	}
+	_, err = g.Observe(ctx, repo.MainCheckout, "cat-file", "-e", oid+"^{commit}")
+	return err == nil
+}
+
+// AdminKeyNaming returns the admin entry of repo whose gitdir file names
+// path/.git, "" when none does or the entries cannot be read. It finds
+// the key of a registered tree whose directory is gone (no .git file is
+// left to name it).
+func AdminKeyNaming(repo Repo, path string) string {
+	dir := filepath.Join(repo.CommonDir, "worktrees")
+	names, _, err := readNames(dir, DefaultScanLimit)
+	if err != nil {
+		return ""
+	}
+	want := filepath.Join(path, ".git")
+	found := ""
+	for _, n := range names {
+		b, err := safefile.Read(filepath.Join(dir, n, "gitdir"), smallFileLimit)
+		if err != nil || filepath.Clean(strings.TrimSpace(string(b))) != want {
+			continue
+		}
+		if found != "" {
+			return "" // two entries name it: not exact
+		}
+		found = n
+	}
+	return found
+}
+
+// Stash is one entry of refs/stash's reflog.
+type Stash struct {
+	Commit  string
+	Parent  string
+	Subject string
+}
+
+// StashLimit bounds how many stash entries one read lists.
+const StashLimit = 1000
+
+// Stashes lists the stash entries (newest first), at most StashLimit;
+// complete is false when there are more.
+func Stashes(ctx context.Context, g *Git, repo Repo) ([]Stash, bool, error) {
+	if _, err := g.Observe(ctx, repo.MainCheckout, "rev-parse", "--verify", "-q", "refs/stash"); err != nil {
+		return nil, true, nil // no stash at all
+	}
+	out, err := g.Observe(ctx, repo.MainCheckout, "log", "-g", fmt.Sprintf("--max-count=%d", StashLimit+1), "--format=%H%x00%P%x00%gs", "refs/stash", "--")
+	if err != nil {
+		return nil, false, fmt.Errorf("list the stashes: %w", err)
+	}
+	var list []Stash
+	for _, line := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		parts := strings.SplitN(line, "\x00", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		parent, _, _ := strings.Cut(parts[1], " ")
+		list = append(list, Stash{Commit: parts[0], Parent: parent, Subject: parts[2]})
+	}
+	if len(list) > StashLimit {
+		return list[:StashLimit], false, nil
+	}
+	return list, true, nil
+}
+
+// Unpushed counts the commits head has that none of tips holds, at most
+// bound+1.
+func Unpushed(ctx context.Context, g *Git, repo Repo, head string, tips []string, bound int) (int, error) {
+	var in strings.Builder
+	in.WriteString(head + "\n")
+	for _, t := range tips {
+		in.WriteString("^" + t + "\n")
+	}
+	out, err := g.ObserveInput(ctx, repo.MainCheckout, []byte(in.String()), "rev-list", "--count", fmt.Sprintf("--max-count=%d", bound+1), "--stdin")
+	if err != nil {
+		return 0, fmt.Errorf("count the unpushed commits of %s: %w", head, err)
+	}
+	var n int
+	if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "%d", &n); err != nil {
+		return 0, fmt.Errorf("count the unpushed commits of %s: %q", head, out)
+	}
+	return n, nil
+}
+
+// bareLayout says dir looks like a bare repository: a HEAD file and
+// objects and refs directories.
+func bareLayout(dir string) bool {
+	h := Lstat(filepath.Join(dir, "HEAD"))
+	o := Lstat(filepath.Join(dir, "objects"))
+	r := Lstat(filepath.Join(dir, "refs"))
+	return h.State == machine.PathPresent && !h.IsDir && !h.IsSymlink && o.IsDir && !o.IsSymlink && r.IsDir && !r.IsSymlink
+}
