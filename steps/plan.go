@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"sync"
 
 	"github.com/custody-sh/custody/machine"
@@ -17,6 +16,25 @@ import (
 // every remote. Tombstoned records are not read (the store's live index),
 // except to keep a foreign tree's item id from taking one's id.
 func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
+	return PlanWith(ctx, e, PlanOptions{})
+}
+
+// PlanOptions tune how Plan does its work, never what it decides: every
+// setting gives the same plan, byte for byte.
+type PlanOptions struct {
+	// Workers bounds how many trees are observed at once; zero or less
+	// means one per processor (runtime.GOMAXPROCS), at least one.
+	Workers int
+}
+
+// PlanWith is Plan with opt. The trees are observed on a bounded pool of
+// workers, each writing only its own tree's item, so the items keep the
+// order of the store's records whatever order the observations end in;
+// what the trees share (the inventory, the remote view, the known
+// ancestors, the scope, the Git) is only read, and progress is reported
+// under a lock. A cancelled ctx starts no further observation and returns
+// its error.
+func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error) {
 	repoID, err := e.Store.RepositoryID()
 	if err != nil {
 		return machine.Plan{}, err
@@ -72,33 +90,19 @@ func Plan(ctx context.Context, e *Env) (machine.Plan, error) {
 			}
 		}
 		scope.Ancestors = knownAncestors(ctx, e, view, heads)
-		workers := min(len(observeIdx), max(4, 2*runtime.GOMAXPROCS(0)))
-		next := make(chan int)
-		var wg sync.WaitGroup
 		var mu sync.Mutex
 		done := 0
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := range next {
-					r := live[i]
-					obs := observe.Worktree(ctx, e.Git, e.Repo, inv, r, scope)
-					obs.Lease = leases[r.ID]
-					items[i] = item(r, obs, e.assess(ctx, r, obs, view, now), true)
-					mu.Lock()
-					done++
-					e.progress(done, len(observeIdx), r.ID)
-					mu.Unlock()
-				}
-			}()
-		}
-		for _, i := range observeIdx {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-		if err := ctx.Err(); err != nil {
+		err = eachBounded(ctx, planWorkers(opt.Workers), observeIdx, func(i int) {
+			r := live[i]
+			obs := observe.Worktree(ctx, e.Git, e.Repo, inv, r, scope)
+			obs.Lease = leases[r.ID]
+			items[i] = item(r, obs, e.assess(ctx, r, obs, view, now), true)
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			e.progress(done, len(observeIdx), r.ID)
+		})
+		if err != nil {
 			return machine.Plan{}, err
 		}
 		// The content hash cache of trees git no longer has goes: derived
