@@ -116,9 +116,16 @@ func WalkContent(root string, format ObjectFormat, prune, reported map[string]bo
 // walkContent is WalkContent taking regular files' blob ids from hashes
 // (a tree's content hash cache) when set.
 func walkContent(root string, format ObjectFormat, prune, reported map[string]bool, hashes *treeHashes) []machine.DiskEntry {
-	w := contentWalk{format: format, prune: prune, reported: reported, hashes: hashes}
+	return walkContentNested(root, format, prune, reported, hashes, nil)
+}
+
+// walkContentNested is walkContent also finding, when nested is set, every
+// nested .git on the way (nestedScan), pruned directories included.
+func walkContentNested(root string, format ObjectFormat, prune, reported map[string]bool, hashes *treeHashes, nested *nestedScan) []machine.DiskEntry {
+	w := contentWalk{format: format, prune: prune, reported: reported, hashes: hashes, nested: nested}
 	fi, err := os.Lstat(root)
 	if err != nil {
+		nested.unreadable(root, err)
 		return []machine.DiskEntry{{Path: ".", Kind: machine.EntryDir, Err: err.Error()}}
 	}
 	if !fi.IsDir() {
@@ -137,7 +144,9 @@ type contentWalk struct {
 	format          ObjectFormat
 	prune, reported map[string]bool
 	hashes          *treeHashes
-	out             []machine.DiskEntry
+	// nested, when set, collects the nested .git entries (nestedScan).
+	nested *nestedScan
+	out    []machine.DiskEntry
 }
 
 // dir lists the directory at abs (rel below the root, "" for the root).
@@ -145,6 +154,7 @@ type contentWalk struct {
 func (w *contentWalk) dir(abs, rel string) {
 	ents, err := os.ReadDir(abs)
 	if err != nil {
+		w.nested.unreadable(abs, err)
 		if rel == "" {
 			w.out = append(w.out, machine.DiskEntry{Path: ".", Kind: machine.EntryDir, Err: err.Error()})
 		} else {
@@ -164,6 +174,14 @@ func (w *contentWalk) dir(abs, rel string) {
 		} else if name == ".git" {
 			continue // the tree's own .git, file or directory
 		}
+		if name == ".git" && w.nested.found(abs, d) {
+			// nestedGit does not look inside a .git directory.
+			n := w.nested
+			w.nested = nil
+			w.entry(p, r, d)
+			w.nested = n
+			continue
+		}
 		w.entry(p, r, d)
 	}
 }
@@ -174,6 +192,9 @@ func (w *contentWalk) entry(abs, rel string, d fs.DirEntry) {
 	e := machine.DiskEntry{Path: rel}
 	info, err := d.Info()
 	if err != nil {
+		if d.IsDir() {
+			w.nested.walk(abs)
+		}
 		e.Kind, e.Err = machine.EntryOther, err.Error()
 		w.out = append(w.out, e)
 		return
@@ -184,6 +205,8 @@ func (w *contentWalk) entry(abs, rel string, d fs.DirEntry) {
 		w.out = append(w.out, e)
 		if !w.prune[rel] {
 			w.dir(abs, rel)
+		} else {
+			w.nested.walk(abs)
 		}
 		return
 	case m&fs.ModeSymlink != 0:
@@ -241,6 +264,12 @@ func Content(dir string, st machine.Status, envOwn, hidden bool, ents []IndexEnt
 // when the file's lstat identity matches an entry exactly, and writing
 // the entries the walk may cache back (HashCache).
 func ContentCached(dir string, cache *HashCache, key string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns) ([]machine.Unaccounted, []machine.DiscardedDir) {
+	return contentCached(dir, cache, key, st, envOwn, hidden, ents, lsErr, disposable, nil)
+}
+
+// contentCached is ContentCached collecting, when nested is set, the
+// nested .git entries its walk passes (nestedScan).
+func contentCached(dir string, cache *HashCache, key string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns, nested *nestedScan) ([]machine.Unaccounted, []machine.DiscardedDir) {
 	if lsErr != nil {
 		return []machine.Unaccounted{{Code: machine.CodeContentUnreadable, Path: ".", Detail: "the index could not be read: " + lsErr.Error()}}, nil
 	}
@@ -278,7 +307,7 @@ func ContentCached(dir string, cache *HashCache, key string, st machine.Status, 
 	if cache != nil {
 		hashes = cache.tree(key, dir, format)
 	}
-	disk := walkContent(dir, format, prune, reported, hashes)
+	disk := walkContentNested(dir, format, prune, reported, hashes, nested)
 	hashes.save()
 	return machine.AccountContent(disk, tracked, skip), discarded
 }

@@ -65,6 +65,12 @@ func readIndex(ctx context.Context, g *Git, repo Repo, path, adminKey string) ([
 // hiddenState is HiddenState over an index already read (ents, or the
 // error reading it).
 func hiddenState(ctx context.Context, g *Git, repo Repo, path, adminKey string, st machine.Status, ents []IndexEntry, err error) []machine.Hidden {
+	return hiddenStateWith(ctx, g, repo, path, adminKey, st, ents, err, nestedGit)
+}
+
+// hiddenStateWith is hiddenState taking the nested .git entries from
+// nested (nestedGit, or what a walk of the tree already found).
+func hiddenStateWith(ctx context.Context, g *Git, repo Repo, path, adminKey string, st machine.Status, ents []IndexEntry, err error, nested func(root string, gitlinks []string) []machine.Hidden) []machine.Hidden {
 	var hs []machine.Hidden
 	add := func(code machine.Code, p, detail string) {
 		hs = append(hs, machine.Hidden{Code: code, Path: p, Detail: detail})
@@ -124,7 +130,7 @@ func hiddenState(ctx context.Context, g *Git, repo Repo, path, adminKey string, 
 			add(machine.CodeObservationFailed, root, err.Error())
 		}
 	}
-	hs = append(hs, nestedGit(path, gitlinks)...)
+	hs = append(hs, nested(path, gitlinks)...)
 	for _, sub := range gitlinks {
 		hs = append(hs, submodule(ctx, g, filepath.Join(path, sub), st)...)
 	}
@@ -143,31 +149,7 @@ func hiddenState(ctx context.Context, g *Git, repo Repo, path, adminKey string, 
 // of registered submodules (which submodule checks). An unreadable
 // directory is reported as observation-failed.
 func nestedGit(root string, gitlinks []string) []machine.Hidden {
-	subs := map[string]bool{}
-	for _, s := range gitlinks {
-		subs[filepath.Join(root, s)] = true
-	}
-	var hs []machine.Hidden
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			hs = append(hs, machine.Hidden{Code: machine.CodeObservationFailed, Path: p, Detail: "cannot be read: " + err.Error()})
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.Name() != ".git" || p == filepath.Join(root, ".git") {
-			return nil
-		}
-		if !subs[filepath.Dir(p)] {
-			hs = append(hs, machine.Hidden{Code: machine.CodeNestedGit, Path: p, Detail: "a nested repository may hold commits no remote has"})
-		}
-		if d.IsDir() {
-			return fs.SkipDir
-		}
-		return nil
-	})
-	return hs
+	return newNestedScan(root, gitlinks).scan()
 }
 
 // submodule checks one checked-out submodule: changes (its own full status)

@@ -124,9 +124,14 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	}
 	if scope.Status && o.StatusErr == "" {
 		ents, lsErr := readIndex(ctx, g, repo, rec.Path, o.AdminKey)
-		o.Content, o.Discarded = ContentCached(rec.Path, scope.Hashes, o.AdminKey, o.Status, o.EnvOwn, scope.Hidden, ents, lsErr, scope.Disposable)
-		if scope.Hidden {
-			o.Hidden = append(o.Hidden, hiddenState(ctx, g, repo, rec.Path, o.AdminKey, o.Status, ents, lsErr)...)
+		if !scope.Hidden {
+			o.Content, o.Discarded = ContentCached(rec.Path, scope.Hashes, o.AdminKey, o.Status, o.EnvOwn, false, ents, lsErr, scope.Disposable)
+		} else {
+			// One walk of the tree serves content accounting and the
+			// nested .git search of the hidden-state check.
+			var nested func(string, []string) []machine.Hidden
+			o.Content, o.Discarded, nested = contentAndNested(rec.Path, scope.Hashes, o.AdminKey, o.Status, o.EnvOwn, ents, lsErr, scope.Disposable)
+			o.Hidden = append(o.Hidden, hiddenStateWith(ctx, g, repo, rec.Path, o.AdminKey, o.Status, ents, lsErr, nested)...)
 		}
 	}
 	if scope.Procs != nil {
