@@ -81,9 +81,9 @@ func hiddenStateWith(ctx context.Context, g *Git, repo Repo, path, adminKey stri
 	}
 	var gitlinks []string
 	for _, e := range ents {
-		full := filepath.Join(path, e.Path)
 		switch {
 		case e.SkipWorktree():
+			full := filepath.Join(path, e.Path)
 			switch pi := Lstat(full); {
 			case pi.State == machine.PathAbsent && !changed[e.Path]:
 				// Outside the sparse cone and equal to HEAD: not a hazard.
@@ -93,7 +93,7 @@ func hiddenStateWith(ctx context.Context, g *Git, repo Repo, path, adminKey stri
 				add(machine.CodeSkipWorktree, full, "index entry marked skip-worktree: its working copy is not checked")
 			}
 		case e.AssumeUnchanged():
-			add(machine.CodeAssumeUnchanged, full, "index entry marked assume-unchanged: changes to it are invisible to git status")
+			add(machine.CodeAssumeUnchanged, filepath.Join(path, e.Path), "index entry marked assume-unchanged: changes to it are invisible to git status")
 		}
 		if e.Gitlink() && e.Stage == 0 {
 			gitlinks = append(gitlinks, e.Path)
