@@ -90,13 +90,14 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 			}
 		}
 		scope.Ancestors = knownAncestors(ctx, e, view, heads)
+		archived := archivedRecords(e)
 		var mu sync.Mutex
 		done := 0
 		err = eachBounded(ctx, planWorkers(opt.Workers), observeIdx, func(i int) {
 			r := live[i]
 			obs := observe.Worktree(ctx, e.Git, e.Repo, inv, r, scope)
 			obs.Lease = leases[r.ID]
-			items[i] = item(r, obs, e.assess(ctx, r, obs, view, now), true)
+			items[i] = item(r, obs, e.assessKnowing(ctx, archived, r, obs, view, now), true)
 			mu.Lock()
 			defer mu.Unlock()
 			done++
