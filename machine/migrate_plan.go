@@ -1,13 +1,7 @@
 package machine
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"time"
 )
 
@@ -69,29 +63,16 @@ func SealMigratePlan(p MigratePlan) MigratePlan {
 
 func migratePlanID(p MigratePlan) string {
 	p.PlanID = ""
-	b, err := json.Marshal(p)
-	if err != nil {
-		panic("machine: migrate plan does not marshal: " + err.Error())
-	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return bodyDigest(p, "migrate plan")
 }
 
 // ParseMigratePlan reads a migrate plan strictly: known fields only, the
 // right format, a plan_id equal to its body's digest, unique candidates
 // each with the digest of its audit. Failures wrap ErrPlanInvalid.
 func ParseMigratePlan(b []byte) (MigratePlan, error) {
-	var p MigratePlan
-	if len(b) > MaxPlanBytes {
-		return p, fmt.Errorf("%w: %d bytes is larger than the %d a plan may have", ErrPlanInvalid, len(b), MaxPlanBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return MigratePlan{}, fmt.Errorf("%w: not a custody migrate plan (%v)", ErrPlanInvalid, err)
-	}
-	if err := dec.Decode(new(json.RawMessage)); !errors.Is(err, io.EOF) {
-		return MigratePlan{}, fmt.Errorf("%w: trailing data after the migrate plan", ErrPlanInvalid)
+	p, err := decodeStrict[MigratePlan](b, "migrate plan")
+	if err != nil {
+		return MigratePlan{}, err
 	}
 	if p.Format != MigratePlanFormat {
 		return MigratePlan{}, fmt.Errorf("%w: format %q, want %q", ErrPlanInvalid, p.Format, MigratePlanFormat)

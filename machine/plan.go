@@ -1,13 +1,8 @@
 package machine
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 )
 
@@ -89,12 +84,7 @@ func Seal(p Plan) Plan {
 
 func planID(p Plan) string {
 	p.PlanID = ""
-	b, err := json.Marshal(p)
-	if err != nil {
-		panic("machine: plan does not marshal: " + err.Error())
-	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return bodyDigest(p, "plan")
 }
 
 // ParsePlan reads a plan file strictly: known fields only, the right format,
@@ -102,17 +92,9 @@ func planID(p Plan) string {
 // unique item ids, known actions, and a fingerprint and proof on every
 // removal. Every failure wraps ErrPlanInvalid and names what is wrong.
 func ParsePlan(b []byte) (Plan, error) {
-	var p Plan
-	if len(b) > MaxPlanBytes {
-		return p, fmt.Errorf("%w: %d bytes is larger than the %d a plan may have", ErrPlanInvalid, len(b), MaxPlanBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return Plan{}, fmt.Errorf("%w: not a custody plan (%v)", ErrPlanInvalid, err)
-	}
-	if err := dec.Decode(new(json.RawMessage)); !errors.Is(err, io.EOF) {
-		return Plan{}, fmt.Errorf("%w: trailing data after the plan", ErrPlanInvalid)
+	p, err := decodeStrict[Plan](b, "plan")
+	if err != nil {
+		return Plan{}, err
 	}
 	if p.Format != PlanFormat {
 		return Plan{}, fmt.Errorf("%w: format %q, want %q", ErrPlanInvalid, p.Format, PlanFormat)
