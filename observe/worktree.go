@@ -91,6 +91,12 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	if b, err := safefile.Read(filepath.Join(repo.AdminDir(key), MarkerName), smallFileLimit); err == nil {
 		o.Marker = strings.TrimSpace(string(b))
 	}
+	if o.PathState == machine.PathAbsent && o.Marker != "" && o.Marker != rec.ID {
+		// The admin entry holds another record's marker: git gave the key
+		// of this gone tree to a tree custody recorded since. It is not
+		// this tree moved, and not this tree's entry.
+		o.MovedTo, o.AdminPresent = "", false
+	}
 	if rec.Branch != "" {
 		o.BranchTip = inv.Branches[rec.Branch]
 	}

@@ -79,6 +79,9 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 			return AdoptResult{NewResult: NewResult{ID: r.ID, Path: r.Path, Branch: r.Branch, Head: ent.Head, Port: r.Port},
 				Outcome: AdoptAlreadyDone}, nil
 		}
+		if r.Path != abs && keyReused(e, r, key) {
+			continue
+		}
 		if r.Path != abs {
 			return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody show " + r.ID,
 				Message: fmt.Sprintf("git's admin key %s of %s is held by record %s (%s) of the tree at %s; custody will not guess whether that tree moved here or is gone (if it is gone, finish %s and retire it with a plan, then adopt again)",
@@ -119,6 +122,20 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 		return AdoptResult{}, err
 	}
 	return AdoptResult{NewResult: NewResult{ID: id, Path: abs, Branch: rec.Branch, Head: ent.Head, Port: port}, Outcome: AdoptedOutcome}, nil
+}
+
+// keyReused reports whether git gave admin key key, which live record r
+// held, to another tree: r's tree is gone from its path and the admin entry
+// no longer holds r's ready marker (git makes a new entry, without it, when
+// it reuses a removed tree's key; git worktree move keeps the entry and the
+// marker in it). The new tree is then not r's, and adopting it changes
+// nothing of r, which plan settles as a tree that is gone.
+func keyReused(e *Env, r machine.Record, key string) bool {
+	if observe.Lstat(r.Path).State != machine.PathAbsent {
+		return false
+	}
+	m, err := observe.ReadMarker(e.Repo, key)
+	return err == nil && m != r.ID
 }
 
 // inCustody reports whether live record r still holds the tree whose admin

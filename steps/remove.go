@@ -356,13 +356,19 @@ func restoreDeletedRetry(path string) string {
 
 // dropAdminEntry removes exactly <common>/worktrees/<key> of a removed
 // worktree whose path is absent, and only when its gitdir file names the
-// record's path: never a repository-wide prune.
+// record's path: never a repository-wide prune. An entry holding another
+// record's ready marker is that record's and is left as it is.
 func dropAdminEntry(e *Env, rec machine.Record) error {
 	key := rec.AdminKey
 	if key == "" || key != filepath.Base(key) || key == "." || key == ".." {
 		return fmt.Errorf("refusing to drop admin entry %q of %s", key, rec.ID)
 	}
 	dir := e.Repo.AdminDir(key)
+	if m, err := observe.ReadMarker(e.Repo, key); err == nil && m != "" && m != rec.ID {
+		// git gave the key to a tree recorded since (its marker is there):
+		// the entry is that record's, and this one has none left to drop.
+		return nil
+	}
 	b, err := safefile.Read(filepath.Join(dir, "gitdir"), 64<<10)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("read %s: %w", dir, err)

@@ -382,3 +382,85 @@ func TestCodexSetupRequiredResourceFails(t *testing.T) {
 		t.Errorf("ledger after the retry (-want +got):\n%s", d)
 	}
 }
+
+// TestCodexSetupWhileTheEarlierRecordLives: the app removed its first tree
+// and made a second one under the same admin key while the first tree's
+// record is still live (nobody finished it). The second tree's setup adopts
+// it under a new id instead of being refused: the first tree is gone from
+// its path and the admin entry no longer holds its marker, so the second
+// tree is not the first one moved. The first record is then never taken
+// for a move into the second tree (whose advice would move the wrong
+// tree); plan settles it as gone, and the second tree stays untouched.
+func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
+	t.Parallel()
+	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	setup, cleanup := caIntegrate(t, w)
+	first := caAppTree(t, w, "1111", "")
+	key := filepath.Base(first)
+	for _, s := range []string{setup, cleanup} {
+		if sh := cxRun(t, w, first, s); sh.Code != 0 {
+			t.Fatalf("%q in the first tree:\n%s", s, sh)
+		}
+	}
+	w.r.Git("worktree", "remove", first)
+
+	second := caAppTree(t, w, "2222", "")
+	if got := strings.TrimSpace(w.r.GitIn(second, "rev-parse", "--git-dir")); filepath.Base(got) != key {
+		t.Fatalf("git gave the second tree admin entry %s, want the reused %s", got, key)
+	}
+	if sh := cxRun(t, w, second, setup); sh.Code != 0 {
+		t.Fatalf("setup in the second tree while the first record lives:\n%s", sh)
+	}
+	var id string
+	for _, r := range listRecords(t, w.r, false) {
+		if r.Path == second {
+			id = r.ID
+		}
+	}
+	if id == "" || id == key {
+		t.Fatalf("the second tree's record id is %q, want a new id beside %s", id, key)
+	}
+	if st := listRecord(t, w.r, key).State; st != machine.StateActive {
+		t.Fatalf("the first record is %s; adopting the second tree must leave it as it was", st)
+	}
+	// Setup again is already-done: the marker names the second record.
+	if sh := cxRun(t, w, second, setup); sh.Code != 0 || !strings.Contains(sh.Stdout, "already") {
+		t.Fatalf("setup again in the second tree:\n%s", sh)
+	}
+
+	// The first record, finished, is assessed as gone, never as moved.
+	mustCustody(t, w.r, 0, "finish", key)
+	plan, file := sfPlanNow(t, w.r, 0)
+	var first1 *machine.PlanItem
+	for i := range plan.Items {
+		if plan.Items[i].ID == key {
+			first1 = &plan.Items[i]
+		}
+	}
+	if first1 == nil {
+		t.Fatalf("no plan item for %s: %+v", key, plan.Items)
+	}
+	for _, r := range first1.Refusals {
+		if r.Code == machine.CodeMoved {
+			t.Fatalf("the first record is taken for a move into the second tree: %+v", r)
+		}
+	}
+	if first1.Action != machine.ActionRemove {
+		t.Fatalf("the first record (its commit is on origin) is %s, want settled: %+v", first1.Action, first1.Refusals)
+	}
+	if res := runBin(t, custodyBin, w.r, w.r.Dir, nil, "apply", "--allow-external-retirement", file); res.Code != 0 {
+		t.Fatalf("apply: %s", res)
+	}
+	if st := listRecord(t, w.r, key).State; st != machine.StateTombstoned {
+		t.Fatalf("the first record is %s, want tombstoned", st)
+	}
+	if fi, err := os.Stat(filepath.Join(second, ".git")); err != nil || fi.IsDir() {
+		t.Fatalf("the second tree was touched: %v", err)
+	}
+	if st := listRecord(t, w.r, id).State; st != machine.StateActive {
+		t.Fatalf("the second record is %s, want active", st)
+	}
+	if !w.exists(t, w.handle(id, "db")) {
+		t.Errorf("the second tree's resource is gone")
+	}
+}
