@@ -262,13 +262,7 @@ func TestCodexSetupAfterTheAppReusedAnAdminKey(t *testing.T) {
 	t.Parallel()
 	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
 	setup, cleanup := caIntegrate(t, w)
-	first := caAppTree(t, w, "1111", "")
-	key := filepath.Base(first)
-	for _, s := range []string{setup, cleanup} {
-		if sh := cxRun(t, w, first, s); sh.Code != 0 {
-			t.Fatalf("%q in the first tree:\n%s", s, sh)
-		}
-	}
+	first, key := caAppTreeUsed(t, w, setup, cleanup)
 	// The app removes the tree; a plan retires its record.
 	w.r.Git("worktree", "remove", first)
 	mustCustody(t, w.r, 0, "finish", key)
@@ -280,20 +274,12 @@ func TestCodexSetupAfterTheAppReusedAnAdminKey(t *testing.T) {
 		t.Fatalf("the first tree's record is %s, want tombstoned", st)
 	}
 
-	second := caAppTree(t, w, "2222", "")
-	if got := strings.TrimSpace(w.r.GitIn(second, "rev-parse", "--git-dir")); filepath.Base(got) != key {
-		t.Fatalf("git gave the second tree admin entry %s, want the reused %s", got, key)
-	}
+	second := caAppTreeReusing(t, w, key)
 	sh := cxRun(t, w, second, setup)
 	if sh.Code != 0 {
 		t.Fatalf("setup in the second tree:\n%s", sh)
 	}
-	var id string
-	for _, r := range listRecords(t, w.r, false) {
-		if r.Path == second {
-			id = r.ID
-		}
-	}
+	id := caRecordAt(t, w, second)
 	if id == "" || id == key || !strings.HasPrefix(id, key+"-") {
 		t.Fatalf("the second tree's record id is %q, want %s-<hex>", id, key)
 	}
@@ -395,28 +381,14 @@ func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
 	t.Parallel()
 	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
 	setup, cleanup := caIntegrate(t, w)
-	first := caAppTree(t, w, "1111", "")
-	key := filepath.Base(first)
-	for _, s := range []string{setup, cleanup} {
-		if sh := cxRun(t, w, first, s); sh.Code != 0 {
-			t.Fatalf("%q in the first tree:\n%s", s, sh)
-		}
-	}
+	first, key := caAppTreeUsed(t, w, setup, cleanup)
 	w.r.Git("worktree", "remove", first)
 
-	second := caAppTree(t, w, "2222", "")
-	if got := strings.TrimSpace(w.r.GitIn(second, "rev-parse", "--git-dir")); filepath.Base(got) != key {
-		t.Fatalf("git gave the second tree admin entry %s, want the reused %s", got, key)
-	}
+	second := caAppTreeReusing(t, w, key)
 	if sh := cxRun(t, w, second, setup); sh.Code != 0 {
 		t.Fatalf("setup in the second tree while the first record lives:\n%s", sh)
 	}
-	var id string
-	for _, r := range listRecords(t, w.r, false) {
-		if r.Path == second {
-			id = r.ID
-		}
-	}
+	id := caRecordAt(t, w, second)
 	if id == "" || id == key {
 		t.Fatalf("the second tree's record id is %q, want a new id beside %s", id, key)
 	}
@@ -463,4 +435,39 @@ func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
 	if !w.exists(t, w.handle(id, "db")) {
 		t.Errorf("the second tree's resource is gone")
 	}
+}
+
+// caAppTreeUsed is an app tree that ran the setup and cleanup scripts,
+// and its admin key.
+func caAppTreeUsed(t *testing.T, w *rtWorld, setup, cleanup string) (path, key string) {
+	t.Helper()
+	path = caAppTree(t, w, "1111", "")
+	for _, s := range []string{setup, cleanup} {
+		if sh := cxRun(t, w, path, s); sh.Code != 0 {
+			t.Fatalf("%q in the first tree:\n%s", s, sh)
+		}
+	}
+	return path, filepath.Base(path)
+}
+
+// caAppTreeReusing is the app's next tree, to which git gave admin key key
+// of a tree it removed.
+func caAppTreeReusing(t *testing.T, w *rtWorld, key string) string {
+	t.Helper()
+	second := caAppTree(t, w, "2222", "")
+	if got := strings.TrimSpace(w.r.GitIn(second, "rev-parse", "--git-dir")); filepath.Base(got) != key {
+		t.Fatalf("git gave the second tree admin entry %s, want the reused %s", got, key)
+	}
+	return second
+}
+
+// caRecordAt is the id of the live record of the tree at path ("" if none).
+func caRecordAt(t *testing.T, w *rtWorld, path string) string {
+	t.Helper()
+	for _, r := range listRecords(t, w.r, false) {
+		if r.Path == path {
+			return r.ID
+		}
+	}
+	return ""
 }
