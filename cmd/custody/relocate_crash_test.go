@@ -204,9 +204,7 @@ func TestRelocateDestinationAppears(t *testing.T) {
 	if out.Refusal == nil || out.Refusal.Code != machine.CodeRelocationFailed || !strings.Contains(out.Refusal.Message, "appeared after it was observed") {
 		t.Fatalf("want a relocation-failed refusal naming the destination that appeared, got %+v", out)
 	}
-	if rec := listRecord(t, s.r, s.id); rec.State != "active" || rec.Intent != nil || rec.Path != s.src {
-		t.Errorf("record %+v, want active at %s without an intent", rec, s.src)
-	}
+	rlActiveAt(t, s, s.src)
 	if d := s.snap.Diff(s.r.Snap(s.src)); d != "" {
 		t.Errorf("the tree changed:\n%s", d)
 	}
@@ -262,4 +260,13 @@ func TestRelocateDoctorStuck(t *testing.T) {
 			t.Errorf("resume of the stuck relocation: want exit 3, got\n%s", res)
 		}
 	})
+}
+
+// rlActiveAt checks that the scene's record is active at where, without an
+// intent: a relocation refused, stepped back or completed.
+func rlActiveAt(t *testing.T, s rlScene, where string) {
+	t.Helper()
+	if rec := listRecord(t, s.r, s.id); rec.State != "active" || rec.Intent != nil || rec.Path != where {
+		t.Errorf("record %+v, want active at %s without an intent", rec, where)
+	}
 }

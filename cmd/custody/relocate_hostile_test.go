@@ -33,9 +33,7 @@ func rhRefused(t *testing.T, s rlScene, res steps.RelocateResult, code machine.C
 	if res.Outcome != machine.OutcomeRefused || res.Refusal == nil || res.Refusal.Code != code {
 		t.Fatalf("want a %s refusal, got %+v", code, res)
 	}
-	if rec := listRecord(t, s.r, s.id); rec.State != "active" || rec.Intent != nil || rec.Path != s.src {
-		t.Errorf("record %+v, want active at %s without an intent", rec, s.src)
-	}
+	rlActiveAt(t, s, s.src)
 	if _, err := os.Lstat(s.dst); !os.IsNotExist(err) {
 		t.Errorf("a refused relocation left something at %s (lstat: %v)", s.dst, err)
 	}
@@ -215,9 +213,7 @@ func TestRelocateParentBecomesSymlink(t *testing.T) {
 	if out.Refusal == nil || out.Refusal.Code != machine.CodeRelocationFailed || !strings.Contains(out.Refusal.Message, "symlink") {
 		t.Fatalf("want a relocation-failed refusal naming the symlink, got %+v", out)
 	}
-	if rec := listRecord(t, s.r, s.id); rec.State != "active" || rec.Intent != nil || rec.Path != s.src {
-		t.Errorf("record %+v, want active at %s without an intent", rec, s.src)
-	}
+	rlActiveAt(t, s, s.src)
 	if ents, err := os.ReadDir(elsewhere); err != nil || len(ents) != 0 {
 		t.Errorf("the symlink's target holds %v (%v), want nothing", ents, err)
 	}
@@ -363,9 +359,7 @@ func TestRelocateHandMovedDuringKill(t *testing.T) {
 			if tc.want == machine.OutcomeSteppedBack {
 				where = s.src
 			}
-			if rec := listRecord(t, s.r, s.id); rec.State != "active" || rec.Intent != nil || rec.Path != where {
-				t.Errorf("record %+v, want active at %s without an intent", rec, where)
-			}
+			rlActiveAt(t, s, where)
 			if d := s.snap.Diff(s.r.Snap(where)); d != "" {
 				t.Errorf("the tree at %s differs from the tree before the move:\n%s", where, d)
 			}
@@ -393,9 +387,7 @@ func TestRelocateProcessEntersAfterCheck(t *testing.T) {
 	if out.Refusal == nil || out.Refusal.Code != machine.CodeRelocationFailed || !strings.Contains(out.Refusal.Message, "(sleep)") {
 		t.Fatalf("want a relocation-failed refusal naming the process, got %+v", out)
 	}
-	if rec := listRecord(t, s.r, s.id); rec.State != "active" || rec.Intent != nil || rec.Path != s.src {
-		t.Errorf("record %+v, want active at %s without an intent", rec, s.src)
-	}
+	rlActiveAt(t, s, s.src)
 	if _, err := os.Lstat(s.dst); !os.IsNotExist(err) {
 		t.Errorf("a move not made left something at %s (lstat: %v)", s.dst, err)
 	}
