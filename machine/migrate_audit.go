@@ -1,9 +1,6 @@
 package machine
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -74,14 +71,7 @@ type MigrateAudit struct {
 const UnpushedBound = 1000
 
 // Digest is the sha256 of the audit's canonical JSON.
-func (a MigrateAudit) Digest() string {
-	b, err := json.Marshal(a)
-	if err != nil {
-		panic("machine: migrate audit does not marshal: " + err.Error())
-	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+func (a MigrateAudit) Digest() string { return bodyDigest(a, "migrate audit") }
 
 // MigrateProposal is what custody proposes for one candidate. Only a
 // person approves it (or another of Allowed).
@@ -143,7 +133,7 @@ func Propose(a MigrateAudit) MigrateProposal {
 	case a.PathState == PathAbsent && a.Proof != nil:
 		return set(DispositionReject, "the tree is gone and its HEAD is published (%s); nothing is left to migrate", a.Proof.Kind)
 	case a.PathState == PathAbsent && a.Head != "":
-		return set(DispositionLand, "the tree is gone and its HEAD %s is on no advertised ref: push it for review", short(a.Head))
+		return set(DispositionLand, "the tree is gone and its HEAD %s is on no advertised ref: push it for review", shortID(a.Head))
 	case a.PathState != PathPresent:
 		return set("", "the tree is gone and its HEAD is unknown; nothing can be moved")
 	case a.Locked:
@@ -168,10 +158,3 @@ func Propose(a MigrateAudit) MigrateProposal {
 
 // Permits reports whether d is one of the proposal's allowed dispositions.
 func (p MigrateProposal) Permits(d Disposition) bool { return slices.Contains(p.Allowed, d) }
-
-func short(oid string) string {
-	if len(oid) > 12 {
-		return oid[:12]
-	}
-	return oid
-}
