@@ -12,6 +12,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/safefile"
+	"github.com/custody-sh/custody/steps"
 )
 
 // IntegrateClaudeCmd writes custody's Claude Code hooks.
@@ -104,8 +105,9 @@ func (c *IntegrateClaudeCmd) Run(a *App) error {
 	return nil
 }
 
-// writeSettings replaces path with b atomically: a temporary file beside
-// it, synced, then renamed over it.
+// writeSettings replaces path with b through custody's one durable write
+// (a temporary file beside it, synced, renamed over it, the directory
+// synced), in a directory that is not a symlink.
 func writeSettings(path string, b []byte, mode fs.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -114,26 +116,5 @@ func writeSettings(path string, b []byte, mode fs.FileMode) error {
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
-	f, err := os.CreateTemp(dir, ".settings.json.custody-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return steps.WriteFile(path, b, mode)
 }
