@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -130,12 +131,12 @@ func ParseArchiveManifest(dir string, b []byte) (ArchiveManifest, *Refusal) {
 		r := refuse(CodeArchiveInvalid, dir, "custody archive list", "%s/%s: %s", dir, ArchiveManifestName, fmt.Sprintf(format, args...))
 		return m, &r
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
 		return bad("not a manifest: %v", err)
 	}
-	if dec.More() {
+	if trailing(dec) {
 		return bad("trailing data after the manifest")
 	}
 	if m.Format != ArchiveFormat {

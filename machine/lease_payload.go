@@ -63,7 +63,7 @@ func ParseHookPayload(b []byte) (HookPayload, error) {
 	if err := dec.Decode(&w); err != nil {
 		return HookPayload{}, fmt.Errorf("the payload is not a JSON object of strings: %v", err)
 	}
-	if dec.More() {
+	if trailing(dec) {
 		return HookPayload{}, fmt.Errorf("the payload holds more than one JSON value")
 	}
 	first := func(vs ...*string) string {

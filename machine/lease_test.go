@@ -144,6 +144,8 @@ func TestParseHookPayload(t *testing.T) {
 		{"number session", `{"session_id":7}`, machine.HookPayload{}, "not a JSON object of strings"},
 		{"truncated", `{"session_id":"a"`, machine.HookPayload{}, "not a JSON object of strings"},
 		{"two values", `{} {}`, machine.HookPayload{}, "more than one JSON value"},
+		{"stray brace", `{"session_id":"a"}}`, machine.HookPayload{}, "more than one JSON value"},
+		{"stray bracket", `{"session_id":"a"}]`, machine.HookPayload{}, "more than one JSON value"},
 		{"too large", `{"x":"` + strings.Repeat("y", machine.MaxHookPayload) + `"}`, machine.HookPayload{}, "larger than"},
 	} {
 		got, err := machine.ParseHookPayload([]byte(c.in))

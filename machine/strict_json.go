@@ -24,7 +24,7 @@ func decodeStrict[T any](b []byte, what string) (T, error) {
 		var zero T
 		return zero, fmt.Errorf("%w: not a custody %s (%v)", ErrPlanInvalid, what, err)
 	}
-	if err := dec.Decode(new(json.RawMessage)); !errors.Is(err, io.EOF) {
+	if trailing(dec) {
 		var zero T
 		return zero, fmt.Errorf("%w: trailing data after the %s", ErrPlanInvalid, what)
 	}
@@ -40,4 +40,10 @@ func bodyDigest(v any, what string) string {
 	}
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// trailing reports whether dec holds anything after the value it decoded,
+// even what Decoder.More lets pass (a stray "}" or "]").
+func trailing(dec *json.Decoder) bool {
+	return !errors.Is(dec.Decode(new(json.RawMessage)), io.EOF)
 }
