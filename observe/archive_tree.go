@@ -304,11 +304,17 @@ func ExtractImage(r io.Reader, dir string) error {
 			return fmt.Errorf("image entry %q leaves %s", hdr.Name, dir)
 		}
 		dst := filepath.Join(dir, filepath.FromSlash(name))
+		if p := symlinkAbove(dir, dst); p != "" {
+			return fmt.Errorf("image entry %q lies below the symlink %s; a written file would leave %s", hdr.Name, p, dir)
+		}
 		mode := fs.FileMode(hdr.Mode).Perm()
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			if err := os.Mkdir(dst, 0o700); err != nil && !os.IsExist(err) {
 				return err
+			}
+			if fi, err := os.Lstat(dst); err != nil || !fi.IsDir() {
+				return fmt.Errorf("image entry %q is a directory, but %s is not one", hdr.Name, dst)
 			}
 			defer os.Chmod(dst, mode) // after its contents are written
 		case tar.TypeSymlink:
@@ -334,4 +340,22 @@ func ExtractImage(r io.Reader, dir string) error {
 			return fmt.Errorf("image entry %q has type %c, which no image holds", hdr.Name, hdr.Typeflag)
 		}
 	}
+}
+
+// symlinkAbove is the first directory between dir (exclusive) and dst
+// (exclusive) that is a symlink, or "": an image that made one and then
+// names an entry below it would write through it.
+func symlinkAbove(dir, dst string) string {
+	rel, err := filepath.Rel(dir, filepath.Dir(dst))
+	if err != nil || rel == "." {
+		return ""
+	}
+	p := dir
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return p
+		}
+	}
+	return ""
 }
