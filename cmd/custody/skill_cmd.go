@@ -87,16 +87,23 @@ func (c *SkillCmd) Run(a *App, k *kong.Context) error {
 			return outputError(err, p, "custody skill")
 		}
 	}
-	var res skillResult
-	var stale []string
+	// Every target is read and compared before any is written, so a file
+	// that cannot be read refuses with nothing written.
+	same := map[string]bool{}
 	for _, n := range names {
 		p := filepath.Join(dir, filepath.FromSlash(n))
 		got, err := os.ReadFile(p)
-		same := err == nil && bytes.Equal(got, []byte(files[n]))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: p, Retry: "custody skill",
 				Message: fmt.Sprintf("%s cannot be read (%v); nothing was written. Remove it or choose another --out", p, errors.Unwrap(err))}
 		}
+		same[n] = err == nil && bytes.Equal(got, []byte(files[n]))
+	}
+	var res skillResult
+	var stale []string
+	for _, n := range names {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		same := same[n]
 		switch {
 		case same && c.Check:
 			res.Files = append(res.Files, skillFile{Path: p, Outcome: "current"})
