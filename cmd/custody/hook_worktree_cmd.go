@@ -57,8 +57,16 @@ func (c *HookWorktreeCreateCmd) Run(a *App) error {
 	var lease error
 	if res.Interrupted == "" && machine.ValidSession(session) == nil {
 		req := machine.LeaseRequest{Op: machine.LeaseAcquire, Session: session, Now: e.Now().UTC(), Duration: c.Lease}
-		_, lease = e.Store.ChangeLease(store.LeaseChange{Path: res.Path, Key: res.ID, Request: req,
+		var lr store.LeaseResult
+		lr, lease = e.Store.ChangeLease(store.LeaseChange{Path: res.Path, Key: res.ID, Request: req,
 			Hook: "worktree-create", Agent: agent, Actor: hookActor(agent, session)})
+		switch {
+		case lease != nil:
+		case !lr.Found:
+			lease = fmt.Errorf("custody keeps no live record of %s", res.Path)
+		case lr.Decision.Refusal != nil:
+			lease = lr.Decision.Refusal
+		}
 	}
 	a.done(res, func(w io.Writer) {
 		if res.Interrupted != "" {
