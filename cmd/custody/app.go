@@ -202,16 +202,23 @@ func (a *App) done(result any, human func(w io.Writer)) {
 // --detailed-exitcode).
 func (a *App) exit(code int) { a.code = &code }
 
-// env builds the workflow environment: the repository identified exactly
-// and its store opened with the lock timeout. create makes the store if it
-// does not exist yet (mutating commands).
-func (a *App) env(create bool) (*steps.Env, error) {
+// git is the git custody runs for this command: every command line on
+// stderr with --debug, each remote bounded by --remote-timeout.
+func (a *App) git() *observe.Git {
 	var trace io.Writer
 	if a.Globals.Debug {
 		trace = a.Stderr
 	}
 	g := observe.NewGit(&observe.Runner{Trace: trace})
 	g.RemoteTimeout = a.Globals.RemoteTimeout
+	return g
+}
+
+// env builds the workflow environment: the repository identified exactly
+// and its store opened with the lock timeout. create makes the store if it
+// does not exist yet (mutating commands).
+func (a *App) env(create bool) (*steps.Env, error) {
+	g := a.git()
 	repo, err := observe.Discover(a.Ctx, g, a.Dir)
 	if err != nil {
 		return nil, err

@@ -211,13 +211,7 @@ func (a *App) optionalEnv() (*steps.Env, *observe.Git) {
 	if e, err := a.env(false); err == nil {
 		return e, e.Git
 	}
-	var trace io.Writer
-	if a.Globals.Debug {
-		trace = a.Stderr
-	}
-	g := observe.NewGit(&observe.Runner{Trace: trace})
-	g.RemoteTimeout = a.Globals.RemoteTimeout
-	return nil, g
+	return nil, a.git()
 }
 
 // finishArchiveResult is what `custody finish --archive` did: each

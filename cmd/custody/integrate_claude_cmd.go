@@ -52,11 +52,7 @@ func (r integrateResult) Pending() bool { return r.Refusal != nil }
 
 // Run merges the hooks.
 func (c *IntegrateClaudeCmd) Run(a *App) error {
-	var trace io.Writer
-	if a.Globals.Debug {
-		trace = a.Stderr
-	}
-	repo, err := observe.Discover(a.Ctx, observe.NewGit(&observe.Runner{Trace: trace}), a.Dir)
+	repo, err := observe.Discover(a.Ctx, a.git(), a.Dir)
 	if err != nil {
 		return err
 	}

@@ -40,11 +40,7 @@ written).`
 
 // Run integrates.
 func (c *IntegrateCodexCmd) Run(a *App) error {
-	var trace io.Writer
-	if a.Globals.Debug {
-		trace = a.Stderr
-	}
-	repo, err := observe.Discover(a.Ctx, observe.NewGit(&observe.Runner{Trace: trace}), a.Dir)
+	repo, err := observe.Discover(a.Ctx, a.git(), a.Dir)
 	if err != nil {
 		return err
 	}
