@@ -103,7 +103,7 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 	}
 	rec := machine.Record{ID: id, Kind: machine.KindWorktree, Origin: machine.OriginAdopted, Path: abs,
 		Branch: strings.TrimPrefix(ent.Branch, "refs/heads/"), BaseCommit: ent.Head, AdminKey: key, Port: port}
-	if err := WriteFile(filepath.Join(e.Repo.AdminDir(key), observe.MarkerName), []byte(id+"\n"), 0o600); err != nil {
+	if err := writeMarker(e.Repo, key, id); err != nil {
 		return AdoptResult{}, fmt.Errorf("write the ready marker of %s: %w", key, err)
 	}
 	obs, _, err := e.observe(ctx, rec, observe.Scope{})

@@ -175,7 +175,7 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 		return rec, nil, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
 			Message: fmt.Sprintf("git registered %s under admin key %q, not %q; the ready marker was not written", rec.Path, key, rec.ID)}
 	}
-	if err := writeMarker(e.Repo, rec.ID); err != nil {
+	if err := writeMarker(e.Repo, rec.ID, rec.ID); err != nil {
 		return rec, nil, fmt.Errorf("write the ready marker of %s: %w", rec.ID, err)
 	}
 	failpoint("new/after-marker")
@@ -255,10 +255,11 @@ func activate(ctx context.Context, e *Env, rec machine.Record) (machine.Record, 
 	return next, err
 }
 
-// writeMarker writes the ready marker, "<id>\n" in the worktree's git admin
-// directory, durably (WriteFile: temp file, fsync, rename, directory fsync).
-func writeMarker(repo observe.Repo, id string) error {
-	return WriteFile(filepath.Join(repo.AdminDir(id), observe.MarkerName), []byte(id+"\n"), 0o600)
+// writeMarker writes the ready marker, "<id>\n" in the git admin directory
+// key of the record id's worktree, durably (WriteFile: temp file, fsync,
+// rename, directory fsync).
+func writeMarker(repo observe.Repo, key, id string) error {
+	return WriteFile(filepath.Join(repo.AdminDir(key), observe.MarkerName), []byte(id+"\n"), 0o600)
 }
 
 // hookFailure says what git reported when it made the tree and then
