@@ -37,7 +37,25 @@ type TreeScan struct {
 	Files       []TreeFile
 	Nested      []string
 	EmptyDirs   []string
-	Unsupported []string
+	Unsupported []UnsupportedEntry
+}
+
+// UnsupportedEntry is an entry no archive can restore: its path relative
+// to the root (a directory's ends in "/") and why.
+type UnsupportedEntry struct {
+	Path, Why string
+}
+
+// String is "PATH (WHY)".
+func (u UnsupportedEntry) String() string { return u.Path + " (" + u.Why + ")" }
+
+// UnsupportedText lists every unsupported entry, comma-separated.
+func (s TreeScan) UnsupportedText() string {
+	parts := make([]string, len(s.Unsupported))
+	for i, u := range s.Unsupported {
+		parts[i] = u.String()
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ScanTree walks root (a worktree) without following links and hashes
@@ -68,7 +86,7 @@ func ScanTreeLeaving(root string, format ObjectFormat, leave []string) (TreeScan
 			if rel == "" {
 				return false, fmt.Errorf("read %s: %w", root, err)
 			}
-			s.Unsupported = append(s.Unsupported, rel+"/ ("+err.Error()+")")
+			s.Unsupported = append(s.Unsupported, UnsupportedEntry{rel + "/", err.Error()})
 			return true, nil
 		}
 		slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
@@ -89,7 +107,7 @@ func ScanTreeLeaving(root string, format ObjectFormat, leave []string) (TreeScan
 			abs := filepath.Join(root, filepath.FromSlash(p))
 			fi, err := os.Lstat(abs)
 			if err != nil {
-				s.Unsupported = append(s.Unsupported, p+" ("+err.Error()+")")
+				s.Unsupported = append(s.Unsupported, UnsupportedEntry{p, err.Error()})
 				held = true
 				continue
 			}
@@ -106,14 +124,14 @@ func ScanTreeLeaving(root string, format ObjectFormat, leave []string) (TreeScan
 			case fi.Mode()&fs.ModeSymlink != 0:
 				target, err := os.Readlink(abs)
 				if err != nil {
-					s.Unsupported = append(s.Unsupported, p+" ("+err.Error()+")")
+					s.Unsupported = append(s.Unsupported, UnsupportedEntry{p, err.Error()})
 					continue
 				}
 				s.Files = append(s.Files, TreeFile{Path: p, Mode: "120000", OID: BlobID(format, []byte(target)), Size: int64(len(target)), abs: abs})
 			case fi.Mode().IsRegular():
 				oid, err := HashFile(format, abs, fi)
 				if err != nil {
-					s.Unsupported = append(s.Unsupported, p+" ("+err.Error()+")")
+					s.Unsupported = append(s.Unsupported, UnsupportedEntry{p, err.Error()})
 					continue
 				}
 				mode := "100644"
@@ -122,7 +140,7 @@ func ScanTreeLeaving(root string, format ObjectFormat, leave []string) (TreeScan
 				}
 				s.Files = append(s.Files, TreeFile{Path: p, Mode: mode, OID: oid, Size: fi.Size(), abs: abs})
 			default:
-				s.Unsupported = append(s.Unsupported, p+" (a "+fi.Mode().Type().String()+")")
+				s.Unsupported = append(s.Unsupported, UnsupportedEntry{p, "a " + fi.Mode().Type().String()})
 			}
 		}
 		return held, nil

@@ -160,10 +160,10 @@ func (e *Env) observeForArchive(ctx context.Context, id string) (archiveSource, 
 		return s, err
 	}
 	if len(s.scan.Unsupported) > 0 {
-		return s, &machine.Refusal{Code: machine.CodeArchiveUnsupported, Path: filepath.Join(rec.Path, filepath.FromSlash(strings.SplitN(s.scan.Unsupported[0], " (", 2)[0])),
+		return s, &machine.Refusal{Code: machine.CodeArchiveUnsupported, Path: filepath.Join(rec.Path, filepath.FromSlash(s.scan.Unsupported[0].Path)),
 			Retry: "custody archive create " + machine.QuoteArg(id),
 			Message: fmt.Sprintf("cannot archive %s: %s holds %s, which no archive can restore byte for byte; move it out of the tree",
-				id, machine.EscapeControl(rec.Path), machine.EscapeControl(strings.Join(s.scan.Unsupported, ", ")))}
+				id, machine.EscapeControl(rec.Path), machine.EscapeControl(s.scan.UnsupportedText()))}
 	}
 	return s, nil
 }

@@ -212,7 +212,7 @@ func TreeFingerprint(ctx context.Context, g *observe.Git, path string, leave []s
 		return fp, err
 	}
 	if len(scan.Unsupported) > 0 {
-		fp.WorktreeTree = "unreadable: " + strings.Join(scan.Unsupported, ", ")
+		fp.WorktreeTree = "unreadable: " + scan.UnsupportedText()
 		return fp, nil
 	}
 	tmp, err := os.MkdirTemp("", "custody-fingerprint-")
