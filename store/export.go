@@ -104,7 +104,9 @@ func (r *Redactor) hosts(s string) string {
 		switch {
 		case h == "" || strings.HasPrefix(h, "$"):
 			return h
-		case r.Host != "" && strings.EqualFold(h, r.Host):
+		case r.Host != "" && h == r.Host:
+			// Exactly: verify --host puts back this spelling, so another
+			// case of it is another host ($OTHER_HOST, still hidden).
 			return HostPlaceholder
 		}
 		return OtherHostPlaceholder

@@ -747,3 +747,28 @@ func sha256hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// TestExportRedactedHostCase: a host name that differs from this machine's
+// only in case is redacted as another host, so a verify given --host (which
+// puts back exactly that name) never reports the line changed.
+func TestExportRedactedHostCase(t *testing.T) {
+	t.Parallel()
+	s := storetest.MustOpen(t)
+	rec := newRecord("r-000001")
+	tr := step(rec, machine.StateProvisioning, machine.TriggerCreate, time.Unix(1700000000, 0))
+	tr.Outcome = "pushed to https://Build-Host/x and https://build-host/y"
+	mustCommit(t, s, tr)
+	_, head := mustHead(t, s)
+	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{Root: testRoot, Host: "build-host"}})
+	for _, w := range []string{"Build-Host", "build-host"} {
+		if bytes.Contains(red, []byte(w)) {
+			t.Errorf("the redacted export still contains %q:\n%s", w, red)
+		}
+	}
+	if !bytes.Contains(red, []byte("https://$OTHER_HOST/x")) || !bytes.Contains(red, []byte("https://$HOST/y")) {
+		t.Errorf("want the other-case host as $OTHER_HOST and the exact one as $HOST:\n%s", red)
+	}
+	if _, err := store.Verify(bytes.NewReader(red), store.VerifyOptions{Head: head, Redacted: true, Root: testRoot, Host: "build-host"}); err != nil {
+		t.Errorf("Verify with the host put back: %v", err)
+	}
+}
