@@ -1,8 +1,8 @@
 # custody's recipes; `go` is the only tool inside.
 
-# Build the custody binary into ./custody.
+# Build the custody binary into ./custody: without cgo, statically linked (decision 0153).
 build:
-    go build -o custody ./cmd/custody
+    CGO_ENABLED=0 go build -o custody ./cmd/custody
 
 # Run the whole test suite (the README's test command, and what CI runs).
 test:
@@ -37,6 +37,7 @@ fuzz fuzztime="20s":
     go test ./steps/ -run '^$' -fuzz FuzzEditCodexEnvironment -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParseLsof -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzParseHookPayload -fuzztime {{fuzztime}}
+    go test ./cmd/custody/ -run '^$' -fuzz FuzzFastHook -fuzztime {{fuzztime}}
 
 # Formatting and vet; run before every commit.
 lint:

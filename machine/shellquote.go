@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // quoting is where a position of a shell command stands.
@@ -59,12 +60,12 @@ func scanQuoting(cmd string) []quoting {
 }
 
 // tokenRE matches an @token@.
-var tokenRE = regexp.MustCompile(`@[A-Za-z_][A-Za-z0-9_]*@`)
+var tokenRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@[A-Za-z_][A-Za-z0-9_]*@`) })
 
 // Tokens returns every @token@ name in a command template, in order.
 func Tokens(template string) []string {
 	var out []string
-	for _, m := range tokenRE.FindAllString(template, -1) {
+	for _, m := range tokenRE().FindAllString(template, -1) {
 		out = append(out, m[1:len(m)-1])
 	}
 	return out
@@ -77,7 +78,7 @@ func Tokens(template string) []string {
 // stands in single quotes.
 func Unexpanded(cmd string) string {
 	q := scanQuoting(cmd)
-	for _, loc := range tokenRE.FindAllStringIndex(cmd, -1) {
+	for _, loc := range tokenRE().FindAllStringIndex(cmd, -1) {
 		single := false
 		for i := loc[0]; i < loc[1]; i++ {
 			if q[i] == inSingle {
@@ -144,13 +145,13 @@ func (f frame) topLike() bool { return f == fTop || f == fCmdSub || f == fBackti
 // plainValue matches a value that is the same text to any interpreter a
 // single-quoted string is usually handed to (sh -c, psql -c): no quote,
 // blank, $, backtick, backslash, ;, &, |, <, >, (, ), *, ?, [, # or newline.
-var plainValue = regexp.MustCompile(`^[A-Za-z0-9_./:,+=@%-]*$`)
+var plainValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_./:,+=@%-]*$`) })
 
 // number matches a decimal number, the only value arithmetic may read.
-var number = regexp.MustCompile(`^[0-9]+$`)
+var number = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+$`) })
 
 // tokenAt matches an @token@ at the start of its input.
-var tokenAt = regexp.MustCompile(`^@[A-Za-z_][A-Za-z0-9_]*@`)
+var tokenAt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@[A-Za-z_][A-Za-z0-9_]*@`) })
 
 type heredoc struct {
 	delim  string
@@ -220,7 +221,7 @@ func Freeze(template string, vals map[string]string) (string, error) {
 				continue
 			}
 		}
-		if m := tokenAt.FindString(template[i:]); m != "" {
+		if m := tokenAt().FindString(template[i:]); m != "" {
 			if v, ok := vals[m[1:len(m)-1]]; ok {
 				ref := "${" + TokenEnv(m[1:len(m)-1]) + "}"
 				switch {
@@ -228,11 +229,11 @@ func Freeze(template string, vals map[string]string) (string, error) {
 					b.WriteString(`"` + ref + `"`)
 				case f == fDouble || f == fParamDQ || f == fHeredoc:
 					b.WriteString(ref)
-				case f == fSingle && plainValue.MatchString(v):
+				case f == fSingle && plainValue().MatchString(v):
 					b.WriteString(`'"` + ref + `"'`)
 				case f == fSingle:
 					return "", &UnsafeTokenError{Token: m, Context: "single quotes (its value is not plain text)"}
-				case f == fArith && number.MatchString(v):
+				case f == fArith && number().MatchString(v):
 					b.WriteString(ref)
 				case f == fArith:
 					return "", &UnsafeTokenError{Token: m, Context: "$((…)) (its value is not a number)"}

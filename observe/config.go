@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -50,8 +51,8 @@ type rawResource struct {
 }
 
 var (
-	resourceName = regexp.MustCompile(`^[a-z][a-z0-9]*([_-][a-z0-9]+)*$`)
-	refComponent = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+	resourceName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9]*([_-][a-z0-9]+)*$`) })
+	refComponent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`) })
 )
 
 // MaxConfigSize bounds custody.toml: a larger file is refused unread.
@@ -121,7 +122,7 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 	if raw.Project.Slug != "" {
 		c.Slug = machine.SanitizeSlug(raw.Project.Slug)
 	}
-	if c.BranchPrefix != "" && (!refComponent.MatchString(c.BranchPrefix) || strings.Contains(c.BranchPrefix, "..") || strings.HasSuffix(c.BranchPrefix, ".lock")) {
+	if c.BranchPrefix != "" && (!refComponent().MatchString(c.BranchPrefix) || strings.Contains(c.BranchPrefix, "..") || strings.HasSuffix(c.BranchPrefix, ".lock")) {
 		return machine.Config{}, bad("worktree.branch_prefix", "%q is not a valid branch name prefix", c.BranchPrefix)
 	}
 	if c.Root != "" {
@@ -169,7 +170,7 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 		if t := md.Type("resources", n); t != "" && t != "Hash" {
 			return machine.Config{}, bad(key, "must be a table, not a %s", strings.ToLower(md.Type("resources", n)))
 		}
-		if !resourceName.MatchString(n) || len(n) > 32 {
+		if !resourceName().MatchString(n) || len(n) > 32 {
 			return machine.Config{}, bad(key, "resource name %q must be at most 32 lower case letters and digits, words joined by one '-' or '_'", n)
 		}
 		h := strings.ReplaceAll(n, "_", "-")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/store"
@@ -171,12 +172,12 @@ func Report(ctx context.Context, src EntrySource, w io.Writer, opts ReportOption
 }
 
 // badSeq finds the sequence number a verification error names.
-var badSeq = regexp.MustCompile(`entry seq ([0-9]+) \(line`)
+var badSeq = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`entry seq ([0-9]+) \(line`) })
 
 // firstBadSeq is the sequence number the verifier's error names (0 when
 // it names only a line).
 func firstBadSeq(err error) uint64 {
-	m := badSeq.FindStringSubmatch(err.Error())
+	m := badSeq().FindStringSubmatch(err.Error())
 	if m == nil {
 		return 0
 	}

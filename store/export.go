@@ -9,6 +9,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/custody-sh/custody/machine"
 )
@@ -92,10 +93,14 @@ const (
 var (
 	// urlHost matches the host of a URL (scheme://[user@]host), and of
 	// an scp-like git address (user@host:path).
-	urlHost = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://(?:[^/@\s"]*@)?)([^/:\s"@\\]+)|([A-Za-z0-9._-]+@)([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+):`)
+	urlHost = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://(?:[^/@\s"]*@)?)([^/:\s"@\\]+)|([A-Za-z0-9._-]+@)([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+):`)
+	})
 	// holderHost matches a JSON member naming a host, and an actor
 	// (user@host).
-	holderHost = regexp.MustCompile(`("host":")([^"\\]*)(")|("actor":"[^"@\\]*@)([^"\\]*)(")`)
+	holderHost = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`("host":")([^"\\]*)(")|("actor":"[^"@\\]*@)([^"\\]*)(")`)
+	})
 )
 
 // hosts replaces host names in s.
@@ -111,15 +116,15 @@ func (r *Redactor) hosts(s string) string {
 		}
 		return OtherHostPlaceholder
 	}
-	s = holderHost.ReplaceAllStringFunc(s, func(m string) string {
-		g := holderHost.FindStringSubmatch(m)
+	s = holderHost().ReplaceAllStringFunc(s, func(m string) string {
+		g := holderHost().FindStringSubmatch(m)
 		if g[1] != "" {
 			return g[1] + name(g[2]) + g[3]
 		}
 		return g[4] + name(g[5]) + g[6]
 	})
-	s = urlHost.ReplaceAllStringFunc(s, func(m string) string {
-		g := urlHost.FindStringSubmatch(m)
+	s = urlHost().ReplaceAllStringFunc(s, func(m string) string {
+		g := urlHost().FindStringSubmatch(m)
 		if g[1] != "" {
 			if strings.HasPrefix(strings.ToLower(g[1]), "file:") {
 				return m

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"strings"
 	"syscall"
 )
@@ -89,8 +90,14 @@ func precheck(path string, readOnly bool) error {
 	if size < m.hwm*m.pageSize {
 		return fmt.Errorf("%s: %w (the file is truncated: %d bytes, its meta page needs %d)", path, ErrCorrupt, size, m.hwm*m.pageSize)
 	}
-	w := &walker{f: wholeFile(f, size), size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}
-	if why := w.tree(m.root, 0, nil); why != "" {
+	data, release := filePages(f, min(size, m.hwm*m.pageSize))
+	defer release()
+	w := &walker{f: f, data: data, size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}
+	why, faulted := walkMapped(w, m.root)
+	if faulted {
+		return fmt.Errorf("%s: %w (the file was cut short while custody read it; nothing was changed: run the command again)", path, ErrUnreadable)
+	}
+	if why != "" {
 		return fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
 	}
 	if !readOnly && m.freelist != noFreelist {
@@ -99,6 +106,23 @@ func precheck(path string, readOnly bool) error {
 		}
 	}
 	return nil
+}
+
+// walkMapped walks the tree below root, reporting faulted when reading
+// the mapped file faulted (it was truncated under the walk) instead of
+// letting the fault end the process.
+func walkMapped(w *walker, root uint64) (why string, faulted bool) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			if e, ok := p.(interface{ Addr() uintptr }); ok && e != nil {
+				why, faulted = "", true
+				return
+			}
+			panic(p)
+		}
+	}()
+	return w.tree(root, 0, nil), false
 }
 
 // notRegular refuses a state file that is not a regular file. A symbolic
@@ -237,12 +261,27 @@ func readMeta(f *os.File, off uint64) (meta, bool) {
 // lost and goes on with the rest instead of stopping: that is how doctor
 // and salvage read what bbolt cannot.
 type walker struct {
-	f             io.ReaderAt
+	f io.ReaderAt
+	// data, when not nil, is the file's first bytes read at once (wholeFile).
+	data          []byte
 	size, ps, hwm uint64
 	seen          map[uint64]bool
 	emit          func(bucket []string, k, v []byte)
 	tolerant      bool
 	lost          []string
+}
+
+// read returns the n bytes of the file at off: a slice of data when the
+// walk read the file's pages at once (never written to), else read now.
+func (w *walker) read(off, n uint64) ([]byte, error) {
+	if off+n <= uint64(len(w.data)) {
+		return w.data[off : off+n : off+n], nil
+	}
+	buf := make([]byte, n)
+	if _, err := w.f.ReadAt(buf, int64(off)); err != nil {
+		return nil, err
+	}
+	return buf, nil
 }
 
 // child walks a subtree: its error ends the walk, or in tolerant mode is
@@ -272,12 +311,12 @@ func (w *walker) tree(pgid uint64, depth int, bucket []string) string {
 		return fmt.Sprintf("page %d is reached twice (a loop or a shared page)", pgid)
 	}
 	w.seen[pgid] = true
-	hdr := make([]byte, pageHeaderSize)
 	off := pgid * w.ps
 	if off+w.ps > w.size {
 		return fmt.Sprintf("page %d lies past the end of the file", pgid)
 	}
-	if _, err := w.f.ReadAt(hdr, int64(off)); err != nil {
+	hdr, err := w.read(off, pageHeaderSize)
+	if err != nil {
 		return fmt.Sprintf("page %d cannot be read: %v", pgid, err)
 	}
 	if id := binary.LittleEndian.Uint64(hdr); id != pgid {
@@ -294,8 +333,8 @@ func (w *walker) tree(pgid uint64, depth int, bucket []string) string {
 		}
 		w.seen[p] = true
 	}
-	buf := make([]byte, span)
-	if _, err := w.f.ReadAt(buf, int64(off)); err != nil {
+	buf, err := w.read(off, span)
+	if err != nil {
 		return fmt.Sprintf("page %d cannot be read: %v", pgid, err)
 	}
 	return w.page(buf, fmt.Sprintf("page %d", pgid), depth, bucket)

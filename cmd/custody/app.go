@@ -123,28 +123,36 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			panic(p)
 		}
 	}()
-	model, hook := any(&cli), hookModel(args)
-	if hook != nil {
-		model = hook
+	var runCommand func() error
+	if c, g, ok := fastHook(args); ok {
+		cli.Globals = g
+		app.Command = "hook " + args[1]
+		runCommand = func() error { return c.Run(app) }
+	} else {
+		model, hook := any(&cli), hookModel(args)
+		if hook != nil {
+			model = hook
+		}
+		parser, err := kong.New(model, append(cliOptions(),
+			kong.Writers(stdout, stderr),
+			kong.Exit(func(c int) { panic(exitSignal{c}) }),
+			kong.Vars{"version": "custody " + buildVersion()},
+			kong.UsageOnError(),
+			kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		)...)
+		if err != nil {
+			return app.fail(jsonOut, "", fmt.Errorf("internal: %w", err))
+		}
+		kctx, err := parser.Parse(args)
+		if err != nil {
+			return app.fail(jsonOut, "", &usageError{err})
+		}
+		if hook != nil {
+			cli.Globals = hook.Globals
+		}
+		app.Command = commandName(kctx.Command())
+		runCommand = func() error { return kctx.Run(app) }
 	}
-	parser, err := kong.New(model, append(cliOptions(),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(c int) { panic(exitSignal{c}) }),
-		kong.Vars{"version": "custody " + buildVersion()},
-		kong.UsageOnError(),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-	)...)
-	if err != nil {
-		return app.fail(jsonOut, "", fmt.Errorf("internal: %w", err))
-	}
-	kctx, err := parser.Parse(args)
-	if err != nil {
-		return app.fail(jsonOut, "", &usageError{err})
-	}
-	if hook != nil {
-		cli.Globals = hook.Globals
-	}
-	app.Command = commandName(kctx.Command())
 	// SIGHUP (the terminal closed) is an interrupt like Ctrl-C and SIGTERM:
 	// the command stops starting work, lets what runs end within seconds
 	// and reports what it did. The registry lock waits --lock-timeout.
@@ -159,7 +167,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return app.fail(cli.JSON, app.Command, &machine.Refusal{Code: machine.CodeNotARepository, Path: app.Dir, Retry: "custody -C REPO ...",
 			Message: fmt.Sprintf("%s does not exist or is not a directory", app.Dir)})
 	}
-	if err := kctx.Run(app); err != nil {
+	if err := runCommand(); err != nil {
 		return app.fail(cli.JSON, app.Command, err)
 	}
 	return app.succeed()

@@ -38,6 +38,9 @@ func testMain(m *testing.M) int {
 			args = append(args, "-tags", b.tags)
 		}
 		cmd := exec.Command("go", append(args, ".")...)
+		// The binary under test is built as custody is shipped: without cgo,
+		// statically linked (decision 0153).
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "build custody: %v\n%s", err, out)
 			return 1
