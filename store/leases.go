@@ -61,7 +61,8 @@ type LeaseChange struct {
 
 // LeaseResult is what ChangeLease found and did.
 type LeaseResult struct {
-	// Found says a live worktree record names Path; Record is it.
+	// Found says a live worktree record names Path; Record is it: its id,
+	// kind, state and path, all a lease change reads (recordHead).
 	Found    bool
 	Record   machine.Record
 	Decision machine.LeaseDecision
@@ -148,6 +149,17 @@ func (s *Store) changeLease(c LeaseChange, check func(*bolt.Tx) error) (LeaseRes
 	return res, err
 }
 
+// recordHead is the part of a worktree record a lease change reads.
+// Decoding only it spares every hook building encoding/json's decoder of
+// the whole record (its intent, evidence and proofs); the value is still
+// checked to be JSON to its end.
+type recordHead struct {
+	ID    string        `json:"id"`
+	Kind  machine.Kind  `json:"kind"`
+	State machine.State `json:"state"`
+	Path  string        `json:"path"`
+}
+
 // recordAt returns the live worktree record whose path is path: the record
 // with id key when it names path, else the one live record that does.
 func recordAt(tx *bolt.Tx, key, path string) (machine.Record, bool, error) {
@@ -157,10 +169,11 @@ func recordAt(tx *bolt.Tx, key, path string) (machine.Record, bool, error) {
 		if v == nil {
 			return machine.Record{}, false, nil
 		}
-		var r machine.Record
-		if err := json.Unmarshal(v, &r); err != nil {
-			return r, false, fmt.Errorf("worktree %s: %w (%v)", id, ErrCorrupt, err)
+		var h recordHead
+		if err := json.Unmarshal(v, &h); err != nil {
+			return machine.Record{}, false, fmt.Errorf("worktree %s: %w (%v)", id, ErrCorrupt, err)
 		}
+		r := machine.Record{ID: h.ID, Kind: h.Kind, State: h.State, Path: h.Path}
 		return r, r.State != machine.StateTombstoned && r.Path == path, nil
 	}
 	if key != "" {
