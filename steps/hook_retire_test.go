@@ -106,10 +106,7 @@ func TestRetireHookTree(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(r.Dir, ".git", "worktrees", broken.ID, "index"), []byte("not an index"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lease := machine.LeaseRequest{Op: machine.LeaseAcquire, Session: "session-1", Now: time.Now().UTC(), Duration: time.Hour}
-	if _, err := e.Store.ChangeLease(store.LeaseChange{Path: safe.Path, Key: safe.ID, Request: lease, Actor: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	hrLease(t, e, safe, "session-1")
 	all := []string{safe.Path, untracked.Path, unpushed.Path, broken.Path}
 	retire := func(tree steps.NewResult, session string) steps.HookRetirement {
 		t.Helper()
@@ -199,6 +196,16 @@ func TestRetireHookTree(t *testing.T) {
 	}
 }
 
+// hrLease leases tree to session for an hour.
+func hrLease(t *testing.T, e *steps.Env, tree steps.NewResult, session string) {
+	t.Helper()
+	req := machine.LeaseRequest{Op: machine.LeaseAcquire, Session: session, Now: time.Now().UTC(), Duration: time.Hour}
+	lr, err := e.Store.ChangeLease(store.LeaseChange{Path: tree.Path, Key: tree.ID, Request: req, Actor: "test"})
+	if err != nil || lr.Lease == nil || lr.Lease.Holder != session {
+		t.Fatalf("leasing %s to %s: %+v %v", tree.ID, session, lr, err)
+	}
+}
+
 // hasRefusal reports whether rs holds a refusal with code.
 func hasRefusal(rs []machine.Refusal, code machine.Code) bool {
 	for _, r := range rs {
@@ -217,20 +224,17 @@ func TestRetireHookTreeRefusals(t *testing.T) {
 	ctx := context.Background()
 	r := fixtures.New(t, fixtures.Options{})
 	e, _ := hrEnv(t, r)
-	_, err := steps.RetireHookTree(ctx, e, steps.RetireRequest{Dir: r.Dir})
+	res, err := steps.RetireHookTree(ctx, e, steps.RetireRequest{Dir: r.Dir})
 	var ref *machine.Refusal
-	if !errors.As(err, &ref) || ref.Code != machine.CodeNotInWorktree {
-		t.Errorf("the main checkout: %v, want a not-in-worktree refusal", err)
+	if !errors.As(err, &ref) || ref.Code != machine.CodeNotInWorktree || res.ID != "" {
+		t.Errorf("the main checkout: %+v %v, want a not-in-worktree refusal naming no record", res, err)
 	}
 	tree, err := steps.New(ctx, e, "leased", "", r.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lease := machine.LeaseRequest{Op: machine.LeaseAcquire, Session: "session-a", Now: time.Now().UTC(), Duration: time.Hour}
-	if _, err := e.Store.ChangeLease(store.LeaseChange{Path: tree.Path, Key: tree.ID, Request: lease, Actor: "test"}); err != nil {
-		t.Fatal(err)
-	}
-	res, err := steps.RetireHookTree(ctx, e, steps.RetireRequest{Dir: tree.Path, Session: "session-b"})
+	hrLease(t, e, tree, "session-a")
+	res, err = steps.RetireHookTree(ctx, e, steps.RetireRequest{Dir: tree.Path, Session: "session-b"})
 	if err != nil {
 		t.Fatal(err)
 	}
