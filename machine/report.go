@@ -79,12 +79,6 @@ type ReportRemoval struct {
 	RecoveredFile []string       `json:"recovered_files,omitempty"`
 }
 
-// RecoveredRef is one commit a removal kept under a recovery ref.
-type RecoveredRef struct {
-	Ref    string `json:"ref"`
-	Commit string `json:"commit"`
-}
-
 // ReportSection is one record's part of the report: its timeline, in
 // journal order, and what it came to.
 type ReportSection struct {
@@ -224,19 +218,6 @@ func fieldText(v any) string {
 	return string(b)
 }
 
-// branchDetail is the detail of a branch-deleting event.
-type branchDetail struct {
-	Record string `json:"record"`
-	Branch string `json:"branch"`
-	Commit string `json:"commit"`
-}
-
-// recoveredDetail is the detail of a recovered event.
-type recoveredDetail struct {
-	Refs  []RecoveredRef `json:"refs"`
-	Files []string       `json:"files"`
-}
-
 func (a *Audit) section(e ReportEntry, record string) *ReportSection {
 	if s, ok := a.open[record]; ok {
 		return s
@@ -254,8 +235,8 @@ func (a *Audit) section(e ReportEntry, record string) *ReportSection {
 func (a *Audit) Add(e ReportEntry) []ReportSection {
 	a.count(e)
 	record := e.Record
-	if e.Event == "branch-deleting" {
-		var d branchDetail
+	if e.Event == EventBranchDeleting {
+		var d BranchDeletingDetail
 		if json.Unmarshal(e.Detail, &d) == nil && d.Record != "" {
 			record = d.Record
 			if r := a.removal[d.Record]; r != nil {
@@ -286,8 +267,8 @@ func (a *Audit) Add(e ReportEntry) []ReportSection {
 		}
 	}
 	switch {
-	case e.Event == "recovered":
-		var d recoveredDetail
+	case e.Event == EventRecovered:
+		var d RecoveredDetail
 		if json.Unmarshal(e.Detail, &d) == nil {
 			if r := a.removal[record]; r != nil {
 				r.Recovered = append(r.Recovered, d.Refs...)
@@ -373,8 +354,8 @@ func (a *Audit) count(e ReportEntry) {
 		s.Archives++
 	case kind == KindArchive && e.Trigger == string(TriggerPruned):
 		s.ArchivesPruned++
-	case e.Event == "recovered":
-		var d recoveredDetail
+	case e.Event == EventRecovered:
+		var d RecoveredDetail
 		if json.Unmarshal(e.Detail, &d) == nil {
 			s.RecoveryRefs += len(d.Refs)
 		}

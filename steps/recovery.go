@@ -24,24 +24,19 @@ import (
 const RecoveredRefPrefix = "refs/custody/recovered/"
 
 // EventRecovered names the journal event of a preservation, and
-// EventRecoveredPruned that of a prune.
+// EventRecoveredPruned that of a prune (defined in machine, which the
+// report reads them with).
 const (
-	EventRecovered       = "recovered"
-	EventRecoveredPruned = "recovered-pruned"
+	EventRecovered       = machine.EventRecovered
+	EventRecoveredPruned = machine.EventRecoveredPruned
 )
 
-// RecoveredRef is one commit kept under a recovery ref.
-type RecoveredRef struct {
-	Ref    string `json:"ref"`
-	Commit string `json:"commit"`
-}
+// RecoveredRef is one commit kept under a recovery ref (machine's).
+type RecoveredRef = machine.RecoveredRef
 
 // RecoveredDetail is the detail of a "recovered" journal event: the refs
-// made and the files written for one record's removal.
-type RecoveredDetail struct {
-	Refs  []RecoveredRef `json:"refs,omitempty"`
-	Files []string       `json:"files,omitempty"`
-}
+// made and the files written for one record's removal (machine's).
+type RecoveredDetail = machine.RecoveredDetail
 
 // RecoveredDir is where custody keeps files that would die with tree id:
 // <common>/custody/recovered/<id>.

@@ -16,6 +16,18 @@ type Problem struct {
 	Where string `json:"where"`
 	What  string `json:"what"`
 	Fix   string `json:"fix,omitempty"`
+	// Intent names the record and the intent when the problem is a
+	// record's unfinished intent (fixed by custody resume); nil for every
+	// other problem. It is for callers matching problems, not printed.
+	Intent *ProblemIntent `json:"-"`
+}
+
+// ProblemIntent is the record whose unfinished intent a Problem reports.
+type ProblemIntent struct {
+	Kind   machine.Kind
+	Record string
+	// Intent is the intent's kind, as the record spells it.
+	Intent machine.IntentKind
 }
 
 // Check reads the whole store and reports every problem, bucket by bucket
@@ -166,7 +178,8 @@ func (c *checker) kind(b *bolt.Bucket, kind machine.Kind, ints *bolt.Bucket) {
 			if err := json.Unmarshal(rec.Intent, &in); err != nil {
 				c.add(where, "", "its intent does not parse: %v", err)
 			} else {
-				c.add(where, "custody resume", "carries an unfinished %s intent", in.Kind)
+				c.ps = append(c.ps, Problem{Where: where, What: fmt.Sprintf("carries an unfinished %s intent", in.Kind), Fix: "custody resume",
+					Intent: &ProblemIntent{Kind: kind, Record: string(k), Intent: machine.IntentKind(in.Kind)}})
 			}
 		}
 		return nil

@@ -59,7 +59,8 @@ func TestCheckHealthy(t *testing.T) {
 	// b-000002 is left removing: its intent is reported as unfinished, with
 	// the command that finishes it, and nothing else.
 	interleaved(t, s)
-	want := []store.Problem{{Where: "record b-000002", What: "carries an unfinished removal intent", Fix: "custody resume"}}
+	want := []store.Problem{{Where: "record b-000002", What: "carries an unfinished removal intent", Fix: "custody resume",
+		Intent: &store.ProblemIntent{Kind: "worktree", Record: "b-000002", Intent: "removal"}}}
 	if diff := cmp.Diff(want, mustCheck(t, s)); diff != "" {
 		t.Errorf("Check with one intent left (-want +got):\n%s", diff)
 	}

@@ -125,7 +125,8 @@ func TestCheckReportsIndexDamage(t *testing.T) {
 		return nil
 	})
 	want := []store.Problem{
-		{Where: "record act-000001", What: "carries an unfinished create intent", Fix: "custody resume"},
+		{Where: "record act-000001", What: "carries an unfinished create intent", Fix: "custody resume",
+			Intent: &store.ProblemIntent{Kind: "worktree", Record: "act-000001", Intent: "create"}},
 		{Where: "record act-000001", What: "the live index disagrees with the record (state provisioning)"},
 		{Where: "record gone-000001", What: "the live index disagrees with the record (state tombstoned)"},
 		{Where: "live worktree/nobody-000000", What: "is indexed for a record that does not exist"},

@@ -184,7 +184,8 @@ func unfinished(t testing.TB, d dump) []store.Problem {
 		if kind == string(machine.KindWorktree) {
 			where = "record " + id
 		}
-		ps = append(ps, store.Problem{Where: where, What: "carries an unfinished " + in.Kind + " intent", Fix: "custody resume"})
+		ps = append(ps, store.Problem{Where: where, What: "carries an unfinished " + in.Kind + " intent", Fix: "custody resume",
+			Intent: &store.ProblemIntent{Kind: machine.Kind(kind), Record: id, Intent: machine.IntentKind(in.Kind)}})
 	}
 	return ps
 }
@@ -420,9 +421,11 @@ func TestUpgradeRegistersKind(t *testing.T) {
 	})
 	want := append(base,
 		store.Problem{Where: "widget w-000002", What: `unknown state "melted"`},
-		store.Problem{Where: "widget w-000003", What: "carries an unfinished scrap intent", Fix: "custody resume"},
+		store.Problem{Where: "widget w-000003", What: "carries an unfinished scrap intent", Fix: "custody resume",
+			Intent: &store.ProblemIntent{Kind: "widget", Record: "w-000003", Intent: "scrap"}},
 		store.Problem{Where: "widget w-000004", What: "intent index disagrees with the record", Fix: "custody resume"},
-		store.Problem{Where: "widget w-000004", What: "carries an unfinished scrap intent", Fix: "custody resume"},
+		store.Problem{Where: "widget w-000004", What: "carries an unfinished scrap intent", Fix: "custody resume",
+			Intent: &store.ProblemIntent{Kind: "widget", Record: "w-000004", Intent: "scrap"}},
 		store.Problem{Where: "widget w-000005", What: "has no revision"},
 	)
 	if diff := cmp.Diff(want, mustCheck(t, s), sortProblems); diff != "" {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os/user"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
@@ -111,21 +110,20 @@ func (r doctorResult) Pending() bool { return len(r.Problems) > 0 || len(r.Stuck
 
 // withStuck adds one problem for each stuck record, fixed by the command
 // that settles it, in place of the state check's "custody resume" for its
-// unfinished intent (resume refuses it).
+// unfinished intent (resume refuses it): the problem whose Intent names
+// that record.
 func withStuck(problems []store.Problem, stuck []steps.StuckRecord) []store.Problem {
-	label := func(kind machine.Kind, id string) string {
-		if kind == machine.KindWorktree {
-			return "record " + id
-		}
-		return string(kind) + " " + id
+	type key struct {
+		kind machine.Kind
+		id   string
 	}
-	held := map[string]bool{}
+	held := map[key]bool{}
 	for _, s := range stuck {
-		held[label(s.Kind, s.ID)] = true
+		held[key{s.Kind, s.ID}] = true
 	}
 	out := []store.Problem{}
 	for _, p := range problems {
-		if held[p.Where] && p.Fix == "custody resume" && strings.HasPrefix(p.What, "carries an unfinished ") {
+		if in := p.Intent; in != nil && held[key{in.Kind, in.Record}] {
 			continue
 		}
 		out = append(out, p)

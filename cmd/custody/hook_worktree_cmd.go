@@ -135,75 +135,15 @@ func (c *HookWorktreeRemoveCmd) Run(a *App) error {
 			env.journal(e.Store, env.ID, actor, now)
 		}
 	}()
-	id, err := steps.CurrentID(e, target)
-	if err != nil {
+	res, err := steps.RetireHookTree(a.Ctx, e, steps.RetireRequest{Dir: target, Session: env.Session, Hook: env.Hook, Agent: agent, Actor: actor})
+	env.ID, env.Path, env.Removal = res.ID, res.Path, res.Removal
+	switch {
+	case err != nil:
 		env.fail(a, err)
-		return nil
+	case res.Kept:
+		env.OK, env.Outcome, env.Refusal, env.Refusals = false, string(machine.OutcomeKept), res.Refusal, res.Refusals
+	default:
+		env.OK, env.Outcome = true, string(res.Removal.Outcome)
 	}
-	rec, err := e.Store.Get(id)
-	if err != nil {
-		env.fail(a, err)
-		return nil
-	}
-	env.ID, env.Path = id, rec.Path
-	if machine.ValidSession(env.Session) == nil {
-		req := machine.LeaseRequest{Op: machine.LeaseRelease, Session: env.Session, Now: now}
-		if _, err := e.Store.ChangeLease(store.LeaseChange{Path: rec.Path, Key: rec.ID, Request: req,
-			Hook: env.Hook, Agent: agent, Actor: actor}); err != nil {
-			env.fail(a, err)
-			return nil
-		}
-	}
-	fin, err := steps.Finish(a.Ctx, e, []string{id})
-	if err != nil {
-		env.fail(a, err)
-		return nil
-	}
-	if len(fin) == 1 && fin[0].Refusal != nil {
-		env.keep(fin[0].Refusal, []machine.Refusal{*fin[0].Refusal})
-		return nil
-	}
-	plan, err := steps.Plan(a.Ctx, e)
-	if err != nil {
-		env.fail(a, err)
-		return nil
-	}
-	it, ok := plan.Item(id)
-	if !ok {
-		env.fail(a, fmt.Errorf("internal: the plan has no item %s", id))
-		return nil
-	}
-	if it.Action != machine.ActionRemove {
-		env.keep(it.Refusal, it.Refusals)
-		return nil
-	}
-	// The plan applied holds this one item: its id names what was
-	// reviewed for this tree alone.
-	one := plan
-	one.Items = []machine.PlanItem{it}
-	res, err := steps.ApplyWith(a.Ctx, e, machine.Seal(one), steps.ApplyOptions{})
-	if err != nil {
-		env.fail(a, err)
-		return nil
-	}
-	if len(res.Items) != 1 {
-		env.fail(a, fmt.Errorf("internal: apply of %s did %d items", id, len(res.Items)))
-		return nil
-	}
-	o := res.Items[0]
-	env.Removal = &o
-	if o.Refusal != nil {
-		env.keep(o.Refusal, []machine.Refusal{*o.Refusal})
-		return nil
-	}
-	env.OK, env.Outcome = true, string(o.Outcome)
 	return nil
-}
-
-// keep records that worktree-remove kept the tree, for reasons.
-func (env *hookEnvelope) keep(primary *machine.Refusal, all []machine.Refusal) {
-	if primary == nil && len(all) > 0 {
-		primary = &all[0]
-	}
-	env.OK, env.Outcome, env.Refusal, env.Refusals = false, string(machine.OutcomeKept), primary, all
 }

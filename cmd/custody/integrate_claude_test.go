@@ -1,8 +1,8 @@
 package main
 
-// custody integrate claude: the merge keeps what is not custody's, and the
-// commands it writes work when Claude Code runs them (sh -c, the payload on
-// stdin). Helpers are prefixed ic.
+// custody integrate claude from the command line: the commands it writes
+// work when Claude Code runs them (sh -c, the payload on stdin). The merge
+// itself is tested in steps. Helpers are prefixed ic.
 
 import (
 	"encoding/json"
@@ -13,101 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
-
-// icUserSettings is a settings file a person wrote: other settings, their
-// own hooks (one on an event custody also uses), and a stale custody group.
-const icUserSettings = `{
-    "permissions": {"allow": ["Bash(npm test:*)"], "deny": []},
-    "hooks": {
-        "SessionStart": [
-            {"matcher": "startup", "hooks": [{"type": "command", "command": "echo started >> \"$CLAUDE_PROJECT_DIR/.hooklog\" && test \"a\u003cb\" != \"\"", "timeout": 5}]}
-        ],
-        "PreToolUse": [
-            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./scripts/guard.sh"}]}
-        ],
-        "Notification": [
-            {"hooks": [{"type": "command", "command": "custody hook heartbeat --old-flag"}]}
-        ]
-    },
-    "model": "opus",
-    "env": {"A": "1"}
-}
-`
-
-// TestIntegrateClaudeMerge: the merge as a pure function.
-func TestIntegrateClaudeMerge(t *testing.T) {
-	t.Parallel()
-	hooks := claudeHooks()
-	fresh, err := mergeClaudeSettings(nil, hooks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	merged, err := mergeClaudeSettings([]byte(icUserSettings), hooks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range map[string][]byte{"fresh": fresh, "merged": merged} {
-		again, err := mergeClaudeSettings(b, hooks)
-		if err != nil || string(again) != string(b) {
-			t.Errorf("%s: merging again changed the bytes (err %v):\n%s\nthen\n%s", name, err, b, again)
-		}
-	}
-	var before, after map[string]any
-	if err := json.Unmarshal([]byte(icUserSettings), &before); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(merged, &after); err != nil {
-		t.Fatal(err)
-	}
-	// Every member but hooks, and every user group, is as it was.
-	for k, v := range before {
-		if k == "hooks" {
-			continue
-		}
-		if diff := cmp.Diff(v, after[k]); diff != "" {
-			t.Errorf("member %s changed (-before +after):\n%s", k, diff)
-		}
-	}
-	bh, ah := before["hooks"].(map[string]any), after["hooks"].(map[string]any)
-	if diff := cmp.Diff(bh["PreToolUse"], ah["PreToolUse"]); diff != "" {
-		t.Errorf("the user's PreToolUse hooks changed:\n%s", diff)
-	}
-	ss := ah["SessionStart"].([]any)
-	if len(ss) != 2 || cmp.Diff(bh["SessionStart"].([]any)[0], ss[0]) != "" {
-		t.Errorf("SessionStart: %v, want the user's group first and unchanged, then custody's", ss)
-	}
-	if n := ah["Notification"].([]any); len(n) != 0 {
-		t.Errorf("Notification still holds custody's stale group: %v", n)
-	}
-	// The user's string keeps its own escape; custody's > is not escaped.
-	if !strings.Contains(string(merged), `test \"a\u003cb\"`) || strings.Contains(string(merged), `\u003e`) {
-		t.Errorf("a command's text was re-escaped:\n%s", merged)
-	}
-	keys := icTopKeys(t, merged)
-	if diff := cmp.Diff([]string{"permissions", "hooks", "model", "env"}, keys); diff != "" {
-		t.Errorf("the members' order changed (-want +got):\n%s", diff)
-	}
-	for _, bad := range []string{`[1]`, `{"hooks": []}`, `{"hooks": {"Stop": {}}}`, `{"hooks": {"Stop": [7]}}`, `{"a": 1`, `{} {}`} {
-		if _, err := mergeClaudeSettings([]byte(bad), hooks); err == nil {
-			t.Errorf("mergeClaudeSettings(%s) merged it", bad)
-		}
-	}
-}
-
-// icTopKeys returns the top-level member names of b, in order.
-func icTopKeys(t *testing.T, b []byte) []string {
-	t.Helper()
-	o, err := parseObject(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o.keys
-}
 
 // icSettings reads the merged file's hooks: event → every command.
 func icSettings(t *testing.T, path string) map[string][]string {
@@ -171,7 +79,7 @@ func TestIntegrateClaude(t *testing.T) {
 	t.Parallel()
 	r := sfRepo(t)
 	settings := filepath.Join(r.Dir, ".claude", "settings.json")
-	r.WriteFile(filepath.Join(r.Dir, ".claude"), "settings.json", icUserSettings)
+	r.WriteFile(filepath.Join(r.Dir, ".claude"), "settings.json", fixtures.ClaudeUserSettings)
 	res := mustCustody(t, r, 0, "integrate", "claude", "--json")
 	if !strings.Contains(res.Stdout, `"written": true`) {
 		t.Fatalf("integrate claude wrote nothing:\n%s", res)

@@ -1,4 +1,4 @@
-package main
+package steps
 
 import (
 	"bytes"
@@ -7,22 +7,22 @@ import (
 	"strings"
 )
 
-// claudeHook is one hook custody writes into .claude/settings.json: the
+// ClaudeHook is one hook custody writes into .claude/settings.json: the
 // event it runs on and the exact command line Claude Code runs (with sh).
-type claudeHook struct {
+type ClaudeHook struct {
 	Event   string `json:"event"`
 	Command string `json:"command"`
 }
 
-// claudeHooks are custody's hooks for Claude Code. The session hooks'
+// ClaudeHooks are custody's hooks for Claude Code. The session hooks'
 // envelopes go to /dev/null: Claude Code adds what a SessionStart or
 // UserPromptSubmit hook prints to the conversation, and the lease is
 // custody's business, not the model's (a refusal still reaches stderr and
 // the journal). Stop ends a turn, not a session, so it is a heartbeat: the
 // lease is released only at SessionEnd. WorktreeCreate prints the new
 // tree's path, which Claude Code reads.
-func claudeHooks() []claudeHook {
-	return []claudeHook{
+func ClaudeHooks() []ClaudeHook {
+	return []ClaudeHook{
 		{"WorktreeCreate", "custody hook worktree-create --agent claude"},
 		{"WorktreeRemove", "custody --remote-timeout 20s hook worktree-remove --agent claude >/dev/null"},
 		{"SessionStart", "custody hook session-start --agent claude --ensure >/dev/null"},
@@ -111,7 +111,7 @@ func (o *jsonObject) compact(buf *bytes.Buffer) error {
 // every other member and group kept as it is. The result is indented with
 // two spaces and ends with a newline, so merging it again gives the same
 // bytes. An error says what in existing cannot be merged.
-func mergeClaudeSettings(existing []byte, hooks []claudeHook) ([]byte, error) {
+func mergeClaudeSettings(existing []byte, hooks []ClaudeHook) ([]byte, error) {
 	root := &jsonObject{vals: map[string]json.RawMessage{}}
 	if len(bytes.TrimSpace(existing)) > 0 {
 		var err error
