@@ -2,7 +2,6 @@ package steps
 
 import (
 	"archive/tar"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -67,26 +66,25 @@ func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, e
 	git := func(args ...string) ([]byte, error) {
 		return w.git([]string{"GIT_INDEX_FILE=" + w.index}, nil, args...)
 	}
-	ls, err := git("ls-files", "-s", "-z")
+	ls, err := git("ls-files", "-v", "-s", "-z")
 	if err != nil {
 		return nil, err
 	}
+	ents, err := observe.ParseLsFiles(ls)
+	if err != nil {
+		return nil, fmt.Errorf("scratch index of archive %s: %w", a.ID, err)
+	}
 	qm := manifest{".git": {Kind: "gitfile"}}
-	for _, rec := range bytes.Split(bytes.TrimSuffix(ls, []byte{0}), []byte{0}) {
-		meta, name, ok := bytes.Cut(rec, []byte{'\t'})
-		f := strings.Fields(string(meta))
-		if !ok || len(f) != 3 {
-			return nil, fmt.Errorf("scratch index of archive %s: unexpected line %q", a.ID, rec)
-		}
-		switch f[0] {
+	for _, ent := range ents {
+		switch ent.Mode {
 		case "100644":
-			qm[string(name)] = manifestEntry{Kind: "file", OID: f[1]}
+			qm[ent.Path] = manifestEntry{Kind: "file", OID: ent.OID}
 		case "100755":
-			qm[string(name)] = manifestEntry{Kind: "file", Exec: true, OID: f[1]}
+			qm[ent.Path] = manifestEntry{Kind: "file", Exec: true, OID: ent.OID}
 		case "120000":
-			qm[string(name)] = manifestEntry{Kind: "link", OID: f[1]}
+			qm[ent.Path] = manifestEntry{Kind: "link", OID: ent.OID}
 		default:
-			return nil, fmt.Errorf("archive %s: %s has mode %s, which a tree removed on an archive may not hold", a.ID, name, f[0])
+			return nil, fmt.Errorf("archive %s: %s has mode %s, which a tree removed on an archive may not hold", a.ID, ent.Path, ent.Mode)
 		}
 	}
 	format := observe.ObjectFormat(m.ObjectFormat)
