@@ -96,10 +96,7 @@ func onlyDestinationRegistered(_ context.Context, args ...any) bool {
 // destination under the record's admin key, and it is the tree that was
 // moved (RelocatedTree).
 func relocationArrived(rec Record, src, dst WorktreeObservation) bool {
-	key := rec.AdminKey
-	if key == "" {
-		key = rec.ID
-	}
+	key := rec.AdminKeyOrID()
 	return src.PathState == PathAbsent && !src.Registered && dst.PathState == PathPresent && dst.Registered &&
 		dst.AdminKey == key && RelocatedTree(rec.Intent, dst)
 }

@@ -141,10 +141,7 @@ func keyReused(e *Env, r machine.Record, key string) bool {
 // inCustody reports whether live record r still holds the tree whose admin
 // key is key: the same key, and the ready marker there names r.
 func inCustody(e *Env, r machine.Record, key string) bool {
-	want := r.AdminKey
-	if want == "" {
-		want = r.ID
-	}
+	want := r.AdminKeyOrID()
 	m, err := observe.ReadMarker(e.Repo, key)
 	return err == nil && want == key && m == r.ID
 }

@@ -102,10 +102,7 @@ func StatePath(repo observe.Repo) string { return filepath.Join(repo.StateDir(),
 // otherwise (observe.TakeTreeInventory), so one tree's observation costs
 // what the tree holds, not what the repository does.
 func (e *Env) observe(ctx context.Context, rec machine.Record, scope observe.Scope) (machine.WorktreeObservation, observe.Inventory, error) {
-	key := rec.AdminKey
-	if key == "" {
-		key = rec.ID
-	}
+	key := rec.AdminKeyOrID()
 	inv, err := observe.TakeTreeInventory(ctx, e.Git, e.Repo, rec.Path, key, rec.Branch)
 	if err != nil {
 		return machine.WorktreeObservation{}, inv, err

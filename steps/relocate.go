@@ -119,10 +119,7 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 			return RelocateResult{}, err
 		}
 	}
-	key := rec.AdminKey
-	if key == "" {
-		key = rec.ID
-	}
+	key := rec.AdminKeyOrID()
 	intent := &machine.Intent{Kind: machine.IntentRelocation, Path: rec.Path, Destination: target, Branch: rec.Branch,
 		Commit: obs.Head, Dev: obs.Dev, Ino: obs.Ino, AdminKey: key, Holder: e.Holder, At: e.Now().UTC()}
 	moving, err := e.fire(ctx, rec, machine.TriggerRelocate, machine.Firing{Obs: obs, Intent: intent, Dest: &dest}, "relocation intent")
