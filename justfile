@@ -38,6 +38,7 @@ fuzz fuzztime="20s":
     go test ./observe/ -run '^$' -fuzz FuzzParseLsof -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzParseHookPayload -fuzztime {{fuzztime}}
     go test ./cmd/custody/ -run '^$' -fuzz FuzzFastHook -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseGitFile -fuzztime {{fuzztime}}
 
 # Formatting and vet; run before every commit.
 lint:

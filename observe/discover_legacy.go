@@ -164,25 +164,14 @@ func placeFacts(ctx context.Context, g *Git, repo Repo, common Identity, path st
 		return f
 	}
 	f.Git = machine.GitFile
-	b, err := safefile.Read(dotgit, smallFileLimit)
+	dir, err := ReadGitFile(dotgit)
 	if err != nil {
 		f.Git, f.GitError = machine.GitUnreadable, err.Error()
 		return f
 	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
-	if !ok {
-		f.Git, f.GitError = machine.GitUnreadable, dotgit+" holds no gitdir line"
-		return f
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(path, dir)
-	}
-	cd := dir
-	if c, err := safefile.Read(filepath.Join(dir, "commondir"), smallFileLimit); err == nil {
-		cd = strings.TrimSpace(string(c))
-		if !filepath.IsAbs(cd) {
-			cd = filepath.Join(dir, cd)
-		}
+	cd, err := ReadCommonDir(dir)
+	if err != nil {
+		cd = dir
 	}
 	id, err := IdentityOf(cd)
 	if err != nil && filepath.Base(filepath.Dir(dir)) == "worktrees" {

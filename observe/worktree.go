@@ -73,10 +73,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 		o.Locked, o.LockReason = e.Locked, e.LockReason
 		o.Prunable = e.Prunable
 	}
-	key := rec.AdminKey
-	if key == "" {
-		key = rec.ID
-	}
+	key := rec.AdminKeyOrID()
 	if o.PathState == machine.PathPresent && !o.IsSymlink {
 		o.AdminKey = AdminKeyOf(repo, rec.Path)
 	}
@@ -183,19 +180,10 @@ func dropOwnEnv(dir string, ignored []string, own map[string]bool) ([]string, bo
 // checked both ways: path/.git names <common>/worktrees/<key>, and that
 // entry's gitdir file names path/.git back. Anything else returns "".
 func AdminKeyOf(repo Repo, path string) string {
-	b, err := safefile.Read(filepath.Join(path, ".git"), smallFileLimit)
+	dir, err := ReadGitFile(filepath.Join(path, ".git"))
 	if err != nil {
 		return ""
 	}
-	line := strings.TrimSpace(string(b))
-	dir, ok := strings.CutPrefix(line, "gitdir: ")
-	if !ok {
-		return ""
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(path, dir)
-	}
-	dir = filepath.Clean(dir)
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}

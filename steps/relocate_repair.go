@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
-	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // repairRelocation settles a relocation whose tree is at its destination
@@ -19,10 +17,7 @@ import (
 // names anything else is left to the person: the intent stays.
 func repairRelocation(ctx context.Context, e *Env, rec machine.Record) ([]ResumeItem, error) {
 	in := rec.Intent
-	key := rec.AdminKey
-	if key == "" {
-		key = rec.ID
-	}
+	key := rec.AdminKeyOrID()
 	if !gitfileNames(in.Destination, e.Repo.AdminDir(key)) {
 		return one(rec, machine.OutcomeRefused, &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: in.Destination, Retry: "custody show " + machine.QuoteArg(rec.ID),
 			Message: machine.EscapeControl(fmt.Sprintf("%s is relocating, and the directory it moved is at %s, unregistered, but its .git file does not name the admin entry %s; which repository it belongs to is the person's to say, custody will not guess", rec.ID, in.Destination, e.Repo.AdminDir(key)))}), nil
@@ -33,18 +28,12 @@ func repairRelocation(ctx context.Context, e *Env, rec machine.Record) ([]Resume
 	return relocationStep(machine.TriggerRelocated, machine.OutcomeRelocated)(ctx, e, rec)
 }
 
-// gitfileNames reports whether dir/.git is a gitfile naming admin.
+// gitfileNames reports whether dir/.git is a gitfile naming admin
+// (observe.ReadGitFile), both resolved through their symlinks.
 func gitfileNames(dir, admin string) bool {
-	b, err := safefile.Read(filepath.Join(dir, ".git"), 64<<10)
+	target, err := observe.ReadGitFile(filepath.Join(dir, ".git"))
 	if err != nil {
 		return false
-	}
-	target, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
-	if !ok {
-		return false
-	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(dir, target)
 	}
 	real := func(p string) string {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
