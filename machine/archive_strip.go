@@ -53,7 +53,10 @@ func DecideArchiveStrip(obs ArchivePruneObservation) (ArchiveManifest, *Refusal)
 
 // PlanArchiveStrip returns the directories of the archive's tree to strip,
 // recognised by structure alone, outermost first and never again below
-// one already recognised (sorted by path):
+// one already recognised (sorted by path). The rules are StructureKind's,
+// the ones a tree on disk is classified by (stripKind), over what the
+// archive's tree shows of each directory, with HEAD's files and the
+// tree's pubspec.yaml files as the project's own; a strip takes only:
 //
 //   - a Cargo target: a directory holding a CACHEDIR.TAG that begins with
 //     the signature, a regular .rustc_info.json, or a direct subdirectory
@@ -76,16 +79,16 @@ func PlanArchiveStrip(f ArchiveStripFacts) []DiscardedDir {
 			headDirs[d] = true
 		}
 	}
-	files := map[string]ArchiveTreeEntry{}
-	dirs := map[string]bool{}
+	shapes := archiveShapes(f)
+	project := slices.Clone(f.Head)
 	for _, e := range f.Entries {
-		files[e.Path] = e
-		for d := path.Dir(e.Path); d != "." && !dirs[d]; d = path.Dir(d) {
-			dirs[d] = true
+		if path.Base(e.Path) == "pubspec.yaml" && !head[e.Path] {
+			project = append(project, e.Path)
 		}
 	}
-	cands := make([]string, 0, len(dirs))
-	for d := range dirs {
+	tracked := TrackedPaths(project)
+	cands := make([]string, 0, len(shapes))
+	for d := range shapes {
 		cands = append(cands, d)
 	}
 	slices.SortFunc(cands, func(a, b string) int {
@@ -100,7 +103,7 @@ func PlanArchiveStrip(f ArchiveStripFacts) []DiscardedDir {
 		if slices.ContainsFunc(out, func(d DiscardedDir) bool { return below(c, d.Path) }) {
 			continue
 		}
-		kind := stripKind(c, files, head, f.SignedTags)
+		kind := stripKind(shapes[c], tracked)
 		if kind == BuildNone || !strippable(c, f, head, headDirs) {
 			continue
 		}
@@ -116,34 +119,74 @@ func PlanArchiveStrip(f ArchiveStripFacts) []DiscardedDir {
 	return out
 }
 
-// stripKind recognises the directory c of an archive's tree by its
-// structure: a Cargo target or Flutter output.
-func stripKind(c string, files map[string]ArchiveTreeEntry, head map[string]bool, signed []string) BuildKind {
-	if _, ok := files[c+"/CACHEDIR.TAG"]; ok {
-		if slices.Contains(signed, c+"/CACHEDIR.TAG") {
-			return BuildCargoTarget
-		}
-		return BuildNone // claims to be a cache, not by the standard: ambiguous, kept
-	}
-	if e, ok := files[c+"/.rustc_info.json"]; ok && e.Mode != "120000" {
+// stripKind is the kind of build output the directory the facts f
+// describe is by its structure alone: StructureKind, the one set of rules
+// every tree is classified by, with tracked as the project's own files and
+// no disposable patterns. A strip takes only Cargo targets and Flutter
+// output (docs/decisions/0086); a directory recognised by its signed
+// CACHEDIR.TAG alone is counted a Cargo target there, as 0086 has it
+// (Cargo tags every target directory). Any other kind stays in the patch.
+func stripKind(f BuildFacts, tracked TrackedSet) BuildKind {
+	switch k := StructureKind(f, tracked, Patterns{}); k {
+	case BuildCargoTarget, BuildFlutterOutput:
+		return k
+	case BuildCacheDir:
 		return BuildCargoTarget
 	}
-	for p := range files {
-		rest, ok := strings.CutPrefix(p, c+"/")
-		if !ok {
-			continue
-		}
-		if parts := strings.Split(rest, "/"); len(parts) >= 3 && parts[1] == ".fingerprint" {
-			return BuildCargoTarget
-		}
-	}
-	if b := path.Base(c); b == "build" || b == ".dart_tool" {
-		spec := path.Join(path.Dir(c), "pubspec.yaml")
-		if _, ok := files[spec]; ok || head[spec] {
-			return BuildFlutterOutput
-		}
-	}
 	return BuildNone
+}
+
+// archiveShapes returns, for every directory of the archive's tree below
+// its root, the facts StructureKind reads of it, as a tree on disk gives
+// them before any walk: its direct children (a file or link each entry, a
+// directory each deeper path, marked when it holds a .fingerprint/
+// directory), and the signature of its CACHEDIR.TAG when f found it signed.
+func archiveShapes(f ArchiveStripFacts) map[string]BuildFacts {
+	signed := map[string]bool{}
+	for _, p := range f.SignedTags {
+		signed[p] = true
+	}
+	children := map[string]map[string]BuildChild{}
+	add := func(dir string, c BuildChild) {
+		m := children[dir]
+		if m == nil {
+			m = map[string]BuildChild{}
+			children[dir] = m
+		}
+		if old, ok := m[c.Name]; ok {
+			c.Fingerprint = c.Fingerprint || old.Fingerprint
+		}
+		m[c.Name] = c
+	}
+	for _, e := range f.Entries {
+		kind := EntryFile
+		if e.Mode == "120000" {
+			kind = EntrySymlink
+		}
+		for p := e.Path; path.Dir(p) != "."; p = path.Dir(p) {
+			c := BuildChild{Name: path.Base(p), Kind: kind}
+			add(path.Dir(p), c)
+			if kind == EntryDir && c.Name == ".fingerprint" {
+				if profile := path.Dir(p); path.Dir(profile) != "." {
+					add(path.Dir(profile), BuildChild{Name: path.Base(profile), Kind: EntryDir, Fingerprint: true})
+				}
+			}
+			kind = EntryDir
+		}
+	}
+	out := make(map[string]BuildFacts, len(children))
+	for dir, m := range children {
+		bf := BuildFacts{Path: dir, Kind: EntryDir}
+		for _, c := range m {
+			bf.Children = append(bf.Children, c)
+		}
+		slices.SortFunc(bf.Children, func(a, b BuildChild) int { return strings.Compare(a.Name, b.Name) })
+		if signed[dir+"/CACHEDIR.TAG"] {
+			bf.CacheDirTag = CacheDirSignature
+		}
+		out[dir] = bf
+	}
+	return out
 }
 
 // strippable reports whether everything at and below c is a pure

@@ -55,6 +55,11 @@ func TestPlanArchiveStrip(t *testing.T) {
 			LinkTargets: map[string]string{"target/debug/l": "../x"}}, []machine.DiscardedDir{cargo("target", 15)}},
 		{"an absolute link", machine.ArchiveStripFacts{Entries: append(stripEntries("target/.rustc_info.json"), machine.ArchiveTreeEntry{Path: "target/l", Mode: "120000", Size: 4}),
 			LinkTargets: map[string]string{"target/l": "/etc"}}, nil},
+		{"a venv named build is no Flutter output", machine.ArchiveStripFacts{Head: []string{"pubspec.yaml"}, Entries: stripEntries("pubspec.yaml", "build/pyvenv.cfg", "build/lib/x")}, nil},
+		{"a pubspec.yaml added below keeps the directory", machine.ArchiveStripFacts{Head: base, Entries: stripEntries("target/.rustc_info.json", "target/x/pubspec.yaml")}, nil},
+		{"a CACHEDIR.TAG that is a directory disqualifies", machine.ArchiveStripFacts{Head: base, Entries: stripEntries("t/CACHEDIR.TAG/x", "t/.rustc_info.json")}, nil},
+		{"a signed tag in node_modules is no Cargo target", machine.ArchiveStripFacts{Head: []string{"package-lock.json"}, Entries: stripEntries("node_modules/CACHEDIR.TAG", "node_modules/x"),
+			SignedTags: []string{"node_modules/CACHEDIR.TAG"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
