@@ -22,9 +22,7 @@ import (
 func TestParseGitFile(t *testing.T) {
 	t.Parallel()
 	const dir = "/src/wt"
-	tests := []struct {
-		name, content, want string
-	}{
+	checkGitPaths(t, "ParseGitFile", observe.ParseGitFile, dir, observe.ErrNotGitFile, []gitPathCase{
 		{"absolute", "gitdir: /r/.git/worktrees/k\n", "/r/.git/worktrees/k"},
 		{"no newline", "gitdir: /r/.git/worktrees/k", "/r/.git/worktrees/k"},
 		{"CRLF", "gitdir: /r/.git/worktrees/k\r\n", "/r/.git/worktrees/k"},
@@ -47,16 +45,7 @@ func TestParseGitFile(t *testing.T) {
 		{"only line ends", "gitdir: \r\n\r\n", ""},
 		{"NUL in the path", "gitdir: /r/k\x00/x\n", ""},
 		{"a ref file", "ref: refs/heads/main\n", ""},
-	}
-	for _, tt := range tests {
-		got, err := observe.ParseGitFile([]byte(tt.content), dir)
-		switch {
-		case tt.want == "" && !errors.Is(err, observe.ErrNotGitFile):
-			t.Errorf("%s: ParseGitFile(%q) = %q, %v; want ErrNotGitFile", tt.name, tt.content, got, err)
-		case tt.want != "" && (err != nil || got != tt.want):
-			t.Errorf("%s: ParseGitFile(%q) = %q, %v; want %q", tt.name, tt.content, got, err, tt.want)
-		}
-	}
+	})
 }
 
 // TestParseCommonDir: a commondir file names a path relative to the git
@@ -64,9 +53,7 @@ func TestParseGitFile(t *testing.T) {
 func TestParseCommonDir(t *testing.T) {
 	t.Parallel()
 	const gitDir = "/r/.git/worktrees/k"
-	tests := []struct {
-		name, content, want string
-	}{
+	checkGitPaths(t, "ParseCommonDir", observe.ParseCommonDir, gitDir, observe.ErrBadCommonDir, []gitPathCase{
 		{"as git writes it", "../..\n", "/r/.git"},
 		{"CRLF", "../..\r\n", "/r/.git"},
 		{"absolute", "/elsewhere/.git\n", "/elsewhere/.git"},
@@ -74,14 +61,26 @@ func TestParseCommonDir(t *testing.T) {
 		{"empty", "", ""},
 		{"only a newline", "\n", ""},
 		{"NUL", "../..\x00\n", ""},
-	}
-	for _, tt := range tests {
-		got, err := observe.ParseCommonDir([]byte(tt.content), gitDir)
+	})
+}
+
+// gitPathCase is one content of a path file and the path it names ("" for
+// content the parser must refuse).
+type gitPathCase struct {
+	name, content, want string
+}
+
+// checkGitPaths runs parse (called name) over each case, relative to dir:
+// the path wanted, or an error wrapping sentinel.
+func checkGitPaths(t *testing.T, name string, parse func([]byte, string) (string, error), dir string, sentinel error, cases []gitPathCase) {
+	t.Helper()
+	for _, tt := range cases {
+		got, err := parse([]byte(tt.content), dir)
 		switch {
-		case tt.want == "" && !errors.Is(err, observe.ErrBadCommonDir):
-			t.Errorf("%s: ParseCommonDir(%q) = %q, %v; want ErrBadCommonDir", tt.name, tt.content, got, err)
+		case tt.want == "" && !errors.Is(err, sentinel):
+			t.Errorf("%s: %s(%q) = %q, %v; want %v", tt.name, name, tt.content, got, err, sentinel)
 		case tt.want != "" && (err != nil || got != tt.want):
-			t.Errorf("%s: ParseCommonDir(%q) = %q, %v; want %q", tt.name, tt.content, got, err, tt.want)
+			t.Errorf("%s: %s(%q) = %q, %v; want %q", tt.name, name, tt.content, got, err, tt.want)
 		}
 	}
 }
