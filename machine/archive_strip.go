@@ -146,30 +146,26 @@ func archiveShapes(f ArchiveStripFacts) map[string]BuildFacts {
 	for _, p := range f.SignedTags {
 		signed[p] = true
 	}
-	children := map[string]map[string]BuildChild{}
-	add := func(dir string, c BuildChild) {
-		m := children[dir]
-		if m == nil {
-			m = map[string]BuildChild{}
-			children[dir] = m
-		}
-		if old, ok := m[c.Name]; ok {
-			c.Fingerprint = c.Fingerprint || old.Fingerprint
-		}
-		m[c.Name] = c
-	}
+	children := map[string]map[string]EntryKind{}
+	profiles := map[string]bool{} // directories holding a .fingerprint/ directory
 	for _, e := range f.Entries {
 		kind := EntryFile
 		if e.Mode == "120000" {
 			kind = EntrySymlink
 		}
 		for p := e.Path; path.Dir(p) != "."; p = path.Dir(p) {
-			c := BuildChild{Name: path.Base(p), Kind: kind}
-			add(path.Dir(p), c)
-			if kind == EntryDir && c.Name == ".fingerprint" {
-				if profile := path.Dir(p); path.Dir(profile) != "." {
-					add(path.Dir(profile), BuildChild{Name: path.Base(profile), Kind: EntryDir, Fingerprint: true})
-				}
+			dir, name := path.Dir(p), path.Base(p)
+			m := children[dir]
+			if m == nil {
+				m = map[string]EntryKind{}
+				children[dir] = m
+			}
+			if _, seen := m[name]; seen && kind == EntryDir {
+				break // an earlier entry recorded this directory and all above it
+			}
+			m[name] = kind
+			if kind == EntryDir && name == ".fingerprint" {
+				profiles[dir] = true
 			}
 			kind = EntryDir
 		}
@@ -177,8 +173,8 @@ func archiveShapes(f ArchiveStripFacts) map[string]BuildFacts {
 	out := make(map[string]BuildFacts, len(children))
 	for dir, m := range children {
 		bf := BuildFacts{Path: dir, Kind: EntryDir}
-		for _, c := range m {
-			bf.Children = append(bf.Children, c)
+		for name, kind := range m {
+			bf.Children = append(bf.Children, BuildChild{Name: name, Kind: kind, Fingerprint: kind == EntryDir && profiles[dir+"/"+name]})
 		}
 		slices.SortFunc(bf.Children, func(a, b BuildChild) int { return strings.Compare(a.Name, b.Name) })
 		if signed[dir+"/CACHEDIR.TAG"] {

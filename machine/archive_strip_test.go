@@ -55,6 +55,8 @@ func TestPlanArchiveStrip(t *testing.T) {
 			LinkTargets: map[string]string{"target/debug/l": "../x"}}, []machine.DiscardedDir{cargo("target", 15)}},
 		{"an absolute link", machine.ArchiveStripFacts{Entries: append(stripEntries("target/.rustc_info.json"), machine.ArchiveTreeEntry{Path: "target/l", Mode: "120000", Size: 4}),
 			LinkTargets: map[string]string{"target/l": "/etc"}}, nil},
+		{"a profile deep below, after its directory was seen", machine.ArchiveStripFacts{Head: base, Entries: stripEntries("crates/x/target/debug/app", "crates/x/target/debug/.fingerprint/a/b", "crates/x/src/lib.rs")},
+			[]machine.DiscardedDir{cargo("crates/x/target", 20)}},
 		{"a venv named build is no Flutter output", machine.ArchiveStripFacts{Head: []string{"pubspec.yaml"}, Entries: stripEntries("pubspec.yaml", "build/pyvenv.cfg", "build/lib/x")}, nil},
 		{"a pubspec.yaml added below keeps the directory", machine.ArchiveStripFacts{Head: base, Entries: stripEntries("target/.rustc_info.json", "target/x/pubspec.yaml")}, nil},
 		{"a CACHEDIR.TAG that is a directory disqualifies", machine.ArchiveStripFacts{Head: base, Entries: stripEntries("t/CACHEDIR.TAG/x", "t/.rustc_info.json")}, nil},
