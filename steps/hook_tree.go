@@ -6,11 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
-	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // HookTree is the linked worktree a hook's directory lies in, found by
@@ -26,9 +24,6 @@ type HookTree struct {
 
 // StatePath is the state file of the tree's repository.
 func (t HookTree) StatePath() string { return StatePath(t.Repo) }
-
-// gitFileLimit bounds what is read of a .git file or an admin file.
-const gitFileLimit = 64 << 10
 
 // LocateHookTree finds the linked worktree containing dir: the nearest
 // ancestor (dir itself included) holding a .git, which must be a gitfile
@@ -67,24 +62,13 @@ func LocateHookTree(dir string) (HookTree, error) {
 	if fi.IsDir() {
 		return HookTree{}, notTree(top + " is a main checkout")
 	}
-	b, err := safefile.Read(filepath.Join(top, ".git"), gitFileLimit)
+	admin, err := observe.ReadGitFile(filepath.Join(top, ".git"))
 	if err != nil {
-		return HookTree{}, notTree(fmt.Sprintf("its .git cannot be read: %v", err))
+		return HookTree{}, notTree(fmt.Sprintf("its .git is not a gitfile git reads: %v", err))
 	}
-	admin, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
-	if !ok || admin == "" {
-		return HookTree{}, notTree(filepath.Join(top, ".git") + " is not a gitfile")
-	}
-	if !filepath.IsAbs(admin) {
-		admin = filepath.Join(top, admin)
-	}
-	cd, err := safefile.Read(filepath.Join(admin, "commondir"), gitFileLimit)
+	common, err := observe.ReadCommonDir(admin)
 	if err != nil {
 		return HookTree{}, notTree(fmt.Sprintf("%s is not a linked worktree's admin entry: %v", admin, err))
-	}
-	common := strings.TrimSpace(string(cd))
-	if !filepath.IsAbs(common) {
-		common = filepath.Join(admin, common)
 	}
 	if common, err = filepath.EvalSymlinks(filepath.Clean(common)); err != nil {
 		return HookTree{}, notTree(fmt.Sprintf("its common dir cannot be resolved: %v", err))
