@@ -207,12 +207,17 @@ func (m manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string
 	return fmt.Sprintf("a %s where HEAD has a %s", mode.Type(), want.Kind)
 }
 
+// quarantinedFile is a file (any entry but a directory) strayEntry found
+// in a quarantine: its path, and the slash-separated path relative to the
+// quarantine that the manifest knows it by.
+type quarantinedFile struct{ path, rel string }
+
 // strayEntry walks q (lstat only) and returns the first entry m does not
 // allow, with why, and the entries it saw (deepest last), or an error the
 // walk met (an unreadable directory is a stray: what it holds is unknown).
 // When checked is set, it records there what lstat said of each regular
 // file it read and found HEAD's.
-func strayEntry(q string, m manifest, idLen int, checked map[string]fs.FileInfo) (stray, why string, files, dirs []string) {
+func strayEntry(q string, m manifest, idLen int, checked map[string]fs.FileInfo) (stray, why string, files []quarantinedFile, dirs []string) {
 	err := filepath.WalkDir(q, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			stray, why = path, "unreadable: "+err.Error()
@@ -222,19 +227,20 @@ func strayEntry(q string, m manifest, idLen int, checked map[string]fs.FileInfo)
 			return nil
 		}
 		rel, _ := filepath.Rel(q, path)
+		rel = filepath.ToSlash(rel)
 		fi, err := os.Lstat(path)
 		if err != nil {
 			stray, why = path, "unreadable: "+err.Error()
 			return fs.SkipAll
 		}
-		if w := m.unexpected(filepath.ToSlash(rel), path, fi, idLen); w != "" {
+		if w := m.unexpected(rel, path, fi, idLen); w != "" {
 			stray, why = path, w
 			return fs.SkipAll
 		}
 		if fi.IsDir() {
 			dirs = append(dirs, path)
 		} else {
-			files = append(files, path)
+			files = append(files, quarantinedFile{path: path, rel: rel})
 			if checked != nil && fi.Mode().IsRegular() {
 				checked[path] = fi
 			}
@@ -368,23 +374,23 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 	}
 	// The .git files go last, so a removal stopped part way leaves trees
 	// git still knows, whose deleted files can be checked out again.
-	sort.SliceStable(files, func(i, j int) bool { return !m.isGitfile(q, files[i]) && m.isGitfile(q, files[j]) })
-	var deleted []string
-	for i, f := range files {
+	files = m.gitfilesLast(files)
+	deleted := make([]string, 0, len(files))
+	for i, qf := range files {
+		f := qf.path
 		fi, err := os.Lstat(f)
 		if err != nil {
 			return moveBack(e, rec, f, "unreadable: "+err.Error())
 		}
-		rel, _ := filepath.Rel(q, f)
 		if before, ok := checked[f]; !ok || !observe.Unchanged(before, fi, start) {
-			if w := m.unexpected(filepath.ToSlash(rel), f, fi, idLen); w != "" {
+			if w := m.unexpected(qf.rel, f, fi, idLen); w != "" {
 				return moveBack(e, rec, f, w)
 			}
 		}
 		if err := os.Remove(f); err != nil {
 			return blockedRemoval(ctx, e, rec, m, f, err, deleted)
 		}
-		deleted = append(deleted, filepath.ToSlash(rel))
+		deleted = append(deleted, qf.rel)
 		if i == 0 {
 			failpoint("apply/during-delete")
 		}
@@ -467,11 +473,20 @@ func quarantineInUse(e *Env, rec machine.Record) *machine.Refusal {
 		Message: fmt.Sprintf("%s is in use (%s), so nothing of it was deleted; the tree was kept at %s. End what uses it, then plan again", rec.ID, what, where)}
 }
 
-// isGitfile reports whether path (in quarantine q) is a .git file of the
-// tree or of a submodule.
-func (m manifest) isGitfile(q, path string) bool {
-	rel, err := filepath.Rel(q, path)
-	return err == nil && m[filepath.ToSlash(rel)].Kind == "gitfile"
+// gitfilesLast returns files with the .git files of the tree and of its
+// submodules moved to the end, every other order kept: one pass, each
+// file's manifest entry looked up once.
+func (m manifest) gitfilesLast(files []quarantinedFile) []quarantinedFile {
+	out := make([]quarantinedFile, 0, len(files))
+	var gitfiles []quarantinedFile
+	for _, f := range files {
+		if m[f.rel].Kind == "gitfile" {
+			gitfiles = append(gitfiles, f)
+		} else {
+			out = append(out, f)
+		}
+	}
+	return append(out, gitfiles...)
 }
 
 // blockedRemoval handles an entry of the quarantine that cannot be
