@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
@@ -372,28 +373,34 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 	if stray != "" {
 		return moveBack(e, rec, stray, why)
 	}
+	verify := func(qf quarantinedFile) string {
+		fi, err := os.Lstat(qf.path)
+		if err != nil {
+			return "unreadable: " + err.Error()
+		}
+		if before, ok := checked[qf.path]; !ok || !observe.Unchanged(before, fi, start) {
+			return m.unexpected(qf.rel, qf.path, fi, idLen)
+		}
+		return ""
+	}
+	var once sync.Once
+	afterFirst := func() { once.Do(func() { failpoint("apply/during-delete") }) }
 	// The .git files go last, so a removal stopped part way leaves trees
 	// git still knows, whose deleted files can be checked out again.
-	files = m.gitfilesLast(files)
-	deleted := make([]string, 0, len(files))
-	for i, qf := range files {
-		f := qf.path
-		fi, err := os.Lstat(f)
-		if err != nil {
-			return moveBack(e, rec, f, "unreadable: "+err.Error())
-		}
-		if before, ok := checked[f]; !ok || !observe.Unchanged(before, fi, start) {
-			if w := m.unexpected(qf.rel, f, fi, idLen); w != "" {
-				return moveBack(e, rec, f, w)
-			}
-		}
-		if err := os.Remove(f); err != nil {
-			return blockedRemoval(ctx, e, rec, m, f, err, deleted)
-		}
-		deleted = append(deleted, qf.rel)
-		if i == 0 {
-			failpoint("apply/during-delete")
-		}
+	// Deleted a few at a time (deleteChecked), each file is verified right
+	// before it goes, and the first that fails stops them all.
+	others, gitfiles := m.gitfilesApart(files)
+	deleted, halt := deleteChecked(others, verify, afterFirst)
+	if halt == nil {
+		var more []string
+		more, halt = deleteChecked(gitfiles, verify, afterFirst)
+		deleted = append(deleted, more...)
+	}
+	switch {
+	case halt != nil && halt.err != nil:
+		return blockedRemoval(ctx, e, rec, m, halt.path, halt.err, deleted)
+	case halt != nil:
+		return moveBack(e, rec, halt.path, halt.why)
 	}
 	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
 	for _, d := range append(dirs, q) {
@@ -473,20 +480,18 @@ func quarantineInUse(e *Env, rec machine.Record) *machine.Refusal {
 		Message: fmt.Sprintf("%s is in use (%s), so nothing of it was deleted; the tree was kept at %s. End what uses it, then plan again", rec.ID, what, where)}
 }
 
-// gitfilesLast returns files with the .git files of the tree and of its
-// submodules moved to the end, every other order kept: one pass, each
-// file's manifest entry looked up once.
-func (m manifest) gitfilesLast(files []quarantinedFile) []quarantinedFile {
-	out := make([]quarantinedFile, 0, len(files))
-	var gitfiles []quarantinedFile
+// gitfilesApart splits files into the .git files of the tree and of its
+// submodules and all the others, each in the order given.
+func (m manifest) gitfilesApart(files []quarantinedFile) (others, gitfiles []quarantinedFile) {
+	others = make([]quarantinedFile, 0, len(files))
 	for _, f := range files {
 		if m[f.rel].Kind == "gitfile" {
 			gitfiles = append(gitfiles, f)
 		} else {
-			out = append(out, f)
+			others = append(others, f)
 		}
 	}
-	return append(out, gitfiles...)
+	return others, gitfiles
 }
 
 // blockedRemoval handles an entry of the quarantine that cannot be
