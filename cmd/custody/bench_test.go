@@ -230,6 +230,12 @@ func (fl *fleet) apply(b *testing.B) {
 	_, res = fl.run(b, fl.shim, only(counted)...)
 	wantRemoved(b, res, counted)
 	gitRuns := fl.shim.take(b)
+	// For reference only: the same loop over trees made a moment ago and
+	// not synced, whose files the kernel has not written yet.
+	var fresh usage
+	for _, p := range fl.plainTrees(b, "fresh", len(timed)) {
+		fresh.add(fl.git(b, nil, fl.r.Dir, "worktree", "remove", p))
+	}
 	listAfter, showAfter := fl.readCosts(b, active)
 	b.ReportMetric(listAfter.wallMs()/listBefore.wallMs(), "list-after/before")
 	b.ReportMetric(showAfter.wallMs()/showBefore.wallMs(), "show-after/before")
@@ -245,6 +251,9 @@ func (fl *fleet) apply(b *testing.B) {
 	b.Logf("apply of %d removals: custody %.0fms wall %.0fms cpu (%.1f ms/removal), bare git worktree remove loop %.0fms wall %.0fms cpu (%.1f ms/removal): wall ratio %.2f, cpu ratio %.2f; git processes %.2f per removal (%d for %d, the command's own included)",
 		len(timed), c.wallMs(), c.cpuMs(), c.wallMs()/k, f.wallMs(), f.cpuMs(), f.wallMs()/k,
 		c.wallMs()/f.wallMs(), c.cpuMs()/f.cpuMs(), float64(gitRuns)/float64(len(counted)), gitRuns, len(counted))
+	b.ReportMetric(fresh.wallMs()/k, "bare-unsynced-ms/removal")
+	b.Logf("for reference, the bare loop over trees made a moment before and never synced (nothing of them on disk yet to free): %.0fms wall %.0fms cpu (%.1f ms/removal)",
+		fresh.wallMs(), fresh.cpuMs(), fresh.wallMs()/k)
 }
 
 // wantRemoved requires apply to have removed exactly ids.
