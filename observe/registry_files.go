@@ -24,10 +24,10 @@ const registryLimit = 100000
 // clean PATH/.git, that is not locked, and whose HEAD is a commit id or a
 // branch whose tip the ref files give. An entry is prunable, as git says,
 // when PATH/.git is gone. Anything else (a locked or half-made entry, a
-// relative or unreadable gitdir, an unborn or symbolic HEAD, a reftable
-// store, an entry that is not a directory) is TakeInventoryOf: git's own
-// listing, as before. The answer lists every tree, so CheckedOut knows
-// them all.
+// relative or unreadable gitdir, a PATH/.git that is a symlink, an unborn
+// or symbolic HEAD, a reftable store, an entry that is not a directory) is
+// TakeInventoryOf: git's own listing, as before. The answer lists every
+// tree, so CheckedOut knows them all.
 func TakeRegistryInventory(ctx context.Context, g *Git, repo Repo, branches ...string) (Inventory, error) {
 	unlock, err := RegistryLock(ctx, repo, false)
 	if err != nil {
@@ -140,12 +140,11 @@ func readAdminEntry(repo Repo, key string) (WorktreeEntry, error) {
 		return WorktreeEntry{}, err
 	}
 	ent.Path = path
-	switch pi := Lstat(link); pi.State {
-	case machine.PathAbsent:
+	switch pi := Lstat(link); {
+	case pi.State == machine.PathAbsent:
 		ent.Prunable, ent.PrunableReason = true, "gitdir file points to non-existent location"
-	case machine.PathPresent:
-	default:
-		return WorktreeEntry{}, errEntryUnreadable
+	case pi.State != machine.PathPresent || pi.IsSymlink:
+		return WorktreeEntry{}, errEntryUnreadable // git follows a link; custody leaves it to git
 	}
 	return ent, nil
 }
