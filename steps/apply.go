@@ -83,10 +83,11 @@ type applyRun struct {
 // applyScope is what one item's observations look through: the
 // advertisement, known ancestors, custody's .env lines and the disposable
 // patterns this apply read once, and a process scan taken now. What is
-// read once only ever keeps more: a line custody wrote since is a person's
-// to it (ignored content, kept), one it no longer writes is still one it
-// wrote, and a tree changed since plan is stale whatever the scope. The
-// tree itself is observed fresh, both times (carryOutRemovalIn).
+// read once only ever keeps more: a line custody writes after that read
+// counts as a person's (ignored content, kept), one it no longer writes is
+// still one it wrote, and a tree changed since plan is stale whatever the
+// scope. The tree itself is observed fresh, both times
+// (carryOutRemovalIn).
 func (run *applyRun) applyScope(e *Env) observe.Scope {
 	return observe.Scope{Status: true, Hidden: true, Proof: true, View: run.view, Ancestors: run.ancestors,
 		Procs: observe.ScanProcesses(), EnvLines: run.envLines, Disposable: run.disposable, Hashes: observe.NewHashCache(e.Repo)}
