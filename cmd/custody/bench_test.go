@@ -32,8 +32,10 @@ import (
 // At the largest N, apply/N removes the plan's removable trees: half timed
 // against a bare `git worktree remove` loop over as many plain trees, half
 // with git counted. Each timed run starts after a sync, so both delete
-// trees whose files are on disk, as a person's are. Every figure is wall time and CPU time (user+system of
-// the process and every child it waited for) against its floor, and git
+// trees whose files are on disk, as a person's are (the loop over trees
+// never synced is printed too, for reference). Every figure is wall time
+// and CPU time (user+system of the process and every child it waited
+// for) against its floor, and git
 // processes per tree, counted with a PATH shim (a `git` first on PATH that
 // logs each invocation and execs the real git; the counted runs are never
 // the timed ones). Run with
