@@ -35,10 +35,9 @@ import (
 // trees whose files are on disk, as a person's are (the loop over trees
 // never synced is printed too, for reference). Every figure is wall time
 // and CPU time (user+system of the process and every child it waited
-// for) against its floor, and git
-// processes per tree, counted with a PATH shim (a `git` first on PATH that
-// logs each invocation and execs the real git; the counted runs are never
-// the timed ones). Run with
+// for) against its floor, and git processes per tree, counted with a PATH
+// shim (a `git` first on PATH that logs each invocation and execs the real
+// git; the counted runs are never the timed ones). Run with
 //
 //	go test ./cmd/custody/ -run '^$' -bench Fleet -benchtime 3x -timeout 60m
 //
