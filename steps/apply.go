@@ -74,6 +74,23 @@ type applyRun struct {
 	// view (commitTrees), against which each quarantine manifest may be
 	// read from the tree's index (headTree).
 	trees map[string]string
+	// envLines and disposable are custody's own .env lines and the
+	// approved disposable patterns, read once with view (applyScope).
+	envLines   map[string]map[string]bool
+	disposable machine.Patterns
+}
+
+// applyScope is what one item's observations look through: the
+// advertisement, known ancestors, custody's .env lines and the disposable
+// patterns this apply read once, and a process scan taken now. What is
+// read once only ever keeps more: a line custody writes after that read
+// counts as a person's (ignored content, kept), one it no longer writes is
+// still one it wrote, and a tree changed since plan is stale whatever the
+// scope. The tree itself is observed fresh, both times
+// (carryOutRemovalIn).
+func (run *applyRun) applyScope(e *Env) observe.Scope {
+	return observe.Scope{Status: true, Hidden: true, Proof: true, View: run.view, Ancestors: run.ancestors,
+		Procs: observe.ScanProcesses(), EnvLines: run.envLines, Disposable: run.disposable, Hashes: observe.NewHashCache(e.Repo)}
 }
 
 // Apply runs exactly the plan's actions (or those named in only), item by
@@ -167,6 +184,12 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 		}
 		run.ancestors = knownAncestors(ctx, e, view, heads)
 		run.trees = commitTrees(ctx, e, heads)
+		if run.envLines, err = e.envLines(); err != nil {
+			return Outcome{}, err
+		}
+		if run.disposable, err = e.disposable(); err != nil {
+			return Outcome{}, err
+		}
 	}
 	return applyItem(ctx, e, run, it, run.view)
 }
@@ -235,11 +258,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			}
 			continue
 		}
-		scope, err := e.assessScope(view)
-		if err != nil {
-			return Outcome{}, err
-		}
-		scope.Ancestors = run.ancestors
+		scope := run.applyScope(e)
 		pause("apply/before-observe")
 		obs, _, err := e.observe(ctx, rec, scope)
 		if err != nil {

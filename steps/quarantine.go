@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
@@ -207,12 +208,17 @@ func (m manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string
 	return fmt.Sprintf("a %s where HEAD has a %s", mode.Type(), want.Kind)
 }
 
+// quarantinedFile is a file (any entry but a directory) strayEntry found
+// in a quarantine: its path, and the slash-separated path relative to the
+// quarantine that the manifest knows it by.
+type quarantinedFile struct{ path, rel string }
+
 // strayEntry walks q (lstat only) and returns the first entry m does not
 // allow, with why, and the entries it saw (deepest last), or an error the
 // walk met (an unreadable directory is a stray: what it holds is unknown).
 // When checked is set, it records there what lstat said of each regular
 // file it read and found HEAD's.
-func strayEntry(q string, m manifest, idLen int, checked map[string]fs.FileInfo) (stray, why string, files, dirs []string) {
+func strayEntry(q string, m manifest, idLen int, checked map[string]fs.FileInfo) (stray, why string, files []quarantinedFile, dirs []string) {
 	err := filepath.WalkDir(q, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			stray, why = path, "unreadable: "+err.Error()
@@ -222,19 +228,20 @@ func strayEntry(q string, m manifest, idLen int, checked map[string]fs.FileInfo)
 			return nil
 		}
 		rel, _ := filepath.Rel(q, path)
+		rel = filepath.ToSlash(rel)
 		fi, err := os.Lstat(path)
 		if err != nil {
 			stray, why = path, "unreadable: "+err.Error()
 			return fs.SkipAll
 		}
-		if w := m.unexpected(filepath.ToSlash(rel), path, fi, idLen); w != "" {
+		if w := m.unexpected(rel, path, fi, idLen); w != "" {
 			stray, why = path, w
 			return fs.SkipAll
 		}
 		if fi.IsDir() {
 			dirs = append(dirs, path)
 		} else {
-			files = append(files, path)
+			files = append(files, quarantinedFile{path: path, rel: rel})
 			if checked != nil && fi.Mode().IsRegular() {
 				checked[path] = fi
 			}
@@ -366,28 +373,34 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 	if stray != "" {
 		return moveBack(e, rec, stray, why)
 	}
+	verify := func(qf quarantinedFile) string {
+		fi, err := os.Lstat(qf.path)
+		if err != nil {
+			return "unreadable: " + err.Error()
+		}
+		if before, ok := checked[qf.path]; !ok || !observe.Unchanged(before, fi, start) {
+			return m.unexpected(qf.rel, qf.path, fi, idLen)
+		}
+		return ""
+	}
+	var once sync.Once
+	afterFirst := func() { once.Do(func() { failpoint("apply/during-delete") }) }
 	// The .git files go last, so a removal stopped part way leaves trees
 	// git still knows, whose deleted files can be checked out again.
-	sort.SliceStable(files, func(i, j int) bool { return !m.isGitfile(q, files[i]) && m.isGitfile(q, files[j]) })
-	var deleted []string
-	for i, f := range files {
-		fi, err := os.Lstat(f)
-		if err != nil {
-			return moveBack(e, rec, f, "unreadable: "+err.Error())
-		}
-		rel, _ := filepath.Rel(q, f)
-		if before, ok := checked[f]; !ok || !observe.Unchanged(before, fi, start) {
-			if w := m.unexpected(filepath.ToSlash(rel), f, fi, idLen); w != "" {
-				return moveBack(e, rec, f, w)
-			}
-		}
-		if err := os.Remove(f); err != nil {
-			return blockedRemoval(ctx, e, rec, m, f, err, deleted)
-		}
-		deleted = append(deleted, filepath.ToSlash(rel))
-		if i == 0 {
-			failpoint("apply/during-delete")
-		}
+	// Deleted a few at a time (deleteChecked), each file is verified right
+	// before it goes, and the first that fails stops them all.
+	others, gitfiles := m.gitfilesApart(files)
+	deleted, halt := deleteChecked(others, verify, afterFirst)
+	if halt == nil {
+		var more []string
+		more, halt = deleteChecked(gitfiles, verify, afterFirst)
+		deleted = append(deleted, more...)
+	}
+	switch {
+	case halt != nil && halt.err != nil:
+		return blockedRemoval(ctx, e, rec, m, halt.path, halt.err, deleted)
+	case halt != nil:
+		return moveBack(e, rec, halt.path, halt.why)
 	}
 	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
 	for _, d := range append(dirs, q) {
@@ -467,11 +480,18 @@ func quarantineInUse(e *Env, rec machine.Record) *machine.Refusal {
 		Message: fmt.Sprintf("%s is in use (%s), so nothing of it was deleted; the tree was kept at %s. End what uses it, then plan again", rec.ID, what, where)}
 }
 
-// isGitfile reports whether path (in quarantine q) is a .git file of the
-// tree or of a submodule.
-func (m manifest) isGitfile(q, path string) bool {
-	rel, err := filepath.Rel(q, path)
-	return err == nil && m[filepath.ToSlash(rel)].Kind == "gitfile"
+// gitfilesApart splits files into the .git files of the tree and of its
+// submodules and all the others, each in the order given.
+func (m manifest) gitfilesApart(files []quarantinedFile) (others, gitfiles []quarantinedFile) {
+	others = make([]quarantinedFile, 0, len(files))
+	for _, f := range files {
+		if m[f.rel].Kind == "gitfile" {
+			gitfiles = append(gitfiles, f)
+		} else {
+			others = append(others, f)
+		}
+	}
+	return others, gitfiles
 }
 
 // blockedRemoval handles an entry of the quarantine that cannot be

@@ -266,7 +266,7 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 			return Outcome{}, err
 		}
 	}
-	obs, inv, err := e.observe(ctx, rec, observe.Scope{})
+	obs, inv, err := observeSettled(ctx, e, rec)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -274,7 +274,7 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		if err := dropAdminEntry(e, rec); err != nil {
 			return Outcome{}, err
 		}
-		if obs, inv, err = e.observe(ctx, rec, observe.Scope{}); err != nil {
+		if obs, inv, err = observeSettled(ctx, e, rec); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -310,6 +310,29 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 	res, err := teardownResources(ctx, e, rec.ID)
 	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRemoved, State: machine.StateTombstoned, Resources: res,
 		Branch: branchResult(rec, branchOutcome, reason)}, err
+}
+
+// observeSettled observes rec to verify its removal: e.observe, except
+// that a tree whose path is gone is looked up in the whole registry read
+// from git's files (observe.TakeRegistryInventory; git's own listing when
+// any entry is not the plain case), which also says which trees have the
+// owned branch checked out. A tree still there is observed as e.observe
+// does.
+func observeSettled(ctx context.Context, e *Env, rec machine.Record) (machine.WorktreeObservation, observe.Inventory, error) {
+	if observe.Lstat(rec.Path).State != machine.PathAbsent {
+		return e.observe(ctx, rec, observe.Scope{})
+	}
+	inv, err := observe.TakeRegistryInventory(ctx, e.Git, e.Repo, rec.Branch)
+	if err != nil {
+		return machine.WorktreeObservation{}, inv, err
+	}
+	obs := observe.Worktree(ctx, e.Git, e.Repo, inv, rec, observe.Scope{})
+	leases, err := e.Store.Leases()
+	if err != nil {
+		return obs, inv, err
+	}
+	obs.Lease = leases[rec.ID]
+	return obs, inv, nil
 }
 
 // dropHashCache deletes the content hash cache file of rec's removed tree:

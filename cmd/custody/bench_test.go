@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,11 +31,13 @@ import (
 //
 // At the largest N, apply/N removes the plan's removable trees: half timed
 // against a bare `git worktree remove` loop over as many plain trees, half
-// with git counted. Every figure is wall time and CPU time (user+system of
-// the process and every child it waited for) against its floor, and git
-// processes per tree, counted with a PATH shim (a `git` first on PATH that
-// logs each invocation and execs the real git; the counted runs are never
-// the timed ones). Run with
+// with git counted. Each timed run starts after a sync, so both delete
+// trees whose files are on disk, as a person's are (the loop over trees
+// never synced is printed too, for reference). Every figure is wall time
+// and CPU time (user+system of the process and every child it waited
+// for) against its floor, and git processes per tree, counted with a PATH
+// shim (a `git` first on PATH that logs each invocation and execs the real
+// git; the counted runs are never the timed ones). Run with
 //
 //	go test ./cmd/custody/ -run '^$' -bench Fleet -benchtime 3x -timeout 60m
 //
@@ -206,10 +209,16 @@ func (fl *fleet) apply(b *testing.B) {
 	}
 	listBefore, showBefore := fl.readCosts(b, active)
 	bare := fl.plainTrees(b, "bare", len(timed))
+	// Both loops delete files that are on disk: a tree made a moment ago
+	// whose blocks the kernel has not yet written back is deleted without
+	// freeing (or discarding) any block, at a fraction of what deleting a
+	// person's tree costs, and the fleet's trees are minutes old.
+	syscall.Sync()
 	var loop usage
 	for _, p := range bare {
 		loop.add(fl.git(b, nil, fl.r.Dir, "worktree", "remove", p))
 	}
+	syscall.Sync()
 	only := func(ids []string) []string {
 		args := []string{"apply", "--json"}
 		for _, id := range ids {
@@ -222,6 +231,12 @@ func (fl *fleet) apply(b *testing.B) {
 	_, res = fl.run(b, fl.shim, only(counted)...)
 	wantRemoved(b, res, counted)
 	gitRuns := fl.shim.take(b)
+	// For reference only: the same loop over trees made a moment ago and
+	// not synced, whose files the kernel has not written yet.
+	var fresh usage
+	for _, p := range fl.plainTrees(b, "fresh", len(timed)) {
+		fresh.add(fl.git(b, nil, fl.r.Dir, "worktree", "remove", p))
+	}
 	listAfter, showAfter := fl.readCosts(b, active)
 	b.ReportMetric(listAfter.wallMs()/listBefore.wallMs(), "list-after/before")
 	b.ReportMetric(showAfter.wallMs()/showBefore.wallMs(), "show-after/before")
@@ -237,6 +252,9 @@ func (fl *fleet) apply(b *testing.B) {
 	b.Logf("apply of %d removals: custody %.0fms wall %.0fms cpu (%.1f ms/removal), bare git worktree remove loop %.0fms wall %.0fms cpu (%.1f ms/removal): wall ratio %.2f, cpu ratio %.2f; git processes %.2f per removal (%d for %d, the command's own included)",
 		len(timed), c.wallMs(), c.cpuMs(), c.wallMs()/k, f.wallMs(), f.cpuMs(), f.wallMs()/k,
 		c.wallMs()/f.wallMs(), c.cpuMs()/f.cpuMs(), float64(gitRuns)/float64(len(counted)), gitRuns, len(counted))
+	b.ReportMetric(fresh.wallMs()/k, "bare-unsynced-ms/removal")
+	b.Logf("for reference, the bare loop over trees made a moment before and never synced (nothing of them on disk yet to free): %.0fms wall %.0fms cpu (%.1f ms/removal)",
+		fresh.wallMs(), fresh.cpuMs(), fresh.wallMs()/k)
 }
 
 // wantRemoved requires apply to have removed exactly ids.
