@@ -429,17 +429,11 @@ func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record, inv *obs
 }
 
 // EventBranchDeleting names the journal event written right before custody
-// deletes an owned branch, so a run killed after the delete still reports
-// it deleted.
-const EventBranchDeleting = "branch-deleting"
+// deletes an owned branch (machine.EventBranchDeleting).
+const EventBranchDeleting = machine.EventBranchDeleting
 
 // branchDeleting is the detail of an EventBranchDeleting event.
-type branchDeleting struct {
-	Record string `json:"record"`
-	Branch string `json:"branch"`
-	Commit string `json:"commit"`
-	Plan   string `json:"plan,omitempty"`
-}
+type branchDeleting = machine.BranchDeletingDetail
 
 // planOf is the plan rec's intent came from ("" without one).
 func planOf(rec machine.Record) string {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -213,12 +212,12 @@ func (fl *fleet) apply(b *testing.B) {
 	// whose blocks the kernel has not yet written back is deleted without
 	// freeing (or discarding) any block, at a fraction of what deleting a
 	// person's tree costs, and the fleet's trees are minutes old.
-	syscall.Sync()
+	syncDisks()
 	var loop usage
 	for _, p := range bare {
 		loop.add(fl.git(b, nil, fl.r.Dir, "worktree", "remove", p))
 	}
-	syscall.Sync()
+	syncDisks()
 	only := func(ids []string) []string {
 		args := []string{"apply", "--json"}
 		for _, id := range ids {
