@@ -157,6 +157,21 @@ func (t *treeHashes) file(p string, info fs.FileInfo) (string, error) {
 	return oid, nil
 }
 
+// keepUnvisited keeps for the next save the entries read from the cache
+// file that this walk did not use: a walk that ended early passed only
+// part of the tree. An entry states what an inode held at its identity,
+// so keeping one longer only costs space.
+func (t *treeHashes) keepUnvisited() {
+	if t == nil {
+		return
+	}
+	for k, oid := range t.old {
+		if _, ok := t.next[k]; !ok {
+			t.next[k] = oid
+		}
+	}
+}
+
 // save writes the walk's entries (those it used and those it may cache)
 // as the tree's cache file, atomically by rename, when they differ from
 // what it read. Any failure leaves the cache as it was: it only costs time.

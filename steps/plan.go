@@ -90,6 +90,9 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 			}
 		}
 		scope.Ancestors = knownAncestors(ctx, e, view, heads)
+		// One question for every HEAD's tree: a tree whose index and files
+		// are exactly its HEAD is observed without git status.
+		scope.HeadTrees = commitTrees(ctx, e, heads)
 		archived := archivedRecords(e)
 		var mu sync.Mutex
 		done := 0
