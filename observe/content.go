@@ -140,6 +140,9 @@ func walkContentNested(root string, format ObjectFormat, prune, reported map[str
 // first entry strict says is not HEAD's (knownClean's walk).
 func walkContentWith(root string, format ObjectFormat, prune, reported map[string]bool, hashes *treeHashes, nested *nestedScan, strict *strictWalk) []machine.DiskEntry {
 	w := contentWalk{format: format, prune: prune, reported: reported, hashes: hashes, nested: nested, strict: strict}
+	if strict != nil {
+		w.out = make([]machine.DiskEntry, 0, len(strict.files)+len(strict.dirs))
+	}
 	fi, err := os.Lstat(root)
 	if err != nil {
 		nested.unreadable(root, err)
@@ -197,7 +200,7 @@ func (w *contentWalk) dir(abs, rel string) {
 			return
 		}
 		name := d.Name()
-		p, r := abs+sep+name, name
+		p, r := entryPath{abs, sep, name}, name
 		if rel != "" {
 			r = rel + "/" + name
 		} else if name == ".git" {
@@ -215,10 +218,16 @@ func (w *contentWalk) dir(abs, rel string) {
 	}
 }
 
+// entryPath is an entry's absolute path in parts, joined only when it is
+// needed: a file whose id the hash cache holds never needs it.
+type entryPath struct{ dir, sep, name string }
+
+func (p entryPath) String() string { return p.dir + p.sep + p.name }
+
 // entry records the entry d at abs (rel below the root), which lstat saw
 // as info (or could not: err), entering it when it is a directory not
 // pruned.
-func (w *contentWalk) entry(abs, rel string, d fs.DirEntry, info fs.FileInfo, err error) {
+func (w *contentWalk) entry(p entryPath, rel string, d fs.DirEntry, info fs.FileInfo, err error) {
 	e := machine.DiskEntry{Path: rel}
 	if !w.strict.admits(rel, d) {
 		return
@@ -226,7 +235,7 @@ func (w *contentWalk) entry(abs, rel string, d fs.DirEntry, info fs.FileInfo, er
 	if err != nil {
 		w.strict.fail()
 		if d.IsDir() {
-			w.nested.walk(abs)
+			w.nested.walk(p.String())
 		}
 		e.Kind, e.Err = machine.EntryOther, err.Error()
 		w.out = append(w.out, e)
@@ -237,14 +246,14 @@ func (w *contentWalk) entry(abs, rel string, d fs.DirEntry, info fs.FileInfo, er
 		e.Kind = machine.EntryDir
 		w.out = append(w.out, e)
 		if !w.prune[rel] {
-			w.dir(abs, rel)
+			w.dir(p.String(), rel)
 		} else {
-			w.nested.walk(abs)
+			w.nested.walk(p.String())
 		}
 		return
 	case m&fs.ModeSymlink != 0:
 		e.Kind = machine.EntrySymlink
-		if target, err := os.Readlink(abs); err != nil {
+		if target, err := os.Readlink(p.String()); err != nil {
 			e.Err = err.Error()
 		} else {
 			e.OID = BlobID(w.format, []byte(target))
@@ -255,10 +264,12 @@ func (w *contentWalk) entry(abs, rel string, d fs.DirEntry, info fs.FileInfo, er
 		if w.reported[rel] {
 			break
 		}
-		if w.hashes != nil {
-			e.OID, err = w.hashes.file(abs, info)
+		if oid, ok := w.hashes.cached(info); ok {
+			e.OID = oid
+		} else if w.hashes != nil {
+			e.OID, err = w.hashes.file(p.String(), info)
 		} else {
-			e.OID, err = HashFile(w.format, abs, info)
+			e.OID, err = HashFile(w.format, p.String(), info)
 		}
 		if err != nil {
 			e.Err = err.Error()

@@ -38,14 +38,16 @@ func readDirStat(abs string, buf []byte) (ents []fs.DirEntry, infos []fs.FileInf
 		sep = ""
 	}
 	ents, infos, errs = make([]fs.DirEntry, len(ds)), make([]fs.FileInfo, len(ds)), make([]error, len(ds))
+	sts := make([]statInfo, len(ds)) // one allocation for the directory
+	var st unix.Stat_t
 	for i := range ds {
 		d := &ds[i]
-		var st unix.Stat_t
 		if err := fstatat(fd, d.name, &st); err != nil {
 			errs[i] = &fs.PathError{Op: "lstat", Path: abs + sep + d.name, Err: err}
 			d.err = errs[i]
 		} else {
-			si := newStatInfo(d.name, &st)
+			si := &sts[i]
+			si.fill(d.name, &st)
 			infos[i], d.info = si, si
 			if d.typ == unknownType {
 				d.typ = si.Mode().Type()
@@ -159,8 +161,8 @@ type statInfo struct {
 	sys  syscall.Stat_t
 }
 
-func newStatInfo(name string, st *unix.Stat_t) *statInfo {
-	return &statInfo{name: name, sys: syscall.Stat_t{
+func (s *statInfo) fill(name string, st *unix.Stat_t) {
+	*s = statInfo{name: name, sys: syscall.Stat_t{
 		Dev: st.Dev, Ino: st.Ino, Nlink: st.Nlink, Mode: st.Mode, Uid: st.Uid, Gid: st.Gid, Rdev: st.Rdev,
 		Size: st.Size, Blksize: st.Blksize, Blocks: st.Blocks,
 		Atim: syscall.Timespec{Sec: st.Atim.Sec, Nsec: st.Atim.Nsec},
