@@ -88,7 +88,7 @@ const unknownType = fs.FileMode(1<<32 - 1)
 // readDirents reads every entry of the directory fd ("." and ".." left
 // out) with getdents64, in batches as large as buf.
 func readDirents(fd int, buf []byte) ([]dirent, error) {
-	var out []dirent
+	out := make([]dirent, 0, 64)
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {

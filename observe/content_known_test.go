@@ -5,6 +5,7 @@ package observe_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,5 +230,57 @@ func sameSizeEdit(r *fixtures.Repo, p, old, content string) {
 	}
 	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
 		r.TB.Fatal(err)
+	}
+}
+
+// BenchmarkWorktreeKnownClean observes one clean tree of 2,050 files (the
+// benchmark fleet's checkout) with a warm content hash cache, through plan's
+// fast path and through git status, for a profile of the in-process part:
+//
+//	go test ./observe -run '^$' -bench WorktreeKnownClean -benchmem -cpuprofile cpu.out
+func BenchmarkWorktreeKnownClean(b *testing.B) {
+	r := fixtures.New(b, fixtures.Options{})
+	for d := range 41 {
+		for f := range 50 {
+			r.WriteFile(r.Dir, fmt.Sprintf("pkg%02d/f%03d.go", d, f), fmt.Sprintf("package pkg%02d\n\nfunc F%03d() int { return %d }\n", d, f, f))
+		}
+	}
+	r.CommitAll(r.Dir, "a realistic checkout")
+	wt := filepath.Join(r.Root, "wt")
+	r.Git("worktree", "add", "-q", "-b", "custody/wt", wt)
+	ctx := context.Background()
+	g := observe.NewGit(&observe.Runner{Env: r.Env()})
+	repo, err := observe.Discover(ctx, g, r.Dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inv, err := observe.TakeInventory(ctx, g, repo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var heads []string
+	for _, e := range inv.Entries {
+		heads = append(heads, e.Head)
+	}
+	trees, err := observe.CommitTrees(ctx, g, repo, heads)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cache := observe.NewHashCache(repo)
+	cache.Now = func() time.Time { return time.Now().Add(time.Hour) }
+	rec := machine.Record{ID: "wt", Kind: machine.KindWorktree, State: machine.StateFinished, Path: wt, Branch: "custody/wt", AdminKey: "wt"}
+	for _, bc := range []struct {
+		name  string
+		trees map[string]string
+	}{{"fast", trees}, {"status", nil}} {
+		b.Run(bc.name, func(b *testing.B) {
+			scope := observe.Scope{Status: true, Hidden: true, Hashes: cache, HeadTrees: bc.trees}
+			observe.Worktree(ctx, g, repo, inv, rec, scope) // the cache, warm
+			for b.Loop() {
+				if o := observe.Worktree(ctx, g, repo, inv, rec, scope); len(o.Content) > 0 || o.StatusErr != "" {
+					b.Fatalf("not clean: %+v", o)
+				}
+			}
+		})
 	}
 }

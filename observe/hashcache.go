@@ -319,11 +319,13 @@ func decodeHashCache(b []byte, format ObjectFormat, now time.Time) map[statKey]s
 	out := make(map[statKey]string, count)
 	// Every id in one string, each entry's a slice of it: one allocation
 	// instead of one per file.
-	hexAll := make([]byte, 0, count*2*n)
+	var all strings.Builder
+	all.Grow(count * 2 * n)
+	var id [2 * sha256.Size]byte
 	for r := recs; len(r) > 0; r = r[statKeyLen+n:] {
-		hexAll = hex.AppendEncode(hexAll, r[statKeyLen:statKeyLen+n])
+		all.Write(id[:hex.Encode(id[:], r[statKeyLen:statKeyLen+n])])
 	}
-	ids := string(hexAll)
+	ids := all.String()
 	for i := 0; len(recs) > 0; i++ {
 		r := recs[:statKeyLen+n]
 		recs = recs[statKeyLen+n:]

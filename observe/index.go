@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/custody-sh/custody/observe/safefile"
 )
@@ -140,6 +141,12 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, boo
 		return nil, false, unreadable("%d entries in %d bytes", count, len(body))
 	}
 	out := make([]IndexEntry, 0, count)
+	oids := make([]int, 0, count)
+	// The paths of versions 2 and 3 are slices of one copy of the file.
+	var text string
+	if version < 4 {
+		text = string(body)
+	}
 	ita := false
 	off := 12
 	var prev []byte
@@ -151,7 +158,7 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, boo
 		}
 		mode := binary.BigEndian.Uint32(body[off+24 : off+28])
 		off += statLen
-		oid := hex.EncodeToString(body[off : off+hashLen])
+		oidAt := off
 		off += hashLen
 		flags := binary.BigEndian.Uint16(body[off : off+2])
 		off += 2
@@ -168,6 +175,7 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, boo
 			ita = ita || ext&indexExtITA != 0
 		}
 		var path []byte
+		pathAt := off // where a version 2 or 3 path starts
 		if version == 4 {
 			strip, n := gitVarint(body[off:])
 			if n <= 0 || strip > uint64(len(prev)) {
@@ -210,7 +218,26 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, boo
 		if flags&indexFlagValid != 0 {
 			tag += 'a' - 'A'
 		}
-		out = append(out, IndexEntry{Tag: tag, Mode: indexMode(mode), OID: oid, Stage: stage, Path: string(path)})
+		var p string
+		if version == 4 {
+			p = string(path)
+		} else {
+			p = text[pathAt : pathAt+len(path)]
+		}
+		out = append(out, IndexEntry{Tag: tag, Mode: indexMode(mode), Stage: stage, Path: p})
+		oids = append(oids, oidAt)
+	}
+	// Every id in one string, each entry's a slice of it: one allocation
+	// instead of one per entry.
+	var all strings.Builder
+	all.Grow(len(oids) * 2 * hashLen)
+	var id [2 * sha256.Size]byte
+	for _, at := range oids {
+		all.Write(id[:hex.Encode(id[:], body[at:at+hashLen])])
+	}
+	hexIDs := all.String()
+	for i := range out {
+		out[i].OID = hexIDs[i*2*hashLen : (i+1)*2*hashLen]
 	}
 	for off < len(body) {
 		if off+8 > len(body) {

@@ -54,7 +54,7 @@ func treeOf(format ObjectFormat, ents []IndexEntry, prefix string) (string, erro
 		name, mode, oid string
 		dir             bool
 	}
-	items := make([]item, 0, 8)
+	items := make([]item, 0, min(len(ents), 64))
 	for i := 0; i < len(ents); {
 		rel := ents[i].Path[len(prefix):]
 		name, _, isDir := strings.Cut(rel, "/")

@@ -89,10 +89,14 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 				heads = append(heads, en.Head)
 			}
 		}
+		// Two questions for every head at once, asked side by side: which
+		// are ancestors of the first tip, and what tree each is (a tree
+		// whose index and files are exactly its HEAD is observed without
+		// git status).
+		var asked sync.WaitGroup
+		asked.Go(func() { scope.HeadTrees = commitTrees(ctx, e, heads) })
 		scope.Ancestors = knownAncestors(ctx, e, view, heads)
-		// One question for every HEAD's tree: a tree whose index and files
-		// are exactly its HEAD is observed without git status.
-		scope.HeadTrees = commitTrees(ctx, e, heads)
+		asked.Wait()
 		archived := archivedRecords(e)
 		var mu sync.Mutex
 		done := 0
