@@ -258,7 +258,7 @@ func (w *contentWalk) entry(p entryPath, rel string, d fs.DirEntry, info fs.File
 		} else {
 			e.OID = BlobID(w.format, []byte(target))
 		}
-		w.strict.hashed(rel, e)
+		w.strict.hashed(e)
 	case m.IsRegular():
 		e.Kind, e.Exec = machine.EntryFile, m&0o100 != 0
 		if w.reported[rel] {
@@ -274,7 +274,7 @@ func (w *contentWalk) entry(p entryPath, rel string, d fs.DirEntry, info fs.File
 		if err != nil {
 			e.Err = err.Error()
 		}
-		w.strict.hashed(rel, e)
+		w.strict.hashed(e)
 	default:
 		e.Kind = machine.EntryOther
 	}

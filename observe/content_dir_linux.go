@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,7 +43,7 @@ func readDirStat(abs string, buf []byte) (ents []fs.DirEntry, infos []fs.FileInf
 	var st unix.Stat_t
 	for i := range ds {
 		d := &ds[i]
-		if err := fstatat(fd, d.name, &st); err != nil {
+		if err := fstatat(fd, d, &st); err != nil {
 			errs[i] = &fs.PathError{Op: "lstat", Path: abs + sep + d.name, Err: err}
 			d.err = errs[i]
 		} else {
@@ -72,13 +73,19 @@ func openDir(abs string) (int, error) {
 	}
 }
 
-// fstatat lstats name in the directory fd, retrying an interrupted call.
-func fstatat(fd int, name string, st *unix.Stat_t) error {
+// fstatat lstats the entry d of the directory fd, retrying an
+// interrupted call. d's name is NUL-terminated where it lies
+// (readDirents), so it is passed to the kernel without a copy.
+func fstatat(fd int, d *dirent, st *unix.Stat_t) error {
 	for {
-		err := unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW)
-		if err != unix.EINTR {
-			return err
+		_, _, errno := unix.Syscall6(unix.SYS_NEWFSTATAT, uintptr(fd), uintptr(d.z), uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW, 0, 0)
+		switch errno {
+		case 0:
+			return nil
+		case unix.EINTR:
+			continue
 		}
+		return errno
 	}
 }
 
@@ -88,7 +95,15 @@ const unknownType = fs.FileMode(1<<32 - 1)
 // readDirents reads every entry of the directory fd ("." and ".." left
 // out) with getdents64, in batches as large as buf.
 func readDirents(fd int, buf []byte) ([]dirent, error) {
-	out := make([]dirent, 0, 64)
+	type at struct {
+		off, n int
+		typ    fs.FileMode
+	}
+	ats := make([]at, 0, 64)
+	// Every name, each followed by its NUL, in one block the names are
+	// slices of: one allocation for the directory, and each name can be
+	// handed to fstatat as it is.
+	arena := make([]byte, 0, 2048)
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
@@ -98,7 +113,7 @@ func readDirents(fd int, buf []byte) ([]dirent, error) {
 			return nil, err
 		}
 		if n <= 0 {
-			return out, nil
+			break
 		}
 		for b := buf[:n]; len(b) >= 19; {
 			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
@@ -114,9 +129,19 @@ func readDirents(fd int, buf []byte) ([]dirent, error) {
 			if string(name) == "." || string(name) == ".." {
 				continue
 			}
-			out = append(out, dirent{name: string(name), typ: direntType(typ)})
+			ats = append(ats, at{off: len(arena), n: len(name), typ: direntType(typ)})
+			arena = append(append(arena, name...), 0)
 		}
 	}
+	if len(ats) == 0 {
+		return nil, nil
+	}
+	names := unsafe.String(unsafe.SliceData(arena), len(arena)) // arena is not written again
+	out := make([]dirent, len(ats))
+	for i, a := range ats {
+		out[i] = dirent{name: names[a.off : a.off+a.n], typ: a.typ, z: unsafe.Add(unsafe.Pointer(unsafe.StringData(names)), a.off)}
+	}
+	return out, nil
 }
 
 // direntType is the type bits os gives a d_type (os/dirent_linux.go).
@@ -144,6 +169,8 @@ func direntType(t byte) fs.FileMode {
 // the lstat readDirStat took.
 type dirent struct {
 	name string
+	// z is where name lies, followed by a NUL (readDirents' block).
+	z    unsafe.Pointer
 	typ  fs.FileMode
 	info fs.FileInfo
 	err  error

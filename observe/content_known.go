@@ -21,6 +21,8 @@ type strictWalk struct {
 	dirs    map[string]bool
 	matched int
 	stopped bool
+	// want is the blob id of the file admits let through last.
+	want string
 }
 
 // newStrictWalk is a strict walk against ents (no gitlink among them).
@@ -55,19 +57,21 @@ func (s *strictWalk) admits(rel string, d fs.DirEntry) bool {
 	}
 	if d.IsDir() {
 		s.stopped = !s.dirs[rel]
-	} else if _, ok := s.files[rel]; !ok {
+	} else if oid, ok := s.files[rel]; ok {
+		s.want = oid
+	} else {
 		s.stopped = true
 	}
 	return !s.stopped
 }
 
-// hashed checks a file or symlink the walk hashed against its tracked
-// blob id.
-func (s *strictWalk) hashed(rel string, e machine.DiskEntry) {
+// hashed checks the file or symlink the walk just admitted and hashed
+// against its tracked blob id.
+func (s *strictWalk) hashed(e machine.DiskEntry) {
 	if s == nil || s.stopped {
 		return
 	}
-	if e.Err != "" || e.OID != s.files[rel] {
+	if e.Err != "" || e.OID != s.want {
 		s.stopped = true
 		return
 	}
