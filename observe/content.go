@@ -224,9 +224,9 @@ type entryPath struct{ dir, sep, name string }
 
 func (p entryPath) String() string { return p.dir + p.sep + p.name }
 
-// entry records the entry d at abs (rel below the root), which lstat saw
-// as info (or could not: err), entering it when it is a directory not
-// pruned.
+// entry records the entry d at p (rel below the root), which lstat saw
+// as info when its directory was listed (or could not: err), entering it
+// when it is a directory not pruned.
 func (w *contentWalk) entry(p entryPath, rel string, d fs.DirEntry, info fs.FileInfo, err error) {
 	e := machine.DiskEntry{Path: rel}
 	if !w.strict.admits(rel, d) {
