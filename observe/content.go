@@ -66,8 +66,17 @@ func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
 
 // hashFile is HashFile that, with after set, also returns what fstat says
 // of the file once it was read (the content hash cache keys an entry only
-// when that is still what lstat saw).
+// when that is still what lstat saw). Where the system allows it reads
+// the file with plain system calls (hashFileDirect), else through os.
 func hashFile(format ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, error) {
+	if oid, then, ok, err := hashFileDirect(format, p, info, after); ok {
+		return oid, then, err
+	}
+	return hashFileOS(format, p, info, after)
+}
+
+// hashFileOS is hashFile through an os.File.
+func hashFileOS(format ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", nil, err

@@ -5,8 +5,12 @@ package observe
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
+	"errors"
 	"io/fs"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -231,4 +235,76 @@ func (s *statInfo) Mode() fs.FileMode {
 		m |= fs.ModeSticky
 	}
 	return m
+}
+
+// hashFileDirect is hashFile with plain system calls: open (no symlink
+// followed, never blocking on a FIFO), fstat, read, fstat, close. An
+// os.File would also register the descriptor with the runtime's poller
+// and set its flags, three more calls for every file a cold walk reads.
+// Its errors are worded as os words them. It always reports true (it
+// read the file, or failed to).
+func hashFileDirect(format ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, bool, error) {
+	fd, err := openRegular(p)
+	if err != nil {
+		return "", nil, true, &fs.PathError{Op: "open", Path: p, Err: err}
+	}
+	defer unix.Close(fd)
+	now, err := fstatInfo(fd, p)
+	if err != nil {
+		return "", nil, true, err
+	}
+	if !now.Mode().IsRegular() || !sameFile(info, now) {
+		return "", nil, true, errors.New("changed while it was read")
+	}
+	h := newHash(format)
+	h.Write([]byte("blob " + strconv.FormatInt(now.Size(), 10) + "\x00"))
+	// A buffer the file's size (at most 32 KiB), read until the end.
+	buf := make([]byte, min(now.Size()+1, 32<<10))
+	var n int64
+	for {
+		k, err := unix.Read(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return "", nil, true, &fs.PathError{Op: "read", Path: p, Err: err}
+		}
+		if k <= 0 {
+			break
+		}
+		h.Write(buf[:k])
+		n += int64(k)
+	}
+	if n != now.Size() {
+		return "", nil, true, errors.New("changed size while it was read")
+	}
+	var then fs.FileInfo
+	if after {
+		if then, err = fstatInfo(fd, p); err != nil {
+			return "", nil, true, err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), then, true, nil
+}
+
+// openRegular opens p for reading as hashFileOS does, retrying an
+// interrupted open.
+func openRegular(p string) (int, error) {
+	for {
+		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// fstatInfo is what fstat says of fd (the file at p), read as os reads it.
+func fstatInfo(fd int, p string) (fs.FileInfo, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: p, Err: err}
+	}
+	si := &statInfo{}
+	si.fill(filepath.Base(p), &st)
+	return si, nil
 }

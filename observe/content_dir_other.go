@@ -20,3 +20,8 @@ func readDirStat(abs string, _ []byte) (ents []fs.DirEntry, infos []fs.FileInfo,
 	}
 	return ents, infos, errs, nil
 }
+
+// hashFileDirect is not used here: hashFile reads through os.
+func hashFileDirect(ObjectFormat, string, fs.FileInfo, bool) (string, fs.FileInfo, bool, error) {
+	return "", nil, false, nil
+}
