@@ -66,8 +66,17 @@ func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
 
 // hashFile is HashFile that, with after set, also returns what fstat says
 // of the file once it was read (the content hash cache keys an entry only
-// when that is still what lstat saw).
+// when that is still what lstat saw). Where the system allows it reads
+// the file with plain system calls (hashFileDirect), else through os.
 func hashFile(format ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, error) {
+	if oid, then, ok, err := hashFileDirect(format, p, info, after); ok {
+		return oid, then, err
+	}
+	return hashFileOS(format, p, info, after)
+}
+
+// hashFileOS is hashFile through an os.File.
+func hashFileOS(format ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", nil, err
@@ -77,7 +86,7 @@ func hashFile(format ObjectFormat, p string, info fs.FileInfo, after bool) (stri
 	if err != nil {
 		return "", nil, err
 	}
-	if !now.Mode().IsRegular() || !os.SameFile(info, now) {
+	if !now.Mode().IsRegular() || !sameFile(info, now) {
 		return "", nil, errors.New("changed while it was read")
 	}
 	h := newHash(format)
@@ -98,6 +107,17 @@ func hashFile(format ObjectFormat, p string, info fs.FileInfo, after bool) (stri
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), then, nil
+}
+
+// sameFile is os.SameFile that also compares an lstat the walk took
+// itself (readDirStat) by device and inode.
+func sameFile(a, b fs.FileInfo) bool {
+	if os.SameFile(a, b) {
+		return true
+	}
+	ka, ok := keyOf(a)
+	kb, ok2 := keyOf(b)
+	return ok && ok2 && ka.dev == kb.dev && ka.ino == kb.ino
 }
 
 // WalkContent walks the tree at root on the filesystem (lstat, symlinks
@@ -122,7 +142,16 @@ func walkContent(root string, format ObjectFormat, prune, reported map[string]bo
 // walkContentNested is walkContent also finding, when nested is set, every
 // nested .git on the way (nestedScan), pruned directories included.
 func walkContentNested(root string, format ObjectFormat, prune, reported map[string]bool, hashes *treeHashes, nested *nestedScan) []machine.DiskEntry {
-	w := contentWalk{format: format, prune: prune, reported: reported, hashes: hashes, nested: nested}
+	return walkContentWith(root, format, prune, reported, hashes, nested, nil)
+}
+
+// walkContentWith is walkContentNested that, with strict set, stops at the
+// first entry strict says is not HEAD's (knownClean's walk).
+func walkContentWith(root string, format ObjectFormat, prune, reported map[string]bool, hashes *treeHashes, nested *nestedScan, strict *strictWalk) []machine.DiskEntry {
+	w := contentWalk{format: format, prune: prune, reported: reported, hashes: hashes, nested: nested, strict: strict}
+	if strict != nil {
+		w.out = make([]machine.DiskEntry, 0, len(strict.files)+len(strict.dirs))
+	}
 	fi, err := os.Lstat(root)
 	if err != nil {
 		nested.unreadable(root, err)
@@ -146,14 +175,23 @@ type contentWalk struct {
 	hashes          *treeHashes
 	// nested, when set, collects the nested .git entries (nestedScan).
 	nested *nestedScan
+	// strict, when set, ends the walk at the first entry that is not
+	// exactly one of HEAD's (strictWalk).
+	strict *strictWalk
 	out    []machine.DiskEntry
+	// buf is the directory listing buffer every directory reuses.
+	buf []byte
 }
 
 // dir lists the directory at abs (rel below the root, "" for the root).
 // One that cannot be read is an entry with Err and is not entered.
 func (w *contentWalk) dir(abs, rel string) {
-	ents, err := os.ReadDir(abs)
+	if w.buf == nil {
+		w.buf = make([]byte, 32<<10)
+	}
+	ents, infos, errs, err := readDirStat(abs, w.buf)
 	if err != nil {
+		w.strict.fail()
 		w.nested.unreadable(abs, err)
 		if rel == "" {
 			w.out = append(w.out, machine.DiskEntry{Path: ".", Kind: machine.EntryDir, Err: err.Error()})
@@ -166,9 +204,12 @@ func (w *contentWalk) dir(abs, rel string) {
 	if strings.HasSuffix(abs, sep) {
 		sep = ""
 	}
-	for _, d := range ents {
+	for i, d := range ents {
+		if w.strict.failed() {
+			return
+		}
 		name := d.Name()
-		p, r := abs+sep+name, name
+		p, r := entryPath{abs, sep, name}, name
 		if rel != "" {
 			r = rel + "/" + name
 		} else if name == ".git" {
@@ -178,22 +219,32 @@ func (w *contentWalk) dir(abs, rel string) {
 			// nestedGit does not look inside a .git directory.
 			n := w.nested
 			w.nested = nil
-			w.entry(p, r, d)
+			w.entry(p, r, d, infos[i], errs[i])
 			w.nested = n
 			continue
 		}
-		w.entry(p, r, d)
+		w.entry(p, r, d, infos[i], errs[i])
 	}
 }
 
-// entry records the entry d at abs (rel below the root), entering it when
-// it is a directory not pruned.
-func (w *contentWalk) entry(abs, rel string, d fs.DirEntry) {
+// entryPath is an entry's absolute path in parts, joined only when it is
+// needed: a file whose id the hash cache holds never needs it.
+type entryPath struct{ dir, sep, name string }
+
+func (p entryPath) String() string { return p.dir + p.sep + p.name }
+
+// entry records the entry d at p (rel below the root), which lstat saw
+// as info when its directory was listed (or could not: err), entering it
+// when it is a directory not pruned.
+func (w *contentWalk) entry(p entryPath, rel string, d fs.DirEntry, info fs.FileInfo, err error) {
 	e := machine.DiskEntry{Path: rel}
-	info, err := d.Info()
+	if !w.strict.admits(rel, d) {
+		return
+	}
 	if err != nil {
+		w.strict.fail()
 		if d.IsDir() {
-			w.nested.walk(abs)
+			w.nested.walk(p.String())
 		}
 		e.Kind, e.Err = machine.EntryOther, err.Error()
 		w.out = append(w.out, e)
@@ -204,31 +255,35 @@ func (w *contentWalk) entry(abs, rel string, d fs.DirEntry) {
 		e.Kind = machine.EntryDir
 		w.out = append(w.out, e)
 		if !w.prune[rel] {
-			w.dir(abs, rel)
+			w.dir(p.String(), rel)
 		} else {
-			w.nested.walk(abs)
+			w.nested.walk(p.String())
 		}
 		return
 	case m&fs.ModeSymlink != 0:
 		e.Kind = machine.EntrySymlink
-		if target, err := os.Readlink(abs); err != nil {
+		if target, err := os.Readlink(p.String()); err != nil {
 			e.Err = err.Error()
 		} else {
 			e.OID = BlobID(w.format, []byte(target))
 		}
+		w.strict.hashed(e)
 	case m.IsRegular():
 		e.Kind, e.Exec = machine.EntryFile, m&0o100 != 0
 		if w.reported[rel] {
 			break
 		}
-		if w.hashes != nil {
-			e.OID, err = w.hashes.file(abs, info)
+		if oid, ok := w.hashes.cached(info); ok {
+			e.OID = oid
+		} else if w.hashes != nil {
+			e.OID, err = w.hashes.file(p.String(), info)
 		} else {
-			e.OID, err = HashFile(w.format, abs, info)
+			e.OID, err = HashFile(w.format, p.String(), info)
 		}
 		if err != nil {
 			e.Err = err.Error()
 		}
+		w.strict.hashed(e)
 	default:
 		e.Kind = machine.EntryOther
 	}
@@ -270,8 +325,16 @@ func ContentCached(dir string, cache *HashCache, key string, st machine.Status, 
 // contentCached is ContentCached collecting, when nested is set, the
 // nested .git entries its walk passes (nestedScan).
 func contentCached(dir string, cache *HashCache, key string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns, nested *nestedScan) ([]machine.Unaccounted, []machine.DiscardedDir) {
+	un, discarded, _ := contentWalked(dir, cache, key, st, envOwn, hidden, ents, lsErr, disposable, nested, nil)
+	return un, discarded
+}
+
+// contentWalked is contentCached that, with strict set, ends the walk at
+// the first entry that is not exactly one of HEAD's; it reports whether
+// the walk went to its end.
+func contentWalked(dir string, cache *HashCache, key string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns, nested *nestedScan, strict *strictWalk) ([]machine.Unaccounted, []machine.DiscardedDir, bool) {
 	if lsErr != nil {
-		return []machine.Unaccounted{{Code: machine.CodeContentUnreadable, Path: ".", Detail: "the index could not be read: " + lsErr.Error()}}, nil
+		return []machine.Unaccounted{{Code: machine.CodeContentUnreadable, Path: ".", Detail: "the index could not be read: " + lsErr.Error()}}, nil, true
 	}
 	skip := make([]string, 0, len(st.Changed)+len(st.Untracked)+len(st.Ignored)+len(st.Unmerged)+1)
 	skip = append(append(append(append(skip, st.Changed...), st.Untracked...), st.Ignored...), st.Unmerged...)
@@ -302,12 +365,24 @@ func contentCached(dir string, cache *HashCache, key string, st machine.Status, 
 		}
 		tracked = append(tracked, machine.TrackedEntry{Path: e.Path, Mode: e.Mode, OID: e.OID})
 	}
-	discarded := BuildOutput(dir, st, machine.NewTrackedSet(tracked), disposable)
+	var discarded []machine.DiscardedDir
+	if len(st.Untracked)+len(st.Ignored) > 0 {
+		// Build output is only ever among what status reported.
+		discarded = BuildOutput(dir, st, machine.NewTrackedSet(tracked), disposable)
+	}
 	var hashes *treeHashes
 	if cache != nil {
 		hashes = cache.tree(key, dir, format)
 	}
-	disk := walkContentNested(dir, format, prune, reported, hashes, nested)
+	disk := walkContentWith(dir, format, prune, reported, hashes, nested, strict)
+	if strict.failed() {
+		// A walk that stopped early saw only part of the tree: the
+		// entries of the rest stay for the walk that follows.
+		hashes.keepUnvisited()
+	}
 	hashes.save()
-	return machine.AccountContent(disk, tracked, skip), discarded
+	if strict.failed() {
+		return nil, nil, false
+	}
+	return machine.AccountContent(disk, tracked, skip), discarded, true
 }

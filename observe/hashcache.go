@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -89,10 +90,15 @@ type treeHashes struct {
 	start  time.Time
 	// dev is the device of the tree's root: a file on another (a mount
 	// inside the tree) is on a filesystem nobody checked, and is read.
-	dev   uint64
-	old   map[statKey]string
-	next  map[statKey]string
-	dirty bool
+	dev uint64
+	old map[statKey]string
+	// hits are the keys of old this walk used, in walk order (a slice,
+	// not a set: a walk over thousands of files hits each once).
+	hits []statKey
+	// fresh are the ids this walk read and may cache.
+	fresh map[statKey]string
+	// keepOld keeps every entry of old at the next save (keepUnvisited).
+	keepOld bool
 }
 
 // CachePath is where the cache file of the tree with admin key lives, or
@@ -128,8 +134,28 @@ func (c *HashCache) tree(key, root string, format ObjectFormat) *treeHashes {
 	}
 	t := &treeHashes{c: c, path: p, format: format, start: now(), dev: rk.dev}
 	t.old = readHashCache(p, format, t.start)
-	t.next = make(map[statKey]string, len(t.old))
+	t.hits = make([]statKey, 0, len(t.old))
+	t.fresh = map[statKey]string{}
 	return t
+}
+
+// cached returns the blob id the cache holds for the regular file lstat
+// saw as info, when its key matches an entry exactly (counted as reused);
+// false on a nil cache.
+func (t *treeHashes) cached(info fs.FileInfo) (string, bool) {
+	if t == nil {
+		return "", false
+	}
+	k, ok := keyOf(info)
+	if !ok || k.dev != t.dev {
+		return "", false
+	}
+	oid, hit := t.old[k]
+	if hit {
+		t.hits = append(t.hits, k)
+		t.c.reused.Add(1)
+	}
+	return oid, hit
 }
 
 // file returns the blob id of the regular file at p (lstat info): the
@@ -140,7 +166,7 @@ func (t *treeHashes) file(p string, info fs.FileInfo) (string, error) {
 	ok = ok && k.dev == t.dev
 	if ok {
 		if oid, hit := t.old[k]; hit {
-			t.next[k] = oid
+			t.hits = append(t.hits, k)
 			t.c.reused.Add(1)
 			return oid, nil
 		}
@@ -151,19 +177,36 @@ func (t *treeHashes) file(p string, info fs.FileInfo) (string, error) {
 		return oid, err
 	}
 	if k2, ok := keyOf(after); ok && k2 == k && machine.HashCacheable(time.Unix(0, k.ctime), time.Unix(0, k.mtime), t.start) {
-		t.next[k] = oid
-		t.dirty = true
+		t.fresh[k] = oid
 	}
 	return oid, nil
+}
+
+// keepUnvisited keeps for the next save the entries read from the cache
+// file that this walk did not use: a walk that ended early passed only
+// part of the tree. An entry states what an inode held at its identity,
+// so keeping one longer only costs space.
+func (t *treeHashes) keepUnvisited() {
+	if t != nil {
+		t.keepOld = true
+	}
 }
 
 // save writes the walk's entries (those it used and those it may cache)
 // as the tree's cache file, atomically by rename, when they differ from
 // what it read. Any failure leaves the cache as it was: it only costs time.
 func (t *treeHashes) save() {
-	if t == nil || !t.dirty && len(t.next) == len(t.old) {
+	if t == nil || len(t.fresh) == 0 && (t.keepOld || len(t.hits) == len(t.old)) {
 		return
 	}
+	next := make(map[statKey]string, len(t.hits)+len(t.fresh))
+	if t.keepOld {
+		maps.Copy(next, t.old)
+	}
+	for _, k := range t.hits {
+		next[k] = t.old[k]
+	}
+	maps.Copy(next, t.fresh)
 	dir := filepath.Dir(t.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return
@@ -171,7 +214,7 @@ func (t *treeHashes) save() {
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 		return // a symlink or something else where the cache dir belongs
 	}
-	b := encodeHashCache(t.format, t.start, t.next)
+	b := encodeHashCache(t.format, t.start, next)
 	f, err := os.CreateTemp(dir, filepath.Base(t.path)+".tmp-*")
 	if err != nil {
 		return
@@ -272,8 +315,18 @@ func decodeHashCache(b []byte, format ObjectFormat, now time.Time) map[statKey]s
 	if len(recs)%(statKeyLen+n) != 0 {
 		return nil
 	}
-	out := make(map[statKey]string, len(recs)/(statKeyLen+n))
-	for len(recs) > 0 {
+	count := len(recs) / (statKeyLen + n)
+	out := make(map[statKey]string, count)
+	// Every id in one string, each entry's a slice of it: one allocation
+	// instead of one per file.
+	var all strings.Builder
+	all.Grow(count * 2 * n)
+	var id [2 * sha256.Size]byte
+	for r := recs; len(r) > 0; r = r[statKeyLen+n:] {
+		all.Write(id[:hex.Encode(id[:], r[statKeyLen:statKeyLen+n])])
+	}
+	ids := all.String()
+	for i := 0; len(recs) > 0; i++ {
 		r := recs[:statKeyLen+n]
 		recs = recs[statKeyLen+n:]
 		k := statKey{
@@ -281,7 +334,7 @@ func decodeHashCache(b []byte, format ObjectFormat, now time.Time) map[statKey]s
 			size: int64(binary.BigEndian.Uint64(r[16:])), mtime: int64(binary.BigEndian.Uint64(r[24:])),
 			ctime: int64(binary.BigEndian.Uint64(r[32:])), mode: binary.BigEndian.Uint32(r[40:]),
 		}
-		out[k] = hex.EncodeToString(r[statKeyLen:])
+		out[k] = ids[i*2*n : (i+1)*2*n]
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/custody-sh/custody/observe/safefile"
 )
@@ -37,6 +38,7 @@ const (
 	indexFlagStageMask = 0x3000
 	indexFlagNameMask  = 0x0fff
 	indexExtSkip       = 0x4000 // skip-worktree, in the extended flags
+	indexExtITA        = 0x2000 // intent-to-add, in the extended flags
 	indexExtMask       = 0x6000 // skip-worktree | intent-to-add: all git writes
 )
 
@@ -47,20 +49,29 @@ const (
 // it reads, for every entry whose file is present on disk, and what git
 // says of the tree is what counts.
 func ReadIndexFile(p string) ([]IndexEntry, error) {
+	ents, _, err := readIndexFile(p)
+	return ents, err
+}
+
+// readIndexFile is ReadIndexFile also saying whether an entry has the
+// intent-to-add bit (`git add -N`), which ls-files does not show. The file
+// is read once and its checksum computed once.
+func readIndexFile(p string) ([]IndexEntry, bool, error) {
 	b, err := safefile.Read(p, indexFileLimit)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errIndexUnreadable, err)
+		return nil, false, fmt.Errorf("%w: %v", errIndexUnreadable, err)
 	}
-	ents, err := ParseIndex(b, indexFormat(b))
+	format := indexFormat(b)
+	ents, ita, err := parseIndex(b, format, format != "")
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	for _, e := range ents {
 		if e.SkipWorktree() {
-			return nil, fmt.Errorf("%w: skip-worktree entries (%s)", errIndexUnreadable, e.Path)
+			return nil, false, fmt.Errorf("%w: skip-worktree entries (%s)", errIndexUnreadable, e.Path)
 		}
 	}
-	return ents, nil
+	return ents, ita, nil
 }
 
 // indexFormat is the object format whose checksum ends b ("" if none).
@@ -84,6 +95,14 @@ func indexFormat(b []byte) ObjectFormat {
 // (stage above 0), lower case when assume-unchanged. Only what an exact
 // answer needs is read; an index it cannot vouch for is errIndexUnreadable.
 func ParseIndex(b []byte, format ObjectFormat) ([]IndexEntry, error) {
+	ents, _, err := parseIndex(b, format, false)
+	return ents, err
+}
+
+// parseIndex is ParseIndex that also says whether an entry has the
+// intent-to-add bit; with verified, the caller has checked the trailing
+// checksum in format already (indexFormat), and it is not computed again.
+func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, bool, error) {
 	unreadable := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", errIndexUnreadable, fmt.Sprintf(format, args...))
 	}
@@ -94,87 +113,98 @@ func ParseIndex(b []byte, format ObjectFormat) ([]IndexEntry, error) {
 	case FormatSHA256:
 		hashLen = sha256.Size
 	default:
-		return nil, unreadable("object format %q", format)
+		return nil, false, unreadable("object format %q", format)
 	}
 	if len(b) < 12+hashLen || string(b[:4]) != "DIRC" {
-		return nil, unreadable("no index header")
+		return nil, false, unreadable("no index header")
 	}
 	body, sum := b[:len(b)-hashLen], b[len(b)-hashLen:]
-	var got []byte
-	if format == FormatSHA256 {
-		s := sha256.Sum256(body)
-		got = s[:]
-	} else {
-		s := sha1.Sum(body)
-		got = s[:]
-	}
-	if !bytes.Equal(got, sum) {
-		return nil, unreadable("checksum mismatch (or index.skipHash)")
+	if !verified {
+		var got []byte
+		if format == FormatSHA256 {
+			s := sha256.Sum256(body)
+			got = s[:]
+		} else {
+			s := sha1.Sum(body)
+			got = s[:]
+		}
+		if !bytes.Equal(got, sum) {
+			return nil, false, unreadable("checksum mismatch (or index.skipHash)")
+		}
 	}
 	version := binary.BigEndian.Uint32(b[4:8])
 	if version < 2 || version > 4 {
-		return nil, unreadable("version %d", version)
+		return nil, false, unreadable("version %d", version)
 	}
 	count := binary.BigEndian.Uint32(b[8:12])
 	if uint64(count) > uint64(len(body)) {
-		return nil, unreadable("%d entries in %d bytes", count, len(body))
+		return nil, false, unreadable("%d entries in %d bytes", count, len(body))
 	}
 	out := make([]IndexEntry, 0, count)
+	oids := make([]int, 0, count)
+	// The paths of versions 2 and 3 are slices of one copy of the file.
+	var text string
+	if version < 4 {
+		text = string(body)
+	}
+	ita := false
 	off := 12
 	var prev []byte
 	const statLen = 40 // ctime, mtime, dev, ino, mode, uid, gid, size
 	for i := uint32(0); i < count; i++ {
 		start := off
 		if off+statLen+hashLen+2 > len(body) {
-			return nil, unreadable("entry %d is truncated", i)
+			return nil, false, unreadable("entry %d is truncated", i)
 		}
 		mode := binary.BigEndian.Uint32(body[off+24 : off+28])
 		off += statLen
-		oid := hex.EncodeToString(body[off : off+hashLen])
+		oidAt := off
 		off += hashLen
 		flags := binary.BigEndian.Uint16(body[off : off+2])
 		off += 2
 		var ext uint16
 		if flags&indexFlagExtended != 0 {
 			if version < 3 || off+2 > len(body) {
-				return nil, unreadable("entry %d has extended flags in version %d", i, version)
+				return nil, false, unreadable("entry %d has extended flags in version %d", i, version)
 			}
 			ext = binary.BigEndian.Uint16(body[off : off+2])
 			off += 2
 			if ext&^indexExtMask != 0 {
-				return nil, unreadable("entry %d has unknown extended flags %#x", i, ext)
+				return nil, false, unreadable("entry %d has unknown extended flags %#x", i, ext)
 			}
+			ita = ita || ext&indexExtITA != 0
 		}
 		var path []byte
+		pathAt := off // where a version 2 or 3 path starts
 		if version == 4 {
 			strip, n := gitVarint(body[off:])
 			if n <= 0 || strip > uint64(len(prev)) {
-				return nil, unreadable("entry %d has a bad path prefix", i)
+				return nil, false, unreadable("entry %d has a bad path prefix", i)
 			}
 			off += n
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, unreadable("entry %d has no path end", i)
+				return nil, false, unreadable("entry %d has no path end", i)
 			}
 			path = append(append([]byte(nil), prev[:len(prev)-int(strip)]...), body[off:off+end]...)
 			off += end + 1
 		} else {
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, unreadable("entry %d has no path end", i)
+				return nil, false, unreadable("entry %d has no path end", i)
 			}
 			path = body[off : off+end]
 			// 1 to 8 NULs pad the entry to a multiple of 8 bytes.
 			off = start + (off-start+end+8)&^7
 			if off > len(body) {
-				return nil, unreadable("entry %d padding is truncated", i)
+				return nil, false, unreadable("entry %d padding is truncated", i)
 			}
 		}
 		if n := int(flags & indexFlagNameMask); n != len(path) && !(n == indexFlagNameMask && len(path) >= n) {
-			return nil, unreadable("entry %d: name length %d, path of %d bytes", i, n, len(path))
+			return nil, false, unreadable("entry %d: name length %d, path of %d bytes", i, n, len(path))
 		}
 		if len(path) == 0 || mode&0o170000 == 0o040000 {
-			return nil, unreadable("entry %d is a sparse directory or has no path", i)
+			return nil, false, unreadable("entry %d is a sparse directory or has no path", i)
 		}
 		prev = path
 		stage := int(flags&indexFlagStageMask) >> 12
@@ -188,23 +218,58 @@ func ParseIndex(b []byte, format ObjectFormat) ([]IndexEntry, error) {
 		if flags&indexFlagValid != 0 {
 			tag += 'a' - 'A'
 		}
-		out = append(out, IndexEntry{Tag: tag, Mode: fmt.Sprintf("%06o", mode), OID: oid, Stage: stage, Path: string(path)})
+		var p string
+		if version == 4 {
+			p = string(path)
+		} else {
+			p = text[pathAt : pathAt+len(path)]
+		}
+		out = append(out, IndexEntry{Tag: tag, Mode: indexMode(mode), Stage: stage, Path: p})
+		oids = append(oids, oidAt)
+	}
+	// Every id in one string, each entry's a slice of it: one allocation
+	// instead of one per entry.
+	var all strings.Builder
+	all.Grow(len(oids) * 2 * hashLen)
+	var id [2 * sha256.Size]byte
+	for _, at := range oids {
+		all.Write(id[:hex.Encode(id[:], body[at:at+hashLen])])
+	}
+	hexIDs := all.String()
+	for i := range out {
+		out[i].OID = hexIDs[i*2*hashLen : (i+1)*2*hashLen]
 	}
 	for off < len(body) {
 		if off+8 > len(body) {
-			return nil, unreadable("truncated extension header")
+			return nil, false, unreadable("truncated extension header")
 		}
 		sig := string(body[off : off+4])
 		size := binary.BigEndian.Uint32(body[off+4 : off+8])
 		if !ignorableIndexExtensions[sig] {
-			return nil, unreadable("extension %s", strconv.Quote(sig))
+			return nil, false, unreadable("extension %s", strconv.Quote(sig))
 		}
 		if uint64(size) > uint64(len(body)-off-8) {
-			return nil, unreadable("extension %s is truncated", sig)
+			return nil, false, unreadable("extension %s is truncated", sig)
 		}
 		off += 8 + int(size)
 	}
-	return out, nil
+	return out, ita, nil
+}
+
+// indexMode is mode as ls-files prints it: six octal digits, without
+// formatting for the four modes a tree holds.
+func indexMode(mode uint32) string {
+	switch mode {
+	case 0o100644:
+		return "100644"
+	case 0o100755:
+		return "100755"
+	case 0o120000:
+		return "120000"
+	case 0o160000:
+		return "160000"
+	}
+	return fmt.Sprintf("%06o", mode)
 }
 
 // gitVarint decodes git's offset varint (varint.c, not LEB128): big-endian

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -53,9 +54,9 @@ func treeOf(format ObjectFormat, ents []IndexEntry, prefix string) (string, erro
 		name, mode, oid string
 		dir             bool
 	}
-	var items []item
+	items := make([]item, 0, min(len(ents), 64))
 	for i := 0; i < len(ents); {
-		rel := strings.TrimPrefix(ents[i].Path, prefix)
+		rel := ents[i].Path[len(prefix):]
 		name, _, isDir := strings.Cut(rel, "/")
 		if !isDir {
 			items = append(items, item{name: name, mode: ents[i].Mode, oid: ents[i].OID})
@@ -74,28 +75,47 @@ func treeOf(format ObjectFormat, ents []IndexEntry, prefix string) (string, erro
 		items = append(items, item{name: name, mode: "40000", oid: id, dir: true})
 		i = j
 	}
-	key := func(it item) string {
-		if it.dir {
-			return it.name + "/"
+	// Git orders a tree's entries by name, a directory's as if it ended
+	// in "/". Entries sorted by path already give that order, so the sort
+	// runs only when they do not.
+	less := func(a, b item) bool {
+		ka, kb := a.name, b.name
+		if a.dir {
+			ka += "/"
 		}
-		return it.name
+		if b.dir {
+			kb += "/"
+		}
+		return ka < kb
 	}
-	sort.SliceStable(items, func(a, b int) bool { return key(items[a]) < key(items[b]) })
-	var body bytes.Buffer
+	for i := 1; i < len(items); i++ {
+		if less(items[i], items[i-1]) {
+			sort.SliceStable(items, func(a, b int) bool { return less(items[a], items[b]) })
+			break
+		}
+	}
+	size := 0
+	for _, it := range items {
+		size += len(it.mode) + len(it.name) + 2 + len(it.oid)/2
+	}
+	body := make([]byte, 0, size)
 	for i, it := range items {
 		if i > 0 && items[i-1].name == it.name {
 			return "", fmt.Errorf("%s%s is both a file and a directory", prefix, it.name)
 		}
-		raw, err := hex.DecodeString(it.oid)
-		if err != nil || FormatOf(it.oid) != format {
+		if FormatOf(it.oid) != format {
 			return "", fmt.Errorf("%s%s: %q is not a %s object id", prefix, it.name, it.oid, format)
 		}
-		fmt.Fprintf(&body, "%s %s\x00", it.mode, it.name)
-		body.Write(raw)
+		body = append(append(append(append(body, it.mode...), ' '), it.name...), 0)
+		n := len(body)
+		body = append(body, make([]byte, len(it.oid)/2)...)
+		if _, err := hex.Decode(body[n:], []byte(it.oid)); err != nil {
+			return "", fmt.Errorf("%s%s: %q is not a %s object id", prefix, it.name, it.oid, format)
+		}
 	}
 	h := newHash(format)
-	fmt.Fprintf(h, "tree %d\x00", body.Len())
-	h.Write(body.Bytes())
+	h.Write([]byte("tree " + strconv.Itoa(len(body)) + "\x00"))
+	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 

@@ -55,6 +55,10 @@ type Scope struct {
 	// Hashes, when set, is the content hash cache content accounting
 	// reads and writes (HashCache); nil reads every file.
 	Hashes *HashCache
+	// HeadTrees holds, by commit id, the tree id of heads plan asked git
+	// about once (CommitTrees): a tree that is exactly such a HEAD is
+	// observed without git status (knownClean). Nil runs status always.
+	HeadTrees map[string]string
 }
 
 // Worktree observes rec's worktree: lstat identity, registration (from inv),
@@ -109,7 +113,10 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	if !o.Registered || o.PathState != machine.PathPresent || o.IsSymlink {
 		return o
 	}
-	if scope.Status && o.AdminKey == "" {
+	ents, known := knownClean(ctx, g, repo, rec.Path, o.AdminKey, o.Head, scope, &o)
+	if known {
+		// Status is known to be empty, and the tree was observed.
+	} else if scope.Status && o.AdminKey == "" {
 		// git run in a tree whose .git does not lead back to its admin
 		// entry (deleted, or naming another repository) would find the
 		// repository around it and report that one's files as the tree's.
@@ -125,8 +132,11 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 			o.Status.Ignored, o.EnvOwn = dropOwnEnv(rec.Path, st.Ignored, scope.EnvLines[rec.ID])
 		}
 	}
-	if scope.Status && o.StatusErr == "" {
-		ents, lsErr := readIndex(ctx, g, repo, rec.Path, o.AdminKey)
+	if scope.Status && o.StatusErr == "" && !known {
+		var lsErr error
+		if ents == nil {
+			ents, lsErr = readIndex(ctx, g, repo, rec.Path, o.AdminKey)
+		}
 		if !scope.Hidden {
 			o.Content, o.Discarded = ContentCached(rec.Path, scope.Hashes, o.AdminKey, o.Status, o.EnvOwn, false, ents, lsErr, scope.Disposable)
 		} else {

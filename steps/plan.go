@@ -62,6 +62,15 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 		v := machine.Assess(r, obs, e.Policy, now)
 		items[i] = item(r, obs, v, false)
 	}
+	// The remotes are asked while the registry and the store are read:
+	// reads that do not depend on each other.
+	var view *observe.RemoteView
+	var viewErr error
+	var advertised sync.WaitGroup
+	defer advertised.Wait()
+	if len(observeIdx) > 0 {
+		advertised.Go(func() { view, viewErr = observe.Advertise(ctx, e.Git, e.Repo) })
+	}
 	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
 		return machine.Plan{}, err
@@ -72,9 +81,9 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	}
 	foreign := foreignItems(e, inv, recs, taken)
 	if len(observeIdx) > 0 {
-		view, err := observe.Advertise(ctx, e.Git, e.Repo)
-		if err != nil {
-			return machine.Plan{}, err
+		advertised.Wait()
+		if viewErr != nil {
+			return machine.Plan{}, viewErr
 		}
 		if len(view.Remotes) == 0 {
 			return machine.Plan{}, errNoRemote(e)
@@ -89,7 +98,14 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 				heads = append(heads, en.Head)
 			}
 		}
+		// Two questions for every head at once, asked side by side: which
+		// are ancestors of the first tip, and what tree each is (a tree
+		// whose index and files are exactly its HEAD is observed without
+		// git status).
+		var asked sync.WaitGroup
+		asked.Go(func() { scope.HeadTrees = commitTrees(ctx, e, heads) })
 		scope.Ancestors = knownAncestors(ctx, e, view, heads)
+		asked.Wait()
 		archived := archivedRecords(e)
 		var mu sync.Mutex
 		done := 0

@@ -25,7 +25,8 @@ func gitRuns(trace, prefix string) int {
 // TestGitWorkPerTree: the git work of plan and apply grows by what each
 // tree needs, never by what the fleet holds. Over three trees whose commits
 // main merged (each an ancestor of the advertised main, none a tip):
-// plan runs one status per tree, reads every index itself (no ls-files),
+// plan runs no status (each tree is exactly its HEAD, which one cat-file
+// for every head's tree shows: decision 0185), reads every index itself (no ls-files),
 // answers every tree's ancestry with one rev-list (no merge-base) and
 // asks the remote once; apply asks the remote and HEAD's trees once for
 // all its items, reads no branch list, proves ancestry without merge-base,
@@ -54,7 +55,8 @@ func TestGitWorkPerTree(t *testing.T) {
 		cmd  string
 		want int
 	}{
-		{"-c core.fsmonitor=false", 3}, // status, one per tree
+		{"-c core.fsmonitor=false", 0},                            // status: every tree is exactly its HEAD
+		{"cat-file --batch-check=%(objectname) %(objecttype)", 2}, // the tips' types, every HEAD's tree
 		{"ls-files", 0},
 		{"merge-base", 0},
 		{"rev-list --stdin", 1},

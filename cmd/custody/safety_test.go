@@ -1346,6 +1346,15 @@ func TestSafetyUnknownIsNeverClean(t *testing.T) {
 		r.GitIn(path, "update-index", "--split-index")
 		return id, path
 	}
+	// A tree that is exactly its HEAD is planned without git status
+	// (decision 0185); an attributes file makes plan ask status.
+	statusAsked := func(t *testing.T, r *fixtures.Repo) (string, string) {
+		id, path := removable(t, r)
+		if err := os.WriteFile(filepath.Join(r.Dir, ".git", "info", "attributes"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return id, path
+	}
 	rebaseMerged := func(t *testing.T, r *fixtures.Repo) (string, string) {
 		id, path := newTree(t, r, "obs")
 		r.Commit(path, "a.txt", "a\n")
@@ -1359,7 +1368,7 @@ func TestSafetyUnknownIsNeverClean(t *testing.T) {
 		make      func(t *testing.T, r *fixtures.Repo) (string, string)
 	}{
 		{"ls-files", "observation-failed", splitIndex},
-		{"status", "status-failed", removable},
+		{"status", "status-failed", statusAsked},
 		{"ls-remote", "remote-unavailable", removable},
 		{"patch-id", "proof-failed", rebaseMerged},
 	} {

@@ -6,6 +6,7 @@
 package safefile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -105,7 +106,11 @@ func readOpened(f *os.File, path string, limit int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, notRegular(path, fi)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	// A buffer the size fstat gives (and room to see the end), not
+	// io.ReadAll's doubling: custody reads index files of megabytes.
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(fi.Size(), 0), limit)+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(f, limit+1))
+	b := buf.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -1,0 +1,148 @@
+package observe
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"path/filepath"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// strictWalk is what a content walk checks as it goes when it tries to
+// show, without git status, that a tree is exactly its HEAD (knownClean):
+// every directory it enters is a prefix of a tracked path, every file and
+// symlink is tracked and hashes to the tracked blob id. At the first entry
+// that is not, the walk ends (git status will be asked after all), so an
+// untracked directory, however large, is never read. A nil strictWalk
+// checks nothing.
+type strictWalk struct {
+	files   map[string]string // tracked path → blob id
+	dirs    map[string]bool
+	matched int
+	stopped bool
+	// want is the blob id of the file admits let through last.
+	want string
+}
+
+// newStrictWalk is a strict walk against ents (no gitlink among them).
+func newStrictWalk(ents []IndexEntry) *strictWalk {
+	s := &strictWalk{files: make(map[string]string, len(ents)), dirs: map[string]bool{}}
+	for _, e := range ents {
+		s.files[e.Path] = e.OID
+		for d := path.Dir(e.Path); d != "." && d != "/" && !s.dirs[d]; d = path.Dir(d) {
+			s.dirs[d] = true
+		}
+	}
+	return s
+}
+
+func (s *strictWalk) fail() {
+	if s != nil {
+		s.stopped = true
+	}
+}
+
+func (s *strictWalk) failed() bool { return s != nil && s.stopped }
+
+// admits reports whether the walk goes on to the entry d at rel: false
+// once the walk has stopped, and it stops at a directory that is no prefix
+// of a tracked path and at anything else that is not a tracked path.
+func (s *strictWalk) admits(rel string, d fs.DirEntry) bool {
+	if s == nil {
+		return true
+	}
+	if s.stopped {
+		return false
+	}
+	if d.IsDir() {
+		s.stopped = !s.dirs[rel]
+	} else if oid, ok := s.files[rel]; ok {
+		s.want = oid
+	} else {
+		s.stopped = true
+	}
+	return !s.stopped
+}
+
+// hashed checks the file or symlink the walk just admitted and hashed
+// against its tracked blob id.
+func (s *strictWalk) hashed(e machine.DiskEntry) {
+	if s == nil || s.stopped {
+		return
+	}
+	if e.Err != "" || e.OID != s.want {
+		s.stopped = true
+		return
+	}
+	s.matched++
+}
+
+// knownClean is plan's way of observing, without git status, a tree whose
+// status is already known to be empty; it reports false, and observes
+// nothing into o, whenever it cannot show that, and the caller runs git
+// status as before. It needs, all from files custody reads itself and one
+// batched question to git per plan:
+//
+//   - HEAD's tree id (trees, by commit: observe.CommitTrees);
+//   - an index custody reads exactly (ReadIndexFile) whose entries are all
+//     plain (stage 0, no assume-unchanged, skip-worktree or intent-to-add
+//     bit, no gitlink, no .gitattributes) and hash to exactly that tree
+//     (IndexTreeID): so the index equals HEAD and status has no staged
+//     change, no unmerged path and no submodule to report;
+//   - no info/attributes in the repository: no attribute there can make git
+//     see a file's bytes as other bytes;
+//   - a content walk (the one content accounting makes anyway, with the
+//     hash cache) that finds every tracked path on disk with exactly its
+//     blob id and mode, nothing else at all, no nested .git and no
+//     directory it cannot read: so status has no change, no deleted path,
+//     no untracked and no ignored path to report.
+//
+// What it observes then is what the status path observes of the same
+// tree: the empty status, the same content accounting over the same walk,
+// no build output, and the same hidden state. Ents is the index as read
+// (nil when it was not read or not usable), so the caller need not read it
+// again.
+func knownClean(ctx context.Context, g *Git, repo Repo, dir, key, head string, scope Scope, o *machine.WorktreeObservation) (ents []IndexEntry, ok bool) {
+	tree := scope.HeadTrees[head]
+	if !scope.Status || tree == "" || key == "" {
+		return nil, false
+	}
+	ents, ita, err := readIndexFile(filepath.Join(repo.AdminDir(key), "index"))
+	if err != nil {
+		return nil, false
+	}
+	if ita {
+		return ents, false
+	}
+	for _, e := range ents {
+		if e.Tag != 'H' || e.Stage != 0 || e.Gitlink() || path.Base(e.Path) == ".gitattributes" {
+			return ents, false
+		}
+	}
+	if Lstat(filepath.Join(repo.CommonDir, "info", "attributes")).State != machine.PathAbsent {
+		return ents, false
+	}
+	if id, err := IndexTreeID(FormatOf(tree), ents); err != nil || id != tree {
+		return ents, false
+	}
+	strict := newStrictWalk(ents)
+	var scan *nestedScan
+	if scope.Hidden {
+		scan = newNestedScan(dir, nil)
+	}
+	content, discarded, walked := contentWalked(dir, scope.Hashes, key, machine.Status{}, false, scope.Hidden, ents, nil, scope.Disposable, scan, strict)
+	if !walked || strict.matched != len(ents) || len(content) > 0 || len(discarded) > 0 {
+		return ents, false
+	}
+	o.Content, o.Discarded = content, discarded
+	if scope.Hidden {
+		o.Hidden = append(o.Hidden, hiddenStateWith(ctx, g, repo, dir, key, machine.Status{}, ents, nil, func(root string, gitlinks []string) []machine.Hidden {
+			if root != dir || len(gitlinks) > 0 {
+				return nestedGit(root, gitlinks)
+			}
+			return scan.hs
+		})...)
+	}
+	return ents, true
+}
