@@ -90,8 +90,10 @@ func (s *strictWalk) hashed(e machine.DiskEntry) {
 //     bit, no gitlink, no .gitattributes) and hash to exactly that tree
 //     (IndexTreeID): so the index equals HEAD and status has no staged
 //     change, no unmerged path and no submodule to report;
-//   - no info/attributes in the repository: no attribute there can make git
-//     see a file's bytes as other bytes;
+//   - no info/attributes in the repository and no config.worktree of the
+//     tree's own: no attribute there can make git see a file's bytes as
+//     other bytes (plan leaves HeadTrees nil when one from outside the
+//     repository could: AttributesFromOutside);
 //   - a content walk (the one content accounting makes anyway, with the
 //     hash cache) that finds every tracked path on disk with exactly its
 //     blob id and mode, nothing else at all, no nested .git and no
@@ -120,7 +122,8 @@ func knownClean(ctx context.Context, g *Git, repo Repo, dir, key, head string, s
 			return ents, false
 		}
 	}
-	if Lstat(filepath.Join(repo.CommonDir, "info", "attributes")).State != machine.PathAbsent {
+	if Lstat(filepath.Join(repo.CommonDir, "info", "attributes")).State != machine.PathAbsent ||
+		Lstat(filepath.Join(repo.AdminDir(key), "config.worktree")).State != machine.PathAbsent {
 		return ents, false
 	}
 	if id, err := IndexTreeID(FormatOf(tree), ents); err != nil || id != tree {

@@ -101,9 +101,14 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 		// Two questions for every head at once, asked side by side: which
 		// are ancestors of the first tip, and what tree each is (a tree
 		// whose index and files are exactly its HEAD is observed without
-		// git status).
+		// git status, unless attributes from outside the repository could
+		// make git see its bytes otherwise).
 		var asked sync.WaitGroup
-		asked.Go(func() { scope.HeadTrees = commitTrees(ctx, e, heads) })
+		asked.Go(func() {
+			if len(heads) > 0 && !observe.AttributesFromOutside(ctx, e.Git, e.Repo) {
+				scope.HeadTrees = commitTrees(ctx, e, heads)
+			}
+		})
 		scope.Ancestors = knownAncestors(ctx, e, view, heads)
 		asked.Wait()
 		archived := archivedRecords(e)

@@ -1,0 +1,66 @@
+package observe
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// AttributesFromOutside reports whether git may apply, to some tree of repo,
+// attributes that do not live in the repository: core.attributesFile set in
+// any configuration git reads from the main checkout, a conditional include
+// (includeIf) anywhere in that configuration, which could set it for some
+// trees only, the default global file ($XDG_CONFIG_HOME/git/attributes, else
+// ~/.config/git/attributes), or the system file (/etc/gitattributes, or
+// <prefix>/etc/gitattributes beside the git on PATH) unless GIT_ATTR_NOSYSTEM
+// is set. Such an attribute can make git see a file's bytes as other bytes (a
+// filter, an eol conversion), so plan then asks git status of every tree
+// instead of calling a tree that is byte for byte its HEAD clean on its own
+// (knownClean): otherwise apply's status could call the same tree changed, and
+// refuse it as stale on every run. A question git cannot answer counts as
+// yes. It costs one git process per plan.
+func AttributesFromOutside(ctx context.Context, g *Git, repo Repo) bool {
+	b, err := g.Observe(ctx, repo.MainCheckout, "config", "--list", "-z", "--includes")
+	if err != nil {
+		return true
+	}
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		key, _, _ := bytes.Cut(kv, []byte{'\n'})
+		key = bytes.ToLower(key)
+		if string(key) == "core.attributesfile" || bytes.HasPrefix(key, []byte("includeif.")) {
+			return true
+		}
+	}
+	for _, p := range outsideAttributesFiles() {
+		if Lstat(p).State != machine.PathAbsent {
+			return true
+		}
+	}
+	return false
+}
+
+// outsideAttributesFiles are the attributes files git reads by default from
+// outside a repository: the global one and, unless GIT_ATTR_NOSYSTEM is set,
+// the system one where git's usual prefixes put it.
+func outsideAttributesFiles() []string {
+	var out []string
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		out = append(out, filepath.Join(x, "git", "attributes"))
+	} else if h, err := os.UserHomeDir(); err == nil {
+		out = append(out, filepath.Join(h, ".config", "git", "attributes"))
+	}
+	if os.Getenv("GIT_ATTR_NOSYSTEM") == "" {
+		out = append(out, "/etc/gitattributes")
+		if git, err := exec.LookPath("git"); err == nil {
+			if real, err := filepath.EvalSymlinks(git); err == nil {
+				git = real
+			}
+			out = append(out, filepath.Join(filepath.Dir(filepath.Dir(git)), "etc", "gitattributes"))
+		}
+	}
+	return out
+}
