@@ -22,7 +22,8 @@ var errEntryUnreadable = errors.New("the worktree's admin entry is not one custo
 // ref files give. Then Entries holds that one entry, Branches the tip of
 // branch (when it exists), and CheckedOut knows nothing (it reports every
 // branch checked out, so nothing is deleted on its word). In any other
-// case it is TakeInventoryOf(branch): git's whole registry.
+// case it is TakeRegistryInventory(branch): git's whole registry (read
+// from its files when every entry is plain, else listed by git).
 func TakeTreeInventory(ctx context.Context, g *Git, repo Repo, path, key, branch string) (Inventory, error) {
 	unlock, err := RegistryLock(ctx, repo, false)
 	if err != nil {
@@ -35,7 +36,7 @@ func TakeTreeInventory(ctx context.Context, g *Git, repo Repo, path, key, branch
 	}
 	unlock()
 	if err != nil {
-		return TakeInventoryOf(ctx, g, repo, branch)
+		return TakeRegistryInventory(ctx, g, repo, branch)
 	}
 	if tips == nil {
 		tips = map[string]string{}

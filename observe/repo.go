@@ -32,7 +32,14 @@ func (r Repo) AdminDir(key string) string { return filepath.Join(r.CommonDir, "w
 // one whose common dir or main checkout cannot be identified exactly, is a
 // *machine.Refusal.
 func Discover(ctx context.Context, g *Git, dir string) (Repo, error) {
-	// The two flags come last, one line each; everything before them is the
+	// In a working tree one rev-parse answers all four questions; when it
+	// fails (a bare repository, a git directory, no repository) or a path
+	// holds a newline, the questions are asked as below, whose answers
+	// name what is wrong.
+	if r, ok, err := discoverAtOnce(ctx, g, dir); ok {
+		return r, err
+	}
+	// The two flags come first, one line each; everything after them is the
 	// common dir, which may itself hold a newline.
 	out, err := g.Observe(ctx, dir, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--path-format=absolute", "--git-common-dir")
 	if err != nil {
@@ -65,7 +72,35 @@ func Discover(ctx context.Context, g *Git, dir string) (Repo, error) {
 	if err != nil {
 		return Repo{}, ambiguous(dir, "the working tree of %s cannot be read: %v", dir, err)
 	}
-	toplevel, err := filepath.EvalSymlinks(strings.TrimSuffix(string(top), "\n"))
+	return discovered(ctx, g, dir, common, strings.TrimSuffix(string(top), "\n"))
+}
+
+// discoverAtOnce is Discover's common case in one git process: a working
+// tree whose common dir and top level hold no newline, and whose common
+// dir resolves. Then ok is true and the result is Discover's; ok false
+// means Discover asks its questions one by one.
+func discoverAtOnce(ctx context.Context, g *Git, dir string) (Repo, bool, error) {
+	out, err := g.Observe(ctx, dir, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--path-format=absolute", "--git-common-dir", "--show-toplevel")
+	if err != nil {
+		return Repo{}, false, nil
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != 4 || lines[0] != "false" || lines[1] != "true" || lines[2] == "" || lines[3] == "" {
+		return Repo{}, false, nil
+	}
+	common, err := filepath.EvalSymlinks(lines[2])
+	if err != nil {
+		return Repo{}, false, nil
+	}
+	r, err := discovered(ctx, g, dir, common, lines[3])
+	return r, true, err
+}
+
+// discovered finishes Discover once the common dir (resolved) and the top
+// level of dir are known: the main checkout is the common dir's parent,
+// and git's registry must name it first.
+func discovered(ctx context.Context, g *Git, dir, common, top string) (Repo, error) {
+	toplevel, err := filepath.EvalSymlinks(top)
 	if err != nil {
 		return Repo{}, ambiguous(dir, "the working tree of %s cannot be resolved: %v", dir, err)
 	}

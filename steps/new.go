@@ -47,9 +47,17 @@ func (e *Env) ResolveCommit(ctx context.Context, rev, dir string) (string, error
 	}
 	// Resolve the name first, then peel the object: appending ^{commit}
 	// to a search like ":/message" would change what it searches for.
-	out, err := e.Git.Observe(ctx, dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev)
-	if err == nil {
-		out, err = e.Git.Observe(ctx, dir, "rev-parse", "--verify", "--quiet", strings.TrimSpace(string(out))+"^{commit}")
+	// HEAD, the default, is peeled in the same call: HEAD^{commit} is
+	// exactly HEAD's commit.
+	var out []byte
+	var err error
+	if rev == "HEAD" {
+		out, err = e.Git.Observe(ctx, dir, "rev-parse", "--verify", "--quiet", "--end-of-options", "HEAD^{commit}")
+	} else {
+		out, err = e.Git.Observe(ctx, dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev)
+		if err == nil {
+			out, err = e.Git.Observe(ctx, dir, "rev-parse", "--verify", "--quiet", strings.TrimSpace(string(out))+"^{commit}")
+		}
 	}
 	c := strings.TrimSpace(string(out))
 	if err != nil || !machine.IsFullCommit(c) {

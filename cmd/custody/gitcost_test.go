@@ -106,3 +106,34 @@ func TestGitWorkPerTree(t *testing.T) {
 	}
 	t.Logf("apply: %.2f git processes per removal, %d per command", float64(perItem)/3, fixed)
 }
+
+// TestGitWorkOfNew: `custody new` in a working tree starts four git
+// processes whatever the fleet holds: one rev-parse identifies the
+// repository, git lists the registry once to confirm the main checkout, one
+// rev-parse resolves and peels HEAD, and `git worktree add` makes the tree.
+// That the id and path are free is read from git's registry files.
+func TestGitWorkOfNew(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	for i := range 3 {
+		newTree(t, r, fmt.Sprintf("before%d", i))
+	}
+	res := mustCustody(t, r, 0, "new", "counted", "--debug")
+	if got := gitRuns(res.Stderr, ""); got != 4 {
+		t.Errorf("custody new ran %d git processes, want 4:\n%s", got, res.Stderr)
+	}
+	for _, c := range []struct {
+		cmd  string
+		want int
+	}{
+		{"rev-parse --is-bare-repository --is-inside-work-tree --path-format=absolute --git-common-dir --show-toplevel", 1},
+		{"rev-parse --show-toplevel", 0},
+		{"worktree list", 1},
+		{"rev-parse --verify --quiet --end-of-options HEAD^{commit}", 1},
+		{"worktree add", 1},
+	} {
+		if got := gitRuns(res.Stderr, c.cmd); got != c.want {
+			t.Errorf("custody new ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, res.Stderr)
+		}
+	}
+}
