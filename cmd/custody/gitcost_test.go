@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
 )
@@ -20,6 +21,23 @@ func gitRuns(trace, prefix string) int {
 		}
 	}
 	return n
+}
+
+// mergedTrees makes n finished trees named prefix0..., each with a commit
+// main merged and pushed (an ancestor of the advertised main, none a tip),
+// and returns their ids.
+func mergedTrees(t *testing.T, r *fixtures.Repo, prefix string, n int) []string {
+	t.Helper()
+	var ids, heads []string
+	for i := range n {
+		id, path := newTree(t, r, fmt.Sprintf("%s%d", prefix, i))
+		heads = append(heads, r.Commit(path, "w.txt", fmt.Sprintf("work %d\n", i)))
+		ids = append(ids, id)
+	}
+	r.Git(append([]string{"merge", "-q", "-s", "ours", "--no-edit", "-m", "merge the work"}, heads...)...)
+	r.Git("push", "-q", "origin", "main")
+	mustCustody(t, r, 0, append([]string{"finish"}, ids...)...)
+	return ids
 }
 
 // TestGitWorkPerTree: the git work of plan and apply grows by what each
@@ -39,15 +57,7 @@ func gitRuns(trace, prefix string) int {
 func TestGitWorkPerTree(t *testing.T) {
 	t.Parallel()
 	r := sfRepo(t)
-	var ids, heads []string
-	for i := range 3 {
-		id, path := newTree(t, r, fmt.Sprintf("cost%d", i))
-		heads = append(heads, r.Commit(path, "w.txt", fmt.Sprintf("work %d\n", i)))
-		ids = append(ids, id)
-	}
-	r.Git(append([]string{"merge", "-q", "-s", "ours", "--no-edit", "-m", "merge the work"}, heads...)...)
-	r.Git("push", "-q", "origin", "main")
-	mustCustody(t, r, 0, append([]string{"finish"}, ids...)...)
+	mergedTrees(t, r, "cost", 3)
 
 	file := sfPlanFile(t, r)
 	plan := mustCustody(t, r, 0, "plan", "-o", file, "--debug")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,15 +51,7 @@ func TestPlanAsksStatusWhenAttributesComeFromOutside(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r := sfRepo(t)
-			var ids, heads []string
-			for i := range 3 {
-				id, path := newTree(t, r, fmt.Sprintf("attr%d", i))
-				heads = append(heads, r.Commit(path, "w.txt", fmt.Sprintf("work %d\n", i)))
-				ids = append(ids, id)
-			}
-			r.Git(append([]string{"merge", "-q", "-s", "ours", "--no-edit", "-m", "merge the work"}, heads...)...)
-			r.Git("push", "-q", "origin", "main")
-			mustCustody(t, r, 0, append([]string{"finish"}, ids...)...)
+			ids := mergedTrees(t, r, "attr", 3)
 			c.setup(t, r, ids)
 			plan := mustCustody(t, r, 0, "plan", "--debug")
 			if got := gitRuns(plan.Stderr, "-c core.fsmonitor=false"); got != c.want {
