@@ -133,7 +133,7 @@ func FoldMigration(events []MigrateEvent) []MigrateCandidateStatus {
 			st.State, st.Why = MigratePending, "an act began and no outcome was recorded (interrupted): run migrate apply again"
 		case a.last != nil && a.last.Outcome == OutcomeRemoved:
 			st.State, st.Outcome, st.Why = MigrateRemoved, a.last.Outcome, "removed after its proof"
-		case a.last != nil && (a.last.Outcome == OutcomeLanded || a.last.Outcome == OutcomeRejected || a.last.Outcome == OutcomeAdopted || a.last.Outcome == OutcomeRelocated || a.last.Outcome == OutcomeAbandoned):
+		case a.last != nil && MigrateSettled(a.last.Outcome):
 			st.State, st.Outcome, st.Why = MigrateRetained, a.last.Outcome, "settled: "+string(a.last.Outcome)
 		case a.last != nil:
 			st.State, st.Outcome, st.Code = MigrateRefused, a.last.Outcome, a.last.Code
@@ -147,6 +147,53 @@ func FoldMigration(events []MigrateEvent) []MigrateCandidateStatus {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+// MigrateSettled reports whether an act's outcome o settles its candidate,
+// for migrate status and migrate apply alike: kept for good (landed,
+// rejected, adopted), or any outcome that ends an item with nothing left
+// to do (Outcome.Settled: removed, relocated, abandoned, ...). Anything
+// else (refused, stale, an outcome custody does not know) leaves the
+// candidate to be applied again.
+func MigrateSettled(o Outcome) bool {
+	switch o {
+	case OutcomeLanded, OutcomeRejected, OutcomeAdopted:
+		return true
+	}
+	return o.Settled()
+}
+
+// MigrateLedger is what a migration's journal says apply has to go on,
+// keyed by candidate id and audit digest ("<id> <digest>"): the latest
+// disposition bound to each audit, and the settling outcome of each audit
+// no later act reopened.
+type MigrateLedger struct {
+	Decided map[string]MigrateEvent
+	Settled map[string]MigrateEvent
+}
+
+// MigrateKey is the ledger's key of candidate id's audit digest.
+func MigrateKey(id, digest string) string { return id + " " + digest }
+
+// FoldMigrateLedger replays a migration's events, in journal order, into
+// the ledger apply reads: an act begun after a settling outcome (a run
+// repeated) reopens the audit until its own outcome settles it again.
+func FoldMigrateLedger(events []MigrateEvent) MigrateLedger {
+	l := MigrateLedger{Decided: map[string]MigrateEvent{}, Settled: map[string]MigrateEvent{}}
+	for _, ev := range events {
+		key := MigrateKey(ev.Candidate, ev.Digest)
+		switch ev.Event {
+		case EventMigrateDisposition:
+			l.Decided[key] = ev
+		case EventMigrateAct:
+			delete(l.Settled, key)
+		case EventMigrateOutcome:
+			if MigrateSettled(ev.Outcome) {
+				l.Settled[key] = ev
+			}
+		}
+	}
+	return l
 }
 
 // MigrationComplete reports whether every candidate is settled.

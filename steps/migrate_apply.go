@@ -45,19 +45,11 @@ func (r MigrateApplyResult) Pending() bool {
 		return true
 	}
 	for _, it := range r.Items {
-		if !migrateSettled(it.Outcome) {
+		if !machine.MigrateSettled(it.Outcome) {
 			return true
 		}
 	}
 	return false
-}
-
-func migrateSettled(o machine.Outcome) bool {
-	switch o {
-	case machine.OutcomeLanded, machine.OutcomeRejected, machine.OutcomeAdopted, machine.OutcomeRelocated:
-		return true
-	}
-	return o.Settled()
 }
 
 // migrateRun is what one apply shares between candidates.
@@ -99,21 +91,8 @@ func MigrateApply(ctx context.Context, e *Env, plan machine.MigratePlan, opts Mi
 	if err != nil {
 		return res, err
 	}
-	decided := map[string]machine.MigrateEvent{}
-	settled := map[string]machine.MigrateEvent{}
-	for _, ev := range evs {
-		key := ev.Candidate + " " + ev.Digest
-		switch ev.Event {
-		case machine.EventMigrateDisposition:
-			decided[key] = ev
-		case machine.EventMigrateAct:
-			delete(settled, key)
-		case machine.EventMigrateOutcome:
-			if migrateSettled(ev.Outcome) {
-				settled[key] = ev
-			}
-		}
-	}
+	ledger := machine.FoldMigrateLedger(evs)
+	decided, settled := ledger.Decided, ledger.Settled
 	run := &migrateRun{plan: plan, opts: opts}
 	for _, c := range plan.Candidates {
 		id := c.Audit.ID
@@ -124,7 +103,7 @@ func MigrateApply(ctx context.Context, e *Env, plan machine.MigratePlan, opts Mi
 			res.Interrupted = "interrupted before " + id + "; the rest of the migrate plan was not applied: " + err.Error()
 			return res, nil
 		}
-		key := id + " " + c.Digest
+		key := machine.MigrateKey(id, c.Digest)
 		if opts.Acknowledge != "" {
 			o, err := run.abandon(ctx, e, c)
 			if err != nil {
