@@ -1,0 +1,404 @@
+//go:build unix
+
+package main
+
+// Plan observes a finished tree that is exactly its HEAD without git
+// status (decision 0185); apply always runs status. These tests put real
+// trees into states next to that fast path and hold plan and apply to one
+// honest outcome: plan observes each tree as the status path does (the
+// same action and fingerprint as a plan made with status for every tree),
+// a removal plan proposes is one apply carries out (never a stale refusal,
+// which would make "custody plan" advice that loops), and a tree holding
+// bytes HEAD lacks is never removed. Every helper is prefixed kcr.
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+)
+
+// kcrCase is one state of a finished, merged tree.
+type kcrCase struct {
+	name string
+	// work adds to the tree's own commit (before it is committed, pushed
+	// and finished); w.txt is always in it.
+	work func(t *testing.T, r *fixtures.Repo, path string)
+	// state puts the finished tree into the state under test.
+	state func(t *testing.T, r *fixtures.Repo, id, path string)
+	// foreign says the tree then holds bytes HEAD lacks: it must be kept.
+	foreign bool
+	// env, when set, is added to plan's and apply's environment.
+	env func(r *fixtures.Repo) []string
+	// finding, when set, is a known disagreement the test documents.
+	finding string
+}
+
+// kcrOld is an mtime every touched file gets: stat data that no longer
+// matches the index, with bytes that still do.
+var kcrOld = time.Date(2021, 3, 4, 5, 6, 7, 0, time.UTC)
+
+func kcrTouch(t *testing.T, p string) {
+	t.Helper()
+	if err := os.Chtimes(p, kcrOld, kcrOld); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func kcrWrite(t *testing.T, p string, b []byte, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func kcrChown(t *testing.T, p string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a path another owner")
+	}
+	if err := os.Lchown(p, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Lchown(p, 0, 0) })
+}
+
+// kcrCRLF commits crlf.txt with CRLF line ends, no conversion on the way.
+func kcrCRLF(content string) func(*testing.T, *fixtures.Repo, string) {
+	return func(t *testing.T, r *fixtures.Repo, path string) {
+		r.GitIn(path, "config", "core.autocrlf", "false")
+		kcrWrite(t, filepath.Join(path, "crlf.txt"), []byte(content), 0o644)
+	}
+}
+
+// kcrConfig sets each key, value pair in the repository's configuration
+// and touches every named file of the tree.
+func kcrConfig(kv []string, touch ...string) func(*testing.T, *fixtures.Repo, string, string) {
+	return func(t *testing.T, r *fixtures.Repo, _, path string) {
+		for i := 0; i+1 < len(kv); i += 2 {
+			r.Git("config", kv[i], kv[i+1])
+		}
+		for _, f := range touch {
+			kcrTouch(t, filepath.Join(path, f))
+		}
+	}
+}
+
+// kcrLyingCacheTree stages other bytes of d/x.txt (the blob written, the file
+// rewritten) in an index whose cache tree still names HEAD's tree: git's
+// index-to-HEAD comparison trusts the cache tree and reports nothing staged.
+func kcrLyingCacheTree(t *testing.T, r *fixtures.Repo, id, path string) {
+	idx := filepath.Join(r.Dir, ".git", "worktrees", id, "index")
+	b, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("TREE")) {
+		t.Fatal("the index has no cache tree")
+	}
+	oldHex := r.GitIn(path, "rev-parse", ":d/x.txt")
+	kcrWrite(t, filepath.Join(path, "d", "x.txt"), []byte("STAGED!\n"), 0o644) // as long as HEAD's: git rehashes it
+	newHex := r.GitIn(path, "hash-object", "-w", "d/x.txt")
+	oldID, newID := kcrUnhex(t, oldHex), kcrUnhex(t, newHex)
+	if bytes.Count(b, oldID) != 1 {
+		t.Fatalf("blob %s is not once in the index", oldHex)
+	}
+	body := bytes.Replace(b[:len(b)-sha1.Size], oldID, newID, 1)
+	sum := sha1.Sum(body)
+	kcrWrite(t, idx, append(body, sum[:]...), 0o644)
+	if st := r.GitIn(path, "status", "--porcelain=v2", "--untracked-files=all", "--ignored=matching"); st != "" {
+		t.Fatalf("git status sees the staged change:\n%s", st)
+	}
+}
+
+func kcrUnhex(t *testing.T, h string) []byte {
+	t.Helper()
+	out := make([]byte, len(h)/2)
+	for i := range out {
+		var v byte
+		for _, c := range []byte(h[2*i : 2*i+2]) {
+			switch {
+			case c >= '0' && c <= '9':
+				v = v<<4 | (c - '0')
+			case c >= 'a' && c <= 'f':
+				v = v<<4 | (c - 'a' + 10)
+			default:
+				t.Fatalf("%q is not a hex id", h)
+			}
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func kcrCases() []kcrCase {
+	return []kcrCase{
+		{name: "Clean"},
+		{name: "StatDirtySameBytes", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			kcrTouch(t, filepath.Join(path, "w.txt"))
+		}},
+		{name: "HardlinkSameBytes", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			p := filepath.Join(path, "w.txt")
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			other := filepath.Join(r.Root, "outside-w.txt")
+			kcrWrite(t, other, b, 0o644)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Link(other, p); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "AutocrlfTrueCRLFBlob", work: kcrCRLF("a\r\nb\r\n"), state: kcrConfig([]string{"core.autocrlf", "true"}, "crlf.txt")},
+		{name: "AutocrlfInputCRLFBlob", work: kcrCRLF("a\r\nb\r\n"), state: kcrConfig([]string{"core.autocrlf", "input"}, "crlf.txt")},
+		{name: "AutocrlfSafecrlfMixedBlob", work: kcrCRLF("a\r\nb\nc\r"), state: kcrConfig([]string{"core.autocrlf", "true", "core.safecrlf", "true"}, "crlf.txt")},
+		{name: "AutocrlfTrueLFBlob", state: kcrConfig([]string{"core.autocrlf", "true", "core.eol", "crlf"}, "w.txt")},
+		{name: "EolCRLFNoAttributes", state: kcrConfig([]string{"core.eol", "crlf"}, "w.txt")},
+		{name: "IgnorecaseCaseTwins", work: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.WriteFile(path, "Case.txt", "upper\n")
+			r.WriteFile(path, "case.txt", "lower\n")
+		}, state: kcrConfig([]string{"core.ignorecase", "true"}, "Case.txt", "case.txt")},
+		{name: "SymlinksFalseRealLink", work: func(t *testing.T, r *fixtures.Repo, path string) {
+			if err := os.Symlink("w.txt", filepath.Join(path, "link")); err != nil {
+				t.Fatal(err)
+			}
+		}, state: kcrConfig([]string{"core.symlinks", "false"}, "w.txt")},
+		{name: "FileModeFalseExec", work: func(t *testing.T, r *fixtures.Repo, path string) {
+			kcrWrite(t, filepath.Join(path, "run.sh"), []byte("#!/bin/sh\n"), 0o755)
+		}, state: kcrConfig([]string{"core.fileMode", "false"}, "run.sh")},
+		{name: "CheckStatMinimal", state: kcrConfig([]string{"core.checkStat", "minimal", "core.trustctime", "false"}, "w.txt")},
+		{name: "SplitIndex", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			r.GitIn(path, "update-index", "--split-index")
+		}},
+		{name: "IndexVersion4", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			r.GitIn(path, "update-index", "--index-version", "4")
+			kcrTouch(t, filepath.Join(path, "w.txt"))
+		}},
+		{name: "UntrackedCache", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			r.Git("config", "core.untrackedCache", "true")
+			r.GitIn(path, "update-index", "--untracked-cache")
+			r.GitIn(path, "status", "--porcelain")
+		}},
+		{name: "FsmonitorHookSaysNothing", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			hook := filepath.Join(r.Root, "fsmonitor-nothing")
+			kcrWrite(t, hook, []byte("#!/bin/sh\nprintf 'token\\0'\n"), 0o755)
+			r.Git("config", "core.fsmonitor", hook)
+			r.GitIn(path, "status", "--porcelain")
+			kcrTouch(t, filepath.Join(path, "w.txt"))
+		}},
+		{name: "SparseCheckoutEverything", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			r.GitIn(path, "sparse-checkout", "set", "--no-cone", "/*")
+		}},
+		{name: "UninitialisedSubmodule", work: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.UninitSubmodule(path, "sub")
+		}},
+		{name: "DetachedAtHead", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			r.GitIn(path, "checkout", "-q", "--detach")
+		}},
+		{name: "UnbornBranch", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			r.GitIn(path, "symbolic-ref", "HEAD", "refs/heads/never-born")
+		}},
+		{name: "GitFileRelative", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+			rel, err := filepath.Rel(path, filepath.Join(r.Dir, ".git", "worktrees", id))
+			if err != nil {
+				t.Fatal(err)
+			}
+			kcrWrite(t, filepath.Join(path, ".git"), []byte("gitdir: "+rel+"\n"), 0o644)
+		}},
+		{name: "GitFileCRLF", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+			kcrWrite(t, filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(r.Dir, ".git", "worktrees", id)+"\r\n"), 0o644)
+		}},
+		{name: "GitFileSecondLine", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+			kcrWrite(t, filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(r.Dir, ".git", "worktrees", id)+"\n# moved\n"), 0o644)
+		}},
+		{name: "CoreWorktreeInCommonConfig", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			r.Git("config", "core.worktree", r.Dir)
+			kcrTouch(t, filepath.Join(path, "w.txt"))
+		}},
+		{name: "WorktreeConfigWithoutExtension", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+			kcrWrite(t, filepath.Join(r.Dir, ".git", "worktrees", id, "config.worktree"), []byte("[core]\n\tautocrlf = true\n"), 0o644)
+		}},
+		{name: "IncludedAttributesFile", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			inc := filepath.Join(r.Root, "included.config")
+			attrs := filepath.Join(r.Root, "attrs")
+			kcrWrite(t, attrs, []byte("*.txt filter=upper\n"), 0o644)
+			kcrWrite(t, inc, []byte("[core]\n\tattributesFile = "+attrs+"\n"), 0o644)
+			r.Git("config", "filter.upper.clean", "tr a-z A-Z")
+			r.Git("config", "include.path", inc)
+			kcrTouch(t, filepath.Join(path, "w.txt"))
+		}},
+		{name: "AttributesFileFromEnvironment", env: func(r *fixtures.Repo) []string {
+			return []string{"GIT_CONFIG_PARAMETERS='core.attributesfile'='" + filepath.Join(r.Root, "attrs") + "' 'filter.upper.clean'='tr a-z A-Z'"}
+		},
+			state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+				kcrWrite(t, filepath.Join(r.Root, "attrs"), []byte("*.txt filter=upper\n"), 0o644)
+				kcrTouch(t, filepath.Join(path, "w.txt"))
+			}},
+		{name: "IgnoredFileInfoExclude", foreign: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			kcrWrite(t, filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("*.log\n"), 0o644)
+			kcrWrite(t, filepath.Join(path, "debug.log"), []byte("mine\n"), 0o644)
+		}},
+		{name: "NestedIgnoredDirs", foreign: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			kcrWrite(t, filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("/out/\ninner/\n"), 0o644)
+			kcrWrite(t, filepath.Join(path, "out", "inner", "deep", "x.bin"), []byte("mine\n"), 0o644)
+		}},
+		{name: "IndexLockPresent", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+			kcrWrite(t, filepath.Join(r.Dir, ".git", "worktrees", id, "index.lock"), nil, 0o644)
+		}},
+		{name: "IndexMissing", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+			if err := os.Remove(filepath.Join(r.Dir, ".git", "worktrees", id, "index")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "DubiousOwnershipTree",
+			finding: "plan removes a tree git refuses to look at (dubious ownership); apply's status fails and refuses it stale",
+			state:   func(t *testing.T, r *fixtures.Repo, _, path string) { kcrChown(t, path) }},
+		{name: "DubiousOwnershipGitFile",
+			finding: "plan removes a tree whose .git file git refuses (dubious ownership); apply's status fails and refuses it stale",
+			state:   func(t *testing.T, r *fixtures.Repo, _, path string) { kcrChown(t, filepath.Join(path, ".git")) }},
+		{name: "DubiousOwnershipAdminDir",
+			finding: "plan removes a tree whose admin dir git refuses (dubious ownership); apply's status fails and refuses it stale",
+			state: func(t *testing.T, r *fixtures.Repo, id, _ string) {
+				kcrChown(t, filepath.Join(r.Dir, ".git", "worktrees", id))
+			}},
+		{name: "CommonDirMissing", state: func(t *testing.T, r *fixtures.Repo, id, _ string) {
+			kcrWrite(t, filepath.Join(r.Dir, ".git", "worktrees", id, "commondir"), []byte(filepath.Join(r.Root, "nowhere")+"\n"), 0o644)
+		}},
+		{name: "LyingCacheTree", foreign: true,
+			finding: "status path: git status trusts the index's cache tree, so plan removes a tree with a staged blob HEAD lacks; apply's quarantine refuses it (quarantine-changed)",
+			work: func(t *testing.T, r *fixtures.Repo, path string) {
+				r.WriteFile(path, "d/x.txt", "in HEAD\n")
+			}, state: kcrLyingCacheTree},
+	}
+}
+
+// kcrStatusParams makes a plan ask git status of every tree: a conditional
+// include, though it never applies, could set attributes for some trees
+// (observe.AttributesFromOutside), and it overrides no setting. It goes in
+// GIT_CONFIG_PARAMETERS: custody drops GIT_CONFIG_COUNT and its keys from
+// git's environment, not that.
+const kcrStatusParams = "'includeif.onbranch:kcr-never/**.path'='/dev/null/never'"
+
+// kcrStatusEnv is env with kcrStatusParams added.
+func kcrStatusEnv(env []string) []string {
+	out := []string{"GIT_CONFIG_PARAMETERS=" + kcrStatusParams}
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_PARAMETERS="); ok {
+			out[0] += " " + v
+		} else {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// TestKnownCleanRedTeam: over every state, plan's item for the tree is the
+// one a plan asking status of every tree makes (action and fingerprint),
+// apply carries out every removal plan proposes, and a tree holding bytes
+// HEAD lacks is kept.
+func TestKnownCleanRedTeam(t *testing.T) {
+	t.Parallel()
+	for _, c := range kcrCases() {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := sfRepo(t)
+			id, path := newTree(t, r, "kcr")
+			r.WriteFile(path, "w.txt", "work\n")
+			if c.work != nil {
+				c.work(t, r, path)
+			}
+			r.CommitAll(path, "work")
+			r.Push(path, "topic/"+id)
+			e2eFinish(t, r, id)
+			if c.state != nil {
+				c.state(t, r, id, path)
+			}
+			var env []string
+			if c.env != nil {
+				env = c.env(r)
+			}
+			slow := runBin(t, custodyBin, r, r.Dir, kcrStatusEnv(env), "plan", "--json", "--debug")
+			file := filepath.Join(r.Root, "p.json")
+			fast := runBin(t, custodyBin, r, r.Dir, env, "plan", "-o", file, "--json", "--debug")
+			for _, p := range []result{slow, fast} {
+				if p.Code != 0 && p.Code != 3 {
+					t.Fatalf("plan: %s", p)
+				}
+			}
+			want := planItem(t, decodeResult[machine.Plan](t, slow, "plan"), id)
+			got := planItem(t, decodeResult[machine.Plan](t, fast, "plan"), id)
+			fastPath := gitRuns(fast.Stderr, "-c core.fsmonitor=false") == 0
+			if os.Getenv("KCR_DEBUG") != "" {
+				t.Logf("slow plan stderr:\n%s", slow.Stderr)
+			}
+			t.Logf("fast path taken: %v (status runs with every tree asked: %d); plan: %s %v", fastPath, gitRuns(slow.Stderr, "-c core.fsmonitor=false"), got.Action, refusalCodes(got.Refusals))
+			var problems []string
+			if got.Action != want.Action || got.Fingerprint != want.Fingerprint {
+				problems = append(problems, "plan "+string(got.Action)+" "+strings.Join(refusalCodes(got.Refusals), ",")+
+					", a plan asking status of every tree "+string(want.Action)+" "+strings.Join(refusalCodes(want.Refusals), ",")+
+					" (fingerprints equal: "+boolWord(got.Fingerprint == want.Fingerprint)+")")
+			}
+			if c.foreign && got.Action != machine.ActionKeep {
+				problems = append(problems, "plan "+string(got.Action)+"s a tree holding bytes HEAD lacks")
+			}
+			ap := runBin(t, custodyBin, r, r.Dir, env, "apply", file, "--json")
+			if ap.Code != 0 && ap.Code != 3 {
+				t.Fatalf("apply: %s", ap)
+			}
+			res := decodeResult[steps.ApplyResult](t, ap, "apply")
+			var out *steps.Outcome
+			for i := range res.Items {
+				if res.Items[i].ID == id {
+					out = &res.Items[i]
+				}
+			}
+			_, statErr := os.Lstat(path)
+			switch {
+			case got.Action == machine.ActionKeep && out != nil:
+				problems = append(problems, "apply acted on a kept item: "+string(out.Outcome))
+			case got.Action != machine.ActionKeep && (out == nil || out.Outcome != "removed"):
+				what := "nothing"
+				if out != nil {
+					what = string(out.Outcome)
+					if out.Refusal != nil {
+						what += " [" + string(out.Refusal.Code) + "] " + out.Refusal.Message
+					}
+				}
+				problems = append(problems, "plan "+string(got.Action)+"s the tree, apply: "+what)
+			}
+			if c.foreign && statErr != nil {
+				problems = append(problems, "a tree holding bytes HEAD lacks is gone: "+statErr.Error())
+			}
+			if len(problems) == 0 {
+				if c.finding != "" {
+					t.Errorf("the finding %q no longer reproduces: drop it", c.finding)
+				}
+				return
+			}
+			if c.finding != "" {
+				t.Skip("finding: " + c.finding + ": " + strings.Join(problems, "; "))
+			}
+			t.Errorf("%s\nplan:\n%s\napply:\n%s", strings.Join(problems, "\n"), fast.Stdout, ap.Stdout)
+		})
+	}
+}
+
+func boolWord(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
