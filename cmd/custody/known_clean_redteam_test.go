@@ -121,6 +121,34 @@ func kcrLyingCacheTree(t *testing.T, r *fixtures.Repo, id, path string) {
 	}
 }
 
+// kcrStaleSize checks w.txt out again with core.autocrlf=true (CRLF on disk,
+// their size in the index's stat data), then writes HEAD's own bytes (LF)
+// back, the way an editor or dos2unix would: the bytes are exactly HEAD's,
+// but the size git recorded is not theirs, and git status takes a size
+// change for a change without reading the file. keep leaves
+// core.autocrlf=true set, else it is unset again.
+func kcrStaleSize(keep bool) func(*testing.T, *fixtures.Repo, string, string) {
+	return func(t *testing.T, r *fixtures.Repo, _, path string) {
+		p := filepath.Join(path, "w.txt")
+		head, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Git("config", "core.autocrlf", "true")
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		r.GitIn(path, "checkout", "--", "w.txt")
+		if b, _ := os.ReadFile(p); !bytes.Contains(b, []byte("\r\n")) {
+			t.Fatalf("checkout wrote %q, want CRLF", b)
+		}
+		if !keep {
+			r.Git("config", "--unset", "core.autocrlf")
+		}
+		kcrWrite(t, p, head, 0o644)
+	}
+}
+
 func kcrUnhex(t *testing.T, h string) []byte {
 	t.Helper()
 	out := make([]byte, len(h)/2)
@@ -166,6 +194,10 @@ func kcrCases() []kcrCase {
 		{name: "AutocrlfInputCRLFBlob", work: kcrCRLF("a\r\nb\r\n"), state: kcrConfig([]string{"core.autocrlf", "input"}, "crlf.txt")},
 		{name: "AutocrlfSafecrlfMixedBlob", work: kcrCRLF("a\r\nb\nc\r"), state: kcrConfig([]string{"core.autocrlf", "true", "core.safecrlf", "true"}, "crlf.txt")},
 		{name: "AutocrlfTrueLFBlob", state: kcrConfig([]string{"core.autocrlf", "true", "core.eol", "crlf"}, "w.txt")},
+		{name: "CheckedOutCRLFNowHEADsBytes", state: kcrStaleSize(true),
+			finding: "plan removes a tree whose file holds HEAD's bytes at another size than the index's stat data records; apply's status calls it modified (a size change is never re-read) and refuses it stale"},
+		{name: "CheckedOutCRLFNowHEADsBytesAutocrlfOff", state: kcrStaleSize(false),
+			finding: "with no conversion configured at all: plan removes a tree whose file holds HEAD's bytes at another size than the index records; apply's status calls it modified and refuses it stale"},
 		{name: "EolCRLFNoAttributes", state: kcrConfig([]string{"core.eol", "crlf"}, "w.txt")},
 		{name: "IgnorecaseCaseTwins", work: func(t *testing.T, r *fixtures.Repo, path string) {
 			r.WriteFile(path, "Case.txt", "upper\n")
