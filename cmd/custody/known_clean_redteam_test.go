@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,6 +32,9 @@ type kcrCase struct {
 	// work adds to the tree's own commit (before it is committed, pushed
 	// and finished); w.txt is always in it.
 	work func(t *testing.T, r *fixtures.Repo, path string)
+	// amend, when set, runs once the work is committed, before it is
+	// pushed (it may make another HEAD).
+	amend func(t *testing.T, r *fixtures.Repo, path string)
 	// state puts the finished tree into the state under test.
 	state func(t *testing.T, r *fixtures.Repo, id, path string)
 	// foreign says the tree then holds bytes HEAD lacks: it must be kept.
@@ -147,6 +151,18 @@ func kcrStaleSize(keep bool) func(*testing.T, *fixtures.Repo, string, string) {
 		}
 		kcrWrite(t, p, head, 0o644)
 	}
+}
+
+// kcrMktree writes the tree listing (ls-tree's format) describes.
+func kcrMktree(t *testing.T, r *fixtures.Repo, dir, listing string) string {
+	t.Helper()
+	cmd := exec.Command("git", "mktree")
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, r.Env(), strings.NewReader(listing)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git mktree: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func kcrUnhex(t *testing.T, h string) []byte {
@@ -309,6 +325,35 @@ func kcrCases() []kcrCase {
 		{name: "CommonDirMissing", state: func(t *testing.T, r *fixtures.Repo, id, _ string) {
 			kcrWrite(t, filepath.Join(r.Dir, ".git", "worktrees", id, "commondir"), []byte(filepath.Join(r.Root, "nowhere")+"\n"), 0o644)
 		}},
+		{name: "HEADWithEmptySubtree", amend: func(t *testing.T, r *fixtures.Repo, path string) {
+			empty := r.GitIn(path, "mktree") // stdin is empty: the empty tree
+			listing := r.GitIn(path, "ls-tree", "HEAD")
+			tree := kcrMktree(t, r, path, listing+"\n040000 tree "+empty+"\tempty\n")
+			commit := r.GitIn(path, "commit-tree", "-p", "HEAD", "-m", "an empty directory", tree)
+			r.GitIn(path, "update-ref", "HEAD", commit)
+		}},
+		{name: "SubtreeObjectMissing",
+			finding: "plan removes a tree whose HEAD has a subtree object missing from the repository (the one tree plan asks for is the root); apply's status cannot read it and refuses the tree stale",
+			work: func(t *testing.T, r *fixtures.Repo, path string) {
+			r.WriteFile(path, "d/x.txt", "in HEAD\n")
+		}, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			sub := r.GitIn(path, "rev-parse", "HEAD:d")
+			obj := filepath.Join(r.Dir, ".git", "objects", sub[:2], sub[2:])
+			if err := os.Remove(obj); err != nil {
+				t.Skipf("the subtree is not a loose object: %v", err)
+			}
+			kcrTouch(t, filepath.Join(path, "d", "x.txt"))
+			r.GitIn(path, "update-index", "d/x.txt") // the cache tree forgets d
+		}},
+		{name: "IndexChecksumZero", state: func(t *testing.T, r *fixtures.Repo, id, _ string) {
+			idx := filepath.Join(r.Dir, ".git", "worktrees", id, "index")
+			b, err := os.ReadFile(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			copy(b[len(b)-sha1.Size:], make([]byte, sha1.Size))
+			kcrWrite(t, idx, b, 0o644)
+		}},
 		{name: "LyingCacheTree", foreign: true,
 			finding: "status path: git status trusts the index's cache tree, so plan removes a tree with a staged blob HEAD lacks; apply's quarantine refuses it (quarantine-changed)",
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
@@ -353,6 +398,9 @@ func TestKnownCleanRedTeam(t *testing.T) {
 				c.work(t, r, path)
 			}
 			r.CommitAll(path, "work")
+			if c.amend != nil {
+				c.amend(t, r, path)
+			}
 			r.Push(path, "topic/"+id)
 			e2eFinish(t, r, id)
 			if c.state != nil {
