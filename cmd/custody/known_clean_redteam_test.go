@@ -335,16 +335,16 @@ func kcrCases() []kcrCase {
 		{name: "SubtreeObjectMissing",
 			finding: "plan removes a tree whose HEAD has a subtree object missing from the repository (the one tree plan asks for is the root); apply's status cannot read it and refuses the tree stale",
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
-			r.WriteFile(path, "d/x.txt", "in HEAD\n")
-		}, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
-			sub := r.GitIn(path, "rev-parse", "HEAD:d")
-			obj := filepath.Join(r.Dir, ".git", "objects", sub[:2], sub[2:])
-			if err := os.Remove(obj); err != nil {
-				t.Skipf("the subtree is not a loose object: %v", err)
-			}
-			kcrTouch(t, filepath.Join(path, "d", "x.txt"))
-			r.GitIn(path, "update-index", "d/x.txt") // the cache tree forgets d
-		}},
+				r.WriteFile(path, "d/x.txt", "in HEAD\n")
+			}, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+				sub := r.GitIn(path, "rev-parse", "HEAD:d")
+				obj := filepath.Join(r.Dir, ".git", "objects", sub[:2], sub[2:])
+				if err := os.Remove(obj); err != nil {
+					t.Skipf("the subtree is not a loose object: %v", err)
+				}
+				kcrTouch(t, filepath.Join(path, "d", "x.txt"))
+				r.GitIn(path, "update-index", "d/x.txt") // the cache tree forgets d
+			}},
 		{name: "IndexChecksumZero", state: func(t *testing.T, r *fixtures.Repo, id, _ string) {
 			idx := filepath.Join(r.Dir, ".git", "worktrees", id, "index")
 			b, err := os.ReadFile(idx)
