@@ -153,6 +153,49 @@ func kcrStaleSize(keep bool) func(*testing.T, *fixtures.Repo, string, string) {
 	}
 }
 
+// kcrAttrSource writes a tree holding only a .gitattributes that passes
+// every .txt file through an upper-casing clean filter (configured here),
+// touches w.txt, and returns the tree's id. It skips the test when this git
+// does not read attributes from a tree by how (the environment variable
+// "GIT_ATTR_SOURCE=" or the setting "attr.tree=").
+func kcrAttrSource(t *testing.T, r *fixtures.Repo, path, how string) string {
+	t.Helper()
+	blob := kcrHashObject(t, r, path, "*.txt filter=upper\n")
+	tree := kcrMktree(t, r, path, "100644 blob "+blob+"\t.gitattributes\n")
+	cmd := exec.Command("git", "check-attr", "filter", "w.txt")
+	cmd.Dir, cmd.Env = path, r.Env()
+	if k, ok := strings.CutSuffix(how, "="); ok && strings.HasPrefix(how, "GIT_") {
+		cmd.Env = append(cmd.Env, k+"="+tree)
+	} else {
+		cmd.Args = []string{"git", "-c", k + "=" + tree, "check-attr", "filter", "w.txt"}
+	}
+	if out, err := cmd.Output(); err != nil || !strings.Contains(string(out), "filter: upper") {
+		t.Skipf("this git reads no attributes from a tree named by %s (%s)", how, out)
+	}
+	r.Git("config", "filter.upper.clean", "tr a-z A-Z")
+	kcrTouch(t, filepath.Join(path, "w.txt"))
+	return tree
+}
+
+func kcrHashObject(t *testing.T, r *fixtures.Repo, dir, content string) string {
+	t.Helper()
+	cmd := exec.Command("git", "hash-object", "-w", "--stdin")
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, r.Env(), strings.NewReader(content)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git hash-object: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func kcrRead(r *fixtures.Repo, name string) string {
+	b, err := os.ReadFile(filepath.Join(r.Root, name))
+	if err != nil {
+		r.TB.Fatal(err)
+	}
+	return string(b)
+}
+
 // kcrMktree writes the tree listing (ls-tree's format) describes.
 func kcrMktree(t *testing.T, r *fixtures.Repo, dir, listing string) string {
 	t.Helper()
@@ -294,6 +337,19 @@ func kcrCases() []kcrCase {
 			state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 				kcrWrite(t, filepath.Join(r.Root, "attrs"), []byte("*.txt filter=upper\n"), 0o644)
 				kcrTouch(t, filepath.Join(path, "w.txt"))
+			}},
+		{name: "AttrSourceEnvironment",
+			finding: "suspected, needs git 2.40+: GIT_ATTR_SOURCE reaches git (CleanEnv keeps it) but not AttributesFromOutside, so plan's fast path calls a tree clean that apply's status, reading the filter, refuses stale",
+			env: func(r *fixtures.Repo) []string {
+				return []string{"GIT_ATTR_SOURCE=" + kcrRead(r, "attr-source")}
+			}, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+				src := kcrAttrSource(t, r, path, "GIT_ATTR_SOURCE=")
+				kcrWrite(t, filepath.Join(r.Root, "attr-source"), []byte(src), 0o644)
+			}},
+		{name: "AttrTreeConfig",
+			finding: "suspected, needs git 2.43+: attr.tree is not among the settings AttributesFromOutside looks for, so plan's fast path calls a tree clean that apply's status, reading the filter, refuses stale",
+			state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+				r.Git("config", "attr.tree", kcrAttrSource(t, r, path, "attr.tree="))
 			}},
 		{name: "IgnoredFileInfoExclude", foreign: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			kcrWrite(t, filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("*.log\n"), 0o644)
