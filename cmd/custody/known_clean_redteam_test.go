@@ -339,7 +339,7 @@ func kcrCases() []kcrCase {
 				kcrTouch(t, filepath.Join(path, "w.txt"))
 			}},
 		{name: "AttrSourceEnvironment",
-			finding: "suspected, needs git 2.40+: GIT_ATTR_SOURCE reaches git (CleanEnv keeps it) but not AttributesFromOutside, so plan's fast path calls a tree clean that apply's status, reading the filter, refuses stale",
+			finding: "suspected, needs a git with GIT_ATTR_SOURCE (not 2.39): it reaches git (CleanEnv keeps it) but not AttributesFromOutside, so plan's fast path calls a tree clean that apply's status, reading the filter, refuses stale",
 			env: func(r *fixtures.Repo) []string {
 				return []string{"GIT_ATTR_SOURCE=" + kcrRead(r, "attr-source")}
 			}, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
@@ -347,7 +347,7 @@ func kcrCases() []kcrCase {
 				kcrWrite(t, filepath.Join(r.Root, "attr-source"), []byte(src), 0o644)
 			}},
 		{name: "AttrTreeConfig",
-			finding: "suspected, needs git 2.43+: attr.tree is not among the settings AttributesFromOutside looks for, so plan's fast path calls a tree clean that apply's status, reading the filter, refuses stale",
+			finding: "suspected, needs a git with attr.tree (not 2.39): it is not among the settings AttributesFromOutside looks for, so plan's fast path calls a tree clean that apply's status, reading the filter, refuses stale",
 			state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 				r.Git("config", "attr.tree", kcrAttrSource(t, r, path, "attr.tree="))
 			}},
@@ -511,6 +511,14 @@ func TestKnownCleanRedTeam(t *testing.T) {
 					what = string(out.Outcome)
 					if out.Refusal != nil {
 						what += " [" + string(out.Refusal.Code) + "] " + out.Refusal.Message
+					}
+				}
+				if out != nil {
+					// Is the advice a loop? The next plan, on the tree as apply left it.
+					again := runBin(t, custodyBin, r, r.Dir, env, "plan", "--json")
+					if again.Code == 0 || again.Code == 3 {
+						next := planItem(t, decodeResult[machine.Plan](t, again, "plan"), id)
+						what += "; the next plan: " + string(next.Action)
 					}
 				}
 				problems = append(problems, "plan "+string(got.Action)+"s the tree, apply: "+what)
