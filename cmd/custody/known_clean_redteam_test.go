@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -409,6 +410,15 @@ func kcrCases() []kcrCase {
 			}
 			copy(b[len(b)-sha1.Size:], make([]byte, sha1.Size))
 			kcrWrite(t, idx, b, 0o644)
+		}},
+		{name: "TrackedFileNowFIFO", foreign: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+			p := filepath.Join(path, "w.txt")
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}},
 		{name: "LyingCacheTree", foreign: true,
 			finding: "status path: git status trusts the index's cache tree, so plan removes a tree with a staged blob HEAD lacks; apply's quarantine refuses it (quarantine-changed)",
