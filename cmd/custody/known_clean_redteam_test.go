@@ -42,7 +42,9 @@ type kcrCase struct {
 	foreign bool
 	// env, when set, is added to plan's and apply's environment.
 	env func(r *fixtures.Repo) []string
-	// finding, when set, is a known disagreement the test documents.
+	// finding, when set, is a known disagreement: while it reproduces the
+	// case skips, naming it and what plan and apply did; once it does not,
+	// the case fails until the finding is dropped.
 	finding string
 }
 
