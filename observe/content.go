@@ -267,7 +267,7 @@ func (w *contentWalk) entry(p entryPath, rel string, d fs.DirEntry, info fs.File
 		} else {
 			e.OID = BlobID(w.format, []byte(target))
 		}
-		w.strict.hashed(e)
+		w.strict.hashed(e, info.Size())
 	case m.IsRegular():
 		e.Kind, e.Exec = machine.EntryFile, m&0o100 != 0
 		if w.reported[rel] {
@@ -283,7 +283,7 @@ func (w *contentWalk) entry(p entryPath, rel string, d fs.DirEntry, info fs.File
 		if err != nil {
 			e.Err = err.Error()
 		}
-		w.strict.hashed(e)
+		w.strict.hashed(e, info.Size())
 	default:
 		e.Kind = machine.EntryOther
 	}

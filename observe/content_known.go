@@ -17,19 +17,19 @@ import (
 // untracked directory, however large, is never read. A nil strictWalk
 // checks nothing.
 type strictWalk struct {
-	files   map[string]string // tracked path → blob id
+	files   map[string]IndexEntry // tracked path → its index entry
 	dirs    map[string]bool
 	matched int
 	stopped bool
-	// want is the blob id of the file admits let through last.
-	want string
+	// want is the index entry of the file admits let through last.
+	want IndexEntry
 }
 
 // newStrictWalk is a strict walk against ents (no gitlink among them).
 func newStrictWalk(ents []IndexEntry) *strictWalk {
-	s := &strictWalk{files: make(map[string]string, len(ents)), dirs: map[string]bool{}}
+	s := &strictWalk{files: make(map[string]IndexEntry, len(ents)), dirs: map[string]bool{}}
 	for _, e := range ents {
-		s.files[e.Path] = e.OID
+		s.files[e.Path] = e
 		for d := path.Dir(e.Path); d != "." && d != "/" && !s.dirs[d]; d = path.Dir(d) {
 			s.dirs[d] = true
 		}
@@ -57,8 +57,8 @@ func (s *strictWalk) admits(rel string, d fs.DirEntry) bool {
 	}
 	if d.IsDir() {
 		s.stopped = !s.dirs[rel]
-	} else if oid, ok := s.files[rel]; ok {
-		s.want = oid
+	} else if en, ok := s.files[rel]; ok {
+		s.want = en
 	} else {
 		s.stopped = true
 	}
@@ -66,12 +66,17 @@ func (s *strictWalk) admits(rel string, d fs.DirEntry) bool {
 }
 
 // hashed checks the file or symlink the walk just admitted and hashed
-// against its tracked blob id.
-func (s *strictWalk) hashed(e machine.DiskEntry) {
+// (lstat found it size bytes long) against its index entry: the blob id,
+// and the size the index records, when it records one. Git takes a file
+// whose size differs from the index's as modified without reading it, so
+// status would report HEAD's own bytes at another recorded size as a
+// change (the index's stat data, written at an earlier checkout with
+// other line endings, say): such a tree takes the status path.
+func (s *strictWalk) hashed(e machine.DiskEntry, size int64) {
 	if s == nil || s.stopped {
 		return
 	}
-	if e.Err != "" || e.OID != s.want {
+	if e.Err != "" || e.OID != s.want.OID || s.want.Size != 0 && s.want.Size != uint32(size) {
 		s.stopped = true
 		return
 	}

@@ -157,6 +157,7 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, boo
 			return nil, false, unreadable("entry %d is truncated", i)
 		}
 		mode := binary.BigEndian.Uint32(body[off+24 : off+28])
+		size := binary.BigEndian.Uint32(body[off+36 : off+40])
 		off += statLen
 		oidAt := off
 		off += hashLen
@@ -224,7 +225,7 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, boo
 		} else {
 			p = text[pathAt : pathAt+len(path)]
 		}
-		out = append(out, IndexEntry{Tag: tag, Mode: indexMode(mode), Stage: stage, Path: p})
+		out = append(out, IndexEntry{Tag: tag, Mode: indexMode(mode), Stage: stage, Path: p, Size: size})
 		oids = append(oids, oidAt)
 	}
 	// Every id in one string, each entry's a slice of it: one allocation

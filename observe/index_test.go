@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/custody-sh/custody/observe"
 )
@@ -19,6 +20,34 @@ import (
 // long path, and a sha256 repository. ReadIndexFile leaves to git an index
 // it cannot vouch for (split index, sparse index) and one with skip-worktree
 // entries (which git reads differently in a sparse checkout).
+// noSize compares index entries without the stat size, which ls-files
+// does not print (checkSizes checks it).
+var noSize = cmpopts.IgnoreFields(observe.IndexEntry{}, "Size")
+
+// checkSizes requires every entry's recorded size to be what lstat says of
+// its file in wt (git records it at checkout), or 0 (git records none, or
+// smudged it), and at least one entry to record its size.
+func checkSizes(t *testing.T, wt string, ents []observe.IndexEntry) {
+	t.Helper()
+	recorded := 0
+	for _, e := range ents {
+		if e.Size == 0 {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(wt, filepath.FromSlash(e.Path)))
+		if err != nil {
+			continue // not on disk (skip-worktree, a conflict)
+		}
+		if uint32(fi.Size()) != e.Size {
+			t.Errorf("%s: the index records size %d, lstat says %d", e.Path, e.Size, fi.Size())
+		}
+		recorded++
+	}
+	if recorded == 0 {
+		t.Errorf("no entry of %d records its size", len(ents))
+	}
+}
+
 func TestReadIndexFileMatchesLsFiles(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -125,9 +154,10 @@ func TestReadIndexFileMatchesLsFiles(t *testing.T) {
 			case !c.git && err != nil:
 				t.Errorf("ReadIndexFile: %v", err)
 			case !c.git:
-				if diff := cmp.Diff(want, got); diff != "" {
+				if diff := cmp.Diff(want, got, noSize); diff != "" {
 					t.Errorf("ReadIndexFile (-git ls-files +custody):\n%s", diff)
 				}
+				checkSizes(t, wt, got)
 			}
 			if c.unparsed {
 				return
@@ -144,7 +174,7 @@ func TestReadIndexFileMatchesLsFiles(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseIndex: %v", err)
 			}
-			if diff := cmp.Diff(want, parsed); diff != "" {
+			if diff := cmp.Diff(want, parsed, noSize); diff != "" {
 				t.Errorf("ParseIndex (-git ls-files +custody):\n%s", diff)
 			}
 		})

@@ -14,6 +14,11 @@ type IndexEntry struct {
 	OID   string
 	Stage int
 	Path  string
+	// Size is the file size the index's stat data records, as git keeps
+	// it (the low 32 bits); 0 when unknown (ls-files does not print it).
+	// Git takes a file whose size differs from it as modified without
+	// reading it.
+	Size uint32
 }
 
 // AssumeUnchanged reports whether the entry has the assume-unchanged bit.

@@ -256,10 +256,8 @@ func kcrCases() []kcrCase {
 		{name: "AutocrlfInputCRLFBlob", work: kcrCRLF("a\r\nb\r\n"), state: kcrConfig([]string{"core.autocrlf", "input"}, "crlf.txt")},
 		{name: "AutocrlfSafecrlfMixedBlob", work: kcrCRLF("a\r\nb\nc\r"), state: kcrConfig([]string{"core.autocrlf", "true", "core.safecrlf", "true"}, "crlf.txt")},
 		{name: "AutocrlfTrueLFBlob", state: kcrConfig([]string{"core.autocrlf", "true", "core.eol", "crlf"}, "w.txt")},
-		{name: "CheckedOutCRLFNowHEADsBytes", state: kcrStaleSize(true),
-			finding: "plan removes a tree whose file holds HEAD's bytes at another size than the index's stat data records; apply's status calls it modified (a size change is never re-read) and refuses it stale"},
-		{name: "CheckedOutCRLFNowHEADsBytesAutocrlfOff", state: kcrStaleSize(false),
-			finding: "with no conversion configured at all: plan removes a tree whose file holds HEAD's bytes at another size than the index records; apply's status calls it modified and refuses it stale"},
+		{name: "CheckedOutCRLFNowHEADsBytes", state: kcrStaleSize(true)},
+		{name: "CheckedOutCRLFNowHEADsBytesAutocrlfOff", state: kcrStaleSize(false)},
 		{name: "EolCRLFNoAttributes", state: kcrConfig([]string{"core.eol", "crlf"}, "w.txt")},
 		{name: "IgnorecaseCaseTwins", work: func(t *testing.T, r *fixtures.Repo, path string) {
 			r.WriteFile(path, "Case.txt", "upper\n")
