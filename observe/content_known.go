@@ -99,6 +99,9 @@ func (s *strictWalk) hashed(e machine.DiskEntry, size int64) {
 //     tree's own: no attribute there can make git see a file's bytes as
 //     other bytes (plan leaves HeadTrees nil when one from outside the
 //     repository could: AttributesFromOutside);
+//   - the tree, its .git file, its admin entry and the common dir owned by
+//     the effective user: git refuses to look at a tree of another owner
+//     ("dubious ownership"), and its status would then fail;
 //   - a content walk (the one content accounting makes anyway, with the
 //     hash cache) that finds every tracked path on disk with exactly its
 //     blob id and mode, nothing else at all, no nested .git and no
@@ -128,7 +131,8 @@ func knownClean(ctx context.Context, g *Git, repo Repo, dir, key, head string, s
 		}
 	}
 	if Lstat(filepath.Join(repo.CommonDir, "info", "attributes")).State != machine.PathAbsent ||
-		Lstat(filepath.Join(repo.AdminDir(key), "config.worktree")).State != machine.PathAbsent {
+		Lstat(filepath.Join(repo.AdminDir(key), "config.worktree")).State != machine.PathAbsent ||
+		!ownedBySelf(dir, filepath.Join(dir, ".git"), repo.AdminDir(key), repo.CommonDir) {
 		return ents, false
 	}
 	if id, err := IndexTreeID(FormatOf(tree), ents); err != nil || id != tree {
