@@ -89,12 +89,15 @@ func CleanEnv() []string {
 // custody's fixed settings. The ext:: transport (a remote URL that is a
 // shell command) is never allowed, whatever the repository's or the
 // user's protocol.ext.allow says: asking a remote must not run code.
-// Configuration passed in the environment by whoever started custody is
-// replaced by this one entry.
+// Configuration passed in the environment by whoever started custody
+// (GIT_CONFIG_COUNT and its keys, and GIT_CONFIG_PARAMETERS, which `git -c`
+// sets for its children and which git reads after the others, so it would
+// win) is replaced by this one entry.
 func gitEnv(observing bool) []string {
 	var env []string
 	for _, kv := range CleanEnv() {
-		if !strings.HasPrefix(kv, "GIT_CONFIG_KEY_") && !strings.HasPrefix(kv, "GIT_CONFIG_VALUE_") && !strings.HasPrefix(kv, "GIT_CONFIG_COUNT=") {
+		if !strings.HasPrefix(kv, "GIT_CONFIG_KEY_") && !strings.HasPrefix(kv, "GIT_CONFIG_VALUE_") && !strings.HasPrefix(kv, "GIT_CONFIG_COUNT=") &&
+			!strings.HasPrefix(kv, "GIT_CONFIG_PARAMETERS=") {
 			env = append(env, kv)
 		}
 	}

@@ -426,3 +426,23 @@ func TestAdvertiseExtTransportNeverRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestAdvertiseExtTransportNeverRunsWithCallerConfig: the same, with
+// protocol.ext.allow=always handed down in GIT_CONFIG_PARAMETERS (what
+// `git -c` sets for the processes it starts, and which git reads after
+// GIT_CONFIG_COUNT's entries): custody's git never sees it. Not parallel:
+// it sets the process environment.
+func TestAdvertiseExtTransportNeverRunsWithCallerConfig(t *testing.T) {
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'protocol.ext.allow'='always'")
+	s, dir, local, _ := selfFixture(t)
+	canary := filepath.Join(s.root, "canary")
+	for _, url := range []string{
+		"ext::sh -c touch% " + canary,
+		"ext::sh -c touch% " + canary + "%;git-upload-pack% " + dir,
+	} {
+		assertNotProven(t, s, dir, local, url, "not allowed")
+		if _, err := os.Lstat(canary); err == nil {
+			t.Fatalf("asking the remote %s ran its command", url)
+		}
+	}
+}

@@ -425,24 +425,18 @@ func kcrCases() []kcrCase {
 	}
 }
 
-// kcrStatusParams makes a plan ask git status of every tree: a conditional
-// include, though it never applies, could set attributes for some trees
-// (observe.AttributesFromOutside), and it overrides no setting. It goes in
-// GIT_CONFIG_PARAMETERS: custody drops GIT_CONFIG_COUNT and its keys from
-// git's environment, not that.
-const kcrStatusParams = "'includeif.onbranch:kcr-never/**.path'='/dev/null/never'"
+// kcrStatusKey makes a plan ask git status of every tree while it is set
+// in the repository's config: a conditional include, though it never
+// applies, could set attributes for some trees
+// (observe.AttributesFromOutside), and it overrides no setting.
+const kcrStatusKey = "includeIf.onbranch:kcr-never/**.path"
 
-// kcrStatusEnv is env with kcrStatusParams added.
-func kcrStatusEnv(env []string) []string {
-	out := []string{"GIT_CONFIG_PARAMETERS=" + kcrStatusParams}
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_PARAMETERS="); ok {
-			out[0] += " " + v
-		} else {
-			out = append(out, kv)
-		}
-	}
-	return out
+// kcrStatusPlan runs plan with kcrStatusKey set, then unsets it.
+func kcrStatusPlan(t *testing.T, r *fixtures.Repo, env []string, args ...string) result {
+	t.Helper()
+	r.Git("config", kcrStatusKey, "/dev/null/never")
+	defer r.Git("config", "--unset", kcrStatusKey)
+	return runBin(t, custodyBin, r, r.Dir, env, args...)
 }
 
 // TestKnownCleanRedTeam: over every state, plan's item for the tree is the
@@ -473,7 +467,7 @@ func TestKnownCleanRedTeam(t *testing.T) {
 			if c.env != nil {
 				env = c.env(r)
 			}
-			slow := runBin(t, custodyBin, r, r.Dir, kcrStatusEnv(env), "plan", "--json", "--debug")
+			slow := kcrStatusPlan(t, r, env, "plan", "--json", "--debug")
 			file := filepath.Join(r.Root, "p.json")
 			fast := runBin(t, custodyBin, r, r.Dir, env, "plan", "-o", file, "--json", "--debug")
 			for _, p := range []result{slow, fast} {
