@@ -56,10 +56,14 @@ func fastHook(args []string) (leaseHookCommand, Globals, bool) {
 		if name == "-C" && inline {
 			return nil, g, false // kong reads "-C=x" as the directory "=x"
 		}
-		if seen[name] {
+		flag := name
+		if flag == "-C" {
+			flag = "--chdir" // one flag, two spellings
+		}
+		if seen[flag] {
 			return nil, g, false
 		}
-		seen[name] = true
+		seen[flag] = true
 		switch name {
 		case "--json":
 			if inline {
@@ -77,14 +81,6 @@ func fastHook(args []string) (leaseHookCommand, Globals, bool) {
 		default:
 			return nil, g, false
 		}
-		if name == "--chdir" {
-			if seen["-C"] {
-				return nil, g, false
-			}
-		}
-		if name == "-C" && seen["--chdir"] {
-			return nil, g, false
-		}
 		if !inline {
 			if len(rest) == 0 {
 				return nil, g, false
@@ -97,12 +93,12 @@ func fastHook(args []string) (leaseHookCommand, Globals, bool) {
 		if strings.HasPrefix(value, "-") {
 			return nil, g, false
 		}
-		switch name {
+		switch flag {
 		case "--session":
 			session.Session = value
 		case "--agent":
 			session.Agent = value
-		case "-C", "--chdir":
+		case "--chdir":
 			g.Chdir = value
 		case "--lease", "--lock-timeout":
 			d, err := time.ParseDuration(value)
