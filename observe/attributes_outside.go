@@ -22,7 +22,9 @@ import (
 // instead of calling a tree that is byte for byte its HEAD clean on its own
 // (knownClean): otherwise apply's status could call the same tree changed, and
 // refuse it as stale on every run. A question git cannot answer counts as
-// yes. It costs one git process per plan.
+// yes. So does a partial clone (extensions.partialClone, a promisor
+// remote), whose status may need objects it must fetch first. It costs one
+// git process per plan.
 func AttributesFromOutside(ctx context.Context, g *Git, repo Repo) bool {
 	b, err := g.Observe(ctx, repo.MainCheckout, "config", "--list", "-z", "--includes")
 	if err != nil {
@@ -32,6 +34,13 @@ func AttributesFromOutside(ctx context.Context, g *Git, repo Repo) bool {
 		key, _, _ := bytes.Cut(kv, []byte{'\n'})
 		key = bytes.ToLower(key)
 		if string(key) == "core.attributesfile" || bytes.HasPrefix(key, []byte("includeif.")) {
+			return true
+		}
+		// A partial clone fetches missing objects when status needs them
+		// (a subtree of HEAD, say): offline, its status fails, so plan
+		// must ask it rather than call a tree clean that apply's status
+		// cannot read.
+		if string(key) == "extensions.partialclone" || bytes.HasPrefix(key, []byte("remote.")) && bytes.HasSuffix(key, []byte(".promisor")) {
 			return true
 		}
 	}

@@ -15,7 +15,9 @@ import (
 // stale on every run, and "custody plan" would be advice that loops. Each
 // source of such attributes puts status back: the global attributes file,
 // core.attributesFile, a conditional include (which could set it for some
-// branches only), and a tree's own config.worktree.
+// branches only), and a tree's own config.worktree. So does a partial
+// clone, whose status may need objects it must fetch first (offline it
+// fails, and plan must keep the tree then, as apply would).
 func TestPlanAsksStatusWhenAttributesComeFromOutside(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -39,6 +41,10 @@ func TestPlanAsksStatusWhenAttributesComeFromOutside(t *testing.T) {
 		}, 3},
 		{"a conditional include", func(t *testing.T, r *fixtures.Repo, _ []string) {
 			r.Git("config", "includeIf.onbranch:custody/**.path", filepath.Join(r.Root, "custody-only.config"))
+		}, 3},
+		{"a partial clone", func(t *testing.T, r *fixtures.Repo, _ []string) {
+			r.Git("config", "remote.origin.promisor", "true")
+			r.Git("config", "extensions.partialClone", "origin")
 		}, 3},
 		{"one tree's config.worktree", func(t *testing.T, r *fixtures.Repo, keys []string) {
 			r.Git("config", "extensions.worktreeConfig", "true")
