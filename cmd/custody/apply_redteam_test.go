@@ -592,3 +592,74 @@ func TestApplyRedTeamDisposableWithdrawn(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyRedTeamOwnEntrySpelling: the removed tree's own admin entry
+// names its .git with odd spelling (a trailing space, a CRLF, a relative
+// path) by the time apply runs. The tree ends fully removed and
+// unregistered, or kept with a refusal that says why; never an error after
+// the tree is gone.
+func TestApplyRedTeamOwnEntrySpelling(t *testing.T) {
+	t.Parallel()
+	for _, c := range []string{"trailing-space", "crlf", "relative"} {
+		t.Run(c, func(t *testing.T) {
+			t.Parallel()
+			r, id, path, q, plan := rtTree(t, "own")
+			admin := filepath.Join(r.Dir, ".git", "worktrees", id)
+			link := filepath.Join(path, ".git")
+			switch c {
+			case "trailing-space":
+				link += " "
+			case "crlf":
+				link += "\r"
+			case "relative":
+				rel, err := filepath.Rel(admin, link)
+				if err != nil {
+					t.Fatal(err)
+				}
+				link = rel
+			}
+			rtWriteAdmin(t, admin, "gitdir", link+"\n")
+			res := custody(t, r, "apply", plan, "--json")
+			if res.Code != 0 && res.Code != exitPending {
+				t.Fatalf("apply: want exit 0 or 3, got\n%s", res)
+			}
+			o := applyOutcome(t, qtApplyDecoded(t, res), id)
+			t.Logf("apply %s: %s %+v", id, o.Outcome, o.Refusal)
+			removed := sfRecordState(t, r, id) == "tombstoned"
+			if c != "relative" {
+				// git 2.39 reads a relative gitdir against its own cwd, so
+				// it no longer lists the tree at its path whatever custody
+				// does; elsewhere the tree must be registered while kept.
+				removed = rtKeptOrRemoved(t, r, id, path, q)
+			}
+			switch {
+			case removed && o.Outcome != "removed":
+				t.Errorf("%s is gone, but apply says %+v", id, o)
+			case !removed && (o.Refusal == nil || o.Refusal.Message == ""):
+				t.Errorf("%s kept without a reason: %+v", id, o)
+			case !removed:
+				rtWant(t, filepath.Join(path, "own.txt"), "work of own\n")
+			}
+		})
+	}
+}
+
+// TestApplyRedTeamMainCheckoutOnTheBranch: the main checkout has the
+// removed tree's branch checked out when apply verifies the removal (read
+// from <common>/HEAD): the branch is kept.
+func TestApplyRedTeamMainCheckoutOnTheBranch(t *testing.T) {
+	t.Parallel()
+	r, id, path, q, plan := rtTree(t, "main")
+	tip := r.BranchTip("custody/" + id)
+	r.Git("symbolic-ref", "HEAD", "refs/heads/custody/"+id)
+	res := custody(t, r, "apply", plan, "--json")
+	if res.Code != 0 {
+		t.Fatalf("apply: want exit 0, got\n%s", res)
+	}
+	if !rtKeptOrRemoved(t, r, id, path, q) {
+		t.Fatalf("%s kept:\n%s", id, res)
+	}
+	if got := r.BranchTip("custody/" + id); got != tip {
+		t.Errorf("branch custody/%s checked out in the main checkout: %q, want kept at %s", id, got, tip)
+	}
+}
