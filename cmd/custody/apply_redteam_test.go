@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -325,7 +326,7 @@ func TestApplyRedTeamOddRegistryEntries(t *testing.T) {
 			if got := r.BranchTip("custody/" + id); got != tip {
 				t.Errorf("branch custody/%s checked out in %s: %q, want kept at %s (outcome %+v)", id, other, got, tip, o.Branch)
 			}
-			if got := rtAdminFiles(t, admin); !maps2Equal(got, files) {
+			if got := rtAdminFiles(t, admin); !maps.Equal(got, files) {
 				t.Errorf("the other tree's admin entry changed:\nbefore %v\nafter  %v", files, got)
 			}
 			if _, err := os.Stat(filepath.Join(other, ".git")); err != nil {
@@ -361,19 +362,6 @@ func rtAdminFiles(t *testing.T, admin string) map[string]string {
 		}
 	}
 	return out
-}
-
-// maps2Equal reports whether two string maps hold the same pairs.
-func maps2Equal(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestApplyRedTeamPackedBranch: the owned branch is packed (only in
