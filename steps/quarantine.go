@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -373,7 +374,24 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 	if stray != "" {
 		return moveBack(e, rec, stray, why)
 	}
+	// Every directory must still be one (no link put in its place while
+	// the check read the files), and right before a file goes its parent
+	// must still be that directory: a directory swapped for a link would
+	// make the deletion follow it out of the quarantine.
+	dirIDs := make(map[string][2]uint64, len(dirs)+1)
+	for _, d := range append(slices.Clip(dirs), q) {
+		pi := observe.Lstat(d)
+		if pi.State != machine.PathPresent || !pi.IsDir || pi.IsSymlink {
+			return moveBack(e, rec, d, "it is no longer a directory")
+		}
+		dirIDs[d] = [2]uint64{pi.Dev, pi.Ino}
+	}
 	verify := func(qf quarantinedFile) string {
+		parent := filepath.Dir(qf.path)
+		want, seen := dirIDs[parent]
+		if pi := observe.Lstat(parent); !seen || pi.State != machine.PathPresent || !pi.IsDir || pi.IsSymlink || [2]uint64{pi.Dev, pi.Ino} != want {
+			return "the directory holding it is no longer the one the check read"
+		}
 		fi, err := os.Lstat(qf.path)
 		if err != nil {
 			return "unreadable: " + err.Error()
