@@ -183,7 +183,6 @@ func TestApplyRedTeamQuarantineSwaps(t *testing.T) {
 	})
 	t.Run("text-appended-to-the-git-file", func(t *testing.T) {
 		t.Parallel()
-		t.Skip("finding: a .git file in quarantine is deleted whatever it holds (manifest kind gitfile accepts any regular file): a person's line appended to it after the final observation is lost and apply reports removed")
 		r, id, path, q, plan := rtTree(t, "gitfile")
 		release, wait := csPaused(t, r, "apply/after-quarantine", "apply", plan, "--json")
 		g := filepath.Join(q, ".git")
