@@ -404,6 +404,14 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 		}
 		dirIDs[d] = [2]uint64{pi.Dev, pi.Ino}
 	}
+	// A lock taken since the final observation (git finds the entry by
+	// its path even while the tree is in quarantine) keeps the tree: the
+	// admin entry, its lock and reason, would go with it.
+	if key := rec.AdminKeyOrID(); key != "" && key == filepath.Base(key) {
+		if lock := filepath.Join(e.Repo.AdminDir(key), "locked"); observe.Lstat(lock).State != machine.PathAbsent {
+			return moveBack(e, rec, lock, "the tree was locked with git worktree lock")
+		}
+	}
 	verify := func(qf quarantinedFile) string {
 		parent := filepath.Dir(qf.path)
 		want, seen := dirIDs[parent]

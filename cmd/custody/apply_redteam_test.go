@@ -469,9 +469,6 @@ func TestApplyRedTeamLockTakenLate(t *testing.T) {
 	for _, point := range []string{"apply/before-observe", "apply/after-intent", "apply/after-quarantine"} {
 		t.Run(strings.TrimPrefix(point, "apply/"), func(t *testing.T) {
 			t.Parallel()
-			if point == "apply/after-quarantine" {
-				t.Skip("finding: `git worktree lock` taken while the tree is in quarantine succeeds (git finds the entry by its path), and custody then removes the tree and drops the admin entry with the lock and its reason (dropAdminEntry RemoveAll), reporting removed")
-			}
 			r, id, path, q, plan := rtTree(t, "lock")
 			release, wait := csPaused(t, r, point, "apply", plan, "--json")
 			lock := filepath.Join(r.Dir, ".git", "worktrees", id, "locked")
@@ -485,10 +482,8 @@ func TestApplyRedTeamLockTakenLate(t *testing.T) {
 			if b, err := os.ReadFile(lock); err != nil || string(b) != "on a drive that comes back\n" {
 				t.Errorf("the lock's reason is gone: %q, %v\n%s", b, err, res)
 			}
-			if point != "apply/after-quarantine" {
-				rtRefused(t, res, id)
-				rtWant(t, filepath.Join(path, "lock.txt"), "work of lock\n")
-			}
+			rtRefused(t, res, id)
+			rtWant(t, filepath.Join(path, "lock.txt"), "work of lock\n")
 			rtKeptOrRemoved(t, r, id, path, q)
 		})
 	}
