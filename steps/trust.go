@@ -73,12 +73,16 @@ func needsApproval(cfg machine.Config) bool { return len(cfg.Resources) > 0 || l
 
 // approved reports whether the digest of the configuration in force is
 // approved.
-func (e *Env) approved() (bool, error) {
-	if e.ConfigSource.Digest == "" {
+func (e *Env) approved() (bool, error) { return e.approvedDigest(e.ConfigSource.Digest) }
+
+// approvedDigest reports whether the custody.toml content of digest was
+// approved ("" is no file: never approved).
+func (e *Env) approvedDigest(digest string) (bool, error) {
+	if digest == "" {
 		return false, nil
 	}
 	var a Approval
-	return e.Store.GetValue(store.NameApprovals, e.ConfigSource.Digest, &a)
+	return e.Store.GetValue(store.NameApprovals, digest, &a)
 }
 
 // RequireTrusted refuses, with CodeConfigUntrusted, to go on when
