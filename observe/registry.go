@@ -63,27 +63,18 @@ func readTreeEntry(repo Repo, path, key string) (WorktreeEntry, error) {
 	if filepath.Clean(path) != path || AdminKeyOf(repo, path) != key {
 		return WorktreeEntry{}, errEntryUnreadable // the .git file must name the entry back, exactly
 	}
-	head, err := safefile.Read(filepath.Join(admin, "HEAD"), smallFileLimit)
+	ent, err := readHeadOf(filepath.Join(admin, "HEAD"))
 	if err != nil {
-		return WorktreeEntry{}, errEntryUnreadable
+		return WorktreeEntry{}, err
 	}
-	line := strings.TrimSuffix(string(head), "\n")
-	ent := WorktreeEntry{Path: path}
-	if ref, ok := strings.CutPrefix(line, "ref: "); ok {
-		name, ok := strings.CutPrefix(ref, "refs/heads/")
-		if !ok || !plainRefName(name) {
-			return WorktreeEntry{}, errEntryUnreadable
-		}
+	ent.Path = path
+	if ent.Branch != "" {
+		name := strings.TrimPrefix(ent.Branch, "refs/heads/")
 		tips, err := readBranches(repo, []string{name})
 		if err != nil || tips[name] == "" {
 			return WorktreeEntry{}, errEntryUnreadable // unborn or unreadable: git says
 		}
-		ent.Head, ent.Branch = tips[name], ref
-		return ent, nil
+		ent.Head = tips[name]
 	}
-	if !isHexOID(line) {
-		return WorktreeEntry{}, errEntryUnreadable
-	}
-	ent.Head, ent.Detached = line, true
 	return ent, nil
 }

@@ -169,15 +169,12 @@ func fileID(path string, idLen int, fi fs.FileInfo) (string, error) {
 	return id, nil
 }
 
-// gitFileLimit bounds what is read of a .git file in quarantine.
-const gitFileLimit = 64 << 10
-
 // gitdirLineOnly reports whether b is a .git file as git writes one: the
-// single line "gitdir: PATH", with nothing else. Anything more is a
-// person's and is not deleted with the tree.
+// single line "gitdir: PATH" (observe.ParseGitFile), with nothing else.
+// Anything more is a person's and is not deleted with the tree.
 func gitdirLineOnly(b []byte) bool {
-	line, ok := strings.CutPrefix(strings.TrimRight(string(b), "\r\n"), "gitdir: ")
-	return ok && line != "" && !strings.ContainsAny(line, "\r\n\x00")
+	dir, err := observe.ParseGitFile(b, "/")
+	return err == nil && !strings.ContainsAny(dir, "\r\n")
 }
 
 // unexpected returns why the entry rel at path (lstat fi) is not what m
@@ -194,7 +191,7 @@ func (m manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string
 	case !ok:
 		return "not in the tree's HEAD"
 	case mode.IsRegular() && want.Kind == "gitfile":
-		b, err := safefile.Read(path, gitFileLimit)
+		b, err := safefile.Read(path, 64<<10)
 		if err != nil {
 			return "unreadable: " + err.Error()
 		}
