@@ -126,6 +126,9 @@ func readAdminEntry(repo Repo, key string) (WorktreeEntry, error) {
 	if Lstat(filepath.Join(admin, "locked")).State != machine.PathAbsent {
 		return WorktreeEntry{}, errEntryUnreadable // git reads the reason
 	}
+	if b, err := safefile.Read(filepath.Join(admin, "commondir"), smallFileLimit); err != nil || string(b) != "../..\n" {
+		return WorktreeEntry{}, errEntryUnreadable // not what git writes: git says what it makes of it
+	}
 	gitdir, err := safefile.Read(filepath.Join(admin, "gitdir"), smallFileLimit)
 	if err != nil {
 		return WorktreeEntry{}, errEntryUnreadable
