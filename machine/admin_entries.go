@@ -1,0 +1,101 @@
+package machine
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// AdminEntry is one of git's admin entries (<common>/worktrees/<key>)
+// other than the tree's own whose gitdir file names the tree's path, in any
+// spelling (a trailing slash, a symlinked parent, a relative path, with or
+// without its /.git). git lists the path once for each such entry, and
+// `git worktree prune` keeps only one of them: the tree's own entry, or the
+// other, whichever key sorts first.
+type AdminEntry struct {
+	// Key is the entry's directory name; Dir its full path.
+	Key string `json:"key"`
+	Dir string `json:"dir"`
+	// Names is what its gitdir file holds, without trailing whitespace.
+	Names string `json:"names,omitempty"`
+	// Head is the commit a detached HEAD holds; Branch the local branch
+	// (short name) HEAD names instead. Both "" when HEAD cannot be read.
+	Head   string `json:"head,omitempty"`
+	Branch string `json:"branch,omitempty"`
+	// Locked is true when the entry holds a locked file, LockReason its
+	// content.
+	Locked     bool   `json:"locked,omitempty"`
+	LockReason string `json:"lock_reason,omitempty"`
+	// Prunable is true when the location its gitdir names does not exist
+	// (git worktree prune would drop it, and with it its HEAD).
+	Prunable bool `json:"prunable,omitempty"`
+	// Unreadable says why the entry's gitdir file could not be read: then
+	// the path it names is unknown, and it may be the tree's.
+	Unreadable string `json:"unreadable,omitempty"`
+}
+
+// otherEntriesShown bounds how many other entries one refusal's retry
+// removes; the rest are named by the next plan.
+const otherEntriesShown = 4
+
+// OtherEntriesRefusal is the refusal of a tree at path whose path other
+// admin entries also name: it is kept (a removal would leave them naming a
+// gone path, and git worktree prune would then drop them with their HEADs),
+// and the retry keeps each entry's detached HEAD under
+// refs/custody/stray/<commit>, removes exactly those entries, then runs then
+// (custody plan, or custody resume for an interrupted removal). An entry
+// whose gitdir or HEAD cannot be read gets no command that drops it: the
+// retry shows git's own listing, and what the entry holds is the person's
+// to keep first.
+func OtherEntriesRefusal(path string, others []AdminEntry, then string) Refusal {
+	if len(others) == 0 {
+		return refuse(CodeDuplicateAdminEntry, path, then, "no other admin entry names %s", path)
+	}
+	first := others[0]
+	desc := describeEntry(first)
+	if len(others) > 1 {
+		desc += fmt.Sprintf(", and %d more", len(others)-1)
+	}
+	steps := make([]string, 0, 2*min(len(others), otherEntriesShown)+1)
+	for _, o := range others[:min(len(others), otherEntriesShown)] {
+		if o.Unreadable != "" || (o.Head == "" && o.Branch == "") {
+			return refuse(CodeDuplicateAdminEntry, path, "git worktree list --porcelain",
+				"git's admin entry %s may also name %s (%s); custody keeps the tree and gives no command that drops that entry: keep what it holds (its HEAD, under a ref), then remove %s and plan again",
+				o.Dir, path, desc, QuoteArg(o.Dir))
+		}
+		if o.Head != "" {
+			steps = append(steps, "git --git-dir="+QuoteArg(filepath.Dir(filepath.Dir(o.Dir)))+" update-ref refs/custody/stray/"+o.Head+" "+o.Head)
+		}
+		steps = append(steps, "rm -r -- "+QuoteArg(o.Dir))
+	}
+	steps = append(steps, then)
+	return refuse(CodeDuplicateAdminEntry, path, strings.Join(steps, " && "),
+		"git's admin entry %s also names %s (%s), besides the tree's own; a removal would leave it registering a gone path, and git worktree prune would drop it with its HEAD (and, while the tree is there, may drop the tree's own entry instead): the retry keeps its HEAD under refs/custody/stray/ and removes only that entry",
+		first.Dir, path, desc)
+}
+
+// describeEntry says what an other admin entry holds: its HEAD, lock and
+// prunable state.
+func describeEntry(o AdminEntry) string {
+	var parts []string
+	switch {
+	case o.Unreadable != "":
+		parts = append(parts, "its gitdir cannot be read: "+o.Unreadable)
+	case o.Head != "":
+		parts = append(parts, "detached HEAD "+o.Head)
+	case o.Branch != "":
+		parts = append(parts, "HEAD on branch "+o.Branch)
+	default:
+		parts = append(parts, "HEAD unreadable")
+	}
+	if o.Names != "" {
+		parts = append(parts, "gitdir "+o.Names)
+	}
+	if o.Locked {
+		parts = append(parts, "locked: "+orNone(o.LockReason))
+	}
+	if o.Prunable {
+		parts = append(parts, "prunable")
+	}
+	return EscapeControl(strings.Join(parts, ", "))
+}

@@ -1,0 +1,187 @@
+package observe
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/safefile"
+)
+
+// adminNames is what every admin entry's gitdir file names, read from
+// git's files once per inventory and only when an observation asks
+// (Inventory.OtherEntries): one small file and one stat per entry, shared
+// by every tree the inventory serves, and no git process.
+type adminNames struct {
+	repo Repo
+	once sync.Once
+	// err is set when <common>/worktrees cannot be listed: every tree's
+	// other entries are then unknown.
+	err     error
+	entries []adminName
+	byPath  map[string][]int
+	byID    map[Identity][]int
+	byBase  map[string][]int
+}
+
+// adminName is one admin entry and the path its gitdir names.
+type adminName struct {
+	key string
+	// raw is the gitdir file's content without trailing whitespace (as
+	// git reads it for the path it lists); path is that made absolute
+	// against the entry, cleaned, and without its final /.git.
+	raw, path string
+	// id is path's identity (symlinks followed) when it exists.
+	id    Identity
+	hasID bool
+	// unreadable says why the gitdir file could not be read.
+	unreadable string
+}
+
+// newAdminNames is the lazy reader of repo's admin entries' gitdir files.
+func newAdminNames(repo Repo) *adminNames { return &adminNames{repo: repo} }
+
+// read lists <common>/worktrees and reads every entry's gitdir, once.
+func (a *adminNames) read() *adminNames {
+	a.once.Do(func() {
+		a.byPath, a.byID, a.byBase = map[string][]int{}, map[Identity][]int{}, map[string][]int{}
+		keys, err := adminKeys(a.repo)
+		if err != nil {
+			a.err = err
+			return
+		}
+		for _, key := range keys {
+			n, ok := readAdminName(a.repo, key)
+			if !ok {
+				continue
+			}
+			i := len(a.entries)
+			a.entries = append(a.entries, n)
+			if n.unreadable != "" {
+				continue
+			}
+			a.byPath[n.path] = append(a.byPath[n.path], i)
+			a.byBase[filepath.Base(n.path)] = append(a.byBase[filepath.Base(n.path)], i)
+			if n.hasID {
+				a.byID[n.id] = append(a.byID[n.id], i)
+			}
+		}
+	})
+	return a
+}
+
+// readAdminName reads the gitdir of <common>/worktrees/key as git does
+// (trailing whitespace dropped; a relative path is relative to the entry).
+// An entry without a gitdir file names no path (git lists none for it);
+// one that cannot be read is kept as unreadable.
+func readAdminName(repo Repo, key string) (adminName, bool) {
+	admin := repo.AdminDir(key)
+	b, err := safefile.ReadFollowing(filepath.Join(admin, "gitdir"), smallFileLimit)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return adminName{}, false // no gitdir, or an entry that is no directory
+	case err != nil:
+		return adminName{key: key, unreadable: err.Error()}, true
+	}
+	raw := strings.TrimRight(string(b), " \t\n\v\f\r")
+	if raw == "" || strings.ContainsRune(raw, 0) {
+		return adminName{}, false // git: an invalid gitdir file, listed for no path
+	}
+	path := raw
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(admin, path)
+	}
+	path = filepath.Clean(path)
+	if p, ok := strings.CutSuffix(path, string(filepath.Separator)+".git"); ok {
+		path = p
+	}
+	n := adminName{key: key, raw: raw, path: path}
+	if id, err := IdentityOf(path); err == nil {
+		n.id, n.hasID = id, true
+	}
+	return n, true
+}
+
+// OtherEntries lists the admin entries other than the tree's own (neither
+// key nor own, the key path/.git names) whose gitdir names path: exactly,
+// or another spelling of it (a trailing slash, a relative path, without
+// /.git, through a symlink: the same directory by device and inode while
+// it exists, the same name in the same parent directory once it is gone).
+// present and id say what lstat found at path. An entry whose gitdir
+// cannot be read is listed too (it may name path), and so is one standing
+// for the whole registry when <common>/worktrees cannot be listed. An
+// inventory of one tree answers only when asked is set (an assessment's
+// observation): it reads every entry then, as git does for any command
+// about one tree.
+func (inv Inventory) OtherEntries(path, key, own string, present bool, id Identity, asked bool) []machine.AdminEntry {
+	if inv.names == nil || inv.partial && !asked {
+		return nil
+	}
+	a := inv.names.read()
+	if a.err != nil {
+		dir := filepath.Join(a.repo.CommonDir, "worktrees")
+		return []machine.AdminEntry{{Dir: dir, Unreadable: a.err.Error()}}
+	}
+	path = filepath.Clean(path)
+	var hits []int
+	hits = append(hits, a.byPath[path]...)
+	if present {
+		hits = append(hits, a.byID[id]...)
+	} else if cands := a.byBase[filepath.Base(path)]; len(cands) > 0 {
+		if parent, err := IdentityOf(filepath.Dir(path)); err == nil {
+			for _, i := range cands {
+				if pid, err := IdentityOf(filepath.Dir(a.entries[i].path)); err == nil && pid == parent {
+					hits = append(hits, i)
+				}
+			}
+		}
+	}
+	for i, n := range a.entries {
+		if n.unreadable != "" {
+			hits = append(hits, i)
+		}
+	}
+	slices.Sort(hits)
+	var out []machine.AdminEntry
+	for _, i := range slices.Compact(hits) {
+		n := a.entries[i]
+		if n.key == key || own != "" && n.key == own {
+			continue
+		}
+		out = append(out, otherEntry(a.repo, n))
+	}
+	return out
+}
+
+// otherEntry reads what an other admin entry holds: its HEAD, its lock and
+// whether git would prune it.
+func otherEntry(repo Repo, n adminName) machine.AdminEntry {
+	admin := repo.AdminDir(n.key)
+	e := machine.AdminEntry{Key: n.key, Dir: admin, Names: n.raw, Unreadable: n.unreadable}
+	if n.unreadable != "" {
+		return e
+	}
+	if head, err := readHeadOf(filepath.Join(admin, "HEAD")); err == nil {
+		e.Head, e.Branch = head.Head, strings.TrimPrefix(head.Branch, "refs/heads/")
+	}
+	if pi := Lstat(filepath.Join(admin, "locked")); pi.State != machine.PathAbsent {
+		e.Locked = true
+		if b, err := safefile.Read(filepath.Join(admin, "locked"), smallFileLimit); err == nil {
+			e.LockReason = strings.TrimSpace(string(b))
+		}
+	}
+	named := n.raw
+	if !filepath.IsAbs(named) {
+		named = filepath.Join(admin, named)
+	}
+	if _, err := os.Stat(named); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		e.Prunable = true
+	}
+	return e
+}
