@@ -2,7 +2,6 @@ package machine
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 )
 
@@ -13,9 +12,11 @@ import (
 // `git worktree prune` keeps only one of them: the tree's own entry, or the
 // other, whichever key sorts first.
 type AdminEntry struct {
-	// Key is the entry's directory name; Dir its full path.
-	Key string `json:"key"`
-	Dir string `json:"dir"`
+	// Key is the entry's directory name; Dir its full path, in the
+	// repository whose common dir is CommonDir.
+	Key       string `json:"key"`
+	Dir       string `json:"dir"`
+	CommonDir string `json:"common_dir"`
 	// Names is what its gitdir file holds, without trailing whitespace.
 	Names string `json:"names,omitempty"`
 	// Head is the commit a detached HEAD holds; Branch the local branch
@@ -64,7 +65,7 @@ func OtherEntriesRefusal(path string, others []AdminEntry, then string) Refusal 
 				o.Dir, path, desc, QuoteArg(o.Dir))
 		}
 		if o.Head != "" {
-			steps = append(steps, "git --git-dir="+QuoteArg(filepath.Dir(filepath.Dir(o.Dir)))+" update-ref refs/custody/stray/"+o.Head+" "+o.Head)
+			steps = append(steps, "git --git-dir="+QuoteArg(o.CommonDir)+" update-ref refs/custody/stray/"+o.Head+" "+o.Head)
 		}
 		steps = append(steps, "rm -r -- "+QuoteArg(o.Dir))
 	}

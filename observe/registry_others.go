@@ -37,6 +37,9 @@ type adminName struct {
 	// git reads it for the path it lists); path is that made absolute
 	// against the entry, cleaned, and without its final /.git.
 	raw, path string
+	// pruneAt is the location git worktree prune checks: the file's
+	// content without trailing CR and LF only, made absolute.
+	pruneAt string
 	// id is path's identity (symlinks followed) when it exists.
 	id    Identity
 	hasID bool
@@ -90,6 +93,8 @@ func readAdminName(repo Repo, key string) (adminName, bool) {
 		return adminName{key: key, unreadable: err.Error()}, true
 	}
 	raw := strings.TrimRight(string(b), " \t\n\v\f\r")
+	// git worktree prune reads the same file dropping only CR and LF.
+	pruneAt := strings.TrimRight(string(b), "\r\n")
 	if raw == "" || strings.ContainsRune(raw, 0) {
 		return adminName{}, false // git: an invalid gitdir file, listed for no path
 	}
@@ -101,7 +106,10 @@ func readAdminName(repo Repo, key string) (adminName, bool) {
 	if p, ok := strings.CutSuffix(path, string(filepath.Separator)+".git"); ok {
 		path = p
 	}
-	n := adminName{key: key, raw: raw, path: path}
+	if !filepath.IsAbs(pruneAt) {
+		pruneAt = filepath.Join(admin, pruneAt)
+	}
+	n := adminName{key: key, raw: raw, path: path, pruneAt: pruneAt}
 	if id, err := IdentityOf(path); err == nil {
 		n.id, n.hasID = id, true
 	}
@@ -126,7 +134,7 @@ func (inv Inventory) OtherEntries(path, key, own string, present bool, id Identi
 	a := inv.names.read()
 	if a.err != nil {
 		dir := filepath.Join(a.repo.CommonDir, "worktrees")
-		return []machine.AdminEntry{{Dir: dir, Unreadable: a.err.Error()}}
+		return []machine.AdminEntry{{Dir: dir, CommonDir: a.repo.CommonDir, Unreadable: a.err.Error()}}
 	}
 	path = filepath.Clean(path)
 	var hits []int
@@ -163,7 +171,7 @@ func (inv Inventory) OtherEntries(path, key, own string, present bool, id Identi
 // whether git would prune it.
 func otherEntry(repo Repo, n adminName) machine.AdminEntry {
 	admin := repo.AdminDir(n.key)
-	e := machine.AdminEntry{Key: n.key, Dir: admin, Names: n.raw, Unreadable: n.unreadable}
+	e := machine.AdminEntry{Key: n.key, Dir: admin, CommonDir: repo.CommonDir, Names: n.raw, Unreadable: n.unreadable}
 	if n.unreadable != "" {
 		return e
 	}
@@ -176,11 +184,7 @@ func otherEntry(repo Repo, n adminName) machine.AdminEntry {
 			e.LockReason = strings.TrimSpace(string(b))
 		}
 	}
-	named := n.raw
-	if !filepath.IsAbs(named) {
-		named = filepath.Join(admin, named)
-	}
-	if _, err := os.Stat(named); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+	if _, err := os.Stat(n.pruneAt); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		e.Prunable = true
 	}
 	return e
