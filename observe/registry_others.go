@@ -47,6 +47,16 @@ type adminName struct {
 	unreadable string
 }
 
+// TreeNamed is the tree an admin entry's gitdir (or the path git lists for
+// it) names: the path cleaned, without a final /.git.
+func TreeNamed(p string) string {
+	p = filepath.Clean(p)
+	if t, ok := strings.CutSuffix(p, string(filepath.Separator)+".git"); ok {
+		return t
+	}
+	return p
+}
+
 // newAdminNames is the lazy reader of repo's admin entries' gitdir files.
 func newAdminNames(repo Repo) *adminNames { return &adminNames{repo: repo} }
 
@@ -102,10 +112,7 @@ func readAdminName(repo Repo, key string) (adminName, bool) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(admin, path)
 	}
-	path = filepath.Clean(path)
-	if p, ok := strings.CutSuffix(path, string(filepath.Separator)+".git"); ok {
-		path = p
-	}
+	path = TreeNamed(path)
 	if !filepath.IsAbs(pruneAt) {
 		pruneAt = filepath.Join(admin, pruneAt)
 	}
