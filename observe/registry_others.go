@@ -28,6 +28,9 @@ type adminNames struct {
 	byPath  map[string][]int
 	byID    map[Identity][]int
 	byBase  map[string][]int
+	// byListed maps the path git lists for an entry, as TreeNamed gives
+	// it, to the entry.
+	byListed map[string]int
 }
 
 // adminName is one admin entry and the path its gitdir names.
@@ -63,7 +66,7 @@ func newAdminNames(repo Repo) *adminNames { return &adminNames{repo: repo} }
 // read lists <common>/worktrees and reads every entry's gitdir, once.
 func (a *adminNames) read() *adminNames {
 	a.once.Do(func() {
-		a.byPath, a.byID, a.byBase = map[string][]int{}, map[Identity][]int{}, map[string][]int{}
+		a.byPath, a.byID, a.byBase, a.byListed = map[string][]int{}, map[Identity][]int{}, map[string][]int{}, map[string]int{}
 		keys, err := adminKeys(a.repo)
 		if err != nil {
 			a.err = err
@@ -80,6 +83,7 @@ func (a *adminNames) read() *adminNames {
 				continue
 			}
 			a.byPath[n.path] = append(a.byPath[n.path], i)
+			a.byListed[TreeNamed(n.raw)] = i
 			a.byBase[filepath.Base(n.path)] = append(a.byBase[filepath.Base(n.path)], i)
 			if n.hasID {
 				a.byID[n.id] = append(a.byID[n.id], i)
@@ -172,6 +176,22 @@ func (inv Inventory) OtherEntries(path, key, own string, present bool, id Identi
 		out = append(out, otherEntry(a.repo, n))
 	}
 	return out
+}
+
+// TreeOf is the tree a path git lists names, resolved as OtherEntries
+// resolves a gitdir: an entry whose gitdir spells listed (git 2.39 lists a
+// relative gitdir as it is written) names the path it resolves to; any
+// other listed path is TreeNamed(listed). It reads the admin entries once
+// per inventory.
+func (inv Inventory) TreeOf(listed string) string {
+	if inv.names != nil {
+		if a := inv.names.read(); a.err == nil {
+			if i, ok := a.byListed[TreeNamed(listed)]; ok {
+				return a.entries[i].path
+			}
+		}
+	}
+	return TreeNamed(listed)
 }
 
 // otherEntry reads what an other admin entry holds: its HEAD, its lock and

@@ -216,7 +216,7 @@ func foreignItems(e *Env, inv observe.Inventory, recs []machine.Record, taken ma
 		if i == 0 || ent.Bare || known[filepath.Clean(ent.Path)] {
 			continue
 		}
-		if id, err := observe.IdentityOf(observe.TreeNamed(ent.Path)); known[observe.TreeNamed(ent.Path)] || err == nil && dirs[id] {
+		if tree := inv.TreeOf(ent.Path); known[tree] || identityIn(tree, dirs) {
 			continue // another entry naming a record's tree: its item says so (duplicate-admin-entry)
 		}
 		id := observe.AdminKeyOf(e.Repo, ent.Path)
@@ -236,4 +236,11 @@ func foreignItems(e *Env, inv observe.Inventory, recs []machine.Record, taken ma
 			Branch: strings.TrimPrefix(ent.Branch, "refs/heads/"), Head: ent.Head, Refusal: &r, Refusals: []machine.Refusal{r}})
 	}
 	return items
+}
+
+// identityIn reports whether path exists and is one of dirs by device and
+// inode.
+func identityIn(path string, dirs map[observe.Identity]bool) bool {
+	id, err := observe.IdentityOf(path)
+	return err == nil && dirs[id]
 }
