@@ -31,6 +31,8 @@ type adminNames struct {
 	// byListed maps the path git lists for an entry, as TreeNamed gives
 	// it, to the entry.
 	byListed map[string]int
+	// unreadable are the entries whose gitdir could not be read.
+	unreadable []int
 }
 
 // adminName is one admin entry and the path its gitdir names.
@@ -80,6 +82,7 @@ func (a *adminNames) read() *adminNames {
 			i := len(a.entries)
 			a.entries = append(a.entries, n)
 			if n.unreadable != "" {
+				a.unreadable = append(a.unreadable, i)
 				continue
 			}
 			a.byPath[n.path] = append(a.byPath[n.path], i)
@@ -161,11 +164,7 @@ func (inv Inventory) OtherEntries(path, key, own string, present bool, id Identi
 			}
 		}
 	}
-	for i, n := range a.entries {
-		if n.unreadable != "" {
-			hits = append(hits, i)
-		}
-	}
+	hits = append(hits, a.unreadable...)
 	slices.Sort(hits)
 	var out []machine.AdminEntry
 	for _, i := range slices.Compact(hits) {
