@@ -71,7 +71,7 @@ func OtherEntriesRefusal(path string, others []AdminEntry, then string) Refusal 
 	}
 	steps = append(steps, then)
 	return refuse(CodeDuplicateAdminEntry, path, strings.Join(steps, " && "),
-		"git's admin entry %s also names %s (%s), besides the tree's own; a removal would leave it registering a gone path, and git worktree prune would drop it with its HEAD (and, while the tree is there, may drop the tree's own entry instead): the retry keeps its HEAD under refs/custody/stray/ and removes only that entry",
+		"git's admin entry %s also names %s (%s), under another key than the tree's; it goes on registering the path once the tree is gone, and git worktree prune then drops it with its HEAD (while the tree is there, prune may drop the tree's own entry instead, and git worktree repair may hand the tree to it): the retry keeps its HEAD under refs/custody/stray/ and removes only that entry",
 		first.Dir, path, desc)
 }
 

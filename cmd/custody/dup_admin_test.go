@@ -238,3 +238,29 @@ func TestApplyOtherEntryAfterRemoval(t *testing.T) {
 		t.Errorf("the entry's commit %s is reachable from no ref: %q", lone, out)
 	}
 }
+
+// TestPlanTreeHandedToOtherEntry: git worktree repair, run while another
+// entry names a tree's path, may rewrite the tree's .git to name that
+// entry. That entry is then the tree's own as git sees it, so no retry
+// drops it: the tree is kept for the key mismatch, the person's to settle,
+// and the record's own entry is named by no retry either.
+func TestPlanTreeHandedToOtherEntry(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	id, path := newTree(t, r, "handed")
+	sfFinish(t, r, id)
+	dir, _ := daStray(t, r, "handed-over", filepath.Join(path, ".git")+"\n")
+	// What git worktree repair writes when it takes the other entry's
+	// side (it does so for whichever entry it reads last).
+	r.WriteFile(path, ".git", "gitdir: "+dir+"\n")
+	p, _ := sfPlanNow(t, r, 0)
+	it := planItem(t, p, id)
+	if it.Action != machine.ActionKeep || it.Refusal == nil || it.Refusal.Code != machine.CodeAdminKeyMismatch {
+		t.Fatalf("plan: %s %+v, want keep [%s]", it.Action, it.Refusals, machine.CodeAdminKeyMismatch)
+	}
+	for _, ref := range it.Refusals {
+		if strings.Contains(ref.Retry, "rm -r") {
+			t.Errorf("a retry drops an admin entry of the tree: %+v", ref)
+		}
+	}
+}
