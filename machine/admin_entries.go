@@ -30,10 +30,18 @@ type AdminEntry struct {
 	// Prunable is true when the location its gitdir names does not exist
 	// (git worktree prune would drop it, and with it its HEAD).
 	Prunable bool `json:"prunable,omitempty"`
+	// Marker is the custody ready marker the entry holds (a record id),
+	// "" when none.
+	Marker string `json:"marker,omitempty"`
 	// Unreadable says why the entry's gitdir file could not be read: then
 	// the path it names is unknown, and it may be the tree's.
 	Unreadable string `json:"unreadable,omitempty"`
 }
+
+// StrayEntriesDir is where a retry moves other admin entries aside, under
+// the repository's custody directory: out of git's registry, every file
+// they hold kept.
+func StrayEntriesDir(commonDir string) string { return commonDir + "/custody/stray-entries" }
 
 // otherEntriesShown bounds how many other entries one refusal's retry
 // removes; the rest are named by the next plan.
@@ -43,12 +51,14 @@ const otherEntriesShown = 4
 // admin entries also name: it is kept (a removal would leave them naming a
 // gone path, and git worktree prune would then drop them with their HEADs),
 // and the retry keeps each entry's detached HEAD under
-// refs/custody/stray/<commit>, removes exactly those entries, then runs then
-// (custody plan, or custody resume for an interrupted removal). An entry
-// whose gitdir or HEAD cannot be read gets no command that drops it: the
-// retry shows git's own listing, and what the entry holds is the person's
-// to keep first.
-func OtherEntriesRefusal(path string, others []AdminEntry, then string) Refusal {
+// refs/custody/stray/<commit>, moves exactly those entries out of the
+// registry into StrayEntriesDir (their index, reflog and refs kept as
+// files), then runs then (custody plan, or custody resume for an
+// interrupted removal). An entry whose gitdir or HEAD cannot be read, or
+// that holds another record's ready marker, gets no command that moves it:
+// what it is and what it holds is the person's to settle first.
+func OtherEntriesRefusal(rec Record, others []AdminEntry, then string) Refusal {
+	path := rec.Path
 	if len(others) == 0 {
 		return refuse(CodeDuplicateAdminEntry, path, then, "no other admin entry names %s", path)
 	}
@@ -59,20 +69,26 @@ func OtherEntriesRefusal(path string, others []AdminEntry, then string) Refusal 
 	}
 	steps := make([]string, 0, 2*min(len(others), otherEntriesShown)+1)
 	for _, o := range others[:min(len(others), otherEntriesShown)] {
-		if o.Unreadable != "" || (o.Head == "" && o.Branch == "") {
+		switch {
+		case o.Marker != "" && o.Marker != rec.ID:
+			return refuse(CodeDuplicateAdminEntry, path, "custody show "+QuoteArg(o.Marker),
+				"git's admin entry %s, custody's entry of record %s, also names %s (%s); custody keeps the tree and moves no record's entry: which tree the entry is is yours to settle",
+				o.Dir, o.Marker, path, desc)
+		case o.Unreadable != "" || (o.Head == "" && o.Branch == ""):
 			return refuse(CodeDuplicateAdminEntry, path, "git worktree list --porcelain",
-				"git's admin entry %s may also name %s (%s); custody keeps the tree and gives no command that drops that entry: keep what it holds (its HEAD, under a ref), then remove %s and plan again",
+				"git's admin entry %s may also name %s (%s); custody keeps the tree and gives no command that moves that entry: keep what it holds (its HEAD, under a ref), then move %s out of the registry and plan again",
 				o.Dir, path, desc, QuoteArg(o.Dir))
 		}
 		if o.Head != "" {
 			steps = append(steps, "git --git-dir="+QuoteArg(o.CommonDir)+" update-ref refs/custody/stray/"+o.Head+" "+o.Head)
 		}
-		steps = append(steps, "rm -r -- "+QuoteArg(o.Dir))
+		aside := StrayEntriesDir(o.CommonDir)
+		steps = append(steps, "mkdir -p -- "+QuoteArg(aside)+" && mv -- "+QuoteArg(o.Dir)+" "+QuoteArg(aside+"/"+o.Key))
 	}
 	steps = append(steps, then)
 	return refuse(CodeDuplicateAdminEntry, path, strings.Join(steps, " && "),
-		"git's admin entry %s also names %s (%s), under another key than the tree's; it goes on registering the path once the tree is gone, and git worktree prune then drops it with its HEAD (while the tree is there, prune may drop the tree's own entry instead, and git worktree repair may hand the tree to it): the retry keeps its HEAD under refs/custody/stray/ and removes only that entry",
-		first.Dir, path, desc)
+		"git's admin entry %s also names %s (%s), under another key than the tree's; it goes on registering the path once the tree is gone, and git worktree prune then drops it with its HEAD (while the tree is there, prune may drop the tree's own entry instead, and git worktree repair may hand the tree to it): the retry keeps its HEAD under refs/custody/stray/ and moves only that entry out of the registry, into %s",
+		first.Dir, path, desc, StrayEntriesDir(first.CommonDir))
 }
 
 // describeEntry says what an other admin entry holds: its HEAD, lock and

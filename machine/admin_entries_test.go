@@ -23,8 +23,9 @@ func stray() machine.AdminEntry {
 
 // TestOtherEntriesRefusal: the refusal names each other entry and what it
 // holds, and its retry keeps a detached HEAD under refs/custody/stray/
-// before it removes exactly that entry; an entry whose HEAD or gitdir
-// cannot be read is never dropped by the retry.
+// before it moves exactly that entry out of the registry; an entry whose
+// HEAD or gitdir cannot be read, or that is another record's, is never
+// moved by the retry.
 func TestOtherEntriesRefusal(t *testing.T) {
 	t.Parallel()
 	onBranch := stray()
@@ -37,6 +38,11 @@ func TestOtherEntriesRefusal(t *testing.T) {
 	noHead.Head = ""
 	unreadable := machine.AdminEntry{Key: "odd", Dir: "/repo/.git/worktrees/odd", CommonDir: testCommon, Unreadable: "permission denied"}
 	keepHead := "git --git-dir=/repo/.git update-ref refs/custody/stray/" + otherHead + " " + otherHead
+	aside := " && mkdir -p -- /repo/.git/custody/stray-entries && mv -- "
+	marked := stray()
+	marked.Marker = "other-123456"
+	ownCopy := stray()
+	ownCopy.Marker = testID
 	tests := []struct {
 		name   string
 		others []machine.AdminEntry
@@ -45,24 +51,27 @@ func TestOtherEntriesRefusal(t *testing.T) {
 		says   []string
 	}{
 		{"detached", []machine.AdminEntry{stray()}, "custody plan",
-			keepHead + " && rm -r -- " + strayDir + " && custody plan",
+			keepHead + aside + strayDir + " /repo/.git/custody/stray-entries/stray && custody plan",
 			[]string{strayDir, "detached HEAD " + otherHead, testPath}},
 		{"resume", []machine.AdminEntry{stray()}, "custody resume",
-			keepHead + " && rm -r -- " + strayDir + " && custody resume", []string{strayDir}},
+			keepHead + aside + strayDir + " /repo/.git/custody/stray-entries/stray && custody resume", []string{strayDir}},
 		{"branch-keeps-its-commit", []machine.AdminEntry{onBranch}, "custody plan",
-			"rm -r -- " + strayDir + " && custody plan", []string{"HEAD on branch topic"}},
+			"mkdir -p -- /repo/.git/custody/stray-entries && mv -- " + strayDir + " /repo/.git/custody/stray-entries/stray && custody plan", []string{"HEAD on branch topic"}},
 		{"locked-and-prunable", []machine.AdminEntry{locked}, "custody plan",
-			keepHead + " && rm -r -- " + strayDir + " && custody plan", []string{"locked: on a usb disk", "prunable"}},
+			keepHead + aside + strayDir + " /repo/.git/custody/stray-entries/stray && custody plan", []string{"locked: on a usb disk", "prunable"}},
 		{"two", []machine.AdminEntry{stray(), second}, "custody plan",
-			keepHead + " && rm -r -- " + strayDir + " && git --git-dir=/repo/.git update-ref refs/custody/stray/" + baseCommit + " " + baseCommit +
-				" && rm -r -- '" + strayDir2 + "' && custody plan", []string{"and 1 more"}},
-		{"head-unreadable", []machine.AdminEntry{noHead}, "custody plan", "git worktree list --porcelain", []string{"HEAD unreadable", "gives no command that drops"}},
+			keepHead + aside + strayDir + " /repo/.git/custody/stray-entries/stray && git --git-dir=/repo/.git update-ref refs/custody/stray/" + baseCommit + " " + baseCommit +
+				aside + "'" + strayDir2 + "' '/repo/.git/custody/stray-entries/other two' && custody plan", []string{"and 1 more"}},
+		{"another-records-entry", []machine.AdminEntry{marked}, "custody plan", "custody show other-123456", []string{"custody's entry of record other-123456", "moves no record's entry"}},
+		{"a-copy-of-its-own-entry", []machine.AdminEntry{ownCopy}, "custody plan",
+			keepHead + aside + strayDir + " /repo/.git/custody/stray-entries/stray && custody plan", []string{strayDir}},
+		{"head-unreadable", []machine.AdminEntry{noHead}, "custody plan", "git worktree list --porcelain", []string{"HEAD unreadable", "gives no command that moves"}},
 		{"gitdir-unreadable", []machine.AdminEntry{unreadable}, "custody plan", "git worktree list --porcelain", []string{"permission denied"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := machine.OtherEntriesRefusal(testPath, tt.others, tt.then)
+			r := machine.OtherEntriesRefusal(removableRecord(), tt.others, tt.then)
 			if r.Code != machine.CodeDuplicateAdminEntry || r.Path != testPath {
 				t.Errorf("refusal %s at %s, want %s at %s", r.Code, r.Path, machine.CodeDuplicateAdminEntry, testPath)
 			}
@@ -98,11 +107,11 @@ func TestAssessOtherEntries(t *testing.T) {
 		want []refusalKey
 	}{
 		{"present", withStray(removableObs()), []refusalKey{key(machine.CodeDuplicateAdminEntry,
-			"git --git-dir=/repo/.git update-ref refs/custody/stray/"+otherHead+" "+otherHead+" && rm -r -- "+strayDir+" && custody plan")}},
+			"git --git-dir=/repo/.git update-ref refs/custody/stray/"+otherHead+" "+otherHead+" && mkdir -p -- /repo/.git/custody/stray-entries && mv -- "+strayDir+" /repo/.git/custody/stray-entries/stray && custody plan")}},
 		{"gone-registered-by-it", withStray(gone), []refusalKey{key(machine.CodeDuplicateAdminEntry,
-			"git --git-dir=/repo/.git update-ref refs/custody/stray/"+otherHead+" "+otherHead+" && rm -r -- "+strayDir+" && custody plan")}},
+			"git --git-dir=/repo/.git update-ref refs/custody/stray/"+otherHead+" "+otherHead+" && mkdir -p -- /repo/.git/custody/stray-entries && mv -- "+strayDir+" /repo/.git/custody/stray-entries/stray && custody plan")}},
 		{"gone-and-proven", withStray(proven), []refusalKey{key(machine.CodeDuplicateAdminEntry,
-			"git --git-dir=/repo/.git update-ref refs/custody/stray/"+otherHead+" "+otherHead+" && rm -r -- "+strayDir+" && custody plan")}},
+			"git --git-dir=/repo/.git update-ref refs/custody/stray/"+otherHead+" "+otherHead+" && mkdir -p -- /repo/.git/custody/stray-entries && mv -- "+strayDir+" /repo/.git/custody/stray-entries/stray && custody plan")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,7 +151,7 @@ func TestDecideResumeOtherEntries(t *testing.T) {
 		if got != "" || ref == nil || ref.Code != machine.CodeDuplicateAdminEntry {
 			t.Fatalf("own entry present %v: DecideResume = %q, %+v; want %s", own, got, ref, machine.CodeDuplicateAdminEntry)
 		}
-		want := "git --git-dir=/repo/.git update-ref refs/custody/stray/" + otherHead + " " + otherHead + " && rm -r -- " + strayDir + " && custody resume"
+		want := "git --git-dir=/repo/.git update-ref refs/custody/stray/" + otherHead + " " + otherHead + " && mkdir -p -- /repo/.git/custody/stray-entries && mv -- " + strayDir + " /repo/.git/custody/stray-entries/stray && custody resume"
 		if ref.Retry != want {
 			t.Errorf("retry %q, want %q", ref.Retry, want)
 		}

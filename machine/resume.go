@@ -65,7 +65,7 @@ func DecideResume(rec Record, obs WorktreeObservation, dest *WorktreeObservation
 			if len(obs.OtherEntries) > 0 {
 				// Another key's entry names the gone path: dropping the
 				// record's own entry again would not settle it.
-				r := OtherEntriesRefusal(rec.Path, obs.OtherEntries, "custody resume")
+				r := OtherEntriesRefusal(rec, obs.OtherEntries, "custody resume")
 				return "", &r
 			}
 			if obs.Registered || obs.AdminPresent {

@@ -193,8 +193,8 @@ func (inv Inventory) TreeOf(listed string) string {
 	return TreeNamed(listed)
 }
 
-// otherEntry reads what an other admin entry holds: its HEAD, its lock and
-// whether git would prune it.
+// otherEntry reads what an other admin entry holds: its HEAD, its custody
+// ready marker, its lock and whether git would prune it.
 func otherEntry(repo Repo, n adminName) machine.AdminEntry {
 	admin := repo.AdminDir(n.key)
 	e := machine.AdminEntry{Key: n.key, Dir: admin, CommonDir: repo.CommonDir, Names: n.raw, Unreadable: n.unreadable}
@@ -203,6 +203,9 @@ func otherEntry(repo Repo, n adminName) machine.AdminEntry {
 	}
 	if head, err := readHeadOf(filepath.Join(admin, "HEAD")); err == nil {
 		e.Head, e.Branch = head.Head, strings.TrimPrefix(head.Branch, "refs/heads/")
+	}
+	if b, err := safefile.Read(filepath.Join(admin, MarkerName), smallFileLimit); err == nil {
+		e.Marker = strings.TrimSpace(string(b))
 	}
 	if pi := Lstat(filepath.Join(admin, "locked")); pi.State != machine.PathAbsent {
 		e.Locked = true

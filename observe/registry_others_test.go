@@ -15,8 +15,8 @@ import (
 // TestOtherEntriesNamingTheTree: an admin entry of another key whose gitdir
 // names a tree's path, in every spelling git accepts for it, is found by
 // every inventory an assessment uses (git's listing, the registry read from
-// files, one tree's own entry when asked), with its HEAD, lock and prunable
-// state; an entry naming another path, and the tree's own entry, are not.
+// files, one tree's own entry when asked), with its HEAD, ready marker, lock
+// and prunable state; an entry naming another path, and the tree's own entry, are not.
 // Once the tree is gone, the entries naming its path are still found. No
 // spelling costs a git process: every inventory's answer came from files.
 func TestOtherEntriesNamingTheTree(t *testing.T) {
@@ -72,6 +72,8 @@ func TestOtherEntriesNamingTheTree(t *testing.T) {
 	want = append(want, "locked")
 	entry("on-branch", dotgit+"\n", "HEAD", "ref: refs/heads/other\n")
 	want = append(want, "on-branch")
+	entry("marked", dotgit+"\n", observe.MarkerName, "rec-123456\n")
+	want = append(want, "marked")
 	entry("names-other", filepath.Join(other, ".git")+"\n") // another tree's path: not listed
 	slices.Sort(want)
 
@@ -95,8 +97,12 @@ func TestOtherEntriesNamingTheTree(t *testing.T) {
 				if !e.Locked || e.LockReason != "on a usb disk" {
 					t.Errorf("%s: locked %v %q", e.Key, e.Locked, e.LockReason)
 				}
+			case "marked":
+				if e.Marker != "rec-123456" || e.Head != lone {
+					t.Errorf("%s: marker %q HEAD %q, want rec-123456 and %s", e.Key, e.Marker, e.Head, lone)
+				}
 			default:
-				if e.Head != lone || e.Branch != "" {
+				if e.Head != lone || e.Branch != "" || e.Marker != "" {
 					t.Errorf("%s: HEAD %q branch %q, want detached %s", e.Key, e.Head, e.Branch, lone)
 				}
 			}

@@ -285,7 +285,7 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		// Another key's entry names the gone path: dropping the record's
 		// own entry again would not settle it, and pruning would drop that
 		// entry's HEAD. The intent stays until the person has kept it.
-		r := machine.OtherEntriesRefusal(rec.Path, obs.OtherEntries, "custody resume")
+		r := machine.OtherEntriesRefusal(rec, obs.OtherEntries, "custody resume")
 		return Outcome{ID: rec.ID, Outcome: machine.OutcomeFailed, State: rec.State, Refusal: &r}, nil
 	}
 	if obs.PathState != machine.PathAbsent || obs.Registered || obs.AdminPresent {

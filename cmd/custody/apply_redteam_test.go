@@ -419,8 +419,8 @@ func TestApplyRedTeamPackedBranch(t *testing.T) {
 // else reaches. Apply keeps the tree (its final observation, before the
 // intent, reads every entry's gitdir), says which entry and what HEAD it
 // holds, and its retry, pasted as printed, keeps that commit under a ref and
-// removes only that entry: the next plan removes the tree, and the commit
-// stays reachable.
+// moves only that entry out of git's registry (its files kept): the next
+// plan removes the tree, and the commit stays reachable.
 func TestApplyRedTeamDuplicateAdminEntry(t *testing.T) {
 	t.Parallel()
 	r, id, path, q, plan := rtTree(t, "dup")
@@ -458,6 +458,9 @@ func TestApplyRedTeamDuplicateAdminEntry(t *testing.T) {
 	}
 	if _, err := os.Lstat(dup); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("after the retry the entry %s is still there: %v", dup, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(r.Dir, ".git", "custody", "stray-entries", "dup-entry", "HEAD")); err != nil || strings.TrimSpace(string(b)) != lone {
+		t.Errorf("the entry moved aside lost its HEAD: %q, %v", b, err)
 	}
 	p, file := sfPlanNow(t, r, 0)
 	if it := planItem(t, p, id); it.Action != machine.ActionRemove {
