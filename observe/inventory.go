@@ -80,9 +80,7 @@ func registry(ctx context.Context, g *Git, repo Repo) (Inventory, error) {
 		return Inventory{}, fmt.Errorf("read the worktree registry: %w", err)
 	}
 	inv := Inventory{Entries: entries, Branches: map[string]string{}, byPath: map[string]int{}, names: newAdminNames(repo)}
-	for i, e := range entries {
-		inv.byPath[filepath.Clean(e.Path)] = i
-	}
+	inv.indexListed(repo)
 	return inv, nil
 }
 

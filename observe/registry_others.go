@@ -193,6 +193,47 @@ func (inv Inventory) TreeOf(listed string) string {
 	return TreeNamed(listed)
 }
 
+// indexListed fills byPath from git's listing. A path git lists more than
+// once (another admin entry names it too) is the entry whose HEAD is the
+// HEAD of the entry the path's own .git names: git's listing does not say
+// which key each is, and the other entry's HEAD is not the tree's.
+func (inv *Inventory) indexListed(repo Repo) {
+	listed := map[string]int{}
+	for i, e := range inv.Entries {
+		p := filepath.Clean(e.Path)
+		inv.byPath[p] = i
+		listed[p]++
+	}
+	for p, n := range listed {
+		if n < 2 {
+			continue
+		}
+		if j, ok := ownListed(repo, inv.Entries, p); ok {
+			inv.byPath[p] = j
+		}
+	}
+}
+
+// ownListed finds, among the entries listed at path, the one whose HEAD
+// is that of the admin entry path/.git names.
+func ownListed(repo Repo, entries []WorktreeEntry, path string) (int, bool) {
+	key := AdminKeyOf(repo, path)
+	if key == "" {
+		return 0, false
+	}
+	own, err := readHeadOf(filepath.Join(repo.AdminDir(key), "HEAD"))
+	if err != nil {
+		return 0, false
+	}
+	found, n := 0, 0
+	for i, e := range entries {
+		if filepath.Clean(e.Path) == path && (own.Branch != "" && e.Branch == own.Branch || own.Branch == "" && e.Detached && e.Head == own.Head) {
+			found, n = i, n+1
+		}
+	}
+	return found, n == 1
+}
+
 // otherEntry reads what an other admin entry holds: its HEAD, its custody
 // ready marker, its lock and whether git would prune it.
 func otherEntry(repo Repo, n adminName) machine.AdminEntry {

@@ -207,3 +207,45 @@ func TestOtherEntriesUnknown(t *testing.T) {
 		t.Errorf("other entries %+v, want none", got)
 	}
 }
+
+// TestListedTwiceIsTheTreesOwn: a path git lists twice (another entry
+// names it exactly) is observed through the entry its own .git names,
+// whichever order git lists them in, never the other entry's HEAD.
+func TestListedTwiceIsTheTreesOwn(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	main := s.newOrigin()
+	repo := s.discover(main)
+	tree := filepath.Join(s.root, "tree")
+	s.git(main, "worktree", "add", "-q", "-b", "tree", tree)
+	head := s.rev(tree, "HEAD")
+	lone := strings.TrimSpace(s.git(main, "commit-tree", "-m", "only here", "HEAD^{tree}"))
+	for _, key := range []string{"a-before", "z-after"} {
+		dir := repo.AdminDir(key)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, content := range map[string]string{"gitdir": filepath.Join(tree, ".git") + "\n", "commondir": "../..\n", "HEAD": lone + "\n"} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	inv, err := observe.TakeInventory(context.Background(), s.g, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range inv.Entries {
+		if e.Path == tree {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Fatalf("git lists %s %d times, want 3", tree, n)
+	}
+	e, ok := inv.Entry(tree)
+	if !ok || e.Head != head || e.Branch != "refs/heads/tree" {
+		t.Errorf("Entry(%s) = %+v, want the tree's own (branch tree at %s)", tree, e, head)
+	}
+}
