@@ -112,8 +112,13 @@ func readAdminName(repo Repo, key string) (adminName, bool) {
 	raw := strings.TrimRight(string(b), " \t\n\v\f\r")
 	// git worktree prune reads the same file dropping only CR and LF.
 	pruneAt := strings.TrimRight(string(b), "\r\n")
-	if raw == "" || strings.ContainsRune(raw, 0) {
+	switch {
+	case raw == "":
 		return adminName{}, false // git: an invalid gitdir file, listed for no path
+	case strings.ContainsRune(raw, 0):
+		// git would take the NUL for the path's end (decision 0197):
+		// refused rather than guessed at, so the path it names is unknown.
+		return adminName{key: key, unreadable: "its gitdir file holds a NUL byte"}, true
 	}
 	path := raw
 	if !filepath.IsAbs(path) {

@@ -166,9 +166,9 @@ func TestOtherEntriesNamingTheTree(t *testing.T) {
 	})
 }
 
-// TestOtherEntriesUnknown: an entry whose gitdir cannot be read may name
-// the tree, so it is listed as unreadable; a registry that cannot be
-// listed is one unreadable entry standing for all of them.
+// TestOtherEntriesUnknown: an entry whose gitdir cannot be read (a
+// directory there, a NUL byte git would end the path at) may name the tree,
+// so it is listed as unreadable; one without a gitdir names nothing.
 func TestOtherEntriesUnknown(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
@@ -183,6 +183,12 @@ func TestOtherEntriesUnknown(t *testing.T) {
 	if err := os.MkdirAll(repo.AdminDir("half-made"), 0o755); err != nil { // no gitdir yet: names nothing
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(repo.AdminDir("nul"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo.AdminDir("nul"), "gitdir"), []byte(filepath.Join(tree, ".git")+"\x00more\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	pi := observe.Lstat(tree)
 	id := observe.Identity{Dev: pi.Dev, Ino: pi.Ino}
 	inv, err := observe.TakeTreeInventory(context.Background(), s.g, repo, tree, "tree", "tree")
@@ -190,13 +196,15 @@ func TestOtherEntriesUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := inv.OtherEntries(tree, "tree", "tree", true, id, true)
-	if len(got) != 1 || got[0].Key != "odd" || got[0].Unreadable == "" {
-		t.Fatalf("other entries %+v, want odd as unreadable", got)
+	if len(got) != 2 || got[0].Key != "nul" || got[1].Key != "odd" || got[0].Unreadable == "" || got[1].Unreadable == "" {
+		t.Fatalf("other entries %+v, want nul and odd as unreadable", got)
 	}
-	if err := os.RemoveAll(odd); err != nil {
-		t.Fatal(err)
+	for _, k := range []string{"odd", "nul"} {
+		if err := os.RemoveAll(repo.AdminDir(k)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if got := inv.OtherEntries(tree, "tree", "tree", true, id, true); len(got) != 1 {
+	if got := inv.OtherEntries(tree, "tree", "tree", true, id, true); len(got) != 2 {
 		t.Errorf("an inventory's answer changed after it was read once: %+v", got)
 	}
 	inv, err = observe.TakeTreeInventory(context.Background(), s.g, repo, tree, "tree", "tree")
