@@ -2,8 +2,10 @@ package observe
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -11,10 +13,29 @@ import (
 // the other entries naming its tree, in a registry of 1,000 entries: every
 // gitdir read and every named path stat'ed once (one tree's inventory, as
 // apply observes), and the lookup alone once the entries are read (plan's
-// share per tree, the read being shared by all its trees).
+// share per tree, the read being shared by all its trees). The floor is
+// `git worktree list --porcelain -z` over the same registry, which any git
+// command about one worktree (git worktree remove) reads too.
 func BenchmarkOtherEntries(b *testing.B) {
 	root := b.TempDir()
-	repo := Repo{CommonDir: filepath.Join(root, "repo", ".git"), MainCheckout: filepath.Join(root, "repo")}
+	main := filepath.Join(root, "repo")
+	git := func(args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = main
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+root, "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@b", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@b")
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if err := os.MkdirAll(main, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	git("init", "-q")
+	git("commit", "-q", "--allow-empty", "-m", "init")
+	head := git("rev-parse", "HEAD")
+	repo := Repo{CommonDir: filepath.Join(main, ".git"), MainCheckout: main}
 	for i := range 1000 {
 		tree := filepath.Join(root, "trees", "t"+strconv.Itoa(i))
 		admin := repo.AdminDir("t" + strconv.Itoa(i))
@@ -23,7 +44,13 @@ func BenchmarkOtherEntries(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		if err := os.WriteFile(filepath.Join(admin, "gitdir"), []byte(filepath.Join(tree, ".git")+"\n"), 0o644); err != nil {
+		files := map[string]string{"gitdir": filepath.Join(tree, ".git") + "\n", "commondir": "../..\n", "HEAD": head + "\n"}
+		for name, content := range files {
+			if err := os.WriteFile(filepath.Join(admin, name), []byte(content), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(tree, ".git"), []byte("gitdir: "+admin+"\n"), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -44,6 +71,11 @@ func BenchmarkOtherEntries(b *testing.B) {
 			if got := inv.OtherEntries(tree, "t500", "t500", true, id, true); len(got) != 0 {
 				b.Fatal(got)
 			}
+		}
+	})
+	b.Run("floor-git-worktree-list", func(b *testing.B) {
+		for b.Loop() {
+			git("worktree", "list", "--porcelain", "-z")
 		}
 	})
 }
