@@ -171,10 +171,30 @@ func daPlanKeeps(t *testing.T, stray func(r *fixtures.Repo, path string) (dir, h
 // the record completes.
 func TestResumeStuckRemovalOtherEntry(t *testing.T) {
 	t.Parallel()
+	for _, dropped := range []bool{false, true} {
+		name := "own-entry-left"
+		if dropped {
+			name = "own-entry-dropped" // as the removal left it before other entries were read
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			daResumeStuck(t, dropped)
+		})
+	}
+}
+
+// daResumeStuck is one TestResumeStuckRemovalOtherEntry: the record's own
+// admin entry dropped by hand first when dropped is set.
+func daResumeStuck(t *testing.T, dropped bool) {
 	r, id, path, q, plan := rtTree(t, "stuck")
 	csMustBeKilled(t, r, "apply/after-remove", "apply", plan)
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the killed apply left %s: %v", path, err)
+	}
+	if dropped {
+		if err := os.RemoveAll(filepath.Join(r.Dir, ".git", "worktrees", id)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	dir, lone := daStray(t, r, "stuck-again", filepath.Join(path, ".git")+"\n")
 	var first steps.ResumeItem
