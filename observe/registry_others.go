@@ -56,8 +56,8 @@ type adminName struct {
 // it) names: the path cleaned, without a final /.git.
 func TreeNamed(p string) string {
 	p = filepath.Clean(p)
-	if t, ok := strings.CutSuffix(p, string(filepath.Separator)+".git"); ok {
-		return t
+	if filepath.Base(p) == ".git" {
+		return filepath.Dir(p)
 	}
 	return p
 }
@@ -97,9 +97,8 @@ func (a *adminNames) read() *adminNames {
 }
 
 // readAdminName reads the gitdir of <common>/worktrees/key as git does
-// (trailing whitespace dropped; a relative path is relative to the entry).
-// An entry without a gitdir file names no path (git lists none for it);
-// one that cannot be read is kept as unreadable.
+// (parseAdminGitdir). An entry without a gitdir file names no path (git
+// lists none for it); one that cannot be read is kept as unreadable.
 func readAdminName(repo Repo, key string) (adminName, bool) {
 	admin := repo.AdminDir(key)
 	b, err := safefile.ReadFollowing(filepath.Join(admin, "gitdir"), smallFileLimit)
@@ -109,30 +108,43 @@ func readAdminName(repo Repo, key string) (adminName, bool) {
 	case err != nil:
 		return adminName{key: key, unreadable: err.Error()}, true
 	}
+	n, ok := parseAdminGitdir(admin, b)
+	if !ok {
+		return adminName{}, false
+	}
+	n.key = key
+	if n.unreadable == "" {
+		if id, err := IdentityOf(n.path); err == nil {
+			n.id, n.hasID = id, true
+		}
+	}
+	return n, true
+}
+
+// parseAdminGitdir reads the content b of the gitdir file of the admin
+// entry admin as git does: trailing whitespace dropped for the path git
+// lists (relative to the entry when not absolute; the tree is that path
+// cleaned, without a final /.git), trailing CR and LF only for the
+// location git worktree prune checks. An empty file names no path (false);
+// a NUL byte, which git would take for the path's end, is refused rather
+// than guessed at (decision 0197): the path it names is unknown.
+func parseAdminGitdir(admin string, b []byte) (adminName, bool) {
 	raw := strings.TrimRight(string(b), " \t\n\v\f\r")
-	// git worktree prune reads the same file dropping only CR and LF.
 	pruneAt := strings.TrimRight(string(b), "\r\n")
 	switch {
 	case raw == "":
 		return adminName{}, false // git: an invalid gitdir file, listed for no path
 	case strings.ContainsRune(raw, 0):
-		// git would take the NUL for the path's end (decision 0197):
-		// refused rather than guessed at, so the path it names is unknown.
-		return adminName{key: key, unreadable: "its gitdir file holds a NUL byte"}, true
+		return adminName{unreadable: "its gitdir file holds a NUL byte"}, true
 	}
 	path := raw
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(admin, path)
 	}
-	path = TreeNamed(path)
 	if !filepath.IsAbs(pruneAt) {
 		pruneAt = filepath.Join(admin, pruneAt)
 	}
-	n := adminName{key: key, raw: raw, path: path, pruneAt: pruneAt}
-	if id, err := IdentityOf(path); err == nil {
-		n.id, n.hasID = id, true
-	}
-	return n, true
+	return adminName{raw: raw, path: TreeNamed(path), pruneAt: pruneAt}, true
 }
 
 // OtherEntries lists the admin entries other than the tree's own (neither

@@ -79,3 +79,34 @@ func BenchmarkOtherEntries(b *testing.B) {
 		}
 	})
 }
+
+// FuzzParseAdminGitdir: whatever a gitdir file holds, the tree it names is
+// absolute and clean, the location prune checks is absolute, and a NUL byte
+// is never read past: such a file is unknown.
+func FuzzParseAdminGitdir(f *testing.F) {
+	for _, seed := range []string{"/r/t/.git\n", "/r/t/.git/\n", "/r/t\n", "../../t/.git\r\n", "/r/t/.git  \n", "", "\n", "/r/t/.git\x00x\n", "."} {
+		f.Add([]byte(seed))
+	}
+	admin := filepath.FromSlash("/repo/.git/worktrees/key")
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, ok := parseAdminGitdir(admin, b)
+		if !ok {
+			if strings.TrimRight(string(b), " \t\n\v\f\r") != "" {
+				t.Fatalf("%q names no path, but holds one", b)
+			}
+			return
+		}
+		if n.unreadable != "" {
+			if !strings.ContainsRune(string(b), 0) {
+				t.Fatalf("%q is unknown without a NUL byte", b)
+			}
+			return
+		}
+		if !filepath.IsAbs(n.path) || filepath.Clean(n.path) != n.path {
+			t.Fatalf("%q names %q: not an absolute, clean tree path", b, n.path)
+		}
+		if !filepath.IsAbs(n.pruneAt) {
+			t.Fatalf("%q: prune checks %q, not absolute", b, n.pruneAt)
+		}
+	})
+}
