@@ -79,7 +79,7 @@ func readRegistry(repo Repo, branches []string) (Inventory, error) {
 	if err != nil {
 		return Inventory{}, err
 	}
-	inv := Inventory{Entries: entries, Branches: map[string]string{}, byPath: map[string]int{}}
+	inv := Inventory{Entries: entries, Branches: map[string]string{}, byPath: map[string]int{}, names: newAdminNames(repo)}
 	for i := range entries {
 		if b := entries[i].Branch; b != "" {
 			tip := tips[strings.TrimPrefix(b, "refs/heads/")]

@@ -118,6 +118,7 @@ func worktreeLocal(ctx context.Context, g *Git, repo Repo, inv Inventory, rec ma
 	if o.PathState == machine.PathPresent && !o.IsSymlink {
 		o.AdminKey = AdminKeyOf(repo, rec.Path)
 	}
+	o.OtherEntries = inv.OtherEntries(rec.Path, key, o.AdminKey, o.PathState == machine.PathPresent && !o.IsSymlink, Identity{Dev: o.Dev, Ino: o.Ino}, scope.Status)
 	if !o.Registered {
 		for _, e := range inv.Entries[min(1, len(inv.Entries)):] {
 			if e.Path != rec.Path && AdminKeyOf(repo, e.Path) == key {
