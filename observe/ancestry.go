@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
@@ -38,8 +40,40 @@ func Ancestors(ctx context.Context, g *Git, repo Repo, tip string, heads []strin
 	for _, line := range strings.Split(string(listed), "\n") {
 		delete(want, strings.TrimSpace(line))
 	}
+	// rev-list walks the commit a tag object names, under the commit's id:
+	// a head it did not list is reachable from tip only if it is that
+	// commit itself.
+	commits, err := areCommits(ctx, g, repo, slices.Sorted(maps.Keys(want)))
+	if err != nil {
+		return nil, fmt.Errorf("ancestry of %d heads against %s: %w", len(heads), tip, err)
+	}
 	for h := range want {
-		out[h] = true
+		out[h] = commits[h]
+	}
+	return out, nil
+}
+
+// areCommits reports which of ids name commit objects, with one git
+// process (none when ids is empty).
+func areCommits(ctx context.Context, g *Git, repo Repo, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var in bytes.Buffer
+	for _, id := range ids {
+		in.WriteString(id + "\n")
+	}
+	b, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return nil, fmt.Errorf("types of %d objects: %w", len(ids), err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != len(ids) {
+		return nil, malformedAt(batchCheckWhat, "%d lines for %d objects", len(lines), len(ids))
+	}
+	for i, line := range lines {
+		out[ids[i]] = line == ids[i]+" commit"
 	}
 	return out, nil
 }

@@ -2,7 +2,9 @@ package observe
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/custody-sh/custody/machine"
 )
@@ -37,6 +39,13 @@ func ProveAll(ctx context.Context, g *Git, repo Repo, heads []string, v *RemoteV
 		}
 		if t, ok := exactTip(v.Tips, h); ok {
 			out[h] = ProofResult{Proof: ancestryProof(t, h)}
+			continue
+		}
+		if !isHexOID(h) {
+			// git would resolve a name or an abbreviation, and walk the
+			// commit it names under another spelling: what it says of
+			// that commit is no proof of h.
+			out[h] = ProofResult{Err: fmt.Errorf("%q is not a full commit id, so whether it is published cannot be told", h)}
 			continue
 		}
 		need = append(need, h)
@@ -77,9 +86,16 @@ func proveBatch(ctx context.Context, g *Git, repo Repo, heads []string, v *Remot
 	var searches []*proofSearch
 	for _, h := range heads {
 		if _, ok := hg.parents[h]; !ok {
-			// A common ancestor itself (the walk stops there): the first
-			// tip, whose common ancestor with every head it is, reaches it.
-			out[h] = ProofResult{Proof: ancestryProof(v.Tips[0], h)}
+			if slices.Contains(hg.bottom, h) {
+				// A common ancestor itself (the walk stops there): the
+				// first tip, whose common ancestor with every head it is,
+				// reaches it.
+				out[h] = ProofResult{Proof: ancestryProof(v.Tips[0], h)}
+			} else {
+				// Not a commit git walked under this id (a tag object,
+				// say): what git says of the commit it names is no proof.
+				out[h] = ProofResult{Err: fmt.Errorf("%s is not a commit, so whether it is published cannot be told", h)}
+			}
 			continue
 		}
 		tg, unique := hg.of(h)

@@ -173,29 +173,56 @@ func prepareSearches(ctx context.Context, g *Git, repo Repo, hg *historyGraph, s
 		p, _ := cache.get(c)
 		return p.paths
 	}
+	// The merges and roots on each head's tips: git's rev-list decides a
+	// merge by its "relevant" parents, which depend on where its walk
+	// stops, so custody asks their changes against every parent itself
+	// (one diff-tree for all heads) and takes the same rule for every
+	// walk: a merge touches a head's paths when its change against some
+	// parent does. A head whose tips hold more than maxMergeCands of them
+	// takes none.
+	mergesOf := map[*proofSearch][]string{}
+	var merges []string
+	seenMerge := map[string]bool{}
+	for _, s := range ss {
+		if !s.searchable || len(s.paths) == 0 {
+			continue
+		}
+		var ms []string
+		for c, ps := range s.tg.parents {
+			if len(ps) != 1 {
+				ms = append(ms, c)
+			}
+		}
+		if len(ms) > maxMergeCands {
+			continue
+		}
+		mergesOf[s] = ms
+		for _, m := range ms {
+			if !seenMerge[m] {
+				seenMerge[m] = true
+				merges = append(merges, m)
+			}
+		}
+	}
+	slices.Sort(merges)
+	mergePaths, err := changedAgainstEachParent(ctx, g, repo, merges)
+	if err != nil {
+		return err
+	}
 	var wantIDs []*proofSearch
 	for _, s := range ss {
 		if !s.searchable || len(s.paths) == 0 {
 			continue
 		}
 		var mine []string
-		exact := false
-		above := dirsOf(s.paths)
 		for _, c := range touched {
-			if !s.tg.has(c) {
-				continue
-			}
-			if len(hg.parents[c]) != 1 {
-				exact = true // a merge or root: only git can say which paths it touches
-				break
-			}
-			if touchesAny(pathsOf(c), s.paths, above) {
+			if s.tg.has(c) && len(hg.parents[c]) == 1 && touchesAny(pathsOf(c), s.paths) {
 				mine = append(mine, c)
 			}
 		}
-		if exact {
-			if mine, err = s.touching(ctx, s.paths); err != nil {
-				return err
+		for _, m := range mergesOf[s] {
+			if touchesAny(mergePaths[m], s.paths) {
+				mine = append(mine, m)
 			}
 		}
 		hg.sortByRank(mine)
@@ -217,6 +244,51 @@ func prepareSearches(ctx context.Context, g *Git, repo Repo, hg *historyGraph, s
 		}
 	}
 	return patchIDsOf(ctx, g, repo, wantIDs, own, cache)
+}
+
+// maxMergeCands bounds the merges and roots on one head's tips whose
+// changes a proof search asks git for; beyond it no merge is a candidate
+// (the squash commit a tree's proof names is then a commit with one
+// parent, or a tip).
+const maxMergeCands = 2000
+
+// changedAgainstEachParent returns, for each of commits (merges and roots
+// of the graph), every path its change against any of its parents (the
+// empty tree, for a root) touches, with one git process.
+func changedAgainstEachParent(ctx context.Context, g *Git, repo Repo, commits []string) (map[string][]string, error) {
+	out := make(map[string][]string, len(commits))
+	if len(commits) == 0 {
+		return out, nil
+	}
+	var in bytes.Buffer
+	for _, c := range commits {
+		in.WriteString(c + "\n")
+	}
+	b, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "diff-tree", "--stdin", "-m", "--root", "--always", "-r", "--name-only", "-z",
+		"--no-renames", "--no-ext-diff", "--no-textconv", "--no-relative")
+	if err != nil {
+		return nil, fmt.Errorf("changes of %d merges on the advertised tips: %w", len(commits), err)
+	}
+	// Each commit's entry starts with its id (--always: even when every
+	// change is empty), once or once per parent, followed by the paths of
+	// its changes; the commits come in the order asked.
+	next, cur := 0, ""
+	for _, tok := range strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00") {
+		switch {
+		case tok == cur:
+		case next < len(commits) && tok == commits[next]:
+			cur = tok
+			next++
+		case cur == "":
+			return nil, malformedAt("diff-tree", "output does not start with %s", commits[0])
+		default:
+			out[cur] = append(out[cur], tok)
+		}
+	}
+	if next != len(commits) {
+		return nil, malformedAt("diff-tree", "no entry for %s", commits[next])
+	}
+	return out, nil
 }
 
 // patchIDsOf computes, with one git patch-id, the patch ids of the own
@@ -331,13 +403,14 @@ func touchingAny(ctx context.Context, g *Git, repo Repo, hg *historyGraph, paths
 }
 
 // touchesAny reports whether a commit changing the entries changed would
-// be listed by `git rev-list -- <paths>`: a changed entry is one of paths,
-// lies below one of them, or one of them lies below it (a file replaced by
-// a directory, a submodule). above holds every directory of paths
-// (dirsOf).
-func touchesAny(changed []string, paths, above map[string]bool) bool {
+// be listed by `git rev-list -- <paths>` for that reason alone: a changed
+// entry is one of paths or lies below one of them. (git may list more, a
+// submodule above a path, say; a commit it lists for another head's paths
+// then never counts for this one, so a head's candidates are the same in
+// every batch.)
+func touchesAny(changed []string, paths map[string]bool) bool {
 	for _, c := range changed {
-		if paths[c] || above[c] {
+		if paths[c] {
 			return true
 		}
 		for i := 0; i < len(c); i++ {
@@ -347,17 +420,4 @@ func touchesAny(changed []string, paths, above map[string]bool) bool {
 		}
 	}
 	return false
-}
-
-// dirsOf returns every directory a path of paths lies below.
-func dirsOf(paths map[string]bool) map[string]bool {
-	dirs := map[string]bool{}
-	for p := range paths {
-		for i := 0; i < len(p); i++ {
-			if p[i] == '/' {
-				dirs[p[:i]] = true
-			}
-		}
-	}
-	return dirs
 }

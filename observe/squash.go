@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
@@ -49,38 +47,6 @@ type proofSearch struct {
 	// exactly (a path with a newline, which git's line-based --stdin
 	// protocols cannot carry): no patch or squash proof is tried.
 	searchable bool
-}
-
-// touching lists the commits the tips add over head that touch one of
-// paths (literally, every parent followed), with one git process.
-func (s *proofSearch) touching(ctx context.Context, paths map[string]bool) ([]string, error) {
-	var in bytes.Buffer
-	seen := map[string]bool{}
-	for _, t := range s.tg.tips {
-		if c := t.target(); !seen[c] {
-			seen[c] = true
-			in.WriteString(c + "\n")
-		}
-	}
-	in.WriteString("^" + s.head + "\n--\n")
-	for _, p := range slices.Sorted(maps.Keys(paths)) {
-		in.WriteString(p + "\n")
-	}
-	out, err := s.g.ObserveInput(ctx, s.repo.MainCheckout, in.Bytes(), "--literal-pathspecs", "rev-list", "--full-history", "--stdin")
-	if err != nil {
-		return nil, fmt.Errorf("commits on the advertised tips touching what %s changes: %w", s.head, err)
-	}
-	cs, err := parseRevList(out)
-	if err != nil {
-		return nil, fmt.Errorf("commits on the advertised tips touching what %s changes: %w", s.head, err)
-	}
-	var cands []string
-	for _, c := range cs {
-		if s.tg.has(c.commit) {
-			cands = append(cands, c.commit)
-		}
-	}
-	return cands, nil
 }
 
 // squashMergedAll runs squashMerged for every search in ss, the contents

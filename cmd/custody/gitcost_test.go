@@ -66,7 +66,7 @@ func TestGitWorkPerTree(t *testing.T) {
 		want int
 	}{
 		{"-c core.fsmonitor=false", 0},                            // status: every tree is exactly its HEAD
-		{"cat-file --batch-check=%(objectname) %(objecttype)", 2}, // the tips' types, every HEAD's tree
+		{"cat-file --batch-check=%(objectname) %(objecttype)", 3}, // the tips' types, every HEAD's tree, the known ancestors' types
 		{"ls-files", 0},
 		{"merge-base", 0},
 		{"rev-list --stdin", 1},
@@ -94,7 +94,7 @@ func TestGitWorkPerTree(t *testing.T) {
 		{"-c core.fsmonitor=false", 6}, // the observation and the final one, per tree
 		{"worktree list", 1},           // the command's own; each removal is verified from git's files
 		{"ls-tree", 0},
-		{"cat-file", 3}, // the advertisement's two, HEAD's trees once
+		{"cat-file", 4}, // the advertisement's two, HEAD's trees once, the known ancestors' types once
 		{"rev-list --stdin", 1 + 3},
 		{"update-ref", 3},
 	} {
