@@ -141,6 +141,11 @@ const (
 	// CodeForeign is returned for a registered worktree custody has no
 	// record of: it is listed, never planned for removal.
 	CodeForeign Code = "foreign"
+	// CodeStaleCacheTree is returned when the index's cache tree names
+	// another tree for a directory than its entries make: git status,
+	// diff --cached, stash and commit trust it, so a staged change there
+	// is one git does not show.
+	CodeStaleCacheTree Code = "stale-cache-tree"
 )
 
 // Refusals of resources.
@@ -455,6 +460,7 @@ func Codes() map[Code]string {
 		CodeContentUnreadable:   "an entry in the tree cannot be read to account for it",
 		CodeAmbiguousReference:  "a tree reference names more than one tree",
 		CodeSignatureInvalid:    "a journal head signature does not verify, or cannot be made",
+		CodeStaleCacheTree:      "the index's cache tree does not match its entries, so git does not show a staged change",
 
 		// Archives.
 		CodeArchiveStale:          "the tree changed since its archive was made",

@@ -387,7 +387,6 @@ func kcrCases() []kcrCase {
 			r.GitIn(path, "update-ref", "HEAD", commit)
 		}},
 		{name: "SubtreeObjectMissing",
-			finding: "plan removes a tree whose HEAD has a subtree object missing from the repository (the one tree plan asks for is the root); apply's status cannot read it and refuses the tree stale",
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
 			}, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
@@ -418,7 +417,6 @@ func kcrCases() []kcrCase {
 			}
 		}},
 		{name: "LyingCacheTree", foreign: true,
-			finding: "status path: git status trusts the index's cache tree, so plan removes a tree with a staged blob HEAD lacks; apply's quarantine refuses it (quarantine-changed)",
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
 			}, state: kcrLyingCacheTree},
