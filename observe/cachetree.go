@@ -188,15 +188,23 @@ func deepestOnly(dirs []string) []string {
 // node names another tree or entry count than the entries custody read
 // make (idx, the index as custody read it; nothing when custody did not
 // read it, or an entry is intent-to-add, which status reports anyway).
-// When custody did not read the index itself (ents came from git
-// ls-files: a split or sparse index), the whole index is held to HEAD's
+// The cache tree of an index whose entries custody did not read (a split
+// index) is held to the entries git ls-files listed (ents). When custody has no cache tree to hold them to (ents came from
+// git ls-files: a sparse index, say), the whole index is held to HEAD's
 // tree id instead, when it is known (tree): a status that reports no
 // change at all says the index is HEAD's, and entries that make another
 // tree say git saw them otherwise.
 func staleIndexView(dir string, idx indexFile, ents []IndexEntry, st machine.Status, tree string) []machine.Hidden {
 	var hs []machine.Hidden
-	if idx.ents != nil && !idx.ita && idx.cache.present && len(idx.ents) > 0 {
-		_, dirs, err := indexTrees(FormatOf(idx.ents[0].OID), idx.ents)
+	read := idx.ents
+	if read == nil && idx.cache.present && len(st.Changed) == 0 && len(st.Unmerged) == 0 {
+		// An index custody did not read the entries of (a split index):
+		// its cache tree against the entries git listed, which, with
+		// nothing changed, hold no intent-to-add entry.
+		read = ents
+	}
+	if read != nil && !idx.ita && idx.cache.present && len(read) > 0 {
+		_, dirs, err := indexTrees(FormatOf(read[0].OID), read)
 		if err != nil {
 			// Not a tree git writes (an unmerged path, say): git status
 			// reports what keeps the tree, and the cache tree is not used.
@@ -219,7 +227,7 @@ func staleIndexView(dir string, idx indexFile, ents []IndexEntry, st machine.Sta
 		}
 		return hs
 	}
-	if idx.ents == nil && ents != nil && tree != "" && len(st.Changed) == 0 && len(st.Unmerged) == 0 {
+	if read == nil && ents != nil && tree != "" && len(st.Changed) == 0 && len(st.Unmerged) == 0 {
 		if id, err := IndexTreeID(FormatOf(tree), ents); err == nil && id != tree {
 			hs = append(hs, machine.Hidden{Code: machine.CodeStaleCacheTree, Path: dir,
 				Detail: fmt.Sprintf("the index's entries make tree %s, not HEAD's %s, yet git status reports nothing staged: git trusts a cache tree that does not match the entries", id, tree)})

@@ -127,7 +127,7 @@ func knownClean(ctx context.Context, g *Git, repo Repo, dir, key, head string, s
 	}
 	idx, err := readIndexFile(filepath.Join(repo.AdminDir(key), "index"))
 	if err != nil {
-		return indexFile{}, false
+		return idx, false
 	}
 	ents := idx.ents
 	if idx.ita || tree == "" {

@@ -60,7 +60,9 @@ type indexFile struct {
 	ents []IndexEntry
 	ita  bool
 	// cache is the cache tree (the TREE extension) as git reads it: the
-	// zero value when the index has none, or one git would not read.
+	// zero value when the index has none, or one git would not read. An
+	// index whose entries custody does not read (a split index) may still
+	// have it.
 	cache cacheTree
 }
 
@@ -74,11 +76,11 @@ func readIndexFile(p string) (indexFile, error) {
 	format := indexFormat(b)
 	idx, err := parseIndex(b, format, format != "")
 	if err != nil {
-		return indexFile{}, err
+		return indexFile{cache: idx.cache}, err
 	}
 	for _, e := range idx.ents {
 		if e.SkipWorktree() {
-			return indexFile{}, fmt.Errorf("%w: skip-worktree entries (%s)", errIndexUnreadable, e.Path)
+			return indexFile{cache: idx.cache}, fmt.Errorf("%w: skip-worktree entries (%s)", errIndexUnreadable, e.Path)
 		}
 	}
 	return idx, nil
@@ -118,6 +120,11 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) (indexFile, error)
 	return indexFile{ents: ents, ita: ita, cache: cache}, err
 }
 
+// parseIndexParts is parseIndex's work. An index custody does not read
+// exactly for its entries or an extension (a split index, a sparse one
+// without sparse directories) still gives its cache tree beside
+// errIndexUnreadable: git ls-files gives the entries to hold it to. (A
+// split index's cache tree is in its own file, not the shared one.)
 func parseIndexParts(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, bool, cacheTree, error) {
 	var cache cacheTree
 	unreadable := func(format string, args ...any) error {
@@ -165,6 +172,10 @@ func parseIndexParts(b []byte, format ObjectFormat, verified bool) ([]IndexEntry
 		text = string(body)
 	}
 	ita := false
+	// later is why custody does not read the index exactly, found where
+	// reading goes on to the extensions (a split index's, whose cache
+	// tree is still read).
+	var later error
 	off := 12
 	var prev []byte
 	const statLen = 40 // ctime, mtime, dev, ino, mode, uid, gid, size
@@ -221,8 +232,13 @@ func parseIndexParts(b []byte, format ObjectFormat, verified bool) ([]IndexEntry
 		if n := int(flags & indexFlagNameMask); n != len(path) && !(n == indexFlagNameMask && len(path) >= n) {
 			return nil, false, cacheTree{}, unreadable("entry %d: name length %d, path of %d bytes", i, n, len(path))
 		}
-		if len(path) == 0 || mode&0o170000 == 0o040000 {
-			return nil, false, cacheTree{}, unreadable("entry %d is a sparse directory or has no path", i)
+		if mode&0o170000 == 0o040000 {
+			return nil, false, cacheTree{}, unreadable("entry %d is a sparse directory", i)
+		}
+		if len(path) == 0 && later == nil {
+			// A split index's entry that replaces one of the shared
+			// index's: read on, for the cache tree.
+			later = unreadable("entry %d has no path", i)
 		}
 		prev = path
 		stage := int(flags&indexFlagStageMask) >> 12
@@ -263,17 +279,20 @@ func parseIndexParts(b []byte, format ObjectFormat, verified bool) ([]IndexEntry
 		}
 		sig := string(body[off : off+4])
 		size := binary.BigEndian.Uint32(body[off+4 : off+8])
-		if !ignorableIndexExtensions[sig] {
-			return nil, false, cacheTree{}, unreadable("extension %s", strconv.Quote(sig))
-		}
 		if uint64(size) > uint64(len(body)-off-8) {
-			return nil, false, cacheTree{}, unreadable("extension %s is truncated", sig)
+			return nil, false, cacheTree{}, unreadable("extension %s is truncated", strconv.Quote(sig))
+		}
+		if !ignorableIndexExtensions[sig] && later == nil {
+			later = unreadable("extension %s", strconv.Quote(sig))
 		}
 		if sig == "TREE" {
 			// Git reads the last one; one it cannot parse, it drops.
 			cache = parseCacheTree(body[off+8:off+8+int(size)], hashLen)
 		}
 		off += 8 + int(size)
+	}
+	if later != nil {
+		return nil, false, cache, later
 	}
 	return out, ita, cache, nil
 }

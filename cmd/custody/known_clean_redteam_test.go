@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -231,6 +232,39 @@ func kcrUnhex(t *testing.T, h string) []byte {
 	return out
 }
 
+// kcrEditCacheTree rewrites the tree's index with the body of its cache
+// tree (the TREE extension) passed through edit, which keeps its length,
+// and the checksum made again.
+func kcrEditCacheTree(t *testing.T, r *fixtures.Repo, id string, edit func(body []byte) []byte) {
+	t.Helper()
+	idx := filepath.Join(r.Dir, ".git", "worktrees", id, "index")
+	b, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(b, []byte("TREE\x00\x00"))
+	if at < 0 {
+		t.Fatal("the index has no cache tree")
+	}
+	n := int(b[at+6])<<8 | int(b[at+7])
+	body := b[at+8 : at+8+n]
+	edited := edit(bytes.Clone(body))
+	if len(edited) != n || bytes.Equal(edited, body) {
+		t.Fatalf("the cache tree edit changed its length or nothing: %q -> %q", body, edited)
+	}
+	copy(body, edited)
+	sum := sha1.Sum(b[:len(b)-sha1.Size])
+	copy(b[len(b)-sha1.Size:], sum[:])
+	kcrWrite(t, idx, b, 0o644)
+}
+
+// kcrCacheTreeNode is the cache tree node of directory d (a child of the
+// root) as the index holds it: its name, NUL, its entry count, a space,
+// its number of subtrees and a newline.
+func kcrCacheTreeNode(d string, entries int) []byte {
+	return []byte(d + "\x00" + strconv.Itoa(entries) + " 0\n")
+}
+
 func kcrCases() []kcrCase {
 	return []kcrCase{
 		{name: "Clean"},
@@ -420,6 +454,71 @@ func kcrCases() []kcrCase {
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
 			}, state: kcrLyingCacheTree},
+		{name: "LyingCacheTreeIndexVersion4", foreign: true,
+			work: func(t *testing.T, r *fixtures.Repo, path string) {
+				r.WriteFile(path, "d/x.txt", "in HEAD\n")
+			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+				r.GitIn(path, "update-index", "--index-version", "4")
+				kcrLyingCacheTree(t, r, id, path)
+			}},
+		{name: "LyingCacheTreeSplitIndex", foreign: true,
+			work: func(t *testing.T, r *fixtures.Repo, path string) {
+				r.WriteFile(path, "d/x.txt", "in HEAD\n")
+			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+				kcrLyingCacheTree(t, r, id, path)
+				r.GitIn(path, "update-index", "--split-index")
+				if st := r.GitIn(path, "status", "--porcelain=v2"); st != "" {
+					t.Fatalf("git status sees the staged change in a split index:\n%s", st)
+				}
+			}},
+		{name: "LyingCacheTreeSparseIndex", foreign: true,
+			work: func(t *testing.T, r *fixtures.Repo, path string) {
+				r.WriteFile(path, "d/x.txt", "in HEAD\n")
+			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+				r.GitIn(path, "config", "index.sparse", "true")
+				r.GitIn(path, "sparse-checkout", "set", "--cone", "--sparse-index", "d")
+				kcrLyingCacheTree(t, r, id, path)
+			}},
+		{name: "CacheTreeCountTooLarge",
+			work: func(t *testing.T, r *fixtures.Repo, path string) {
+				r.WriteFile(path, "d/x.txt", "in HEAD\n")
+			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+				kcrEditCacheTree(t, r, id, func(b []byte) []byte {
+					return bytes.Replace(b, kcrCacheTreeNode("d", 1), kcrCacheTreeNode("d", 2), 1)
+				})
+			}},
+		{name: "CacheTreeNamesAnotherTree",
+			work: func(t *testing.T, r *fixtures.Repo, path string) {
+				r.WriteFile(path, "d/x.txt", "in HEAD\n")
+			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+				other := kcrUnhex(t, r.GitIn(path, "rev-parse", "HEAD^{tree}"))
+				kcrEditCacheTree(t, r, id, func(b []byte) []byte {
+					node := kcrCacheTreeNode("d", 1)
+					i := bytes.Index(b, node)
+					if i < 0 {
+						t.Fatalf("no node for d in %q", b)
+					}
+					copy(b[i+len(node):], other)
+					return b
+				})
+			}},
+		{name: "CacheTreeInvalidated",
+			work: func(t *testing.T, r *fixtures.Repo, path string) {
+				r.WriteFile(path, "d/x.txt", "in HEAD\n")
+			}, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+				kcrTouch(t, filepath.Join(path, "d", "x.txt"))
+				r.GitIn(path, "update-index", "d/x.txt") // the cache tree forgets d and the root
+			}},
+		{name: "SubtreeObjectMissingCacheTreeValid",
+			work: func(t *testing.T, r *fixtures.Repo, path string) {
+				r.WriteFile(path, "d/x.txt", "in HEAD\n")
+			}, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+				sub := r.GitIn(path, "rev-parse", "HEAD:d")
+				obj := filepath.Join(r.Dir, ".git", "objects", sub[:2], sub[2:])
+				if err := os.Remove(obj); err != nil {
+					t.Skipf("the subtree is not a loose object: %v", err)
+				}
+			}},
 	}
 }
 
