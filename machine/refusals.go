@@ -142,9 +142,9 @@ const (
 	// record of: it is listed, never planned for removal.
 	CodeForeign Code = "foreign"
 	// CodeStaleCacheTree is returned when the index's cache tree names
-	// another tree for a directory than its entries make: git status,
-	// diff --cached, stash and commit trust it, so a staged change there
-	// is one git does not show.
+	// another tree or entry count for a directory than its entries make:
+	// git status, diff --cached, stash and commit trust it, so what is
+	// staged there is not what git shows.
 	CodeStaleCacheTree Code = "stale-cache-tree"
 )
 
@@ -460,7 +460,7 @@ func Codes() map[Code]string {
 		CodeContentUnreadable:   "an entry in the tree cannot be read to account for it",
 		CodeAmbiguousReference:  "a tree reference names more than one tree",
 		CodeSignatureInvalid:    "a journal head signature does not verify, or cannot be made",
-		CodeStaleCacheTree:      "the index's cache tree does not match its entries, so git does not show a staged change",
+		CodeStaleCacheTree:      "the index's cache tree does not match its entries, so git may not show what is staged",
 
 		// Archives.
 		CodeArchiveStale:          "the tree changed since its archive was made",

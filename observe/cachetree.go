@@ -222,7 +222,7 @@ func staleIndexView(dir string, idx indexFile, ents []IndexEntry, st machine.Sta
 			}
 			made.id = orNoTree(made.id)
 			hs = append(hs, machine.Hidden{Code: machine.CodeStaleCacheTree, Path: filepath.Join(dir, filepath.FromSlash(d)),
-				Detail: fmt.Sprintf("the index's cache tree names tree %s of %d entries for %s, but its entries there make %s of %d: git status, diff --cached, stash and commit trust the cache tree, so a staged change there is one git does not show",
+				Detail: fmt.Sprintf("the index's cache tree names tree %s of %d entries for %s, but its entries there make %s of %d: git status, diff --cached, stash and commit trust the cache tree, so what is staged there is not what git shows",
 					n.id, n.entries, name, made.id, made.entries)})
 		}
 		return hs

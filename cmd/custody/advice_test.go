@@ -399,6 +399,16 @@ func adCases() map[machine.Code]adCase {
 			return adWorld{r: adRepo(t), args: []string{"integrate", "claude", "--check"}}
 		}},
 		machine.CodeResourcesFrozen: {person: "the tree's resources froze its path into their commands; it stays where it is while they live, and whether to keep it there or end it with its resources is the person's choice (TestRelocateRefusedWithResources)"},
+		machine.CodeStaleCacheTree: {setup: func(t *testing.T) adWorld {
+			// The retry writes d's entries again, so git sees the staged
+			// change, which the next retry stashes.
+			r := adRepo(t)
+			r.Commit(r.Dir, "d/x.txt", "in HEAD\n")
+			r.Push(r.Dir, "main")
+			id, path := adFinished(t, r, "tree", nil)
+			kcrLyingCacheTree(t, r, id, path)
+			return adPlan(r, path)
+		}},
 	}
 }
 
