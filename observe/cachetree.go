@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"path"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -242,4 +244,35 @@ func orNoTree(id string) string {
 		return "no tree"
 	}
 	return id
+}
+
+// reads lists the directories below the root whose tree git reads when it
+// compares an index whose entries make dirs with a HEAD whose trees they
+// make: each with no valid node naming its tree and entry count at itself
+// or at a directory above it (there git skips everything below).
+func (c cacheTree) reads(dirs map[string]dirTree) []string {
+	truthful := map[string]bool{}
+	for _, n := range c.nodes {
+		if d, ok := dirs[n.path]; ok && n.entries >= 0 && d.id == n.id && d.entries == n.entries {
+			truthful[n.path] = true
+		}
+	}
+	var out []string
+	for d := range dirs {
+		if d == "" {
+			continue
+		}
+		skipped := false
+		for p := d; p != "."; p = path.Dir(p) {
+			if truthful[p] {
+				skipped = true
+				break
+			}
+		}
+		if !skipped {
+			out = append(out, d)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

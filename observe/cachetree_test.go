@@ -58,6 +58,12 @@ func ctRewrite(t *testing.T, p string, format ObjectFormat, edit func([]byte) []
 // ctCheck reads the index at p and checks its cache tree against its
 // entries.
 func ctCheck(t *testing.T, p string) (indexFile, cacheTreeCheck) {
+	idx, c, _ := ctCheckDirs(t, p)
+	return idx, c
+}
+
+// ctCheckDirs is ctCheck also giving what the entries make.
+func ctCheckDirs(t *testing.T, p string) (indexFile, cacheTreeCheck, map[string]dirTree) {
 	t.Helper()
 	idx, err := readIndexFile(p)
 	if err != nil {
@@ -67,7 +73,7 @@ func ctCheck(t *testing.T, p string) (indexFile, cacheTreeCheck) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return idx, idx.cache.check(dirs)
+	return idx, idx.cache.check(dirs), dirs
 }
 
 // TestCacheTreeIsWhatGitWrote: in both object formats and index versions
@@ -150,9 +156,12 @@ func TestCacheTreeIsWhatGitWrote(t *testing.T) {
 					t.Fatal(err)
 				}
 				ctGit(t, dir, "update-index", "d/e/y.txt")
-				idx, c = ctCheck(t, index)
+				idx, c, dirs := ctCheckDirs(t, index)
 				if c.complete || len(c.stale) > 0 {
 					t.Fatalf("after update-index: %+v; want incomplete, nothing stale", c)
+				}
+				if got := idx.cache.reads(dirs); strings.Join(got, ",") != "d,d/e" {
+					t.Errorf("git reads the trees of %q below the root, want d and d/e", got)
 				}
 				if hs := staleIndexView(dir, idx, idx.ents, machine.Status{}, ""); len(hs) > 0 {
 					t.Errorf("an invalidated cache tree: %+v", hs)
@@ -239,6 +248,70 @@ func TestStaleIndexViewHoldsGitsEntriesToHEAD(t *testing.T) {
 	} {
 		if len(hs) > 0 {
 			t.Errorf("%s: %+v", name, hs)
+		}
+	}
+}
+
+// TestLooseTreeIntact: a tree git wrote loose is intact; the same bytes
+// emptied, with one byte changed, or packed away are not, and neither is a
+// blob, nor an id of the other format.
+func TestLooseTreeIntact(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	repo := func() string {
+		dir := t.TempDir()
+		ctGit(t, dir, "init", "-q")
+		for _, f := range []string{"a/x.txt", "b/y.txt", "c/z.txt"} {
+			p := filepath.Join(dir, filepath.FromSlash(f))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(f+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctGit(t, dir, "add", ".")
+		ctGit(t, dir, "commit", "-q", "-m", "one")
+		return dir
+	}
+	packed := repo()
+	ctGit(t, packed, "repack", "-a", "-d", "-q")
+	ctGit(t, packed, "prune-packed")
+	if looseTreeIntact(filepath.Join(packed, ".git", "objects"), FormatSHA1, ctGit(t, packed, "rev-parse", "HEAD:a")) {
+		t.Error("a packed tree is taken for a loose one")
+	}
+	dir := repo()
+	objects := filepath.Join(dir, ".git", "objects")
+	obj := func(id string) string { return filepath.Join(objects, id[:2], id[2:]) }
+	a, b, c := ctGit(t, dir, "rev-parse", "HEAD:a"), ctGit(t, dir, "rev-parse", "HEAD:b"), ctGit(t, dir, "rev-parse", "HEAD:c")
+	if !looseTreeIntact(objects, FormatSHA1, a) {
+		t.Fatalf("the loose tree %s is not intact", a)
+	}
+	if looseTreeIntact(objects, FormatSHA1, ctGit(t, dir, "rev-parse", "HEAD:a/x.txt")) {
+		t.Error("a blob is taken for a tree")
+	}
+	if looseTreeIntact(objects, FormatSHA256, a) || looseTreeIntact(objects, FormatSHA1, strings.Repeat("0", 40)) {
+		t.Error("an id of the other format, or of no object, is taken for a tree")
+	}
+	bb, err := os.ReadFile(obj(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bb[len(bb)-1] ^= 1
+	for _, w := range []struct {
+		id   string
+		body []byte
+	}{{b, bb}, {c, nil}} {
+		if err := os.Chmod(obj(w.id), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(obj(w.id), w.body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if looseTreeIntact(objects, FormatSHA1, w.id) {
+			t.Errorf("a loose tree of %d bytes that git cannot read is intact", len(w.body))
 		}
 	}
 }

@@ -95,13 +95,14 @@ func (s *strictWalk) hashed(e machine.DiskEntry, size int64) {
 //     bit, no gitlink, no .gitattributes) and hash to exactly that tree
 //     (IndexTreeID): so the index equals HEAD and status has no staged
 //     change, no unmerged path and no submodule to report;
-//   - a cache tree (the TREE extension) with a valid node for every
-//     directory, each naming exactly the tree and entry count the entries
-//     make (cacheTree.check): comparing the index with HEAD, git then
-//     skips every directory and reads no tree object but the root, which
-//     plan's question showed is there. A HEAD subtree missing from the
-//     repository, or a node that lies, would make status fail or see
-//     other entries; such a tree takes the status path;
+//   - a cache tree (the TREE extension) that tells no lie, and every tree
+//     object git reads comparing the index with HEAD there to read
+//     (headTreesReadable): with a valid node naming the tree and entry
+//     count the entries make for every directory, git skips them all and
+//     reads only the root, which plan's question showed is there; a
+//     directory it does not skip must be an intact loose tree. A HEAD
+//     subtree missing from the repository, or a node that lies, would
+//     make status fail or see other entries; such a tree takes status;
 //   - no info/attributes in the repository and no config.worktree of the
 //     tree's own: no attribute there can make git see a file's bytes as
 //     other bytes (plan leaves HeadTrees nil when one from outside the
@@ -143,7 +144,8 @@ func knownClean(ctx context.Context, g *Git, repo Repo, dir, key, head string, s
 		!ownedBySelf(dir, filepath.Join(dir, ".git"), repo.AdminDir(key), repo.CommonDir) {
 		return idx, false
 	}
-	if id, dirs, err := indexTrees(FormatOf(tree), ents); err != nil || id != tree || !idx.cache.check(dirs).complete {
+	if id, dirs, err := indexTrees(FormatOf(tree), ents); err != nil || id != tree ||
+		!headTreesReadable(filepath.Join(repo.CommonDir, "objects"), FormatOf(tree), idx.cache, dirs) {
 		return idx, false
 	}
 	strict := newStrictWalk(ents)
