@@ -186,10 +186,12 @@ func deepestOnly(dirs []string) []string {
 // staleIndexView is what the status path adds to its observation of the
 // tree at dir when git's view of its index is not the index's entries, so
 // that git status, clean, hides a staged change (decision 0210): a
-// stale-cache-tree refusal for each deepest directory whose cache tree
-// node names another tree or entry count than the entries custody read
-// make (idx, the index as custody read it; nothing when custody did not
-// read it, or an entry is intent-to-add, which status reports anyway).
+// stale-cache-tree refusal for each deepest directory below the root
+// whose cache tree node names another tree or entry count than the
+// entries custody read make (idx, the index as custody read it; nothing
+// when custody did not read it, or an entry is intent-to-add, which
+// status reports anyway). The root's node is not used by status, which
+// compares the root's entries one by one.
 // The cache tree of an index whose entries custody did not read (a split
 // index) is held to the entries git ls-files listed (ents). When custody has no cache tree to hold them to (ents came from
 // git ls-files: a sparse index, say), the whole index is held to HEAD's
@@ -217,11 +219,13 @@ func staleIndexView(dir string, idx indexFile, ents []IndexEntry, st machine.Sta
 			byPath[n.path] = n
 		}
 		for _, d := range idx.cache.check(dirs).stale {
+			if d == "" {
+				// Git compares the root's entries one by one whatever its
+				// node says: status sees them as they are.
+				continue
+			}
 			n, made := byPath[d], dirs[d]
 			name := d + "/"
-			if d == "" {
-				name = "the root"
-			}
 			made.id = orNoTree(made.id)
 			hs = append(hs, machine.Hidden{Code: machine.CodeStaleCacheTree, Path: filepath.Join(dir, filepath.FromSlash(d)),
 				Detail: fmt.Sprintf("the index's cache tree names tree %s of %d entries for %s, but its entries there make %s of %d: git status, diff --cached, stash and commit trust the cache tree, so what is staged there is not what git shows",

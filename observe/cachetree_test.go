@@ -171,6 +171,23 @@ func TestCacheTreeIsWhatGitWrote(t *testing.T) {
 					t.Fatalf("after commit: %+v; want complete", c)
 				}
 
+				// A root node that lies misleads commit, not status, which
+				// compares the root's entries one by one.
+				ctRewrite(t, index, format, func(b []byte) []byte {
+					at := bytes.Index(b, []byte("TREE"))
+					nl := at + 8 + bytes.IndexByte(b[at+8:], '\n') + 1
+					b[nl] ^= 0xff
+					return b
+				})
+				idx, c = ctCheck(t, index)
+				if c.complete || len(c.stale) != 1 || c.stale[0] != "" {
+					t.Fatalf("a root node that lies: %+v; want the root stale", c)
+				}
+				if hs := staleIndexView(dir, idx, idx.ents, machine.Status{}, ""); len(hs) > 0 {
+					t.Errorf("the status path refuses a root node that lies: %+v", hs)
+				}
+				ctGit(t, dir, "read-tree", "HEAD")
+
 				// A count that lies: f/g covers one entry, not two.
 				ctRewrite(t, index, format, func(b []byte) []byte {
 					return bytes.Replace(b, []byte("g\x001 0\n"), []byte("g\x002 0\n"), 1)

@@ -109,6 +109,14 @@ func kcrConfig(kv []string, touch ...string) func(*testing.T, *fixtures.Repo, st
 // rewritten) in an index whose cache tree still names HEAD's tree: git's
 // index-to-HEAD comparison trusts the cache tree and reports nothing staged.
 func kcrLyingCacheTree(t *testing.T, r *fixtures.Repo, id, path string) {
+	kcrStageBehindCacheTree(t, r, id, path, "d/x.txt", true)
+}
+
+// kcrStageBehindCacheTree stages other bytes of rel, as long as HEAD's, in
+// the index as they are written to disk, leaving the cache tree as it was;
+// hidden says git status then reports nothing.
+func kcrStageBehindCacheTree(t *testing.T, r *fixtures.Repo, id, path, rel string, hidden bool) {
+	t.Helper()
 	idx := filepath.Join(r.Dir, ".git", "worktrees", id, "index")
 	b, err := os.ReadFile(idx)
 	if err != nil {
@@ -117,9 +125,14 @@ func kcrLyingCacheTree(t *testing.T, r *fixtures.Repo, id, path string) {
 	if !bytes.Contains(b, []byte("TREE")) {
 		t.Fatal("the index has no cache tree")
 	}
-	oldHex := r.GitIn(path, "rev-parse", ":d/x.txt")
-	kcrWrite(t, filepath.Join(path, "d", "x.txt"), []byte("STAGED!\n"), 0o644) // as long as HEAD's: git rehashes it
-	newHex := r.GitIn(path, "hash-object", "-w", "d/x.txt")
+	oldHex := r.GitIn(path, "rev-parse", ":"+rel)
+	head, err := os.ReadFile(filepath.Join(path, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged := bytes.Repeat([]byte("S"), len(head)-1) // as long as HEAD's: git rehashes it
+	kcrWrite(t, filepath.Join(path, rel), append(staged, '\n'), 0o644)
+	newHex := r.GitIn(path, "hash-object", "-w", rel)
 	oldID, newID := kcrUnhex(t, oldHex), kcrUnhex(t, newHex)
 	if bytes.Count(b, oldID) != 1 {
 		t.Fatalf("blob %s is not once in the index", oldHex)
@@ -127,8 +140,8 @@ func kcrLyingCacheTree(t *testing.T, r *fixtures.Repo, id, path string) {
 	body := bytes.Replace(b[:len(b)-sha1.Size], oldID, newID, 1)
 	sum := sha1.Sum(body)
 	kcrWrite(t, idx, append(body, sum[:]...), 0o644)
-	if st := r.GitIn(path, "status", "--porcelain=v2", "--untracked-files=all", "--ignored=matching"); st != "" {
-		t.Fatalf("git status sees the staged change:\n%s", st)
+	if st := r.GitIn(path, "status", "--porcelain=v2", "--untracked-files=all", "--ignored=matching"); (st == "") != hidden {
+		t.Fatalf("git status, with the staged change hidden %v:\n%s", hidden, st)
 	}
 }
 
@@ -477,6 +490,12 @@ func kcrCases() []kcrCase {
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
 			}, state: kcrLyingCacheTree},
+		{name: "LyingCacheTreeRootFile", foreign: true,
+			state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+				// The root's node lies, but status compares the root's
+				// entries one by one: it sees the change.
+				kcrStageBehindCacheTree(t, r, id, path, "w.txt", false)
+			}},
 		{name: "LyingCacheTreeIndexVersion4", foreign: true,
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
