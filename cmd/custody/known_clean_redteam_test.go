@@ -549,6 +549,27 @@ func kcrCases() []kcrCase {
 				}
 				kcrLyingCacheTree(t, r, id, path)
 			}},
+		{name: "LyingCacheTreeSplitIndexReplacedEntry", foreign: true,
+			work: func(t *testing.T, r *fixtures.Repo, path string) {
+				r.WriteFile(path, "d/x.txt", "in HEAD\n")
+			},
+			amend: func(t *testing.T, r *fixtures.Repo, path string) {
+				// d/x.txt committed again in a split index: its entry is
+				// one of the split index's own, replacing the shared one's
+				// (with no path of its own).
+				r.GitIn(path, "update-index", "--split-index")
+				r.Commit(path, "d/x.txt", "in HEAD.\n")
+			},
+			state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+				b, err := os.ReadFile(filepath.Join(r.Dir, ".git", "worktrees", id, "index"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Contains(b, []byte("link")) || bytes.Contains(b, []byte("d/x.txt")) {
+					t.Fatal("the index is not split, or names d/x.txt in its own file")
+				}
+				kcrLyingCacheTree(t, r, id, path)
+			}},
 		{name: "CacheTreeCountTooLarge",
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
