@@ -59,6 +59,10 @@ type Scope struct {
 	// about once (CommitTrees): a tree that is exactly such a HEAD is
 	// observed without git status (knownClean). Nil runs status always.
 	HeadTrees map[string]string
+	// Proofs holds the proofs of heads asked for a whole plan at once
+	// (StartProofs); a head it holds is not proved again. Nil proves each
+	// head alone.
+	Proofs *ProofSet
 }
 
 // Worktree observes rec's worktree: lstat identity, registration (from inv),
@@ -158,7 +162,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	}
 	if scope.Proof {
 		o.Remote = scope.View.Evidence()
-		p, err := proveKnowing(ctx, g, repo, o.Head, scope.View, scope.Ancestors)
+		p, err := proveKnowing(ctx, g, repo, o.Head, scope)
 		if err != nil {
 			o.ProofErr = err.Error()
 		}

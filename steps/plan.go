@@ -110,6 +110,17 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 			}
 		})
 		scope.Ancestors = knownAncestors(ctx, e, view, heads)
+		// The other heads are proved together, in the background, while
+		// the trees are observed: their questions to git are asked once
+		// for all of them (observe.ProveAll).
+		var unproved []string
+		for _, h := range heads {
+			if !scope.Ancestors[h] {
+				unproved = append(unproved, h)
+			}
+		}
+		scope.Proofs = observe.StartProofs(ctx, e.Git, e.Repo, unproved, view)
+		defer scope.Proofs.Wait()
 		asked.Wait()
 		archived := archivedRecords(e)
 		var mu sync.Mutex
