@@ -307,7 +307,7 @@ func kcrCases() []kcrCase {
 		{name: "StatDirtySameBytes", fast: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			kcrTouch(t, filepath.Join(path, "w.txt"))
 		}},
-		{name: "HardlinkSameBytes", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+		{name: "HardlinkSameBytes", fast: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			p := filepath.Join(path, "w.txt")
 			b, err := os.ReadFile(p)
 			if err != nil {
@@ -322,34 +322,34 @@ func kcrCases() []kcrCase {
 				t.Fatal(err)
 			}
 		}},
-		{name: "AutocrlfTrueCRLFBlob", work: kcrCRLF("a\r\nb\r\n"), state: kcrConfig([]string{"core.autocrlf", "true"}, "crlf.txt")},
-		{name: "AutocrlfInputCRLFBlob", work: kcrCRLF("a\r\nb\r\n"), state: kcrConfig([]string{"core.autocrlf", "input"}, "crlf.txt")},
-		{name: "AutocrlfSafecrlfMixedBlob", work: kcrCRLF("a\r\nb\nc\r"), state: kcrConfig([]string{"core.autocrlf", "true", "core.safecrlf", "true"}, "crlf.txt")},
-		{name: "AutocrlfTrueLFBlob", state: kcrConfig([]string{"core.autocrlf", "true", "core.eol", "crlf"}, "w.txt")},
+		{name: "AutocrlfTrueCRLFBlob", fast: true, work: kcrCRLF("a\r\nb\r\n"), state: kcrConfig([]string{"core.autocrlf", "true"}, "crlf.txt")},
+		{name: "AutocrlfInputCRLFBlob", fast: true, work: kcrCRLF("a\r\nb\r\n"), state: kcrConfig([]string{"core.autocrlf", "input"}, "crlf.txt")},
+		{name: "AutocrlfSafecrlfMixedBlob", fast: true, work: kcrCRLF("a\r\nb\nc\r"), state: kcrConfig([]string{"core.autocrlf", "true", "core.safecrlf", "true"}, "crlf.txt")},
+		{name: "AutocrlfTrueLFBlob", fast: true, state: kcrConfig([]string{"core.autocrlf", "true", "core.eol", "crlf"}, "w.txt")},
 		{name: "CheckedOutCRLFNowHEADsBytes", state: kcrStaleSize(true)},
 		{name: "CheckedOutCRLFNowHEADsBytesAutocrlfOff", state: kcrStaleSize(false)},
-		{name: "EolCRLFNoAttributes", state: kcrConfig([]string{"core.eol", "crlf"}, "w.txt")},
-		{name: "IgnorecaseCaseTwins", work: func(t *testing.T, r *fixtures.Repo, path string) {
+		{name: "EolCRLFNoAttributes", fast: true, state: kcrConfig([]string{"core.eol", "crlf"}, "w.txt")},
+		{name: "IgnorecaseCaseTwins", fast: true, work: func(t *testing.T, r *fixtures.Repo, path string) {
 			r.WriteFile(path, "Case.txt", "upper\n")
 			r.WriteFile(path, "case.txt", "lower\n")
 		}, state: kcrConfig([]string{"core.ignorecase", "true"}, "Case.txt", "case.txt")},
-		{name: "SymlinksFalseRealLink", work: func(t *testing.T, r *fixtures.Repo, path string) {
+		{name: "SymlinksFalseRealLink", fast: true, work: func(t *testing.T, r *fixtures.Repo, path string) {
 			if err := os.Symlink("w.txt", filepath.Join(path, "link")); err != nil {
 				t.Fatal(err)
 			}
 		}, state: kcrConfig([]string{"core.symlinks", "false"}, "w.txt")},
-		{name: "FileModeFalseExec", work: func(t *testing.T, r *fixtures.Repo, path string) {
+		{name: "FileModeFalseExec", fast: true, work: func(t *testing.T, r *fixtures.Repo, path string) {
 			kcrWrite(t, filepath.Join(path, "run.sh"), []byte("#!/bin/sh\n"), 0o755)
 		}, state: kcrConfig([]string{"core.fileMode", "false"}, "run.sh")},
-		{name: "CheckStatMinimal", state: kcrConfig([]string{"core.checkStat", "minimal", "core.trustctime", "false"}, "w.txt")},
+		{name: "CheckStatMinimal", fast: true, state: kcrConfig([]string{"core.checkStat", "minimal", "core.trustctime", "false"}, "w.txt")},
 		{name: "SplitIndex", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			r.GitIn(path, "update-index", "--split-index")
 		}},
-		{name: "IndexVersion4", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+		{name: "IndexVersion4", fast: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			r.GitIn(path, "update-index", "--index-version", "4")
 			kcrTouch(t, filepath.Join(path, "w.txt"))
 		}},
-		{name: "UntrackedCache", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+		{name: "UntrackedCache", fast: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			r.Git("config", "core.untrackedCache", "true")
 			r.GitIn(path, "update-index", "--untracked-cache")
 			r.GitIn(path, "status", "--porcelain")
@@ -367,23 +367,23 @@ func kcrCases() []kcrCase {
 		{name: "UninitialisedSubmodule", work: func(t *testing.T, r *fixtures.Repo, path string) {
 			r.UninitSubmodule(path, "sub")
 		}},
-		{name: "DetachedAtHead", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
+		{name: "DetachedAtHead", fast: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			r.GitIn(path, "checkout", "-q", "--detach")
 		}},
 		{name: "UnbornBranch", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			r.GitIn(path, "symbolic-ref", "HEAD", "refs/heads/never-born")
 		}},
-		{name: "GitFileRelative", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+		{name: "GitFileRelative", fast: true, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 			rel, err := filepath.Rel(path, filepath.Join(r.Dir, ".git", "worktrees", id))
 			if err != nil {
 				t.Fatal(err)
 			}
 			kcrWrite(t, filepath.Join(path, ".git"), []byte("gitdir: "+rel+"\n"), 0o644)
 		}},
-		{name: "GitFileCRLF", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+		{name: "GitFileCRLF", fast: true, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 			kcrWrite(t, filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(r.Dir, ".git", "worktrees", id)+"\r\n"), 0o644)
 		}},
-		{name: "GitFileSecondLine", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+		{name: "GitFileSecondLine", fast: true, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 			kcrWrite(t, filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(r.Dir, ".git", "worktrees", id)+"\n# moved\n"), 0o644)
 		}},
 		{name: "CoreWorktreeInCommonConfig", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
@@ -430,7 +430,7 @@ func kcrCases() []kcrCase {
 			kcrWrite(t, filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("/out/\ninner/\n"), 0o644)
 			kcrWrite(t, filepath.Join(path, "out", "inner", "deep", "x.bin"), []byte("mine\n"), 0o644)
 		}},
-		{name: "IndexLockPresent", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+		{name: "IndexLockPresent", fast: true, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 			kcrWrite(t, filepath.Join(r.Dir, ".git", "worktrees", id, "index.lock"), nil, 0o644)
 		}},
 		{name: "IndexMissing", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
@@ -623,7 +623,7 @@ func kcrCases() []kcrCase {
 				kcrTouch(t, filepath.Join(path, "d", "x.txt"))
 				r.GitIn(path, "update-index", "d/x.txt")
 			}},
-		{name: "SubtreeObjectMissingCacheTreeValid",
+		{name: "SubtreeObjectMissingCacheTreeValid", fast: true,
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
 			}, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
