@@ -67,14 +67,20 @@ type indexFile struct {
 }
 
 // readIndexFile is ReadIndexFile also giving the intent-to-add bit and the
-// cache tree. The file is read once and its checksum computed once.
+// cache tree. The file is read once and its checksum computed once; one
+// without a checksum (index.skipHash) is read as git reads it
+// (parseSkipHash).
 func readIndexFile(p string) (indexFile, error) {
 	b, err := safefile.Read(p, indexFileLimit)
 	if err != nil {
 		return indexFile{}, fmt.Errorf("%w: %v", errIndexUnreadable, err)
 	}
-	format := indexFormat(b)
-	idx, err := parseIndex(b, format, format != "")
+	var idx indexFile
+	if format := indexFormat(b); format != "" {
+		idx, err = parseIndex(b, format, true)
+	} else if idx, format = parseSkipHash(b); format == "" {
+		idx, err = parseIndex(b, format, false) // the error says why not
+	}
 	if err != nil {
 		return indexFile{cache: idx.cache}, err
 	}
@@ -84,6 +90,34 @@ func readIndexFile(p string) (indexFile, error) {
 		}
 	}
 	return idx, nil
+}
+
+// parseSkipHash reads an index written with index.skipHash, whose
+// checksum is all zeros (git does not verify an index's checksum as it
+// reads): in the one object format whose trailer is zeros and in which
+// the index parses exactly. Anything else is format "": the index is not
+// one custody reads.
+func parseSkipHash(b []byte) (indexFile, ObjectFormat) {
+	var idx indexFile
+	var format ObjectFormat
+	for _, f := range []ObjectFormat{FormatSHA1, FormatSHA256} {
+		n := sha1.Size
+		if f == FormatSHA256 {
+			n = sha256.Size
+		}
+		if len(b) < n || !bytes.Equal(b[len(b)-n:], make([]byte, n)) {
+			continue
+		}
+		got, err := parseIndex(b, f, true)
+		if err != nil {
+			continue
+		}
+		if format != "" {
+			return indexFile{}, "" // it parses in both: custody cannot tell
+		}
+		idx, format = got, f
+	}
+	return idx, format
 }
 
 // indexFormat is the object format whose checksum ends b ("" if none).

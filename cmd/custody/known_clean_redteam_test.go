@@ -468,7 +468,7 @@ func kcrCases() []kcrCase {
 				kcrTouch(t, filepath.Join(path, "d", "x.txt"))
 				r.GitIn(path, "update-index", "d/x.txt") // the cache tree forgets d
 			}},
-		{name: "IndexChecksumZero", state: func(t *testing.T, r *fixtures.Repo, id, _ string) {
+		{name: "IndexChecksumZero", fast: true, state: func(t *testing.T, r *fixtures.Repo, id, _ string) {
 			idx := filepath.Join(r.Dir, ".git", "worktrees", id, "index")
 			b, err := os.ReadFile(idx)
 			if err != nil {
@@ -569,6 +569,21 @@ func kcrCases() []kcrCase {
 					t.Fatal("the index is not split, or names d/x.txt in its own file")
 				}
 				kcrLyingCacheTree(t, r, id, path)
+			}},
+		{name: "LyingCacheTreeChecksumZero", foreign: true,
+			work: func(t *testing.T, r *fixtures.Repo, path string) {
+				r.WriteFile(path, "d/x.txt", "in HEAD\n")
+			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
+				// What index.skipHash writes: no checksum, which git does not
+				// verify as it reads.
+				kcrLyingCacheTree(t, r, id, path)
+				idx := filepath.Join(r.Dir, ".git", "worktrees", id, "index")
+				b, err := os.ReadFile(idx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				copy(b[len(b)-sha1.Size:], make([]byte, sha1.Size))
+				kcrWrite(t, idx, b, 0o644)
 			}},
 		{name: "CacheTreeCountTooLarge",
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
