@@ -185,19 +185,22 @@ func deepestOnly(dirs []string) []string {
 
 // staleIndexView is what the status path adds to its observation of the
 // tree at dir when git's view of its index is not the index's entries, so
-// that git status, clean, hides a staged change (decision 0210): a
-// stale-cache-tree refusal for each deepest directory below the root
-// whose cache tree node names another tree or entry count than the
-// entries custody read make (idx, the index as custody read it; nothing
-// when custody did not read it, or an entry is intent-to-add, which
-// status reports anyway). The root's node is not used by status, which
-// compares the root's entries one by one.
-// The cache tree of an index whose entries custody did not read (a split
-// index) is held to the entries git ls-files listed (ents). When custody has no cache tree to hold them to (ents came from
-// git ls-files: a sparse index, say), the whole index is held to HEAD's
-// tree id instead, when it is known (tree): a status that reports no
-// change at all says the index is HEAD's, and entries that make another
-// tree say git saw them otherwise.
+// that git status, clean, may hide a staged change (decision 0210): a
+// stale-cache-tree refusal for each deepest directory below the root whose
+// cache tree node names another tree or entry count than the entries make.
+// The root's node is not used by status, which compares the root's
+// entries one by one.
+//
+// The entries are those custody read (idx); for an index whose entries
+// custody did not read but whose cache tree it did (a split index), those
+// git ls-files listed (ents), when status reports no change (so none is
+// intent-to-add). An index with an intent-to-add entry, or that does not
+// make a tree (an unmerged path), gets nothing: status reports what keeps
+// the tree. Where custody has no cache tree at all to hold the entries
+// git listed to (a sparse index, say), they are held to HEAD's tree id
+// instead, when it is known (tree): a status that reports no change at
+// all says the index is HEAD's, and entries that make another tree say
+// git saw them otherwise.
 func staleIndexView(dir string, idx indexFile, ents []IndexEntry, st machine.Status, tree string) []machine.Hidden {
 	var hs []machine.Hidden
 	read := idx.ents
