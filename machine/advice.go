@@ -100,6 +100,13 @@ func hiddenRetry(tree, id string, h Hidden) string {
 		return "git -C " + QuoteArg(tree) + " update-index --no-skip-worktree -- " + QuoteArg(rel)
 	case CodeStagedDiffers:
 		return stash(tree)
+	case CodeStaleCacheTree:
+		// Entries written again invalidate the cache tree above them.
+		at, spec := "git -C "+QuoteArg(tree), ""
+		if h.Path != tree {
+			spec = " -- " + QuoteArg(rel)
+		}
+		return at + " --literal-pathspecs ls-files -s -z" + spec + " | " + at + " update-index -z --index-info"
 	case CodePerWorktreeRef:
 		// refs/worktree/NAME: a branch keeps its commit, then the ref
 		// that would die with the tree goes.

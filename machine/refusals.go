@@ -146,6 +146,11 @@ const (
 	// CodeForeign is returned for a registered worktree custody has no
 	// record of: it is listed, never planned for removal.
 	CodeForeign Code = "foreign"
+	// CodeStaleCacheTree is returned when the index's cache tree names
+	// another tree or entry count for a directory than its entries make:
+	// git status, diff --cached, stash and commit trust it, so what is
+	// staged there is not what git shows.
+	CodeStaleCacheTree Code = "stale-cache-tree"
 )
 
 // Refusals of resources.
@@ -460,6 +465,7 @@ func Codes() map[Code]string {
 		CodeContentUnreadable:   "an entry in the tree cannot be read to account for it",
 		CodeAmbiguousReference:  "a tree reference names more than one tree",
 		CodeSignatureInvalid:    "a journal head signature does not verify, or cannot be made",
+		CodeStaleCacheTree:      "the index's cache tree does not match its entries, so git may not show what is staged",
 
 		// Archives.
 		CodeArchiveStale:          "the tree changed since its archive was made",

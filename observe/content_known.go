@@ -95,6 +95,14 @@ func (s *strictWalk) hashed(e machine.DiskEntry, size int64) {
 //     bit, no gitlink, no .gitattributes) and hash to exactly that tree
 //     (IndexTreeID): so the index equals HEAD and status has no staged
 //     change, no unmerged path and no submodule to report;
+//   - a cache tree (the TREE extension) that tells no lie, and every tree
+//     object git reads comparing the index with HEAD there to read
+//     (headTreesReadable): with a valid node naming the tree and entry
+//     count the entries make for every directory, git skips them all and
+//     reads only the root, which plan's question showed is there; a
+//     directory it does not skip must be an intact loose tree. A HEAD
+//     subtree missing from the repository, or a node that lies, would
+//     make status fail or see other entries; such a tree takes status;
 //   - no info/attributes in the repository and no config.worktree of the
 //     tree's own: no attribute there can make git see a file's bytes as
 //     other bytes (plan leaves HeadTrees nil when one from outside the
@@ -110,33 +118,35 @@ func (s *strictWalk) hashed(e machine.DiskEntry, size int64) {
 //
 // What it observes then is what the status path observes of the same
 // tree: the empty status, the same content accounting over the same walk,
-// no build output, and the same hidden state. Ents is the index as read
-// (nil when it was not read or not usable), so the caller need not read it
-// again.
-func knownClean(ctx context.Context, g *Git, repo Repo, dir, key, head string, scope Scope, o *machine.WorktreeObservation) (ents []IndexEntry, ok bool) {
+// no build output, and the same hidden state. Idx is the index as custody
+// read it (the zero indexFile when it did not), so the caller need not read
+// it again, and the status path holds git's view to it (staleIndexView).
+func knownClean(ctx context.Context, g *Git, repo Repo, dir, key, head string, scope Scope, o *machine.WorktreeObservation) (idx indexFile, ok bool) {
 	tree := scope.HeadTrees[head]
-	if !scope.Status || tree == "" || key == "" {
-		return nil, false
+	if !scope.Status || key == "" {
+		return indexFile{}, false
 	}
-	ents, ita, err := readIndexFile(filepath.Join(repo.AdminDir(key), "index"))
+	idx, err := readIndexFile(filepath.Join(repo.AdminDir(key), "index"))
 	if err != nil {
-		return nil, false
+		return idx, false
 	}
-	if ita {
-		return ents, false
+	ents := idx.ents
+	if idx.ita || tree == "" {
+		return idx, false
 	}
 	for _, e := range ents {
 		if e.Tag != 'H' || e.Stage != 0 || e.Gitlink() || path.Base(e.Path) == ".gitattributes" {
-			return ents, false
+			return idx, false
 		}
 	}
 	if Lstat(filepath.Join(repo.CommonDir, "info", "attributes")).State != machine.PathAbsent ||
 		Lstat(filepath.Join(repo.AdminDir(key), "config.worktree")).State != machine.PathAbsent ||
 		!ownedBySelf(dir, filepath.Join(dir, ".git"), repo.AdminDir(key), repo.CommonDir) {
-		return ents, false
+		return idx, false
 	}
-	if id, err := IndexTreeID(FormatOf(tree), ents); err != nil || id != tree {
-		return ents, false
+	if id, dirs, err := indexTrees(FormatOf(tree), ents); err != nil || id != tree ||
+		!headTreesReadable(filepath.Join(repo.CommonDir, "objects"), FormatOf(tree), idx.cache, dirs) {
+		return idx, false
 	}
 	strict := newStrictWalk(ents)
 	var scan *nestedScan
@@ -145,7 +155,7 @@ func knownClean(ctx context.Context, g *Git, repo Repo, dir, key, head string, s
 	}
 	content, discarded, walked := contentWalked(dir, scope.Hashes, key, machine.Status{}, false, scope.Hidden, ents, nil, scope.Disposable, scan, strict)
 	if !walked || strict.matched != len(ents) || len(content) > 0 || len(discarded) > 0 {
-		return ents, false
+		return idx, false
 	}
 	o.Content, o.Discarded = content, discarded
 	if scope.Hidden {
@@ -156,5 +166,5 @@ func knownClean(ctx context.Context, g *Git, repo Repo, dir, key, head string, s
 			return scan.hs
 		})...)
 	}
-	return ents, true
+	return idx, true
 }

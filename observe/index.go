@@ -49,29 +49,75 @@ const (
 // it reads, for every entry whose file is present on disk, and what git
 // says of the tree is what counts.
 func ReadIndexFile(p string) ([]IndexEntry, error) {
-	ents, _, err := readIndexFile(p)
-	return ents, err
+	idx, err := readIndexFile(p)
+	return idx.ents, err
 }
 
-// readIndexFile is ReadIndexFile also saying whether an entry has the
-// intent-to-add bit (`git add -N`), which ls-files does not show. The file
-// is read once and its checksum computed once.
-func readIndexFile(p string) ([]IndexEntry, bool, error) {
+// indexFile is an index file as custody read it: its entries, whether one
+// has the intent-to-add bit (`git add -N`, which ls-files does not show),
+// and its cache tree.
+type indexFile struct {
+	ents []IndexEntry
+	ita  bool
+	// cache is the cache tree (the TREE extension) as git reads it: the
+	// zero value when the index has none, or one git would not read. An
+	// index whose entries custody does not read (a split index) may still
+	// have it.
+	cache cacheTree
+}
+
+// readIndexFile is ReadIndexFile also giving the intent-to-add bit and the
+// cache tree. The file is read once and its checksum computed once; one
+// without a checksum (index.skipHash) is read as git reads it
+// (parseSkipHash).
+func readIndexFile(p string) (indexFile, error) {
 	b, err := safefile.Read(p, indexFileLimit)
 	if err != nil {
-		return nil, false, fmt.Errorf("%w: %v", errIndexUnreadable, err)
+		return indexFile{}, fmt.Errorf("%w: %v", errIndexUnreadable, err)
 	}
-	format := indexFormat(b)
-	ents, ita, err := parseIndex(b, format, format != "")
+	var idx indexFile
+	if format := indexFormat(b); format != "" {
+		idx, err = parseIndex(b, format, true)
+	} else if idx, format = parseSkipHash(b); format == "" {
+		idx, err = parseIndex(b, format, false) // the error says why not
+	}
 	if err != nil {
-		return nil, false, err
+		return indexFile{cache: idx.cache}, err
 	}
-	for _, e := range ents {
+	for _, e := range idx.ents {
 		if e.SkipWorktree() {
-			return nil, false, fmt.Errorf("%w: skip-worktree entries (%s)", errIndexUnreadable, e.Path)
+			return indexFile{cache: idx.cache}, fmt.Errorf("%w: skip-worktree entries (%s)", errIndexUnreadable, e.Path)
 		}
 	}
-	return ents, ita, nil
+	return idx, nil
+}
+
+// parseSkipHash reads an index written with index.skipHash, whose
+// checksum is all zeros (git does not verify an index's checksum as it
+// reads): in the one object format whose trailer is zeros and in which
+// the index parses exactly. Anything else is format "": the index is not
+// one custody reads.
+func parseSkipHash(b []byte) (indexFile, ObjectFormat) {
+	var idx indexFile
+	var format ObjectFormat
+	for _, f := range []ObjectFormat{FormatSHA1, FormatSHA256} {
+		n := sha1.Size
+		if f == FormatSHA256 {
+			n = sha256.Size
+		}
+		if len(b) < n || !bytes.Equal(b[len(b)-n:], make([]byte, n)) {
+			continue
+		}
+		got, err := parseIndex(b, f, true)
+		if err != nil {
+			continue
+		}
+		if format != "" {
+			return indexFile{}, "" // it parses in both: custody cannot tell
+		}
+		idx, format = got, f
+	}
+	return idx, format
 }
 
 // indexFormat is the object format whose checksum ends b ("" if none).
@@ -95,14 +141,26 @@ func indexFormat(b []byte) ObjectFormat {
 // (stage above 0), lower case when assume-unchanged. Only what an exact
 // answer needs is read; an index it cannot vouch for is errIndexUnreadable.
 func ParseIndex(b []byte, format ObjectFormat) ([]IndexEntry, error) {
-	ents, _, err := parseIndex(b, format, false)
-	return ents, err
+	idx, err := parseIndex(b, format, false)
+	return idx.ents, err
 }
 
 // parseIndex is ParseIndex that also says whether an entry has the
-// intent-to-add bit; with verified, the caller has checked the trailing
-// checksum in format already (indexFormat), and it is not computed again.
-func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, bool, error) {
+// intent-to-add bit and reads the cache tree; with verified, the caller has
+// checked the trailing checksum in format already (indexFormat), and it is
+// not computed again.
+func parseIndex(b []byte, format ObjectFormat, verified bool) (indexFile, error) {
+	ents, ita, cache, err := parseIndexParts(b, format, verified)
+	return indexFile{ents: ents, ita: ita, cache: cache}, err
+}
+
+// parseIndexParts is parseIndex's work. An index custody does not read
+// exactly for its entries or an extension (a split index, a sparse one
+// without sparse directories) still gives its cache tree beside
+// errIndexUnreadable: git ls-files gives the entries to hold it to. (A
+// split index's cache tree is in its own file, not the shared one.)
+func parseIndexParts(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, bool, cacheTree, error) {
+	var cache cacheTree
 	unreadable := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", errIndexUnreadable, fmt.Sprintf(format, args...))
 	}
@@ -113,10 +171,10 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, boo
 	case FormatSHA256:
 		hashLen = sha256.Size
 	default:
-		return nil, false, unreadable("object format %q", format)
+		return nil, false, cacheTree{}, unreadable("object format %q", format)
 	}
 	if len(b) < 12+hashLen || string(b[:4]) != "DIRC" {
-		return nil, false, unreadable("no index header")
+		return nil, false, cacheTree{}, unreadable("no index header")
 	}
 	body, sum := b[:len(b)-hashLen], b[len(b)-hashLen:]
 	if !verified {
@@ -129,16 +187,16 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, boo
 			got = s[:]
 		}
 		if !bytes.Equal(got, sum) {
-			return nil, false, unreadable("checksum mismatch (or index.skipHash)")
+			return nil, false, cacheTree{}, unreadable("checksum mismatch (or index.skipHash)")
 		}
 	}
 	version := binary.BigEndian.Uint32(b[4:8])
 	if version < 2 || version > 4 {
-		return nil, false, unreadable("version %d", version)
+		return nil, false, cacheTree{}, unreadable("version %d", version)
 	}
 	count := binary.BigEndian.Uint32(b[8:12])
 	if uint64(count) > uint64(len(body)) {
-		return nil, false, unreadable("%d entries in %d bytes", count, len(body))
+		return nil, false, cacheTree{}, unreadable("%d entries in %d bytes", count, len(body))
 	}
 	out := make([]IndexEntry, 0, count)
 	oids := make([]int, 0, count)
@@ -148,13 +206,17 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, boo
 		text = string(body)
 	}
 	ita := false
+	// later is why custody does not read the index exactly, found where
+	// reading goes on to the extensions (a split index's, whose cache
+	// tree is still read).
+	var later error
 	off := 12
 	var prev []byte
 	const statLen = 40 // ctime, mtime, dev, ino, mode, uid, gid, size
 	for i := uint32(0); i < count; i++ {
 		start := off
 		if off+statLen+hashLen+2 > len(body) {
-			return nil, false, unreadable("entry %d is truncated", i)
+			return nil, false, cacheTree{}, unreadable("entry %d is truncated", i)
 		}
 		mode := binary.BigEndian.Uint32(body[off+24 : off+28])
 		size := binary.BigEndian.Uint32(body[off+36 : off+40])
@@ -166,12 +228,12 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, boo
 		var ext uint16
 		if flags&indexFlagExtended != 0 {
 			if version < 3 || off+2 > len(body) {
-				return nil, false, unreadable("entry %d has extended flags in version %d", i, version)
+				return nil, false, cacheTree{}, unreadable("entry %d has extended flags in version %d", i, version)
 			}
 			ext = binary.BigEndian.Uint16(body[off : off+2])
 			off += 2
 			if ext&^indexExtMask != 0 {
-				return nil, false, unreadable("entry %d has unknown extended flags %#x", i, ext)
+				return nil, false, cacheTree{}, unreadable("entry %d has unknown extended flags %#x", i, ext)
 			}
 			ita = ita || ext&indexExtITA != 0
 		}
@@ -180,32 +242,37 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, boo
 		if version == 4 {
 			strip, n := gitVarint(body[off:])
 			if n <= 0 || strip > uint64(len(prev)) {
-				return nil, false, unreadable("entry %d has a bad path prefix", i)
+				return nil, false, cacheTree{}, unreadable("entry %d has a bad path prefix", i)
 			}
 			off += n
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, false, unreadable("entry %d has no path end", i)
+				return nil, false, cacheTree{}, unreadable("entry %d has no path end", i)
 			}
 			path = append(append([]byte(nil), prev[:len(prev)-int(strip)]...), body[off:off+end]...)
 			off += end + 1
 		} else {
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, false, unreadable("entry %d has no path end", i)
+				return nil, false, cacheTree{}, unreadable("entry %d has no path end", i)
 			}
 			path = body[off : off+end]
 			// 1 to 8 NULs pad the entry to a multiple of 8 bytes.
 			off = start + (off-start+end+8)&^7
 			if off > len(body) {
-				return nil, false, unreadable("entry %d padding is truncated", i)
+				return nil, false, cacheTree{}, unreadable("entry %d padding is truncated", i)
 			}
 		}
 		if n := int(flags & indexFlagNameMask); n != len(path) && !(n == indexFlagNameMask && len(path) >= n) {
-			return nil, false, unreadable("entry %d: name length %d, path of %d bytes", i, n, len(path))
+			return nil, false, cacheTree{}, unreadable("entry %d: name length %d, path of %d bytes", i, n, len(path))
 		}
-		if len(path) == 0 || mode&0o170000 == 0o040000 {
-			return nil, false, unreadable("entry %d is a sparse directory or has no path", i)
+		if mode&0o170000 == 0o040000 {
+			return nil, false, cacheTree{}, unreadable("entry %d is a sparse directory", i)
+		}
+		if len(path) == 0 && later == nil {
+			// A split index's entry that replaces one of the shared
+			// index's: read on, for the cache tree.
+			later = unreadable("entry %d has no path", i)
 		}
 		prev = path
 		stage := int(flags&indexFlagStageMask) >> 12
@@ -242,19 +309,26 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, boo
 	}
 	for off < len(body) {
 		if off+8 > len(body) {
-			return nil, false, unreadable("truncated extension header")
+			return nil, false, cacheTree{}, unreadable("truncated extension header")
 		}
 		sig := string(body[off : off+4])
 		size := binary.BigEndian.Uint32(body[off+4 : off+8])
-		if !ignorableIndexExtensions[sig] {
-			return nil, false, unreadable("extension %s", strconv.Quote(sig))
-		}
 		if uint64(size) > uint64(len(body)-off-8) {
-			return nil, false, unreadable("extension %s is truncated", sig)
+			return nil, false, cacheTree{}, unreadable("extension %s is truncated", strconv.Quote(sig))
+		}
+		if !ignorableIndexExtensions[sig] && later == nil {
+			later = unreadable("extension %s", strconv.Quote(sig))
+		}
+		if sig == "TREE" {
+			// Git reads the last one; one it cannot parse, it drops.
+			cache = parseCacheTree(body[off+8:off+8+int(size)], hashLen)
 		}
 		off += 8 + int(size)
 	}
-	return out, ita, nil
+	if later != nil {
+		return nil, false, cache, later
+	}
+	return out, ita, cache, nil
 }
 
 // indexMode is mode as ls-files prints it: six octal digits, without

@@ -34,14 +34,15 @@ func TestReadIndexFileTellsIntentToAdd(t *testing.T) {
 		git("add", "a.txt")
 		git("update-index", "--index-version", version)
 		index := filepath.Join(dir, ".git", "index")
-		if _, ita, err := readIndexFile(index); err != nil || ita {
-			t.Fatalf("version %s, a plain index: intent-to-add %v, %v; want false", version, ita, err)
+		if idx, err := readIndexFile(index); err != nil || idx.ita {
+			t.Fatalf("version %s, a plain index: intent-to-add %v, %v; want false", version, idx.ita, err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, "b.txt"), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		git("add", "-N", "b.txt")
-		ents, ita, err := readIndexFile(index)
+		idx, err := readIndexFile(index)
+		ents, ita := idx.ents, idx.ita
 		if err != nil || !ita || len(ents) != 2 {
 			t.Fatalf("version %s, after add -N: %d entries, intent-to-add %v, %v; want 2, true", version, len(ents), ita, err)
 		}

@@ -17,23 +17,54 @@ import (
 // hold, an id not of format, or a path git would not write. Equal to a
 // commit's tree id, it proves the entries list that commit's tree exactly.
 func IndexTreeID(format ObjectFormat, ents []IndexEntry) (string, error) {
+	if err := treeEntriesValid(ents); err != nil {
+		return "", err
+	}
+	return treeOf(format, ents, "", nil)
+}
+
+// dirTree is what the entries below one directory make: the tree id and
+// how many entries there are.
+type dirTree struct {
+	id      string
+	entries int
+}
+
+// indexTrees is IndexTreeID that also gives what the entries make of
+// every directory, by slash path ("" the root): what a cache tree that
+// tells the truth names.
+func indexTrees(format ObjectFormat, ents []IndexEntry) (string, map[string]dirTree, error) {
+	if err := treeEntriesValid(ents); err != nil {
+		return "", nil, err
+	}
+	dirs := map[string]dirTree{}
+	id, err := treeOf(format, ents, "", func(dir string, d dirTree) { dirs[dir] = d })
+	if err != nil {
+		return "", nil, err
+	}
+	return id, dirs, nil
+}
+
+// treeEntriesValid is nil when ents are entries git writes a tree of: all
+// at stage 0, with modes a tree holds, paths git writes, sorted.
+func treeEntriesValid(ents []IndexEntry) error {
 	for i, en := range ents {
 		if en.Stage != 0 {
-			return "", fmt.Errorf("%s is at stage %d", en.Path, en.Stage)
+			return fmt.Errorf("%s is at stage %d", en.Path, en.Stage)
 		}
 		switch en.Mode {
 		case "100644", "100755", "120000", "160000":
 		default:
-			return "", fmt.Errorf("%s has mode %s", en.Path, en.Mode)
+			return fmt.Errorf("%s has mode %s", en.Path, en.Mode)
 		}
 		if !validTreePath(en.Path) {
-			return "", fmt.Errorf("%q is not a path git writes in a tree", en.Path)
+			return fmt.Errorf("%q is not a path git writes in a tree", en.Path)
 		}
 		if i > 0 && ents[i-1].Path >= en.Path {
-			return "", fmt.Errorf("%s is not after %s", en.Path, ents[i-1].Path)
+			return fmt.Errorf("%s is not after %s", en.Path, ents[i-1].Path)
 		}
 	}
-	return treeOf(format, ents, "")
+	return nil
 }
 
 // validTreePath reports whether p is a relative slash path with no empty,
@@ -48,8 +79,9 @@ func validTreePath(p string) bool {
 }
 
 // treeOf hashes the tree of ents, every one of which is below prefix
-// (which is "" or ends in "/"), sorted by path.
-func treeOf(format ObjectFormat, ents []IndexEntry, prefix string) (string, error) {
+// (which is "" or ends in "/"), sorted by path. Visit, when set, is given
+// every tree made, by its directory's path ("" the root).
+func treeOf(format ObjectFormat, ents []IndexEntry, prefix string, visit func(dir string, d dirTree)) (string, error) {
 	type item struct {
 		name, mode, oid string
 		dir             bool
@@ -68,7 +100,7 @@ func treeOf(format ObjectFormat, ents []IndexEntry, prefix string) (string, erro
 		for j < len(ents) && strings.HasPrefix(ents[j].Path, sub) {
 			j++
 		}
-		id, err := treeOf(format, ents[i:j], sub)
+		id, err := treeOf(format, ents[i:j], sub, visit)
 		if err != nil {
 			return "", err
 		}
@@ -116,7 +148,11 @@ func treeOf(format ObjectFormat, ents []IndexEntry, prefix string) (string, erro
 	h := newHash(format)
 	h.Write([]byte("tree " + strconv.Itoa(len(body)) + "\x00"))
 	h.Write(body)
-	return hex.EncodeToString(h.Sum(nil)), nil
+	id := hex.EncodeToString(h.Sum(nil))
+	if visit != nil {
+		visit(strings.TrimSuffix(prefix, "/"), dirTree{id: id, entries: len(ents)})
+	}
+	return id, nil
 }
 
 // CommitTrees asks one `git cat-file --batch-check` for the tree of each

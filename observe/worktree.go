@@ -142,7 +142,8 @@ func worktreeLocal(ctx context.Context, g *Git, repo Repo, inv Inventory, rec ma
 	if !o.Registered || o.PathState != machine.PathPresent || o.IsSymlink {
 		return o
 	}
-	ents, known := knownClean(ctx, g, repo, rec.Path, o.AdminKey, o.Head, scope, &o)
+	idx, known := knownClean(ctx, g, repo, rec.Path, o.AdminKey, o.Head, scope, &o)
+	ents := idx.ents
 	if known {
 		// Status is known to be empty, and the tree was observed.
 	} else if scope.Status && o.AdminKey == "" {
@@ -166,6 +167,7 @@ func worktreeLocal(ctx context.Context, g *Git, repo Repo, inv Inventory, rec ma
 		if ents == nil {
 			ents, lsErr = readIndex(ctx, g, repo, rec.Path, o.AdminKey)
 		}
+		o.Hidden = append(o.Hidden, staleIndexView(rec.Path, idx, ents, o.Status, scope.HeadTrees[o.Head])...)
 		if !scope.Hidden {
 			o.Content, o.Discarded = ContentCached(rec.Path, scope.Hashes, o.AdminKey, o.Status, o.EnvOwn, false, ents, lsErr, scope.Disposable)
 		} else {

@@ -412,6 +412,16 @@ func adCases() map[machine.Code]adCase {
 				r.WriteFile(dup, name, content)
 			}
 		})},
+		machine.CodeStaleCacheTree: {setup: func(t *testing.T) adWorld {
+			// The retry writes d's entries again, so git sees the staged
+			// change, which the next retry stashes.
+			r := adRepo(t)
+			r.Commit(r.Dir, "d/x.txt", "in HEAD\n")
+			r.Push(r.Dir, "main")
+			id, path := adFinished(t, r, "tree", nil)
+			kcrLyingCacheTree(t, r, id, path)
+			return adPlan(r, path)
+		}},
 	}
 }
 
