@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -21,14 +20,15 @@ type deleteHalt struct {
 	err       error
 }
 
-// deleteChecked deletes files on up to deleteWorkers goroutines, each one
-// only after verify (run right before it, on the goroutine that deletes
-// it) found it still what the check saw. The first file verify objects to
-// or that cannot be deleted stops every worker before its next file; what
-// is under way finishes. It returns the files it deleted (slash-separated,
-// relative to the quarantine, sorted) and why it stopped (nil when every
-// file went). afterFirst runs once, after the first deletion.
-func deleteChecked(files []quarantinedFile, verify func(quarantinedFile) string, afterFirst func()) ([]string, *deleteHalt) {
+// deleteChecked deletes files on up to deleteWorkers goroutines with del,
+// which verifies each right before it deletes it (on the goroutine that
+// deletes it) and returns why it did not (the file is not what the check
+// saw) or the error deleting it met. The first file del refuses or cannot
+// delete stops every worker before its next file; what is under way
+// finishes. It returns the files it deleted (slash-separated, relative to
+// the quarantine, sorted) and why it stopped (nil when every file went).
+// afterFirst runs once, after the first deletion.
+func deleteChecked(files []quarantinedFile, del func(quarantinedFile) (string, error), afterFirst func()) ([]string, *deleteHalt) {
 	var (
 		mu      sync.Mutex
 		deleted = make([]string, 0, len(files))
@@ -54,12 +54,9 @@ func deleteChecked(files []quarantinedFile, verify func(quarantinedFile) string,
 					return
 				}
 				f := files[i]
-				if why := verify(f); why != "" {
-					stop(&deleteHalt{path: f.path, why: why})
-					return
-				}
-				if err := os.Remove(f.path); err != nil {
-					stop(&deleteHalt{path: f.path, err: err})
+				why, err := del(f)
+				if why != "" || err != nil {
+					stop(&deleteHalt{path: f.path, why: why, err: err})
 					return
 				}
 				mu.Lock()

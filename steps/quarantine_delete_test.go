@@ -34,6 +34,16 @@ func deleteFixture(t *testing.T, n int) (string, []quarantinedFile) {
 	return q, files
 }
 
+// byPath deletes a file by its path once verify passes it.
+func byPath(verify func(quarantinedFile) string) func(quarantinedFile) (string, error) {
+	return func(f quarantinedFile) (string, error) {
+		if why := verify(f); why != "" {
+			return why, nil
+		}
+		return "", os.Remove(f.path)
+	}
+}
+
 // TestDeleteCheckedVerifiesEachFileFirst: every file is verified right
 // before it is deleted and only then deleted; all of them go when each
 // passes (the list sorted, afterFirst run once); the file verify objects
@@ -53,7 +63,7 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 		var mu sync.Mutex
 		verified := map[string]bool{}
 		var firsts atomic.Int32
-		deleted, halt := deleteChecked(files, func(f quarantinedFile) string {
+		deleted, halt := deleteChecked(files, byPath(func(f quarantinedFile) string {
 			if !exists(f.path) {
 				t.Errorf("%s verified after it was deleted", f.rel)
 			}
@@ -61,7 +71,7 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 			verified[f.rel] = true
 			mu.Unlock()
 			return ""
-		}, func() { firsts.Add(1) })
+		}), func() { firsts.Add(1) })
 		if halt != nil {
 			t.Fatalf("stopped: %+v", halt)
 		}
@@ -90,7 +100,7 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 		bad := files[40]
 		var mu sync.Mutex
 		verified := map[string]bool{}
-		deleted, halt := deleteChecked(files, func(f quarantinedFile) string {
+		deleted, halt := deleteChecked(files, byPath(func(f quarantinedFile) string {
 			mu.Lock()
 			verified[f.rel] = true
 			mu.Unlock()
@@ -98,7 +108,7 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 				return "its bytes differ from HEAD"
 			}
 			return ""
-		}, func() {})
+		}), func() {})
 		if halt == nil || halt.path != bad.path || halt.why != "its bytes differ from HEAD" || halt.err != nil {
 			t.Fatalf("halt = %+v, want %s with why", halt, bad.path)
 		}
@@ -132,7 +142,7 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 		files = append(files[:10:10], append([]quarantinedFile{{path: full, rel: "full"}}, files[10:]...)...)
-		deleted, halt := deleteChecked(files, func(quarantinedFile) string { return "" }, func() {})
+		deleted, halt := deleteChecked(files, byPath(func(quarantinedFile) string { return "" }), func() {})
 		if halt == nil || halt.path != full || halt.err == nil {
 			t.Fatalf("halt = %+v, want %s with an error", halt, full)
 		}
@@ -143,7 +153,7 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 
 	t.Run("none", func(t *testing.T) {
 		t.Parallel()
-		deleted, halt := deleteChecked(nil, func(quarantinedFile) string { return "" }, func() { t.Error("afterFirst ran with nothing deleted") })
+		deleted, halt := deleteChecked(nil, byPath(func(quarantinedFile) string { return "" }), func() { t.Error("afterFirst ran with nothing deleted") })
 		if halt != nil || len(deleted) != 0 {
 			t.Errorf("deleteChecked(nil) = %v, %+v", deleted, halt)
 		}
