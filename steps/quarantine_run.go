@@ -225,8 +225,11 @@ func restoreDeleted(ctx context.Context, e *Env, dir string, m manifest, deleted
 		switch k {
 		case "gitfile":
 			tracked++
-			if err := writeNew(filepath.Join(dir, filepath.FromSlash(rel)), gitfiles[rel]); err != nil {
-				left = append(left, rel)
+			p := filepath.Join(dir, filepath.FromSlash(rel))
+			if err := writeNew(p, gitfiles[rel]); err != nil {
+				if _, err := os.Lstat(p); err != nil {
+					left = append(left, rel)
+				}
 			}
 			continue
 		case "file", "link":
