@@ -2,6 +2,7 @@ package steps
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -25,13 +26,13 @@ type deleteHalt struct {
 // deletes it) and returns why it did not (the file is not what the check
 // saw) or the error deleting it met. The first file del refuses or cannot
 // delete stops every worker before its next file; what is under way
-// finishes. It returns the files it deleted (slash-separated, relative to
-// the quarantine, sorted) and why it stopped (nil when every file went).
+// finishes. It returns the files it deleted (sorted by their paths) and
+// why it stopped (nil when every file went).
 // afterFirst runs once, after the first deletion.
-func deleteChecked(files []quarantinedFile, del func(quarantinedFile) (string, error), afterFirst func()) ([]string, *deleteHalt) {
+func deleteChecked(files []quarantinedFile, del func(quarantinedFile) (string, error), afterFirst func()) ([]quarantinedFile, *deleteHalt) {
 	var (
 		mu      sync.Mutex
-		deleted = make([]string, 0, len(files))
+		deleted = make([]quarantinedFile, 0, len(files))
 		halt    *deleteHalt
 		stopped atomic.Bool
 		next    atomic.Int64
@@ -60,13 +61,13 @@ func deleteChecked(files []quarantinedFile, del func(quarantinedFile) (string, e
 					return
 				}
 				mu.Lock()
-				deleted = append(deleted, f.rel)
+				deleted = append(deleted, f)
 				mu.Unlock()
 				first.Do(afterFirst)
 			}
 		})
 	}
 	wg.Wait()
-	slices.Sort(deleted)
+	slices.SortFunc(deleted, func(a, b quarantinedFile) int { return strings.Compare(a.path, b.path) })
 	return deleted, halt
 }

@@ -34,6 +34,15 @@ func deleteFixture(t *testing.T, n int) (string, []quarantinedFile) {
 	return q, files
 }
 
+// rels are the relative paths of files.
+func rels(files []quarantinedFile) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, f.rel)
+	}
+	return out
+}
+
 // byPath deletes a file by its path once verify passes it.
 func byPath(verify func(quarantinedFile) string) func(quarantinedFile) (string, error) {
 	return func(f quarantinedFile) (string, error) {
@@ -63,7 +72,7 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 		var mu sync.Mutex
 		verified := map[string]bool{}
 		var firsts atomic.Int32
-		deleted, halt := deleteChecked(files, byPath(func(f quarantinedFile) string {
+		got, halt := deleteChecked(files, byPath(func(f quarantinedFile) string {
 			if !exists(f.path) {
 				t.Errorf("%s verified after it was deleted", f.rel)
 			}
@@ -72,6 +81,7 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 			mu.Unlock()
 			return ""
 		}), func() { firsts.Add(1) })
+		deleted := rels(got)
 		if halt != nil {
 			t.Fatalf("stopped: %+v", halt)
 		}
@@ -100,7 +110,7 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 		bad := files[40]
 		var mu sync.Mutex
 		verified := map[string]bool{}
-		deleted, halt := deleteChecked(files, byPath(func(f quarantinedFile) string {
+		got, halt := deleteChecked(files, byPath(func(f quarantinedFile) string {
 			mu.Lock()
 			verified[f.rel] = true
 			mu.Unlock()
@@ -109,6 +119,7 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 			}
 			return ""
 		}), func() {})
+		deleted := rels(got)
 		if halt == nil || halt.path != bad.path || halt.why != "its bytes differ from HEAD" || halt.err != nil {
 			t.Fatalf("halt = %+v, want %s with why", halt, bad.path)
 		}
@@ -142,7 +153,8 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 		files = append(files[:10:10], append([]quarantinedFile{{path: full, rel: "full"}}, files[10:]...)...)
-		deleted, halt := deleteChecked(files, byPath(func(quarantinedFile) string { return "" }), func() {})
+		got, halt := deleteChecked(files, byPath(func(quarantinedFile) string { return "" }), func() {})
+		deleted := rels(got)
 		if halt == nil || halt.path != full || halt.err == nil {
 			t.Fatalf("halt = %+v, want %s with an error", halt, full)
 		}
@@ -153,7 +165,8 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 
 	t.Run("none", func(t *testing.T) {
 		t.Parallel()
-		deleted, halt := deleteChecked(nil, byPath(func(quarantinedFile) string { return "" }), func() { t.Error("afterFirst ran with nothing deleted") })
+		got, halt := deleteChecked(nil, byPath(func(quarantinedFile) string { return "" }), func() { t.Error("afterFirst ran with nothing deleted") })
+		deleted := rels(got)
 		if halt != nil || len(deleted) != 0 {
 			t.Errorf("deleteChecked(nil) = %v, %+v", deleted, halt)
 		}

@@ -4,7 +4,6 @@ package steps
 
 import (
 	"encoding/binary"
-	"errors"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -101,6 +100,19 @@ func (d qdir) unlink(name string) error {
 	return nil
 }
 
+// rename renames d's entry from to to, never over an entry there
+// (errRenameUnsupported where the filesystem cannot promise that).
+func (d qdir) rename(from, to string) error {
+	err := unix.Renameat2(d.fd, from, d.fd, to, unix.RENAME_NOREPLACE)
+	switch {
+	case err == unix.EINVAL || err == unix.ENOSYS:
+		return errRenameUnsupported
+	case err != nil:
+		return &fs.PathError{Op: "rename", Path: filepath.Join(d.path, from), Err: err}
+	}
+	return nil
+}
+
 // rmdir deletes d's entry name when it is an empty directory.
 func (d qdir) rmdir(name string) error {
 	if err := unix.Unlinkat(d.fd, name, unix.AT_REMOVEDIR); err != nil {
@@ -167,10 +179,6 @@ func qdirBudget() int {
 	return int(min(lim.Cur/4, 1<<20))
 }
 
-// errNotTheDir is why a directory opened again is refused: it is not the
-// one the check listed.
-var errNotTheDir = errors.New("not the directory the check listed")
-
 // qstat is an lstat taken relative to a directory, read as os reads its
 // own (the same mode bits and a *syscall.Stat_t from Sys, which the
 // content hash and observe.Unchanged key on).
@@ -222,6 +230,15 @@ func (s *qstat) Mode() fs.FileMode {
 		m |= fs.ModeSticky
 	}
 	return m
+}
+
+// sameAside reports whether now, an lstat of a file just renamed, is the
+// file before described: the same device, inode, size, modification time
+// and mode (a rename changes only its ctime).
+func sameAside(before, now fs.FileInfo) bool {
+	a, ok := before.Sys().(*syscall.Stat_t)
+	b, ok2 := now.Sys().(*syscall.Stat_t)
+	return ok && ok2 && a.Dev == b.Dev && a.Ino == b.Ino && a.Size == b.Size && a.Mtim == b.Mtim && a.Mode == b.Mode
 }
 
 // devIno is the device and inode of what fi describes.

@@ -3,7 +3,6 @@
 package steps
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -69,6 +68,11 @@ func (d qdir) unlink(name string) error {
 	return os.Remove(filepath.Join(d.path, name))
 }
 
+// rename renames d's entry from to to. Here a rename may replace what is
+// at to, so it is refused (errRenameUnsupported) and the deletion names
+// the file itself.
+func (d qdir) rename(string, string) error { return errRenameUnsupported }
+
 // rmdir deletes d's entry name when it is an empty directory (never a
 // file put in its place).
 func (d qdir) rmdir(name string) error {
@@ -102,9 +106,11 @@ func (d qdir) list() ([]qent, error) {
 // qdirBudget: paths hold nothing open.
 func qdirBudget() int { return 1 << 30 }
 
-// errNotTheDir is why a directory is refused: it is not the one the check
-// listed.
-var errNotTheDir = errors.New("not the directory the check listed")
+// sameAside reports whether now is the file before described (never
+// asked here: nothing is renamed aside).
+func sameAside(before, now fs.FileInfo) bool {
+	return os.SameFile(before, now) && before.Size() == now.Size() && before.ModTime().Equal(now.ModTime())
+}
 
 // devIno is the device and inode of what fi describes, where the system
 // gives them.

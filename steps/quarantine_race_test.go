@@ -294,3 +294,78 @@ func mapsEqual(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestQuarantineKeepsAFileSavedOverACheckedOne: a file saved over a
+// checked file's name (renamed over it, as editors save) after that
+// file's last verification and before its deletion is kept with its
+// bytes, and the deletion stops there.
+func TestQuarantineKeepsAFileSavedOverACheckedOne(t *testing.T) {
+	t.Parallel()
+	q, m, out := raceFixture(t)
+	sc, stray, why := scanQuarantine(q, m, 40, nil)
+	defer sc.close()
+	if stray != "" {
+		t.Fatalf("check: %s %s", stray, why)
+	}
+	target := filepath.Join(q, "d", "a.txt")
+	i := slices.IndexFunc(sc.files, func(f quarantinedFile) bool { return f.path == target })
+	if i < 0 {
+		t.Fatalf("%s not among the files checked", target)
+	}
+	why, err := sc.remove(sc.files[i], func(f quarantinedFile, fi fs.FileInfo) string {
+		if w := m.unexpected(f.rel, f.path, fi, 40); w != "" {
+			return w
+		}
+		raceWrite(t, filepath.Join(out, "saved"), "a person's save\n")
+		must(t, os.Rename(filepath.Join(out, "saved"), target))
+		return ""
+	})
+	if why == "" || err != nil {
+		t.Errorf("remove = %q, %v; want it refused", why, err)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "a person's save\n" {
+		t.Errorf("the file saved over %s: %q, %v", target, b, err)
+	}
+	if raceHas(filepath.Join(q, "d", asidePrefix+"a.txt")) {
+		t.Errorf("a file renamed aside was left behind")
+	}
+}
+
+// TestQuarantineSettlesAFileLeftAside: a file a killed deletion renamed
+// aside is checked as the file it was: deleted when it still is HEAD's,
+// a stray when it is not. A file whose name leaves no room for the
+// aside prefix is deleted by its own name.
+func TestQuarantineSettlesAFileLeftAside(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, content string
+		ok            bool
+	}{{"head", "d a\n", true}, {"other", "a person's a\n", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			q, m, _ := raceFixture(t)
+			must(t, os.Remove(filepath.Join(q, "d", "a.txt")))
+			raceWrite(t, filepath.Join(q, "d", asidePrefix+"a.txt"), c.content)
+			res := raceRun(t, q, m, "", nil)
+			if c.ok != (res.stray == "") {
+				t.Fatalf("stopped at %q (%s, %v), want ok %v", res.stray, res.why, res.err, c.ok)
+			}
+			if c.ok && (raceHas(q) || !slices.Contains(res.deleted, "d/a.txt")) {
+				t.Errorf("quarantine left %v, deleted %v", raceHas(q), res.deleted)
+			}
+			if !c.ok && len(res.deleted) > 0 {
+				t.Errorf("deleted %v with a stray there", res.deleted)
+			}
+		})
+	}
+	t.Run("long-name", func(t *testing.T) {
+		t.Parallel()
+		q, m, _ := raceFixture(t)
+		long := strings.Repeat("l", 250)
+		raceWrite(t, filepath.Join(q, "d", long), "long\n")
+		m["d/"+long] = manifestEntry{Kind: "file", OID: observe.BlobID(observe.FormatSHA1, []byte("long\n"))}
+		if res := raceRun(t, q, m, "", nil); res.stray != "" || raceHas(q) {
+			t.Errorf("stopped at %q (%s, %v)", res.stray, res.why, res.err)
+		}
+	})
+}

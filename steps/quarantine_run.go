@@ -107,13 +107,16 @@ func (d qdeletion) run(q string) qresult {
 	if afterFirst == nil {
 		afterFirst = func() {}
 	}
-	gone := map[string]bool{}
+	gone, counted := map[string]bool{}, map[string]bool{}
 	deleteAll := func(files []quarantinedFile) *deleteHalt {
 		deleted, halt := deleteChecked(files, del, afterFirst)
-		for _, rel := range deleted {
-			gone[rel] = true
+		for _, f := range deleted {
+			gone[path.Join(f.node.rel, f.name)] = true
+			if !counted[f.rel] { // a file and the same file renamed aside
+				counted[f.rel] = true
+				res.deleted = append(res.deleted, f.rel)
+			}
 		}
-		res.deleted = append(res.deleted, deleted...)
 		slices.Sort(res.deleted)
 		if halt != nil {
 			res.stray, res.why, res.err = halt.path, halt.why, halt.err

@@ -1,9 +1,11 @@
 package steps
 
 import (
+	"errors"
 	"io/fs"
 	"path"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/custody-sh/custody/machine"
@@ -19,6 +21,19 @@ import (
 // and before the directories go: any entry added (a file written, renamed
 // or hard-linked in, a directory made), replaced (another inode under a
 // checked name) or taken away since the check stops the removal there.
+
+// errNotTheDir is why a directory opened again is refused: it is not the
+// one the check listed.
+var errNotTheDir = errors.New("not the directory the check listed")
+
+// errRenameUnsupported is why a file is deleted by its own name: the
+// directory cannot rename it aside without the risk of replacing an entry.
+var errRenameUnsupported = errors.New("no rename that never replaces")
+
+// asidePrefix starts the name a file is renamed to, in its own directory,
+// right before it is checked a last time and deleted: whatever takes its
+// own name after that (an editor's save renamed over it) is never deleted.
+const asidePrefix = ".custody-deleting-"
 
 // qent is one entry of a quarantine's directory as a listing gave it.
 type qent struct {
@@ -80,7 +95,7 @@ func (sc *qscan) walk(n *qnode, m manifest, idLen int, checked map[string]fs.Fil
 	n.ents = ents
 	sc.nodes = append(sc.nodes, n)
 	for _, e := range ents {
-		p, rel := filepath.Join(n.path, e.name), path.Join(n.rel, e.name)
+		p, rel := filepath.Join(n.path, e.name), m.listedAs(path.Join(n.rel, e.name))
 		fi, err := n.dir.stat(e.name)
 		if err != nil {
 			return p, "unreadable: " + err.Error()
@@ -89,7 +104,7 @@ func (sc *qscan) walk(n *qnode, m manifest, idLen int, checked map[string]fs.Fil
 			return p, w
 		}
 		if !fi.IsDir() {
-			if id, ok := devIno(fi); ok && id[1] != e.ino {
+			if !sameIno(fi, e.ino) {
 				return p, "it was replaced while the check read it"
 			}
 			sc.files = append(sc.files, quarantinedFile{path: p, rel: rel, node: n, name: e.name, ino: e.ino})
@@ -122,6 +137,21 @@ func (sc *qscan) walk(n *qnode, m manifest, idLen int, checked map[string]fs.Fil
 		}
 	}
 	return "", ""
+}
+
+// listedAs is the path m knows the entry rel by: rel, or for a file a
+// killed deletion renamed aside (asidePrefix) the file it was, when m
+// lists that and not rel. It is checked as that file.
+func (m manifest) listedAs(rel string) string {
+	dir, name := path.Split(rel)
+	if orig, ok := strings.CutPrefix(name, asidePrefix); ok && orig != "" {
+		if _, listed := m[rel]; !listed {
+			if _, ok := m[dir+orig]; ok {
+				return dir + orig
+			}
+		}
+	}
+	return rel
 }
 
 // close releases every directory sc holds.
@@ -216,11 +246,20 @@ func (n *qnode) shown() string {
 	return n.rel + "/"
 }
 
-// remove deletes the file f after verify (given what lstat, relative to
-// its open directory, says of it now) finds it still what the check saw,
-// and only while its directory is still at its path: a directory swapped
-// or moved away since the check is never deleted from. It returns why it
-// did not delete f, or the error deleting it met.
+// remove deletes the file f, only while its directory is still at its
+// path (a directory swapped or moved away since the check is never
+// deleted from), and only once verify, given what lstat (relative to the
+// open directory) says of it now, finds it still what the check saw. It
+// then renames f aside in its directory (asidePrefix, never over an
+// entry) and deletes it there only when it is still the inode just
+// verified, with the same size and modification time: a file saved over
+// f's name between the verification and the deletion (an editor's
+// rename) is renamed back and kept, and one saved over it once it is
+// aside is another entry, which the next listing finds. Where nothing can
+// be renamed aside (a name too long, a filesystem that cannot rename
+// without replacing, a name already taken), f is deleted by its name
+// right after its verification. It returns why it did not delete f, or
+// the error deleting it met.
 func (sc *qscan) remove(f quarantinedFile, verify func(quarantinedFile, fs.FileInfo) string) (string, error) {
 	n := f.node
 	if pi := observe.Lstat(n.path); pi.State != machine.PathPresent || !pi.IsDir || pi.IsSymlink || [2]uint64{pi.Dev, pi.Ino} != n.id {
@@ -235,13 +274,40 @@ func (sc *qscan) remove(f quarantinedFile, verify func(quarantinedFile, fs.FileI
 	if err != nil {
 		return "unreadable: " + err.Error(), nil
 	}
-	if id, ok := devIno(fi); ok && id[1] != f.ino {
+	if !sameIno(fi, f.ino) {
 		return "it was replaced after the check read it", nil
 	}
 	if why := verify(f, fi); why != "" {
 		return why, nil
 	}
-	return "", d.unlink(f.name)
+	aside := asidePrefix + f.name
+	if strings.HasPrefix(f.name, asidePrefix) {
+		return "", d.unlink(f.name)
+	}
+	switch err := d.rename(f.name, aside); {
+	case err == nil:
+	case errors.Is(err, fs.ErrNotExist):
+		return "it was moved or deleted after the check read it", nil
+	case errors.Is(err, errRenameUnsupported), errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, fs.ErrExist):
+		return "", d.unlink(f.name)
+	default:
+		return "", err
+	}
+	if now, err := d.stat(aside); err == nil && sameAside(fi, now) {
+		return "", d.unlink(aside)
+	}
+	why := "it was replaced after the check read it"
+	if err := d.rename(aside, f.name); err != nil {
+		why += "; it is kept as " + filepath.Join(n.path, aside)
+	}
+	return why, nil
+}
+
+// sameIno reports whether fi is of inode ino, where the system gives
+// inode numbers.
+func sameIno(fi fs.FileInfo, ino uint64) bool {
+	id, ok := devIno(fi)
+	return !ok || id[1] == ino
 }
 
 // removeDirs deletes every directory of sc, deepest first, each only when
