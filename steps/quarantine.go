@@ -343,7 +343,12 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 			}
 			return "", ""
 		},
-		afterFirst: func() { once.Do(func() { failpoint("apply/during-delete") }) },
+		afterFirst: func() {
+			once.Do(func() {
+				failpoint("apply/during-delete")
+				pause("apply/during-delete")
+			})
+		},
 	}
 	res := d.run(q)
 	if res.stray == "" {
