@@ -219,7 +219,9 @@ func TestApplyRedTeamChangedDuringCheck(t *testing.T) {
 	}{
 		{name: "hard-link", stray: "d/a2.txt", act: func(_ *fixtures.Repo, q string) error {
 			return os.Link(filepath.Join(q, "d", "a.txt"), filepath.Join(q, "d", "a2.txt"))
-		}, verify: func(t *testing.T, _ *fixtures.Repo, path string) { rtWant(t, filepath.Join(path, "d", "a2.txt"), "a\n") }},
+		}, verify: func(t *testing.T, _ *fixtures.Repo, path string) {
+			rtWant(t, filepath.Join(path, "d", "a2.txt"), "a\n")
+		}},
 		{name: "dir-made", stray: "d/new", act: func(_ *fixtures.Repo, q string) error {
 			return os.Mkdir(filepath.Join(q, "d", "new"), 0o755)
 		}, verify: func(t *testing.T, _ *fixtures.Repo, path string) {
