@@ -54,10 +54,11 @@ func raceHas(p string) bool {
 }
 
 // raceRun deletes q against m, calling change once when the deletion
-// reaches stage ("" never).
-func raceRun(t *testing.T, q string, m manifest, stage string, change func()) qresult {
+// reaches stage ("" never), holding at most budget directories open (0:
+// as many as the process may).
+func raceRun(t *testing.T, q string, m manifest, budget int, stage string, change func()) qresult {
 	t.Helper()
-	return qdeletion{m: m, idLen: 40, stage: func(s string) {
+	return qdeletion{m: m, idLen: 40, budget: budget, stage: func(s string) {
 		if s == stage {
 			change()
 		}
@@ -75,9 +76,16 @@ func must(t *testing.T, err error) {
 // file and directory goes; the .git file last.
 func TestQuarantineDeletesOnlyWhatItChecked(t *testing.T) {
 	t.Parallel()
-	q, m, _ := raceFixture(t)
+	for _, budget := range []int{0, 1, 2} {
+		q, m, _ := raceFixture(t)
+		quarantineDeletesAll(t, q, m, budget)
+	}
+}
+
+func quarantineDeletesAll(t *testing.T, q string, m manifest, budget int) {
+	t.Helper()
 	var gitLeft []bool
-	res := qdeletion{m: m, idLen: 40, stage: func(s string) {
+	res := qdeletion{m: m, idLen: 40, budget: budget, stage: func(s string) {
 		gitLeft = append(gitLeft, raceHas(filepath.Join(q, ".git")))
 	}}.run(q)
 	if res.stray != "" || res.err != nil {
@@ -152,38 +160,44 @@ func TestQuarantineChangedAfterCheck(t *testing.T) {
 			must(t, os.WriteFile(filepath.Join(q, "d", "a.txt"), []byte("d A\n"), 0o644))
 		}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			q, m, out := raceFixture(t)
-			before := raceSnapshot(t, out)
-			var after map[string]string
-			res := raceRun(t, q, m, "checked", func() {
-				c.change(t, q, out)
-				after = raceSnapshot(t, out)
+		for _, budget := range []int{0, 1} {
+			name := c.name
+			if budget == 1 {
+				name += "/dirs-opened-again"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				q, m, out := raceFixture(t)
+				before := raceSnapshot(t, out)
+				var after map[string]string
+				res := raceRun(t, q, m, budget, "checked", func() {
+					c.change(t, q, out)
+					after = raceSnapshot(t, out)
+				})
+				if want := filepath.Join(q, filepath.FromSlash(c.stray)); res.stray != want || res.why == "" || res.err != nil {
+					t.Fatalf("stopped at %q (%s, %v), want %s with why", res.stray, res.why, res.err, want)
+				}
+				if !c.someDeleted && len(res.deleted) > 0 {
+					t.Errorf("deleted %v before finding the change", res.deleted)
+				}
+				for _, rel := range res.deleted {
+					if rel == ".git" || m[rel].Kind != "file" {
+						t.Errorf("deleted %s", rel)
+					}
+				}
+				if !raceHas(filepath.Join(q, ".git")) {
+					t.Errorf("the .git file was deleted")
+				}
+				if got := raceSnapshot(t, out); !mapsEqual(got, after) {
+					t.Errorf("outside the quarantine changed during the deletion: was %v (before the change %v), now %v", after, before, got)
+				}
+				if c.name == "rewritten-in-place" {
+					if b, _ := os.ReadFile(filepath.Join(q, "d", "a.txt")); string(b) != "d A\n" {
+						t.Errorf("the rewritten file holds %q", b)
+					}
+				}
 			})
-			if want := filepath.Join(q, filepath.FromSlash(c.stray)); res.stray != want || res.why == "" || res.err != nil {
-				t.Fatalf("stopped at %q (%s, %v), want %s with why", res.stray, res.why, res.err, want)
-			}
-			if !c.someDeleted && len(res.deleted) > 0 {
-				t.Errorf("deleted %v before finding the change", res.deleted)
-			}
-			for _, rel := range res.deleted {
-				if rel == ".git" || m[rel].Kind != "file" {
-					t.Errorf("deleted %s", rel)
-				}
-			}
-			if !raceHas(filepath.Join(q, ".git")) {
-				t.Errorf("the .git file was deleted")
-			}
-			if got := raceSnapshot(t, out); !mapsEqual(got, after) {
-				t.Errorf("outside the quarantine changed during the deletion: was %v (before the change %v), now %v", after, before, got)
-			}
-			if c.name == "rewritten-in-place" {
-				if b, _ := os.ReadFile(filepath.Join(q, "d", "a.txt")); string(b) != "d A\n" {
-					t.Errorf("the rewritten file holds %q", b)
-				}
-			}
-		})
+		}
 	}
 }
 
@@ -198,7 +212,7 @@ func TestQuarantineChangedDuringDeletion(t *testing.T) {
 		t.Run(stage, func(t *testing.T) {
 			t.Parallel()
 			q, m, _ := raceFixture(t)
-			res := raceRun(t, q, m, stage, func() { raceWrite(t, filepath.Join(q, "d", "mine.txt"), "mine\n") })
+			res := raceRun(t, q, m, 0, stage, func() { raceWrite(t, filepath.Join(q, "d", "mine.txt"), "mine\n") })
 			if want := filepath.Join(q, "d", "mine.txt"); res.stray != want || res.err != nil {
 				t.Fatalf("stopped at %q (%s, %v), want %s", res.stray, res.why, res.err, want)
 			}
@@ -302,7 +316,7 @@ func mapsEqual(a, b map[string]string) bool {
 func TestQuarantineKeepsAFileSavedOverACheckedOne(t *testing.T) {
 	t.Parallel()
 	q, m, out := raceFixture(t)
-	sc, stray, why := scanQuarantine(q, m, 40, nil)
+	sc, stray, why := scanQuarantine(q, m, 40, nil, 0)
 	defer sc.close()
 	if stray != "" {
 		t.Fatalf("check: %s %s", stray, why)
@@ -346,7 +360,7 @@ func TestQuarantineSettlesAFileLeftAside(t *testing.T) {
 			q, m, _ := raceFixture(t)
 			must(t, os.Remove(filepath.Join(q, "d", "a.txt")))
 			raceWrite(t, filepath.Join(q, "d", asidePrefix+"a.txt"), c.content)
-			res := raceRun(t, q, m, "", nil)
+			res := raceRun(t, q, m, 0, "", nil)
 			if c.ok != (res.stray == "") {
 				t.Fatalf("stopped at %q (%s, %v), want ok %v", res.stray, res.why, res.err, c.ok)
 			}
@@ -364,7 +378,7 @@ func TestQuarantineSettlesAFileLeftAside(t *testing.T) {
 		long := strings.Repeat("l", 250)
 		raceWrite(t, filepath.Join(q, "d", long), "long\n")
 		m["d/"+long] = manifestEntry{Kind: "file", OID: observe.BlobID(observe.FormatSHA1, []byte("long\n"))}
-		if res := raceRun(t, q, m, "", nil); res.stray != "" || raceHas(q) {
+		if res := raceRun(t, q, m, 0, "", nil); res.stray != "" || raceHas(q) {
 			t.Errorf("stopped at %q (%s, %v)", res.stray, res.why, res.err)
 		}
 	})

@@ -27,6 +27,8 @@ type qdeletion struct {
 	hold func() (string, string)
 	// afterFirst, when set, runs once after the first deletion.
 	afterFirst func()
+	// budget bounds the directories held open at once (0: qdirBudget).
+	budget int
 	// stage, when set, is called as the deletion reaches each stage:
 	// "checked" (every entry checked, nothing deleted), "files-deleted"
 	// (every file but the .git files gone) and "gitfiles-deleted". Tests
@@ -72,7 +74,7 @@ func (d qdeletion) run(q string) qresult {
 	if trusted {
 		checked = map[string]fs.FileInfo{}
 	}
-	sc, stray, why := scanQuarantine(q, d.m, d.idLen, checked)
+	sc, stray, why := scanQuarantine(q, d.m, d.idLen, checked, d.budget)
 	defer sc.close()
 	res := qresult{gitfiles: sc.gitfiles}
 	stop := func(stray, why string) qresult {
@@ -143,7 +145,7 @@ func (d qdeletion) run(q string) qresult {
 	if dir, err := sc.removeDirs(); err != nil {
 		// Something appeared in it since the last listing, or it cannot
 		// be deleted at all (a mount point, its permissions).
-		again, stray, why := scanQuarantine(q, d.m, d.idLen, nil)
+		again, stray, why := scanQuarantine(q, d.m, d.idLen, nil, d.budget)
 		again.close()
 		if stray != "" {
 			return stop(stray, why)

@@ -73,9 +73,13 @@ type qscan struct {
 // directory, and returns what it saw, or the first entry m does not allow
 // with why (an unreadable directory is a stray: what it holds is
 // unknown). When checked is set, it records there what lstat said of each
-// regular file it read and found HEAD's. The scan is never nil; close it.
-func scanQuarantine(q string, m manifest, idLen int, checked map[string]fs.FileInfo) (sc *qscan, stray, why string) {
-	sc = &qscan{budget: qdirBudget(), gitfiles: map[string][]byte{}}
+// regular file it read and found HEAD's. It holds at most budget
+// directories open (qdirBudget when 0). The scan is never nil; close it.
+func scanQuarantine(q string, m manifest, idLen int, checked map[string]fs.FileInfo, budget int) (sc *qscan, stray, why string) {
+	if budget <= 0 {
+		budget = qdirBudget()
+	}
+	sc = &qscan{budget: budget, gitfiles: map[string][]byte{}}
 	d, fi, err := openQuarantineRoot(q)
 	if err != nil {
 		return sc, q, "unreadable: " + err.Error()
