@@ -4,11 +4,13 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 )
 
@@ -382,4 +384,50 @@ func TestQuarantineSettlesAFileLeftAside(t *testing.T) {
 			t.Errorf("stopped at %q (%s, %v)", res.stray, res.why, res.err)
 		}
 	})
+}
+
+// TestRestoreRetryPastes: the retry a stopped removal gives when some
+// deleted files could not be put back, run as printed in a shell on a
+// real repository whose path has a space, checks out exactly the tracked
+// files missing, keeps a person's edit to another, then runs what
+// follows.
+func TestRestoreRetryPastes(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := filepath.Join(t.TempDir(), "my tree")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	must(t, os.MkdirAll(dir, 0o755))
+	git("init", "-q")
+	raceWrite(t, filepath.Join(dir, "a.txt"), "a\n")
+	raceWrite(t, filepath.Join(dir, "d", "b.txt"), "b\n")
+	raceWrite(t, filepath.Join(dir, "c.txt"), "c\n")
+	git("add", ".")
+	git("commit", "-qm", "three")
+	must(t, os.Remove(filepath.Join(dir, "a.txt")))
+	must(t, os.RemoveAll(filepath.Join(dir, "d")))
+	raceWrite(t, filepath.Join(dir, "c.txt"), "a person's c\n")
+	done := filepath.Join(t.TempDir(), "then ran")
+	cmd := exec.Command("sh", "-c", restoreRetry(dir, "touch "+machine.QuoteArg(done)))
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cmd, err, out)
+	}
+	for f, want := range map[string]string{"a.txt": "a\n", "d/b.txt": "b\n", "c.txt": "a person's c\n"} {
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f))); err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v; want %q", f, b, err, want)
+		}
+	}
+	if !raceHas(done) {
+		t.Errorf("what follows the restore did not run")
+	}
 }
