@@ -30,6 +30,7 @@ func Failpoints() []string {
 		"archive/strip-after-manifest",
 		"relocate/after-intent",
 		"relocate/after-move",
+		"apply/after-aside",
 	}
 }
 

@@ -431,3 +431,23 @@ func TestRestoreRetryPastes(t *testing.T) {
 		t.Errorf("what follows the restore did not run")
 	}
 }
+
+// TestPutBackNamesFilesLeftAside: a stopped removal gives a file a killed
+// run left aside its own name again, unless something took the name.
+func TestPutBackNamesFilesLeftAside(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	raceWrite(t, filepath.Join(dir, "d", asidePrefix+"a.txt"), "a\n")
+	raceWrite(t, filepath.Join(dir, asidePrefix+".git"), raceGitfile)
+	raceWrite(t, filepath.Join(dir, asidePrefix+"b.txt"), "b\n")
+	raceWrite(t, filepath.Join(dir, "b.txt"), "a person's b\n")
+	putBack(dir, map[string]string{"d/a.txt": "d/" + asidePrefix + "a.txt", ".git": asidePrefix + ".git", "b.txt": asidePrefix + "b.txt"}, nil)
+	for f, want := range map[string]string{"d/a.txt": "a\n", ".git": raceGitfile, "b.txt": "a person's b\n", asidePrefix + "b.txt": "b\n"} {
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f))); err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v; want %q", f, b, err, want)
+		}
+	}
+	if raceHas(filepath.Join(dir, "d", asidePrefix+"a.txt")) || raceHas(filepath.Join(dir, asidePrefix+".git")) {
+		t.Errorf("a file put back is still aside too")
+	}
+}

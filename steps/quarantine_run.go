@@ -47,6 +47,9 @@ type qresult struct {
 	deleted []string
 	// gitfiles are the bytes of each .git file the check read (relative).
 	gitfiles map[string][]byte
+	// aside are the files a killed run left renamed aside (relative), by
+	// the file each was.
+	aside map[string]string
 }
 
 // run checks the quarantine q against d.m and deletes it, or stops at the
@@ -76,7 +79,7 @@ func (d qdeletion) run(q string) qresult {
 	}
 	sc, stray, why := scanQuarantine(q, d.m, d.idLen, checked, d.budget)
 	defer sc.close()
-	res := qresult{gitfiles: sc.gitfiles}
+	res := qresult{gitfiles: sc.gitfiles, aside: sc.aside}
 	stop := func(stray, why string) qresult {
 		res.stray, res.why = stray, why
 		return res
@@ -169,6 +172,7 @@ func stoppedRemoval(ctx context.Context, e *Env, rec machine.Record, m manifest,
 	if err != nil {
 		return nil, err
 	}
+	putBack(where, res.aside, res.deleted)
 	tracked, left := restoreDeleted(ctx, e, where, m, res.deleted, res.gitfiles)
 	ref := &machine.Refusal{Path: entry, Retry: "custody plan"}
 	var msg, then string
@@ -268,6 +272,21 @@ func restoreDeleted(ctx context.Context, e *Env, dir string, m manifest, deleted
 	}
 	sort.Strings(left)
 	return tracked, left
+}
+
+// putBack gives each file a killed run left renamed aside in the tree at
+// dir (aside: its relative path by the file it was) its own name again,
+// unless this run deleted it or something else took that name.
+func putBack(dir string, aside map[string]string, deleted []string) {
+	for orig, at := range aside {
+		if slices.Contains(deleted, orig) {
+			continue
+		}
+		from, to := filepath.Join(dir, filepath.FromSlash(at)), filepath.Join(dir, filepath.FromSlash(orig))
+		if err := os.Link(from, to); err == nil {
+			_ = os.Remove(from)
+		}
+	}
 }
 
 // writeNew creates the file p holding b, never over anything there.

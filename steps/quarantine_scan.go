@@ -66,7 +66,10 @@ type qscan struct {
 	// gitfiles are the bytes of each .git file the check found as git
 	// writes it, by relative path: what a stopped removal writes back.
 	gitfiles map[string][]byte
-	budget   int
+	// aside are the files a killed deletion left renamed aside: the path
+	// relative to the quarantine of each, by the path of the file it was.
+	aside  map[string]string
+	budget int
 }
 
 // scanQuarantine checks every entry of q against m, relative to its open
@@ -79,7 +82,7 @@ func scanQuarantine(q string, m manifest, idLen int, checked map[string]fs.FileI
 	if budget <= 0 {
 		budget = qdirBudget()
 	}
-	sc = &qscan{budget: budget, gitfiles: map[string][]byte{}}
+	sc = &qscan{budget: budget, gitfiles: map[string][]byte{}, aside: map[string]string{}}
 	d, fi, err := openQuarantineRoot(q)
 	if err != nil {
 		return sc, q, "unreadable: " + err.Error()
@@ -112,6 +115,9 @@ func (sc *qscan) walk(n *qnode, m manifest, idLen int, checked map[string]fs.Fil
 				return p, "it was replaced while the check read it"
 			}
 			sc.files = append(sc.files, quarantinedFile{path: p, rel: rel, node: n, name: e.name, ino: e.ino})
+			if listed := path.Join(n.rel, e.name); listed != rel {
+				sc.aside[rel] = listed
+			}
 			if checked != nil && fi.Mode().IsRegular() {
 				checked[p] = fi
 			}
@@ -290,6 +296,7 @@ func (sc *qscan) remove(f quarantinedFile, verify func(quarantinedFile, fs.FileI
 	}
 	switch err := d.rename(f.name, aside); {
 	case err == nil:
+		failpoint("apply/after-aside")
 	case errors.Is(err, fs.ErrNotExist):
 		return "it was moved or deleted after the check read it", nil
 	case errors.Is(err, errRenameUnsupported), errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, fs.ErrExist):
