@@ -227,8 +227,8 @@ func (m manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string
 // quarantinedFile is a file (any entry but a directory) the check found
 // in a quarantine: its path, the slash-separated path relative to the
 // quarantine that the manifest knows it by, the directory holding it (as
-// the check listed it), its name there and the inode number that listing
-// gave it.
+// the check listed it), its name there and the inode number the check's
+// lstat gave it.
 type quarantinedFile struct {
 	path, rel string
 	node      *qnode

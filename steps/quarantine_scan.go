@@ -95,27 +95,34 @@ func scanQuarantine(q string, m manifest, idLen int, checked map[string]fs.FileI
 
 // walk lists n (open), checks each entry and walks each directory below.
 func (sc *qscan) walk(n *qnode, m manifest, idLen int, checked map[string]fs.FileInfo) (stray, why string) {
+	sc.nodes = append(sc.nodes, n) // before anything can fail: close releases it
 	ents, err := n.dir.list()
 	if err != nil {
 		return n.path, "unreadable: " + err.Error()
 	}
 	n.ents = ents
-	sc.nodes = append(sc.nodes, n)
 	for _, e := range ents {
-		p, rel := filepath.Join(n.path, e.name), m.listedAs(path.Join(n.rel, e.name))
+		p, listed := filepath.Join(n.path, e.name), path.Join(n.rel, e.name)
 		fi, err := n.dir.stat(e.name)
 		if err != nil {
 			return p, "unreadable: " + err.Error()
+		}
+		rel := listed
+		if !fi.IsDir() {
+			rel = m.listedAs(listed)
 		}
 		if w := m.unexpected(rel, p, fi, idLen); w != "" {
 			return p, w
 		}
 		if !fi.IsDir() {
-			if !sameIno(fi, e.ino) {
-				return p, "it was replaced while the check read it"
+			// The inode lstat gave (a listing's may differ, on overlayfs):
+			// the deletion requires the same.
+			ino := e.ino
+			if id, ok := devIno(fi); ok {
+				ino = id[1]
 			}
-			sc.files = append(sc.files, quarantinedFile{path: p, rel: rel, node: n, name: e.name, ino: e.ino})
-			if listed := path.Join(n.rel, e.name); listed != rel {
+			sc.files = append(sc.files, quarantinedFile{path: p, rel: rel, node: n, name: e.name, ino: ino})
+			if listed != rel {
 				sc.aside[rel] = listed
 			}
 			if checked != nil && fi.Mode().IsRegular() {
