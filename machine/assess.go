@@ -107,6 +107,12 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 				"git moved %s to %s; custody does not follow a move, so move it back to assess it", p, obs.MovedTo))
 			return keep(rs)
 		}
+		if len(obs.OtherEntries) > 0 {
+			// git prune would drop them with their HEADs: they are named
+			// first, with a way to keep what they hold.
+			add(OtherEntriesRefusal(rec, obs.OtherEntries, plan))
+			return keep(rs)
+		}
 		// Gone already (deleted by hand and pruned): custody removes
 		// nothing, but may settle the record when the commit it last knew
 		// is proven published, as resume settles a removal it finished.
@@ -126,6 +132,9 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 	}
 	if obs.AdminKey != rec.AdminKey {
 		add(refuse(CodeAdminKeyMismatch, p, plan, "git registers %s under admin key %q, not %q", p, obs.AdminKey, rec.AdminKey))
+	}
+	if len(obs.OtherEntries) > 0 {
+		add(OtherEntriesRefusal(rec, obs.OtherEntries, plan))
 	}
 	if rec.Dev != 0 && (obs.Dev != rec.Dev || obs.Ino != rec.Ino) {
 		add(refuse(CodeIdentityChanged, p, reRecord(rec), "%s is a different directory (device+inode %d:%d, recorded %d:%d), as when a tree is restored by copy; if it is the same tree, finishing it again records the directory it is now", p, obs.Dev, obs.Ino, rec.Dev, rec.Ino))

@@ -37,6 +37,10 @@ type WorktreeObservation struct {
 	Locked       bool   `json:"locked,omitempty"`
 	LockReason   string `json:"lock_reason,omitempty"`
 	Prunable     bool   `json:"prunable,omitempty"`
+	// OtherEntries lists git's admin entries other than the tree's own
+	// (neither the record's key nor the one Path/.git names) whose gitdir
+	// names Path (AdminEntry).
+	OtherEntries []AdminEntry `json:"other_entries,omitempty"`
 
 	// Marker is the content of the ready marker in the admin entry, "" when
 	// absent.

@@ -104,6 +104,11 @@ const (
 	CodeUnpushedCommits Code = "unpushed-commits"
 	// CodeProofFailed is returned when looking for a proof failed.
 	CodeProofFailed Code = "proof-failed"
+	// CodeDuplicateAdminEntry is returned when another of git's admin
+	// entries (another key) names the tree's path too: a removal would
+	// leave it registering a gone path, its HEAD perhaps the only thing
+	// that keeps a commit.
+	CodeDuplicateAdminEntry Code = "duplicate-admin-entry"
 )
 
 // Refusals of hidden state: what `git status` does not report but removal
@@ -489,6 +494,9 @@ func Codes() map[Code]string {
 		CodeHookPayloadInvalid:      "a hook's stdin payload cannot be used",
 		CodeClaudeSettingsInvalid:   ".claude/settings.json cannot be merged",
 		CodeClaudeSettingsStale:     ".claude/settings.json lacks custody's hooks as integrate writes them",
+
+		// The registry.
+		CodeDuplicateAdminEntry: "another git admin entry names the tree's path too",
 	}
 }
 

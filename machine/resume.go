@@ -62,6 +62,12 @@ func DecideResume(rec Record, obs WorktreeObservation, dest *WorktreeObservation
 		return unmatched(describe(obs))
 	case rec.State == StateRemoving && in.Kind == IntentRemoval:
 		if obs.PathState == PathAbsent {
+			if len(obs.OtherEntries) > 0 {
+				// Another key's entry names the gone path: dropping the
+				// record's own entry again would not settle it.
+				r := OtherEntriesRefusal(rec, obs.OtherEntries, "custody resume")
+				return "", &r
+			}
 			if obs.Registered || obs.AdminPresent {
 				return ResumeDropAdmin, nil
 			}

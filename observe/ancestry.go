@@ -45,11 +45,19 @@ func Ancestors(ctx context.Context, g *Git, repo Repo, tip string, heads []strin
 }
 
 // proveKnowing is Prove for a head whose ancestry of the view's first tip
-// was answered already (known, from Ancestors over that tip): an ancestor
-// gets the proof Prove would give it without asking git again; any other
-// head is proved by Prove.
-func proveKnowing(ctx context.Context, g *Git, repo Repo, head string, v *RemoteView, known map[string]bool) (*machine.Proof, error) {
-	if v == nil || len(v.Tips) == 0 || head == "" || !known[head] {
+// was answered already (scope.Ancestors, from Ancestors over that tip), or
+// whose proof was found with others (scope.Proofs): an ancestor gets the
+// proof Prove would give it without asking git again, a head of the batch
+// its result; any other head is proved by Prove.
+func proveKnowing(ctx context.Context, g *Git, repo Repo, head string, scope Scope) (*machine.Proof, error) {
+	v := scope.View
+	if v == nil || len(v.Tips) == 0 || head == "" {
+		return Prove(ctx, g, repo, head, v)
+	}
+	if !scope.Ancestors[head] {
+		if r, ok := scope.Proofs.get(ctx, head); ok {
+			return r.Proof, r.Err
+		}
 		return Prove(ctx, g, repo, head, v)
 	}
 	for _, t := range v.Tips {

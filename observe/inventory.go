@@ -18,6 +18,9 @@ type Inventory struct {
 	// partial marks an inventory of one tree (TakeTreeInventory): the
 	// registry's other entries are unknown.
 	partial bool
+	// names reads every admin entry's gitdir when an observation asks
+	// which other entries name its tree (OtherEntries).
+	names *adminNames
 }
 
 // TakeInventory reads `git worktree list --porcelain -z` and the local
@@ -76,10 +79,8 @@ func registry(ctx context.Context, g *Git, repo Repo) (Inventory, error) {
 	if err != nil {
 		return Inventory{}, fmt.Errorf("read the worktree registry: %w", err)
 	}
-	inv := Inventory{Entries: entries, Branches: map[string]string{}, byPath: map[string]int{}}
-	for i, e := range entries {
-		inv.byPath[filepath.Clean(e.Path)] = i
-	}
+	inv := Inventory{Entries: entries, Branches: map[string]string{}, byPath: map[string]int{}, names: newAdminNames(repo)}
+	inv.indexListed(repo)
 	return inv, nil
 }
 

@@ -18,45 +18,28 @@ import (
 //
 // Every advertised tip is considered, and the number of git processes
 // does not depend on how many there are: one walk of the history the tips
-// add over head answers for all of them at once
-// (docs/decisions/0051-every-tip-in-one-walk.md).
+// and head share above their common ancestors answers for all of them at
+// once (docs/decisions/0051-every-tip-in-one-walk.md). Prove is ProveAll
+// of head alone, so a head proved in a batch and alone is proved alike.
 func Prove(ctx context.Context, g *Git, repo Repo, head string, v *RemoteView) (*machine.Proof, error) {
-	if v == nil || len(v.Tips) == 0 || head == "" {
-		return nil, nil
+	r := ProveAll(ctx, g, repo, []string{head}, v)[head]
+	return r.Proof, r.Err
+}
+
+// errReachableFromNoneAlone is the error of a head every commit of which
+// some tip reaches, though no one tip reaches head.
+func errReachableFromNoneAlone(head string) error {
+	return fmt.Errorf("ancestry of %s: reachable from the advertised tips, but from none alone", head)
+}
+
+// withCommits is p naming the commits head adds over the tips, which it
+// covers.
+func (s *proofSearch) withCommits(p *machine.Proof) *machine.Proof {
+	p.Commits = make([]string, len(s.unique))
+	for i, u := range s.unique {
+		p.Commits[i] = u.commit
 	}
-	if t, ok := exactTip(v.Tips, head); ok {
-		return ancestryProof(t, head), nil
-	}
-	tg, err := readTipGraph(ctx, g, repo, head, v.Tips)
-	if err != nil {
-		return nil, err
-	}
-	if r := tg.reaching(head); len(r) > 0 {
-		return ancestryProof(r[0], head), nil
-	}
-	unique, err := uniqueCommits(ctx, g, repo, head, v.Tips)
-	if err != nil {
-		return nil, err
-	}
-	if len(unique) == 0 {
-		return nil, fmt.Errorf("ancestry of %s: reachable from the advertised tips, but from none alone", head)
-	}
-	commits := make([]string, len(unique))
-	for i, u := range unique {
-		commits[i] = u.commit
-	}
-	s, err := newProofSearch(ctx, g, repo, head, unique, tg, v.patches)
-	if err != nil || s == nil {
-		return nil, err
-	}
-	p, err := s.patchEquivalent(ctx)
-	if err == nil && p == nil {
-		p, err = s.squashMerged(ctx)
-	}
-	if p != nil {
-		p.Commits = commits
-	}
-	return p, err
+	return p
 }
 
 // exactTip returns the first tip (in rank order) that names head itself.

@@ -21,9 +21,11 @@ var errEntryUnreadable = errors.New("the worktree's admin entry is not one custo
 // it is not locked, and its HEAD is a commit id or a branch whose tip the
 // ref files give. Then Entries holds that one entry, Branches the tip of
 // branch (when it exists), and CheckedOut knows nothing (it reports every
-// branch checked out, so nothing is deleted on its word). In any other
-// case it is TakeRegistryInventory(branch): git's whole registry (read
-// from its files when every entry is plain, else listed by git).
+// branch checked out, so nothing is deleted on its word), and OtherEntries
+// reads the other entries' gitdir files only for an observation that asks
+// (an assessment's). In any other case it is TakeRegistryInventory(branch):
+// git's whole registry (read from its files when every entry is plain, else
+// listed by git).
 func TakeTreeInventory(ctx context.Context, g *Git, repo Repo, path, key, branch string) (Inventory, error) {
 	unlock, err := RegistryLock(ctx, repo, false)
 	if err != nil {
@@ -41,7 +43,8 @@ func TakeTreeInventory(ctx context.Context, g *Git, repo Repo, path, key, branch
 	if tips == nil {
 		tips = map[string]string{}
 	}
-	return Inventory{Entries: []WorktreeEntry{ent}, Branches: tips, byPath: map[string]int{filepath.Clean(ent.Path): 0}, partial: true}, nil
+	return Inventory{Entries: []WorktreeEntry{ent}, Branches: tips, byPath: map[string]int{filepath.Clean(ent.Path): 0}, partial: true,
+		names: newAdminNames(repo)}, nil
 }
 
 // readTreeEntry reads the registry entry git would list for the linked

@@ -79,7 +79,7 @@ func readRegistry(repo Repo, branches []string) (Inventory, error) {
 	if err != nil {
 		return Inventory{}, err
 	}
-	inv := Inventory{Entries: entries, Branches: map[string]string{}, byPath: map[string]int{}}
+	inv := Inventory{Entries: entries, Branches: map[string]string{}, byPath: map[string]int{}, names: newAdminNames(repo)}
 	for i := range entries {
 		if b := entries[i].Branch; b != "" {
 			tip := tips[strings.TrimPrefix(b, "refs/heads/")]
@@ -125,6 +125,9 @@ func readAdminEntry(repo Repo, key string) (WorktreeEntry, error) {
 	}
 	if Lstat(filepath.Join(admin, "locked")).State != machine.PathAbsent {
 		return WorktreeEntry{}, errEntryUnreadable // git reads the reason
+	}
+	if b, err := safefile.Read(filepath.Join(admin, "commondir"), smallFileLimit); err != nil || string(b) != "../..\n" {
+		return WorktreeEntry{}, errEntryUnreadable // not what git writes: git says what it makes of it
 	}
 	gitdir, err := safefile.Read(filepath.Join(admin, "gitdir"), smallFileLimit)
 	if err != nil {

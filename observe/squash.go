@@ -38,145 +38,17 @@ type proofSearch struct {
 	cands []string
 	// info holds the patchInfo of head's commits and of cands.
 	info map[string]patchInfo
-}
-
-// newProofSearch computes, with at most four git processes whatever the
-// number of tips (two when no commit on a tip touches head's paths), what
-// the two checks need. Patch ids already in cache
-// (another tree of the same plan asked) are not computed again. It
-// returns nil when head's changes cannot be searched for exactly (a path
-// with a newline, which git's line-based --stdin protocols cannot carry).
-func newProofSearch(ctx context.Context, g *Git, repo Repo, head string, unique []uniqueCommit, tg *tipGraph, cache *patchCache) (*proofSearch, error) {
-	s := &proofSearch{g: g, repo: repo, head: head, unique: unique, tg: tg, info: map[string]patchInfo{}}
-	mine := map[string]bool{}
-	for _, u := range unique {
-		mine[u.commit] = true
-	}
-	below := map[string]bool{}
-	for _, u := range unique {
-		for _, p := range u.parents {
-			if !mine[p] {
-				below[p] = true
-			}
-		}
-	}
-	if len(below) == 1 {
-		for p := range below {
-			s.base = p
-		}
-	}
-	var ask bytes.Buffer
-	asked := map[string]bool{}
-	for _, u := range unique {
-		if len(u.parents) != 1 {
-			continue // merges and roots have no patch of their own here
-		}
-		if p, ok := cache.get(u.commit); ok {
-			s.info[u.commit] = p
-			continue
-		}
-		asked[u.commit] = true
-		ask.WriteString(u.commit + "\n")
-	}
-	if s.base != "" {
-		// "<commit> <parent>": head's whole change, as if base were its
-		// parent. Its header is head's, so it is renamed below (to all
-		// f's) for patch-id to tell it from head's own change.
-		ask.WriteString(head + " " + s.base + "\n")
-	}
-	segs, err := s.diffTree(ctx, ask.Bytes())
-	if err != nil {
-		return nil, err
-	}
-	var wholeSeg *diffSegment
-	if s.base != "" {
-		wholeSeg = &segs[len(segs)-1]
-		wholeSeg.rename(strings.Repeat("f", len(head)))
-	}
-	paths := map[string]bool{}
-	for _, sg := range segs {
-		for _, c := range sg.raw {
-			paths[c.path] = true
-		}
-	}
-	for _, known := range s.info {
-		for _, p := range known.paths {
-			paths[p] = true
-		}
-	}
-	if wholeSeg != nil {
-		s.changes = wholeSeg.raw
-	}
-	for p := range paths {
-		if strings.ContainsAny(p, "\n\r") {
-			return nil, nil
-		}
-	}
-	if len(paths) > 0 {
-		if s.cands, err = s.touching(ctx, paths); err != nil {
-			return nil, err
-		}
-	}
-	var more bytes.Buffer
-	for _, c := range s.cands {
-		if p, ok := cache.get(c); ok {
-			s.info[c] = p
-		} else if len(tg.parents[c]) == 1 {
-			asked[c] = true
-			more.WriteString(c + "\n")
-		} else {
-			s.info[c] = patchInfo{} // a merge or root: no patch of its own
-		}
-	}
-	if len(s.cands) == 0 {
-		// No commit on a tip touches head's paths: no patch can match,
-		// and only the tips themselves can hold head's content.
-		return s, nil
-	}
-	moreSegs, err := s.diffTree(ctx, more.Bytes())
-	if err != nil {
-		return nil, err
-	}
-	all := append(segs, moreSegs...)
-	infos, err := patchInfos(ctx, g, repo, all)
-	if err != nil {
-		return nil, err
-	}
-	for _, sg := range all {
-		p := infos[sg.header]
-		for _, c := range sg.raw {
-			p.paths = append(p.paths, c.path)
-		}
-		if wholeSeg != nil && sg.header == wholeSeg.header {
-			s.whole = p
-			continue
-		}
-		s.info[sg.header] = p
-	}
-	for c := range asked {
-		cache.put(c, s.info[c])
-	}
-	return s, nil
-}
-
-// diffTree runs diffTreeArgs over stdin (nothing when it is empty): one
-// entry per line of stdin, in order.
-func (s *proofSearch) diffTree(ctx context.Context, stdin []byte) ([]diffSegment, error) {
-	if len(stdin) == 0 {
-		return nil, nil
-	}
-	out, err := s.g.ObserveInput(ctx, s.repo.MainCheckout, stdin, diffTreeArgs...)
-	if err != nil {
-		return nil, fmt.Errorf("changes of %s: %w", s.head, err)
-	}
-	segs, err := parseDiffSegments(out)
-	if err != nil {
-		return nil, err
-	}
-	if n := bytes.Count(stdin, []byte{'\n'}); len(segs) != n {
-		return nil, malformedAt("diff-tree", "%d entries for %d lines of input", len(segs), n)
-	}
-	return segs, nil
+	// asked are the commits of info whose patch ids this search computed
+	// (not found in the view's cache).
+	asked map[string]bool
+	// paths are the paths head's own commits and whole change touch.
+	paths map[string]bool
+	// wholeSeg is the diff-tree entry of base..head.
+	wholeSeg *diffSegment
+	// searchable is false when head's changes cannot be searched for
+	// exactly (a path with a newline, which git's line-based --stdin
+	// protocols cannot carry): no patch or squash proof is tried.
+	searchable bool
 }
 
 // touching lists the commits the tips add over head that touch one of
@@ -211,6 +83,10 @@ func (s *proofSearch) touching(ctx context.Context, paths map[string]bool) ([]st
 	return cands, nil
 }
 
+// squashMergedAll runs squashMerged for every search in ss, the contents
+// of all their candidates asked of git with one cat-file. It returns each
+// search's result; an error is that of the shared question.
+//
 // squashMerged looks for a published commit that holds every change head
 // makes over base, in two forms (docs/decisions/0052-squash-commit-found-on-the-tip.md):
 //
@@ -224,16 +100,49 @@ func (s *proofSearch) touching(ctx context.Context, paths map[string]bool) ([]st
 //
 // No merge is run, so no merge driver or attribute of the repository takes
 // part. Commits that cancel out (no change overall) publish nothing.
-func (s *proofSearch) squashMerged(ctx context.Context) (*machine.Proof, error) {
+func squashMergedAll(ctx context.Context, g *Git, repo Repo, ss []*proofSearch) (map[*proofSearch]ProofResult, error) {
+	out := make(map[*proofSearch]ProofResult, len(ss))
+	var in bytes.Buffer
+	cands := make([][]squashCand, len(ss))
+	for i, s := range ss {
+		out[s] = ProofResult{}
+		if s.base == "" || len(s.changes) == 0 {
+			continue
+		}
+		cands[i] = s.squashCands()
+		for _, c := range cands[i] {
+			for _, ch := range s.changes {
+				in.WriteString(c.commit + ":" + ch.path + "\n")
+			}
+		}
+	}
+	var lines []string
+	if in.Len() > 0 {
+		answer, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "cat-file", "--batch-check=%(objectname)")
+		if err != nil {
+			return nil, fmt.Errorf("paths on the advertised tips: %w", err)
+		}
+		lines = strings.Split(strings.TrimSuffix(string(answer), "\n"), "\n")
+		if n := bytes.Count(in.Bytes(), []byte{'\n'}); len(lines) != n {
+			return nil, fmt.Errorf("paths on the advertised tips: %d answers for %d questions", len(lines), n)
+		}
+	}
+	for i, s := range ss {
+		n := len(cands[i]) * len(s.changes)
+		p, err := s.squashMerged(ctx, cands[i], lines[:n])
+		lines = lines[n:]
+		out[s] = ProofResult{Proof: p, Err: err}
+	}
+	return out, nil
+}
+
+// squashMerged is the search of one head, given the object ids git found
+// at each changed path of each of cands (answers, candidate by candidate).
+func (s *proofSearch) squashMerged(ctx context.Context, cands []squashCand, answers []string) (*machine.Proof, error) {
 	if s.base == "" || len(s.changes) == 0 {
 		return nil, nil
 	}
-	for _, c := range s.changes {
-		if strings.ContainsAny(c.path, "\n\r") {
-			return nil, nil
-		}
-	}
-	p, err := s.squashState(ctx)
+	p, err := s.squashState(ctx, cands, answers)
 	if err != nil || p != nil {
 		return p, err
 	}
@@ -258,20 +167,24 @@ func (s *proofSearch) squashProof(t Tip, via string) *machine.Proof {
 	return p
 }
 
-// squashState is the first form of squashMerged: one cat-file call over
-// every candidate, then one diff-tree (which also compares modes) for the
-// first candidate that holds head's content.
-func (s *proofSearch) squashState(ctx context.Context) (*machine.Proof, error) {
-	type cand struct {
-		commit string
-		tip    *Tip
-	}
-	var cs []cand
+// squashCand is a commit whose tree may hold head's content: a tip's
+// target (tip set) or a candidate on the tips.
+type squashCand struct {
+	commit string
+	tip    *Tip
+}
+
+// squashCands lists the commits the first form of squashMerged asks
+// about, in the order it tries them: every tip, then the candidates (the
+// tips are left out when asking about them all would exceed
+// maxSquashChecks, and everything when the candidates alone would).
+func (s *proofSearch) squashCands() []squashCand {
+	var cs []squashCand
 	seen := map[string]bool{}
 	for i, t := range s.tg.tips {
 		if c := t.target(); !seen[c] {
 			seen[c] = true
-			cs = append(cs, cand{c, &s.tg.tips[i]})
+			cs = append(cs, squashCand{c, &s.tg.tips[i]})
 		}
 	}
 	if len(cs)*len(s.changes) > maxSquashChecks {
@@ -280,30 +193,24 @@ func (s *proofSearch) squashState(ctx context.Context) (*machine.Proof, error) {
 	for _, c := range s.cands {
 		if !seen[c] {
 			seen[c] = true
-			cs = append(cs, cand{commit: c})
+			cs = append(cs, squashCand{commit: c})
 		}
 	}
 	if len(cs)*len(s.changes) > maxSquashChecks {
-		return nil, nil
+		return nil
 	}
-	var in bytes.Buffer
-	for _, c := range cs {
-		for _, ch := range s.changes {
-			in.WriteString(c.commit + ":" + ch.path + "\n")
-		}
-	}
-	out, err := s.g.ObserveInput(ctx, s.repo.MainCheckout, in.Bytes(), "cat-file", "--batch-check=%(objectname)")
-	if err != nil {
-		return nil, fmt.Errorf("paths on the advertised tips: %w", err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != len(cs)*len(s.changes) {
-		return nil, fmt.Errorf("paths on the advertised tips: %d answers for %d questions", len(lines), len(cs)*len(s.changes))
-	}
+	return cs
+}
+
+// squashState is the first form of squashMerged: of the candidates whose
+// object ids (answers, from the batched cat-file) are head's at every
+// changed path, the first whose entries diff-tree (which also compares
+// modes) finds equal.
+func (s *proofSearch) squashState(ctx context.Context, cs []squashCand, answers []string) (*machine.Proof, error) {
 	for i, c := range cs {
 		ok := true
 		for j, ch := range s.changes {
-			got := lines[i*len(s.changes)+j]
+			got := answers[i*len(s.changes)+j]
 			if strings.HasSuffix(got, " missing") {
 				got = ""
 			}

@@ -59,6 +59,10 @@ type Scope struct {
 	// about once (CommitTrees): a tree that is exactly such a HEAD is
 	// observed without git status (knownClean). Nil runs status always.
 	HeadTrees map[string]string
+	// Proofs holds the proofs of heads asked for a whole plan at once
+	// (StartProofs); a head it holds is not proved again. Nil proves each
+	// head alone.
+	Proofs *ProofSet
 }
 
 // Worktree observes rec's worktree: lstat identity, registration (from inv),
@@ -66,6 +70,39 @@ type Scope struct {
 // the owned branch's tip and, as scope asks, status and proof. Failures are
 // recorded in the observation (unknown is never clean), not returned.
 func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine.Record, scope Scope) machine.WorktreeObservation {
+	o := worktreeLocal(ctx, g, repo, inv, rec, scope)
+	if scope.Proof {
+		AttachProof(ctx, g, repo, rec, &o, scope)
+	}
+	return o
+}
+
+// AttachProof adds to o, rec's observation made without proof (scope.Proof
+// false), what Worktree with scope.Proof finds: for a tree gone already,
+// whether the commit custody last knew of is published; for a present,
+// registered tree, whether its HEAD is. A plan observes its trees while
+// the remotes are asked, and attaches their proofs after.
+func AttachProof(ctx context.Context, g *Git, repo Repo, rec machine.Record, o *machine.WorktreeObservation, scope Scope) {
+	var head string
+	switch {
+	case o.PathState == machine.PathAbsent && !o.Registered && !o.AdminPresent && o.MovedTo == "":
+		head = rec.EffectiveHead()
+	case !o.Registered || o.PathState != machine.PathPresent || o.IsSymlink:
+		return
+	default:
+		head = o.Head
+	}
+	o.Remote = scope.View.Evidence()
+	p, err := proveKnowing(ctx, g, repo, head, scope)
+	if err != nil {
+		o.ProofErr = err.Error()
+	}
+	o.Proof = p
+}
+
+// worktreeLocal is Worktree without the proof: everything read from the
+// tree, its admin entry and the registry.
+func worktreeLocal(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine.Record, scope Scope) machine.WorktreeObservation {
 	o := machine.WorktreeObservation{Path: rec.Path}
 	pi := Lstat(rec.Path)
 	o.PathState, o.PathError, o.IsDir, o.IsSymlink, o.Dev, o.Ino = pi.State, pi.Err, pi.IsDir, pi.IsSymlink, pi.Dev, pi.Ino
@@ -81,6 +118,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	if o.PathState == machine.PathPresent && !o.IsSymlink {
 		o.AdminKey = AdminKeyOf(repo, rec.Path)
 	}
+	o.OtherEntries = inv.OtherEntries(rec.Path, key, o.AdminKey, o.PathState == machine.PathPresent && !o.IsSymlink, Identity{Dev: o.Dev, Ino: o.Ino}, scope.Status)
 	if !o.Registered {
 		for _, e := range inv.Entries[min(1, len(inv.Entries)):] {
 			if e.Path != rec.Path && AdminKeyOf(repo, e.Path) == key {
@@ -100,15 +138,6 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 	}
 	if rec.Branch != "" {
 		o.BranchTip = inv.Branches[rec.Branch]
-	}
-	if o.PathState == machine.PathAbsent && !o.Registered && !o.AdminPresent && o.MovedTo == "" && scope.Proof {
-		// Gone already: is the commit custody last knew of published?
-		o.Remote = scope.View.Evidence()
-		p, err := Prove(ctx, g, repo, rec.EffectiveHead(), scope.View)
-		if err != nil {
-			o.ProofErr = err.Error()
-		}
-		o.Proof = p
 	}
 	if !o.Registered || o.PathState != machine.PathPresent || o.IsSymlink {
 		return o
@@ -153,14 +182,6 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 			o.Hidden = append(o.Hidden, machine.Hidden{Code: machine.CodeInUse, Path: rec.Path, Detail: err.Error()})
 		}
 		o.InUse = ps
-	}
-	if scope.Proof {
-		o.Remote = scope.View.Evidence()
-		p, err := proveKnowing(ctx, g, repo, o.Head, scope.View, scope.Ancestors)
-		if err != nil {
-			o.ProofErr = err.Error()
-		}
-		o.Proof = p
 	}
 	return o
 }

@@ -203,16 +203,21 @@ func TreeAt(ctx context.Context, e *Env, dir string) (string, error) {
 func foreignItems(e *Env, inv observe.Inventory, recs []machine.Record, taken map[string]bool) []machine.PlanItem {
 	known := map[string]bool{}
 	keys := map[string]bool{}
+	dirs := map[observe.Identity]bool{}
 	for _, r := range recs {
 		if r.State != machine.StateTombstoned {
 			known[filepath.Clean(r.Path)] = true
 			keys[r.AdminKey] = true
+			dirs[observe.Identity{Dev: r.Dev, Ino: r.Ino}] = r.Ino != 0
 		}
 	}
 	var items []machine.PlanItem
 	for i, ent := range inv.Entries {
 		if i == 0 || ent.Bare || known[filepath.Clean(ent.Path)] {
 			continue
+		}
+		if tree := inv.TreeOf(ent.Path); known[tree] || identityIn(tree, dirs) {
+			continue // another entry naming a record's tree: its item says so (duplicate-admin-entry)
 		}
 		id := observe.AdminKeyOf(e.Repo, ent.Path)
 		if id != "" && keys[id] {
@@ -231,4 +236,11 @@ func foreignItems(e *Env, inv observe.Inventory, recs []machine.Record, taken ma
 			Branch: strings.TrimPrefix(ent.Branch, "refs/heads/"), Head: ent.Head, Refusal: &r, Refusals: []machine.Refusal{r}})
 	}
 	return items
+}
+
+// identityIn reports whether path exists and is one of dirs by device and
+// inode.
+func identityIn(path string, dirs map[observe.Identity]bool) bool {
+	id, err := observe.IdentityOf(path)
+	return err == nil && dirs[id]
 }

@@ -86,8 +86,8 @@ func gcFacts(e *Env, r machine.Resource, inv observe.Inventory, all []machine.Re
 // orphans returns every live ledger entry with its GC verdict.
 func orphans(ctx context.Context, e *Env) ([]machine.Resource, []machine.GCVerdict, error) {
 	all, err := e.Store.Resources()
-	if err != nil {
-		return nil, nil, err
+	if err != nil || len(all) == 0 {
+		return nil, nil, err // no resource: nothing to ask git about
 	}
 	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {

@@ -1,10 +1,12 @@
 package steps
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
@@ -28,11 +30,8 @@ type PlanOptions struct {
 }
 
 // PlanWith is Plan with opt. The trees are observed on a bounded pool of
-// workers, each writing only its own tree's item, so the items keep the
-// order of the store's records whatever order the observations end in;
-// what the trees share (the inventory, the remote view, the known
-// ancestors, the scope, the Git) is only read, and progress is reported
-// under a lock. A cancelled ctx starts no further observation and returns
+// workers while the remotes are asked and the trees' heads proved
+// (observeAll). A cancelled ctx starts no further observation and returns
 // its error.
 func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error) {
 	repoID, err := e.Store.RepositoryID()
@@ -71,7 +70,13 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	if len(observeIdx) > 0 {
 		advertised.Go(func() { view, viewErr = observe.Advertise(ctx, e.Git, e.Repo) })
 	}
-	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	// The registry and the records' branches, from git's files when they
+	// are the plain case (decision 0180), else from git.
+	var branches []string
+	for _, r := range live {
+		branches = append(branches, r.Branch)
+	}
+	inv, err := observe.TakeRegistryInventory(ctx, e.Git, e.Repo, branches...)
 	if err != nil {
 		return machine.Plan{}, err
 	}
@@ -81,50 +86,10 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	}
 	foreign := foreignItems(e, inv, recs, taken)
 	if len(observeIdx) > 0 {
-		advertised.Wait()
-		if viewErr != nil {
-			return machine.Plan{}, viewErr
-		}
-		if len(view.Remotes) == 0 {
-			return machine.Plan{}, errNoRemote(e)
-		}
-		scope, err := e.assessScope(view)
-		if err != nil {
-			return machine.Plan{}, err
-		}
-		heads := make([]string, 0, len(observeIdx))
-		for _, i := range observeIdx {
-			if en, ok := inv.Entry(live[i].Path); ok {
-				heads = append(heads, en.Head)
-			}
-		}
-		// Two questions for every head at once, asked side by side: which
-		// are ancestors of the first tip, and what tree each is (a tree
-		// whose index and files are exactly its HEAD is observed without
-		// git status, unless attributes from outside the repository could
-		// make git see its bytes otherwise).
-		var asked sync.WaitGroup
-		asked.Go(func() {
-			if len(heads) > 0 && !observe.AttributesFromOutside(ctx, e.Git, e.Repo) {
-				scope.HeadTrees = commitTrees(ctx, e, heads)
-			}
-		})
-		scope.Ancestors = knownAncestors(ctx, e, view, heads)
-		asked.Wait()
-		archived := archivedRecords(e)
-		var mu sync.Mutex
-		done := 0
-		err = eachBounded(ctx, planWorkers(opt.Workers), observeIdx, func(i int) {
-			r := live[i]
-			obs := observe.Worktree(ctx, e.Git, e.Repo, inv, r, scope)
-			obs.Lease = leases[r.ID]
-			items[i] = item(r, obs, e.assessKnowing(ctx, archived, r, obs, view, now), true)
-			mu.Lock()
-			defer mu.Unlock()
-			done++
-			e.progress(done, len(observeIdx), r.ID)
-		})
-		if err != nil {
+		if err := e.observeAll(ctx, opt, live, observeIdx, inv, leases, items, now, func() (*observe.RemoteView, error) {
+			advertised.Wait()
+			return view, viewErr
+		}); err != nil {
 			return machine.Plan{}, err
 		}
 		// The content hash cache of trees git no longer has goes: derived
@@ -141,6 +106,99 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 		CreatedAt:  now,
 		Items:      append(items, foreign...),
 	}), nil
+}
+
+// observeAll fills in the items of the records at observeIdx of live, in
+// two halves that do not wait for each other: the remote half (the
+// advertisement, which view waits for, then the heads known to be
+// ancestors of its first tip and one batch of proofs for the others,
+// observe.ProveAll) runs in the background, while the local half observes
+// every tree on a bounded pool of workers: registry, admin entry, status
+// or the status-free path (decision 0185), content and hidden state. Each
+// observation then gets its proof (observe.AttachProof) and its verdict.
+// Every worker writes only its own tree's observation, so the items keep
+// the order of the store's records whatever order the observations end
+// in; what the trees share (the inventory, the scope, the Git) is only
+// read, and progress is reported under a lock.
+func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Record, observeIdx []int, inv observe.Inventory,
+	leases map[string]*machine.Lease, items []machine.PlanItem, now time.Time, view func() (*observe.RemoteView, error)) error {
+	heads := make([]string, 0, len(observeIdx))
+	for _, i := range observeIdx {
+		if en, ok := inv.Entry(live[i].Path); ok {
+			heads = append(heads, en.Head)
+		} else {
+			heads = append(heads, live[i].EffectiveHead()) // gone already: its last known commit
+		}
+	}
+	var remote sync.WaitGroup
+	var v *observe.RemoteView
+	var viewErr error
+	var known map[string]bool
+	var proofs *observe.ProofSet
+	remote.Go(func() {
+		v, viewErr = view()
+		if viewErr != nil || len(v.Remotes) == 0 {
+			return
+		}
+		known = knownAncestors(ctx, e, v, heads)
+		var unproved []string
+		for _, h := range heads {
+			if !known[h] {
+				unproved = append(unproved, h)
+			}
+		}
+		proofs = observe.StartProofs(ctx, e.Git, e.Repo, unproved, v)
+		proofs.Wait()
+	})
+	defer remote.Wait()
+	remoteErr := func() error {
+		remote.Wait()
+		switch {
+		case viewErr != nil:
+			return viewErr
+		case len(v.Remotes) == 0:
+			return errNoRemote(e)
+		}
+		return nil
+	}
+	scope, err := e.assessScope(nil)
+	if err != nil {
+		return cmp.Or(remoteErr(), err)
+	}
+	// What tree each head is: a tree whose index and files are exactly
+	// its HEAD is observed without git status, unless attributes from
+	// outside the repository could make git see its bytes otherwise.
+	if !observe.AttributesFromOutside(ctx, e.Git, e.Repo) {
+		scope.HeadTrees = commitTrees(ctx, e, heads)
+	}
+	local := scope
+	local.Proof = false
+	obs := make([]machine.WorktreeObservation, len(live))
+	var mu sync.Mutex
+	done := 0
+	err = eachBounded(ctx, planWorkers(opt.Workers), observeIdx, func(i int) {
+		r := live[i]
+		obs[i] = observe.Worktree(ctx, e.Git, e.Repo, inv, r, local)
+		obs[i].Lease = leases[r.ID]
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		e.progress(done, len(observeIdx), r.ID)
+	})
+	if err != nil {
+		return err
+	}
+	if err := remoteErr(); err != nil {
+		return err
+	}
+	scope.View, scope.Ancestors, scope.Proofs = v, known, proofs
+	archived := archivedRecords(e)
+	for _, i := range observeIdx {
+		r := live[i]
+		observe.AttachProof(ctx, e.Git, e.Repo, r, &obs[i], scope)
+		items[i] = item(r, obs[i], e.assessKnowing(ctx, archived, r, obs[i], v, now), true)
+	}
+	return nil
 }
 
 // errNoRemote is the error of assessing trees in a repository without any

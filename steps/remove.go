@@ -249,8 +249,11 @@ func within(inner, dir string) bool {
 // settleRemoval finishes a removal whose git step has run (or was never
 // needed): it proves absence (lstat ENOENT and no registration), removes
 // only the exact stale admin entry git may have left, settles the owned
-// branch by compare-and-swap and completes the record. Anything else is a
-// removal-failed refusal naming what was seen; the intent stays for a retry.
+// branch by compare-and-swap and completes the record. Another key's admin
+// entry that still names the gone path is a duplicate-admin-entry refusal
+// naming it, whose retry keeps its HEAD, removes it and resumes; anything
+// else is a removal-failed refusal naming what was seen. Either way the
+// intent stays for the retry.
 func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, error) {
 	if ref, err := settleQuarantine(ctx, e, rec); err != nil {
 		return Outcome{}, err
@@ -277,6 +280,13 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		if obs, inv, err = observeSettled(ctx, e, rec); err != nil {
 			return Outcome{}, err
 		}
+	}
+	if obs.PathState == machine.PathAbsent && len(obs.OtherEntries) > 0 {
+		// Another key's entry names the gone path: dropping the record's
+		// own entry again would not settle it, and pruning would drop that
+		// entry's HEAD. The intent stays until the person has kept it.
+		r := machine.OtherEntriesRefusal(rec, obs.OtherEntries, "custody resume")
+		return Outcome{ID: rec.ID, Outcome: machine.OutcomeFailed, State: rec.State, Refusal: &r}, nil
 	}
 	if obs.PathState != machine.PathAbsent || obs.Registered || obs.AdminPresent {
 		what := fmt.Sprintf("path %s", obs.PathState)

@@ -399,6 +399,19 @@ func adCases() map[machine.Code]adCase {
 			return adWorld{r: adRepo(t), args: []string{"integrate", "claude", "--check"}}
 		}},
 		machine.CodeResourcesFrozen: {person: "the tree's resources froze its path into their commands; it stays where it is while they live, and whether to keep it there or end it with its resources is the person's choice (TestRelocateRefusedWithResources)"},
+		// The registry: another key's entry naming the tree's path, its
+		// HEAD at a commit nothing else reaches. The retry keeps it under
+		// a ref and removes the entry; the next plan removes the tree.
+		machine.CodeDuplicateAdminEntry: {setup: plan(func(t *testing.T, r *fixtures.Repo, id, path string) {
+			lone := r.Git("commit-tree", "-m", "only here", "HEAD^{tree}")
+			dup := filepath.Join(r.Dir, ".git", "worktrees", "stray")
+			if err := os.MkdirAll(dup, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, content := range map[string]string{"gitdir": filepath.Join(path, ".git") + "\n", "commondir": "../..\n", "HEAD": lone + "\n"} {
+				r.WriteFile(dup, name, content)
+			}
+		})},
 	}
 }
 

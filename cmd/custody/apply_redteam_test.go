@@ -416,12 +416,13 @@ func TestApplyRedTeamPackedBranch(t *testing.T) {
 
 // TestApplyRedTeamDuplicateAdminEntry: a second admin entry (another key)
 // names the same tree's path and holds a detached HEAD at a commit nothing
-// else reaches. Apply removes the tree, but must not drop that entry (its
-// HEAD is the only thing that keeps the commit), and says the truth about
-// the registry.
+// else reaches. Apply keeps the tree (its final observation, before the
+// intent, reads every entry's gitdir), says which entry and what HEAD it
+// holds, and its retry, pasted as printed, keeps that commit under a ref and
+// moves only that entry out of git's registry (its files kept): the next
+// plan removes the tree, and the commit stays reachable.
 func TestApplyRedTeamDuplicateAdminEntry(t *testing.T) {
 	t.Parallel()
-	t.Skip("finding: a second admin entry naming the tree's path (unseen by plan and by the tree's own observation) makes apply delete the whole tree and then fail removal-failed 'still registered with git', the record stuck in removing with neither path nor quarantine; the refusal names neither the entry nor a retry that works (custody resume repeats the failure)")
 	r, id, path, q, plan := rtTree(t, "dup")
 	lone := r.Git("commit-tree", "-m", "only here", r.Head(path)+"^{tree}")
 	dup := filepath.Join(r.Dir, ".git", "worktrees", "dup-entry")
@@ -432,32 +433,46 @@ func TestApplyRedTeamDuplicateAdminEntry(t *testing.T) {
 	rtWriteAdmin(t, dup, "commondir", "../..\n")
 	rtWriteAdmin(t, dup, "HEAD", lone+"\n")
 	res := custody(t, r, "apply", plan, "--json")
-	if res.Code != 0 && res.Code != exitPending {
-		t.Fatalf("apply: %s", res)
+	ref := rtRefused(t, res, id)
+	if ref.Code != machine.CodeDuplicateAdminEntry || !strings.Contains(ref.Message, dup) || !strings.Contains(ref.Message, lone) || !strings.Contains(ref.Message, path) {
+		t.Fatalf("apply %s: %+v, want %s naming %s, its HEAD %s and %s", id, ref, machine.CodeDuplicateAdminEntry, dup, lone, path)
 	}
-	o := applyOutcome(t, qtApplyDecoded(t, res), id)
-	t.Logf("apply %s: %+v", id, o)
 	if b, err := os.ReadFile(filepath.Join(dup, "HEAD")); err != nil || strings.TrimSpace(string(b)) != lone {
 		t.Errorf("the other entry's HEAD %s was dropped: %q, %v", lone, b, err)
 	}
-	registered := slices.Contains(sfRegistered(t, r), path)
-	if o.Outcome == "removed" && registered {
-		t.Errorf("apply reports %s removed, but git still registers %s", id, path)
-	}
-	if o.Outcome != "removed" && (o.Refusal == nil || !strings.Contains(o.Refusal.Message, path)) {
-		t.Errorf("apply %s: %+v, want a refusal naming %s", id, o, path)
-	}
-	if o.Outcome != "removed" {
-		// The retry it gives must lead somewhere: the entry that still
-		// registers the path is named, or resume settles it.
-		again := custody(t, r, "resume", "--json")
-		if st := sfRecordState(t, r, id); st != "tombstoned" && !strings.Contains(again.Stdout+again.Stderr, "dup-entry") &&
-			!strings.Contains(o.Refusal.Message, "dup-entry") {
-			t.Errorf("after apply and resume %s is %s, and neither names the entry dup-entry that still registers %s:\napply: %s\nresume: %s",
-				id, st, path, o.Refusal.Message, again)
-		}
+	rtWant(t, filepath.Join(path, "dup.txt"), "work of dup\n")
+	if st := sfRecordState(t, r, id); st != "finished" {
+		t.Errorf("%s is %s after the refusal, want finished (nothing was done)", id, st)
 	}
 	rtKeptOrRemoved(t, r, id, path, q)
+	// Resume has nothing to do: the refusal came before any intent.
+	if again := custody(t, r, "resume", "--json"); again.Code != 0 {
+		t.Errorf("resume after the refusal: %s", again)
+	}
+	// The retry, pasted as printed.
+	if sh := runBin(t, "sh", r, r.Dir, []string{sfPathEnv(filepath.Dir(custodyBin))}, "-c", ref.Retry); sh.Code != 0 && sh.Code != exitPending {
+		t.Fatalf("the retry %q failed:\n%s", ref.Retry, sh)
+	}
+	if got := strings.TrimSpace(r.Git("rev-parse", "refs/custody/stray/"+lone)); got != lone {
+		t.Fatalf("after the retry refs/custody/stray/%s is %q", lone, got)
+	}
+	if _, err := os.Lstat(dup); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("after the retry the entry %s is still there: %v", dup, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(r.Dir, ".git", "custody", "stray-entries", "dup-entry", "HEAD")); err != nil || strings.TrimSpace(string(b)) != lone {
+		t.Errorf("the entry moved aside lost its HEAD: %q, %v", b, err)
+	}
+	p, file := sfPlanNow(t, r, 0)
+	if it := planItem(t, p, id); it.Action != machine.ActionRemove {
+		t.Fatalf("after the retry plan keeps %s: %+v", id, it.Refusals)
+	}
+	mustCustody(t, r, 0, "apply", file)
+	if !rtKeptOrRemoved(t, r, id, path, q) {
+		t.Errorf("%s was not removed after the retry", id)
+	}
+	if out := r.Git("for-each-ref", "--contains", lone, "--format=%(refname)"); !strings.Contains(out, "refs/custody/stray/"+lone) {
+		t.Errorf("the lone commit %s is reachable from no ref after the removal: %q", lone, out)
+	}
 }
 
 // TestApplyRedTeamLockTakenLate: a lock taken on the tree after plan (before

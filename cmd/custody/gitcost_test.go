@@ -147,3 +147,50 @@ func TestGitWorkOfNew(t *testing.T) {
 		}
 	}
 }
+
+// TestGitWorkOfUnpushedTrees: plan proves every tree that is no ancestor
+// of the first tip in one batch (observe.ProveAll): trees with commits on
+// no remote, and trees published on another branch, cost no git process
+// of their own (each is exactly its HEAD, so no status either). Plan of 6
+// such trees runs as many git processes as plan of 2.
+func TestGitWorkOfUnpushedTrees(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	r.Git("checkout", "-q", "-b", "rel")
+	r.Commit(r.Dir, "rel.txt", "release\n")
+	r.Git("push", "-q", "origin", "rel")
+	r.Git("checkout", "-q", "main")
+	count := func(from, to int) (int, string) {
+		for i := from; i < to; i++ {
+			id, path := newTree(t, r, fmt.Sprintf("unpushed%d", i))
+			r.Commit(path, "w.txt", fmt.Sprintf("work %d\n", i))
+			if i%2 == 1 {
+				// Published on rel only: an ancestor of no first tip.
+				r.Git("-C", path, "reset", "-q", "--hard", "origin/rel")
+				r.Commit(path, "r.txt", fmt.Sprintf("on rel %d\n", i))
+				r.Git("-C", path, "push", "-q", "origin", "HEAD:rel")
+			}
+			sfFinish(t, r, id)
+		}
+		plan := mustCustody(t, r, 0, "plan", "--debug")
+		return strings.Count(plan.Stderr, "\n+ git "), plan.Stderr
+	}
+	two, _ := count(0, 2)
+	six, trace := count(2, 6)
+	if two != six {
+		t.Errorf("plan of 2 unpushed or elsewhere-published trees ran %d git processes, of 6 ran %d; want the same:\n%s", two, six, trace)
+	}
+	for _, c := range []struct {
+		cmd  string
+		want int
+	}{
+		{"-c core.fsmonitor=false", 0}, // status: every tree is exactly its HEAD
+		{"merge-base", 1},              // the batch's common ancestors
+		{"rev-list --parents", 1},      // the batch's history
+		{"diff-tree --stdin", 1},       // the heads' changes
+	} {
+		if got := gitRuns(trace, c.cmd); got != c.want {
+			t.Errorf("plan ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, trace)
+		}
+	}
+}

@@ -113,5 +113,6 @@ func nextSteps() map[machine.Code]string {
 		machine.CodeDispositionNotAllowed:   "custody migrate dispose ID --approve --disposition D --digest SHA (one the audit permits)",
 		machine.CodeLandFailed:              "git push REMOTE COMMIT:REF (after settling the remote's review branch)",
 		machine.CodeMigrateNotApproved:      "custody migrate dispose ID --approve|--reject REASON --digest SHA",
+		machine.CodeDuplicateAdminEntry:     "git --git-dir=COMMON update-ref refs/custody/stray/COMMIT COMMIT && mkdir -p -- COMMON/custody/stray-entries && mv -- ENTRY COMMON/custody/stray-entries/KEY && custody plan",
 	}
 }

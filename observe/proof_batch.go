@@ -1,0 +1,165 @@
+package observe
+
+import (
+	"context"
+	"maps"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// ProofResult is what proving one head found: its proof, nil when nothing
+// proves it, or the error that stopped the search (Proof is nil then).
+type ProofResult struct {
+	Proof *machine.Proof
+	Err   error
+}
+
+// ProveAll proves each of heads exactly as Prove proves it alone, asking
+// git the questions of all of them at once: the history, the changes of
+// their own commits, the commits on the tips that touch their paths, the
+// patch ids and the squash contents each take one git process for the
+// whole batch (docs/decisions/0215-one-proof-search-per-plan.md). Only
+// what is asked of one head's candidate alone (git's --cherry-pick
+// agreement, the entries of a squash commit that holds its content, the
+// exact path search when a merge touches its paths) costs a process of
+// its own. When a question asked for the whole batch fails, each head is
+// proved alone, so one head's trouble is only its own.
+func ProveAll(ctx context.Context, g *Git, repo Repo, heads []string, v *RemoteView) map[string]ProofResult {
+	out := make(map[string]ProofResult, len(heads))
+	var need []string
+	for _, h := range heads {
+		if _, ok := out[h]; ok {
+			continue
+		}
+		out[h] = ProofResult{}
+		if v == nil || len(v.Tips) == 0 || h == "" {
+			continue
+		}
+		if t, ok := exactTip(v.Tips, h); ok {
+			out[h] = ProofResult{Proof: ancestryProof(t, h)}
+			continue
+		}
+		need = append(need, h)
+	}
+	if len(need) == 0 {
+		return out
+	}
+	got, err := proveBatch(ctx, g, repo, need, v)
+	if err == nil {
+		maps.Copy(out, got)
+		return out
+	}
+	if len(need) == 1 || ctx.Err() != nil {
+		for _, h := range need {
+			out[h] = ProofResult{Err: err}
+		}
+		return out
+	}
+	for _, h := range need {
+		one, err := proveBatch(ctx, g, repo, []string{h}, v)
+		if err != nil {
+			out[h] = ProofResult{Err: err}
+			continue
+		}
+		out[h] = one[h]
+	}
+	return out
+}
+
+// proveBatch proves heads, none of them a tip itself. An error is one of
+// a question asked for every head; a head's own trouble is in its result.
+func proveBatch(ctx context.Context, g *Git, repo Repo, heads []string, v *RemoteView) (map[string]ProofResult, error) {
+	hg, err := readHistoryGraph(ctx, g, repo, heads, v.Tips)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]ProofResult, len(heads))
+	var searches []*proofSearch
+	for _, h := range heads {
+		if _, ok := hg.parents[h]; !ok {
+			// A common ancestor itself (the walk stops there): the first
+			// tip, whose common ancestor with every head it is, reaches it.
+			out[h] = ProofResult{Proof: ancestryProof(v.Tips[0], h)}
+			continue
+		}
+		tg, unique := hg.of(h)
+		if r := tg.reaching(h); len(r) > 0 {
+			out[h] = ProofResult{Proof: ancestryProof(r[0], h)}
+			continue
+		}
+		if len(unique) == 0 {
+			out[h] = ProofResult{Err: errReachableFromNoneAlone(h)}
+			continue
+		}
+		out[h] = ProofResult{}
+		searches = append(searches, newProofSearch(g, repo, h, unique, tg))
+	}
+	if err := prepareSearches(ctx, g, repo, hg, searches, v.patches); err != nil {
+		return nil, err
+	}
+	var squash []*proofSearch
+	for _, s := range searches {
+		if !s.searchable {
+			continue
+		}
+		p, err := s.patchEquivalent(ctx)
+		switch {
+		case err != nil:
+			out[s.head] = ProofResult{Err: err}
+		case p != nil:
+			out[s.head] = ProofResult{Proof: s.withCommits(p)}
+		default:
+			squash = append(squash, s)
+		}
+	}
+	found, err := squashMergedAll(ctx, g, repo, squash)
+	if err != nil {
+		return nil, err
+	}
+	for s, r := range found {
+		if r.Proof != nil {
+			r.Proof = s.withCommits(r.Proof)
+		}
+		out[s.head] = r
+	}
+	return out, nil
+}
+
+// ProofSet is the proofs of a batch of heads, found in the background
+// (StartProofs) while the trees they belong to are observed.
+type ProofSet struct {
+	done chan struct{}
+	res  map[string]ProofResult
+}
+
+// StartProofs starts ProveAll of heads against v and returns at once.
+func StartProofs(ctx context.Context, g *Git, repo Repo, heads []string, v *RemoteView) *ProofSet {
+	ps := &ProofSet{done: make(chan struct{})}
+	go func() {
+		defer close(ps.done)
+		ps.res = ProveAll(ctx, g, repo, heads, v)
+	}()
+	return ps
+}
+
+// get waits for the batch and returns head's result; false when the set
+// is nil, head is not in it, or ctx ended first.
+func (ps *ProofSet) get(ctx context.Context, head string) (ProofResult, bool) {
+	if ps == nil {
+		return ProofResult{}, false
+	}
+	select {
+	case <-ps.done:
+	case <-ctx.Done():
+		return ProofResult{}, false
+	}
+	r, ok := ps.res[head]
+	return r, ok
+}
+
+// Wait returns once the batch is done (at once for a nil set).
+func (ps *ProofSet) Wait() {
+	if ps != nil {
+		<-ps.done
+	}
+}
