@@ -284,7 +284,7 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 	}
 	disposable, err := e.disposable()
 	if err != nil {
-		return moveBack(e, rec, "", "the disposable patterns cannot be read: "+err.Error())
+		return moveBack(e, rec, "", "the disposable patterns cannot be read: "+err.Error(), false)
 	}
 	return finishQuarantine(ctx, e, rec, m, &disposable)
 }
@@ -312,7 +312,7 @@ func settleQuarantine(ctx context.Context, e *Env, rec machine.Record) (*machine
 	if err != nil {
 		// Without the manifest nothing in it can be told apart: put it
 		// back whole.
-		return moveBack(e, rec, "", "its manifest cannot be read: "+err.Error())
+		return moveBack(e, rec, "", "its manifest cannot be read: "+err.Error(), true)
 	}
 	if ref := quarantineInUse(e, rec); ref != nil {
 		return ref, nil
@@ -331,7 +331,7 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 	q := rec.Intent.Quarantine
 	if reclassify != nil {
 		if stray, why := m.reclassified(q, *reclassify); stray != "" {
-			return moveBack(e, rec, stray, why)
+			return moveBack(e, rec, stray, why, false)
 		}
 	}
 	var once sync.Once
@@ -359,19 +359,29 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 		_ = os.Remove(manifestPath(e, rec.ID))
 		return nil, nil
 	}
-	return stoppedRemoval(ctx, e, rec, m, res)
+	return stoppedRemoval(ctx, e, rec, m, res, reclassify == nil)
 }
 
-// moveBack returns the quarantine, nothing of it deleted, to the tree's
-// path (when that is free) and refuses, naming the entry that stopped the
-// removal.
-func moveBack(e *Env, rec machine.Record, stray, why string) (*machine.Refusal, error) {
+// moveBack returns the quarantine, nothing (more) of it deleted, to the
+// tree's path (when that is free) and refuses, naming the entry that
+// stopped the removal. settling is set when a run stopped before may
+// have deleted some of it.
+func moveBack(e *Env, rec machine.Record, stray, why string, settling bool) (*machine.Refusal, error) {
 	stray, where, err := returnQuarantine(e, rec, stray)
 	if err != nil {
 		return nil, err
 	}
 	return &machine.Refusal{Code: machine.CodeQuarantineChanged, Path: stray, Retry: "custody plan",
-		Message: fmt.Sprintf("%s appeared or changed in %s after the final observation (%s); the tree was kept at %s with nothing of it deleted", stray, rec.ID, why, where)}, nil
+		Message: fmt.Sprintf("%s appeared or changed in %s after the final observation (%s); the tree was kept at %s%s", stray, rec.ID, why, where, nothingDeleted(settling))}, nil
+}
+
+// nothingDeleted says that a stopped removal deleted nothing: of the tree,
+// or (settling what a stopped run left) nothing more than that run did.
+func nothingDeleted(settling bool) string {
+	if settling {
+		return " with nothing more of it deleted than the run stopped before had deleted"
+	}
+	return " with nothing of it deleted"
 }
 
 // returnQuarantine moves rec's quarantine back to the tree's path when that

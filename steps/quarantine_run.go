@@ -166,8 +166,9 @@ func (d qdeletion) run(q string) qresult {
 // when the entry is not what the check saw, removal-failed when it could
 // not be deleted. It says how many files were deleted, that each was
 // HEAD's (or the archive's), and whether all were restored; when some
-// were not, the retry restores them.
-func stoppedRemoval(ctx context.Context, e *Env, rec machine.Record, m manifest, res qresult) (*machine.Refusal, error) {
+// were not, the retry restores them. settling is set when a run stopped
+// before had deleted some of the tree.
+func stoppedRemoval(ctx context.Context, e *Env, rec machine.Record, m manifest, res qresult, settling bool) (*machine.Refusal, error) {
 	entry, where, err := returnQuarantine(e, rec, res.stray)
 	if err != nil {
 		return nil, err
@@ -191,7 +192,7 @@ func stoppedRemoval(ctx context.Context, e *Env, rec machine.Record, m manifest,
 	}
 	switch {
 	case len(res.deleted) == 0:
-		msg += " with nothing of it deleted"
+		msg += nothingDeleted(settling)
 	case tracked == 0:
 	case len(left) == 0:
 		msg += fmt.Sprintf(", and the %d tracked files its removal had already deleted (each %s) were restored from its index", tracked, each)
