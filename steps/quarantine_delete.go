@@ -21,15 +21,16 @@ type deleteHalt struct {
 	err       error
 }
 
-// deleteChecked deletes files on up to deleteWorkers goroutines with del,
-// which verifies each right before it deletes it (on the goroutine that
-// deletes it) and returns why it did not (the file is not what the check
-// saw) or the error deleting it met. The first file del refuses or cannot
+// deleteChecked deletes files on up to deleteWorkers goroutines, each
+// with its own del (from worker, with what ends it once the goroutine is
+// done), which verifies each file right before it deletes it and returns
+// why it did not (the file is not what the check saw) or the error
+// deleting it met. The first file del refuses or cannot
 // delete stops every worker before its next file; what is under way
 // finishes. It returns the files it deleted (sorted by their paths) and
 // why it stopped (nil when every file went).
 // afterFirst runs once, after the first deletion.
-func deleteChecked(files []quarantinedFile, del func(quarantinedFile) (string, error), afterFirst func()) ([]quarantinedFile, *deleteHalt) {
+func deleteChecked(files []quarantinedFile, worker func() (del func(quarantinedFile) (string, error), done func()), afterFirst func()) ([]quarantinedFile, *deleteHalt) {
 	var (
 		mu      sync.Mutex
 		deleted = make([]quarantinedFile, 0, len(files))
@@ -49,6 +50,8 @@ func deleteChecked(files []quarantinedFile, del func(quarantinedFile) (string, e
 	}
 	for range min(deleteWorkers, len(files)) {
 		wg.Go(func() {
+			del, done := worker()
+			defer done()
 			for !stopped.Load() {
 				i := int(next.Add(1)) - 1
 				if i >= len(files) {

@@ -44,12 +44,14 @@ func rels(files []quarantinedFile) []string {
 }
 
 // byPath deletes a file by its path once verify passes it.
-func byPath(verify func(quarantinedFile) string) func(quarantinedFile) (string, error) {
-	return func(f quarantinedFile) (string, error) {
-		if why := verify(f); why != "" {
-			return why, nil
-		}
-		return "", os.Remove(f.path)
+func byPath(verify func(quarantinedFile) string) func() (func(quarantinedFile) (string, error), func()) {
+	return func() (func(quarantinedFile) (string, error), func()) {
+		return func(f quarantinedFile) (string, error) {
+			if why := verify(f); why != "" {
+				return why, nil
+			}
+			return "", os.Remove(f.path)
+		}, func() {}
 	}
 }
 

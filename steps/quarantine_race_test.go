@@ -2,6 +2,7 @@ package steps
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -241,10 +242,19 @@ func TestQuarantineChangedDuringDeletion(t *testing.T) {
 // nothing through the link: the files outside are all still there.
 func TestQuarantineNeverFollowsASwappedDirectory(t *testing.T) {
 	t.Parallel()
+	for _, budget := range []int{0, 1} {
+		t.Run(fmt.Sprintf("budget-%d", budget), func(t *testing.T) {
+			t.Parallel()
+			neverFollows(t, budget)
+		})
+	}
+}
+
+func neverFollows(t *testing.T, budget int) {
 	q, m, out := raceFixture(t)
 	decoy := filepath.Join(out, "decoy")
 	raceWrite(t, filepath.Join(decoy, "c.txt"), "e c\n")
-	res := qdeletion{m: m, idLen: 40, afterFirst: func() {
+	res := qdeletion{m: m, idLen: 40, budget: budget, afterFirst: func() {
 		// On a deleting goroutine: report, never t.Fatal.
 		if err := os.Rename(filepath.Join(q, "e"), filepath.Join(out, "e")); err != nil {
 			t.Error(err)
@@ -328,6 +338,8 @@ func TestQuarantineKeepsAFileSavedOverACheckedOne(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("%s not among the files checked", target)
 	}
+	c := &dirCache{sc: sc}
+	defer c.close()
 	why, err := sc.remove(sc.files[i], func(f quarantinedFile, fi fs.FileInfo) string {
 		if w := m.unexpected(f.rel, f.path, fi, 40); w != "" {
 			return w
@@ -335,7 +347,7 @@ func TestQuarantineKeepsAFileSavedOverACheckedOne(t *testing.T) {
 		raceWrite(t, filepath.Join(out, "saved"), "a person's save\n")
 		must(t, os.Rename(filepath.Join(out, "saved"), target))
 		return ""
-	})
+	}, c)
 	if why == "" || err != nil {
 		t.Errorf("remove = %q, %v; want it refused", why, err)
 	}

@@ -107,14 +107,17 @@ func (d qdeletion) run(q string) qresult {
 		}
 		return d.m.unexpected(f.rel, f.path, fi, d.idLen)
 	}
-	del := func(f quarantinedFile) (string, error) { return sc.remove(f, verify) }
+	worker := func() (func(quarantinedFile) (string, error), func()) {
+		c := &dirCache{sc: sc}
+		return func(f quarantinedFile) (string, error) { return sc.remove(f, verify, c) }, c.close
+	}
 	afterFirst := d.afterFirst
 	if afterFirst == nil {
 		afterFirst = func() {}
 	}
 	gone, counted := map[string]bool{}, map[string]bool{}
 	deleteAll := func(files []quarantinedFile) *deleteHalt {
-		deleted, halt := deleteChecked(files, del, afterFirst)
+		deleted, halt := deleteChecked(files, worker, afterFirst)
 		for _, f := range deleted {
 			gone[path.Join(f.node.rel, f.name)] = true
 			if !counted[f.rel] { // a file and the same file renamed aside

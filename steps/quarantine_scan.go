@@ -277,16 +277,15 @@ func (n *qnode) shown() string {
 // without replacing, a name already taken), f is deleted by its name
 // right after its verification. It returns why it did not delete f, or
 // the error deleting it met.
-func (sc *qscan) remove(f quarantinedFile, verify func(quarantinedFile, fs.FileInfo) string) (string, error) {
+func (sc *qscan) remove(f quarantinedFile, verify func(quarantinedFile, fs.FileInfo) string, c *dirCache) (string, error) {
 	n := f.node
 	if pi := observe.Lstat(n.path); pi.State != machine.PathPresent || !pi.IsDir || pi.IsSymlink || [2]uint64{pi.Dev, pi.Ino} != n.id {
 		return "the directory holding it is no longer the one the check read", nil
 	}
-	d, done, err := sc.open(n)
+	d, err := c.get(n)
 	if err != nil {
 		return "the directory holding it is no longer the one the check read: " + err.Error(), nil
 	}
-	defer done()
 	fi, err := d.stat(f.name)
 	if err != nil {
 		return "unreadable: " + err.Error(), nil
@@ -319,6 +318,41 @@ func (sc *qscan) remove(f quarantinedFile, verify func(quarantinedFile, fs.FileI
 		why += "; it is kept as " + filepath.Join(n.path, aside)
 	}
 	return why, nil
+}
+
+// dirCache keeps, for one deleting goroutine, the last directory it had
+// to open again (one not held): the files of a directory come one after
+// another, so each is opened again once, not once per file.
+type dirCache struct {
+	sc   *qscan
+	node *qnode
+	dir  qdir
+	done func()
+}
+
+// get returns n's directory: held, the one kept, or opened again.
+func (c *dirCache) get(n *qnode) (qdir, error) {
+	if n.held {
+		return n.dir, nil
+	}
+	if c.node == n {
+		return c.dir, nil
+	}
+	c.close()
+	d, done, err := c.sc.open(n)
+	if err != nil {
+		return qdir{}, err
+	}
+	c.node, c.dir, c.done = n, d, done
+	return d, nil
+}
+
+// close releases the directory kept.
+func (c *dirCache) close() {
+	if c.done != nil {
+		c.done()
+	}
+	c.node, c.dir, c.done = nil, qdir{}, nil
 }
 
 // sameIno reports whether fi is of inode ino, where the system gives
