@@ -7,13 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
@@ -33,7 +29,11 @@ import (
 // must be neither a .git, a git directory nor a special file (nor anything
 // but bytecode in a __pycache__/). A writer that opens a path under
 // the tree after the rename finds no tree; one that wrote before it is
-// found by the check.
+// found by the check. The check and the deletion go through the same
+// directories, held open (quarantine_scan.go), and each directory is
+// listed again before the first deletion, before the .git files and
+// before the directories go: whatever changed since the check stops the
+// removal there, and what it had deleted is put back (quarantine_run.go).
 
 // manifestEntry is one entry a quarantined tree may hold.
 type manifestEntry struct {
@@ -224,50 +224,16 @@ func (m manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string
 	return fmt.Sprintf("a %s where HEAD has a %s", mode.Type(), want.Kind)
 }
 
-// quarantinedFile is a file (any entry but a directory) strayEntry found
-// in a quarantine: its path, and the slash-separated path relative to the
-// quarantine that the manifest knows it by.
-type quarantinedFile struct{ path, rel string }
-
-// strayEntry walks q (lstat only) and returns the first entry m does not
-// allow, with why, and the entries it saw (deepest last), or an error the
-// walk met (an unreadable directory is a stray: what it holds is unknown).
-// When checked is set, it records there what lstat said of each regular
-// file it read and found HEAD's.
-func strayEntry(q string, m manifest, idLen int, checked map[string]fs.FileInfo) (stray, why string, files []quarantinedFile, dirs []string) {
-	err := filepath.WalkDir(q, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			stray, why = path, "unreadable: "+err.Error()
-			return fs.SkipAll
-		}
-		if path == q {
-			return nil
-		}
-		rel, _ := filepath.Rel(q, path)
-		rel = filepath.ToSlash(rel)
-		fi, err := os.Lstat(path)
-		if err != nil {
-			stray, why = path, "unreadable: "+err.Error()
-			return fs.SkipAll
-		}
-		if w := m.unexpected(rel, path, fi, idLen); w != "" {
-			stray, why = path, w
-			return fs.SkipAll
-		}
-		if fi.IsDir() {
-			dirs = append(dirs, path)
-		} else {
-			files = append(files, quarantinedFile{path: path, rel: rel})
-			if checked != nil && fi.Mode().IsRegular() {
-				checked[path] = fi
-			}
-		}
-		return nil
-	})
-	if err != nil && stray == "" {
-		stray, why = q, err.Error()
-	}
-	return stray, why, files, dirs
+// quarantinedFile is a file (any entry but a directory) the check found
+// in a quarantine: its path, the slash-separated path relative to the
+// quarantine that the manifest knows it by, the directory holding it (as
+// the check listed it), its name there and the inode number the check's
+// lstat gave it.
+type quarantinedFile struct {
+	path, rel string
+	node      *qnode
+	name      string
+	ino       uint64
 }
 
 // quarantineRemove moves rec's tree (observed as obs, which proved it
@@ -318,7 +284,7 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 	}
 	disposable, err := e.disposable()
 	if err != nil {
-		return moveBack(e, rec, "", "the disposable patterns cannot be read: "+err.Error())
+		return moveBack(e, rec, "", "the disposable patterns cannot be read: "+err.Error(), false)
 	}
 	return finishQuarantine(ctx, e, rec, m, &disposable)
 }
@@ -346,7 +312,7 @@ func settleQuarantine(ctx context.Context, e *Env, rec machine.Record) (*machine
 	if err != nil {
 		// Without the manifest nothing in it can be told apart: put it
 		// back whole.
-		return moveBack(e, rec, "", "its manifest cannot be read: "+err.Error())
+		return moveBack(e, rec, "", "its manifest cannot be read: "+err.Error(), true)
 	}
 	if ref := quarantineInUse(e, rec); ref != nil {
 		return ref, nil
@@ -363,111 +329,59 @@ func settleQuarantine(ctx context.Context, e *Env, rec machine.Record) (*machine
 // made it recognisable, and each entry left is still checked.
 func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifest, reclassify *machine.Patterns) (*machine.Refusal, error) {
 	q := rec.Intent.Quarantine
-	idLen := len(rec.Intent.Commit)
 	if reclassify != nil {
 		if stray, why := m.reclassified(q, *reclassify); stray != "" {
-			return moveBack(e, rec, stray, why)
+			return moveBack(e, rec, stray, why, false)
 		}
-	}
-	// Every file is read once, after the tree went into quarantine and no
-	// process was found using it. Right before its deletion a file is read
-	// again unless lstat still says exactly what it said then and its
-	// stamps were already older than that read by the racy-clean margin
-	// (observe.Unchanged): a write since would have stamped it anew.
-	start := time.Now()
-	var checked map[string]fs.FileInfo
-	trusted, onDevice := observe.StampsTrusted(q)
-	if trusted {
-		checked = map[string]fs.FileInfo{}
-	}
-	stray, why, files, dirs := strayEntry(q, m, idLen, checked)
-	for f, fi := range checked {
-		if !onDevice(fi) {
-			delete(checked, f) // below a mount inside the tree: read again
-		}
-	}
-	if stray != "" {
-		return moveBack(e, rec, stray, why)
-	}
-	// Every directory must still be one (no link put in its place while
-	// the check read the files), and right before a file goes its parent
-	// must still be that directory: a directory swapped for a link would
-	// make the deletion follow it out of the quarantine.
-	dirIDs := make(map[string][2]uint64, len(dirs)+1)
-	for _, d := range append(slices.Clip(dirs), q) {
-		pi := observe.Lstat(d)
-		if pi.State != machine.PathPresent || !pi.IsDir || pi.IsSymlink {
-			return moveBack(e, rec, d, "it is no longer a directory")
-		}
-		dirIDs[d] = [2]uint64{pi.Dev, pi.Ino}
-	}
-	// A lock taken since the final observation (git finds the entry by
-	// its path even while the tree is in quarantine) keeps the tree: the
-	// admin entry, its lock and reason, would go with it.
-	if key := rec.AdminKeyOrID(); key != "" && key == filepath.Base(key) {
-		if lock := filepath.Join(e.Repo.AdminDir(key), "locked"); observe.Lstat(lock).State != machine.PathAbsent {
-			return moveBack(e, rec, lock, "the tree was locked with git worktree lock")
-		}
-	}
-	verify := func(qf quarantinedFile) string {
-		parent := filepath.Dir(qf.path)
-		want, seen := dirIDs[parent]
-		if pi := observe.Lstat(parent); !seen || pi.State != machine.PathPresent || !pi.IsDir || pi.IsSymlink || [2]uint64{pi.Dev, pi.Ino} != want {
-			return "the directory holding it is no longer the one the check read"
-		}
-		fi, err := os.Lstat(qf.path)
-		if err != nil {
-			return "unreadable: " + err.Error()
-		}
-		if before, ok := checked[qf.path]; !ok || !observe.Unchanged(before, fi, start) {
-			return m.unexpected(qf.rel, qf.path, fi, idLen)
-		}
-		return ""
 	}
 	var once sync.Once
-	afterFirst := func() { once.Do(func() { failpoint("apply/during-delete") }) }
-	// The .git files go last, so a removal stopped part way leaves trees
-	// git still knows, whose deleted files can be checked out again.
-	// Deleted a few at a time (deleteChecked), each file is verified right
-	// before it goes, and the first that fails stops them all.
-	others, gitfiles := m.gitfilesApart(files)
-	deleted, halt := deleteChecked(others, verify, afterFirst)
-	if halt == nil {
-		var more []string
-		more, halt = deleteChecked(gitfiles, verify, afterFirst)
-		deleted = append(deleted, more...)
-	}
-	switch {
-	case halt != nil && halt.err != nil:
-		return blockedRemoval(ctx, e, rec, m, halt.path, halt.err, deleted)
-	case halt != nil:
-		return moveBack(e, rec, halt.path, halt.why)
-	}
-	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
-	for _, d := range append(dirs, q) {
-		if err := os.Remove(d); err != nil {
-			// Something appeared in it since the check, or it cannot be
-			// deleted at all.
-			stray, why, _, _ := strayEntry(q, m, idLen, nil)
-			if stray == "" {
-				return blockedRemoval(ctx, e, rec, m, d, err, deleted)
+	d := qdeletion{m: m, idLen: len(rec.Intent.Commit),
+		// A lock taken since the final observation (git finds the entry
+		// by its path even while the tree is in quarantine) keeps the
+		// tree: the admin entry, its lock and reason, would go with it.
+		hold: func() (string, string) {
+			if key := rec.AdminKeyOrID(); key != "" && key == filepath.Base(key) {
+				if lock := filepath.Join(e.Repo.AdminDir(key), "locked"); observe.Lstat(lock).State != machine.PathAbsent {
+					return lock, "the tree was locked with git worktree lock"
+				}
 			}
-			return moveBack(e, rec, stray, why)
-		}
+			return "", ""
+		},
+		afterFirst: func() {
+			once.Do(func() {
+				failpoint("apply/during-delete")
+				pause("apply/during-delete")
+			})
+		},
 	}
-	_ = os.Remove(manifestPath(e, rec.ID))
-	return nil, nil
+	res := d.run(q)
+	if res.stray == "" {
+		_ = os.Remove(manifestPath(e, rec.ID))
+		return nil, nil
+	}
+	return stoppedRemoval(ctx, e, rec, m, res, reclassify == nil)
 }
 
-// moveBack returns the quarantine to the tree's path (when that is free)
-// and refuses, naming the entry that stopped the removal.
-func moveBack(e *Env, rec machine.Record, stray, why string) (*machine.Refusal, error) {
+// moveBack returns the quarantine, nothing (more) of it deleted, to the
+// tree's path (when that is free) and refuses, naming the entry that
+// stopped the removal. settling is set when a run stopped before may
+// have deleted some of it.
+func moveBack(e *Env, rec machine.Record, stray, why string, settling bool) (*machine.Refusal, error) {
 	stray, where, err := returnQuarantine(e, rec, stray)
 	if err != nil {
 		return nil, err
 	}
 	return &machine.Refusal{Code: machine.CodeQuarantineChanged, Path: stray, Retry: "custody plan",
-		Message: fmt.Sprintf("%s appeared or changed in %s after the final observation (%s); the tree was kept at %s", stray, rec.ID, why, where)}, nil
+		Message: fmt.Sprintf("%s appeared or changed in %s after the final observation (%s); the tree was kept at %s%s", stray, rec.ID, why, where, nothingDeleted(settling))}, nil
+}
+
+// nothingDeleted says that a stopped removal deleted nothing: of the tree,
+// or (settling what a stopped run left) nothing more than that run did.
+func nothingDeleted(settling bool) string {
+	if settling {
+		return " with nothing more of it deleted than the run stopped before had deleted"
+	}
+	return " with nothing of it deleted"
 }
 
 // returnQuarantine moves rec's quarantine back to the tree's path when that
@@ -533,76 +447,4 @@ func (m manifest) gitfilesApart(files []quarantinedFile) (others, gitfiles []qua
 		}
 	}
 	return others, gitfiles
-}
-
-// blockedRemoval handles an entry of the quarantine that cannot be
-// deleted (an immutable file, a mount point): the tree goes back to its
-// path, and the tracked files already deleted (each identical to HEAD,
-// their trees' .git files still in place) are checked out again from the
-// index, so the tree is whole. It refuses with removal-failed, naming the
-// entry and why; when something could not be restored it says what is
-// missing and how to restore it.
-func blockedRemoval(ctx context.Context, e *Env, rec machine.Record, m manifest, entry string, why error, deleted []string) (*machine.Refusal, error) {
-	entry, where, err := returnQuarantine(e, rec, entry)
-	if err != nil {
-		return nil, err
-	}
-	ref := &machine.Refusal{Code: machine.CodeRemovalFailed, Path: entry, Retry: "custody plan"}
-	left := restoreDeleted(ctx, e, where, m, deleted)
-	msg := fmt.Sprintf("%s could not be deleted (%v), so the removal of %s stopped; the tree was put back at %s", entry, why, rec.ID, where)
-	switch {
-	case len(deleted) == 0:
-		msg += " with nothing of it deleted"
-	case len(left) == 0:
-		msg += fmt.Sprintf(" and the %d tracked files already deleted were restored from HEAD", len(deleted))
-	default:
-		msg += fmt.Sprintf("; %d of the %d tracked files already deleted (each identical to HEAD) could not be restored, e.g. %s", len(left), len(deleted), left[0])
-		ref.Retry = restoreDeletedRetry(where)
-	}
-	ref.Message = msg + ". Make it deletable (chattr -i, unmount, fix its permissions), then plan again"
-	return ref, nil
-}
-
-// restoreDeleted checks out again, from the index of the tree (or
-// submodule) that holds each, the tracked files in deleted (paths relative
-// to the tree at dir), never overwriting what is there. Build output and
-// custody's own .env are not restored (they are regenerated). It returns
-// the paths it could not restore.
-func restoreDeleted(ctx context.Context, e *Env, dir string, m manifest, deleted []string) []string {
-	byRoot := map[string][]string{}
-	var roots []string
-	for _, rel := range deleted {
-		if k := m[rel].Kind; k != "file" && k != "link" && k != "gitfile" {
-			continue
-		}
-		root := ""
-		for p := path.Dir(rel); p != "." && p != "/"; p = path.Dir(p) {
-			if m[p].Kind == "dir" {
-				root = p
-				break
-			}
-		}
-		if _, ok := byRoot[root]; !ok {
-			roots = append(roots, root)
-		}
-		byRoot[root] = append(byRoot[root], strings.TrimPrefix(strings.TrimPrefix(rel, root), "/"))
-	}
-	var left []string
-	for _, root := range roots {
-		paths := byRoot[root]
-		in := strings.Join(paths, "\x00") + "\x00"
-		if _, err := e.Git.MutateInput(ctx, filepath.Join(dir, filepath.FromSlash(root)), []byte(in), "checkout-index", "-z", "--stdin"); err != nil {
-			for _, p := range paths {
-				left = append(left, path.Join(root, p))
-			}
-			continue
-		}
-		for _, p := range paths {
-			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(root), filepath.FromSlash(p))); err != nil {
-				left = append(left, path.Join(root, p))
-			}
-		}
-	}
-	sort.Strings(left)
-	return left
 }

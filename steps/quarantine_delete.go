@@ -1,8 +1,8 @@
 package steps
 
 import (
-	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -21,17 +21,19 @@ type deleteHalt struct {
 	err       error
 }
 
-// deleteChecked deletes files on up to deleteWorkers goroutines, each one
-// only after verify (run right before it, on the goroutine that deletes
-// it) found it still what the check saw. The first file verify objects to
-// or that cannot be deleted stops every worker before its next file; what
-// is under way finishes. It returns the files it deleted (slash-separated,
-// relative to the quarantine, sorted) and why it stopped (nil when every
-// file went). afterFirst runs once, after the first deletion.
-func deleteChecked(files []quarantinedFile, verify func(quarantinedFile) string, afterFirst func()) ([]string, *deleteHalt) {
+// deleteChecked deletes files on up to deleteWorkers goroutines, each
+// with its own del (from worker, with what ends it once the goroutine is
+// done), which verifies each file right before it deletes it and returns
+// why it did not (the file is not what the check saw) or the error
+// deleting it met. The first file del refuses or cannot
+// delete stops every worker before its next file; what is under way
+// finishes. It returns the files it deleted (sorted by their paths) and
+// why it stopped (nil when every file went).
+// afterFirst runs once, after the first deletion.
+func deleteChecked(files []quarantinedFile, worker func() (del func(quarantinedFile) (string, error), done func()), afterFirst func()) ([]quarantinedFile, *deleteHalt) {
 	var (
 		mu      sync.Mutex
-		deleted = make([]string, 0, len(files))
+		deleted = make([]quarantinedFile, 0, len(files))
 		halt    *deleteHalt
 		stopped atomic.Bool
 		next    atomic.Int64
@@ -48,28 +50,27 @@ func deleteChecked(files []quarantinedFile, verify func(quarantinedFile) string,
 	}
 	for range min(deleteWorkers, len(files)) {
 		wg.Go(func() {
+			del, done := worker()
+			defer done()
 			for !stopped.Load() {
 				i := int(next.Add(1)) - 1
 				if i >= len(files) {
 					return
 				}
 				f := files[i]
-				if why := verify(f); why != "" {
-					stop(&deleteHalt{path: f.path, why: why})
-					return
-				}
-				if err := os.Remove(f.path); err != nil {
-					stop(&deleteHalt{path: f.path, err: err})
+				why, err := del(f)
+				if why != "" || err != nil {
+					stop(&deleteHalt{path: f.path, why: why, err: err})
 					return
 				}
 				mu.Lock()
-				deleted = append(deleted, f.rel)
+				deleted = append(deleted, f)
 				mu.Unlock()
 				first.Do(afterFirst)
 			}
 		})
 	}
 	wg.Wait()
-	slices.Sort(deleted)
+	slices.SortFunc(deleted, func(a, b quarantinedFile) int { return strings.Compare(a.path, b.path) })
 	return deleted, halt
 }

@@ -34,6 +34,27 @@ func deleteFixture(t *testing.T, n int) (string, []quarantinedFile) {
 	return q, files
 }
 
+// rels are the relative paths of files.
+func rels(files []quarantinedFile) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, f.rel)
+	}
+	return out
+}
+
+// byPath deletes a file by its path once verify passes it.
+func byPath(verify func(quarantinedFile) string) func() (func(quarantinedFile) (string, error), func()) {
+	return func() (func(quarantinedFile) (string, error), func()) {
+		return func(f quarantinedFile) (string, error) {
+			if why := verify(f); why != "" {
+				return why, nil
+			}
+			return "", os.Remove(f.path)
+		}, func() {}
+	}
+}
+
 // TestDeleteCheckedVerifiesEachFileFirst: every file is verified right
 // before it is deleted and only then deleted; all of them go when each
 // passes (the list sorted, afterFirst run once); the file verify objects
@@ -53,7 +74,7 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 		var mu sync.Mutex
 		verified := map[string]bool{}
 		var firsts atomic.Int32
-		deleted, halt := deleteChecked(files, func(f quarantinedFile) string {
+		got, halt := deleteChecked(files, byPath(func(f quarantinedFile) string {
 			if !exists(f.path) {
 				t.Errorf("%s verified after it was deleted", f.rel)
 			}
@@ -61,7 +82,8 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 			verified[f.rel] = true
 			mu.Unlock()
 			return ""
-		}, func() { firsts.Add(1) })
+		}), func() { firsts.Add(1) })
+		deleted := rels(got)
 		if halt != nil {
 			t.Fatalf("stopped: %+v", halt)
 		}
@@ -90,7 +112,7 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 		bad := files[40]
 		var mu sync.Mutex
 		verified := map[string]bool{}
-		deleted, halt := deleteChecked(files, func(f quarantinedFile) string {
+		got, halt := deleteChecked(files, byPath(func(f quarantinedFile) string {
 			mu.Lock()
 			verified[f.rel] = true
 			mu.Unlock()
@@ -98,7 +120,8 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 				return "its bytes differ from HEAD"
 			}
 			return ""
-		}, func() {})
+		}), func() {})
+		deleted := rels(got)
 		if halt == nil || halt.path != bad.path || halt.why != "its bytes differ from HEAD" || halt.err != nil {
 			t.Fatalf("halt = %+v, want %s with why", halt, bad.path)
 		}
@@ -132,7 +155,8 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 		files = append(files[:10:10], append([]quarantinedFile{{path: full, rel: "full"}}, files[10:]...)...)
-		deleted, halt := deleteChecked(files, func(quarantinedFile) string { return "" }, func() {})
+		got, halt := deleteChecked(files, byPath(func(quarantinedFile) string { return "" }), func() {})
+		deleted := rels(got)
 		if halt == nil || halt.path != full || halt.err == nil {
 			t.Fatalf("halt = %+v, want %s with an error", halt, full)
 		}
@@ -143,7 +167,8 @@ func TestDeleteCheckedVerifiesEachFileFirst(t *testing.T) {
 
 	t.Run("none", func(t *testing.T) {
 		t.Parallel()
-		deleted, halt := deleteChecked(nil, func(quarantinedFile) string { return "" }, func() { t.Error("afterFirst ran with nothing deleted") })
+		got, halt := deleteChecked(nil, byPath(func(quarantinedFile) string { return "" }), func() { t.Error("afterFirst ran with nothing deleted") })
+		deleted := rels(got)
 		if halt != nil || len(deleted) != 0 {
 			t.Errorf("deleteChecked(nil) = %v, %+v", deleted, halt)
 		}

@@ -114,10 +114,12 @@ func rtDuringCheck(t *testing.T, r *fixtures.Repo, plan, path, q string, act fun
 
 // TestApplyRedTeamWriteDuringCheck: while the quarantine's check reads zz/,
 // a person writes a file into d/, already checked. The file is kept, and
-// the tree comes back whole or the refusal says what of it was deleted.
+// the tree comes back whole (every directory is listed again before the
+// first deletion), its .git file in place, with a refusal naming the file
+// and saying nothing was deleted (or, had the write landed only after the
+// deletion began, that what was deleted was restored).
 func TestApplyRedTeamWriteDuringCheck(t *testing.T) {
 	t.Parallel()
-	t.Skip("finding: a file written into an already checked directory of the quarantine during the check lets every listed file be deleted (.git files included); only the directory removal notices, and the tree moves back holding just the new file, no .git, while the refusal (quarantine-changed) says 'the tree was kept' and does not say what was deleted")
 	r, id, path, q, plan := rtBigTree(t, "write")
 	res := rtDuringCheck(t, r, plan, path, q, func() bool {
 		return os.WriteFile(filepath.Join(q, "d", "mine.txt"), []byte("mine\n"), 0o644) == nil
@@ -130,8 +132,12 @@ func TestApplyRedTeamWriteDuringCheck(t *testing.T) {
 			missing++
 		}
 	}
-	if missing > 0 && !strings.Contains(ref.Message, "deleted") {
-		t.Errorf("the tree came back with %d of 4 sampled files (.git among them) gone, and the refusal does not say so: %+v", missing, ref)
+	if missing > 0 {
+		t.Errorf("the tree came back with %d of 4 sampled files (.git among them) gone: %+v", missing, ref)
+	}
+	if ref.Code != "quarantine-changed" || ref.Path != filepath.Join(path, "d", "mine.txt") ||
+		!strings.Contains(ref.Message, "nothing of it deleted") && !strings.Contains(ref.Message, "restored") {
+		t.Errorf("refusal %+v, want quarantine-changed naming %s and saying what was deleted", ref, filepath.Join(path, "d", "mine.txt"))
 	}
 	if _, err := os.Lstat(filepath.Join(path, ".git")); err != nil {
 		t.Errorf("the tree came back without its .git (%v), so git no longer knows it: %+v", err, ref)
@@ -163,4 +169,92 @@ func TestApplyRedTeamEditDuringCheck(t *testing.T) {
 		t.Errorf("the tree came back without its .git: %v", err)
 	}
 	rtKeptOrRemoved(t, r, id, path, q)
+}
+
+// TestApplyRedTeamWriteDuringDelete: apply is held right after its first
+// deletion in the quarantine, and a person writes a file into d/ (which
+// the check already read). The tree moves back a git worktree: its .git
+// file was never deleted, every tracked file already deleted is checked
+// out again, and the refusal says how many were deleted and that they
+// were restored; the person's file is there with its bytes, and git sees
+// nothing else changed.
+func TestApplyRedTeamWriteDuringDelete(t *testing.T) {
+	t.Parallel()
+	r, id, path, q, plan := rtBigTree(t, "writedel")
+	release, wait := csPaused(t, r, "apply/during-delete", "apply", plan, "--json")
+	if err := os.WriteFile(filepath.Join(q, "d", "mine.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	ref := rtRefused(t, wait(), id)
+	t.Logf("refusal: %s (retry %s)", ref.Message, ref.Retry)
+	if ref.Code != "quarantine-changed" || ref.Path != filepath.Join(path, "d", "mine.txt") {
+		t.Errorf("refusal %+v, want quarantine-changed naming %s", ref, filepath.Join(path, "d", "mine.txt"))
+	}
+	if !strings.Contains(ref.Message, "already deleted") || !strings.Contains(ref.Message, "identical to HEAD") || !strings.Contains(ref.Message, "restored") {
+		t.Errorf("the refusal does not say what was deleted and restored: %s", ref.Message)
+	}
+	rtWant(t, filepath.Join(path, "d", "mine.txt"), "mine\n")
+	rtWant(t, filepath.Join(path, "d", "a.txt"), "a\n")
+	rtWant(t, filepath.Join(path, "zz", "f1499.txt"), "file 1499\n")
+	if st := r.GitIn(path, "status", "--porcelain"); st != "?? d/mine.txt" {
+		t.Errorf("git status in the tree put back: %q, want only the person's file", st)
+	}
+	rtKeptOrRemoved(t, r, id, path, q)
+}
+
+// TestApplyRedTeamChangedDuringCheck: while the quarantine's check reads
+// zz/, a person changes d/, already checked: a hard link added, a
+// directory made, a.txt replaced under its name by a file with its very
+// bytes, a.txt moved out of the tree. Each stops the removal before
+// anything is deleted: the tree comes back whole, its .git file in place,
+// and nothing the person made or moved is lost.
+func TestApplyRedTeamChangedDuringCheck(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		act    func(r *fixtures.Repo, q string) error
+		stray  string
+		verify func(t *testing.T, r *fixtures.Repo, path string)
+	}{
+		{name: "hard-link", stray: "d/a2.txt", act: func(_ *fixtures.Repo, q string) error {
+			return os.Link(filepath.Join(q, "d", "a.txt"), filepath.Join(q, "d", "a2.txt"))
+		}, verify: func(t *testing.T, _ *fixtures.Repo, path string) {
+			rtWant(t, filepath.Join(path, "d", "a2.txt"), "a\n")
+		}},
+		{name: "dir-made", stray: "d/new", act: func(_ *fixtures.Repo, q string) error {
+			return os.Mkdir(filepath.Join(q, "d", "new"), 0o755)
+		}, verify: func(t *testing.T, _ *fixtures.Repo, path string) {
+			if fi, err := os.Lstat(filepath.Join(path, "d", "new")); err != nil || !fi.IsDir() {
+				t.Errorf("the directory made is gone: %v", err)
+			}
+		}},
+		{name: "replaced-same-bytes", stray: "d/a.txt", act: func(r *fixtures.Repo, q string) error {
+			tmp := filepath.Join(r.Root, "a-copy")
+			if err := os.WriteFile(tmp, []byte("a\n"), 0o644); err != nil {
+				return err
+			}
+			return os.Rename(tmp, filepath.Join(q, "d", "a.txt"))
+		}, verify: func(t *testing.T, _ *fixtures.Repo, path string) { rtWant(t, filepath.Join(path, "d", "a.txt"), "a\n") }},
+		{name: "moved-out", stray: "d/a.txt", act: func(r *fixtures.Repo, q string) error {
+			return os.Rename(filepath.Join(q, "d", "a.txt"), filepath.Join(r.Root, "a-moved"))
+		}, verify: func(t *testing.T, r *fixtures.Repo, _ string) { rtWant(t, filepath.Join(r.Root, "a-moved"), "a\n") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r, id, path, q, plan := rtBigTree(t, "chg")
+			res := rtDuringCheck(t, r, plan, path, q, func() bool { return c.act(r, q) == nil })
+			ref := rtRefused(t, res, id)
+			if ref.Code != "quarantine-changed" || ref.Path != filepath.Join(path, filepath.FromSlash(c.stray)) {
+				t.Errorf("refusal %+v, want quarantine-changed naming %s", ref, c.stray)
+			}
+			for _, f := range []string{".git", "d/b.txt", "zz/f0000.txt", "zz/f1499.txt"} {
+				if _, err := os.Lstat(filepath.Join(path, f)); err != nil {
+					t.Errorf("the tree came back without %s: %v (%s)", f, err, ref.Message)
+				}
+			}
+			c.verify(t, r, path)
+			rtKeptOrRemoved(t, r, id, path, q)
+		})
+	}
 }
