@@ -283,3 +283,118 @@ func TestRedteamMergeHeldContentBatchAgrees(t *testing.T) {
 	f := newMergeHeldFixture(t)
 	checkBatchAgrees(t, f.s, f.repo, []string{f.head, f.k}, f.v, map[string]string{f.head: "head held by a merge", f.k: "k"})
 }
+
+// TestRedteamOddHistories: criss-cross merges (two merge bases), a head
+// that is a merge base, an octopus, heads that are ancestors of each
+// other, a duplicate head, an unrelated history, a head whose own commits
+// merge published and unpublished work, and non-commit objects as heads:
+// each gets the proof it must (or none), and the same in one batch as
+// alone.
+func TestRedteamOddHistories(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	dir := s.newOrigin()
+	r := s.rev(dir, "HEAD")
+	branch := func(name, from string) { s.git(dir, "checkout", "-q", "-b", name, from) }
+	branch("x", r)
+	a := s.commitFile(dir, "a.txt", "a\n")
+	branch("y", r)
+	b := s.commitFile(dir, "b.txt", "b\n")
+	// main: M1 = merge(A, B), published. Locally M2 = merge(B, A) with
+	// the same tree, then a commit of its own: merge-base --all gives A
+	// and B.
+	s.git(dir, "checkout", "-q", "main")
+	s.git(dir, "reset", "-q", "--hard", a)
+	s.git(dir, "merge", "-q", "--no-ff", "-m", "M1", "y")
+	m1 := s.rev(dir, "HEAD")
+	branch("cross", b)
+	s.git(dir, "merge", "-q", "--no-ff", "-m", "M2", "x")
+	m2 := s.rev(dir, "HEAD")
+	crossTop := s.commitFile(dir, "cross.txt", "mine\n")
+	// An octopus of three published commits, not pushed.
+	branch("z", r)
+	zc := s.commitFile(dir, "z.txt", "z\n")
+	s.git(dir, "push", "-q", "origin", "z")
+	octo := s.git(dir, "commit-tree", "-p", m1, "-p", zc, "-p", a, "-m", "octopus", m1+"^{tree}")
+	// A stack: low on M1, high on low; low cherry-picked onto main.
+	branch("stack", m1)
+	low := s.commitFile(dir, "low.txt", "low\n")
+	high := s.commitFile(dir, "high.txt", "high\n")
+	// A head merging published z into unpublished work.
+	branch("mix", m1)
+	s.commitFile(dir, "mix.txt", "mine\n")
+	s.git(dir, "merge", "-q", "--no-ff", "-m", "merge z", "z")
+	mix := s.rev(dir, "HEAD")
+	// Unrelated history.
+	s.git(dir, "switch", "-q", "--orphan", "orphan")
+	orphan := s.commitFile(dir, "root.txt", "r\n")
+	s.git(dir, "checkout", "-q", "main")
+	s.git(dir, "cherry-pick", low)
+	s.git(dir, "push", "-q", "origin", "main")
+	tree := s.rev(dir, m1+"^{tree}")
+	blob := s.rev(dir, m1+":a.txt")
+	repo := s.discover(dir)
+	v := s.advertise(repo)
+	names := map[string]string{a: "merge base A", b: "merge base B", m2: "criss-cross merge", crossTop: "on a criss-cross merge",
+		octo: "octopus", low: "picked low", high: "high on picked low", mix: "merge of published z into own work",
+		orphan: "unrelated", m1: "published merge", zc: "published on z", tree: "a tree", blob: "a blob"}
+	heads := []string{a, b, m2, crossTop, octo, low, high, mix, orphan, m1, zc, low, tree, blob}
+	alone := checkBatchAgrees(t, s, repo, heads, v, names)
+	want := map[string]machine.ProofKind{a: machine.ProofAncestry, b: machine.ProofAncestry, m1: machine.ProofAncestry,
+		zc: machine.ProofAncestry, low: machine.ProofPatchEquivalent}
+	for _, h := range heads {
+		got := alone[h].Proof
+		switch k, ok := want[h]; {
+		case ok && (got == nil || got.Kind != k):
+			t.Errorf("%s: %+v (err %v), want %s", names[h], got, alone[h].Err, k)
+		case !ok && got != nil:
+			t.Errorf("%s: %+v, want no proof", names[h], got)
+		}
+	}
+	for _, h := range []string{tree, blob} {
+		if alone[h].Err == nil {
+			t.Errorf("%s as a head: no error", names[h])
+		}
+	}
+}
+
+// TestRedteamFirstTipBelowEveryHead: the first tip is an ancestor of every
+// head (the batch's bottom is the tip itself); heads published on another
+// branch, patched or squashed onto it, or on none, are proved as alone.
+func TestRedteamFirstTipBelowEveryHead(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	dir := s.newOrigin()
+	r := s.rev(dir, "HEAD")
+	s.git(dir, "checkout", "-q", "-b", "rel", r)
+	onRel := s.commitFile(dir, "rel.txt", "r\n")
+	s.git(dir, "checkout", "-q", "-b", "pick", onRel)
+	pick := s.commitFile(dir, "pick.txt", "p\n")
+	s.git(dir, "checkout", "-q", "-b", "sq", onRel)
+	s.commitFile(dir, "sq1", "1\n")
+	sq := s.commitFile(dir, "sq2", "2\n")
+	s.git(dir, "checkout", "-q", "-b", "lost", onRel)
+	lost := s.commitFile(dir, "lost.txt", "l\n")
+	s.git(dir, "checkout", "-q", "rel")
+	s.git(dir, "cherry-pick", pick)
+	s.git(dir, "merge", "-q", "--squash", "sq")
+	s.commitAll(dir, "squash sq")
+	s.git(dir, "push", "-q", "origin", "rel")
+	repo := s.discover(dir)
+	v := s.advertise(repo)
+	if v.Tips[0].Ref != "refs/heads/main" || v.Tips[0].Commit != r {
+		t.Fatalf("first tip %+v, want main at %s", v.Tips[0], r)
+	}
+	names := map[string]string{r: "the first tip", onRel: "on rel", pick: "picked", sq: "squashed", lost: "lost"}
+	alone := checkBatchAgrees(t, s, repo, []string{lost, pick, sq, onRel, r}, v, names)
+	want := map[string]machine.ProofKind{r: machine.ProofAncestry, onRel: machine.ProofAncestry,
+		pick: machine.ProofPatchEquivalent, sq: machine.ProofSquashMerged}
+	for h, k := range want {
+		if p := alone[h].Proof; p == nil || p.Kind != k {
+			t.Errorf("%s: %+v, want %s", names[h], p, k)
+		}
+	}
+	if alone[lost].Proof != nil || alone[lost].Err != nil {
+		t.Errorf("lost: %+v", alone[lost])
+	}
+}
