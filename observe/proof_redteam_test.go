@@ -398,3 +398,154 @@ func TestRedteamFirstTipBelowEveryHead(t *testing.T) {
 		t.Errorf("lost: %+v", alone[lost])
 	}
 }
+
+// TestRedteamReplaceRefsAndGraftsProveNothing: a replace ref or a graft
+// that makes the advertised tip look like a descendant of an unpushed
+// commit does not prove that commit, in a batch or alone: git's view
+// of the history is read without them.
+func TestRedteamReplaceRefsAndGraftsProveNothing(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	dir := s.newOrigin()
+	base := s.rev(dir, "HEAD")
+	s.git(dir, "checkout", "-q", "-b", "lost", base)
+	lost := s.commitFile(dir, "lost.txt", "only here\n")
+	lost2 := s.commitFile(dir, "lost2.txt", "only here too\n")
+	s.git(dir, "checkout", "-q", "main")
+	tip := s.commitFile(dir, "main.txt", "main\n")
+	s.git(dir, "push", "-q", "origin", "main")
+	// main's tip grafted onto lost2, by a replace ref and by a graft file.
+	s.git(dir, "replace", "--graft", tip, lost2)
+	s.write(dir, ".git/info/grafts", tip+" "+lost2+"\n")
+	if got := s.git(dir, "rev-list", tip); !strings.Contains(got, lost) {
+		t.Fatalf("fixture: the graft does not show %s below main:\n%s", lost, got)
+	}
+	repo := s.discover(dir)
+	v := s.advertise(repo)
+	names := map[string]string{lost: "lost", lost2: "lost2", tip: "tip"}
+	alone := checkBatchAgrees(t, s, repo, []string{lost, lost2, tip}, v, names)
+	for _, h := range []string{lost, lost2} {
+		if alone[h].Proof != nil {
+			t.Errorf("%s: proved %+v through a replace ref or graft", names[h], alone[h].Proof)
+		}
+	}
+}
+
+// TestRedteamShallowClone: in a shallow clone (history cut below the
+// tips) a head on the shallow tip is proved as alone in a batch, and a
+// head whose own commits reach below the cut is not proved.
+func TestRedteamShallowClone(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	dir := s.newOrigin()
+	for i := range 4 {
+		s.commitFile(dir, fmt.Sprintf("h%d", i), "history\n")
+	}
+	s.git(dir, "push", "-q", "origin", "main")
+	shallow := s.root + "/shallow"
+	s.git(s.root, "clone", "-q", "--depth=2", "file://"+s.remote, shallow)
+	old := s.rev(shallow, "HEAD~1")
+	s.git(shallow, "checkout", "-q", "-b", "pick")
+	pick := s.commitFile(shallow, "pick.txt", "p\n")
+	s.git(shallow, "checkout", "-q", "-b", "onold", old)
+	onOld := s.commitFile(shallow, "onold.txt", "o\n")
+	s.git(shallow, "checkout", "-q", "-b", "lost", "main")
+	lost := s.commitFile(shallow, "lost.txt", "l\n")
+	s.git(shallow, "checkout", "-q", "main")
+	s.git(shallow, "cherry-pick", pick)
+	s.git(shallow, "push", "-q", "origin", "main")
+	repo := s.discover(shallow)
+	v := s.advertise(repo)
+	names := map[string]string{pick: "picked", onOld: "on the shallow boundary", lost: "lost", old: "the boundary"}
+	alone := checkBatchAgrees(t, s, repo, []string{pick, onOld, lost, old}, v, names)
+	if p := alone[pick].Proof; p == nil || p.Kind != machine.ProofPatchEquivalent {
+		t.Errorf("picked: %+v, want patch-equivalent", alone[pick])
+	}
+	if p := alone[old].Proof; p == nil || p.Kind != machine.ProofAncestry {
+		t.Errorf("the boundary: %+v, want ancestry", alone[old])
+	}
+	for _, h := range []string{onOld, lost} {
+		if alone[h].Proof != nil {
+			t.Errorf("%s: %+v, want no proof", names[h], alone[h].Proof)
+		}
+	}
+}
+
+// TestRedteamAwkwardPathsInOneBatch: heads with names git quotes, globs,
+// a leading dash and a newline (which no --stdin protocol can carry, so
+// that head is not searched) are proved in one batch as alone, and the
+// newline head does not stop the others.
+func TestRedteamAwkwardPathsInOneBatch(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	dir := s.newOrigin()
+	base := s.rev(dir, "HEAD")
+	heads := map[string]string{}
+	for _, n := range []string{"tab\there.txt", `q"uote.txt`, "ü.txt", "-dash.txt", "*.txt", "[ab].txt", "new\nline.txt"} {
+		s.git(dir, "checkout", "-q", "-b", fmt.Sprintf("b%d", len(heads)), base)
+		heads[s.commitFile(dir, n, "content of "+n+"\n")] = n
+	}
+	s.git(dir, "checkout", "-q", "main")
+	s.commitFile(dir, "a.txt", "the glob [ab].txt matches it\n")
+	var hs []string
+	for h, n := range heads {
+		hs = append(hs, h)
+		if n != "ü.txt" && n != "new\nline.txt" {
+			s.git(dir, "cherry-pick", h)
+		}
+	}
+	s.git(dir, "push", "-q", "origin", "main")
+	repo := s.discover(dir)
+	v := s.advertise(repo)
+	alone := checkBatchAgrees(t, s, repo, hs, v, heads)
+	for h, n := range heads {
+		r := alone[h]
+		switch n {
+		case "ü.txt", "new\nline.txt":
+			if r.Proof != nil || r.Err != nil {
+				t.Errorf("%q: %+v, want no proof", n, r)
+			}
+		default:
+			if r.Proof == nil || r.Proof.Kind != machine.ProofPatchEquivalent {
+				t.Errorf("%q: %+v (err %v), want patch-equivalent", n, r.Proof, r.Err)
+			}
+		}
+	}
+}
+
+// TestRedteamRootOnATipCostsOneHeadNotAll: an advertised branch of its
+// own history (a pages branch) whose root adds a file one head also adds
+// makes that head ask git its exact path question, not every head.
+func TestRedteamRootOnATipCostsOneHeadNotAll(t *testing.T) {
+	t.Skip("finding: a root commit on an advertised unrelated branch touching one head's path sends every head to the per-head path search (git processes grow per head)")
+	t.Parallel()
+	s := newSandbox(t)
+	dir := s.newOrigin()
+	base := s.rev(dir, "HEAD")
+	var lost []string
+	for i := range 10 {
+		s.git(dir, "checkout", "-q", "-b", fmt.Sprintf("w%d", i), base)
+		lost = append(lost, s.commitFile(dir, fmt.Sprintf("w%d.txt", i), "mine\n"))
+	}
+	s.git(dir, "switch", "-q", "--orphan", "pages")
+	s.commitFile(dir, "w0.txt", "a page\n")
+	s.git(dir, "push", "-q", "origin", "pages")
+	s.git(dir, "checkout", "-q", "main")
+	s.commitFile(dir, "main.txt", "main moved on\n")
+	s.git(dir, "push", "-q", "origin", "main")
+	repo := s.discover(dir)
+	v := s.advertise(repo)
+	count := func(heads []string) int {
+		var buf bytes.Buffer
+		got := observe.ProveAll(context.Background(), s.traced(&buf), repo, heads, v)
+		for _, h := range heads {
+			if r := got[h]; r.Err != nil || r.Proof != nil {
+				t.Fatalf("ProveAll: %s: %+v, want no proof", h, r)
+			}
+		}
+		return strings.Count(buf.String(), "\n")
+	}
+	if two, all := count(lost[:2]), count(lost); all != two {
+		t.Errorf("git processes: %d for w0 and w1, %d for w0…w9; want the same (only w0's path is touched by the root)", two, all)
+	}
+}
