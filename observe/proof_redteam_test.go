@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -547,5 +550,105 @@ func TestRedteamRootOnATipCostsOneHeadNotAll(t *testing.T) {
 	}
 	if two, all := count(lost[:2]), count(lost); all != two {
 		t.Errorf("git processes: %d for w0 and w1, %d for w0…w9; want the same (only w0's path is touched by the root)", two, all)
+	}
+}
+
+// TestRedteamBrokenObjectIsItsHeadsOwn: a head whose own commit's content
+// is missing from the object store (a corrupt or partial repository) gets
+// an error and no proof; the heads beside it are proved as alone.
+func TestRedteamBrokenObjectIsItsHeadsOwn(t *testing.T) {
+	t.Parallel()
+	z := newProofZoo(t)
+	s := z.s
+	s.git(z.dir, "checkout", "-q", "-b", "broken", z.heads["old main"])
+	broken := s.commitFile(z.dir, "broken.txt", "content that goes missing\n")
+	blob := s.rev(z.dir, broken+":broken.txt")
+	// Off the branch: git's diff would read the checkout's file instead.
+	s.git(z.dir, "checkout", "-q", "main")
+	if err := os.Remove(filepath.Join(z.dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	heads := []string{z.heads["patch"], broken, z.heads["squash"], z.heads["lost"], z.heads["held by a merge"]}
+	got := observe.ProveAll(ctx, s.g, z.repo, heads, z.v)
+	if r := got[broken]; r.Proof != nil || r.Err == nil {
+		t.Errorf("the broken head: %+v, want an error and no proof", r)
+	}
+	for _, h := range heads {
+		if h == broken {
+			continue
+		}
+		p, err := observe.Prove(ctx, s.g, z.repo, h, z.v)
+		if d := cmp.Diff(observe.ProofResult{Proof: p, Err: err}, got[h], resultOpts); d != "" {
+			t.Errorf("%s beside a broken head: (-alone +batch)\n%s", h, d)
+		}
+	}
+}
+
+// TestRedteamCancelledBatch: a batch whose context ends gets an error for
+// every head, no proof, and returns.
+func TestRedteamCancelledBatch(t *testing.T) {
+	t.Parallel()
+	z := newProofZoo(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var heads []string
+	for _, k := range z.kinds() {
+		heads = append(heads, z.heads[k])
+	}
+	got := observe.ProveAll(ctx, z.s.g, z.repo, heads, z.v)
+	for _, k := range z.kinds() {
+		r := got[z.heads[k]]
+		if r.Proof != nil && r.Proof.Kind != machine.ProofAncestry {
+			t.Errorf("%s: proved %+v with the context ended", k, r.Proof)
+		}
+		if r.Proof == nil && r.Err == nil && k != "lost" && k != "empty" {
+			t.Errorf("%s: neither proof nor error with the context ended", k)
+		}
+	}
+	ps := observe.StartProofs(ctx, z.s.g, z.repo, heads, z.v)
+	ps.Wait()
+}
+
+// TestRedteamWorktreeFileIsNotTheCommitsContent: git's diff reads a blob
+// from the main checkout's file instead of the object store when the
+// index says that file holds the blob and its stat is clean. With
+// core.checkStat=minimal and the file's size and mtime kept, the file can
+// hold other bytes: the head's change was then hashed as the published
+// commit's, and the head proved squash-merged although its content is on
+// no remote.
+func TestRedteamWorktreeFileIsNotTheCommitsContent(t *testing.T) {
+	t.Skip("finding: diff-tree in the main checkout reads a stat-clean working file instead of the blob; a head whose file bytes are on no remote is proved squash-merged (core.checkStat=minimal, same size and mtime)")
+	t.Parallel()
+	s := newSandbox(t)
+	dir := s.newOrigin()
+	base := s.rev(dir, "HEAD")
+	s.git(dir, "checkout", "-q", "-b", "pub", base)
+	s.commitFile(dir, "f.txt", "YYYY published\n")
+	s.git(dir, "push", "-q", "origin", "HEAD:main")
+	s.git(dir, "checkout", "-q", "-b", "work", base)
+	head := s.commitFile(dir, "f.txt", "XXXX only here\n")
+	// The main checkout's f.txt: the head's blob in the index, stat clean,
+	// the published bytes on disk.
+	s.git(dir, "config", "core.checkStat", "minimal")
+	p := filepath.Join(dir, "f.txt")
+	old := time.Unix(1600000000, 0)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	s.git(dir, "update-index", "--refresh")
+	if err := os.WriteFile(p, []byte("YYYY published\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.git(dir, "show", head+":f.txt"); got != "XXXX only here" {
+		t.Fatalf("fixture: the head's f.txt is %q", got)
+	}
+	repo := s.discover(dir)
+	v := s.advertise(repo)
+	if pr, err := observe.Prove(context.Background(), s.g, repo, head, v); pr != nil {
+		t.Errorf("Prove: %+v (err %v); want no proof: \"XXXX only here\" is on no remote", pr, err)
 	}
 }
