@@ -722,3 +722,48 @@ func TestRedteamSameSecondCommitsDoNotReorderTheBatch(t *testing.T) {
 		t.Errorf("beside a newer head: (-alone +batch)\n%s\n(holders %v)", d, holders)
 	}
 }
+
+// TestRedteamSHA256Repository: in a repository of 64-digit object ids the
+// batch proves a picked, a squashed, a published and a lost head as alone.
+func TestRedteamSHA256Repository(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	s.remote = filepath.Join(s.root, "origin.git")
+	if _, err := s.tryGit(s.root, "init", "-q", "--bare", "--object-format=sha256", "-b", "main", s.remote); err != nil {
+		t.Skip("git without sha256 repositories")
+	}
+	dir := filepath.Join(s.root, "repo")
+	s.git(s.root, "init", "-q", "--object-format=sha256", "-b", "main", dir)
+	base := s.commitFile(dir, "README", "fixture\n")
+	s.git(dir, "remote", "add", "origin", s.remote)
+	s.git(dir, "push", "-q", "-u", "origin", "main")
+	if len(base) != 64 {
+		t.Fatalf("fixture: %s is not a sha256 id", base)
+	}
+	s.git(dir, "checkout", "-q", "-b", "pick", base)
+	pick := s.commitFile(dir, "pick.txt", "p\n")
+	s.git(dir, "checkout", "-q", "-b", "sq", base)
+	s.commitFile(dir, "sq1", "1\n")
+	sq := s.commitFile(dir, "sq2", "2\n")
+	s.git(dir, "checkout", "-q", "-b", "lost", base)
+	lost := s.commitFile(dir, "lost.txt", "l\n")
+	s.git(dir, "checkout", "-q", "main")
+	s.git(dir, "cherry-pick", pick)
+	s.git(dir, "merge", "-q", "--squash", "sq")
+	s.commitAll(dir, "squash sq")
+	s.commitFile(dir, "sq1", "edited\n")
+	s.git(dir, "push", "-q", "origin", "main")
+	repo := s.discover(dir)
+	v := s.advertise(repo)
+	names := map[string]string{pick: "picked", sq: "squashed", lost: "lost", base: "published"}
+	alone := checkBatchAgrees(t, s, repo, []string{pick, sq, lost, base}, v, names)
+	want := map[string]machine.ProofKind{pick: machine.ProofPatchEquivalent, sq: machine.ProofSquashMerged, base: machine.ProofAncestry}
+	for h, k := range want {
+		if p := alone[h].Proof; p == nil || p.Kind != k {
+			t.Errorf("%s: %+v (err %v), want %s", names[h], p, alone[h].Err, k)
+		}
+	}
+	if r := alone[lost]; r.Proof != nil || r.Err != nil {
+		t.Errorf("lost: %+v", r)
+	}
+}
