@@ -510,26 +510,40 @@ func TestRandomProofsAreValid(t *testing.T) {
 // the same in the whole batch, in a batch of every other head, and alone.
 func TestRandomBatchAgreesWithAlone(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	gw := newGitWrapper(t)
 	for seed := range uint64(randomSeeds(t)) {
-		w := newRandomWorld(t, gw, seed, true)
-		alone := map[string]ProofResult{}
-		for _, h := range w.heads {
-			p, err := Prove(ctx, w.g, w.repo, h, w.v)
-			alone[h] = ProofResult{Proof: p, Err: err}
+		checkRandomBatchAgrees(t, gw, seed)
+	}
+}
+
+// TestRandomBatchAgreesWithAloneSeed270: the history of seed 270 (found
+// among 450) has a head whose squash commit (Via) differs between the
+// batch and alone.
+func TestRandomBatchAgreesWithAloneSeed270(t *testing.T) {
+	t.Skip("finding: random history seed 270: a head's squash commit (Via) differs between ProveAll and Prove")
+	t.Parallel()
+	checkRandomBatchAgrees(t, newGitWrapper(t), 270)
+}
+
+func checkRandomBatchAgrees(t *testing.T, gw gitWrapper, seed uint64) {
+	t.Helper()
+	ctx := context.Background()
+	w := newRandomWorld(t, gw, seed, true)
+	alone := map[string]ProofResult{}
+	for _, h := range w.heads {
+		p, err := Prove(ctx, w.g, w.repo, h, w.v)
+		alone[h] = ProofResult{Proof: p, Err: err}
+	}
+	var odd []string
+	for i, h := range w.heads {
+		if i%2 == 0 {
+			odd = append(odd, h)
 		}
-		var odd []string
-		for i, h := range w.heads {
-			if i%2 == 0 {
-				odd = append(odd, h)
-			}
-		}
-		for name, batch := range map[string][]string{"all": w.heads, "every other": odd} {
-			for h, r := range ProveAll(ctx, w.g, w.repo, batch, w.v) {
-				if d := diffResult(alone[h], r); d != "" {
-					t.Errorf("seed %d, batch %s, %s: alone %s", seed, name, h, d)
-				}
+	}
+	for name, batch := range map[string][]string{"all": w.heads, "every other": odd} {
+		for h, r := range ProveAll(ctx, w.g, w.repo, batch, w.v) {
+			if d := diffResult(alone[h], r); d != "" {
+				t.Errorf("seed %d, batch %s, %s: alone %s", seed, name, h, d)
 			}
 		}
 	}
