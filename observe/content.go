@@ -204,15 +204,37 @@ func (w *contentWalk) dir(abs, rel string) {
 	if strings.HasSuffix(abs, sep) {
 		sep = ""
 	}
+	var rels []string
+	if w.strict != nil {
+		// A strict walk looks at every name of the directory before it
+		// enters any: an entry no tracked path accounts for ends it here,
+		// not after the directories that sort before it were read.
+		rels = make([]string, len(ents))
+		for i, d := range ents {
+			rels[i] = d.Name()
+			if rel != "" {
+				rels[i] = rel + "/" + rels[i]
+			} else if rels[i] == ".git" {
+				continue
+			}
+			if !w.strict.mayAdmit(rels[i], d) {
+				w.strict.fail()
+				return
+			}
+		}
+	}
 	for i, d := range ents {
 		if w.strict.failed() {
 			return
 		}
 		name := d.Name()
 		p, r := entryPath{abs, sep, name}, name
-		if rel != "" {
+		if rels != nil {
+			r = rels[i]
+		} else if rel != "" {
 			r = rel + "/" + name
-		} else if name == ".git" {
+		}
+		if rel == "" && name == ".git" {
 			continue // the tree's own .git, file or directory
 		}
 		if name == ".git" && w.nested.found(abs, d) {

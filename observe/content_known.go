@@ -65,6 +65,17 @@ func (s *strictWalk) admits(rel string, d fs.DirEntry) bool {
 	return !s.stopped
 }
 
+// mayAdmit reports whether admits could let the entry d at rel through:
+// a directory that is a prefix of a tracked path, anything else that is a
+// tracked path. It changes nothing.
+func (s *strictWalk) mayAdmit(rel string, d fs.DirEntry) bool {
+	if d.IsDir() {
+		return s.dirs[rel]
+	}
+	_, ok := s.files[rel]
+	return ok
+}
+
 // hashed checks the file or symlink the walk just admitted and hashed
 // (lstat found it size bytes long) against its index entry: the blob id,
 // and the size the index records, when it records one. Git takes a file

@@ -2,7 +2,11 @@ package observe
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -129,6 +133,27 @@ func (g *Git) Observe(ctx context.Context, dir string, args ...string) ([]byte, 
 // ObserveInput is Observe with stdin.
 func (g *Git) ObserveInput(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
 	return g.run(ctx, true, dir, stdin, args...)
+}
+
+// ObserveObjects is ObserveInput for a command that must read git's
+// objects and nothing else (diff-tree's patches, which proofs hash): git
+// runs it against an index file that does not exist, so it never takes a
+// checked-out file for the blob an index entry with clean stat data says
+// it holds (diff's reuse of working tree files). A file at that path (it
+// is under custody's own state directory) is refused, not read.
+func (g *Git) ObserveObjects(ctx context.Context, repo Repo, stdin []byte, args ...string) ([]byte, error) {
+	none := filepath.Join(repo.StateDir(), "no-index")
+	if _, err := os.Lstat(none); !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s exists (custody never makes it), so git cannot be shown an empty index there: remove it", none)
+	}
+	bin := g.Bin
+	if bin == "" {
+		bin = "git"
+	}
+	r := *g.Runner
+	r.Env = gitEnv(true)
+	res, err := r.Run(ctx, Cmd{Dir: repo.MainCheckout, Args: append([]string{bin}, args...), Stdin: stdin, Env: []string{"GIT_INDEX_FILE=" + none}})
+	return res.Stdout, err
 }
 
 // Mutate runs a git command that changes the repository.

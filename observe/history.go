@@ -2,10 +2,12 @@ package observe
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -21,8 +23,8 @@ import (
 // it below bottom would put the upper end below bottom too).
 type historyGraph struct {
 	parents map[string][]string
-	// rank is each commit's place in git's walk, newest first.
-	rank map[string]int
+	// time is each commit's committer time.
+	time map[string]int64
 	// fromTips are the commits of the graph some tip reaches.
 	fromTips map[string]bool
 	tips     []Tip
@@ -56,19 +58,23 @@ func readHistoryGraph(ctx context.Context, g *Git, repo Repo, heads []string, ti
 	for _, b := range bottom {
 		in.WriteString("^" + b + "\n")
 	}
-	out, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "rev-list", "--parents", "--stdin")
+	out, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "rev-list", "--parents", "--timestamp", "--stdin")
 	if err != nil {
 		return nil, fmt.Errorf("history of %d heads and the advertised tips: %w", len(heads), err)
 	}
-	cs, err := parseRevList(out)
-	if err != nil {
-		return nil, fmt.Errorf("history of %d heads and the advertised tips: %w", len(heads), err)
-	}
-	hg.parents = make(map[string][]string, len(cs))
-	hg.rank = make(map[string]int, len(cs))
-	for i, c := range cs {
-		hg.parents[c.commit] = c.parents
-		hg.rank[c.commit] = i
+	hg.parents = map[string][]string{}
+	hg.time = map[string]int64{}
+	for lineNo := 1; len(out) > 0; lineNo++ {
+		var line []byte
+		line, out, _ = bytes.Cut(out, []byte{'\n'})
+		ts, rest, _ := bytes.Cut(line, []byte{' '})
+		t, err := strconv.ParseInt(string(ts), 10, 64)
+		cs, perr := parseRevList(rest)
+		if err != nil || perr != nil || len(cs) != 1 {
+			return nil, malformedAt("git rev-list", "line %d: %q is not a time and a list of object ids", lineNo, line)
+		}
+		hg.parents[cs[0].commit] = cs[0].parents
+		hg.time[cs[0].commit] = t
 	}
 	hg.fromTips = hg.below(hg.targets...)
 	return hg, nil
@@ -141,11 +147,18 @@ func (hg *historyGraph) of(head string) (*tipGraph, []uniqueCommit) {
 			unique = append(unique, uniqueCommit{commit: c, parents: hg.parents[c]})
 		}
 	}
-	slices.SortFunc(unique, func(a, b uniqueCommit) int { return hg.rank[a.commit] - hg.rank[b.commit] })
+	slices.SortFunc(unique, func(a, b uniqueCommit) int { return hg.newerFirst(a.commit, b.commit) })
 	return tg, unique
 }
 
-// sortByRank sorts commits of the graph newest first, as git walked them.
+// sortByRank sorts commits of the graph newest first (by committer time,
+// then by id): an order that depends on nothing but the commits, so a
+// head's candidates are tried in the same order whatever else its batch
+// holds.
 func (hg *historyGraph) sortByRank(cs []string) {
-	slices.SortFunc(cs, func(a, b string) int { return hg.rank[a] - hg.rank[b] })
+	slices.SortFunc(cs, hg.newerFirst)
+}
+
+func (hg *historyGraph) newerFirst(a, b string) int {
+	return cmp.Or(cmp.Compare(hg.time[b], hg.time[a]), strings.Compare(a, b))
 }

@@ -20,7 +20,6 @@ import (
 // advertised refs, pull request heads among them, times 10 paths times 25
 // heads reach it).
 func TestBatchSquashQuestionsStayWithinTheOutputBound(t *testing.T) {
-	t.Skip("finding: the batch's one cat-file of every head's squash questions is not bounded per batch; past the runner's output bound the batch fails and every head is proved alone")
 	t.Parallel()
 	gw := newGitWrapper(t)
 	root := t.TempDir()
@@ -87,9 +86,19 @@ func TestBatchSquashQuestionsStayWithinTheOutputBound(t *testing.T) {
 				t.Fatalf("%s: %+v, want no proof", h, r)
 			}
 		}
-		return strings.Count(trace.String(), "\n")
+		n := 0
+		for _, line := range strings.Split(trace.String(), "\n") {
+			if line != "" && !strings.Contains(line, " cat-file --batch-check=%(objectname)") {
+				n++
+			}
+		}
+		return n
 	}
+	// The squash questions of 40 heads answer in over a megabyte, which
+	// the scaled-down bound cuts into several cat-files; every other
+	// question is still asked once for the batch (proving each head alone
+	// again would take 4 more processes per head).
 	if two, all := count(hs[:2]), count(hs); all != two {
-		t.Errorf("git processes: %d for 2 heads, %d for %d; want the same", two, all, len(hs))
+		t.Errorf("git processes but the squash cat-files: %d for 2 heads, %d for %d; want the same", two, all, len(hs))
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
@@ -120,7 +122,7 @@ func oracleNewProofSearch(ctx context.Context, g *Git, repo Repo, head string, u
 		}
 	}
 	if len(paths) > 0 {
-		if s.cands, err = s.touching(ctx, paths); err != nil {
+		if s.cands, err = oracleTouching(ctx, s, paths); err != nil {
 			return nil, err
 		}
 	}
@@ -212,4 +214,36 @@ func oracleSquashState(ctx context.Context, s *proofSearch) (*machine.Proof, err
 		return nil, fmt.Errorf("paths on the advertised tips: %d answers for %d questions", len(lines), len(cs)*len(s.changes))
 	}
 	return s.squashState(ctx, cs, lines)
+}
+
+// oracleTouching is the per-head search of the commits on the tips that
+// touch paths, as the per-head proof asked it: git's own pathspec answer.
+func oracleTouching(ctx context.Context, s *proofSearch, paths map[string]bool) ([]string, error) {
+	var in bytes.Buffer
+	seen := map[string]bool{}
+	for _, t := range s.tg.tips {
+		if c := t.target(); !seen[c] {
+			seen[c] = true
+			in.WriteString(c + "\n")
+		}
+	}
+	in.WriteString("^" + s.head + "\n--\n")
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		in.WriteString(p + "\n")
+	}
+	out, err := s.g.ObserveInput(ctx, s.repo.MainCheckout, in.Bytes(), "--literal-pathspecs", "rev-list", "--full-history", "--stdin")
+	if err != nil {
+		return nil, err
+	}
+	cs, err := parseRevList(out)
+	if err != nil {
+		return nil, err
+	}
+	var cands []string
+	for _, c := range cs {
+		if s.tg.has(c.commit) {
+			cands = append(cands, c.commit)
+		}
+	}
+	return cands, nil
 }

@@ -355,7 +355,7 @@ func diffTreeStdin(ctx context.Context, g *Git, repo Repo, stdin []byte) ([]diff
 	if len(stdin) == 0 {
 		return nil, nil
 	}
-	out, err := g.ObserveInput(ctx, repo.MainCheckout, stdin, diffTreeArgs...)
+	out, err := g.ObserveObjects(ctx, repo, stdin, diffTreeArgs...)
 	if err != nil {
 		return nil, fmt.Errorf("changes of the commits proofs compare: %w", err)
 	}

@@ -108,7 +108,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	limit := r.MaxOutput
 	if limit <= 0 {
-		limit = 64 << 20
+		limit = defaultMaxOutput
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		d := r.Deadline
@@ -237,3 +237,6 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// defaultMaxOutput is the output bound of a Runner that names none.
+const defaultMaxOutput = 64 << 20

@@ -82,16 +82,9 @@ func squashMergedAll(ctx context.Context, g *Git, repo Repo, ss []*proofSearch) 
 			}
 		}
 	}
-	var lines []string
-	if in.Len() > 0 {
-		answer, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "cat-file", "--batch-check=%(objectname)")
-		if err != nil {
-			return nil, fmt.Errorf("paths on the advertised tips: %w", err)
-		}
-		lines = strings.Split(strings.TrimSuffix(string(answer), "\n"), "\n")
-		if n := bytes.Count(in.Bytes(), []byte{'\n'}); len(lines) != n {
-			return nil, fmt.Errorf("paths on the advertised tips: %d answers for %d questions", len(lines), n)
-		}
+	lines, err := catFileInChunks(ctx, g, repo, in.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("paths on the advertised tips: %w", err)
 	}
 	for i, s := range ss {
 		n := len(cands[i]) * len(s.changes)
@@ -100,6 +93,45 @@ func squashMergedAll(ctx context.Context, g *Git, repo Repo, ss []*proofSearch) 
 		out[s] = ProofResult{Proof: p, Err: err}
 	}
 	return out, nil
+}
+
+// catFileInChunks asks `git cat-file --batch-check=%(objectname)` each
+// line of questions and returns the answers, in order. The questions go
+// in as few processes as keep each answer within half the runner's output
+// bound (an answer is at most its question and " missing"), so however
+// many heads a batch holds, it never fails for its size.
+func catFileInChunks(ctx context.Context, g *Git, repo Repo, questions []byte) ([]string, error) {
+	limit := g.Runner.MaxOutput
+	if limit <= 0 {
+		limit = defaultMaxOutput
+	}
+	var answers []string
+	for len(questions) > 0 {
+		n, size := 0, 0
+		for n < len(questions) {
+			i := bytes.IndexByte(questions[n:], '\n')
+			if i < 0 {
+				return nil, malformedAt(batchCheckWhat, "a question without its newline")
+			}
+			if size+i+len(" missing\n") > limit/2 && n > 0 {
+				break
+			}
+			size += i + len(" missing\n")
+			n += i + 1
+		}
+		chunk := questions[:n]
+		questions = questions[n:]
+		out, err := g.ObserveInput(ctx, repo.MainCheckout, chunk, "cat-file", "--batch-check=%(objectname)")
+		if err != nil {
+			return nil, err
+		}
+		got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		if want := bytes.Count(chunk, []byte{'\n'}); len(got) != want {
+			return nil, malformedAt(batchCheckWhat, "%d answers for %d questions", len(got), want)
+		}
+		answers = append(answers, got...)
+	}
+	return answers, nil
 }
 
 // squashMerged is the search of one head, given the object ids git found
