@@ -70,12 +70,16 @@ func treeEntriesValid(ents []IndexEntry) error {
 // validTreePath reports whether p is a relative slash path with no empty,
 // "." or ".." component.
 func validTreePath(p string) bool {
-	for _, c := range strings.Split(p, "/") {
+	for {
+		c, rest, more := strings.Cut(p, "/")
 		if c == "" || c == "." || c == ".." {
 			return false
 		}
+		if !more {
+			return true
+		}
+		p = rest
 	}
-	return true
 }
 
 // treeOf hashes the tree of ents, every one of which is below prefix
