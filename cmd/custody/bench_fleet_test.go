@@ -123,7 +123,7 @@ func (w newWindow) report(b *testing.B, n int) {
 
 // grow adds trees until the fleet has n, timing each `custody new`; every
 // fifth one is followed by a timed `git worktree add -b` of the same
-// checkout (removed again untimed). The first new of the window runs with
+// checkout (removed again untimed). Each timed one starts after a sync. The first new of the window runs with
 // git counted and is not timed. Then the new trees get their kind's state
 // (plain git, in parallel), merged work reaches origin in one push, and
 // every finished kind is finished by one `custody finish`.
@@ -139,6 +139,10 @@ func (fl *fleet) grow(b *testing.B, n int) newWindow {
 			_, res = fl.run(b, fl.shim, args...)
 			w.gitRuns = fl.shim.take(b)
 		} else {
+			// Each timed new, and each timed add, starts with nothing
+			// unwritten: the writeback of earlier checkouts lands on
+			// neither.
+			syncDisks()
 			var u usage
 			u, res = fl.run(b, nil, args...)
 			w.custody.add(u)
@@ -177,6 +181,7 @@ func (fl *fleet) plainAdd(b *testing.B) usage {
 	fl.plain++
 	name := fmt.Sprintf("plain-%04d", fl.plain)
 	path := filepath.Join(fl.r.Root, "plain", name)
+	syncDisks()
 	u := fl.git(b, nil, fl.r.Dir, "worktree", "add", "-q", "-b", name, path, "main")
 	fl.git(b, nil, fl.r.Dir, "worktree", "remove", path)
 	fl.git(b, nil, fl.r.Dir, "branch", "-q", "-D", name)
