@@ -121,9 +121,11 @@ func (w newWindow) report(b *testing.B, n int) {
 		n, c.wallMs(), c.cpuMs(), w.runs, f.wallMs(), f.cpuMs(), w.floorRuns, c.wallMs()/f.wallMs(), c.cpuMs()/f.cpuMs(), w.gitRuns)
 }
 
-// grow adds trees until the fleet has n, timing each `custody new`; every
-// fifth one is followed by a timed `git worktree add -b` of the same
-// checkout (removed again untimed). Each timed one starts after a sync. The first new of the window runs with
+// grow adds trees until the fleet has n, timing each `custody new`; each
+// of the first 100, and every fifth one after, is followed by a timed `git
+// worktree add -b` of the same checkout (removed again untimed), so the
+// two sample the same noise of the disk alike where the windows are
+// small. Each timed one starts after a sync. The first new of the window runs with
 // git counted and is not timed. Then the new trees get their kind's state
 // (plain git, in parallel), merged work reaches origin in one push, and
 // every finished kind is finished by one `custody finish`.
@@ -153,7 +155,7 @@ func (fl *fleet) grow(b *testing.B, n int) newWindow {
 		}
 		path := strings.TrimSpace(res.Stdout)
 		fl.trees = append(fl.trees, fleetTree{id: filepath.Base(path), path: path, kind: fleetKinds[i%len(fleetKinds)]})
-		if (i-from)%5 == 4 || i == n-1 && w.floorRuns == 0 {
+		if (i-from)%5 == 4 || i < 100 || i == n-1 && w.floorRuns == 0 {
 			w.floor.add(fl.plainAdd(b))
 			w.floorRuns++
 		}
