@@ -31,8 +31,9 @@ func (g *Git) RunWith(ctx context.Context, dir string, env []string, stdin []byt
 }
 
 // UnpublishedCommits lists the commits head adds over the advertised tips,
-// newest first: the same query the patch-equivalence proof asks (so the
-// archive and that proof can never disagree about what is unpublished).
+// newest first, as `git rev-list ^<tips> <head>` walks them: the set the
+// proof search reads off its history walk (historyGraph.of), asked of git
+// on its own, since an archive is made of one head.
 func UnpublishedCommits(ctx context.Context, g *Git, repo Repo, head string, v *RemoteView) ([]string, error) {
 	var tips []Tip
 	if v != nil {
@@ -47,6 +48,33 @@ func UnpublishedCommits(ctx context.Context, g *Git, repo Repo, head string, v *
 		out[i] = u.commit
 	}
 	return out, nil
+}
+
+// uniqueCommits lists the commits head adds over every advertised tip, with
+// their parents, in one `git rev-list --parents --stdin`.
+func uniqueCommits(ctx context.Context, g *Git, repo Repo, head string, tips []Tip) ([]uniqueCommit, error) {
+	var in bytes.Buffer
+	seen := map[string]bool{}
+	for _, t := range tips {
+		if c := t.target(); !seen[c] {
+			seen[c] = true
+			in.WriteString("^" + c + "\n")
+		}
+	}
+	in.WriteString(head + "\n")
+	out, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "rev-list", "--parents", "--stdin")
+	if err != nil {
+		return nil, fmt.Errorf("commits %s adds over the advertised tips: %w", head, err)
+	}
+	cs, err := parseRevList(out)
+	if err != nil {
+		return nil, fmt.Errorf("commits %s adds over the advertised tips: %w", head, err)
+	}
+	us := make([]uniqueCommit, len(cs))
+	for i, c := range cs {
+		us[i] = uniqueCommit{commit: c.commit, parents: c.parents}
+	}
+	return us, nil
 }
 
 // ObjectFormatOf returns the repository's object format.

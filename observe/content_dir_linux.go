@@ -119,22 +119,12 @@ func readDirents(fd int, buf []byte) ([]dirent, error) {
 		if n <= 0 {
 			break
 		}
-		for b := buf[:n]; len(b) >= 19; {
-			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
-			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-			if reclen < 19 || reclen > len(b) {
-				return nil, unix.EIO
-			}
-			typ, name := b[18], b[19:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			b = b[reclen:]
-			if string(name) == "." || string(name) == ".." {
-				continue
-			}
+		err = EachDirent(buf[:n], func(_ uint64, typ byte, name []byte) {
 			ats = append(ats, at{off: len(arena), n: len(name), typ: direntType(typ)})
 			arena = append(append(arena, name...), 0)
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	if len(ats) == 0 {
@@ -146,6 +136,28 @@ func readDirents(fd int, buf []byte) ([]dirent, error) {
 		out[i] = dirent{name: names[a.off : a.off+a.n], typ: a.typ, z: unsafe.Add(unsafe.Pointer(unsafe.StringData(names)), a.off)}
 	}
 	return out, nil
+}
+
+// EachDirent calls f with the inode number, d_type and name of every
+// entry but "." and ".." in b, what one getdents64 read; a record that
+// does not fit is unix.EIO.
+func EachDirent(b []byte, f func(ino uint64, typ byte, name []byte)) error {
+	for len(b) >= 19 {
+		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+		if reclen < 19 || reclen > len(b) {
+			return unix.EIO
+		}
+		ino, typ, name := binary.NativeEndian.Uint64(b[0:8]), b[18], b[19:reclen]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		b = b[reclen:]
+		if string(name) != "." && string(name) != ".." {
+			f(ino, typ, name)
+		}
+	}
+	return nil
 }
 
 // direntType is the type bits os gives a d_type (os/dirent_linux.go).
@@ -190,6 +202,15 @@ func (d *dirent) Info() (fs.FileInfo, error) { return d.info, d.err }
 type statInfo struct {
 	name string
 	sys  syscall.Stat_t
+}
+
+// StatOf is st, an lstat of the entry name, as the fs.FileInfo os.Lstat
+// would give of it (its Sys a *syscall.Stat_t), for a stat taken relative
+// to a directory.
+func StatOf(name string, st *unix.Stat_t) fs.FileInfo {
+	var si statInfo
+	si.fill(name, st)
+	return &si
 }
 
 func (s *statInfo) fill(name string, st *unix.Stat_t) {

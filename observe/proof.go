@@ -61,33 +61,6 @@ type uniqueCommit struct {
 	parents []string
 }
 
-// uniqueCommits lists the commits head adds over every advertised tip, with
-// their parents.
-func uniqueCommits(ctx context.Context, g *Git, repo Repo, head string, tips []Tip) ([]uniqueCommit, error) {
-	var in bytes.Buffer
-	seen := map[string]bool{}
-	for _, t := range tips {
-		if c := t.target(); !seen[c] {
-			seen[c] = true
-			in.WriteString("^" + c + "\n")
-		}
-	}
-	in.WriteString(head + "\n")
-	out, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "rev-list", "--parents", "--stdin")
-	if err != nil {
-		return nil, fmt.Errorf("commits %s adds over the advertised tips: %w", head, err)
-	}
-	cs, err := parseRevList(out)
-	if err != nil {
-		return nil, fmt.Errorf("commits %s adds over the advertised tips: %w", head, err)
-	}
-	us := make([]uniqueCommit, len(cs))
-	for i, c := range cs {
-		us[i] = uniqueCommit{commit: c.commit, parents: c.parents}
-	}
-	return us, nil
-}
-
 // patchEquivalent looks for one tip that holds, for every commit head adds,
 // a commit with the same verbatim patch id and the same paths and modes,
 // and that reaches the published commit head's own commits start from.

@@ -3,15 +3,15 @@
 package steps
 
 import (
-	"encoding/binary"
 	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/custody-sh/custody/observe"
 )
 
 // qdir is a directory of a quarantine held open: a descriptor opened with
@@ -41,7 +41,7 @@ func openQuarantineRoot(path string) (qdir, fs.FileInfo, error) {
 		return qdir{}, nil, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
 	d.id = [2]uint64{st.Dev, st.Ino}
-	return d, newQStat(filepath.Base(path), &st), nil
+	return d, observe.StatOf(filepath.Base(path), &st), nil
 }
 
 // openatRetry opens name relative to dirfd as a directory, never
@@ -88,7 +88,7 @@ func (d qdir) stat(name string) (fs.FileInfo, error) {
 		if err != nil {
 			return nil, &fs.PathError{Op: "lstat", Path: filepath.Join(d.path, name), Err: err}
 		}
-		return newQStat(name, &st), nil
+		return observe.StatOf(name, &st), nil
 	}
 }
 
@@ -147,20 +147,11 @@ func (d qdir) list() ([]qent, error) {
 		if n <= 0 {
 			break
 		}
-		for b := buf[:n]; len(b) >= 19; {
-			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
-			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-			if reclen < 19 || reclen > len(b) {
-				return nil, &fs.PathError{Op: "readdirent", Path: d.path, Err: unix.EIO}
-			}
-			ino, name := binary.NativeEndian.Uint64(b[0:8]), b[19:reclen]
-			if i := slices.Index(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			b = b[reclen:]
-			if s := string(name); s != "." && s != ".." {
-				out = append(out, qent{name: s, ino: ino})
-			}
+		err = observe.EachDirent(buf[:n], func(ino uint64, _ byte, name []byte) {
+			out = append(out, qent{name: string(name), ino: ino})
+		})
+		if err != nil {
+			return nil, &fs.PathError{Op: "readdirent", Path: d.path, Err: err}
 		}
 	}
 	slices.SortFunc(out, func(a, b qent) int { return strings.Compare(a.name, b.name) })
@@ -177,59 +168,6 @@ func qdirBudget() int {
 		return 64
 	}
 	return int(min(lim.Cur/4, 1<<20))
-}
-
-// qstat is an lstat taken relative to a directory, read as os reads its
-// own (the same mode bits and a *syscall.Stat_t from Sys, which the
-// content hash and observe.Unchanged key on).
-type qstat struct {
-	name string
-	sys  syscall.Stat_t
-}
-
-func newQStat(name string, st *unix.Stat_t) *qstat {
-	return &qstat{name: name, sys: syscall.Stat_t{
-		Dev: st.Dev, Ino: st.Ino, Nlink: st.Nlink, Mode: st.Mode, Uid: st.Uid, Gid: st.Gid, Rdev: st.Rdev,
-		Size: st.Size, Blksize: st.Blksize, Blocks: st.Blocks,
-		Atim: syscall.Timespec{Sec: st.Atim.Sec, Nsec: st.Atim.Nsec},
-		Mtim: syscall.Timespec{Sec: st.Mtim.Sec, Nsec: st.Mtim.Nsec},
-		Ctim: syscall.Timespec{Sec: st.Ctim.Sec, Nsec: st.Ctim.Nsec},
-	}}
-}
-
-func (s *qstat) Name() string       { return s.name }
-func (s *qstat) Size() int64        { return s.sys.Size }
-func (s *qstat) ModTime() time.Time { return time.Unix(s.sys.Mtim.Unix()) }
-func (s *qstat) IsDir() bool        { return s.Mode().IsDir() }
-func (s *qstat) Sys() any           { return &s.sys }
-
-// Mode is the mode os gives the same lstat.
-func (s *qstat) Mode() fs.FileMode {
-	m := fs.FileMode(s.sys.Mode & 0o777)
-	switch s.sys.Mode & syscall.S_IFMT {
-	case syscall.S_IFBLK:
-		m |= fs.ModeDevice
-	case syscall.S_IFCHR:
-		m |= fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFDIR:
-		m |= fs.ModeDir
-	case syscall.S_IFIFO:
-		m |= fs.ModeNamedPipe
-	case syscall.S_IFLNK:
-		m |= fs.ModeSymlink
-	case syscall.S_IFSOCK:
-		m |= fs.ModeSocket
-	}
-	if s.sys.Mode&syscall.S_ISGID != 0 {
-		m |= fs.ModeSetgid
-	}
-	if s.sys.Mode&syscall.S_ISUID != 0 {
-		m |= fs.ModeSetuid
-	}
-	if s.sys.Mode&syscall.S_ISVTX != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
 }
 
 // sameAside reports whether now, an lstat of a file just renamed, is the
