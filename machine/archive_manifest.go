@@ -2,12 +2,13 @@ package machine
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"time"
+
+	json "github.com/custody-sh/custody/machine/bytejson"
 )
 
 // ArchiveFormat is the format tag of an archive's manifest.json.

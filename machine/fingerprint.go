@@ -4,8 +4,9 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"slices"
+
+	json "github.com/custody-sh/custody/machine/bytejson"
 )
 
 // fingerprintBody is the part of an observation a fingerprint covers: the

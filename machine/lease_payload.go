@@ -2,8 +2,9 @@ package machine
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+
+	json "github.com/custody-sh/custody/machine/bytejson"
 )
 
 // MaxHookPayload bounds what a hook reads of its stdin. Claude Code's

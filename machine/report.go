@@ -1,10 +1,11 @@
 package machine
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 	"time"
+
+	json "github.com/custody-sh/custody/machine/bytejson"
 )
 
 // ReportEntry is one journal entry as the auditor's report reads it: the

@@ -4,12 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/qmuntal/stateless"
+
+	json "github.com/custody-sh/custody/machine/bytejson"
 )
 
 // Triggers of the resource machine (DESIGN §4, issue texts).

@@ -1,10 +1,11 @@
 package machine
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"time"
+
+	json "github.com/custody-sh/custody/machine/bytejson"
 )
 
 // JSONSchema returns a JSON Schema (draft 2020-12) of the JSON encoding/json
@@ -20,8 +21,13 @@ func JSONSchema(v any, id, title string) map[string]any {
 	s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	s["$id"] = id
 	s["title"] = title
+	s["$comment"] = StringBytesNote
 	return s
 }
+
+// StringBytesNote is what every schema says of its strings: they carry
+// bytes, those that are not UTF-8 escaped (docs/formats.md, decision 0220).
+const StringBytesNote = "Every string carries exact bytes: a byte that is not part of valid UTF-8 is written as the escape \\udcXX (XX its value, 80-ff; docs/formats.md, 'Names are bytes')."
 
 // schemaOf draws t; nullable adds null to its types (a nil pointer, slice
 // or map that is written).

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+
+	json "github.com/custody-sh/custody/machine/bytejson"
 )
 
 // decodeStrict reads one JSON document of what (e.g. "plan") into

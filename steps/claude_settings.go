@@ -2,9 +2,10 @@ package steps
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	json "github.com/custody-sh/custody/machine/bytejson"
 )
 
 // ClaudeHook is one hook custody writes into .claude/settings.json: the

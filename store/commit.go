@@ -1,12 +1,12 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	json "github.com/custody-sh/custody/machine/bytejson"
 	bolt "go.etcd.io/bbolt"
 )
 

@@ -1,10 +1,11 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 
 	bolt "go.etcd.io/bbolt"
+
+	json "github.com/custody-sh/custody/machine/bytejson"
 )
 
 // AppendEvents writes evs to the journal in order, chained like every

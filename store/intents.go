@@ -2,9 +2,9 @@ package store
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/custody-sh/custody/machine"
+	json "github.com/custody-sh/custody/machine/bytejson"
 	bolt "go.etcd.io/bbolt"
 )
 

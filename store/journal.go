@@ -4,11 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	json "github.com/custody-sh/custody/machine/bytejson"
 	bolt "go.etcd.io/bbolt"
 )
 

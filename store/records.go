@@ -1,11 +1,11 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
 	"github.com/custody-sh/custody/machine"
+	json "github.com/custody-sh/custody/machine/bytejson"
 	bolt "go.etcd.io/bbolt"
 )
 

@@ -1,10 +1,11 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
+
+	json "github.com/custody-sh/custody/machine/bytejson"
 )
 
 // GetValue decodes the JSON value under key in one of the schema's buckets

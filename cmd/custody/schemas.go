@@ -1,9 +1,8 @@
 package main
 
 import (
-	"encoding/json"
-
 	"github.com/custody-sh/custody/machine"
+	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
