@@ -47,6 +47,10 @@ type manifestEntry struct {
 	Exec  bool              `json:"exec,omitempty"`
 	// OID is git's blob id of the content (the target, for a link).
 	OID string `json:"oid,omitempty"`
+	// Gitdir is the git directory a "gitfile" entry must name when the
+	// path it names holds a CR or LF: the tree's own admin entry, whose
+	// path may (a repository under a directory named with a newline).
+	Gitdir string `json:"gitdir,omitempty"`
 }
 
 // manifest maps slash-separated paths relative to the tree to what each
@@ -171,10 +175,16 @@ func fileID(path string, idLen int, fi fs.FileInfo) (string, error) {
 
 // gitdirLineOnly reports whether b is a .git file as git writes one: the
 // single line "gitdir: PATH" (observe.ParseGitFile), with nothing else.
-// Anything more is a person's and is not deleted with the tree.
-func gitdirLineOnly(b []byte) bool {
+// Anything more is a person's and is not deleted with the tree. A PATH
+// holding a CR or LF is git's only when it is want, the git directory
+// this .git file must name (its tree's admin entry): git writes the path
+// as it is, newlines and all, and reads up to the file's last line end.
+func gitdirLineOnly(b []byte, want string) bool {
 	dir, err := observe.ParseGitFile(b, "/")
-	return err == nil && !strings.ContainsAny(dir, "\r\n")
+	if err != nil {
+		return false
+	}
+	return !strings.ContainsAny(dir, "\r\n") || (want != "" && dir == filepath.Clean(want))
 }
 
 // unexpected returns why the entry rel at path (lstat fi) is not what m
@@ -195,7 +205,7 @@ func (m manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string
 		if err != nil {
 			return "unreadable: " + err.Error()
 		}
-		if !gitdirLineOnly(b) {
+		if !gitdirLineOnly(b, want.Gitdir) {
 			return "it holds more than the one gitdir line git writes"
 		}
 		return ""
@@ -249,6 +259,9 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 		m, err = archiveManifest(ctx, e, in.Proof) // archive_removal.go
 	} else {
 		m, err = buildManifest(ctx, e, rec.Path, in.Commit, head, obs.EnvOwn, obs.Discarded)
+	}
+	if err == nil {
+		m[".git"] = manifestEntry{Kind: "gitfile", Gitdir: e.Repo.AdminDir(rec.AdminKeyOrID())}
 	}
 	if err != nil {
 		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",

@@ -129,7 +129,7 @@ func (sc *qscan) walk(n *qnode, m manifest, idLen int, checked map[string]fs.Fil
 				checked[p] = fi
 			}
 			if m[rel].Kind == "gitfile" && fi.Mode().IsRegular() {
-				if b, err := safefile.Read(p, 64<<10); err == nil && gitdirLineOnly(b) {
+				if b, err := safefile.Read(p, 64<<10); err == nil && gitdirLineOnly(b, m[rel].Gitdir) {
 					sc.gitfiles[rel] = b
 				}
 			}
