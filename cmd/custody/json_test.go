@@ -5,17 +5,20 @@ package main
 // command puts in its envelope (machine.Plan, steps.ApplyResult,
 // steps.NewResult, showResult, ...). Where a command's result is a map,
 // a small type below names its members; those, and the raw views for
-// checks of which members are present, are the only local types.
+// checks of which members are present, are the only local types. Output
+// is read with custody's own codec, so a name that is not UTF-8 is read
+// back byte for byte, as custody wrote it.
 
 import (
 	"bytes"
-	"encoding/json"
+
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
+	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
