@@ -265,7 +265,7 @@ func (a *App) archiveFinished(e *steps.Env, out []steps.Outcome) error {
 
 // ArchivePruneCmd assesses and deletes archives.
 type ArchivePruneCmd struct {
-	Apply []string `name:"apply" placeholder:"NAME" help:"Delete exactly these archive directories (names), each re-assessed first."`
+	Apply []string `sep:"none" name:"apply" placeholder:"NAME" help:"Delete exactly these archive directories (names), each re-assessed first."`
 	// StripBuildOutput rewrites patches without the build output they
 	// hold instead of deleting anything.
 	StripBuildOutput bool `name:"strip-build-output" help:"Delete no archive: list (or, with --apply, strip) the Cargo targets and Flutter output each archive's patch holds, recognised by structure."`

@@ -182,7 +182,7 @@ func validDisposition(d machine.Disposition) bool {
 // MigrateApplyCmd carries out approved dispositions.
 type MigrateApplyCmd struct {
 	Plan                    string   `arg:"" help:"The migrate plan file."`
-	Only                    []string `name:"only" placeholder:"ID" help:"Apply only these candidates."`
+	Only                    []string `sep:"none" name:"only" placeholder:"ID" help:"Apply only these candidates."`
 	AllowExternalRetirement bool     `name:"allow-external-retirement" help:"Let retire and archive remove trees outside the managed root."`
 	Acknowledge             string   `name:"acknowledge-unrecoverable" placeholder:"COMMIT" help:"With one --only ID: end the record whose tree is gone and whose last commit is exactly COMMIT, lost (checked against git)."`
 	ScanLimit               int      `name:"scan-limit" default:"4096" help:"Read at most this many entries of the main checkout's parent; more is a refusal."`

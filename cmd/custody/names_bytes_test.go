@@ -154,7 +154,7 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 	for _, it := range plan.Items {
 		byID[it.ID] = it
 	}
-	for id, want := range map[string]string{pushedID: machine.ActionRemove, archID: machine.ActionRemove, adoptedID: machine.ActionRemove, keptID: machine.ActionKeep} {
+	for id, want := range map[string]machine.Action{pushedID: machine.ActionRemove, archID: machine.ActionRemove, adoptedID: machine.ActionRemove, keptID: machine.ActionKeep} {
 		if got := byID[id].Action; got != want {
 			t.Errorf("plan: %s is %q, want %q (%+v)", id, got, want, byID[id])
 		}
