@@ -166,7 +166,7 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 		t.Errorf("plan: kept tree's refusal does not name %q exactly: %+v", untracked, ref)
 	}
 
-	res := e2eApply(t, r, planFile, 0)
+	res := decodeResult[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", "--allow-external-retirement", planFile, "--json"), "apply")
 	for _, it := range res.Items {
 		if it.Outcome != "removed" {
 			t.Errorf("apply: %s %s (%+v)", it.ID, it.Outcome, it)
