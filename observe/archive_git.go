@@ -95,11 +95,46 @@ func InitScratch(ctx context.Context, g *Git, dir string, format ObjectFormat, a
 	}
 	objects := filepath.Join(dir, "objects")
 	if len(alternates) > 0 {
-		if err := os.WriteFile(filepath.Join(objects, "info", "alternates"), []byte(strings.Join(alternates, "\n")+"\n"), 0o644); err != nil {
+		var b strings.Builder
+		for _, a := range alternates {
+			b.WriteString(AlternateLine(a))
+			b.WriteByte('\n')
+		}
+		if err := os.WriteFile(filepath.Join(objects, "info", "alternates"), []byte(b.String()), 0o644); err != nil {
 			return "", err
 		}
 	}
 	return objects, nil
+}
+
+// AlternateLine is the line of objects/info/alternates that names the
+// object directory dir as git reads it (odb.c, parse_alt_odb_entry): dir
+// as it is, or, when it holds a control byte or begins with '"' or '#'
+// (a repository under a directory named with a newline), git's C-quoted
+// form, each such byte, '"' and '\\' escaped.
+func AlternateLine(dir string) string {
+	if !strings.ContainsFunc(dir, func(r rune) bool { return r < 0x20 || r == 0x7f }) && !strings.HasPrefix(dir, "\"") && !strings.HasPrefix(dir, "#") {
+		return dir
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(dir); i++ {
+		switch c := dir[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\%03o`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // scratchGit runs git in the scratch repository gitDir with config that
