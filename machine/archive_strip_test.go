@@ -125,16 +125,20 @@ func TestPlanArchiveStrip(t *testing.T) {
 }
 
 // TestStrippedManifest: the new tree, the new patch's digest and size,
-// and the stripped directories added to build_output in path order.
+// the stripped directories added to build_output in path order, and the
+// empty directories at or below them no longer listed (a restore does not
+// make them).
 func TestStrippedManifest(t *testing.T) {
 	t.Parallel()
 	m := machine.ArchiveManifest{WorktreeTree: "old", Files: []machine.ArchiveFile{{Name: "commits.bundle", SHA256: "b", Size: 1}, {Name: machine.ArchivePatchName, SHA256: "p", Size: 9}},
-		BuildOutput: []machine.DiscardedDir{{Path: "node_modules", Kind: machine.BuildNodeModules, Bytes: 4}}}
+		BuildOutput: []machine.DiscardedDir{{Path: "node_modules", Kind: machine.BuildNodeModules, Bytes: 4}},
+		EmptyDirs:   []string{"app/build/tmp", "app/buildx", "app/build", "docs/empty"}}
 	got := machine.StrippedManifest(m, []machine.DiscardedDir{{Path: "app/build", Kind: machine.BuildFlutterOutput, Bytes: 3}}, "new", "q", 2)
 	want := m
 	want.WorktreeTree = "new"
 	want.Files = []machine.ArchiveFile{{Name: "commits.bundle", SHA256: "b", Size: 1}, {Name: machine.ArchivePatchName, SHA256: "q", Size: 2}}
 	want.BuildOutput = []machine.DiscardedDir{{Path: "app/build", Kind: machine.BuildFlutterOutput, Bytes: 3}, {Path: "node_modules", Kind: machine.BuildNodeModules, Bytes: 4}}
+	want.EmptyDirs = []string{"app/buildx", "docs/empty"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("StrippedManifest (-want +got):\n%s", diff)
 	}

@@ -41,6 +41,9 @@ func asStrippable(t *testing.T, r *fixtures.Repo) (steps.ArchiveCreated, map[str
 	r.WriteFile(wt, "app/build/deploy.sh", "#!/bin/sh\nscp app.apk host:\n")
 	r.WriteFile(wt, "coverage/index.html", "<html>\n")
 	r.WriteFile(wt, "coverage/lcov.info", "TN:\n")
+	if err := os.Mkdir(filepath.Join(wt, "coverage", "tmp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	r.WriteFile(wt, "debug.log", "log\n")
 	r.WriteFile(wt, "build/notes.txt", "a person's build notes\n")
 	r.WriteFile(wt, "notes.md", "only here\n")
