@@ -60,7 +60,11 @@ type ArchiveManifest struct {
 	// approved disposable pattern recognised them: layout below them is
 	// not part of the fingerprint.
 	BuildOutput []DiscardedDir `json:"build_output"`
-	CreatedAt   time.Time      `json:"created_at"`
+	// Status is what git's index and status said of the tree when it was
+	// captured (ArchiveStatus), which a strip decides over; nil in an
+	// archive captured before it was recorded, which is never stripped.
+	Status    *ArchiveStatus `json:"status,omitempty"`
+	CreatedAt time.Time      `json:"created_at"`
 }
 
 // ArchiveRemote is one remote a restore may fetch prerequisites from.
@@ -166,6 +170,11 @@ func ParseArchiveManifest(dir string, b []byte) (ArchiveManifest, *Refusal) {
 	for _, d := range m.BuildOutput {
 		if !TreePathSafe(d.Path) || d.Kind == BuildNone {
 			return bad("build output %q leaves the tree or names no kind", d.Path)
+		}
+	}
+	if m.Status != nil {
+		if p, bad2 := m.Status.invalid(); bad2 {
+			return bad("status names %q, which leaves the tree or is out of order", p)
 		}
 	}
 	return m, nil

@@ -1,7 +1,6 @@
 package machine
 
 import (
-	"path"
 	"slices"
 	"strings"
 )
@@ -14,22 +13,30 @@ type ArchiveTreeEntry struct {
 	Size int64  `json:"size"`
 }
 
-// ArchiveStripFacts is what a strip observes of an archive: its tree,
-// the paths of HEAD's files, the CACHEDIR.TAG files whose content begins
-// with the standard signature, the target of every link, and the nested
-// repositories' roots.
+// ArchiveStripFacts is what a strip decides over: the archive's tree (its
+// worktree_tree: every file and link with mode and size, the target of
+// every link, which CACHEDIR.TAG files begin with the standard signature,
+// the content of each regular pyvenv.cfg), HEAD's entries, and from the
+// manifest the nested repositories' roots, the empty directories, what
+// git's index and status said at capture (Status) and the build output
+// already left out (Done).
 type ArchiveStripFacts struct {
 	Entries     []ArchiveTreeEntry
-	Head        []string
+	Head        []TrackedEntry
 	SignedTags  []string
 	LinkTargets map[string]string
+	PyvenvCfgs  map[string]string
 	Nested      []string
+	EmptyDirs   []string
+	Status      ArchiveStatus
+	Done        []string
 }
 
 // DecideArchiveStrip decides whether the archive may have its build output
 // stripped: the local checks prune makes first, in the same order (a valid
 // manifest whose digests hold and nothing unrecorded in the directory,
-// then the tree no longer present). A strip deletes no archive, so the
+// then the tree no longer present), then the manifest recording the
+// index and status its tree was captured with (archive-status-unknown). A strip deletes no archive, so the
 // remotes are not asked.
 func DecideArchiveStrip(obs ArchivePruneObservation) (ArchiveManifest, *Refusal) {
 	d := obs.Dir
@@ -47,176 +54,239 @@ func DecideArchiveStrip(obs ArchivePruneObservation) (ArchiveManifest, *Refusal)
 		r := refuse(CodeArchiveTreePresent, d.Dir, "custody archive prune --strip-build-output",
 			"archive %s: its tree %s still exists; strip the build output from the tree, or remove the tree first", m.ID, m.Path)
 		return m, &r
+	case m.Status == nil:
+		r := refuse(CodeArchiveStatusUnknown, d.Dir, "custody archive list",
+			"archive %s does not record what the index and status of its tree %s said when it was captured, so the build output in its patch cannot be told from a person's work; it is kept whole", m.ID, m.Path)
+		return m, &r
 	}
 	return m, nil
 }
 
-// PlanArchiveStrip returns the directories of the archive's tree to strip,
-// recognised by structure alone, outermost first and never again below
-// one already recognised (sorted by path). The rules are StructureKind's,
-// the ones a tree on disk is classified by (stripKind), over what the
-// archive's tree shows of each directory, with HEAD's files and the
-// tree's pubspec.yaml files as the project's own; a strip takes only:
-//
-//   - a Cargo target: a directory holding a CACHEDIR.TAG that begins with
-//     the signature, a regular .rustc_info.json, or a direct subdirectory
-//     holding a .fingerprint/ directory (a profile); a CACHEDIR.TAG without
-//     the signature disqualifies it from every rule;
-//   - Flutter output: <P>/build or <P>/.dart_tool where HEAD or the
-//     archive's tree holds <P>/pubspec.yaml.
-//
-// A directory is stripped only when every entry at or below it is a pure
-// addition (HEAD holds nothing at, below or above its path), no nested
-// repository is at or below it, and no link below it leads outside it.
-func PlanArchiveStrip(f ArchiveStripFacts) []DiscardedDir {
-	head := map[string]bool{}
-	for _, p := range f.Head {
-		head[p] = true
-	}
-	headDirs := map[string]bool{}
-	for _, p := range f.Head {
-		for d := path.Dir(p); d != "." && !headDirs[d]; d = path.Dir(d) {
-			headDirs[d] = true
+// PlanArchiveStrip returns the paths of the archive's tree to strip: the
+// build output FindBuildOutput finds in it, the one decision a tree on disk
+// is classified by, over the same facts the tree gave when it was
+// captured. The index is HEAD's entries with the recorded staged changes
+// (ArchiveStatus.Index), so only a project marker the index held counts
+// and nothing the index held is stripped; what status reported is every
+// path of the archive's tree the index does not hold, a directory status
+// reported ignored as a whole standing for everything below it; and what
+// each directory holds is what the archive's tree holds, with its empty
+// directories, its nested repositories and the build output it already
+// left out (archiveBuild). disposable are the approved [cleanup]
+// disposable patterns, as a tree on disk is classified with. Sorted by
+// path.
+func PlanArchiveStrip(f ArchiveStripFacts, disposable Patterns) []DiscardedDir {
+	tracked := NewTrackedSet(f.Status.Index(f.Head))
+	src := newArchiveBuild(f)
+	ignoredUnder := func(p string) string {
+		for _, d := range f.Status.IgnoredDirs {
+			if p == d || strings.HasPrefix(p, d+"/") {
+				return d + "/"
+			}
 		}
+		return p
 	}
-	shapes := archiveShapes(f)
-	project := slices.Clone(f.Head)
+	var reported []string
 	for _, e := range f.Entries {
-		if path.Base(e.Path) == "pubspec.yaml" && !head[e.Path] {
-			project = append(project, e.Path)
-		}
-	}
-	tracked := TrackedPaths(project)
-	cands := make([]string, 0, len(shapes))
-	for d := range shapes {
-		cands = append(cands, d)
-	}
-	slices.SortFunc(cands, func(a, b string) int {
-		if n := strings.Count(a, "/") - strings.Count(b, "/"); n != 0 {
-			return n
-		}
-		return strings.Compare(a, b)
-	})
-	below := func(p, dir string) bool { return strings.HasPrefix(p, dir+"/") }
-	var out []DiscardedDir
-	for _, c := range cands {
-		if slices.ContainsFunc(out, func(d DiscardedDir) bool { return below(c, d.Path) }) {
-			continue
-		}
-		kind := stripKind(shapes[c], tracked)
-		if kind == BuildNone || !strippable(c, f, head, headDirs) {
-			continue
-		}
-		d := DiscardedDir{Path: c, Kind: kind}
-		for _, e := range f.Entries {
-			if below(e.Path, c) {
-				d.Bytes += e.Size
-			}
-		}
-		out = append(out, d)
-	}
-	slices.SortFunc(out, func(a, b DiscardedDir) int { return strings.Compare(a.Path, b.Path) })
-	return out
-}
-
-// stripKind is the kind of build output the directory the facts f
-// describe is by its structure alone: StructureKind, the one set of rules
-// every tree is classified by, with tracked as the project's own files and
-// no disposable patterns. A strip takes only Cargo targets and Flutter
-// output (docs/decisions/0086); a directory recognised by its signed
-// CACHEDIR.TAG alone is counted a Cargo target there, as 0086 has it
-// (Cargo tags every target directory). Any other kind stays in the patch.
-func stripKind(f BuildFacts, tracked TrackedSet) BuildKind {
-	switch k := StructureKind(f, tracked, Patterns{}); k {
-	case BuildCargoTarget, BuildFlutterOutput:
-		return k
-	case BuildCacheDir:
-		return BuildCargoTarget
-	}
-	return BuildNone
-}
-
-// archiveShapes returns, for every directory of the archive's tree below
-// its root, the facts StructureKind reads of it, as a tree on disk gives
-// them before any walk: its direct children (a file or link each entry, a
-// directory each deeper path, marked when it holds a .fingerprint/
-// directory), and the signature of its CACHEDIR.TAG when f found it signed.
-func archiveShapes(f ArchiveStripFacts) map[string]BuildFacts {
-	signed := map[string]bool{}
-	for _, p := range f.SignedTags {
-		signed[p] = true
-	}
-	children := map[string]map[string]EntryKind{}
-	profiles := map[string]bool{} // directories holding a .fingerprint/ directory
-	for _, e := range f.Entries {
-		kind := EntryFile
-		if e.Mode == "120000" {
-			kind = EntrySymlink
-		}
-		for p := e.Path; path.Dir(p) != "."; p = path.Dir(p) {
-			dir, name := path.Dir(p), path.Base(p)
-			m := children[dir]
-			if m == nil {
-				m = map[string]EntryKind{}
-				children[dir] = m
-			}
-			if _, seen := m[name]; seen && kind == EntryDir {
-				break // an earlier entry recorded this directory and all above it
-			}
-			m[name] = kind
-			if kind == EntryDir && name == ".fingerprint" {
-				profiles[dir] = true
-			}
-			kind = EntryDir
-		}
-	}
-	out := make(map[string]BuildFacts, len(children))
-	for dir, m := range children {
-		bf := BuildFacts{Path: dir, Kind: EntryDir}
-		for name, kind := range m {
-			bf.Children = append(bf.Children, BuildChild{Name: name, Kind: kind, Fingerprint: kind == EntryDir && profiles[dir+"/"+name]})
-		}
-		slices.SortFunc(bf.Children, func(a, b BuildChild) int { return strings.Compare(a.Name, b.Name) })
-		if signed[dir+"/CACHEDIR.TAG"] {
-			bf.CacheDirTag = CacheDirSignature
-		}
-		out[dir] = bf
-	}
-	return out
-}
-
-// strippable reports whether everything at and below c is a pure
-// addition the archive may drop: HEAD holds nothing at, below or above c
-// as a file, no nested repository is at or below it, and no link below it
-// leads outside it (absolute, or climbing above it lexically).
-func strippable(c string, f ArchiveStripFacts, head, headDirs map[string]bool) bool {
-	if head[c] || headDirs[c] {
-		return false
-	}
-	for d := path.Dir(c); d != "."; d = path.Dir(d) {
-		if head[d] {
-			return false
+		if _, ok := tracked.files[e.Path]; !ok {
+			reported = append(reported, ignoredUnder(e.Path))
 		}
 	}
 	for _, n := range f.Nested {
-		if n == c || strings.HasPrefix(n, c+"/") {
-			return false
+		if _, ok := tracked.files[n]; !ok {
+			reported = append(reported, ignoredUnder(n))
 		}
 	}
-	for _, e := range f.Entries {
-		rest, ok := strings.CutPrefix(e.Path, c+"/")
-		if !ok || e.Mode != "120000" {
+	for _, d := range f.Status.IgnoredDirs {
+		reported = append(reported, d+"/")
+	}
+	reported = append(reported, f.Done...)
+	return FindBuildOutput(src, reported, tracked, disposable, f.Done)
+}
+
+// archiveBuild is an archive's tree as a BuildSource: what a tree on disk
+// would show of each path, from the archive's facts alone.
+type archiveBuild struct {
+	f ArchiveStripFacts
+	// entries are f.Entries sorted by path; dirs every directory (those
+	// holding an entry, the empty ones, the nested roots, the build
+	// output left out), sorted.
+	entries []ArchiveTreeEntry
+	dirs    []string
+	isDir   map[string]bool
+	byPath  map[string]ArchiveTreeEntry
+	signed  map[string]bool
+	// children maps a directory to the names of its direct entries.
+	children map[string]map[string]bool
+}
+
+// newArchiveBuild indexes f.
+func newArchiveBuild(f ArchiveStripFacts) *archiveBuild {
+	a := &archiveBuild{f: f, isDir: map[string]bool{}, byPath: map[string]ArchiveTreeEntry{}, signed: map[string]bool{}, children: map[string]map[string]bool{}}
+	a.entries = slices.Clone(f.Entries)
+	slices.SortFunc(a.entries, func(x, y ArchiveTreeEntry) int { return strings.Compare(x.Path, y.Path) })
+	for _, p := range f.SignedTags {
+		a.signed[p] = true
+	}
+	link := func(p string) {
+		for ; p != "." && p != ""; p = parentDir(p) {
+			parent, name := parentDir(p), p[strings.LastIndexByte(p, '/')+1:]
+			m := a.children[parent]
+			if m == nil {
+				m = map[string]bool{}
+				a.children[parent] = m
+			}
+			if m[name] {
+				return // this path and everything above it are recorded
+			}
+			m[name] = true
+		}
+	}
+	dir := func(p string) {
+		for d := p; d != "." && d != "" && !a.isDir[d]; d = parentDir(d) {
+			a.isDir[d] = true
+			a.dirs = append(a.dirs, d)
+		}
+		link(p)
+	}
+	for _, e := range a.entries {
+		a.byPath[e.Path] = e
+		if e.Mode == "160000" {
+			dir(e.Path)
 			continue
 		}
-		t, known := f.LinkTargets[e.Path]
-		if !known || path.IsAbs(t) {
-			return false
-		}
-		if j := path.Join(path.Dir(rest), t); j == ".." || strings.HasPrefix(j, "../") {
-			return false
+		dir(parentDir(e.Path))
+		link(e.Path)
+	}
+	for _, ps := range [][]string{f.EmptyDirs, f.Nested, f.Done} {
+		for _, p := range ps {
+			dir(p)
 		}
 	}
-	return true
+	slices.Sort(a.dirs)
+	return a
+}
+
+// kindOf is what the path p of the archive's tree is, as lstat would say
+// of it on disk.
+func (a *archiveBuild) kindOf(p string) EntryKind {
+	if a.isDir[p] {
+		return EntryDir
+	}
+	if e, ok := a.byPath[p]; ok {
+		if e.Mode == "120000" {
+			return EntrySymlink
+		}
+		return EntryFile
+	}
+	return EntryOther
+}
+
+// Shape is what BuildShape reads of rel on disk: its kind, its direct
+// entries (a directory marked when it holds a .fingerprint directory), a
+// signed CACHEDIR.TAG's signature and a regular pyvenv.cfg's content.
+func (a *archiveBuild) Shape(rel string) BuildFacts {
+	f := BuildFacts{Path: rel, Kind: a.kindOf(rel)}
+	if f.Kind != EntryDir {
+		return f
+	}
+	for name := range a.children[rel] {
+		p := rel + "/" + name
+		c := BuildChild{Name: name, Kind: a.kindOf(p)}
+		c.Fingerprint = c.Kind == EntryDir && a.isDir[p+"/.fingerprint"]
+		f.Children = append(f.Children, c)
+		if c.Kind != EntryFile {
+			continue
+		}
+		switch {
+		case name == "CACHEDIR.TAG" && a.signed[p]:
+			f.CacheDirTag = CacheDirSignature
+		case name == "pyvenv.cfg":
+			f.PyvenvCfg = a.f.PyvenvCfgs[p]
+		}
+	}
+	slices.SortFunc(f.Children, func(x, y BuildChild) int { return strings.Compare(x.Name, y.Name) })
+	return f
+}
+
+// Walk is what WalkBuild finds below f.Path on disk: a nested repository
+// (a .git entry) or a git directory (a regular HEAD beside objects/ and
+// refs/ directories) at or below it, the links below it that leave it,
+// and the bytes of its files and links. The archive holds no special file
+// and nothing unreadable; build output it already left out below f.Path
+// is unknown content (Unreadable), since whatever it held would have been
+// walked on disk. A link whose target was not read is unreadable too.
+func (a *archiveBuild) Walk(f *BuildFacts) {
+	f.Walked = true
+	at := func(p string) bool { return p == f.Path || strings.HasPrefix(p, f.Path+"/") }
+	for _, n := range a.f.Nested {
+		if at(n) {
+			f.GitEntry = n + "/.git"
+			return
+		}
+	}
+	for _, d := range a.f.Done {
+		if strings.HasPrefix(d, f.Path+"/") {
+			f.Unreadable = d + ": build output left out of the archive when it was captured"
+			return
+		}
+	}
+	gitDir := func(d string) bool {
+		e, ok := a.byPath[d]
+		return (ok && e.Mode == "160000") || (a.kindOf(d+"/HEAD") == EntryFile && a.isDir[d+"/objects"] && a.isDir[d+"/refs"])
+	}
+	if a.isDir[f.Path] && gitDir(f.Path) {
+		f.GitEntry = f.Path
+		return
+	}
+	for i := sortSearch(a.dirs, f.Path+"/"); i < len(a.dirs) && strings.HasPrefix(a.dirs[i], f.Path+"/"); i++ {
+		if gitDir(a.dirs[i]) {
+			f.GitEntry = a.dirs[i]
+			return
+		}
+	}
+	if f.Kind != EntryDir {
+		e := a.byPath[f.Path]
+		f.Bytes = e.Size
+		if e.Mode == "120000" {
+			a.link(f, ".", e.Path)
+		}
+		return
+	}
+	for i := sortSearchEntry(a.entries, f.Path+"/"); i < len(a.entries) && strings.HasPrefix(a.entries[i].Path, f.Path+"/"); i++ {
+		e := a.entries[i]
+		f.Bytes += e.Size
+		if e.Mode == "120000" {
+			a.link(f, e.Path[len(f.Path)+1:], e.Path)
+		}
+	}
+}
+
+// link records the link at p (rel below f.Path) in f: escaping when its
+// target leaves f.Path, unreadable when its target is unknown.
+func (a *archiveBuild) link(f *BuildFacts, rel, p string) {
+	t, ok := a.f.LinkTargets[p]
+	switch {
+	case !ok:
+		if f.Unreadable == "" {
+			f.Unreadable = p + ": its target was not read"
+		}
+	case LinkEscapes(rel, t):
+		f.Escaping = append(f.Escaping, BuildLink{Path: rel, Target: t})
+	}
+}
+
+// sortSearch is the index of the first of the sorted ps not before p.
+func sortSearch(ps []string, p string) int {
+	i, _ := slices.BinarySearch(ps, p)
+	return i
+}
+
+// sortSearchEntry is the index of the first of the sorted entries whose
+// path is not before p.
+func sortSearchEntry(es []ArchiveTreeEntry, p string) int {
+	i, _ := slices.BinarySearchFunc(es, p, func(e ArchiveTreeEntry, p string) int { return strings.Compare(e.Path, p) })
+	return i
 }
 
 // StrippedManifest is m after its build output dirs were stripped from the
@@ -231,6 +301,9 @@ func StrippedManifest(m ArchiveManifest, dirs []DiscardedDir, worktreeTree, patc
 			n.Files[i].SHA256, n.Files[i].Size = patchSHA, patchSize
 		}
 	}
+	n.EmptyDirs = slices.DeleteFunc(slices.Clone(m.EmptyDirs), func(e string) bool {
+		return slices.ContainsFunc(dirs, func(d DiscardedDir) bool { return e == d.Path || strings.HasPrefix(e, d.Path+"/") })
+	})
 	n.BuildOutput = append(slices.Clone(m.BuildOutput), dirs...)
 	slices.SortFunc(n.BuildOutput, func(a, b DiscardedDir) int { return strings.Compare(a.Path, b.Path) })
 	return n

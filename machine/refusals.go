@@ -328,6 +328,12 @@ const (
 	// CodeArchiveTreePresent is returned when prune finds the archived
 	// tree still on disk: the archive is not pruned while its tree exists.
 	CodeArchiveTreePresent Code = "archive-tree-present"
+	// CodeArchiveStatusUnknown is returned when a strip finds an archive
+	// whose manifest does not record what git's index and status said of
+	// its tree when it was captured (an archive made before they were
+	// recorded): its build output cannot be told from a person's work by
+	// the rules its tree was classified by, so nothing is stripped.
+	CodeArchiveStatusUnknown Code = "archive-status-unknown"
 	// CodeArchiveNested is returned when prune finds an archive holding
 	// nested repositories, whose commits no remote is asked about.
 	CodeArchiveNested Code = "archive-nested"
@@ -475,6 +481,7 @@ func Codes() map[Code]string {
 		CodeArchiveInvalid:        "an archive directory or manifest is not valid",
 		CodeArchiveUnsupported:    "the tree holds an entry no archive can restore",
 		CodeArchiveTreePresent:    "the archived tree still exists, so its archive is not pruned",
+		CodeArchiveStatusUnknown:  "the archive does not record its tree's index and status, so its build output is not stripped",
 		CodeArchiveNested:         "the archive holds nested repositories no remote is asked about",
 		CodeArchiveUncommitted:    "the archive holds uncommitted state no remote holds",
 

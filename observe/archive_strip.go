@@ -11,14 +11,25 @@ import (
 	"github.com/custody-sh/custody/machine"
 )
 
-// ObserveArchiveStrip reads what a strip decides over, from the scratch
-// repository gitDir that holds both trees: every file and link of
-// worktreeTree with its mode and size, the paths of headTree's files, the
-// CACHEDIR.TAG files of worktreeTree that begin with the standard
-// signature and the target of each of its links. It reads no file of any
-// tree on disk and decides nothing.
-func ObserveArchiveStrip(ctx context.Context, g *Git, gitDir, headTree, worktreeTree string, nested []string) (machine.ArchiveStripFacts, error) {
-	f := machine.ArchiveStripFacts{LinkTargets: map[string]string{}, Nested: nested}
+// ObserveArchiveStrip reads what a strip decides over for the archive
+// whose manifest is m, from the scratch repository gitDir that holds both
+// of its trees: every file and link of m.WorktreeTree with its mode and
+// size, HEAD's entries (m.HeadTree), the CACHEDIR.TAG files of the
+// archive's tree that begin with the standard signature, the target of
+// each of its links and the content of each regular pyvenv.cfg (when it
+// is no longer than a tree on disk has read of one); and from m the
+// nested repositories, the empty directories, the status captured with
+// the tree and the build output left out. It reads no file of any tree on
+// disk and decides nothing.
+func ObserveArchiveStrip(ctx context.Context, g *Git, gitDir string, m machine.ArchiveManifest) (machine.ArchiveStripFacts, error) {
+	f := machine.ArchiveStripFacts{LinkTargets: map[string]string{}, PyvenvCfgs: map[string]string{}, EmptyDirs: m.EmptyDirs, Done: m.BuildOutputPaths()}
+	for _, n := range m.Nested {
+		f.Nested = append(f.Nested, n.Path)
+	}
+	if m.Status != nil {
+		f.Status = *m.Status
+	}
+	worktreeTree := m.WorktreeTree
 	out, err := scratchGit(ctx, g, gitDir, nil, nil, "ls-tree", "-r", "-l", "-z", "--full-tree", worktreeTree)
 	if err != nil {
 		return f, fmt.Errorf("list the archive's tree %s: %w", worktreeTree, err)
@@ -33,24 +44,29 @@ func ObserveArchiveStrip(ctx context.Context, g *Git, gitDir, headTree, worktree
 		if !ok || len(fs) != 4 {
 			return f, fmt.Errorf("list the archive's tree %s: unexpected line %q", worktreeTree, rec)
 		}
-		size, err := strconv.ParseInt(fs[3], 10, 64)
-		if err != nil {
-			return f, fmt.Errorf("list the archive's tree %s: size of %q: %w", worktreeTree, name, err)
+		var size int64
+		if fs[3] != "-" { // a gitlink has no size
+			if size, err = strconv.ParseInt(fs[3], 10, 64); err != nil {
+				return f, fmt.Errorf("list the archive's tree %s: size of %q: %w", worktreeTree, name, err)
+			}
 		}
 		p := string(name)
 		f.Entries = append(f.Entries, machine.ArchiveTreeEntry{Path: p, Mode: fs[0], Size: size})
-		if fs[0] == "120000" || path.Base(p) == "CACHEDIR.TAG" {
+		base := path.Base(p)
+		if fs[0] == "120000" || (fs[0] != "160000" && (base == "CACHEDIR.TAG" || (base == "pyvenv.cfg" && size <= buildFileLimit))) {
 			oids[p] = fs[2]
 		}
 	}
-	out, err = scratchGit(ctx, g, gitDir, nil, nil, "ls-tree", "-r", "-z", "--name-only", "--full-tree", headTree)
+	out, err = scratchGit(ctx, g, gitDir, nil, nil, "ls-tree", "-r", "-z", "--full-tree", m.HeadTree)
 	if err != nil {
-		return f, fmt.Errorf("list HEAD's tree %s: %w", headTree, err)
+		return f, fmt.Errorf("list HEAD's tree %s: %w", m.HeadTree, err)
 	}
-	for _, p := range bytes.Split(bytes.TrimSuffix(out, []byte{0}), []byte{0}) {
-		if len(p) > 0 {
-			f.Head = append(f.Head, string(p))
-		}
+	head, err := ParseLsTree(out)
+	if err != nil {
+		return f, fmt.Errorf("list HEAD's tree %s: %w", m.HeadTree, err)
+	}
+	for _, e := range head {
+		f.Head = append(f.Head, machine.TrackedEntry{Path: e.Path, Mode: e.Mode, OID: e.OID})
 	}
 	for _, e := range f.Entries {
 		oid, ok := oids[e.Path]
@@ -61,11 +77,40 @@ func ObserveArchiveStrip(ctx context.Context, g *Git, gitDir, headTree, worktree
 		if err != nil {
 			return f, fmt.Errorf("read %s of the archive's tree: %w", e.Path, err)
 		}
-		if e.Mode == "120000" {
+		switch {
+		case e.Mode == "120000":
 			f.LinkTargets[e.Path] = string(b)
-		} else if bytes.HasPrefix(b, []byte(machine.CacheDirSignature)) {
+		case path.Base(e.Path) == "pyvenv.cfg":
+			f.PyvenvCfgs[e.Path] = string(b)
+		case bytes.HasPrefix(b, []byte(machine.CacheDirSignature)):
 			f.SignedTags = append(f.SignedTags, e.Path)
 		}
 	}
 	return f, nil
+}
+
+// IndexAndHead reads what a capture records of the tree at dir beyond its
+// files: the entries of its index (every stage of a path once, the index
+// file of the admin entry adminKey read as the tree's observation reads
+// it) and of the tree of the commit head.
+func IndexAndHead(ctx context.Context, g *Git, repo Repo, dir, adminKey, head string) (index, headEnts []machine.TrackedEntry, err error) {
+	ents, err := readIndex(ctx, g, repo, dir, adminKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the index of %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		index = append(index, machine.TrackedEntry{Path: e.Path, Mode: e.Mode, OID: e.OID})
+	}
+	out, err := g.Observe(ctx, dir, "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", head+"^{tree}")
+	if err != nil {
+		return nil, nil, fmt.Errorf("list HEAD's tree of %s: %w", dir, err)
+	}
+	tree, err := ParseLsTree(out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list HEAD's tree of %s: %w", dir, err)
+	}
+	for _, e := range tree {
+		headEnts = append(headEnts, machine.TrackedEntry{Path: e.Path, Mode: e.Mode, OID: e.OID})
+	}
+	return index, headEnts, nil
 }

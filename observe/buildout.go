@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 
 	"github.com/custody-sh/custody/machine"
@@ -19,47 +18,22 @@ import (
 const buildFileLimit = 64 << 10
 
 // BuildOutput finds the regenerable build output of the tree at dir among
-// the paths status reported untracked or ignored: each such path and every
-// directory above it (below the root) is a candidate, outermost first; a
-// candidate machine.StructureKind recognises is walked (symlinks never
-// followed) and kept as discarded only when machine.ClassifyBuildOutput
-// still recognises it. Paths below a discarded directory are not
-// candidates again. The result is sorted by path.
+// the paths status reported untracked or ignored: machine.FindBuildOutput,
+// the one decision a tree and its archive share, over the tree on disk
+// (diskBuild: a candidate's shape by BuildShape, everything below it by
+// WalkBuild, symlinks never followed). The result is sorted by path.
 func BuildOutput(dir string, st machine.Status, tracked machine.TrackedSet, disposable machine.Patterns) []machine.DiscardedDir {
-	seen := map[string]bool{}
-	var cands []string
-	for _, p := range slices.Concat(st.Untracked, st.Ignored) {
-		for p = strings.TrimSuffix(p, "/"); p != "." && p != "" && !seen[p]; p = path.Dir(p) {
-			seen[p] = true
-			cands = append(cands, p)
-		}
-	}
-	slices.SortFunc(cands, func(a, b string) int {
-		if d := strings.Count(a, "/") - strings.Count(b, "/"); d != 0 {
-			return d
-		}
-		return strings.Compare(a, b)
-	})
-	var out []machine.DiscardedDir
-	covered := func(p string) bool {
-		for _, d := range out {
-			if strings.HasPrefix(p, d.Path+"/") {
-				return true
-			}
-		}
-		return false
-	}
-	for _, c := range cands {
-		if covered(c) || tracked.AtOrBelow(c) {
-			continue
-		}
-		if kind, f := ClassifyBuild(dir, c, tracked, disposable); kind != machine.BuildNone {
-			out = append(out, machine.DiscardedDir{Path: c, Kind: kind, Bytes: f.Bytes})
-		}
-	}
-	slices.SortFunc(out, func(a, b machine.DiscardedDir) int { return strings.Compare(a.Path, b.Path) })
-	return out
+	return machine.FindBuildOutput(diskBuild(dir), slices.Concat(st.Untracked, st.Ignored), tracked, disposable, nil)
 }
+
+// diskBuild is the tree on disk at its root, as a machine.BuildSource.
+type diskBuild string
+
+// Shape is BuildShape of rel.
+func (d diskBuild) Shape(rel string) machine.BuildFacts { return BuildShape(string(d), rel) }
+
+// Walk is WalkBuild of f.
+func (d diskBuild) Walk(f *machine.BuildFacts) { WalkBuild(string(d), f) }
 
 // ClassifyBuild observes the candidate rel (slash-separated, relative to
 // the tree at dir) and decides what build output it is: its shape first,

@@ -104,8 +104,10 @@ type archiveSource struct {
 	view    *observe.RemoteView
 	commits []string
 	scan    observe.TreeScan
-	// build is the build output the capture leaves out and lists.
-	build []machine.DiscardedDir
+	// build is the build output the capture leaves out and lists, and
+	// status the facts it was decided over (archiveClassification).
+	build  []machine.DiscardedDir
+	status *machine.ArchiveStatus
 }
 
 // observeForArchive reads everything a capture of rec needs, writing
@@ -149,7 +151,7 @@ func (e *Env) observeForArchive(ctx context.Context, id string) (archiveSource, 
 	if s.commits, err = observe.UnpublishedCommits(ctx, e.Git, e.Repo, s.head, s.view); err != nil {
 		return s, err
 	}
-	if s.build, err = e.archiveBuildOutput(ctx, rec); err != nil {
+	if s.build, s.status, err = e.archiveClassification(ctx, rec, s.head); err != nil {
 		return s, err
 	}
 	leave := make([]string, 0, len(s.build))
@@ -248,7 +250,7 @@ func (e *Env) writeArchive(ctx context.Context, src archiveSource, a machine.Arc
 		Record: a.Record, Path: a.Path, Head: src.head, Branch: src.branch, ObjectFormat: string(src.format),
 		Commits: slices.Clone(src.commits), Prerequisites: []string{}, Remotes: e.archiveRemotes(ctx, src.view),
 		Files: []machine.ArchiveFile{}, Nested: []machine.ArchiveNested{},
-		EmptyDirs: nonNil(src.scan.EmptyDirs), BuildOutput: slices.Clone(src.build), CreatedAt: e.Now().UTC(),
+		EmptyDirs: nonNil(src.scan.EmptyDirs), BuildOutput: slices.Clone(src.build), Status: src.status, CreatedAt: e.Now().UTC(),
 	}
 	if m.Commits == nil {
 		m.Commits = []string{}

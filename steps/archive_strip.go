@@ -50,7 +50,10 @@ type stripWork struct {
 
 // assessStrip observes the archive in dir and plans its strip, working in
 // work (a directory of custody's own that it creates): the manifest as
-// read, the directories to strip, or a refusal.
+// read, the paths to strip, or a refusal. The paths are what the tree's
+// own classification finds over the facts it was captured with
+// (machine.PlanArchiveStrip), with the approved disposable patterns a
+// tree on disk is classified with now.
 func (e *Env) assessStrip(ctx context.Context, dir, work string) ([]byte, machine.ArchiveManifest, []machine.DiscardedDir, *stripWork, *machine.Refusal, error) {
 	obs := machine.ArchivePruneObservation{Dir: observe.ObserveArchiveDir(dir)}
 	m, _ := machine.CheckArchive(obs.Dir)
@@ -69,15 +72,15 @@ func (e *Env) assessStrip(ctx context.Context, dir, work string) ([]byte, machin
 	if err != nil || r != nil {
 		return nil, m, nil, nil, r, err
 	}
-	nested := make([]string, 0, len(m.Nested))
-	for _, n := range m.Nested {
-		nested = append(nested, n.Path)
-	}
-	facts, err := observe.ObserveArchiveStrip(ctx, e.Git, w.dir, m.HeadTree, m.WorktreeTree, nested)
+	facts, err := observe.ObserveArchiveStrip(ctx, e.Git, w.dir, m)
 	if err != nil {
 		return nil, m, nil, nil, nil, err
 	}
-	return obs.Dir.Manifest, m, machine.PlanArchiveStrip(facts), w, nil, nil
+	disposable, err := e.disposable()
+	if err != nil {
+		return nil, m, nil, nil, nil, err
+	}
+	return obs.Dir.Manifest, m, machine.PlanArchiveStrip(facts, disposable), w, nil, nil
 }
 
 // rebuildArchiveTree makes a scratch repository in work holding HEAD's
@@ -138,8 +141,8 @@ func (e *Env) rebuildArchiveTree(ctx context.Context, dir string, m machine.Arch
 }
 
 // StripArchives assesses every archive directory of this repository for
-// build output its patch holds (Cargo targets and Flutter output,
-// recognised by structure) and, for each exact name in apply, strips it:
+// build output its patch holds (what the tree's own classification
+// recognises, machine.FindBuildOutput) and, for each exact name in apply, strips it:
 // never deleting an archive, only rewriting its patch without those
 // directories under a strip intent (relocating), in a scratch directory
 // beside it, verified, then swapped into place. It is idempotent.
@@ -285,7 +288,9 @@ func (e *Env) writeStripped(ctx context.Context, a machine.Archive, before []byt
 	var drop bytes.Buffer
 	zero := strings.Repeat("0", len(m.HeadTree))
 	for _, p := range bytes.Split(bytes.TrimSuffix(ls, []byte{0}), []byte{0}) {
-		if slices.ContainsFunc(dirs, func(d machine.DiscardedDir) bool { return strings.HasPrefix(string(p), d.Path+"/") }) {
+		if slices.ContainsFunc(dirs, func(d machine.DiscardedDir) bool {
+			return string(p) == d.Path || strings.HasPrefix(string(p), d.Path+"/")
+		}) {
 			fmt.Fprintf(&drop, "0 %s\t%s\x00", zero, p)
 		}
 	}

@@ -358,6 +358,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeArchiveTreePresent:    {elsewhere: "prune of an archive whose tree exists; TestArchivePrune, archive_prune_refused_tree_present.txtar"},
 		machine.CodeArchiveNested:         {elsewhere: "prune of an archive with a nested repository; TestArchivePrune"},
 		machine.CodeArchiveUncommitted:    {elsewhere: "prune of an archive with a non-empty patch; TestArchivePrune"},
+		machine.CodeArchiveStatusUnknown:  {elsewhere: "a strip of an archive made before its tree's index and status were recorded, which this custody never writes; machine's TestDecideArchiveStrip"},
 
 		// Migrate.
 		machine.CodeDiscoveryIncomplete:   {elsewhere: "a scan limit below the parent's entries; migrate_discover_refused_scan_limit.txtar pastes its retry"},

@@ -268,7 +268,7 @@ type ArchivePruneCmd struct {
 	Apply []string `sep:"none" name:"apply" placeholder:"NAME" help:"Delete exactly these archive directories (names), each re-assessed first."`
 	// StripBuildOutput rewrites patches without the build output they
 	// hold instead of deleting anything.
-	StripBuildOutput bool `name:"strip-build-output" help:"Delete no archive: list (or, with --apply, strip) the Cargo targets and Flutter output each archive's patch holds, recognised by structure."`
+	StripBuildOutput bool `name:"strip-build-output" help:"Delete no archive: list (or, with --apply, strip) the build output each archive's patch holds, by the rules its tree was classified by."`
 }
 
 // Help is the long help of archive prune.
@@ -281,12 +281,17 @@ is deleted. --apply NAME re-reads and re-assesses each named archive, then
 deletes its recorded files, the manifest last, and the directory only when
 nothing else is in it.
 
---strip-build-output deletes no archive. It lists the Cargo targets (a signed
-CACHEDIR.TAG, a .rustc_info.json or a profile's .fingerprint/) and Flutter
-output (build/ or .dart_tool/ beside a pubspec.yaml) each archive's patch adds
-and HEAD holds nothing of; with --apply NAME it rewrites that archive's patch
-without them, verified in a scratch directory beside it before it is swapped
-in, and lists them in the manifest's build_output. The tree must be gone.
+--strip-build-output deletes no archive. It lists the build output each
+archive's patch holds: what the tree's own classification would discard (a
+Cargo target, node_modules/ beside a lockfile the index held, a virtualenv,
+__pycache__/ of bytecode, build/ or .dart_tool/ beside a pubspec.yaml the index
+held, a signed CACHEDIR.TAG, an approved [cleanup] disposable pattern), decided
+over the index and status recorded when the archive was made, so a strip never
+takes what the tree on disk would have kept. With --apply NAME it rewrites that
+archive's patch without them, verified in a scratch directory beside it before
+it is swapped in, and lists them in the manifest's build_output. The tree must
+be gone, and an archive that does not record its tree's index and status is
+kept whole.
 
 EXIT STATUS: 0 done, 1 error, 3 a named archive was kept.`
 }
