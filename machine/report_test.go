@@ -212,7 +212,8 @@ func TestJSONSchemaShapes(t *testing.T) {
 	}
 	got := JSONSchema(shape{}, "id", "title")
 	b, _ := json.Marshal(got)
-	want := `{"$id":"id","$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,` +
+	note, _ := json.Marshal(StringBytesNote)
+	want := `{"$comment":` + string(note) + `,"$id":"id","$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,` +
 		`"properties":{"e":{"type":"integer"},"l":{"items":{"type":"string"},"type":["array","null"]},"o":{"type":"string"},` +
 		`"p":{"additionalProperties":false,"properties":{"a":{"type":"string"}},"required":["a"],"type":["object","null"]},` +
 		`"r":{},"s":{"type":"string"},"t":{"format":"date-time","type":"string"},"u":{"minimum":0,"type":"integer"}},` +
