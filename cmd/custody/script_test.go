@@ -99,7 +99,6 @@ package main
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -116,6 +115,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/rogpeppe/go-internal/testscript"
 	bolt "go.etcd.io/bbolt"
 )

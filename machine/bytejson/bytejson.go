@@ -60,10 +60,20 @@ var ErrInvalidEscape = errors.New("a string escape that names no byte")
 
 // options is encoding/json's behaviour with strings kept exact.
 func options(escapeHTML bool, extra ...json.Options) json.Options {
+	return optionsNumbers(escapeHTML, false, extra...)
+}
+
+// optionsNumbers is options, with numbers decoded into an empty interface
+// as Number when useNumber is set (Decoder.UseNumber).
+func optionsNumbers(escapeHTML, useNumber bool, extra ...json.Options) json.Options {
+	unmarshal := unmarshalString
+	if useNumber {
+		unmarshal = unmarshalStringNumber
+	}
 	opts := []json.Options{
 		jsonv1.DefaultOptionsV1(),
 		json.WithMarshalers(json.MarshalToFunc(marshalString)),
-		json.WithUnmarshalers(json.UnmarshalFromFunc(unmarshalString)),
+		json.WithUnmarshalers(json.UnmarshalFromFunc(unmarshal)),
 	}
 	if !escapeHTML {
 		opts = append(opts, jsontext.EscapeForHTML(false))
@@ -162,15 +172,17 @@ func NewDecoder(r io.Reader) *Decoder {
 // no field of the struct it decodes into.
 func (d *Decoder) DisallowUnknownFields() { d.strict = true }
 
-// UseNumber makes Token return numbers as Number rather than float64.
+// UseNumber makes Token, and Decode into an empty interface, give numbers
+// as Number rather than float64.
 func (d *Decoder) UseNumber() { d.useNumber = true }
 
 // Decode reads the next JSON value into v; io.EOF when there is none.
 func (d *Decoder) Decode(v any) error {
-	opts := options(true)
+	var extra []json.Options
 	if d.strict {
-		opts = options(true, json.RejectUnknownMembers(true))
+		extra = append(extra, json.RejectUnknownMembers(true))
 	}
+	opts := optionsNumbers(true, d.useNumber, extra...)
 	err := json.UnmarshalDecode(d.dec, v, opts)
 	if errors.Is(err, io.EOF) && d.dec.StackDepth() == 0 {
 		return io.EOF

@@ -297,6 +297,17 @@ func TestDecoderTokens(t *testing.T) {
 		t.Fatal(diff)
 	}
 
+	numbers := bytejson.NewDecoder(strings.NewReader(`{"a":[1.50,{"b":12345678901234567890}],"s":"x\udce9"}`))
+	numbers.UseNumber()
+	var doc any
+	if err := numbers.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	wantDoc := map[string]any{"a": []any{bytejson.Number("1.50"), map[string]any{"b": bytejson.Number("12345678901234567890")}}, "s": "x\xe9"}
+	if diff := cmp.Diff(wantDoc, doc); diff != "" {
+		t.Fatalf("UseNumber decode (-want +got):\n%s", diff)
+	}
+
 	more := bytejson.NewDecoder(strings.NewReader(`[1,2]`))
 	if _, err := more.Token(); err != nil {
 		t.Fatal(err)

@@ -101,6 +101,16 @@ func marshalMap(enc *jsontext.Encoder, m reflect.Value) error {
 // interface, and through it into the strings of maps and arrays), turning
 // each byte escape back into its byte.
 func unmarshalString(dec *jsontext.Decoder, v any) error {
+	return unmarshalExact(dec, v, false)
+}
+
+// unmarshalStringNumber is unmarshalString that gives a number decoded
+// into an empty interface as its literal text (Number).
+func unmarshalStringNumber(dec *jsontext.Decoder, v any) error {
+	return unmarshalExact(dec, v, true)
+}
+
+func unmarshalExact(dec *jsontext.Decoder, v any, useNumber bool) error {
 	kind := dec.PeekKind()
 	if p, ok := v.(*string); ok {
 		if kind != '"' {
@@ -127,15 +137,24 @@ func unmarshalString(dec *jsontext.Decoder, v any) error {
 		elem.SetString(s)
 		return nil
 	case elem.Type() == emptyInterface && elem.IsNil():
-		return unmarshalAny(dec, kind, elem)
+		return unmarshalAny(dec, kind, elem, useNumber)
 	}
 	return errors.ErrUnsupported
 }
 
 // unmarshalAny decodes into an empty interface as encoding/json does
 // (objects as map[string]any, arrays as []any), keeping strings exact.
-func unmarshalAny(dec *jsontext.Decoder, kind jsontext.Kind, elem reflect.Value) error {
+func unmarshalAny(dec *jsontext.Decoder, kind jsontext.Kind, elem reflect.Value, useNumber bool) error {
 	switch kind {
+	case '0':
+		if !useNumber {
+			return errors.ErrUnsupported
+		}
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		elem.Set(reflect.ValueOf(stdjson.Number(raw)))
 	case '"':
 		s, err := readString(dec)
 		if err != nil {
