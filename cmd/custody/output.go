@@ -156,11 +156,21 @@ func (a *App) fail(jsonOut bool, command string, err error) int {
 	return exitError
 }
 
-// table writes aligned rows.
+// table writes aligned rows, each cell with its control characters and
+// bytes that are not UTF-8 escaped (a path holding a newline stays on its
+// row).
 func table(w io.Writer, rows [][]string) {
 	if len(rows) == 0 {
 		return
 	}
+	escaped := make([][]string, len(rows))
+	for i, r := range rows {
+		escaped[i] = make([]string, len(r))
+		for j, c := range r {
+			escaped[i][j] = machine.EscapeControl(c)
+		}
+	}
+	rows = escaped
 	width := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {

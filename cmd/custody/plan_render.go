@@ -97,7 +97,12 @@ type pathView struct {
 	main string
 }
 
-func (v pathView) show(p string) string {
+// show is p as a person reads it: relative to where custody runs when it
+// is below it (or below the main checkout), its control characters and
+// bytes that are not UTF-8 escaped so it stays on its line.
+func (v pathView) show(p string) string { return machine.EscapeControl(v.relative(p)) }
+
+func (v pathView) relative(p string) string {
 	if v.cwd == "" || p == "" || !filepath.IsAbs(p) {
 		return p
 	}
@@ -124,11 +129,11 @@ func (v pathView) message(it machine.PlanItem, r *machine.Refusal) string {
 	if it.Path == "" {
 		return msg
 	}
-	shown := v.show(it.Path)
+	shown := v.relative(it.Path)
 	if rest, ok := strings.CutPrefix(msg, it.Path+" "); ok {
 		msg = rest
 	}
-	return strings.ReplaceAll(msg, it.Path, shown)
+	return machine.EscapeControl(strings.ReplaceAll(msg, it.Path, shown))
 }
 
 // renderPlan prints the human plan: the summary line, the removals, and

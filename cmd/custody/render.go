@@ -17,12 +17,14 @@ import (
 //		to retry: custody plan
 //
 // subject says what the refusal is about ("kept x-1a2b3c", "custody plan");
-// it may be empty.
+// it may be empty. The subject and the message are one line each: a
+// control character or a byte that is not UTF-8 in them (from a name) is
+// escaped. The retry is a command line already quoted for pasting.
 func writeRefusal(w io.Writer, subject string, r *machine.Refusal) {
 	if subject != "" {
-		subject += " "
+		subject = machine.EscapeControl(subject) + " "
 	}
-	fmt.Fprintf(w, "%s[%s]: %s\n\tto retry: %s\n", subject, r.Code, r.Message, retryOf(r))
+	fmt.Fprintf(w, "%s[%s]: %s\n\tto retry: %s\n", subject, r.Code, machine.EscapeControl(r.Message), retryOf(r))
 }
 
 // retryOf is r's retry command. A refusal made without one still gets a

@@ -43,8 +43,9 @@ import (
 // type as encoding/json's, so values pass between the two unchanged).
 type RawMessage = stdjson.RawMessage
 
-// Number is a JSON number kept as its literal text (Decoder.UseNumber).
-type Number = stdjson.Number
+// Number is a JSON number kept as its literal text (Decoder.UseNumber); it
+// is written back as that number.
+type Number = jsonv1.Number
 
 // Delim is an array or object delimiter token: one of [ ] { }.
 type Delim = stdjson.Delim

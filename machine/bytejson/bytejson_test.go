@@ -308,6 +308,10 @@ func TestDecoderTokens(t *testing.T) {
 		t.Fatalf("UseNumber decode (-want +got):\n%s", diff)
 	}
 
+	if b, err := bytejson.Marshal(doc); err != nil || string(b) != `{"a":[1.50,{"b":12345678901234567890}],"s":"x\udce9"}` {
+		t.Fatalf("numbers read with UseNumber are written back as %s, %v", b, err)
+	}
+
 	more := bytejson.NewDecoder(strings.NewReader(`[1,2]`))
 	if _, err := more.Token(); err != nil {
 		t.Fatal(err)

@@ -154,7 +154,7 @@ func unmarshalAny(dec *jsontext.Decoder, kind jsontext.Kind, elem reflect.Value,
 		if err != nil {
 			return err
 		}
-		elem.Set(reflect.ValueOf(stdjson.Number(raw)))
+		elem.Set(reflect.ValueOf(Number(raw)))
 	case '"':
 		s, err := readString(dec)
 		if err != nil {
