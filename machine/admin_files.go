@@ -253,3 +253,21 @@ func AdminFilesAside(admin string) string {
 	common := worktrees[:max(strings.LastIndex(worktrees, "/"), 0)]
 	return common + "/custody/admin-files/" + key
 }
+
+// AdminAsideRetry is the retry of an unknown member of a tree's admin
+// entry (h, unknown-admin-file): the member is moved, as it is, out of
+// git's admin entry into custody's directory beside it (AdminFilesAside),
+// keeping its place below the entry, where nothing deletes it; then runs.
+// It is "" for any other hidden state.
+func AdminAsideRetry(h Hidden, then string) string {
+	if h.Code != CodeUnknownAdminFile || h.Admin == "" {
+		return ""
+	}
+	rel, ok := strings.CutPrefix(h.Path, h.Admin+"/")
+	if !ok || rel == "" {
+		return ""
+	}
+	dst := AdminFilesAside(h.Admin) + "/" + rel
+	dir := dst[:strings.LastIndex(dst, "/")]
+	return "mkdir -p -- " + QuoteArg(dir) + " && mv -n -- " + QuoteArg(h.Path) + " " + QuoteArg(dst) + " && " + then
+}

@@ -108,14 +108,8 @@ func hiddenRetry(tree, id string, h Hidden) string {
 		}
 		return at + " --literal-pathspecs ls-files -s -z" + spec + " | " + at + " update-index -z --index-info"
 	case CodeUnknownAdminFile:
-		// The member is moved, as it is, out of git's admin entry into
-		// custody's directory beside it, where nothing deletes it.
-		if h.Admin != "" {
-			if rel, ok := strings.CutPrefix(h.Path, h.Admin+"/"); ok && rel != "" {
-				dst := AdminFilesAside(h.Admin) + "/" + rel
-				dir := dst[:strings.LastIndex(dst, "/")]
-				return "mkdir -p -- " + QuoteArg(dir) + " && mv -n -- " + QuoteArg(h.Path) + " " + QuoteArg(dst) + " && custody plan"
-			}
+		if r := AdminAsideRetry(h, "custody plan"); r != "" {
+			return r
 		}
 	case CodePerWorktreeRef:
 		// refs/worktree/NAME: a branch keeps its commit, then the ref
