@@ -1,0 +1,354 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/custody-sh/custody/fixtures"
+)
+
+// What dies with a tree, member by member of its admin entry
+// (<common>/worktrees/<id>/), with core.logAllRefUpdates=false so that no
+// reflog names what a test makes: a commit (or object) named only by one
+// member either survives the removal, reachable from custody's recovery
+// refs (and through a git gc --prune=now after it), or keeps the tree
+// with a typed refusal. Helpers are prefixed ae.
+
+// aeOrphan makes, in the tree at path, a commit on HEAD that no ref, no
+// reflog and no pseudoref names (git commit-tree writes only the object).
+// With conflict set it changes conflict.txt to "theirs" against HEAD's
+// parent, so that merging, picking or applying it conflicts with a HEAD
+// that changed conflict.txt too.
+func aeOrphan(t *testing.T, r *fixtures.Repo, path, name string) string {
+	t.Helper()
+	return strings.TrimSpace(r.GitIn(path, "commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "only "+name+" names this"))
+}
+
+// aeConflicting makes, in the tree at path, a commit no name holds that
+// changes conflict.txt to "theirs", then commits conflict.txt "ours" on
+// the tree's branch: merging, picking, reverting or applying it conflicts.
+func aeConflicting(t *testing.T, r *fixtures.Repo, path, name string) string {
+	t.Helper()
+	r.Commit(path, "conflict.txt", "base\n")
+	theirs := r.Commit(path, "conflict.txt", "theirs of "+name+"\n")
+	r.GitIn(path, "reset", "-q", "--hard", "HEAD~1")
+	r.GitIn(path, "update-ref", "-d", "ORIG_HEAD")
+	r.Commit(path, "conflict.txt", "ours\n")
+	return theirs
+}
+
+// aeNamedByNothing fails unless no ref reaches commit (the member under
+// test is its only name).
+func aeNamedByNothing(t *testing.T, r *fixtures.Repo, commit, what string) {
+	t.Helper()
+	if refs := strings.TrimSpace(r.Git("for-each-ref", "--contains", commit)); refs != "" {
+		t.Fatalf("fixture %s: %s is reachable from refs:\n%s", what, commit, refs)
+	}
+}
+
+// aeKeptBy fails unless object (of type typ) exists and a recovery ref of
+// id reaches it: for a commit, one that contains it; else one naming it.
+func aeKeptBy(t *testing.T, r *fixtures.Repo, id, object, typ string) {
+	t.Helper()
+	if got, err := r.TryGitIn(r.Dir, "cat-file", "-t", object); err != nil || strings.TrimSpace(got) != typ {
+		t.Errorf("%s: object %s is %q (%v), want a %s", id, object, got, err, typ)
+		return
+	}
+	prefix := "refs/custody/recovered/" + id + "/"
+	if typ == "commit" {
+		if refs := r.Git("for-each-ref", "--contains", object, prefix); strings.TrimSpace(refs) == "" {
+			t.Errorf("%s: no recovery ref reaches %s (refs:\n%s)", id, object, r.Refs())
+		}
+		return
+	}
+	if got, err := r.TryGitIn(r.Dir, "rev-parse", "--verify", "-q", prefix+object); err != nil || strings.TrimSpace(got) != object {
+		t.Errorf("%s: recovery ref %s%s = %q (%v) (refs:\n%s)", id, prefix, object, got, err, r.Refs())
+	}
+}
+
+// TestAdminEntryMembersSurviveOrKeep: one plan and one apply over trees
+// whose admin entries each hold one member that alone names something.
+// ORIG_HEAD, FETCH_HEAD (a commit, and an annotated tag), AUTO_MERGE (a
+// commit, and a tree), a reflog in logs/ (logs/HEAD, and that of a
+// per-worktree ref since deleted) and a person's texts (MERGE_MSG,
+// info/sparse-checkout) are kept and the tree goes; MERGE_HEAD,
+// CHERRY_PICK_HEAD, REVERT_HEAD, a bisect (and a bisect's leftover
+// BISECT_LOG alone), rebase-merge/, rebase-apply/, refs/worktree/x, a
+// HEAD.lock, an index.lock in logs/, and names git does not use today
+// (FUTURE_HEAD, reftable/, info/exclude) keep the tree with a typed
+// refusal, and what they name is still there.
+func TestAdminEntryMembersSurviveOrKeep(t *testing.T) {
+	t.Parallel()
+	r := sfRepo(t)
+	r.Git("config", "core.logAllRefUpdates", "false")
+	r.Git("config", "extensions.worktreeConfig", "true")
+	admin := func(id string) string { return filepath.Join(r.Dir, ".git", "worktrees", id) }
+	write := func(p, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	type kept struct{ object, typ string }
+	type removed struct {
+		id, path string
+		keep     []kept
+		copies   map[string]string // name below recovered/<id> -> content
+	}
+	type held struct {
+		id, path, code, names string
+		objects               []string
+	}
+	var gone []removed
+	var stay []held
+
+	// --- kept in the recovery refs, the tree removed ---
+	{
+		id, path := sfRemovable(t, r, "orig")
+		lost := r.Commit(path, "lost.txt", "undone by a reset\n")
+		r.GitIn(path, "reset", "-q", "--hard", "HEAD~1")
+		aeNamedByNothing(t, r, lost, "ORIG_HEAD")
+		gone = append(gone, removed{id: id, path: path, keep: []kept{{lost, "commit"}}})
+	}
+	{
+		id, path := sfRemovable(t, r, "fetched")
+		lost := aeOrphan(t, r, path, "FETCH_HEAD")
+		r.Git("branch", "tmp-fetched", lost)
+		r.GitIn(path, "fetch", "-q", r.Dir, "refs/heads/tmp-fetched")
+		r.Git("branch", "-D", "tmp-fetched")
+		aeNamedByNothing(t, r, lost, "FETCH_HEAD")
+		gone = append(gone, removed{id: id, path: path, keep: []kept{{lost, "commit"}}})
+	}
+	{
+		id, path := sfRemovable(t, r, "fetchtag")
+		lost := aeOrphan(t, r, path, "a fetched tag")
+		r.Git("tag", "-a", "-m", "a tag only FETCH_HEAD names", "tmp-tag", lost)
+		tag := strings.TrimSpace(r.Git("rev-parse", "refs/tags/tmp-tag"))
+		r.GitIn(path, "fetch", "-q", "--no-tags", r.Dir, "refs/tags/tmp-tag")
+		r.Git("tag", "-d", "tmp-tag")
+		aeNamedByNothing(t, r, lost, "FETCH_HEAD's tag")
+		gone = append(gone, removed{id: id, path: path, keep: []kept{{tag, "tag"}, {lost, "commit"}}})
+	}
+	{
+		id, path := sfRemovable(t, r, "automerge")
+		lost := aeOrphan(t, r, path, "AUTO_MERGE")
+		write(filepath.Join(admin(id), "AUTO_MERGE"), lost+"\n")
+		gone = append(gone, removed{id: id, path: path, keep: []kept{{lost, "commit"}}})
+	}
+	{
+		id, path := sfRemovable(t, r, "automergetree")
+		// A tree of its own: one blob no commit holds, under a name.
+		b := strings.TrimSpace(runGitInput(t, r, path, "conflicted <<<<<<< ours\n", "hash-object", "-w", "--stdin"))
+		tree := strings.TrimSpace(runGitInput(t, r, path, "100644 blob "+b+"\tmerged.txt\n", "mktree"))
+		write(filepath.Join(admin(id), "AUTO_MERGE"), tree+"\n")
+		gone = append(gone, removed{id: id, path: path, keep: []kept{{tree, "tree"}, {b, "blob"}}})
+	}
+	{
+		id, path := sfRemovable(t, r, "headlog")
+		lost := r.Commit(path, "lost.txt", "named by logs/HEAD alone\n")
+		r.GitIn(path, "-c", "core.logAllRefUpdates=true", "reset", "-q", "--hard", "HEAD~1")
+		// The reset's own log line names lost as its old value; the commit
+		// before it wrote none (logAllRefUpdates=false then).
+		r.GitIn(path, "update-ref", "-d", "ORIG_HEAD")
+		if log, err := os.ReadFile(filepath.Join(admin(id), "logs", "HEAD")); err != nil || !strings.Contains(string(log), lost) {
+			t.Fatalf("fixture: logs/HEAD does not name %s: %q (%v)", lost, log, err)
+		}
+		_ = os.Remove(filepath.Join(r.Dir, ".git", "logs", "refs", "heads", "custody", id))
+		aeNamedByNothing(t, r, lost, "logs/HEAD")
+		gone = append(gone, removed{id: id, path: path, keep: []kept{{lost, "commit"}}})
+	}
+	{
+		id, path := sfRemovable(t, r, "reflogonly")
+		lost := aeOrphan(t, r, path, "a per-worktree reflog")
+		r.GitIn(path, "-c", "core.logAllRefUpdates=true", "update-ref", "--create-reflog", "refs/worktree/tmp", lost)
+		r.GitIn(path, "-c", "core.logAllRefUpdates=true", "update-ref", "refs/worktree/tmp", "HEAD")
+		// The ref goes (as a crash might take it), its reflog stays.
+		if err := os.Remove(filepath.Join(admin(id), "refs", "worktree", "tmp")); err != nil {
+			t.Fatal(err)
+		}
+		aeNamedByNothing(t, r, lost, "logs/refs/worktree/tmp")
+		gone = append(gone, removed{id: id, path: path, keep: []kept{{lost, "commit"}}})
+	}
+	{
+		id, path := sfRemovable(t, r, "texts")
+		write(filepath.Join(admin(id), "MERGE_MSG"), "a message not yet used\n")
+		r.GitIn(path, "sparse-checkout", "set", "--no-cone", "/*")
+		r.GitIn(path, "sparse-checkout", "disable")
+		pat, err := os.ReadFile(filepath.Join(admin(id), "info", "sparse-checkout"))
+		if err != nil {
+			t.Fatalf("fixture: no info/sparse-checkout: %v", err)
+		}
+		gone = append(gone, removed{id: id, path: path, copies: map[string]string{
+			"MERGE_MSG": "a message not yet used\n", "info/sparse-checkout": string(pat)}})
+	}
+
+	// --- the tree kept, with a typed refusal ---
+	{
+		id, path := sfRemovable(t, r, "merging")
+		lost := aeOrphan(t, r, path, "MERGE_HEAD")
+		r.GitIn(path, "merge", "-q", "--no-ff", "--no-commit", lost)
+		stay = append(stay, held{id, path, "operation-in-progress", "merge", []string{lost}})
+	}
+	{
+		id, path := newTree(t, r, "picking")
+		lost := aeConflicting(t, r, path, "picking")
+		r.Push(path, "pub/picking")
+		sfFinish(t, r, id)
+		if _, err := r.TryGitIn(path, "cherry-pick", lost); err == nil {
+			t.Fatal("fixture: the cherry-pick did not stop")
+		}
+		stay = append(stay, held{id, path, "operation-in-progress", "cherry-pick", []string{lost}})
+	}
+	{
+		id, path := newTree(t, r, "reverting")
+		lost := aeConflicting(t, r, path, "reverting")
+		r.Push(path, "pub/reverting")
+		sfFinish(t, r, id)
+		if _, err := r.TryGitIn(path, "revert", "--no-edit", lost); err == nil {
+			t.Fatal("fixture: the revert did not stop")
+		}
+		stay = append(stay, held{id, path, "operation-in-progress", "revert", []string{lost}})
+	}
+	{
+		id, path := sfRemovable(t, r, "bisecting")
+		lost := aeOrphan(t, r, path, "a bisect")
+		r.GitIn(path, "bisect", "start", "--no-checkout", lost, "HEAD")
+		stay = append(stay, held{id, path, "operation-in-progress", "bisect", []string{lost}})
+	}
+	{
+		id, path := sfRemovable(t, r, "bisectlog")
+		lost := aeOrphan(t, r, path, "BISECT_LOG")
+		write(filepath.Join(admin(id), "BISECT_LOG"), "# bad: ["+lost+"] only BISECT_LOG names this\ngit bisect bad "+lost+"\n")
+		stay = append(stay, held{id, path, "operation-in-progress", "BISECT_LOG", []string{lost}})
+	}
+	{
+		id, path := newTree(t, r, "rebasing")
+		r.Commit(path, "rebasing.txt", "the tree's work\n")
+		r.Push(path, "pub/rebasing")
+		sfFinish(t, r, id)
+		lost := aeOrphan(t, r, path, "rebase-merge")
+		r.GitIn(path, "-c", "sequence.editor=sed -i 1s/^pick/edit/", "rebase", "-q", "-i", "--onto", lost, "HEAD~1")
+		stay = append(stay, held{id, path, "operation-in-progress", "rebase-merge", []string{lost}})
+	}
+	{
+		id, path := newTree(t, r, "applying")
+		lost := aeConflicting(t, r, path, "applying")
+		r.Push(path, "pub/applying")
+		sfFinish(t, r, id)
+		patch := r.GitIn(path, "format-patch", "-1", "--stdout", lost)
+		if _, err := runGitInputErr(r, path, patch, "am", "-q"); err == nil {
+			t.Fatal("fixture: git am did not stop")
+		}
+		stay = append(stay, held{id, path, "operation-in-progress", "rebase-apply", []string{lost}})
+	}
+	{
+		id, path := sfRemovable(t, r, "wtref")
+		lost := aeOrphan(t, r, path, "refs/worktree/x")
+		r.GitIn(path, "update-ref", "refs/worktree/x", lost)
+		stay = append(stay, held{id, path, "per-worktree-ref", "refs/worktree/x", []string{lost}})
+	}
+	{
+		id, path := sfRemovable(t, r, "headlock")
+		write(filepath.Join(admin(id), "HEAD.lock"), strings.TrimSpace(r.GitIn(path, "rev-parse", "HEAD"))+"\n")
+		stay = append(stay, held{id, path, "admin-lock-file", "HEAD.lock", nil})
+	}
+	{
+		id, path := sfRemovable(t, r, "loglock")
+		write(filepath.Join(admin(id), "logs", "refs", "worktree", "y.lock"), "")
+		stay = append(stay, held{id, path, "admin-lock-file", "logs/refs/worktree/y.lock", nil})
+	}
+	{
+		id, path := sfRemovable(t, r, "future")
+		lost := aeOrphan(t, r, path, "FUTURE_HEAD")
+		write(filepath.Join(admin(id), "FUTURE_HEAD"), lost+"\n")
+		stay = append(stay, held{id, path, "unknown-admin-file", "FUTURE_HEAD", []string{lost}})
+	}
+	{
+		id, path := sfRemovable(t, r, "reftable")
+		write(filepath.Join(admin(id), "reftable", "tables.list"), "0x000000000001-0x000000000001-0123abcd.ref\n")
+		stay = append(stay, held{id, path, "unknown-admin-file", "reftable", nil})
+	}
+	{
+		id, path := sfRemovable(t, r, "infoexclude")
+		write(filepath.Join(admin(id), "info", "exclude"), "*.keep\n")
+		stay = append(stay, held{id, path, "unknown-admin-file", "info/exclude", nil})
+	}
+
+	plan, file := sfPlanNow(t, r, 0)
+	for _, g := range gone {
+		if it := planItem(t, plan, g.id); it.Action != "remove" {
+			t.Errorf("%s: plan says %s (%v), want remove", g.id, it.Action, it.Refusals)
+		}
+	}
+	for _, s := range stay {
+		it := planItem(t, plan, s.id)
+		var says string
+		for _, rf := range it.Refusals {
+			if string(rf.Code) == s.code {
+				says = rf.Message + " " + rf.Path
+			}
+		}
+		if it.Action != "keep" || !strings.Contains(says, s.names) {
+			t.Errorf("%s: plan says %s with %+v, want keep with %s naming %s", s.id, it.Action, it.Refusals, s.code, s.names)
+		}
+	}
+	a := sfApply(t, r, file, 0)
+	for _, g := range gone {
+		if o := applyOutcome(t, a, g.id); o.Outcome != "removed" {
+			t.Errorf("apply %s: %+v", g.id, o)
+		}
+	}
+	r.Git("gc", "-q", "--prune=now")
+	for _, g := range gone {
+		sfAssertRemoved(t, r, g.id, g.path, true)
+		for _, k := range g.keep {
+			aeKeptBy(t, r, g.id, k.object, k.typ)
+		}
+		for name, want := range g.copies {
+			got, err := os.ReadFile(filepath.Join(r.Dir, ".git", "custody", "recovered", g.id, filepath.FromSlash(name)))
+			if err != nil || string(got) != want {
+				t.Errorf("%s: kept %s = %q (%v), want %q", g.id, name, got, err, want)
+			}
+		}
+	}
+	for _, s := range stay {
+		if _, err := os.Lstat(s.path); err != nil {
+			t.Errorf("%s: the tree was not kept: %v", s.id, err)
+		}
+		if _, err := os.Lstat(admin(s.id)); err != nil {
+			t.Errorf("%s: the admin entry was not kept: %v", s.id, err)
+		}
+		for _, o := range s.objects {
+			if _, err := r.TryGitIn(s.path, "cat-file", "-e", o); err != nil {
+				t.Errorf("%s: %s is gone after git gc: %v", s.id, o, err)
+			}
+		}
+	}
+}
+
+// runGitInput runs git in dir with stdin and fails the test on error.
+func runGitInput(t *testing.T, r *fixtures.Repo, dir, stdin string, args ...string) string {
+	t.Helper()
+	out, err := runGitInputErr(r, dir, stdin, args...)
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return out
+}
+
+// runGitInputErr runs git in dir with stdin.
+func runGitInputErr(r *fixtures.Repo, dir, stdin string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = r.Env()
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
