@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 )
 
 // What dies with a tree, member by member of its admin entry
@@ -192,10 +197,8 @@ func (w *aeWorld) check() {
 }
 
 // TestAdminEntryMembersKept: what only ORIG_HEAD, FETCH_HEAD (a commit,
-// and an annotated tag), AUTO_MERGE (a commit, and a tree), a reflog in
-// logs/ (logs/HEAD, and that of a per-worktree ref since deleted) name is
-// kept under recovery refs, and a person's texts (MERGE_MSG,
-// info/sparse-checkout) are copied; the trees go.
+// and an annotated tag) or AUTO_MERGE (a commit, and a tree) names is kept
+// under recovery refs, and survives a git gc; the trees go.
 func TestAdminEntryMembersKept(t *testing.T) {
 	t.Parallel()
 	w := aeNew(t)
@@ -240,6 +243,17 @@ func TestAdminEntryMembersKept(t *testing.T) {
 		w.write(filepath.Join(w.admin(id), "AUTO_MERGE"), tree+"\n")
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{tree, "tree"}, {b, "blob in tree"}}})
 	}
+	w.check()
+}
+
+// TestAdminEntryReflogsAndTextsKept: what only logs/HEAD, or the reflog of
+// a per-worktree ref since deleted, names is kept under recovery refs;
+// a person's texts (MERGE_MSG, info/sparse-checkout) are copied; the
+// trees go.
+func TestAdminEntryReflogsAndTextsKept(t *testing.T) {
+	t.Parallel()
+	w := aeNew(t)
+	r := w.r
 	{
 		id, path := sfRemovable(t, r, "headlog")
 		lost := r.Commit(path, "lost.txt", "named by logs/HEAD alone\n")
@@ -417,4 +431,80 @@ func runGitInputErr(r *fixtures.Repo, dir, stdin string, args ...string) (string
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// TestAdminEntryMemberDuringRemoval: members that come into the admin
+// entry while the tree is being removed (after the final observation,
+// before the entry is dropped) are kept or keep the entry. An ORIG_HEAD
+// naming a new commit and an unknown FUTURE_HEAD are written while apply
+// is held right after the tree went: the entry stays, the record keeps its
+// intent with unknown-admin-file, whose retry (pasted) moves the member
+// aside and resumes; the resume keeps ORIG_HEAD's commit and settles.
+func TestAdminEntryMemberDuringRemoval(t *testing.T) {
+	t.Parallel()
+	w := aeNew(t)
+	r := w.r
+	id, path := sfRemovable(t, r, "window")
+	lost := aeOrphan(t, r, path, "an ORIG_HEAD written during the removal")
+	future := aeOrphan(t, r, path, "a FUTURE_HEAD written during the removal")
+	_, file := sfPlanNow(t, r, 0)
+
+	dir := t.TempDir()
+	cmd := exec.Command(failpointBin, "apply", file, "--json")
+	cmd.Dir = r.Dir
+	cmd.Env = append(r.Env(), "CUSTODY_PAUSE=apply/after-remove", "CUSTODY_PAUSE_DIR="+dir)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	waitFile(t, filepath.Join(dir, "paused"), 60*time.Second)
+	if _, err := os.Lstat(path); err == nil {
+		t.Fatalf("the tree is still at %s at apply/after-remove", path)
+	}
+	w.write(filepath.Join(w.admin(id), "ORIG_HEAD"), lost+"\n")
+	w.write(filepath.Join(w.admin(id), "FUTURE_HEAD"), future+"\n")
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	a := decodeResult[steps.ApplyResult](t, result{Stdout: out.String(), Code: cmd.ProcessState.ExitCode()}, "apply")
+	o := applyOutcome(t, a, id)
+	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != machine.CodeUnknownAdminFile ||
+		o.Refusal.Path != filepath.Join(w.admin(id), "FUTURE_HEAD") {
+		t.Fatalf("apply with FUTURE_HEAD written during the removal: %+v, want unknown-admin-file naming it", o)
+	}
+	if _, err := os.Lstat(filepath.Join(w.admin(id), "FUTURE_HEAD")); err != nil {
+		t.Fatalf("the admin entry was dropped: %v", err)
+	}
+	if st := sfRecordState(t, r, id); st != "removing" {
+		t.Errorf("record %s is %q, want removing (its intent kept)", id, st)
+	}
+
+	retry := o.Refusal.Retry
+	if !strings.HasSuffix(retry, " && custody resume") {
+		t.Fatalf("retry %q does not resume", retry)
+	}
+	paste := exec.Command("sh", "-c", retry)
+	paste.Dir, paste.Env = r.Dir, append(r.Env(), sfPathEnv(filepath.Dir(custodyBin)))
+	if b, err := paste.CombinedOutput(); err != nil {
+		t.Fatalf("the retry %q failed: %v\n%s", retry, err, b)
+	}
+	sfAssertRemoved(t, r, id, path, true)
+	aside := filepath.Join(r.Dir, ".git", "custody", "admin-files", id, "FUTURE_HEAD")
+	if b, err := os.ReadFile(aside); err != nil || string(b) != future+"\n" {
+		t.Errorf("FUTURE_HEAD moved aside = %q (%v), want %s", b, err, future)
+	}
+	r.Git("gc", "-q", "--prune=now")
+	aeKeptBy(t, r, id, lost, "commit")
 }
