@@ -120,6 +120,13 @@ func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record, seen map[
 	if machine.IsFullCommit(in.Commit) {
 		cands = append(cands, in.Commit)
 	}
+	// A pseudoref naming what a reflog names too (ORIG_HEAD after a reset
+	// that was logged) names a commit: it needs no cat-file.
+	logged := map[string]bool{}
+	for _, c := range cands {
+		logged[c] = true
+	}
+	objs = slices.DeleteFunc(objs, func(id string) bool { return logged[id] })
 	refs, err := keepUnreachable(ctx, e, rec, unasked(seen, cands), unasked(seen, objs))
 	if err != nil {
 		return nil, nil, err
