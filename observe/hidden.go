@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -93,7 +94,8 @@ func hiddenStateWith(ctx context.Context, g *Git, repo Repo, path, adminKey stri
 	if validAdminKey(adminKey) {
 		dir := repo.AdminDir(adminKey)
 		files, err := ReadAdminEntry(dir)
-		if err != nil {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			// A missing entry is the registration's to report.
 			add(machine.CodeObservationFailed, dir, err.Error())
 		}
 		admin = machine.AdminHidden(dir, path, files)
