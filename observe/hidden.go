@@ -94,8 +94,9 @@ func hiddenStateWith(ctx context.Context, g *Git, repo Repo, path, adminKey stri
 	if validAdminKey(adminKey) {
 		dir := repo.AdminDir(adminKey)
 		files, err := ReadAdminEntry(dir)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			// A missing entry is the registration's to report.
+		if err != nil && (!errors.Is(err, fs.ErrNotExist) || Lstat(dir).State != machine.PathAbsent) {
+			// A missing entry is the registration's to report; a member
+			// that went while it was listed is unknown.
 			add(machine.CodeObservationFailed, dir, err.Error())
 		}
 		admin = machine.AdminHidden(dir, path, files)
