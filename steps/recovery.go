@@ -72,7 +72,7 @@ func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record, seen map[
 	if key != "" && key == filepath.Base(key) && key != "." && key != ".." {
 		admin := e.Repo.AdminDir(key)
 		files, err := observe.ReadAdminEntry(admin)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err != nil && (!errors.Is(err, fs.ErrNotExist) || observe.Lstat(admin).State != machine.PathAbsent) {
 			return nil, &machine.Refusal{Code: machine.CodeRecoveryFailed, Path: admin, Retry: "custody plan",
 				Message: fmt.Sprintf("the admin entry %s cannot be listed (%v), so what would die with the tree is unknown; the tree is kept", admin, err)}, nil
 		}
