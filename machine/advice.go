@@ -107,6 +107,10 @@ func hiddenRetry(tree, id string, h Hidden) string {
 			spec = " -- " + QuoteArg(rel)
 		}
 		return at + " --literal-pathspecs ls-files -s -z" + spec + " | " + at + " update-index -z --index-info"
+	case CodeUnknownAdminFile:
+		if r := AdminAsideRetry(h, "custody plan"); r != "" {
+			return r
+		}
 	case CodePerWorktreeRef:
 		// refs/worktree/NAME: a branch keeps its commit, then the ref
 		// that would die with the tree goes.

@@ -33,6 +33,7 @@ func TestHiddenCodesPassThroughAssess(t *testing.T) {
 		machine.CodeAssumeUnchanged, machine.CodeSkipWorktree, machine.CodeStagedDiffers, machine.CodeNestedGit,
 		machine.CodePerWorktreeRef, machine.CodeOperationInProgress, machine.CodeSubmoduleChanges,
 		machine.CodeSubmoduleUnpushed, machine.CodeSubmodules, machine.CodeObservationFailed, machine.CodeInUse,
+		machine.CodeUnknownAdminFile, machine.CodeAdminLockFile,
 	}
 	for _, code := range hidden {
 		rec, obs := removableRecord(), removableObs()

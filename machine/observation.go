@@ -118,6 +118,10 @@ type Hidden struct {
 	Code   Code   `json:"code"`
 	Path   string `json:"path"`
 	Detail string `json:"detail,omitempty"`
+	// Admin is the admin entry holding Path, for a member of the tree's
+	// admin entry named by its own path (unknown-admin-file,
+	// admin-lock-file); "" otherwise.
+	Admin string `json:"admin,omitempty"`
 }
 
 // Process is a process found using a tree.

@@ -151,6 +151,13 @@ const (
 	// git status, diff --cached, stash and commit trust it, so what is
 	// staged there is not what git shows.
 	CodeStaleCacheTree Code = "stale-cache-tree"
+	// CodeUnknownAdminFile is returned for a member of the tree's admin
+	// entry (<common>/worktrees/<key>/) that custody does not know git
+	// keeps there: what it holds would die with the tree.
+	CodeUnknownAdminFile Code = "unknown-admin-file"
+	// CodeAdminLockFile is returned for a *.lock file in the tree's admin
+	// entry: a git process is writing the tree's state, or died doing it.
+	CodeAdminLockFile Code = "admin-lock-file"
 )
 
 // Refusals of resources.
@@ -463,6 +470,8 @@ func Codes() map[Code]string {
 		CodeNotInWorktree:       "the command runs outside every managed worktree",
 		CodeConfigUntrusted:     "custody.toml declares commands and this exact content was not approved with custody trust",
 		CodeRecoveryFailed:      "what would die with the tree cannot be kept",
+		CodeUnknownAdminFile:    "the tree's admin entry holds a member custody does not know",
+		CodeAdminLockFile:       "a git lock file in the tree's admin entry: git is writing its state",
 		CodeExternalTree:        "an adopted tree outside the managed root needs --allow-external-retirement",
 		CodeQuarantineChanged:   "the tree changed while quarantined; it was moved back",
 		CodeUnsafeToken:         "a resource command's @token@ stands where its value would be read as code",

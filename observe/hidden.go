@@ -10,25 +10,6 @@ import (
 	"github.com/custody-sh/custody/machine"
 )
 
-// operationFiles are the admin-entry files and directories git keeps while
-// an operation is in progress. Leftovers of a completed operation
-// (ORIG_HEAD, AUTO_MERGE, a finished sequencer) are not among them.
-var operationFiles = []struct{ name, op string }{
-	{"rebase-merge", "rebase"},
-	{"rebase-apply", "rebase or am"},
-	{"MERGE_HEAD", "merge"},
-	{"CHERRY_PICK_HEAD", "cherry-pick"},
-	{"REVERT_HEAD", "revert"},
-	{"BISECT_START", "bisect"},
-	// A multi-commit cherry-pick or revert whose conflict was resolved with
-	// plain `git commit` keeps its remaining picks here.
-	{"sequencer/todo", "cherry-pick or revert sequence"},
-}
-
-// perWorktreeRefs are the ref namespaces git keeps per worktree; their refs
-// die with the worktree's admin entry.
-var perWorktreeRefs = []string{"refs/worktree", "refs/bisect", "refs/rewritten"}
-
 // HiddenState observes what `git status` does not report but removal would
 // destroy: assume-unchanged and skip-worktree index entries, staged content
 // differing from both HEAD and the working copy, any nested .git below the
@@ -105,29 +86,24 @@ func hiddenStateWith(ctx context.Context, g *Git, repo Repo, path, adminKey stri
 	for _, p := range st.StagedDiffers {
 		add(machine.CodeStagedDiffers, filepath.Join(path, p), "staged content differs from both HEAD and the working copy")
 	}
-	admin := repo.AdminDir(adminKey)
-	for _, f := range operationFiles {
-		switch pi := Lstat(filepath.Join(admin, f.name)); pi.State {
-		case machine.PathPresent:
-			add(machine.CodeOperationInProgress, path, "a "+f.op+" is in progress ("+f.name+")")
-		case machine.PathUnknown:
-			add(machine.CodeObservationFailed, filepath.Join(admin, f.name), pi.Err)
+	// Every member of the tree's own admin entry is one the catalogue
+	// knows (machine.AdminMemberOf): an operation in progress, a
+	// per-worktree ref, a lock file or a member custody does not know keeps
+	// the tree; submodule repositories (modules/) are named last.
+	var admin []machine.Hidden
+	if validAdminKey(adminKey) {
+		dir := repo.AdminDir(adminKey)
+		files, err := ReadAdminEntry(dir)
+		if err != nil && (!errors.Is(err, fs.ErrNotExist) || Lstat(dir).State != machine.PathAbsent) {
+			// A missing entry is the registration's to report; a member
+			// that went while it was listed is unknown.
+			add(machine.CodeObservationFailed, dir, err.Error())
 		}
+		admin = machine.AdminHidden(dir, path, files)
 	}
-	for _, ns := range perWorktreeRefs {
-		root := filepath.Join(admin, filepath.FromSlash(ns))
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() {
-				rel, _ := filepath.Rel(admin, p)
-				add(machine.CodePerWorktreeRef, path, filepath.ToSlash(rel)+" exists only in this worktree")
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			add(machine.CodeObservationFailed, root, err.Error())
+	for _, h := range admin {
+		if h.Code != machine.CodeSubmodules {
+			hs = append(hs, h)
 		}
 	}
 	hs = append(hs, nested(path, gitlinks)...)
@@ -137,11 +113,18 @@ func hiddenStateWith(ctx context.Context, g *Git, repo Repo, path, adminKey stri
 	// git removes a worktree holding submodules only by force, which custody
 	// never uses; and a deinitialized submodule's repository (with commits
 	// perhaps nowhere else) lives on in the admin entry's modules/.
-	if pi := Lstat(filepath.Join(admin, "modules")); pi.State != machine.PathAbsent {
-		add(machine.CodeSubmodules, filepath.Join(admin, "modules"),
-			"the worktree holds submodule repositories; git removes it only by force, which custody never uses (push their commits, then remove the tree yourself)")
+	for _, h := range admin {
+		if h.Code == machine.CodeSubmodules {
+			hs = append(hs, h)
+		}
 	}
 	return hs
+}
+
+// validAdminKey reports whether key names one admin entry: a single path
+// component.
+func validAdminKey(key string) bool {
+	return key != "" && key != "." && key != ".." && key == filepath.Base(key)
 }
 
 // nestedGit walks the tree without following symlinks and reports every

@@ -45,34 +45,69 @@ func RecoveredDir(repo observe.Repo, id string) string {
 }
 
 // preserveWhatDies keeps what `git worktree remove` (and the branch
-// deletion after it) would destroy with rec's tree: every commit named by
-// the tree's HEAD reflog or its branch's reflog, and the branch tip itself,
-// that no other ref reaches gets a recovery ref; a non-empty
-// config.worktree is copied under RecoveredDir. It is idempotent (what an
-// earlier run kept is reachable and is not kept again) and journals what
-// it made, and returns the recovery refs it wrote. A refusal means the tree
-// must stay.
-func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record) ([]RecoveredRef, *machine.Refusal, error) {
-	in := rec.Intent
+// deletion after it) would destroy with rec's tree, member by member of
+// its admin entry as machine's catalogue sorts them (machine.AdminKeptOf):
+// every commit a reflog names (the tree's own logs/, and its branch's
+// reflog), every object a pseudoref names (ORIG_HEAD, FETCH_HEAD,
+// AUTO_MERGE, ...), and the branch tip itself, that no other ref reaches
+// gets a recovery ref; a person's setting or text (config.worktree, the
+// sparse checkout's patterns, an unused message) is copied under
+// RecoveredDir. A member that keeps the tree (machine.AdminHidden), one
+// that appeared after the final observation, is a refusal: the tree must
+// stay. Ids in seen were asked about by an earlier call in this command
+// and are not asked again; every id asked is added to it (seen may be nil).
+// It is idempotent (what an earlier run kept is reachable and is not kept
+// again), journals what it made, and returns the recovery refs it wrote.
+func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record, seen map[string]bool) ([]RecoveredRef, *machine.Refusal, error) {
+	var in machine.Intent
+	if rec.Intent != nil {
+		in = *rec.Intent
+	}
 	key := in.AdminKey
 	if key == "" {
 		key = rec.AdminKey
 	}
 	var detail RecoveredDetail
-	var cands []string
+	var cands, objs []string
 	if key != "" && key == filepath.Base(key) && key != "." && key != ".." {
 		admin := e.Repo.AdminDir(key)
-		c, r := reflogCommits(filepath.Join(admin, "logs", "HEAD"))
-		if r != nil {
-			return nil, r, nil
+		files, err := observe.ReadAdminEntry(admin)
+		if err != nil && (!errors.Is(err, fs.ErrNotExist) || observe.Lstat(admin).State != machine.PathAbsent) {
+			return nil, &machine.Refusal{Code: machine.CodeRecoveryFailed, Path: admin, Retry: "custody plan",
+				Message: fmt.Sprintf("the admin entry %s cannot be listed (%v), so what would die with the tree is unknown; the tree is kept", admin, err)}, nil
 		}
-		cands = append(cands, c...)
-		file, r, err := keepWorktreeConfig(e, rec.ID, filepath.Join(admin, "config.worktree"))
-		if r != nil || err != nil {
-			return nil, r, err
+		if hs := machine.AdminHidden(admin, rec.Path, files); len(hs) > 0 {
+			h := hs[0]
+			retry := machine.AdminAsideRetry(h, "custody plan")
+			if retry == "" {
+				retry = "custody plan"
+			}
+			return nil, &machine.Refusal{Code: h.Code, Path: h.Path, Retry: retry,
+				Message: fmt.Sprintf("%s: %s; it was not there when the tree was observed, and it would die with the tree", h.Path, h.Detail)}, nil
 		}
-		if file != "" {
-			detail.Files = append(detail.Files, file)
+		kept := machine.AdminKeptOf(files)
+		for _, name := range kept.Reflogs {
+			c, r := reflogCommits(filepath.Join(admin, filepath.FromSlash(name)))
+			if r != nil {
+				return nil, r, nil
+			}
+			cands = append(cands, c...)
+		}
+		for _, name := range kept.Objects {
+			ids, r := pseudorefObjects(filepath.Join(admin, filepath.FromSlash(name)))
+			if r != nil {
+				return nil, r, nil
+			}
+			objs = append(objs, ids...)
+		}
+		for _, name := range kept.Copies {
+			file, r, err := keepCopy(e, rec.ID, admin, name)
+			if r != nil || err != nil {
+				return nil, r, err
+			}
+			if file != "" {
+				detail.Files = append(detail.Files, file)
+			}
 		}
 	}
 	if rec.Branch != "" {
@@ -85,7 +120,14 @@ func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record) ([]Recove
 	if machine.IsFullCommit(in.Commit) {
 		cands = append(cands, in.Commit)
 	}
-	refs, err := keepUnreachable(ctx, e, rec, dedupe(cands))
+	// A pseudoref naming what a reflog names too (ORIG_HEAD after a reset
+	// that was logged) names a commit: it needs no cat-file.
+	logged := map[string]bool{}
+	for _, c := range cands {
+		logged[c] = true
+	}
+	objs = slices.DeleteFunc(objs, func(id string) bool { return logged[id] })
+	refs, err := keepUnreachable(ctx, e, rec, unasked(seen, cands), unasked(seen, objs))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -98,6 +140,66 @@ func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record) ([]Recove
 		return nil, nil, fmt.Errorf("journal recovery of %s: %w", rec.ID, err)
 	}
 	return detail.Refs, nil, nil
+}
+
+// unasked is ids without those in seen, deduplicated; each is added to
+// seen (a nil seen filters nothing).
+func unasked(seen map[string]bool, ids []string) []string {
+	ids = dedupe(ids)
+	if seen == nil {
+		return ids
+	}
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// pseudorefObjects reads every object id a pseudoref file in the admin
+// entry names: one id (ORIG_HEAD, AUTO_MERGE, ...), or one per line with
+// what it was fetched from after it (FETCH_HEAD). A symbolic one ("ref:
+// NAME") names a ref, which is kept where it is. A missing file names
+// none; one that is not a regular file, cannot be read, or holds a line
+// that names no object is a refusal: what it holds is unknown.
+func pseudorefObjects(path string) ([]string, *machine.Refusal) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	unreadable := func(why string) *machine.Refusal {
+		return &machine.Refusal{Code: machine.CodeRecoveryFailed, Path: path, Retry: "custody plan",
+			Message: fmt.Sprintf("%s cannot be read (%s), so custody cannot keep the objects it names; the tree is kept", path, why)}
+	}
+	if err != nil {
+		return nil, unreadable(err.Error())
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, unreadable("not a regular file")
+	}
+	b, err := safefile.Read(path, reflogLimit)
+	if err != nil {
+		return nil, unreadable(err.Error())
+	}
+	var out []string
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "ref: ") {
+			continue
+		}
+		id, _, _ := strings.Cut(line, "\t")
+		id = strings.TrimSpace(id)
+		if !machine.IsFullCommit(id) {
+			return nil, unreadable(fmt.Sprintf("line %d names no object", i+1))
+		}
+		if strings.Trim(id, "0") != "" {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // reflogLimit bounds what custody reads of one reflog: a larger one keeps
@@ -164,7 +266,79 @@ func dedupe(ids []string) []string {
 // when it fails (a candidate git no longer has, or one it cannot read) are
 // the candidates sorted first with one cat-file, and rev-list asked again
 // about the commits among them, whose error then stands.
-func keepUnreachable(ctx context.Context, e *Env, rec machine.Record, cands []string) ([]RecoveredRef, error) {
+//
+// objs are objects of any type a pseudoref names: one cat-file sorts them
+// first. Commits among them are candidates like the others; a tag, tree
+// or blob gets a recovery ref of its own unless a ref already names it
+// (one for-each-ref): a ref to an annotated tag keeps the tag and what it
+// points at, a ref to a tree (AUTO_MERGE's) keeps the tree.
+func keepUnreachable(ctx context.Context, e *Env, rec machine.Record, cands, objs []string) ([]RecoveredRef, error) {
+	var others []string
+	if len(objs) > 0 {
+		types, err := objectTypes(ctx, e, rec, objs)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range objs {
+			switch types[o] {
+			case "commit":
+				cands = append(cands, o)
+			case "tag", "tree", "blob":
+				others = append(others, o)
+			}
+		}
+	}
+	refs, err := keepUnreachableCommits(ctx, e, rec, dedupe(cands))
+	if err != nil || len(others) == 0 {
+		return refs, err
+	}
+	named, err := refValues(ctx, e, rec)
+	if err != nil {
+		return refs, err
+	}
+	for _, o := range dedupe(others) {
+		if named[o] {
+			continue
+		}
+		r, err := keepUnder(ctx, e, rec, o)
+		if err != nil {
+			return refs, err
+		}
+		refs = append(refs, r)
+	}
+	return refs, nil
+}
+
+// keepUnder makes refs/custody/recovered/<id>/<object> point at object,
+// only if no such ref exists.
+func keepUnder(ctx context.Context, e *Env, rec machine.Record, object string) (RecoveredRef, error) {
+	ref := RecoveredRefPrefix + rec.ID + "/" + object
+	if _, err := e.Git.Mutate(ctx, e.Repo.MainCheckout, "update-ref", ref, object, ""); err != nil {
+		return RecoveredRef{}, fmt.Errorf("keep %s of %s under %s: %w", object, rec.ID, ref, err)
+	}
+	return RecoveredRef{Ref: ref, Commit: object}, nil
+}
+
+// refValues is the set of objects some ref names directly.
+func refValues(ctx context.Context, e *Env, rec machine.Record) (map[string]bool, error) {
+	out, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "for-each-ref", "--format=%(objectname) %(refname)")
+	if err != nil {
+		return nil, fmt.Errorf("list the refs before keeping %s's objects: %w", rec.ID, err)
+	}
+	lines, err := observe.ParseRefLines(out)
+	if err != nil {
+		return nil, fmt.Errorf("list the refs before keeping %s's objects: %w", rec.ID, err)
+	}
+	named := map[string]bool{}
+	for _, l := range lines {
+		named[l.Object] = true
+	}
+	return named, nil
+}
+
+// keepUnreachableCommits is keepUnreachable over candidates that name
+// commits (a reflog's).
+func keepUnreachableCommits(ctx context.Context, e *Env, rec machine.Record, cands []string) ([]RecoveredRef, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
@@ -190,25 +364,20 @@ func keepUnreachable(ctx context.Context, e *Env, rec machine.Record, cands []st
 	sort.Strings(keep)
 	refs := make([]RecoveredRef, 0, len(keep))
 	for _, c := range keep {
-		ref := RecoveredRefPrefix + rec.ID + "/" + c
-		if _, err := e.Git.Mutate(ctx, e.Repo.MainCheckout, "update-ref", ref, c, ""); err != nil {
-			return refs, fmt.Errorf("keep commit %s of %s under %s: %w", c, rec.ID, ref, err)
+		r, err := keepUnder(ctx, e, rec, c)
+		if err != nil {
+			return refs, err
 		}
-		refs = append(refs, RecoveredRef{Ref: ref, Commit: c})
+		refs = append(refs, r)
 	}
 	return refs, nil
 }
 
 // commitsOf is the candidates git has as commits, asked with one cat-file.
 func commitsOf(ctx context.Context, e *Env, rec machine.Record, cands []string) ([]string, error) {
-	out, err := e.Git.ObserveInput(ctx, e.Repo.MainCheckout, []byte(strings.Join(cands, "\n")+"\n"),
-		"cat-file", "--batch-check=%(objectname) %(objecttype)")
+	types, err := objectTypes(ctx, e, rec, cands)
 	if err != nil {
-		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
-	}
-	types, err := observe.ParseBatchCheck(out)
-	if err != nil {
-		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
+		return nil, err
 	}
 	var commits []string
 	for _, c := range cands {
@@ -217,6 +386,20 @@ func commitsOf(ctx context.Context, e *Env, rec machine.Record, cands []string) 
 		}
 	}
 	return commits, nil
+}
+
+// objectTypes is the type of every id git has, asked with one cat-file.
+func objectTypes(ctx context.Context, e *Env, rec machine.Record, ids []string) (map[string]string, error) {
+	out, err := e.Git.ObserveInput(ctx, e.Repo.MainCheckout, []byte(strings.Join(ids, "\n")+"\n"),
+		"cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
+	}
+	types, err := observe.ParseBatchCheck(out)
+	if err != nil {
+		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
+	}
+	return types, nil
 }
 
 // unreachableOf asks one rev-list which of commits (and their ancestors)
@@ -254,18 +437,21 @@ func ownedBranch(e *Env, rec machine.Record) bool {
 	return rec.Origin == machine.OriginCreated && rec.Branch != "" && rec.Branch == e.Policy.BranchPrefix+rec.ID
 }
 
-// keepWorktreeConfig copies a non-empty per-worktree config file under
-// RecoveredDir and returns the copy's path ("" when there was nothing to
-// keep or an identical copy is there). A config.worktree that is not a
-// regular file, or cannot be read, keeps the tree.
-func keepWorktreeConfig(e *Env, id, path string) (string, *machine.Refusal, error) {
+// keepCopy copies a non-empty member name of the admin entry admin (a
+// person's setting or text: config.worktree, info/sparse-checkout, an
+// unused message) to the same name under RecoveredDir, and returns the
+// copy's path ("" when there was nothing to keep or an identical copy is
+// there). A member that is not a regular file, or cannot be read, keeps
+// the tree.
+func keepCopy(e *Env, id, admin, name string) (string, *machine.Refusal, error) {
+	path := filepath.Join(admin, filepath.FromSlash(name))
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil, nil
 	}
 	refuse := func(why string) *machine.Refusal {
 		return &machine.Refusal{Code: machine.CodeRecoveryFailed, Path: path, Retry: "custody resume",
-			Message: fmt.Sprintf("the per-worktree config %s %s, so its settings cannot be kept; the tree is kept", path, why)}
+			Message: fmt.Sprintf("%s %s, so what it holds cannot be kept; the tree is kept", path, why)}
 	}
 	if err != nil {
 		return "", refuse("cannot be read: " + err.Error()), nil
@@ -280,12 +466,11 @@ func keepWorktreeConfig(e *Env, id, path string) (string, *machine.Refusal, erro
 	if len(bytes.TrimSpace(b)) == 0 {
 		return "", nil, nil
 	}
-	dir := RecoveredDir(e.Repo, id)
-	dst := filepath.Join(dir, "config.worktree")
+	dst := filepath.Join(RecoveredDir(e.Repo, id), filepath.FromSlash(name))
 	if old, err := os.ReadFile(dst); err == nil && bytes.Equal(old, b) {
 		return "", nil, nil
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return "", nil, fmt.Errorf("keep %s: %w", path, err)
 	}
 	if err := WriteFile(dst, b, 0o600); err != nil {

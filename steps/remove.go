@@ -94,6 +94,10 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 	if obs.PathState == machine.PathAbsent {
 		return settleRemoval(ctx, e, rec)
 	}
+	// The ids preserveWhatDies asked git about, so that settling, which
+	// keeps what the admin entry holds once more right before it is
+	// dropped, asks only about what came since.
+	seen := map[string]bool{}
 	v := e.assess(ctx, asFinished(rec), obs, scope.View, e.Now())
 	var why *machine.Refusal
 	switch {
@@ -110,7 +114,7 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 	}
 	var recovered []RecoveredRef
 	if why == nil {
-		if recovered, why, err = preserveWhatDies(ctx, e, rec); err != nil {
+		if recovered, why, err = preserveWhatDies(ctx, e, rec, seen); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -146,8 +150,8 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 		if ref != nil {
 			return quarantineRefused(ctx, e, rec, ref)
 		}
-		out, err := settleRemoval(ctx, e, rec)
-		out.Recovered = recovered
+		out, err := settleRemovalSeen(ctx, e, rec, seen)
+		out.Recovered = append(recovered, out.Recovered...)
 		return out, err
 	}
 	// An intent written before removals went through quarantine.
@@ -171,8 +175,8 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 				Message: fmt.Sprintf("git worktree remove refused %s and removed nothing: %v", rec.Path, rmErr)}}, nil
 		}
 	}
-	out, err := settleRemoval(ctx, e, rec)
-	out.Recovered = recovered
+	out, err := settleRemovalSeen(ctx, e, rec, seen)
+	out.Recovered = append(recovered, out.Recovered...)
 	if err == nil && out.Refusal != nil && rmErr != nil {
 		out.Refusal.Message += " (git worktree remove said: " + rmErr.Error() + ")"
 	}
@@ -255,6 +259,19 @@ func within(inner, dir string) bool {
 // else is a removal-failed refusal naming what was seen. Either way the
 // intent stays for the retry.
 func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, error) {
+	return settleRemovalSeen(ctx, e, rec, nil)
+}
+
+// settleRemovalSeen is settleRemoval whose keeping of what the admin entry
+// holds (preserveWhatDies, right before the entry is dropped) does not ask
+// git again about the ids in seen.
+func settleRemovalSeen(ctx context.Context, e *Env, rec machine.Record, seen map[string]bool) (Outcome, error) {
+	var recovered []RecoveredRef
+	drop := func() (*machine.Refusal, error) {
+		refs, why, err := keepThenDropAdminEntry(ctx, e, rec, seen)
+		recovered = append(recovered, refs...)
+		return why, err
+	}
 	if ref, err := settleQuarantine(ctx, e, rec); err != nil {
 		return Outcome{}, err
 	} else if ref != nil {
@@ -265,8 +282,8 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		// The tree went through quarantine, behind git's back: its admin
 		// entry goes first (only if it names this path), so one reading of
 		// the registry verifies it all.
-		if err := dropAdminEntry(e, rec); err != nil {
-			return Outcome{}, err
+		if why, err := drop(); err != nil || why != nil {
+			return adminKeptOutcome(rec, why, recovered, err)
 		}
 	}
 	obs, inv, err := observeSettled(ctx, e, rec)
@@ -274,8 +291,8 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 		return Outcome{}, err
 	}
 	if obs.PathState == machine.PathAbsent && (obs.Registered || obs.AdminPresent) {
-		if err := dropAdminEntry(e, rec); err != nil {
-			return Outcome{}, err
+		if why, err := drop(); err != nil || why != nil {
+			return adminKeptOutcome(rec, why, recovered, err)
 		}
 		if obs, inv, err = observeSettled(ctx, e, rec); err != nil {
 			return Outcome{}, err
@@ -319,7 +336,62 @@ func settleRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, er
 	dropHashCache(e, rec)
 	res, err := teardownResources(ctx, e, rec.ID)
 	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRemoved, State: machine.StateTombstoned, Resources: res,
-		Branch: branchResult(rec, branchOutcome, reason)}, err
+		Branch: branchResult(rec, branchOutcome, reason), Recovered: recovered}, err
+}
+
+// adminKeptOutcome is the outcome of a removal whose tree is gone but
+// whose admin entry was not dropped: err, or why (a member of the entry
+// that keeps it, which appeared while the tree was being removed, or what
+// could not be kept), with the recovery refs made so far. The intent
+// stays: custody resume settles the removal once the person has dealt
+// with the member.
+func adminKeptOutcome(rec machine.Record, why *machine.Refusal, recovered []RecoveredRef, err error) (Outcome, error) {
+	if err != nil {
+		return Outcome{Recovered: recovered}, err
+	}
+	why.Retry = strings.Replace(why.Retry, "custody plan", "custody resume", 1)
+	if why.Retry == "" {
+		why.Retry = "custody resume"
+	}
+	why.Message += fmt.Sprintf("; the tree at %s is already gone, and its admin entry is kept until this is settled", rec.Path)
+	return Outcome{ID: rec.ID, Outcome: machine.OutcomeFailed, State: rec.State, Refusal: why, Recovered: recovered}, nil
+}
+
+// keepThenDropAdminEntry drops rec's admin entry (dropAdminEntry) after
+// keeping, once more, what dies with it (preserveWhatDies, asking git only
+// about ids not in seen): a member that came while the tree was being
+// removed is kept too, or keeps the entry (a refusal). An entry that is
+// not rec's (another record's marker, a gitdir naming another path) is
+// dropAdminEntry's to leave alone.
+func keepThenDropAdminEntry(ctx context.Context, e *Env, rec machine.Record, seen map[string]bool) ([]RecoveredRef, *machine.Refusal, error) {
+	var refs []RecoveredRef
+	if adminEntryIsRecords(e, rec) {
+		var why *machine.Refusal
+		var err error
+		if refs, why, err = preserveWhatDies(ctx, e, rec, seen); err != nil || why != nil {
+			return refs, why, err
+		}
+	}
+	return refs, nil, dropAdminEntry(e, rec)
+}
+
+// adminEntryIsRecords reports whether rec's admin entry is there and is
+// rec's: no other record's ready marker, and a gitdir (when it can be
+// read) naming rec's path.
+func adminEntryIsRecords(e *Env, rec machine.Record) bool {
+	key := rec.AdminKey
+	if key == "" || key != filepath.Base(key) || key == "." || key == ".." {
+		return false
+	}
+	dir := e.Repo.AdminDir(key)
+	if observe.Lstat(dir).State != machine.PathPresent {
+		return false
+	}
+	if m, err := observe.ReadMarker(e.Repo, key); err == nil && m != "" && m != rec.ID {
+		return false
+	}
+	b, err := safefile.Read(filepath.Join(dir, "gitdir"), 64<<10)
+	return err != nil || filepath.Clean(strings.TrimSpace(string(b))) == filepath.Join(rec.Path, ".git")
 }
 
 // observeSettled observes rec to verify its removal: e.observe, except

@@ -196,6 +196,16 @@ func adCases() map[machine.Code]adCase {
 			r.GitIn(path, "update-ref", "refs/worktree/wip", "HEAD")
 			r.GitIn(path, "reset", "-q", "--hard", "HEAD~1")
 		})},
+		machine.CodeUnknownAdminFile: {setup: plan(func(t *testing.T, r *fixtures.Repo, id, path string) {
+			// A member of the admin entry git does not put there today.
+			p := filepath.Join(r.Dir, ".git", "worktrees", id, "info", "FUTURE")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte("what a later git keeps\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		})},
 		machine.CodeForeign: {setup: func(t *testing.T) adWorld {
 			// Adopted, then finished, then removable: three retries.
 			r := adRepo(t)
@@ -331,6 +341,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeUnexpandedToken:     {person: "an @token@ custody does not know is the project's to fix in custody.toml"},
 		machine.CodeResumeUnmatched:     {person: "an interrupted intent meets a world no rule fits (a person's directory where new was to make its tree): what it is, and where it goes, is the person's to say"},
 		machine.CodeStatusFailed:        {person: "git status fails on a damaged index; repairing it (git reset drops what was staged) is the person's choice"},
+		machine.CodeAdminLockFile:       {person: "a lock file in the admin entry is a git process's, writing the tree's state; whether one still runs (or died and left it) is the person's to tell, and custody never deletes it (TestAdminEntryOthersKeepTheTree)"},
 		machine.CodeRecoveryFailed:      {person: "what would die with the tree cannot be read (a config.worktree that is a symlink): the person makes it a plain file or drops it (TestRecoveryUnreadableConfigKeepsTree)"},
 		machine.CodeStateUnreadable:     {person: "a state file that cannot be opened (its permissions, its filesystem, a dangling symlink) is the person's to fix; moving it aside would lose the records (state_unreadable_symlink.txtar)"},
 		machine.CodeAmbiguousRelocation: {person: "git reports both the source and the destination of an interrupted move: which registration is the tree is the person's to say (relocate_ambiguous.txtar removes the other, then resumes)"},

@@ -21,9 +21,11 @@ type RecoveredListCmd struct{}
 // Help is the long help of recovered list.
 func (RecoveredListCmd) Help() string {
 	return `Lists what custody kept from removed trees so that nothing died with them:
-commits only their reflogs held, and the tip of every branch deleted after a
-patch-equivalent or squash-merged proof, under refs/custody/recovered/<id>/<commit>;
-per-worktree config under <git-common-dir>/custody/recovered/<id>/.
+commits only their reflogs held, objects only a pseudoref of the tree's admin
+entry named (ORIG_HEAD, FETCH_HEAD, AUTO_MERGE, ...), and the tip of every
+branch deleted after a patch-equivalent or squash-merged proof, under
+refs/custody/recovered/<id>/<object>; per-worktree config, sparse-checkout
+patterns and unused messages under <git-common-dir>/custody/recovered/<id>/.
 Restore a commit with: git branch NAME <commit>.
 
 EXIT STATUS: 0 done, 1 error.`

@@ -42,6 +42,8 @@ func nextSteps() map[machine.Code]string {
 		machine.CodeNestedGit:               "custody plan (after publishing or moving the nested repository)",
 		machine.CodePerWorktreeRef:          "custody plan (after deleting or publishing the ref)",
 		machine.CodeOperationInProgress:     "custody plan (after finishing or aborting the operation)",
+		machine.CodeUnknownAdminFile:        "custody plan (after moving the member aside, as the retry does)",
+		machine.CodeAdminLockFile:           "custody plan (once no git process writes the tree's state)",
 		machine.CodeSubmoduleChanges:        "custody plan (after committing the submodule's changes)",
 		machine.CodeSubmoduleUnpushed:       "custody plan (after pushing the submodule)",
 		machine.CodeSubmodules:              "custody archive create ID",
