@@ -18,8 +18,9 @@ import (
 //  1. a remote (origin first, then as configured) whose every push URL
 //     is absolute and one lands where an answering remote that holds
 //     whole history is read from: `git push NAME`;
-//  2. such a remote read from a relative path that its own push would
-//     reach from the main checkout: `git push /its/absolute/path`;
+//  2. such a remote that its own push reaches, but not by name from
+//     inside a tree (its URL is relative, or another of its push URLs is
+//     this repository): `git push URL`, a local URL as its absolute path;
 //  3. a remote whose pushurl no remote reads (the fork setup, with no
 //     remote for the fork): the pushurl is added as a new remote, which
 //     custody then reads, and the push goes by name;
@@ -69,7 +70,7 @@ func pushTarget(cfg RemoteConfig, srcs []*remoteSource, failed map[string]bool, 
 	}
 	// 1. By name.
 	for _, s := range ordered {
-		if s.refused != nil || s.name == "" || !absolutePushes(s.push) {
+		if s.refused != nil || s.name == "" || !absolutePushes(s.push) || pushesHere(s.push, repo) {
 			continue
 		}
 		for _, d := range s.push {
@@ -80,17 +81,21 @@ func pushTarget(cfg RemoteConfig, srcs []*remoteSource, failed map[string]bool, 
 			}
 		}
 	}
-	// 2. A relative remote's absolute path.
+	// 2. The URL (a local one's absolute path) of a remote the person
+	// pushes to but not by name from inside a tree.
 	for _, p := range proverOrder {
-		if p.local == "" || !pushesToItself(cfg, p, main) {
+		if !pushesToItself(cfg, p, main) {
 			continue
 		}
 		arg := p.local
-		if _, named := cfg.Remote(arg); named {
+		if arg == "" {
+			arg = p.read
+		}
+		if _, named := cfg.Remote(arg); named || cfg.nickLike(arg) || strings.HasPrefix(arg, "-") || machine.RedactCredentials(arg) != arg {
 			continue
 		}
 		dests := cfg.pushDests([]string{arg}, nil)
-		if !absolutePushes(dests) {
+		if !absolutePushes(dests) || pushesHere(dests, repo) {
 			continue
 		}
 		if loc, ok := location(cfg.ReadURL(dests[0].value), main, true); ok && loc == provers[p.name] {
@@ -156,6 +161,22 @@ func absolutePushes(ds []pushDest) bool {
 		}
 	}
 	return true
+}
+
+// pushesHere reports whether a push sends to this repository itself (a
+// url that is its path or a linked tree's): git refuses to update a
+// branch checked out there, so the push would fail.
+func pushesHere(ds []pushDest, repo Repo) bool {
+	for _, d := range ds {
+		p, local := LocalRemotePath(d.push, repo.MainCheckout)
+		if !local {
+			continue
+		}
+		if id, err := identifyRemote(repo, p); err != nil || id.Self != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // pushesToItself reports whether pushing remote s by name (from the main

@@ -206,10 +206,12 @@ func TestAdvertiseShallowRemote(t *testing.T) {
 // with a remote that reads the fork, origin is pushed by name and that
 // remote proves; with origin's push disabled, the remote that pushes where
 // it reads is chosen; a pushInsteadOf rewrite names the same repository;
+// an origin whose second url is a linked tree of this repository (a push
+// there fails: its branch is checked out) is pushed by its first URL;
 // with a shallow mirror alone nothing is advised, and why says so.
 func TestAdvertisePushTarget(t *testing.T) {
 	t.Parallel()
-	s, dir, _, _ := selfFixture(t)
+	s, dir, _, linked := selfFixture(t)
 	fork := filepath.Join(s.root, "fork.git")
 	s.git(s.root, "init", "-q", "--bare", fork)
 	repo := s.discover(dir)
@@ -226,16 +228,22 @@ func TestAdvertisePushTarget(t *testing.T) {
 			machine.PushTarget{Remote: "origin", URL: fork, AddAs: "fork-2", Proves: "fork-2"}},
 		{"disabled", [][2]string{{"remote.origin.pushurl", "DISABLE"}, {"remote.mine.url", fork}}, machine.PushTarget{Remote: "mine", Proves: "mine"}},
 		{"pushinsteadof", [][2]string{{"url.file://" + s.root + "/.pushInsteadOf", s.root + "/"}}, machine.PushTarget{Remote: "origin", Proves: "origin"}},
+		{"second url here", [][2]string{{"+remote.origin.url", linked}}, machine.PushTarget{URL: s.remote, Proves: "origin"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, _ = s.tryGit(dir, "config", "--remove-section", "remote.origin")
 			s.git(dir, "remote", "add", "origin", s.remote)
 			for _, kv := range c.config {
-				s.git(dir, "config", kv[0], kv[1])
+				if key, add := strings.CutPrefix(kv[0], "+"); add {
+					s.git(dir, "config", "--add", key, kv[1])
+				} else {
+					s.git(dir, "config", key, kv[1])
+				}
 			}
 			defer func() {
 				for _, kv := range c.config {
-					sec := kv[0][:strings.LastIndexByte(kv[0], '.')]
+					key := strings.TrimPrefix(kv[0], "+")
+					sec := key[:strings.LastIndexByte(key, '.')]
 					_, _ = s.tryGit(dir, "config", "--remove-section", sec)
 				}
 			}()
@@ -248,7 +256,7 @@ func TestAdvertisePushTarget(t *testing.T) {
 			}
 		})
 	}
-	s.git(dir, "remote", "remove", "origin")
+	_, _ = s.tryGit(dir, "config", "--remove-section", "remote.origin")
 	mirror := filepath.Join(s.root, "mirror.git")
 	s.git(s.root, "clone", "-q", "--bare", "--depth", "1", "file://"+dir, mirror)
 	s.git(dir, "remote", "add", "mirror", mirror)
