@@ -407,7 +407,8 @@ func ownObjectsComplete(ctx context.Context, g *Git, gitDir string, commits []st
 }
 
 // remoteRefusal is the failure recorded for a remote that cannot prove,
-// naming it and its URL with any credentials removed.
+// naming it and its URL with any credentials removed and control
+// characters escaped (a URL may hold a newline; the message is one line).
 func remoteRefusal(remote, url, why string) machine.RemoteFailure {
-	return machine.RemoteFailure{Remote: remote, Error: fmt.Sprintf("remote %s (%s) %s", remote, machine.RedactCredentials(url), why)}
+	return machine.RemoteFailure{Remote: remote, Error: fmt.Sprintf("remote %s (%s) %s", machine.EscapeControl(remote), shownURL(url), machine.EscapeControl(why))}
 }

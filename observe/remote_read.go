@@ -66,14 +66,14 @@ func (s *remoteSource) args(sub []string, rest ...string) []string {
 }
 
 // askError is err of a command given the remote's URL, with the URL's
-// credentials removed and its control characters escaped wherever the
-// error quotes it.
+// credentials removed wherever the error quotes it, in one line (control
+// characters escaped).
 func (s *remoteSource) askError(err error) error {
 	msg := err.Error()
 	if s.url != "" {
 		msg = strings.ReplaceAll(msg, s.url, s.shown())
 	}
-	return errors.New(machine.RedactCredentials(msg))
+	return errors.New(machine.EscapeControl(machine.RedactCredentials(msg)))
 }
 
 // readRemoteConfig reads git's configuration as git reads it (`git config

@@ -1,6 +1,7 @@
 package observe_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,6 +55,26 @@ func TestAdvertiseNewlineURL(t *testing.T) {
 	v = s.advertise(repo)
 	if p := s.prove(repo, local, v); p == nil || p.Remote != "origin" || p.Ref != "refs/heads/custody/x" {
 		t.Errorf("pushed to origin's URL, the commit is proven by %+v; want origin's refs/heads/custody/x", p)
+	}
+	// A newline URL that is this repository (a symlink so named), and one
+	// where nothing is: each a failure of its own remote, in one line.
+	alias := filepath.Join(s.root, "alias\n.worktrees/x-1a2b3c\tfoo")
+	if err := os.MkdirAll(filepath.Dir(alias), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dir, alias); err != nil {
+		t.Fatal(err)
+	}
+	s.git(dir, "remote", "add", "loop", alias)
+	s.git(dir, "remote", "add", "gone", filepath.Join(s.root, "gone\n.worktrees/x-1a2b3c\tfoo"))
+	v = s.advertise(repo)
+	if !cmp.Equal(v.Remotes, []string{"origin", "loop", "gone"}) {
+		t.Errorf("remotes %q, want origin, loop, gone", v.Remotes)
+	}
+	for r, want := range map[string]string{"loop": "is this repository itself", "gone": "exit 128"} {
+		if f, ok := failureOf(v, r); !ok || !strings.Contains(f.Error, want) || strings.Contains(f.Error, "\n") {
+			t.Errorf("remote %s: failure %+v; want one line saying %q", r, f, want)
+		}
 	}
 }
 
