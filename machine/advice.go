@@ -107,15 +107,15 @@ func pushTo(tree string, ev RemoteEvidence, refspec string, upstream bool) (cmd,
 	switch {
 	case t.Remote != "" && t.AddAs != "" && t.URL != "":
 		return at + " remote add " + QuoteArg(t.AddAs) + " " + QuoteArg(t.URL) + " && " + push + name + " " + QuoteArg(refspec),
-			t.Remote + ", whose push URL " + EscapeControl(t.URL) + " no remote custody reads is read from: add it as remote " + t.AddAs + " first", true
+			EscapeControl(t.Remote) + " (its push URL " + EscapeControl(t.URL) + ", which no remote custody reads, is added as remote " + EscapeControl(t.AddAs) + ")", true
 	case t.Remote != "":
-		to := t.Remote
+		to := EscapeControl(t.Remote)
 		if t.Proves != "" && t.Proves != t.Remote {
-			to += " (it lands where remote " + t.Proves + " is read from)"
+			to += " (it lands where remote " + EscapeControl(t.Proves) + " is read from)"
 		}
 		return push + name + " " + QuoteArg(refspec), to, true
 	case t.URL != "":
-		return at + " push " + QuoteArg(t.URL) + " " + QuoteArg(refspec), EscapeControl(t.URL) + ", where remote " + t.Proves + " is read from", true
+		return at + " push " + QuoteArg(t.URL) + " " + QuoteArg(refspec), EscapeControl(t.URL) + " (where remote " + EscapeControl(t.Proves) + " is read from)", true
 	}
 	return "", "", false
 }

@@ -513,7 +513,7 @@ func TestAssessRefusals(t *testing.T) {
 			},
 			want: []refusalKey{key(machine.CodeUnpushedCommits,
 				"git -C "+testPath+" remote add fork 'ssh://git@example.com/me/fork.git' && git -C "+testPath+" push -u origin "+testBranch)},
-			msg: "add it as remote fork",
+			msg: "is added as remote fork",
 		},
 		{
 			// A remote name that would read as an option.
