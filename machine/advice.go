@@ -1,6 +1,8 @@
 package machine
 
-import "strings"
+import (
+	"strings"
+)
 
 // The retries of a kept tree's refusals: each is the command a person can
 // paste as it is, and running it changes what plan says next (the tree is
@@ -18,8 +20,10 @@ func missingRefusal(rec Record, obs WorktreeObservation) Refusal {
 	}
 	if rec.Branch != "" && obs.BranchTip != "" && obs.BranchTip == rec.EffectiveHead() &&
 		len(obs.Remote.Remotes) > 0 && len(obs.Remote.Unavailable) == 0 {
-		return refuse(CodeWorktreeMissing, p, pushBranch("", pushRemote(obs.Remote.Remotes), rec.Branch),
-			"%s no longer exists and its last known commit %s is only on branch %s, which no remote advertises; push it, then custody settles the record", p, head, rec.Branch)
+		if cmd, to, ok := pushTo("", obs.Remote, rec.Branch, true); ok {
+			return refuse(CodeWorktreeMissing, p, cmd,
+				"%s no longer exists and its last known commit %s is only on branch %s, which no remote advertises; push it to %s, then custody settles the record", p, head, rec.Branch, to)
+		}
 	}
 	return refuse(CodeWorktreeMissing, p, "custody show "+rec.ID,
 		"%s no longer exists and nothing proves its last known commit %s published; custody will not guess where its work went", p, head)
@@ -74,14 +78,46 @@ func stashPaths(tree, flag string, paths []string) string {
 	return strings.Join(words, " ")
 }
 
-// pushBranch pushes branch to remote and makes it the branch's upstream;
-// tree "" runs it where the person is.
-func pushBranch(tree, remote, branch string) string {
+// pushTo is the command that pushes refspec (a branch, setting its
+// upstream when upstream, or HEAD:ref) from tree ("" runs it where the
+// person is) to where ev.Push says a remote custody reads will advertise
+// it, and where that is, for the message. ok is false when no push is
+// known to land there (ev.Push is the zero target).
+func pushTo(tree string, ev RemoteEvidence, refspec string, upstream bool) (cmd, to string, ok bool) {
 	at := "git"
 	if tree != "" {
 		at = "git -C " + QuoteArg(tree)
 	}
-	return at + " push -u " + QuoteArg(remote) + " " + QuoteArg(branch)
+	t := ev.Push
+	if t == nil {
+		if len(ev.Remotes) == 0 {
+			return "", "", false
+		}
+		r := pushRemote(ev.Remotes)
+		t = &PushTarget{Remote: r, Proves: r}
+	}
+	push := at + " push "
+	if upstream {
+		push += "-u "
+	}
+	name := QuoteArg(t.Remote)
+	if strings.HasPrefix(t.Remote, "-") {
+		name = "-- " + name
+	}
+	switch {
+	case t.Remote != "" && t.AddAs != "" && t.URL != "":
+		return at + " remote add " + QuoteArg(t.AddAs) + " " + QuoteArg(t.URL) + " && " + push + name + " " + QuoteArg(refspec),
+			EscapeControl(t.Remote) + " (its push URL " + EscapeControl(t.URL) + ", which no remote custody reads, is added as remote " + EscapeControl(t.AddAs) + ")", true
+	case t.Remote != "":
+		to := EscapeControl(t.Remote)
+		if t.Proves != "" && t.Proves != t.Remote {
+			to += " (it lands where remote " + EscapeControl(t.Proves) + " is read from)"
+		}
+		return push + name + " " + QuoteArg(refspec), to, true
+	case t.URL != "":
+		return at + " push " + QuoteArg(t.URL) + " " + QuoteArg(refspec), EscapeControl(t.URL) + " (where remote " + EscapeControl(t.Proves) + " is read from)", true
+	}
+	return "", "", false
 }
 
 // hiddenRetry is the retry of hidden state h in the tree of record id: the

@@ -209,7 +209,7 @@ func proofRefusal(rec Record, obs WorktreeObservation) Refusal {
 		return refuse(CodeProofFailed, p, "custody plan", "looking for a proof of %s failed: %s", short, obs.ProofErr)
 	case len(obs.Remote.Unavailable) > 0:
 		f := obs.Remote.Unavailable[0]
-		return refuse(CodeRemoteUnavailable, p, "git ls-remote --refs "+f.Remote, "remote %s did not answer (%s); whether %s is published is unknown", f.Remote, f.Error, short)
+		return refuse(CodeRemoteUnavailable, p, lsRemote(f.Remote), "remote %s did not answer (%s); whether %s is published is unknown", f.Remote, f.Error, short)
 	case len(obs.Remote.Remotes) == 0:
 		return refuse(CodeNoRemote, p, "custody plan", "the repository has no remote, so nothing proves %s is published; add the remote your work is pushed to (git remote add origin URL)", short)
 	case obs.Detached:
@@ -217,16 +217,40 @@ func proofRefusal(rec Record, obs WorktreeObservation) Refusal {
 		if name == "" {
 			name = rec.ID
 		}
-		ref, remote := "refs/heads/"+name, pushRemote(obs.Remote.Remotes)
-		return refuse(CodeDetachedHead, p, "git -C "+QuoteArg(p)+" push "+QuoteArg(remote)+" "+QuoteArg("HEAD:"+ref),
-			"%s has a detached HEAD %s that no remote advertises; push it to a branch (here %s on %s)", p, short, ref, remote)
+		ref := "refs/heads/" + name
+		if cmd, to, ok := pushTo(p, obs.Remote, "HEAD:"+ref, false); ok {
+			return refuse(CodeDetachedHead, p, cmd,
+				"%s has a detached HEAD %s that no remote advertises; push it to a branch (here %s on %s)", p, short, ref, to)
+		}
+		return refuse(CodeDetachedHead, p, "custody plan",
+			"%s has a detached HEAD %s that no remote advertises, and %s; push it to a branch of a repository a remote custody reads is read from", p, short, noPush(obs.Remote))
 	}
-	branch, remote := obs.Branch, pushRemote(obs.Remote.Remotes)
+	branch := obs.Branch
 	if branch == "" {
 		branch = rec.Branch
 	}
-	return refuse(CodeUnpushedCommits, p, pushBranch(p, remote, branch),
-		"%s is on no ref any remote advertises; push %s to %s first", short, branch, remote)
+	if cmd, to, ok := pushTo(p, obs.Remote, branch, true); ok {
+		return refuse(CodeUnpushedCommits, p, cmd,
+			"%s is on no ref any remote advertises; push %s to %s first", short, branch, to)
+	}
+	return refuse(CodeUnpushedCommits, p, "custody plan",
+		"%s is on no ref any remote advertises, and %s; push %s to a repository a remote custody reads is read from", short, noPush(obs.Remote), branch)
+}
+
+// noPush says why no push is advised.
+func noPush(ev RemoteEvidence) string {
+	if ev.Push != nil && ev.Push.Why != "" {
+		return ev.Push.Why
+	}
+	return "no remote's push lands where a remote custody reads is read from"
+}
+
+// lsRemote is the command that asks remote what custody asked it.
+func lsRemote(remote string) string {
+	if strings.HasPrefix(remote, "-") {
+		return "git ls-remote --refs -- " + QuoteArg(remote)
+	}
+	return "git ls-remote --refs " + QuoteArg(remote)
 }
 
 // contentRefusals renders unaccounted content as one refusal per code, in

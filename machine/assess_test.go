@@ -483,6 +483,91 @@ func TestAssessRefusals(t *testing.T) {
 			want: []refusalKey{key(machine.CodeUnpushedCommits, "git -C "+testPath+" push -u upstream topic")},
 		},
 		{
+			// The push target names a remote whose push lands where
+			// another remote is read from (a pushurl that remote reads).
+			name: "unpushed-commits/push-lands-on-another-remote",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Remote.Remotes = []string{"origin", "mine"}
+				o.Remote.Push = &machine.PushTarget{Remote: "origin", Proves: "mine"}
+			},
+			want: []refusalKey{key(machine.CodeUnpushedCommits, retryPush)},
+			msg:  "remote mine",
+		},
+		{
+			// A relative URL, resolved, pushed to by its path.
+			name: "unpushed-commits/push-by-url",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Remote.Push = &machine.PushTarget{URL: "/srv/with space.git", Proves: "origin"}
+			},
+			want: []refusalKey{key(machine.CodeUnpushedCommits, "git -C "+testPath+" push '/srv/with space.git' "+testBranch)},
+			msg:  "where remote origin is read from",
+		},
+		{
+			// A pushurl no remote reads: added as a remote first.
+			name: "unpushed-commits/push-adds-the-fork",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Remote.Push = &machine.PushTarget{Remote: "origin", URL: "ssh://git@example.com/me/fork.git", AddAs: "fork", Proves: "fork"}
+			},
+			want: []refusalKey{key(machine.CodeUnpushedCommits,
+				"git -C "+testPath+" remote add fork 'ssh://git@example.com/me/fork.git' && git -C "+testPath+" push -u origin "+testBranch)},
+			msg: "is added as remote fork",
+		},
+		{
+			// A remote name that would read as an option.
+			name: "unpushed-commits/push-dash-name",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Remote.Remotes = []string{"-odd"}
+				o.Remote.Push = &machine.PushTarget{Remote: "-odd", Proves: "-odd"}
+			},
+			want: []refusalKey{key(machine.CodeUnpushedCommits, "git -C "+testPath+" push -u -- -odd "+testBranch)},
+		},
+		{
+			// No push lands where a remote custody reads: said, and
+			// plan is the retry.
+			name: "unpushed-commits/no-push-lands",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Remote.Remotes = []string{"mirror"}
+				o.Remote.Push = &machine.PushTarget{Why: "shallow remote mirror holds no history past its shallow boundary"}
+			},
+			want: []refusalKey{key(machine.CodeUnpushedCommits, retryPlan)},
+			msg:  "shallow remote mirror",
+		},
+		{
+			name: "detached-head/push-by-url",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Detached = true
+				o.Branch = ""
+				o.Remote.Push = &machine.PushTarget{URL: "/srv/origin.git", Proves: "origin"}
+			},
+			want: []refusalKey{key(machine.CodeDetachedHead, "git -C "+testPath+" push /srv/origin.git 'HEAD:refs/heads/"+testBranch+"'")},
+		},
+		{
+			name: "detached-head/no-push-lands",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Detached = true
+				o.Branch = ""
+				o.Remote.Push = &machine.PushTarget{Why: "no remote's push lands where a remote custody reads is read from"}
+			},
+			want: []refusalKey{key(machine.CodeDetachedHead, retryPlan)},
+			msg:  "no remote's push lands",
+		},
+		{
+			// A remote name with shell characters is quoted.
+			name: "remote-unavailable/odd-name",
+			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
+				o.Proof = nil
+				o.Remote.Unavailable = []machine.RemoteFailure{{Remote: "a b;$(x)", Error: "gone"}}
+			},
+			want: []refusalKey{key(machine.CodeRemoteUnavailable, `git ls-remote --refs 'a b;$(x)'`)},
+		},
+		{
 			name:   "unpushed-commits/proof-of-another-head",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.Proof.Head = otherHead },
 			want:   []refusalKey{key(machine.CodeUnpushedCommits, retryPush)},

@@ -105,6 +105,28 @@ func (s Status) Clean() bool {
 type RemoteEvidence struct {
 	Remotes     []string        `json:"remotes,omitempty"`
 	Unavailable []RemoteFailure `json:"unavailable,omitempty"`
+	// Push is where a retry pushes unpublished commits so that a remote
+	// custody reads advertises them afterwards; nil when it was not
+	// worked out (pushRemote's choice is used then).
+	Push *PushTarget `json:"push,omitempty"`
+}
+
+// PushTarget is where a push lands so that a remote custody reads
+// advertises it afterwards: the remote Remote by name (its push URLs
+// include where Proves is read from), or the URL itself when no remote's
+// push lands there from inside a tree (a relative URL, resolved; or a
+// pushurl elsewhere), or, with AddAs, the remote Remote after its push URL
+// URL is added as remote AddAs, which custody then reads. The zero value
+// says no push custody can work out lands where a remote it reads
+// advertises. It never holds credentials: a URL with any is never chosen.
+type PushTarget struct {
+	Remote string `json:"remote,omitempty"`
+	URL    string `json:"url,omitempty"`
+	AddAs  string `json:"add_as,omitempty"`
+	// Proves names the remote whose advertisement holds the push.
+	Proves string `json:"proves,omitempty"`
+	// Why says, for the zero target, why no push is advised.
+	Why string `json:"why,omitempty"`
 }
 
 // RemoteFailure is a remote that could not be read.

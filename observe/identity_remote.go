@@ -209,13 +209,16 @@ type remoteIdentity struct {
 	// Borrows names the remote's git dir whose alternates reach this
 	// repository's object store, or is "".
 	Borrows string
+	// Shallow is set when the git dir git opens for the remote is a
+	// shallow repository.
+	Shallow *shallowRepo
 }
 
 // identifyRemote decides, by device and inode, whether the local remote at
 // path is this repository (its common dir, a linked worktree's git dir,
 // the main checkout, or a git dir whose refs or objects directory is this
-// repository's), and whether its object store borrows this
-// repository's objects through objects/info/alternates.
+// repository's), whether its object store borrows this repository's
+// objects through objects/info/alternates, and whether it is shallow.
 func identifyRemote(repo Repo, path string) (remoteIdentity, error) {
 	self, _, _, err := statID(repo.CommonDir)
 	if err != nil {
@@ -263,6 +266,9 @@ func identifyRemote(repo Repo, path string) (remoteIdentity, error) {
 		if borrows {
 			id.Borrows = d[0]
 		}
+	}
+	if id.Shallow, err = readShallow(dirs); err != nil {
+		return remoteIdentity{}, err
 	}
 	return id, nil
 }
@@ -401,7 +407,8 @@ func ownObjectsComplete(ctx context.Context, g *Git, gitDir string, commits []st
 }
 
 // remoteRefusal is the failure recorded for a remote that cannot prove,
-// naming it and its URL with any credentials removed.
+// naming it and its URL with any credentials removed and control
+// characters escaped (a URL may hold a newline; the message is one line).
 func remoteRefusal(remote, url, why string) machine.RemoteFailure {
-	return machine.RemoteFailure{Remote: remote, Error: fmt.Sprintf("remote %s (%s) %s", remote, machine.RedactCredentials(url), why)}
+	return machine.RemoteFailure{Remote: remote, Error: fmt.Sprintf("remote %s (%s) %s", machine.EscapeControl(remote), shownURL(url), machine.EscapeControl(why))}
 }

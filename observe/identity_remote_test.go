@@ -111,7 +111,9 @@ func assertNotProven(t *testing.T, s *sandbox, dir, local, url, want string) {
 	}
 	named := false
 	for _, f := range v.Failures {
-		if f.Remote == "disguise" && strings.Contains(f.Error, want) && strings.Contains(f.Error, "disguise") {
+		// The failure names the remote, and its message the remote or
+		// the URL that was asked.
+		if f.Remote == "disguise" && strings.Contains(f.Error, want) && (strings.Contains(f.Error, "disguise") || strings.Contains(f.Error, url)) {
 			named = true
 		}
 	}

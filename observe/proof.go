@@ -120,7 +120,19 @@ func (s *proofSearch) patchEquivalent(ctx context.Context) (*machine.Proof, erro
 
 // Ancestry looks only for an ancestry proof of head (used for submodules,
 // whose archive-free removal needs their exact commits on a remote).
+// A shallow remote is asked last, and proves only the history it holds
+// (proveShallow).
 func Ancestry(ctx context.Context, g *Git, repo Repo, head string, v *RemoteView) (*machine.Proof, error) {
+	p, err := ancestryWhole(ctx, g, repo, head, v)
+	if p != nil || err != nil || v == nil || len(v.shallow) == 0 || !isHexOID(head) {
+		return p, err
+	}
+	return proveShallow(ctx, g, repo, head, v)
+}
+
+// ancestryWhole is Ancestry against the tips of remotes that hold whole
+// history.
+func ancestryWhole(ctx context.Context, g *Git, repo Repo, head string, v *RemoteView) (*machine.Proof, error) {
 	if v == nil || len(v.Tips) == 0 || head == "" {
 		return nil, nil
 	}

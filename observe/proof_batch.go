@@ -26,7 +26,27 @@ type ProofResult struct {
 // exact path search when a merge touches its paths) costs a process of
 // its own. When a question asked for the whole batch fails, each head is
 // proved alone, so one head's trouble is only its own.
+//
+// Shallow remotes are asked last, and only of heads nothing else proves:
+// their tips prove only the history they hold (proveShallow).
 func ProveAll(ctx context.Context, g *Git, repo Repo, heads []string, v *RemoteView) map[string]ProofResult {
+	out := proveAllWhole(ctx, g, repo, heads, v)
+	if v == nil || len(v.shallow) == 0 {
+		return out
+	}
+	for h, r := range out {
+		if r.Proof != nil || r.Err != nil || !isHexOID(h) {
+			continue
+		}
+		p, err := proveShallow(ctx, g, repo, h, v)
+		out[h] = ProofResult{Proof: p, Err: err}
+	}
+	return out
+}
+
+// proveAllWhole is ProveAll against the tips of remotes that hold whole
+// history.
+func proveAllWhole(ctx context.Context, g *Git, repo Repo, heads []string, v *RemoteView) map[string]ProofResult {
 	out := make(map[string]ProofResult, len(heads))
 	var need []string
 	for _, h := range heads {

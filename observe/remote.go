@@ -38,9 +38,19 @@ func (t Tip) target() string {
 // RemoteView is one fresh advertisement of every configured remote. Local
 // remote-tracking refs and local tags are never part of it.
 type RemoteView struct {
-	Remotes  []string
+	Remotes []string
+	// Tips are the refs of remotes that hold whole history: what each
+	// reaches is all on that remote.
 	Tips     []Tip
 	Failures []machine.RemoteFailure
+	// Push is where a retry pushes a tree's commits so that a remote
+	// custody reads advertises them afterwards.
+	Push *machine.PushTarget
+	// shallow holds what shallow local remotes advertised: they prove
+	// only the history they hold (proveShallow), never as Tips do.
+	shallow []shallowTips
+	// sources are the remotes as custody asked them, by name.
+	sources map[string]*remoteSource
 	// patches holds the patch ids proofs computed against this view, so
 	// that every tree of one plan shares them; nil computes afresh. It is
 	// safe for concurrent use.
@@ -52,7 +62,35 @@ func (v *RemoteView) Evidence() machine.RemoteEvidence {
 	if v == nil {
 		return machine.RemoteEvidence{}
 	}
-	return machine.RemoteEvidence{Remotes: v.Remotes, Unavailable: v.Failures}
+	return machine.RemoteEvidence{Remotes: v.Remotes, Unavailable: v.Failures, Push: v.Push}
+}
+
+// URL returns the URL git reads for remote, after its rewrites, as a
+// record may keep it (credentials removed), and whether the view has it.
+func (v *RemoteView) URL(remote string) (string, bool) {
+	if v == nil {
+		return "", false
+	}
+	s, ok := v.sources[remote]
+	if !ok || s.read == "" {
+		return "", false
+	}
+	return machine.RedactCredentials(s.read), true
+}
+
+// AskArgs is a git command line that asks what custody asked of remote:
+// the remote's own settings, sub (the subcommand and its flags), "--",
+// the URL value custody gave git for it, and rest. It is false when the
+// view has no such remote.
+func (v *RemoteView) AskArgs(remote string, sub []string, rest ...string) ([]string, bool) {
+	if v == nil {
+		return nil, false
+	}
+	s, ok := v.sources[remote]
+	if !ok {
+		return nil, false
+	}
+	return s.args(sub, rest...), true
 }
 
 // RemoteTimeout bounds one remote's advertisement or fetch, unless
@@ -69,30 +107,29 @@ const RemoteTimeout = 60 * time.Second
 // asked again by the same Git (one command), so a command that advertises
 // again for each tree's final observation waits for it once.
 //
+// The remotes are read from git's configuration as git reads it (`git
+// config -z --list`), never from text printed for a person: a URL holding
+// a newline is one URL. The URL value git fetches from (a remote's first
+// url) is identified, advertised and fetched from, always that same value
+// (docs/decisions/0223-remotes-read-from-config.md).
+//
 // A local remote is identified by the device and inode of its git dir
 // (docs/decisions/0014-remote-identity.md): one that is this repository in
 // disguise (a symlink, bind mount, file:// URL, relative path, the main
 // checkout or a linked worktree) proves nothing and is a failure naming it;
 // one that borrows this repository's objects through
 // objects/info/alternates counts only if its own object store holds every
-// object its tips reach.
+// object its tips reach; one that is shallow proves only the history it
+// holds.
 func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
-	out, err := g.Observe(ctx, repo.MainCheckout, "remote", "-v")
+	cfg, srcs, err := readRemoteConfig(ctx, g, repo)
 	if err != nil {
-		return nil, fmt.Errorf("list remotes: %w", err)
+		return nil, err
 	}
-	v := &RemoteView{patches: newPatchCache()}
-	urls := map[string][]string{}
-	for _, line := range strings.Split(string(out), "\n") {
-		name, rest, ok := strings.Cut(line, "\t")
-		url, isFetch := strings.CutSuffix(rest, " (fetch)")
-		if !ok || !isFetch {
-			continue
-		}
-		if _, seen := urls[name]; !seen {
-			v.Remotes = append(v.Remotes, name)
-		}
-		urls[name] = append(urls[name], url)
+	v := &RemoteView{patches: newPatchCache(), sources: map[string]*remoteSource{}}
+	for _, s := range srcs {
+		v.Remotes = append(v.Remotes, s.name)
+		v.sources[s.name] = s
 	}
 	timeout := g.remoteTimeout()
 	type answer struct {
@@ -100,132 +137,121 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 		err  error
 		head string // the ref the remote's HEAD points at, if it says
 	}
-	answers := make([]answer, len(v.Remotes))
-	// Local remotes are identified first, in-process: one that is this
-	// repository, or cannot be identified, is not asked at all.
-	refused := make([]*machine.RemoteFailure, len(v.Remotes))
-	borrowing := map[string]string{}
-	for i, r := range v.Remotes {
-		if f, ok := identifyURLs(repo, r, urls[r]); ok {
-			if f.Error != "" {
-				refused[i] = &f
-				continue
-			}
-			borrowing[r] = f.Remote
-		}
-	}
+	answers := make([]answer, len(srcs))
 	var wg sync.WaitGroup
-	for i, r := range v.Remotes {
-		if refused[i] != nil {
-			continue
-		}
-		if why, ok := g.unanswered.get(memoKey(r, urls[r])); ok {
-			answers[i].err = errors.New(why + " (asked once in this command)")
-			continue
-		}
-		wg.Add(2)
+	for i, s := range srcs {
+		wg.Add(1)
 		go func() {
-			// The remote's default branch, only to try it first.
 			defer wg.Done()
-			rctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			if b, err := g.Observe(rctx, repo.MainCheckout, "ls-remote", "--symref", "--", r, "HEAD"); err == nil {
-				answers[i].head = symrefHead(b)
+			// What git reads for the remote is settled, and a local
+			// repository identified, in-process, before anything is
+			// asked: one that is this repository, or cannot be
+			// identified, is not asked at all.
+			if err := s.resolve(ctx, g, repo, cfg); err != nil {
+				answers[i].err = err
+				return
 			}
-		}()
-		go func() {
-			defer wg.Done()
+			if s.refused != nil {
+				return
+			}
+			if why, ok := g.unanswered.get(s.memoKey()); ok {
+				answers[i].err = errors.New(why + " (asked once in this command)")
+				return
+			}
+			var ask sync.WaitGroup
+			ask.Add(1)
+			go func() {
+				// The remote's default branch, only to try it first.
+				defer ask.Done()
+				rctx, cancel := context.WithTimeout(ctx, timeout)
+				defer cancel()
+				if b, err := g.Observe(rctx, repo.MainCheckout, s.args([]string{"ls-remote", "--symref"}, "HEAD")...); err == nil {
+					answers[i].head = symrefHead(b)
+				}
+			}()
 			rctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			b, err := g.Observe(rctx, repo.MainCheckout, "ls-remote", "--refs", "--", r)
+			b, err := g.Observe(rctx, repo.MainCheckout, s.args([]string{"ls-remote", "--refs"})...)
 			if err != nil {
 				if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 					err = fmt.Errorf("no answer within %s: %w", timeout, err)
 				}
-				answers[i].err = err
-				return
+				answers[i].err = s.askError(err)
+			} else {
+				answers[i].refs, answers[i].err = ParseLsRemote(b)
 			}
-			answers[i].refs, answers[i].err = ParseLsRemote(b)
+			ask.Wait()
 		}()
 	}
 	wg.Wait()
-	for i, r := range v.Remotes {
-		if refused[i] != nil {
-			v.Failures = append(v.Failures, *refused[i])
-			continue
-		}
-		if answers[i].err != nil {
-			g.unanswered.put(memoKey(r, urls[r]), answers[i].err.Error())
-			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: r, Error: answers[i].err.Error()})
-			continue
-		}
-		for _, ref := range answers[i].refs {
-			v.Tips = append(v.Tips, Tip{Remote: r, Ref: ref.Name, Commit: ref.Commit, Default: ref.Name == answers[i].head})
-		}
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := v.dropBorrowed(ctx, g, borrowing, urls); err != nil {
+	failed := map[string]bool{}
+	shallowAt := map[string]int{}
+	for i, s := range srcs {
+		if s.refused != nil {
+			v.Failures = append(v.Failures, *s.refused)
+			failed[s.name] = true
+			continue
+		}
+		if answers[i].err != nil {
+			g.unanswered.put(s.memoKey(), answers[i].err.Error())
+			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: s.name, Error: answers[i].err.Error()})
+			failed[s.name] = true
+			continue
+		}
+		for _, ref := range answers[i].refs {
+			t := Tip{Remote: s.name, Ref: ref.Name, Commit: ref.Commit, Default: ref.Name == answers[i].head}
+			if s.shallow == nil {
+				v.Tips = append(v.Tips, t)
+				continue
+			}
+			j, ok := shallowAt[s.name]
+			if !ok {
+				j = len(v.shallow)
+				shallowAt[s.name] = j
+				v.shallow = append(v.shallow, shallowTips{remote: s.name, repo: s.shallow})
+			}
+			v.shallow[j].tips = append(v.shallow[j].tips, t)
+		}
+	}
+	if err := v.dropBorrowed(ctx, g, srcs, failed); err != nil {
 		return nil, err
 	}
-	if err := v.ensureObjects(ctx, g, repo, urls); err != nil {
+	if err := v.ensureObjects(ctx, g, repo, failed); err != nil {
 		return nil, err
 	}
 	sort.SliceStable(v.Tips, func(i, j int) bool { return tipRank(v.Tips[i]) < tipRank(v.Tips[j]) })
+	for _, st := range v.shallow {
+		sort.SliceStable(st.tips, func(a, b int) bool { return tipRank(st.tips[a]) < tipRank(st.tips[b]) })
+	}
+	v.Push = pushTarget(cfg, srcs, failed, repo)
 	return v, nil
 }
 
-// memoKey names a remote by its name and fetch URLs, for Git.unanswered.
-func memoKey(remote string, urls []string) string {
-	return remote + "\x00" + strings.Join(urls, "\x00")
-}
-
-// identifyURLs identifies each local URL of remote. It returns a failure
-// (ok, with Error set) when one is this repository or cannot be
-// identified, ok with Remote set to the borrowing git dir when one borrows
-// this repository's objects, and !ok when neither holds.
-func identifyURLs(repo Repo, remote string, urls []string) (machine.RemoteFailure, bool) {
-	for _, url := range urls {
-		p, local := LocalRemotePath(url, repo.MainCheckout)
-		if !local {
-			continue
-		}
-		id, err := identifyRemote(repo, p)
-		switch {
-		case err != nil:
-			return remoteRefusal(remote, url, "cannot be identified, so it proves nothing: "+err.Error()), true
-		case id.Self != "":
-			return remoteRefusal(remote, url, "is this repository itself ("+id.Self+"): its refs are local refs, never proof"), true
-		case id.Borrows != "":
-			return machine.RemoteFailure{Remote: id.Borrows}, true
-		}
-	}
-	return machine.RemoteFailure{}, false
-}
-
 // dropBorrowed removes the tips of every remote that borrows this
-// repository's objects (borrowing maps it to its git dir) unless the
-// remote's own object store holds every object they reach, and records
-// such a remote as a failure: objects it reads from this repository are
-// not elsewhere.
-func (v *RemoteView) dropBorrowed(ctx context.Context, g *Git, borrowing map[string]string, urls map[string][]string) error {
-	if len(borrowing) == 0 {
-		return nil
-	}
+// repository's objects unless the remote's own object store holds every
+// object they reach, and records such a remote as a failure: objects it
+// reads from this repository are not elsewhere. A shallow remote that
+// borrows never holds every object its tips reach (its history stops at
+// its boundary), so it is dropped too.
+func (v *RemoteView) dropBorrowed(ctx context.Context, g *Git, srcs []*remoteSource, failed map[string]bool) error {
 	commits := map[string][]string{}
 	for _, t := range v.Tips {
-		if _, ok := borrowing[t.Remote]; ok {
+		commits[t.Remote] = append(commits[t.Remote], t.Commit)
+	}
+	for _, st := range v.shallow {
+		for _, t := range st.tips {
 			commits[t.Remote] = append(commits[t.Remote], t.Commit)
 		}
 	}
 	bad := map[string]bool{}
-	for _, r := range v.Remotes {
-		gitDir, ok := borrowing[r]
-		if !ok || len(commits[r]) == 0 {
+	for _, s := range srcs {
+		if s.borrows == "" || failed[s.name] || len(commits[s.name]) == 0 {
 			continue
 		}
-		whole, err := ownObjectsComplete(ctx, g, gitDir, commits[r])
+		whole, err := ownObjectsComplete(ctx, g, s.borrows, commits[s.name])
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -233,10 +259,14 @@ func (v *RemoteView) dropBorrowed(ctx context.Context, g *Git, borrowing map[str
 			whole = false
 		}
 		if !whole {
-			bad[r] = true
-			v.Failures = append(v.Failures, remoteRefusal(r, urls[r][0], "borrows this repository's objects through "+
-				filepath.Join(gitDir, "objects", "info", "alternates")+" and does not hold every object its refs reach itself, so it proves nothing"))
+			bad[s.name] = true
+			failed[s.name] = true
+			v.Failures = append(v.Failures, remoteRefusal(s.name, s.url, "borrows this repository's objects through "+
+				filepath.Join(s.borrows, "objects", "info", "alternates")+" and does not hold every object its refs reach itself, so it proves nothing"))
 		}
+	}
+	if len(bad) == 0 {
+		return nil
 	}
 	kept := v.Tips[:0]
 	for _, t := range v.Tips {
@@ -245,15 +275,23 @@ func (v *RemoteView) dropBorrowed(ctx context.Context, g *Git, borrowing map[str
 		}
 	}
 	v.Tips = kept
+	keptShallow := v.shallow[:0]
+	for _, st := range v.shallow {
+		if !bad[st.remote] {
+			keptShallow = append(keptShallow, st)
+		}
+	}
+	v.shallow = keptShallow
 	return nil
 }
 
 // ensureObjects fetches advertised commits that are missing locally, by
 // ref name with a source-only refspec and an empty refmap (so no local ref
-// is written, not even a remote-tracking one), then drops tips that still
-// do not name a commit here: missing objects, and tags of blobs or trees,
-// cannot prove anything.
-func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo, urls map[string][]string) error {
+// is written, not even a remote-tracking one), from the URL value the
+// remote was advertised from, then drops tips that still do not name a
+// commit here: missing objects, and tags of blobs or trees, cannot prove
+// anything.
+func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo, failed map[string]bool) error {
 	missing, err := unresolved(ctx, g, repo, v.Tips, "")
 	if err != nil {
 		return err
@@ -264,20 +302,25 @@ func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo, urls 
 			byRemote[t.Remote] = append(byRemote[t.Remote], t.Ref)
 		}
 	}
-	for remote, refs := range byRemote {
-		key := memoKey(remote, urls[remote])
-		if why, ok := g.unanswered.get(key); ok {
+	for _, remote := range v.Remotes {
+		refs := byRemote[remote]
+		if len(refs) == 0 {
+			continue
+		}
+		s := v.sources[remote]
+		if why, ok := g.unanswered.get(s.memoKey()); ok {
 			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: remote, Error: why + " (asked once in this command)"})
+			failed[remote] = true
 			continue
 		}
 		fctx, cancel := context.WithTimeout(ctx, g.remoteTimeout())
-		args := append([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules", "--", remote}, refs...)
-		_, err := g.Mutate(fctx, repo.MainCheckout, args...)
+		_, err := g.Mutate(fctx, repo.MainCheckout, s.args([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules"}, refs...)...)
 		cancel()
 		if err != nil && ctx.Err() == nil {
-			why := "fetch advertised commits: " + err.Error()
-			g.unanswered.put(key, why)
+			why := "fetch advertised commits: " + s.askError(err).Error()
+			g.unanswered.put(s.memoKey(), why)
 			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: remote, Error: why})
+			failed[remote] = true
 		}
 	}
 	peeled, err := peel(ctx, g, repo, v.Tips)

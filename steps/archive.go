@@ -372,11 +372,11 @@ func (e *Env) archiveRemotes(ctx context.Context, v *observe.RemoteView) []machi
 		return out
 	}
 	for _, r := range v.Remotes {
-		u, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "remote", "get-url", "--", r)
-		if err != nil {
-			continue
+		// The URL git reads for the remote, exactly (a newline inside it
+		// stays inside it), credentials removed.
+		if u, ok := v.URL(r); ok {
+			out = append(out, machine.ArchiveRemote{Name: r, URL: u})
 		}
-		out = append(out, machine.ArchiveRemote{Name: r, URL: machine.RedactCredentials(strings.TrimSpace(string(u)))})
 	}
 	return out
 }

@@ -402,37 +402,60 @@ func planFileOr(p string) string {
 	return p
 }
 
-// land pushes c's HEAD, non-forced, to <prefix>review/<id> on the first
-// remote, and checks the remote now advertises exactly it.
+// land pushes c's HEAD, non-forced, to <prefix>review/<id> where the
+// view's push target says a remote custody reads will advertise it (the
+// first remote, when nothing was worked out), and checks that remote now
+// advertises exactly it, asked as custody asks it.
 func land(ctx context.Context, e *Env, run *migrateRun, c machine.MigrateCandidate) (string, *machine.Refusal, error) {
 	view := run.audits.view
-	remote := view.Remotes[0]
 	ref := "refs/heads/" + e.Policy.BranchPrefix + "review/" + c.Audit.ID
+	dest, prover := view.Remotes[0], view.Remotes[0]
+	if t := view.Push; t != nil {
+		switch {
+		case t.Remote != "" && t.AddAs == "":
+			dest, prover = t.Remote, t.Proves
+		case t.Remote == "" && t.URL != "":
+			dest, prover = t.URL, t.Proves
+		default:
+			dest, prover = "", ""
+		}
+	}
 	fail := func(format string, args ...any) (string, *machine.Refusal, error) {
+		retry := "custody plan"
+		if dest != "" {
+			retry = "git push " + machine.QuoteArg(dest) + " " + c.Audit.Head + ":" + ref
+		}
 		return ref, &machine.Refusal{Code: machine.CodeLandFailed, Path: c.Audit.Path,
-			Retry:   "git push " + machine.QuoteArg(remote) + " " + c.Audit.Head + ":" + ref,
+			Retry:   retry,
 			Message: fmt.Sprintf(format, args...) + "; the tree was left as it was"}, nil
 	}
-	if _, err := e.Git.Mutate(ctx, e.Repo.MainCheckout, "push", "--quiet", remote, c.Audit.Head+":"+ref); err != nil {
+	if dest == "" {
+		return fail("no push of %s lands where a remote custody reads is read from (%s)", c.Audit.Head, view.Push.Why)
+	}
+	if _, err := e.Git.Mutate(ctx, e.Repo.MainCheckout, "push", "--quiet", "--", dest, c.Audit.Head+":"+ref); err != nil {
 		if ctx.Err() != nil {
 			return ref, nil, ctx.Err()
 		}
-		return fail("pushing %s to %s %s failed: %v", c.Audit.Head, remote, ref, err)
+		return fail("pushing %s to %s %s failed: %v", c.Audit.Head, dest, ref, err)
 	}
-	b, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "ls-remote", "--refs", "--", remote, ref)
+	args, ok := view.AskArgs(prover, []string{"ls-remote", "--refs"}, ref)
+	if !ok {
+		return fail("remote %s, which was to advertise %s, is not in the view", prover, ref)
+	}
+	b, err := e.Git.Observe(ctx, e.Repo.MainCheckout, args...)
 	if err != nil {
-		return fail("%s did not answer after the push: %v", remote, err)
+		return fail("%s did not answer after the push: %s", prover, machine.RedactCredentials(err.Error()))
 	}
 	adv, err := observe.ParseLsRemote(b)
 	if err != nil {
-		return fail("%s's advertisement after the push does not parse: %v", remote, err)
+		return fail("%s's advertisement after the push does not parse: %v", prover, err)
 	}
 	for _, r := range adv {
 		if r.Name == ref && r.Commit == c.Audit.Head {
 			return ref, nil, nil
 		}
 	}
-	return fail("%s does not advertise %s at %s after the push", remote, ref, c.Audit.Head)
+	return fail("%s does not advertise %s at %s after the push", prover, ref, c.Audit.Head)
 }
 
 // abandon ends the record of c, whose tree is gone and whose last commit a
