@@ -310,7 +310,7 @@ func (r *Root) RemoveAll(name string) error {
 // Clear removes everything below the root, which stays.
 func (r *Root) Clear() error {
 	r.drop(0)
-	if err := clearDir(r.fd); err != nil {
+	if err := clearDir(r.fd, false); err != nil {
 		return r.fail("remove", ".", err)
 	}
 	return nil
@@ -339,7 +339,7 @@ func removeAt(at int, name string) error {
 			return err
 		}
 	}
-	err = clearDir(fd)
+	err = clearDir(fd, true)
 	unix.Close(fd)
 	if err != nil {
 		return err
@@ -352,9 +352,13 @@ func removeAt(at int, name string) error {
 }
 
 // clearDir removes every entry of the open directory fd: it lists them
-// all, removes them, and lists again until none is left.
-func clearDir(fd int) error {
-	_ = unix.Fchmod(fd, 0o700)
+// all, removes them, and lists again until none is left. When open, the
+// directory (one of the caller's own, about to go) is first made
+// writable and searchable by its owner.
+func clearDir(fd int, open bool) error {
+	if open {
+		_ = unix.Fchmod(fd, 0o700)
+	}
 	dup, err := unix.Dup(fd)
 	if err != nil {
 		return err
