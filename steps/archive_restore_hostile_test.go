@@ -225,7 +225,9 @@ func restore(t *testing.T, r *fixtures.Repo, dir, target string) (steps.ArchiveR
 // (which a symbolic link of the tree points at) is untouched.
 func TestRestoreRefusesHostileArchives(t *testing.T) {
 	t.Parallel()
-	reg := func(name string) tar.Header { return tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: 1} }
+	reg := func(name string) tar.Header {
+		return tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: 1}
+	}
 	dir := func(name string) tar.Header { return tar.Header{Name: name + "/", Typeflag: tar.TypeDir, Mode: 0o755} }
 	for _, tc := range []struct {
 		name  string
