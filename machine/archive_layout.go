@@ -113,6 +113,51 @@ func CaptureModes(root uint32, entries []ModeOf) *ArchiveModes {
 	return out
 }
 
+// Within is ms naming only the files of files and the directories a
+// restore makes for files, emptyDirs and nested (those above a file,
+// the empty directories, the nested roots and those above them): the
+// modes of a tree some of whose files were left out. A nil ms stays nil.
+func (ms *ArchiveModes) Within(files, emptyDirs, nested []string) *ArchiveModes {
+	if ms == nil {
+		return nil
+	}
+	keep := map[string]bool{}
+	above := func(p string, self bool) {
+		if self {
+			keep[p] = true
+		}
+		for d := path.Dir(p); d != "." && !keep[d]; d = path.Dir(d) {
+			keep[d] = true
+		}
+	}
+	for _, f := range files {
+		above(f, true)
+	}
+	for _, d := range emptyDirs {
+		above(d, true)
+	}
+	for _, d := range nested {
+		above(d, true)
+	}
+	out := *ms
+	out.Entries = []ArchiveMode{}
+	for _, e := range ms.Entries {
+		if keep[e.Path] {
+			out.Entries = append(out.Entries, e)
+		}
+	}
+	return &out
+}
+
+// NestedPaths lists the roots of the manifest's nested repositories.
+func (m ArchiveManifest) NestedPaths() []string {
+	out := make([]string, 0, len(m.Nested))
+	for _, n := range m.Nested {
+		out = append(out, n.Path)
+	}
+	return out
+}
+
 // modesProblem is what is wrong with the recorded modes alone, or "".
 func modesProblem(ms *ArchiveModes) string {
 	if ms == nil {

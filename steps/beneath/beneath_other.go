@@ -74,6 +74,19 @@ func (r *Root) walk(name string, whole, create bool, perm fs.FileMode) error {
 	return nil
 }
 
+// Mkdir makes the new directory name with perm; its parent must exist,
+// and name must not.
+func (r *Root) Mkdir(name string, perm fs.FileMode) error {
+	err := r.walk(name, false, false, 0)
+	if err == nil {
+		err = r.root.Mkdir(name, perm)
+	}
+	if err != nil {
+		return r.fail("mkdir", name, err)
+	}
+	return nil
+}
+
 // MkdirAll makes the directory name and any missing directory above it.
 func (r *Root) MkdirAll(name string, perm fs.FileMode) error {
 	if err := r.walk(name, true, true, perm); err != nil {

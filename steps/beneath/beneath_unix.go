@@ -125,6 +125,19 @@ func (r *Root) fail(op, name string, err error) error {
 	return &Error{Op: op, Root: r.path, Name: name, Err: err}
 }
 
+// Mkdir makes the new directory name with perm (the umask applies); its
+// parent must exist, and name must not.
+func (r *Root) Mkdir(name string, perm fs.FileMode) error {
+	at, base, err := r.parent(name, false)
+	if err == nil {
+		_, err = again(func() (int, error) { return 0, unix.Mkdirat(at, base, unixMode(perm)) })
+	}
+	if err != nil {
+		return r.fail("mkdir", name, err)
+	}
+	return nil
+}
+
 // MkdirAll makes the directory name and any missing directory above it,
 // each with perm (the umask applies). An existing component must be a
 // directory, not a link to one.
