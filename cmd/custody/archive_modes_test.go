@@ -30,7 +30,7 @@ var amModes = []struct {
 	{"run.sh", false, 0o755},
 	{"README.md", false, 0o644},
 	{"group.txt", false, 0o640},
-	{"shared", true, 0o2775 | fs.ModeSetgid},
+	{"shared", true, 0o775 | fs.ModeSetgid},
 	{"shared/notes.md", false, 0o664},
 	{"tmp", true, 0o777 | fs.ModeSticky},
 	{"tmp/scratch", false, 0o644},
