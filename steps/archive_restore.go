@@ -92,7 +92,11 @@ func RestoreArchive(ctx context.Context, g *observe.Git, e *Env, dir, target str
 	if r := machine.CheckRestoreLayout(dir, m, nil, images); r != nil {
 		return res, r
 	}
-	made, err := makeTarget(target)
+	perm := fs.FileMode(0o700) // until the restore gives it its recorded bits
+	if m.Modes == nil {
+		perm = 0o755 // under the umask, as git init made it before modes were recorded
+	}
+	made, err := makeTarget(target, perm)
 	if err != nil {
 		return res, fmt.Errorf("restore: make %s: %w", target, err)
 	}
@@ -119,11 +123,11 @@ func RestoreArchive(ctx context.Context, g *observe.Git, e *Env, dir, target str
 	return res, nil
 }
 
-// makeTarget makes target (mode 0700 until the restore gives it its
-// recorded bits) and reports whether it made it; an empty directory
+// makeTarget makes target with perm (and the directories above it, as
+// git init did) and reports whether it made it; an empty directory
 // already there is used as it is.
-func makeTarget(target string) (bool, error) {
-	err := os.Mkdir(target, 0o700)
+func makeTarget(target string, perm fs.FileMode) (bool, error) {
+	err := os.Mkdir(target, perm)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}
@@ -131,7 +135,7 @@ func makeTarget(target string) (bool, error) {
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return false, err
 		}
-		err = os.Mkdir(target, 0o700)
+		err = os.Mkdir(target, perm)
 	}
 	return err == nil, err
 }
