@@ -55,6 +55,10 @@ type ArchiveManifest struct {
 	// EmptyDirs lists the tree's empty directories, which no git tree
 	// holds.
 	EmptyDirs []string `json:"empty_dirs"`
+	// Modes are the permission bits of the tree's files and directories;
+	// nil (absent) in an archive made before custody recorded them, which
+	// restores files 0644 or 0755 and directories as the umask makes them.
+	Modes *ArchiveModes `json:"modes,omitempty"`
 	// BuildOutput lists the build-output directories left out of the
 	// archive (path, kind, bytes), as the structural classifier or an
 	// approved disposable pattern recognised them: layout below them is
@@ -177,6 +181,9 @@ func ParseArchiveManifest(dir string, b []byte) (ArchiveManifest, *Refusal) {
 			return bad("status names %q, which leaves the tree or is out of order", p)
 		}
 	}
+	if p := layoutProblem(m); p != "" {
+		return bad("%s", p)
+	}
 	return m, nil
 }
 
@@ -286,12 +293,15 @@ type ArchiveFingerprint struct {
 	// tree now that the archive does not record: their layout stays in
 	// the fingerprint, and a mismatch names them.
 	Unrecorded []string
+	// Modes are the permission bits of the tree's files and directories
+	// (nil in an archive that records none: then they are not compared).
+	Modes *ArchiveModes
 }
 
 // Fingerprint returns the fingerprint the manifest records.
 func (m ArchiveManifest) Fingerprint() ArchiveFingerprint {
 	// Unrecorded stays empty: it describes a tree observed now.
-	fp := ArchiveFingerprint{Head: m.Head, WorktreeTree: m.WorktreeTree, Nested: map[string]string{}}
+	fp := ArchiveFingerprint{Head: m.Head, WorktreeTree: m.WorktreeTree, Nested: map[string]string{}, Modes: m.Modes}
 	digest := map[string]string{}
 	for _, f := range m.Files {
 		digest[f.Name] = f.SHA256
@@ -335,7 +345,51 @@ func CheckArchiveFresh(m ArchiveManifest, now ArchiveFingerprint) *Refusal {
 			return stale("nested repository %s differs from its image", p)
 		}
 	}
+	if want.Modes != nil && now.Modes != nil {
+		if d := modesDiffer(*want.Modes, *now.Modes); d != "" {
+			return stale("%s", d)
+		}
+	}
 	return nil
+}
+
+// modesDiffer names the first difference between the recorded modes a and
+// the modes b of the tree now, or "" when they are equal. Both come from
+// CaptureModes over the same paths (the trees are equal), so equal bits
+// record equally.
+func modesDiffer(a, b ArchiveModes) string {
+	for _, d := range []struct{ what, a, b string }{{"the tree's own directory", a.Root, b.Root},
+		{"most files", a.File, b.File}, {"most executable files", a.Executable, b.Executable}, {"most directories", a.Directory, b.Directory}} {
+		if d.a != d.b {
+			return fmt.Sprintf("the permission bits of %s are %s now, the archive holds %s", d.what, d.b, d.a)
+		}
+	}
+	am, bm := map[string]string{}, map[string]string{}
+	var paths []string
+	for _, e := range a.Entries {
+		am[e.Path] = e.Mode
+		paths = append(paths, e.Path)
+	}
+	for _, e := range b.Entries {
+		bm[e.Path] = e.Mode
+		if _, ok := am[e.Path]; !ok {
+			paths = append(paths, e.Path)
+		}
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		if am[p] != bm[p] {
+			was, is := am[p], bm[p]
+			if was == "" {
+				was = "its kind's"
+			}
+			if is == "" {
+				is = "its kind's"
+			}
+			return fmt.Sprintf("the permission bits of %s are %s now, the archive holds %s", p, is, was)
+		}
+	}
+	return ""
 }
 
 // QuotePath quotes a path for a command line shown to a person, always:

@@ -290,11 +290,14 @@ func sortSearchEntry(es []ArchiveTreeEntry, p string) int {
 }
 
 // StrippedManifest is m after its build output dirs were stripped from the
-// patch: the new tree of its files, the new dirty.patch's digest and size,
-// and the stripped directories listed as build output left out.
-func StrippedManifest(m ArchiveManifest, dirs []DiscardedDir, worktreeTree, patchSHA string, patchSize int64) ArchiveManifest {
+// patch: the new tree of its files (kept lists its paths), the new
+// dirty.patch's digest and size, the stripped directories listed as build
+// output left out, and the recorded modes of only what a restore still
+// makes.
+func StrippedManifest(m ArchiveManifest, dirs []DiscardedDir, worktreeTree string, kept []string, patchSHA string, patchSize int64) ArchiveManifest {
 	n := m
 	n.WorktreeTree = worktreeTree
+	n.Modes = m.Modes.Within(kept, m.EmptyDirs, m.NestedPaths())
 	n.Files = slices.Clone(m.Files)
 	for i, f := range n.Files {
 		if f.Name == ArchivePatchName {

@@ -133,7 +133,7 @@ func TestStrippedManifest(t *testing.T) {
 	m := machine.ArchiveManifest{WorktreeTree: "old", Files: []machine.ArchiveFile{{Name: "commits.bundle", SHA256: "b", Size: 1}, {Name: machine.ArchivePatchName, SHA256: "p", Size: 9}},
 		BuildOutput: []machine.DiscardedDir{{Path: "node_modules", Kind: machine.BuildNodeModules, Bytes: 4}},
 		EmptyDirs:   []string{"app/build/tmp", "app/buildx", "app/build", "docs/empty"}}
-	got := machine.StrippedManifest(m, []machine.DiscardedDir{{Path: "app/build", Kind: machine.BuildFlutterOutput, Bytes: 3}}, "new", "q", 2)
+	got := machine.StrippedManifest(m, []machine.DiscardedDir{{Path: "app/build", Kind: machine.BuildFlutterOutput, Bytes: 3}}, "new", nil, "q", 2)
 	want := m
 	want.WorktreeTree = "new"
 	want.Files = []machine.ArchiveFile{{Name: "commits.bundle", SHA256: "b", Size: 1}, {Name: machine.ArchivePatchName, SHA256: "q", Size: 2}}

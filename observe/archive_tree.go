@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/custody-sh/custody/machine"
 )
 
 // TreeFile is one file or symbolic link of a tree as it is on disk, read
@@ -24,6 +26,8 @@ type TreeFile struct {
 	Mode string
 	OID  string
 	Size int64
+	// Perm is the file's permission bits as lstat gave them.
+	Perm uint32
 	// abs is the file's path on disk.
 	abs string
 }
@@ -38,6 +42,11 @@ type TreeScan struct {
 	Nested      []string
 	EmptyDirs   []string
 	Unsupported []UnsupportedEntry
+	// RootMode is the root directory's mode bits (permissions, setgid,
+	// sticky), and Dirs every directory walked below it (nested roots
+	// included, left-out ones not) with its mode bits.
+	RootMode uint32
+	Dirs     []machine.ModeOf
 }
 
 // UnsupportedEntry is an entry no archive can restore: its path relative
@@ -77,6 +86,9 @@ func ScanTreeLeaving(root string, format ObjectFormat, leave []string) (TreeScan
 	for _, p := range leave {
 		left[p] = true
 	}
+	if fi, err := os.Lstat(root); err == nil {
+		s.RootMode = modeBits(fi.Mode())
+	}
 	var walk func(rel string) (bool, error)
 	// walk reports whether the directory rel holds anything.
 	walk = func(rel string) (bool, error) {
@@ -114,6 +126,7 @@ func ScanTreeLeaving(root string, format ObjectFormat, leave []string) (TreeScan
 			held = true
 			switch {
 			case fi.IsDir():
+				s.Dirs = append(s.Dirs, machine.ModeOf{Path: p, Mode: modeBits(fi.Mode())})
 				sub, err := walk(p)
 				if err != nil {
 					return false, err
@@ -138,7 +151,7 @@ func ScanTreeLeaving(root string, format ObjectFormat, leave []string) (TreeScan
 				if fi.Mode()&0o100 != 0 {
 					mode = "100755"
 				}
-				s.Files = append(s.Files, TreeFile{Path: p, Mode: mode, OID: oid, Size: fi.Size(), abs: abs})
+				s.Files = append(s.Files, TreeFile{Path: p, Mode: mode, OID: oid, Size: fi.Size(), Perm: modeBits(fi.Mode()), abs: abs})
 			default:
 				s.Unsupported = append(s.Unsupported, UnsupportedEntry{p, "a " + fi.Mode().Type().String()})
 			}
@@ -150,6 +163,59 @@ func ScanTreeLeaving(root string, format ObjectFormat, leave []string) (TreeScan
 	}
 	slices.SortFunc(s.Files, func(a, b TreeFile) int { return strings.Compare(a.Path, b.Path) })
 	return s, nil
+}
+
+// modeBits is m's permission bits with its setuid, setgid and sticky bits
+// in their unix places.
+func modeBits(m fs.FileMode) uint32 {
+	u := uint32(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		u |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		u |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		u |= 0o1000
+	}
+	return u
+}
+
+// Modes lists the mode of every regular file and every directory a
+// restore of the tree makes (those above its files and links, its empty
+// directories and its nested repositories' roots; not one that held only
+// build output left out, nor a nested repository's contents, which its
+// image holds), for machine.CaptureModes.
+func (s TreeScan) Modes() []machine.ModeOf {
+	restored := map[string]bool{}
+	mark := func(p string, self bool) {
+		d := p
+		if !self {
+			d = path.Dir(p)
+		}
+		for ; d != "." && !restored[d]; d = path.Dir(d) {
+			restored[d] = true
+		}
+	}
+	out := make([]machine.ModeOf, 0, len(s.Files)+len(s.Dirs))
+	for _, f := range s.Files {
+		mark(f.Path, false)
+		if f.Mode != "120000" {
+			out = append(out, machine.ModeOf{Path: f.Path, Git: f.Mode, Mode: f.Perm})
+		}
+	}
+	for _, d := range s.EmptyDirs {
+		mark(d, true)
+	}
+	for _, n := range s.Nested {
+		mark(n, true)
+	}
+	for _, d := range s.Dirs {
+		if restored[d.Path] {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // WriteBlobs writes every file of s as a loose object into objects (an
@@ -252,7 +318,9 @@ func ImageNested(root, rel string, w io.Writer) (string, error) {
 			hdr := &tar.Header{Name: p, Mode: int64(fi.Mode().Perm()), Format: tar.FormatPAX}
 			switch {
 			case fi.IsDir():
-				hdr.Typeflag, hdr.Name = tar.TypeDir, p+"/"
+				// A directory keeps its setgid and sticky bits (a
+				// repository shared with a group has them).
+				hdr.Typeflag, hdr.Name, hdr.Mode = tar.TypeDir, p+"/", int64(modeBits(fi.Mode())&0o3777)
 				if err := tw.WriteHeader(hdr); err != nil {
 					return err
 				}
@@ -301,13 +369,13 @@ func ImageNested(root, rel string, w io.Writer) (string, error) {
 // writing it anywhere: the nested root's fingerprint as it is now.
 func NestedDigest(root, rel string) (string, error) { return ImageNested(root, rel, io.Discard) }
 
-// ExtractImage extracts a tar image made by ImageNested into dir, which
-// it creates. Every name must stay below dir (machine.TreePathSafe in
-// spirit: no absolute name, no "..").
-func ExtractImage(r io.Reader, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
+// ReadImage reads a tar image made by ImageNested, calling each for
+// every entry in order with its name (relative to the nested root, no
+// trailing slash), its kind ("dir", "file", "symlink", or what else it
+// is), its mode bits, its link target, and a reader of a file's content.
+// It writes nothing and checks nothing: machine.CheckRestoreLayout judges
+// the entries, and a restore extracts them below its own target.
+func ReadImage(r io.Reader, each func(e machine.ImageEntry, linkname string, content io.Reader) error) error {
 	tr := tar.NewReader(r)
 	for {
 		hdr, err := tr.Next()
@@ -317,63 +385,33 @@ func ExtractImage(r io.Reader, dir string) error {
 		if err != nil {
 			return fmt.Errorf("read image: %w", err)
 		}
-		name := strings.TrimSuffix(hdr.Name, "/")
-		if name == "" || path.IsAbs(name) || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") {
-			return fmt.Errorf("image entry %q leaves %s", hdr.Name, dir)
+		e := machine.ImageEntry{Name: strings.TrimSuffix(hdr.Name, "/"), Kind: imageKind(hdr.Typeflag), Mode: uint32(hdr.Mode) & 0o7777}
+		if hdr.Mode < 0 || hdr.Mode > 0o7777 {
+			e.Mode = 0o7777 // not a mode ImageNested writes: refused as such
 		}
-		dst := filepath.Join(dir, filepath.FromSlash(name))
-		if p := symlinkAbove(dir, dst); p != "" {
-			return fmt.Errorf("image entry %q lies below the symlink %s; a written file would leave %s", hdr.Name, p, dir)
-		}
-		mode := fs.FileMode(hdr.Mode).Perm()
-		switch hdr.Typeflag {
-		case tar.TypeDir:
-			if err := os.Mkdir(dst, 0o700); err != nil && !os.IsExist(err) {
-				return err
-			}
-			if fi, err := os.Lstat(dst); err != nil || !fi.IsDir() {
-				return fmt.Errorf("image entry %q is a directory, but %s is not one", hdr.Name, dst)
-			}
-			defer os.Chmod(dst, mode) // after its contents are written
-		case tar.TypeSymlink:
-			if err := os.Symlink(hdr.Linkname, dst); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(f, tr)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-			if err := os.Chmod(dst, mode); err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("image entry %q has type %c, which no image holds", hdr.Name, hdr.Typeflag)
+		if err := each(e, hdr.Linkname, tr); err != nil {
+			return err
 		}
 	}
 }
 
-// symlinkAbove is the first directory between dir (exclusive) and dst
-// (exclusive) that is a symlink, or "": an image that made one and then
-// names an entry below it would write through it.
-func symlinkAbove(dir, dst string) string {
-	rel, err := filepath.Rel(dir, filepath.Dir(dst))
-	if err != nil || rel == "." {
-		return ""
+// imageKind names what a tar entry is.
+func imageKind(t byte) string {
+	switch t {
+	case tar.TypeDir:
+		return "dir"
+	case tar.TypeReg:
+		return "file"
+	case tar.TypeSymlink:
+		return "symlink"
+	case tar.TypeLink:
+		return "a hard link"
+	case tar.TypeChar:
+		return "a character device"
+	case tar.TypeBlock:
+		return "a block device"
+	case tar.TypeFifo:
+		return "a FIFO"
 	}
-	p := dir
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		p = filepath.Join(p, part)
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return p
-		}
-	}
-	return ""
+	return fmt.Sprintf("an entry of tar type %q", t)
 }

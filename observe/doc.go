@@ -34,10 +34,6 @@
 //     the purpose and discards or seals; ownObjectsComplete makes and removes
 //     its own temporary git directory. Git needs somewhere to write to answer
 //     these questions; none is a person's repository.
-//   - ExtractImage, the inverse of ImageNested, kept beside it so the image
-//     format is defined in one file: it writes only below the directory it is
-//     given (a restore's own, new target), refuses a name that leaves it and
-//     never writes through a symlink.
 //   - The content-hash cache (treeHashes.save, PruneHashCache): derived data
 //     under <common>/custody/, written by rename, whose loss only costs time.
 package observe

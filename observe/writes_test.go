@@ -40,8 +40,6 @@ var observeWriters = map[string]string{
 	"archive_git.go:CheckPack":              "scratch",
 	"archive_tree.go:writeLoose":            "scratch",
 	"identity_remote.go:ownObjectsComplete": "scratch",
-	// The inverse of ImageNested, into the directory a restore made for it.
-	"archive_tree.go:ExtractImage": "restore image",
 	// Derived data: the content-hash cache.
 	"hashcache.go:save":           "hash cache",
 	"hashcache.go:PruneHashCache": "hash cache",

@@ -251,6 +251,7 @@ func (e *Env) writeArchive(ctx context.Context, src archiveSource, a machine.Arc
 		Commits: slices.Clone(src.commits), Prerequisites: []string{}, Remotes: e.archiveRemotes(ctx, src.view),
 		Files: []machine.ArchiveFile{}, Nested: []machine.ArchiveNested{},
 		EmptyDirs: nonNil(src.scan.EmptyDirs), BuildOutput: slices.Clone(src.build), Status: src.status, CreatedAt: e.Now().UTC(),
+		Modes: machine.CaptureModes(src.scan.RootMode, src.scan.Modes()),
 	}
 	if m.Commits == nil {
 		m.Commits = []string{}

@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -10,11 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps/beneath"
 )
 
 // ArchiveRestored is what `custody archive restore` did.
@@ -25,7 +24,21 @@ type ArchiveRestored struct {
 	Branch  string `json:"branch,omitempty"`
 	Files   int    `json:"files"`
 	Nested  int    `json:"nested"`
+	// Modes is "as-captured" when the archive records its permission bits
+	// and they were given back, "not-recorded" for an archive made before
+	// custody recorded them (files 0644 or 0755, directories as the umask
+	// makes them).
+	Modes string `json:"modes"`
+	// ModesNotKept lists the directories whose recorded bits the system
+	// narrowed (it drops setgid for a group the person is not in).
+	ModesNotKept []string `json:"modes_not_kept,omitempty"`
 }
+
+// Values of ArchiveRestored.Modes.
+const (
+	ModesAsCaptured  = "as-captured"
+	ModesNotRecorded = "not-recorded"
+)
 
 // restoreChunk bounds how many blob bytes one cat-file --batch returns.
 const restoreChunk = 32 << 20
@@ -39,7 +52,18 @@ const restoreChunk = 32 << 20
 // patch applied must equal the recorded worktree_tree, then every file is
 // written from its blob without filters (exec bits, symbolic links,
 // dangling too, empty and binary files, any line ending), each nested
-// repository extracted from its image, and each empty directory made.
+// repository extracted from its image, each empty directory made, and
+// every file and directory given the permission bits the manifest
+// records.
+//
+// It writes only below target, through one beneath.Root: no write follows
+// a symbolic link. Before the first file of the tree is written, the whole
+// layout (the tree's entries, the manifest's empty directories, nested
+// repositories and modes, every image's entries) is checked by
+// machine.CheckRestoreLayout; the manifest and the images are checked
+// before anything at all is made. Whatever fails after target was made
+// removes what the restore wrote (target itself when it made it), so a
+// refused or failed restore leaves nothing.
 //
 // When e holds the archive's record, manifest.json must also be the one
 // that was sealed.
@@ -61,6 +85,89 @@ func RestoreArchive(ctx context.Context, g *observe.Git, e *Env, dir, target str
 	if err := emptyTarget(target, retry); err != nil {
 		return res, err
 	}
+	images, err := readImages(dir, m)
+	if err != nil {
+		return res, err
+	}
+	if r := machine.CheckRestoreLayout(dir, m, nil, images); r != nil {
+		return res, r
+	}
+	perm := fs.FileMode(0o700) // until the restore gives it its recorded bits
+	if m.Modes == nil {
+		perm = 0o755 // under the umask, as git init made it before modes were recorded
+	}
+	made, err := makeTarget(target, perm)
+	if err != nil {
+		return res, fmt.Errorf("restore: make %s: %w", target, err)
+	}
+	root, err := beneath.Open(target)
+	if err != nil {
+		if made {
+			os.Remove(target)
+		}
+		return res, fmt.Errorf("restore: %w", err)
+	}
+	defer root.Close()
+	res, err = restoreInto(ctx, g, dir, m, images, root, retry, res)
+	if err != nil {
+		// Nothing of a refused or failed restore stays: the target was
+		// new or empty, so all of it is the restore's own.
+		if cerr := root.Clear(); cerr != nil {
+			return res, fmt.Errorf("%w (and what it wrote could not all be removed: %v)", err, cerr)
+		}
+		if made {
+			os.Remove(target)
+		}
+		return res, err
+	}
+	return res, nil
+}
+
+// makeTarget makes target with perm (and the directories above it, as
+// git init did) and reports whether it made it; an empty directory
+// already there is used as it is.
+func makeTarget(target string, perm fs.FileMode) (bool, error) {
+	err := os.Mkdir(target, perm)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return false, err
+		}
+		err = os.Mkdir(target, perm)
+	}
+	return err == nil, err
+}
+
+// readImages reads the entries of every nested repository's image, by
+// nested root, writing nothing.
+func readImages(dir string, m machine.ArchiveManifest) (map[string][]machine.ImageEntry, error) {
+	out := map[string][]machine.ImageEntry{}
+	for _, nr := range m.Nested {
+		f, err := os.Open(filepath.Join(dir, nr.Image))
+		if err != nil {
+			return nil, err
+		}
+		var ents []machine.ImageEntry
+		err = observe.ReadImage(f, func(e machine.ImageEntry, _ string, _ io.Reader) error {
+			ents = append(ents, e)
+			return nil
+		})
+		f.Close()
+		if err != nil {
+			return nil, &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: filepath.Join(dir, nr.Image), Retry: "custody archive verify " + machine.QuotePath(dir),
+				Message: fmt.Sprintf("the image %s of nested repository %s cannot be read, nothing was written: %v", nr.Image, nr.Path, err)}
+		}
+		out[nr.Path] = ents
+	}
+	return out, nil
+}
+
+// restoreInto does the restore's work in root, its new or empty target.
+func restoreInto(ctx context.Context, g *observe.Git, dir string, m machine.ArchiveManifest, images map[string][]machine.ImageEntry,
+	root *beneath.Root, retry string, res ArchiveRestored) (ArchiveRestored, error) {
+	target := root.Path()
 	format := observe.ObjectFormat(m.ObjectFormat)
 	if _, err := g.RunWith(ctx, filepath.Dir(target), nil, nil, "init", "--quiet", "--object-format="+string(format), "--", target); err != nil {
 		return res, fmt.Errorf("restore: init %s: %w", target, err)
@@ -81,6 +188,7 @@ func RestoreArchive(ctx context.Context, g *observe.Git, e *Env, dir, target str
 			return res, err
 		}
 		defer os.RemoveAll(tmp)
+		obs := observe.ObserveArchiveDir(dir)
 		obs.Pack = observe.CheckPack(ctx, g, bundle, filepath.Join(gitDir, "objects"), filepath.Join(tmp, "iso"), format, m.Commits)
 		if _, problems := machine.CheckArchive(obs); len(problems) > 0 {
 			return res, &problems[0]
@@ -129,25 +237,30 @@ func RestoreArchive(ctx context.Context, g *observe.Git, e *Env, dir, target str
 		return res, &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: patch, Retry: retry,
 			Message: fmt.Sprintf("HEAD's tree with %s is %s; the manifest records %s", patch, got, m.WorktreeTree)}
 	}
-	n, err := materialize(git, m.WorktreeTree, target)
+	ents, err := listTree(git, m.WorktreeTree)
 	if err != nil {
 		return res, err
 	}
-	res.Files = n
+	tree := make([]machine.ArchiveTreeEntry, len(ents))
+	for i, en := range ents {
+		tree[i] = machine.ArchiveTreeEntry{Path: en.path, Mode: en.mode, Size: en.size}
+	}
+	// The whole layout is judged before the first file is written.
+	if r := machine.CheckRestoreLayout(dir, m, tree, images); r != nil {
+		return res, r
+	}
+	w := newTreeWriter(root, m.Modes)
+	if res.Files, err = w.materialize(git, ents); err != nil {
+		return res, err
+	}
 	for _, nr := range m.Nested {
-		f, err := os.Open(filepath.Join(dir, nr.Image))
-		if err != nil {
-			return res, err
-		}
-		err = observe.ExtractImage(f, filepath.Join(target, filepath.FromSlash(nr.Path)))
-		f.Close()
-		if err != nil {
+		if err := w.extract(filepath.Join(dir, nr.Image), nr.Path); err != nil {
 			return res, fmt.Errorf("restore nested repository %s: %w", nr.Path, err)
 		}
 		res.Nested++
 	}
 	for _, d := range m.EmptyDirs {
-		if err := os.MkdirAll(filepath.Join(target, filepath.FromSlash(d)), 0o755); err != nil {
+		if err := w.mkdir(d); err != nil {
 			return res, err
 		}
 	}
@@ -155,6 +268,13 @@ func RestoreArchive(ctx context.Context, g *observe.Git, e *Env, dir, target str
 	// changes.
 	if _, err := git(nil, nil, "read-tree", m.Head); err != nil {
 		return res, fmt.Errorf("restore: index: %w", err)
+	}
+	if res.ModesNotKept, err = w.chmodDirs(); err != nil {
+		return res, err
+	}
+	res.Modes = ModesNotRecorded
+	if m.Modes != nil {
+		res.Modes = ModesAsCaptured
 	}
 	return res, nil
 }
@@ -217,122 +337,4 @@ func fetchPrerequisites(m machine.ArchiveManifest, git func([]byte, []string, ..
 		}
 	}
 	return nil // CheckPack or update-ref says what is still missing
-}
-
-// treeEntry is one line of ls-tree -r -l -z.
-type treeEntry struct {
-	mode, typ, oid, path string
-	size                 int64
-}
-
-// materialize writes every entry of tree into target from its blob, raw:
-// no filter, no eol conversion, no attribute is consulted.
-func materialize(git func([]byte, []string, ...string) ([]byte, error), tree, target string) (int, error) {
-	out, err := git(nil, nil, "ls-tree", "-r", "-l", "-z", "--full-tree", tree)
-	if err != nil {
-		return 0, fmt.Errorf("restore: list %s: %w", tree, err)
-	}
-	var ents []treeEntry
-	for _, rec := range bytes.Split(bytes.TrimSuffix(out, []byte{0}), []byte{0}) {
-		if len(rec) == 0 {
-			continue
-		}
-		meta, p, ok := strings.Cut(string(rec), "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 4 {
-			return 0, fmt.Errorf("restore: malformed ls-tree line %q", rec)
-		}
-		if !machine.TreePathSafe(p) {
-			return 0, fmt.Errorf("restore: tree path %q would leave %s", p, target)
-		}
-		size, _ := strconv.ParseInt(f[3], 10, 64)
-		ents = append(ents, treeEntry{mode: f[0], typ: f[1], oid: f[2], path: p, size: size})
-	}
-	written := 0
-	for start := 0; start < len(ents); {
-		end, total := start, int64(0)
-		var in bytes.Buffer
-		for end < len(ents) && (end == start || total+ents[end].size < restoreChunk) {
-			if ents[end].typ == "blob" {
-				in.WriteString(ents[end].oid + "\n")
-				total += ents[end].size
-			}
-			end++
-		}
-		var blobs []byte
-		if in.Len() > 0 {
-			if blobs, err = git(in.Bytes(), nil, "cat-file", "--batch"); err != nil {
-				return written, fmt.Errorf("restore: read blobs: %w", err)
-			}
-		}
-		br := bufio.NewReader(bytes.NewReader(blobs))
-		for _, en := range ents[start:end] {
-			dst := filepath.Join(target, filepath.FromSlash(en.path))
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return written, err
-			}
-			if en.typ != "blob" {
-				// A gitlink: the submodule's directory, empty.
-				if err := os.MkdirAll(dst, 0o755); err != nil {
-					return written, err
-				}
-				continue
-			}
-			data, err := readBatchBlob(br, en.oid)
-			if err != nil {
-				return written, err
-			}
-			switch en.mode {
-			case "120000":
-				err = os.Symlink(string(data), dst)
-			case "100755":
-				err = writeMode(dst, data, 0o755)
-			default:
-				err = writeMode(dst, data, 0o644)
-			}
-			if err != nil {
-				return written, fmt.Errorf("restore %s: %w", en.path, err)
-			}
-			written++
-		}
-		start = end
-	}
-	return written, nil
-}
-
-// readBatchBlob reads one "<oid> blob <size>\n<data>\n" of cat-file --batch.
-func readBatchBlob(br *bufio.Reader, oid string) ([]byte, error) {
-	hdr, err := br.ReadString('\n')
-	if err != nil {
-		return nil, fmt.Errorf("restore: blob %s: %w", oid, err)
-	}
-	f := strings.Fields(hdr)
-	if len(f) != 3 || f[0] != oid || f[1] != "blob" {
-		return nil, fmt.Errorf("restore: blob %s: unexpected %q", oid, strings.TrimSpace(hdr))
-	}
-	n, err := strconv.Atoi(f[2])
-	if err != nil {
-		return nil, err
-	}
-	data := make([]byte, n+1)
-	if _, err := io.ReadFull(br, data); err != nil {
-		return nil, fmt.Errorf("restore: blob %s: %w", oid, err)
-	}
-	return data[:n], nil
-}
-
-// writeMode writes a new file with exactly mode, whatever the umask.
-func writeMode(p string, data []byte, mode fs.FileMode) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Chmod(p, mode)
 }

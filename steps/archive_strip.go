@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps/beneath"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -265,8 +267,13 @@ func (e *Env) stripOne(ctx context.Context, dir string) (machine.Outcome, []mach
 // manifest is always a complete one. The manifest on disk must still be
 // before.
 func (e *Env) writeStripped(ctx context.Context, a machine.Archive, before []byte, want []machine.DiscardedDir) error {
+	root, sname, err := openArchivesDir(a)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	scratch := a.Intent.Scratch
-	if err := os.Mkdir(scratch, 0o700); err != nil {
+	if err := root.Mkdir(sname, 0o700); err != nil {
 		return err
 	}
 	_, m, dirs, w, r, err := e.assessStrip(ctx, a.Dir, filepath.Join(scratch, "work"))
@@ -286,12 +293,15 @@ func (e *Env) writeStripped(ctx context.Context, a machine.Archive, before []byt
 	}
 	// Mode 0 in --index-info removes the path (no work tree needed).
 	var drop bytes.Buffer
+	var kept []string
 	zero := strings.Repeat("0", len(m.HeadTree))
 	for _, p := range bytes.Split(bytes.TrimSuffix(ls, []byte{0}), []byte{0}) {
 		if slices.ContainsFunc(dirs, func(d machine.DiscardedDir) bool {
 			return string(p) == d.Path || strings.HasPrefix(string(p), d.Path+"/")
 		}) {
 			fmt.Fprintf(&drop, "0 %s\t%s\x00", zero, p)
+		} else if len(p) > 0 {
+			kept = append(kept, string(p))
 		}
 	}
 	if _, err := w.git(env, drop.Bytes(), "update-index", "-z", "--index-info"); err != nil {
@@ -333,22 +343,57 @@ func (e *Env) writeStripped(ctx context.Context, a machine.Archive, before []byt
 	if err != nil {
 		return err
 	}
-	body, err := json.MarshalIndent(machine.StrippedManifest(m, dirs, tree, sum, fi.Size()), "", "  ")
+	body, err := json.MarshalIndent(machine.StrippedManifest(m, dirs, tree, kept, sum, fi.Size()), "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(scratch, machine.ArchiveManifestName+".new")
-	if err := writeFileSynced(tmp, append(body, '\n')); err != nil {
+	tmp := sname + "/" + machine.ArchiveManifestName + ".new"
+	if err := writeSyncedBeneath(root, tmp, append(body, '\n')); err != nil {
 		return err
 	}
 	if now := observe.ObserveArchiveDir(a.Dir).Manifest; !bytes.Equal(now, before) {
 		return &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: a.Dir, Retry: "custody archive verify " + machine.QuotePath(a.Dir),
 			Message: fmt.Sprintf("%s/%s changed since it was assessed; nothing was swapped", a.Dir, machine.ArchiveManifestName)}
 	}
-	if err := os.Rename(tmp, filepath.Join(scratch, machine.ArchiveManifestName)); err != nil {
+	if err := root.Rename(tmp, sname+"/"+machine.ArchiveManifestName); err != nil {
 		return err
 	}
-	return syncDir(scratch)
+	return root.Sync(sname)
+}
+
+// openArchivesDir opens the directory holding archive a and its strip's
+// scratch (the repository's archives directory) as the root every write
+// of the strip goes through, and returns the scratch's name in it.
+func openArchivesDir(a machine.Archive) (*beneath.Root, string, error) {
+	parent := filepath.Dir(a.Dir)
+	if filepath.Dir(a.Intent.Scratch) != parent {
+		return nil, "", fmt.Errorf("the strip's scratch %s is not beside archive %s", a.Intent.Scratch, a.Dir)
+	}
+	root, err := beneath.Open(parent)
+	if err != nil {
+		return nil, "", err
+	}
+	return root, filepath.Base(a.Intent.Scratch), nil
+}
+
+// writeSyncedBeneath writes data to the new file name below root, fsyncs
+// it and its directory.
+func writeSyncedBeneath(root *beneath.Root, name string, data []byte) error {
+	f, err := root.Create(name, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return root.Sync(path.Dir(name))
 }
 
 // swapStripped moves the new patch, then the new manifest, from the
@@ -357,6 +402,12 @@ func (e *Env) writeStripped(ctx context.Context, a machine.Archive, before []byt
 // archive's manifest must still be the one its record was sealed with.
 func swapStripped(a machine.Archive) (*machine.Refusal, error) {
 	scratch := a.Intent.Scratch
+	root, sname, err := openArchivesDir(a)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	aname := filepath.Base(a.Dir)
 	sum, err := observe.SHA256File(filepath.Join(a.Dir, machine.ArchiveManifestName))
 	if err != nil {
 		return nil, err
@@ -369,18 +420,18 @@ func swapStripped(a machine.Archive) (*machine.Refusal, error) {
 	if ok, err := present(newPatch); err != nil {
 		return nil, err
 	} else if ok {
-		if err := os.Rename(newPatch, filepath.Join(a.Dir, machine.ArchivePatchName)); err != nil {
+		if err := root.Rename(sname+"/"+machine.ArchivePatchName, aname+"/"+machine.ArchivePatchName); err != nil {
 			return nil, err
 		}
-		if err := syncDir(a.Dir); err != nil {
+		if err := root.Sync(aname); err != nil {
 			return nil, err
 		}
 	}
 	failpoint("archive/strip-after-patch")
-	if err := os.Rename(filepath.Join(scratch, machine.ArchiveManifestName), filepath.Join(a.Dir, machine.ArchiveManifestName)); err != nil {
+	if err := root.Rename(sname+"/"+machine.ArchiveManifestName, aname+"/"+machine.ArchiveManifestName); err != nil {
 		return nil, err
 	}
-	if err := syncDir(a.Dir); err != nil {
+	if err := root.Sync(aname); err != nil {
 		return nil, err
 	}
 	failpoint("archive/strip-after-manifest")

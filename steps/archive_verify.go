@@ -215,6 +215,7 @@ func TreeFingerprint(ctx context.Context, g *observe.Git, path string, leave []s
 		fp.WorktreeTree = "unreadable: " + scan.UnsupportedText()
 		return fp, nil
 	}
+	fp.Modes = machine.CaptureModes(scan.RootMode, scan.Modes())
 	tmp, err := os.MkdirTemp("", "custody-fingerprint-")
 	if err != nil {
 		return fp, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
@@ -173,8 +174,15 @@ func (ArchiveRestoreCmd) Help() string {
 	return `Rebuilds an archived tree in DIR, a new or empty directory: a repository whose
 HEAD is the archived commit (from the bundle, standing on commits fetched from
 the recorded remotes), and every file exactly as it was on disk: exec bits,
-symbolic links, empty and binary files, any line ending, nested repositories.
-It works after the original repository is gone.
+symbolic links, empty and binary files, any line ending, nested repositories,
+and the permission bits of every file and directory as they were captured (an
+archive made before custody recorded them gives files 0644 or 0755, and says
+so). It works after the original repository is gone.
+
+A restore writes only inside DIR and follows no symbolic link. An archive whose
+tree, manifest or nested images would write elsewhere (an entry below a
+symbolic link, an absolute path or "..", a path named twice, a device) is
+refused whole before anything is written.
 
 EXIT STATUS: 0 done, 1 error.`
 }
@@ -200,6 +208,12 @@ func (c *ArchiveRestoreCmd) Run(a *App) error {
 	}
 	a.done(res, func(w io.Writer) {
 		fmt.Fprintf(w, "restored archive %s (%d files, %d nested repositories) at HEAD %s\n%s\n", res.Archive, res.Files, res.Nested, res.Head, res.Dir)
+		if res.Modes == steps.ModesNotRecorded {
+			fmt.Fprintf(w, "archive %s records no permission bits (it was made before custody recorded them):\n\tfiles came back 0644 or 0755, directories as the umask makes them\n", res.Archive)
+		}
+		if len(res.ModesNotKept) > 0 {
+			fmt.Fprintf(w, "the system narrowed the recorded bits of %s\n", machine.EscapeControl(strings.Join(res.ModesNotKept, ", ")))
+		}
 	})
 	return nil
 }
