@@ -93,10 +93,12 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(CodeIntentPending, p, "custody resume", "%s carries an unfinished %s intent (a command was interrupted, or is still running)", rec.ID, rec.Intent.Kind))
 		return keep(rs)
 	}
-	// A tree that vanished is settled whatever the record's state, unless
-	// a live lease says a session still holds it.
-	vanishedActive := rec.State == StateActive && Vanished(obs) && !obs.Lease.Live(now)
-	if !Removable(rec, obs.Lease, now) && !vanishedActive {
+	// A tree gone from its path is assessed whatever the record's state
+	// (a vanished one is settled, one git still registers is to be
+	// pruned), unless a live lease says a session still holds it or git
+	// keeps it locked (an unmounted disk: it is live).
+	goneActive := rec.State == StateActive && obs.PathState == PathAbsent && !obs.Locked && !obs.Lease.Live(now)
+	if !Removable(rec, obs.Lease, now) && !goneActive {
 		if obs.Lease.Live(now) {
 			add(refuse(CodeLeaseLive, p, plan, "%s is leased by %s until %s", rec.ID, obs.Lease.Holder, obs.Lease.Expires.UTC().Format(time.RFC3339)))
 		} else {
