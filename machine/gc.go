@@ -80,10 +80,6 @@ func DecideGC(r Resource, f GCFacts) GCVerdict {
 			r.ID, f.Lease.Holder, r.Worktree, f.Lease.Expires.UTC().Format("2006-01-02T15:04:05Z"))
 		v.Refusal.Retry = "custody resource gc"
 		return v
-	case f.RecordLive:
-		v := keep(CodeWorktreeLive, "the worktree record %s of %s is live and its tree has not vanished (git still knows of it, or another admin entry names its path); a pruned admin entry alone does not make its resources orphans", r.Worktree, r.ID)
-		v.Refusal.Retry = "custody plan"
-		return v
 	case f.PathLive:
 		return keep(CodeWorktreeLive, "a live worktree now holds %s (path recycled)", r.Path)
 	case f.HandleLive:
@@ -91,6 +87,10 @@ func DecideGC(r Resource, f GCFacts) GCVerdict {
 	case f.TreePresent:
 		v := keep(CodeWorktreeLive, "%s, the worktree path of %s, is still present (git does not register it); what stands there is yours to keep or move away, and GC reclaims the resource once nothing is there", r.Path, r.ID)
 		v.Refusal.Retry = "custody resource gc"
+		return v
+	case f.RecordLive:
+		v := keep(CodeWorktreeLive, "the worktree record %s of %s is live and its tree has not vanished (git still knows of it, or something stands at its path); a pruned admin entry alone does not make its resources orphans", r.Worktree, r.ID)
+		v.Refusal.Retry = "custody plan"
 		return v
 	case !r.GC:
 		return keep(CodeGCDisabled, "resource %s's worktree is gone, but it has gc = false; destroy %s yourself", r.ID, r.Handle)
