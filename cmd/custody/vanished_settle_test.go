@@ -385,6 +385,41 @@ func TestVanishedTreeMembers(t *testing.T) {
 		vsQuiet(t, w, made.ID, h, file)
 	})
 
+	t.Run("interrupted-create", func(t *testing.T) {
+		t.Parallel()
+		// A create killed before it ran, for a tree that then vanished:
+		// resume undoes it (the frozen destroy) and never makes it again.
+		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+		path := filepath.Join(w.r.Root, "adopted")
+		w.r.Git("worktree", "add", "-q", "-b", "adopted", path)
+		id := decodeResult[steps.NewResult](t, mustCustody(t, w.r, 0, "adopt", path, "--json"), "adopt").ID
+		h := w.handle(id, "db")
+		w.rtKilled(t, "resource/after-create-intent", "resource", "ensure", id)
+		if e := w.entry(t, id+"/db"); e.State != machine.StateProvisioning || e.Intent == nil {
+			t.Fatalf("the create intent was not durable before the kill: %+v", e)
+		}
+		vsVanish(t, w, path)
+		mustCustody(t, w.r, 0, "resume")
+		w.wantLog(t, "destroy "+h)
+		if e := w.entry(t, id+"/db"); e.State != machine.StateTombstoned {
+			t.Errorf("entry is %s after resume, want tombstoned", e.State)
+		}
+		file := filepath.Join(w.r.Root, "p.json")
+		it := planItem(t, vsPlan(t, w, file), id)
+		if it.Action != machine.ActionSettle || it.Settlement == nil || it.Settlement.Branch != machine.SettleBranchKeep || it.Settlement.BranchReason != "not created by custody" {
+			t.Fatalf("plan: %s %+v %+v, want settle keeping the branch custody did not make", it.Action, it.Refusals, it.Settlement)
+		}
+		mustCustody(t, w.r, 0, "apply", file)
+		vsSettled(t, w, id)
+		if tip := w.r.BranchTip("adopted"); tip == "" {
+			t.Error("the adopted tree's branch, which custody did not make, was deleted")
+		}
+		vsQuiet(t, w, id, h, file)
+		if n := rtCount(w.logLines(t), "create "+h); n != 0 {
+			t.Errorf("%s created %d times for a vanished tree", h, n)
+		}
+	})
+
 	t.Run("live-lease", func(t *testing.T) {
 		t.Parallel()
 		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
