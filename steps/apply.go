@@ -291,7 +291,12 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		case machine.Fingerprint(obs) != it.Fingerprint:
 			verdict = staleRefusal(rec, obs, it.Head)
 		case v.Action == machine.ActionSettle && it.Action == machine.ActionSettle:
-			if *v.Settlement != *it.Settlement {
+			// What was proven and what becomes of the branch must be what
+			// plan showed; the proof itself is found fresh (a remote that
+			// advanced since plan does not make the settlement another).
+			was, now := *it.Settlement, *v.Settlement
+			was.Summary, now.Summary = "", ""
+			if was != now {
 				verdict = settlementChanged(rec, *it.Settlement, *v.Settlement)
 			}
 		case v.Action != machine.ActionRemove || it.Action != machine.ActionRemove:
