@@ -125,10 +125,10 @@ func TestAssessOtherEntries(t *testing.T) {
 			}
 		})
 	}
-	// Without the other entry the same observations remove (the proven
+	// Without the other entry the same observations settle (the proven
 	// one) or advise pruning (the registered one): the entry is what keeps.
-	if v := machine.Assess(removableRecord(), proven, machine.DefaultPolicy(), testNow); v.Action != machine.ActionRemove {
-		t.Errorf("the gone, proven tree without another entry: %s %+v, want remove", v.Action, v.Refusals)
+	if v := machine.Assess(removableRecord(), proven, machine.DefaultPolicy(), testNow); v.Action != machine.ActionSettle {
+		t.Errorf("the gone, proven tree without another entry: %s %+v, want settle", v.Action, v.Refusals)
 	}
 	if v := machine.Assess(removableRecord(), gone, machine.DefaultPolicy(), testNow); v.Primary().Code != machine.CodeWorktreeMissing {
 		t.Errorf("the gone, registered tree without another entry: %+v, want %s", v.Primary(), machine.CodeWorktreeMissing)

@@ -10,20 +10,14 @@ import (
 // person's own edit, the message says so and the retry is custody plan.
 
 // missingRefusal explains a record whose tree is gone: git still registers
-// it (deleted by hand, not pruned), or its last known commit is on its
-// branch but on no remote, or nothing holds that commit that custody knows.
+// it (deleted by hand, not pruned), or nothing proves its last known commit
+// published and no branch of the tree holds it (a commit its branch holds
+// settles the record with the branch kept: DecideSettlement).
 func missingRefusal(rec Record, obs WorktreeObservation) Refusal {
 	p, head := rec.Path, shortID(rec.EffectiveHead())
 	if obs.Registered || obs.AdminPresent {
 		return refuse(CodeWorktreeMissing, p, "git worktree prune",
-			"%s was deleted, but git still registers it; prune that registration (git worktree prune drops only entries whose directory is gone), then custody settles the record once its last known commit %s is proven published", p, head)
-	}
-	if rec.Branch != "" && obs.BranchTip != "" && obs.BranchTip == rec.EffectiveHead() &&
-		len(obs.Remote.Remotes) > 0 && len(obs.Remote.Unavailable) == 0 {
-		if cmd, to, ok := pushTo("", obs.Remote, rec.Branch, true); ok {
-			return refuse(CodeWorktreeMissing, p, cmd,
-				"%s no longer exists and its last known commit %s is only on branch %s, which no remote advertises; push it to %s, then custody settles the record", p, head, rec.Branch, to)
-		}
+			"%s was deleted, but git still registers it; prune that registration (git worktree prune drops only entries whose directory is gone), then custody settles the record, saying what was proven of its commits", p)
 	}
 	return refuse(CodeWorktreeMissing, p, "custody show "+rec.ID,
 		"%s no longer exists and nothing proves its last known commit %s published; custody will not guess where its work went", p, head)

@@ -15,6 +15,10 @@ const (
 	ActionKeep   Action = "keep"
 	// ActionDestroy destroys an orphaned resource.
 	ActionDestroy Action = "destroy"
+	// ActionSettle settles the record of a tree that vanished outside
+	// custody: nothing is removed; its branch goes only when proven, and
+	// its resources are destroyed (decision 0226).
+	ActionSettle Action = "settle"
 )
 
 // Policy is the part of the project configuration decisions depend on.
@@ -31,6 +35,9 @@ type Verdict struct {
 	Action   Action    `json:"action"`
 	Proof    *Proof    `json:"proof,omitempty"`
 	Refusals []Refusal `json:"refusals,omitempty"`
+	// Settlement is set with ActionSettle: what was proven of the
+	// vanished tree's commits and what becomes of its branch.
+	Settlement *Settlement `json:"settlement,omitempty"`
 }
 
 // Primary returns the first refusal, or nil when there is none.
@@ -86,7 +93,12 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(CodeIntentPending, p, "custody resume", "%s carries an unfinished %s intent (a command was interrupted, or is still running)", rec.ID, rec.Intent.Kind))
 		return keep(rs)
 	}
-	if !Removable(rec, obs.Lease, now) {
+	// A tree gone from its path is assessed whatever the record's state
+	// (a vanished one is settled, one git still registers is to be
+	// pruned), unless a live lease says a session still holds it or git
+	// keeps it locked (an unmounted disk: it is live).
+	goneActive := rec.State == StateActive && obs.PathState == PathAbsent && !obs.Locked && !obs.Lease.Live(now)
+	if !Removable(rec, obs.Lease, now) && !goneActive {
 		if obs.Lease.Live(now) {
 			add(refuse(CodeLeaseLive, p, plan, "%s is leased by %s until %s", rec.ID, obs.Lease.Holder, obs.Lease.Expires.UTC().Format(time.RFC3339)))
 		} else {
@@ -114,12 +126,23 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 			return keep(rs)
 		}
 		// Gone already (deleted by hand and pruned): custody removes
-		// nothing, but may settle the record when the commit it last knew
-		// is proven published, as resume settles a removal it finished.
-		if !obs.Registered && !obs.AdminPresent && obs.Proof.Covers(rec.EffectiveHead()) && len(rs) == 0 {
-			return Verdict{Action: ActionRemove, Proof: obs.Proof}
+		// nothing, and settles the record saying what was proven
+		// (DecideSettlement).
+		if Vanished(obs) && len(rs) == 0 {
+			s, r := DecideSettlement(rec, obs, pol)
+			if r != nil {
+				add(*r)
+				return keep(rs)
+			}
+			v := Verdict{Action: ActionSettle, Settlement: s}
+			if s.Proven {
+				v.Proof = obs.Proof
+			}
+			return v
 		}
-		add(missingRefusal(rec, obs))
+		if !Vanished(obs) {
+			add(missingRefusal(rec, obs))
+		}
 		return keep(rs)
 	}
 	if obs.IsSymlink || !obs.IsDir {

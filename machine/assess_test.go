@@ -125,15 +125,6 @@ func TestAssessRefusals(t *testing.T) {
 			want: []refusalKey{key(machine.CodeWorktreeMissing, "git worktree prune")},
 		},
 		{
-			// Pruned, its last commit only on the branch: push the branch.
-			name: "worktree-missing/pruned-branch-unpushed",
-			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
-				o.PathState, o.Registered, o.AdminPresent, o.Proof = machine.PathAbsent, false, false, nil
-			},
-			want: []refusalKey{key(machine.CodeWorktreeMissing, "git push -u origin "+testBranch)},
-			msg:  "only on branch " + testBranch,
-		},
-		{
 			name: "worktree-missing/pruned-branch-elsewhere",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
 				o.PathState, o.Registered, o.AdminPresent, o.Proof = machine.PathAbsent, false, false, nil
@@ -148,7 +139,8 @@ func TestAssessRefusals(t *testing.T) {
 				o.PathState, o.Registered, o.AdminPresent, o.Proof = machine.PathAbsent, false, false, nil
 				o.Remote.Unavailable = []machine.RemoteFailure{{Remote: "origin", Error: "timeout"}}
 			},
-			want: []refusalKey{key(machine.CodeWorktreeMissing, "custody show "+testID)},
+			want: []refusalKey{key(machine.CodeRemoteUnavailable, "git ls-remote --refs origin")},
+			msg:  "whether " + headCommit[:12] + " is published is unknown",
 		},
 		{
 			name: "moved",

@@ -49,42 +49,6 @@ func TestHiddenCodesPassThroughAssess(t *testing.T) {
 	}
 }
 
-// TestAssessVanishedTree: a tree already gone (path absent, unregistered, no
-// admin entry) is settled only when its last known commit is proven; else it
-// is kept as worktree-missing. Registered, or with the admin entry left, it
-// is kept too.
-func TestAssessVanishedTree(t *testing.T) {
-	t.Parallel()
-	rec, base := removableRecord(), removableObs()
-	gone := machine.WorktreeObservation{Path: base.Path, PathState: machine.PathAbsent, Proof: base.Proof}
-	gone.Proof.Head = rec.EffectiveHead()
-	tests := []struct {
-		name   string
-		mutate func(o *machine.WorktreeObservation)
-		want   string
-	}{
-		{"proven", func(o *machine.WorktreeObservation) {}, "remove"},
-		{"unproven", func(o *machine.WorktreeObservation) { o.Proof = nil }, "keep worktree-missing"},
-		{"proof of another commit", func(o *machine.WorktreeObservation) { o.Proof.Head = strings.Repeat("e", 40) }, "keep worktree-missing"},
-		{"still registered", func(o *machine.WorktreeObservation) { o.Registered = true }, "keep worktree-missing"},
-		{"admin entry left", func(o *machine.WorktreeObservation) { o.AdminPresent = true }, "keep worktree-missing"},
-	}
-	for _, tt := range tests {
-		o := gone
-		p := *gone.Proof
-		o.Proof = &p
-		tt.mutate(&o)
-		v := machine.Assess(rec, o, machine.DefaultPolicy(), testNow)
-		got := string(v.Action)
-		if r := v.Primary(); r != nil {
-			got += " " + string(r.Code)
-		}
-		if got != tt.want {
-			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
-		}
-	}
-}
-
 // TestPlanPending: a plan is pending (exit 3) when it keeps something a
 // person should act on, not for active work or foreign trees.
 func TestPlanPending(t *testing.T) {

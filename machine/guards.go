@@ -133,10 +133,34 @@ func removalProven(_ context.Context, args ...any) bool {
 }
 
 // absenceVerified holds when lstat said ENOENT and git no longer registers
-// the worktree.
+// the worktree, and the intent is a removal's, not a settlement's (that one
+// completes with settled).
 func absenceVerified(_ context.Context, args ...any) bool {
 	f, ok := firingOf(args)
-	return ok && f.Obs.PathState == PathAbsent && !f.Obs.Registered && !f.Obs.AdminPresent
+	return ok && f.Obs.PathState == PathAbsent && !f.Obs.Registered && !f.Obs.AdminPresent &&
+		(f.Record.Intent == nil || f.Record.Intent.Settlement == nil)
+}
+
+// vanishedSettlement holds when the record's tree vanished and the fresh
+// observation still settles it exactly as the intent says: Assess says
+// settle with the intent's settlement, on the intent's commit, and the
+// observation equals the fingerprint plan reviewed.
+func vanishedSettlement(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	if !ok || f.Intent == nil || f.Intent.Kind != IntentRemoval || f.Intent.Settlement == nil || f.Fingerprint == "" {
+		return false
+	}
+	v := Assess(f.Record, f.Obs, f.Policy, f.Now)
+	return v.Action == ActionSettle && v.Settlement != nil && *v.Settlement == *f.Intent.Settlement &&
+		Fingerprint(f.Obs) == f.Fingerprint && f.Intent.Commit == v.Settlement.Head && Vanished(f.Obs)
+}
+
+// settlementVerified holds when a settlement's tree is still absent and
+// unregistered: settled completes it.
+func settlementVerified(_ context.Context, args ...any) bool {
+	f, ok := firingOf(args)
+	return ok && f.Record.Intent != nil && f.Record.Intent.Settlement != nil &&
+		f.Obs.PathState == PathAbsent && !f.Obs.Registered && !f.Obs.AdminPresent
 }
 
 // treeIntact holds when a removing record's tree is the one its intent

@@ -159,6 +159,8 @@ func fireCases() []fireCase {
 		gRemoved   = "absenceVerified"
 		gRetreat   = "treeIntact"
 		gAbandon   = "unrecoverableAcknowledged"
+		gSettle    = "vanishedSettlement"
+		gSettled   = "settlementVerified"
 	)
 	S := machine.StateNone
 	P, A, F := machine.StateProvisioning, machine.StateActive, machine.StateFinished
@@ -311,6 +313,51 @@ func fireCases() []fireCase {
 		guardFailed("retreat/no-intent", rt, with(retreatFiring(), func(f *machine.Firing) { f.Record.Intent = nil }), gRetreat),
 		wrongState("retreat/from-finished", rt, with(retreatFiring(), func(f *machine.Firing) { f.Record.State = F })),
 
+		// settle: active or finished → removing, vanishedSettlement.
+		{name: "settle/finished", trigger: machine.TriggerSettle, firing: settleFiring(removableRecord(), vanishedObs(headCommit, true, headCommit)), to: R},
+		{name: "settle/active", trigger: machine.TriggerSettle, firing: settleFiring(activeRecord(), vanishedObs(tipCommit, true, tipCommit)), to: R},
+		{name: "settle/branch-kept-unproven", trigger: machine.TriggerSettle, firing: settleFiring(activeRecord(), vanishedObs(tipCommit, true, "")), to: R},
+		guardFailed("settle/settlement-changed", machine.TriggerSettle, with(settleFiring(activeRecord(), vanishedObs(tipCommit, true, tipCommit)), func(f *machine.Firing) {
+			f.Obs.Proof = nil // the tip is no longer proven: the branch would be kept, not deleted
+		}), gSettle),
+		guardFailed("settle/stale-fingerprint", machine.TriggerSettle, with(settleFiring(activeRecord(), vanishedObs(tipCommit, true, tipCommit)), func(f *machine.Firing) {
+			f.Fingerprint += "0"
+		}), gSettle),
+		guardFailed("settle/path-present", machine.TriggerSettle, with(settleFiring(removableRecord(), vanishedObs(headCommit, true, headCommit)), func(f *machine.Firing) {
+			f.Obs.PathState, f.Obs.IsDir = machine.PathPresent, true
+		}), gSettle),
+		guardFailed("settle/registered", machine.TriggerSettle, with(settleFiring(removableRecord(), vanishedObs(headCommit, true, headCommit)), func(f *machine.Firing) {
+			f.Obs.AdminPresent = true
+		}), gSettle),
+		guardFailed("settle/live-lease", machine.TriggerSettle, with(settleFiring(activeRecord(), vanishedObs(tipCommit, true, tipCommit)), func(f *machine.Firing) {
+			f.Obs.Lease = lease(testNow.Add(time.Hour))
+		}), gSettle),
+		guardFailed("settle/other-commit", machine.TriggerSettle, with(settleFiring(removableRecord(), vanishedObs(headCommit, true, headCommit)), func(f *machine.Firing) {
+			f.Intent.Commit = otherHead
+		}), gSettle),
+		guardFailed("settle/removal-intent", machine.TriggerSettle, with(settleFiring(removableRecord(), vanishedObs(headCommit, true, headCommit)), func(f *machine.Firing) {
+			f.Intent.Settlement = nil
+		}), gSettle),
+		guardFailed("settle/no-intent", machine.TriggerSettle, with(settleFiring(removableRecord(), vanishedObs(headCommit, true, headCommit)), func(f *machine.Firing) {
+			f.Intent = nil
+		}), gSettle),
+		wrongState("settle/from-removing", machine.TriggerSettle, with(settleFiring(removableRecord(), vanishedObs(headCommit, true, headCommit)), func(f *machine.Firing) {
+			f.Record.State = R
+		})),
+		// A finished tree's removal never settles: remove refuses a settlement.
+		guardFailed("remove/vanished", rm, with(settleFiring(removableRecord(), vanishedObs(headCommit, true, headCommit)), func(f *machine.Firing) {
+			f.Intent.Settlement = nil
+			f.Intent.Proof = removableProof()
+		}), gRemove),
+
+		// settled: removing (under a settlement) → tombstoned, settlementVerified.
+		{name: "settled", trigger: machine.TriggerSettled, firing: settledFiring(), to: T},
+		guardFailed("settled/path-present", machine.TriggerSettled, with(settledFiring(), func(f *machine.Firing) { f.Obs = removableObs() }), gSettled),
+		guardFailed("settled/registered", machine.TriggerSettled, with(settledFiring(), func(f *machine.Firing) { f.Obs.Registered = true }), gSettled),
+		guardFailed("settled/removal-intent", machine.TriggerSettled, removedFiring(), gSettled),
+		guardFailed("removed/settlement-intent", rv, settledFiring(), gRemoved),
+		wrongState("settled/from-finished", machine.TriggerSettled, with(settledFiring(), func(f *machine.Firing) { f.Record.State = F })),
+
 		// abandon: any but none and tombstoned → tombstoned,
 		// unrecoverableAcknowledged.
 		{name: "abandon/provisioning", trigger: ab, firing: abandonFiring(provisioningRecord()), to: T},
@@ -393,7 +440,7 @@ func TestFireCoversEveryTrigger(t *testing.T) {
 		machine.TriggerCreate, machine.TriggerCreated, machine.TriggerAbandon, machine.TriggerFinish,
 		machine.TriggerExpire, machine.TriggerReopen, machine.TriggerRelocate, machine.TriggerRelocated,
 		machine.TriggerRemove, machine.TriggerRemoved, machine.TriggerRetreat, machine.TriggerDiscard,
-		machine.TriggerAdopt, machine.TriggerTakeOver,
+		machine.TriggerAdopt, machine.TriggerTakeOver, machine.TriggerSettle, machine.TriggerSettled,
 	}
 	fired, refused := map[machine.Trigger]bool{}, map[machine.Trigger]bool{}
 	for _, c := range fireCases() {

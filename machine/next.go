@@ -24,9 +24,9 @@ func Next(rec Record, to State, t Trigger, f Firing) Record {
 		n.Kind = KindWorktree
 		n.Dev, n.Ino = f.Obs.Dev, f.Obs.Ino
 		n.Intent = nil
-	case TriggerRelocate, TriggerRemove:
+	case TriggerRelocate, TriggerRemove, TriggerSettle:
 		n.Intent = copyIntent(f.Intent)
-		if t == TriggerRemove {
+		if t != TriggerRelocate {
 			n.Evidence.PlanID = f.Intent.PlanID
 		}
 	case TriggerCreated:
@@ -60,6 +60,16 @@ func Next(rec Record, to State, t Trigger, f Firing) Record {
 		n.Evidence.BranchReason = f.Evidence.BranchReason
 		n.Evidence.Outcome = string(OutcomeRemoved)
 		n.Intent = nil
+	case TriggerSettled:
+		if rec.Intent != nil {
+			n.Evidence.Proof = rec.Intent.Proof
+			n.Evidence.Settlement = copySettlement(rec.Intent.Settlement)
+		}
+		n.Evidence.RemovedAt = f.Now
+		n.Evidence.BranchOutcome = f.Evidence.BranchOutcome
+		n.Evidence.BranchReason = f.Evidence.BranchReason
+		n.Evidence.Outcome = string(OutcomeSettled)
+		n.Intent = nil
 	case TriggerTakeOver:
 		n.Intent = copyIntent(f.Intent)
 	case TriggerRetreat, TriggerStepBack:
@@ -83,5 +93,14 @@ func copyIntent(in *Intent) *Intent {
 		return nil
 	}
 	c := *in
+	c.Settlement = copySettlement(in.Settlement)
+	return &c
+}
+
+func copySettlement(s *Settlement) *Settlement {
+	if s == nil {
+		return nil
+	}
+	c := *s
 	return &c
 }

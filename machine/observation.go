@@ -48,6 +48,11 @@ type WorktreeObservation struct {
 	// BranchTip is the commit refs/heads/<record branch> points at, "" when
 	// the branch does not exist.
 	BranchTip string `json:"branch_tip,omitempty"`
+	// BranchHoldsLastKnown is true when BranchTip has the record's last
+	// known commit as an ancestor (or is it). It is observed only for a
+	// tree that vanished: the branch then carries the tree's work past
+	// what custody last knew (VanishedHead).
+	BranchHoldsLastKnown bool `json:"branch_holds_last_known,omitempty"`
 
 	Status Status `json:"status"`
 	// EnvOwn is true when the tree's .env holds nothing but the lines

@@ -24,6 +24,10 @@ const (
 	// OutcomeAbandoned ends a record whose lost commit a person
 	// acknowledged (custody abandon): the one outcome without a proof.
 	OutcomeAbandoned Outcome = "abandoned"
+	// OutcomeSettled ends a record whose tree vanished outside custody:
+	// nothing was removed, and the record says what was proven of the
+	// tree's commits (decision 0226).
+	OutcomeSettled Outcome = "settled"
 )
 
 // Outcomes that leave an item for a person or a later run.
@@ -42,7 +46,7 @@ func (o Outcome) Settled() bool {
 	switch o {
 	case OutcomeRemoved, OutcomeAlreadyDone, OutcomeDestroyed, OutcomeActivated, OutcomeDiscarded,
 		OutcomeCreated, OutcomeEnsured, OutcomeFinished, OutcomeReopened, OutcomeRelocated,
-		OutcomeSteppedBack, OutcomeWouldReclaim, OutcomeIgnored, OutcomeCompleted, OutcomeAbandoned:
+		OutcomeSteppedBack, OutcomeWouldReclaim, OutcomeIgnored, OutcomeCompleted, OutcomeAbandoned, OutcomeSettled:
 		return true
 	}
 	return false

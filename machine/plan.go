@@ -48,12 +48,16 @@ type PlanItem struct {
 	// Discarded lists the build output a removal deletes with the tree,
 	// each directory with its size.
 	Discarded []DiscardedDir `json:"discarded,omitempty"`
+	// Settlement is set on a settle item: what was proven of the vanished
+	// tree's commits and what becomes of its branch.
+	Settlement *Settlement `json:"settlement,omitempty"`
 }
 
-// Counts returns how many items remove and how many keep.
+// Counts returns how many items act (remove, destroy, settle) and how many
+// keep.
 func (p Plan) Counts() (remove, keep int) {
 	for _, it := range p.Items {
-		if it.Action == ActionRemove || it.Action == ActionDestroy {
+		if it.Action == ActionRemove || it.Action == ActionDestroy || it.Action == ActionSettle {
 			remove++
 		} else {
 			keep++
@@ -119,6 +123,11 @@ func ParsePlan(b []byte) (Plan, error) {
 		case ActionRemove:
 			if it.Fingerprint == "" || it.Proof == nil || !IsFullCommit(it.Head) || !it.Proof.Covers(it.Head) {
 				return Plan{}, fmt.Errorf("%w: item %s removes without a fingerprint and a proof of its HEAD", ErrPlanInvalid, it.ID)
+			}
+		case ActionSettle:
+			if it.Fingerprint == "" || it.Settlement == nil || !IsFullCommit(it.Settlement.Head) ||
+				it.Settlement.Proven != it.Proof.Covers(it.Settlement.Head) {
+				return Plan{}, fmt.Errorf("%w: item %s settles without a fingerprint and a settlement that its proof matches", ErrPlanInvalid, it.ID)
 			}
 		case ActionDestroy:
 			if it.Kind != KindResource || it.Fingerprint == "" {

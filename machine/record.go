@@ -60,12 +60,16 @@ type Intent struct {
 	// Quarantine is where a removal moves the tree before deleting it,
 	// entry by entry (a sibling of Path, so on the same filesystem); its
 	// manifest is beside it. Resume finishes or undoes what it finds there.
-	Quarantine  string    `json:"quarantine,omitempty"`
-	Proof       *Proof    `json:"proof,omitempty"`
-	Fingerprint string    `json:"fingerprint,omitempty"`
-	PlanID      string    `json:"plan_id,omitempty"`
-	Holder      Holder    `json:"holder"`
-	At          time.Time `json:"at"`
+	Quarantine string `json:"quarantine,omitempty"`
+	Proof      *Proof `json:"proof,omitempty"`
+	// Settlement is set on the intent that settles a vanished tree's
+	// record (TriggerSettle): what custody knew and proved of its commits
+	// and what becomes of its branch. Nothing is removed under it.
+	Settlement  *Settlement `json:"settlement,omitempty"`
+	Fingerprint string      `json:"fingerprint,omitempty"`
+	PlanID      string      `json:"plan_id,omitempty"`
+	Holder      Holder      `json:"holder"`
+	At          time.Time   `json:"at"`
 }
 
 // Holder identifies the process that committed an intent, so another
@@ -88,6 +92,9 @@ type Evidence struct {
 	BranchReason  string    `json:"branch_reason,omitempty"`
 	Outcome       string    `json:"outcome,omitempty"`
 	PlanID        string    `json:"plan_id,omitempty"`
+	// Settlement says, for a record settled after its tree vanished
+	// (Outcome "settled"), what was proven of the tree's commits.
+	Settlement *Settlement `json:"settlement,omitempty"`
 }
 
 // Branch outcomes recorded in Evidence.BranchOutcome.

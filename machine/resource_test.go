@@ -505,6 +505,7 @@ func TestResourceDecideGC(t *testing.T) {
 		f     machine.GCFacts
 		code  machine.Code // "" = reclaim
 		words []string
+		retry string // "" = custody resource gc --dry-run
 	}{
 		{name: "reclaim/active", f: orphan},
 		{name: "reclaim/finished", r: func(r *machine.Resource) { r.State = machine.StateFinished }, f: orphan},
@@ -519,15 +520,29 @@ func TestResourceDecideGC(t *testing.T) {
 		{name: "holder-alive", f: machine.GCFacts{HolderAlive: true}, code: machine.CodeInProgress, words: []string{rsID, "live custody process"}},
 		{name: "gc-false", r: func(r *machine.Resource) { r.GC = false }, f: orphan, code: machine.CodeGCDisabled, words: []string{rsID, "gc = false"}},
 		{name: "admin-unknown", f: machine.GCFacts{AdminUnknown: true}, code: machine.CodeObservationFailed, words: []string{rsID, "could not be observed"}},
-		{name: "admin-present", f: machine.GCFacts{AdminPresent: true}, code: machine.CodeWorktreeLive, words: []string{rsID, testID, "locked or unmounted"}},
+		// Gone from disk, still registered: the retry prunes git's
+		// registration (a locked entry stays, and stays live).
+		{name: "admin-present", f: machine.GCFacts{AdminPresent: true}, code: machine.CodeWorktreeLive, words: []string{rsID, testID, "gone from disk", "locked"},
+			retry: "git worktree prune"},
+		{name: "admin-present/tree-present", f: machine.GCFacts{AdminPresent: true, TreePresent: true}, code: machine.CodeWorktreeLive, words: []string{rsID, testID, "locked or unmounted"}},
 		{name: "path-recycled", f: machine.GCFacts{PathLive: true}, code: machine.CodeWorktreeLive, words: []string{rsPath, "path recycled"}},
 		{name: "handle-recycled", f: machine.GCFacts{HandleLive: true}, code: machine.CodeWorktreeLive, words: []string{rsHandle, "handle recycled"}},
-		{name: "record-live", f: machine.GCFacts{RecordLive: true}, code: machine.CodeWorktreeLive, words: []string{rsID, "not tombstoned", "pruned admin entry"}},
+		{name: "record-live", f: machine.GCFacts{RecordLive: true}, code: machine.CodeWorktreeLive, words: []string{rsID, "has not vanished", "pruned admin entry"},
+			retry: "custody plan"},
+		// A record whose tree vanished is no longer live (RecordLive false):
+		// its resource goes unless an intent or a live lease holds it.
+		{name: "record-busy", f: machine.GCFacts{RecordBusy: true}, code: machine.CodeInProgress, words: []string{rsID, "unfinished intent"},
+			retry: "custody resume"},
+		{name: "record-leased", f: machine.GCFacts{Lease: &machine.Lease{Record: testID, Holder: "agent-7", Expires: testNow}}, code: machine.CodeLeaseLive,
+			words: []string{rsID, "agent-7", testNow.UTC().Format("2006-01-02T15:04:05Z")}, retry: "custody resource gc"},
+		{name: "record-busy-before-gc-false", r: func(r *machine.Resource) { r.GC = false }, f: machine.GCFacts{RecordBusy: true}, code: machine.CodeInProgress,
+			retry: "custody resume"},
 		{name: "record-unknown", f: machine.GCFacts{RecordUnknown: true}, code: machine.CodeObservationFailed, words: []string{rsID, "could not be read"}},
-		{name: "tree-present", f: machine.GCFacts{TreePresent: true}, code: machine.CodeWorktreeLive, words: []string{rsPath, "still present"}},
+		{name: "tree-present", f: machine.GCFacts{TreePresent: true}, code: machine.CodeWorktreeLive, words: []string{rsPath, "still present", "move away"},
+			retry: "custody resource gc"},
 		{name: "tree-unknown", f: machine.GCFacts{TreeUnknown: true}, code: machine.CodeObservationFailed, words: []string{rsPath, "could not be observed"}},
-		{name: "record-live-before-gc-false", r: func(r *machine.Resource) { r.GC = false }, f: machine.GCFacts{RecordLive: true}, code: machine.CodeWorktreeLive},
-		{name: "tree-present-before-token", r: func(r *machine.Resource) { r.Destroy = "rm @x@" }, f: machine.GCFacts{TreePresent: true}, code: machine.CodeWorktreeLive},
+		{name: "record-live-before-gc-false", r: func(r *machine.Resource) { r.GC = false }, f: machine.GCFacts{RecordLive: true}, code: machine.CodeWorktreeLive, retry: "custody plan"},
+		{name: "tree-present-before-token", r: func(r *machine.Resource) { r.Destroy = "rm @x@" }, f: machine.GCFacts{TreePresent: true}, code: machine.CodeWorktreeLive, retry: "custody resource gc"},
 		{name: "record-unknown-before-live", f: machine.GCFacts{RecordUnknown: true, RecordLive: true}, code: machine.CodeObservationFailed},
 		{name: "unexpanded-token", r: func(r *machine.Resource) { r.Destroy = "rm -rf @dir@/cache" }, f: orphan,
 			code: machine.CodeUnexpandedToken, words: []string{rsID, "@dir@", "never half-run"}},
@@ -536,7 +551,8 @@ func TestResourceDecideGC(t *testing.T) {
 			f: machine.GCFacts{HolderAlive: true, AdminPresent: true}, code: machine.CodeWrongState},
 		{name: "holder-before-gc-false", r: func(r *machine.Resource) { r.GC = false }, f: machine.GCFacts{HolderAlive: true}, code: machine.CodeInProgress},
 		{name: "admin-unknown-before-present", f: machine.GCFacts{AdminUnknown: true, AdminPresent: true}, code: machine.CodeObservationFailed},
-		{name: "admin-before-path", f: machine.GCFacts{AdminPresent: true, PathLive: true, HandleLive: true}, code: machine.CodeWorktreeLive, words: []string{"admin key"}},
+		{name: "admin-before-path", f: machine.GCFacts{AdminPresent: true, PathLive: true, HandleLive: true}, code: machine.CodeWorktreeLive, words: []string{"admin key"},
+			retry: "git worktree prune"},
 		{name: "live-before-token", r: func(r *machine.Resource) { r.Destroy = "rm @x@" }, f: machine.GCFacts{PathLive: true}, code: machine.CodeWorktreeLive},
 	}
 	for _, tt := range tests {
@@ -555,7 +571,11 @@ func TestResourceDecideGC(t *testing.T) {
 			if v.Reclaim || v.Refusal == nil {
 				t.Fatalf("DecideGC = %+v, want kept with %s", v, tt.code)
 			}
-			if d := cmp.Diff(machine.Refusal{Code: tt.code, Path: rsPath, Retry: "custody resource gc --dry-run"},
+			retry := tt.retry
+			if retry == "" {
+				retry = "custody resource gc --dry-run"
+			}
+			if d := cmp.Diff(machine.Refusal{Code: tt.code, Path: rsPath, Retry: retry},
 				machine.Refusal{Code: v.Refusal.Code, Path: v.Refusal.Path, Retry: v.Refusal.Retry}); d != "" {
 				t.Errorf("refusal (-want +got):\n%s", d)
 			}

@@ -143,7 +143,8 @@ const (
 	// ignored), then create once.
 	ResourceResumeRecreate ResourceResumeAction = "recreate"
 	// ResourceResumeDestroy: an interrupted destroy, or a create whose
-	// worktree is gone: run the frozen destroy.
+	// worktree is gone (its record tombstoned or absent, or its tree
+	// vanished): run the frozen destroy.
 	ResourceResumeDestroy ResourceResumeAction = "destroy"
 )
 
@@ -154,6 +155,9 @@ type ResourceResumeFacts struct {
 	// Worktree is the entry's worktree record, nil when the store holds
 	// none.
 	Worktree *Record
+	// WorktreeVanished says the worktree's tree vanished (Vanished): a
+	// create interrupted for it is undone, never made again.
+	WorktreeVanished bool
 }
 
 // DecideResourceResume picks the one rule that fits r, which carries an
@@ -171,7 +175,7 @@ func DecideResourceResume(r Resource, f ResourceResumeFacts) (ResourceResumeActi
 	switch {
 	case r.State == StateProvisioning && wt != nil && wt.State == StateProvisioning:
 		return ResourceResumeDeferred, nil
-	case r.State == StateProvisioning && wt != nil && (wt.State == StateActive || wt.State == StateFinished):
+	case r.State == StateProvisioning && wt != nil && (wt.State == StateActive || wt.State == StateFinished) && !f.WorktreeVanished:
 		return ResourceResumeRecreate, nil
 	}
 	return ResourceResumeDestroy, nil

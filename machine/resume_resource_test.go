@@ -25,6 +25,9 @@ func TestDecideResourceResume(t *testing.T) {
 		{"create/worktree-provisioning", entry(machine.StateProvisioning), machine.ResourceResumeFacts{Worktree: wt(machine.StateProvisioning)}, machine.ResourceResumeDeferred},
 		{"create/worktree-active", entry(machine.StateProvisioning), machine.ResourceResumeFacts{Worktree: wt(machine.StateActive)}, machine.ResourceResumeRecreate},
 		{"create/worktree-finished", entry(machine.StateProvisioning), machine.ResourceResumeFacts{Worktree: wt(machine.StateFinished)}, machine.ResourceResumeRecreate},
+		// The tree vanished since: the create is undone, never made again.
+		{"create/worktree-active-vanished", entry(machine.StateProvisioning), machine.ResourceResumeFacts{Worktree: wt(machine.StateActive), WorktreeVanished: true}, machine.ResourceResumeDestroy},
+		{"create/worktree-finished-vanished", entry(machine.StateProvisioning), machine.ResourceResumeFacts{Worktree: wt(machine.StateFinished), WorktreeVanished: true}, machine.ResourceResumeDestroy},
 		{"create/worktree-tombstoned", entry(machine.StateProvisioning), machine.ResourceResumeFacts{Worktree: wt(machine.StateTombstoned)}, machine.ResourceResumeDestroy},
 		{"create/worktree-unknown", entry(machine.StateProvisioning), machine.ResourceResumeFacts{}, machine.ResourceResumeDestroy},
 		{"destroy/worktree-active", entry(machine.StateRemoving), machine.ResourceResumeFacts{Worktree: wt(machine.StateActive)}, machine.ResourceResumeDestroy},

@@ -81,6 +81,15 @@ const (
 	// source when git still reports only the source: the move never
 	// happened (resume's "only src" rule).
 	TriggerStepBack Trigger = "step-back"
+	// TriggerSettle commits the settlement intent of a record whose tree
+	// vanished (deleted and pruned outside custody): active or finished →
+	// removing, with nothing left to remove (decision 0226).
+	TriggerSettle Trigger = "settle"
+	// TriggerSettled completes a settlement: removing → tombstoned, the
+	// tree still absent and unregistered, its branch settled as the
+	// settlement said. It is distinct from removed: custody removed
+	// nothing, and the record says what was proven of the tree's commits.
+	TriggerSettled Trigger = "settled"
 )
 
 // String returns the trigger's name.

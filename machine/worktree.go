@@ -28,6 +28,7 @@ func configureWorktree(sm *stateless.StateMachine) {
 		Permit(TriggerDiscard, StateTombstoned, nothingMade).
 		Permit(TriggerAbandon, StateTombstoned, unrecoverableAcknowledged)
 	sm.Configure(StateActive).
+		Permit(TriggerSettle, StateRemoving, vanishedSettlement).
 		Permit(TriggerFinish, StateFinished, noLiveLease).
 		Permit(TriggerExpire, StateFinished, leaseExpired).
 		Permit(TriggerRelocate, StateRelocating, relocationSafe).
@@ -35,6 +36,7 @@ func configureWorktree(sm *stateless.StateMachine) {
 	sm.Configure(StateFinished).
 		Permit(TriggerReopen, StateActive).
 		Permit(TriggerRemove, StateRemoving, removalProven).
+		Permit(TriggerSettle, StateRemoving, vanishedSettlement).
 		Permit(TriggerAbandon, StateTombstoned, unrecoverableAcknowledged)
 	sm.Configure(StateRelocating).
 		Permit(TriggerRelocated, StateActive, onlyDestinationRegistered).
@@ -43,6 +45,7 @@ func configureWorktree(sm *stateless.StateMachine) {
 		Permit(TriggerAbandon, StateTombstoned, unrecoverableAcknowledged)
 	sm.Configure(StateRemoving).
 		Permit(TriggerRemoved, StateTombstoned, absenceVerified).
+		Permit(TriggerSettled, StateTombstoned, settlementVerified).
 		PermitReentry(TriggerTakeOver, intentHeld).
 		Permit(TriggerRetreat, StateFinished, treeIntact).
 		Permit(TriggerAbandon, StateTombstoned, unrecoverableAcknowledged)

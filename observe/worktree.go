@@ -85,6 +85,12 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 func AttachProof(ctx context.Context, g *Git, repo Repo, rec machine.Record, o *machine.WorktreeObservation, scope Scope) {
 	var head string
 	switch {
+	case machine.Vanished(*o):
+		// Gone already: the settlement asks about the tip of its branch
+		// when that branch holds the last known commit, else about that
+		// commit (machine.VanishedHead).
+		o.BranchHoldsLastKnown = branchHolds(ctx, g, repo, rec, o.BranchTip)
+		head = machine.VanishedHead(rec, *o)
 	case o.PathState == machine.PathAbsent && !o.Registered && !o.AdminPresent && o.MovedTo == "":
 		head = rec.EffectiveHead()
 	case !o.Registered || o.PathState != machine.PathPresent || o.IsSymlink:
@@ -98,6 +104,20 @@ func AttachProof(ctx context.Context, g *Git, repo Repo, rec machine.Record, o *
 		o.ProofErr = err.Error()
 	}
 	o.Proof = p
+}
+
+// branchHolds reports whether tip, the tip of rec's branch, has rec's last
+// known commit as an ancestor (or is it). An answer git cannot give is no.
+func branchHolds(ctx context.Context, g *Git, repo Repo, rec machine.Record, tip string) bool {
+	k := rec.EffectiveHead()
+	if tip == "" || !machine.IsFullCommit(k) {
+		return false
+	}
+	if tip == k {
+		return true
+	}
+	ok, err := isAncestor(ctx, g, repo, k, tip)
+	return err == nil && ok
 }
 
 // worktreeLocal is Worktree without the proof: everything read from the

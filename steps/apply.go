@@ -45,6 +45,7 @@ type applyAction func(ctx context.Context, e *Env, run *applyRun, it machine.Pla
 func applyActions() map[machine.Action]applyAction {
 	return map[machine.Action]applyAction{
 		machine.ActionRemove:  applyRemove,
+		machine.ActionSettle:  applyRemove,
 		machine.ActionDestroy: applyDestroy,
 	}
 }
@@ -178,7 +179,7 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 		run.view = view
 		var heads []string
 		for _, p := range run.plan.Items {
-			if p.Action == machine.ActionRemove {
+			if p.Action == machine.ActionRemove || p.Action == machine.ActionSettle {
 				heads = append(heads, p.Head)
 			}
 		}
@@ -242,7 +243,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		}
 		switch rec.State {
 		case machine.StateTombstoned:
-			if rec.Evidence.Outcome == string(machine.OutcomeRemoved) {
+			if rec.Evidence.Outcome == string(machine.OutcomeRemoved) || rec.Evidence.Outcome == string(machine.OutcomeSettled) {
 				// A run interrupted after the tree went may have left its
 				// resources: tear them down now.
 				res, err := teardownResources(ctx, e, rec.ID)
@@ -264,8 +265,9 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		if err != nil {
 			return Outcome{}, err
 		}
-		if rec.State == machine.StateActive {
-			// A lease expired since plan: the tree counts as finished.
+		if rec.State == machine.StateActive && !machine.Vanished(obs) {
+			// A lease expired since plan: the tree counts as finished. (A
+			// tree that vanished is settled from active as it is.)
 			next, err := e.fire(ctx, rec, machine.TriggerExpire, machine.Firing{Obs: obs}, "lease expired")
 			if errors.Is(err, store.ErrConflict) {
 				continue
@@ -288,8 +290,21 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		switch {
 		case machine.Fingerprint(obs) != it.Fingerprint:
 			verdict = staleRefusal(rec, obs, it.Head)
-		case v.Action != machine.ActionRemove:
+		case v.Action == machine.ActionSettle && it.Action == machine.ActionSettle:
+			// What was proven and what becomes of the branch must be what
+			// plan showed; the proof itself is found fresh (a remote that
+			// advanced since plan does not make the settlement another).
+			was, now := *it.Settlement, *v.Settlement
+			was.Summary, now.Summary = "", ""
+			if was != now {
+				verdict = settlementChanged(rec, *it.Settlement, *v.Settlement)
+			}
+		case v.Action != machine.ActionRemove || it.Action != machine.ActionRemove:
 			verdict = v.Primary()
+			if verdict == nil {
+				verdict = &machine.Refusal{Code: machine.CodeStale, Path: rec.Path, Retry: "custody plan",
+					Message: fmt.Sprintf("%s changed since plan: plan said %s, now it is %s", rec.ID, it.Action, v.Action)}
+			}
 		case !run.opts.AllowExternalRetirement:
 			verdict = externalRefusal(e, rec, run.opts.PlanFile)
 		}
@@ -298,6 +313,29 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 				return o, err
 			}
 			continue
+		}
+		if v.Action == machine.ActionSettle {
+			intent := &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: v.Settlement.Head,
+				AdminKey: rec.AdminKey, Proof: v.Proof, Settlement: v.Settlement, Fingerprint: it.Fingerprint,
+				PlanID: plan.PlanID, Holder: e.Holder, At: e.Now().UTC()}
+			settling, err := e.fire(ctx, rec, machine.TriggerSettle, machine.Firing{Obs: obs, Intent: intent, Fingerprint: it.Fingerprint}, "settlement intent: "+v.Settlement.Summary)
+			if errors.Is(err, store.ErrConflict) {
+				continue // another invocation moved the record; look again
+			}
+			var r *machine.Refusal
+			if errors.As(err, &r) {
+				if o, done, err := refuse(r, rec.State); done || err != nil {
+					return o, err
+				}
+				continue
+			}
+			if err != nil {
+				return Outcome{}, err
+			}
+			failpoint("apply/after-intent")
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
+			defer cancel()
+			return settleRemoval(ctx, e, settling)
 		}
 		head := obs.Head
 		if obs.PathState == machine.PathAbsent {
@@ -325,6 +363,15 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		return carryOutRemovalIn(ctx, e, removing, scope, run.trees)
 	}
 	return Outcome{}, fmt.Errorf("%s kept changing under concurrent invocations", it.ID)
+}
+
+// settlementChanged refuses a settlement whose proof or branch changed
+// since plan (a remote now proves the branch tip, the branch moved): the
+// next plan shows the settlement as it is now.
+func settlementChanged(rec machine.Record, was, now machine.Settlement) *machine.Refusal {
+	return &machine.Refusal{Code: machine.CodeStale, Path: rec.Path, Retry: "custody plan",
+		Message: fmt.Sprintf("%s changed since plan: its settlement was on %s (proven %v, branch %s) and is now on %s (proven %v, branch %s)",
+			rec.ID, shortID(was.Head), was.Proven, was.Branch, shortID(now.Head), now.Proven, now.Branch)}
 }
 
 // refusedOutcome reports refusal r of item id.

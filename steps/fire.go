@@ -58,8 +58,17 @@ func (e *Env) fire(ctx context.Context, rec machine.Record, t machine.Trigger, f
 			if f.Intent != nil && f.Intent.Proof != nil {
 				c.Proof = f.Intent.Proof
 			}
-			if t == machine.TriggerRemoved && rec.Intent != nil {
+			if (t == machine.TriggerRemoved || t == machine.TriggerSettled) && rec.Intent != nil {
 				c.Proof = rec.Intent.Proof
+			}
+			if t == machine.TriggerSettle {
+				// A settlement's proof is only what it proved (none when
+				// nothing was): never a proof the observation holds of
+				// another commit.
+				c.Proof = nil
+				if f.Intent != nil {
+					c.Proof = f.Intent.Proof
+				}
 			}
 			if rec.State == machine.StateNone && c.After.Port != 0 {
 				c.Side = append(c.Side, store.ClaimPort(c.After.ID, c.After.Port))

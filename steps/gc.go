@@ -44,7 +44,7 @@ func (r GCResult) Pending() bool {
 // live, is anything on disk at its exact path, does a live worktree hold
 // the entry's path, does a live entry hold its handle, does a live process
 // hold its intent.
-func gcFacts(e *Env, r machine.Resource, inv observe.Inventory, all []machine.Resource) machine.GCFacts {
+func gcFacts(ctx context.Context, e *Env, r machine.Resource, inv observe.Inventory, all []machine.Resource, leases map[string]*machine.Lease) machine.GCFacts {
 	var f machine.GCFacts
 	switch observe.Lstat(e.Repo.AdminDir(r.AdminKey)).State {
 	case machine.PathPresent:
@@ -68,8 +68,21 @@ func gcFacts(e *Env, r machine.Resource, inv observe.Inventory, all []machine.Re
 		f.TreeUnknown = true
 	}
 	switch wt, err := e.Store.Get(r.Worktree); {
+	case err == nil && wt.State == machine.StateTombstoned:
+	case err == nil && wt.Intent != nil:
+		f.RecordBusy = true
 	case err == nil:
-		f.RecordLive = wt.State != machine.StateTombstoned
+		// A live record whose tree vanished (deleted outside custody, and
+		// pruned) holds its resources no more: custody observes the tree
+		// as plan does (machine.Vanished).
+		obs := observe.Worktree(ctx, e.Git, e.Repo, inv, wt, observe.Scope{})
+		lease := leases[wt.ID]
+		switch {
+		case !machine.Vanished(obs):
+			f.RecordLive = true
+		case lease.Live(e.Now()):
+			f.Lease = lease
+		}
 	case !errors.Is(err, store.ErrNotFound):
 		f.RecordUnknown = true
 	}
@@ -93,6 +106,10 @@ func orphans(ctx context.Context, e *Env) ([]machine.Resource, []machine.GCVerdi
 	if err != nil {
 		return nil, nil, err
 	}
+	leases, err := e.Store.Leases()
+	if err != nil {
+		return nil, nil, err
+	}
 	// A worktree's resources go in reverse creation order.
 	sort.SliceStable(all, func(i, j int) bool {
 		if all[i].Worktree != all[j].Worktree {
@@ -107,7 +124,7 @@ func orphans(ctx context.Context, e *Env) ([]machine.Resource, []machine.GCVerdi
 			continue
 		}
 		rs = append(rs, r)
-		vs = append(vs, machine.DecideGC(r, gcFacts(e, r, inv, all)))
+		vs = append(vs, machine.DecideGC(r, gcFacts(ctx, e, r, inv, all, leases)))
 	}
 	return rs, vs, nil
 }
@@ -171,7 +188,11 @@ func reclaim(ctx context.Context, e *Env, id, fingerprint string) (machine.Outco
 	if err != nil {
 		return "", nil, err
 	}
-	if v := machine.DecideGC(r, gcFacts(e, r, inv, all)); !v.Reclaim {
+	leases, err := e.Store.Leases()
+	if err != nil {
+		return "", nil, err
+	}
+	if v := machine.DecideGC(r, gcFacts(ctx, e, r, inv, all, leases)); !v.Reclaim {
 		return machine.OutcomeKept, v.Refusal, nil
 	}
 	r, err = e.destroyResource(ctx, r)
@@ -205,8 +226,8 @@ func resourceItems(ctx context.Context, e *Env) ([]machine.PlanItem, error) {
 		switch {
 		case vs[i].Reclaim:
 			it.Action = machine.ActionDestroy
-		case vs[i].Refusal.Code == machine.CodeWorktreeLive || vs[i].Refusal.Code == machine.CodeInProgress:
-			continue // not an orphan
+		case vs[i].Refusal.Code.Benign():
+			continue // not an orphan (yet): its worktree lives, is leased, or is being acted on
 		default:
 			it.Action, it.Refusal, it.Refusals = machine.ActionKeep, vs[i].Refusal, []machine.Refusal{*vs[i].Refusal}
 		}

@@ -86,7 +86,7 @@ func RetireHookTree(ctx context.Context, e *Env, req RetireRequest) (HookRetirem
 	if !ok {
 		return res, fmt.Errorf("internal: the plan has no item %s", id)
 	}
-	if it.Action != machine.ActionRemove {
+	if it.Action != machine.ActionRemove && it.Action != machine.ActionSettle {
 		res.keep(it.Refusal, it.Refusals)
 		return res, nil
 	}

@@ -50,7 +50,7 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	var live []machine.Record
 	var observeIdx []int
 	for _, r := range recs {
-		if r.Intent == nil && machine.Removable(r, leases[r.ID], now) {
+		if assessable(r, leases[r.ID], now) {
 			observeIdx = append(observeIdx, len(live))
 		}
 		live = append(live, r)
@@ -127,7 +127,12 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 		if en, ok := inv.Entry(live[i].Path); ok {
 			heads = append(heads, en.Head)
 		} else {
-			heads = append(heads, live[i].EffectiveHead()) // gone already: its last known commit
+			// Gone already: its last known commit, and the tip of its
+			// branch, which may carry its work on (machine.VanishedHead).
+			heads = append(heads, live[i].EffectiveHead())
+			if tip := inv.Branches[live[i].Branch]; tip != "" && tip != live[i].EffectiveHead() {
+				heads = append(heads, tip)
+			}
 		}
 	}
 	var remote sync.WaitGroup
@@ -208,11 +213,29 @@ func errNoRemote(e *Env) error {
 		Message: fmt.Sprintf("the repository at %s has no remote, so no finished worktree's commits can be proven published and none could be removed; nothing was changed. Add the remote your work is pushed to (git remote add origin URL)", e.Repo.MainCheckout)}
 }
 
+// assessable reports whether plan observes and assesses rec: a record
+// without an intent that is finished (or active under an expired lease),
+// or active with no live lease and nothing at its path, which may have
+// vanished (machine.Vanished: deleted outside custody and pruned). Other
+// records are assessed unobserved, as active work.
+func assessable(rec machine.Record, lease *machine.Lease, now time.Time) bool {
+	if rec.Intent != nil {
+		return false
+	}
+	if machine.Removable(rec, lease, now) {
+		return true
+	}
+	return rec.State == machine.StateActive && !lease.Live(now) && observe.Lstat(rec.Path).State == machine.PathAbsent
+}
+
 func item(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, observed bool) machine.PlanItem {
 	it := machine.PlanItem{ID: r.ID, Kind: r.Kind, State: r.State, Action: v.Action, Path: r.Path, Branch: r.Branch,
-		Head: obs.Head, Proof: v.Proof, Refusal: v.Primary(), Refusals: v.Refusals}
+		Head: obs.Head, Proof: v.Proof, Refusal: v.Primary(), Refusals: v.Refusals, Settlement: v.Settlement}
 	if v.Action == machine.ActionRemove {
 		it.Discarded = obs.Discarded
+	}
+	if v.Settlement != nil {
+		it.Head = v.Settlement.Head
 	}
 	if it.Head == "" {
 		it.Head = r.EffectiveHead()

@@ -40,7 +40,7 @@ func planRecord(ctx context.Context, e *Env, id string) (machine.Plan, error) {
 		return machine.Plan{}, err
 	}
 	lease := leases[rec.ID]
-	if rec.Intent != nil || !machine.Removable(rec, lease, now) {
+	if !assessable(rec, lease, now) {
 		obs := machine.WorktreeObservation{Path: rec.Path, Lease: lease}
 		plan.Items = []machine.PlanItem{item(rec, obs, machine.Assess(rec, obs, e.Policy, now), false)}
 		return machine.Seal(plan), nil

@@ -329,13 +329,18 @@ func settleRemovalSeen(ctx context.Context, e *Env, rec machine.Record, seen map
 		return Outcome{}, err
 	}
 	failpoint("apply/before-complete")
-	if _, err := e.fire(ctx, rec, machine.TriggerRemoved, machine.Firing{Obs: obs,
-		Evidence: machine.Evidence{BranchOutcome: branchOutcome, BranchReason: reason}}, string(machine.OutcomeRemoved)); err != nil {
+	trigger, outcome, text := machine.TriggerRemoved, machine.OutcomeRemoved, string(machine.OutcomeRemoved)
+	if s := settlementOf(rec); s != nil {
+		trigger, outcome = machine.TriggerSettled, machine.OutcomeSettled
+		text = settledText(rec, *s, branchOutcome, reason)
+	}
+	if _, err := e.fire(ctx, rec, trigger, machine.Firing{Obs: obs,
+		Evidence: machine.Evidence{BranchOutcome: branchOutcome, BranchReason: reason}}, text); err != nil {
 		return Outcome{}, err
 	}
 	dropHashCache(e, rec)
 	res, err := teardownResources(ctx, e, rec.ID)
-	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRemoved, State: machine.StateTombstoned, Resources: res,
+	return Outcome{ID: rec.ID, Outcome: outcome, State: machine.StateTombstoned, Resources: res,
 		Branch: branchResult(rec, branchOutcome, reason), Recovered: recovered}, err
 }
 
@@ -392,6 +397,21 @@ func adminEntryIsRecords(e *Env, rec machine.Record) bool {
 	}
 	b, err := safefile.Read(filepath.Join(dir, "gitdir"), 64<<10)
 	return err != nil || filepath.Clean(strings.TrimSpace(string(b))) == filepath.Join(rec.Path, ".git")
+}
+
+// settledText is the journal's outcome of a settlement: what was proven of
+// the vanished tree's commits, and what became of its branch.
+func settledText(rec machine.Record, s machine.Settlement, branchOutcome, reason string) string {
+	text := "settled: " + s.Summary
+	switch {
+	case rec.Branch == "" || branchOutcome == machine.BranchAbsent:
+		text += "; it has no branch " + rec.Branch
+	case branchOutcome == machine.BranchDeleted:
+		text += fmt.Sprintf("; branch %s deleted (was %s)", rec.Branch, shortID(s.Head))
+	default:
+		text += fmt.Sprintf("; branch %s kept at %s: %s", rec.Branch, shortID(s.BranchTip), reason)
+	}
+	return text
 }
 
 // observeSettled observes rec to verify its removal: e.observe, except
@@ -495,6 +515,16 @@ func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record, inv *obs
 	if rec.Origin != machine.OriginCreated || rec.Branch != e.Policy.BranchPrefix+rec.ID {
 		return machine.BranchKept, "not created by custody"
 	}
+	if s := settlementOf(rec); s != nil && s.Branch != machine.SettleBranchDelete {
+		// A settlement deletes the branch only when its tip is what was
+		// proven; otherwise the branch may hold the only copy.
+		if inv != nil {
+			if _, ok := inv.Branches[rec.Branch]; !ok {
+				return machine.BranchAbsent, "no such branch at completion"
+			}
+		}
+		return machine.BranchKept, s.BranchReason
+	}
 	expect := provenHead(rec)
 	outcome, reason := casDeleteBranchThen(ctx, e, inv, rec.Branch, expect, func() error {
 		// Journaled beside the record's own history (record ""), which
@@ -508,6 +538,14 @@ func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record, inv *obs
 		return machine.BranchDeleted, "deleted by an interrupted run"
 	}
 	return outcome, reason
+}
+
+// settlementOf is the settlement rec's intent carries (nil for a removal).
+func settlementOf(rec machine.Record) *machine.Settlement {
+	if rec.Intent == nil {
+		return nil
+	}
+	return rec.Intent.Settlement
 }
 
 // EventBranchDeleting names the journal event written right before custody

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -15,7 +16,7 @@ func resourceWorkflow() Workflow[machine.Resource] {
 	return Workflow[machine.Resource]{
 		Kind: machine.KindResource,
 		Skip: func(ctx context.Context, e *Env, r machine.Resource) (bool, error) {
-			a, _, err := e.decideResource(r, false)
+			a, _, err := e.decideResource(ctx, r, false)
 			return a == machine.ResourceResumeDeferred, err
 		},
 		TakeOver: func(ctx context.Context, e *Env, r machine.Resource) (machine.Resource, error) {
@@ -24,7 +25,7 @@ func resourceWorkflow() Workflow[machine.Resource] {
 			return e.fireResource(ctx, r, machine.TriggerTakeOver, machine.ResourceFiring{Intent: &in}, "resumed")
 		},
 		Decide: func(ctx context.Context, e *Env, r machine.Resource) (string, *machine.Refusal, error) {
-			a, ref, err := e.decideResource(r, false)
+			a, ref, err := e.decideResource(ctx, r, false)
 			return string(a), ref, err
 		},
 		Continue: map[string]func(context.Context, *Env, machine.Resource) ([]ResumeItem, error){
@@ -47,7 +48,7 @@ func resourceWorkflow() Workflow[machine.Resource] {
 
 // decideResource gathers the facts of r's resume decision and takes it.
 // The runner has already judged the holder when it asks for the decision.
-func (e *Env) decideResource(r machine.Resource, holderAlive bool) (machine.ResourceResumeAction, *machine.Refusal, error) {
+func (e *Env) decideResource(ctx context.Context, r machine.Resource, holderAlive bool) (machine.ResourceResumeAction, *machine.Refusal, error) {
 	f := machine.ResourceResumeFacts{HolderAlive: holderAlive}
 	wt, err := e.Store.Get(r.Worktree)
 	switch {
@@ -55,6 +56,16 @@ func (e *Env) decideResource(r machine.Resource, holderAlive bool) (machine.Reso
 		f.Worktree = &wt
 	case !errors.Is(err, store.ErrNotFound):
 		return "", nil, err
+	}
+	if f.Worktree != nil && r.State == machine.StateProvisioning && wt.Intent == nil &&
+		(wt.State == machine.StateActive || wt.State == machine.StateFinished) {
+		// An interrupted create of a tree that has vanished since is not
+		// made again: its record settles, and the resource with it.
+		obs, _, err := e.observe(ctx, wt, observe.Scope{})
+		if err != nil {
+			return "", nil, err
+		}
+		f.WorktreeVanished = machine.Vanished(obs)
 	}
 	a, ref := machine.DecideResourceResume(r, f)
 	return a, ref, nil

@@ -129,7 +129,7 @@ func adCases() map[machine.Code]adCase {
 		})},
 		machine.CodeWorktreeMissing: {setup: func(t *testing.T) adWorld {
 			// Deleted by hand with a commit only on its branch: prune,
-			// then push the branch, then plan settles the record.
+			// then plan settles the record, keeping the branch.
 			r := adRepo(t)
 			_, path := adFinished(t, r, "deleted", func(path string) { r.Commit(path, "mine.txt", "only here\n") })
 			if err := os.RemoveAll(path); err != nil {
@@ -636,15 +636,16 @@ func adFollow(t *testing.T, w adWorld, c adCase, first adJSONRefusal) {
 }
 
 // adSettled checks, when the command run again is plan, that plan says
-// nothing about the tree because it is to be removed or custody settled
-// it (no item): not because custody lost sight of it.
+// nothing about the tree because it is to be removed, its record to be
+// settled (its tree vanished, decision 0226), or custody settled it (no
+// item): not because custody lost sight of it.
 func adSettled(t *testing.T, w adWorld, again []string, res result) {
 	t.Helper()
 	if again[0] != "plan" {
 		return
 	}
 	p := decodeResult[machine.Plan](t, res, "plan")
-	if it := planItemAt(p, w.tree); it != nil && it.Action != machine.ActionRemove {
+	if it := planItemAt(p, w.tree); it != nil && it.Action != machine.ActionRemove && it.Action != machine.ActionSettle {
 		t.Errorf("after the advice, plan's item for %s is %s with no refusal about the tree: %+v", w.tree, it.Action, *it)
 	}
 	if it := planItemAt(p, w.tree); it == nil {

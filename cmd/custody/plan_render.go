@@ -16,6 +16,8 @@ import (
 type planSummary struct {
 	remove  []machine.PlanItem
 	destroy []machine.PlanItem
+	// settle are records whose tree vanished outside custody.
+	settle []machine.PlanItem
 	// kept groups the kept items a person can act on by their primary
 	// refusal's code, largest group first.
 	kept    []keptGroup
@@ -42,6 +44,8 @@ func summarize(plan machine.Plan) planSummary {
 			s.remove = append(s.remove, it)
 		case it.Action == machine.ActionDestroy:
 			s.destroy = append(s.destroy, it)
+		case it.Action == machine.ActionSettle:
+			s.settle = append(s.settle, it)
 		case it.Refusal != nil && (it.Refusal.Code == machine.CodeNotFinished || it.Refusal.Code == machine.CodeLeaseLive):
 			s.active++
 		case it.Refusal != nil && it.Refusal.Code == machine.CodeForeign:
@@ -72,6 +76,9 @@ func summarize(plan machine.Plan) planSummary {
 func (s planSummary) line() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d to remove", len(s.remove))
+	if len(s.settle) > 0 {
+		fmt.Fprintf(&b, ", %d to settle (deleted outside custody)", len(s.settle))
+	}
 	if len(s.destroy) > 0 {
 		fmt.Fprintf(&b, ", %d orphaned resources to destroy", len(s.destroy))
 	}
@@ -156,7 +163,7 @@ func renderPlan(w io.Writer, plan machine.Plan, out string, v pathView, verbose 
 		}
 	}
 	switch {
-	case len(s.remove)+len(s.destroy) == 0:
+	case len(s.remove)+len(s.destroy)+len(s.settle) == 0:
 	case out == stdoutPath:
 		fmt.Fprintln(w, "next: save the plan printed on stdout to a file, review it, then: custody apply FILE")
 	case out != "":
@@ -182,6 +189,32 @@ func proofText(it machine.PlanItem) string {
 	return s
 }
 
+// settleText says what settling a vanished tree's record stands on: what
+// was proven (never more than the proof covers) and what becomes of its
+// branch.
+func settleText(it machine.PlanItem) string {
+	st := it.Settlement
+	if st == nil {
+		return ""
+	}
+	var proven string
+	switch {
+	case st.WorkProven:
+		proven = "work proven, " + proofText(it)
+	case st.Proven:
+		proven = "only its base commit proven, " + proofText(it)
+	default:
+		proven = "nothing proves " + short(st.Head) + " published"
+	}
+	switch st.Branch {
+	case machine.SettleBranchDelete:
+		return proven + "; branch " + it.Branch + " deleted"
+	case machine.SettleBranchKeep:
+		return proven + "; branch " + it.Branch + " kept: " + st.BranchReason
+	}
+	return proven + "; no branch"
+}
+
 func renderRemovals(w io.Writer, s planSummary, v pathView) {
 	if len(s.remove) > 0 {
 		fmt.Fprintln(w, "to remove:")
@@ -191,6 +224,14 @@ func renderRemovals(w io.Writer, s planSummary, v pathView) {
 			for _, d := range it.Discarded {
 				rows = append(rows, []string{"    discards " + d.Path + "/", fmt.Sprintf("%s, %s", d.Kind, byteSize(d.Bytes))})
 			}
+		}
+		table(w, rows)
+	}
+	if len(s.settle) > 0 {
+		fmt.Fprintln(w, "to settle (deleted outside custody: nothing to remove, their resources destroyed):")
+		rows := [][]string{}
+		for _, it := range sortedByPath(s.settle, v) {
+			rows = append(rows, []string{"  " + v.show(it.Path), settleText(it)})
 		}
 		table(w, rows)
 	}
@@ -301,6 +342,8 @@ func renderPlanItems(w io.Writer, plan machine.Plan) {
 		why := ""
 		if it.Action == machine.ActionDestroy {
 			why = "orphaned resource: its worktree is gone"
+		} else if it.Action == machine.ActionSettle {
+			why = settleText(it)
 		} else if it.Proof != nil {
 			why = proofText(it)
 		} else if it.Refusal != nil {

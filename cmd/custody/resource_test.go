@@ -224,9 +224,9 @@ func (w *rtWorld) removeTree(t testing.TB, id string, wantApply int) steps.Apply
 	return decodeResult[steps.ApplyResult](t, mustCustody(t, w.r, wantApply, "apply", plan, "--json"), "apply")
 }
 
-// vanish removes a tree the hard way: rm -rf, then git worktree prune
-// and, since a pruned admin entry alone never makes a resource an orphan,
-// the tree's record is tombstoned as custody would after a removal.
+// vanish removes a tree the hard way: rm -rf, then (with prune) git
+// worktree prune. Its record stays as it was: custody finds the tree
+// vanished (decision 0226).
 func (w *rtWorld) vanish(t testing.TB, path string, prune bool) {
 	t.Helper()
 	if err := os.RemoveAll(path); err != nil {
@@ -234,7 +234,6 @@ func (w *rtWorld) vanish(t testing.TB, path string, prune bool) {
 	}
 	if prune {
 		w.r.Git("worktree", "prune")
-		tombstoneAt(t, w.r, path)
 	}
 }
 
@@ -901,7 +900,9 @@ func TestResourcePlanOrphans(t *testing.T) {
 	for _, o := range ap.Items {
 		got[o.ID] = string(o.Outcome)
 	}
-	if d := cmp.Diff(map[string]string{gone.ID + "/db": "destroyed", done.ID: "removed"}, got); d != "" {
+	// The vanished tree's record settles first, destroying its resource;
+	// the destroy item then finds it done.
+	if d := cmp.Diff(map[string]string{gone.ID: "settled", gone.ID + "/db": "already-done", done.ID: "removed"}, got); d != "" {
 		t.Errorf("apply (-want +got):\n%s", d)
 	}
 	if w.exists(t, hg) || w.exists(t, hd) {
@@ -918,7 +919,7 @@ func TestResourcePlanOrphans(t *testing.T) {
 	if d := cmp.Diff(lines, w.logLines(t)); d != "" {
 		t.Errorf("reapply ran commands:\n%s", d)
 	}
-	if items := w.plan(t, ""); len(items) != 0 { // the vanished tree's record is tombstoned
+	if items := w.plan(t, ""); len(items) != 0 { // the vanished tree's record is settled
 		t.Errorf("plan after apply: %+v", items)
 	}
 }
@@ -1537,9 +1538,9 @@ func TestResourceCreateLargeOutput(t *testing.T) {
 }
 
 // TestResourceGCRecordOrTreeLive: a pruned admin entry alone never makes a
-// resource an orphan. While its worktree record is not tombstoned, or
-// anything is on disk at the tree's exact path, orphan GC keeps the
-// resource, with and without --dry-run, and no destroy runs.
+// resource an orphan. While anything is on disk at the tree's exact path,
+// orphan GC keeps the resource, with and without --dry-run, and no destroy
+// runs. (A live record whose tree vanished is settled: vanished_settle_test.go.)
 func TestResourceGCRecordOrTreeLive(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -1547,10 +1548,6 @@ func TestResourceGCRecordOrTreeLive(t *testing.T) {
 		scene func(t *testing.T, w *rtWorld, path string)
 		words string
 	}{
-		{"record-live", func(t *testing.T, w *rtWorld, path string) {
-			w.vanish(t, path, false)
-			w.r.Git("worktree", "prune")
-		}, "not tombstoned"},
 		{"tree-present", func(t *testing.T, w *rtWorld, path string) {
 			w.vanish(t, path, true)
 			// Someone's plain directory (no worktree) now stands at the path.

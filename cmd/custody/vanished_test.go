@@ -4,15 +4,19 @@ import (
 	"os"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
 
-// TestVanishedTreeIsSettled: a tree deleted by hand and pruned from git is
-// already gone. When the commit custody last knew of is published, plan
-// settles the record (remove, with the proof) and apply tombstones it and
-// deletes the owned branch, removing nothing. When that commit is on no
-// remote, the record is kept as worktree-missing and the branch stays.
+// TestVanishedTreeIsSettled: a finished tree deleted by hand and pruned
+// from git is already gone: plan settles its record (decision 0226). When
+// the commit custody last knew of is published, the settlement carries
+// that proof and apply deletes the owned branch; when only its branch
+// holds that commit, the record settles with the branch kept and no
+// proof; when nothing holds it any more (its branch deleted too), the
+// record is kept as worktree-missing. Nothing is removed.
 func TestVanishedTreeIsSettled(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
@@ -22,26 +26,32 @@ func TestVanishedTreeIsSettled(t *testing.T) {
 	r.Push(pubPath, "main")
 	lostID, lostPath := newTree(t, r, "lost")
 	lostHead := r.Commit(lostPath, "lost.txt", "only here\n")
-	mustCustody(t, r, 0, "finish", pubID, lostID)
-	for _, p := range []string{pubPath, lostPath} {
+	goneID, gonePath := newTree(t, r, "gone")
+	r.Commit(gonePath, "gone.txt", "nowhere\n")
+	mustCustody(t, r, 0, "finish", pubID, lostID, goneID)
+	for _, p := range []string{pubPath, lostPath, gonePath} {
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)
 		}
 	}
 	r.Git("worktree", "prune")
+	r.Git("branch", "-D", "custody/"+goneID)
 
 	plan := decodeResult[machine.Plan](t, mustCustody(t, r, 0, "plan", "--json", "-o", "plan.json"), "plan")
 	got := map[string]string{}
 	for _, it := range plan.Items {
 		switch {
-		case it.Action == "remove" && it.Proof != nil:
-			got[it.ID] = "remove " + string(it.Proof.Kind)
+		case it.Action == machine.ActionSettle && it.Proof != nil:
+			got[it.ID] = "settle " + string(it.Proof.Kind) + " branch " + it.Settlement.Branch
+		case it.Action == machine.ActionSettle:
+			got[it.ID] = "settle unproven branch " + it.Settlement.Branch
 		case it.Refusal != nil:
 			got[it.ID] = string(it.Action) + " " + string(it.Refusal.Code)
 		}
 	}
-	if got[pubID] != "remove ancestry" || got[lostID] != "keep worktree-missing" {
-		t.Fatalf("plan: %v; want %s removed by ancestry and %s kept worktree-missing", got, pubID, lostID)
+	want := map[string]string{pubID: "settle ancestry branch delete", lostID: "settle unproven branch keep", goneID: "keep worktree-missing"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("plan (-want +got):\n%s", d)
 	}
 	mustCustody(t, r, 0, "apply", "plan.json") // every action of the plan is done
 	if tip := r.BranchTip("custody/" + pubID); tip != "" {
@@ -54,7 +64,7 @@ func TestVanishedTreeIsSettled(t *testing.T) {
 	for _, rec := range listRecords(t, r, true) {
 		states[rec.ID] = rec.State
 	}
-	if states[pubID] != "tombstoned" || states[lostID] != "finished" {
-		t.Errorf("states %v; want %s tombstoned, %s finished", states, pubID, lostID)
+	if states[pubID] != "tombstoned" || states[lostID] != "tombstoned" || states[goneID] != "finished" {
+		t.Errorf("states %v; want %s and %s tombstoned, %s finished", states, pubID, lostID, goneID)
 	}
 }
