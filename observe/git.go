@@ -20,6 +20,14 @@ type Git struct {
 	// RemoteTimeout bounds each remote's advertisement and fetch (zero:
 	// the package's RemoteTimeout).
 	RemoteTimeout time.Duration
+	// ObserveTimeout bounds each git command that only reads (Observe,
+	// ObserveInput, ObserveObjects) when its context carries no deadline
+	// of its own (zero: the package's ObserveTimeout). Commands that
+	// change the repository keep the Runner's deadline.
+	ObserveTimeout time.Duration
+	// timeouts, when set, collects the commands of this Git that ran out
+	// of time (noting): the observation of one tree.
+	timeouts *timeoutNotes
 	// unanswered remembers the remotes that did not answer, so that each
 	// is asked once per Git (one command), however many trees it speaks
 	// for; nil remembers nothing.
@@ -115,15 +123,43 @@ func gitEnv(observing bool) []string {
 }
 
 func (g *Git) run(ctx context.Context, observing bool, dir string, stdin []byte, args ...string) ([]byte, error) {
-	bin := g.Bin
-	if bin == "" {
-		bin = "git"
+	return g.runCmd(ctx, observing, Cmd{Dir: dir, Args: append([]string{g.bin()}, args...), Stdin: stdin})
+}
+
+// bin is the git program.
+func (g *Git) bin() string {
+	if g.Bin == "" {
+		return "git"
 	}
+	return g.Bin
+}
+
+// runCmd runs c on the Git's runner with git's environment: an observing
+// command bounded by ObserveTimeout. A command that runs out of time is
+// noted, when the Git notes them (noting).
+func (g *Git) runCmd(ctx context.Context, observing bool, c Cmd) ([]byte, error) {
 	r := *g.Runner
 	r.Env = gitEnv(observing)
-	res, err := r.Run(ctx, Cmd{Dir: dir, Args: append([]string{bin}, args...), Stdin: stdin})
+	if observing {
+		r.Deadline = g.observeTimeout()
+	}
+	res, err := r.Run(ctx, c)
+	g.timeouts.note(err)
 	return res.Stdout, err
 }
+
+func (g *Git) observeTimeout() time.Duration {
+	if g.ObserveTimeout > 0 {
+		return g.ObserveTimeout
+	}
+	return ObserveTimeout
+}
+
+// ObserveTimeout bounds one git command that only reads, unless
+// Git.ObserveTimeout says otherwise: git status of the largest trees, with
+// the filters it runs, ends well within it, and a filter, hook or helper
+// that hangs holds a plan no longer than this (decision 0224).
+const ObserveTimeout = 5 * time.Minute
 
 // Observe runs a read-only git command in dir with GIT_OPTIONAL_LOCKS=0.
 func (g *Git) Observe(ctx context.Context, dir string, args ...string) ([]byte, error) {
@@ -146,14 +182,7 @@ func (g *Git) ObserveObjects(ctx context.Context, repo Repo, stdin []byte, args 
 	if _, err := os.Lstat(none); !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s exists (custody never makes it), so git cannot be shown an empty index there: remove it", none)
 	}
-	bin := g.Bin
-	if bin == "" {
-		bin = "git"
-	}
-	r := *g.Runner
-	r.Env = gitEnv(true)
-	res, err := r.Run(ctx, Cmd{Dir: repo.MainCheckout, Args: append([]string{bin}, args...), Stdin: stdin, Env: []string{"GIT_INDEX_FILE=" + none}})
-	return res.Stdout, err
+	return g.runCmd(ctx, true, Cmd{Dir: repo.MainCheckout, Args: append([]string{g.bin()}, args...), Stdin: stdin, Env: []string{"GIT_INDEX_FILE=" + none}})
 }
 
 // Mutate runs a git command that changes the repository.
