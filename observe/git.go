@@ -144,6 +144,10 @@ func (g *Git) runCmd(ctx context.Context, observing bool, c Cmd) ([]byte, error)
 		r.Deadline = g.observeTimeout()
 	}
 	res, err := r.Run(ctx, c)
+	var te *TimeoutError
+	if observing && errors.As(err, &te) {
+		te.Observing = true
+	}
 	g.timeouts.note(err)
 	return res.Stdout, err
 }

@@ -23,6 +23,10 @@ type TimeoutError struct {
 	Cmd Cmd
 	// After is the time it was given, from its start to its deadline.
 	After time.Duration
+	// Observing is set when the command only read (a git observation,
+	// bounded by Git.ObserveTimeout), so a longer --observe-timeout is
+	// what retries it.
+	Observing bool
 }
 
 // Error names the command, where it ran and the time it was given.
@@ -31,7 +35,7 @@ func (e *TimeoutError) Error() string {
 	if e.Cmd.Dir != "" {
 		where = " in " + e.Cmd.Dir
 	}
-	return fmt.Sprintf("%s%s: no answer within %s; it and every process it started were killed", e.Cmd, where, RoundDeadline(e.After))
+	return fmt.Sprintf("%s%s: no answer within %s; it and every process it started were killed", e.Cmd, where, machine.ShortDuration(RoundDeadline(e.After)))
 }
 
 // Is makes errors.Is(err, ErrTimedOut) hold.
@@ -68,7 +72,7 @@ func (n *timeoutNotes) note(err error) {
 	if n == nil || !errors.As(err, &te) {
 		return
 	}
-	t := machine.TimedOut{Command: te.Cmd.Quoted(), Dir: te.Cmd.Dir, Deadline: RoundDeadline(te.After).String()}
+	t := machine.TimedOut{Command: te.Cmd.Quoted(), Dir: te.Cmd.Dir, Deadline: machine.ShortDuration(RoundDeadline(te.After))}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if key := t.Dir + "\x00" + t.Command; !n.seen[key] {
