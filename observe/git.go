@@ -100,7 +100,11 @@ func CleanEnv() []string {
 // gitEnv is the environment every git command runs with: CleanEnv plus
 // custody's fixed settings. The ext:: transport (a remote URL that is a
 // shell command) is never allowed, whatever the repository's or the
-// user's protocol.ext.allow says: asking a remote must not run code.
+// user's protocol.ext.allow says: asking a remote must not run code. No
+// fsmonitor is asked either (core.fsmonitor=false): git runs a configured
+// hook whenever it reads an index, even for diff-tree against an index
+// that does not exist, and custody never needs what it says, so one that
+// hangs cannot hold a proof (decision 0224).
 // Configuration passed in the environment by whoever started custody
 // (GIT_CONFIG_COUNT and its keys, and GIT_CONFIG_PARAMETERS, which `git -c`
 // sets for its children and which git reads after the others, so it would
@@ -115,7 +119,8 @@ func gitEnv(observing bool) []string {
 	}
 	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_NO_REPLACE_OBJECTS=1",
 		"GIT_GRAFT_FILE=/dev/null", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_SSH_VARIANT=ssh",
-		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.ext.allow", "GIT_CONFIG_VALUE_0=never")
+		"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=protocol.ext.allow", "GIT_CONFIG_VALUE_0=never",
+		"GIT_CONFIG_KEY_1=core.fsmonitor", "GIT_CONFIG_VALUE_1=false")
 	if observing {
 		env = append(env, "GIT_OPTIONAL_LOCKS=0")
 	}
