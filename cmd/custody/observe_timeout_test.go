@@ -323,9 +323,12 @@ func TestPlanRemoteHangs(t *testing.T) {
 // driver and external diffs that would hang are configured for the
 // repository and its trees; custody's observations run none of them (git
 // status with core.fsmonitor=false, diffs with --no-textconv and
-// --no-ext-diff), so plan, at its default deadlines, assesses in seconds a
-// tree whose file's stat changed and one whose commit was published as
-// another commit (its proof compares patches), and nothing ran.
+// --no-ext-diff; no git asks an fsmonitor, which git would do whenever it
+// reads an index, even for a proof's diff-tree), so plan assesses in
+// seconds a tree whose file's stat changed and one whose commit was
+// published as another commit (its proof compares patches), and nothing
+// ran. (The 20s deadline only makes a regression fail fast, naming the
+// command that ran one.)
 func TestGitIsNeverToldToRunWhatItNeedNot(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
@@ -356,7 +359,7 @@ func TestGitIsNeverToldToRunWhatItNeedNot(t *testing.T) {
 	r.Git("config", "diff.hang.textconv", hang)
 	r.Git("config", "diff.hang.command", hang)
 	r.Git("config", "diff.external", hang)
-	res, took := otRun(t, custodyBin, r, nil, "plan beside hanging hooks", []string{pids}, "--json", "plan")
+	res, took := otRun(t, custodyBin, r, nil, "plan beside hanging hooks", []string{pids}, "--observe-timeout", "20s", "--json", "plan")
 	if res.Code != 0 || took > 45*time.Second {
 		t.Fatalf("plan took %v: %s", took.Round(time.Millisecond), res)
 	}
