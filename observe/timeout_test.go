@@ -5,11 +5,16 @@ package observe
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/custody-sh/custody/machine"
 )
 
 // TestRunTimeoutIsTyped: a command still running at its deadline — the
@@ -113,5 +118,31 @@ func TestGitNotesTimeouts(t *testing.T) {
 	defer cancel()
 	if _, err := g.Mutate(mctx, dir, "worktree", "add"); !errors.As(err, &te) || te.Observing || RoundDeadline(te.After) != 300*time.Millisecond {
 		t.Errorf("Mutate = %v, want a *TimeoutError after the context's 300ms, not marked Observing", err)
+	}
+}
+
+// TestAttachProofNotesBatchTimeout: a proof asked for the whole plan at
+// once ran on the plan's Git, not the tree's; when one of its commands
+// ran out of time, the tree it was proving still has it in TimedOut, once
+// however often it is attached, beside its proof error.
+func TestAttachProofNotesBatchTimeout(t *testing.T) {
+	t.Parallel()
+	head := strings.Repeat("a", 40)
+	tip := strings.Repeat("b", 40)
+	slow := &TimeoutError{Cmd: Cmd{Dir: "/repo", Args: []string{"git", "rev-list", "--parents", "--stdin"}}, After: 5 * time.Minute, Observing: true}
+	done := make(chan struct{})
+	close(done)
+	scope := Scope{
+		View:   &RemoteView{Remotes: []string{"origin"}, Tips: []Tip{{Remote: "origin", Ref: "refs/heads/main", Commit: tip}}},
+		Proofs: &ProofSet{done: done, res: map[string]ProofResult{head: {Err: fmt.Errorf("commits %s adds: %w", head, slow)}}},
+	}
+	o := machine.WorktreeObservation{Path: "/tree", PathState: machine.PathPresent, IsDir: true, Registered: true, Head: head}
+	g := NewGit(&Runner{})
+	for range 2 {
+		AttachProof(context.Background(), g, Repo{}, machine.Record{ID: "t", Path: "/tree"}, &o, scope)
+	}
+	want := []machine.TimedOut{{Command: "git rev-list --parents --stdin", Dir: "/repo", Deadline: "5m"}}
+	if diff := cmp.Diff(want, o.TimedOut); diff != "" || o.ProofErr == "" || o.Proof != nil {
+		t.Errorf("TimedOut (-want +got):\n%s\nproof %+v, error %q", diff, o.Proof, o.ProofErr)
 	}
 }
