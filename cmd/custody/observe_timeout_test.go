@@ -259,6 +259,55 @@ func TestApplyObservationTimesOut(t *testing.T) {
 	}
 }
 
+// TestResumeObservationTimesOut: a removal interrupted right after its
+// intent is resumed while the tree's git status hangs. Resume cannot tell
+// whether the interrupted run removed anything, so it keeps the intent
+// and refuses with observation-timed-out, retried by resume with a longer
+// deadline; nothing of the tree is deleted, nothing of the filter is left.
+// Once the filter answers, resume settles the intent.
+func TestResumeObservationTimesOut(t *testing.T) {
+	t.Parallel()
+	r := fixtures.New(t, fixtures.Options{})
+	mustCustody(t, r, 0, "init")
+	id, tree := newTree(t, r, "slow")
+	mustCustody(t, r, 0, "finish", id)
+	file := filepath.Join(r.Root, "plan.json")
+	mustCustody(t, r, 0, "plan", "-o", file)
+	if res := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=apply/after-intent"}, "apply", file); res.Code != -1 {
+		t.Fatalf("apply with the failpoint: want it killed, got\n%s", res)
+	}
+	pids := filepath.Join(r.Root, "filter-pids")
+	otKillPids(t, pids)
+	otFilterTree(t, r, tree, pids)
+	res, _ := otRun(t, custodyBin, r, nil, "resume under a hanging clean filter", []string{pids}, "--observe-timeout", "2s", "--json", "resume")
+	if data, _ := os.ReadFile(pids); len(strings.Fields(string(data))) < 2 {
+		t.Fatalf("the filter never ran (pids %q): the test proves nothing\n%s", data, res)
+	}
+	if res.Code != 3 {
+		t.Fatalf("resume: want exit 3, got\n%s", res)
+	}
+	items := decodeResult[steps.ResumeResult](t, res, "resume").Items
+	if len(items) != 1 || items[0].Outcome != machine.OutcomeRefused {
+		t.Fatalf("resume items: %+v, want one refused", items)
+	}
+	otWantTimedOut(t, "resume", items[0].Refusal, tree, "2s", "custody --observe-timeout 8s resume")
+	if rec := listRecord(t, r, id); rec.State != machine.StateRemoving || rec.Intent == nil {
+		t.Errorf("after the refused resume the record is %s with intent %+v, want removing with its intent", rec.State, rec.Intent)
+	}
+	if _, err := os.Lstat(filepath.Join(tree, "README")); err != nil {
+		t.Errorf("resume deleted part of the tree: %v", err)
+	}
+	r.Git("config", "--unset", "filter.hang.clean")
+	if err := os.Remove(filepath.Join(tree, ".gitattributes")); err != nil {
+		t.Fatal(err)
+	}
+	mustCustody(t, r, 0, "resume")
+	if rec := listRecord(t, r, id); rec.Intent != nil {
+		t.Errorf("once the filter is gone, resume still leaves %+v", rec.Intent)
+	}
+	mustCustody(t, r, 0, "doctor")
+}
+
 // TestPlanRemoteHangs: a remote whose ssh, or whose credential helper,
 // never answers is ended at --remote-timeout with everything it started;
 // the tree only it could prove is kept as remote-unavailable, naming the
