@@ -109,6 +109,13 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 	if obs.Lease.Live(now) {
 		add(refuse(CodeLeaseLive, p, plan, "%s is leased by %s until %s", rec.ID, obs.Lease.Holder, obs.Lease.Expires.UTC().Format(time.RFC3339)))
 	}
+	// A command that ran out of time leaves part of the tree unknown:
+	// named first, each with what it was and how long it had. The
+	// status-failed and proof-failed it caused are not repeated.
+	timedOut := len(obs.TimedOut) > 0
+	for _, t := range obs.TimedOut {
+		add(TimedOutRefusal(p, t, "plan"))
+	}
 	switch obs.PathState {
 	case PathUnknown, "":
 		add(refuse(CodePathUnknown, p, plan, "%s could not be observed: %s", p, obs.PathError))
@@ -172,7 +179,9 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(CodePrunable, p, "git worktree repair", "git reports %s as prunable: its .git file is missing or does not lead back to its admin entry; git worktree repair, run in the main checkout, rewrites it", p))
 	}
 	if obs.StatusErr != "" {
-		add(refuse(CodeStatusFailed, p, plan, "git status failed in %s: %s", p, obs.StatusErr))
+		if !timedOut {
+			add(refuse(CodeStatusFailed, p, plan, "git status failed in %s: %s", p, obs.StatusErr))
+		}
 	} else {
 		st, _ := WithoutBuildOutput(obs)
 		// A nested repository is untracked or ignored content too, and a
@@ -214,7 +223,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		add(refuse(CodeHeadUnknown, p, plan, "HEAD of %s could not be read", p))
 		return keep(rs)
 	}
-	if !obs.Proof.Covers(obs.Head) {
+	if !obs.Proof.Covers(obs.Head) && (obs.ProofErr == "" || !timedOut) {
 		add(proofRefusal(rec, obs))
 	}
 	if len(rs) > 0 {

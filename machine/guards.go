@@ -66,15 +66,16 @@ func leaseExpired(_ context.Context, args ...any) bool {
 	return ok && f.Obs.Lease != nil && !f.Obs.Lease.Live(f.Now)
 }
 
-// relocationSafe holds when the tree is clean, unlocked, unleased and used
-// by no process, and the destination is free.
+// relocationSafe holds when the tree is clean (fully observed: no command
+// ran out of time), unlocked, unleased and used by no process, and the
+// destination is free.
 func relocationSafe(_ context.Context, args ...any) bool {
 	f, ok := firingOf(args)
 	if !ok || f.Intent == nil || f.Intent.Kind != IntentRelocation || f.Dest == nil {
 		return false
 	}
 	o := f.Obs
-	return o.PathState == PathPresent && o.Registered && o.StatusErr == "" && o.Status.Clean() &&
+	return o.PathState == PathPresent && o.Registered && o.StatusErr == "" && len(o.TimedOut) == 0 && o.Status.Clean() &&
 		len(o.Hidden) == 0 && len(o.InUse) == 0 && !o.Locked && !o.Lease.Live(f.Now) &&
 		f.Dest.PathState == PathAbsent && !f.Dest.Registered && o.Head == f.Intent.Commit
 }

@@ -79,6 +79,23 @@ type WorktreeObservation struct {
 	Hidden []Hidden `json:"hidden,omitempty"`
 	// InUse lists processes found inside the tree.
 	InUse []Process `json:"in_use,omitempty"`
+	// TimedOut lists the commands that ran out of their deadline while
+	// the tree was observed: what they would have said is unknown, so
+	// the tree is kept (observation-timed-out).
+	TimedOut []TimedOut `json:"timed_out,omitempty"`
+}
+
+// TimedOut is a command that was still running at its deadline while a
+// tree was observed: it and every process it started (a filter, hook or
+// helper git runs) were killed.
+type TimedOut struct {
+	// Command is the command line, each argument quoted as a shell takes
+	// it back.
+	Command string `json:"command"`
+	// Dir is where it ran.
+	Dir string `json:"dir,omitempty"`
+	// Deadline is the time it was given, as a Go duration ("5m0s").
+	Deadline string `json:"deadline"`
 }
 
 // Status is the parsed `git status --porcelain=v2` of a tree.

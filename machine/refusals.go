@@ -143,6 +143,11 @@ const (
 	// CodeObservationFailed is returned when part of the tree could not be
 	// observed: unknown is never clean.
 	CodeObservationFailed Code = "observation-failed"
+	// CodeObservationTimedOut is returned when a command observing the
+	// tree (git status and the filters it runs, a proof's git) was still
+	// running at its deadline: it was killed, and what it would have said
+	// is unknown.
+	CodeObservationTimedOut Code = "observation-timed-out"
 	// CodeForeign is returned for a registered worktree custody has no
 	// record of: it is listed, never planned for removal.
 	CodeForeign Code = "foreign"
@@ -450,6 +455,7 @@ func Codes() map[Code]string {
 		CodeSubmoduleChanges:    "a submodule has changes",
 		CodeSubmoduleUnpushed:   "a submodule's HEAD is on no advertised ref",
 		CodeObservationFailed:   "part of the tree could not be observed",
+		CodeObservationTimedOut: "a command observing the tree ran out of its deadline and was killed",
 		CodeForeign:             "a worktree custody did not make",
 		CodeGCDisabled:          "the resource has gc = false",
 		CodeWorktreeLive:        "the resource's worktree, path or handle is still live",

@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -40,6 +41,10 @@ func RelocationBlock(rec Record, obs, dest WorktreeObservation, now time.Time, r
 		return r(CodeLocked, p, "git worktree unlock "+QuoteArg(p), "%s is locked: %s", p, orNone(obs.LockReason))
 	case obs.Lease.Live(now):
 		return r(CodeLeaseLive, p, retry, "%s is leased by %s until %s; a leased tree is not moved under its holder", rec.ID, obs.Lease.Holder, obs.Lease.Expires.UTC().Format(time.RFC3339))
+	case len(obs.TimedOut) > 0:
+		ref := TimedOutRefusal(p, obs.TimedOut[0], strings.TrimPrefix(retry, "custody "))
+		ref.Message = EscapeControl(ref.Message) + "; nothing was moved"
+		return &ref
 	case obs.StatusErr != "":
 		return r(CodeStatusFailed, p, status, "git status failed in %s: %s", p, obs.StatusErr)
 	case len(obs.Status.Unmerged) > 0:

@@ -57,6 +57,10 @@ func TestRelocationBlock(t *testing.T) {
 		{name: "leased", mutate: func(_ *machine.Record, o, _ *machine.WorktreeObservation) { o.Lease = lease(testNow.Add(time.Hour)) },
 			want: &want{machine.CodeLeaseLive, testPath, retry}, msg: "leased by agent-7", guard: true},
 		{name: "lease-expired", mutate: func(_ *machine.Record, o, _ *machine.WorktreeObservation) { o.Lease = lease(testNow.Add(-time.Hour)) }},
+		{name: "observation-timed-out", mutate: func(_ *machine.Record, o, _ *machine.WorktreeObservation) {
+			// Even where status read nothing amiss: what timed out is unknown.
+			o.TimedOut = []machine.TimedOut{{Command: "git ls-files -v -s -z", Dir: testPath, Deadline: "1m"}}
+		}, want: &want{machine.CodeObservationTimedOut, testPath, "custody --observe-timeout 4m " + strings.TrimPrefix(retry, "custody ")}, msg: "git ls-files -v -s -z did not finish within 1m", guard: true},
 		{name: "status-failed", mutate: func(_ *machine.Record, o, _ *machine.WorktreeObservation) { o.StatusErr = "index broken" },
 			want: &want{machine.CodeStatusFailed, testPath, "git -C " + testPath + " status"}, msg: "index broken", guard: true},
 		{name: "conflicts", mutate: func(_ *machine.Record, o, _ *machine.WorktreeObservation) { o.Status.Unmerged = []string{"a.go"} },

@@ -3,17 +3,19 @@ package machine
 import "strings"
 
 // CommandAgain is the custody command line args run again, each word quoted
-// for pasting, with the global flags extra first. A --lock-timeout among
-// args gives way to one in extra, so the pasted retry waits as long as it
-// says.
+// for pasting, with the global flags extra first. A flag with a value that
+// extra names (--lock-timeout, --observe-timeout) gives way among args to
+// the one in extra, so the pasted retry waits as long as it says.
 func CommandAgain(args []string, extra ...string) string {
 	words := []string{"custody"}
 	for _, a := range extra {
 		words = append(words, QuoteArg(a))
 	}
-	replaces := false
+	replaces := map[string]bool{}
 	for _, a := range extra {
-		replaces = replaces || a == "--lock-timeout"
+		if strings.HasPrefix(a, "--") {
+			replaces[a] = true
+		}
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -23,11 +25,11 @@ func CommandAgain(args []string, extra ...string) string {
 			}
 			break
 		}
-		if replaces && a == "--lock-timeout" {
+		if replaces[a] {
 			i++
 			continue
 		}
-		if replaces && strings.HasPrefix(a, "--lock-timeout=") {
+		if name, _, ok := strings.Cut(a, "="); ok && replaces[name] {
 			continue
 		}
 		words = append(words, QuoteArg(a))

@@ -20,14 +20,7 @@ import (
 // repositories, indexes and object directories only, never to point git
 // at the repository a person works in.
 func (g *Git) RunWith(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
-	bin := g.Bin
-	if bin == "" {
-		bin = "git"
-	}
-	r := *g.Runner
-	r.Env = gitEnv(false)
-	res, err := r.Run(ctx, Cmd{Dir: dir, Args: append([]string{bin}, args...), Stdin: stdin, Env: env})
-	return res.Stdout, err
+	return g.runCmd(ctx, false, Cmd{Dir: dir, Args: append([]string{g.bin()}, args...), Stdin: stdin, Env: env})
 }
 
 // UnpublishedCommits lists the commits head adds over the advertised tips,

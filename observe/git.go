@@ -20,6 +20,14 @@ type Git struct {
 	// RemoteTimeout bounds each remote's advertisement and fetch (zero:
 	// the package's RemoteTimeout).
 	RemoteTimeout time.Duration
+	// ObserveTimeout bounds each git command that only reads (Observe,
+	// ObserveInput, ObserveObjects) when its context carries no deadline
+	// of its own (zero: the package's ObserveTimeout). Commands that
+	// change the repository keep the Runner's deadline.
+	ObserveTimeout time.Duration
+	// timeouts, when set, collects the commands of this Git that ran out
+	// of time (noting): the observation of one tree.
+	timeouts *timeoutNotes
 	// unanswered remembers the remotes that did not answer, so that each
 	// is asked once per Git (one command), however many trees it speaks
 	// for; nil remembers nothing.
@@ -92,7 +100,11 @@ func CleanEnv() []string {
 // gitEnv is the environment every git command runs with: CleanEnv plus
 // custody's fixed settings. The ext:: transport (a remote URL that is a
 // shell command) is never allowed, whatever the repository's or the
-// user's protocol.ext.allow says: asking a remote must not run code.
+// user's protocol.ext.allow says: asking a remote must not run code. No
+// fsmonitor is asked either (core.fsmonitor=false): git runs a configured
+// hook whenever it reads an index, even for diff-tree against an index
+// that does not exist, and custody never needs what it says, so one that
+// hangs cannot hold a proof (decision 0224).
 // Configuration passed in the environment by whoever started custody
 // (GIT_CONFIG_COUNT and its keys, and GIT_CONFIG_PARAMETERS, which `git -c`
 // sets for its children and which git reads after the others, so it would
@@ -107,7 +119,8 @@ func gitEnv(observing bool) []string {
 	}
 	env = append(env, "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_NO_REPLACE_OBJECTS=1",
 		"GIT_GRAFT_FILE=/dev/null", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_SSH_VARIANT=ssh",
-		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=protocol.ext.allow", "GIT_CONFIG_VALUE_0=never")
+		"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=protocol.ext.allow", "GIT_CONFIG_VALUE_0=never",
+		"GIT_CONFIG_KEY_1=core.fsmonitor", "GIT_CONFIG_VALUE_1=false")
 	if observing {
 		env = append(env, "GIT_OPTIONAL_LOCKS=0")
 	}
@@ -115,15 +128,47 @@ func gitEnv(observing bool) []string {
 }
 
 func (g *Git) run(ctx context.Context, observing bool, dir string, stdin []byte, args ...string) ([]byte, error) {
-	bin := g.Bin
-	if bin == "" {
-		bin = "git"
+	return g.runCmd(ctx, observing, Cmd{Dir: dir, Args: append([]string{g.bin()}, args...), Stdin: stdin})
+}
+
+// bin is the git program.
+func (g *Git) bin() string {
+	if g.Bin == "" {
+		return "git"
 	}
+	return g.Bin
+}
+
+// runCmd runs c on the Git's runner with git's environment: an observing
+// command bounded by ObserveTimeout. A command that runs out of time is
+// noted, when the Git notes them (noting).
+func (g *Git) runCmd(ctx context.Context, observing bool, c Cmd) ([]byte, error) {
 	r := *g.Runner
 	r.Env = gitEnv(observing)
-	res, err := r.Run(ctx, Cmd{Dir: dir, Args: append([]string{bin}, args...), Stdin: stdin})
+	if observing {
+		r.Deadline = g.observeTimeout()
+	}
+	res, err := r.Run(ctx, c)
+	var te *TimeoutError
+	if observing && errors.As(err, &te) {
+		te.Observing = true
+	}
+	g.timeouts.note(err)
 	return res.Stdout, err
 }
+
+func (g *Git) observeTimeout() time.Duration {
+	if g.ObserveTimeout > 0 {
+		return g.ObserveTimeout
+	}
+	return ObserveTimeout
+}
+
+// ObserveTimeout bounds one git command that only reads, unless
+// Git.ObserveTimeout says otherwise: git status of the largest trees, with
+// the filters it runs, ends well within it, and a filter, hook or helper
+// that hangs holds a plan no longer than this (decision 0224).
+const ObserveTimeout = 5 * time.Minute
 
 // Observe runs a read-only git command in dir with GIT_OPTIONAL_LOCKS=0.
 func (g *Git) Observe(ctx context.Context, dir string, args ...string) ([]byte, error) {
@@ -146,14 +191,7 @@ func (g *Git) ObserveObjects(ctx context.Context, repo Repo, stdin []byte, args 
 	if _, err := os.Lstat(none); !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s exists (custody never makes it), so git cannot be shown an empty index there: remove it", none)
 	}
-	bin := g.Bin
-	if bin == "" {
-		bin = "git"
-	}
-	r := *g.Runner
-	r.Env = gitEnv(true)
-	res, err := r.Run(ctx, Cmd{Dir: repo.MainCheckout, Args: append([]string{bin}, args...), Stdin: stdin, Env: []string{"GIT_INDEX_FILE=" + none}})
-	return res.Stdout, err
+	return g.runCmd(ctx, true, Cmd{Dir: repo.MainCheckout, Args: append([]string{g.bin()}, args...), Stdin: stdin, Env: []string{"GIT_INDEX_FILE=" + none}})
 }
 
 // Mutate runs a git command that changes the repository.

@@ -293,15 +293,9 @@ func ChangeRegistry(ctx context.Context, g *Git, repo Repo, args ...string) ([]b
 	if token != "" {
 		env = []string{RegistryHeldEnv + "=" + token}
 	}
-	bin := g.Bin
-	if bin == "" {
-		bin = "git"
-	}
-	r := *g.Runner
-	r.Env = gitEnv(false)
-	res, err := r.Run(rctx, Cmd{Dir: repo.MainCheckout, Args: append([]string{bin}, args...), Env: env})
+	out, err := g.runCmd(rctx, false, Cmd{Dir: repo.MainCheckout, Args: append([]string{g.bin()}, args...), Env: env})
 	if err != nil && ctx.Err() != nil && rctx.Err() != nil {
-		return res.Stdout, fmt.Errorf("interrupted, and ended %s after the interrupt: %w", InterruptGrace, err)
+		return out, fmt.Errorf("interrupted, and ended %s after the interrupt: %w", InterruptGrace, err)
 	}
-	return res.Stdout, err
+	return out, err
 }

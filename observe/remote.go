@@ -173,9 +173,8 @@ func Advertise(ctx context.Context, g *Git, repo Repo) (*RemoteView, error) {
 			defer cancel()
 			b, err := g.Observe(rctx, repo.MainCheckout, s.args([]string{"ls-remote", "--refs"})...)
 			if err != nil {
-				if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-					err = fmt.Errorf("no answer within %s: %w", timeout, err)
-				}
+				// A remote that ran out of time says so itself
+				// (*TimeoutError: the command, "no answer within").
 				answers[i].err = s.askError(err)
 			} else {
 				answers[i].refs, answers[i].err = ParseLsRemote(b)

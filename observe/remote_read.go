@@ -2,7 +2,6 @@ package observe
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -73,8 +72,18 @@ func (s *remoteSource) askError(err error) error {
 	if s.url != "" {
 		msg = strings.ReplaceAll(msg, s.url, s.shown())
 	}
-	return errors.New(machine.EscapeControl(machine.RedactCredentials(msg)))
+	return &askError{msg: machine.EscapeControl(machine.RedactCredentials(msg)), err: err}
 }
+
+// askError is a remote's failure as shown (its URL as custody shows it,
+// credentials removed), still matching what it wraps (a *TimeoutError).
+type askError struct {
+	msg string
+	err error
+}
+
+func (e *askError) Error() string { return e.msg }
+func (e *askError) Unwrap() error { return e.err }
 
 // readRemoteConfig reads git's configuration as git reads it (`git config
 // -z --list`, includes and all) and returns it with one source for every

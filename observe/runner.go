@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/custody-sh/custody/machine"
 )
 
 // Cmd is one external command. Args[0] is the program; arguments are passed
@@ -29,6 +31,16 @@ type Cmd struct {
 
 // String renders the command for traces and error messages.
 func (c Cmd) String() string { return strings.Join(c.Args, " ") }
+
+// Quoted renders the command as a shell would take it back, each argument
+// quoted as needed (machine.QuoteArg): the form a refusal names.
+func (c Cmd) Quoted() string {
+	q := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		q[i] = machine.QuoteArg(a)
+	}
+	return strings.Join(q, " ")
+}
 
 // Result is what a command printed and how it ended.
 type Result struct {
@@ -91,7 +103,10 @@ type Runner struct {
 const DefaultDeadline = 10 * time.Minute
 
 // Run runs c and waits for it. A non-zero exit returns the Result and an
-// *ExitError; a context deadline kills the whole group.
+// *ExitError. A command still running at its deadline (its context's, or
+// else the Runner's) is killed with its whole group, and Run returns a
+// *TimeoutError (errors.Is ErrTimedOut); an interrupt (ctx cancelled) kills
+// the group too and returns ctx's error.
 func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	if len(c.Args) == 0 {
 		return Result{}, errors.New("observe: empty command")
@@ -110,6 +125,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	if limit <= 0 {
 		limit = defaultMaxOutput
 	}
+	start := time.Now()
 	if _, ok := ctx.Deadline(); !ok {
 		d := r.Deadline
 		if d <= 0 {
@@ -119,6 +135,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
+	deadline, _ := ctx.Deadline()
 	args := c.Args
 	var gateR, gateW *os.File
 	if c.OnStart != nil {
@@ -182,6 +199,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Result, error) {
 	}
 	if hookErr != nil {
 		return res, fmt.Errorf("%s: not run to its end: %w", c, hookErr)
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return res, &TimeoutError{Cmd: c, After: deadline.Sub(start)}
 	}
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("%s: %w", c, ctx.Err())

@@ -99,11 +99,26 @@ func AttachProof(ctx context.Context, g *Git, repo Repo, rec machine.Record, o *
 		head = o.Head
 	}
 	o.Remote = scope.View.Evidence()
+	g, notes := g.noting()
 	p, err := proveKnowing(ctx, g, repo, head, scope)
 	if err != nil {
 		o.ProofErr = err.Error()
 	}
 	o.Proof = p
+	// A proof asked for the whole plan at once ran on another Git: its
+	// timeout reaches this tree as the error of its proof.
+	notes.note(err)
+	o.TimedOut = appendTimedOut(o.TimedOut, notes.taken())
+}
+
+// appendTimedOut adds to have the commands of more it does not hold yet.
+func appendTimedOut(have, more []machine.TimedOut) []machine.TimedOut {
+	for _, t := range more {
+		if !slices.Contains(have, t) {
+			have = append(have, t)
+		}
+	}
+	return have
 }
 
 // branchHolds reports whether tip, the tip of rec's branch, has rec's last
@@ -121,8 +136,19 @@ func branchHolds(ctx context.Context, g *Git, repo Repo, rec machine.Record, tip
 }
 
 // worktreeLocal is Worktree without the proof: everything read from the
-// tree, its admin entry and the registry.
+// tree, its admin entry and the registry. A command that runs out of time
+// on the way is in the observation's TimedOut, whatever became of its
+// error.
 func worktreeLocal(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine.Record, scope Scope) machine.WorktreeObservation {
+	g, notes := g.noting()
+	o := observeLocal(ctx, g, repo, inv, rec, scope)
+	o.TimedOut = notes.taken()
+	return o
+}
+
+// observeLocal is worktreeLocal before the commands that timed out are
+// added.
+func observeLocal(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine.Record, scope Scope) machine.WorktreeObservation {
 	o := machine.WorktreeObservation{Path: rec.Path}
 	pi := Lstat(rec.Path)
 	o.PathState, o.PathError, o.IsDir, o.IsSymlink, o.Dev, o.Ino = pi.State, pi.Err, pi.IsDir, pi.IsSymlink, pi.Dev, pi.Ino

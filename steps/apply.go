@@ -288,6 +288,10 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		var verdict *machine.Refusal
 		v := e.assess(ctx, rec, obs, scope.View, e.Now())
 		switch {
+		case len(obs.TimedOut) > 0:
+			// Part of the tree is unknown, not changed: the command that
+			// ran out of time is the reason (Assess names it first).
+			verdict = v.Primary()
 		case machine.Fingerprint(obs) != it.Fingerprint:
 			verdict = staleRefusal(rec, obs, it.Head)
 		case v.Action == machine.ActionSettle && it.Action == machine.ActionSettle:
@@ -360,7 +364,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		}
 		failpoint("apply/after-intent")
 		pause("apply/after-intent")
-		return carryOutRemovalIn(ctx, e, removing, scope, run.trees)
+		return carryOutRemovalIn(ctx, e, removing, scope, run.trees, true)
 	}
 	return Outcome{}, fmt.Errorf("%s kept changing under concurrent invocations", it.ID)
 }

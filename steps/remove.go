@@ -74,7 +74,7 @@ func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, vie
 	if err != nil {
 		return Outcome{}, err
 	}
-	return carryOutRemovalIn(ctx, e, rec, scope, trees)
+	return carryOutRemovalIn(ctx, e, rec, scope, trees, false)
 }
 
 // carryOutRemovalIn is carryOutRemoval observing in scope, which apply
@@ -85,7 +85,13 @@ func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, vie
 // process that came since is found (quarantineInUse). The tree itself
 // (status, index, every file's bytes through the content hash cache) is
 // observed again now.
-func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope observe.Scope, trees map[string]string) (Outcome, error) {
+//
+// fresh says the caller committed rec's intent a moment ago and nothing
+// acted on the tree since (apply): when the final observation runs out of
+// time, the record then steps back over what can be known without the
+// command that did (observeForRetreat). Resume cannot say so, and leaves
+// the intent for a later resume.
+func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope observe.Scope, trees map[string]string, fresh bool) (Outcome, error) {
 	in := rec.Intent
 	obs, _, err := e.observe(ctx, rec, scope)
 	if err != nil {
@@ -101,6 +107,8 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 	v := e.assess(ctx, asFinished(rec), obs, scope.View, e.Now())
 	var why *machine.Refusal
 	switch {
+	case len(obs.TimedOut) > 0:
+		why = v.Primary() // observation-timed-out, named first
 	case machine.Fingerprint(obs) != in.Fingerprint:
 		why = staleRefusal(rec, obs, in.Commit)
 	case v.Action != machine.ActionRemove:
@@ -119,7 +127,20 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 		}
 	}
 	if why != nil {
-		_, err := e.fire(ctx, rec, machine.TriggerRetreat, machine.Firing{Obs: obs}, "retreat: "+string(why.Code))
+		retreat := obs
+		if len(obs.TimedOut) > 0 {
+			if !fresh {
+				// Whether an earlier run removed part of the tree is
+				// what the command that ran out of time would have
+				// said: the intent stays, for a resume that can see.
+				r := machine.TimedOutRefusal(rec.Path, obs.TimedOut[0], "resume")
+				return refusedOutcome(rec.ID, &r, rec.State), nil
+			}
+			if retreat, err = observeForRetreat(ctx, e, rec); err != nil {
+				return Outcome{}, err
+			}
+		}
+		_, err := e.fire(ctx, rec, machine.TriggerRetreat, machine.Firing{Obs: retreat}, "retreat: "+string(why.Code))
 		var guard *machine.Refusal
 		if errors.As(err, &guard) && len(obs.Status.Deleted) > 0 {
 			// Part of the tree is already gone (an interrupted removal):
@@ -667,4 +688,15 @@ func leftIn(path string) string {
 		more = fmt.Sprintf(" and %d more", len(ents)-3)
 	}
 	return fmt.Sprintf("%d entries: %s%s", len(ents), strings.Join(names, ", "), more)
+}
+
+// observeForRetreat observes rec's tree for a step back after its final
+// observation ran out of time, moments after this command committed the
+// removal intent and before it acted: registration, identity and HEAD,
+// without git status (the command that hung), so the guard judges the
+// same directory at the same commit. Nothing was removed in between; the
+// step back removes nothing either.
+func observeForRetreat(ctx context.Context, e *Env, rec machine.Record) (machine.WorktreeObservation, error) {
+	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	return obs, err
 }

@@ -98,6 +98,12 @@ func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd st
 	res, err := runner.Run(cctx, observe.Cmd{Dir: dir, Args: []string{"/bin/sh", "-c", cmd}, Env: resourceEnv(r), OnStart: onStart})
 	out := string(res.Stdout) + string(res.Stderr)
 	code := res.ExitCode
+	var te *observe.TimeoutError
+	if errors.As(err, &te) {
+		// The time it had is the resource's timeout, counted from before
+		// what an earlier run left was ended: say that one.
+		te.After = timeout
+	}
 	if err != nil {
 		var ee *observe.ExitError
 		if !errors.As(err, &ee) {

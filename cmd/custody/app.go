@@ -31,8 +31,12 @@ type Globals struct {
 	Debug       bool          `name:"debug" help:"Print every git command line on stderr."`
 	// RemoteTimeout bounds how long one remote may take to answer; a
 	// remote that does not is asked once per command and named.
-	RemoteTimeout time.Duration    `name:"remote-timeout" default:"60s" help:"How long one remote may take to answer before its trees are kept as remote-unavailable."`
-	Version       kong.VersionFlag `name:"version" help:"Print the version and exit."`
+	RemoteTimeout time.Duration `name:"remote-timeout" default:"60s" help:"How long one remote may take to answer before its trees are kept as remote-unavailable."`
+	// ObserveTimeout bounds each git command that reads a tree or the
+	// repository, with whatever it runs (filters, helpers); a tree whose
+	// command runs out of it is kept as observation-timed-out.
+	ObserveTimeout time.Duration    `name:"observe-timeout" default:"5m" help:"How long one git command observing a tree (git status with the filters it runs) may take before that tree is kept as observation-timed-out."`
+	Version        kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
 // CLI is the command line.
@@ -211,7 +215,8 @@ func (a *App) done(result any, human func(w io.Writer)) {
 func (a *App) exit(code int) { a.code = &code }
 
 // git is the git custody runs for this command: every command line on
-// stderr with --debug, each remote bounded by --remote-timeout.
+// stderr with --debug, each remote bounded by --remote-timeout, each
+// observation by --observe-timeout.
 func (a *App) git() *observe.Git {
 	var trace io.Writer
 	if a.Globals.Debug {
@@ -219,6 +224,7 @@ func (a *App) git() *observe.Git {
 	}
 	g := observe.NewGit(&observe.Runner{Trace: trace})
 	g.RemoteTimeout = a.Globals.RemoteTimeout
+	g.ObserveTimeout = a.Globals.ObserveTimeout
 	return g
 }
 

@@ -110,6 +110,7 @@ func describeIn(err error, inv invocation) errorBody {
 		return errorBody{Code: string(r.Code), Message: msg, Path: r.Path, Retry: r.Retry}
 	}
 	var u *usageError
+	var te *observe.TimeoutError
 	switch {
 	case errors.As(err, &u):
 		return errorBody{Code: string(machine.CodeUsage), Message: err.Error(), Retry: "custody --help"}
@@ -134,6 +135,11 @@ func describeIn(err error, inv invocation) errorBody {
 		return errorBody{Code: string(machine.CodePlanInvalid), Message: err.Error() + "; nothing was done. Make a fresh plan.", Retry: "custody plan -o plan.json"}
 	case errors.Is(err, observe.ErrConfig):
 		return errorBody{Code: string(machine.CodeConfigInvalid), Message: err.Error() + "; nothing was changed. Edit custody.toml to fix it.", Retry: "custody doctor"}
+	case errors.As(err, &te) && te.Observing:
+		// Of the repository as a whole (its registry, its identity): no
+		// one tree to keep, so the command stops, having changed nothing.
+		return errorBody{Code: string(machine.CodeObservationTimedOut), Message: err.Error() + "; nothing was changed. If it hangs, find what it waits for (GIT_TRACE=1).",
+			Path: te.Cmd.Dir, Retry: inv.again("--observe-timeout", machine.ShortDuration(4*observe.RoundDeadline(te.After)))}
 	case errors.Is(err, store.ErrJournalBroken):
 		return errorBody{Code: string(machine.CodeJournalBroken), Message: err.Error(), Retry: "custody doctor"}
 	}

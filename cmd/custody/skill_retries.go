@@ -48,6 +48,7 @@ func nextSteps() map[machine.Code]string {
 		machine.CodeSubmoduleUnpushed:       "custody plan (after pushing the submodule)",
 		machine.CodeSubmodules:              "custody archive create ID",
 		machine.CodeObservationFailed:       "custody plan",
+		machine.CodeObservationTimedOut:     "custody --observe-timeout DURATION plan (after finding what the command waits for)",
 		machine.CodeForeign:                 "custody adopt TREE",
 		machine.CodeGCDisabled:              "destroy the resource yourself; custody keeps its entry",
 		machine.CodeWorktreeLive:            "custody resource gc (after the tree is gone)",
