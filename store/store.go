@@ -261,6 +261,13 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		}
 	}
 	if err != nil {
+		if w, ok := writable.Classify(err); ok && !readOnly {
+			// Opening for writing on a read-only file system: said as such,
+			// naming the state file, whatever this command had written.
+			at := *w
+			at.Path = s.path
+			return nil, fmt.Errorf("%w%s", &at, s.changedSoFar())
+		}
 		if errors.Is(err, ErrCorrupt) || errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrVersionMismatch) ||
 			errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrInvalidMapping) {
 			return nil, fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)

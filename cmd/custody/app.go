@@ -16,6 +16,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/writable"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
@@ -94,6 +95,9 @@ type App struct {
 	args []string
 	// statePath is the state file's path once the repository is known.
 	statePath string
+	// access is what the command declared it does to the repository
+	// (access.go), read once before it runs.
+	access access
 }
 
 // exitSignal carries kong's exit request out of Parse.
@@ -127,6 +131,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if c, g, ok := fastHook(args); ok {
 		cli.Globals = g
 		app.Command = "hook " + args[1]
+		app.access = accessOf(c)
 		runCommand = func() error { return c.Run(app) }
 	} else {
 		model, hook := any(&cli), hookModel(args)
@@ -151,6 +156,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			cli.Globals = hook.Globals
 		}
 		app.Command = commandName(kctx.Command())
+		app.access = selectedAccess(kctx)
 		runCommand = func() error { return kctx.Run(app) }
 	}
 	// SIGHUP (the terminal closed) is an interrupt like Ctrl-C and SIGTERM:
@@ -246,7 +252,17 @@ func (a *App) env(create bool) (*steps.Env, error) {
 		return nil, err
 	}
 	a.statePath = steps.StatePath(repo)
-	st, err := store.OpenContext(a.Ctx, a.statePath, a.Globals.LockTimeout, create)
+	readOnly := a.access == reads
+	if !readOnly {
+		// Asked before anything is written (the resume of mutatingEnv
+		// included), so a command that writes is refused whole.
+		if err := writable.Check(filepath.Dir(a.statePath)); err != nil {
+			return nil, &refusedUnwritable{err: err, command: a.Command}
+		}
+	} else if create {
+		return nil, fmt.Errorf("internal: custody %s declares that it only reads, and asked to create the state file", a.Command)
+	}
+	st, err := store.OpenWith(a.Ctx, a.statePath, store.Options{Timeout: a.Globals.LockTimeout, Create: create, ReadOnly: readOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -262,16 +278,44 @@ func (a *App) env(create bool) (*steps.Env, error) {
 	if h, err := os.Hostname(); err == nil {
 		actor += "@" + h
 	}
-	return &steps.Env{
+	e := &steps.Env{
 		Repo: repo, Git: g, Store: st, Policy: cfg.Policy(), Config: cfg, ConfigSource: src,
 		Root: root, Now: clock(), Actor: actor, Holder: steps.Self(),
 		Wait: a.Globals.LockTimeout, Progress: a.progress(),
-	}, nil
+	}
+	if readOnly {
+		// Derived data (the content hash cache, objects a proof needs) is
+		// written only where the file system lets it be.
+		e.Unwritable = writable.Check(filepath.Dir(a.statePath))
+		g.NoFetch = e.Unwritable
+		a.notePending(e)
+	}
+	return e, nil
+}
+
+// notePending says on stderr which records carry an intent their holder
+// left behind: a command that only reads does not resume them, and the
+// next command that writes (or custody resume) settles them. Stdout keeps
+// exactly the command's own output.
+func (a *App) notePending(e *steps.Env) {
+	pending, err := steps.Interrupted(a.Ctx, e)
+	if err != nil || len(pending) == 0 {
+		return
+	}
+	names := make([]string, len(pending))
+	for i, p := range pending {
+		names[i] = fmt.Sprintf("%s (%s %s)", p.ID, p.Intent, p.Kind)
+	}
+	fmt.Fprintf(a.Stderr, "custody: %d interrupted intent(s) wait for custody resume: %s; custody %s only reads, so it leaves them as they are\n",
+		len(pending), strings.Join(names, ", "), a.Command)
 }
 
 // mutatingEnv builds the environment and first resumes every interrupted
 // intent, as every mutating command must.
 func (a *App) mutatingEnv() (*steps.Env, error) {
+	if a.access == reads {
+		return nil, fmt.Errorf("internal: custody %s declares that it only reads, and asked to resume and write", a.Command)
+	}
 	e, err := a.env(true)
 	if err != nil {
 		return nil, err
