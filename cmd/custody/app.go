@@ -98,6 +98,10 @@ type App struct {
 	// access is what the command declared it does to the repository
 	// (access.go), read once before it runs.
 	access access
+	// pendingNote, for a command that only reads, names the interrupted
+	// intents it leaves for custody resume; said on stderr when the
+	// command succeeds (a failure is its one paragraph).
+	pendingNote string
 }
 
 // exitSignal carries kong's exit request out of Parse.
@@ -288,26 +292,37 @@ func (a *App) env(create bool) (*steps.Env, error) {
 		// written only where the file system lets it be.
 		e.Unwritable = writable.Check(filepath.Dir(a.statePath))
 		g.NoFetch = e.Unwritable
-		a.notePending(e)
+		a.pendingNote = pendingNote(a.Ctx, e, a.Command)
 	}
 	return e, nil
 }
 
-// notePending says on stderr which records carry an intent their holder
-// left behind: a command that only reads does not resume them, and the
-// next command that writes (or custody resume) settles them. Stdout keeps
-// exactly the command's own output.
-func (a *App) notePending(e *steps.Env) {
-	pending, err := steps.Interrupted(a.Ctx, e)
+// pendingNote is the line that says which records carry an intent their
+// holder left behind ("" when none do): a command that only reads does not
+// resume them, and the next command that writes (or custody resume)
+// settles them.
+func pendingNote(ctx context.Context, e *steps.Env, command string) string {
+	pending, err := steps.Interrupted(ctx, e)
 	if err != nil || len(pending) == 0 {
-		return
+		return ""
 	}
 	names := make([]string, len(pending))
 	for i, p := range pending {
 		names[i] = fmt.Sprintf("%s (%s %s)", p.ID, p.Intent, p.Kind)
 	}
-	fmt.Fprintf(a.Stderr, "custody: %d interrupted intent(s) wait for custody resume: %s; custody %s only reads, so it leaves them as they are\n",
-		len(pending), strings.Join(names, ", "), a.Command)
+	return fmt.Sprintf("custody: %d interrupted intent(s) wait for custody resume: %s; custody %s only reads, so it leaves them as they are\n",
+		len(pending), strings.Join(names, ", "), command)
+}
+
+// refuseUnwritable refuses a command that writes in dir (or would make
+// it) before it writes anything, when the file system there cannot be
+// written: for the commands that write outside the state directory, which
+// env checks for every command that writes.
+func (a *App) refuseUnwritable(dir string) error {
+	if err := writable.Check(dir); err != nil {
+		return &refusedUnwritable{err: err, command: a.Command}
+	}
+	return nil
 }
 
 // mutatingEnv builds the environment and first resumes every interrupted

@@ -61,6 +61,9 @@ func (a *App) exitCode() int {
 
 func (a *App) succeed() int {
 	code := a.exitCode()
+	// Stdout keeps exactly the command's own output (one envelope with
+	// --json).
+	fmt.Fprint(a.Stderr, a.pendingNote)
 	if a.Globals.JSON {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
