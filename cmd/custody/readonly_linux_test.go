@@ -456,3 +456,38 @@ func diffSnapshots(a, b map[string]string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// TestReadOnlyOlderSchema: a state file of an older schema is upgraded by
+// the first command that opens it, one that only reads included; on a
+// read-only file system it cannot be, and the command says so in one
+// read-only-file-system paragraph naming the file, its schema and the
+// mount, with the file byte-identical and no copy made.
+func TestReadOnlyOlderSchema(t *testing.T) {
+	t.Parallel()
+	readOnlyRunner(t)
+	r := fixtures.New(t, fixtures.Options{})
+	old := readFile(t, filepath.Join("..", "..", "store", "testdata", "schema1.db"))
+	state := filepath.Join(r.Dir, ".git", "custody", "state.db")
+	if err := os.MkdirAll(filepath.Dir(state), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(state, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := roCustody(t, r, r.Dir, "", "list")
+	m := oneParagraph.FindStringSubmatch(res.Stderr)
+	if res.Code != exitError || res.Stdout != "" || m == nil {
+		t.Fatalf("list of a schema-1 file on a read-only repository: want one read-only-file-system paragraph and exit 1\n%s", res)
+	}
+	for _, want := range []string{state + " has schema 1", "mounted read-only at " + r.Root, "changed nothing"} {
+		if !strings.Contains(m[2], want) {
+			t.Errorf("the paragraph does not say %q:\n%s", want, m[2])
+		}
+	}
+	if got := readFile(t, state); got != old {
+		t.Errorf("the state file changed")
+	}
+	if _, err := os.Lstat(state + ".bak-1"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a copy was made: %v", err)
+	}
+}
