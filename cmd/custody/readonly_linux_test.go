@@ -491,3 +491,58 @@ func TestReadOnlyOlderSchema(t *testing.T) {
 		t.Errorf("a copy was made: %v", err)
 	}
 }
+
+// TestReadOnlyPlanCannotFetch: when a remote advertises commits this
+// repository lacks, plan on a read-only file system fetches nothing and
+// keeps the tree those commits would prove, saying why (the repository
+// cannot take objects there) instead of failing; on the writable
+// repository the same plan fetches them and the tree goes.
+func TestReadOnlyPlanCannotFetch(t *testing.T) {
+	t.Parallel()
+	readOnlyRunner(t)
+	r := fixtures.New(t, fixtures.Options{})
+	mustCustody(t, r, 0, "init")
+	id, _ := newTree(t, r, "done")
+	mustCustody(t, r, 0, "finish", id)
+	// Someone else publishes on top of main: its tip is not here.
+	other := filepath.Join(t.TempDir(), "other")
+	r.GitIn(filepath.Dir(other), "clone", "-q", "-b", "main", r.Remote, other)
+	tip := r.Commit(other, "theirs.txt", "theirs\n")
+	r.Push(other, "main")
+	if _, err := r.TryGitIn(r.Dir, "cat-file", "-e", tip); err == nil {
+		t.Fatalf("the fixture already has %s", tip)
+	}
+	before := readFile(t, filepath.Join(r.Dir, ".git", "custody", "state.db"))
+
+	out := filepath.Join(t.TempDir(), "plan.json")
+	res := roCustody(t, r, r.Dir, "", "plan", "-o", out)
+	if res.Code != 0 {
+		t.Fatalf("plan on a read-only repository:\n%s", res)
+	}
+	item := planItem(t, planFile(t, out), id)
+	if item.Action != "keep" || item.Refusal == nil || item.Refusal.Code != machine.CodeRemoteUnavailable ||
+		!strings.Contains(item.Refusal.Message, "custody cannot fetch them") || !strings.Contains(item.Refusal.Message, "read-only file system") {
+		t.Errorf("the tree whose proof needs the missing commits: %+v", item)
+	}
+	if _, err := r.TryGitIn(r.Dir, "cat-file", "-e", tip); err == nil {
+		t.Errorf("plan on a read-only repository fetched %s", tip)
+	}
+	if readFile(t, filepath.Join(r.Dir, ".git", "custody", "state.db")) != before {
+		t.Errorf("the state file changed")
+	}
+
+	mustCustody(t, r, 0, "plan", "-o", out)
+	if item := planItem(t, planFile(t, out), id); item.Action != "remove" {
+		t.Errorf("on the writable repository plan did not prove the tree: %+v", item)
+	}
+}
+
+// planFile is the plan file at p.
+func planFile(t *testing.T, p string) machine.Plan {
+	t.Helper()
+	var plan machine.Plan
+	if err := json.Unmarshal([]byte(readFile(t, p)), &plan); err != nil {
+		t.Fatalf("plan file %s: %v", p, err)
+	}
+	return plan
+}
