@@ -332,6 +332,8 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeResumeUnmatched:     {person: "an interrupted intent meets a world no rule fits (a person's directory where new was to make its tree): what it is, and where it goes, is the person's to say"},
 		machine.CodeStatusFailed:        {person: "git status fails on a damaged index; repairing it (git reset drops what was staged) is the person's choice"},
 		machine.CodeRecoveryFailed:      {person: "what would die with the tree cannot be read (a config.worktree that is a symlink): the person makes it a plain file or drops it (TestRecoveryUnreadableConfigKeepsTree)"},
+		machine.CodeReadOnlyFileSystem:  {person: "a command that writes on a read-only file system: remounting it read-write, or moving to a writable copy, is the person's step, after which the retry (the command itself) runs; the commands that only read work as they are (TestReadOnlyRepositoryRefusesWrites)"},
+		machine.CodeNotWritable:         {person: "a command that writes where this user may not: running it as a user who may write there is the person's step, which root, that tests run as here, never needs (TestUnwritableIsDescribed)"},
 		machine.CodeStateUnreadable:     {person: "a state file that cannot be opened (its permissions, its filesystem, a dangling symlink) is the person's to fix; moving it aside would lose the records (state_unreadable_symlink.txtar)"},
 		machine.CodeAmbiguousRelocation: {person: "git reports both the source and the destination of an interrupted move: which registration is the tree is the person's to say (relocate_ambiguous.txtar removes the other, then resumes)"},
 		machine.CodeUnsafeToken:         {person: "an @token@ where its value would be read as code is the project's to move in custody.toml"},
