@@ -35,6 +35,8 @@ type Error struct {
 // Error says what is not writable and why, in one clause.
 func (e *Error) Error() string {
 	switch {
+	case e.Path == "":
+		return fmt.Sprintf("the file system refused a write (%v)", e.Err)
 	case e.ReadOnly && e.Mount != "" && e.Mount != e.Path:
 		return fmt.Sprintf("%s is on a read-only file system (mounted read-only at %s)", e.Path, e.Mount)
 	case e.ReadOnly:

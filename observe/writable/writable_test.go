@@ -71,7 +71,11 @@ func TestClassify(t *testing.T) {
 	if got, ok := Classify(link); !ok || got.Path != p {
 		t.Errorf("Classify of a rename's EROFS = %#v, %v; want the path renamed to", got, ok)
 	}
+	if got, ok := Classify(os.NewSyscallError("write", syscall.EROFS)); !ok || !got.ReadOnly || got.Path != "" {
+		t.Errorf("Classify of an EROFS on no path = %#v, %v", got, ok)
+	}
 	for _, err := range []error{
+		os.NewSyscallError("write", syscall.EACCES),
 		&fs.PathError{Op: "open", Path: p, Err: syscall.EACCES},
 		&fs.PathError{Op: "open", Path: p, Err: syscall.ENOENT},
 		errors.New("read-only file system"),
@@ -95,6 +99,7 @@ func TestErrorSays(t *testing.T) {
 		{Error{Path: "/m", Mount: "/m", ReadOnly: true, Err: syscall.EROFS}, "/m is on a read-only file system"},
 		{Error{Path: "/r", ReadOnly: true, Err: syscall.EROFS}, "/r is on a read-only file system"},
 		{Error{Path: "/r", Err: syscall.EACCES}, fmt.Sprintf("/r is not writable by this user (uid %d): permission denied", os.Getuid())},
+		{Error{ReadOnly: true, Err: syscall.EROFS}, "the file system refused a write (read-only file system)"},
 	} {
 		if got := c.e.Error(); got != c.want {
 			t.Errorf("Error() = %q, want %q", got, c.want)
