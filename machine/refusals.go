@@ -203,6 +203,14 @@ const (
 	// CodeStateUnreadable is returned when the state file exists but cannot
 	// be opened (permissions, a read-only filesystem); it is not corrupt.
 	CodeStateUnreadable Code = "state-unreadable"
+	// CodeReadOnlyFileSystem is returned when a command that writes runs
+	// where the repository's file system is mounted read-only; nothing was
+	// changed, and the commands that only read work there.
+	CodeReadOnlyFileSystem Code = "read-only-file-system"
+	// CodeNotWritable is returned when a command that writes runs where
+	// this user may not write the repository's custody state (permissions
+	// on a writable file system); nothing was changed.
+	CodeNotWritable Code = "not-writable"
 	// CodeMigrationFailed is returned when upgrading an older state file to
 	// this custody's schema failed; the file was left as it was.
 	CodeMigrationFailed Code = "state-migration-failed"
@@ -471,6 +479,8 @@ func Codes() map[Code]string {
 		CodePlanInvalid:         "the plan file is not a valid, unedited plan",
 		CodeJournalBroken:       "an exported journal does not verify",
 		CodeStateUnreadable:     "the state file exists but cannot be opened",
+		CodeReadOnlyFileSystem:  "a command that writes runs where the repository's file system is mounted read-only",
+		CodeNotWritable:         "a command that writes runs where this user may not write the repository's custody state",
 		CodeMigrationFailed:     "upgrading an older state file failed; it was left as it was",
 		CodeMoved:               "git moved the worktree away from the record's path",
 		CodeNotInWorktree:       "the command runs outside every managed worktree",

@@ -24,7 +24,9 @@
 //     command) and ChangeRegistry, the one function that runs a git worktree
 //     command that changes the registry, under that lock. Reads of the
 //     registry take the same lock shared, so the lock lives beside them;
-//     only steps call ChangeRegistry.
+//     only steps call ChangeRegistry. Only an exclusive lock writes: a
+//     shared one opens the lock file to read and creates nothing (a
+//     repository on a read-only file system is read as usual).
 //   - Objects a proof needs: ensureObjects fetches the missing commits of an
 //     advertised tip with a source-only refspec and no refmap, so objects
 //     arrive and no ref is written (DESIGN §5).

@@ -28,6 +28,11 @@ type Git struct {
 	// timeouts, when set, collects the commands of this Git that ran out
 	// of time (noting): the observation of one tree.
 	timeouts *timeoutNotes
+	// NoFetch, when set, says why the repository cannot take objects (a
+	// read-only file system): the commits of an advertised tip that are
+	// not here are then not fetched, and each remote they belong to is a
+	// failure naming this reason.
+	NoFetch error
 	// unanswered remembers the remotes that did not answer, so that each
 	// is asked once per Git (one command), however many trees it speaks
 	// for; nil remembers nothing.

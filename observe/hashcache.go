@@ -37,6 +37,9 @@ type HashCache struct {
 	Dir string
 	// Now is the clock the racy-clean guard reads (nil: time.Now).
 	Now func() time.Time
+	// ReadOnly uses the entries the cache files hold and writes nothing:
+	// for a repository that cannot be written.
+	ReadOnly bool
 
 	hashed, reused atomic.Int64
 }
@@ -196,7 +199,7 @@ func (t *treeHashes) keepUnvisited() {
 // as the tree's cache file, atomically by rename, when they differ from
 // what it read. Any failure leaves the cache as it was: it only costs time.
 func (t *treeHashes) save() {
-	if t == nil || len(t.fresh) == 0 && (t.keepOld || len(t.hits) == len(t.old)) {
+	if t == nil || t.c.ReadOnly || len(t.fresh) == 0 && (t.keepOld || len(t.hits) == len(t.old)) {
 		return
 	}
 	next := make(map[statKey]string, len(t.hits)+len(t.fresh))

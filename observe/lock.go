@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -71,11 +72,25 @@ func RegistryLock(ctx context.Context, repo Repo, exclusive bool) (func(), error
 // held on this process's behalf, or shared).
 func lockRegistry(ctx context.Context, repo Repo, exclusive bool) (func(), string, error) {
 	dir := repo.StateDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, "", fmt.Errorf("worktree registry lock: %w", err)
-	}
 	path := filepath.Join(dir, "registry.lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|oNoFollow|syscall.O_NONBLOCK, 0o644)
+	var f *os.File
+	var err error
+	if exclusive {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, "", fmt.Errorf("worktree registry lock: %w", err)
+		}
+		f, err = os.OpenFile(path, os.O_CREATE|os.O_RDWR|oNoFollow|syscall.O_NONBLOCK, 0o644)
+	} else {
+		// A reader creates nothing and opens the file only to read, so it
+		// reads the registry on a read-only file system too. Where no lock
+		// file exists yet, no custody has changed the registry under it
+		// and there is nothing to wait for (a first writer racing this read
+		// is what WorktreeList's retry absorbs).
+		f, err = os.OpenFile(path, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			return func() {}, "", nil
+		}
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("worktree registry lock %s: %w", path, err)
 	}

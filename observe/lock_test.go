@@ -59,6 +59,12 @@ func TestRegistryLockTimeout(t *testing.T) {
 func TestRegistryLockInterrupted(t *testing.T) {
 	t.Parallel()
 	repo := observe.Repo{CommonDir: t.TempDir()}
+	// A reader locks only a lock file a writer made: make it first.
+	first, err := observe.RegistryLock(context.Background(), repo, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first()
 	unlock, err := observe.RegistryLock(context.Background(), repo, false)
 	if err != nil {
 		t.Fatal(err)
@@ -115,5 +121,41 @@ func TestRegistryLockNotARegularFile(t *testing.T) {
 				t.Errorf("the lock wrote through the symlink")
 			}
 		})
+	}
+}
+
+// TestRegistryReadLockWritesNothing: a reader of the registry creates
+// nothing (no state directory, no lock file) where no writer has made the
+// lock file, and once one has, it opens that file only to read and still
+// waits for the writer that holds it.
+func TestRegistryReadLockWritesNothing(t *testing.T) {
+	t.Parallel()
+	repo := observe.Repo{CommonDir: t.TempDir()}
+	unlock, err := observe.RegistryLock(context.Background(), repo, false)
+	if err != nil {
+		t.Fatalf("read lock where no writer ever ran: %v", err)
+	}
+	unlock()
+	if _, err := os.Lstat(repo.StateDir()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a reader made %s (%v)", repo.StateDir(), err)
+	}
+	held, err := observe.RegistryLock(context.Background(), repo, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held()
+	lock := filepath.Join(repo.StateDir(), "registry.lock")
+	before, err := os.ReadFile(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := observe.WithLockTimeout(context.Background(), 200*time.Millisecond)
+	_, err = observe.RegistryLock(ctx, repo, false)
+	var r *machine.Refusal
+	if !errors.As(err, &r) || r.Code != machine.CodeLockTimeout {
+		t.Errorf("a reader did not wait for the writer holding the lock: %v", err)
+	}
+	if after, err := os.ReadFile(lock); err != nil || string(after) != string(before) {
+		t.Errorf("the reader changed the lock file: %q, was %q (%v)", after, before, err)
 	}
 }

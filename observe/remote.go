@@ -312,6 +312,11 @@ func (v *RemoteView) ensureObjects(ctx context.Context, g *Git, repo Repo, faile
 			failed[remote] = true
 			continue
 		}
+		if g.NoFetch != nil {
+			v.Failures = append(v.Failures, machine.RemoteFailure{Remote: remote,
+				Error: fmt.Sprintf("%d advertised ref(s) name commits this repository lacks, and custody cannot fetch them: %v; fetch them where the repository is writable, then plan again", len(refs), g.NoFetch)})
+			continue
+		}
 		fctx, cancel := context.WithTimeout(ctx, g.remoteTimeout())
 		_, err := g.Mutate(fctx, repo.MainCheckout, s.args([]string{"fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--refmap=", "--no-recurse-submodules"}, refs...)...)
 		cancel()

@@ -39,6 +39,11 @@ type Env struct {
 	// Workflows are the kinds resume settles, in order; nil means
 	// DefaultWorkflows.
 	Workflows []Resumer
+	// Unwritable, when set, says why the repository cannot be written (a
+	// read-only file system), for a command that only reads: what it
+	// would write as derived data (the content hash cache) it then does
+	// without. A command that writes never runs with it set.
+	Unwritable error
 }
 
 // Progress receives reports of long work. Implementations must be cheap.

@@ -93,8 +93,10 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 			return machine.Plan{}, err
 		}
 		// The content hash cache of trees git no longer has goes: derived
-		// data, not state (decision 0073).
-		observe.PruneHashCache(e.Repo)
+		// data, not state (decision 0073), pruned only where it can be.
+		if e.Unwritable == nil {
+			observe.PruneHashCache(e.Repo)
+		}
 	}
 	resItems, err := resourceItems(ctx, e)
 	if err != nil {

@@ -37,7 +37,16 @@ func (e *Env) assessScope(view *observe.RemoteView) (observe.Scope, error) {
 		return observe.Scope{}, err
 	}
 	return observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses(), EnvLines: env, Disposable: disposable,
-		Hashes: observe.NewHashCache(e.Repo)}, nil
+		Hashes: e.hashCache()}, nil
+}
+
+// hashCache is the repository's content hash cache, read-only when the
+// repository cannot be written (Env.Unwritable): its entries still spare
+// reads, and nothing is saved.
+func (e *Env) hashCache() *observe.HashCache {
+	c := observe.NewHashCache(e.Repo)
+	c.ReadOnly = e.Unwritable != nil
+	return c
 }
 
 // asFinished is rec as plan assessed it: finished and carrying no intent.

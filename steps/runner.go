@@ -75,6 +75,7 @@ type Resumer interface {
 	kind() machine.Kind
 	resume(ctx context.Context, e *Env, forced map[string]bool) ([]ResumeItem, error)
 	stuck(ctx context.Context, e *Env) ([]StuckRecord, error)
+	interrupted(ctx context.Context, e *Env) ([]InterruptedIntent, error)
 }
 
 // Resumer returns w for the runner.

@@ -45,6 +45,10 @@ var (
 	// ErrUnknownKind is returned when a record's kind has no bucket in the
 	// store's schema; nothing was written.
 	ErrUnknownKind = errors.New("no bucket holds records of this kind; nothing was written")
+	// ErrReadOnly is returned when a store opened read-only
+	// (Options.ReadOnly) is asked to write: the command that opened it
+	// declared that it only reads. Nothing was written.
+	ErrReadOnly = errors.New("the state file was opened read-only, for a command that only reads; nothing was written")
 )
 
 // Errors of reading a journal export.

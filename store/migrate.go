@@ -162,7 +162,7 @@ func (m *Migrator) Delete(bucket string, k []byte) error {
 func (s *Store) migrate(from int) error {
 	to := s.schema.Version()
 	var up *Upgrade
-	err := s.update(func(tx *bolt.Tx) error {
+	err := s.write(func(tx *bolt.Tx) error {
 		v, err := s.schema.versionOf(tx)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.path, err)

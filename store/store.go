@@ -17,6 +17,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe/safefile"
+	"github.com/custody-sh/custody/observe/writable"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -61,6 +62,8 @@ type Store struct {
 	// committed counts the write transactions this Store committed, so a
 	// lock timeout after some of them never claims nothing was changed.
 	committed atomic.Int64
+	// readOnly refuses every write (Options.ReadOnly).
+	readOnly bool
 }
 
 // Options tunes OpenWith.
@@ -72,6 +75,14 @@ type Options struct {
 	Create bool
 	// Schema is the layout to read and write; nil means DefaultSchema().
 	Schema *Schema
+	// ReadOnly opens the store for a command that only reads: it is never
+	// created (Create is ignored) and every later write is ErrReadOnly, so
+	// no transaction takes the exclusive lock or writes the holder note.
+	// A file of an older schema is still upgraded first (the upgrade is
+	// what lets this custody read it at all), when the file system lets
+	// it be; where it does not, the open is a *writable.Error that says
+	// the upgrade must write.
+	ReadOnly bool
 }
 
 // Path returns the state file's path.
@@ -105,9 +116,9 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := schema.validate(); err != nil {
 		return nil, err
 	}
-	s := &Store{path: path, timeout: opts.Timeout, ctx: ctx, schema: schema}
+	s := &Store{path: path, timeout: opts.Timeout, ctx: ctx, schema: schema, readOnly: opts.ReadOnly}
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		if !opts.Create {
+		if !opts.Create || opts.ReadOnly {
 			return nil, fmt.Errorf("%s: %w", path, ErrNotInitialized)
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -134,6 +145,14 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil
 	}
 	err := s.view(check)
+	if err == nil && version < schema.Version() && opts.ReadOnly {
+		// Asked before the upgrade takes the write lock, so a read-only
+		// file system is named as such, with what needed the write.
+		if werr := writable.Check(filepath.Dir(path)); werr != nil {
+			return nil, fmt.Errorf("%s has schema %d, older than this custody's %d, and is upgraded (a copy kept beside it) before this custody can read it: %w",
+				path, version, schema.Version(), werr)
+		}
+	}
 	if err == nil && version < schema.Version() {
 		if err = s.migrate(version); err == nil {
 			migrated = true
@@ -162,7 +181,7 @@ func (s *Store) initialize() error {
 	if _, err := rand.Read(id[:]); err != nil {
 		return err
 	}
-	return s.update(func(tx *bolt.Tx) error {
+	return s.write(func(tx *bolt.Tx) error {
 		if tx.Bucket(bucketMeta) != nil {
 			return nil // another process initialized it first
 		}
@@ -242,6 +261,13 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 		}
 	}
 	if err != nil {
+		if w, ok := writable.Classify(err); ok && !readOnly {
+			// Opening for writing on a read-only file system: said as such,
+			// naming the state file, whatever this command had written.
+			at := *w
+			at.Path = s.path
+			return nil, fmt.Errorf("%w%s", &at, s.changedSoFar())
+		}
 		if errors.Is(err, ErrCorrupt) || errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrVersionMismatch) ||
 			errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrInvalidMapping) {
 			return nil, fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
@@ -297,10 +323,21 @@ func (s *Store) lastHolder() string {
 	return "last taken by " + machine.EscapeControl(strings.TrimSpace(string(b)))
 }
 
-// update runs fn in one write transaction on a freshly opened file. A fault
-// on the mapped file is a panic (debug.SetPanicOnFault) and a panic
-// inside bbolt (a corrupt page) is turned into ErrCorrupt.
-func (s *Store) update(fn func(*bolt.Tx) error) (err error) {
+// update runs fn in one write transaction on a freshly opened file;
+// ErrReadOnly, with nothing opened, on a store opened read-only.
+func (s *Store) update(fn func(*bolt.Tx) error) error {
+	if s.readOnly {
+		return fmt.Errorf("%s: %w", s.path, ErrReadOnly)
+	}
+	return s.write(fn)
+}
+
+// write runs fn in one write transaction on a freshly opened file, whatever
+// the store was opened for: only creating the file and upgrading its
+// schema call it directly. A fault on the mapped file is a panic
+// (debug.SetPanicOnFault) and a panic inside bbolt (a corrupt page) is
+// turned into ErrCorrupt.
+func (s *Store) write(fn func(*bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	db, err := s.open(false)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/writable"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
@@ -98,6 +99,13 @@ type App struct {
 	args []string
 	// statePath is the state file's path once the repository is known.
 	statePath string
+	// access is what the command declared it does to the repository
+	// (access.go), read once before it runs.
+	access access
+	// pendingNote, for a command that only reads, names the interrupted
+	// intents it leaves for custody resume; said on stderr when the
+	// command succeeds (a failure is its one paragraph).
+	pendingNote string
 }
 
 // exitSignal carries kong's exit request out of Parse.
@@ -131,6 +139,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	if c, g, ok := fastHook(args); ok {
 		cli.Globals = g
 		app.Command = "hook " + args[1]
+		app.access = accessOf(c)
 		runCommand = func() error { return c.Run(app) }
 	} else {
 		model, hook := any(&cli), hookModel(args)
@@ -155,6 +164,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			cli.Globals = hook.Globals
 		}
 		app.Command = commandName(kctx.Command())
+		app.access = selectedAccess(kctx)
 		runCommand = func() error { return kctx.Run(app) }
 	}
 	// SIGHUP (the terminal closed) is an interrupt like Ctrl-C and SIGTERM:
@@ -252,7 +262,17 @@ func (a *App) env(create bool) (*steps.Env, error) {
 		return nil, err
 	}
 	a.statePath = steps.StatePath(repo)
-	st, err := store.OpenContext(a.Ctx, a.statePath, a.Globals.LockTimeout, create)
+	readOnly := a.access == reads
+	if !readOnly {
+		// Asked before anything is written (the resume of mutatingEnv
+		// included), so a command that writes is refused whole.
+		if err := writable.Check(filepath.Dir(a.statePath)); err != nil {
+			return nil, &refusedUnwritable{err: err, command: a.Command}
+		}
+	} else if create {
+		return nil, fmt.Errorf("internal: custody %s declares that it only reads, and asked to create the state file", a.Command)
+	}
+	st, err := store.OpenWith(a.Ctx, a.statePath, store.Options{Timeout: a.Globals.LockTimeout, Create: create, ReadOnly: readOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -268,16 +288,55 @@ func (a *App) env(create bool) (*steps.Env, error) {
 	if h, err := os.Hostname(); err == nil {
 		actor += "@" + h
 	}
-	return &steps.Env{
+	e := &steps.Env{
 		Repo: repo, Git: g, Store: st, Policy: cfg.Policy(), Config: cfg, ConfigSource: src,
 		Root: root, Now: clock(), Actor: actor, Holder: steps.Self(),
 		Wait: a.Globals.LockTimeout, Progress: a.progress(),
-	}, nil
+	}
+	if readOnly {
+		// Derived data (the content hash cache, objects a proof needs) is
+		// written only where the file system lets it be.
+		e.Unwritable = writable.Check(filepath.Dir(a.statePath))
+		g.NoFetch = e.Unwritable
+		a.pendingNote = pendingNote(a.Ctx, e, a.Command)
+	}
+	return e, nil
+}
+
+// pendingNote is the line that says which records carry an intent their
+// holder left behind ("" when none do): a command that only reads does not
+// resume them, and the next command that writes (or custody resume)
+// settles them.
+func pendingNote(ctx context.Context, e *steps.Env, command string) string {
+	pending, err := steps.Interrupted(ctx, e)
+	if err != nil || len(pending) == 0 {
+		return ""
+	}
+	names := make([]string, len(pending))
+	for i, p := range pending {
+		names[i] = fmt.Sprintf("%s (%s %s)", p.ID, p.Intent, p.Kind)
+	}
+	return fmt.Sprintf("custody: %d interrupted intent(s) wait for custody resume: %s; custody %s only reads, so it leaves them as they are\n",
+		len(pending), strings.Join(names, ", "), command)
+}
+
+// refuseUnwritable refuses a command that writes in dir (or would make
+// it) before it writes anything, when the file system there cannot be
+// written: for the commands that write outside the state directory, which
+// env checks for every command that writes.
+func (a *App) refuseUnwritable(dir string) error {
+	if err := writable.Check(dir); err != nil {
+		return &refusedUnwritable{err: err, command: a.Command}
+	}
+	return nil
 }
 
 // mutatingEnv builds the environment and first resumes every interrupted
 // intent, as every mutating command must.
 func (a *App) mutatingEnv() (*steps.Env, error) {
+	if a.access == reads {
+		return nil, fmt.Errorf("internal: custody %s declares that it only reads, and asked to resume and write", a.Command)
+	}
 	e, err := a.env(true)
 	if err != nil {
 		return nil, err

@@ -166,8 +166,11 @@ func (c *DoctorCmd) damaged(a *App, openErr error) error {
 
 // salvage runs store.Salvage on the state file, whatever state it is in.
 func (c *DoctorCmd) salvage(a *App) error {
-	if _, err := a.env(false); err != nil && a.statePath == "" {
-		return err
+	if _, err := a.env(false); err != nil {
+		var refused *refusedUnwritable
+		if a.statePath == "" || errors.As(err, &refused) {
+			return err
+		}
 	}
 	actor := "custody"
 	if u, err := user.Current(); err == nil {

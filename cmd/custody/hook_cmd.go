@@ -196,7 +196,7 @@ func (a *App) hookEnsure(tree steps.HookTree, id string) *hookEnsureResult {
 		out.Resources, err = steps.Ensure(a.Ctx, e, id)
 	}
 	if err != nil {
-		b := describeIn(err, invocation{args: a.args, state: a.statePath})
+		b := describeIn(err, a.invocation())
 		out.Error = &b
 		writeRefusal(a.Stderr, "custody hook session-start: resource ensure", &machine.Refusal{Code: machine.Code(b.Code), Message: b.Message, Retry: b.Retry})
 	}

@@ -66,7 +66,7 @@ func (env *hookEnvelope) fail(a *App, err error) {
 		env.refuse(r)
 		return
 	}
-	b := describeIn(err, invocation{args: a.args, state: a.statePath})
+	b := describeIn(err, a.invocation())
 	env.OK, env.Outcome, env.Error = false, "error", &b
 }
 

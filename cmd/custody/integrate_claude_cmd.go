@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
@@ -33,6 +34,11 @@ func (c *IntegrateClaudeCmd) Run(a *App) error {
 	repo, err := observe.Discover(a.Ctx, a.git(), a.Dir)
 	if err != nil {
 		return err
+	}
+	if !c.Check {
+		if err := a.refuseUnwritable(filepath.Join(repo.MainCheckout, ".claude")); err != nil {
+			return err
+		}
 	}
 	res, err := steps.IntegrateClaude(repo, c.Check)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/writable"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -60,6 +61,9 @@ func (a *App) exitCode() int {
 
 func (a *App) succeed() int {
 	code := a.exitCode()
+	// Stdout keeps exactly the command's own output (one envelope with
+	// --json).
+	fmt.Fprint(a.Stderr, a.pendingNote)
 	if a.Globals.JSON {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
@@ -86,6 +90,10 @@ type invocation struct {
 	args []string
 	// state is the state file's path, once known.
 	state string
+	// command is the command's name ("plan", "journal export") and access
+	// what it declared it does to the repository.
+	command string
+	access  access
 }
 
 // again is the failed command run again, with extra global flags first;
@@ -99,6 +107,11 @@ func (inv invocation) again(extra ...string) string {
 
 // describeIn is describe for the failed invocation inv.
 func describeIn(err error, inv invocation) errorBody {
+	// Whatever else failed, a write the file system refused is said as
+	// such, with the exact path: the first cause to fix.
+	if w, ok := writable.Classify(err); ok {
+		return unwritableBody(err, w, inv)
+	}
 	var r *machine.Refusal
 	if errors.As(err, &r) {
 		msg := r.Message
@@ -146,8 +159,13 @@ func describeIn(err error, inv invocation) errorBody {
 	return errorBody{Code: "error", Message: err.Error(), Retry: "custody doctor"}
 }
 
+// invocation is what describeIn knows of this command.
+func (a *App) invocation() invocation {
+	return invocation{args: a.args, state: a.statePath, command: a.Command, access: a.access}
+}
+
 func (a *App) fail(jsonOut bool, command string, err error) int {
-	body := describeIn(err, invocation{args: a.args, state: a.statePath})
+	body := describeIn(err, a.invocation())
 	if jsonOut {
 		enc := json.NewEncoder(a.Stderr)
 		enc.SetEscapeHTML(false) // retries are shell: keep && and > as they are

@@ -7,6 +7,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
+	"github.com/custody-sh/custody/observe/writable"
 	"github.com/custody-sh/custody/steps"
 )
 
@@ -102,6 +103,17 @@ func planBytes(plan machine.Plan) ([]byte, error) {
 // retry as the command to run instead; other errors pass through. plan and
 // journal export share it.
 func outputError(err error, path, retry string) error {
+	if w, ok := writable.Classify(err); ok {
+		at := *w
+		at.Path = path // the file asked for, not the temporary file beside it
+		w = &at
+		code := machine.CodeReadOnlyFileSystem
+		if !w.ReadOnly {
+			code = machine.CodeNotWritable
+		}
+		return &machine.Refusal{Code: code, Path: path, Retry: retry,
+			Message: fmt.Sprintf("%v, so nothing was written there; write it where it can be written", w)}
+	}
 	if errors.Is(err, steps.ErrNotRegularFile) {
 		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: path, Message: err.Error(), Retry: retry}
 	}

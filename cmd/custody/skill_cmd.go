@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/writable"
 	"github.com/custody-sh/custody/steps"
 )
 
@@ -113,6 +114,9 @@ func (c *SkillCmd) Run(a *App, k *kong.Context) error {
 			res.Files = append(res.Files, skillFile{Path: p, Outcome: "unchanged"})
 		default:
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				if _, ok := writable.Classify(err); ok {
+					return outputError(err, filepath.Dir(p), "custody skill --out DIR")
+				}
 				return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: filepath.Dir(p), Retry: "custody skill",
 					Message: fmt.Sprintf("%s cannot be made (%v); choose another --out", filepath.Dir(p), errors.Unwrap(err))}
 			}

@@ -63,6 +63,8 @@ func nextSteps() map[machine.Code]string {
 		machine.CodePlanInvalid:             "custody plan -o plan.json",
 		machine.CodeJournalBroken:           "custody doctor",
 		machine.CodeStateUnreadable:         "custody COMMAND (after fixing the file's permissions)",
+		machine.CodeReadOnlyFileSystem:      "custody COMMAND (where the repository is writable; the commands that only read work as they are)",
+		machine.CodeNotWritable:             "custody COMMAND (as a user who may write the repository)",
 		machine.CodeMigrationFailed:         "custody doctor",
 		machine.CodeSignatureInvalid:        "custody journal head",
 		machine.CodeNotARepository:          "custody -C REPO COMMAND",
