@@ -38,8 +38,13 @@ func TestAssessTimedOut(t *testing.T) {
 			o.StatusErr, o.Proof, o.ProofErr = "timed out", nil, "timed out"
 			o.Locked = true
 		}, []machine.Code{machine.CodeObservationTimedOut, machine.CodeObservationTimedOut, machine.CodeLocked}},
+		// A vanished tree (decision 0226) is kept while whether its head
+		// is published is unknown: here, because its proof ran out of time.
 		{"a proof that timed out, the tree gone", func(o *machine.WorktreeObservation) {
 			*o = machine.WorktreeObservation{Path: o.Path, PathState: machine.PathAbsent, TimedOut: []machine.TimedOut{proof}, ProofErr: "timed out"}
+		}, []machine.Code{machine.CodeObservationTimedOut}},
+		{"a proof that timed out, the tree gone but still registered", func(o *machine.WorktreeObservation) {
+			*o = machine.WorktreeObservation{Path: o.Path, PathState: machine.PathAbsent, Registered: true, TimedOut: []machine.TimedOut{proof}, ProofErr: "timed out"}
 		}, []machine.Code{machine.CodeObservationTimedOut, machine.CodeWorktreeMissing}},
 	}
 	for _, tt := range tests {
