@@ -80,10 +80,10 @@ func OtherEntriesRefusal(rec Record, others []AdminEntry, then string) Refusal {
 				o.Dir, path, desc, QuoteArg(o.Dir))
 		}
 		if o.Head != "" {
-			steps = append(steps, "git --git-dir="+QuoteArg(o.CommonDir)+" update-ref refs/custody/stray/"+o.Head+" "+o.Head)
+			steps = append(steps, Command("git", "--git-dir="+o.CommonDir, "update-ref", "refs/custody/stray/"+o.Head, o.Head))
 		}
 		aside := StrayEntriesDir(o.CommonDir)
-		steps = append(steps, "mkdir -p -- "+QuoteArg(aside)+" && mv -- "+QuoteArg(o.Dir)+" "+QuoteArg(aside+"/"+o.Key))
+		steps = append(steps, Command("mkdir", "-p", "--", aside)+" && "+Command("mv", "--", o.Dir, aside+"/"+o.Key))
 	}
 	steps = append(steps, then)
 	return refuse(CodeDuplicateAdminEntry, path, strings.Join(steps, " && "),

@@ -21,7 +21,7 @@ func missingRefusal(rec Record, obs WorktreeObservation) Refusal {
 		return refuse(CodeWorktreeMissing, p, pushBranch("", pushRemote(obs.Remote.Remotes), rec.Branch),
 			"%s no longer exists and its last known commit %s is only on branch %s, which no remote advertises; push it, then custody settles the record", p, head, rec.Branch)
 	}
-	return refuse(CodeWorktreeMissing, p, "custody show "+rec.ID,
+	return refuse(CodeWorktreeMissing, p, Command("custody", "show", rec.ID),
 		"%s no longer exists and nothing proves its last known commit %s published; custody will not guess where its work went", p, head)
 }
 
@@ -32,32 +32,32 @@ func notOwnedRefusal(rec Record, obs WorktreeObservation) Refusal {
 	p := rec.Path
 	if rec.Origin == OriginCreated && obs.Marker == rec.ID && obs.AdminKey == rec.AdminKey &&
 		obs.Branch != "" && !obs.Detached && obs.Branch != rec.Branch {
-		retry := "git -C " + QuoteArg(p) + " switch " + QuoteArg(rec.Branch)
+		retry := Command("git", "-C", p, "switch", rec.Branch)
 		how := "switch back to it"
 		if obs.BranchTip == "" {
-			retry = "git -C " + QuoteArg(p) + " branch -m " + QuoteArg(obs.Branch) + " " + QuoteArg(rec.Branch)
+			retry = Command("git", "-C", p, "branch", "-m", obs.Branch, rec.Branch)
 			how = "rename it back"
 		}
 		return refuse(CodeNotOwned, p, retry,
 			"%s is on branch %s, not custody's %s; custody removes only trees on the branch it made: %s, or remove the tree by hand", p, obs.Branch, rec.Branch, how)
 	}
-	return refuse(CodeNotOwned, p, "custody show "+rec.ID, "%s lacks custody's ownership evidence (ready marker %q, branch %q)", p, obs.Marker, rec.Branch)
+	return refuse(CodeNotOwned, p, Command("custody", "show", rec.ID), "%s lacks custody's ownership evidence (ready marker %q, branch %q)", p, obs.Marker, rec.Branch)
 }
 
 // reRecord is the command that records the directory now at a record's
 // path as its tree: finishing it again records its device+inode.
 func reRecord(rec Record) string {
 	if rec.State == StateFinished {
-		return "custody reopen " + QuoteArg(rec.ID) + " && custody finish " + QuoteArg(rec.ID)
+		return Command("custody", "reopen", rec.ID) + " && " + Command("custody", "finish", rec.ID)
 	}
-	return "custody finish " + QuoteArg(rec.ID)
+	return Command("custody", "finish", rec.ID)
 }
 
 // stash is `git stash push` in tree with flags: the stash is kept in the
 // repository's refs/stash, shared by every worktree, so nothing is lost
 // when the tree goes.
 func stash(tree string, flags ...string) string {
-	return strings.Join(append([]string{"git -C", QuoteArg(tree), "stash push"}, flags...), " ")
+	return Command(append([]string{"git", "-C", tree, "stash", "push"}, flags...)...)
 }
 
 // stashPaths stashes exactly paths of tree (untracked or ignored files,
@@ -67,21 +67,13 @@ func stashPaths(tree, flag string, paths []string) string {
 	if len(paths) == 0 || len(paths) > 8 {
 		return "custody plan"
 	}
-	words := []string{stash(tree, flag), "--"}
-	for _, p := range paths {
-		words = append(words, QuoteArg(p))
-	}
-	return strings.Join(words, " ")
+	return stash(tree, append([]string{flag, "--"}, paths...)...)
 }
 
 // pushBranch pushes branch to remote and makes it the branch's upstream;
 // tree "" runs it where the person is.
 func pushBranch(tree, remote, branch string) string {
-	at := "git"
-	if tree != "" {
-		at = "git -C " + QuoteArg(tree)
-	}
-	return at + " push -u " + QuoteArg(remote) + " " + QuoteArg(branch)
+	return Command(append(gitAt(tree), "push", "-u", remote, branch)...)
 }
 
 // hiddenRetry is the retry of hidden state h in the tree of record id: the
@@ -95,25 +87,24 @@ func hiddenRetry(tree, id string, h Hidden) string {
 	}
 	switch h.Code {
 	case CodeAssumeUnchanged:
-		return "git -C " + QuoteArg(tree) + " update-index --no-assume-unchanged -- " + QuoteArg(rel)
+		return Command("git", "-C", tree, "update-index", "--no-assume-unchanged", "--", rel)
 	case CodeSkipWorktree:
-		return "git -C " + QuoteArg(tree) + " update-index --no-skip-worktree -- " + QuoteArg(rel)
+		return Command("git", "-C", tree, "update-index", "--no-skip-worktree", "--", rel)
 	case CodeStagedDiffers:
 		return stash(tree)
 	case CodeStaleCacheTree:
 		// Entries written again invalidate the cache tree above them.
-		at, spec := "git -C "+QuoteArg(tree), ""
+		list := []string{"git", "-C", tree, "--literal-pathspecs", "ls-files", "-s", "-z"}
 		if h.Path != tree {
-			spec = " -- " + QuoteArg(rel)
+			list = append(list, "--", rel)
 		}
-		return at + " --literal-pathspecs ls-files -s -z" + spec + " | " + at + " update-index -z --index-info"
+		return Command(list...) + " | " + Command("git", "-C", tree, "update-index", "-z", "--index-info")
 	case CodePerWorktreeRef:
 		// refs/worktree/NAME: a branch keeps its commit, then the ref
 		// that would die with the tree goes.
 		ref, _, _ := strings.Cut(h.Detail, " ")
 		if name, ok := strings.CutPrefix(ref, "refs/worktree/"); ok && name != "" && id != "" {
-			at := "git -C " + QuoteArg(tree)
-			return at + " branch " + QuoteArg("kept/"+id+"/"+name) + " " + QuoteArg(ref) + " && " + at + " update-ref -d " + QuoteArg(ref)
+			return Command("git", "-C", tree, "branch", "kept/"+id+"/"+name, ref) + " && " + Command("git", "-C", tree, "update-ref", "-d", ref)
 		}
 	}
 	return "custody plan"
@@ -151,4 +142,12 @@ func pushRemote(remotes []string) string {
 		}
 	}
 	return remotes[0]
+}
+
+// gitAt is git run in tree, or where the person is when tree is "".
+func gitAt(tree string) []string {
+	if tree == "" {
+		return []string{"git"}
+	}
+	return []string{"git", "-C", tree}
 }

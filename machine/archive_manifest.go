@@ -331,12 +331,7 @@ func CheckArchiveFresh(m ArchiveManifest, now ArchiveFingerprint) *Refusal {
 // QuotePath quotes a path for a command line shown to a person, always:
 // an archive's directory is a path even when no character in it needs
 // quoting, and reads as one.
-func QuotePath(p string) string {
-	if HasControl(p) {
-		return ShellWord(p)
-	}
-	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
-}
+func QuotePath(p string) string { return ShellWord(p) }
 
 // BuildOutputPaths returns the paths of the build-output directories the
 // manifest records as left out.

@@ -90,7 +90,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		if obs.Lease.Live(now) {
 			add(refuse(CodeLeaseLive, p, plan, "%s is leased by %s until %s", rec.ID, obs.Lease.Holder, obs.Lease.Expires.UTC().Format(time.RFC3339)))
 		} else {
-			add(refuse(CodeNotFinished, p, "custody finish "+rec.ID, "%s is %s; finish it when its work is done", rec.ID, rec.State))
+			add(refuse(CodeNotFinished, p, Command("custody", "finish", rec.ID), "%s is %s; finish it when its work is done", rec.ID, rec.State))
 		}
 		return keep(rs)
 	}
@@ -209,7 +209,7 @@ func proofRefusal(rec Record, obs WorktreeObservation) Refusal {
 		return refuse(CodeProofFailed, p, "custody plan", "looking for a proof of %s failed: %s", short, obs.ProofErr)
 	case len(obs.Remote.Unavailable) > 0:
 		f := obs.Remote.Unavailable[0]
-		return refuse(CodeRemoteUnavailable, p, "git ls-remote --refs "+f.Remote, "remote %s did not answer (%s); whether %s is published is unknown", f.Remote, f.Error, short)
+		return refuse(CodeRemoteUnavailable, p, Command("git", "ls-remote", "--refs", f.Remote), "remote %s did not answer (%s); whether %s is published is unknown", f.Remote, f.Error, short)
 	case len(obs.Remote.Remotes) == 0:
 		return refuse(CodeNoRemote, p, "custody plan", "the repository has no remote, so nothing proves %s is published; add the remote your work is pushed to (git remote add origin URL)", short)
 	case obs.Detached:
@@ -284,24 +284,4 @@ func shortID(c string) string {
 		return c[:12]
 	}
 	return c
-}
-
-// quoteArg quotes a path for a shell command line shown to a person.
-func QuoteArg(s string) string {
-	if HasControl(s) {
-		// A newline or escape inside single quotes would be printed raw:
-		// bash's $'…' spells every one of them (ShellWord).
-		return ShellWord(s)
-	}
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '-' || r == '_') {
-			safe = false
-			break
-		}
-	}
-	if safe && s != "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -54,7 +54,7 @@ func Discover(ctx context.Context, g *Git, dir string) (Repo, error) {
 	inside, commonDir, ok2 := strings.Cut(rest, "\n")
 	commonDir = strings.TrimSuffix(commonDir, "\n")
 	if !ok1 || !ok2 || commonDir == "" {
-		return Repo{}, ambiguous(dir, "git rev-parse printed %q, not two flags and a path", out)
+		return Repo{}, ambiguous(dir, "`git rev-parse` printed %q, not two flags and a path", out)
 	}
 	lines := []string{commonDir, bare, inside}
 	if lines[1] == "true" {

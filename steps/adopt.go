@@ -83,7 +83,7 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 			continue
 		}
 		if r.Path != abs {
-			return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody show " + r.ID,
+			return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: machine.Command("custody", "show", r.ID),
 				Message: fmt.Sprintf("git's admin key %s of %s is held by record %s (%s) of the tree at %s; custody will not guess whether that tree moved here or is gone (if it is gone, finish %s and retire it with a plan, then adopt again)",
 					key, abs, r.ID, r.State, r.Path, r.ID)}
 		}
@@ -91,7 +91,7 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 		if ifNeeded {
 			msg = fmt.Sprintf("%s is recorded as %s (%s), but git's admin entry %s or its ready marker no longer names that record: the tree there may not be the one custody recorded", abs, r.ID, r.State, key)
 		}
-		return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody show " + r.ID, Message: msg}
+		return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: machine.Command("custody", "show", r.ID), Message: msg}
 	}
 	id, err := adoptID(e, key)
 	if err != nil {

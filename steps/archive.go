@@ -209,7 +209,7 @@ func CaptureArchive(ctx context.Context, e *Env, id string) (ArchiveCreated, err
 	failpoint("archive/after-intent")
 	m, err := e.writeArchive(ctx, src, a, repoID)
 	if err != nil {
-		return ArchiveCreated{}, fmt.Errorf("archive %s of %s: %w (nothing counts until it is sealed; custody resume removes %s)", aid, id, err, in.Scratch)
+		return ArchiveCreated{}, fmt.Errorf("archive %s of %s: %w (nothing counts until it is sealed; `custody resume` removes %s)", aid, id, err, in.Scratch)
 	}
 	failpoint("archive/before-seal")
 	a, err = e.sealArchive(ctx, a)

@@ -149,7 +149,7 @@ func notDisposed(c machine.MigrateCandidate) *machine.Refusal {
 		d = machine.DispositionReject
 	}
 	return &machine.Refusal{Code: machine.CodeMigrateNotApproved, Path: c.Audit.Path,
-		Retry: fmt.Sprintf("custody migrate dispose %s --approve --disposition %s --digest %s", machine.QuoteArg(c.Audit.ID), d, c.Digest),
+		Retry: machine.Command("custody", "migrate", "dispose", c.Audit.ID, "--approve", "--disposition", string(d), "--digest", c.Digest),
 		Message: fmt.Sprintf("no disposition of %s is approved for this audit (proposed: %s — %s); only a person approves one", c.Audit.ID,
 			map[bool]string{true: "nothing", false: string(c.Proposal.Disposition)}[c.Proposal.Disposition == ""], c.Proposal.Reason)}
 }
@@ -410,7 +410,7 @@ func land(ctx context.Context, e *Env, run *migrateRun, c machine.MigrateCandida
 	ref := "refs/heads/" + e.Policy.BranchPrefix + "review/" + c.Audit.ID
 	fail := func(format string, args ...any) (string, *machine.Refusal, error) {
 		return ref, &machine.Refusal{Code: machine.CodeLandFailed, Path: c.Audit.Path,
-			Retry:   "git push " + machine.QuoteArg(remote) + " " + c.Audit.Head + ":" + ref,
+			Retry:   machine.Command("git", "push", remote, c.Audit.Head+":"+ref),
 			Message: fmt.Sprintf(format, args...) + "; the tree was left as it was"}, nil
 	}
 	if _, err := e.Git.Mutate(ctx, e.Repo.MainCheckout, "push", "--quiet", remote, c.Audit.Head+":"+ref); err != nil {
