@@ -21,7 +21,7 @@ func missingRefusal(rec Record, obs WorktreeObservation) Refusal {
 		return refuse(CodeWorktreeMissing, p, pushBranch("", pushRemote(obs.Remote.Remotes), rec.Branch),
 			"%s no longer exists and its last known commit %s is only on branch %s, which no remote advertises; push it, then custody settles the record", p, head, rec.Branch)
 	}
-	return refuse(CodeWorktreeMissing, p, Command("custody", "show", rec.ID),
+	return refuse(CodeWorktreeMissing, p, CommandOn([]string{"custody", "show"}, rec.ID),
 		"%s no longer exists and nothing proves its last known commit %s published; custody will not guess where its work went", p, head)
 }
 
@@ -41,16 +41,16 @@ func notOwnedRefusal(rec Record, obs WorktreeObservation) Refusal {
 		return refuse(CodeNotOwned, p, retry,
 			"%s is on branch %s, not custody's %s; custody removes only trees on the branch it made: %s, or remove the tree by hand", p, obs.Branch, rec.Branch, how)
 	}
-	return refuse(CodeNotOwned, p, Command("custody", "show", rec.ID), "%s lacks custody's ownership evidence (ready marker %q, branch %q)", p, obs.Marker, rec.Branch)
+	return refuse(CodeNotOwned, p, CommandOn([]string{"custody", "show"}, rec.ID), "%s lacks custody's ownership evidence (ready marker %q, branch %q)", p, obs.Marker, rec.Branch)
 }
 
 // reRecord is the command that records the directory now at a record's
 // path as its tree: finishing it again records its device+inode.
 func reRecord(rec Record) string {
 	if rec.State == StateFinished {
-		return Command("custody", "reopen", rec.ID) + " && " + Command("custody", "finish", rec.ID)
+		return CommandOn([]string{"custody", "reopen"}, rec.ID) + " && " + CommandOn([]string{"custody", "finish"}, rec.ID)
 	}
-	return Command("custody", "finish", rec.ID)
+	return CommandOn([]string{"custody", "finish"}, rec.ID)
 }
 
 // stash is `git stash push` in tree with flags: the stash is kept in the

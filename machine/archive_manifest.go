@@ -296,7 +296,7 @@ func (m ArchiveManifest) Fingerprint() ArchiveFingerprint {
 // fingerprint: archive-stale names the first difference.
 func CheckArchiveFresh(m ArchiveManifest, now ArchiveFingerprint) *Refusal {
 	want := m.Fingerprint()
-	retry := "custody archive create " + QuoteArg(m.Record)
+	retry := CommandOn([]string{"custody", "archive", "create"}, m.Record)
 	stale := func(format string, args ...any) *Refusal {
 		r := refuse(CodeArchiveStale, m.Path, retry, "archive %s no longer matches %s: %s", m.ID, m.Path, fmt.Sprintf(format, args...))
 		return &r

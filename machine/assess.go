@@ -90,7 +90,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		if obs.Lease.Live(now) {
 			add(refuse(CodeLeaseLive, p, plan, "%s is leased by %s until %s", rec.ID, obs.Lease.Holder, obs.Lease.Expires.UTC().Format(time.RFC3339)))
 		} else {
-			add(refuse(CodeNotFinished, p, Command("custody", "finish", rec.ID), "%s is %s; finish it when its work is done", rec.ID, rec.State))
+			add(refuse(CodeNotFinished, p, CommandOn([]string{"custody", "finish"}, rec.ID), "%s is %s; finish it when its work is done", rec.ID, rec.State))
 		}
 		return keep(rs)
 	}

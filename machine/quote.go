@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -136,4 +137,19 @@ func Command(argv ...string) string {
 		words[i] = QuoteArg(a)
 	}
 	return strings.Join(words, " ")
+}
+
+// CommandOn is Command of argv followed by operands (record ids, archive
+// ids, paths): when one of them begins with "-", "--" goes before them,
+// so the command reads it as an operand, never as a flag. argv holds the
+// program, its subcommand and its flags.
+func CommandOn(argv []string, operands ...string) string {
+	words := slices.Clone(argv)
+	for _, o := range operands {
+		if strings.HasPrefix(o, "-") {
+			words = append(words, "--")
+			break
+		}
+	}
+	return Command(append(words, operands...)...)
 }

@@ -149,7 +149,7 @@ func notDisposed(c machine.MigrateCandidate) *machine.Refusal {
 		d = machine.DispositionReject
 	}
 	return &machine.Refusal{Code: machine.CodeMigrateNotApproved, Path: c.Audit.Path,
-		Retry: machine.Command("custody", "migrate", "dispose", c.Audit.ID, "--approve", "--disposition", string(d), "--digest", c.Digest),
+		Retry: machine.CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--disposition", string(d), "--digest", c.Digest}, c.Audit.ID),
 		Message: fmt.Sprintf("no disposition of %s is approved for this audit (proposed: %s — %s); only a person approves one", c.Audit.ID,
 			map[bool]string{true: "nothing", false: string(c.Proposal.Disposition)}[c.Proposal.Disposition == ""], c.Proposal.Reason)}
 }

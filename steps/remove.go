@@ -187,7 +187,7 @@ func removalTargetRefusal(e *Env, rec machine.Record, obs machine.WorktreeObserv
 	p := filepath.Clean(rec.Path)
 	home, _ := os.UserHomeDir()
 	refuse := func(format string, args ...any) *machine.Refusal {
-		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: p, Retry: machine.Command("custody", "show", rec.ID), Message: fmt.Sprintf(format, args...)}
+		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: p, Retry: machine.CommandOn([]string{"custody", "show"}, rec.ID), Message: fmt.Sprintf(format, args...)}
 	}
 	switch {
 	case p == "/" || p == filepath.VolumeName(p)+string(os.PathSeparator) || !filepath.IsAbs(p):

@@ -309,7 +309,7 @@ func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]Reso
 		}
 		o := ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
 		if r.State != machine.StateActive {
-			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: machine.Command("custody", "resource", "ensure", rec.ID),
+			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "resource", "ensure"}, rec.ID),
 				Message: fmt.Sprintf("resource %s (%s) create exited %d: %s", spec.Name, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}
 			outs = append(outs, o)
 			if spec.Required {

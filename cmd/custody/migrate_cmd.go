@@ -114,10 +114,10 @@ func (c *MigratePlanCmd) Run(a *App) error {
 		for _, cd := range p.Candidates {
 			d := cd.Proposal.Disposition
 			if d == "" {
-				fmt.Fprintf(w, "to keep %s as it is: %s\n", cd.Audit.ID, machine.Command("custody", "migrate", "dispose", cd.Audit.ID, "--reject", "REASON", "--digest", cd.Digest))
+				fmt.Fprintf(w, "to keep %s as it is: %s\n", cd.Audit.ID, machine.CommandOn([]string{"custody", "migrate", "dispose", "--reject", "REASON", "--digest", cd.Digest}, cd.Audit.ID))
 				continue
 			}
-			fmt.Fprintf(w, "to approve %s: %s\n", cd.Audit.ID, machine.Command("custody", "migrate", "dispose", cd.Audit.ID, "--approve", "--digest", cd.Digest))
+			fmt.Fprintf(w, "to approve %s: %s\n", cd.Audit.ID, machine.CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--digest", cd.Digest}, cd.Audit.ID))
 		}
 	})
 	return nil
