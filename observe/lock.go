@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // DefaultLockTimeout is how long RegistryLock waits when the context
@@ -71,11 +72,15 @@ func RegistryLock(ctx context.Context, repo Repo, exclusive bool) (func(), error
 // held on this process's behalf, or shared).
 func lockRegistry(ctx context.Context, repo Repo, exclusive bool) (func(), string, error) {
 	dir := repo.StateDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := safefile.DirBelow(repo.CommonDir, dir, true, 0o755); err != nil {
 		return nil, "", fmt.Errorf("worktree registry lock: %w", err)
 	}
 	path := filepath.Join(dir, "registry.lock")
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|oNoFollow|syscall.O_NONBLOCK, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, "", &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: path, Retry: machine.Command("rm", "--", path),
+			Message: fmt.Sprintf("the worktree registry lock %s is a symlink; custody writes nothing through it and changed nothing (the lock holds nothing of value: remove the link)", path)}
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("worktree registry lock %s: %w", path, err)
 	}

@@ -285,7 +285,7 @@ func keepWorktreeConfig(e *Env, id, path string) (string, *machine.Refusal, erro
 	if old, err := os.ReadFile(dst); err == nil && bytes.Equal(old, b) {
 		return "", nil, nil
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := safefile.DirBelow(e.Repo.CommonDir, dir, true, 0o700); err != nil {
 		return "", nil, fmt.Errorf("keep %s: %w", path, err)
 	}
 	if err := WriteFile(dst, b, 0o600); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -110,7 +111,12 @@ func describeIn(err error, inv invocation) errorBody {
 		return errorBody{Code: string(r.Code), Message: msg, Path: r.Path, Retry: r.Retry}
 	}
 	var u *usageError
+	var linked *safefile.DirError
 	switch {
+	case errors.As(err, &linked):
+		return errorBody{Code: string(machine.CodeUnsafeTarget), Path: linked.Path,
+			Message: err.Error() + "; nothing was changed. custody keeps its files in the git directory itself: put a real directory there (move what the link names into its place), then run the command again.",
+			Retry:   inv.again()}
 	case errors.As(err, &u):
 		return errorBody{Code: string(machine.CodeUsage), Message: err.Error(), Retry: "custody --help"}
 	case errors.Is(err, store.ErrMigrationFailed):
