@@ -71,7 +71,7 @@ func OtherEntriesRefusal(rec Record, others []AdminEntry, then string) Refusal {
 	for _, o := range others[:min(len(others), otherEntriesShown)] {
 		switch {
 		case o.Marker != "" && o.Marker != rec.ID:
-			return refuse(CodeDuplicateAdminEntry, path, "custody show "+QuoteArg(o.Marker),
+			return refuse(CodeDuplicateAdminEntry, path, CommandOn([]string{"custody", "show"}, o.Marker),
 				"git's admin entry %s, custody's entry of record %s, also names %s (%s); custody keeps the tree and moves no record's entry: which tree the entry is is yours to settle",
 				o.Dir, o.Marker, path, desc)
 		case o.Unreadable != "" || (o.Head == "" && o.Branch == ""):
@@ -80,10 +80,10 @@ func OtherEntriesRefusal(rec Record, others []AdminEntry, then string) Refusal {
 				o.Dir, path, desc, QuoteArg(o.Dir))
 		}
 		if o.Head != "" {
-			steps = append(steps, "git --git-dir="+QuoteArg(o.CommonDir)+" update-ref refs/custody/stray/"+o.Head+" "+o.Head)
+			steps = append(steps, Command("git", "--git-dir="+o.CommonDir, "update-ref", "refs/custody/stray/"+o.Head, o.Head))
 		}
 		aside := StrayEntriesDir(o.CommonDir)
-		steps = append(steps, "mkdir -p -- "+QuoteArg(aside)+" && mv -- "+QuoteArg(o.Dir)+" "+QuoteArg(aside+"/"+o.Key))
+		steps = append(steps, Command("mkdir", "-p", "--", aside)+" && "+Command("mv", "--", o.Dir, aside+"/"+o.Key))
 	}
 	steps = append(steps, then)
 	return refuse(CodeDuplicateAdminEntry, path, strings.Join(steps, " && "),

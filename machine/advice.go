@@ -19,7 +19,7 @@ func missingRefusal(rec Record, obs WorktreeObservation) Refusal {
 		return refuse(CodeWorktreeMissing, p, "git worktree prune",
 			"%s was deleted, but git still registers it; prune that registration (git worktree prune drops only entries whose directory is gone), then custody settles the record, saying what was proven of its commits", p)
 	}
-	return refuse(CodeWorktreeMissing, p, "custody show "+rec.ID,
+	return refuse(CodeWorktreeMissing, p, CommandOn([]string{"custody", "show"}, rec.ID),
 		"%s no longer exists and nothing proves its last known commit %s published; custody will not guess where its work went", p, head)
 }
 
@@ -30,32 +30,32 @@ func notOwnedRefusal(rec Record, obs WorktreeObservation) Refusal {
 	p := rec.Path
 	if rec.Origin == OriginCreated && obs.Marker == rec.ID && obs.AdminKey == rec.AdminKey &&
 		obs.Branch != "" && !obs.Detached && obs.Branch != rec.Branch {
-		retry := "git -C " + QuoteArg(p) + " switch " + QuoteArg(rec.Branch)
+		retry := Command("git", "-C", p, "switch", rec.Branch)
 		how := "switch back to it"
 		if obs.BranchTip == "" {
-			retry = "git -C " + QuoteArg(p) + " branch -m " + QuoteArg(obs.Branch) + " " + QuoteArg(rec.Branch)
+			retry = Command("git", "-C", p, "branch", "-m", obs.Branch, rec.Branch)
 			how = "rename it back"
 		}
 		return refuse(CodeNotOwned, p, retry,
 			"%s is on branch %s, not custody's %s; custody removes only trees on the branch it made: %s, or remove the tree by hand", p, obs.Branch, rec.Branch, how)
 	}
-	return refuse(CodeNotOwned, p, "custody show "+rec.ID, "%s lacks custody's ownership evidence (ready marker %q, branch %q)", p, obs.Marker, rec.Branch)
+	return refuse(CodeNotOwned, p, CommandOn([]string{"custody", "show"}, rec.ID), "%s lacks custody's ownership evidence (ready marker %q, branch %q)", p, obs.Marker, rec.Branch)
 }
 
 // reRecord is the command that records the directory now at a record's
 // path as its tree: finishing it again records its device+inode.
 func reRecord(rec Record) string {
 	if rec.State == StateFinished {
-		return "custody reopen " + QuoteArg(rec.ID) + " && custody finish " + QuoteArg(rec.ID)
+		return CommandOn([]string{"custody", "reopen"}, rec.ID) + " && " + CommandOn([]string{"custody", "finish"}, rec.ID)
 	}
-	return "custody finish " + QuoteArg(rec.ID)
+	return CommandOn([]string{"custody", "finish"}, rec.ID)
 }
 
 // stash is `git stash push` in tree with flags: the stash is kept in the
 // repository's refs/stash, shared by every worktree, so nothing is lost
 // when the tree goes.
 func stash(tree string, flags ...string) string {
-	return strings.Join(append([]string{"git -C", QuoteArg(tree), "stash push"}, flags...), " ")
+	return Command(append([]string{"git", "-C", tree, "stash", "push"}, flags...)...)
 }
 
 // stashPaths stashes exactly paths of tree (untracked or ignored files,
@@ -65,11 +65,7 @@ func stashPaths(tree, flag string, paths []string) string {
 	if len(paths) == 0 || len(paths) > 8 {
 		return "custody plan"
 	}
-	words := []string{stash(tree, flag), "--"}
-	for _, p := range paths {
-		words = append(words, QuoteArg(p))
-	}
-	return strings.Join(words, " ")
+	return stash(tree, append([]string{flag, "--"}, paths...)...)
 }
 
 // pushTo is the command that pushes refspec (a branch, setting its
@@ -78,10 +74,6 @@ func stashPaths(tree, flag string, paths []string) string {
 // it, and where that is, for the message. ok is false when no push is
 // known to land there (ev.Push is the zero target).
 func pushTo(tree string, ev RemoteEvidence, refspec string, upstream bool) (cmd, to string, ok bool) {
-	at := "git"
-	if tree != "" {
-		at = "git -C " + QuoteArg(tree)
-	}
 	t := ev.Push
 	if t == nil {
 		if len(ev.Remotes) == 0 {
@@ -90,26 +82,22 @@ func pushTo(tree string, ev RemoteEvidence, refspec string, upstream bool) (cmd,
 		r := pushRemote(ev.Remotes)
 		t = &PushTarget{Remote: r, Proves: r}
 	}
-	push := at + " push "
+	push := append(gitAt(tree), "push")
 	if upstream {
-		push += "-u "
-	}
-	name := QuoteArg(t.Remote)
-	if strings.HasPrefix(t.Remote, "-") {
-		name = "-- " + name
+		push = append(push, "-u")
 	}
 	switch {
 	case t.Remote != "" && t.AddAs != "" && t.URL != "":
-		return at + " remote add " + QuoteArg(t.AddAs) + " " + QuoteArg(t.URL) + " && " + push + name + " " + QuoteArg(refspec),
+		return CommandOn(append(gitAt(tree), "remote", "add"), t.AddAs, t.URL) + " && " + CommandOn(push, t.Remote, refspec),
 			EscapeControl(t.Remote) + " (its push URL " + EscapeControl(t.URL) + ", which no remote custody reads, is added as remote " + EscapeControl(t.AddAs) + ")", true
 	case t.Remote != "":
 		to := EscapeControl(t.Remote)
 		if t.Proves != "" && t.Proves != t.Remote {
 			to += " (it lands where remote " + EscapeControl(t.Proves) + " is read from)"
 		}
-		return push + name + " " + QuoteArg(refspec), to, true
+		return CommandOn(push, t.Remote, refspec), to, true
 	case t.URL != "":
-		return at + " push " + QuoteArg(t.URL) + " " + QuoteArg(refspec), EscapeControl(t.URL) + " (where remote " + EscapeControl(t.Proves) + " is read from)", true
+		return CommandOn(append(gitAt(tree), "push"), t.URL, refspec), EscapeControl(t.URL) + " (where remote " + EscapeControl(t.Proves) + " is read from)", true
 	}
 	return "", "", false
 }
@@ -125,18 +113,18 @@ func hiddenRetry(tree, id string, h Hidden) string {
 	}
 	switch h.Code {
 	case CodeAssumeUnchanged:
-		return "git -C " + QuoteArg(tree) + " update-index --no-assume-unchanged -- " + QuoteArg(rel)
+		return Command("git", "-C", tree, "update-index", "--no-assume-unchanged", "--", rel)
 	case CodeSkipWorktree:
-		return "git -C " + QuoteArg(tree) + " update-index --no-skip-worktree -- " + QuoteArg(rel)
+		return Command("git", "-C", tree, "update-index", "--no-skip-worktree", "--", rel)
 	case CodeStagedDiffers:
 		return stash(tree)
 	case CodeStaleCacheTree:
 		// Entries written again invalidate the cache tree above them.
-		at, spec := "git -C "+QuoteArg(tree), ""
+		list := []string{"git", "-C", tree, "--literal-pathspecs", "ls-files", "-s", "-z"}
 		if h.Path != tree {
-			spec = " -- " + QuoteArg(rel)
+			list = append(list, "--", rel)
 		}
-		return at + " --literal-pathspecs ls-files -s -z" + spec + " | " + at + " update-index -z --index-info"
+		return Command(list...) + " | " + Command("git", "-C", tree, "update-index", "-z", "--index-info")
 	case CodeUnknownAdminFile:
 		if r := AdminAsideRetry(h, "custody plan"); r != "" {
 			return r
@@ -146,8 +134,7 @@ func hiddenRetry(tree, id string, h Hidden) string {
 		// that would die with the tree goes.
 		ref, _, _ := strings.Cut(h.Detail, " ")
 		if name, ok := strings.CutPrefix(ref, "refs/worktree/"); ok && name != "" && id != "" {
-			at := "git -C " + QuoteArg(tree)
-			return at + " branch " + QuoteArg("kept/"+id+"/"+name) + " " + QuoteArg(ref) + " && " + at + " update-ref -d " + QuoteArg(ref)
+			return Command("git", "-C", tree, "branch", "kept/"+id+"/"+name, ref) + " && " + Command("git", "-C", tree, "update-ref", "-d", ref)
 		}
 	}
 	return "custody plan"
@@ -185,4 +172,12 @@ func pushRemote(remotes []string) string {
 		}
 	}
 	return remotes[0]
+}
+
+// gitAt is git run in tree, or where the person is when tree is "".
+func gitAt(tree string) []string {
+	if tree == "" {
+		return []string{"git"}
+	}
+	return []string{"git", "-C", tree}
 }

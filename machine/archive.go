@@ -212,7 +212,7 @@ func ArchiveSpec() Spec[Archive] {
 			if a.ID == "" {
 				return "custody archive list"
 			}
-			return "custody archive verify " + QuoteArg(a.ID)
+			return CommandOn([]string{"custody", "archive", "verify"}, a.ID)
 		}}
 }
 
@@ -295,7 +295,7 @@ const (
 // directory in place that does not verify is refused: custody will not
 // guess which of its files to trust.
 func DecideArchiveResume(a Archive, obs ArchiveResumeObservation) (string, *Refusal) {
-	retry := "custody archive verify " + QuoteArg(a.ID)
+	retry := CommandOn([]string{"custody", "archive", "verify"}, a.ID)
 	switch {
 	case a.Intent == nil:
 	case a.State == StateProvisioning && a.Intent.Kind == IntentArchiveCapture:

@@ -316,7 +316,7 @@ func (m ArchiveManifest) Fingerprint() ArchiveFingerprint {
 // fingerprint: archive-stale names the first difference.
 func CheckArchiveFresh(m ArchiveManifest, now ArchiveFingerprint) *Refusal {
 	want := m.Fingerprint()
-	retry := "custody archive create " + QuoteArg(m.Record)
+	retry := CommandOn([]string{"custody", "archive", "create"}, m.Record)
 	stale := func(format string, args ...any) *Refusal {
 		r := refuse(CodeArchiveStale, m.Path, retry, "archive %s no longer matches %s: %s", m.ID, m.Path, fmt.Sprintf(format, args...))
 		return &r
@@ -395,12 +395,7 @@ func modesDiffer(a, b ArchiveModes) string {
 // QuotePath quotes a path for a command line shown to a person, always:
 // an archive's directory is a path even when no character in it needs
 // quoting, and reads as one.
-func QuotePath(p string) string {
-	if HasControl(p) {
-		return ShellWord(p)
-	}
-	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
-}
+func QuotePath(p string) string { return ShellWord(p) }
 
 // BuildOutputPaths returns the paths of the build-output directories the
 // manifest records as left out.

@@ -27,7 +27,7 @@ type ArchiveProofObservation struct {
 // that keeps the tree.
 func DecideArchiveProof(rec Record, obs ArchiveProofObservation) (*Proof, *Refusal) {
 	a, m := obs.Archive, obs.Manifest
-	retry := "custody archive create " + QuoteArg(rec.ID)
+	retry := CommandOn([]string{"custody", "archive", "create"}, rec.ID)
 	no := func(code Code, format string, args ...any) (*Proof, *Refusal) {
 		r := refuse(code, rec.Path, retry, format, args...)
 		return nil, &r

@@ -102,7 +102,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		if obs.Lease.Live(now) {
 			add(refuse(CodeLeaseLive, p, plan, "%s is leased by %s until %s", rec.ID, obs.Lease.Holder, obs.Lease.Expires.UTC().Format(time.RFC3339)))
 		} else {
-			add(refuse(CodeNotFinished, p, "custody finish "+rec.ID, "%s is %s; finish it when its work is done", rec.ID, rec.State))
+			add(refuse(CodeNotFinished, p, CommandOn([]string{"custody", "finish"}, rec.ID), "%s is %s; finish it when its work is done", rec.ID, rec.State))
 		}
 		return keep(rs)
 	}
@@ -279,10 +279,7 @@ func noPush(ev RemoteEvidence) string {
 
 // lsRemote is the command that asks remote what custody asked it.
 func lsRemote(remote string) string {
-	if strings.HasPrefix(remote, "-") {
-		return "git ls-remote --refs -- " + QuoteArg(remote)
-	}
-	return "git ls-remote --refs " + QuoteArg(remote)
+	return CommandOn([]string{"git", "ls-remote", "--refs"}, remote)
 }
 
 // contentRefusals renders unaccounted content as one refusal per code, in
@@ -340,24 +337,4 @@ func shortID(c string) string {
 		return c[:12]
 	}
 	return c
-}
-
-// quoteArg quotes a path for a shell command line shown to a person.
-func QuoteArg(s string) string {
-	if HasControl(s) {
-		// A newline or escape inside single quotes would be printed raw:
-		// bash's $'…' spells every one of them (ShellWord).
-		return ShellWord(s)
-	}
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '-' || r == '_') {
-			safe = false
-			break
-		}
-	}
-	if safe && s != "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -91,10 +91,10 @@ func DecideLease(rec Record, cur *Lease, req LeaseRequest) LeaseDecision {
 		return LeaseDecision{Outcome: LeaseNotHeld}
 	}
 	if rec.State != StateActive {
-		r := refuse(CodeWrongState, rec.Path, "custody show "+rec.ID,
-			"%s is %s: a session takes a lease only on an active tree (custody reopen %s makes it active again)", rec.ID, rec.State, rec.ID)
+		r := refuse(CodeWrongState, rec.Path, CommandOn([]string{"custody", "show"}, rec.ID),
+			"%s is %s: a session takes a lease only on an active tree (%s makes it active again)", rec.ID, rec.State, CommandOn([]string{"custody", "reopen"}, rec.ID))
 		if rec.State == StateFinished {
-			r.Retry = "custody reopen " + rec.ID
+			r.Retry = CommandOn([]string{"custody", "reopen"}, rec.ID)
 		}
 		return LeaseDecision{Outcome: LeaseRefused, Refusal: &r}
 	}
@@ -116,7 +116,7 @@ func DecideLease(rec Record, cur *Lease, req LeaseRequest) LeaseDecision {
 // leaseHeld is the refusal of a session asking about a lease another
 // session holds.
 func leaseHeld(rec Record, cur *Lease, req LeaseRequest) *Refusal {
-	r := refuse(CodeLeaseHeld, rec.Path, "custody show "+rec.ID,
+	r := refuse(CodeLeaseHeld, rec.Path, CommandOn([]string{"custody", "show"}, rec.ID),
 		"%s is leased by session %s until %s; session %s %s nothing", rec.ID, EscapeControl(cur.Holder),
 		cur.Expires.UTC().Format(time.RFC3339), EscapeControl(req.Session), map[LeaseOp]string{
 			LeaseAcquire: "takes", LeaseRenew: "renews", LeaseRelease: "releases"}[req.Op])

@@ -141,7 +141,7 @@ func FoldMigration(events []MigrateEvent) []MigrateCandidateStatus {
 		case decided:
 			st.State, st.Why = MigratePending, "disposition "+string(d.Disposition)+" approved; not applied yet"
 		default:
-			st.State, st.Why = MigratePending, "needs a disposition: custody migrate dispose "+st.ID
+			st.State, st.Why = MigratePending, "needs a disposition: "+CommandOn([]string{"custody", "migrate", "dispose"}, st.ID)
 		}
 		out = append(out, st)
 	}

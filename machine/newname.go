@@ -12,7 +12,12 @@ func CheckWorktreeName(name string) *Refusal {
 	}
 	what := "is empty"
 	if name != "" {
-		what = fmt.Sprintf("%s has no letter a-z or digit 0-9", QuoteArg(name))
+		shown := QuoteArg(name)
+		if HasControl(name) {
+			// Shown, not pasted: one line, its controls escaped.
+			shown = "'" + EscapeControl(name) + "'"
+		}
+		what = fmt.Sprintf("%s has no letter a-z or digit 0-9", shown)
 	}
 	return &Refusal{Code: CodeEmptyName, Retry: "custody new NAME",
 		Message: fmt.Sprintf("the worktree name %s, so no id can be made of it; nothing was created: give a name such as fix-login", what)}

@@ -19,7 +19,7 @@ func TestCheckWorktreeName(t *testing.T) {
 		{"", &machine.Refusal{Code: machine.CodeEmptyName, Retry: "custody new NAME",
 			Message: "the worktree name is empty, so no id can be made of it; nothing was created: give a name such as fix-login"}},
 		{" \t\n", &machine.Refusal{Code: machine.CodeEmptyName, Retry: "custody new NAME",
-			Message: `the worktree name $' \t\n' has no letter a-z or digit 0-9, so no id can be made of it; nothing was created: give a name such as fix-login`}},
+			Message: `the worktree name ' \t\n' has no letter a-z or digit 0-9, so no id can be made of it; nothing was created: give a name such as fix-login`}},
 		{"!!!", &machine.Refusal{Code: machine.CodeEmptyName, Retry: "custody new NAME",
 			Message: "the worktree name '!!!' has no letter a-z or digit 0-9, so no id can be made of it; nothing was created: give a name such as fix-login"}},
 		{"ÄÖÜ", &machine.Refusal{Code: machine.CodeEmptyName, Retry: "custody new NAME",

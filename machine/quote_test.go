@@ -2,6 +2,7 @@ package machine
 
 import (
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -25,32 +26,46 @@ func TestEscapeControl(t *testing.T) {
 	}
 }
 
-// TestShellWordPastes: every word, printed by ShellWord, holds no control
-// character, and bash given the printed word passes exactly the original,
-// running nothing it holds.
+// TestShellWordPastes: every word, printed by ShellWord, QuoteArg or
+// Command, holds no control character (but a newline that ends it), and
+// every POSIX shell at hand given the printed word passes exactly the
+// original, running nothing it holds.
 func TestShellWordPastes(t *testing.T) {
 	t.Parallel()
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
+	var shells []string
+	for _, sh := range []string{"/bin/sh", "dash", "bash", "zsh", "busybox"} {
+		if p, err := exec.LookPath(sh); err == nil {
+			shells = append(shells, p)
+		}
+	}
+	if len(shells) == 0 {
+		t.Skip("no shell to paste into")
 	}
 	for _, s := range []string{
 		"simple", "with space", `it's`, "$(touch PWNED)", "`touch PWNED`", "a\nb; touch PWNED",
 		"quote' ; touch PWNED; '", "esc\x1b[31mred", "bad\xffbyte", `back\slash'`, "tab\there", "é $HOME",
+		"-leading-dash", "100%s %d", "ends\n\n", "\n", "\x01\x02\x7f\u0085é\xc3", "pct%\n\\012", "",
 	} {
-		w := ShellWord(s)
-		if HasControl(w) {
-			t.Errorf("ShellWord(%q) = %q holds a control character", s, w)
-		}
-		dir := t.TempDir()
-		cmd := exec.Command(bash, "-c", "printf %s "+w)
-		cmd.Dir = dir
-		out, err := cmd.Output()
-		if err != nil || string(out) != s {
-			t.Errorf("bash -c 'printf %%s %s' = %q, %v; want %q", w, out, err, s)
-		}
-		if m, _ := exec.Command("ls", "-A", dir).Output(); len(m) != 0 {
-			t.Errorf("pasting %s ran something: %s", w, m)
+		for name, w := range map[string]string{"ShellWord": ShellWord(s), "QuoteArg": QuoteArg(s)} {
+			if HasControl(strings.TrimRight(w, "\n'")) {
+				t.Errorf("%s(%q) = %q holds a control character", name, s, w)
+			}
+			for _, sh := range shells {
+				dir := t.TempDir()
+				args := []string{"-c", "printf %s " + w + "; printf '|%s' " + Command("x", s, "y")}
+				if strings.HasSuffix(sh, "busybox") {
+					args = append([]string{"sh"}, args...)
+				}
+				cmd := exec.Command(sh, args...)
+				cmd.Dir = dir
+				out, err := cmd.Output()
+				if want := s + "|x|" + s + "|y"; err != nil || string(out) != want {
+					t.Errorf("%s -c 'printf %%s %s' = %q, %v; want %q", sh, w, out, err, want)
+				}
+				if m, _ := exec.Command("ls", "-A", dir).Output(); len(m) != 0 {
+					t.Errorf("pasting %s into %s ran something: %s", w, sh, m)
+				}
+			}
 		}
 	}
 }
@@ -60,13 +75,28 @@ func TestShellWordPastes(t *testing.T) {
 func TestQuoteArgEscapesControl(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"plain/path":  "plain/path",
-		"with space":  "'with space'",
-		"line\nbreak": `$'line\nbreak'`,
-		"esc\x1b[31m": `$'esc\x1b[31m'`,
+		"plain/path":     "plain/path",
+		"with space":     "'with space'",
+		"line\nbreak":    `"$(printf -- 'line\012break')"`,
+		"esc\x1b[31m":    `"$(printf -- 'esc\033[31m')"`,
+		"a'b\x01%":       `"$(printf -- 'a'\''b\001%%')"`,
+		"":               "''",
+		"--git-dir=/a b": "--git-dir='/a b'",
+		"--x=":           "--x=''",
+		"-x=a b":         "'-x=a b'",
 	} {
 		if got := QuoteArg(in); got != want {
 			t.Errorf("QuoteArg(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestCommandQuotesEachWord: Command leaves plain words bare and quotes
+// every other one on its own.
+func TestCommandQuotesEachWord(t *testing.T) {
+	t.Parallel()
+	got := Command("custody", "finish", "x;$(touch pwned)", "--", "-a b")
+	if want := `custody finish 'x;$(touch pwned)' -- '-a b'`; got != want {
+		t.Errorf("Command = %s, want %s", got, want)
 	}
 }

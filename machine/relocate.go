@@ -16,7 +16,7 @@ import (
 // is pure.
 func RelocationBlock(rec Record, obs, dest WorktreeObservation, now time.Time, retry string) *Refusal {
 	p := rec.Path
-	show := "custody show " + QuoteArg(rec.ID)
+	show := CommandOn([]string{"custody", "show"}, rec.ID)
 	status := "git -C " + QuoteArg(p) + " status"
 	r := func(code Code, path, retry, format string, args ...any) *Refusal {
 		ref := refuse(code, path, retry, "%s", EscapeControl(fmt.Sprintf(format, args...))+"; nothing was moved")
@@ -26,7 +26,7 @@ func RelocationBlock(rec Record, obs, dest WorktreeObservation, now time.Time, r
 	case rec.Intent != nil:
 		return r(CodeIntentPending, p, "custody resume", "%s carries an unfinished %s intent; resume settles it first", rec.ID, rec.Intent.Kind)
 	case rec.State == StateFinished:
-		return r(CodeWrongState, p, "custody reopen "+QuoteArg(rec.ID), "%s is finished; only an active tree is moved (reopen it first)", rec.ID)
+		return r(CodeWrongState, p, CommandOn([]string{"custody", "reopen"}, rec.ID), "%s is finished; only an active tree is moved (reopen it first)", rec.ID)
 	case rec.State != StateActive:
 		return r(CodeWrongState, p, show, "%s is %s; only an active tree is moved", rec.ID, rec.State)
 	case obs.PathState == PathUnknown:

@@ -39,7 +39,7 @@ const (
 func DecideResume(rec Record, obs WorktreeObservation, dest *WorktreeObservation) (ResumeAction, *Refusal) {
 	in := rec.Intent
 	unmatched := func(what string) (ResumeAction, *Refusal) {
-		r := refuse(CodeResumeUnmatched, rec.Path, "custody show "+rec.ID,
+		r := refuse(CodeResumeUnmatched, rec.Path, CommandOn([]string{"custody", "show"}, rec.ID),
 			"%s is %s with a %s intent, but %s; custody will not guess", rec.ID, rec.State, intentKind(in), what)
 		return "", &r
 	}

@@ -11,7 +11,7 @@ type Worktree = Machine[Record, Firing]
 
 // WorktreeSpec is the worktree kind's machine (DESIGN §4).
 func WorktreeSpec() Spec[Record] {
-	return Spec[Record]{Kind: KindWorktree, Configure: configureWorktree, Retry: func(r Record) string { return "custody show " + r.ID }}
+	return Spec[Record]{Kind: KindWorktree, Configure: configureWorktree, Retry: func(r Record) string { return CommandOn([]string{"custody", "show"}, r.ID) }}
 }
 
 // NewWorktree returns the machine of rec. Pass a zero Record with ID set to

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // DefaultLockTimeout is how long RegistryLock waits when the context
@@ -76,7 +77,7 @@ func lockRegistry(ctx context.Context, repo Repo, exclusive bool) (func(), strin
 	var f *os.File
 	var err error
 	if exclusive {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := safefile.DirBelow(repo.CommonDir, dir, true, 0o755); err != nil {
 			return nil, "", fmt.Errorf("worktree registry lock: %w", err)
 		}
 		f, err = os.OpenFile(path, os.O_CREATE|os.O_RDWR|oNoFollow|syscall.O_NONBLOCK, 0o644)
@@ -86,10 +87,17 @@ func lockRegistry(ctx context.Context, repo Repo, exclusive bool) (func(), strin
 		// file exists yet, no custody has changed the registry under it
 		// and there is nothing to wait for (a first writer racing this read
 		// is what WorktreeList's retry absorbs).
+		if err := safefile.DirBelow(repo.CommonDir, dir, false, 0o755); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, "", fmt.Errorf("worktree registry lock: %w", err)
+		}
 		f, err = os.OpenFile(path, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			return func() {}, "", nil
 		}
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, "", &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: path, Retry: machine.Command("rm", "--", path),
+			Message: fmt.Sprintf("the worktree registry lock %s is a symlink; custody writes nothing through it and changed nothing (the lock holds nothing of value: remove the link)", path)}
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("worktree registry lock %s: %w", path, err)

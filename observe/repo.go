@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // Repo is a repository identified exactly: its canonical common git dir and
@@ -54,7 +55,7 @@ func Discover(ctx context.Context, g *Git, dir string) (Repo, error) {
 	inside, commonDir, ok2 := strings.Cut(rest, "\n")
 	commonDir = strings.TrimSuffix(commonDir, "\n")
 	if !ok1 || !ok2 || commonDir == "" {
-		return Repo{}, ambiguous(dir, "git rev-parse printed %q, not two flags and a path", out)
+		return Repo{}, ambiguous(dir, "`git rev-parse` printed %q, not two flags and a path", out)
 	}
 	lines := []string{commonDir, bare, inside}
 	if lines[1] == "true" {
@@ -111,8 +112,10 @@ func discovered(ctx context.Context, g *Git, dir, common, top string) (Repo, err
 	list, err := WorktreeList(ctx, g, Repo{CommonDir: common}, dir)
 	var lockRefusal *machine.Refusal
 	switch {
-	case errors.As(err, &lockRefusal) && lockRefusal.Code == machine.CodeLockTimeout:
-		return Repo{}, err // the registry lock's own refusal names its holder
+	case errors.As(err, &lockRefusal) && (lockRefusal.Code == machine.CodeLockTimeout || lockRefusal.Code == machine.CodeUnsafeTarget):
+		return Repo{}, err // the registry lock's own refusal names its holder, or the link in its place
+	case errors.Is(err, safefile.ErrNotDirectory):
+		return Repo{}, err // a link where the state directory belongs
 	case err != nil && ctx.Err() != nil:
 		return Repo{}, fmt.Errorf("interrupted while reading the worktree registry: %w", err)
 	case err != nil:

@@ -38,7 +38,7 @@ func Abandon(ctx context.Context, e *Env, id, commit string) (Outcome, error) {
 	}
 	head := rec.EffectiveHead()
 	if commit != head {
-		return refuse(machine.CodeGuardFailed, "custody show "+machine.QuoteArg(id),
+		return refuse(machine.CodeGuardFailed, machine.CommandOn([]string{"custody", "show"}, id),
 			"%s is not %s's last commit (%s): abandon acknowledges exactly the commit that is lost", machine.QuoteArg(commit), id, head)
 	}
 	obs, _, err := e.observe(ctx, rec, observe.Scope{})

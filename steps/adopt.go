@@ -83,7 +83,7 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 			continue
 		}
 		if r.Path != abs {
-			return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody show " + r.ID,
+			return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: machine.CommandOn([]string{"custody", "show"}, r.ID),
 				Message: fmt.Sprintf("git's admin key %s of %s is held by record %s (%s) of the tree at %s; custody will not guess whether that tree moved here or is gone (if it is gone, finish %s and retire it with a plan, then adopt again)",
 					key, abs, r.ID, r.State, r.Path, r.ID)}
 		}
@@ -91,7 +91,7 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 		if ifNeeded {
 			msg = fmt.Sprintf("%s is recorded as %s (%s), but git's admin entry %s or its ready marker no longer names that record: the tree there may not be the one custody recorded", abs, r.ID, r.State, key)
 		}
-		return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody show " + r.ID, Message: msg}
+		return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: machine.CommandOn([]string{"custody", "show"}, r.ID), Message: msg}
 	}
 	id, err := adoptID(e, key)
 	if err != nil {
@@ -230,7 +230,7 @@ func foreignItems(e *Env, inv observe.Inventory, recs []machine.Record, taken ma
 			id = "foreign-" + id
 		}
 		taken[id] = true
-		r := machine.Refusal{Code: machine.CodeForeign, Path: ent.Path, Retry: "custody adopt " + machine.QuoteArg(ent.Path),
+		r := machine.Refusal{Code: machine.CodeForeign, Path: ent.Path, Retry: machine.CommandOn([]string{"custody", "adopt"}, ent.Path),
 			Message: fmt.Sprintf("%s is a worktree custody did not make; it is never removed automatically (adopt it to put it in custody)", ent.Path)}
 		items = append(items, machine.PlanItem{ID: id, Kind: machine.KindWorktree, Action: machine.ActionKeep, Path: ent.Path,
 			Branch: strings.TrimPrefix(ent.Branch, "refs/heads/"), Head: ent.Head, Refusal: &r, Refusals: []machine.Refusal{r}})

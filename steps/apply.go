@@ -249,11 +249,11 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 				res, err := teardownResources(ctx, e, rec.ID)
 				return Outcome{ID: it.ID, Outcome: machine.OutcomeAlreadyDone, State: rec.State, Resources: res}, err
 			}
-			return refusedOutcome(it.ID, &machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: "custody show " + rec.ID,
+			return refusedOutcome(it.ID, &machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "show"}, rec.ID),
 				Message: fmt.Sprintf("%s was tombstoned without removal (%s)", rec.ID, rec.Evidence.Outcome)}, rec.State), nil
 		case machine.StateFinished, machine.StateActive:
 		default:
-			if o, done, err := refuse(&machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: "custody show " + rec.ID,
+			if o, done, err := refuse(&machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "show"}, rec.ID),
 				Message: fmt.Sprintf("%s is %s, not finished", rec.ID, rec.State)}, rec.State); done || err != nil {
 				return o, err
 			}
@@ -274,7 +274,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			}
 			var r *machine.Refusal
 			if errors.As(err, &r) {
-				if o, done, err := refuse(&machine.Refusal{Code: machine.CodeNotFinished, Path: rec.Path, Retry: "custody finish " + rec.ID,
+				if o, done, err := refuse(&machine.Refusal{Code: machine.CodeNotFinished, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "finish"}, rec.ID),
 					Message: fmt.Sprintf("%s is active again since plan", rec.ID)}, rec.State); done || err != nil {
 					return o, err
 				}

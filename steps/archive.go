@@ -125,17 +125,17 @@ func (e *Env) observeForArchive(ctx context.Context, id string) (archiveSource, 
 	}
 	s.rec = rec
 	if rec.State != machine.StateActive && rec.State != machine.StateFinished {
-		return s, &machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: "custody show " + machine.QuoteArg(id),
+		return s, &machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "show"}, id),
 			Message: fmt.Sprintf("cannot archive %s: it is %s; only an active or finished tree is archived", id, rec.State)}
 	}
 	fi, err := os.Lstat(rec.Path)
 	if err != nil || !fi.IsDir() {
-		return s, &machine.Refusal{Code: machine.CodeWorktreeMissing, Path: rec.Path, Retry: "custody show " + machine.QuoteArg(id),
+		return s, &machine.Refusal{Code: machine.CodeWorktreeMissing, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "show"}, id),
 			Message: fmt.Sprintf("cannot archive %s: %s is not a directory (%v)", id, machine.EscapeControl(rec.Path), err)}
 	}
 	out, err := e.Git.Observe(ctx, rec.Path, "rev-parse", "--verify", "--end-of-options", "HEAD^{commit}")
 	if err != nil {
-		return s, &machine.Refusal{Code: machine.CodeHeadUnknown, Path: rec.Path, Retry: "custody archive create " + machine.QuoteArg(id),
+		return s, &machine.Refusal{Code: machine.CodeHeadUnknown, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "archive", "create"}, id),
 			Message: fmt.Sprintf("cannot archive %s: HEAD of %s cannot be read: %v", id, machine.EscapeControl(rec.Path), err)}
 	}
 	s.head = strings.TrimSpace(string(out))
@@ -163,7 +163,7 @@ func (e *Env) observeForArchive(ctx context.Context, id string) (archiveSource, 
 	}
 	if len(s.scan.Unsupported) > 0 {
 		return s, &machine.Refusal{Code: machine.CodeArchiveUnsupported, Path: filepath.Join(rec.Path, filepath.FromSlash(s.scan.Unsupported[0].Path)),
-			Retry: "custody archive create " + machine.QuoteArg(id),
+			Retry: machine.CommandOn([]string{"custody", "archive", "create"}, id),
 			Message: fmt.Sprintf("cannot archive %s: %s holds %s, which no archive can restore byte for byte; move it out of the tree",
 				id, machine.EscapeControl(rec.Path), machine.EscapeControl(s.scan.UnsupportedText()))}
 	}
@@ -211,7 +211,7 @@ func CaptureArchive(ctx context.Context, e *Env, id string) (ArchiveCreated, err
 	failpoint("archive/after-intent")
 	m, err := e.writeArchive(ctx, src, a, repoID)
 	if err != nil {
-		return ArchiveCreated{}, fmt.Errorf("archive %s of %s: %w (nothing counts until it is sealed; custody resume removes %s)", aid, id, err, in.Scratch)
+		return ArchiveCreated{}, fmt.Errorf("archive %s of %s: %w (nothing counts until it is sealed; `custody resume` removes %s)", aid, id, err, in.Scratch)
 	}
 	failpoint("archive/before-seal")
 	a, err = e.sealArchive(ctx, a)

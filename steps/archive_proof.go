@@ -51,7 +51,7 @@ func ArchiveProof(ctx context.Context, e *Env, rec machine.Record, head string, 
 		}
 	}
 	if obs.Problems == nil && obs.Fresh == nil && c.Fresh != "equal" {
-		r := machine.Refusal{Code: machine.CodeArchiveStale, Path: rec.Path, Retry: "custody archive verify " + machine.QuoteArg(a.ID),
+		r := machine.Refusal{Code: machine.CodeArchiveStale, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "archive", "verify"}, a.ID),
 			Message: fmt.Sprintf("%s could not be compared with archive %s (%s)", rec.Path, a.ID, c.Fresh)}
 		obs.Fresh = &r
 	}

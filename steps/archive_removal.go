@@ -26,7 +26,7 @@ func (e *Env) assess(ctx context.Context, rec machine.Record, obs machine.Worktr
 	}
 	p, r, err := ArchiveProof(ctx, e, rec, obs.Head, view)
 	if err != nil {
-		r = &machine.Refusal{Code: machine.CodeProofFailed, Path: rec.Path, Retry: "custody archive verify " + machine.QuoteArg(rec.ID),
+		r = &machine.Refusal{Code: machine.CodeProofFailed, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "archive", "verify"}, rec.ID),
 			Message: fmt.Sprintf("the archive of %s could not be checked: %v", rec.ID, err)}
 		p = nil
 	}

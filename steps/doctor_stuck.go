@@ -131,7 +131,7 @@ func lostTrees(ctx context.Context, e *Env) ([]StuckRecord, error) {
 			continue // plan settles it once that ref is published
 		}
 		out = append(out, StuckRecord{ID: rec.ID, Kind: machine.KindWorktree, State: rec.State,
-			Settle: "custody abandon " + machine.QuoteArg(rec.ID) + " --acknowledge-unrecoverable " + head,
+			Settle: machine.CommandOn([]string{"custody", "abandon", "--acknowledge-unrecoverable", head}, rec.ID),
 			Why: fmt.Sprintf("its tree %s is gone and no ref here holds its last commit %s, so no proof can ever settle it (unless a remote holds that commit: then custody plan does)",
 				machine.EscapeControl(rec.Path), head)})
 	}

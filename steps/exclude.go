@@ -14,24 +14,41 @@ import (
 // AppendExclude adds line to <common>/info/exclude, under a comment saying
 // why, unless the file already holds it (or it without a trailing slash).
 // It reports whether it added the line.
+//
+// It never writes through a symlink: info/ must be a directory of the git
+// directory's own (safefile.DirBelow) and the file is replaced only when it
+// is a regular file. An exclude file a person keeps elsewhere behind a link
+// that already holds the line is left as it is; one that lacks it is an
+// unsafe-target refusal whose retry appends the line to the file the link
+// names, the person's own choice to write there.
 func AppendExclude(common, line, why string) (bool, error) {
 	path := filepath.Join(common, "info", "exclude")
-	// A person may keep the file elsewhere behind a symlink: write the file
-	// it names, durably, and leave the link as it is.
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+	refuse := func(msg, retry string) *machine.Refusal {
+		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: path, Retry: retry,
+			Message: fmt.Sprintf("custody adds %s to git's exclude file, but %s", line, msg)}
 	}
-	b, err := safefile.ReadFollowing(path, 16<<20)
+	if err := safefile.DirBelow(common, filepath.Dir(path), true, 0o755); errors.Is(err, safefile.ErrNotDirectory) {
+		return false, refuse(err.Error()+"; make it a directory of the git directory's own", "custody doctor")
+	} else if err != nil {
+		return false, err
+	}
+	b, err := safefile.Read(path, 16<<20)
+	if errors.Is(err, safefile.ErrNotRegular) {
+		if lb, lerr := safefile.ReadFollowing(path, 16<<20); lerr == nil && holdsLine(lb, line) {
+			return false, nil
+		}
+		target, terr := filepath.EvalSymlinks(path)
+		if terr != nil {
+			return false, refuse(fmt.Sprintf("%v; custody writes nothing through it", err), "make "+machine.QuoteArg(path)+" a regular file, then run the command again")
+		}
+		return false, refuse(fmt.Sprintf("%v (to %s); custody writes nothing through a link under the git directory: add the line to %s yourself, or make the link a regular file", err, target, target),
+			machine.Command("printf", `%s\n`, line)+" >> "+machine.QuoteArg(target))
+	}
 	if err != nil && !os.IsNotExist(err) {
 		return false, fmt.Errorf("read %s: %w", path, err)
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(l); l == line || l == strings.TrimSuffix(line, "/") {
-			return false, nil
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, err
+	if holdsLine(b, line) {
+		return false, nil
 	}
 	mode := os.FileMode(0o644)
 	if fi, err := os.Lstat(path); err == nil {
@@ -43,11 +60,20 @@ func AppendExclude(common, line, why string) (bool, error) {
 	}
 	out := string(b) + fmt.Sprintf("%s# %s\n%s\n", prefix, why, line)
 	if err := WriteFile(path, []byte(out), mode); errors.Is(err, ErrNotRegularFile) {
-		return false, &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: path,
-			Retry:   "make " + machine.QuoteArg(path) + " a regular file (or a symlink to one), then run the command again",
-			Message: fmt.Sprintf("custody adds %s to git's exclude file, but %v", line, err)}
+		return false, refuse(err.Error(), "make "+machine.QuoteArg(path)+" a regular file, then run the command again")
 	} else if err != nil {
 		return false, fmt.Errorf("update %s: %w", path, err)
 	}
 	return true, nil
+}
+
+// holdsLine reports whether exclude file b holds line (or it without a
+// trailing slash) as a line of its own.
+func holdsLine(b []byte, line string) bool {
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l == line || l == strings.TrimSuffix(line, "/") {
+			return true
+		}
+	}
+	return false
 }

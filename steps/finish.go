@@ -92,7 +92,7 @@ func each(ctx context.Context, e *Env, ids []string, t machine.Trigger, target m
 		var r *machine.Refusal
 		if errors.As(err, &r) {
 			if t == machine.TriggerFinish && obs.Lease.Live(e.Now()) {
-				r = &machine.Refusal{Code: machine.CodeLeaseLive, Path: rec.Path, Retry: "custody finish " + id,
+				r = &machine.Refusal{Code: machine.CodeLeaseLive, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "finish"}, id),
 					Message: fmt.Sprintf("%s is leased by %s until %s", id, obs.Lease.Holder, obs.Lease.Expires.UTC().Format("2006-01-02T15:04:05Z"))}
 			}
 			out = append(out, Outcome{ID: id, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: r})

@@ -149,7 +149,7 @@ func notDisposed(c machine.MigrateCandidate) *machine.Refusal {
 		d = machine.DispositionReject
 	}
 	return &machine.Refusal{Code: machine.CodeMigrateNotApproved, Path: c.Audit.Path,
-		Retry: fmt.Sprintf("custody migrate dispose %s --approve --disposition %s --digest %s", machine.QuoteArg(c.Audit.ID), d, c.Digest),
+		Retry: machine.CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--disposition", string(d), "--digest", c.Digest}, c.Audit.ID),
 		Message: fmt.Sprintf("no disposition of %s is approved for this audit (proposed: %s — %s); only a person approves one", c.Audit.ID,
 			map[bool]string{true: "nothing", false: string(c.Proposal.Disposition)}[c.Proposal.Disposition == ""], c.Proposal.Reason)}
 }
@@ -423,7 +423,7 @@ func land(ctx context.Context, e *Env, run *migrateRun, c machine.MigrateCandida
 	fail := func(format string, args ...any) (string, *machine.Refusal, error) {
 		retry := "custody plan"
 		if dest != "" {
-			retry = "git push " + machine.QuoteArg(dest) + " " + c.Audit.Head + ":" + ref
+			retry = machine.Command("git", "push", dest, c.Audit.Head+":"+ref)
 		}
 		return ref, &machine.Refusal{Code: machine.CodeLandFailed, Path: c.Audit.Path,
 			Retry:   retry,

@@ -62,7 +62,7 @@ func MigrateDispose(_ context.Context, e *Env, id string, approve bool, disposit
 	}
 	if !obs.Proposal.Permits(d.Disposition) {
 		return MigrateDisposed{}, &machine.Refusal{Code: machine.CodeDispositionNotAllowed, Path: obs.Path,
-			Retry:   fmt.Sprintf("custody migrate dispose %s --approve --disposition %s --digest %s", machine.QuoteArg(id), firstAllowed(obs.Proposal), digest),
+			Retry:   machine.CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--disposition", string(firstAllowed(obs.Proposal)), "--digest", digest}, id),
 			Message: fmt.Sprintf("%s's audit does not permit disposition %q (it permits %v): %s. Nothing was recorded", id, d.Disposition, obs.Proposal.Allowed, obs.Proposal.Reason)}
 	}
 	if err := journalMigrate(e, machine.MigrateEvent{Event: machine.EventMigrateDisposition, Candidate: id, Path: obs.Path, Digest: digest,

@@ -46,7 +46,7 @@ func (run *migrateRun) adoptRelocate(ctx context.Context, e *Env, c machine.Migr
 	}
 	if res.Refusal != nil {
 		out.Refusal = res.Refusal
-		if res.Refusal.Retry == "custody relocate "+machine.QuoteArg(id) {
+		if res.Refusal.Retry == machine.CommandOn([]string{"custody", "relocate"}, id) {
 			res.Refusal.Retry = fmt.Sprintf("custody migrate apply --only %s %s", machine.QuoteArg(id), machine.QuoteArg(planFileOr(run.opts.PlanFile)))
 		}
 		return out, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -267,6 +268,9 @@ func activate(ctx context.Context, e *Env, rec machine.Record) (machine.Record, 
 // key of the record id's worktree, durably (WriteFile: temp file, fsync,
 // rename, directory fsync).
 func writeMarker(repo observe.Repo, key, id string) error {
+	if err := safefile.DirBelow(repo.CommonDir, repo.AdminDir(key), false, 0); err != nil {
+		return err
+	}
 	return WriteFile(filepath.Join(repo.AdminDir(key), observe.MarkerName), []byte(id+"\n"), 0o600)
 }
 

@@ -272,7 +272,7 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 		return nil, err
 	}
 	mp := manifestPath(e, rec.ID)
-	if err := os.MkdirAll(filepath.Dir(mp), 0o700); err != nil {
+	if err := safefile.DirBelow(e.Repo.CommonDir, filepath.Dir(mp), true, 0o700); err != nil {
 		return nil, fmt.Errorf("quarantine manifest: %w", err)
 	}
 	if err := WriteFile(mp, b, 0o600); err != nil {

@@ -217,8 +217,7 @@ func stoppedRemoval(ctx context.Context, e *Env, rec machine.Record, m manifest,
 // missing from the tree at path (a person's later edits stay), then runs
 // then.
 func restoreRetry(path, then string) string {
-	q := machine.QuoteArg(path)
-	return "git -C " + q + " ls-files -z --deleted | git -C " + q + " checkout-index -z --stdin && " + then
+	return machine.Command("git", "-C", path, "ls-files", "-z", "--deleted") + " | " + machine.Command("git", "-C", path, "checkout-index", "-z", "--stdin") + " && " + then
 }
 
 // restoreDeleted puts back in the tree at dir what deleted (paths relative

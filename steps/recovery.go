@@ -470,7 +470,7 @@ func keepCopy(e *Env, id, admin, name string) (string, *machine.Refusal, error) 
 	if old, err := os.ReadFile(dst); err == nil && bytes.Equal(old, b) {
 		return "", nil, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+	if err := safefile.DirBelow(e.Repo.CommonDir, filepath.Dir(dst), true, 0o700); err != nil {
 		return "", nil, fmt.Errorf("keep %s: %w", path, err)
 	}
 	if err := WriteFile(dst, b, 0o600); err != nil {

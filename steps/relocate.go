@@ -99,7 +99,7 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	if err != nil {
 		return RelocateResult{}, err
 	}
-	retry := "custody relocate " + machine.QuoteArg(id)
+	retry := machine.CommandOn([]string{"custody", "relocate"}, id)
 	if dst != "" {
 		retry += " --to " + machine.QuoteArg(target)
 	}
@@ -178,7 +178,7 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	default:
 		res.Outcome, res.Refusal = machine.OutcomeRefused, it.Refusal
 		if res.Refusal == nil {
-			res.Refusal = &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: "custody show " + machine.QuoteArg(id),
+			res.Refusal = &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "show"}, id),
 				Message: fmt.Sprintf("after git worktree move, %s was left %s; its relocation intent stays for custody resume", id, now.State)}
 		}
 	}

@@ -26,7 +26,7 @@ func relocationTarget(ctx context.Context, e *Env, rec machine.Record, raw strin
 		dst = abs
 	}
 	dst = filepath.Clean(dst)
-	retry := "custody relocate " + machine.QuoteArg(rec.ID) + " --to DIR"
+	retry := machine.CommandOn([]string{"custody", "relocate"}, rec.ID) + " --to DIR"
 	refuse := func(code machine.Code, format string, args ...any) (string, *machine.Refusal, error) {
 		return "", &machine.Refusal{Code: code, Path: dst, Retry: retry,
 			Message: machine.EscapeControl(fmt.Sprintf(format, args...)) + "; nothing was moved: name another destination"}, nil

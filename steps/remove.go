@@ -221,7 +221,7 @@ func removalTargetRefusal(e *Env, rec machine.Record, obs machine.WorktreeObserv
 	p := filepath.Clean(rec.Path)
 	home, _ := os.UserHomeDir()
 	refuse := func(format string, args ...any) *machine.Refusal {
-		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: p, Retry: "custody show " + rec.ID, Message: fmt.Sprintf(format, args...)}
+		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: p, Retry: machine.CommandOn([]string{"custody", "show"}, rec.ID), Message: fmt.Sprintf(format, args...)}
 	}
 	switch {
 	case p == "/" || p == filepath.VolumeName(p)+string(os.PathSeparator) || !filepath.IsAbs(p):
@@ -505,8 +505,7 @@ func quarantineRefused(ctx context.Context, e *Env, rec machine.Record, why *mac
 // restoreDeletedRetry restores, from the index, only the tracked files
 // missing from the tree at path (a person's later edits stay), then resumes.
 func restoreDeletedRetry(path string) string {
-	q := machine.QuoteArg(path)
-	return "git -C " + q + " ls-files -z --deleted | git -C " + q + " checkout-index -z --stdin && custody resume"
+	return restoreRetry(path, machine.Command("custody", "resume"))
 }
 
 // dropAdminEntry removes exactly <common>/worktrees/<key> of a removed

@@ -181,7 +181,7 @@ func archiveLine(p *machine.Proof) string {
 		id, head = p.Ref, p.Head
 	}
 	return "Archive: " + orNone(id) + " holds this tree's unpublished work at " + orNone(head) +
-		" (its own section shows it sealed; restore with custody archive restore " + orNone(id) + " DIR)."
+		" (its own section shows it sealed; restore with " + machine.Command("custody", "archive", "restore", orNone(id), "DIR") + ")."
 }
 
 func abandonLine(s machine.ReportSection) string {

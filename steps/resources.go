@@ -286,7 +286,7 @@ func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]Reso
 	var outs []ResourceOutcome
 	for _, spec := range e.Config.Resources {
 		if err := ctx.Err(); err != nil {
-			return outs, nil, fmt.Errorf("interrupted before resource %s; custody resume finishes or rolls back %s: %w", spec.Name, rec.ID, err)
+			return outs, nil, fmt.Errorf("interrupted before resource %s; `custody resume` finishes or rolls back %s: %w", spec.Name, rec.ID, err)
 		}
 		r, ok := byName[spec.Name]
 		if !ok {
@@ -315,7 +315,7 @@ func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]Reso
 		}
 		o := ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
 		if r.State != machine.StateActive {
-			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: "custody resource ensure " + rec.ID,
+			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "resource", "ensure"}, rec.ID),
 				Message: fmt.Sprintf("resource %s (%s) create exited %d: %s", spec.Name, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}
 			outs = append(outs, o)
 			if spec.Required {

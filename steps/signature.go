@@ -16,7 +16,7 @@ const SignatureNamespace = "custody-journal"
 
 // SignedMessage is the exact text a journal head signature signs.
 func SignedMessage(head string) []byte {
-	return []byte("custody journal head " + head + "\n")
+	return []byte(machine.CommandOn([]string{"custody", "journal", "head"}, head) + "\n")
 }
 
 // SignHead signs the chain head head with the SSH private key at key

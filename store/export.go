@@ -319,12 +319,22 @@ func Verify(r io.Reader, opts VerifyOptions) (VerifyReport, error) {
 }
 
 // ReadLines calls fn with every line of an export, without its newline, in
-// constant memory: a line longer than MaxLine, or an empty line, is an
-// error wrapping ErrJournalBroken naming it, and reading stops there. fn
-// must not retain the line; an error from fn stops the read and is
+// constant memory. What it tolerates and what it refuses is one rule,
+// whoever reads an export (journal verify, journal report):
+//
+//   - tolerated, as carrying no entry: a line ending in CRLF (the \r is
+//     dropped), a last line without a newline, and blank lines (empty, or
+//     only spaces, tabs and \r) after the last entry, such as a newline an
+//     editor or `echo >>` appended;
+//   - refused: a blank line before an entry (nothing the export writes; the
+//     file was spliced) and a line longer than MaxLine, each an error
+//     wrapping ErrJournalBroken that names the line; reading stops there.
+//
+// fn must not retain the line; an error from fn stops the read and is
 // returned.
 func ReadLines(r io.Reader, fn func(line []byte) error) error {
 	br := bufio.NewReaderSize(r, MaxLine+2)
+	blank := 0 // the first of the blank lines read since the last entry
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadSlice('\n')
 		if len(line) == 0 && errors.Is(err, io.EOF) {
@@ -337,8 +347,14 @@ func ReadLines(r io.Reader, fn func(line []byte) error) error {
 			return err
 		}
 		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-		if len(line) == 0 {
-			return broken(lineNo, 0, "is empty")
+		if len(bytes.Trim(line, " \t\r")) == 0 {
+			if blank == 0 {
+				blank = lineNo
+			}
+			continue
+		}
+		if blank != 0 {
+			return broken(blank, 0, "is blank, and an entry follows it (an export has no blank line between entries)")
 		}
 		if len(line) > MaxLine {
 			return broken(lineNo, 0, fmt.Sprintf("is longer than %d bytes (no journal entry is)", MaxLine))

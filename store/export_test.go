@@ -211,12 +211,23 @@ func TestVerifyFindsEdits(t *testing.T) {
 			want: []string{fmt.Sprintf("line %d is not a journal entry", n+1)},
 		},
 		{
-			name: "append an empty line", edit: func(l [][]byte) [][]byte { return append(l, nil) },
-			want: []string{fmt.Sprintf("line %d is empty", n+1)},
+			name: "insert an empty line", edit: func(l [][]byte) [][]byte { return insertLine(l, k, nil) },
+			want: []string{fmt.Sprintf("line %d is blank, and an entry follows it", k+1)},
 		},
 		{
-			name: "insert an empty line", edit: func(l [][]byte) [][]byte { return insertLine(l, k, nil) },
-			want: []string{fmt.Sprintf("line %d is empty", k+1)},
+			name: "insert a line of spaces", edit: func(l [][]byte) [][]byte { return insertLine(l, k, []byte(" \t")) },
+			want: []string{fmt.Sprintf("line %d is blank, and an entry follows it", k+1)},
+		},
+		{
+			name: "blank lines, then an entry, at the end", edit: func(l [][]byte) [][]byte {
+				last := l[len(l)-1]
+				return append(append(l[:len(l)-1], nil, nil), last)
+			},
+			want: []string{fmt.Sprintf("line %d is blank, and an entry follows it", n)},
+		},
+		{
+			name: "a blank first line", edit: func(l [][]byte) [][]byte { return insertLine(l, 0, nil) },
+			want: []string{"line 1 is blank, and an entry follows it"},
 		},
 		{
 			name: "truncate a line", edit: func(l [][]byte) [][]byte { l[k-1] = l[k-1][:len(l[k-1])/2]; return l },
@@ -251,6 +262,43 @@ func TestVerifyFindsEdits(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVerifyBlankLinesAfter: what an export's line endings may be, one
+// rule for every reader: CRLF, a last line without a newline and blank
+// lines after the last entry verify, with the same head and count.
+func TestVerifyBlankLinesAfter(t *testing.T) {
+	t.Parallel()
+	orig := splitLines(export(t, otherJournal(t), store.ExportOptions{}))
+	want, err := store.Verify(bytes.NewReader(joinLines(orig)), store.VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := joinLines(orig)
+	crlf := bytes.ReplaceAll(plain, []byte("\n"), []byte("\r\n"))
+	for name, in := range map[string][]byte{
+		"no final newline":             bytes.TrimSuffix(plain, []byte("\n")),
+		"a blank line after":           append(bytes.Clone(plain), '\n'),
+		"blank lines after":            append(bytes.Clone(plain), "\n\n\n"...),
+		"a blank line without newline": append(bytes.Clone(plain), "  "...),
+		"spaces, tabs and CR after":    append(bytes.Clone(plain), " \t\n\r\n\t"...),
+		"CRLF":                         crlf,
+		"CRLF and a blank CRLF line":   append(bytes.Clone(crlf), "\r\n"...),
+		"CRLF without a final newline": bytes.TrimSuffix(crlf, []byte("\r\n")),
+		"mixed LF and CRLF":            append(bytes.Clone(plain[:bytes.IndexByte(plain, '\n')]), append([]byte("\r"), plain[bytes.IndexByte(plain, '\n'):]...)...),
+	} {
+		got, err := store.Verify(bytes.NewReader(in), store.VerifyOptions{Head: want.Head})
+		if err != nil || got != want {
+			t.Errorf("%s: Verify = %+v, %v; want %+v", name, got, err, want)
+		}
+	}
+	for name, in := range map[string][]byte{
+		"only a blank line, given a head": []byte("\n"),
+	} {
+		if got, err := store.Verify(bytes.NewReader(in), store.VerifyOptions{Head: want.Head}); err == nil {
+			t.Errorf("%s: Verify = %+v, want an error (it ends at no head)", name, got)
+		}
 	}
 }
 

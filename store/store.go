@@ -117,11 +117,21 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{path: path, timeout: opts.Timeout, ctx: ctx, schema: schema, readOnly: opts.ReadOnly}
+	// The state directory is a directory of its own, never a symlink to
+	// one elsewhere (safefile.DirBelow); the file itself is opened without
+	// following a symlink (boltOpenFile).
+	dir := filepath.Dir(path)
+	if err := safefile.DirBelow(filepath.Dir(dir), dir, false, 0o755); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		if !opts.Create || opts.ReadOnly {
 			return nil, fmt.Errorf("%s: %w", path, ErrNotInitialized)
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return nil, fmt.Errorf("create the state directory: %w", err)
+		}
+		if err := safefile.DirBelow(filepath.Dir(dir), dir, true, 0o755); err != nil {
 			return nil, fmt.Errorf("create the state directory: %w", err)
 		}
 		if err := s.initialize(); err != nil {

@@ -96,7 +96,8 @@ func TestVerifyLongLine(t *testing.T) {
 }
 
 // TestVerifyTrailingNewline: an export verifies with its final newline,
-// without it, and with CRLF line ends; a blank line in the middle does not.
+// without it, with CRLF line ends and with a blank last line; a blank line
+// in the middle does not.
 func TestVerifyTrailingNewline(t *testing.T) {
 	t.Parallel()
 	_, out := exactJournal(t)
@@ -112,8 +113,13 @@ func TestVerifyTrailingNewline(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want %+v", name, got, err, want)
 		}
 	}
-	if _, err := store.Verify(bytes.NewReader(append(bytes.Clone(out), '\n')), store.VerifyOptions{}); !errors.Is(err, store.ErrJournalBroken) {
-		t.Errorf("an export with a blank last line: %v, want ErrJournalBroken", err)
+	if got, err := store.Verify(bytes.NewReader(append(bytes.Clone(out), '\n')), store.VerifyOptions{}); err != nil || got != want {
+		t.Errorf("an export with a blank last line: %+v, %v; want %+v (0227: blank lines after the last entry carry nothing)", got, err, want)
+	}
+	first := bytes.IndexByte(out, '\n') + 1
+	middle := append(append(bytes.Clone(out[:first]), '\n'), out[first:]...)
+	if _, err := store.Verify(bytes.NewReader(middle), store.VerifyOptions{}); !errors.Is(err, store.ErrJournalBroken) {
+		t.Errorf("an export with a blank line between entries: %v, want ErrJournalBroken", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
 )
 
@@ -52,7 +53,7 @@ func (c *AdoptCmd) Run(a *App) error {
 			fmt.Fprintf(w, "already-done: %s is in custody as %s\n", res.Path, res.ID)
 			return
 		}
-		fmt.Fprintf(w, "adopted %s as %s\nnext: custody finish %s when its work is done\n", res.Path, res.ID, res.ID)
+		fmt.Fprintf(w, "adopted %s as %s\nnext: %s when its work is done\n", res.Path, res.ID, machine.CommandOn([]string{"custody", "finish"}, res.ID))
 	})
 	return nil
 }

@@ -248,7 +248,7 @@ func (a *App) archiveFinished(e *steps.Env, out []steps.Outcome) error {
 		if err != nil {
 			var r *machine.Refusal
 			if !errors.As(err, &r) {
-				r = &machine.Refusal{Code: machine.CodeArchiveIncomplete, Retry: "custody archive create " + machine.QuoteArg(o.ID),
+				r = &machine.Refusal{Code: machine.CodeArchiveIncomplete, Retry: machine.CommandOn([]string{"custody", "archive", "create"}, o.ID),
 					Message: fmt.Sprintf("%s finished, but its archive was not made: %v", o.ID, err)}
 			}
 			out[i].Outcome, out[i].Refusal = machine.OutcomeRefused, r

@@ -284,7 +284,8 @@ func cloneRepo(t *testing.T, r *fixtures.Repo) *fixtures.Repo {
 
 // TestStateNotARegularFile puts a FIFO, a directory and a symlink (to a
 // good store) at state.db: every read-only command refuses at once — no
-// blocking on the FIFO — and leaves it as it was. The FIFO and the
+// blocking on the FIFO — and leaves it as it was; doctor reports it as a
+// problem with its fix (exit 3). The FIFO and the
 // directory are state-corrupt (move it aside); the symlink is
 // state-unreadable (the store it names must not be moved aside).
 func TestStateNotARegularFile(t *testing.T) {
@@ -318,6 +319,13 @@ func TestStateNotARegularFile(t *testing.T) {
 				want := "state-corrupt"
 				if kind == "symlink" {
 					want = "state-unreadable" // the good store it names must not be moved aside
+				}
+				if cmd == "doctor" {
+					// doctor reports the damage it is for (0227).
+					if res.Code != 3 || !strings.Contains(res.Stdout, "not a regular file") || !strings.Contains(res.Stdout, "\tto fix: ") {
+						t.Errorf("custody doctor with a %s at state.db: want exit 3, a problem naming it not a regular file and its fix\n%s", kind, res)
+					}
+					continue
 				}
 				if res.Code != 1 || !strings.Contains(res.Stderr, "not a regular file") || !strings.Contains(res.Stderr, want) {
 					t.Errorf("custody %s with a %s at state.db: want exit 1, %s naming it not a regular file\n%s", cmd, kind, want, res)

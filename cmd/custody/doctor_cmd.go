@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"os/user"
 	"sort"
 	"time"
@@ -53,20 +55,35 @@ func (c *DoctorCmd) Run(a *App) error {
 	}
 	e, err := a.env(false)
 	if err != nil {
-		if errors.Is(err, store.ErrCorrupt) && a.statePath != "" {
-			return c.damaged(a, err)
+		if a.statePath != "" {
+			return c.openFailed(a, err)
 		}
 		return err
 	}
 	problems, err := steps.Doctor(a.Ctx, e)
-	if err != nil {
+	if isDamage(err) {
+		// A value the check read but a later reader cannot (a record that
+		// is not JSON): the damage is the report.
+		problems = append(problems, store.Problem{Where: "state file", What: err.Error(), Fix: salvageFix})
+	} else if err != nil {
 		return err
 	}
 	stuck, err := steps.Stuck(a.Ctx, e)
-	if err != nil {
+	if isDamage(err) {
+		problems = append(problems, store.Problem{Where: "state file", What: "the records that cannot progress could not be listed: " + err.Error(), Fix: salvageFix})
+		stuck = nil
+	} else if err != nil {
 		return err
 	}
 	problems = withStuck(problems, stuck)
+	for i := range problems {
+		if problems[i].Fix == "" {
+			// A problem in the file's content without a fix of its own
+			// (a broken hash chain, a record that does not parse, an index
+			// entry for a record that is gone) is settled by salvage.
+			problems[i].Fix = salvageFix
+		}
+	}
 	if stuck == nil {
 		stuck = []steps.StuckRecord{}
 	}
@@ -137,14 +154,65 @@ func withStuck(problems []store.Problem, stuck []steps.StuckRecord) []store.Prob
 	return out
 }
 
-// damaged reports a state file bbolt cannot open safely: every damaged
-// part the page-by-page scan finds, and what each bucket still holds.
-func (c *DoctorCmd) damaged(a *App, openErr error) error {
-	d, err := store.Scan(a.statePath)
-	if err != nil {
-		return openErr
+// salvageFix is the next step for a state file whose content is damaged:
+// a new file of everything still readable, the damaged one kept.
+const salvageFix = "custody doctor --salvage"
+
+// isDamage reports whether err says the state file's content is damaged.
+func isDamage(err error) bool {
+	return errors.Is(err, store.ErrCorrupt) || errors.Is(err, store.ErrJournalBroken)
+}
+
+// openFailed reports why the state file could not be opened as one
+// problem (or, for a file bbolt cannot open safely, every damaged part the
+// page-by-page scan finds), with the step that settles it, and exits 3:
+// damage is what doctor is for, never a bare error. An error that is not
+// about the state file stands (exit 1).
+func (c *DoctorCmd) openFailed(a *App, err error) error {
+	path := a.statePath
+	aside := machine.Command("mv", "-n", "--", path, path+".corrupt") + " && custody init"
+	var fix string
+	switch {
+	case errors.Is(err, store.ErrCorrupt):
+		if d, serr := store.Scan(path); serr == nil {
+			return c.damaged(a, err, d)
+		}
+		// Nothing in it can be read (no valid meta page, not a regular
+		// file): it is moved aside, kept for inspection.
+		fix = aside
+	case errors.Is(err, store.ErrUnreadable):
+		fix = machine.CommandAgain(a.args)
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if to, rerr := os.Readlink(path); rerr == nil {
+				fix = machine.Command("rm", "--", path) + " && " + machine.Command("cp", "-p", "--", to, path) + " && custody doctor"
+			}
+		} else if lerr == nil && fi.Mode().IsRegular() {
+			fix = machine.Command("chmod", "u+rw", "--", path) + " && custody doctor"
+		}
+	case errors.Is(err, store.ErrSchemaNewer):
+		fix = "custody --version"
+		err = fmt.Errorf("%w; a newer custody wrote it: run that custody, or upgrade this one", err)
+	case errors.Is(err, store.ErrLockTimeout):
+		fix = machine.CommandAgain(a.args, "--lock-timeout", "60s")
+		err = fmt.Errorf("%w; another custody is still running in this repository", err)
+	case errors.Is(err, store.ErrMigrationFailed):
+		fix = "custody doctor"
+		err = fmt.Errorf("%w; keep the file and the copy, and report what failed", err)
+	default:
+		return err
 	}
-	fix := "custody doctor --salvage"
+	problems := []store.Problem{{Where: "state file", What: err.Error(), Fix: fix}}
+	a.done(doctorResult{State: path, Problems: problems, Stuck: []steps.StuckRecord{}}, func(w io.Writer) {
+		printProblems(w, problems)
+		fmt.Fprintf(w, "%d problems found\n", len(problems))
+	})
+	return nil
+}
+
+// damaged reports a state file bbolt cannot open safely: every damaged
+// part the page-by-page scan d finds, and what each bucket still holds.
+func (c *DoctorCmd) damaged(a *App, openErr error, d store.Damage) error {
+	fix := salvageFix
 	problems := []store.Problem{{Where: "state file", What: openErr.Error(), Fix: fix}}
 	for _, l := range d.Lost {
 		problems = append(problems, store.Problem{Where: "state file", What: l, Fix: fix})

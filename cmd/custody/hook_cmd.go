@@ -119,8 +119,8 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 	env := hookEnvelope{Hook: hook}
 	defer a.hookDone(&env)
 	if op != machine.LeaseRelease && dur < time.Second {
-		env.refuse(&machine.Refusal{Code: machine.CodeUsage, Retry: "custody hook " + hook + " --help",
-			Message: fmt.Sprintf("custody hook %s: --lease %s is not a duration a lease can last; nothing was changed", hook, dur)})
+		env.refuse(&machine.Refusal{Code: machine.CodeUsage, Retry: machine.Command("custody", "hook", hook, "--help"),
+			Message: fmt.Sprintf("%s: --lease %s is not a duration a lease can last; nothing was changed", machine.Command("custody", "hook", hook), dur)})
 		return nil
 	}
 	p, err := readHookPayload(os.Stdin)
@@ -210,8 +210,8 @@ func (a *App) hookEnsure(tree steps.HookTree, id string) *hookEnsureResult {
 
 // payloadRefusal is the refusal of a payload a hook cannot use.
 func payloadRefusal(hook string, err error) *machine.Refusal {
-	return &machine.Refusal{Code: machine.CodeHookPayloadInvalid, Retry: "custody hook " + hook + " --help",
-		Message: fmt.Sprintf("custody hook %s: %v; nothing was changed (the agent's hook sends a JSON object with session_id and cwd on stdin)", hook, err)}
+	return &machine.Refusal{Code: machine.CodeHookPayloadInvalid, Retry: machine.Command("custody", "hook", hook, "--help"),
+		Message: fmt.Sprintf("%s: %v; nothing was changed (the agent's hook sends a JSON object with session_id and cwd on stdin)", machine.Command("custody", "hook", hook), err)}
 }
 
 // hookActor names who acts in a hook's journal entries.

@@ -112,7 +112,7 @@ func (a *App) hookDone(env *hookEnvelope) {
 	if env.Logged == "" && (env.Error != nil || env.Refusal != nil && env.Refusal.Code != machine.CodeNotInWorktree && env.Outcome != string(machine.OutcomeKept)) {
 		env.Logged = "stderr"
 	}
-	subject := "custody hook " + env.Hook
+	subject := machine.Command("custody", "hook", env.Hook)
 	if env.Refusal != nil {
 		writeRefusal(a.Stderr, subject, env.Refusal)
 	}

@@ -114,10 +114,10 @@ func (c *MigratePlanCmd) Run(a *App) error {
 		for _, cd := range p.Candidates {
 			d := cd.Proposal.Disposition
 			if d == "" {
-				fmt.Fprintf(w, "to keep %s as it is: custody migrate dispose %s --reject REASON --digest %s\n", cd.Audit.ID, machine.QuoteArg(cd.Audit.ID), cd.Digest)
+				fmt.Fprintf(w, "to keep %s as it is: %s\n", cd.Audit.ID, machine.CommandOn([]string{"custody", "migrate", "dispose", "--reject", "REASON", "--digest", cd.Digest}, cd.Audit.ID))
 				continue
 			}
-			fmt.Fprintf(w, "to approve %s: custody migrate dispose %s --approve --digest %s\n", cd.Audit.ID, machine.QuoteArg(cd.Audit.ID), cd.Digest)
+			fmt.Fprintf(w, "to approve %s: %s\n", cd.Audit.ID, machine.CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--digest", cd.Digest}, cd.Audit.ID))
 		}
 	})
 	return nil

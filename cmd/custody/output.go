@@ -9,6 +9,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/observe/writable"
 	"github.com/custody-sh/custody/store"
 )
@@ -124,7 +125,12 @@ func describeIn(err error, inv invocation) errorBody {
 	}
 	var u *usageError
 	var te *observe.TimeoutError
+	var linked *safefile.DirError
 	switch {
+	case errors.As(err, &linked):
+		return errorBody{Code: string(machine.CodeUnsafeTarget), Path: linked.Path,
+			Message: err.Error() + "; nothing was changed. custody keeps its files in the git directory itself: put a real directory there (move what the link names into its place), then run the command again.",
+			Retry:   inv.again()}
 	case errors.As(err, &u):
 		return errorBody{Code: string(machine.CodeUsage), Message: err.Error(), Retry: "custody --help"}
 	case errors.Is(err, store.ErrMigrationFailed):
