@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"path/filepath"
 
@@ -49,10 +48,10 @@ func (c *AdoptCmd) Run(a *App) error {
 	}
 	a.done(res, func(w io.Writer) {
 		if res.Outcome == steps.AdoptAlreadyDone {
-			fmt.Fprintf(w, "already-done: %s is in custody as %s\n", res.Path, res.ID)
+			sayf(w, "already-done: %s is in custody as %s\n", res.Path, res.ID)
 			return
 		}
-		fmt.Fprintf(w, "adopted %s as %s\nnext: custody finish %s when its work is done\n", res.Path, res.ID, res.ID)
+		sayf(w, "adopted %s as %s\nnext: custody finish %s when its work is done\n", res.Path, res.ID, res.ID)
 	})
 	return nil
 }

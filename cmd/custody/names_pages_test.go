@@ -29,7 +29,8 @@ const hostileName = "r<script>alert(1)</script>|`x` **b** _i_ [l](y) &amp; $m$ #
 func TestNamesOnPages(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{Name: hostileName})
-	mustCustody(t, r, 0, "init")
+	var human []string // what custody printed for a person
+	human = append(human, mustCustody(t, r, 0, "init").Stdout)
 
 	pushedID, pushed := newTree(t, r, "pushed")
 	r.Commit(pushed, "f.txt", "published\n")
@@ -40,7 +41,7 @@ func TestNamesOnPages(t *testing.T) {
 	r.Git("worktree", "add", "-q", "-b", branch, adopted)
 	r.Commit(adopted, "adopted.txt", "adopted\n")
 	r.GitIn(adopted, "push", "-q", "origin", "HEAD:refs/heads/adopted")
-	mustCustody(t, r, 0, "adopt", adopted)
+	human = append(human, mustCustody(t, r, 0, "adopt", adopted).Stdout)
 	adoptedID := ""
 	for _, rec := range listRecords(t, r, false) {
 		if rec.Path == adopted {
@@ -53,7 +54,17 @@ func TestNamesOnPages(t *testing.T) {
 	mustCustody(t, r, 0, "finish", pushedID, adoptedID)
 	planFile := filepath.Join(r.Root, "plan.json")
 	mustCustody(t, r, 0, "plan", "-o", planFile)
-	mustCustody(t, r, 0, "apply", "--allow-external-retirement", planFile)
+	human = append(human, mustCustody(t, r, 0, "apply", "--allow-external-retirement", planFile).Stdout)
+	for _, out := range human {
+		if !utf8.ValidString(out) {
+			t.Errorf("custody printed bytes that are not UTF-8:\n%s", out)
+		}
+		for _, n := range []string{r.Dir, adopted, branch} {
+			if strings.Contains(out, n) {
+				t.Errorf("custody printed %q raw, its newline or stray byte unescaped:\n%s", n, out)
+			}
+		}
+	}
 
 	export := filepath.Join(r.Root, "j<b>|`\x83\n.jsonl")
 	mustCustody(t, r, 0, "journal", "export", "-o", export)
