@@ -76,11 +76,12 @@ func EnvKey(name string) string {
 
 // EnvLines are exactly the lines custody writes into worktree id's .env:
 // its id, then each of its resources' handles (as the ledger holds them).
+// Each value is written by DotenvValue.
 func EnvLines(id string, rs []Resource) []string {
-	lines := []string{"CUSTODY_WORKTREE_ID=" + id}
+	lines := []string{"CUSTODY_WORKTREE_ID=" + DotenvValue(id)}
 	for _, r := range rs {
 		if r.Worktree == id {
-			lines = append(lines, EnvKey(r.Name)+"="+r.Handle)
+			lines = append(lines, EnvKey(r.Name)+"="+DotenvValue(r.Handle))
 		}
 	}
 	return lines

@@ -152,11 +152,7 @@ func lockRegistry(ctx context.Context, repo Repo, exclusive bool) (func(), strin
 // file: "pid <pid> on <host> (<command>) since <time>".
 func noteRegistryHolder(f *os.File) {
 	host, _ := os.Hostname()
-	cmd := strings.Join(os.Args, " ")
-	if len(cmd) > 200 {
-		cmd = cmd[:200]
-	}
-	line := fmt.Sprintf("pid %d on %s (%s) since %s\n", os.Getpid(), host, cmd, time.Now().UTC().Format(time.RFC3339))
+	line := machine.HolderNote(os.Getpid(), host, os.Args, time.Now())
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt([]byte(line), 0)
 }

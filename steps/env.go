@@ -63,7 +63,8 @@ func DefaultRoot(repo observe.Repo) string { return filepath.Join(repo.MainCheck
 // ResolveRoot returns the managed root: raw ("" for the default) relative to
 // the main checkout, canonicalized through its nearest existing ancestor.
 // An ancestor that is a symlink (so the root would resolve elsewhere than it
-// reads) or a '..' component is refused.
+// reads) or a '..' component is refused, and so is a root in the main
+// checkout whose name holds a newline (no exclude line can name it).
 func ResolveRoot(repo observe.Repo, raw string) (string, error) {
 	root := DefaultRoot(repo)
 	if raw != "" {
@@ -96,7 +97,32 @@ func ResolveRoot(repo observe.Repo, raw string) (string, error) {
 	if real != existing {
 		return "", refuse("the managed root %s lies under a symlink (%s resolves to %s); custody places worktrees only on a real path", root, existing, real)
 	}
-	return filepath.Join(real, rest), nil
+	root = filepath.Join(real, rest)
+	if rel, ok := belowCheckout(repo, root); ok {
+		if _, ok := machine.IgnorePattern(filepath.ToSlash(rel)); !ok {
+			return "", rootNotExcludable(root)
+		}
+	}
+	return root, nil
+}
+
+// belowCheckout is root relative to repo's main checkout, when root lies
+// below it (a directory named "..x" there does).
+func belowCheckout(repo observe.Repo, root string) (string, bool) {
+	rel, err := filepath.Rel(repo.MainCheckout, root)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return rel, true
+}
+
+// rootNotExcludable refuses a managed root inside the main checkout that
+// no line of git's exclude file can name (its name holds a newline): git
+// in the main checkout would see every tree there.
+func rootNotExcludable(root string) *machine.Refusal {
+	return &machine.Refusal{Code: machine.CodeConfigInvalid, Path: root, Retry: "custody init",
+		Message: machine.EscapeControl(fmt.Sprintf("the managed root %s lies in the main checkout and its name holds a newline, which git's exclude file cannot name (one pattern a line), so git there would see every tree in it", root)) +
+			"; set [worktree] root in custody.toml to a directory whose name has none"}
 }
 
 // StatePath returns the state file of repo.
@@ -125,11 +151,15 @@ func (e *Env) observe(ctx context.Context, rec machine.Record, scope observe.Sco
 // tracked file) when it lies inside the main checkout. It reports whether
 // it added the line.
 func (e *Env) ExcludeRoot() (bool, error) {
-	rel, err := filepath.Rel(e.Repo.MainCheckout, e.Root)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+	rel, ok := belowCheckout(e.Repo, e.Root)
+	if !ok {
 		return false, nil // outside the checkout: nothing to exclude
 	}
-	return AppendExclude(e.Repo.CommonDir, "/"+filepath.ToSlash(rel)+"/", "custody's managed worktrees")
+	line, ok := machine.IgnorePattern(filepath.ToSlash(rel))
+	if !ok {
+		return false, rootNotExcludable(e.Root)
+	}
+	return AppendExclude(e.Repo.CommonDir, line, "custody's managed worktrees")
 }
 
 // EnsureRoot makes the managed root if needed and refuses one that is a

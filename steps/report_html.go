@@ -90,7 +90,10 @@ func (htmlReport) tail(w io.Writer, res ReportResult) error {
 	return err
 }
 
-func esc(s string) string { return html.EscapeString(s) }
+// esc writes text for the page: machine.ShowName (one line of valid
+// UTF-8 that tells every name apart), then HTML-escaped. Every string the
+// page shows goes through it.
+func esc(s string) string { return html.EscapeString(machine.ShowName(s)) }
 
 func unverifiedNote(u bool) string {
 	if !u {

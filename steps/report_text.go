@@ -86,8 +86,11 @@ func sectionTitle(s machine.ReportSection) string {
 	return t
 }
 
+// anchor is the section's HTML id: the record's id with every byte but
+// ASCII letters, digits, '.', '_' and '-' written %XX, so it holds no
+// space (an id may not) and no two records share one.
 func anchor(s machine.ReportSection) string {
-	id := "record-" + s.Record
+	id := "record-" + anchorText(s.Record)
 	if s.Record == "" {
 		id = "repository"
 	}
@@ -95,6 +98,19 @@ func anchor(s machine.ReportSection) string {
 		id += "-" + strconv.FormatUint(s.Rows[0].Seq, 10)
 	}
 	return id
+}
+
+func anchorText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 func stateWord(state string) string {
@@ -260,19 +276,17 @@ func (mdReport) section(w io.Writer, s machine.ReportSection) error {
 			mark = " (unverified)"
 		}
 		fmt.Fprintf(&b, "| %d%s | %s | %s | %s | %s | %s |\n", r.Seq, mark, r.At.UTC().Format("2006-01-02 15:04:05"),
-			mdText(rowWhat(r)), mdText(r.Outcome), mdText(r.Actor), shortDigest(r.Observation))
+			mdText(rowWhat(r)), mdText(r.Outcome), mdText(r.Actor), mdText(shortDigest(r.Observation)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 func (mdReport) tail(w io.Writer, res ReportResult) error {
-	_, err := fmt.Fprintf(w, "\nend of report: %d entries, head %s\n", res.Summary.Entries, res.Summary.Head)
+	_, err := fmt.Fprintf(w, "\nend of report: %d entries, head %s\n", res.Summary.Entries, mdText(res.Summary.Head))
 	return err
 }
 
-// mdText keeps a value on one line and out of markdown's syntax.
-func mdText(s string) string {
-	r := strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`)
-	return r.Replace(s)
-}
+// mdText keeps a value on one line and out of markdown's syntax
+// (machine.MarkdownText). Every string the page shows goes through it.
+func mdText(s string) string { return machine.MarkdownText(s) }

@@ -55,7 +55,7 @@ func (s *Store) Export(w io.Writer, opts ExportOptions) error {
 			return bw.WriteByte('\n')
 		case "md":
 			_, err := fmt.Fprintf(bw, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", e.Seq, e.At.UTC().Format("2006-01-02T15:04:05Z"),
-				mdCell(e.Record), e.From, e.To, e.Trigger, mdCell(e.Outcome), e.Hash[:min(12, len(e.Hash))])
+				mdCell(e.Record), mdCell(e.From), mdCell(e.To), mdCell(e.Trigger), mdCell(e.Outcome), mdCell(e.Hash[:min(12, len(e.Hash))]))
 			return err
 		}
 		return fmt.Errorf("unknown export format %q (want jsonl or md)", opts.Format)
@@ -66,7 +66,10 @@ func (s *Store) Export(w io.Writer, opts ExportOptions) error {
 	return bw.Flush()
 }
 
-func mdCell(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
+// mdCell is one cell of the markdown export: machine.MarkdownText, so a
+// record id or outcome holding a newline, '|', markup or a byte that is
+// not UTF-8 stays in its cell, shown exactly.
+func mdCell(s string) string { return machine.MarkdownText(s) }
 
 // Redactor replaces the home directory and the repository root with
 // placeholders, host names with $HOST (this machine's, which an auditor can

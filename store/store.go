@@ -311,11 +311,7 @@ func (s *Store) holderFile() string { return s.path + ".holder" }
 // left as it is and never written through.
 func (s *Store) noteHolder() {
 	host, _ := os.Hostname()
-	cmd := strings.Join(os.Args, " ")
-	if len(cmd) > 200 {
-		cmd = cmd[:200]
-	}
-	line := fmt.Sprintf("pid %d on %s (%s) since %s\n", os.Getpid(), host, cmd, time.Now().UTC().Format(time.RFC3339))
+	line := machine.HolderNote(os.Getpid(), host, os.Args, time.Now())
 	_ = safefile.Write(s.holderFile(), []byte(line), 0o644)
 }
 

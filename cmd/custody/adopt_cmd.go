@@ -50,10 +50,11 @@ func (c *AdoptCmd) Run(a *App) error {
 	}
 	a.done(res, func(w io.Writer) {
 		if res.Outcome == steps.AdoptAlreadyDone {
-			fmt.Fprintf(w, "already-done: %s is in custody as %s\n", res.Path, res.ID)
+			sayf(w, "already-done: %s is in custody as %s\n", res.Path, res.ID)
 			return
 		}
-		fmt.Fprintf(w, "adopted %s as %s\nnext: %s when its work is done\n", res.Path, res.ID, machine.CommandOn([]string{"custody", "finish"}, res.ID))
+		sayf(w, "adopted %s as %s\n", res.Path, res.ID)
+		fmt.Fprintf(w, "next: %s when its work is done\n", machine.CommandOn([]string{"custody", "finish"}, res.ID))
 	})
 	return nil
 }

@@ -29,20 +29,20 @@ func renderApply(w io.Writer, res steps.ApplyResult, plan machine.Plan, file str
 			if pi, ok := plan.Item(it.ID); ok && pi.Path != "" && pi.Kind != machine.KindResource {
 				where = " (" + v.show(pi.Path) + ")"
 			}
-			fmt.Fprintf(w, "%s %s%s\n", it.Outcome, it.ID, where)
+			sayf(w, "%s %s%s\n", it.Outcome, it.ID, where)
 		}
 		if b := it.Branch; b != nil {
 			switch b.Outcome {
 			case machine.BranchDeleted:
-				fmt.Fprintf(w, "  deleted branch %s (was %s)\n", b.Name, shortCommit(b.Commit))
+				sayf(w, "  deleted branch %s (was %s)\n", b.Name, shortCommit(b.Commit))
 			case machine.BranchKept:
-				fmt.Fprintf(w, "  kept branch %s: %s\n", b.Name, b.Reason)
+				sayf(w, "  kept branch %s: %s\n", b.Name, b.Reason)
 			default:
-				fmt.Fprintf(w, "  branch %s: %s\n", b.Name, orDash(b.Reason))
+				sayf(w, "  branch %s: %s\n", b.Name, orDash(b.Reason))
 			}
 		}
 		for _, r := range it.Recovered {
-			fmt.Fprintf(w, "  wrote %s\n", r.Ref)
+			sayf(w, "  wrote %s\n", r.Ref)
 		}
 		for _, r := range it.Resources {
 			if r.Refusal != nil {

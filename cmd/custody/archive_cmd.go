@@ -50,7 +50,7 @@ func (c *ArchiveCreateCmd) Run(a *App) error {
 		return err
 	}
 	a.done(res, func(w io.Writer) {
-		fmt.Fprintf(w, "archived %s (%d commits, %d files, %d nested repositories) as %s\n", res.Record, len(res.Commits), res.Files, len(res.Nested), res.ID)
+		sayf(w, "archived %s (%d commits, %d files, %d nested repositories) as %s\n", res.Record, len(res.Commits), res.Files, len(res.Nested), res.ID)
 		fmt.Fprintf(w, "%s\n", res.Dir)
 		fmt.Fprintf(w, "to check it: custody archive verify %s\n", machine.QuoteArg(res.ID))
 	})
@@ -90,10 +90,10 @@ func (c *ArchiveVerifyCmd) Run(a *App) error {
 	}
 	a.done(res, func(w io.Writer) {
 		if len(res.Problems) == 0 {
-			fmt.Fprintf(w, "archive %s verifies: %s\n", res.ID, res.Dir)
-			fmt.Fprintf(w, "  pack: %s\n", res.Pack)
+			sayf(w, "archive %s verifies: %s\n", res.ID, res.Dir)
+			sayf(w, "  pack: %s\n", res.Pack)
 			if res.Fresh != "" {
-				fmt.Fprintf(w, "  tree: %s\n", res.Fresh)
+				sayf(w, "  tree: %s\n", res.Fresh)
 			}
 			return
 		}
@@ -149,7 +149,7 @@ func (c *ArchiveListCmd) Run(a *App) error {
 	res := archiveListResult{Root: root, Archives: list}
 	a.done(res, func(w io.Writer) {
 		if len(list) == 0 {
-			fmt.Fprintf(w, "no archives under %s\n", root)
+			sayf(w, "no archives under %s\n", root)
 			return
 		}
 		for _, c := range list {
@@ -157,7 +157,7 @@ func (c *ArchiveListCmd) Run(a *App) error {
 				writeRefusal(w, "archive "+c.Dir, &c.Problems[0])
 				continue
 			}
-			fmt.Fprintf(w, "%s  %s  %s  %s  %s\n", c.ID, c.Record, c.Head, c.CreatedAt, c.Path)
+			sayf(w, "%s  %s  %s  %s  %s\n", c.ID, c.Record, c.Head, c.CreatedAt, c.Path)
 		}
 	})
 	return nil
@@ -209,7 +209,7 @@ func (c *ArchiveRestoreCmd) Run(a *App) error {
 	a.done(res, func(w io.Writer) {
 		fmt.Fprintf(w, "restored archive %s (%d files, %d nested repositories) at HEAD %s\n%s\n", res.Archive, res.Files, res.Nested, res.Head, res.Dir)
 		if res.Modes == steps.ModesNotRecorded {
-			fmt.Fprintf(w, "archive %s records no permission bits (it was made before custody recorded them):\n\tfiles came back 0644 or 0755, directories as the umask makes them\n", res.Archive)
+			sayf(w, "archive %s records no permission bits (it was made before custody recorded them):\n\tfiles came back 0644 or 0755, directories as the umask makes them\n", res.Archive)
 		}
 		if len(res.ModesNotKept) > 0 {
 			fmt.Fprintf(w, "the system narrowed the recorded bits of %s\n", machine.EscapeControl(strings.Join(res.ModesNotKept, ", ")))
@@ -268,7 +268,7 @@ func (a *App) archiveFinished(e *steps.Env, out []steps.Outcome) error {
 			}
 		}
 		for _, c := range res.Archives {
-			fmt.Fprintf(w, "archived %s as %s\n", c.Record, c.ID)
+			sayf(w, "archived %s as %s\n", c.Record, c.ID)
 		}
 		if !res.Pending() {
 			fmt.Fprintln(w, "next: custody plan")
@@ -325,7 +325,7 @@ func (c *ArchivePruneCmd) Run(a *App) error {
 	}
 	a.done(res, func(w io.Writer) {
 		if len(res.Items) == 0 {
-			fmt.Fprintf(w, "no archives under %s\n", res.Root)
+			sayf(w, "no archives under %s\n", res.Root)
 			return
 		}
 		for _, it := range res.Items {
@@ -333,9 +333,9 @@ func (c *ArchivePruneCmd) Run(a *App) error {
 			case it.Refusal != nil:
 				writeRefusal(w, "kept "+it.Name, it.Refusal)
 			case it.Outcome == machine.OutcomeRemoved:
-				fmt.Fprintf(w, "pruned %s\n", it.Name)
+				sayf(w, "pruned %s\n", it.Name)
 			default:
-				fmt.Fprintf(w, "prunable %s\n\tto delete it: custody archive prune --apply %s\n", it.Name, machine.QuoteArg(it.Name))
+				sayf(w, "prunable %s\n\tto delete it: custody archive prune --apply %s\n", it.Name, machine.QuoteArg(it.Name))
 			}
 		}
 	})
@@ -350,7 +350,7 @@ func runStrip(a *App, e *steps.Env, apply []string) error {
 	}
 	a.done(res, func(w io.Writer) {
 		if len(res.Items) == 0 {
-			fmt.Fprintf(w, "no archives under %s\n", res.Root)
+			sayf(w, "no archives under %s\n", res.Root)
 			return
 		}
 		for _, it := range res.Items {
@@ -358,13 +358,13 @@ func runStrip(a *App, e *steps.Env, apply []string) error {
 			case it.Refusal != nil:
 				writeRefusal(w, "kept "+it.Name, it.Refusal)
 			case it.Outcome == machine.OutcomeRelocated:
-				fmt.Fprintf(w, "stripped %s\n", it.Name)
+				sayf(w, "stripped %s\n", it.Name)
 			case len(it.Strip) == 0:
-				fmt.Fprintf(w, "nothing to strip in %s\n", it.Name)
+				sayf(w, "nothing to strip in %s\n", it.Name)
 			default:
-				fmt.Fprintf(w, "strippable %s\n", it.Name)
+				sayf(w, "strippable %s\n", it.Name)
 				for _, d := range it.Strip {
-					fmt.Fprintf(w, "\t%s (%s, %d bytes)\n", d.Path, d.Kind, d.Bytes)
+					sayf(w, "\t%s (%s, %d bytes)\n", d.Path, d.Kind, d.Bytes)
 				}
 				fmt.Fprintf(w, "\tto strip it: custody archive prune --strip-build-output --apply %s\n", machine.QuoteArg(it.Name))
 			}

@@ -43,8 +43,8 @@ func (c *InitCmd) Run(a *App) error {
 	}
 	res := initResult{RepositoryID: id, State: e.Store.Path(), Root: e.Root, Excluded: true}
 	a.done(res, func(w io.Writer) {
-		fmt.Fprintf(w, "custody is ready in %s\n", e.Repo.MainCheckout)
-		fmt.Fprintf(w, "  state  %s\n  root   %s", res.State, res.Root)
+		sayf(w, "custody is ready in %s\n", e.Repo.MainCheckout)
+		sayf(w, "  state  %s\n  root   %s", res.State, res.Root)
 		if added {
 			fmt.Fprint(w, " (added to .git/info/exclude)")
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
@@ -161,7 +162,7 @@ func (c *JournalVerifyCmd) Run(a *App) error {
 		}
 	}
 	a.done(rep, func(w io.Writer) {
-		fmt.Fprintf(w, "%s verifies: %d entries, head %s", c.File, rep.Entries, rep.Head)
+		fmt.Fprintf(w, "%s verifies: %d entries, head %s", machine.EscapeControl(c.File), rep.Entries, rep.Head)
 		switch {
 		case rep.ContentChecked > 0:
 			fmt.Fprintf(w, " (%d redacted entries, %d of them checked by content, the rest by chain only)", rep.Redacted, rep.ContentChecked)
@@ -325,7 +326,7 @@ func reportLine(w io.Writer, out string, res steps.ReportResult) {
 	s, v := res.Summary, res.Verification
 	where := ""
 	if out != "" {
-		where = "wrote " + out + ": "
+		where = "wrote " + machine.EscapeControl(out) + ": "
 	}
 	fmt.Fprintf(w, "%s%d entries, %d trees removed, %d kept, %d abandoned\n", where, s.Entries, s.TreesRemoved, s.TreesKept, s.TreesAbandoned)
 	if !v.ChainVerified {
@@ -385,7 +386,7 @@ func (c *JournalSignCmd) Run(a *App) error {
 		return err
 	}
 	a.done(map[string]any{"seq": seq, "head": head, "out": c.Out}, func(w io.Writer) {
-		fmt.Fprintf(w, "signed head %s (seq %d) into %s\n", head, seq, c.Out)
+		fmt.Fprintf(w, "signed head %s (seq %d) into %s\n", head, seq, machine.EscapeControl(c.Out))
 	})
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
@@ -50,11 +49,11 @@ func (c *MigrateDiscoverCmd) Run(a *App) error {
 	}
 	a.done(d, func(w io.Writer) {
 		fmt.Fprintf(w, "%d candidate(s) among %d place(s) (%d registered, %d scanned in %s)\n", d.Candidates, len(d.Places), d.Bounds.Registered, d.Bounds.Scanned, d.Bounds.ScanDir)
-		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		var rows [][]string
 		for _, p := range d.Places {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Class, p.Path, p.Reason)
+			rows = append(rows, []string{string(p.Class), p.Path, p.Reason})
 		}
-		tw.Flush()
+		table(w, rows)
 		if d.Candidates > 0 {
 			fmt.Fprintln(w, "next: custody migrate plan -o migrate.json")
 		}
@@ -101,23 +100,23 @@ func (c *MigratePlanCmd) Run(a *App) error {
 		return outputError(err, path, "custody migrate plan -o NEW-FILE")
 	}
 	a.done(p, func(w io.Writer) {
-		fmt.Fprintf(w, "%d candidate(s) audited; plan %s written to %s\n", len(p.Candidates), p.PlanID, c.Out)
-		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		fmt.Fprintf(w, "%d candidate(s) audited; plan %s written to %s\n", len(p.Candidates), p.PlanID, machine.EscapeControl(c.Out))
+		var rows [][]string
 		for _, cd := range p.Candidates {
 			prop := string(cd.Proposal.Disposition)
 			if prop == "" {
 				prop = "(none)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cd.Audit.ID, prop, cd.Audit.Path, cd.Proposal.Reason)
+			rows = append(rows, []string{cd.Audit.ID, prop, cd.Audit.Path, cd.Proposal.Reason})
 		}
-		tw.Flush()
+		table(w, rows)
 		for _, cd := range p.Candidates {
 			d := cd.Proposal.Disposition
 			if d == "" {
-				fmt.Fprintf(w, "to keep %s as it is: %s\n", cd.Audit.ID, machine.CommandOn([]string{"custody", "migrate", "dispose", "--reject", "REASON", "--digest", cd.Digest}, cd.Audit.ID))
+				fmt.Fprintf(w, "to keep %s as it is: %s\n", machine.EscapeControl(cd.Audit.ID), machine.CommandOn([]string{"custody", "migrate", "dispose", "--reject", "REASON", "--digest", cd.Digest}, cd.Audit.ID))
 				continue
 			}
-			fmt.Fprintf(w, "to approve %s: %s\n", cd.Audit.ID, machine.CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--digest", cd.Digest}, cd.Audit.ID))
+			fmt.Fprintf(w, "to approve %s: %s\n", machine.EscapeControl(cd.Audit.ID), machine.CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--digest", cd.Digest}, cd.Audit.ID))
 		}
 	})
 	return nil
@@ -165,7 +164,7 @@ func (c *MigrateDisposeCmd) Run(a *App) error {
 		if !res.Approved {
 			verb = "rejected"
 		}
-		fmt.Fprintf(w, "%s %s: %s (audit %s)\nnext: custody migrate apply migrate.json\n", verb, res.ID, res.Disposition, res.Digest)
+		fmt.Fprintf(w, "%s %s: %s (audit %s)\nnext: custody migrate apply migrate.json\n", verb, machine.EscapeControl(res.ID), res.Disposition, res.Digest)
 	})
 	return nil
 }
@@ -233,7 +232,7 @@ func (c *MigrateApplyCmd) Run(a *App) error {
 				writeRefusal(w, fmt.Sprintf("%s %s", it.ID, it.Outcome), it.Refusal)
 				continue
 			}
-			fmt.Fprintf(w, "%s %s (%s)\n", it.ID, it.Outcome, it.Disposition)
+			fmt.Fprintf(w, "%s %s (%s)\n", machine.EscapeControl(it.ID), it.Outcome, it.Disposition)
 		}
 		if res.Interrupted != "" {
 			fmt.Fprintln(w, res.Interrupted)
@@ -273,11 +272,11 @@ func (c *MigrateStatusCmd) Run(a *App) error {
 		}
 		fmt.Fprintf(w, "migration %s: %d pending, %d refused, %d retained, %d removed\n", word,
 			res.Counts[machine.MigratePending], res.Counts[machine.MigrateRefused], res.Counts[machine.MigrateRetained], res.Counts[machine.MigrateRemoved])
-		tw := tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		var rows [][]string
 		for _, s := range res.Candidates {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.ID, s.State, s.Path, s.Why)
+			rows = append(rows, []string{s.ID, string(s.State), s.Path, s.Why})
 		}
-		tw.Flush()
+		table(w, rows)
 	})
 	return nil
 }

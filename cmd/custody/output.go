@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
@@ -228,4 +229,17 @@ func short(c string) string {
 		return c[:12]
 	}
 	return c
+}
+
+// sayf writes a line of human output with every string argument's control
+// characters and bytes that are not UTF-8 escaped (machine.EscapeControl),
+// so a name it splices stays on its line and the output stays UTF-8. A
+// command already quoted for pasting holds none and passes unchanged.
+func sayf(w io.Writer, format string, args ...any) {
+	for i, a := range args {
+		if v := reflect.ValueOf(a); v.Kind() == reflect.String {
+			args[i] = machine.EscapeControl(v.String())
+		}
+	}
+	fmt.Fprintf(w, format, args...)
 }

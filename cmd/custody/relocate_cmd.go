@@ -56,7 +56,7 @@ func (c *RelocateCmd) Run(a *App) error {
 		case machine.OutcomeAlreadyDone:
 			fmt.Fprintf(w, "%s already-done: it is at %s\n", res.ID, machine.EscapeControl(res.To))
 		default:
-			fmt.Fprintf(w, "%s %s\n", res.ID, res.Outcome)
+			sayf(w, "%s %s\n", res.ID, res.Outcome)
 		}
 		if res.Refusal != nil {
 			writeRefusal(w, res.ID, res.Refusal)

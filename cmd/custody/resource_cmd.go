@@ -89,7 +89,7 @@ func (c *ResourceEnsureCmd) Run(a *App) error {
 			fmt.Fprintln(w, "no ensure commands to run")
 		}
 		for _, o := range outs {
-			fmt.Fprintf(w, "%s %s (exit %d)\n", o.Outcome, o.Handle, o.ExitCode)
+			sayf(w, "%s %s (exit %d)\n", o.Outcome, o.Handle, o.ExitCode)
 			if o.Refusal != nil {
 				writeRefusal(w, string(o.Outcome)+" "+o.ID, o.Refusal)
 			}
@@ -134,9 +134,10 @@ func (c *ResourceGCCmd) Run(a *App) error {
 			fmt.Fprintln(w, "the ledger holds no live resources")
 		}
 		for _, it := range items {
-			fmt.Fprintf(w, "%-13s %s (%s)\n", it.Outcome, it.ID, it.Handle)
+			sayf(w, "%-13s %s (%s)\n", it.Outcome, it.ID, it.Handle)
 			if it.Refusal != nil {
-				writeRefusal(w, "\t"+string(it.Outcome)+" "+it.ID, it.Refusal)
+				fmt.Fprint(w, "\t") // the indent is layout, not part of the escaped subject
+				writeRefusal(w, string(it.Outcome)+" "+it.ID, it.Refusal)
 			}
 		}
 	})

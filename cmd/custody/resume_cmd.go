@@ -44,7 +44,7 @@ func (c *ResumeCmd) Run(a *App) error {
 				writeRefusal(w, string(it.Outcome)+" "+it.ID, it.Refusal)
 				continue
 			}
-			fmt.Fprintf(w, "%s %s\n", it.Outcome, it.ID)
+			sayf(w, "%s %s\n", it.Outcome, it.ID)
 		}
 	})
 	return nil

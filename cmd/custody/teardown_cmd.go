@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/custody-sh/custody/steps"
@@ -35,11 +34,11 @@ func (c *TeardownCmd) Run(a *App) error {
 	}
 	a.done(res, func(w io.Writer) {
 		if len(res.Resources) == 0 {
-			fmt.Fprintf(w, "%s has no resources to destroy\n", res.ID)
+			sayf(w, "%s has no resources to destroy\n", res.ID)
 			return
 		}
 		for _, o := range res.Resources {
-			fmt.Fprintf(w, "%s %s (exit %d)\n", o.Outcome, o.Handle, o.ExitCode)
+			sayf(w, "%s %s (exit %d)\n", o.Outcome, o.Handle, o.ExitCode)
 			if o.Refusal != nil {
 				writeRefusal(w, string(o.Outcome)+" "+o.ID, o.Refusal)
 			}

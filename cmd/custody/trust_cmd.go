@@ -56,10 +56,10 @@ func (c *TrustCmd) Run(a *App) error {
 func writeTrust(w io.Writer, res steps.TrustResult, revoke bool) {
 	path := machine.EscapeControl(res.Path)
 	if !res.Present {
-		fmt.Fprintf(w, "%s does not exist: nothing to approve\n", path)
+		sayf(w, "%s does not exist: nothing to approve\n", path)
 		return
 	}
-	fmt.Fprintf(w, "%s\n  sha256 %s\n", path, res.Digest)
+	sayf(w, "%s\n  sha256 %s\n", path, res.Digest)
 	if !res.NeedsApproval {
 		fmt.Fprintln(w, "  declares no command: it needs no approval")
 		return
