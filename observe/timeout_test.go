@@ -104,7 +104,7 @@ func TestGitNotesTimeouts(t *testing.T) {
 		}
 	}
 	got := notes.taken()
-	if len(got) != 1 || got[0].Command != "'"+bin+"' status '--porcelain=v2'" || got[0].Dir != dir || got[0].Deadline != "200ms" {
+	if len(got) != 1 || got[0].Command != machine.Command(bin, "status", "--porcelain=v2") || got[0].Dir != dir || got[0].Deadline != "200ms" {
 		t.Errorf("noted %+v, want the status command once, in %s, 200ms", got, dir)
 	}
 	if g.timeouts != nil {

@@ -55,7 +55,8 @@ func TestWorktreeStatusTimesOut(t *testing.T) {
 	if took := time.Since(start); took > 15*time.Second {
 		t.Errorf("observing the tree took %s with a 1s deadline", took)
 	}
-	want := machine.TimedOut{Dir: slow, Deadline: "1s", Command: "git -c 'core.fsmonitor=false' -c 'status.showUntrackedFiles=all' -c 'diff.ignoreSubmodules=none' status '--porcelain=v2' -z '--ignored=matching' '--untracked-files=all' '--ignore-submodules=none'"}
+	want := machine.TimedOut{Dir: slow, Deadline: "1s", Command: machine.Command("git", "-c", "core.fsmonitor=false", "-c", "status.showUntrackedFiles=all", "-c", "diff.ignoreSubmodules=none",
+		"status", "--porcelain=v2", "-z", "--ignored=matching", "--untracked-files=all", "--ignore-submodules=none")}
 	if len(o.TimedOut) != 1 || o.TimedOut[0] != want {
 		t.Errorf("TimedOut = %+v, want [%+v]", o.TimedOut, want)
 	}

@@ -109,7 +109,7 @@ func TestObserveWritesOnlyWhereDocumented(t *testing.T) {
 // os.OpenFile whose flags write, a write at an offset of an open file, a
 // git command of gitWrites through scratchGit or RunWith, git run through
 // Mutate, or git's environment made for a command that is no observation
-// (gitEnv(false), g.run(ctx, false, …)).
+// (gitEnv(false), g.run(ctx, false, …) or g.runCmd(ctx, false, …)).
 func writes(call *ast.CallExpr) bool {
 	sel, ok := call.Fun.(*ast.SelectorExpr)
 	var name string
@@ -119,7 +119,7 @@ func writes(call *ast.CallExpr) bool {
 		switch name {
 		case "WriteAt", "Mutate", "MutateInput":
 			return true
-		case "run":
+		case "run", "runCmd":
 			return len(call.Args) > 1 && isFalse(call.Args[1])
 		}
 		if x, ok := sel.X.(*ast.Ident); ok && x.Name == "os" {
