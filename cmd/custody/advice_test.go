@@ -320,6 +320,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeNotRegistered:       {person: "git's admin entry for the directory is gone: it is no worktree any more, and whether its files are kept is the person's choice"},
 		machine.CodeAdminKeyMismatch:    {person: "another worktree was made at the record's path; which of the two is the record's tree is the person's to say"},
 		machine.CodeNoRemote:            {person: "which remote the work is pushed to (a URL) is the person's to name; custody cannot know it"},
+		machine.CodeObservationTimedOut: {person: "finding what the timed-out command waits for (a filter, hook or helper git runs) is the person's step; the retry then runs the same command with a longer deadline (TestPlanKeepsTreeWhoseFilterHangs checks the retry and the kept tree)"},
 		machine.CodeRemoteUnavailable:   {person: "a remote that does not answer is the network's or the person's to fix; the retry asks it again"},
 		machine.CodeNestedGit:           {person: "a repository inside the tree has its own commits and remotes; where they go is the person's to decide"},
 		machine.CodeSubmoduleChanges:    {person: "changes inside a submodule are committed or dropped by the person, in the submodule"},

@@ -417,8 +417,8 @@ func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
 			t.Fatalf("the first record is taken for a move into the second tree: %+v", r)
 		}
 	}
-	if first1.Action != machine.ActionRemove {
-		t.Fatalf("the first record (its commit is on origin) is %s, want settled: %+v", first1.Action, first1.Refusals)
+	if first1.Action != machine.ActionSettle {
+		t.Fatalf("the first record (its commit is on origin) is %s, want settle: %+v", first1.Action, first1.Refusals)
 	}
 	if res := runBin(t, custodyBin, w.r, w.r.Dir, nil, "apply", "--allow-external-retirement", file); res.Code != 0 {
 		t.Fatalf("apply: %s", res)

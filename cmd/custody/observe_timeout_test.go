@@ -124,7 +124,7 @@ func otItem(t *testing.T, items []machine.PlanItem, id string) machine.PlanItem 
 func otWantTimedOut(t *testing.T, what string, ref *machine.Refusal, tree, deadline, retry string) {
 	t.Helper()
 	if ref == nil || ref.Code != machine.CodeObservationTimedOut || ref.Path != tree || ref.Retry != retry ||
-		!strings.Contains(ref.Message, "observing "+tree+", git ") || !strings.Contains(ref.Message, " status '--porcelain=v2'") ||
+		!strings.Contains(ref.Message, "observing "+tree+", git ") || !strings.Contains(ref.Message, " status "+machine.QuoteArg("--porcelain=v2")) ||
 		!strings.Contains(ref.Message, "did not finish within "+deadline) {
 		t.Errorf("%s: want observation-timed-out on %s naming git status and %s, retry %q; got %+v", what, tree, deadline, retry, ref)
 	}

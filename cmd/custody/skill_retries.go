@@ -105,6 +105,7 @@ func nextSteps() map[machine.Code]string {
 		machine.CodeArchiveIncomplete:       "custody archive verify DIR",
 		machine.CodeArchiveBundleInvalid:    "custody archive verify DIR",
 		machine.CodeArchiveInvalid:          "custody archive list",
+		machine.CodeArchiveStatusUnknown:    "custody archive list (the archive is kept whole)",
 		machine.CodeArchiveUnsupported:      "custody plan (after removing the special file)",
 		machine.CodeArchiveTreePresent:      "custody archive prune",
 		machine.CodeArchiveNested:           "custody archive prune (after publishing the nested repositories)",
