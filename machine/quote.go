@@ -30,6 +30,13 @@ func EscapeControl(s string) string {
 	if !HasControl(s) {
 		return s
 	}
+	return escapeText(s)
+}
+
+// escapeText writes every control character and byte that is not UTF-8
+// in s as an escape, and every backslash doubled: EscapeControl and
+// ShowName differ only in when they call it.
+func escapeText(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])

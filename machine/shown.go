@@ -1,9 +1,7 @@
 package machine
 
 import (
-	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // ShowName writes s for a page a person reads (the journal report, a
@@ -17,32 +15,7 @@ func ShowName(s string) string {
 	if !HasControl(s) && !strings.Contains(s, `\`) {
 		return s
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == 0x1b:
-			b.WriteString(`\e`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case isControl(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
+	return escapeText(s)
 }
 
 // markdownActive are the characters that can start or end markdown's
