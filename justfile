@@ -67,3 +67,8 @@ bench-hook:
 # 1,000 (CUSTODY_BENCH_MAX lowers the top).
 bench-new:
     go test ./cmd/custody/ -run '^$' -bench NewAtScale -benchtime 1x -timeout 60m
+
+# Run the whole test suite with the large randomized and cost-growth tests at
+# their full size (CUSTODY_TEST_FULL=1); it takes far longer than `just test`.
+test-full:
+    CUSTODY_TEST_FULL=1 go test -timeout 60m ./...
