@@ -17,6 +17,7 @@ import (
 	stdhtml "html"
 	"image"
 	"image/png"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -257,7 +258,11 @@ func rpSections(dom string) map[string]string {
 	tag := regexp.MustCompile(`<[^>]*>`)
 	open := regexp.MustCompile(`<section class="record" id="record-(.*?)-[0-9]+">`)
 	for _, m := range open.FindAllStringSubmatchIndex(dom, -1) {
-		id := dom[m[2]:m[3]]
+		// The anchor %XX-escapes every byte outside [A-Za-z0-9._-].
+		id, err := url.PathUnescape(dom[m[2]:m[3]])
+		if err != nil {
+			id = dom[m[2]:m[3]]
+		}
 		body, _, _ := strings.Cut(dom[m[1]:], "</section>")
 		out[id] += tag.ReplaceAllString(body, " ")
 	}
