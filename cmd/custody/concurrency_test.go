@@ -51,8 +51,12 @@ func csParallel(t *testing.T, r *fixtures.Repo, runs ...[]string) []result {
 func TestConcurrentNew(t *testing.T) {
 	t.Parallel()
 	// The race this guards against is timing dependent: a few rounds make
-	// it likely to show.
-	for round := range 4 {
+	// it likely to show (eight under fixtures.Full).
+	rounds := 2
+	if fixtures.Full() {
+		rounds = 8
+	}
+	for round := range rounds {
 		t.Run(fmt.Sprintf("round-%d", round), csConcurrentNew)
 	}
 }

@@ -83,7 +83,7 @@ func TestCrash(t *testing.T) {
 			})
 			continue
 		}
-		for _, v := range csVariants(points, point) {
+		for _, v := range csVariants(points, point, fixtures.Full()) {
 			t.Run(point+v.suffix, func(t *testing.T) {
 				t.Parallel()
 				switch {
@@ -112,9 +112,11 @@ type csVariant struct {
 
 // csVariants: the plain run (resume, then carry on); the run where the
 // command is simply repeated; and, when the step has later points, the run
-// whose resume is itself killed at each of them.
-func csVariants(points []string, point string) []csVariant {
-	vs := []csVariant{{}, {suffix: "/rerun-without-resume", direct: true}}
+// whose resume is itself killed at each of them. Every point gets the plain
+// run. At full size (fixtures.Full) every point gets every variant; bounded,
+// the two others alternate along each step's points, so each point is also
+// picked up a second way and each way is tried at every other point.
+func csVariants(points []string, point string, full bool) []csVariant {
 	step, _, _ := strings.Cut(point, "/")
 	var later []string
 	for _, q := range points[slices.Index(points, point)+1:] {
@@ -122,10 +124,25 @@ func csVariants(points []string, point string) []csVariant {
 			later = append(later, q)
 		}
 	}
-	if len(later) > 0 {
-		vs = append(vs, csVariant{suffix: "/resume-killed", killResumeAt: later})
+	rerun := csVariant{suffix: "/rerun-without-resume", direct: true}
+	killed := csVariant{suffix: "/resume-killed", killResumeAt: later}
+	if full {
+		if len(later) == 0 {
+			return []csVariant{{}, rerun}
+		}
+		return []csVariant{{}, rerun, killed}
 	}
-	return vs
+	// The point's place among its step's points decides which other way.
+	nth := 0
+	for _, q := range points[:slices.Index(points, point)] {
+		if strings.HasPrefix(q, step+"/") {
+			nth++
+		}
+	}
+	if nth%2 == 1 && len(later) > 0 {
+		return []csVariant{{}, killed}
+	}
+	return []csVariant{{}, rerun}
 }
 
 // csResumeOnce kills resume again where v says so, then runs the ordinary
