@@ -93,12 +93,12 @@ func TestMigrateCrash(t *testing.T) {
 	// Every migrate/ point is killed at. The points migrate reuses from the
 	// removal, archive and relocation (each killed at on its own by
 	// TestCrash, TestArchiveCrash and TestRelocateCrash) are all killed at
-	// under fixtures.Full, every other one bounded.
+	// under fixtures.Full, every third one bounded.
 	reused := 0
 	for _, point := range mgCrashPoints() {
 		if !strings.HasPrefix(point, "migrate/") {
 			reused++
-			if !fixtures.Full() && reused%2 == 0 {
+			if !fixtures.Full() && reused%3 != 1 {
 				continue
 			}
 		}
