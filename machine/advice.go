@@ -14,7 +14,7 @@ import (
 // published and no branch of the tree holds it (a commit its branch holds
 // settles the record with the branch kept: DecideSettlement).
 func missingRefusal(rec Record, obs WorktreeObservation) Refusal {
-	p, head := rec.Path, shortID(rec.EffectiveHead())
+	p, head := rec.Path, Abbrev(rec.EffectiveHead(), ShortCommit)
 	if obs.Registered || obs.AdminPresent {
 		return refuse(CodeWorktreeMissing, p, "git worktree prune",
 			"%s was deleted, but git still registers it; prune that registration (git worktree prune drops only entries whose directory is gone), then custody settles the record, saying what was proven of its commits", p)

@@ -41,7 +41,7 @@ func DecideArchiveProof(rec Record, obs ArchiveProofObservation) (*Proof, *Refus
 	case m.ID != a.ID || m.Record != rec.ID || m.Path != rec.Path:
 		return no(CodeArchiveInvalid, "archive %s names record %s at %s, not %s at %s", a.ID, m.Record, m.Path, rec.ID, rec.Path)
 	case m.Head != obs.Head:
-		return no(CodeArchiveStale, "archive %s holds HEAD %s; %s is at %s now", a.ID, shortID(m.Head), rec.Path, shortID(obs.Head))
+		return no(CodeArchiveStale, "archive %s holds HEAD %s; %s is at %s now", a.ID, Abbrev(m.Head, ShortCommit), rec.Path, Abbrev(obs.Head, ShortCommit))
 	case obs.Fresh != nil:
 		r := *obs.Fresh
 		return nil, &r

@@ -235,7 +235,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 // proofRefusal explains why no proof was found for obs.Head.
 func proofRefusal(rec Record, obs WorktreeObservation) Refusal {
 	p := rec.Path
-	short := shortID(obs.Head)
+	short := Abbrev(obs.Head, ShortCommit)
 	switch {
 	case obs.ProofErr != "":
 		return refuse(CodeProofFailed, p, "custody plan", "looking for a proof of %s failed: %s", short, obs.ProofErr)
@@ -330,11 +330,4 @@ func orNone(s string) string {
 		return "(no reason given)"
 	}
 	return s
-}
-
-func shortID(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
 }

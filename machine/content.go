@@ -122,7 +122,7 @@ func differs(d DiskEntry, t TrackedEntry) string {
 		return "mode " + want + " on disk, " + t.Mode + " in HEAD"
 	}
 	if d.OID != t.OID {
-		return "bytes on disk (blob " + shortID(d.OID) + ") differ from HEAD (blob " + shortID(t.OID) + ")"
+		return "bytes on disk (blob " + Abbrev(d.OID, ShortCommit) + ") differ from HEAD (blob " + Abbrev(t.OID, ShortCommit) + ")"
 	}
 	return ""
 }

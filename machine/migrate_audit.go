@@ -133,7 +133,7 @@ func Propose(a MigrateAudit) MigrateProposal {
 	case a.PathState == PathAbsent && a.Proof != nil:
 		return set(DispositionReject, "the tree is gone and its HEAD is published (%s); nothing is left to migrate", a.Proof.Kind)
 	case a.PathState == PathAbsent && a.Head != "":
-		return set(DispositionLand, "the tree is gone and its HEAD %s is on no advertised ref: push it for review", shortID(a.Head))
+		return set(DispositionLand, "the tree is gone and its HEAD %s is on no advertised ref: push it for review", Abbrev(a.Head, ShortCommit))
 	case a.PathState != PathPresent:
 		return set("", "the tree is gone and its HEAD is unknown; nothing can be moved")
 	case a.Locked:

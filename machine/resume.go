@@ -118,10 +118,10 @@ func describe(o WorktreeObservation) string {
 		s += ", admin entry present"
 	}
 	if o.Head != "" {
-		s += ", HEAD " + shortID(o.Head)
+		s += ", HEAD " + Abbrev(o.Head, ShortCommit)
 	}
 	if o.BranchTip != "" {
-		s += ", branch at " + shortID(o.BranchTip)
+		s += ", branch at " + Abbrev(o.BranchTip, ShortCommit)
 	}
 	return s
 }

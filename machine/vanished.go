@@ -116,9 +116,9 @@ func DecideSettlement(rec Record, obs WorktreeObservation, pol Policy) (*Settlem
 	case obs.BranchTip == "":
 		s.Branch = SettleBranchAbsent
 	case !onBranch:
-		s.Branch, s.BranchReason = SettleBranchKeep, fmt.Sprintf("its tip %s does not hold the last known commit %s, and nothing proved the tip published", shortID(obs.BranchTip), shortID(k))
+		s.Branch, s.BranchReason = SettleBranchKeep, fmt.Sprintf("its tip %s does not hold the last known commit %s, and nothing proved the tip published", Abbrev(obs.BranchTip, ShortCommit), Abbrev(k, ShortCommit))
 	case !s.Proven:
-		s.Branch, s.BranchReason = SettleBranchKeep, fmt.Sprintf("its tip %s is on no ref any remote advertises: the branch holds the tree's unproven commits", shortID(obs.BranchTip))
+		s.Branch, s.BranchReason = SettleBranchKeep, fmt.Sprintf("its tip %s is on no ref any remote advertises: the branch holds the tree's unproven commits", Abbrev(obs.BranchTip, ShortCommit))
 	case !owned:
 		s.Branch, s.BranchReason = SettleBranchKeep, "not created by custody"
 	default:
@@ -134,9 +134,9 @@ func settlementSummary(rec Record, s Settlement, p *Proof) string {
 	var b strings.Builder
 	b.WriteString("its tree was deleted outside custody; ")
 	if s.LastKnownFrom == LastKnownFinalHead {
-		fmt.Fprintf(&b, "finish recorded its HEAD %s", shortID(s.LastKnown))
+		fmt.Fprintf(&b, "finish recorded its HEAD %s", Abbrev(s.LastKnown, ShortCommit))
 	} else {
-		fmt.Fprintf(&b, "custody never saw its final HEAD (it was not finished while the tree existed), only its base commit %s", shortID(s.LastKnown))
+		fmt.Fprintf(&b, "custody never saw its final HEAD (it was not finished while the tree existed), only its base commit %s", Abbrev(s.LastKnown, ShortCommit))
 	}
 	how := ""
 	if p != nil {
@@ -144,13 +144,13 @@ func settlementSummary(rec Record, s Settlement, p *Proof) string {
 	}
 	switch {
 	case s.WorkProven && s.Head == s.BranchTip && s.Head != s.LastKnown:
-		fmt.Fprintf(&b, "; its branch %s carries its work on to %s, which is proven published%s", rec.Branch, shortID(s.Head), how)
+		fmt.Fprintf(&b, "; its branch %s carries its work on to %s, which is proven published%s", rec.Branch, Abbrev(s.Head, ShortCommit), how)
 	case s.WorkProven:
-		fmt.Fprintf(&b, "; its work, up to %s, is proven published%s", shortID(s.Head), how)
+		fmt.Fprintf(&b, "; its work, up to %s, is proven published%s", Abbrev(s.Head, ShortCommit), how)
 	case s.Proven:
 		fmt.Fprintf(&b, "; only that base commit is proven published%s, not the tree's own work, of which no branch holds a trace", how)
 	default:
-		fmt.Fprintf(&b, "; nothing proves %s, the tip of branch %s, published", shortID(s.Head), rec.Branch)
+		fmt.Fprintf(&b, "; nothing proves %s, the tip of branch %s, published", Abbrev(s.Head, ShortCommit), rec.Branch)
 	}
 	return b.String()
 }

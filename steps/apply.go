@@ -375,7 +375,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 func settlementChanged(rec machine.Record, was, now machine.Settlement) *machine.Refusal {
 	return &machine.Refusal{Code: machine.CodeStale, Path: rec.Path, Retry: "custody plan",
 		Message: fmt.Sprintf("%s changed since plan: its settlement was on %s (proven %v, branch %s) and is now on %s (proven %v, branch %s)",
-			rec.ID, shortID(was.Head), was.Proven, was.Branch, shortID(now.Head), now.Proven, now.Branch)}
+			rec.ID, machine.Abbrev(was.Head, machine.ShortCommit), was.Proven, was.Branch, machine.Abbrev(now.Head, machine.ShortCommit), now.Proven, now.Branch)}
 }
 
 // refusedOutcome reports refusal r of item id.

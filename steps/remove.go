@@ -437,9 +437,9 @@ func settledText(rec machine.Record, s machine.Settlement, branchOutcome, reason
 	case rec.Branch == "" || branchOutcome == machine.BranchAbsent:
 		text += "; it has no branch " + rec.Branch
 	case branchOutcome == machine.BranchDeleted:
-		text += fmt.Sprintf("; branch %s deleted (was %s)", rec.Branch, shortID(s.Head))
+		text += fmt.Sprintf("; branch %s deleted (was %s)", rec.Branch, machine.Abbrev(s.Head, machine.ShortCommit))
 	default:
-		text += fmt.Sprintf("; branch %s kept at %s: %s", rec.Branch, shortID(s.BranchTip), reason)
+		text += fmt.Sprintf("; branch %s kept at %s: %s", rec.Branch, machine.Abbrev(s.BranchTip, machine.ShortCommit), reason)
 	}
 	return text
 }
@@ -651,11 +651,11 @@ func staleRefusal(rec machine.Record, obs machine.WorktreeObservation, head stri
 	case obs.PathState == machine.PathAbsent && obs.MovedTo != "":
 		what = fmt.Sprintf("git moved it to %s", obs.MovedTo)
 	case obs.PathState != machine.PathPresent:
-		what = fmt.Sprintf("%s is %s now, HEAD was %s", rec.Path, obs.PathState, shortID(head))
+		what = fmt.Sprintf("%s is %s now, HEAD was %s", rec.Path, obs.PathState, machine.Abbrev(head, machine.ShortCommit))
 	case obs.Head == "":
-		what = fmt.Sprintf("HEAD was %s and can no longer be read", shortID(head))
+		what = fmt.Sprintf("HEAD was %s and can no longer be read", machine.Abbrev(head, machine.ShortCommit))
 	case obs.Head != head:
-		what = fmt.Sprintf("HEAD moved from %s to %s", shortID(head), shortID(obs.Head))
+		what = fmt.Sprintf("HEAD moved from %s to %s", machine.Abbrev(head, machine.ShortCommit), machine.Abbrev(obs.Head, machine.ShortCommit))
 	case !obs.Status.Clean():
 		what = "its working tree is no longer clean"
 	case obs.Locked:
@@ -668,13 +668,6 @@ func staleRefusal(rec machine.Record, obs machine.WorktreeObservation, head stri
 	}
 	return &machine.Refusal{Code: machine.CodeStale, Path: rec.Path, Retry: "custody plan",
 		Message: fmt.Sprintf("%s changed since plan: %s", rec.ID, what)}
-}
-
-func shortID(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
 }
 
 // leftIn says what a removal left at path: how many entries, naming a

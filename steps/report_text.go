@@ -217,11 +217,7 @@ func rowWhat(r machine.ReportRow) string {
 }
 
 func shortDigest(d string) string {
-	d = strings.TrimPrefix(d, "sha256:")
-	if len(d) > 16 {
-		return d[:16]
-	}
-	return d
+	return machine.Abbrev(strings.TrimPrefix(d, "sha256:"), machine.ShortDigest)
 }
 
 func orNone(s string) string {

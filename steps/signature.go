@@ -74,11 +74,8 @@ func (c *SignatureCheck) Check(ctx context.Context, head string) (string, error)
 }
 
 func shortHead(h string) string {
-	if len(h) > 16 {
-		return h[:16]
-	}
 	if h == "" {
 		return "(empty)"
 	}
-	return h
+	return machine.Abbrev(h, machine.ShortDigest)
 }

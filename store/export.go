@@ -476,13 +476,10 @@ func broken(line int, seq uint64, what string) error {
 }
 
 func short(h string) string {
-	if len(h) > 16 {
-		return h[:16]
-	}
 	if h == "" {
 		return "(empty)"
 	}
-	return h
+	return machine.Abbrev(h, machine.ShortDigest)
 }
 
 // duplicateKey reports the first object member, at any depth, that repeats

@@ -34,7 +34,7 @@ func renderApply(w io.Writer, res steps.ApplyResult, plan machine.Plan, file str
 		if b := it.Branch; b != nil {
 			switch b.Outcome {
 			case machine.BranchDeleted:
-				sayf(w, "  deleted branch %s (was %s)\n", b.Name, shortCommit(b.Commit))
+				sayf(w, "  deleted branch %s (was %s)\n", b.Name, machine.Abbrev(b.Commit, machine.QuotedCommit))
 			case machine.BranchKept:
 				sayf(w, "  kept branch %s: %s\n", b.Name, b.Reason)
 			default:
@@ -67,12 +67,4 @@ func renderApply(w io.Writer, res steps.ApplyResult, plan machine.Plan, file str
 		}
 		fmt.Fprintln(w, line)
 	}
-}
-
-// shortCommit is a commit id as people quote it (7 hex digits).
-func shortCommit(c string) string {
-	if len(c) > 7 {
-		return c[:7]
-	}
-	return c
 }

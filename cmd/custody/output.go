@@ -224,13 +224,6 @@ func table(w io.Writer, rows [][]string) {
 	}
 }
 
-func short(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
-}
-
 // sayf writes a line of human output with every string argument's control
 // characters and bytes that are not UTF-8 escaped (machine.EscapeControl),
 // so a name it splices stays on its line and the output stays UTF-8. A

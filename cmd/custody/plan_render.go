@@ -180,11 +180,11 @@ func proofText(it machine.PlanItem) string {
 		return ""
 	}
 	if it.Proof.Kind == machine.ProofArchive {
-		return fmt.Sprintf("archive: %s in archive %s", short(it.Proof.Head), it.Proof.Ref)
+		return fmt.Sprintf("archive: %s in archive %s", machine.Abbrev(it.Proof.Head, machine.ShortCommit), it.Proof.Ref)
 	}
-	s := fmt.Sprintf("%s: %s on %s %s", it.Proof.Kind, short(it.Proof.Head), it.Proof.Remote, it.Proof.Ref)
+	s := fmt.Sprintf("%s: %s on %s %s", it.Proof.Kind, machine.Abbrev(it.Proof.Head, machine.ShortCommit), it.Proof.Remote, it.Proof.Ref)
 	if it.Proof.Via != "" {
-		s += " (via " + short(it.Proof.Via) + ")"
+		s += " (via " + machine.Abbrev(it.Proof.Via, machine.ShortCommit) + ")"
 	}
 	return s
 }
@@ -204,7 +204,7 @@ func settleText(it machine.PlanItem) string {
 	case st.Proven:
 		proven = "only its base commit proven, " + proofText(it)
 	default:
-		proven = "nothing proves " + short(st.Head) + " published"
+		proven = "nothing proves " + machine.Abbrev(st.Head, machine.ShortCommit) + " published"
 	}
 	switch st.Branch {
 	case machine.SettleBranchDelete:

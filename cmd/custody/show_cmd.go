@@ -82,7 +82,7 @@ func (c *ShowCmd) Run(a *App) error {
 		if o := res.Observation; o != nil {
 			fmt.Fprintln(w, "observed now:")
 			st := o.Status
-			fmt.Fprintf(w, "  path %s, registered %v, HEAD %s, branch %s, locked %v\n", o.PathState, o.Registered, short(o.Head), o.Branch, o.Locked)
+			fmt.Fprintf(w, "  path %s, registered %v, HEAD %s, branch %s, locked %v\n", o.PathState, o.Registered, machine.Abbrev(o.Head, machine.ShortCommit), o.Branch, o.Locked)
 			fmt.Fprintf(w, "  status: %d changed (%d staged), %d unmerged, %d untracked, %d ignored\n", len(st.Changed), st.Staged, len(st.Unmerged), len(st.Untracked), len(st.Ignored))
 			for _, p := range st.Ignored {
 				fmt.Fprintf(w, "    ignored %s\n", p)
@@ -94,7 +94,7 @@ func (c *ShowCmd) Run(a *App) error {
 				fmt.Fprintf(w, "  in use by %d (%s) via %s\n", p.PID, p.Command, p.Via)
 			}
 			if o.Proof != nil {
-				fmt.Fprintf(w, "  proof: %s of %s on %s %s %v\n", o.Proof.Kind, short(o.Proof.Head), o.Proof.Remote, o.Proof.Ref, o.Proof.Commits)
+				fmt.Fprintf(w, "  proof: %s of %s on %s %s %v\n", o.Proof.Kind, machine.Abbrev(o.Proof.Head, machine.ShortCommit), o.Proof.Remote, o.Proof.Ref, o.Proof.Commits)
 				if o.Proof.Via != "" {
 					fmt.Fprintf(w, "  via: %s (the published commit that holds the work)\n", o.Proof.Via)
 				}
