@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/custody-sh/custody/fixtures/unprivileged"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 )
@@ -83,12 +84,12 @@ func TestRemovalTargetRefusal(t *testing.T) {
 }
 
 // TestRemovalTargetUnreadable: a directory custody cannot list is refused,
-// since what removal would delete is unknown (skipped as root, who reads
-// everything).
+// since what removal would delete is unknown (run as nobody when the test
+// runs as root, who reads everything).
 func TestRemovalTargetUnreadable(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() == 0 {
-		t.Skip("root reads every directory")
+	if unprivileged.Run(t) {
+		return // root reads every directory: run as nobody
 	}
 	root := t.TempDir()
 	tree := filepath.Join(root, "repo", ".worktrees", "x-1a2b3c")
