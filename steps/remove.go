@@ -58,9 +58,10 @@ func asFinished(rec machine.Record) machine.Record {
 
 // carryOutRemoval takes a removing record from its final observation to its
 // end: the observation is repeated now, must still equal the intent's
-// fingerprint and still hold a proof; only then does non-forced `git
-// worktree remove` run. If the tree no longer permits removal and nothing
-// was removed, the record retreats to finished. It is idempotent.
+// fingerprint and still hold a proof; only then is the tree moved into its
+// quarantine and deleted there against its manifest. If the tree no longer
+// permits removal and nothing was removed, the record retreats to finished.
+// It is idempotent.
 func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, error) {
 	return carryOutRemovalAgainst(ctx, e, rec, nil, nil, nil)
 }

@@ -21,10 +21,12 @@ type ApplyCmd struct {
 
 // Help is the long help of apply.
 func (ApplyCmd) Help() string {
-	return `Runs only the plan's remove actions, item by item: re-observe, require the
-observation plan reviewed (else the item is stale and the next goes on), commit
-a removal intent, observe again, run non-forced git worktree remove, verify the
-path is gone and unregistered, delete the owned branch by compare-and-swap.
+	return `Runs only the plan's remove, settle and destroy actions, item by item:
+re-observe, require the observation plan reviewed (else the item is stale and
+the next goes on), commit a removal intent, observe again, move the tree into
+a quarantine beside it, delete there only what HEAD's manifest names (anything
+else moves it back), verify the path is gone and unregistered, delete the owned
+branch by compare-and-swap. A tree that vanished is settled in the journal.
 A plan for another repository is refused whole. An adopted tree outside the
 managed root is removed only with --allow-external-retirement. Applying again
 reports already-done. Orphaned resources the plan lists are destroyed with
