@@ -9,7 +9,7 @@ import (
 	"github.com/custody-sh/custody/store"
 )
 
-// planRecord is Plan filtered to record id: a sealed plan whose one item
+// PlanRecord is Plan filtered to record id: a sealed plan whose one item
 // is what Plan would say of that record, reached by observing that tree
 // alone (its own registry entry, status and proof against one fresh
 // advertisement of every remote), so its cost does not grow with the
@@ -18,7 +18,7 @@ import (
 // tombstoned or unknown record gives a plan without items; a record Plan
 // would not observe (active under a live lease, carrying an intent) is
 // assessed as Plan assesses it, unobserved.
-func planRecord(ctx context.Context, e *Env, id string) (machine.Plan, error) {
+func PlanRecord(ctx context.Context, e *Env, id string) (machine.Plan, error) {
 	repoID, err := e.Store.RepositoryID()
 	if err != nil {
 		return machine.Plan{}, err

@@ -13,10 +13,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
-	"github.com/google/go-cmp/cmp"
+	"github.com/custody-sh/custody/steps/agents"
 )
 
 // caAppTree makes a tree as the Codex app does: `git worktree add` of this
@@ -59,7 +61,7 @@ func caIntegrate(t *testing.T, w *rtWorld) (setup, cleanup string) {
 	t.Helper()
 	mustCustody(t, w.r, 0, "integrate", "codex")
 	setup, cleanup = cxScripts(t, filepath.Join(w.r.Dir, ".codex", "environments", "environment.toml"))
-	if setup != steps.CodexSetupScript || cleanup != steps.CodexCleanupScript {
+	if setup != agents.CodexSetupScript || cleanup != agents.CodexCleanupScript {
 		t.Fatalf("scripts written: setup %q cleanup %q", setup, cleanup)
 	}
 	return setup, cleanup

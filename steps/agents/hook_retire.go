@@ -1,10 +1,11 @@
-package steps
+package agents
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -32,7 +33,7 @@ type HookRetirement struct {
 	Refusals []machine.Refusal
 	// Removal is what apply did with the tree, when the plan removed it
 	// (its Refusal set when apply's re-check kept it after all).
-	Removal *Outcome
+	Removal *steps.Outcome
 }
 
 // keep records that the tree stays, for reasons all (primary first, or
@@ -46,15 +47,15 @@ func (r *HookRetirement) keep(primary *machine.Refusal, all []machine.Refusal) {
 
 // RetireHookTree retires the tree containing req.Dir for a WorktreeRemove
 // hook: it releases req.Session's lease, finishes the record, plans that
-// record alone (planRecord: no other tree is observed) and applies that
+// record alone (PlanRecord: no other tree is observed) and applies that
 // one-item plan, so the tree is removed only with a proof, exactly as plan
 // and apply would remove it. A tree that is not provably safe is kept,
 // finished, with every reason. An error (a refusal among them: no managed
 // tree at req.Dir, no remote) changes nothing more than was done before it;
 // the result names the record once it was found, even then.
-func RetireHookTree(ctx context.Context, e *Env, req RetireRequest) (HookRetirement, error) {
+func RetireHookTree(ctx context.Context, e *steps.Env, req RetireRequest) (HookRetirement, error) {
 	var res HookRetirement
-	id, err := CurrentID(e, req.Dir)
+	id, err := steps.CurrentID(e, req.Dir)
 	if err != nil {
 		return res, err
 	}
@@ -70,7 +71,7 @@ func RetireHookTree(ctx context.Context, e *Env, req RetireRequest) (HookRetirem
 			return res, err
 		}
 	}
-	fin, err := Finish(ctx, e, []string{id})
+	fin, err := steps.Finish(ctx, e, []string{id})
 	if err != nil {
 		return res, err
 	}
@@ -78,7 +79,7 @@ func RetireHookTree(ctx context.Context, e *Env, req RetireRequest) (HookRetirem
 		res.keep(fin[0].Refusal, []machine.Refusal{*fin[0].Refusal})
 		return res, nil
 	}
-	plan, err := planRecord(ctx, e, id)
+	plan, err := steps.PlanRecord(ctx, e, id)
 	if err != nil {
 		return res, err
 	}
@@ -90,7 +91,7 @@ func RetireHookTree(ctx context.Context, e *Env, req RetireRequest) (HookRetirem
 		res.keep(it.Refusal, it.Refusals)
 		return res, nil
 	}
-	applied, err := ApplyWith(ctx, e, plan, ApplyOptions{})
+	applied, err := steps.ApplyWith(ctx, e, plan, steps.ApplyOptions{})
 	if err != nil {
 		return res, err
 	}

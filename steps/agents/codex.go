@@ -1,4 +1,4 @@
-package steps
+package agents
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/safefile"
+	"github.com/custody-sh/custody/steps"
 )
 
 // codexFileLimit bounds the environment.toml custody reads.
@@ -79,7 +80,7 @@ func IntegrateCodex(repo observe.Repo, check bool) (IntegrateCodexResult, error)
 	if res.Created && !errors.Is(err, fs.ErrNotExist) || !res.Created && (err != nil || !bytes.Equal(now, src)) {
 		return res, fmt.Errorf("%s changed while custody edited it; nothing was written, run custody integrate codex again", path)
 	}
-	if err := WriteFile(path, edit.Out, perm); err != nil {
+	if err := steps.WriteFile(path, edit.Out, perm); err != nil {
 		return res, fmt.Errorf("write %s: %w", path, err)
 	}
 	res.Written = true

@@ -1,4 +1,4 @@
-package steps
+package agents
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 )
 
 // HookTree is the linked worktree a hook's directory lies in, found by
@@ -23,7 +24,7 @@ type HookTree struct {
 }
 
 // StatePath is the state file of the tree's repository.
-func (t HookTree) StatePath() string { return StatePath(t.Repo) }
+func (t HookTree) StatePath() string { return steps.StatePath(t.Repo) }
 
 // LocateHookTree finds the linked worktree containing dir: the nearest
 // ancestor (dir itself included) holding a .git, which must be a gitfile

@@ -1,6 +1,6 @@
 //go:build unix
 
-package steps_test
+package agents_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/agents"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -108,12 +109,12 @@ func TestRetireHookTree(t *testing.T) {
 	}
 	hrLease(t, e, safe, "session-1")
 	all := []string{safe.Path, untracked.Path, unpushed.Path, broken.Path}
-	retire := func(tree steps.NewResult, session string) steps.HookRetirement {
+	retire := func(tree steps.NewResult, session string) agents.HookRetirement {
 		t.Helper()
 		if err := os.Remove(log); err != nil && !errors.Is(err, os.ErrNotExist) {
 			t.Fatal(err)
 		}
-		res, err := steps.RetireHookTree(ctx, e, steps.RetireRequest{Dir: filepath.Join(tree.Path, "."), Session: session,
+		res, err := agents.RetireHookTree(ctx, e, agents.RetireRequest{Dir: filepath.Join(tree.Path, "."), Session: session,
 			Hook: "worktree-remove", Agent: "claude", Actor: "test"})
 		if err != nil {
 			t.Fatalf("RetireHookTree(%s): %v", tree.ID, err)
@@ -224,7 +225,7 @@ func TestRetireHookTreeRefusals(t *testing.T) {
 	ctx := context.Background()
 	r := fixtures.New(t, fixtures.Options{})
 	e, _ := hrEnv(t, r)
-	res, err := steps.RetireHookTree(ctx, e, steps.RetireRequest{Dir: r.Dir})
+	res, err := agents.RetireHookTree(ctx, e, agents.RetireRequest{Dir: r.Dir})
 	var ref *machine.Refusal
 	if !errors.As(err, &ref) || ref.Code != machine.CodeNotInWorktree || res.ID != "" {
 		t.Errorf("the main checkout: %+v %v, want a not-in-worktree refusal naming no record", res, err)
@@ -234,7 +235,7 @@ func TestRetireHookTreeRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	hrLease(t, e, tree, "session-a")
-	res, err = steps.RetireHookTree(ctx, e, steps.RetireRequest{Dir: tree.Path, Session: "session-b"})
+	res, err = agents.RetireHookTree(ctx, e, agents.RetireRequest{Dir: tree.Path, Session: "session-b"})
 	if err != nil {
 		t.Fatal(err)
 	}

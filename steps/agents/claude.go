@@ -1,4 +1,4 @@
-package steps
+package agents
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/safefile"
+	"github.com/custody-sh/custody/steps"
 )
 
 // ClaudeSettingsFile is Claude Code's project settings file, relative to
@@ -94,5 +95,5 @@ func writeClaudeSettings(path string, b []byte, mode fs.FileMode) error {
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
-	return WriteFile(path, b, mode)
+	return steps.WriteFile(path, b, mode)
 }

@@ -1,4 +1,4 @@
-package steps
+package agents
 
 // The merge of custody's hooks into Claude Code's settings, as a pure
 // function over bytes. Helpers are prefixed ic.

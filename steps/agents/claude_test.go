@@ -1,6 +1,6 @@
 //go:build unix
 
-package steps
+package agents
 
 import (
 	"errors"
