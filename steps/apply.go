@@ -9,6 +9,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -260,7 +261,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			continue
 		}
 		scope := run.applyScope(e)
-		pause("apply/before-observe")
+		failpoint.Pause("apply/before-observe")
 		obs, _, err := e.observe(ctx, rec, scope)
 		if err != nil {
 			return Outcome{}, err
@@ -336,7 +337,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			if err != nil {
 				return Outcome{}, err
 			}
-			failpoint("apply/after-intent")
+			failpoint.At("apply/after-intent")
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
 			defer cancel()
 			return settleRemoval(ctx, e, settling)
@@ -362,8 +363,8 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		if err != nil {
 			return Outcome{}, err
 		}
-		failpoint("apply/after-intent")
-		pause("apply/after-intent")
+		failpoint.At("apply/after-intent")
+		failpoint.Pause("apply/after-intent")
 		return carryOutRemovalIn(ctx, e, removing, scope, run.trees, true)
 	}
 	return Outcome{}, fmt.Errorf("%s kept changing under concurrent invocations", it.ID)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps/failpoint"
 )
 
 // provisionAdopted creates, in document order, each resource custody.toml
@@ -72,7 +73,7 @@ func provisionAdopted(ctx context.Context, e *Env, rec machine.Record) ([]Resour
 		if err != nil {
 			return outs, err
 		}
-		failpoint("resource/after-create-intent")
+		failpoint.At("resource/after-create-intent")
 		if r, err = e.createResource(ctx, r); err != nil {
 			return outs, err
 		}

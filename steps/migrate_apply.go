@@ -7,6 +7,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps/failpoint"
 )
 
 // MigrateFailpoints are the named points of migrate apply at which a
@@ -183,7 +184,7 @@ func (run *migrateRun) candidate(ctx context.Context, e *Env, c machine.MigrateC
 	if err := journalMigrate(e, machine.MigrateEvent{Event: machine.EventMigrateAct, Candidate: id, Path: c.Audit.Path, Digest: c.Digest, Disposition: d}); err != nil {
 		return out, err
 	}
-	failpoint("migrate/after-act")
+	failpoint.At("migrate/after-act")
 	switch d {
 	case machine.DispositionReject:
 		out.Outcome = machine.OutcomeRejected
@@ -210,7 +211,7 @@ func (run *migrateRun) candidate(ctx context.Context, e *Env, c machine.MigrateC
 	if out.Refusal != nil {
 		out.Outcome = machine.ForRefusal(out.Refusal)
 	}
-	failpoint("migrate/before-outcome")
+	failpoint.At("migrate/before-outcome")
 	return out, run.record(e, c, out)
 }
 
@@ -314,7 +315,7 @@ func (run *migrateRun) remove(ctx context.Context, e *Env, c machine.MigrateCand
 			}
 			return out, err
 		}
-		failpoint("migrate/after-adopt")
+		failpoint.At("migrate/after-adopt")
 		if rec, have, err = run.candidateRecord(e, c); err != nil || !have {
 			return out, fmt.Errorf("the record adopt made of %s cannot be found: %w", c.Audit.Path, err)
 		}
@@ -329,7 +330,7 @@ func (run *migrateRun) remove(ctx context.Context, e *Env, c machine.MigrateCand
 			out.Refusal = os[0].Refusal
 			return out, nil
 		}
-		failpoint("migrate/after-finish")
+		failpoint.At("migrate/after-finish")
 		if rec, err = e.Store.Get(id); err != nil {
 			return out, err
 		}

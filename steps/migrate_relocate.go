@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps/failpoint"
 )
 
 // relocated reports whether rec is candidate c after an earlier run of
@@ -36,7 +37,7 @@ func (run *migrateRun) adoptRelocate(ctx context.Context, e *Env, c machine.Migr
 			}
 			return out, err
 		}
-		failpoint("migrate/after-adopt")
+		failpoint.At("migrate/after-adopt")
 		rec.ID = made.ID
 	}
 	id := rec.ID

@@ -11,6 +11,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/safefile"
+	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -129,9 +130,9 @@ func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error)
 		}
 		return NewResult{}, err
 	}
-	failpoint("new/after-intent")
+	failpoint.At("new/after-intent")
 	_, addErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "add", "--no-track", "-b", rec.Branch, "--", rec.Path, rec.BaseCommit)
-	failpoint("new/after-add")
+	failpoint.At("new/after-add")
 	if addErr != nil && ctx.Err() != nil {
 		// Interrupted while git made the tree: what it made is not known
 		// yet, and settling it now would run on after the interrupt. The
@@ -187,7 +188,7 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 	if err := writeMarker(e.Repo, rec.ID, rec.ID); err != nil {
 		return rec, nil, fmt.Errorf("write the ready marker of %s: %w", rec.ID, err)
 	}
-	failpoint("new/after-marker")
+	failpoint.At("new/after-marker")
 	outs, failed, err := provisionResources(ctx, e, rec)
 	if err != nil {
 		return rec, outs, err
@@ -254,7 +255,7 @@ func activate(ctx context.Context, e *Env, rec machine.Record) (machine.Record, 
 	if err != nil {
 		return rec, err
 	}
-	failpoint("new/before-complete")
+	failpoint.At("new/before-complete")
 	next, err := e.fire(ctx, rec, machine.TriggerCreated, machine.Firing{Obs: obs}, "created")
 	var r *machine.Refusal
 	if errors.As(err, &r) && r.Code == machine.CodeGuardFailed {

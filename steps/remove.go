@@ -13,6 +13,7 @@ import (
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/safefile"
+	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -173,8 +174,8 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 		if err != nil {
 			return Outcome{}, err
 		}
-		failpoint("apply/after-remove")
-		pause("apply/after-remove")
+		failpoint.At("apply/after-remove")
+		failpoint.Pause("apply/after-remove")
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
 		defer cancel()
 		if ref != nil {
@@ -186,8 +187,8 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 	}
 	// An intent written before removals went through quarantine.
 	_, rmErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--", rec.Path)
-	failpoint("apply/after-remove")
-	pause("apply/after-remove")
+	failpoint.At("apply/after-remove")
+	failpoint.Pause("apply/after-remove")
 	// The act is done: its verification and completion are part of it, and
 	// an interrupt must not leave them for later.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
@@ -351,14 +352,14 @@ func settleRemovalSeen(ctx context.Context, e *Env, rec machine.Record, seen map
 			Message: fmt.Sprintf("removal of %s did not finish: %s", rec.Path, what)}}, nil
 	}
 	branchOutcome, reason := deleteOwnedBranch(ctx, e, rec, &inv)
-	failpoint("apply/after-branch")
+	failpoint.At("apply/after-branch")
 	// The tree is gone: an archive it was removed on is now the only copy.
 	// Recorded while the removal intent still stands, so a run killed
 	// around it settles the removal again and records it then.
 	if err := e.archiveSoleCopy(ctx, rec); err != nil { // archive_removal.go
 		return Outcome{}, err
 	}
-	failpoint("apply/before-complete")
+	failpoint.At("apply/before-complete")
 	trigger, outcome, text := machine.TriggerRemoved, machine.OutcomeRemoved, string(machine.OutcomeRemoved)
 	if s := settlementOf(rec); s != nil {
 		trigger, outcome = machine.TriggerSettled, machine.OutcomeSettled

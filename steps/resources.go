@@ -14,6 +14,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -230,7 +231,7 @@ func (e *Env) destroyResource(ctx context.Context, r machine.Resource) (machine.
 		if r, err = e.fireResource(ctx, r, machine.TriggerTeardown, machine.ResourceFiring{Intent: in}, "destroy intent"); err != nil {
 			return r, err
 		}
-		failpoint("resource/after-destroy-intent")
+		failpoint.At("resource/after-destroy-intent")
 	}
 	code, attempts, out := e.runWithRetries(ctx, &r, r.Destroy)
 	if err := interruptedResource(ctx, r, "destroy"); err != nil {
@@ -302,7 +303,7 @@ func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]Reso
 			if err != nil {
 				return outs, nil, err
 			}
-			failpoint("resource/after-create-intent")
+			failpoint.At("resource/after-create-intent")
 		} else if r.State == machine.StateProvisioning && r.Intent != nil {
 			// An interrupted create: its outcome is unknown, so undo it
 			// with the frozen destroy (result ignored), then create once.

@@ -1,6 +1,6 @@
 //go:build failpoint
 
-package steps
+package failpoint
 
 import (
 	"os"
@@ -9,21 +9,21 @@ import (
 	"time"
 )
 
-// failpoint kills the process with SIGKILL when CUSTODY_FAILPOINT names
+// At kills the process with SIGKILL when CUSTODY_FAILPOINT names
 // point. It exists only in builds with the failpoint tag.
-func failpoint(point string) {
+func At(point string) {
 	if os.Getenv("CUSTODY_FAILPOINT") == point {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {}
 	}
 }
 
-// pause holds the process at point when CUSTODY_PAUSE names it: it creates
+// Pause holds the process at point when CUSTODY_PAUSE names it: it creates
 // $CUSTODY_PAUSE_DIR/paused, then waits (up to a minute) until
 // $CUSTODY_PAUSE_DIR/go exists. Concurrency tests use it to stop one
 // invocation at an exact step while another runs. It exists only in builds
 // with the failpoint tag.
-func pause(point string) {
+func Pause(point string) {
 	dir := os.Getenv("CUSTODY_PAUSE_DIR")
 	if os.Getenv("CUSTODY_PAUSE") != point || dir == "" {
 		return
