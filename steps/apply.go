@@ -175,7 +175,7 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 			return Outcome{}, err
 		}
 		if len(view.Remotes) == 0 {
-			return Outcome{}, errNoRemote(e)
+			return Outcome{}, NoRemoteError(e)
 		}
 		run.view = view
 		var heads []string
@@ -184,7 +184,7 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 				heads = append(heads, p.Head)
 			}
 		}
-		run.ancestors = knownAncestors(ctx, e, view, heads)
+		run.ancestors = KnownAncestors(ctx, e, view, heads)
 		run.trees = commitTrees(ctx, e, heads)
 		if run.envLines, err = e.envLines(); err != nil {
 			return Outcome{}, err
@@ -262,7 +262,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		}
 		scope := run.applyScope(e)
 		failpoint.Pause("apply/before-observe")
-		obs, _, err := e.observe(ctx, rec, scope)
+		obs, _, err := e.ObserveRecord(ctx, rec, scope)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -287,7 +287,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			rec = next
 		}
 		var verdict *machine.Refusal
-		v := e.assess(ctx, rec, obs, scope.View, e.Now())
+		v := e.Assess(ctx, rec, obs, scope.View, e.Now())
 		switch {
 		case len(obs.TimedOut) > 0:
 			// Part of the tree is unknown, not changed: the command that
@@ -311,7 +311,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 					Message: fmt.Sprintf("%s changed since plan: plan said %s, now it is %s", rec.ID, it.Action, v.Action)}
 			}
 		case !run.opts.AllowExternalRetirement:
-			verdict = externalRefusal(e, rec, run.opts.PlanFile)
+			verdict = ExternalRefusal(e, rec, run.opts.PlanFile)
 		}
 		if verdict != nil {
 			if o, done, err := refuse(verdict, rec.State); done || err != nil {
@@ -384,10 +384,10 @@ func refusedOutcome(id string, r *machine.Refusal, state machine.State) Outcome 
 	return Outcome{ID: id, Outcome: machine.ForRefusal(r), State: state, Refusal: r}
 }
 
-// externalRefusal refuses removing an adopted tree outside the managed
+// ExternalRefusal refuses removing an adopted tree outside the managed
 // root unless the person confirmed it (--allow-external-retirement); nil
 // when the tree is custody's own or inside the root.
-func externalRefusal(e *Env, rec machine.Record, planFile string) *machine.Refusal {
+func ExternalRefusal(e *Env, rec machine.Record, planFile string) *machine.Refusal {
 	if rec.Origin != machine.OriginAdopted {
 		return nil
 	}

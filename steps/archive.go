@@ -393,7 +393,7 @@ func (e *Env) archiveBuildOutput(ctx context.Context, rec machine.Record) ([]mac
 	if err != nil {
 		return nil, err
 	}
-	obs, _, err := e.observe(ctx, rec, observe.Scope{Status: true, Disposable: disposable})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{Status: true, Disposable: disposable})
 	if err != nil {
 		return nil, err
 	}

@@ -112,7 +112,7 @@ func lostTrees(ctx context.Context, e *Env) ([]StuckRecord, error) {
 		if !machine.IsFullCommit(head) {
 			continue
 		}
-		obs, _, err := e.observe(ctx, rec, observe.Scope{})
+		obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 		if err != nil {
 			return out, err
 		}

@@ -128,11 +128,11 @@ func rootNotExcludable(root string) *machine.Refusal {
 // StatePath returns the state file of repo.
 func StatePath(repo observe.Repo) string { return filepath.Join(repo.StateDir(), store.FileName) }
 
-// observe observes rec with a fresh inventory: the tree's own registry
+// ObserveRecord observes rec with a fresh inventory: the tree's own registry
 // entry read from its admin files in the plain case, git's registry
 // otherwise (observe.TakeTreeInventory), so one tree's observation costs
 // what the tree holds, not what the repository does.
-func (e *Env) observe(ctx context.Context, rec machine.Record, scope observe.Scope) (machine.WorktreeObservation, observe.Inventory, error) {
+func (e *Env) ObserveRecord(ctx context.Context, rec machine.Record, scope observe.Scope) (machine.WorktreeObservation, observe.Inventory, error) {
 	key := rec.AdminKeyOrID()
 	inv, err := observe.TakeTreeInventory(ctx, e.Git, e.Repo, rec.Path, key, rec.Branch)
 	if err != nil {

@@ -114,7 +114,7 @@ func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error)
 		}
 		cand := machine.Record{ID: id, Kind: machine.KindWorktree, Origin: machine.OriginCreated,
 			Path: filepath.Join(e.Root, id), Branch: e.Policy.BranchPrefix + id, BaseCommit: commit, AdminKey: id, Port: port}
-		obs, _, err := e.observe(ctx, cand, observe.Scope{})
+		obs, _, err := e.ObserveRecord(ctx, cand, observe.Scope{})
 		if err != nil {
 			return NewResult{}, err
 		}
@@ -240,7 +240,7 @@ func rollback(ctx context.Context, e *Env, rec machine.Record, force bool) ([]Re
 		}
 	}
 	bo, reason := casDeleteBranch(ctx, e, rec.Branch, rec.BaseCommit)
-	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	if err != nil {
 		return torn, err
 	}
@@ -251,7 +251,7 @@ func rollback(ctx context.Context, e *Env, rec machine.Record, force bool) ([]Re
 
 // activate fires created over a fresh observation.
 func activate(ctx context.Context, e *Env, rec machine.Record) (machine.Record, error) {
-	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	if err != nil {
 		return rec, err
 	}

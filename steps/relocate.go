@@ -85,18 +85,18 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	if ref := machine.ResourcesBlockRelocation(rec, rs); ref != nil {
 		return refused(ref)
 	}
-	scope, err := e.assessScope(nil)
+	scope, err := e.AssessScope(nil)
 	if err != nil {
 		return RelocateResult{}, err
 	}
 	scope.Proof = false
-	obs, _, err := e.observe(ctx, rec, scope)
+	obs, _, err := e.ObserveRecord(ctx, rec, scope)
 	if err != nil {
 		return RelocateResult{}, err
 	}
 	at := rec
 	at.Path = target
-	dest, _, err := e.observe(ctx, at, observe.Scope{})
+	dest, _, err := e.ObserveRecord(ctx, at, observe.Scope{})
 	if err != nil {
 		return RelocateResult{}, err
 	}

@@ -61,7 +61,7 @@ func (e *Env) decideResource(ctx context.Context, r machine.Resource, holderAliv
 		(wt.State == machine.StateActive || wt.State == machine.StateFinished) {
 		// An interrupted create of a tree that has vanished since is not
 		// made again: its record settles, and the resource with it.
-		obs, _, err := e.observe(ctx, wt, observe.Scope{})
+		obs, _, err := e.ObserveRecord(ctx, wt, observe.Scope{})
 		if err != nil {
 			return "", nil, err
 		}

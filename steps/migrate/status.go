@@ -1,4 +1,4 @@
-package steps
+package migrate
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -23,7 +24,7 @@ type MigrateStatusResult struct {
 func (r MigrateStatusResult) Pending() bool { return !r.Complete }
 
 // migrationEvents reads every migration event of the journal, in order.
-func migrationEvents(e *Env) ([]machine.MigrateEvent, error) {
+func migrationEvents(e *steps.Env) ([]machine.MigrateEvent, error) {
 	var out []machine.MigrateEvent
 	err := e.Store.Journal("", func(_ []byte, en store.Entry) error {
 		if !strings.HasPrefix(en.Event, "migrate-") || en.Event == machine.EventMigrateDiscovery {
@@ -41,7 +42,7 @@ func migrationEvents(e *Env) ([]machine.MigrateEvent, error) {
 
 // MigrateStatus folds the journal's migration events into each
 // candidate's standing.
-func MigrateStatus(_ context.Context, e *Env) (MigrateStatusResult, error) {
+func MigrateStatus(_ context.Context, e *steps.Env) (MigrateStatusResult, error) {
 	evs, err := migrationEvents(e)
 	if err != nil {
 		return MigrateStatusResult{}, err
@@ -55,6 +56,6 @@ func MigrateStatus(_ context.Context, e *Env) (MigrateStatusResult, error) {
 }
 
 // journalMigrate appends one migration event.
-func journalMigrate(e *Env, ev machine.MigrateEvent) error {
+func journalMigrate(e *steps.Env, ev machine.MigrateEvent) error {
 	return e.Store.AppendEvent(store.Event{Record: ev.Candidate, Kind: machine.KindWorktree, Event: ev.Event, At: e.Now().UTC(), Actor: e.Actor, Detail: ev})
 }

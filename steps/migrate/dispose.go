@@ -1,10 +1,11 @@
-package steps
+package migrate
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 )
 
 // MigrateDisposed is a person's recorded disposition of one candidate.
@@ -20,7 +21,7 @@ type MigrateDisposed struct {
 func (MigrateDisposed) Pending() bool { return false }
 
 // latestObservation returns the newest audit event of candidate id.
-func latestObservation(e *Env, id string) (machine.MigrateEvent, bool, error) {
+func latestObservation(e *steps.Env, id string) (machine.MigrateEvent, bool, error) {
 	evs, err := migrationEvents(e)
 	if err != nil {
 		return machine.MigrateEvent{}, false, err
@@ -38,7 +39,7 @@ func latestObservation(e *Env, id string) (machine.MigrateEvent, bool, error) {
 // MigrateDispose records a person's approval (of the proposed disposition,
 // or of disposition when set) or rejection (with reason) of candidate id,
 // bound to digest, which must be the candidate's newest audit.
-func MigrateDispose(_ context.Context, e *Env, id string, approve bool, disposition machine.Disposition, reason, digest string) (MigrateDisposed, error) {
+func MigrateDispose(_ context.Context, e *steps.Env, id string, approve bool, disposition machine.Disposition, reason, digest string) (MigrateDisposed, error) {
 	obs, ok, err := latestObservation(e, id)
 	if err != nil {
 		return MigrateDisposed{}, err

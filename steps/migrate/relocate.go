@@ -1,4 +1,4 @@
-package steps
+package migrate
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/failpoint"
 )
 
@@ -22,13 +23,13 @@ func relocated(rec machine.Record, c machine.MigrateCandidate) bool {
 // (Relocate: relocation intent, non-forced git worktree move, exact
 // registration of the destination with HEAD unchanged). The tree stays in
 // custody, active, at <root>/<id>.
-func (run *migrateRun) adoptRelocate(ctx context.Context, e *Env, c machine.MigrateCandidate, out MigrateOutcome) (MigrateOutcome, error) {
+func (run *migrateRun) adoptRelocate(ctx context.Context, e *steps.Env, c machine.MigrateCandidate, out MigrateOutcome) (MigrateOutcome, error) {
 	rec, have, err := run.candidateRecord(e, c)
 	if err != nil {
 		return out, err
 	}
 	if !have {
-		made, err := Adopt(ctx, e, c.Audit.Path, false)
+		made, err := steps.Adopt(ctx, e, c.Audit.Path, false)
 		if err != nil {
 			var r *machine.Refusal
 			if errors.As(err, &r) {
@@ -41,7 +42,7 @@ func (run *migrateRun) adoptRelocate(ctx context.Context, e *Env, c machine.Migr
 		rec.ID = made.ID
 	}
 	id := rec.ID
-	res, err := Relocate(ctx, e, id, "")
+	res, err := steps.Relocate(ctx, e, id, "")
 	if err != nil {
 		return out, err
 	}

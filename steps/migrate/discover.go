@@ -1,4 +1,4 @@
-package steps
+package migrate
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 )
 
 // MigrateDiscovery is what migrate discover found.
@@ -22,7 +23,7 @@ func (d MigrateDiscovery) Pending() bool { return d.Candidates > 0 }
 
 // discovery reads and classifies every place, with the inventory it read
 // them against. An incomplete collection is a refusal.
-func discovery(ctx context.Context, e *Env, limit int) (MigrateDiscovery, observe.Inventory, error) {
+func discovery(ctx context.Context, e *steps.Env, limit int) (MigrateDiscovery, observe.Inventory, error) {
 	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
 		return MigrateDiscovery{}, inv, err
@@ -64,7 +65,7 @@ func discovery(ctx context.Context, e *Env, limit int) (MigrateDiscovery, observ
 // MigrateDiscover classifies every place a migration looks at: git's
 // registered linked worktrees and the entries of the main checkout's
 // parent (at most limit). It writes nothing.
-func MigrateDiscover(ctx context.Context, e *Env, limit int) (MigrateDiscovery, error) {
+func MigrateDiscover(ctx context.Context, e *steps.Env, limit int) (MigrateDiscovery, error) {
 	d, _, err := discovery(ctx, e, limit)
 	return d, err
 }

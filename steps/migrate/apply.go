@@ -1,4 +1,4 @@
-package steps
+package migrate
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/failpoint"
 )
 
@@ -69,7 +70,7 @@ type migrateRun struct {
 // before it starts and its outcome after it ends. A candidate whose
 // outcome is recorded is not acted on again; one custody already removed
 // is reported removed, never removed twice.
-func MigrateApply(ctx context.Context, e *Env, plan machine.MigratePlan, opts MigrateOptions) (MigrateApplyResult, error) {
+func MigrateApply(ctx context.Context, e *steps.Env, plan machine.MigratePlan, opts MigrateOptions) (MigrateApplyResult, error) {
 	res := MigrateApplyResult{PlanID: plan.PlanID, Items: []MigrateOutcome{}}
 	repoID, err := e.Store.RepositoryID()
 	if err != nil {
@@ -156,7 +157,7 @@ func notDisposed(c machine.MigrateCandidate) *machine.Refusal {
 }
 
 // candidate carries out disposition d of c.
-func (run *migrateRun) candidate(ctx context.Context, e *Env, c machine.MigrateCandidate, d machine.Disposition) (MigrateOutcome, error) {
+func (run *migrateRun) candidate(ctx context.Context, e *steps.Env, c machine.MigrateCandidate, d machine.Disposition) (MigrateOutcome, error) {
 	id := c.Audit.ID
 	out := MigrateOutcome{ID: id, Path: c.Audit.Path, Disposition: d}
 	rec, haveRec, err := run.candidateRecord(e, c)
@@ -194,7 +195,7 @@ func (run *migrateRun) candidate(ctx context.Context, e *Env, c machine.MigrateC
 	case machine.DispositionAdoptRelocate:
 		out, err = run.adoptRelocate(ctx, e, c, out)
 	case machine.DispositionRetire, machine.DispositionArchive:
-		if r := externalRefusal(e, machine.Record{ID: id, Origin: machine.OriginAdopted, Path: c.Audit.Path}, ""); r != nil && !run.opts.AllowExternalRetirement {
+		if r := steps.ExternalRefusal(e, machine.Record{ID: id, Origin: machine.OriginAdopted, Path: c.Audit.Path}, ""); r != nil && !run.opts.AllowExternalRetirement {
 			// Refused before anything is adopted: the tree stays as it was.
 			r.Retry = fmt.Sprintf("custody migrate apply --allow-external-retirement --only %s %s", machine.QuoteArg(id), machine.QuoteArg(planFileOr(run.opts.PlanFile)))
 			r.Message = fmt.Sprintf("%s is outside the managed root %s; the %s disposition removes it only when you confirm with --allow-external-retirement; it was left as it was", c.Audit.Path, e.Root, d)
@@ -216,7 +217,7 @@ func (run *migrateRun) candidate(ctx context.Context, e *Env, c machine.MigrateC
 }
 
 // record journals the outcome of c.
-func (run *migrateRun) record(e *Env, c machine.MigrateCandidate, out MigrateOutcome) error {
+func (run *migrateRun) record(e *steps.Env, c machine.MigrateCandidate, out MigrateOutcome) error {
 	ev := machine.MigrateEvent{Event: machine.EventMigrateOutcome, Candidate: c.Audit.ID, Path: c.Audit.Path, Digest: c.Digest,
 		Disposition: out.Disposition, Outcome: out.Outcome}
 	if out.Refusal != nil {
@@ -227,7 +228,7 @@ func (run *migrateRun) record(e *Env, c machine.MigrateCandidate, out MigrateOut
 
 // finish reports (and journals) what a record a previous run acted on
 // ended as, driving an intent it left through resume first.
-func (run *migrateRun) finish(e *Env, c machine.MigrateCandidate, out MigrateOutcome, rec machine.Record) (MigrateOutcome, error) {
+func (run *migrateRun) finish(e *steps.Env, c machine.MigrateCandidate, out MigrateOutcome, rec machine.Record) (MigrateOutcome, error) {
 	switch {
 	case rec.State == machine.StateTombstoned && rec.Evidence.Outcome == string(machine.OutcomeRemoved):
 		out.Outcome = machine.OutcomeRemoved
@@ -247,7 +248,7 @@ func (run *migrateRun) finish(e *Env, c machine.MigrateCandidate, out MigrateOut
 
 // changed journals a fresh audit that differs from the approved one as a
 // new observation: it needs a new disposition.
-func (run *migrateRun) changed(e *Env, c machine.MigrateCandidate, out MigrateOutcome, fresh *machine.MigrateAudit) (MigrateOutcome, error) {
+func (run *migrateRun) changed(e *steps.Env, c machine.MigrateCandidate, out MigrateOutcome, fresh *machine.MigrateAudit) (MigrateOutcome, error) {
 	out.Outcome = machine.OutcomeStale
 	if fresh == nil {
 		out.Refusal = &machine.Refusal{Code: machine.CodeMigrateChanged, Path: c.Audit.Path, Retry: "custody migrate plan -o migrate.json",
@@ -266,7 +267,7 @@ func (run *migrateRun) changed(e *Env, c machine.MigrateCandidate, out MigrateOu
 
 // reaudit discovers and audits c afresh; nil when discovery no longer
 // admits it.
-func (run *migrateRun) reaudit(ctx context.Context, e *Env, c machine.MigrateCandidate) (*machine.MigrateAudit, error) {
+func (run *migrateRun) reaudit(ctx context.Context, e *steps.Env, c machine.MigrateCandidate) (*machine.MigrateAudit, error) {
 	d, inv, err := discovery(ctx, e, run.opts.ScanLimit)
 	if err != nil {
 		return nil, err
@@ -301,13 +302,13 @@ func (run *migrateRun) reaudit(ctx context.Context, e *Env, c machine.MigrateCan
 // remove adopts c (unless an earlier run did), finishes it, archives it
 // for the archive disposition, and removes it through the ordinary
 // removal: intent, final observation, non-forced removal, verified absence.
-func (run *migrateRun) remove(ctx context.Context, e *Env, c machine.MigrateCandidate, out MigrateOutcome) (MigrateOutcome, error) {
+func (run *migrateRun) remove(ctx context.Context, e *steps.Env, c machine.MigrateCandidate, out MigrateOutcome) (MigrateOutcome, error) {
 	rec, have, err := run.candidateRecord(e, c)
 	if err != nil {
 		return out, err
 	}
 	if !have {
-		if _, err := Adopt(ctx, e, c.Audit.Path, false); err != nil {
+		if _, err := steps.Adopt(ctx, e, c.Audit.Path, false); err != nil {
 			var r *machine.Refusal
 			if errors.As(err, &r) {
 				out.Refusal = r
@@ -322,7 +323,7 @@ func (run *migrateRun) remove(ctx context.Context, e *Env, c machine.MigrateCand
 	}
 	id := rec.ID
 	if rec.State == machine.StateActive {
-		os, err := Finish(ctx, e, []string{id})
+		os, err := steps.Finish(ctx, e, []string{id})
 		if err != nil {
 			return out, err
 		}
@@ -336,12 +337,12 @@ func (run *migrateRun) remove(ctx context.Context, e *Env, c machine.MigrateCand
 		}
 	}
 	if out.Disposition == machine.DispositionArchive {
-		a, ok, err := CoveringArchive(e, id, c.Audit.Head)
+		a, ok, err := steps.CoveringArchive(e, id, c.Audit.Head)
 		if err != nil {
 			return out, err
 		}
 		if !ok {
-			made, err := CaptureArchive(ctx, e, id)
+			made, err := steps.CaptureArchive(ctx, e, id)
 			var r *machine.Refusal
 			if errors.As(err, &r) {
 				out.Refusal = r
@@ -356,16 +357,16 @@ func (run *migrateRun) remove(ctx context.Context, e *Env, c machine.MigrateCand
 		}
 	}
 	view := run.audits.view
-	scope, err := e.assessScope(view)
+	scope, err := e.AssessScope(view)
 	if err != nil {
 		return out, err
 	}
-	obs, _, err := e.observe(ctx, rec, scope)
+	obs, _, err := e.ObserveRecord(ctx, rec, scope)
 	if err != nil {
 		return out, err
 	}
-	v := e.assess(ctx, rec, obs, view, e.Now())
-	it := item(rec, obs, v, true)
+	v := e.Assess(ctx, rec, obs, view, e.Now())
+	it := steps.PlanItemFor(rec, obs, v, true)
 	if it.Action != machine.ActionRemove {
 		out.Refusal = v.Primary()
 		if out.Refusal == nil {
@@ -378,7 +379,7 @@ func (run *migrateRun) remove(ctx context.Context, e *Env, c machine.MigrateCand
 		return out, err
 	}
 	plan := machine.Seal(machine.Plan{Repository: machine.PlanRepository{ID: repoID, CommonDir: e.Repo.CommonDir}, CreatedAt: e.Now().UTC(), Items: []machine.PlanItem{it}})
-	ar, err := ApplyWith(ctx, e, plan, ApplyOptions{Only: []string{id}, AllowExternalRetirement: run.opts.AllowExternalRetirement, PlanFile: run.opts.PlanFile})
+	ar, err := steps.ApplyWith(ctx, e, plan, steps.ApplyOptions{Only: []string{id}, AllowExternalRetirement: run.opts.AllowExternalRetirement, PlanFile: run.opts.PlanFile})
 	if err != nil {
 		return out, err
 	}
@@ -407,7 +408,7 @@ func planFileOr(p string) string {
 // view's push target says a remote custody reads will advertise it (the
 // first remote, when nothing was worked out), and checks that remote now
 // advertises exactly it, asked as custody asks it.
-func land(ctx context.Context, e *Env, run *migrateRun, c machine.MigrateCandidate) (string, *machine.Refusal, error) {
+func land(ctx context.Context, e *steps.Env, run *migrateRun, c machine.MigrateCandidate) (string, *machine.Refusal, error) {
 	view := run.audits.view
 	ref := "refs/heads/" + e.Policy.BranchPrefix + "review/" + c.Audit.ID
 	dest, prover := view.Remotes[0], view.Remotes[0]
@@ -462,7 +463,7 @@ func land(ctx context.Context, e *Env, run *migrateRun, c machine.MigrateCandida
 // abandon ends the record of c, whose tree is gone and whose last commit a
 // person acknowledged as unrecoverable, through abandon's one transition:
 // checked against git, never trusted.
-func (run *migrateRun) abandon(ctx context.Context, e *Env, c machine.MigrateCandidate) (MigrateOutcome, error) {
+func (run *migrateRun) abandon(ctx context.Context, e *steps.Env, c machine.MigrateCandidate) (MigrateOutcome, error) {
 	out := MigrateOutcome{ID: c.Audit.ID, Path: c.Audit.Path}
 	if err := journalMigrate(e, machine.MigrateEvent{Event: machine.EventMigrateAct, Candidate: c.Audit.ID, Path: c.Audit.Path, Digest: c.Digest,
 		Reason: "acknowledge-unrecoverable " + run.opts.Acknowledge}); err != nil {
@@ -474,7 +475,7 @@ func (run *migrateRun) abandon(ctx context.Context, e *Env, c machine.MigrateCan
 	} else if have {
 		id = rec.ID
 	}
-	o, err := Abandon(ctx, e, id, run.opts.Acknowledge)
+	o, err := steps.Abandon(ctx, e, id, run.opts.Acknowledge)
 	if err != nil {
 		return out, err
 	}
@@ -487,7 +488,7 @@ func (run *migrateRun) abandon(ctx context.Context, e *Env, c machine.MigrateCan
 
 // revalidate checks a completed step against the store: a removal the
 // journal records must be a tombstoned record that says removed.
-func (run *migrateRun) revalidate(e *Env, c machine.MigrateCandidate, ev machine.MigrateEvent) (*machine.Refusal, error) {
+func (run *migrateRun) revalidate(e *steps.Env, c machine.MigrateCandidate, ev machine.MigrateEvent) (*machine.Refusal, error) {
 	if ev.Outcome != machine.OutcomeRemoved {
 		return nil, nil
 	}
@@ -507,7 +508,7 @@ func (run *migrateRun) revalidate(e *Env, c machine.MigrateCandidate, ev machine
 // holding the key is an earlier tree's), the live one when there is one,
 // else the newest. Its id is the admin key unless an earlier tree's
 // record held that id (Adopt).
-func (run *migrateRun) candidateRecord(e *Env, c machine.MigrateCandidate) (machine.Record, bool, error) {
+func (run *migrateRun) candidateRecord(e *steps.Env, c machine.MigrateCandidate) (machine.Record, bool, error) {
 	recs, err := e.Store.List()
 	if err != nil {
 		return machine.Record{}, false, err

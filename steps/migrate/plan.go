@@ -1,4 +1,4 @@
-package steps
+package migrate
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -39,15 +40,15 @@ type auditRun struct {
 
 // newAuditRun reads what every audit of one command shares: the remotes'
 // advertisement, the process scan and the stash list.
-func newAuditRun(ctx context.Context, e *Env, inv observe.Inventory) (*auditRun, error) {
+func newAuditRun(ctx context.Context, e *steps.Env, inv observe.Inventory) (*auditRun, error) {
 	view, err := observe.Advertise(ctx, e.Git, e.Repo)
 	if err != nil {
 		return nil, err
 	}
 	if len(view.Remotes) == 0 {
-		return nil, errNoRemote(e)
+		return nil, steps.NoRemoteError(e)
 	}
-	scope, err := e.assessScope(view)
+	scope, err := e.AssessScope(view)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +71,7 @@ func legacyRecord(d machine.Discovered, ent observe.WorktreeEntry) machine.Recor
 }
 
 // audit observes one admitted candidate fresh into its immutable audit.
-func (run *auditRun) audit(ctx context.Context, e *Env, d machine.Discovered) (machine.MigrateAudit, error) {
+func (run *auditRun) audit(ctx context.Context, e *steps.Env, d machine.Discovered) (machine.MigrateAudit, error) {
 	ent, _ := run.inv.Entry(d.Path)
 	rec := legacyRecord(d, ent)
 	obs := observe.Worktree(ctx, e.Git, e.Repo, run.inv, rec, run.scope)
@@ -111,7 +112,7 @@ func (run *auditRun) audit(ctx context.Context, e *Env, d machine.Discovered) (m
 // proposes a disposition for each. It writes the plan's observations to
 // the journal (one per candidate, with its digest and proposal) and
 // returns the sealed plan; it changes nothing else.
-func MigratePlan(ctx context.Context, e *Env, opts MigrateOptions) (machine.MigratePlan, error) {
+func MigratePlan(ctx context.Context, e *steps.Env, opts MigrateOptions) (machine.MigratePlan, error) {
 	repoID, err := e.Store.RepositoryID()
 	if err != nil {
 		return machine.MigratePlan{}, err
@@ -138,7 +139,7 @@ func MigratePlan(ctx context.Context, e *Env, opts MigrateOptions) (machine.Migr
 				heads = append(heads, ent.Head)
 			}
 		}
-		run.scope.Ancestors = knownAncestors(ctx, e, run.view, heads)
+		run.scope.Ancestors = steps.KnownAncestors(ctx, e, run.view, heads)
 		errs := make([]error, len(admitted))
 		next := make(chan int)
 		var wg sync.WaitGroup
@@ -185,7 +186,7 @@ func MigratePlan(ctx context.Context, e *Env, opts MigrateOptions) (machine.Migr
 
 // journalPlan writes one discovery event naming every place and its class,
 // then one observation per candidate.
-func journalPlan(e *Env, p machine.MigratePlan) error {
+func journalPlan(e *steps.Env, p machine.MigratePlan) error {
 	type place struct {
 		Path  string               `json:"path"`
 		Class machine.MigrateClass `json:"class"`
