@@ -160,7 +160,7 @@ func ApplyWith(ctx context.Context, e *Env, plan machine.Plan, opts ApplyOptions
 // it) is the plan's action refused, not an assessment's keep: apply reports
 // it refused, and exits 3.
 func applyDestroy(ctx context.Context, e *Env, _ *applyRun, it machine.PlanItem) (Outcome, error) {
-	out, ref, err := reclaim(ctx, e, it.ID, it.Fingerprint)
+	out, ref, err := e.resources().Reclaim(ctx, e, it.ID, it.Fingerprint)
 	if out == machine.OutcomeKept {
 		out = machine.OutcomeRefused
 	}
@@ -224,7 +224,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			return refusedOutcome(it.ID, r, state), true, nil
 		}
 		if rec.Intent != nil {
-			if holderAlive(rec.Intent.Holder, e.Holder) {
+			if HolderAlive(rec.Intent.Holder, e.Holder) {
 				if time.Now().Before(deadline) {
 					select {
 					case <-ctx.Done():
@@ -247,7 +247,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			if rec.Evidence.Outcome == string(machine.OutcomeRemoved) || rec.Evidence.Outcome == string(machine.OutcomeSettled) {
 				// A run interrupted after the tree went may have left its
 				// resources: tear them down now.
-				res, err := teardownResources(ctx, e, rec.ID)
+				res, err := e.resources().Teardown(ctx, e, rec.ID)
 				return Outcome{ID: it.ID, Outcome: machine.OutcomeAlreadyDone, State: rec.State, Resources: res}, err
 			}
 			return refusedOutcome(it.ID, &machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "show"}, rec.ID),

@@ -48,6 +48,7 @@ var stepsPackages = map[string]stepsPackage{
 	"steps/report":    {layer: layerFeature, why: "the journal report and head signatures"},
 	"steps/agents":    {layer: layerFeature, why: "agent hooks and the Claude Code and Codex settings editors"},
 	"steps/migrate":   {layer: layerFeature, why: "migration of a legacy worktree layout"},
+	"steps/resource":  {layer: layerFeature, why: "the resource ledger: provision, ensure, teardown, orphan GC"},
 }
 
 // lowerTop are the top-level folders below steps/ that steps may import

@@ -37,8 +37,12 @@ type Env struct {
 	// Progress receives progress reports; nil means none.
 	Progress Progress
 	// Workflows are the kinds resume settles, in order; nil means
-	// DefaultWorkflows.
+	// DefaultWorkflows. cmd/custody registers every feature's kind here.
 	Workflows []Resumer
+	// Resources is the resource feature the worktree lifecycle provisions
+	// and tears down through (package steps/resource, registered by
+	// cmd/custody); nil refuses whatever would need it.
+	Resources Resources
 	// Unwritable, when set, says why the repository cannot be written (a
 	// read-only file system), for a command that only reads: what it
 	// would write as derived data (the content hash cache) it then does

@@ -189,7 +189,7 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 		return rec, nil, fmt.Errorf("write the ready marker of %s: %w", rec.ID, err)
 	}
 	failpoint.At("new/after-marker")
-	outs, failed, err := provisionResources(ctx, e, rec)
+	outs, failed, err := e.resources().Provision(ctx, e, rec)
 	if err != nil {
 		return rec, outs, err
 	}
@@ -220,7 +220,7 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 // command: its resources in reverse, the tree (forced: nothing in it is a
 // person's yet), its branch by compare-and-swap, and discards the record.
 func rollback(ctx context.Context, e *Env, rec machine.Record, force bool) ([]ResourceOutcome, error) {
-	torn, err := teardownResources(ctx, e, rec.ID)
+	torn, err := e.resources().Teardown(ctx, e, rec.ID)
 	if err != nil {
 		return torn, err
 	}

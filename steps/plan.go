@@ -98,7 +98,7 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 			observe.PruneHashCache(e.Repo)
 		}
 	}
-	resItems, err := resourceItems(ctx, e)
+	resItems, err := e.resources().PlanItems(ctx, e)
 	if err != nil {
 		return machine.Plan{}, err
 	}

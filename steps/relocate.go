@@ -78,7 +78,7 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		res.Outcome, res.Head = machine.OutcomeAlreadyDone, rec.EffectiveHead()
 		return res, nil
 	}
-	rs, err := e.worktreeResources(id)
+	rs, err := e.LiveResources(id)
 	if err != nil {
 		return RelocateResult{}, err
 	}

@@ -370,7 +370,7 @@ func settleRemovalSeen(ctx context.Context, e *Env, rec machine.Record, seen map
 		return Outcome{}, err
 	}
 	dropHashCache(e, rec)
-	res, err := teardownResources(ctx, e, rec.ID)
+	res, err := e.resources().Teardown(ctx, e, rec.ID)
 	return Outcome{ID: rec.ID, Outcome: outcome, State: machine.StateTombstoned, Resources: res,
 		Branch: branchResult(rec, branchOutcome, reason), Recovered: recovered}, err
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/agents"
+	"github.com/custody-sh/custody/steps/resource"
 )
 
 // caAppTree makes a tree as the Codex app does: `git worktree add` of this
@@ -354,7 +355,7 @@ func TestCodexSetupRequiredResourceFails(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(tree, ".git")); err != nil {
 		t.Errorf("the app's tree was touched: %v", err)
 	}
-	out := decodeResult[steps.EnsureResult](t, runBin(t, custodyBin, w.r, tree, nil, "resource", "ensure", "--json"), "resource ensure")
+	out := decodeResult[resource.EnsureResult](t, runBin(t, custodyBin, w.r, tree, nil, "resource", "ensure", "--json"), "resource ensure")
 	if len(out.Resources) != 1 || out.Resources[0].Refusal == nil {
 		t.Fatalf("ensure: %+v", out)
 	}

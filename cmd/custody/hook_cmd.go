@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/agents"
+	"github.com/custody-sh/custody/steps/resource"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -194,7 +194,7 @@ func (a *App) hookEnsure(tree agents.HookTree, id string) *hookEnsureResult {
 	a.Dir = tree.Path
 	e, err := a.env(false)
 	if err == nil {
-		out.Resources, err = steps.Ensure(a.Ctx, e, id)
+		out.Resources, err = resource.Ensure(a.Ctx, e, id)
 	}
 	if err != nil {
 		b := describeIn(err, a.invocation())

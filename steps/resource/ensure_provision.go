@@ -1,4 +1,4 @@
-package steps
+package resource
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/failpoint"
 )
 
@@ -21,7 +22,7 @@ import (
 // stops the provisioning with a refusal whose retry tears down what was
 // made, and the tree stays as it is. A create that failed in an earlier
 // run is reported again, so the failure is never silent.
-func provisionAdopted(ctx context.Context, e *Env, rec machine.Record) ([]ResourceOutcome, error) {
+func provisionAdopted(ctx context.Context, e *steps.Env, rec machine.Record) ([]steps.ResourceOutcome, error) {
 	if len(e.Config.Resources) == 0 {
 		return nil, nil
 	}
@@ -34,7 +35,7 @@ func provisionAdopted(ctx context.Context, e *Env, rec machine.Record) ([]Resour
 		held[r.Name] = r
 	}
 	var missing []machine.ResourceSpec
-	var outs []ResourceOutcome
+	var outs []steps.ResourceOutcome
 	retry := "custody -C " + machine.QuoteArg(rec.Path) + " teardown"
 	for _, spec := range e.Config.Resources {
 		r, ok := held[spec.Name]
@@ -43,7 +44,7 @@ func provisionAdopted(ctx context.Context, e *Env, rec machine.Record) ([]Resour
 			continue
 		}
 		if r.State == machine.StateFinished && r.Evidence.Outcome == string(machine.TriggerCreateFailed) {
-			outs = append(outs, ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeFailed, ExitCode: r.Evidence.ExitCode,
+			outs = append(outs, steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeFailed, ExitCode: r.Evidence.ExitCode,
 				Refusal: &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: retry,
 					Message: fmt.Sprintf("resource %s (%s) of the adopted tree %s was not made: its create exited %d: %s", spec.Name, r.Handle, rec.ID, r.Evidence.ExitCode, r.Evidence.Output)}})
 			if spec.Required {
@@ -61,10 +62,10 @@ func provisionAdopted(ctx context.Context, e *Env, rec machine.Record) ([]Resour
 		if err := ctx.Err(); err != nil {
 			return outs, fmt.Errorf("interrupted before resource %s of %s; custody resource ensure in the tree makes the rest: %w", spec.Name, rec.ID, err)
 		}
-		r, err := e.declareResource(ctx, rec, spec)
+		r, err := declareResource(e, ctx, rec, spec)
 		var ref *machine.Refusal
 		if errors.As(err, &ref) {
-			outs = append(outs, ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeRefused, Refusal: ref})
+			outs = append(outs, steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeRefused, Refusal: ref})
 			if spec.Required {
 				break
 			}
@@ -74,10 +75,10 @@ func provisionAdopted(ctx context.Context, e *Env, rec machine.Record) ([]Resour
 			return outs, err
 		}
 		failpoint.At("resource/after-create-intent")
-		if r, err = e.createResource(ctx, r); err != nil {
+		if r, err = createResource(e, ctx, r); err != nil {
 			return outs, err
 		}
-		o := ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
+		o := steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
 		if r.State != machine.StateActive {
 			o.Outcome = machine.OutcomeFailed
 			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: retry,

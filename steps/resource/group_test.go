@@ -1,6 +1,6 @@
 //go:build unix
 
-package steps
+package resource
 
 import (
 	"os/exec"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 )
 
 // startGroup starts `sleep 30` as the leader of its own process group.
@@ -28,19 +30,19 @@ func startGroup(t *testing.T) *exec.Cmd {
 // process now) is gone and is not signalled; another host's group is left.
 func TestEndGroup(t *testing.T) {
 	t.Parallel()
-	e := &Env{Holder: machine.Holder{PID: 1, Host: "here"}}
+	e := &steps.Env{Holder: machine.Holder{PID: 1, Host: "here"}}
 	entry := func(g machine.Holder) machine.Resource {
 		return machine.Resource{ID: "x/db", Intent: &machine.ResourceIntent{Kind: machine.IntentResourceCreate, Group: &g}}
 	}
 
 	c := startGroup(t)
-	g := machine.Holder{PID: c.Process.Pid, Host: "here", Start: procStart(c.Process.Pid)}
+	g := machine.Holder{PID: c.Process.Pid, Host: "here", Start: observe.ProcessStart(c.Process.Pid)}
 	if !groupAlive(g) {
 		t.Fatalf("a running group %d is not alive", g.PID)
 	}
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
-	if err := e.endGroup(entry(g)); err != nil {
+	if err := endGroup(e, entry(g)); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -50,15 +52,15 @@ func TestEndGroup(t *testing.T) {
 	}
 
 	other := startGroup(t)
-	reused := machine.Holder{PID: other.Process.Pid, Host: "here", Start: procStart(other.Process.Pid) + 1}
+	reused := machine.Holder{PID: other.Process.Pid, Host: "here", Start: observe.ProcessStart(other.Process.Pid) + 1}
 	if groupAlive(reused) {
 		t.Errorf("a pid with another start time counts as the recorded group")
 	}
-	if err := e.endGroup(entry(reused)); err != nil {
+	if err := endGroup(e, entry(reused)); err != nil {
 		t.Fatal(err)
 	}
-	remote := machine.Holder{PID: other.Process.Pid, Host: "elsewhere", Start: procStart(other.Process.Pid)}
-	if err := e.endGroup(entry(remote)); err != nil {
+	remote := machine.Holder{PID: other.Process.Pid, Host: "elsewhere", Start: observe.ProcessStart(other.Process.Pid)}
+	if err := endGroup(e, entry(remote)); err != nil {
 		t.Fatal(err)
 	}
 	if syscall.Kill(other.Process.Pid, 0) != nil {

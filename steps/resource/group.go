@@ -1,4 +1,4 @@
-package steps
+package resource
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 )
 
 // groupGrace is how long a leftover command's group may take to exit after
@@ -19,11 +20,11 @@ const groupGrace = 2 * time.Second
 // r's intent: it commits the started command's process group (and its
 // leader's start time) into the intent before the command is waited for,
 // and keeps *r in step with the store. A failed commit ends the command.
-func (e *Env) recordGroup(ctx context.Context, r *machine.Resource) func(pid int) error {
+func recordGroup(e *steps.Env, ctx context.Context, r *machine.Resource) func(pid int) error {
 	return func(pid int) error {
 		in := *r.Intent
-		in.Group = &machine.Holder{PID: pid, Host: e.Holder.Host, Start: procStart(pid)}
-		next, err := e.fireResource(ctx, *r, machine.TriggerStarted, machine.ResourceFiring{Intent: &in}, fmt.Sprintf("started (process group %d)", pid))
+		in.Group = &machine.Holder{PID: pid, Host: e.Holder.Host, Start: observe.ProcessStart(pid)}
+		next, err := fireResource(e, ctx, *r, machine.TriggerStarted, machine.ResourceFiring{Intent: &in}, fmt.Sprintf("started (process group %d)", pid))
 		if err != nil {
 			return err
 		}
@@ -42,7 +43,7 @@ func groupAlive(g machine.Holder) bool {
 		return false
 	}
 	if ok, _ := observe.ProcessExists(g.PID); ok {
-		if g.Start != 0 && procStart(g.PID) != g.Start {
+		if g.Start != 0 && observe.ProcessStart(g.PID) != g.Start {
 			return false
 		}
 	}
@@ -55,7 +56,7 @@ func groupAlive(g machine.Holder) bool {
 // is recorded, the group has ended, or it was recorded on another host.
 // It returns an error when the group outlives all that: the caller must
 // not act alongside it.
-func (e *Env) endGroup(r machine.Resource) error {
+func endGroup(e *steps.Env, r machine.Resource) error {
 	f := machine.GroupFacts{Host: e.Holder.Host}
 	if r.Intent != nil && r.Intent.Group != nil {
 		f.Alive = groupAlive(*r.Intent.Group)

@@ -1,16 +1,17 @@
-package steps
+package resource
 
 import (
 	"context"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 )
 
 // TeardownResult is what `custody teardown` did with one tree's resources.
 type TeardownResult struct {
-	ID        string            `json:"id"`
-	Path      string            `json:"path"`
-	Resources []ResourceOutcome `json:"resources"`
+	ID        string                  `json:"id"`
+	Path      string                  `json:"path"`
+	Resources []steps.ResourceOutcome `json:"resources"`
 }
 
 // Pending reports whether a destroy failed or was refused: the ledger
@@ -26,8 +27,8 @@ func (r TeardownResult) Pending() bool { return resourcesPending(r.Resources) }
 // It is idempotent: run again, it finds nothing left to destroy. A
 // destroy that failed is refused with a retry of teardown for this tree
 // (the ledger keeps the entry; orphan GC takes it once the tree is gone).
-func Teardown(ctx context.Context, e *Env, dir string) (TeardownResult, error) {
-	id, err := CurrentID(e, dir)
+func Teardown(ctx context.Context, e *steps.Env, dir string) (TeardownResult, error) {
+	id, err := steps.CurrentID(e, dir)
 	if err != nil {
 		return TeardownResult{}, err
 	}
@@ -37,7 +38,7 @@ func Teardown(ctx context.Context, e *Env, dir string) (TeardownResult, error) {
 	}
 	outs, err := teardownResources(ctx, e, id)
 	if outs == nil {
-		outs = []ResourceOutcome{}
+		outs = []steps.ResourceOutcome{}
 	}
 	// While the tree exists, orphan GC would call its resources live: the
 	// retry is teardown of this very tree, from wherever it is pasted.

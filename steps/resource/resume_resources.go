@@ -1,4 +1,4 @@
-package steps
+package resource
 
 import (
 	"context"
@@ -7,35 +7,36 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
 // resourceWorkflow is the resource kind's part in resume: the rules of
 // machine.DecideResourceResume and what carries each out.
-func resourceWorkflow() Workflow[machine.Resource] {
-	return Workflow[machine.Resource]{
+func resourceWorkflow() steps.Workflow[machine.Resource] {
+	return steps.Workflow[machine.Resource]{
 		Kind: machine.KindResource,
-		Skip: func(ctx context.Context, e *Env, r machine.Resource) (bool, error) {
-			a, _, err := e.decideResource(ctx, r, false)
+		Skip: func(ctx context.Context, e *steps.Env, r machine.Resource) (bool, error) {
+			a, _, err := decideResource(e, ctx, r, false)
 			return a == machine.ResourceResumeDeferred, err
 		},
-		TakeOver: func(ctx context.Context, e *Env, r machine.Resource) (machine.Resource, error) {
+		TakeOver: func(ctx context.Context, e *steps.Env, r machine.Resource) (machine.Resource, error) {
 			in := *r.Intent
 			in.Holder = e.Holder
-			return e.fireResource(ctx, r, machine.TriggerTakeOver, machine.ResourceFiring{Intent: &in}, "resumed")
+			return fireResource(e, ctx, r, machine.TriggerTakeOver, machine.ResourceFiring{Intent: &in}, "resumed")
 		},
-		Decide: func(ctx context.Context, e *Env, r machine.Resource) (string, *machine.Refusal, error) {
-			a, ref, err := e.decideResource(ctx, r, false)
+		Decide: func(ctx context.Context, e *steps.Env, r machine.Resource) (string, *machine.Refusal, error) {
+			a, ref, err := decideResource(e, ctx, r, false)
 			return string(a), ref, err
 		},
-		Continue: map[string]func(context.Context, *Env, machine.Resource) ([]ResumeItem, error){
-			string(machine.ResourceResumeRecreate): func(ctx context.Context, e *Env, r machine.Resource) ([]ResumeItem, error) {
-				if err := e.endGroup(r); err != nil {
-					return []ResumeItem{{ID: r.ID, Kind: machine.KindResource, Outcome: machine.OutcomeInProgress,
+		Continue: map[string]func(context.Context, *steps.Env, machine.Resource) ([]steps.ResumeItem, error){
+			string(machine.ResourceResumeRecreate): func(ctx context.Context, e *steps.Env, r machine.Resource) ([]steps.ResumeItem, error) {
+				if err := endGroup(e, r); err != nil {
+					return []steps.ResumeItem{{ID: r.ID, Kind: machine.KindResource, Outcome: machine.OutcomeInProgress,
 						Refusal: &machine.Refusal{Code: machine.CodeInProgress, Path: r.Path, Retry: "custody resume", Message: err.Error()}}}, nil
 				}
-				e.runResourceCommand(ctx, r, r.Destroy, nil)
-				next, err := e.createResource(ctx, r)
+				runResourceCommand(e, ctx, r, r.Destroy, nil)
+				next, err := createResource(e, ctx, r)
 				if err != nil {
 					return nil, err
 				}
@@ -48,8 +49,8 @@ func resourceWorkflow() Workflow[machine.Resource] {
 
 // decideResource gathers the facts of r's resume decision and takes it.
 // The runner has already judged the holder when it asks for the decision.
-func (e *Env) decideResource(ctx context.Context, r machine.Resource, holderAlive bool) (machine.ResourceResumeAction, *machine.Refusal, error) {
-	f := machine.ResourceResumeFacts{HolderAlive: holderAlive}
+func decideResource(e *steps.Env, ctx context.Context, r machine.Resource, HolderAlive bool) (machine.ResourceResumeAction, *machine.Refusal, error) {
+	f := machine.ResourceResumeFacts{HolderAlive: HolderAlive}
 	wt, err := e.Store.Get(r.Worktree)
 	switch {
 	case err == nil:
@@ -74,8 +75,8 @@ func (e *Env) decideResource(ctx context.Context, r machine.Resource, holderAliv
 // resumeDestroy runs an interrupted destroy (or the destroy of a create
 // whose worktree is gone) again; when that leaves the worktree's last trace,
 // the worktree's other resources are torn down too.
-func resumeDestroy(ctx context.Context, e *Env, r machine.Resource) ([]ResumeItem, error) {
-	next, err := e.destroyResource(ctx, r)
+func resumeDestroy(ctx context.Context, e *steps.Env, r machine.Resource) ([]steps.ResumeItem, error) {
+	next, err := destroyResource(e, ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -94,17 +95,17 @@ func resumeDestroy(ctx context.Context, e *Env, r machine.Resource) ([]ResumeIte
 	// resources without intents: finish tearing them down.
 	rest, err := teardownResources(ctx, e, r.Worktree)
 	for _, o := range rest {
-		out = append(out, ResumeItem{ID: o.ID, Kind: machine.KindResource, Outcome: o.Outcome, Refusal: o.Refusal})
+		out = append(out, steps.ResumeItem{ID: o.ID, Kind: machine.KindResource, Outcome: o.Outcome, Refusal: o.Refusal})
 	}
 	return out, err
 }
 
 // resourceResumed reports a resumed command's outcome.
-func resourceResumed(r, next machine.Resource) []ResumeItem {
-	it := ResumeItem{ID: r.ID, Outcome: machine.Outcome(next.Evidence.Outcome)}
+func resourceResumed(r, next machine.Resource) []steps.ResumeItem {
+	it := steps.ResumeItem{ID: r.ID, Outcome: machine.Outcome(next.Evidence.Outcome)}
 	if next.State != machine.StateActive && next.State != machine.StateTombstoned {
 		it.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource gc",
 			Message: fmt.Sprintf("%s of %s exited %d: %s", next.Evidence.Outcome, r.ID, next.Evidence.ExitCode, next.Evidence.Output)}
 	}
-	return []ResumeItem{it}
+	return []steps.ResumeItem{it}
 }

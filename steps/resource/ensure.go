@@ -1,4 +1,4 @@
-package steps
+package resource
 
 import (
 	"context"
@@ -6,13 +6,14 @@ import (
 	"fmt"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
 // EnsureResult is what ensure did with a worktree's resources.
 type EnsureResult struct {
-	ID        string            `json:"id"`
-	Resources []ResourceOutcome `json:"resources"`
+	ID        string                  `json:"id"`
+	Resources []steps.ResourceOutcome `json:"resources"`
 }
 
 // Pending reports whether an ensure failed.
@@ -20,7 +21,7 @@ func (r EnsureResult) Pending() bool { return resourcesPending(r.Resources) }
 
 // resourcesPending reports whether any resource was left refused or
 // unfinished.
-func resourcesPending(rs []ResourceOutcome) bool {
+func resourcesPending(rs []steps.ResourceOutcome) bool {
 	for _, o := range rs {
 		if machine.ItemPending(o.Outcome, o.Refusal) {
 			return true
@@ -35,7 +36,7 @@ func resourcesPending(rs []ResourceOutcome) bool {
 // this is how a tree another tool made gets its resources). Then it runs
 // the ensure command of every active resource not created by this very
 // run (idempotent re-readiness, for session start) and records each run.
-func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
+func Ensure(ctx context.Context, e *steps.Env, id string) ([]steps.ResourceOutcome, error) {
 	rec, err := e.Store.Get(id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list",
@@ -43,7 +44,7 @@ func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	outs := []ResourceOutcome{}
+	outs := []steps.ResourceOutcome{}
 	made := map[string]bool{}
 	if rec.Origin == machine.OriginAdopted && rec.State == machine.StateActive {
 		prov, err := provisionAdopted(ctx, e, rec)
@@ -55,7 +56,7 @@ func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
 			made[o.ID] = true
 		}
 	}
-	rs, err := e.worktreeResources(id)
+	rs, err := e.LiveResources(id)
 	if err != nil {
 		return nil, err
 	}
@@ -66,16 +67,16 @@ func Ensure(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
 		if err := ctx.Err(); err != nil {
 			return outs, err
 		}
-		code, attempts, out := e.runWithRetries(ctx, &r, r.Ensure)
+		code, attempts, out := runWithRetries(e, ctx, &r, r.Ensure)
 		if err := interruptedResource(ctx, r, "ensure"); err != nil {
 			return outs, err
 		}
-		r2, err := e.fireResource(ctx, r, machine.TriggerEnsure, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
+		r2, err := fireResource(e, ctx, r, machine.TriggerEnsure, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
 			fmt.Sprintf("ensure (exit %d): %s", code, out))
 		if err != nil {
 			return outs, err
 		}
-		o := ResourceOutcome{ID: r2.ID, Handle: r2.Handle, Outcome: machine.OutcomeEnsured, ExitCode: code}
+		o := steps.ResourceOutcome{ID: r2.ID, Handle: r2.Handle, Outcome: machine.OutcomeEnsured, ExitCode: code}
 		if code != 0 {
 			o.Outcome = machine.OutcomeFailed
 			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: machine.CommandOn([]string{"custody", "resource", "ensure"}, id),

@@ -1,4 +1,4 @@
-package steps
+package resource
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/safefile"
+	"github.com/custody-sh/custody/steps"
 )
 
 // writeEnv merges the lines custody owns (machine.DotenvLines: the id,
@@ -18,8 +19,8 @@ import (
 // custody writes and leaving every other line as it was, and makes sure git
 // ignores the file. A .env that git tracks is left alone. The file is
 // replaced atomically, so a kill never loses the user's lines.
-func writeEnv(ctx context.Context, e *Env, rec machine.Record) error {
-	rs, err := e.worktreeResources(rec.ID)
+func writeEnv(ctx context.Context, e *steps.Env, rec machine.Record) error {
+	rs, err := e.LiveResources(rec.ID)
 	if err != nil || len(rs) == 0 {
 		return err
 	}
@@ -44,43 +45,13 @@ func writeEnv(ctx context.Context, e *Env, rec machine.Record) error {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	lines = append(lines, own...)
-	if err := WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	if err := steps.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		return err
 	}
 	if _, err := e.Git.Observe(ctx, rec.Path, "check-ignore", "-q", "--", ".env"); err != nil {
-		if _, err := AppendExclude(e.Repo.CommonDir, "/.env", "custody's per-worktree resource handles"); err != nil {
+		if _, err := steps.AppendExclude(e.Repo.CommonDir, "/.env", "custody's per-worktree resource handles"); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// envLines returns, for every worktree with ledger entries, the exact .env
-// lines custody owns there: observation drops a .env holding only these.
-func (e *Env) envLines() (map[string]map[string]bool, error) {
-	all, err := e.Store.Resources()
-	if err != nil || len(all) == 0 {
-		return nil, err
-	}
-	byTree := map[string][]machine.Resource{}
-	for _, r := range all {
-		byTree[r.Worktree] = append(byTree[r.Worktree], r)
-	}
-	recs, err := e.Store.List()
-	if err != nil {
-		return nil, err
-	}
-	port := map[string]int{}
-	for _, r := range recs {
-		port[r.ID] = r.Port
-	}
-	out := map[string]map[string]bool{}
-	for id, rs := range byTree {
-		set := map[string]bool{}
-		for _, l := range machine.DotenvLines(machine.Record{ID: id, Port: port[id]}, rs) {
-			set[l] = true
-		}
-		out[id] = set
-	}
-	return out, nil
 }

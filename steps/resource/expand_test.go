@@ -1,4 +1,4 @@
-package steps
+package resource
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
 )
 
 // runFrozen freezes template with vals and runs it as custody runs a
@@ -37,11 +38,11 @@ func runScript(t *testing.T, cmds []string, vals map[string]string) []string {
 	for i, c := range cmds {
 		script = append(script, strings.ReplaceAll(c, `"$OUT"`, fmt.Sprintf(`"$OUT.%d"`, i)))
 	}
-	e := &Env{}
+	e := &steps.Env{}
 	e.Repo.MainCheckout = dir
 	r := machine.Resource{ID: "x/db", Worktree: "x", Path: dir, Name: "db", Handle: vals["resource"], Env: env}
 	cmd := strings.Join(script, "\n")
-	if code, msg := e.runResourceCommand(context.Background(), r, cmd, nil); code != 0 {
+	if code, msg := runResourceCommand(e, context.Background(), r, cmd, nil); code != 0 {
 		t.Fatalf("sh -c %q exited %d: %s", cmd, code, msg)
 	}
 	got := make([]string, len(cmds))

@@ -1,10 +1,9 @@
-package steps
+package resource
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,52 +13,18 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
-// ResourceOutcome is what happened to one resource.
-type ResourceOutcome struct {
-	ID       string           `json:"id"`
-	Handle   string           `json:"handle"`
-	Outcome  machine.Outcome  `json:"outcome"`
-	ExitCode int              `json:"exit_code"`
-	Refusal  *machine.Refusal `json:"refusal,omitempty"`
-}
-
 // tokens returns the values of the @token@s a resource command may use.
-func (e *Env) tokens(rec machine.Record, name string) map[string]string {
+func tokens(e *steps.Env, rec machine.Record, name string) map[string]string {
 	h := machine.Handle(e.Config.Slug, rec.ID, name)
 	return map[string]string{
 		"resource": h, "resource_ident": machine.Ident(h), "id": rec.ID, "dir": rec.Path,
 		"branch": rec.Branch, "port": strconv.Itoa(rec.Port), "slug": e.Config.Slug, "repo": e.Repo.MainCheckout,
 	}
-}
-
-// portFor picks the worktree's deterministic port: base + hash(id) mod
-// span, moved up past ports live worktrees already hold.
-func (e *Env) portFor(id string) (int, error) {
-	recs, err := e.Store.List()
-	if err != nil {
-		return 0, err
-	}
-	used := map[int]bool{}
-	for _, r := range recs {
-		if r.State != machine.StateTombstoned && r.Port != 0 {
-			used[r.Port] = true
-		}
-	}
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	span := max(e.Config.PortSpan, 1)
-	off := int(h.Sum32() % uint32(span))
-	for i := 0; i < span; i++ {
-		p := e.Config.PortBase + (off+i)%span
-		if !used[p] {
-			return p, nil
-		}
-	}
-	return 0, fmt.Errorf("every port in %d..%d is held by a live worktree", e.Config.PortBase, e.Config.PortBase+span-1)
 }
 
 // maxResourceOutput bounds the command output kept in the ledger and journal.
@@ -74,11 +39,11 @@ const maxResourceOutput = 4 << 10
 // never run alongside; if it cannot be ended, cmd does not run. onStart,
 // when set, is called with the new command's process group before it is
 // waited for (recordGroup).
-func (e *Env) runResourceCommand(ctx context.Context, r machine.Resource, cmd string, onStart func(int) error) (int, string) {
+func runResourceCommand(e *steps.Env, ctx context.Context, r machine.Resource, cmd string, onStart func(int) error) (int, string) {
 	if tok := machine.Unexpanded(cmd); tok != "" {
 		return -1, "refused: the frozen command still carries " + tok
 	}
-	if err := e.endGroup(r); err != nil {
+	if err := endGroup(e, r); err != nil {
 		return -1, "refused: " + err.Error()
 	}
 	dir := r.Path
@@ -144,13 +109,13 @@ func interruptedResource(ctx context.Context, r machine.Resource, what string) e
 // runWithRetries runs cmd up to 1+retries times until it exits 0. When r
 // carries an intent, each attempt's process group is committed into it
 // (recordGroup) and *r follows the store.
-func (e *Env) runWithRetries(ctx context.Context, r *machine.Resource, cmd string) (code, attempts int, out string) {
+func runWithRetries(e *steps.Env, ctx context.Context, r *machine.Resource, cmd string) (code, attempts int, out string) {
 	for attempts = 1; ; attempts++ {
 		var hook func(int) error
 		if r.Intent != nil {
-			hook = e.recordGroup(ctx, r)
+			hook = recordGroup(e, ctx, r)
 		}
-		code, out = e.runResourceCommand(ctx, *r, cmd, hook)
+		code, out = runResourceCommand(e, ctx, *r, cmd, hook)
 		if code == 0 || attempts > r.Retries || ctx.Err() != nil || machine.Unexpanded(cmd) != "" {
 			return code, attempts, out
 		}
@@ -160,8 +125,8 @@ func (e *Env) runWithRetries(ctx context.Context, r *machine.Resource, cmd strin
 // declareResource freezes spec's commands for rec and commits the create
 // intent. A command left with an @token@, or one whose token stands where
 // its value would be read as code, is refused here.
-func (e *Env) declareResource(ctx context.Context, rec machine.Record, spec machine.ResourceSpec) (machine.Resource, error) {
-	vals := e.tokens(rec, spec.Name)
+func declareResource(e *steps.Env, ctx context.Context, rec machine.Record, spec machine.ResourceSpec) (machine.Resource, error) {
+	vals := tokens(e, rec, spec.Name)
 	r := machine.Resource{ID: rec.ID + "/" + spec.Name, Worktree: rec.ID, AdminKey: rec.AdminKey, Path: rec.Path,
 		Name: spec.Name, Handle: vals["resource"], Env: machine.TokenEnvOf(vals),
 		Required: spec.Required, Retries: spec.Retries, GC: spec.GC, Timeout: spec.Timeout}
@@ -169,7 +134,7 @@ func (e *Env) declareResource(ctx context.Context, rec machine.Record, spec mach
 		return r, err
 	}
 	in := &machine.ResourceIntent{Kind: machine.IntentResourceCreate, Command: r.Create, Holder: e.Holder, At: e.Now().UTC()}
-	return e.fireResource(ctx, r, machine.TriggerDeclare, machine.ResourceFiring{Intent: in}, "create intent")
+	return fireResource(e, ctx, r, machine.TriggerDeclare, machine.ResourceFiring{Intent: in}, "create intent")
 }
 
 // freezeSpec freezes spec's create, destroy and ensure into r
@@ -204,8 +169,8 @@ func freezeSpec(r *machine.Resource, spec machine.ResourceSpec, vals map[string]
 
 // createResource runs a declared resource's create (with retries) and
 // records the outcome.
-func (e *Env) createResource(ctx context.Context, r machine.Resource) (machine.Resource, error) {
-	code, attempts, out := e.runWithRetries(ctx, &r, r.Create)
+func createResource(e *steps.Env, ctx context.Context, r machine.Resource) (machine.Resource, error) {
+	code, attempts, out := runWithRetries(e, ctx, &r, r.Create)
 	if err := interruptedResource(ctx, r, "create"); err != nil {
 		return r, err
 	}
@@ -213,27 +178,27 @@ func (e *Env) createResource(ctx context.Context, r machine.Resource) (machine.R
 	if code != 0 {
 		t = machine.TriggerCreateFailed
 	}
-	return e.fireResource(ctx, r, t, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
+	return fireResource(e, ctx, r, t, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
 		fmt.Sprintf("%s (exit %d): %s", t, code, out))
 }
 
 // destroyResource commits the destroy intent, runs the frozen destroy and
 // records the outcome. A failed destroy leaves the entry for orphan GC.
-func (e *Env) destroyResource(ctx context.Context, r machine.Resource) (machine.Resource, error) {
+func destroyResource(e *steps.Env, ctx context.Context, r machine.Resource) (machine.Resource, error) {
 	// A create a killed custody left running ends before its destroy is
 	// committed (the new intent no longer names its group).
-	if err := e.endGroup(r); err != nil {
+	if err := endGroup(e, r); err != nil {
 		return r, &machine.Refusal{Code: machine.CodeInProgress, Path: r.Path, Retry: "custody resume", Message: err.Error()}
 	}
 	if r.State != machine.StateRemoving {
 		in := &machine.ResourceIntent{Kind: machine.IntentResourceDestroy, Command: r.Destroy, Holder: e.Holder, At: e.Now().UTC()}
 		var err error
-		if r, err = e.fireResource(ctx, r, machine.TriggerTeardown, machine.ResourceFiring{Intent: in}, "destroy intent"); err != nil {
+		if r, err = fireResource(e, ctx, r, machine.TriggerTeardown, machine.ResourceFiring{Intent: in}, "destroy intent"); err != nil {
 			return r, err
 		}
 		failpoint.At("resource/after-destroy-intent")
 	}
-	code, attempts, out := e.runWithRetries(ctx, &r, r.Destroy)
+	code, attempts, out := runWithRetries(e, ctx, &r, r.Destroy)
 	if err := interruptedResource(ctx, r, "destroy"); err != nil {
 		return r, err
 	}
@@ -241,42 +206,16 @@ func (e *Env) destroyResource(ctx context.Context, r machine.Resource) (machine.
 	if code != 0 {
 		t = machine.TriggerDestroyFailed
 	}
-	return e.fireResource(ctx, r, t, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
+	return fireResource(e, ctx, r, t, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
 		fmt.Sprintf("%s (exit %d): %s", t, code, out))
-}
-
-// worktreeResources returns rec's ledger entries that are not tombstoned,
-// in creation (config) order.
-func (e *Env) worktreeResources(id string) ([]machine.Resource, error) {
-	all, err := e.Store.ResourcesOf(id)
-	if err != nil {
-		return nil, err
-	}
-	var out []machine.Resource
-	for _, r := range all {
-		if r.State != machine.StateTombstoned {
-			out = append(out, r)
-		}
-	}
-	order := map[string]int{}
-	for i, s := range e.Config.Resources {
-		order[s.Name] = i
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
-			return out[i].CreatedAt.Before(out[j].CreatedAt)
-		}
-		return order[out[i].Name] < order[out[j].Name]
-	})
-	return out, nil
 }
 
 // provisionResources creates every declared resource of rec that has no
 // live ledger entry yet, in document order, and re-drives entries an
 // interrupted run left with a create intent. It returns the outcomes and,
 // when a required resource failed, a refusal: the caller rolls back.
-func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]ResourceOutcome, *machine.Refusal, error) {
-	have, err := e.worktreeResources(rec.ID)
+func provisionResources(ctx context.Context, e *steps.Env, rec machine.Record) ([]steps.ResourceOutcome, *machine.Refusal, error) {
+	have, err := e.LiveResources(rec.ID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -284,17 +223,17 @@ func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]Reso
 	for _, r := range have {
 		byName[r.Name] = r
 	}
-	var outs []ResourceOutcome
+	var outs []steps.ResourceOutcome
 	for _, spec := range e.Config.Resources {
 		if err := ctx.Err(); err != nil {
 			return outs, nil, fmt.Errorf("interrupted before resource %s; `custody resume` finishes or rolls back %s: %w", spec.Name, rec.ID, err)
 		}
 		r, ok := byName[spec.Name]
 		if !ok {
-			r, err = e.declareResource(ctx, rec, spec)
+			r, err = declareResource(e, ctx, rec, spec)
 			var ref *machine.Refusal
 			if errors.As(err, &ref) {
-				outs = append(outs, ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeRefused, Refusal: ref})
+				outs = append(outs, steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeRefused, Refusal: ref})
 				if spec.Required {
 					return outs, ref, nil
 				}
@@ -307,14 +246,14 @@ func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]Reso
 		} else if r.State == machine.StateProvisioning && r.Intent != nil {
 			// An interrupted create: its outcome is unknown, so undo it
 			// with the frozen destroy (result ignored), then create once.
-			e.runResourceCommand(ctx, r, r.Destroy, nil)
+			runResourceCommand(e, ctx, r, r.Destroy, nil)
 		}
 		if r.State == machine.StateProvisioning {
-			if r, err = e.createResource(ctx, r); err != nil {
+			if r, err = createResource(e, ctx, r); err != nil {
 				return outs, nil, err
 			}
 		}
-		o := ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
+		o := steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
 		if r.State != machine.StateActive {
 			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "resource", "ensure"}, rec.ID),
 				Message: fmt.Sprintf("resource %s (%s) create exited %d: %s", spec.Name, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}
@@ -331,17 +270,17 @@ func provisionResources(ctx context.Context, e *Env, rec machine.Record) ([]Reso
 
 // teardownResources destroys rec's resources in reverse creation order,
 // each with its own intent. Failures stay in the ledger for orphan GC.
-func teardownResources(ctx context.Context, e *Env, id string) ([]ResourceOutcome, error) {
-	rs, err := e.worktreeResources(id)
+func teardownResources(ctx context.Context, e *steps.Env, id string) ([]steps.ResourceOutcome, error) {
+	rs, err := e.LiveResources(id)
 	if err != nil {
 		return nil, err
 	}
-	var outs []ResourceOutcome
+	var outs []steps.ResourceOutcome
 	for i := len(rs) - 1; i >= 0; i-- {
 		if err := ctx.Err(); err != nil {
 			return outs, fmt.Errorf("interrupted while tearing down the resources of %s; custody resource gc reclaims the rest: %w", id, err)
 		}
-		r, err := e.destroyResource(ctx, rs[i])
+		r, err := destroyResource(e, ctx, rs[i])
 		if errors.Is(err, store.ErrConflict) {
 			// Another custody (gc, a concurrent apply) acted on the entry
 			// first: report what it is now instead of failing.
@@ -349,7 +288,7 @@ func teardownResources(ctx context.Context, e *Env, id string) ([]ResourceOutcom
 			if gerr != nil {
 				return outs, gerr
 			}
-			o := ResourceOutcome{ID: now.ID, Handle: now.Handle, Outcome: machine.OutcomeAlreadyDone}
+			o := steps.ResourceOutcome{ID: now.ID, Handle: now.Handle, Outcome: machine.OutcomeAlreadyDone}
 			if now.State != machine.StateTombstoned {
 				o.Outcome = machine.OutcomeInProgress
 			}
@@ -359,12 +298,12 @@ func teardownResources(ctx context.Context, e *Env, id string) ([]ResourceOutcom
 		if err != nil {
 			var ref *machine.Refusal
 			if errors.As(err, &ref) {
-				outs = append(outs, ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeRefused, Refusal: ref})
+				outs = append(outs, steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeRefused, Refusal: ref})
 				continue
 			}
 			return outs, err
 		}
-		o := ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
+		o := steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
 		if r.State != machine.StateTombstoned {
 			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource gc",
 				Message: fmt.Sprintf("resource %s (%s) destroy exited %d: %s; the ledger keeps it for GC", r.Name, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}
@@ -372,4 +311,16 @@ func teardownResources(ctx context.Context, e *Env, id string) ([]ResourceOutcom
 		outs = append(outs, o)
 	}
 	return outs, nil
+}
+
+// fireResource takes trigger t on a ledger entry.
+func fireResource(e *steps.Env, ctx context.Context, r machine.Resource, t machine.Trigger, f machine.ResourceFiring, outcome string) (machine.Resource, error) {
+	f.Res = r
+	f.Now = e.Now().UTC()
+	return steps.Fire(ctx, e, steps.Transition[machine.Resource, machine.ResourceFiring]{
+		Spec: machine.ResourceSpecMachine(),
+		Next: func(to machine.State, t machine.Trigger, f machine.ResourceFiring) machine.Resource {
+			return machine.NextResource(r, to, t, f)
+		},
+	}, r, t, f, outcome)
 }

@@ -1,4 +1,4 @@
-package steps
+package resource
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -44,7 +45,7 @@ func (r GCResult) Pending() bool {
 // live, is anything on disk at its exact path, does a live worktree hold
 // the entry's path, does a live entry hold its handle, does a live process
 // hold its intent.
-func gcFacts(ctx context.Context, e *Env, r machine.Resource, inv observe.Inventory, all []machine.Resource, leases map[string]*machine.Lease) machine.GCFacts {
+func gcFacts(ctx context.Context, e *steps.Env, r machine.Resource, inv observe.Inventory, all []machine.Resource, leases map[string]*machine.Lease) machine.GCFacts {
 	var f machine.GCFacts
 	switch observe.Lstat(e.Repo.AdminDir(r.AdminKey)).State {
 	case machine.PathPresent:
@@ -92,12 +93,12 @@ func gcFacts(ctx context.Context, e *Env, r machine.Resource, inv observe.Invent
 			f.HandleLive = true
 		}
 	}
-	f.HolderAlive = r.Intent != nil && holderAlive(r.Intent.Holder, e.Holder)
+	f.HolderAlive = r.Intent != nil && steps.HolderAlive(r.Intent.Holder, e.Holder)
 	return f
 }
 
 // orphans returns every live ledger entry with its GC verdict.
-func orphans(ctx context.Context, e *Env) ([]machine.Resource, []machine.GCVerdict, error) {
+func orphans(ctx context.Context, e *steps.Env) ([]machine.Resource, []machine.GCVerdict, error) {
 	all, err := e.Store.Resources()
 	if err != nil || len(all) == 0 {
 		return nil, nil, err // no resource: nothing to ask git about
@@ -135,7 +136,7 @@ func orphans(ctx context.Context, e *Env) ([]machine.Resource, []machine.GCVerdi
 // enumerates external resources and runs only this repository's frozen
 // commands. With dryRun it reports what it would reclaim and why the rest
 // is kept, and changes nothing.
-func GC(ctx context.Context, e *Env, dryRun bool) ([]GCItem, error) {
+func GC(ctx context.Context, e *steps.Env, dryRun bool) ([]GCItem, error) {
 	rs, vs, err := orphans(ctx, e)
 	if err != nil {
 		return nil, err
@@ -165,7 +166,7 @@ func GC(ctx context.Context, e *Env, dryRun bool) ([]GCItem, error) {
 
 // reclaim re-reads one ledger entry, re-decides, and destroys it. With a
 // non-empty fingerprint the entry must still be what a plan reviewed.
-func reclaim(ctx context.Context, e *Env, id, fingerprint string) (machine.Outcome, *machine.Refusal, error) {
+func reclaim(ctx context.Context, e *steps.Env, id, fingerprint string) (machine.Outcome, *machine.Refusal, error) {
 	r, err := e.Store.GetResource(id)
 	if errors.Is(err, store.ErrNotFound) {
 		return machine.OutcomeRefused, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody plan", Message: fmt.Sprintf("no ledger entry %s", id)}, nil
@@ -195,7 +196,7 @@ func reclaim(ctx context.Context, e *Env, id, fingerprint string) (machine.Outco
 	if v := machine.DecideGC(r, gcFacts(ctx, e, r, inv, all, leases)); !v.Reclaim {
 		return machine.OutcomeKept, v.Refusal, nil
 	}
-	r, err = e.destroyResource(ctx, r)
+	r, err = destroyResource(e, ctx, r)
 	var ref *machine.Refusal
 	switch {
 	case errors.Is(err, store.ErrConflict):
@@ -215,7 +216,7 @@ func reclaim(ctx context.Context, e *Env, id, fingerprint string) (machine.Outco
 // resourceItems lists orphaned resources as plan items: destroy when GC
 // may reclaim them, keep (with the reason) when their worktree is gone but
 // GC may not.
-func resourceItems(ctx context.Context, e *Env) ([]machine.PlanItem, error) {
+func resourceItems(ctx context.Context, e *steps.Env) ([]machine.PlanItem, error) {
 	rs, vs, err := orphans(ctx, e)
 	if err != nil {
 		return nil, err
