@@ -34,7 +34,7 @@ fuzz fuzztime="20s":
     go test ./machine/ -run '^$' -fuzz FuzzAccountContent -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzFreeze -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzRedactCredentials -fuzztime {{fuzztime}}
-    go test ./steps/ -run '^$' -fuzz FuzzEditCodexEnvironment -fuzztime {{fuzztime}}
+    go test ./steps/agents/ -run '^$' -fuzz FuzzEditCodexEnvironment -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParseLsof -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzParseHookPayload -fuzztime {{fuzztime}}
     go test ./cmd/custody/ -run '^$' -fuzz FuzzFastHook -fuzztime {{fuzztime}}

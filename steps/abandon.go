@@ -41,7 +41,7 @@ func Abandon(ctx context.Context, e *Env, id, commit string) (Outcome, error) {
 		return refuse(machine.CodeGuardFailed, machine.CommandOn([]string{"custody", "show"}, id),
 			"%s is not %s's last commit (%s): abandon acknowledges exactly the commit that is lost", machine.QuoteArg(commit), id, head)
 	}
-	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -106,7 +106,7 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 	if err := writeMarker(e.Repo, key, id); err != nil {
 		return AdoptResult{}, fmt.Errorf("write the ready marker of %s: %w", key, err)
 	}
-	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	if err != nil {
 		return AdoptResult{}, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -159,7 +160,7 @@ func ApplyWith(ctx context.Context, e *Env, plan machine.Plan, opts ApplyOptions
 // it) is the plan's action refused, not an assessment's keep: apply reports
 // it refused, and exits 3.
 func applyDestroy(ctx context.Context, e *Env, _ *applyRun, it machine.PlanItem) (Outcome, error) {
-	out, ref, err := reclaim(ctx, e, it.ID, it.Fingerprint)
+	out, ref, err := e.resources().Reclaim(ctx, e, it.ID, it.Fingerprint)
 	if out == machine.OutcomeKept {
 		out = machine.OutcomeRefused
 	}
@@ -174,7 +175,7 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 			return Outcome{}, err
 		}
 		if len(view.Remotes) == 0 {
-			return Outcome{}, errNoRemote(e)
+			return Outcome{}, NoRemoteError(e)
 		}
 		run.view = view
 		var heads []string
@@ -183,7 +184,7 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 				heads = append(heads, p.Head)
 			}
 		}
-		run.ancestors = knownAncestors(ctx, e, view, heads)
+		run.ancestors = KnownAncestors(ctx, e, view, heads)
 		run.trees = commitTrees(ctx, e, heads)
 		if run.envLines, err = e.envLines(); err != nil {
 			return Outcome{}, err
@@ -223,7 +224,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			return refusedOutcome(it.ID, r, state), true, nil
 		}
 		if rec.Intent != nil {
-			if holderAlive(rec.Intent.Holder, e.Holder) {
+			if HolderAlive(rec.Intent.Holder, e.Holder) {
 				if time.Now().Before(deadline) {
 					select {
 					case <-ctx.Done():
@@ -246,7 +247,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			if rec.Evidence.Outcome == string(machine.OutcomeRemoved) || rec.Evidence.Outcome == string(machine.OutcomeSettled) {
 				// A run interrupted after the tree went may have left its
 				// resources: tear them down now.
-				res, err := teardownResources(ctx, e, rec.ID)
+				res, err := e.resources().Teardown(ctx, e, rec.ID)
 				return Outcome{ID: it.ID, Outcome: machine.OutcomeAlreadyDone, State: rec.State, Resources: res}, err
 			}
 			return refusedOutcome(it.ID, &machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "show"}, rec.ID),
@@ -260,8 +261,8 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			continue
 		}
 		scope := run.applyScope(e)
-		pause("apply/before-observe")
-		obs, _, err := e.observe(ctx, rec, scope)
+		failpoint.Pause("apply/before-observe")
+		obs, _, err := e.ObserveRecord(ctx, rec, scope)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -286,7 +287,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			rec = next
 		}
 		var verdict *machine.Refusal
-		v := e.assess(ctx, rec, obs, scope.View, e.Now())
+		v := e.Assess(ctx, rec, obs, scope.View, e.Now())
 		switch {
 		case len(obs.TimedOut) > 0:
 			// Part of the tree is unknown, not changed: the command that
@@ -310,7 +311,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 					Message: fmt.Sprintf("%s changed since plan: plan said %s, now it is %s", rec.ID, it.Action, v.Action)}
 			}
 		case !run.opts.AllowExternalRetirement:
-			verdict = externalRefusal(e, rec, run.opts.PlanFile)
+			verdict = ExternalRefusal(e, rec, run.opts.PlanFile)
 		}
 		if verdict != nil {
 			if o, done, err := refuse(verdict, rec.State); done || err != nil {
@@ -336,7 +337,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			if err != nil {
 				return Outcome{}, err
 			}
-			failpoint("apply/after-intent")
+			failpoint.At("apply/after-intent")
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
 			defer cancel()
 			return settleRemoval(ctx, e, settling)
@@ -362,8 +363,8 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 		if err != nil {
 			return Outcome{}, err
 		}
-		failpoint("apply/after-intent")
-		pause("apply/after-intent")
+		failpoint.At("apply/after-intent")
+		failpoint.Pause("apply/after-intent")
 		return carryOutRemovalIn(ctx, e, removing, scope, run.trees, true)
 	}
 	return Outcome{}, fmt.Errorf("%s kept changing under concurrent invocations", it.ID)
@@ -383,10 +384,10 @@ func refusedOutcome(id string, r *machine.Refusal, state machine.State) Outcome 
 	return Outcome{ID: id, Outcome: machine.ForRefusal(r), State: state, Refusal: r}
 }
 
-// externalRefusal refuses removing an adopted tree outside the managed
+// ExternalRefusal refuses removing an adopted tree outside the managed
 // root unless the person confirmed it (--allow-external-retirement); nil
 // when the tree is custody's own or inside the root.
-func externalRefusal(e *Env, rec machine.Record, planFile string) *machine.Refusal {
+func ExternalRefusal(e *Env, rec machine.Record, planFile string) *machine.Refusal {
 	if rec.Origin != machine.OriginAdopted {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -208,12 +209,12 @@ func CaptureArchive(ctx context.Context, e *Env, id string) (ArchiveCreated, err
 	if err != nil {
 		return ArchiveCreated{}, err
 	}
-	failpoint("archive/after-intent")
+	failpoint.At("archive/after-intent")
 	m, err := e.writeArchive(ctx, src, a, repoID)
 	if err != nil {
 		return ArchiveCreated{}, fmt.Errorf("archive %s of %s: %w (nothing counts until it is sealed; `custody resume` removes %s)", aid, id, err, in.Scratch)
 	}
-	failpoint("archive/before-seal")
+	failpoint.At("archive/before-seal")
 	a, err = e.sealArchive(ctx, a)
 	if err != nil {
 		return ArchiveCreated{}, err
@@ -299,7 +300,7 @@ func (e *Env) writeArchive(ctx context.Context, src archiveSource, a machine.Arc
 	if err := observe.WritePatch(ctx, e.Git, gitDir, m.HeadTree, m.WorktreeTree, filepath.Join(out, machine.ArchivePatchName)); err != nil {
 		return m, err
 	}
-	failpoint("archive/after-patch")
+	failpoint.At("archive/after-patch")
 	for i, rel := range src.scan.Nested {
 		name := fmt.Sprintf("nested-%d.tar", i+1)
 		if err := writeImage(src.scan.Root, rel, filepath.Join(out, name)); err != nil {
@@ -331,14 +332,14 @@ func (e *Env) writeArchive(ctx context.Context, src archiveSource, a machine.Arc
 	if err := writeFileSynced(filepath.Join(out, machine.ArchiveManifestName), append(body, '\n')); err != nil {
 		return m, err
 	}
-	failpoint("archive/after-manifest")
+	failpoint.At("archive/after-manifest")
 	if err := os.Rename(out, a.Dir); err != nil {
 		return m, fmt.Errorf("seal %s: %w", a.Dir, err)
 	}
 	if err := syncDir(filepath.Dir(a.Dir)); err != nil {
 		return m, err
 	}
-	failpoint("archive/after-rename")
+	failpoint.At("archive/after-rename")
 	if err := os.RemoveAll(scratch); err != nil {
 		return m, fmt.Errorf("remove scratch %s: %w", scratch, err)
 	}
@@ -392,7 +393,7 @@ func (e *Env) archiveBuildOutput(ctx context.Context, rec machine.Record) ([]mac
 	if err != nil {
 		return nil, err
 	}
-	obs, _, err := e.observe(ctx, rec, observe.Scope{Status: true, Disposable: disposable})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{Status: true, Disposable: disposable})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -166,7 +167,7 @@ func (e *Env) pruneOne(ctx context.Context, dir string, view **observe.RemoteVie
 		}
 		return "", nil, err
 	}
-	failpoint("archive/prune-after-intent")
+	failpoint.At("archive/prune-after-intent")
 	if r, err := deleteArchive(a.Dir, manifestBytes); err != nil || r != nil {
 		return machine.OutcomeRefused, r, err
 	}
@@ -211,7 +212,7 @@ func deleteArchive(dir string, want []byte) (*machine.Refusal, error) {
 			if err := os.Remove(p); err != nil {
 				return nil, err
 			}
-			failpoint("archive/prune-during-delete")
+			failpoint.At("archive/prune-during-delete")
 		}
 		if err := os.Remove(filepath.Join(dir, machine.ArchiveManifestName)); err != nil {
 			return nil, err

@@ -15,11 +15,11 @@ import (
 	"github.com/custody-sh/custody/observe"
 )
 
-// assess is machine.Assess, then, when the tree is kept only for reasons
+// Assess is machine.Assess, then, when the tree is kept only for reasons
 // an archive answers, the archive proof looked for fresh against view
 // (machine.CoverByArchive). An archive that cannot be checked keeps the
 // tree with the error as a proof-failed refusal.
-func (e *Env) assess(ctx context.Context, rec machine.Record, obs machine.WorktreeObservation, view *observe.RemoteView, now time.Time) machine.Verdict {
+func (e *Env) Assess(ctx context.Context, rec machine.Record, obs machine.WorktreeObservation, view *observe.RemoteView, now time.Time) machine.Verdict {
 	v := machine.Assess(rec, obs, e.Policy, now)
 	if !machine.ArchiveCanCover(v) || obs.Head == "" || view == nil {
 		return v

@@ -20,7 +20,7 @@ func (e *Env) archiveClassification(ctx context.Context, rec machine.Record, hea
 	if err != nil {
 		return nil, nil, err
 	}
-	obs, _, err := e.observe(ctx, rec, observe.Scope{Status: true, Disposable: disposable})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{Status: true, Disposable: disposable})
 	if err != nil {
 		return nil, nil, err
 	}

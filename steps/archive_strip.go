@@ -15,6 +15,7 @@ import (
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps/beneath"
+	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -243,11 +244,11 @@ func (e *Env) stripOne(ctx context.Context, dir string) (machine.Outcome, []mach
 		}
 		return "", none, nil, err
 	}
-	failpoint("archive/strip-after-intent")
+	failpoint.At("archive/strip-after-intent")
 	if err := e.writeStripped(ctx, a, before, dirs); err != nil {
 		return "", dirs, nil, fmt.Errorf("strip %s: %w (custody resume undoes it)", a.ID, err)
 	}
-	failpoint("archive/strip-after-scratch")
+	failpoint.At("archive/strip-after-scratch")
 	r, err = swapStripped(a)
 	if err != nil || r != nil {
 		return machine.OutcomeRefused, dirs, r, err
@@ -427,14 +428,14 @@ func swapStripped(a machine.Archive) (*machine.Refusal, error) {
 			return nil, err
 		}
 	}
-	failpoint("archive/strip-after-patch")
+	failpoint.At("archive/strip-after-patch")
 	if err := root.Rename(sname+"/"+machine.ArchiveManifestName, aname+"/"+machine.ArchiveManifestName); err != nil {
 		return nil, err
 	}
 	if err := root.Sync(aname); err != nil {
 		return nil, err
 	}
-	failpoint("archive/strip-after-manifest")
+	failpoint.At("archive/strip-after-manifest")
 	return nil, nil
 }
 

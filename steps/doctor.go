@@ -18,7 +18,7 @@ func Doctor(ctx context.Context, e *Env) ([]store.Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs, vs, err := orphans(ctx, e)
+	rs, vs, err := e.resources().Orphans(ctx, e)
 	if err != nil {
 		return ps, err
 	}

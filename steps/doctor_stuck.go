@@ -56,7 +56,7 @@ func (w Workflow[R]) stuck(ctx context.Context, e *Env) ([]StuckRecord, error) {
 	var out []StuckRecord
 	for _, r := range rs {
 		_, holder, ok := r.RowIntent()
-		if !ok || r.RowState() == machine.StateTombstoned || holderAlive(holder, e.Holder) {
+		if !ok || r.RowState() == machine.StateTombstoned || HolderAlive(holder, e.Holder) {
 			continue
 		}
 		if w.Skip != nil {
@@ -112,7 +112,7 @@ func lostTrees(ctx context.Context, e *Env) ([]StuckRecord, error) {
 		if !machine.IsFullCommit(head) {
 			continue
 		}
-		obs, _, err := e.observe(ctx, rec, observe.Scope{})
+		obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 		if err != nil {
 			return out, err
 		}

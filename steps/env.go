@@ -37,8 +37,12 @@ type Env struct {
 	// Progress receives progress reports; nil means none.
 	Progress Progress
 	// Workflows are the kinds resume settles, in order; nil means
-	// DefaultWorkflows.
+	// DefaultWorkflows. cmd/custody registers every feature's kind here.
 	Workflows []Resumer
+	// Resources is the resource feature the worktree lifecycle provisions
+	// and tears down through (package steps/resource, registered by
+	// cmd/custody); nil refuses whatever would need it.
+	Resources Resources
 	// Unwritable, when set, says why the repository cannot be written (a
 	// read-only file system), for a command that only reads: what it
 	// would write as derived data (the content hash cache) it then does
@@ -128,11 +132,11 @@ func rootNotExcludable(root string) *machine.Refusal {
 // StatePath returns the state file of repo.
 func StatePath(repo observe.Repo) string { return filepath.Join(repo.StateDir(), store.FileName) }
 
-// observe observes rec with a fresh inventory: the tree's own registry
+// ObserveRecord observes rec with a fresh inventory: the tree's own registry
 // entry read from its admin files in the plain case, git's registry
 // otherwise (observe.TakeTreeInventory), so one tree's observation costs
 // what the tree holds, not what the repository does.
-func (e *Env) observe(ctx context.Context, rec machine.Record, scope observe.Scope) (machine.WorktreeObservation, observe.Inventory, error) {
+func (e *Env) ObserveRecord(ctx context.Context, rec machine.Record, scope observe.Scope) (machine.WorktreeObservation, observe.Inventory, error) {
 	key := rec.AdminKeyOrID()
 	inv, err := observe.TakeTreeInventory(ctx, e.Git, e.Repo, rec.Path, key, rec.Branch)
 	if err != nil {

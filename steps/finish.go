@@ -84,7 +84,7 @@ func each(ctx context.Context, e *Env, ids []string, t machine.Trigger, target m
 			out = append(out, Outcome{ID: id, Outcome: machine.OutcomeAlreadyDone, State: rec.State})
 			continue
 		}
-		obs, _, err := e.observe(ctx, rec, observe.Scope{})
+		obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 		if err != nil {
 			return out, err
 		}

@@ -76,15 +76,3 @@ func (e *Env) fire(ctx context.Context, rec machine.Record, t machine.Trigger, f
 		},
 	}, rec, t, f, outcome)
 }
-
-// fireResource takes trigger t on a ledger entry.
-func (e *Env) fireResource(ctx context.Context, r machine.Resource, t machine.Trigger, f machine.ResourceFiring, outcome string) (machine.Resource, error) {
-	f.Res = r
-	f.Now = e.Now().UTC()
-	return Fire(ctx, e, Transition[machine.Resource, machine.ResourceFiring]{
-		Spec: machine.ResourceSpecMachine(),
-		Next: func(to machine.State, t machine.Trigger, f machine.ResourceFiring) machine.Resource {
-			return machine.NextResource(r, to, t, f)
-		},
-	}, r, t, f, outcome)
-}

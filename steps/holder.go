@@ -17,11 +17,11 @@ func Self() machine.Holder {
 // observe.ProcessStart), or 0 where that cannot be read.
 func procStart(pid int) uint64 { return observe.ProcessStart(pid) }
 
-// holderAlive reports whether the process that committed an intent may still
+// HolderAlive reports whether the process that committed an intent may still
 // be acting on it. A holder on another host, or one whose liveness cannot be
 // read, counts as alive: custody never steals an intent it cannot prove
 // abandoned.
-func holderAlive(h machine.Holder, self machine.Holder) bool {
+func HolderAlive(h machine.Holder, self machine.Holder) bool {
 	if h.PID == 0 {
 		return false
 	}

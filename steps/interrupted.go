@@ -41,7 +41,7 @@ func (w Workflow[R]) interrupted(ctx context.Context, e *Env) ([]InterruptedInte
 	var out []InterruptedIntent
 	for _, r := range rs {
 		kind, holder, ok := r.RowIntent()
-		if !ok || r.RowState() == machine.StateTombstoned || holderAlive(holder, e.Holder) {
+		if !ok || r.RowState() == machine.StateTombstoned || HolderAlive(holder, e.Holder) {
 			continue
 		}
 		out = append(out, InterruptedIntent{ID: r.RowID(), Kind: w.Kind, Intent: string(kind)})

@@ -11,6 +11,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/safefile"
+	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -113,7 +114,7 @@ func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error)
 		}
 		cand := machine.Record{ID: id, Kind: machine.KindWorktree, Origin: machine.OriginCreated,
 			Path: filepath.Join(e.Root, id), Branch: e.Policy.BranchPrefix + id, BaseCommit: commit, AdminKey: id, Port: port}
-		obs, _, err := e.observe(ctx, cand, observe.Scope{})
+		obs, _, err := e.ObserveRecord(ctx, cand, observe.Scope{})
 		if err != nil {
 			return NewResult{}, err
 		}
@@ -129,9 +130,9 @@ func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error)
 		}
 		return NewResult{}, err
 	}
-	failpoint("new/after-intent")
+	failpoint.At("new/after-intent")
 	_, addErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "add", "--no-track", "-b", rec.Branch, "--", rec.Path, rec.BaseCommit)
-	failpoint("new/after-add")
+	failpoint.At("new/after-add")
 	if addErr != nil && ctx.Err() != nil {
 		// Interrupted while git made the tree: what it made is not known
 		// yet, and settling it now would run on after the interrupt. The
@@ -187,8 +188,8 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 	if err := writeMarker(e.Repo, rec.ID, rec.ID); err != nil {
 		return rec, nil, fmt.Errorf("write the ready marker of %s: %w", rec.ID, err)
 	}
-	failpoint("new/after-marker")
-	outs, failed, err := provisionResources(ctx, e, rec)
+	failpoint.At("new/after-marker")
+	outs, failed, err := e.resources().Provision(ctx, e, rec)
 	if err != nil {
 		return rec, outs, err
 	}
@@ -219,7 +220,7 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 // command: its resources in reverse, the tree (forced: nothing in it is a
 // person's yet), its branch by compare-and-swap, and discards the record.
 func rollback(ctx context.Context, e *Env, rec machine.Record, force bool) ([]ResourceOutcome, error) {
-	torn, err := teardownResources(ctx, e, rec.ID)
+	torn, err := e.resources().Teardown(ctx, e, rec.ID)
 	if err != nil {
 		return torn, err
 	}
@@ -239,7 +240,7 @@ func rollback(ctx context.Context, e *Env, rec machine.Record, force bool) ([]Re
 		}
 	}
 	bo, reason := casDeleteBranch(ctx, e, rec.Branch, rec.BaseCommit)
-	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	if err != nil {
 		return torn, err
 	}
@@ -250,11 +251,11 @@ func rollback(ctx context.Context, e *Env, rec machine.Record, force bool) ([]Re
 
 // activate fires created over a fresh observation.
 func activate(ctx context.Context, e *Env, rec machine.Record) (machine.Record, error) {
-	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	if err != nil {
 		return rec, err
 	}
-	failpoint("new/before-complete")
+	failpoint.At("new/before-complete")
 	next, err := e.fire(ctx, rec, machine.TriggerCreated, machine.Firing{Obs: obs}, "created")
 	var r *machine.Refusal
 	if errors.As(err, &r) && r.Code == machine.CodeGuardFailed {

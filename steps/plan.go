@@ -59,7 +59,7 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	for i, r := range live {
 		obs := machine.WorktreeObservation{Path: r.Path, Lease: leases[r.ID]}
 		v := machine.Assess(r, obs, e.Policy, now)
-		items[i] = item(r, obs, v, false)
+		items[i] = PlanItemFor(r, obs, v, false)
 	}
 	// The remotes are asked while the registry and the store are read:
 	// reads that do not depend on each other.
@@ -98,7 +98,7 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 			observe.PruneHashCache(e.Repo)
 		}
 	}
-	resItems, err := resourceItems(ctx, e)
+	resItems, err := e.resources().PlanItems(ctx, e)
 	if err != nil {
 		return machine.Plan{}, err
 	}
@@ -147,7 +147,7 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 		if viewErr != nil || len(v.Remotes) == 0 {
 			return
 		}
-		known = knownAncestors(ctx, e, v, heads)
+		known = KnownAncestors(ctx, e, v, heads)
 		var unproved []string
 		for _, h := range heads {
 			if !known[h] {
@@ -164,11 +164,11 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 		case viewErr != nil:
 			return viewErr
 		case len(v.Remotes) == 0:
-			return errNoRemote(e)
+			return NoRemoteError(e)
 		}
 		return nil
 	}
-	scope, err := e.assessScope(nil)
+	scope, err := e.AssessScope(nil)
 	if err != nil {
 		return cmp.Or(remoteErr(), err)
 	}
@@ -203,14 +203,14 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 	for _, i := range observeIdx {
 		r := live[i]
 		observe.AttachProof(ctx, e.Git, e.Repo, r, &obs[i], scope)
-		items[i] = item(r, obs[i], e.assessKnowing(ctx, archived, r, obs[i], v, now), true)
+		items[i] = PlanItemFor(r, obs[i], e.assessKnowing(ctx, archived, r, obs[i], v, now), true)
 	}
 	return nil
 }
 
-// errNoRemote is the error of assessing trees in a repository without any
+// NoRemoteError is the error of assessing trees in a repository without any
 // remote: nothing could ever prove their work published.
-func errNoRemote(e *Env) error {
+func NoRemoteError(e *Env) error {
 	return &machine.Refusal{Code: machine.CodeNoRemote, Path: e.Repo.MainCheckout, Retry: "custody plan",
 		Message: fmt.Sprintf("the repository at %s has no remote, so no finished worktree's commits can be proven published and none could be removed; nothing was changed. Add the remote your work is pushed to (git remote add origin URL)", e.Repo.MainCheckout)}
 }
@@ -230,7 +230,10 @@ func assessable(rec machine.Record, lease *machine.Lease, now time.Time) bool {
 	return rec.State == machine.StateActive && !lease.Live(now) && observe.Lstat(rec.Path).State == machine.PathAbsent
 }
 
-func item(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, observed bool) machine.PlanItem {
+// PlanItemFor is the plan item of record r over its observation obs and
+// verdict v; observed says obs was taken (a tree assessed without
+// observing it carries no fingerprint).
+func PlanItemFor(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, observed bool) machine.PlanItem {
 	it := machine.PlanItem{ID: r.ID, Kind: r.Kind, State: r.State, Action: v.Action, Path: r.Path, Branch: r.Branch,
 		Head: obs.Head, Proof: v.Proof, Refusal: v.Primary(), Refusals: v.Refusals, Settlement: v.Settlement}
 	if v.Action == machine.ActionRemove {
@@ -248,10 +251,10 @@ func item(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, 
 	return it
 }
 
-// knownAncestors asks once, for all heads, which are ancestors of the
+// KnownAncestors asks once, for all heads, which are ancestors of the
 // view's first tip (observe.Ancestors). It only saves work: when git cannot
 // answer for the batch, each tree's proof asks for itself.
-func knownAncestors(ctx context.Context, e *Env, view *observe.RemoteView, heads []string) map[string]bool {
+func KnownAncestors(ctx context.Context, e *Env, view *observe.RemoteView, heads []string) map[string]bool {
 	if view == nil || len(view.Tips) == 0 || len(heads) == 0 {
 		return nil
 	}

@@ -26,14 +26,14 @@ func archivedRecords(e *Env) map[string]bool {
 	return out
 }
 
-// assessKnowing is e.assess for a plan that already knows which records
+// assessKnowing is e.Assess for a plan that already knows which records
 // have an archive (archivedRecords): a tree without one is assessed
-// without asking the store again, which is what e.assess gives when it
+// without asking the store again, which is what e.Assess gives when it
 // finds no covering archive (machine.CoverByArchive of no proof and no
 // refusal).
 func (e *Env) assessKnowing(ctx context.Context, archived map[string]bool, rec machine.Record, obs machine.WorktreeObservation, view *observe.RemoteView, now time.Time) machine.Verdict {
 	if archived != nil && !archived[rec.ID] {
 		return machine.Assess(rec, obs, e.Policy, now)
 	}
-	return e.assess(ctx, rec, obs, view, now)
+	return e.Assess(ctx, rec, obs, view, now)
 }

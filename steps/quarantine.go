@@ -14,6 +14,7 @@ import (
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/safefile"
+	"github.com/custody-sh/custody/steps/failpoint"
 )
 
 // A removal closes the window between its final observation and the
@@ -279,7 +280,7 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 		return nil, fmt.Errorf("quarantine manifest: %w", err)
 	}
 	q := in.Quarantine
-	pause("apply/before-quarantine")
+	failpoint.Pause("apply/before-quarantine")
 	unlock, err := observe.RegistryLock(ctx, e.Repo, true)
 	if err != nil {
 		return nil, err
@@ -290,8 +291,8 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",
 			Message: fmt.Sprintf("%s could not be moved into quarantine %s, so nothing was removed: %v", rec.Path, q, err)}, nil
 	}
-	failpoint("apply/after-quarantine")
-	pause("apply/after-quarantine")
+	failpoint.At("apply/after-quarantine")
+	failpoint.Pause("apply/after-quarantine")
 	if ref := quarantineInUse(e, rec); ref != nil {
 		return ref, nil
 	}
@@ -362,8 +363,8 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 		},
 		afterFirst: func() {
 			once.Do(func() {
-				failpoint("apply/during-delete")
-				pause("apply/during-delete")
+				failpoint.At("apply/during-delete")
+				failpoint.Pause("apply/during-delete")
 			})
 		},
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/safefile"
+	"github.com/custody-sh/custody/steps/failpoint"
 )
 
 // The check of a quarantine and its deletion use the same directories:
@@ -302,7 +303,7 @@ func (sc *qscan) remove(f quarantinedFile, verify func(quarantinedFile, fs.FileI
 	}
 	switch err := d.rename(f.name, aside); {
 	case err == nil:
-		failpoint("apply/after-aside")
+		failpoint.At("apply/after-aside")
 	case errors.Is(err, fs.ErrNotExist):
 		return "it was moved or deleted after the check read it", nil
 	case errors.Is(err, errRenameUnsupported), errors.Is(err, syscall.ENAMETOOLONG), errors.Is(err, fs.ErrExist):

@@ -9,16 +9,16 @@ import (
 	"github.com/custody-sh/custody/store"
 )
 
-// planRecord is Plan filtered to record id: a sealed plan whose one item
+// PlanRecord is Plan filtered to record id: a sealed plan whose one item
 // is what Plan would say of that record, reached by observing that tree
 // alone (its own registry entry, status and proof against one fresh
 // advertisement of every remote), so its cost does not grow with the
-// number of trees. It observes exactly what apply observes again (e.observe),
+// number of trees. It observes exactly what apply observes again (e.ObserveRecord),
 // so the item's fingerprint is the one apply requires. It writes nothing. A
 // tombstoned or unknown record gives a plan without items; a record Plan
 // would not observe (active under a live lease, carrying an intent) is
 // assessed as Plan assesses it, unobserved.
-func planRecord(ctx context.Context, e *Env, id string) (machine.Plan, error) {
+func PlanRecord(ctx context.Context, e *Env, id string) (machine.Plan, error) {
 	repoID, err := e.Store.RepositoryID()
 	if err != nil {
 		return machine.Plan{}, err
@@ -42,7 +42,7 @@ func planRecord(ctx context.Context, e *Env, id string) (machine.Plan, error) {
 	lease := leases[rec.ID]
 	if !assessable(rec, lease, now) {
 		obs := machine.WorktreeObservation{Path: rec.Path, Lease: lease}
-		plan.Items = []machine.PlanItem{item(rec, obs, machine.Assess(rec, obs, e.Policy, now), false)}
+		plan.Items = []machine.PlanItem{PlanItemFor(rec, obs, machine.Assess(rec, obs, e.Policy, now), false)}
 		return machine.Seal(plan), nil
 	}
 	view, err := observe.Advertise(ctx, e.Git, e.Repo)
@@ -50,16 +50,16 @@ func planRecord(ctx context.Context, e *Env, id string) (machine.Plan, error) {
 		return machine.Plan{}, err
 	}
 	if len(view.Remotes) == 0 {
-		return machine.Plan{}, errNoRemote(e)
+		return machine.Plan{}, NoRemoteError(e)
 	}
-	scope, err := e.assessScope(view)
+	scope, err := e.AssessScope(view)
 	if err != nil {
 		return machine.Plan{}, err
 	}
-	obs, _, err := e.observe(ctx, rec, scope)
+	obs, _, err := e.ObserveRecord(ctx, rec, scope)
 	if err != nil {
 		return machine.Plan{}, err
 	}
-	plan.Items = []machine.PlanItem{item(rec, obs, e.assess(ctx, rec, obs, view, now), true)}
+	plan.Items = []machine.PlanItem{PlanItemFor(rec, obs, e.Assess(ctx, rec, obs, view, now), true)}
 	return machine.Seal(plan), nil
 }

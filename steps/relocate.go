@@ -9,6 +9,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -77,25 +78,25 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		res.Outcome, res.Head = machine.OutcomeAlreadyDone, rec.EffectiveHead()
 		return res, nil
 	}
-	rs, err := e.worktreeResources(id)
+	rs, err := e.LiveResources(id)
 	if err != nil {
 		return RelocateResult{}, err
 	}
 	if ref := machine.ResourcesBlockRelocation(rec, rs); ref != nil {
 		return refused(ref)
 	}
-	scope, err := e.assessScope(nil)
+	scope, err := e.AssessScope(nil)
 	if err != nil {
 		return RelocateResult{}, err
 	}
 	scope.Proof = false
-	obs, _, err := e.observe(ctx, rec, scope)
+	obs, _, err := e.ObserveRecord(ctx, rec, scope)
 	if err != nil {
 		return RelocateResult{}, err
 	}
 	at := rec
 	at.Path = target
-	dest, _, err := e.observe(ctx, at, observe.Scope{})
+	dest, _, err := e.ObserveRecord(ctx, at, observe.Scope{})
 	if err != nil {
 		return RelocateResult{}, err
 	}
@@ -129,8 +130,8 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	if err != nil {
 		return RelocateResult{}, err
 	}
-	failpoint("relocate/after-intent")
-	pause("relocate/before-move")
+	failpoint.At("relocate/after-intent")
+	failpoint.Pause("relocate/before-move")
 	// What could have changed since the observation is checked again
 	// right before git moves the tree; a move not made for it is retried
 	// with the relocate itself once the obstacle is gone.
@@ -139,7 +140,7 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	if moveErr == nil {
 		_, moveErr = observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "move", rec.Path, target)
 	}
-	failpoint("relocate/after-move")
+	failpoint.At("relocate/after-move")
 	if moveErr != nil && ctx.Err() != nil {
 		// Interrupted while git moved the tree: where it is is not known
 		// yet. The intent stays; resume finishes or steps back.

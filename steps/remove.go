@@ -13,6 +13,7 @@ import (
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/safefile"
+	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -22,12 +23,12 @@ func (e *Env) fullScope(ctx context.Context) (observe.Scope, error) {
 	if err != nil {
 		return observe.Scope{}, err
 	}
-	return e.assessScope(view)
+	return e.AssessScope(view)
 }
 
-// assessScope is everything an assessment observes: status, hidden state,
+// AssessScope is everything an assessment observes: status, hidden state,
 // proof against view, processes in use, and custody's own .env lines.
-func (e *Env) assessScope(view *observe.RemoteView) (observe.Scope, error) {
+func (e *Env) AssessScope(view *observe.RemoteView) (observe.Scope, error) {
 	env, err := e.envLines()
 	if err != nil {
 		return observe.Scope{}, err
@@ -78,7 +79,7 @@ func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, vie
 	if view == nil {
 		scope, err = e.fullScope(ctx)
 	} else {
-		scope, err = e.assessScope(view)
+		scope, err = e.AssessScope(view)
 		scope.Ancestors = known
 	}
 	if err != nil {
@@ -103,7 +104,7 @@ func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, vie
 // the intent for a later resume.
 func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope observe.Scope, trees map[string]string, fresh bool) (Outcome, error) {
 	in := rec.Intent
-	obs, _, err := e.observe(ctx, rec, scope)
+	obs, _, err := e.ObserveRecord(ctx, rec, scope)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -114,7 +115,7 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 	// keeps what the admin entry holds once more right before it is
 	// dropped, asks only about what came since.
 	seen := map[string]bool{}
-	v := e.assess(ctx, asFinished(rec), obs, scope.View, e.Now())
+	v := e.Assess(ctx, asFinished(rec), obs, scope.View, e.Now())
 	var why *machine.Refusal
 	switch {
 	case len(obs.TimedOut) > 0:
@@ -174,8 +175,8 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 		if err != nil {
 			return Outcome{}, err
 		}
-		failpoint("apply/after-remove")
-		pause("apply/after-remove")
+		failpoint.At("apply/after-remove")
+		failpoint.Pause("apply/after-remove")
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
 		defer cancel()
 		if ref != nil {
@@ -187,8 +188,8 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 	}
 	// An intent written before removals went through quarantine.
 	_, rmErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--", rec.Path)
-	failpoint("apply/after-remove")
-	pause("apply/after-remove")
+	failpoint.At("apply/after-remove")
+	failpoint.Pause("apply/after-remove")
 	// The act is done: its verification and completion are part of it, and
 	// an interrupt must not leave them for later.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
@@ -196,7 +197,7 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 	if rmErr != nil {
 		// git refused. If it left the tree exactly as the intent recorded,
 		// nothing was removed: step back instead of retrying forever.
-		again, _, err := e.observe(ctx, rec, observe.Scope{})
+		again, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -352,14 +353,14 @@ func settleRemovalSeen(ctx context.Context, e *Env, rec machine.Record, seen map
 			Message: fmt.Sprintf("removal of %s did not finish: %s", rec.Path, what)}}, nil
 	}
 	branchOutcome, reason := deleteOwnedBranch(ctx, e, rec, &inv)
-	failpoint("apply/after-branch")
+	failpoint.At("apply/after-branch")
 	// The tree is gone: an archive it was removed on is now the only copy.
 	// Recorded while the removal intent still stands, so a run killed
 	// around it settles the removal again and records it then.
 	if err := e.archiveSoleCopy(ctx, rec); err != nil { // archive_removal.go
 		return Outcome{}, err
 	}
-	failpoint("apply/before-complete")
+	failpoint.At("apply/before-complete")
 	trigger, outcome, text := machine.TriggerRemoved, machine.OutcomeRemoved, string(machine.OutcomeRemoved)
 	if s := settlementOf(rec); s != nil {
 		trigger, outcome = machine.TriggerSettled, machine.OutcomeSettled
@@ -370,7 +371,7 @@ func settleRemovalSeen(ctx context.Context, e *Env, rec machine.Record, seen map
 		return Outcome{}, err
 	}
 	dropHashCache(e, rec)
-	res, err := teardownResources(ctx, e, rec.ID)
+	res, err := e.resources().Teardown(ctx, e, rec.ID)
 	return Outcome{ID: rec.ID, Outcome: outcome, State: machine.StateTombstoned, Resources: res,
 		Branch: branchResult(rec, branchOutcome, reason), Recovered: recovered}, err
 }
@@ -445,7 +446,7 @@ func settledText(rec machine.Record, s machine.Settlement, branchOutcome, reason
 	return text
 }
 
-// observeSettled observes rec to verify its removal: e.observe, except
+// observeSettled observes rec to verify its removal: e.ObserveRecord, except
 // that a tree whose path is gone is looked up in the whole registry read
 // from git's files (observe.TakeRegistryInventory; git's own listing when
 // any entry is not the plain case), which also says which trees have the
@@ -453,7 +454,7 @@ func settledText(rec machine.Record, s machine.Settlement, branchOutcome, reason
 // does.
 func observeSettled(ctx context.Context, e *Env, rec machine.Record) (machine.WorktreeObservation, observe.Inventory, error) {
 	if observe.Lstat(rec.Path).State != machine.PathAbsent {
-		return e.observe(ctx, rec, observe.Scope{})
+		return e.ObserveRecord(ctx, rec, observe.Scope{})
 	}
 	inv, err := observe.TakeRegistryInventory(ctx, e.Git, e.Repo, rec.Branch)
 	if err != nil {
@@ -489,7 +490,7 @@ func dropHashCache(e *Env, rec machine.Record) {
 // tree that is intact steps back to finished; one partly deleted keeps
 // its intent and says how to restore it.
 func quarantineRefused(ctx context.Context, e *Env, rec machine.Record, why *machine.Refusal) (Outcome, error) {
-	obs, _, err := e.observe(ctx, rec, observe.Scope{Status: true})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{Status: true})
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -699,6 +700,6 @@ func leftIn(path string) string {
 // same directory at the same commit. Nothing was removed in between; the
 // step back removes nothing either.
 func observeForRetreat(ctx context.Context, e *Env, rec machine.Record) (machine.WorktreeObservation, error) {
-	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	return obs, err
 }

@@ -41,13 +41,13 @@ func worktreeWorkflow() Workflow[machine.Record] {
 
 // observeResume observes rec, and for a relocation its destination too.
 func (e *Env) observeResume(ctx context.Context, rec machine.Record) (machine.WorktreeObservation, *machine.WorktreeObservation, error) {
-	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	if err != nil || rec.Intent == nil || rec.Intent.Kind != machine.IntentRelocation {
 		return obs, nil, err
 	}
 	at := rec
 	at.Path = rec.Intent.Destination
-	dest, _, err := e.observe(ctx, at, observe.Scope{})
+	dest, _, err := e.ObserveRecord(ctx, at, observe.Scope{})
 	return obs, &dest, err
 }
 
@@ -70,14 +70,14 @@ func resumeActivate(ctx context.Context, e *Env, rec machine.Record) ([]ResumeIt
 // resumeDiscard tombstones a creation that made nothing, deleting the
 // untouched branch by compare-and-swap.
 func resumeDiscard(ctx context.Context, e *Env, rec machine.Record) ([]ResumeItem, error) {
-	obs, _, err := e.observe(ctx, rec, observe.Scope{})
+	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	if err != nil {
 		return nil, err
 	}
 	bo, reason := machine.BranchAbsent, ""
 	if obs.BranchTip != "" {
 		bo, reason = casDeleteBranch(ctx, e, rec.Branch, rec.Intent.Commit)
-		if obs, _, err = e.observe(ctx, rec, observe.Scope{}); err != nil {
+		if obs, _, err = e.ObserveRecord(ctx, rec, observe.Scope{}); err != nil {
 			return nil, err
 		}
 	}

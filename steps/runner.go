@@ -83,12 +83,19 @@ func (w Workflow[R]) Resumer() Resumer { return w }
 
 func (w Workflow[R]) kind() machine.Kind { return w.Kind }
 
-// DefaultWorkflows is custody's kinds in the order resume settles them:
-// worktrees first (their own resume re-drives a provisioning tree's
-// resources), then the resource ledger, then archives.
+// DefaultWorkflows is the core's own kinds: worktrees. The features' kinds
+// (the resource ledger, archives) are registered by cmd/custody in
+// Env.Workflows, after the worktrees: a worktree's own resume re-drives a
+// provisioning tree's resources.
 func DefaultWorkflows() []Resumer {
-	return []Resumer{worktreeWorkflow().Resumer(), resourceWorkflow().Resumer(), archiveWorkflow().Resumer()}
+	return []Resumer{WorktreeWorkflow()}
 }
+
+// WorktreeWorkflow is the worktree kind's part in the runner.
+func WorktreeWorkflow() Resumer { return worktreeWorkflow().Resumer() }
+
+// ArchiveWorkflow is the archive kind's part in the runner.
+func ArchiveWorkflow() Resumer { return archiveWorkflow().Resumer() }
 
 func (e *Env) workflows() []Resumer {
 	if e.Workflows != nil {
@@ -174,7 +181,7 @@ func (w Workflow[R]) resumeOne(ctx context.Context, e *Env, r R, force bool) ([]
 			return nil, err
 		}
 	}
-	if !force && holderAlive(holder, e.Holder) {
+	if !force && HolderAlive(holder, e.Holder) {
 		item.Outcome, item.Refusal = machine.OutcomeInProgress, inProgress(r)
 		return []ResumeItem{item}, nil
 	}

@@ -49,16 +49,16 @@ func Show(ctx context.Context, e *Env, id string) (ShowResult, error) {
 	if err != nil {
 		return res, err
 	}
-	obs, _, err := e.observe(ctx, rec, scope)
+	obs, _, err := e.ObserveRecord(ctx, rec, scope)
 	if err != nil {
 		return res, err
 	}
-	v := e.assess(ctx, rec, obs, scope.View, e.Now()) // names a covering archive (archive_removal.go)
+	v := e.Assess(ctx, rec, obs, scope.View, e.Now()) // names a covering archive (archive_removal.go)
 	if rec.State == machine.StateActive && !machine.Removable(rec, obs.Lease, e.Now()) {
 		// Say what plan would say once it is finished, too.
 		fin := rec
 		fin.State = machine.StateFinished
-		v2 := e.assess(ctx, fin, obs, scope.View, e.Now())
+		v2 := e.Assess(ctx, fin, obs, scope.View, e.Now())
 		v.Refusals = append(v.Refusals, v2.Refusals...)
 	}
 	res.Observation, res.Verdict = &obs, &v

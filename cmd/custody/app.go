@@ -293,6 +293,7 @@ func (a *App) env(create bool) (*steps.Env, error) {
 		Root: root, Now: clock(), Actor: actor, Holder: steps.Self(),
 		Wait: a.Globals.LockTimeout, Progress: a.progress(),
 	}
+	register(e)
 	if readOnly {
 		// Derived data (the content hash cache, objects a proof needs) is
 		// written only where the file system lets it be.

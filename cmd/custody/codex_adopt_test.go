@@ -13,10 +13,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
-	"github.com/google/go-cmp/cmp"
+	"github.com/custody-sh/custody/steps/agents"
+	"github.com/custody-sh/custody/steps/resource"
 )
 
 // caAppTree makes a tree as the Codex app does: `git worktree add` of this
@@ -59,7 +62,7 @@ func caIntegrate(t *testing.T, w *rtWorld) (setup, cleanup string) {
 	t.Helper()
 	mustCustody(t, w.r, 0, "integrate", "codex")
 	setup, cleanup = cxScripts(t, filepath.Join(w.r.Dir, ".codex", "environments", "environment.toml"))
-	if setup != steps.CodexSetupScript || cleanup != steps.CodexCleanupScript {
+	if setup != agents.CodexSetupScript || cleanup != agents.CodexCleanupScript {
 		t.Fatalf("scripts written: setup %q cleanup %q", setup, cleanup)
 	}
 	return setup, cleanup
@@ -352,7 +355,7 @@ func TestCodexSetupRequiredResourceFails(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(tree, ".git")); err != nil {
 		t.Errorf("the app's tree was touched: %v", err)
 	}
-	out := decodeResult[steps.EnsureResult](t, runBin(t, custodyBin, w.r, tree, nil, "resource", "ensure", "--json"), "resource ensure")
+	out := decodeResult[resource.EnsureResult](t, runBin(t, custodyBin, w.r, tree, nil, "resource", "ensure", "--json"), "resource ensure")
 	if len(out.Resources) != 1 || out.Resources[0].Refusal == nil {
 		t.Fatalf("ensure: %+v", out)
 	}

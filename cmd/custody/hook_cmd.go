@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/agents"
+	"github.com/custody-sh/custody/steps/resource"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -141,7 +142,7 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 	if p.Cwd != "" {
 		dir = a.path(p.Cwd)
 	}
-	tree, err := steps.LocateHookTree(dir)
+	tree, err := agents.LocateHookTree(dir)
 	if err != nil {
 		env.fail(a, err)
 		return nil
@@ -149,7 +150,7 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 	env.Path = tree.Path
 	a.statePath = tree.StatePath()
 	actor := hookActor(agent, req.Session)
-	res, st, refusal, err := steps.ChangeHookLease(a.Ctx, steps.HookLease{Hook: hook, Tree: tree, Request: req, Agent: agent, Actor: actor}, a.hookWait())
+	res, st, refusal, err := agents.ChangeHookLease(a.Ctx, agents.HookLease{Hook: hook, Tree: tree, Request: req, Agent: agent, Actor: actor}, a.hookWait())
 	env.ID, env.Lease = res.Record.ID, res.Lease
 	switch {
 	case err != nil:
@@ -172,7 +173,7 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 // payload: in the store of the tree the hook runs in, if it runs in one
 // (else the refusal is on stderr alone).
 func (a *App) journalHere(env *hookEnvelope, flags hookSession) {
-	tree, err := steps.LocateHookTree(a.Dir)
+	tree, err := agents.LocateHookTree(a.Dir)
 	if err != nil {
 		return
 	}
@@ -185,7 +186,7 @@ func (a *App) journalHere(env *hookEnvelope, flags hookSession) {
 }
 
 // hookEnsure runs the tree's ensure commands when custody.toml exists.
-func (a *App) hookEnsure(tree steps.HookTree, id string) *hookEnsureResult {
+func (a *App) hookEnsure(tree agents.HookTree, id string) *hookEnsureResult {
 	if _, err := os.Lstat(filepath.Join(tree.Repo.MainCheckout, "custody.toml")); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -193,7 +194,7 @@ func (a *App) hookEnsure(tree steps.HookTree, id string) *hookEnsureResult {
 	a.Dir = tree.Path
 	e, err := a.env(false)
 	if err == nil {
-		out.Resources, err = steps.Ensure(a.Ctx, e, id)
+		out.Resources, err = resource.Ensure(a.Ctx, e, id)
 	}
 	if err != nil {
 		b := describeIn(err, a.invocation())

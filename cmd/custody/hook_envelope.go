@@ -8,6 +8,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/agents"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -73,7 +74,7 @@ func (env *hookEnvelope) fail(a *App, err error) {
 // journal logs the hook's refusal or error as a hook-error event, when
 // journalsRefusal says a refusal is worth it.
 func (env *hookEnvelope) journal(st *store.Store, record, actor string, at time.Time) {
-	he := steps.HookError{Hook: env.Hook, Session: env.Session, Path: env.Path}
+	he := agents.HookError{Hook: env.Hook, Session: env.Session, Path: env.Path}
 	switch {
 	case env.Error != nil:
 		he.Code, he.Message = env.Error.Code, env.Error.Message
@@ -82,7 +83,7 @@ func (env *hookEnvelope) journal(st *store.Store, record, actor string, at time.
 	default:
 		return
 	}
-	if st != nil && steps.LogHookError(st, record, actor, he, at) == nil {
+	if st != nil && agents.LogHookError(st, record, actor, he, at) == nil {
 		env.Logged = "journal"
 		return
 	}

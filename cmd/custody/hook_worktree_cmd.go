@@ -8,6 +8,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/agents"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -135,7 +136,7 @@ func (c *HookWorktreeRemoveCmd) Run(a *App) error {
 			env.journal(e.Store, env.ID, actor, now)
 		}
 	}()
-	res, err := steps.RetireHookTree(a.Ctx, e, steps.RetireRequest{Dir: target, Session: env.Session, Hook: env.Hook, Agent: agent, Actor: actor})
+	res, err := agents.RetireHookTree(a.Ctx, e, agents.RetireRequest{Dir: target, Session: env.Session, Hook: env.Hook, Agent: agent, Actor: actor})
 	env.ID, env.Path, env.Removal = res.ID, res.Path, res.Removal
 	switch {
 	case err != nil:

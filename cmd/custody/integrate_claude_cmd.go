@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/custody-sh/custody/observe"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/agents"
 )
 
 // IntegrateClaudeCmd writes custody's Claude Code hooks.
@@ -40,7 +40,7 @@ func (c *IntegrateClaudeCmd) Run(a *App) error {
 			return err
 		}
 	}
-	res, err := steps.IntegrateClaude(repo, c.Check)
+	res, err := agents.IntegrateClaude(repo, c.Check)
 	if err != nil {
 		return err
 	}

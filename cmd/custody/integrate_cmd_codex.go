@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/custody-sh/custody/observe"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/agents"
 )
 
 // IntegrateCodexCmd co-manages the Codex app's environment.toml.
@@ -20,13 +20,13 @@ func (IntegrateCodexCmd) Help() string {
 Codex app generates and rewrites) so that the app runs custody in the worktrees it
 makes and removes:
 
-    [setup]   script = "` + steps.CodexSetupScript + `"
-    [cleanup] script = "` + steps.CodexCleanupScript + `"
+    [setup]   script = "` + agents.CodexSetupScript + `"
+    [cleanup] script = "` + agents.CodexCleanupScript + `"
 
 The setup script puts the app's tree in custody (adopt --if-needed: the app
 makes plain git worktrees) and creates or ensures its resources. Only those two
 keys are edited, and only where absent, empty, or exactly a script an earlier
-custody wrote (` + "`" + steps.CodexEarlierSetupScript + "`" + `, upgraded in place): a script of your
+custody wrote (` + "`" + agents.CodexEarlierSetupScript + "`" + `, upgraded in place): a script of your
 own is kept byte for byte, as are comments, the app's [[actions]] and every
 other key. version and name (the app requires both) are added only where
 absent. The file is replaced atomically, and only when its bytes change, so
@@ -50,7 +50,7 @@ func (c *IntegrateCodexCmd) Run(a *App) error {
 			return err
 		}
 	}
-	res, err := steps.IntegrateCodex(repo, c.Check)
+	res, err := agents.IntegrateCodex(repo, c.Check)
 	if err != nil {
 		return err
 	}

@@ -13,10 +13,11 @@ import (
 	"strings"
 	"testing"
 
+	toml "github.com/pelletier/go-toml/v2"
+
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/steps"
-	toml "github.com/pelletier/go-toml/v2"
+	"github.com/custody-sh/custody/steps/agents"
 )
 
 // cxScripts reads [setup].script and [cleanup].script from the file at path.
@@ -69,13 +70,13 @@ func TestCodexScriptsRunFromTheFile(t *testing.T) {
 	made := w.rtNew(t, "codex")
 	db, cache := w.handle(made.ID, "db"), w.handle(made.ID, "cache")
 
-	res := decodeResult[steps.IntegrateCodexResult](t, mustCustody(t, w.r, 0, "integrate", "codex", "--json"), "integrate codex")
+	res := decodeResult[agents.IntegrateCodexResult](t, mustCustody(t, w.r, 0, "integrate", "codex", "--json"), "integrate codex")
 	path := filepath.Join(w.r.Dir, ".codex", "environments", "environment.toml")
 	if res.Path != path || !res.Created || !res.Written {
 		t.Fatalf("integrate codex: %+v", res)
 	}
 	setup, cleanup := cxScripts(t, path)
-	if setup != steps.CodexSetupScript || cleanup != steps.CodexCleanupScript {
+	if setup != agents.CodexSetupScript || cleanup != agents.CodexCleanupScript {
 		t.Fatalf("scripts written: setup %q cleanup %q", setup, cleanup)
 	}
 
@@ -134,7 +135,7 @@ func TestCodexKeepsThePersonsFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(app), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res := decodeResult[steps.IntegrateCodexResult](t, mustCustody(t, w.r, 0, "integrate", "codex", "--json"), "integrate codex")
+	res := decodeResult[agents.IntegrateCodexResult](t, mustCustody(t, w.r, 0, "integrate", "codex", "--json"), "integrate codex")
 	if !res.Written || res.Created {
 		t.Fatalf("integrate codex: %+v", res)
 	}
@@ -142,7 +143,7 @@ func TestCodexKeepsThePersonsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := app + "\n[setup]\nscript = \"" + steps.CodexSetupScript + "\"\n"; string(b) != want {
+	if want := app + "\n[setup]\nscript = \"" + agents.CodexSetupScript + "\"\n"; string(b) != want {
 		t.Fatalf("the file after integrate:\n%s\nwant:\n%s", b, want)
 	}
 	if fi, _ := os.Lstat(path); fi.Mode().Perm() != 0o600 {

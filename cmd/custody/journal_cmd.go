@@ -11,6 +11,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/report"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -104,7 +105,7 @@ type signatureFlags struct {
 }
 
 // check returns the signature check the flags ask for (nil for none).
-func (f signatureFlags) check(a *App, filtered bool) (*steps.SignatureCheck, error) {
+func (f signatureFlags) check(a *App, filtered bool) (*report.SignatureCheck, error) {
 	if f.Signature == "" && f.AllowedSigners == "" {
 		return nil, nil
 	}
@@ -114,7 +115,7 @@ func (f signatureFlags) check(a *App, filtered bool) (*steps.SignatureCheck, err
 	if filtered {
 		return nil, &usageError{errors.New("--signature checks the head of a whole journal; an export filtered to one record does not end at it")}
 	}
-	return &steps.SignatureCheck{Run: &observe.Runner{}, Signature: a.path(f.Signature), AllowedSigners: a.path(f.AllowedSigners)}, nil
+	return &report.SignatureCheck{Run: &observe.Runner{}, Signature: a.path(f.Signature), AllowedSigners: a.path(f.AllowedSigners)}, nil
 }
 
 // Help is the long help of journal verify.
@@ -264,9 +265,9 @@ func (c *JournalReportCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	opts := steps.ReportOptions{Format: c.Format, Record: c.Record, Signature: sig, Version: version,
+	opts := report.ReportOptions{Format: c.Format, Record: c.Record, Signature: sig, Version: version,
 		Verify: store.VerifyOptions{Head: c.Head, AllowGaps: c.AllowGaps, Redacted: c.File != "", Home: c.Home, Root: c.Root, Host: c.Host}}
-	var src steps.EntrySource
+	var src report.EntrySource
 	if c.File != "" {
 		f, err := os.Open(a.path(c.File))
 		if err != nil {
@@ -295,9 +296,9 @@ func (c *JournalReportCmd) Run(a *App) error {
 			return e.Store.Journal("", func(line []byte, _ store.Entry) error { return fn(line) })
 		}
 	}
-	var res steps.ReportResult
+	var res report.ReportResult
 	if toStdout {
-		res, err = steps.Report(a.Ctx, src, a.Stdout, opts)
+		res, err = report.Report(a.Ctx, src, a.Stdout, opts)
 		if err != nil {
 			return err
 		}
@@ -311,7 +312,7 @@ func (c *JournalReportCmd) Run(a *App) error {
 		return outputError(err, path, "custody journal report -o NEW-FILE")
 	}
 	defer f.Abort()
-	if res, err = steps.Report(a.Ctx, src, f, opts); err != nil {
+	if res, err = report.Report(a.Ctx, src, f, opts); err != nil {
 		return err
 	}
 	if err := f.Commit(); err != nil {
@@ -322,7 +323,7 @@ func (c *JournalReportCmd) Run(a *App) error {
 }
 
 // reportLine is the report's human summary.
-func reportLine(w io.Writer, out string, res steps.ReportResult) {
+func reportLine(w io.Writer, out string, res report.ReportResult) {
 	s, v := res.Summary, res.Verification
 	where := ""
 	if out != "" {
@@ -369,7 +370,7 @@ func (c *JournalSignCmd) Run(a *App) error {
 	} else {
 		key = a.path(key)
 	}
-	sig, err := steps.SignHead(a.Ctx, &observe.Runner{}, key, head)
+	sig, err := report.SignHead(a.Ctx, &observe.Runner{}, key, head)
 	if err != nil {
 		return err
 	}

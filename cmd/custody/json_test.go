@@ -20,6 +20,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/resource"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -99,8 +100,8 @@ type (
 	}
 	// gcResult is the result of resource gc.
 	gcResult struct {
-		DryRun bool           `json:"dry_run"`
-		Items  []steps.GCItem `json:"items"`
+		DryRun bool              `json:"dry_run"`
+		Items  []resource.GCItem `json:"items"`
 	}
 	// resourceListResult is the result of resource list.
 	resourceListResult struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/migrate"
 )
 
 func TestMigrateNamesAreBytes(t *testing.T) {
@@ -37,7 +38,7 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 	trees["unpushed"] = add("u\x86\n|", branches["unpushed"])
 	unpushedHead := r.Commit(trees["unpushed"], "one.txt", "never pushed\n")
 
-	d := decodeResult[steps.MigrateDiscovery](t, mustCustody(t, r, 3, "--json", "migrate", "discover"), "migrate discover")
+	d := decodeResult[migrate.MigrateDiscovery](t, mustCustody(t, r, 3, "--json", "migrate", "discover"), "migrate discover")
 	classes := map[string]machine.MigrateClass{}
 	for _, p := range d.Places {
 		classes[p.Path] = p.Class

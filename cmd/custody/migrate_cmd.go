@@ -8,6 +8,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/migrate"
 )
 
 // MigrateCmd groups the legacy migration commands.
@@ -43,7 +44,7 @@ func (c *MigrateDiscoverCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	d, err := steps.MigrateDiscover(a.Ctx, e, c.ScanLimit)
+	d, err := migrate.MigrateDiscover(a.Ctx, e, c.ScanLimit)
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func (c *MigratePlanCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	p, err := steps.MigratePlan(a.Ctx, e, steps.MigrateOptions{ScanLimit: c.ScanLimit})
+	p, err := migrate.MigratePlan(a.Ctx, e, migrate.MigrateOptions{ScanLimit: c.ScanLimit})
 	if err != nil {
 		return err
 	}
@@ -155,7 +156,7 @@ func (c *MigrateDisposeCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.MigrateDispose(a.Ctx, e, c.ID, c.Approve, d, c.Reject, c.Digest)
+	res, err := migrate.MigrateDispose(a.Ctx, e, c.ID, c.Approve, d, c.Reject, c.Digest)
 	if err != nil {
 		return err
 	}
@@ -221,7 +222,7 @@ func (c *MigrateApplyCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.MigrateApply(a.Ctx, e, plan, steps.MigrateOptions{Only: c.Only, AllowExternalRetirement: c.AllowExternalRetirement,
+	res, err := migrate.MigrateApply(a.Ctx, e, plan, migrate.MigrateOptions{Only: c.Only, AllowExternalRetirement: c.AllowExternalRetirement,
 		Acknowledge: c.Acknowledge, PlanFile: c.Plan, ScanLimit: c.ScanLimit})
 	if err != nil {
 		return err
@@ -261,7 +262,7 @@ func (c *MigrateStatusCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.MigrateStatus(a.Ctx, e)
+	res, err := migrate.MigrateStatus(a.Ctx, e)
 	if err != nil {
 		return err
 	}

@@ -18,13 +18,14 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/migrate"
 )
 
 // mgCrashPoints are the failpoints a migrate apply of the legacy layout
 // passes: its own and those of the removal, archive and relocation it
 // reuses.
 func mgCrashPoints() []string {
-	points := steps.MigrateFailpoints()
+	points := migrate.MigrateFailpoints()
 	for _, p := range steps.Failpoints() {
 		if strings.HasPrefix(p, "apply/") || strings.HasPrefix(p, "relocate/") || (strings.HasPrefix(p, "archive/after-") || p == "archive/before-seal") && !strings.Contains(p, "prune") && !strings.Contains(p, "strip") {
 			points = append(points, p)
@@ -71,7 +72,7 @@ func mgKilledAt(t *testing.T, r *fixtures.Repo, point string) bool {
 func mgAfterKill(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures.Snapshot) {
 	t.Helper()
 	res := custody(t, l.Repo, "--json", "migrate", "status")
-	st := decodeResult[steps.MigrateStatusResult](t, res, "migrate status")
+	st := decodeResult[migrate.MigrateStatusResult](t, res, "migrate status")
 	if st.Complete {
 		// Complete is claimed only when it is true: the end state holds
 		// without another run.

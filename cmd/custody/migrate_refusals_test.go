@@ -11,7 +11,7 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/migrate"
 )
 
 // mgSmall makes a repository with an unpushed sibling tree and a locked
@@ -64,7 +64,7 @@ func TestMigrateChangedNeedsNewDisposition(t *testing.T) {
 	r, unpushed, _, up := mgSmall(t)
 	mustCustody(t, r, 0, "migrate", "dispose", "repo-work", "--approve", "--digest", unpushed.Digest)
 	r.WriteFile(up, "later.txt", "written after the review\n")
-	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
+	res := decodeResult[migrate.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
 	if len(res.Items) != 1 || res.Items[0].Refusal == nil || res.Items[0].Refusal.Code != machine.CodeMigrateChanged {
 		t.Fatalf("apply after a change: %+v, want migrate-changed", res.Items)
 	}
@@ -87,9 +87,9 @@ func TestMigrateAdoptRelocateAndLandFailure(t *testing.T) {
 	r, unpushed, _, up := mgSmall(t)
 	before := r.Snap(up)
 	mustCustody(t, r, 0, "migrate", "dispose", "repo-work", "--approve", "--disposition", "adopt-and-relocate", "--digest", unpushed.Digest)
-	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json"), "migrate apply")
+	res := decodeResult[migrate.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json"), "migrate apply")
 	dst := filepath.Join(r.Dir, ".worktrees", "repo-work")
-	var moved *steps.MigrateOutcome
+	var moved *migrate.MigrateOutcome
 	for i, it := range res.Items {
 		if it.ID == "repo-work" {
 			moved = &res.Items[i]
@@ -109,7 +109,7 @@ func TestMigrateAdoptRelocateAndLandFailure(t *testing.T) {
 		t.Fatalf("records after adopt-and-relocate: %+v", recs)
 	}
 	// Running it again repeats nothing.
-	again := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
+	again := decodeResult[migrate.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
 	if len(again.Items) != 1 || again.Items[0].Outcome != machine.OutcomeAlreadyDone {
 		t.Fatalf("second apply: %+v", again.Items)
 	}
@@ -123,7 +123,7 @@ func TestMigrateAdoptRelocateAndLandFailure(t *testing.T) {
 	taken := r.Git("commit-tree", "-m", "someone else's review", "main^{tree}")
 	r.Git("push", "-q", "origin", taken+":refs/heads/custody/review/repo-more")
 	mustCustody(t, r, 0, "migrate", "dispose", "repo-more", "--approve", "--disposition", "land", "--digest", c.Digest)
-	res = decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate2.json", "--only", "repo-more"), "migrate apply")
+	res = decodeResult[migrate.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate2.json", "--only", "repo-more"), "migrate apply")
 	if len(res.Items) != 1 || res.Items[0].Refusal == nil || res.Items[0].Refusal.Code != machine.CodeLandFailed {
 		t.Fatalf("land over a taken review branch: %+v, want land-failed", res.Items)
 	}
@@ -167,11 +167,11 @@ func TestMigrateAcknowledgeUnrecoverable(t *testing.T) {
 	r.Git("worktree", "remove", "--force", moved)
 	r.Git("branch", "-D", "more")
 
-	wrong := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-more", "--acknowledge-unrecoverable", r.Head(r.Dir)), "migrate apply")
+	wrong := decodeResult[migrate.MigrateApplyResult](t, mustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-more", "--acknowledge-unrecoverable", r.Head(r.Dir)), "migrate apply")
 	if len(wrong.Items) != 1 || wrong.Items[0].Refusal == nil || wrong.Items[0].Refusal.Code != machine.CodeGuardFailed {
 		t.Fatalf("a commit that is not the record's: %+v, want guard-failed", wrong.Items)
 	}
-	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--only", "repo-more", "--acknowledge-unrecoverable", head), "migrate apply")
+	res := decodeResult[migrate.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--only", "repo-more", "--acknowledge-unrecoverable", head), "migrate apply")
 	if len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeAbandoned {
 		t.Fatalf("acknowledged: %+v, want abandoned", res.Items)
 	}
@@ -213,14 +213,14 @@ func TestMigrateReusedAdminKey(t *testing.T) {
 		t.Fatalf("candidate %+v, want repo-again proposed for retire", plan.Candidates)
 	}
 	mustCustody(t, r, 0, "migrate", "dispose", "repo-again", "--approve", "--digest", c.Digest)
-	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	res := decodeResult[migrate.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
 	if len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeRemoved {
 		t.Fatalf("apply: %+v, want removed", res.Items)
 	}
 	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the tree is still there: %v", err)
 	}
-	again := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	again := decodeResult[migrate.MigrateApplyResult](t, mustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
 	if len(again.Items) != 1 || again.Items[0].Outcome != machine.OutcomeAlreadyDone || again.Items[0].Refusal != nil {
 		t.Fatalf("second apply: %+v, want already-done", again.Items)
 	}

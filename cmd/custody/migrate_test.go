@@ -12,11 +12,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps"
-	"github.com/google/go-cmp/cmp"
+	"github.com/custody-sh/custody/steps/migrate"
 )
 
 // mgWantProposal is the disposition migrate plan proposes for each role
@@ -94,9 +96,9 @@ func mgDisposeAll(t testing.TB, r *fixtures.Repo, p machine.MigratePlan) {
 }
 
 // mgStatus runs migrate status --json.
-func mgStatus(t testing.TB, r *fixtures.Repo, want int) steps.MigrateStatusResult {
+func mgStatus(t testing.TB, r *fixtures.Repo, want int) migrate.MigrateStatusResult {
 	t.Helper()
-	return decodeResult[steps.MigrateStatusResult](t, mustCustody(t, r, want, "--json", "migrate", "status"), "migrate status")
+	return decodeResult[migrate.MigrateStatusResult](t, mustCustody(t, r, want, "--json", "migrate", "status"), "migrate status")
 }
 
 // mgUntouched snapshots everything a migration must never change.
@@ -130,7 +132,7 @@ func TestMigrateLegacyLayout(t *testing.T) {
 	untouched := mgUntouched(l)
 	mustCustody(t, l.Repo, 0, "init")
 
-	d := decodeResult[steps.MigrateDiscovery](t, mustCustody(t, l.Repo, 3, "--json", "migrate", "discover"), "migrate discover")
+	d := decodeResult[migrate.MigrateDiscovery](t, mustCustody(t, l.Repo, 3, "--json", "migrate", "discover"), "migrate discover")
 	got := map[string]machine.MigrateClass{}
 	for _, p := range d.Places {
 		got[p.Path] = p.Class
@@ -167,7 +169,7 @@ func TestMigrateLegacyLayout(t *testing.T) {
 		t.Fatalf("before any disposition every candidate is pending: %+v", st)
 	}
 	// Nothing is applied without a person's disposition.
-	none := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	none := decodeResult[migrate.MigrateApplyResult](t, mustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
 	for _, it := range none.Items {
 		if it.Refusal == nil || it.Refusal.Code != machine.CodeMigrateNotApproved {
 			t.Errorf("%s applied without a disposition: %+v", it.ID, it)
@@ -181,7 +183,7 @@ func TestMigrateLegacyLayout(t *testing.T) {
 	mgDisposeAll(t, l.Repo, p)
 
 	// Without the confirmation, trees outside the managed root stay.
-	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json"), "migrate apply")
+	res := decodeResult[migrate.MigrateApplyResult](t, mustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json"), "migrate apply")
 	for _, it := range res.Items {
 		if d := mgWantProposal[roles[it.ID]]; d == machine.DispositionRetire && (it.Refusal == nil || it.Refusal.Code != machine.CodeExternalTree) {
 			t.Errorf("%s without --allow-external-retirement: %+v, want external-tree", it.ID, it)
@@ -197,7 +199,7 @@ func TestMigrateLegacyLayout(t *testing.T) {
 	mgCheckEnd(t, l, untouched)
 
 	// Re-running revalidates and repeats nothing.
-	again := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, l.Repo, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	again := decodeResult[migrate.MigrateApplyResult](t, mustCustody(t, l.Repo, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
 	for _, it := range again.Items {
 		if it.Outcome != machine.OutcomeAlreadyDone {
 			t.Errorf("second apply: %s %s, want already-done", it.ID, it.Outcome)
@@ -275,7 +277,7 @@ func mgCheckEnd(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures.
 
 // mgCheckJournal exports the journal, verifies it offline, and requires an
 // observation, a disposition and an outcome of every candidate in it.
-func mgCheckJournal(t *testing.T, r *fixtures.Repo, st steps.MigrateStatusResult) {
+func mgCheckJournal(t *testing.T, r *fixtures.Repo, st migrate.MigrateStatusResult) {
 	t.Helper()
 	out := filepath.Join(r.Root, "journal.jsonl")
 	mustCustody(t, r, 0, "journal", "export", "-o", out)

@@ -16,7 +16,7 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/report"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -104,7 +104,7 @@ func TestRedactOddHomeAndRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 		hidden(format+" report", string(page))
-		res := decodeResult[steps.ReportResult](t, mustCustody(t, r, 0, "--json", "journal", "report", "--format", format, "-o", out,
+		res := decodeResult[report.ReportResult](t, mustCustody(t, r, 0, "--json", "journal", "report", "--format", format, "-o", out,
 			"--home", r.Home, "--root", r.Dir, "--host", host, exp), "journal report")
 		if v := res.Verification; !v.ChainVerified || v.Redacted == 0 || v.ContentChecked != v.Redacted {
 			t.Errorf("report of the redacted export with the values given back: %+v", v)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/resource"
 )
 
 // ResourceCmd groups the resource commands.
@@ -80,11 +81,11 @@ func (c *ResourceEnsureCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	outs, err := steps.Ensure(a.Ctx, e, id)
+	outs, err := resource.Ensure(a.Ctx, e, id)
 	if err != nil {
 		return err
 	}
-	a.done(steps.EnsureResult{ID: id, Resources: outs}, func(w io.Writer) {
+	a.done(resource.EnsureResult{ID: id, Resources: outs}, func(w io.Writer) {
 		if len(outs) == 0 {
 			fmt.Fprintln(w, "no ensure commands to run")
 		}
@@ -125,11 +126,11 @@ func (c *ResourceGCCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	items, err := steps.GC(a.Ctx, e, c.DryRun)
+	items, err := resource.GC(a.Ctx, e, c.DryRun)
 	if err != nil {
 		return err
 	}
-	a.done(steps.GCResult{DryRun: c.DryRun, Items: items}, func(w io.Writer) {
+	a.done(resource.GCResult{DryRun: c.DryRun, Items: items}, func(w io.Writer) {
 		if len(items) == 0 {
 			fmt.Fprintln(w, "the ledger holds no live resources")
 		}

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/report"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -32,7 +32,7 @@ func schemas() map[string][]byte {
 		"journal-entry.json":    {exportLine{}, "one line of custody journal export (jsonl), redacted or not"},
 		"envelope-ok.json":      {okEnvelope{}, "the --json envelope of a command that did its work (exit 0 or 3), on stdout"},
 		"envelope-error.json":   {errEnvelope{}, "the --json envelope of a command that failed (exit 1), on stderr"},
-		"report-summary.json":   {steps.ReportResult{}, "the result of custody journal report --json: its summary and verification banner"},
+		"report-summary.json":   {report.ReportResult{}, "the result of custody journal report --json: its summary and verification banner"},
 		"archive-manifest.json": {machine.ArchiveManifest{}, machine.ArchiveFormat + ": the manifest.json of an archive directory"},
 		"hook-envelope.json":    {hookEnvelope{}, "hook protocol 1: the one envelope every custody hook prints on stdout"},
 		"migrate-plan.json":     {machine.MigratePlan{}, machine.MigratePlanFormat + ": a migrate plan file (custody migrate plan -o)"},

@@ -3,7 +3,7 @@ package main
 import (
 	"io"
 
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/resource"
 )
 
 // TeardownCmd destroys the resources of the managed worktree it runs in.
@@ -28,7 +28,7 @@ func (c *TeardownCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.Teardown(a.Ctx, e, a.Dir)
+	res, err := resource.Teardown(a.Ctx, e, a.Dir)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,16 @@
+package main
+
+import (
+	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/resource"
+)
+
+// register gives e the features the steps core does not import (decision
+// 0230): each kind's workflow, in the order resume settles them (worktrees
+// first: a worktree's own resume re-drives a provisioning tree's
+// resources; then the resource ledger; then archives), and the feature
+// implementations of the interfaces the core declares.
+func register(e *steps.Env) {
+	e.Workflows = []steps.Resumer{steps.WorktreeWorkflow(), resource.Workflow(), steps.ArchiveWorkflow()}
+	e.Resources = resource.Lifecycle{}
+}

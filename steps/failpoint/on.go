@@ -1,0 +1,37 @@
+//go:build failpoint
+
+package failpoint
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// At kills the process with SIGKILL when CUSTODY_FAILPOINT names
+// point. It exists only in builds with the failpoint tag.
+func At(point string) {
+	if os.Getenv("CUSTODY_FAILPOINT") == point {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+}
+
+// Pause holds the process at point when CUSTODY_PAUSE names it: it creates
+// $CUSTODY_PAUSE_DIR/paused, then waits (up to a minute) until
+// $CUSTODY_PAUSE_DIR/go exists. Concurrency tests use it to stop one
+// invocation at an exact step while another runs. It exists only in builds
+// with the failpoint tag.
+func Pause(point string) {
+	dir := os.Getenv("CUSTODY_PAUSE_DIR")
+	if os.Getenv("CUSTODY_PAUSE") != point || dir == "" {
+		return
+	}
+	_ = os.WriteFile(filepath.Join(dir, "paused"), []byte(point+"\n"), 0o644)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "go")); err == nil {
+			return
+		}
+	}
+}

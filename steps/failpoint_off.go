@@ -1,9 +1,0 @@
-//go:build !failpoint
-
-package steps
-
-// failpoint does nothing in ordinary builds.
-func failpoint(string) {}
-
-// pause does nothing in ordinary builds.
-func pause(string) {}

@@ -1,0 +1,71 @@
+package migrate
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
+)
+
+// MigrateDiscovery is what migrate discover found.
+type MigrateDiscovery struct {
+	Bounds machine.MigrateBounds `json:"bounds"`
+	Places []machine.Discovered  `json:"places"`
+	// Candidates counts the admitted places.
+	Candidates int `json:"candidates"`
+}
+
+// Pending reports whether a candidate awaits migration.
+func (d MigrateDiscovery) Pending() bool { return d.Candidates > 0 }
+
+// discovery reads and classifies every place, with the inventory it read
+// them against. An incomplete collection is a refusal.
+func discovery(ctx context.Context, e *steps.Env, limit int) (MigrateDiscovery, observe.Inventory, error) {
+	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	if err != nil {
+		return MigrateDiscovery{}, inv, err
+	}
+	recs, err := e.Store.ListLive()
+	if err != nil {
+		return MigrateDiscovery{}, inv, err
+	}
+	live := map[string]string{}
+	for _, r := range recs {
+		if r.Kind != machine.KindWorktree {
+			continue
+		}
+		live[filepath.Clean(r.Path)] = r.ID
+		if r.AdminKey != "" {
+			live["key:"+r.AdminKey] = r.ID
+		}
+	}
+	places, err := observe.DiscoverLegacy(ctx, e.Git, e.Repo, inv, live, limit)
+	if err != nil {
+		return MigrateDiscovery{}, inv, err
+	}
+	if !places.Complete {
+		return MigrateDiscovery{}, inv, &machine.Refusal{Code: machine.CodeDiscoveryIncomplete, Path: places.Bounds.ScanDir,
+			Retry:   fmt.Sprintf("custody migrate discover --scan-limit %d", 4*places.Bounds.ScanLimit),
+			Message: fmt.Sprintf("%s holds more than the %d entries the scan reads; an incomplete inventory is not one, so nothing was classified", places.Bounds.ScanDir, places.Bounds.ScanLimit)}
+	}
+	d := MigrateDiscovery{Bounds: places.Bounds, Places: []machine.Discovered{}}
+	for _, f := range places.Facts {
+		c := machine.Classify(f)
+		if c.Class.Admitted() {
+			d.Candidates++
+		}
+		d.Places = append(d.Places, c)
+	}
+	return d, inv, nil
+}
+
+// MigrateDiscover classifies every place a migration looks at: git's
+// registered linked worktrees and the entries of the main checkout's
+// parent (at most limit). It writes nothing.
+func MigrateDiscover(ctx context.Context, e *steps.Env, limit int) (MigrateDiscovery, error) {
+	d, _, err := discovery(ctx, e, limit)
+	return d, err
+}

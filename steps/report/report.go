@@ -1,0 +1,230 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"sync"
+
+	"github.com/custody-sh/custody/machine"
+	json "github.com/custody-sh/custody/machine/bytejson"
+	"github.com/custody-sh/custody/store"
+)
+
+// ReportOptions says what Report reads and how it renders.
+type ReportOptions struct {
+	// Format is "html" (default) or "md".
+	Format string
+	// Record limits the report to one record's entries.
+	Record string
+	// Redact, when set, redacts every entry before it is rendered.
+	Redact *store.Redactor
+	// Verify is how the chain is checked as it is read; a report of a
+	// live store sets AllowGaps only with Record.
+	Verify store.VerifyOptions
+	// Signature, when set, checks the chain head the report ends at
+	// against a signature before the report is written.
+	Signature *SignatureCheck
+	// Version is custody's version, named in the summary.
+	Version string
+	// Source says where the entries came from (a file name, or "the
+	// live store").
+	Source string
+}
+
+// ReportResult is what Report found. It is a command result: it is
+// pending (exit 3) when the journal did not verify.
+type ReportResult struct {
+	Summary      machine.ReportSummary `json:"summary"`
+	Verification Verification          `json:"verification"`
+}
+
+// Pending reports whether the journal failed to verify.
+func (r ReportResult) Pending() bool { return !r.Verification.ChainVerified }
+
+// Verification is the report's banner: what was checked and how it came out.
+type Verification struct {
+	ChainVerified bool `json:"chain_verified"`
+	// FirstBad names the first entry that does not verify, and why.
+	FirstBad    string `json:"first_bad,omitempty"`
+	FirstBadSeq uint64 `json:"first_bad_seq,omitempty"`
+	HeadPinned  bool   `json:"head_pinned"`
+	// SignatureChecked is set when a signature over the head verified;
+	// Signer is the principal it names.
+	SignatureChecked bool   `json:"signature_checked"`
+	Signer           string `json:"signer,omitempty"`
+	// Redacted counts the entries that came redacted; ContentChecked those
+	// of them whose content was checked with the values put back.
+	Redacted       int    `json:"redacted"`
+	ContentChecked int    `json:"content_checked"`
+	Filtered       bool   `json:"filtered,omitempty"`
+	Source         string `json:"source"`
+}
+
+// EntrySource calls fn with every journal line, in order. The store's
+// Journal and store.ReadLines over an export both fit it.
+type EntrySource func(fn func(line []byte) error) error
+
+// Report renders the auditor's report of the journal src streams, in one
+// pass in bounded memory: sections are written, as records complete, to a
+// spill file, and the page is assembled once the banner and summary are
+// known. A journal that does not verify still gives a report, whose
+// banner names the first bad entry (ReportResult.Pending); a signature or
+// pinned head that does not match is an error and writes nothing.
+func Report(ctx context.Context, src EntrySource, w io.Writer, opts ReportOptions) (ReportResult, error) {
+	var res ReportResult
+	r, err := rendererFor(opts.Format)
+	if err != nil {
+		return res, err
+	}
+	spill, err := os.CreateTemp("", "custody-report-*")
+	if err != nil {
+		return res, fmt.Errorf("report: %w", err)
+	}
+	defer os.Remove(spill.Name())
+	defer spill.Close()
+
+	v := store.NewVerifier(opts.Verify)
+	audit := machine.NewAudit(opts.Version)
+	ver := Verification{Filtered: opts.Verify.AllowGaps, Source: opts.Source, HeadPinned: opts.Verify.Head != ""}
+	var bad error
+	emit := func(secs []machine.ReportSection) error {
+		for _, s := range secs {
+			if err := r.section(spill, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err = src(func(line []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if bad == nil {
+			if err := v.Line(line); err != nil {
+				bad = err
+			}
+		}
+		if opts.Redact != nil {
+			red, err := opts.Redact.Line(line)
+			if err == nil {
+				line = red
+			}
+		}
+		e, ok := reportEntry(line)
+		if !ok {
+			// Not an entry at all: the banner names it; there is
+			// nothing to render.
+			return nil
+		}
+		if opts.Record != "" && e.Record != opts.Record && !aboutRecord(e, opts.Record) {
+			return nil
+		}
+		e.Unverified = bad != nil
+		return emit(audit.Add(e))
+	})
+	if err != nil && !errors.Is(err, store.ErrJournalBroken) {
+		return res, err
+	}
+	if err != nil && bad == nil {
+		bad = err // a line ReadLines could not read (too long, empty)
+	}
+	rep, headErr := v.Finish()
+	ver.Redacted, ver.ContentChecked = rep.Redacted, rep.ContentChecked
+	switch {
+	case bad != nil:
+		ver.FirstBad = bad.Error()
+		ver.FirstBadSeq = firstBadSeq(bad)
+	case headErr != nil:
+		return res, headErr
+	default:
+		ver.ChainVerified = true
+	}
+	if opts.Signature != nil {
+		if bad != nil {
+			return res, fmt.Errorf("%w; its head cannot be checked against the signature %s", bad, opts.Signature.Signature)
+		}
+		signer, err := opts.Signature.Check(ctx, rep.Head)
+		if err != nil {
+			return res, err
+		}
+		ver.SignatureChecked, ver.Signer = true, signer
+	}
+	sum, rest := audit.Close()
+	if err := emit(rest); err != nil {
+		return res, err
+	}
+	res = ReportResult{Summary: sum, Verification: ver}
+	if err := r.head(w, res); err != nil {
+		return res, err
+	}
+	if _, err := spill.Seek(0, io.SeekStart); err != nil {
+		return res, err
+	}
+	if _, err := io.Copy(w, spill); err != nil {
+		return res, err
+	}
+	return res, r.tail(w, res)
+}
+
+// badSeq finds the sequence number a verification error names.
+var badSeq = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`entry seq ([0-9]+) \(line`) })
+
+// firstBadSeq is the sequence number the verifier's error names (0 when
+// it names only a line).
+func firstBadSeq(err error) uint64 {
+	m := badSeq().FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.ParseUint(m[1], 10, 64)
+	return n
+}
+
+// aboutRecord reports whether an event names record in its detail (a
+// branch deletion is journaled beside the record, not under it).
+func aboutRecord(e machine.ReportEntry, record string) bool {
+	var d struct {
+		Record string `json:"record"`
+	}
+	return len(e.Detail) > 0 && json.Unmarshal(e.Detail, &d) == nil && d.Record == record
+}
+
+// reportEntry reads one line as the report needs it.
+func reportEntry(line []byte) (machine.ReportEntry, bool) {
+	var e struct {
+		store.Entry
+		Redacted []string `json:"redacted"`
+	}
+	if err := json.Unmarshal(line, &e); err != nil {
+		return machine.ReportEntry{}, false
+	}
+	intent := e.Intent
+	if len(intent) == 0 || string(intent) == "null" {
+		intent = e.LegacyResourceIntent
+	}
+	return machine.ReportEntry{Seq: e.Seq, At: e.At, Record: e.Record, Kind: e.Kind, From: e.From, To: e.To,
+		Trigger: e.Trigger, Intent: intent, Proof: e.Proof, Observation: e.Observation, Outcome: e.Outcome,
+		Actor: e.Actor, Event: e.Event, Detail: e.Detail, Hash: e.Hash, Redacted: e.Redacted}, true
+}
+
+// renderer writes one format of the report.
+type renderer interface {
+	head(w io.Writer, res ReportResult) error
+	section(w io.Writer, s machine.ReportSection) error
+	tail(w io.Writer, res ReportResult) error
+}
+
+func rendererFor(format string) (renderer, error) {
+	switch format {
+	case "", "html":
+		return htmlReport{}, nil
+	case "md":
+		return mdReport{}, nil
+	}
+	return nil, fmt.Errorf("unknown report format %q (want html or md)", format)
+}

@@ -1,0 +1,288 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/custody-sh/custody/machine"
+)
+
+// The report's words, shared by the HTML and markdown renderers.
+
+func bannerTitle(v Verification) string {
+	if v.ChainVerified {
+		return "Chain verified: every entry's hash matches its content and chains to the one before it."
+	}
+	return "The chain does NOT verify: " + v.FirstBad
+}
+
+func bannerLines(res ReportResult) []string {
+	v := res.Verification
+	var out []string
+	if !v.ChainVerified {
+		at := "the line named above"
+		if v.FirstBadSeq != 0 {
+			at = "entry seq " + strconv.FormatUint(v.FirstBadSeq, 10)
+		}
+		out = append(out, "First bad entry: "+at+". It and every entry after it are marked unverified; the chain vouches for none of them.")
+	}
+	out = append(out, "Source: "+v.Source)
+	if v.HeadPinned {
+		out = append(out, "Head pinned: the export ends at the pinned head "+res.Summary.Head+".")
+	} else {
+		out = append(out, "Head not pinned: entries dropped from the end would not show (pin it with --head from custody journal head).")
+	}
+	if v.SignatureChecked {
+		out = append(out, "Signature checked: the head is signed by "+v.Signer+" (namespace custody-journal).")
+	} else {
+		out = append(out, "Signature not checked: who exported this is not established (custody journal sign; then --signature and --allowed-signers).")
+	}
+	if v.Filtered {
+		out = append(out, "Filtered to one record: the chain links between its entries are not checked, each entry's own hash is.")
+	}
+	if v.Redacted > 0 {
+		out = append(out, fmt.Sprintf("%d redacted entries: %d checked by content, the rest by chain only.", v.Redacted, v.ContentChecked))
+	}
+	return out
+}
+
+func summaryRows(s machine.ReportSummary) [][2]string {
+	span := "(no entries)"
+	if s.Entries > 0 {
+		span = s.FirstAt.UTC().Format("2006-01-02 15:04:05") + " to " + s.LastAt.UTC().Format("2006-01-02 15:04:05") + " UTC"
+	}
+	n := strconv.Itoa
+	return [][2]string{
+		{"trees created", n(s.TreesCreated)},
+		{"trees removed", n(s.TreesRemoved)},
+		{"trees kept (still in custody)", n(s.TreesKept)},
+		{"trees abandoned", n(s.TreesAbandoned)},
+		{"trees discarded (nothing made)", n(s.TreesDiscarded)},
+		{"resources made", n(s.ResourcesMade)},
+		{"resources destroyed", n(s.ResourcesDestroyed)},
+		{"archives sealed", n(s.Archives)},
+		{"archives used as proof", n(s.ArchivesUsed)},
+		{"archives pruned", n(s.ArchivesPruned)},
+		{"recovery refs written", n(s.RecoveryRefs)},
+		{"interrupted intents resumed", n(s.Resumed)},
+		{"records", n(s.Records)},
+		{"entries", fmt.Sprintf("%d (seq %d to %d)", s.Entries, s.FirstSeq, s.LastSeq)},
+		{"time span", span},
+		{"chain head", s.Head},
+		{"report by", "custody " + s.CustodyVersion},
+	}
+}
+
+func sectionTitle(s machine.ReportSection) string {
+	t := s.Record
+	if t == "" {
+		t = "repository events"
+	}
+	if s.Continued {
+		t += " (continued)"
+	}
+	return t
+}
+
+// anchor is the section's HTML id: the record's id with every byte but
+// ASCII letters, digits, '.', '_' and '-' written %XX, so it holds no
+// space (an id may not) and no two records share one.
+func anchor(s machine.ReportSection) string {
+	id := "record-" + anchorText(s.Record)
+	if s.Record == "" {
+		id = "repository"
+	}
+	if len(s.Rows) > 0 {
+		id += "-" + strconv.FormatUint(s.Rows[0].Seq, 10)
+	}
+	return id
+}
+
+func anchorText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+func stateWord(state string) string {
+	if state == "" {
+		return "(no transition)"
+	}
+	return state
+}
+
+// removalLines says why one removal was allowed, line by line.
+func removalLines(r machine.ReportRemoval) []string {
+	var out []string
+	if r.RemovedSeq != 0 {
+		out = append(out, fmt.Sprintf("Removed at seq %d, after the removal intent of seq %d.", r.RemovedSeq, r.IntentSeq))
+	} else {
+		out = append(out, fmt.Sprintf("Removal intent of seq %d is still open: the removal has not completed.", r.IntentSeq))
+	}
+	if r.Path != "" {
+		out = append(out, "Path: "+r.Path)
+	}
+	switch {
+	case len(r.ProofFields) > 0:
+		kind := ""
+		var rest []string
+		for _, f := range r.ProofFields {
+			if f[0] == "kind" {
+				kind = f[1]
+				continue
+			}
+			if f[1] != "" {
+				rest = append(rest, f[0]+" "+f[1])
+			}
+		}
+		out = append(out, "Proof: "+orNone(kind)+" — "+strings.Join(rest, "; "))
+		if kind == string(machine.ProofArchive) {
+			out = append(out, archiveLine(r.Proof))
+		}
+	case r.Proof != nil:
+		p := r.Proof
+		line := "Proof: " + string(p.Kind) + " — remote " + orNone(p.Remote) + "; ref " + orNone(p.Ref) + "; tip " + orNone(p.Tip) + "; head " + orNone(p.Head)
+		if len(p.Commits) > 0 {
+			line += "; commits " + strings.Join(p.Commits, ", ")
+		}
+		if p.Base != "" {
+			line += "; base " + p.Base
+		}
+		out = append(out, line)
+		if p.Kind == machine.ProofArchive {
+			out = append(out, archiveLine(p))
+		}
+	default:
+		out = append(out, "Proof: none journaled")
+	}
+	out = append(out, "Plan: "+orNone(r.PlanID))
+	out = append(out, "Fingerprint: "+orNone(r.Fingerprint))
+	out = append(out, "Observation at the intent: "+orNone(r.Observation))
+	if r.RemovedObservation != "" {
+		out = append(out, "Observation at completion: "+r.RemovedObservation)
+	}
+	if r.Branch != "" {
+		what := "kept: no deletion was journaled"
+		if r.BranchOutcome == "deleted" {
+			what = "deleted by compare-and-swap"
+		}
+		out = append(out, fmt.Sprintf("Branch %s %s; it pointed at %s.", r.Branch, what, orNone(r.BranchCommit)))
+	}
+	if len(r.Recovered) == 0 && len(r.RecoveredFile) == 0 {
+		out = append(out, "Recovery refs: none were needed.")
+	}
+	for _, ref := range r.Recovered {
+		out = append(out, "Recovery ref: "+ref.Ref+" at "+ref.Commit)
+	}
+	for _, f := range r.RecoveredFile {
+		out = append(out, "Recovered file: "+f)
+	}
+	return out
+}
+
+// archiveLine names the archive an archive-backed removal stood on: the
+// only copy of the tree's unpublished work once the tree is gone.
+func archiveLine(p *machine.Proof) string {
+	id, head := "", ""
+	if p != nil {
+		id, head = p.Ref, p.Head
+	}
+	return "Archive: " + orNone(id) + " holds this tree's unpublished work at " + orNone(head) +
+		" (its own section shows it sealed; restore with " + machine.Command("custody", "archive", "restore", orNone(id), "DIR") + ")."
+}
+
+func abandonLine(s machine.ReportSection) string {
+	return fmt.Sprintf("Abandoned at seq %d WITHOUT a proof: the one outcome that loses work, taken only because a person acknowledged commit %s as unrecoverable.",
+		s.AbandonedSeq, orNone(s.Abandoned))
+}
+
+func commandLine(c machine.ReportCommand) string {
+	return fmt.Sprintf("%s (seq %d): %s", c.Intent, c.Seq, c.Command)
+}
+
+func rowWhat(r machine.ReportRow) string {
+	if r.Event != "" {
+		return "event " + r.Event
+	}
+	return r.From + " → " + r.To + " (" + r.Trigger + ")"
+}
+
+func shortDigest(d string) string {
+	return machine.Abbrev(strings.TrimPrefix(d, "sha256:"), machine.ShortDigest)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// mdReport renders the report as markdown, from the same words.
+type mdReport struct{}
+
+func (mdReport) head(w io.Writer, res ReportResult) error {
+	var b strings.Builder
+	b.WriteString("# custody journal report\n\n")
+	b.WriteString("**" + mdText(bannerTitle(res.Verification)) + "**\n\n")
+	for _, l := range bannerLines(res) {
+		b.WriteString("- " + mdText(l) + "\n")
+	}
+	b.WriteString("\n## Summary\n\n| | |\n|---|---|\n")
+	for _, kv := range summaryRows(res.Summary) {
+		b.WriteString("| " + mdText(kv[0]) + " | " + mdText(kv[1]) + " |\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (mdReport) section(w io.Writer, s machine.ReportSection) error {
+	var b strings.Builder
+	b.WriteString("\n## " + mdText(sectionTitle(s)) + "\n\n")
+	b.WriteString(mdText(s.Kind) + " **" + mdText(stateWord(s.State)) + "**")
+	if s.Unverified {
+		b.WriteString(" (holds entries the chain does not vouch for)")
+	}
+	b.WriteString("\n\n")
+	for _, r := range s.Removals {
+		for _, l := range removalLines(r) {
+			b.WriteString("> " + mdText(l) + "\n")
+		}
+		b.WriteString("\n")
+	}
+	if s.AbandonedSeq != 0 {
+		b.WriteString("> **" + mdText(abandonLine(s)) + "**\n\n")
+	}
+	for _, c := range s.Commands {
+		b.WriteString(mdText(commandLine(c)) + "\n\n")
+	}
+	b.WriteString("| seq | at (UTC) | transition or event | outcome | actor | observation |\n|---|---|---|---|---|---|\n")
+	for _, r := range s.Rows {
+		mark := ""
+		if r.Unverified {
+			mark = " (unverified)"
+		}
+		fmt.Fprintf(&b, "| %d%s | %s | %s | %s | %s | %s |\n", r.Seq, mark, r.At.UTC().Format("2006-01-02 15:04:05"),
+			mdText(rowWhat(r)), mdText(r.Outcome), mdText(r.Actor), mdText(shortDigest(r.Observation)))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (mdReport) tail(w io.Writer, res ReportResult) error {
+	_, err := fmt.Fprintf(w, "\nend of report: %d entries, head %s\n", res.Summary.Entries, mdText(res.Summary.Head))
+	return err
+}
+
+// mdText keeps a value on one line and out of markdown's syntax
+// (machine.MarkdownText). Every string the page shows goes through it.
+func mdText(s string) string { return machine.MarkdownText(s) }
