@@ -197,186 +197,168 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 }
 
 func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, view *observe.RemoteView) (Outcome, error) {
-	plan := run.plan
 	deadline := time.Now().Add(e.Wait)
 	for attempt := 0; attempt < 1000; attempt++ {
 		rec, err := e.Store.Get(it.ID)
-		if errors.Is(err, store.ErrNotFound) {
-			return refusedOutcome(it.ID, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody plan",
-				Message: fmt.Sprintf("the plan names %s, which this repository's store does not hold", it.ID)}, ""), nil
-		}
-		if err != nil {
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return Outcome{}, err
 		}
-		// refuse reports a negative verdict reached over rec, unless
-		// another invocation moved the record meanwhile: then the verdict
-		// is about a tree that invocation is acting on, and apply looks
-		// again instead (it ends already-done, or with that invocation's
-		// refusal).
-		refuse := func(r *machine.Refusal, state machine.State) (Outcome, bool, error) {
-			now, err := e.Store.Get(it.ID)
-			if err != nil && !errors.Is(err, store.ErrNotFound) {
-				return Outcome{}, false, err
-			}
-			if err == nil && (now.Rev != rec.Rev || now.State != rec.State) {
-				return Outcome{}, false, nil
-			}
-			return refusedOutcome(it.ID, r, state), true, nil
+		var stored *machine.Record
+		if err == nil {
+			stored = &rec
 		}
-		if rec.Intent != nil {
-			if HolderAlive(rec.Intent.Holder, e.Holder) {
-				if time.Now().Before(deadline) {
-					select {
-					case <-ctx.Done():
-						return Outcome{}, ctx.Err()
-					case <-time.After(50 * time.Millisecond):
-					}
+		live := stored != nil && rec.Intent != nil && HolderAlive(rec.Intent.Holder, e.Holder)
+		step := machine.DecideApplyRecord(it, stored, live, time.Now().Before(deadline))
+		switch step.Move {
+		case machine.ApplyWait:
+			select {
+			case <-ctx.Done():
+				return Outcome{}, ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		case machine.ApplyResume:
+			ri := resumeRecord(ctx, e, rec)
+			if ri.Refusal == nil {
+				continue
+			}
+			step = machine.ApplyStep{Move: machine.ApplyRefuse, Refusal: ri.Refusal, Recheck: true}
+		case machine.ApplyAlreadyDone:
+			// A run interrupted after the tree went may have left its
+			// resources: tear them down now.
+			res, err := e.resources().Teardown(ctx, e, rec.ID)
+			return Outcome{ID: it.ID, Outcome: machine.OutcomeAlreadyDone, State: rec.State, Resources: res}, err
+		case machine.ApplyObserve:
+			look, again, err := applyLookAt(ctx, e, run, it, rec)
+			if err != nil {
+				return Outcome{}, err
+			}
+			if again {
+				continue
+			}
+			rec, step = look.rec, look.step
+			if step.Move == machine.ApplyRemove || step.Move == machine.ApplySettle {
+				o, refusal, again, err := applyIntent(ctx, e, run, it, look)
+				if err != nil || refusal == nil && !again {
+					return o, err
+				}
+				if again {
 					continue
 				}
-				return refusedOutcome(it.ID, inProgress(rec), rec.State), nil
+				step = machine.ApplyStep{Move: machine.ApplyRefuse, Refusal: refusal, Recheck: true}
 			}
-			if ri := resumeRecord(ctx, e, rec); ri.Refusal != nil {
-				if o, done, err := refuse(ri.Refusal, rec.State); done || err != nil {
-					return o, err
-				}
-			}
-			continue
 		}
-		switch rec.State {
-		case machine.StateTombstoned:
-			if rec.Evidence.Outcome == string(machine.OutcomeRemoved) || rec.Evidence.Outcome == string(machine.OutcomeSettled) {
-				// A run interrupted after the tree went may have left its
-				// resources: tear them down now.
-				res, err := e.resources().Teardown(ctx, e, rec.ID)
-				return Outcome{ID: it.ID, Outcome: machine.OutcomeAlreadyDone, State: rec.State, Resources: res}, err
-			}
-			return refusedOutcome(it.ID, &machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "show"}, rec.ID),
-				Message: fmt.Sprintf("%s was tombstoned without removal (%s)", rec.ID, rec.Evidence.Outcome)}, rec.State), nil
-		case machine.StateFinished, machine.StateActive:
-		default:
-			if o, done, err := refuse(&machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "show"}, rec.ID),
-				Message: fmt.Sprintf("%s is %s, not finished", rec.ID, rec.State)}, rec.State); done || err != nil {
-				return o, err
-			}
-			continue
+		if o, done, err := applyRefusal(e, it, rec, step); done || err != nil {
+			return o, err
 		}
-		scope := run.applyScope(e)
-		failpoint.Pause("apply/before-observe")
-		obs, _, err := e.ObserveRecord(ctx, rec, scope)
-		if err != nil {
-			return Outcome{}, err
-		}
-		if rec.State == machine.StateActive && !machine.Vanished(obs) {
-			// A lease expired since plan: the tree counts as finished. (A
-			// tree that vanished is settled from active as it is.)
-			next, err := e.fire(ctx, rec, machine.TriggerExpire, machine.Firing{Obs: obs}, "lease expired")
-			if errors.Is(err, store.ErrConflict) {
-				continue
-			}
-			var r *machine.Refusal
-			if errors.As(err, &r) {
-				if o, done, err := refuse(&machine.Refusal{Code: machine.CodeNotFinished, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "finish"}, rec.ID),
-					Message: fmt.Sprintf("%s is active again since plan", rec.ID)}, rec.State); done || err != nil {
-					return o, err
-				}
-				continue
-			}
-			if err != nil {
-				return Outcome{}, err
-			}
-			rec = next
-		}
-		var verdict *machine.Refusal
-		v := e.Assess(ctx, rec, obs, scope.View, e.Now())
-		switch {
-		case len(obs.TimedOut) > 0:
-			// Part of the tree is unknown, not changed: the command that
-			// ran out of time is the reason (Assess names it first).
-			verdict = v.Primary()
-		case machine.Fingerprint(obs) != it.Fingerprint:
-			verdict = staleRefusal(rec, obs, it.Head)
-		case v.Action == machine.ActionSettle && it.Action == machine.ActionSettle:
-			// What was proven and what becomes of the branch must be what
-			// plan showed; the proof itself is found fresh (a remote that
-			// advanced since plan does not make the settlement another).
-			was, now := *it.Settlement, *v.Settlement
-			was.Summary, now.Summary = "", ""
-			if was != now {
-				verdict = settlementChanged(rec, *it.Settlement, *v.Settlement)
-			}
-		case v.Action != machine.ActionRemove || it.Action != machine.ActionRemove:
-			verdict = v.Primary()
-			if verdict == nil {
-				verdict = &machine.Refusal{Code: machine.CodeStale, Path: rec.Path, Retry: "custody plan",
-					Message: fmt.Sprintf("%s changed since plan: plan said %s, now it is %s", rec.ID, it.Action, v.Action)}
-			}
-		case !run.opts.AllowExternalRetirement:
-			verdict = ExternalRefusal(e, rec, run.opts.PlanFile)
-		}
-		if verdict != nil {
-			if o, done, err := refuse(verdict, rec.State); done || err != nil {
-				return o, err
-			}
-			continue
-		}
-		if v.Action == machine.ActionSettle {
-			intent := &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: v.Settlement.Head,
-				AdminKey: rec.AdminKey, Proof: v.Proof, Settlement: v.Settlement, Fingerprint: it.Fingerprint,
-				PlanID: plan.PlanID, Holder: e.Holder, At: e.Now().UTC()}
-			settling, err := e.fire(ctx, rec, machine.TriggerSettle, machine.Firing{Obs: obs, Intent: intent, Fingerprint: it.Fingerprint}, "settlement intent: "+v.Settlement.Summary)
-			if errors.Is(err, store.ErrConflict) {
-				continue // another invocation moved the record; look again
-			}
-			var r *machine.Refusal
-			if errors.As(err, &r) {
-				if o, done, err := refuse(r, rec.State); done || err != nil {
-					return o, err
-				}
-				continue
-			}
-			if err != nil {
-				return Outcome{}, err
-			}
-			failpoint.At("apply/after-intent")
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
-			defer cancel()
-			return settleRemoval(ctx, e, settling)
-		}
-		head := obs.Head
-		if obs.PathState == machine.PathAbsent {
-			head = rec.EffectiveHead()
-		}
-		intent := &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: head,
-			Dev: obs.Dev, Ino: obs.Ino, AdminKey: obs.AdminKey, Quarantine: quarantinePath(rec), Proof: v.Proof, Fingerprint: it.Fingerprint,
-			PlanID: plan.PlanID, Holder: e.Holder, At: e.Now().UTC()}
-		removing, err := e.fire(ctx, rec, machine.TriggerRemove, machine.Firing{Obs: obs, Intent: intent, Fingerprint: it.Fingerprint}, "removal intent")
-		if errors.Is(err, store.ErrConflict) {
-			continue // another invocation moved the record; look again
-		}
-		var r *machine.Refusal
-		if errors.As(err, &r) {
-			if o, done, err := refuse(r, rec.State); done || err != nil {
-				return o, err
-			}
-			continue
-		}
-		if err != nil {
-			return Outcome{}, err
-		}
-		failpoint.At("apply/after-intent")
-		failpoint.Pause("apply/after-intent")
-		return carryOutRemovalIn(ctx, e, removing, scope, run.trees, true)
 	}
 	return Outcome{}, fmt.Errorf("%s kept changing under concurrent invocations", it.ID)
 }
 
-// settlementChanged refuses a settlement whose proof or branch changed
-// since plan (a remote now proves the branch tip, the branch moved): the
-// next plan shows the settlement as it is now.
-func settlementChanged(rec machine.Record, was, now machine.Settlement) *machine.Refusal {
-	return &machine.Refusal{Code: machine.CodeStale, Path: rec.Path, Retry: "custody plan",
-		Message: fmt.Sprintf("%s changed since plan: its settlement was on %s (proven %v, branch %s) and is now on %s (proven %v, branch %s)",
-			rec.ID, machine.Abbrev(was.Head, machine.ShortCommit), was.Proven, was.Branch, machine.Abbrev(now.Head, machine.ShortCommit), now.Proven, now.Branch)}
+// applyRefusal performs a refusing step over rec. A refusal that is to be
+// rechecked ends the item only if the record did not move meanwhile;
+// otherwise done is false and apply looks again (it ends already-done, or
+// with the other invocation's refusal).
+func applyRefusal(e *Env, it machine.PlanItem, rec machine.Record, step machine.ApplyStep) (o Outcome, done bool, err error) {
+	if step.Recheck {
+		now, err := e.Store.Get(it.ID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return Outcome{}, false, err
+		}
+		if err == nil && (now.Rev != rec.Rev || now.State != rec.State) {
+			return Outcome{}, false, nil
+		}
+	}
+	return refusedOutcome(it.ID, step.Refusal, rec.State), true, nil
+}
+
+// applyLook is one fresh look at an item's tree and what apply decided
+// over it.
+type applyLook struct {
+	rec     machine.Record
+	obs     machine.WorktreeObservation
+	verdict machine.Verdict
+	scope   observe.Scope
+	step    machine.ApplyStep
+}
+
+// applyLookAt observes rec's tree fresh, expires an active record, and
+// decides over the assessment of the record as it then is
+// (machine.DecideApplyVerdict). again says another invocation moved the
+// record meanwhile: look again.
+func applyLookAt(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, rec machine.Record) (look applyLook, again bool, err error) {
+	look.scope = run.applyScope(e)
+	failpoint.Pause("apply/before-observe")
+	if look.obs, _, err = e.ObserveRecord(ctx, rec, look.scope); err != nil {
+		return look, false, err
+	}
+	if machine.ApplyExpires(rec, look.obs) {
+		// A lease expired since plan: the tree counts as finished.
+		next, err := e.fire(ctx, rec, machine.TriggerExpire, machine.Firing{Obs: look.obs}, "lease expired")
+		var r *machine.Refusal
+		switch {
+		case errors.Is(err, store.ErrConflict):
+			return look, true, nil
+		case errors.As(err, &r):
+			look.rec = rec
+			look.step = machine.ApplyStep{Move: machine.ApplyRefuse, Refusal: machine.ActiveAgainRefusal(rec), Recheck: true}
+			return look, false, nil
+		case err != nil:
+			return look, false, err
+		}
+		rec = next
+	}
+	look.rec = rec
+	look.verdict = e.Assess(ctx, rec, look.obs, look.scope.View, e.Now())
+	var external *machine.Refusal
+	if !run.opts.AllowExternalRetirement {
+		external = ExternalRefusal(e, rec, run.opts.PlanFile)
+	}
+	look.step = machine.DecideApplyVerdict(it, rec, look.obs, look.verdict, external)
+	return look, false, nil
+}
+
+// applyIntent commits the removal or settlement intent look decided on
+// and carries it out. A refusal from the record's machine is returned for
+// apply to recheck; again says another invocation moved the record.
+func applyIntent(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, look applyLook) (o Outcome, refusal *machine.Refusal, again bool, err error) {
+	rec, obs, v := look.rec, look.obs, look.verdict
+	trigger, intent, what := machine.TriggerRemove, &machine.Intent{}, "removal intent"
+	if look.step.Move == machine.ApplySettle {
+		trigger, what = machine.TriggerSettle, "settlement intent: "+v.Settlement.Summary
+		intent = &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: v.Settlement.Head,
+			AdminKey: rec.AdminKey, Proof: v.Proof, Settlement: v.Settlement, Fingerprint: it.Fingerprint,
+			PlanID: run.plan.PlanID, Holder: e.Holder, At: e.Now().UTC()}
+	} else {
+		head := obs.Head
+		if obs.PathState == machine.PathAbsent {
+			head = rec.EffectiveHead()
+		}
+		intent = &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: head,
+			Dev: obs.Dev, Ino: obs.Ino, AdminKey: obs.AdminKey, Quarantine: quarantinePath(rec), Proof: v.Proof, Fingerprint: it.Fingerprint,
+			PlanID: run.plan.PlanID, Holder: e.Holder, At: e.Now().UTC()}
+	}
+	next, err := e.fire(ctx, rec, trigger, machine.Firing{Obs: obs, Intent: intent, Fingerprint: it.Fingerprint}, what)
+	if errors.Is(err, store.ErrConflict) {
+		return Outcome{}, nil, true, nil // another invocation moved the record; look again
+	}
+	var r *machine.Refusal
+	if errors.As(err, &r) {
+		return Outcome{}, r, false, nil
+	}
+	if err != nil {
+		return Outcome{}, nil, false, err
+	}
+	failpoint.At("apply/after-intent")
+	if look.step.Move == machine.ApplySettle {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
+		defer cancel()
+		o, err := settleRemoval(ctx, e, next)
+		return o, nil, false, err
+	}
+	failpoint.Pause("apply/after-intent")
+	o, err = carryOutRemovalIn(ctx, e, next, look.scope, run.trees, true)
+	return o, nil, false, err
 }
 
 // refusedOutcome reports refusal r of item id.

@@ -121,7 +121,7 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 	case len(obs.TimedOut) > 0:
 		why = v.Primary() // observation-timed-out, named first
 	case machine.Fingerprint(obs) != in.Fingerprint:
-		why = staleRefusal(rec, obs, in.Commit)
+		why = machine.StaleRefusal(rec, obs, in.Commit)
 	case v.Action != machine.ActionRemove:
 		why = v.Primary()
 	case !v.Proof.Covers(in.Commit):
@@ -644,32 +644,6 @@ func casDeleteBranchThen(ctx context.Context, e *Env, inv *observe.Inventory, br
 		return machine.BranchKept, "compare-and-swap delete failed: " + err.Error()
 	}
 	return machine.BranchDeleted, ""
-}
-
-// staleRefusal says what changed between the reviewed observation and now.
-func staleRefusal(rec machine.Record, obs machine.WorktreeObservation, head string) *machine.Refusal {
-	what := "its status, registration or identity changed"
-	switch {
-	case obs.PathState == machine.PathAbsent && obs.MovedTo != "":
-		what = fmt.Sprintf("git moved it to %s", obs.MovedTo)
-	case obs.PathState != machine.PathPresent:
-		what = fmt.Sprintf("%s is %s now, HEAD was %s", rec.Path, obs.PathState, machine.Abbrev(head, machine.ShortCommit))
-	case obs.Head == "":
-		what = fmt.Sprintf("HEAD was %s and can no longer be read", machine.Abbrev(head, machine.ShortCommit))
-	case obs.Head != head:
-		what = fmt.Sprintf("HEAD moved from %s to %s", machine.Abbrev(head, machine.ShortCommit), machine.Abbrev(obs.Head, machine.ShortCommit))
-	case !obs.Status.Clean():
-		what = "its working tree is no longer clean"
-	case obs.Locked:
-		what = "it was locked"
-	case len(obs.Content) > 0:
-		what = "files on disk are not HEAD's: " + obs.Content[0].Path
-		if len(obs.Content) > 1 {
-			what += fmt.Sprintf(" and %d more", len(obs.Content)-1)
-		}
-	}
-	return &machine.Refusal{Code: machine.CodeStale, Path: rec.Path, Retry: "custody plan",
-		Message: fmt.Sprintf("%s changed since plan: %s", rec.ID, what)}
 }
 
 // leftIn says what a removal left at path: how many entries, naming a

@@ -182,7 +182,7 @@ func (w Workflow[R]) resumeOne(ctx context.Context, e *Env, r R, force bool) ([]
 		}
 	}
 	if !force && HolderAlive(holder, e.Holder) {
-		item.Outcome, item.Refusal = machine.OutcomeInProgress, inProgress(r)
+		item.Outcome, item.Refusal = machine.OutcomeInProgress, machine.InProgressRefusal(r)
 		return []ResumeItem{item}, nil
 	}
 	if holder != e.Holder {
@@ -242,7 +242,7 @@ func (w Workflow[R]) lostTakeOver(e *Env, item ResumeItem) ResumeItem {
 		item.Outcome = machine.OutcomeAlreadyDone
 		return item
 	}
-	item.Outcome, item.Refusal = machine.OutcomeInProgress, inProgress(now)
+	item.Outcome, item.Refusal = machine.OutcomeInProgress, machine.InProgressRefusal(now)
 	return item
 }
 
@@ -256,12 +256,4 @@ func refusedItem(item ResumeItem, r machine.Row, err error) ResumeItem {
 		item.Refusal = &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: r.RowPath(), Retry: "custody resume", Message: err.Error()}
 	}
 	return item
-}
-
-// inProgress is the refusal of a record whose intent a live process holds.
-func inProgress(r machine.Row) *machine.Refusal {
-	kind, h, _ := r.RowIntent()
-	return &machine.Refusal{Code: machine.CodeInProgress, Path: r.RowPath(),
-		Retry:   "custody resume",
-		Message: fmt.Sprintf("%s has a %s intent held by live process %d on %s; once that process is surely gone: custody resume --take-over %s", r.RowID(), kind, h.PID, h.Host, machine.QuoteArg(r.RowID()))}
 }
