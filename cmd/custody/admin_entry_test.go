@@ -109,7 +109,7 @@ type aeHeld struct {
 
 func aeNew(t *testing.T) *aeWorld {
 	t.Helper()
-	r := sfRepo(t)
+	r := InitRepo(t)
 	r.Git("config", "core.logAllRefUpdates", "false")
 	r.Git("config", "extensions.worktreeConfig", "true")
 	return &aeWorld{t: t, r: r}
@@ -136,14 +136,14 @@ func (w *aeWorld) write(p, content string) {
 func (w *aeWorld) check() {
 	t, r := w.t, w.r
 	t.Helper()
-	plan, file := sfPlanNow(t, r, 0)
+	plan, file := PlanNow(t, r, 0)
 	for _, g := range w.gone {
-		if it := planItem(t, plan, g.id); it.Action != "remove" {
+		if it := PlanItem(t, plan, g.id); it.Action != "remove" {
 			t.Errorf("%s: plan says %s (%v), want remove", g.id, it.Action, it.Refusals)
 		}
 	}
 	for _, s := range w.stay {
-		it := planItem(t, plan, s.id)
+		it := PlanItem(t, plan, s.id)
 		var says string
 		for _, rf := range it.Refusals {
 			if string(rf.Code) == s.code {
@@ -154,9 +154,9 @@ func (w *aeWorld) check() {
 			t.Errorf("%s: plan says %s with %+v, want keep with %s naming %s", s.id, it.Action, it.Refusals, s.code, s.names)
 		}
 	}
-	a := sfApply(t, r, file, 0)
+	a := Apply(t, r, file, 0)
 	for _, g := range w.gone {
-		if o := applyOutcome(t, a, g.id); o.Outcome != "removed" {
+		if o := ApplyOutcome(t, a, g.id); o.Outcome != "removed" {
 			t.Errorf("apply %s: %+v", g.id, o)
 		}
 	}
@@ -183,7 +183,7 @@ func (w *aeWorld) check() {
 	}
 	r.Git("gc", "-q", "--prune=now")
 	for _, g := range w.gone {
-		sfAssertRemoved(t, r, g.id, g.path, true)
+		AssertRemoved(t, r, g.id, g.path, true)
 		for _, k := range g.keep {
 			aeKeptBy(t, r, g.id, k.object, k.typ)
 		}
@@ -204,14 +204,14 @@ func TestAdminEntryMembersKept(t *testing.T) {
 	w := aeNew(t)
 	r := w.r
 	{
-		id, path := sfRemovable(t, r, "orig")
+		id, path := Removable(t, r, "orig")
 		lost := r.Commit(path, "lost.txt", "undone by a reset\n")
 		r.GitIn(path, "reset", "-q", "--hard", "HEAD~1")
 		aeNamedByNothing(t, r, lost, "ORIG_HEAD")
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{lost, "commit"}}})
 	}
 	{
-		id, path := sfRemovable(t, r, "fetched")
+		id, path := Removable(t, r, "fetched")
 		lost := aeOrphan(t, r, path, "FETCH_HEAD")
 		r.Git("branch", "tmp-fetched", lost)
 		r.GitIn(path, "fetch", "-q", r.Dir, "refs/heads/tmp-fetched")
@@ -220,7 +220,7 @@ func TestAdminEntryMembersKept(t *testing.T) {
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{lost, "commit"}}})
 	}
 	{
-		id, path := sfRemovable(t, r, "fetchtag")
+		id, path := Removable(t, r, "fetchtag")
 		lost := aeOrphan(t, r, path, "a fetched tag")
 		r.Git("tag", "-a", "-m", "a tag only FETCH_HEAD names", "tmp-tag", lost)
 		tag := strings.TrimSpace(r.Git("rev-parse", "refs/tags/tmp-tag"))
@@ -230,13 +230,13 @@ func TestAdminEntryMembersKept(t *testing.T) {
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{tag, "tag"}, {lost, "commit"}}})
 	}
 	{
-		id, path := sfRemovable(t, r, "automerge")
+		id, path := Removable(t, r, "automerge")
 		lost := aeOrphan(t, r, path, "AUTO_MERGE")
 		w.write(filepath.Join(w.admin(id), "AUTO_MERGE"), lost+"\n")
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{lost, "commit"}}})
 	}
 	{
-		id, path := sfRemovable(t, r, "automergetree")
+		id, path := Removable(t, r, "automergetree")
 		// A tree of its own: one blob no commit holds, under a name.
 		b := strings.TrimSpace(runGitInput(t, r, path, "conflicted <<<<<<< ours\n", "hash-object", "-w", "--stdin"))
 		tree := strings.TrimSpace(runGitInput(t, r, path, "100644 blob "+b+"\tmerged.txt\n", "mktree"))
@@ -255,7 +255,7 @@ func TestAdminEntryReflogsAndTextsKept(t *testing.T) {
 	w := aeNew(t)
 	r := w.r
 	{
-		id, path := sfRemovable(t, r, "headlog")
+		id, path := Removable(t, r, "headlog")
 		lost := r.Commit(path, "lost.txt", "named by logs/HEAD alone\n")
 		r.GitIn(path, "-c", "core.logAllRefUpdates=true", "reset", "-q", "--hard", "HEAD~1")
 		// The reset's own log line names lost as its old value; the commit
@@ -269,7 +269,7 @@ func TestAdminEntryReflogsAndTextsKept(t *testing.T) {
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{lost, "commit"}}})
 	}
 	{
-		id, path := sfRemovable(t, r, "reflogonly")
+		id, path := Removable(t, r, "reflogonly")
 		lost := aeOrphan(t, r, path, "a per-worktree reflog")
 		r.GitIn(path, "-c", "core.logAllRefUpdates=true", "update-ref", "--create-reflog", "refs/worktree/tmp", lost)
 		r.GitIn(path, "-c", "core.logAllRefUpdates=true", "update-ref", "refs/worktree/tmp", "HEAD")
@@ -281,7 +281,7 @@ func TestAdminEntryReflogsAndTextsKept(t *testing.T) {
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{lost, "commit"}}})
 	}
 	{
-		id, path := sfRemovable(t, r, "texts")
+		id, path := Removable(t, r, "texts")
 		w.write(filepath.Join(w.admin(id), "MERGE_MSG"), "a message not yet used\n")
 		r.GitIn(path, "sparse-checkout", "set", "--no-cone", "/*")
 		r.GitIn(path, "sparse-checkout", "disable")
@@ -305,48 +305,48 @@ func TestAdminEntryOperationsKeepTheTree(t *testing.T) {
 	w := aeNew(t)
 	r := w.r
 	{
-		id, path := sfRemovable(t, r, "merging")
+		id, path := Removable(t, r, "merging")
 		lost := aeOrphan(t, r, path, "MERGE_HEAD")
 		r.GitIn(path, "merge", "-q", "--no-ff", "--no-commit", lost)
 		w.stay = append(w.stay, aeHeld{id, path, "operation-in-progress", "merge", []string{lost}})
 	}
 	{
-		id, path := newTree(t, r, "picking")
+		id, path := NewTree(t, r, "picking")
 		lost := aeConflicting(t, r, path, "picking")
 		r.Push(path, "pub/picking")
-		sfFinish(t, r, id)
+		Finish(t, r, id)
 		if _, err := r.TryGitIn(path, "cherry-pick", lost); err == nil {
 			t.Fatal("fixture: the cherry-pick did not stop")
 		}
 		w.stay = append(w.stay, aeHeld{id, path, "operation-in-progress", "cherry-pick", []string{lost}})
 	}
 	{
-		id, path := newTree(t, r, "reverting")
+		id, path := NewTree(t, r, "reverting")
 		lost := aeConflicting(t, r, path, "reverting")
 		r.Push(path, "pub/reverting")
-		sfFinish(t, r, id)
+		Finish(t, r, id)
 		if _, err := r.TryGitIn(path, "revert", "--no-edit", lost); err == nil {
 			t.Fatal("fixture: the revert did not stop")
 		}
 		w.stay = append(w.stay, aeHeld{id, path, "operation-in-progress", "revert", []string{lost}})
 	}
 	{
-		id, path := sfRemovable(t, r, "bisecting")
+		id, path := Removable(t, r, "bisecting")
 		lost := aeOrphan(t, r, path, "a bisect")
 		r.GitIn(path, "bisect", "start", "--no-checkout", lost, "HEAD")
 		w.stay = append(w.stay, aeHeld{id, path, "operation-in-progress", "bisect", []string{lost}})
 	}
 	{
-		id, path := sfRemovable(t, r, "bisectlog")
+		id, path := Removable(t, r, "bisectlog")
 		lost := aeOrphan(t, r, path, "BISECT_LOG")
 		w.write(filepath.Join(w.admin(id), "BISECT_LOG"), "# bad: ["+lost+"] only BISECT_LOG names this\ngit bisect bad "+lost+"\n")
 		w.stay = append(w.stay, aeHeld{id, path, "operation-in-progress", "BISECT_LOG", []string{lost}})
 	}
 	{
-		id, path := newTree(t, r, "rebasing")
+		id, path := NewTree(t, r, "rebasing")
 		r.Commit(path, "rebasing.txt", "the tree's work\n")
 		r.Push(path, "pub/rebasing")
-		sfFinish(t, r, id)
+		Finish(t, r, id)
 		lost := aeOrphan(t, r, path, "rebase-merge")
 		// lost holds HEAD's tree already: the rebase stops on the edit, or
 		// on the pick that is now empty; either way it is in progress.
@@ -357,10 +357,10 @@ func TestAdminEntryOperationsKeepTheTree(t *testing.T) {
 		w.stay = append(w.stay, aeHeld{id, path, "operation-in-progress", "rebase-merge", []string{lost}})
 	}
 	{
-		id, path := newTree(t, r, "applying")
+		id, path := NewTree(t, r, "applying")
 		lost := aeConflicting(t, r, path, "applying")
 		r.Push(path, "pub/applying")
-		sfFinish(t, r, id)
+		Finish(t, r, id)
 		patch := r.GitIn(path, "format-patch", "-1", "--stdout", lost)
 		if _, err := runGitInputErr(r, path, patch, "am", "-q"); err == nil {
 			t.Fatal("fixture: git am did not stop")
@@ -379,34 +379,34 @@ func TestAdminEntryOthersKeepTheTree(t *testing.T) {
 	w := aeNew(t)
 	r := w.r
 	{
-		id, path := sfRemovable(t, r, "wtref")
+		id, path := Removable(t, r, "wtref")
 		lost := aeOrphan(t, r, path, "refs/worktree/x")
 		r.GitIn(path, "update-ref", "refs/worktree/x", lost)
 		w.stay = append(w.stay, aeHeld{id, path, "per-worktree-ref", "refs/worktree/x", []string{lost}})
 	}
 	{
-		id, path := sfRemovable(t, r, "headlock")
+		id, path := Removable(t, r, "headlock")
 		w.write(filepath.Join(w.admin(id), "HEAD.lock"), strings.TrimSpace(r.GitIn(path, "rev-parse", "HEAD"))+"\n")
 		w.stay = append(w.stay, aeHeld{id, path, "admin-lock-file", "HEAD.lock", nil})
 	}
 	{
-		id, path := sfRemovable(t, r, "loglock")
+		id, path := Removable(t, r, "loglock")
 		w.write(filepath.Join(w.admin(id), "logs", "refs", "worktree", "y.lock"), "")
 		w.stay = append(w.stay, aeHeld{id, path, "admin-lock-file", "logs/refs/worktree/y.lock", nil})
 	}
 	{
-		id, path := sfRemovable(t, r, "future")
+		id, path := Removable(t, r, "future")
 		lost := aeOrphan(t, r, path, "FUTURE_HEAD")
 		w.write(filepath.Join(w.admin(id), "FUTURE_HEAD"), lost+"\n")
 		w.stay = append(w.stay, aeHeld{id, path, "unknown-admin-file", "FUTURE_HEAD", []string{lost}})
 	}
 	{
-		id, path := sfRemovable(t, r, "reftable")
+		id, path := Removable(t, r, "reftable")
 		w.write(filepath.Join(w.admin(id), "reftable", "tables.list"), "0x000000000001-0x000000000001-0123abcd.ref\n")
 		w.stay = append(w.stay, aeHeld{id, path, "unknown-admin-file", "reftable", nil})
 	}
 	{
-		id, path := sfRemovable(t, r, "infoexclude")
+		id, path := Removable(t, r, "infoexclude")
 		w.write(filepath.Join(w.admin(id), "info", "exclude"), "*.keep\n")
 		w.stay = append(w.stay, aeHeld{id, path, "unknown-admin-file", "info/exclude", nil})
 	}
@@ -444,10 +444,10 @@ func TestAdminEntryMemberDuringRemoval(t *testing.T) {
 	t.Parallel()
 	w := aeNew(t)
 	r := w.r
-	id, path := sfRemovable(t, r, "window")
+	id, path := Removable(t, r, "window")
 	lost := aeOrphan(t, r, path, "an ORIG_HEAD written during the removal")
 	future := aeOrphan(t, r, path, "a FUTURE_HEAD written during the removal")
-	_, file := sfPlanNow(t, r, 0)
+	_, file := PlanNow(t, r, 0)
 
 	dir := t.TempDir()
 	cmd := exec.Command(failpointBin, "apply", file, "--json")
@@ -464,7 +464,7 @@ func TestAdminEntryMemberDuringRemoval(t *testing.T) {
 			_ = cmd.Wait()
 		}
 	})
-	waitFile(t, filepath.Join(dir, "paused"), 60*time.Second)
+	WaitFile(t, filepath.Join(dir, "paused"), 60*time.Second)
 	if _, err := os.Lstat(path); err == nil {
 		t.Fatalf("the tree is still at %s at apply/after-remove", path)
 	}
@@ -478,8 +478,8 @@ func TestAdminEntryMemberDuringRemoval(t *testing.T) {
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
 	}
-	a := decodeResult[steps.ApplyResult](t, result{Stdout: out.String(), Code: cmd.ProcessState.ExitCode()}, "apply")
-	o := applyOutcome(t, a, id)
+	a := DecodeResult[steps.ApplyResult](t, Result{Stdout: out.String(), Code: cmd.ProcessState.ExitCode()}, "apply")
+	o := ApplyOutcome(t, a, id)
 	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != machine.CodeUnknownAdminFile ||
 		o.Refusal.Path != filepath.Join(w.admin(id), "FUTURE_HEAD") {
 		t.Fatalf("apply with FUTURE_HEAD written during the removal: %+v, want unknown-admin-file naming it", o)
@@ -487,7 +487,7 @@ func TestAdminEntryMemberDuringRemoval(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(w.admin(id), "FUTURE_HEAD")); err != nil {
 		t.Fatalf("the admin entry was dropped: %v", err)
 	}
-	if st := sfRecordState(t, r, id); st != "removing" {
+	if st := RecordState(t, r, id); st != "removing" {
 		t.Errorf("record %s is %q, want removing (its intent kept)", id, st)
 	}
 
@@ -496,11 +496,11 @@ func TestAdminEntryMemberDuringRemoval(t *testing.T) {
 		t.Fatalf("retry %q does not resume", retry)
 	}
 	paste := exec.Command("sh", "-c", retry)
-	paste.Dir, paste.Env = r.Dir, append(r.Env(), sfPathEnv(filepath.Dir(custodyBin)))
+	paste.Dir, paste.Env = r.Dir, append(r.Env(), PathEnv(filepath.Dir(custodyBin)))
 	if b, err := paste.CombinedOutput(); err != nil {
 		t.Fatalf("the retry %q failed: %v\n%s", retry, err, b)
 	}
-	sfAssertRemoved(t, r, id, path, true)
+	AssertRemoved(t, r, id, path, true)
 	aside := filepath.Join(r.Dir, ".git", "custody", "admin-files", id, "FUTURE_HEAD")
 	if b, err := os.ReadFile(aside); err != nil || string(b) != future+"\n" {
 		t.Errorf("FUTURE_HEAD moved aside = %q (%v), want %s", b, err, future)

@@ -25,7 +25,7 @@ import (
 // the tree as it was.
 func asStrippable(t *testing.T, r *fixtures.Repo) (steps.ArchiveCreated, map[string]arEntry) {
 	t.Helper()
-	id, wt := newTree(t, r, "rusty")
+	id, wt := NewTree(t, r, "rusty")
 	r.WriteFile(wt, "Cargo.toml", "[package]\nname = \"rusty\"\n")
 	r.WriteFile(wt, "src/main.rs", "fn main() {}\n")
 	r.CommitAll(wt, "crate")
@@ -48,18 +48,18 @@ func asStrippable(t *testing.T, r *fixtures.Repo) (steps.ArchiveCreated, map[str
 	r.WriteFile(wt, "build/notes.txt", "a person's build notes\n")
 	r.WriteFile(wt, "notes.md", "only here\n")
 	before := arSnapshot(t, wt)
-	a := arCreate(t, r, id)
+	a := CreateArchive(t, r, id)
 	if m := arManifest(t, a.Dir); len(m.BuildOutput) != 0 || m.Status == nil {
 		t.Fatalf("the capture left out %+v and recorded status %+v; want nothing left out, the status recorded", m.BuildOutput, m.Status)
 	}
 	r.Git("worktree", "remove", "--force", wt)
-	writeTrusted(t, r, "[cleanup]\ndisposable = [\"/coverage/\", \"*.log\"]\n")
+	WriteTrusted(t, r, "[cleanup]\ndisposable = [\"/coverage/\", \"*.log\"]\n")
 	return a, before
 }
 
 func asStrip(t *testing.T, r *fixtures.Repo, want int, args ...string) steps.ArchiveStripResult {
 	t.Helper()
-	return decodeResult[steps.ArchiveStripResult](t, mustCustody(t, r, want, append([]string{"--json", "archive", "prune", "--strip-build-output"}, args...)...), "archive prune")
+	return DecodeResult[steps.ArchiveStripResult](t, MustCustody(t, r, want, append([]string{"--json", "archive", "prune", "--strip-build-output"}, args...)...), "archive prune")
 }
 
 // asStripped checks the archive a after a strip: its patch without the
@@ -91,7 +91,7 @@ func asStripped(t *testing.T, r *fixtures.Repo, a steps.ArchiveCreated, before m
 		t.Errorf("archive verify after the strip: %+v, want finished, no problems", c)
 	}
 	dst := filepath.Join(t.TempDir(), "restored")
-	mustCustody(t, r, 0, "archive", "restore", a.ID, dst)
+	MustCustody(t, r, 0, "archive", "restore", a.ID, dst)
 	exp := before
 	for _, d := range want {
 		exp = withoutBelow(exp, filepath.FromSlash(d.Path))
@@ -108,11 +108,11 @@ func asStripped(t *testing.T, r *fixtures.Repo, a steps.ArchiveCreated, before m
 // nothing.
 func TestArchiveStripBuildOutput(t *testing.T) {
 	t.Parallel()
-	r := rtRepo(t, fixtures.Options{})
+	r := InitSpacedRepo(t, fixtures.Options{})
 	a, before := asStrippable(t, r)
-	id, wt := newTree(t, r, "present")
+	id, wt := NewTree(t, r, "present")
 	r.Commit(wt, "a.txt", "one\n")
-	present := arCreate(t, r, id)
+	present := CreateArchive(t, r, id)
 	patchBefore := mustRead(t, filepath.Join(a.Dir, machine.ArchivePatchName))
 
 	res := asStrip(t, r, 0)
@@ -163,13 +163,13 @@ func TestArchiveStripCrash(t *testing.T) {
 		}
 		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
 			t.Parallel()
-			r := rtRepo(t, fixtures.Options{})
+			r := InitSpacedRepo(t, fixtures.Options{})
 			a, before := asStrippable(t, r)
-			killed := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "prune", "--strip-build-output", "--apply", a.ID)
+			killed := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "prune", "--strip-build-output", "--apply", a.ID)
 			if killed.Code != -1 {
 				t.Fatalf("strip was not killed at %s:\n%s", point, killed)
 			}
-			rs := decodeResult[steps.ResumeResult](t, mustCustody(t, r, 0, "--json", "resume"), "resume")
+			rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 0, "--json", "resume"), "resume")
 			if len(rs.Items) != 1 || (rs.Items[0].Outcome != machine.OutcomeRelocated && rs.Items[0].Outcome != machine.OutcomeSteppedBack) {
 				t.Fatalf("resume after %s: %+v", point, rs.Items)
 			}
@@ -180,7 +180,7 @@ func TestArchiveStripCrash(t *testing.T) {
 				asStrip(t, r, 0, "--apply", a.ID)
 			}
 			asStripped(t, r, a, before)
-			if rs := decodeResult[steps.ResumeResult](t, mustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
+			if rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
 				t.Errorf("a second resume still found work: %+v", rs.Items)
 			}
 		})
@@ -192,10 +192,10 @@ func TestArchiveStripCrash(t *testing.T) {
 // resume (archive-digest-mismatch): the patch stays as it was.
 func TestArchiveStripRefusesChangedManifest(t *testing.T) {
 	t.Parallel()
-	r := rtRepo(t, fixtures.Options{})
+	r := InitSpacedRepo(t, fixtures.Options{})
 	a, _ := asStrippable(t, r)
 	patch := mustRead(t, filepath.Join(a.Dir, machine.ArchivePatchName))
-	killed := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=archive/strip-after-scratch"}, "archive", "prune", "--strip-build-output", "--apply", a.ID)
+	killed := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=archive/strip-after-scratch"}, "archive", "prune", "--strip-build-output", "--apply", a.ID)
 	if killed.Code != -1 {
 		t.Fatalf("strip was not killed:\n%s", killed)
 	}
@@ -204,7 +204,7 @@ func TestArchiveStripRefusesChangedManifest(t *testing.T) {
 	if err := os.WriteFile(p, []byte(changed), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rs := decodeResult[steps.ResumeResult](t, mustCustody(t, r, 3, "--json", "resume"), "resume")
+	rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 3, "--json", "resume"), "resume")
 	if len(rs.Items) != 1 || rs.Items[0].Refusal == nil || rs.Items[0].Refusal.Code != machine.CodeArchiveDigestMismatch {
 		t.Fatalf("resume after the manifest changed: %+v, want archive-digest-mismatch", rs.Items)
 	}
@@ -223,7 +223,7 @@ func TestArchiveStripRefusesChangedManifest(t *testing.T) {
 // nothing, and a restore gives every byte back.
 func TestArchiveStripKeepsWhatTheTreeKeeps(t *testing.T) {
 	t.Parallel()
-	r := rtRepo(t, fixtures.Options{})
+	r := InitSpacedRepo(t, fixtures.Options{})
 	type tree struct {
 		id, wt string
 		keep   []string
@@ -231,7 +231,7 @@ func TestArchiveStripKeepsWhatTheTreeKeeps(t *testing.T) {
 	}
 	var trees []*tree
 	add := func(name string, build func(wt string), keep ...string) {
-		id, wt := newTree(t, r, name)
+		id, wt := NewTree(t, r, name)
 		build(wt)
 		trees = append(trees, &tree{id: id, wt: wt, keep: keep, before: arSnapshot(t, wt)})
 	}
@@ -255,16 +255,16 @@ func TestArchiveStripKeepsWhatTheTreeKeeps(t *testing.T) {
 		r.GitIn(wt, "add", "-f", "target/NOTES.md")
 	}, "target/.rustc_info.json", "target/NOTES.md")
 	for _, tr := range trees {
-		mustCustody(t, r, 0, "finish", tr.id)
+		MustCustody(t, r, 0, "finish", tr.id)
 	}
-	plan := e2ePlan(t, r, filepath.Join(r.Root, "plan.json"), 0)
+	plan := PlanTo(t, r, filepath.Join(r.Root, "plan.json"), 0)
 	archives := map[string]*tree{}
 	for _, tr := range trees {
-		it := planItem(t, plan, tr.id)
+		it := PlanItem(t, plan, tr.id)
 		if it.Action != machine.ActionKeep || len(it.Discarded) != 0 {
 			t.Errorf("%s on disk: %s, discarding %+v; want it kept, discarding nothing", tr.id, it.Action, it.Discarded)
 		}
-		a := arCreate(t, r, tr.id)
+		a := CreateArchive(t, r, tr.id)
 		m := arManifest(t, a.Dir)
 		if len(m.BuildOutput) != 0 {
 			t.Errorf("%s: the archive left out %+v; the tree on disk discards nothing", tr.id, m.BuildOutput)
@@ -290,7 +290,7 @@ func TestArchiveStripKeepsWhatTheTreeKeeps(t *testing.T) {
 			t.Errorf("strip --apply of %s (%s): %+v, want already-done", aid, tr.id, it)
 		}
 		dst := filepath.Join(t.TempDir(), "restored")
-		mustCustody(t, r, 0, "archive", "restore", aid, dst)
+		MustCustody(t, r, 0, "archive", "restore", aid, dst)
 		if diff := cmp.Diff(tr.before, arSnapshot(t, dst)); diff != "" {
 			t.Errorf("%s restored (-archived +restored):\n%s", tr.id, diff)
 		}

@@ -128,10 +128,10 @@ func arSnapshot(t *testing.T, dir string) map[string]arEntry {
 	return out
 }
 
-// arCreate archives id and returns what create printed.
-func arCreate(t *testing.T, r *fixtures.Repo, id string) steps.ArchiveCreated {
+// CreateArchive archives id and returns what create printed.
+func CreateArchive(t *testing.T, r *fixtures.Repo, id string) steps.ArchiveCreated {
 	t.Helper()
-	return decodeResult[steps.ArchiveCreated](t, mustCustody(t, r, 0, "--json", "archive", "create", id), "archive create")
+	return DecodeResult[steps.ArchiveCreated](t, MustCustody(t, r, 0, "--json", "archive", "create", id), "archive create")
 }
 
 func arObjects(t *testing.T, r *fixtures.Repo) string {
@@ -153,8 +153,8 @@ func arObjects(t *testing.T, r *fixtures.Repo) string {
 // whole repository are deleted.
 func TestArchiveRoundTrip(t *testing.T) {
 	t.Parallel()
-	r := rtRepo(t, fixtures.Options{})
-	id, wt := newTree(t, r, "spike")
+	r := InitSpacedRepo(t, fixtures.Options{})
+	id, wt := NewTree(t, r, "spike")
 	arEveryKind(t, r, wt)
 	before := arSnapshot(t, wt)
 
@@ -165,7 +165,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res := arCreate(t, r, id)
+	res := CreateArchive(t, r, id)
 	if len(res.Commits) != 3 || !slices.Equal(res.Nested, []string{"vendor/nested"}) {
 		t.Fatalf("archive create = %+v, want 3 commits and vendor/nested", res)
 	}
@@ -196,7 +196,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	restore := func(name string) string {
 		t.Helper()
 		dst := filepath.Join(t.TempDir(), name)
-		out := decodeResult[steps.ArchiveRestored](t, runBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", res.Dir, dst), "archive restore")
+		out := DecodeResult[steps.ArchiveRestored](t, RunBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", res.Dir, dst), "archive restore")
 		if out.Head != head || out.Files == 0 || out.Nested != 1 {
 			t.Fatalf("restore = %+v, want HEAD %s with files and one nested repository", out, head)
 		}
@@ -220,13 +220,13 @@ func TestArchiveRoundTrip(t *testing.T) {
 	if err := os.RemoveAll(r.Dir); err != nil {
 		t.Fatal(err)
 	}
-	if rs := runBin(t, custodyBin, r, r.Root, nil, "archive", "list"); rs.Code != 0 || !strings.Contains(rs.Stdout, res.ID) {
+	if rs := RunBin(t, custodyBin, r, r.Root, nil, "archive", "list"); rs.Code != 0 || !strings.Contains(rs.Stdout, res.ID) {
 		t.Errorf("archive list without the repository:\n%s", rs)
 	}
 	// Verified without any repository: the digests hold; the pack check
 	// says it could not run (no repository holds what the bundle stands on).
-	vr := runBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "verify", res.Dir)
-	if c := decodeResult[steps.ArchiveCheck](t, vr, "archive verify"); vr.Code != 0 || len(c.Problems) != 0 || !strings.HasPrefix(c.Pack, "not checked: ") || c.Fresh != "" {
+	vr := RunBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "verify", res.Dir)
+	if c := DecodeResult[steps.ArchiveCheck](t, vr, "archive verify"); vr.Code != 0 || len(c.Problems) != 0 || !strings.HasPrefix(c.Pack, "not checked: ") || c.Fresh != "" {
 		t.Errorf("archive verify without the repository: %+v\n%s", c, vr)
 	}
 	dst = restore("after-the-repository-is-gone")
@@ -242,18 +242,18 @@ func TestArchiveRoundTrip(t *testing.T) {
 // and the archive.
 func arArchived(t *testing.T) (*fixtures.Repo, string, steps.ArchiveCreated) {
 	t.Helper()
-	r := rtRepo(t, fixtures.Options{})
-	id, wt := newTree(t, r, "spike")
+	r := InitSpacedRepo(t, fixtures.Options{})
+	id, wt := NewTree(t, r, "spike")
 	r.Commit(wt, "a.txt", "one\n")
 	r.Commit(wt, "b.txt", "two\n")
 	r.WriteFile(wt, "untracked.txt", "only here\n")
-	return r, wt, arCreate(t, r, id)
+	return r, wt, CreateArchive(t, r, id)
 }
 
 func arVerify(t *testing.T, r *fixtures.Repo, ref string) steps.ArchiveCheck {
 	t.Helper()
-	res := custody(t, r, "--json", "archive", "verify", ref)
-	return decodeResult[steps.ArchiveCheck](t, res, "archive verify")
+	res := Custody(t, r, "--json", "archive", "verify", ref)
+	return DecodeResult[steps.ArchiveCheck](t, res, "archive verify")
 }
 
 func arCodes(c steps.ArchiveCheck) []string {
@@ -346,16 +346,16 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 				t.Fatalf("the fresh archive does not verify: %+v", c)
 			}
 			ref := tt.damage(t, r, wt, a)
-			res := custody(t, r, "--json", "archive", "verify", ref)
+			res := Custody(t, r, "--json", "archive", "verify", ref)
 			if res.Code != 3 {
 				t.Fatalf("verify of a damaged archive: want exit 3\n%s", res)
 			}
-			c := decodeResult[steps.ArchiveCheck](t, res, "archive verify")
+			c := DecodeResult[steps.ArchiveCheck](t, res, "archive verify")
 			if codes := arCodes(c); len(codes) == 0 || codes[0] != string(tt.code) {
 				t.Errorf("verify = %v, want %s first: %+v", codes, tt.code, c.Problems)
 			}
 			// A damaged archive is never restored.
-			if rs := custody(t, r, "archive", "restore", a.Dir, filepath.Join(t.TempDir(), "dst")); rs.Code == 0 && tt.code != machine.CodeArchiveStale {
+			if rs := Custody(t, r, "archive", "restore", a.Dir, filepath.Join(t.TempDir(), "dst")); rs.Code == 0 && tt.code != machine.CodeArchiveStale {
 				t.Errorf("restore of a damaged archive succeeded:\n%s", rs)
 			}
 		})
@@ -414,13 +414,13 @@ func mustRead(t *testing.T, p string) []byte {
 // written.
 func TestArchiveCreateRefusesUnsupported(t *testing.T) {
 	t.Parallel()
-	r := rtRepo(t, fixtures.Options{})
-	id, wt := newTree(t, r, "fifo")
+	r := InitSpacedRepo(t, fixtures.Options{})
+	id, wt := NewTree(t, r, "fifo")
 	if err := syscall.Mkfifo(filepath.Join(wt, "pipe"), 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	res := custody(t, r, "--json", "archive", "create", id)
-	if e := decodeError(t, res); e.Code != string(machine.CodeArchiveUnsupported) || e.Path != filepath.Join(wt, "pipe") {
+	res := Custody(t, r, "--json", "archive", "create", id)
+	if e := DecodeError(t, res); e.Code != string(machine.CodeArchiveUnsupported) || e.Path != filepath.Join(wt, "pipe") {
 		t.Errorf("archive create with a fifo: %+v, want archive-unsupported at the fifo", e)
 	}
 	if ents, _ := os.ReadDir(filepath.Join(r.Home, ".local", "share", "custody", "archives")); len(ents) > 0 {
@@ -443,22 +443,22 @@ func TestArchiveCrash(t *testing.T) {
 		}
 		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
 			t.Parallel()
-			r := rtRepo(t, fixtures.Options{})
-			id, wt := newTree(t, r, "crash")
+			r := InitSpacedRepo(t, fixtures.Options{})
+			id, wt := NewTree(t, r, "crash")
 			r.Commit(wt, "a.txt", "one\n")
 			r.WriteFile(wt, "untracked.txt", "only here\n")
-			res := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "create", id)
+			res := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "create", id)
 			if res.Code != -1 {
 				t.Fatalf("the capture was not killed at %s:\n%s", point, res)
 			}
 			root := filepath.Join(r.Home, ".local", "share", "custody", "archives")
-			rs := decodeResult[steps.ResumeResult](t, mustCustody(t, r, 0, "--json", "resume"), "resume")
+			rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 0, "--json", "resume"), "resume")
 			sealed := point == "archive/after-rename" || point == "archive/before-seal"
 			want := map[bool]machine.Outcome{true: machine.OutcomeActivated, false: machine.OutcomeDiscarded}[sealed]
 			if len(rs.Items) != 1 || rs.Items[0].Kind != machine.KindArchive || rs.Items[0].Outcome != want {
 				t.Errorf("resume after %s = %+v, want one archive %s", point, rs.Items, want)
 			}
-			list := decodeResult[archiveListResult](t, mustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
+			list := DecodeResult[archiveListResult](t, MustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
 			if sealed != (len(list.Archives) == 1) {
 				t.Errorf("after %s and resume: archives %+v, want sealed=%v", point, list.Archives, sealed)
 			}
@@ -471,48 +471,23 @@ func TestArchiveCrash(t *testing.T) {
 					}
 				}
 			}
-			if rs := decodeResult[steps.ResumeResult](t, mustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
+			if rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
 				t.Errorf("a second resume still found work: %+v", rs.Items)
 			}
-			arCreate(t, r, id)
+			CreateArchive(t, r, id)
 		})
 	}
-}
-
-// arRetryIncomplete is the world of `archive list`'s retry case: an
-// archive whose bundle was deleted.
-func arRetryIncomplete(t *testing.T) (*fixtures.Repo, string, []string) {
-	t.Helper()
-	r := rtRepo(t, fixtures.Options{})
-	id, wt := newTree(t, r, "spike")
-	r.Commit(wt, "a.txt", "one\n")
-	a := arCreate(t, r, id)
-	if err := os.Remove(filepath.Join(a.Dir, machine.ArchiveBundleName)); err != nil {
-		t.Fatal(err)
-	}
-	return r, "", nil
-}
-
-// arRetryTargetNotEmpty is the world of `archive restore`'s retry case: a
-// restore into the main checkout, which is not empty.
-func arRetryTargetNotEmpty(t *testing.T) (*fixtures.Repo, string, []string) {
-	t.Helper()
-	r := rtRepo(t, fixtures.Options{})
-	id, wt := newTree(t, r, "spike")
-	r.Commit(wt, "a.txt", "one\n")
-	a := arCreate(t, r, id)
-	return r, "", []string{a.ID, r.Dir}
 }
 
 // TestFinishArchive: finish --archive finishes the tree and archives it;
 // the archive verifies and names the record, its path and HEAD.
 func TestFinishArchive(t *testing.T) {
 	t.Parallel()
-	r := rtRepo(t, fixtures.Options{})
-	id, wt := newTree(t, r, "spike")
+	r := InitSpacedRepo(t, fixtures.Options{})
+	id, wt := NewTree(t, r, "spike")
 	r.Commit(wt, "a.txt", "one\n")
 	r.WriteFile(wt, "notes.txt", "only here\n")
-	res := decodeResult[finishArchiveResult](t, mustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
+	res := DecodeResult[finishArchiveResult](t, MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
 	if len(res.Items) != 1 || res.Items[0].State != machine.StateFinished || len(res.Archives) != 1 || res.Archives[0].Record != id ||
 		res.Archives[0].Path != wt || res.Archives[0].Head != r.Head(wt) || len(res.Archives[0].Commits) != 1 {
 		t.Fatalf("finish --archive = %+v", res)
@@ -520,11 +495,11 @@ func TestFinishArchive(t *testing.T) {
 	if c := arVerify(t, r, res.Archives[0].ID); len(c.Problems) != 0 || c.Record != id || c.Fresh != "equal" {
 		t.Errorf("verify after finish --archive: %+v", c)
 	}
-	if got := listRecord(t, r, id).State; got != machine.StateFinished {
+	if got := ListRecord(t, r, id).State; got != machine.StateFinished {
 		t.Errorf("record %s is %s, want finished", id, got)
 	}
 	// show names the archive that covers the tree.
-	if v := showRecord(t, r, id).Verdict; v == nil || v.Action != machine.ActionRemove || v.Proof == nil ||
+	if v := ShowRecord(t, r, id).Verdict; v == nil || v.Action != machine.ActionRemove || v.Proof == nil ||
 		v.Proof.Kind != machine.ProofArchive || v.Proof.Ref != res.Archives[0].ID {
 		t.Errorf("show after finish --archive: verdict %+v, want removable on archive %s", v, res.Archives[0].ID)
 	}
@@ -574,13 +549,13 @@ func TestArchiveProof(t *testing.T) {
 // added after the archive keeps the tree [archive-stale].
 func TestArchiveBackedRemoval(t *testing.T) {
 	t.Parallel()
-	r := rtRepo(t, fixtures.Options{})
-	id, wt := newTree(t, r, "spike")
+	r := InitSpacedRepo(t, fixtures.Options{})
+	id, wt := NewTree(t, r, "spike")
 	arEveryKind(t, r, wt)
 	r.GitIn(wt, "reset", "-q") // staged content is never archived away: unstage it
 	before := arSnapshot(t, wt)
 	head := r.Head(wt)
-	res := decodeResult[finishArchiveResult](t, mustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
+	res := DecodeResult[finishArchiveResult](t, MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
 	if len(res.Archives) != 1 {
 		t.Fatalf("finish --archive = %+v", res)
 	}
@@ -589,8 +564,8 @@ func TestArchiveBackedRemoval(t *testing.T) {
 	// A file added after the archive: kept, and the archive says why.
 	r.WriteFile(wt, "later.txt", "after the capture\n")
 	plan := filepath.Join(r.Root, "stale.json")
-	p := e2ePlan(t, r, plan, 0) // a kept tree is the plan's result
-	if it := planItem(t, p, id); it.Action != machine.ActionKeep || !hasCode(it.Refusals, string(machine.CodeArchiveStale)) {
+	p := PlanTo(t, r, plan, 0) // a kept tree is the plan's result
+	if it := PlanItem(t, p, id); it.Action != machine.ActionKeep || !HasCode(it.Refusals, string(machine.CodeArchiveStale)) {
 		t.Fatalf("plan with a file added after the archive: %+v, want kept with archive-stale", it)
 	}
 	if err := os.Remove(filepath.Join(wt, "later.txt")); err != nil {
@@ -598,13 +573,13 @@ func TestArchiveBackedRemoval(t *testing.T) {
 	}
 
 	plan = filepath.Join(r.Root, "plan.json")
-	p = e2ePlan(t, r, plan, 0)
-	it := planItem(t, p, id)
+	p = PlanTo(t, r, plan, 0)
+	it := PlanItem(t, p, id)
 	if it.Action != machine.ActionRemove || it.Proof == nil || it.Proof.Kind != machine.ProofArchive || it.Proof.Ref != a.ID {
 		t.Fatalf("plan of an archived tree: %+v, want remove on proof archive %s", it, a.ID)
 	}
-	out := e2eApply(t, r, plan, 0)
-	if o := applyOutcome(t, out, id); o.Outcome != machine.OutcomeRemoved {
+	out := ApplyFile(t, r, plan, 0)
+	if o := ApplyOutcome(t, out, id); o.Outcome != machine.OutcomeRemoved {
 		t.Fatalf("apply: %+v", o)
 	}
 	if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
@@ -614,7 +589,7 @@ func TestArchiveBackedRemoval(t *testing.T) {
 		t.Errorf("the archive after its tree was removed: %+v, want finished (the sole copy), verifying", c)
 	}
 	dst := filepath.Join(t.TempDir(), "restored")
-	restored := decodeResult[steps.ArchiveRestored](t, runBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", a.ID, dst), "archive restore")
+	restored := DecodeResult[steps.ArchiveRestored](t, RunBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", a.ID, dst), "archive restore")
 	if restored.Head != head {
 		t.Errorf("restored HEAD %s, want %s", restored.Head, head)
 	}
@@ -634,24 +609,24 @@ func TestArchiveBackedRemovalCrash(t *testing.T) {
 		}
 		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
 			t.Parallel()
-			r := rtRepo(t, fixtures.Options{})
-			id, wt := newTree(t, r, "spike")
+			r := InitSpacedRepo(t, fixtures.Options{})
+			id, wt := NewTree(t, r, "spike")
 			r.Commit(wt, "a.txt", "one\n")
 			r.WriteFile(wt, "notes/untracked.md", "only here\n")
 			r.WriteFile(wt, "b.txt", "uncommitted\n")
 			r.NestedRepo(wt, "vendor/nested")
 			before := arSnapshot(t, wt)
-			res := decodeResult[finishArchiveResult](t, mustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
+			res := DecodeResult[finishArchiveResult](t, MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
 			plan := filepath.Join(r.Root, "plan.json")
-			if it := planItem(t, e2ePlan(t, r, plan, 0), id); it.Action != machine.ActionRemove {
+			if it := PlanItem(t, PlanTo(t, r, plan, 0), id); it.Action != machine.ActionRemove {
 				t.Fatalf("plan: %+v", it)
 			}
-			killed := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "apply", plan)
+			killed := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "apply", plan)
 			if killed.Code != -1 {
 				t.Fatalf("apply was not killed at %s:\n%s", point, killed)
 			}
-			mustCustody(t, r, 0, "resume")
-			if got := listRecord(t, r, id).State; got != machine.StateTombstoned {
+			MustCustody(t, r, 0, "resume")
+			if got := ListRecord(t, r, id).State; got != machine.StateTombstoned {
 				t.Fatalf("after %s and resume: %s is %s, want tombstoned", point, id, got)
 			}
 			if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
@@ -661,7 +636,7 @@ func TestArchiveBackedRemovalCrash(t *testing.T) {
 				t.Errorf("after %s and resume the archive is %s, want finished (the sole copy)", point, st)
 			}
 			dst := filepath.Join(t.TempDir(), "restored")
-			mustCustody(t, r, 0, "archive", "restore", res.Archives[0].ID, dst)
+			MustCustody(t, r, 0, "archive", "restore", res.Archives[0].ID, dst)
 			if diff := cmp.Diff(before, arSnapshot(t, dst)); diff != "" {
 				t.Errorf("restored after %s (-archived +restored):\n%s", point, diff)
 			}
@@ -673,12 +648,12 @@ func TestArchiveBackedRemovalCrash(t *testing.T) {
 // since, its tree clean when archived and removed since.
 func apPrunable(t *testing.T, r *fixtures.Repo, name string, edit func(wt string)) steps.ArchiveCreated {
 	t.Helper()
-	id, wt := newTree(t, r, name)
+	id, wt := NewTree(t, r, name)
 	r.Commit(wt, "a.txt", "one\n")
 	if edit != nil {
 		edit(wt)
 	}
-	a := arCreate(t, r, id)
+	a := CreateArchive(t, r, id)
 	r.GitIn(wt, "push", "-q", "origin", "HEAD:refs/heads/"+name)
 	r.Git("worktree", "remove", "--force", wt)
 	return a
@@ -686,7 +661,7 @@ func apPrunable(t *testing.T, r *fixtures.Repo, name string, edit func(wt string
 
 func apPrune(t *testing.T, r *fixtures.Repo, want int, args ...string) steps.ArchivePruneResult {
 	t.Helper()
-	return decodeResult[steps.ArchivePruneResult](t, mustCustody(t, r, want, append([]string{"--json", "archive", "prune"}, args...)...), "archive prune")
+	return DecodeResult[steps.ArchivePruneResult](t, MustCustody(t, r, want, append([]string{"--json", "archive", "prune"}, args...)...), "archive prune")
 }
 
 func apItem(t *testing.T, res steps.ArchivePruneResult, name string) steps.ArchivePruneItem {
@@ -707,17 +682,17 @@ func apItem(t *testing.T, res steps.ArchivePruneResult, name string) steps.Archi
 // that may go, its files, the manifest last, and the directory.
 func TestArchivePrune(t *testing.T) {
 	t.Parallel()
-	r := rtRepo(t, fixtures.Options{})
+	r := InitSpacedRepo(t, fixtures.Options{})
 	keep := map[string]machine.Code{}
 	ok := apPrunable(t, r, "ok", nil)
 
-	id, wt := newTree(t, r, "present")
+	id, wt := NewTree(t, r, "present")
 	r.Commit(wt, "a.txt", "one\n")
-	keep[arCreate(t, r, id).ID] = machine.CodeArchiveTreePresent
+	keep[CreateArchive(t, r, id).ID] = machine.CodeArchiveTreePresent
 
-	id, wt = newTree(t, r, "unpushed")
+	id, wt = NewTree(t, r, "unpushed")
 	r.Commit(wt, "a.txt", "one\n")
-	keep[arCreate(t, r, id).ID] = machine.CodeUnpushedCommits
+	keep[CreateArchive(t, r, id).ID] = machine.CodeUnpushedCommits
 	r.Git("worktree", "remove", "--force", wt)
 
 	a := apPrunable(t, r, "extra", nil)
@@ -798,20 +773,20 @@ func TestArchivePruneCrash(t *testing.T) {
 		}
 		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
 			t.Parallel()
-			r := rtRepo(t, fixtures.Options{})
+			r := InitSpacedRepo(t, fixtures.Options{})
 			a := apPrunable(t, r, "ok", nil)
-			killed := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "prune", "--apply", a.ID)
+			killed := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "prune", "--apply", a.ID)
 			if killed.Code != -1 {
 				t.Fatalf("prune was not killed at %s:\n%s", point, killed)
 			}
-			rs := decodeResult[steps.ResumeResult](t, mustCustody(t, r, 0, "--json", "resume"), "resume")
+			rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 0, "--json", "resume"), "resume")
 			if len(rs.Items) != 1 || rs.Items[0].Outcome != machine.OutcomeRemoved {
 				t.Errorf("resume after %s: %+v", point, rs.Items)
 			}
 			if _, err := os.Lstat(a.Dir); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("after %s and resume %s is still there: %v", point, a.Dir, err)
 			}
-			if rs := decodeResult[steps.ResumeResult](t, mustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
+			if rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
 				t.Errorf("a second resume still found work: %+v", rs.Items)
 			}
 		})

@@ -85,7 +85,7 @@ func newFleet(b *testing.B) *fleet {
 	}
 	r.CommitAll(r.Dir, "a realistic checkout")
 	r.Git("push", "-q", "origin", "main")
-	mustCustody(b, r, 0, "init")
+	MustCustody(b, r, 0, "init")
 	excl := filepath.Join(r.Dir, ".git", "info", "exclude")
 	old, err := os.ReadFile(excl)
 	if err != nil {
@@ -136,7 +136,7 @@ func (fl *fleet) grow(b *testing.B, n int) newWindow {
 	from := len(fl.trees)
 	for i := from; i < n; i++ {
 		args := []string{"new", fmt.Sprintf("bench-%04d", i)}
-		var res result
+		var res Result
 		if i == from {
 			_, res = fl.run(b, fl.shim, args...)
 			w.gitRuns = fl.shim.take(b)
@@ -171,7 +171,7 @@ func (fl *fleet) grow(b *testing.B, n int) newWindow {
 			finish = append(finish, t.id)
 		}
 	}
-	mustCustody(b, fl.r, 0, append([]string{"finish"}, finish...)...)
+	MustCustody(b, fl.r, 0, append([]string{"finish"}, finish...)...)
 	fl.settle(b, fl.trees[from:])
 	return w
 }
@@ -327,14 +327,14 @@ func (fl *fleet) parallel(b *testing.B, n int, f func(int) error) {
 
 // run runs custody in the main checkout, with git counted through shim
 // when it is set, and returns its usage and result.
-func (fl *fleet) run(b *testing.B, shim *gitShim, args ...string) (usage, result) {
+func (fl *fleet) run(b *testing.B, shim *gitShim, args ...string) (usage, Result) {
 	b.Helper()
 	cmd := exec.Command(custodyBin, args...)
 	cmd.Dir, cmd.Env = fl.r.Dir, shim.env(fl.r.Env())
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	u, err := measure(cmd)
-	res := result{Stdout: out.String(), Stderr: errb.String()}
+	res := Result{Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

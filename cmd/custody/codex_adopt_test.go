@@ -22,31 +22,31 @@ import (
 // caAppTree makes a tree as the Codex app does: `git worktree add` of this
 // repository at $CODEX_HOME/worktrees/<hash>/<repository name>, outside
 // the repository and the managed root. branch "" makes it detached.
-func caAppTree(t *testing.T, w *rtWorld, hash, branch string) string {
+func caAppTree(t *testing.T, w *World, hash, branch string) string {
 	t.Helper()
-	path := filepath.Join(w.ext, "codex-home", "worktrees", hash, filepath.Base(w.r.Dir))
+	path := filepath.Join(w.Ext, "codex-home", "worktrees", hash, filepath.Base(w.R.Dir))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if branch == "" {
-		w.r.Git("worktree", "add", "-q", "--detach", path, "HEAD")
+		w.R.Git("worktree", "add", "-q", "--detach", path, "HEAD")
 	} else {
-		w.r.Git("worktree", "add", "-q", "-b", branch, path, "HEAD")
+		w.R.Git("worktree", "add", "-q", "-b", branch, path, "HEAD")
 	}
 	return path
 }
 
 // caShow is custody show ID --json.
-func caShow(t *testing.T, w *rtWorld, id string) showResult {
+func caShow(t *testing.T, w *World, id string) showResult {
 	t.Helper()
-	return showRecord(t, w.r, id)
+	return ShowRecord(t, w.R, id)
 }
 
 // caLedger is the worktree's ledger entries as "id state handle".
-func caLedger(t *testing.T, w *rtWorld, id string) []string {
+func caLedger(t *testing.T, w *World, id string) []string {
 	t.Helper()
 	var out []string
-	for _, r := range w.ledger(t, true) {
+	for _, r := range w.Ledger(t, true) {
 		if r.Worktree == id {
 			out = append(out, r.ID+" "+string(r.State)+" "+r.Handle)
 		}
@@ -55,10 +55,10 @@ func caLedger(t *testing.T, w *rtWorld, id string) []string {
 }
 
 // caIntegrate writes environment.toml and returns its literal scripts.
-func caIntegrate(t *testing.T, w *rtWorld) (setup, cleanup string) {
+func caIntegrate(t *testing.T, w *World) (setup, cleanup string) {
 	t.Helper()
-	mustCustody(t, w.r, 0, "integrate", "codex")
-	setup, cleanup = cxScripts(t, filepath.Join(w.r.Dir, ".codex", "environments", "environment.toml"))
+	MustCustody(t, w.R, 0, "integrate", "codex")
+	setup, cleanup = cxScripts(t, filepath.Join(w.R.Dir, ".codex", "environments", "environment.toml"))
 	if setup != steps.CodexSetupScript || cleanup != steps.CodexCleanupScript {
 		t.Fatalf("scripts written: setup %q cleanup %q", setup, cleanup)
 	}
@@ -73,11 +73,11 @@ func caIntegrate(t *testing.T, w *rtWorld) (setup, cleanup string) {
 // and its record stay.
 func TestCodexSetupAdoptsTheAppsTree(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", "")+rtRes("cache", "", ""), fixtures.Options{})
+	w := SetupResources(t, ResourceDecl("db", "", "")+ResourceDecl("cache", "", ""), fixtures.Options{})
 	setup, cleanup := caIntegrate(t, w)
 	tree := caAppTree(t, w, "a1b2", "")
 	id := filepath.Base(tree) // git's admin key
-	db, cache := w.handle(id, "db"), w.handle(id, "cache")
+	db, cache := w.Handle(id, "db"), w.Handle(id, "cache")
 
 	sh := cxRun(t, w, tree, setup)
 	if sh.Code != 0 {
@@ -86,7 +86,7 @@ func TestCodexSetupAdoptsTheAppsTree(t *testing.T) {
 	if !strings.Contains(sh.Stdout, "adopted "+tree+" as "+id+"\n") {
 		t.Errorf("setup does not say it adopted the tree:\n%s", sh)
 	}
-	w.wantLog(t, "create "+db, "create "+cache)
+	w.WantLog(t, "create "+db, "create "+cache)
 	rec := caShow(t, w, id).Record
 	if rec.Origin != machine.OriginAdopted || rec.State != machine.StateActive || rec.Path != tree || rec.AdminKey != id || rec.Port == 0 {
 		t.Fatalf("the app's tree after setup: %+v", rec)
@@ -97,7 +97,7 @@ func TestCodexSetupAdoptsTheAppsTree(t *testing.T) {
 	}
 	// Each resource was made under its own create intent, as new makes it.
 	var intents []string
-	for _, e := range w.journal(t) {
+	for _, e := range w.Journal(t) {
 		if e.Kind == string(machine.KindResource) && e.Trigger == string(machine.TriggerDeclare) {
 			intents = append(intents, e.Record)
 		}
@@ -115,14 +115,14 @@ func TestCodexSetupAdoptsTheAppsTree(t *testing.T) {
 	if again.Code != 0 || !strings.Contains(again.Stdout, "already-done: "+tree+" is in custody as "+id+"\n") {
 		t.Fatalf("setup run again:\n%s", again)
 	}
-	w.wantLog(t, "create "+db, "create "+cache, "ensure "+db, "ensure "+cache)
+	w.WantLog(t, "create "+db, "create "+cache, "ensure "+db, "ensure "+cache)
 	if d := cmp.Diff(wantLedger, caLedger(t, w, id)); d != "" {
 		t.Errorf("ledger after the second setup (-want +got):\n%s", d)
 	}
 	if now := caShow(t, w, id).Record; now.Rev != rec.Rev || now.State != rec.State {
 		t.Errorf("the second setup changed the record: rev %d -> %d, %s -> %s", rec.Rev, now.Rev, rec.State, now.State)
 	}
-	if n := len(listRecords(t, w.r, true)); n != 1 {
+	if n := len(ListRecords(t, w.R, true)); n != 1 {
 		t.Errorf("%d records after two setups, want 1", n)
 	}
 
@@ -130,8 +130,8 @@ func TestCodexSetupAdoptsTheAppsTree(t *testing.T) {
 	if down.Code != 0 {
 		t.Fatalf("the cleanup script %q failed in the app's tree:\n%s", cleanup, down)
 	}
-	w.wantLog(t, "create "+db, "create "+cache, "ensure "+db, "ensure "+cache, "destroy "+cache, "destroy "+db)
-	if w.exists(t, db) || w.exists(t, cache) {
+	w.WantLog(t, "create "+db, "create "+cache, "ensure "+db, "ensure "+cache, "destroy "+cache, "destroy "+db)
+	if w.Exists(t, db) || w.Exists(t, cache) {
 		t.Errorf("cleanup left a resource behind")
 	}
 	if d := cmp.Diff([]string{id + "/cache tombstoned " + cache, id + "/db tombstoned " + db}, caLedger(t, w, id)); d != "" {
@@ -144,28 +144,28 @@ func TestCodexSetupAdoptsTheAppsTree(t *testing.T) {
 	if sh := cxRun(t, w, tree, setup); sh.Code != 0 {
 		t.Fatalf("setup after cleanup:\n%s", sh)
 	}
-	w.wantLog(t, "create "+db, "create "+cache, "ensure "+db, "ensure "+cache, "destroy "+cache, "destroy "+db)
+	w.WantLog(t, "create "+db, "create "+cache, "ensure "+db, "ensure "+cache, "destroy "+cache, "destroy "+db)
 }
 
 // TestCodexSetupInACustodyTreeOnlyEnsures: in a tree custody new made, the
 // setup script adopts nothing and creates nothing: it ensures.
 func TestCodexSetupInACustodyTreeOnlyEnsures(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
 	setup, _ := caIntegrate(t, w)
-	made := w.rtNew(t, "mine")
-	db := w.handle(made.ID, "db")
+	made := w.New(t, "mine")
+	db := w.Handle(made.ID, "db")
 	before := caShow(t, w, made.ID).Record
 	sh := cxRun(t, w, filepath.Join(made.Path), setup)
 	if sh.Code != 0 || !strings.Contains(sh.Stdout, "already-done: "+made.Path+" is in custody as "+made.ID+"\n") {
 		t.Fatalf("setup in a custody tree:\n%s", sh)
 	}
-	w.wantLog(t, "create "+db, "ensure "+db)
+	w.WantLog(t, "create "+db, "ensure "+db)
 	after := caShow(t, w, made.ID).Record
 	if after.Origin != machine.OriginCreated || after.Rev != before.Rev {
 		t.Errorf("setup changed the custody tree's record: %+v -> %+v", before, after)
 	}
-	if n := len(listRecords(t, w.r, true)); n != 1 {
+	if n := len(ListRecords(t, w.R, true)); n != 1 {
 		t.Errorf("%d records, want 1", n)
 	}
 }
@@ -175,24 +175,24 @@ func TestCodexSetupInACustodyTreeOnlyEnsures(t *testing.T) {
 // refused with config-untrusted and exit 1; once approved, setup makes them.
 func TestCodexSetupRefusesUntrustedConfig(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, "", fixtures.Options{})
+	w := SetupResources(t, "", fixtures.Options{})
 	setup, _ := caIntegrate(t, w)
-	w.r.WriteFile(w.r.Dir, "custody.toml", w.x(rtRes("db", "", "")))
+	w.R.WriteFile(w.R.Dir, "custody.toml", w.Expand(ResourceDecl("db", "", "")))
 	tree := caAppTree(t, w, "c3d4", "")
 	id := filepath.Base(tree)
 	sh := cxRun(t, w, tree, setup)
 	if sh.Code != 1 || !strings.Contains(sh.Stderr, "[config-untrusted]") {
 		t.Fatalf("setup with an unapproved custody.toml:\n%s", sh)
 	}
-	w.wantLog(t)
+	w.WantLog(t)
 	if rec := caShow(t, w, id).Record; rec.Origin != machine.OriginAdopted {
 		t.Errorf("the tree was not adopted: %+v", rec)
 	}
-	mustCustody(t, w.r, 0, "trust")
+	MustCustody(t, w.R, 0, "trust")
 	if sh := cxRun(t, w, tree, setup); sh.Code != 0 {
 		t.Fatalf("setup once approved:\n%s", sh)
 	}
-	w.wantLog(t, "create "+w.handle(id, "db"))
+	w.WantLog(t, "create "+w.Handle(id, "db"))
 }
 
 // TestCodexAdoptedTreeRetiredByPlan: after setup and cleanup, a finished
@@ -201,7 +201,7 @@ func TestCodexSetupRefusesUntrustedConfig(t *testing.T) {
 // stays; an app tree with an unpublished commit is kept.
 func TestCodexAdoptedTreeRetiredByPlan(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
 	setup, cleanup := caIntegrate(t, w)
 	done := caAppTree(t, w, "e5f6", "codex/done")
 	wip := caAppTree(t, w, "a7b8", "")
@@ -212,40 +212,40 @@ func TestCodexAdoptedTreeRetiredByPlan(t *testing.T) {
 	}
 	doneID := caShow(t, w, filepath.Base(done)).Record.ID
 	var wipID string
-	for _, r := range listRecords(t, w.r, false) {
+	for _, r := range ListRecords(t, w.R, false) {
 		if r.Path == wip {
 			wipID = r.ID
 		}
 	}
 	if wipID == "" || wipID == doneID {
-		t.Fatalf("the second app tree has no record of its own: %+v", listRecords(t, w.r, false))
+		t.Fatalf("the second app tree has no record of its own: %+v", ListRecords(t, w.R, false))
 	}
-	w.r.Commit(wip, "wip.txt", "not published\n")
-	tip := strings.TrimSpace(w.r.Git("rev-parse", "refs/heads/codex/done"))
+	w.R.Commit(wip, "wip.txt", "not published\n")
+	tip := strings.TrimSpace(w.R.Git("rev-parse", "refs/heads/codex/done"))
 	for _, tree := range []string{done, wip} {
 		if sh := cxRun(t, w, tree, cleanup); sh.Code != 0 {
 			t.Fatalf("cleanup in %s:\n%s", tree, sh)
 		}
 	}
-	mustCustody(t, w.r, 0, "finish", doneID, wipID)
-	plan, file := sfPlanNow(t, w.r, 0)
-	if it := planItem(t, plan, doneID); it.Action != machine.ActionRemove {
+	MustCustody(t, w.R, 0, "finish", doneID, wipID)
+	plan, file := PlanNow(t, w.R, 0)
+	if it := PlanItem(t, plan, doneID); it.Action != machine.ActionRemove {
 		t.Fatalf("plan of the published app tree: %+v", it)
 	}
-	if it := planItem(t, plan, wipID); it.Action != machine.ActionKeep {
+	if it := PlanItem(t, plan, wipID); it.Action != machine.ActionKeep {
 		t.Fatalf("plan of the app tree with an unpublished commit: %+v", it)
 	}
-	res := runBin(t, custodyBin, w.r, w.r.Dir, nil, "apply", "--allow-external-retirement", file, "--json")
+	res := RunBin(t, custodyBin, w.R, w.R.Dir, nil, "apply", "--allow-external-retirement", file, "--json")
 	if res.Code != 0 {
 		t.Fatalf("apply: %s", res)
 	}
-	if o := applyOutcome(t, decodeResult[steps.ApplyResult](t, res, "apply"), doneID); o.Outcome != machine.OutcomeRemoved {
+	if o := ApplyOutcome(t, DecodeResult[steps.ApplyResult](t, res, "apply"), doneID); o.Outcome != machine.OutcomeRemoved {
 		t.Fatalf("apply of the published app tree: %+v", o)
 	}
 	if _, err := os.Lstat(done); !os.IsNotExist(err) {
 		t.Errorf("%s: %v, want removed", done, err)
 	}
-	if got := strings.TrimSpace(w.r.Git("rev-parse", "--verify", "refs/heads/codex/done")); got != tip {
+	if got := strings.TrimSpace(w.R.Git("rev-parse", "--verify", "refs/heads/codex/done")); got != tip {
 		t.Errorf("the adopted tree's branch is %q, want it kept at %s", got, tip)
 	}
 	if _, err := os.Lstat(filepath.Join(wip, "wip.txt")); err != nil {
@@ -260,17 +260,17 @@ func TestCodexAdoptedTreeRetiredByPlan(t *testing.T) {
 // resources.
 func TestCodexSetupAfterTheAppReusedAnAdminKey(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
 	setup, cleanup := caIntegrate(t, w)
 	first, key := caAppTreeUsed(t, w, setup, cleanup)
 	// The app removes the tree; a plan retires its record.
-	w.r.Git("worktree", "remove", first)
-	mustCustody(t, w.r, 0, "finish", key)
-	_, file := sfPlanNow(t, w.r, 0)
-	if res := runBin(t, custodyBin, w.r, w.r.Dir, nil, "apply", "--allow-external-retirement", file); res.Code != 0 {
+	w.R.Git("worktree", "remove", first)
+	MustCustody(t, w.R, 0, "finish", key)
+	_, file := PlanNow(t, w.R, 0)
+	if res := RunBin(t, custodyBin, w.R, w.R.Dir, nil, "apply", "--allow-external-retirement", file); res.Code != 0 {
 		t.Fatalf("apply: %s", res)
 	}
-	if st := listRecord(t, w.r, key).State; st != machine.StateTombstoned {
+	if st := ListRecord(t, w.R, key).State; st != machine.StateTombstoned {
 		t.Fatalf("the first tree's record is %s, want tombstoned", st)
 	}
 
@@ -286,7 +286,7 @@ func TestCodexSetupAfterTheAppReusedAnAdminKey(t *testing.T) {
 	if rec := caShow(t, w, id).Record; rec.AdminKey != key || rec.Origin != machine.OriginAdopted {
 		t.Errorf("the second tree's record: %+v", rec)
 	}
-	if !w.exists(t, w.handle(id, "db")) {
+	if !w.Exists(t, w.Handle(id, "db")) {
 		t.Errorf("the second tree's resource was not made")
 	}
 }
@@ -297,34 +297,34 @@ func TestCodexSetupAfterTheAppReusedAnAdminKey(t *testing.T) {
 // the rest made once, no intent left.
 func TestCodexSetupKilledAfterACreateIntent(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("a", "", "")+rtRes("b", "", ""), fixtures.Options{})
+	w := SetupResources(t, ResourceDecl("a", "", "")+ResourceDecl("b", "", ""), fixtures.Options{})
 	setup, _ := caIntegrate(t, w)
 	tree := caAppTree(t, w, "dead", "")
 	id := filepath.Base(tree)
-	ha, hb := w.handle(id, "a"), w.handle(id, "b")
-	runBin(t, custodyBin, w.r, tree, nil, "adopt", "--if-needed")
-	res := runBin(t, failpointBin, w.r, tree, []string{"CUSTODY_FAILPOINT=resource/after-create-intent"}, "resource", "ensure")
+	ha, hb := w.Handle(id, "a"), w.Handle(id, "b")
+	RunBin(t, custodyBin, w.R, tree, nil, "adopt", "--if-needed")
+	res := RunBin(t, failpointBin, w.R, tree, []string{"CUSTODY_FAILPOINT=resource/after-create-intent"}, "resource", "ensure")
 	if res.Code != -1 {
 		t.Fatalf("resource ensure with the failpoint: want SIGKILL, got\n%s", res)
 	}
-	if e := w.entry(t, id+"/a"); e.State != machine.StateProvisioning || e.Intent == nil || e.Intent.Kind != machine.IntentResourceCreate {
+	if e := w.Entry(t, id+"/a"); e.State != machine.StateProvisioning || e.Intent == nil || e.Intent.Kind != machine.IntentResourceCreate {
 		t.Fatalf("the create intent was not durable before the kill: %+v", e)
 	}
-	w.wantLog(t) // the create never ran
+	w.WantLog(t) // the create never ran
 
 	if sh := cxRun(t, w, tree, setup); sh.Code != 0 {
 		t.Fatalf("setup after the kill:\n%s", sh)
 	}
-	w.wantLog(t, "destroy "+ha, "create "+ha, "create "+hb, "ensure "+ha)
+	w.WantLog(t, "destroy "+ha, "create "+ha, "create "+hb, "ensure "+ha)
 	if d := cmp.Diff([]string{id + "/a active " + ha, id + "/b active " + hb}, caLedger(t, w, id)); d != "" {
 		t.Errorf("ledger after the next setup (-want +got):\n%s", d)
 	}
-	for _, r := range w.ledger(t, true) {
+	for _, r := range w.Ledger(t, true) {
 		if r.Intent != nil {
 			t.Errorf("%s still carries an intent: %+v", r.ID, r.Intent)
 		}
 	}
-	w.noIntents(t)
+	w.NoIntents(t)
 }
 
 // TestCodexSetupRequiredResourceFails: a required resource whose create
@@ -334,17 +334,17 @@ func TestCodexSetupKilledAfterACreateIntent(t *testing.T) {
 // destroys what was made.
 func TestCodexSetupRequiredResourceFails(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("a", "echo create @resource@ >> {EXT}/log; exit 7", "")+rtRes("b", "", ""), fixtures.Options{})
+	w := SetupResources(t, ResourceDecl("a", "echo create @resource@ >> {EXT}/log; exit 7", "")+ResourceDecl("b", "", ""), fixtures.Options{})
 	setup, _ := caIntegrate(t, w)
 	tree := caAppTree(t, w, "bad1", "")
 	id := filepath.Base(tree)
-	ha := w.handle(id, "a")
+	ha := w.Handle(id, "a")
 	for run := 1; run <= 2; run++ {
 		sh := cxRun(t, w, tree, setup)
 		if sh.Code != 3 || !strings.Contains(sh.Stdout, "[resource-failed]") || !strings.Contains(sh.Stdout, "exited 7") {
 			t.Fatalf("setup run %d with a failing required resource:\n%s", run, sh)
 		}
-		w.wantLog(t, "create "+ha)
+		w.WantLog(t, "create "+ha)
 	}
 	if d := cmp.Diff([]string{id + "/a finished " + ha}, caLedger(t, w, id)); d != "" {
 		t.Errorf("ledger (-want +got):\n%s", d)
@@ -352,7 +352,7 @@ func TestCodexSetupRequiredResourceFails(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(tree, ".git")); err != nil {
 		t.Errorf("the app's tree was touched: %v", err)
 	}
-	out := decodeResult[steps.EnsureResult](t, runBin(t, custodyBin, w.r, tree, nil, "resource", "ensure", "--json"), "resource ensure")
+	out := DecodeResult[steps.EnsureResult](t, RunBin(t, custodyBin, w.R, tree, nil, "resource", "ensure", "--json"), "resource ensure")
 	if len(out.Resources) != 1 || out.Resources[0].Refusal == nil {
 		t.Fatalf("ensure: %+v", out)
 	}
@@ -360,10 +360,10 @@ func TestCodexSetupRequiredResourceFails(t *testing.T) {
 	if want := "custody -C " + machine.QuoteArg(tree) + " teardown"; retry != want {
 		t.Fatalf("retry %q, want %q", retry, want)
 	}
-	if sh := runBin(t, "sh", w.r, w.r.Dir, []string{sfPathEnv(filepath.Dir(custodyBin))}, "-c", retry); sh.Code != 0 {
+	if sh := RunBin(t, "sh", w.R, w.R.Dir, []string{PathEnv(filepath.Dir(custodyBin))}, "-c", retry); sh.Code != 0 {
 		t.Fatalf("the retry %q:\n%s", retry, sh)
 	}
-	w.wantLog(t, "create "+ha, "destroy "+ha)
+	w.WantLog(t, "create "+ha, "destroy "+ha)
 	if d := cmp.Diff([]string{id + "/a tombstoned " + ha}, caLedger(t, w, id)); d != "" {
 		t.Errorf("ledger after the retry (-want +got):\n%s", d)
 	}
@@ -379,10 +379,10 @@ func TestCodexSetupRequiredResourceFails(t *testing.T) {
 // tree); plan settles it as gone, and the second tree stays untouched.
 func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
 	setup, cleanup := caIntegrate(t, w)
 	first, key := caAppTreeUsed(t, w, setup, cleanup)
-	w.r.Git("worktree", "remove", first)
+	w.R.Git("worktree", "remove", first)
 
 	second := caAppTreeReusing(t, w, key)
 	if sh := cxRun(t, w, second, setup); sh.Code != 0 {
@@ -392,7 +392,7 @@ func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
 	if id == "" || id == key {
 		t.Fatalf("the second tree's record id is %q, want a new id beside %s", id, key)
 	}
-	if st := listRecord(t, w.r, key).State; st != machine.StateActive {
+	if st := ListRecord(t, w.R, key).State; st != machine.StateActive {
 		t.Fatalf("the first record is %s; adopting the second tree must leave it as it was", st)
 	}
 	// Setup again is already-done: the marker names the second record.
@@ -401,8 +401,8 @@ func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
 	}
 
 	// The first record, finished, is assessed as gone, never as moved.
-	mustCustody(t, w.r, 0, "finish", key)
-	plan, file := sfPlanNow(t, w.r, 0)
+	MustCustody(t, w.R, 0, "finish", key)
+	plan, file := PlanNow(t, w.R, 0)
 	var first1 *machine.PlanItem
 	for i := range plan.Items {
 		if plan.Items[i].ID == key {
@@ -420,26 +420,26 @@ func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
 	if first1.Action != machine.ActionSettle {
 		t.Fatalf("the first record (its commit is on origin) is %s, want settle: %+v", first1.Action, first1.Refusals)
 	}
-	if res := runBin(t, custodyBin, w.r, w.r.Dir, nil, "apply", "--allow-external-retirement", file); res.Code != 0 {
+	if res := RunBin(t, custodyBin, w.R, w.R.Dir, nil, "apply", "--allow-external-retirement", file); res.Code != 0 {
 		t.Fatalf("apply: %s", res)
 	}
-	if st := listRecord(t, w.r, key).State; st != machine.StateTombstoned {
+	if st := ListRecord(t, w.R, key).State; st != machine.StateTombstoned {
 		t.Fatalf("the first record is %s, want tombstoned", st)
 	}
 	if fi, err := os.Stat(filepath.Join(second, ".git")); err != nil || fi.IsDir() {
 		t.Fatalf("the second tree was touched: %v", err)
 	}
-	if st := listRecord(t, w.r, id).State; st != machine.StateActive {
+	if st := ListRecord(t, w.R, id).State; st != machine.StateActive {
 		t.Fatalf("the second record is %s, want active", st)
 	}
-	if !w.exists(t, w.handle(id, "db")) {
+	if !w.Exists(t, w.Handle(id, "db")) {
 		t.Errorf("the second tree's resource is gone")
 	}
 }
 
 // caAppTreeUsed is an app tree that ran the setup and cleanup scripts,
 // and its admin key.
-func caAppTreeUsed(t *testing.T, w *rtWorld, setup, cleanup string) (path, key string) {
+func caAppTreeUsed(t *testing.T, w *World, setup, cleanup string) (path, key string) {
 	t.Helper()
 	path = caAppTree(t, w, "1111", "")
 	for _, s := range []string{setup, cleanup} {
@@ -452,19 +452,19 @@ func caAppTreeUsed(t *testing.T, w *rtWorld, setup, cleanup string) (path, key s
 
 // caAppTreeReusing is the app's next tree, to which git gave admin key key
 // of a tree it removed.
-func caAppTreeReusing(t *testing.T, w *rtWorld, key string) string {
+func caAppTreeReusing(t *testing.T, w *World, key string) string {
 	t.Helper()
 	second := caAppTree(t, w, "2222", "")
-	if got := strings.TrimSpace(w.r.GitIn(second, "rev-parse", "--git-dir")); filepath.Base(got) != key {
+	if got := strings.TrimSpace(w.R.GitIn(second, "rev-parse", "--git-dir")); filepath.Base(got) != key {
 		t.Fatalf("git gave the second tree admin entry %s, want the reused %s", got, key)
 	}
 	return second
 }
 
 // caRecordAt is the id of the live record of the tree at path ("" if none).
-func caRecordAt(t *testing.T, w *rtWorld, path string) string {
+func caRecordAt(t *testing.T, w *World, path string) string {
 	t.Helper()
-	for _, r := range listRecords(t, w.r, false) {
+	for _, r := range ListRecords(t, w.R, false) {
 		if r.Path == path {
 			return r.ID
 		}

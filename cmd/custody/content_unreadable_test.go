@@ -21,7 +21,7 @@ import (
 // mount --bind (root, and a kernel that allows it).
 func TestContentUnreadable(t *testing.T) {
 	t.Parallel()
-	r := e2eRepo(t, fixtures.Options{})
+	r := InitRepoWith(t, fixtures.Options{})
 	id, path := e2eMerged(t, r, "unreadable", "topic/unreadable")
 	r.UninitSubmodule(path, "sub")
 	name := "sub/notes.txt"
@@ -38,12 +38,12 @@ func TestContentUnreadable(t *testing.T) {
 	}
 	head := r.Head(path)
 	plan := filepath.Join(r.Root, "p.json")
-	res := custody(t, r, "plan", "-o", plan, "--json")
+	res := Custody(t, r, "plan", "-o", plan, "--json")
 	if res.Code != 0 && res.Code != 3 {
 		t.Fatalf("plan: %s", res)
 	}
-	p := decodeResult[machine.Plan](t, res, "plan")
-	it := planItem(t, p, id)
+	p := DecodeResult[machine.Plan](t, res, "plan")
+	it := PlanItem(t, p, id)
 	var named bool
 	for _, rf := range it.Refusals {
 		if rf.Code == machine.CodeContentUnreadable && strings.Contains(rf.Message, name) {
@@ -51,9 +51,9 @@ func TestContentUnreadable(t *testing.T) {
 		}
 	}
 	if it.Action != "keep" || !named {
-		t.Fatalf("action %s, refusals %v, want keep with content-unreadable naming %s: %+v", it.Action, refusalCodes(it.Refusals), name, it.Refusals)
+		t.Fatalf("action %s, refusals %v, want keep with content-unreadable naming %s: %+v", it.Action, RefusalCodes(it.Refusals), name, it.Refusals)
 	}
-	if res := custody(t, r, "apply", plan, "--json"); res.Code != 0 && res.Code != 3 {
+	if res := Custody(t, r, "apply", plan, "--json"); res.Code != 0 && res.Code != 3 {
 		t.Fatalf("apply: %s", res)
 	}
 	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() {
@@ -62,7 +62,7 @@ func TestContentUnreadable(t *testing.T) {
 	if got := r.Head(path); got != head {
 		t.Errorf("HEAD moved from %s to %s", head, got)
 	}
-	if st := e2eState(t, r, id); st != "finished" {
+	if st := State(t, r, id); st != "finished" {
 		t.Errorf("kept record is %s, want finished", st)
 	}
 	if !slices.Contains(strings.Fields(r.Git("branch", "--format=%(refname:short)")), "custody/"+id) {

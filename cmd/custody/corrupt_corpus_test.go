@@ -28,10 +28,10 @@ import (
 func corpusStore(t *testing.T) (*fixtures.Repo, string, []byte) {
 	t.Helper()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
-	id, _ := newTree(t, r, "kept")
-	mustCustody(t, r, 0, "finish", id)
-	newTree(t, r, "open")
+	MustCustody(t, r, 0, "init")
+	id, _ := NewTree(t, r, "kept")
+	MustCustody(t, r, 0, "finish", id)
+	NewTree(t, r, "open")
 	state := filepath.Join(r.Dir, ".git", "custody", "state.db")
 	db, err := bolt.Open(state, 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
@@ -94,7 +94,7 @@ var quickCommands = [][]string{{"doctor"}, {"journal", "export", "--redact", "--
 
 // runBounded runs custody with a deadline: a command that hangs on a
 // damaged store fails the test instead of the whole run.
-func runBounded(t *testing.T, r *fixtures.Repo, args ...string) result {
+func runBounded(t *testing.T, r *fixtures.Repo, args ...string) Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -103,7 +103,7 @@ func runBounded(t *testing.T, r *fixtures.Repo, args ...string) result {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	res := result{Stdout: out.String(), Stderr: errb.String(), Code: cmd.ProcessState.ExitCode()}
+	res := Result{Stdout: out.String(), Stderr: errb.String(), Code: cmd.ProcessState.ExitCode()}
 	if ctx.Err() != nil {
 		t.Fatalf("custody %s hung on the damaged store (killed after 20s)", strings.Join(args, " "))
 	}
@@ -147,10 +147,10 @@ func statState(t *testing.T, path string) fileState {
 // is and fails unless each ends in time without crashing and leaves the
 // file's bytes, mtime and type as they were. It returns each command's
 // result.
-func readOnlyUnchanged(t *testing.T, r *fixtures.Repo, state string, commands [][]string) map[string]result {
+func readOnlyUnchanged(t *testing.T, r *fixtures.Repo, state string, commands [][]string) map[string]Result {
 	t.Helper()
 	before := statState(t, state)
-	results := map[string]result{}
+	results := map[string]Result{}
 	for _, args := range commands {
 		res := runBounded(t, r, args...)
 		results[strings.Join(args, " ")] = res

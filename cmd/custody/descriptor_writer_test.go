@@ -21,11 +21,11 @@ import (
 // file afterwards.
 func TestQuarantineDescriptorWriter(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
+	r := InitRepo(t)
 	qtIgnoreLogs(t, r)
-	id, path := sfRemovable(t, r, "held")
-	_, file := sfPlanNow(t, r, 0)
-	release, wait := csPaused(t, r, "apply/before-quarantine", "apply", file, "--json")
+	id, path := Removable(t, r, "held")
+	_, file := PlanNow(t, r, 0)
+	release, wait := Paused(t, r, "apply/before-quarantine", "apply", file, "--json")
 	f, err := os.OpenFile(filepath.Join(path, "debug.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestQuarantineDescriptorWriter(t *testing.T) {
 		t.Fatalf("apply: %s", res)
 	}
 	a := qtApplyDecoded(t, res)
-	o := applyOutcome(t, a, id)
+	o := ApplyOutcome(t, a, id)
 	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != "in-use" {
 		t.Errorf("apply outcome %+v; want the tree kept, in-use", o)
 	}

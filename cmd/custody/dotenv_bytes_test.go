@@ -20,15 +20,15 @@ import (
 func TestDotenvOddIDs(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{Name: "r\x80\n'$x"})
-	writeTrusted(t, r, "[resources.db]\ncreate = 'true'\ndestroy = 'true'\n")
-	mustCustody(t, r, 0, "init")
+	WriteTrusted(t, r, "[resources.db]\ncreate = 'true'\ndestroy = 'true'\n")
+	MustCustody(t, r, 0, "init")
 
 	adopt := func(base, branch string) (id, path string) {
 		t.Helper()
 		path = filepath.Join(r.Root, base)
 		r.Git("worktree", "add", "-q", "-b", branch, path)
-		mustCustody(t, r, 0, "adopt", path)
-		for _, rec := range listRecords(t, r, false) {
+		MustCustody(t, r, 0, "adopt", path)
+		for _, rec := range ListRecords(t, r, false) {
 			if rec.Path == path {
 				return rec.ID, path
 			}
@@ -50,8 +50,8 @@ func TestDotenvOddIDs(t *testing.T) {
 		}
 	}
 	for range 2 { // ensuring again replaces custody's lines, never adds more
-		mustCustody(t, r, 0, "resource", "ensure", mineID)
-		mustCustody(t, r, 0, "resource", "ensure", pushedID)
+		MustCustody(t, r, 0, "resource", "ensure", mineID)
+		MustCustody(t, r, 0, "resource", "ensure", pushedID)
 	}
 
 	for _, tc := range []struct {
@@ -80,8 +80,8 @@ func TestDotenvOddIDs(t *testing.T) {
 		}
 	}
 
-	mustCustody(t, r, 0, "finish", mineID, pushedID)
-	plan := e2ePlan(t, r, filepath.Join(r.Root, "plan.json"), 0)
+	MustCustody(t, r, 0, "finish", mineID, pushedID)
+	plan := PlanTo(t, r, filepath.Join(r.Root, "plan.json"), 0)
 	for _, it := range plan.Items {
 		if it.ID == pushedID && it.Action != machine.ActionRemove {
 			t.Errorf("plan keeps %s, whose .env holds only custody's lines: %+v", it.ID, it.Refusal)

@@ -27,20 +27,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// e2eRepo makes a fixture repository and runs custody init in it.
-func e2eRepo(t *testing.T, opt fixtures.Options) *fixtures.Repo {
+// InitRepoWith makes a fixture repository and runs custody init in it.
+func InitRepoWith(t *testing.T, opt fixtures.Options) *fixtures.Repo {
 	t.Helper()
 	r := fixtures.New(t, opt)
-	mustCustody(t, r, 0, "init")
+	MustCustody(t, r, 0, "init")
 	return r
 }
 
-// e2ePlan runs plan -o file --json and returns the plan file, which must
+// PlanTo runs plan -o file --json and returns the plan file, which must
 // parse and match the printed plan.
-func e2ePlan(t testing.TB, r *fixtures.Repo, file string, want int) machine.Plan {
+func PlanTo(t testing.TB, r *fixtures.Repo, file string, want int) machine.Plan {
 	t.Helper()
-	res := mustCustody(t, r, want, "plan", "-o", file, "--json")
-	p := decodeResult[machine.Plan](t, res, "plan")
+	res := MustCustody(t, r, want, "plan", "-o", file, "--json")
+	p := DecodeResult[machine.Plan](t, res, "plan")
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -55,34 +55,34 @@ func e2ePlan(t testing.TB, r *fixtures.Repo, file string, want int) machine.Plan
 	return fromFile
 }
 
-// e2eApply runs apply file --json and returns the decoded result.
-func e2eApply(t testing.TB, r *fixtures.Repo, file string, want int) steps.ApplyResult {
+// ApplyFile runs apply file --json and returns the decoded result.
+func ApplyFile(t testing.TB, r *fixtures.Repo, file string, want int) steps.ApplyResult {
 	t.Helper()
-	res := mustCustody(t, r, want, "apply", file, "--json")
-	return decodeResult[steps.ApplyResult](t, res, "apply")
+	res := MustCustody(t, r, want, "apply", file, "--json")
+	return DecodeResult[steps.ApplyResult](t, res, "apply")
 }
 
-// e2eRecords returns list --all --json keyed by id.
-func e2eRecords(t testing.TB, r *fixtures.Repo) map[string]listEntry {
+// Records returns list --all --json keyed by id.
+func Records(t testing.TB, r *fixtures.Repo) map[string]listEntry {
 	t.Helper()
 	m := map[string]listEntry{}
-	for _, rec := range listRecords(t, r, true) {
+	for _, rec := range ListRecords(t, r, true) {
 		m[rec.ID] = rec
 	}
 	return m
 }
 
-func e2eState(t testing.TB, r *fixtures.Repo, id string) string {
+func State(t testing.TB, r *fixtures.Repo, id string) string {
 	t.Helper()
-	rec, ok := e2eRecords(t, r)[id]
+	rec, ok := Records(t, r)[id]
 	if !ok {
 		t.Fatalf("no record %s", id)
 	}
 	return string(rec.State)
 }
 
-// e2eWorktrees returns the paths git registers, main checkout first.
-func e2eWorktrees(t testing.TB, r *fixtures.Repo) []string {
+// Worktrees returns the paths git registers, main checkout first.
+func Worktrees(t testing.TB, r *fixtures.Repo) []string {
 	t.Helper()
 	var out []string
 	for _, l := range strings.Split(r.Git("worktree", "list", "--porcelain"), "\n") {
@@ -93,11 +93,11 @@ func e2eWorktrees(t testing.TB, r *fixtures.Repo) []string {
 	return out
 }
 
-// e2eFinish finishes ids and requires each to come out finished.
-func e2eFinish(t testing.TB, r *fixtures.Repo, ids ...string) {
+// FinishAll finishes ids and requires each to come out finished.
+func FinishAll(t testing.TB, r *fixtures.Repo, ids ...string) {
 	t.Helper()
-	res := mustCustody(t, r, 0, append([]string{"finish", "--json"}, ids...)...)
-	out := decodeResult[itemsResult[steps.Outcome]](t, res, "finish")
+	res := MustCustody(t, r, 0, append([]string{"finish", "--json"}, ids...)...)
+	out := DecodeResult[ItemsResult[steps.Outcome]](t, res, "finish")
 	if len(out.Items) != len(ids) {
 		t.Fatalf("finish %v: %+v", ids, out.Items)
 	}
@@ -112,22 +112,22 @@ func e2eFinish(t testing.TB, r *fixtures.Repo, ids ...string) {
 // and finishes it.
 func e2eMerged(t testing.TB, r *fixtures.Repo, name, branch string) (id, path string) {
 	t.Helper()
-	id, path = newTree(t, r, name)
+	id, path = NewTree(t, r, name)
 	r.Commit(path, name+".txt", "work of "+name+"\n")
 	r.Push(path, branch)
-	e2eFinish(t, r, id)
+	FinishAll(t, r, id)
 	return id, path
 }
 
 // e2eFresh makes a tree with no commits of its own (HEAD == main, which
 // origin has) and finishes it.
-// e2eAssertRemoved checks every sign of a verified removal.
-func e2eAssertRemoved(t testing.TB, r *fixtures.Repo, id, path string) {
+// AssertRemovedWithBranch checks every sign of a verified removal.
+func AssertRemovedWithBranch(t testing.TB, r *fixtures.Repo, id, path string) {
 	t.Helper()
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("%s: lstat says %v, want ENOENT", path, err)
 	}
-	if slices.Contains(e2eWorktrees(t, r), path) {
+	if slices.Contains(Worktrees(t, r), path) {
 		t.Errorf("git still registers %s", path)
 	}
 	if _, err := os.Lstat(filepath.Join(r.Dir, ".git", "worktrees", id)); !errors.Is(err, fs.ErrNotExist) {
@@ -136,24 +136,24 @@ func e2eAssertRemoved(t testing.TB, r *fixtures.Repo, id, path string) {
 	if tip := r.BranchTip("custody/" + id); tip != "" {
 		t.Errorf("branch custody/%s still exists at %s", id, tip)
 	}
-	if st := e2eState(t, r, id); st != "tombstoned" {
+	if st := State(t, r, id); st != "tombstoned" {
 		t.Errorf("record %s is %s, want tombstoned", id, st)
 	}
 }
 
-// e2eKept is everything about a kept tree that must not change.
-type e2eKept struct {
+// KeptSnap is everything about a kept tree that must not change.
+type KeptSnap struct {
 	tree, admin fixtures.Snapshot
 	refs        string
 }
 
-func e2eSnapKept(r *fixtures.Repo, id, path string) e2eKept {
-	return e2eKept{tree: r.Snap(path), admin: r.Snap(filepath.Join(r.Dir, ".git", "worktrees", id)), refs: r.Refs()}
+func SnapKept(r *fixtures.Repo, id, path string) KeptSnap {
+	return KeptSnap{tree: r.Snap(path), admin: r.Snap(filepath.Join(r.Dir, ".git", "worktrees", id)), refs: r.Refs()}
 }
 
-// e2eAssertKept checks the tree, its git admin dir and its registration
+// AssertKept checks the tree, its git admin dir and its registration
 // are unchanged since before; wantRefs is the expected ref listing.
-func e2eAssertKept(t testing.TB, r *fixtures.Repo, id, path string, before e2eKept, wantRefs string) {
+func AssertKept(t testing.TB, r *fixtures.Repo, id, path string, before KeptSnap, wantRefs string) {
 	t.Helper()
 	if d := before.tree.Diff(r.Snap(path)); d != "" {
 		t.Errorf("kept tree %s changed:\n%s", path, d)
@@ -164,7 +164,7 @@ func e2eAssertKept(t testing.TB, r *fixtures.Repo, id, path string, before e2eKe
 	if got := r.Refs(); got != wantRefs {
 		t.Errorf("refs changed:\n%s", cmp.Diff(wantRefs, got))
 	}
-	if !slices.Contains(e2eWorktrees(t, r), path) {
+	if !slices.Contains(Worktrees(t, r), path) {
 		t.Errorf("kept tree %s is no longer registered", path)
 	}
 }
@@ -185,25 +185,25 @@ func TestE2EHazardsAreKept(t *testing.T) {
 	for _, h := range fixtures.Hazards() {
 		t.Run(h.Name, func(t *testing.T) {
 			t.Parallel()
-			r := e2eRepo(t, fixtures.Options{})
+			r := InitRepoWith(t, fixtures.Options{})
 			// A tree that is removable but for the hazard: its own
 			// commit is published on a topic branch.
 			id, path := e2eMerged(t, r, "hazard", "topic/hazard")
 			// A removable neighbour, in the same plan.
 			okID, okPath := e2eMerged(t, r, "neighbour", "topic/neighbour")
 			h.Make(r, path)
-			before := e2eSnapKept(r, id, path)
+			before := SnapKept(r, id, path)
 
 			file := filepath.Join(r.Root, "p.json")
-			p := e2ePlan(t, r, file, 0) // a kept tree is the plan's result: exit 0
-			it := planItem(t, p, id)
+			p := PlanTo(t, r, file, 0) // a kept tree is the plan's result: exit 0
+			it := PlanItem(t, p, id)
 			if it.Action != "keep" || it.Refusal == nil {
 				t.Fatalf("hazard tree not kept: %+v", it)
 			}
 			if string(it.Refusal.Code) != h.Code {
 				t.Errorf("refusal code %q, want %q (%s)", it.Refusal.Code, h.Code, it.Refusal.Message)
 			}
-			codes := refusalCodes(it.Refusals)
+			codes := RefusalCodes(it.Refusals)
 			if !cmp.Equal(codes, []string{h.Code}) {
 				t.Errorf("refusals %v, want exactly [%s]", codes, h.Code)
 			}
@@ -213,22 +213,22 @@ func TestE2EHazardsAreKept(t *testing.T) {
 			if it.Proof != nil {
 				t.Errorf("kept item carries a proof: %v", it.Proof)
 			}
-			if n := planItem(t, p, okID); n.Action != "remove" {
+			if n := PlanItem(t, p, okID); n.Action != "remove" {
 				t.Fatalf("neighbour not removable: %+v", n)
 			}
 			// plan wrote nothing.
-			e2eAssertKept(t, r, id, path, before, before.refs)
+			AssertKept(t, r, id, path, before, before.refs)
 
-			a := e2eApply(t, r, file, 0)
+			a := ApplyFile(t, r, file, 0)
 			if len(a.Items) != 1 || a.Items[0].ID != okID || a.Items[0].Outcome != "removed" {
 				t.Errorf("apply acted on %+v, want only %s removed", a.Items, okID)
 			}
 			if a.Kept != 1 {
 				t.Errorf("apply kept %d, want 1", a.Kept)
 			}
-			e2eAssertRemoved(t, r, okID, okPath)
-			e2eAssertKept(t, r, id, path, before, e2eDropRef(before.refs, "refs/heads/custody/"+okID))
-			if st := e2eState(t, r, id); st != "finished" {
+			AssertRemovedWithBranch(t, r, okID, okPath)
+			AssertKept(t, r, id, path, before, e2eDropRef(before.refs, "refs/heads/custody/"+okID))
+			if st := State(t, r, id); st != "finished" {
 				t.Errorf("hazard record is %s, want finished", st)
 			}
 		})
@@ -255,7 +255,7 @@ func TestE2EMoreHazardsAreKept(t *testing.T) {
 	for _, h := range fixtures.MoreHazards() {
 		t.Run(h.Name, func(t *testing.T) {
 			t.Parallel()
-			r := e2eRepo(t, fixtures.Options{})
+			r := InitRepoWith(t, fixtures.Options{})
 			id, path := e2eMerged(t, r, "hazard", "topic/hazard")
 			okID, okPath := e2eMerged(t, r, "neighbour", "topic/neighbour")
 			h.Make(r, path)
@@ -278,20 +278,20 @@ func TestE2EMoreHazardsAreKept(t *testing.T) {
 			tree, adm, refs := snap(), r.Snap(admin), r.Refs()
 
 			file := filepath.Join(r.Root, "p.json")
-			p := e2ePlan(t, r, file, 0)
-			it := planItem(t, p, id)
-			codes := refusalCodes(it.Refusals)
+			p := PlanTo(t, r, file, 0)
+			it := PlanItem(t, p, id)
+			codes := RefusalCodes(it.Refusals)
 			if it.Action != "keep" || it.Refusal == nil || string(it.Refusal.Code) != h.Codes[0] || !cmp.Equal(codes, h.Codes) {
 				t.Errorf("hazard tree: action %s, refusals %v, want keep with %v", it.Action, codes, h.Codes)
 			}
-			if n := planItem(t, p, okID); n.Action != "remove" {
+			if n := PlanItem(t, p, okID); n.Action != "remove" {
 				t.Fatalf("neighbour not removable: %+v", n)
 			}
-			a := e2eApply(t, r, file, 0)
+			a := ApplyFile(t, r, file, 0)
 			if len(a.Items) != 1 || a.Items[0].ID != okID || a.Items[0].Outcome != "removed" {
 				t.Errorf("apply acted on %+v, want only %s removed", a.Items, okID)
 			}
-			e2eAssertRemoved(t, r, okID, okPath)
+			AssertRemovedWithBranch(t, r, okID, okPath)
 			if d := tree.Diff(snap()); d != "" {
 				t.Errorf("kept tree changed:\n%s", d)
 			}
@@ -301,10 +301,10 @@ func TestE2EMoreHazardsAreKept(t *testing.T) {
 			if got, want := r.Refs(), e2eDropRef(refs, "refs/heads/custody/"+okID); got != want {
 				t.Errorf("refs changed:\n%s", cmp.Diff(want, got))
 			}
-			if !slices.Contains(e2eWorktrees(t, r), path) {
+			if !slices.Contains(Worktrees(t, r), path) {
 				t.Errorf("kept tree %s is no longer registered", path)
 			}
-			if st := e2eState(t, r, id); st != "finished" {
+			if st := State(t, r, id); st != "finished" {
 				t.Errorf("hazard record is %s, want finished", st)
 			}
 		})

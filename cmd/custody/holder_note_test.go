@@ -17,8 +17,8 @@ import (
 func TestHolderNoteOneLine(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{Name: "r\nx\x80 y"})
-	runBin(t, custodyBin, r, r.Root, nil, "-C", r.Dir, "init")
-	if res := runBin(t, custodyBin, r, r.Root, nil, "-C", r.Dir, "new", "t"); res.Code != 0 {
+	RunBin(t, custodyBin, r, r.Root, nil, "-C", r.Dir, "init")
+	if res := RunBin(t, custodyBin, r, r.Root, nil, "-C", r.Dir, "new", "t"); res.Code != 0 {
 		t.Fatalf("custody -C %q new t:\n%s", r.Dir, res)
 	}
 	b, err := os.ReadFile(filepath.Join(r.Dir, ".git", "custody", "state.db.holder"))

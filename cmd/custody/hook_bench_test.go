@@ -29,10 +29,10 @@ import (
 // Target: each ≤ 3× the git floor.
 func BenchmarkHook(b *testing.B) {
 	r := fixtures.New(b, fixtures.Options{})
-	mustCustody(b, r, 0, "init")
+	MustCustody(b, r, 0, "init")
 	var path string
 	for i := range 100 {
-		_, p := newTree(b, r, fmt.Sprintf("tree %d", i))
+		_, p := NewTree(b, r, fmt.Sprintf("tree %d", i))
 		if i == 50 {
 			path = p
 		}

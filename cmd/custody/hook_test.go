@@ -37,7 +37,7 @@ func hkClock(at time.Time) (string, []string) {
 func hkEnv(at time.Time) []string { _, env := hkClock(at); return env }
 
 // hkRun runs bin in dir with stdin and extra environment.
-func hkRun(t testing.TB, bin string, r *fixtures.Repo, dir, stdin string, extra []string, args ...string) result {
+func hkRun(t testing.TB, bin string, r *fixtures.Repo, dir, stdin string, extra []string, args ...string) Result {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
@@ -46,7 +46,7 @@ func hkRun(t testing.TB, bin string, r *fixtures.Repo, dir, stdin string, extra 
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	res := result{Stdout: out.String(), Stderr: errb.String()}
+	res := Result{Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -76,7 +76,7 @@ func hkHook(t *testing.T, r *fixtures.Repo, at time.Time, payload, name string, 
 	if err := dec.Decode(&env); err != nil || dec.More() {
 		t.Fatalf("custody hook %s: stdout is not one envelope (%v)\n%s", name, err, res)
 	}
-	scValidate(t, "hook-envelope.json", "custody hook "+name, []byte(res.Stdout))
+	ValidateSchema(t, "hook-envelope.json", "custody hook "+name, []byte(res.Stdout))
 	if env.HookProtocol != 1 || env.Hook != name {
 		t.Fatalf("custody hook %s: envelope %+v, want hook_protocol 1 and hook %s", name, env, name)
 	}
@@ -107,20 +107,20 @@ func hkLeases(t testing.TB, r *fixtures.Repo) map[string]*machine.Lease {
 // hkPlanItem plans (at at, when set) and returns id's item.
 func hkPlanItem(t testing.TB, r *fixtures.Repo, at time.Time, id string) (machine.PlanItem, string) {
 	t.Helper()
-	file := sfPlanFile(t, r)
+	file := PlanFile(t, r)
 	bin, extra := hkClock(at)
-	res := runBin(t, bin, r, r.Dir, extra, "plan", "-o", file, "--json")
+	res := RunBin(t, bin, r, r.Dir, extra, "plan", "-o", file, "--json")
 	if res.Code != 0 {
 		t.Fatalf("plan: %s", res)
 	}
-	return planItem(t, decodeResult[machine.Plan](t, res, "plan"), id), file
+	return PlanItem(t, DecodeResult[machine.Plan](t, res, "plan"), id), file
 }
 
 // hkEvents returns the journal's event names about record id.
 func hkEvents(t testing.TB, r *fixtures.Repo, id string) []string {
 	t.Helper()
 	var out []string
-	for _, e := range journalEntries(t, r) {
+	for _, e := range JournalEntries(t, r) {
 		if e.Record == id && e.Event != "" {
 			out = append(out, e.Event)
 		}
@@ -134,8 +134,8 @@ func hkEvents(t testing.TB, r *fixtures.Repo, id string) []string {
 // removes the tree; every lease change is journaled.
 func TestHookAgentSession(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	id, path := newTree(t, r, "agent")
+	r := InitRepo(t)
+	id, path := NewTree(t, r, "agent")
 	sub := filepath.Join(path, "deep", "er")
 
 	env := hkHook(t, r, time.Time{}, hkPayload("SessionStart", "sess-1", path), "session-start", "--agent", "claude")
@@ -146,10 +146,10 @@ func TestHookAgentSession(t *testing.T) {
 		t.Fatalf("the store's lease after session-start: %+v, want sess-1's for 30m", l)
 	}
 	it, _ := hkPlanItem(t, r, time.Time{}, id)
-	if it.Action != machine.ActionKeep || !hasCode(it.Refusals, "lease-live") {
-		t.Fatalf("plan during the session: %s %v, want keep [lease-live]", it.Action, refusalCodes(it.Refusals))
+	if it.Action != machine.ActionKeep || !HasCode(it.Refusals, "lease-live") {
+		t.Fatalf("plan during the session: %s %v, want keep [lease-live]", it.Action, RefusalCodes(it.Refusals))
 	}
-	res := custody(t, r, "finish", id, "--json")
+	res := Custody(t, r, "finish", id, "--json")
 	if res.Code != 3 || !strings.Contains(res.Stdout, `"lease-live"`) {
 		t.Fatalf("finish under the session's lease: want exit 3 [lease-live]\n%s", res)
 	}
@@ -172,15 +172,15 @@ func TestHookAgentSession(t *testing.T) {
 	if l := hkLeases(t, r)[id]; l != nil {
 		t.Fatalf("the store still holds a lease after session-end: %+v", l)
 	}
-	mustCustody(t, r, 0, "finish", id)
+	MustCustody(t, r, 0, "finish", id)
 	it, file := hkPlanItem(t, r, time.Time{}, id)
 	if it.Action != machine.ActionRemove {
-		t.Fatalf("plan after the session: %s %v, want remove", it.Action, refusalCodes(it.Refusals))
+		t.Fatalf("plan after the session: %s %v, want remove", it.Action, RefusalCodes(it.Refusals))
 	}
-	if o := applyOutcome(t, sfApply(t, r, file, 0), id); o.Outcome != machine.OutcomeRemoved {
+	if o := ApplyOutcome(t, Apply(t, r, file, 0), id); o.Outcome != machine.OutcomeRemoved {
 		t.Fatalf("apply: %+v", o)
 	}
-	sfAssertRemoved(t, r, id, path, true)
+	AssertRemoved(t, r, id, path, true)
 	got := strings.Join(hkEvents(t, r, id), " ")
 	if !strings.Contains(got, "lease-acquired") || !strings.Contains(got, "lease-released") || strings.Contains(got, "lease-renewed") {
 		t.Errorf("journal events of %s: %s; want lease-acquired and lease-released, and no renewal for a heartbeat that wrote nothing", id, got)
@@ -203,8 +203,8 @@ func execOK(t testing.TB, name string, args ...string) error {
 // it.
 func TestHookCrashedAgent(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	id, path := newTree(t, r, "crashed")
+	r := InitRepo(t)
+	id, path := NewTree(t, r, "crashed")
 	t0 := time.Now().UTC()
 	env := hkHook(t, r, t0, hkPayload("SessionStart", "sess-dead", path), "session-start", "--lease", "30m")
 	if env.Outcome != "acquired" || !env.Lease.Expires.Equal(t0.Add(30*time.Minute)) {
@@ -212,24 +212,24 @@ func TestHookCrashedAgent(t *testing.T) {
 	}
 	for _, at := range []time.Time{t0.Add(10 * time.Minute), t0.Add(29*time.Minute + 59*time.Second)} {
 		it, _ := hkPlanItem(t, r, at, id)
-		if it.Action != machine.ActionKeep || !hasCode(it.Refusals, "lease-live") {
-			t.Fatalf("plan at +%s: %s %v, want keep [lease-live]", at.Sub(t0), it.Action, refusalCodes(it.Refusals))
+		if it.Action != machine.ActionKeep || !HasCode(it.Refusals, "lease-live") {
+			t.Fatalf("plan at +%s: %s %v, want keep [lease-live]", at.Sub(t0), it.Action, RefusalCodes(it.Refusals))
 		}
 	}
-	res := runBin(t, failpointBin, r, r.Dir, hkEnv(t0.Add(10*time.Minute)), "finish", id, "--json")
+	res := RunBin(t, failpointBin, r, r.Dir, hkEnv(t0.Add(10*time.Minute)), "finish", id, "--json")
 	if res.Code != 3 || !strings.Contains(res.Stdout, `"lease-live"`) {
 		t.Fatalf("finish at +10m under the dead session's lease: want exit 3 [lease-live]\n%s", res)
 	}
 	after := t0.Add(30*time.Minute + time.Second)
 	it, file := hkPlanItem(t, r, after, id)
 	if it.Action != machine.ActionRemove {
-		t.Fatalf("plan at +30m1s, the lease expired: %s %v, want remove", it.Action, refusalCodes(it.Refusals))
+		t.Fatalf("plan at +30m1s, the lease expired: %s %v, want remove", it.Action, RefusalCodes(it.Refusals))
 	}
-	a := runBin(t, failpointBin, r, r.Dir, hkEnv(after), "apply", file, "--json")
+	a := RunBin(t, failpointBin, r, r.Dir, hkEnv(after), "apply", file, "--json")
 	if a.Code != 0 {
 		t.Fatalf("apply after expiry: %s", a)
 	}
-	sfAssertRemoved(t, r, id, path, true)
+	AssertRemoved(t, r, id, path, true)
 }
 
 // TestHookLeaseRules: who may renew or release, when a heartbeat writes,
@@ -237,8 +237,8 @@ func TestHookCrashedAgent(t *testing.T) {
 // nothing, exit 0, and are journaled as hook-error.
 func TestHookLeaseRules(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	id, path := newTree(t, r, "rules")
+	r := InitRepo(t)
+	id, path := NewTree(t, r, "rules")
 	t0 := time.Now().UTC().Truncate(time.Second)
 	p := func(s string) string { return hkPayload("PostToolUse", s, path) }
 	hkHook(t, r, t0, p("a"), "session-start")
@@ -270,7 +270,7 @@ func TestHookLeaseRules(t *testing.T) {
 		t.Errorf("session-end of a, whose lease b took over and let expire: %+v, want not-held", env)
 	}
 	hkHook(t, r, t0.Add(80*time.Minute), p("b"), "session-end")
-	runBin(t, failpointBin, r, r.Dir, hkEnv(t0.Add(81*time.Minute)), "finish", id)
+	RunBin(t, failpointBin, r, r.Dir, hkEnv(t0.Add(81*time.Minute)), "finish", id)
 	env := hkHook(t, r, t0.Add(82*time.Minute), p("c"), "session-start")
 	if env.Outcome != "refused" || env.Refusal == nil || env.Refusal.Code != machine.CodeWrongState || env.Refusal.Retry != "custody reopen "+id {
 		t.Errorf("session-start on a finished tree: %+v, want refused [wrong-state] with retry custody reopen", env)
@@ -291,8 +291,8 @@ func TestHookLeaseRules(t *testing.T) {
 // every managed tree change nothing and still exit 0 with the envelope.
 func TestHookBadInput(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	id, path := newTree(t, r, "bad")
+	r := InitRepo(t)
+	id, path := NewTree(t, r, "bad")
 	huge := `{"session_id":"s","cwd":"` + path + `","tool_response":"` + strings.Repeat("x", machine.MaxHookPayload) + `"}`
 	for name, payload := range map[string]string{
 		"garbage":    "not json at all\x00\xff",
@@ -344,9 +344,9 @@ func TestHookBadInput(t *testing.T) {
 func TestHookSessionStartEnsure(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	writeTrusted(t, r, "[resources.db]\ncreate = 'true'\ndestroy = 'true'\nensure = '''test ! -e @dir@/fail'''\n")
-	mustCustody(t, r, 0, "init")
-	id, path := newTree(t, r, "with db")
+	WriteTrusted(t, r, "[resources.db]\ncreate = 'true'\ndestroy = 'true'\nensure = '''test ! -e @dir@/fail'''\n")
+	MustCustody(t, r, 0, "init")
+	id, path := NewTree(t, r, "with db")
 	res := hkRun(t, custodyBin, r, r.Dir, hkPayload("SessionStart", "s1", path), nil, "hook", "session-start", "--ensure")
 	var env struct {
 		hkEnvelope
@@ -363,7 +363,7 @@ func TestHookSessionStartEnsure(t *testing.T) {
 		t.Fatalf("session-start --ensure: %s, want the lease acquired and db ensured", res.Stdout)
 	}
 	r.WriteFile(path, "fail", "")
-	mustCustody(t, r, 0, "hook", "session-end", "--session", "s1", "-C", path)
+	MustCustody(t, r, 0, "hook", "session-end", "--session", "s1", "-C", path)
 	res = hkRun(t, custodyBin, r, r.Dir, hkPayload("SessionStart", "s2", path), nil, "hook", "session-start", "--ensure")
 	if res.Code != 0 || !strings.Contains(res.Stdout, `"acquired"`) || !strings.Contains(res.Stdout, `"resource-failed"`) || !strings.Contains(res.Stderr, "[resource-failed]") {
 		t.Fatalf("session-start --ensure with a failing ensure: want exit 0, the lease acquired and [resource-failed] reported\n%s", res)

@@ -23,22 +23,22 @@ import (
 	"github.com/custody-sh/custody/store"
 )
 
-// decodeResult requires stdout to hold exactly one success envelope
+// DecodeResult requires stdout to hold exactly one success envelope
 // (version 1, ok true, "command" equal to command, e.g. "resource gc") and
 // returns its result decoded into T.
-func decodeResult[T any](t testing.TB, res result, command string) T {
+func DecodeResult[T any](t testing.TB, res Result, command string) T {
 	t.Helper()
-	got, out := decodeEnvelope[T](t, res)
+	got, out := DecodeEnvelope[T](t, res)
 	if got != command {
 		t.Fatalf("envelope command %q, want %q:\n%s", got, command, res)
 	}
 	return out
 }
 
-// decodeEnvelope requires stdout to hold exactly one success envelope
+// DecodeEnvelope requires stdout to hold exactly one success envelope
 // (version 1, ok true, a command) and returns its command and its result
 // decoded into T.
-func decodeEnvelope[T any](t testing.TB, res result) (command string, out T) {
+func DecodeEnvelope[T any](t testing.TB, res Result) (command string, out T) {
 	t.Helper()
 	env := okEnvelope{Result: &out}
 	dec := json.NewDecoder(strings.NewReader(res.Stdout))
@@ -54,10 +54,10 @@ func decodeEnvelope[T any](t testing.TB, res result) (command string, out T) {
 	return env.Command, out
 }
 
-// decodeError requires the exit-1 form of --json: nothing on stdout and
+// DecodeError requires the exit-1 form of --json: nothing on stdout and
 // exactly one error envelope on stderr (version 1, ok false, a code and a
 // message). It returns the envelope's error.
-func decodeError(t testing.TB, res result) errorBody {
+func DecodeError(t testing.TB, res Result) errorBody {
 	t.Helper()
 	if res.Code != exitError || res.Stdout != "" {
 		t.Fatalf("want exit 1 and nothing on stdout:\n%s", res)
@@ -78,43 +78,43 @@ func decodeError(t testing.TB, res result) errorBody {
 
 // The results that are maps in the commands, with their members named.
 type (
-	// itemsResult is the result of finish and reopen ([]steps.Outcome) and
+	// ItemsResult is the result of finish and reopen ([]steps.Outcome) and
 	// of resume ([]steps.ResumeItem).
-	itemsResult[T any] struct {
+	ItemsResult[T any] struct {
 		Items []T `json:"items"`
 	}
-	// listResult is the result of list.
-	listResult struct {
+	// ListResult is the result of list.
+	ListResult struct {
 		Records []listEntry `json:"records"`
 	}
-	// journalHeadResult is the result of journal head.
-	journalHeadResult struct {
+	// JournalHeadResult is the result of journal head.
+	JournalHeadResult struct {
 		Seq  uint64 `json:"seq"`
 		Head string `json:"head"`
 	}
-	// ensureResult is the result of resource ensure.
-	ensureResult struct {
+	// EnsureResult is the result of resource ensure.
+	EnsureResult struct {
 		ID        string                  `json:"id"`
 		Resources []steps.ResourceOutcome `json:"resources"`
 	}
-	// gcResult is the result of resource gc.
-	gcResult struct {
+	// GCResult is the result of resource gc.
+	GCResult struct {
 		DryRun bool           `json:"dry_run"`
 		Items  []steps.GCItem `json:"items"`
 	}
-	// resourceListResult is the result of resource list.
-	resourceListResult struct {
+	// ResourceListResult is the result of resource list.
+	ResourceListResult struct {
 		Resources []machine.Resource `json:"resources"`
 	}
 )
 
-// rawResult is a result's members as JSON text, for checks of which
+// RawResult is a result's members as JSON text, for checks of which
 // members are present and of their shape (null, [] ...) that decoding into
 // a Go type cannot see.
-type rawResult = map[string]json.RawMessage
+type RawResult = map[string]json.RawMessage
 
-// planItem returns the plan's item id, failing the test when it has none.
-func planItem(t testing.TB, p machine.Plan, id string) machine.PlanItem {
+// PlanItem returns the plan's item id, failing the test when it has none.
+func PlanItem(t testing.TB, p machine.Plan, id string) machine.PlanItem {
 	t.Helper()
 	it, ok := p.Item(id)
 	if !ok {
@@ -123,8 +123,8 @@ func planItem(t testing.TB, p machine.Plan, id string) machine.PlanItem {
 	return it
 }
 
-// planItemAt returns the plan's item for a worktree path, nil if none.
-func planItemAt(p machine.Plan, path string) *machine.PlanItem {
+// PlanItemAt returns the plan's item for a worktree path, nil if none.
+func PlanItemAt(p machine.Plan, path string) *machine.PlanItem {
 	for i := range p.Items {
 		if p.Items[i].Path == path {
 			return &p.Items[i]
@@ -133,9 +133,9 @@ func planItemAt(p machine.Plan, path string) *machine.PlanItem {
 	return nil
 }
 
-// applyOutcome returns the apply result's item id, failing the test when
+// ApplyOutcome returns the apply result's item id, failing the test when
 // it has none.
-func applyOutcome(t testing.TB, a steps.ApplyResult, id string) steps.Outcome {
+func ApplyOutcome(t testing.TB, a steps.ApplyResult, id string) steps.Outcome {
 	t.Helper()
 	for _, it := range a.Items {
 		if it.ID == id {
@@ -146,8 +146,8 @@ func applyOutcome(t testing.TB, a steps.ApplyResult, id string) steps.Outcome {
 	return steps.Outcome{}
 }
 
-// refusalCodes lists the refusals' codes in order.
-func refusalCodes(rs []machine.Refusal) []string {
+// RefusalCodes lists the refusals' codes in order.
+func RefusalCodes(rs []machine.Refusal) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, string(r.Code))
@@ -155,8 +155,8 @@ func refusalCodes(rs []machine.Refusal) []string {
 	return out
 }
 
-// hasCode reports whether one of the refusals has code.
-func hasCode(rs []machine.Refusal, code string) bool {
+// HasCode reports whether one of the refusals has code.
+func HasCode(rs []machine.Refusal, code string) bool {
 	for _, r := range rs {
 		if string(r.Code) == code {
 			return true
@@ -165,21 +165,21 @@ func hasCode(rs []machine.Refusal, code string) bool {
 	return false
 }
 
-// listRecords returns list --json, with --all when all.
-func listRecords(t testing.TB, r *fixtures.Repo, all bool) []listEntry {
+// ListRecords returns list --json, with --all when all.
+func ListRecords(t testing.TB, r *fixtures.Repo, all bool) []listEntry {
 	t.Helper()
 	args := []string{"list", "--json"}
 	if all {
 		args = append(args, "--all")
 	}
-	return decodeResult[listResult](t, mustCustody(t, r, 0, args...), "list").Records
+	return DecodeResult[ListResult](t, MustCustody(t, r, 0, args...), "list").Records
 }
 
-// listRecord returns record id of list --all --json, failing the test
+// ListRecord returns record id of list --all --json, failing the test
 // when there is none.
-func listRecord(t testing.TB, r *fixtures.Repo, id string) listEntry {
+func ListRecord(t testing.TB, r *fixtures.Repo, id string) listEntry {
 	t.Helper()
-	for _, rec := range listRecords(t, r, true) {
+	for _, rec := range ListRecords(t, r, true) {
 		if rec.ID == id {
 			return rec
 		}
@@ -188,25 +188,25 @@ func listRecord(t testing.TB, r *fixtures.Repo, id string) listEntry {
 	return listEntry{}
 }
 
-// showRecord returns show ID --json.
-func showRecord(t testing.TB, r *fixtures.Repo, id string) showResult {
+// ShowRecord returns show ID --json.
+func ShowRecord(t testing.TB, r *fixtures.Repo, id string) showResult {
 	t.Helper()
-	return decodeResult[showResult](t, mustCustody(t, r, 0, "show", id, "--json"), "show")
+	return DecodeResult[showResult](t, MustCustody(t, r, 0, "show", id, "--json"), "show")
 }
 
-// journalEntries exports the journal, verifies the export up to the
+// JournalEntries exports the journal, verifies the export up to the
 // store's chain head and returns its entries.
-func journalEntries(t testing.TB, r *fixtures.Repo) []store.Entry {
+func JournalEntries(t testing.TB, r *fixtures.Repo) []store.Entry {
 	t.Helper()
-	head := decodeResult[journalHeadResult](t, mustCustody(t, r, 0, "journal", "head", "--json"), "journal head")
+	head := DecodeResult[JournalHeadResult](t, MustCustody(t, r, 0, "journal", "head", "--json"), "journal head")
 	f, err := os.CreateTemp(r.Root, "journal-*.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
 	file := f.Name()
-	mustCustody(t, r, 0, "journal", "export", "-o", file)
-	mustCustody(t, r, 0, "journal", "verify", "--head", head.Head, file)
+	MustCustody(t, r, 0, "journal", "export", "-o", file)
+	MustCustody(t, r, 0, "journal", "verify", "--head", head.Head, file)
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)

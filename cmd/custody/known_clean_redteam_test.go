@@ -63,7 +63,7 @@ func kcrTouch(t *testing.T, p string) {
 	}
 }
 
-func kcrWrite(t *testing.T, p string, b []byte, mode os.FileMode) {
+func WriteMode(t *testing.T, p string, b []byte, mode os.FileMode) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func kcrChown(t *testing.T, p string) {
 func kcrCRLF(content string) func(*testing.T, *fixtures.Repo, string) {
 	return func(t *testing.T, r *fixtures.Repo, path string) {
 		r.GitIn(path, "config", "core.autocrlf", "false")
-		kcrWrite(t, filepath.Join(path, "crlf.txt"), []byte(content), 0o644)
+		WriteMode(t, filepath.Join(path, "crlf.txt"), []byte(content), 0o644)
 	}
 }
 
@@ -105,17 +105,17 @@ func kcrConfig(kv []string, touch ...string) func(*testing.T, *fixtures.Repo, st
 	}
 }
 
-// kcrLyingCacheTree stages other bytes of d/x.txt (the blob written, the file
+// LyingCacheTree stages other bytes of d/x.txt (the blob written, the file
 // rewritten) in an index whose cache tree still names HEAD's tree: git's
 // index-to-HEAD comparison trusts the cache tree and reports nothing staged.
-func kcrLyingCacheTree(t *testing.T, r *fixtures.Repo, id, path string) {
-	kcrStageBehindCacheTree(t, r, id, path, "d/x.txt", true)
+func LyingCacheTree(t *testing.T, r *fixtures.Repo, id, path string) {
+	StageBehindCacheTree(t, r, id, path, "d/x.txt", true)
 }
 
-// kcrStageBehindCacheTree stages other bytes of rel, as long as HEAD's, in
+// StageBehindCacheTree stages other bytes of rel, as long as HEAD's, in
 // the index as they are written to disk, leaving the cache tree as it was;
 // hidden says git status then reports nothing.
-func kcrStageBehindCacheTree(t *testing.T, r *fixtures.Repo, id, path, rel string, hidden bool) {
+func StageBehindCacheTree(t *testing.T, r *fixtures.Repo, id, path, rel string, hidden bool) {
 	t.Helper()
 	idx := filepath.Join(r.Dir, ".git", "worktrees", id, "index")
 	b, err := os.ReadFile(idx)
@@ -131,15 +131,15 @@ func kcrStageBehindCacheTree(t *testing.T, r *fixtures.Repo, id, path, rel strin
 		t.Fatal(err)
 	}
 	staged := bytes.Repeat([]byte("S"), len(head)-1) // as long as HEAD's: git rehashes it
-	kcrWrite(t, filepath.Join(path, rel), append(staged, '\n'), 0o644)
+	WriteMode(t, filepath.Join(path, rel), append(staged, '\n'), 0o644)
 	newHex := r.GitIn(path, "hash-object", "-w", rel)
-	oldID, newID := kcrUnhex(t, oldHex), kcrUnhex(t, newHex)
+	oldID, newID := Unhex(t, oldHex), Unhex(t, newHex)
 	if bytes.Count(b, oldID) != 1 {
 		t.Fatalf("blob %s is not once in the index", oldHex)
 	}
 	body := bytes.Replace(b[:len(b)-sha1.Size], oldID, newID, 1)
 	sum := sha1.Sum(body)
-	kcrWrite(t, idx, append(body, sum[:]...), 0o644)
+	WriteMode(t, idx, append(body, sum[:]...), 0o644)
 	if st := r.GitIn(path, "status", "--porcelain=v2", "--untracked-files=all", "--ignored=matching"); (st == "") != hidden {
 		t.Fatalf("git status, with the staged change hidden %v:\n%s", hidden, st)
 	}
@@ -169,7 +169,7 @@ func kcrStaleSize(keep bool) func(*testing.T, *fixtures.Repo, string, string) {
 		if !keep {
 			r.Git("config", "--unset", "core.autocrlf")
 		}
-		kcrWrite(t, p, head, 0o644)
+		WriteMode(t, p, head, 0o644)
 	}
 }
 
@@ -228,7 +228,7 @@ func kcrMktree(t *testing.T, r *fixtures.Repo, dir, listing string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func kcrUnhex(t *testing.T, h string) []byte {
+func Unhex(t *testing.T, h string) []byte {
 	t.Helper()
 	out := make([]byte, len(h)/2)
 	for i := range out {
@@ -271,7 +271,7 @@ func kcrEditCacheTree(t *testing.T, r *fixtures.Repo, id string, edit func(body 
 	copy(body, edited)
 	sum := sha1.Sum(b[:len(b)-sha1.Size])
 	copy(b[len(b)-sha1.Size:], sum[:])
-	kcrWrite(t, idx, b, 0o644)
+	WriteMode(t, idx, b, 0o644)
 }
 
 // kcrCacheTreeNode is the cache tree node of directory d (a child of the
@@ -314,7 +314,7 @@ func kcrCases() []kcrCase {
 				t.Fatal(err)
 			}
 			other := filepath.Join(r.Root, "outside-w.txt")
-			kcrWrite(t, other, b, 0o644)
+			WriteMode(t, other, b, 0o644)
 			if err := os.Remove(p); err != nil {
 				t.Fatal(err)
 			}
@@ -339,7 +339,7 @@ func kcrCases() []kcrCase {
 			}
 		}, state: kcrConfig([]string{"core.symlinks", "false"}, "w.txt")},
 		{name: "FileModeFalseExec", fast: true, work: func(t *testing.T, r *fixtures.Repo, path string) {
-			kcrWrite(t, filepath.Join(path, "run.sh"), []byte("#!/bin/sh\n"), 0o755)
+			WriteMode(t, filepath.Join(path, "run.sh"), []byte("#!/bin/sh\n"), 0o755)
 		}, state: kcrConfig([]string{"core.fileMode", "false"}, "run.sh")},
 		{name: "CheckStatMinimal", fast: true, state: kcrConfig([]string{"core.checkStat", "minimal", "core.trustctime", "false"}, "w.txt")},
 		{name: "SplitIndex", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
@@ -356,7 +356,7 @@ func kcrCases() []kcrCase {
 		}},
 		{name: "FsmonitorHookSaysNothing", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			hook := filepath.Join(r.Root, "fsmonitor-nothing")
-			kcrWrite(t, hook, []byte("#!/bin/sh\nprintf 'token\\0'\n"), 0o755)
+			WriteMode(t, hook, []byte("#!/bin/sh\nprintf 'token\\0'\n"), 0o755)
 			r.Git("config", "core.fsmonitor", hook)
 			r.GitIn(path, "status", "--porcelain")
 			kcrTouch(t, filepath.Join(path, "w.txt"))
@@ -378,26 +378,26 @@ func kcrCases() []kcrCase {
 			if err != nil {
 				t.Fatal(err)
 			}
-			kcrWrite(t, filepath.Join(path, ".git"), []byte("gitdir: "+rel+"\n"), 0o644)
+			WriteMode(t, filepath.Join(path, ".git"), []byte("gitdir: "+rel+"\n"), 0o644)
 		}},
 		{name: "GitFileCRLF", fast: true, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
-			kcrWrite(t, filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(r.Dir, ".git", "worktrees", id)+"\r\n"), 0o644)
+			WriteMode(t, filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(r.Dir, ".git", "worktrees", id)+"\r\n"), 0o644)
 		}},
 		{name: "GitFileSecondLine", fast: true, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
-			kcrWrite(t, filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(r.Dir, ".git", "worktrees", id)+"\n# moved\n"), 0o644)
+			WriteMode(t, filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(r.Dir, ".git", "worktrees", id)+"\n# moved\n"), 0o644)
 		}},
 		{name: "CoreWorktreeInCommonConfig", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			r.Git("config", "core.worktree", r.Dir)
 			kcrTouch(t, filepath.Join(path, "w.txt"))
 		}},
 		{name: "WorktreeConfigWithoutExtension", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
-			kcrWrite(t, filepath.Join(r.Dir, ".git", "worktrees", id, "config.worktree"), []byte("[core]\n\tautocrlf = true\n"), 0o644)
+			WriteMode(t, filepath.Join(r.Dir, ".git", "worktrees", id, "config.worktree"), []byte("[core]\n\tautocrlf = true\n"), 0o644)
 		}},
 		{name: "IncludedAttributesFile", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			inc := filepath.Join(r.Root, "included.config")
 			attrs := filepath.Join(r.Root, "attrs")
-			kcrWrite(t, attrs, []byte("*.txt filter=upper\n"), 0o644)
-			kcrWrite(t, inc, []byte("[core]\n\tattributesFile = "+attrs+"\n"), 0o644)
+			WriteMode(t, attrs, []byte("*.txt filter=upper\n"), 0o644)
+			WriteMode(t, inc, []byte("[core]\n\tattributesFile = "+attrs+"\n"), 0o644)
 			r.Git("config", "filter.upper.clean", "tr a-z A-Z")
 			r.Git("config", "include.path", inc)
 			kcrTouch(t, filepath.Join(path, "w.txt"))
@@ -406,7 +406,7 @@ func kcrCases() []kcrCase {
 			return []string{"GIT_CONFIG_PARAMETERS='core.attributesfile'='" + filepath.Join(r.Root, "attrs") + "' 'filter.upper.clean'='tr a-z A-Z'"}
 		},
 			state: func(t *testing.T, r *fixtures.Repo, _, path string) {
-				kcrWrite(t, filepath.Join(r.Root, "attrs"), []byte("*.txt filter=upper\n"), 0o644)
+				WriteMode(t, filepath.Join(r.Root, "attrs"), []byte("*.txt filter=upper\n"), 0o644)
 				kcrTouch(t, filepath.Join(path, "w.txt"))
 			}},
 		{name: "AttrSourceEnvironment",
@@ -415,7 +415,7 @@ func kcrCases() []kcrCase {
 				return []string{"GIT_ATTR_SOURCE=" + kcrRead(r, "attr-source")}
 			}, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 				src := kcrAttrSource(t, r, path, "GIT_ATTR_SOURCE=")
-				kcrWrite(t, filepath.Join(r.Root, "attr-source"), []byte(src), 0o644)
+				WriteMode(t, filepath.Join(r.Root, "attr-source"), []byte(src), 0o644)
 			}},
 		{name: "AttrTreeConfig",
 			finding: "suspected, needs a git with attr.tree (not 2.39): it is not among the settings AttributesFromOutside looks for, so plan's fast path calls a tree clean that apply's status, reading the filter, refuses stale",
@@ -423,15 +423,15 @@ func kcrCases() []kcrCase {
 				r.Git("config", "attr.tree", kcrAttrSource(t, r, path, "attr.tree="))
 			}},
 		{name: "IgnoredFileInfoExclude", foreign: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
-			kcrWrite(t, filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("*.log\n"), 0o644)
-			kcrWrite(t, filepath.Join(path, "debug.log"), []byte("mine\n"), 0o644)
+			WriteMode(t, filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("*.log\n"), 0o644)
+			WriteMode(t, filepath.Join(path, "debug.log"), []byte("mine\n"), 0o644)
 		}},
 		{name: "NestedIgnoredDirs", foreign: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
-			kcrWrite(t, filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("/out/\ninner/\n"), 0o644)
-			kcrWrite(t, filepath.Join(path, "out", "inner", "deep", "x.bin"), []byte("mine\n"), 0o644)
+			WriteMode(t, filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("/out/\ninner/\n"), 0o644)
+			WriteMode(t, filepath.Join(path, "out", "inner", "deep", "x.bin"), []byte("mine\n"), 0o644)
 		}},
 		{name: "IndexLockPresent", fast: true, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
-			kcrWrite(t, filepath.Join(r.Dir, ".git", "worktrees", id, "index.lock"), nil, 0o644)
+			WriteMode(t, filepath.Join(r.Dir, ".git", "worktrees", id, "index.lock"), nil, 0o644)
 		}},
 		{name: "IndexMissing", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 			if err := os.Remove(filepath.Join(r.Dir, ".git", "worktrees", id, "index")); err != nil {
@@ -447,7 +447,7 @@ func kcrCases() []kcrCase {
 				kcrChown(t, filepath.Join(r.Dir, ".git", "worktrees", id))
 			}},
 		{name: "CommonDirMissing", state: func(t *testing.T, r *fixtures.Repo, id, _ string) {
-			kcrWrite(t, filepath.Join(r.Dir, ".git", "worktrees", id, "commondir"), []byte(filepath.Join(r.Root, "nowhere")+"\n"), 0o644)
+			WriteMode(t, filepath.Join(r.Dir, ".git", "worktrees", id, "commondir"), []byte(filepath.Join(r.Root, "nowhere")+"\n"), 0o644)
 		}},
 		{name: "HEADWithEmptySubtree", amend: func(t *testing.T, r *fixtures.Repo, path string) {
 			empty := r.GitIn(path, "mktree") // stdin is empty: the empty tree
@@ -475,7 +475,7 @@ func kcrCases() []kcrCase {
 				t.Fatal(err)
 			}
 			copy(b[len(b)-sha1.Size:], make([]byte, sha1.Size))
-			kcrWrite(t, idx, b, 0o644)
+			WriteMode(t, idx, b, 0o644)
 		}},
 		{name: "TrackedFileNowFIFO", foreign: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			p := filepath.Join(path, "w.txt")
@@ -489,25 +489,25 @@ func kcrCases() []kcrCase {
 		{name: "LyingCacheTree", foreign: true,
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
-			}, state: kcrLyingCacheTree},
+			}, state: LyingCacheTree},
 		{name: "LyingCacheTreeRootFile", foreign: true,
 			state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 				// The root's node lies, but status compares the root's
 				// entries one by one: it sees the change.
-				kcrStageBehindCacheTree(t, r, id, path, "w.txt", false)
+				StageBehindCacheTree(t, r, id, path, "w.txt", false)
 			}},
 		{name: "LyingCacheTreeIndexVersion4", foreign: true,
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
 			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 				r.GitIn(path, "update-index", "--index-version", "4")
-				kcrLyingCacheTree(t, r, id, path)
+				LyingCacheTree(t, r, id, path)
 			}},
 		{name: "LyingCacheTreeSplitIndex", foreign: true,
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
 			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
-				kcrLyingCacheTree(t, r, id, path)
+				LyingCacheTree(t, r, id, path)
 				r.GitIn(path, "update-index", "--split-index")
 				if st := r.GitIn(path, "status", "--porcelain=v2"); st != "" {
 					t.Fatalf("git status sees the staged change in a split index:\n%s", st)
@@ -519,7 +519,7 @@ func kcrCases() []kcrCase {
 			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 				r.GitIn(path, "config", "index.sparse", "true")
 				r.GitIn(path, "sparse-checkout", "set", "--cone", "--sparse-index", "d")
-				kcrLyingCacheTree(t, r, id, path)
+				LyingCacheTree(t, r, id, path)
 			}},
 		{name: "ReplacedHeadTree",
 			state: func(t *testing.T, r *fixtures.Repo, _, path string) {
@@ -547,7 +547,7 @@ func kcrCases() []kcrCase {
 				if !bytes.Contains(b, []byte("EOIE")) || !bytes.Contains(b, []byte("IEOT")) {
 					t.Fatal("the index has no EOIE or IEOT extension")
 				}
-				kcrLyingCacheTree(t, r, id, path)
+				LyingCacheTree(t, r, id, path)
 			}},
 		{name: "LyingCacheTreeSplitIndexReplacedEntry", foreign: true,
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
@@ -568,7 +568,7 @@ func kcrCases() []kcrCase {
 				if !bytes.Contains(b, []byte("link")) || bytes.Contains(b, []byte("d/x.txt")) {
 					t.Fatal("the index is not split, or names d/x.txt in its own file")
 				}
-				kcrLyingCacheTree(t, r, id, path)
+				LyingCacheTree(t, r, id, path)
 			}},
 		{name: "LyingCacheTreeChecksumZero", foreign: true,
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
@@ -576,14 +576,14 @@ func kcrCases() []kcrCase {
 			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 				// What index.skipHash writes: no checksum, which git does not
 				// verify as it reads.
-				kcrLyingCacheTree(t, r, id, path)
+				LyingCacheTree(t, r, id, path)
 				idx := filepath.Join(r.Dir, ".git", "worktrees", id, "index")
 				b, err := os.ReadFile(idx)
 				if err != nil {
 					t.Fatal(err)
 				}
 				copy(b[len(b)-sha1.Size:], make([]byte, sha1.Size))
-				kcrWrite(t, idx, b, 0o644)
+				WriteMode(t, idx, b, 0o644)
 			}},
 		{name: "CacheTreeCountTooLarge",
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
@@ -597,7 +597,7 @@ func kcrCases() []kcrCase {
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
 			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
-				other := kcrUnhex(t, r.GitIn(path, "rev-parse", "HEAD^{tree}"))
+				other := Unhex(t, r.GitIn(path, "rev-parse", "HEAD^{tree}"))
 				kcrEditCacheTree(t, r, id, func(b []byte) []byte {
 					node := kcrCacheTreeNode("d", 1)
 					i := bytes.Index(b, node)
@@ -634,7 +634,7 @@ func kcrCases() []kcrCase {
 				if err := os.Chmod(obj, 0o644); err != nil {
 					t.Skipf("the subtree is not a loose object: %v", err)
 				}
-				kcrWrite(t, obj, nil, 0o644)
+				WriteMode(t, obj, nil, 0o644)
 				kcrTouch(t, filepath.Join(path, "d", "x.txt"))
 				r.GitIn(path, "update-index", "d/x.txt")
 			}},
@@ -658,11 +658,11 @@ func kcrCases() []kcrCase {
 const kcrStatusKey = "includeIf.onbranch:kcr-never/**.path"
 
 // kcrStatusPlan runs plan with kcrStatusKey set, then unsets it.
-func kcrStatusPlan(t *testing.T, r *fixtures.Repo, env []string, args ...string) result {
+func kcrStatusPlan(t *testing.T, r *fixtures.Repo, env []string, args ...string) Result {
 	t.Helper()
 	r.Git("config", kcrStatusKey, "/dev/null/never")
 	defer r.Git("config", "--unset", kcrStatusKey)
-	return runBin(t, custodyBin, r, r.Dir, env, args...)
+	return RunBin(t, custodyBin, r, r.Dir, env, args...)
 }
 
 // TestKnownCleanRedTeam: over every state, plan's item for the tree is the
@@ -674,8 +674,8 @@ func TestKnownCleanRedTeam(t *testing.T) {
 	for _, c := range kcrCases() {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := sfRepo(t)
-			id, path := newTree(t, r, "kcr")
+			r := InitRepo(t)
+			id, path := NewTree(t, r, "kcr")
 			r.WriteFile(path, "w.txt", "work\n")
 			if c.work != nil {
 				c.work(t, r, path)
@@ -685,7 +685,7 @@ func TestKnownCleanRedTeam(t *testing.T) {
 				c.amend(t, r, path)
 			}
 			r.Push(path, "topic/"+id)
-			e2eFinish(t, r, id)
+			FinishAll(t, r, id)
 			if c.state != nil {
 				c.state(t, r, id, path)
 			}
@@ -695,36 +695,36 @@ func TestKnownCleanRedTeam(t *testing.T) {
 			}
 			slow := kcrStatusPlan(t, r, env, "plan", "--json", "--debug")
 			file := filepath.Join(r.Root, "p.json")
-			fast := runBin(t, custodyBin, r, r.Dir, env, "plan", "-o", file, "--json", "--debug")
-			for _, p := range []result{slow, fast} {
+			fast := RunBin(t, custodyBin, r, r.Dir, env, "plan", "-o", file, "--json", "--debug")
+			for _, p := range []Result{slow, fast} {
 				if p.Code != 0 && p.Code != 3 {
 					t.Fatalf("plan: %s", p)
 				}
 			}
-			want := planItem(t, decodeResult[machine.Plan](t, slow, "plan"), id)
-			got := planItem(t, decodeResult[machine.Plan](t, fast, "plan"), id)
+			want := PlanItem(t, DecodeResult[machine.Plan](t, slow, "plan"), id)
+			got := PlanItem(t, DecodeResult[machine.Plan](t, fast, "plan"), id)
 			fastPath := gitRuns(fast.Stderr, "-c core.fsmonitor=false") == 0
 			if os.Getenv("KCR_DEBUG") != "" {
 				t.Logf("slow plan stderr:\n%s", slow.Stderr)
 			}
-			t.Logf("fast path taken: %v (status runs with every tree asked: %d); plan: %s %v", fastPath, gitRuns(slow.Stderr, "-c core.fsmonitor=false"), got.Action, refusalCodes(got.Refusals))
+			t.Logf("fast path taken: %v (status runs with every tree asked: %d); plan: %s %v", fastPath, gitRuns(slow.Stderr, "-c core.fsmonitor=false"), got.Action, RefusalCodes(got.Refusals))
 			var problems []string
 			if c.fast && !fastPath {
 				problems = append(problems, "plan asked git status of a tree that is exactly its HEAD")
 			}
 			if got.Action != want.Action || got.Fingerprint != want.Fingerprint {
-				problems = append(problems, "plan "+string(got.Action)+" "+strings.Join(refusalCodes(got.Refusals), ",")+
-					", a plan asking status of every tree "+string(want.Action)+" "+strings.Join(refusalCodes(want.Refusals), ",")+
+				problems = append(problems, "plan "+string(got.Action)+" "+strings.Join(RefusalCodes(got.Refusals), ",")+
+					", a plan asking status of every tree "+string(want.Action)+" "+strings.Join(RefusalCodes(want.Refusals), ",")+
 					" (fingerprints equal: "+boolWord(got.Fingerprint == want.Fingerprint)+")")
 			}
 			if c.foreign && got.Action != machine.ActionKeep {
 				problems = append(problems, "plan "+string(got.Action)+"s a tree holding bytes HEAD lacks")
 			}
-			ap := runBin(t, custodyBin, r, r.Dir, env, "apply", file, "--json")
+			ap := RunBin(t, custodyBin, r, r.Dir, env, "apply", file, "--json")
 			if ap.Code != 0 && ap.Code != 3 {
 				t.Fatalf("apply: %s", ap)
 			}
-			res := decodeResult[steps.ApplyResult](t, ap, "apply")
+			res := DecodeResult[steps.ApplyResult](t, ap, "apply")
 			var out *steps.Outcome
 			for i := range res.Items {
 				if res.Items[i].ID == id {
@@ -745,9 +745,9 @@ func TestKnownCleanRedTeam(t *testing.T) {
 				}
 				if out != nil {
 					// Is the advice a loop? The next plan, on the tree as apply left it.
-					again := runBin(t, custodyBin, r, r.Dir, env, "plan", "--json")
+					again := RunBin(t, custodyBin, r, r.Dir, env, "plan", "--json")
 					if again.Code == 0 || again.Code == 3 {
-						next := planItem(t, decodeResult[machine.Plan](t, again, "plan"), id)
+						next := PlanItem(t, DecodeResult[machine.Plan](t, again, "plan"), id)
 						what += "; the next plan: " + string(next.Action)
 					}
 				}

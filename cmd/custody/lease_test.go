@@ -15,8 +15,8 @@ import (
 	"github.com/custody-sh/custody/store"
 )
 
-// putLeases writes leases straight into the repository's store.
-func putLeases(t *testing.T, r *fixtures.Repo, leases ...machine.Lease) {
+// PutLeases writes leases straight into the repository's store.
+func PutLeases(t *testing.T, r *fixtures.Repo, leases ...machine.Lease) {
 	t.Helper()
 	st, err := store.Open(filepath.Join(r.Dir, ".git", "custody", "state.db"), 5*time.Second, false)
 	if err != nil {
@@ -34,37 +34,37 @@ func putLeases(t *testing.T, r *fixtures.Repo, leases ...machine.Lease) {
 // first).
 func TestLeases(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	live, _ := newTree(t, r, "live")
-	expired, expPath := newTree(t, r, "expired")
+	r := InitRepo(t)
+	live, _ := NewTree(t, r, "live")
+	expired, expPath := NewTree(t, r, "expired")
 	now := time.Now()
-	putLeases(t, r,
+	PutLeases(t, r,
 		machine.Lease{Record: live, Holder: "agent-1", Expires: now.Add(time.Hour)},
 		machine.Lease{Record: expired, Holder: "agent-2", Expires: now.Add(-time.Minute)})
-	res := custody(t, r, "finish", live, "--json")
+	res := Custody(t, r, "finish", live, "--json")
 	if res.Code != 3 {
 		t.Fatalf("finish under a live lease: want exit 3, got %s", res)
 	}
-	fo := decodeResult[itemsResult[steps.Outcome]](t, res, "finish")
+	fo := DecodeResult[ItemsResult[steps.Outcome]](t, res, "finish")
 	if len(fo.Items) != 1 || fo.Items[0].Refusal == nil || fo.Items[0].Refusal.Code != "lease-live" {
 		t.Errorf("finish under a live lease: %+v, want refused [lease-live]", fo.Items)
 	}
-	if s := sfRecordState(t, r, live); s != "active" {
+	if s := RecordState(t, r, live); s != "active" {
 		t.Errorf("%s is %s after a refused finish", live, s)
 	}
 
-	plan, file := sfPlanAny(t, r)
-	if it := planItem(t, plan, expired); it.Action != "remove" || it.Proof == nil {
-		t.Errorf("active tree with an expired lease: %s %v, want remove", it.Action, refusalCodes(it.Refusals))
+	plan, file := PlanAny(t, r)
+	if it := PlanItem(t, plan, expired); it.Action != "remove" || it.Proof == nil {
+		t.Errorf("active tree with an expired lease: %s %v, want remove", it.Action, RefusalCodes(it.Refusals))
 	}
-	if it := planItem(t, plan, live); it.Action != "keep" || !hasCode(it.Refusals, "lease-live") {
-		t.Errorf("active tree with a live lease: %s %v, want keep [lease-live]", it.Action, refusalCodes(it.Refusals))
+	if it := PlanItem(t, plan, live); it.Action != "keep" || !HasCode(it.Refusals, "lease-live") {
+		t.Errorf("active tree with a live lease: %s %v, want keep [lease-live]", it.Action, RefusalCodes(it.Refusals))
 	}
-	a := sfApply(t, r, file, 0)
-	if o := applyOutcome(t, a, expired); o.Outcome != "removed" {
+	a := Apply(t, r, file, 0)
+	if o := ApplyOutcome(t, a, expired); o.Outcome != "removed" {
 		t.Errorf("apply: %+v", o)
 	}
-	sfAssertRemoved(t, r, expired, expPath, true)
+	AssertRemoved(t, r, expired, expPath, true)
 }
 
 // TestLeaseExpiredKeptIsPending: plan treats an active tree whose lease
@@ -75,14 +75,14 @@ func TestLeases(t *testing.T) {
 // for settled.
 func TestLeaseExpiredKeptIsPending(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	id, path := newTree(t, r, "expired")
+	r := InitRepo(t)
+	id, path := NewTree(t, r, "expired")
 	r.WriteFile(path, "notes.txt", "unsaved\n")
-	putLeases(t, r, machine.Lease{Record: id, Holder: "agent-9", Expires: time.Now().Add(-time.Minute)})
-	res := custody(t, r, "plan", "--json")
-	p := decodeResult[machine.Plan](t, res, "plan")
-	if it := planItem(t, p, id); it.Action != "keep" || !hasCode(it.Refusals, "untracked-files") {
-		t.Fatalf("plan: %s %v, want keep [untracked-files]", it.Action, refusalCodes(it.Refusals))
+	PutLeases(t, r, machine.Lease{Record: id, Holder: "agent-9", Expires: time.Now().Add(-time.Minute)})
+	res := Custody(t, r, "plan", "--json")
+	p := DecodeResult[machine.Plan](t, res, "plan")
+	if it := PlanItem(t, p, id); it.Action != "keep" || !HasCode(it.Refusals, "untracked-files") {
+		t.Fatalf("plan: %s %v, want keep [untracked-files]", it.Action, RefusalCodes(it.Refusals))
 	}
 	if res.Code != 0 {
 		t.Errorf("plan keeps lease-expired %s (treated as finished) and exits %d, want 0: it made a plan", id, res.Code)

@@ -50,17 +50,17 @@ func testMain(m *testing.M) int {
 }
 
 // result is one run of the custody binary.
-type result struct {
+type Result struct {
 	Stdout, Stderr string
 	Code           int
 }
 
-func (r result) String() string {
+func (r Result) String() string {
 	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
 }
 
-// runBin runs bin in dir with the fixture's environment plus extra.
-func runBin(t testing.TB, bin string, r *fixtures.Repo, dir string, extra []string, args ...string) result {
+// RunBin runs bin in dir with the fixture's environment plus extra.
+func RunBin(t testing.TB, bin string, r *fixtures.Repo, dir string, extra []string, args ...string) Result {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
@@ -68,7 +68,7 @@ func runBin(t testing.TB, bin string, r *fixtures.Repo, dir string, extra []stri
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	res := result{Stdout: out.String(), Stderr: errb.String()}
+	res := Result{Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -87,25 +87,25 @@ func runBin(t testing.TB, bin string, r *fixtures.Repo, dir string, extra []stri
 }
 
 // custody runs the ordinary binary in the fixture's main checkout.
-func custody(t testing.TB, r *fixtures.Repo, args ...string) result {
+func Custody(t testing.TB, r *fixtures.Repo, args ...string) Result {
 	t.Helper()
-	return runBin(t, custodyBin, r, r.Dir, nil, args...)
+	return RunBin(t, custodyBin, r, r.Dir, nil, args...)
 }
 
-// mustCustody runs custody and fails the test unless it exits with want.
-func mustCustody(t testing.TB, r *fixtures.Repo, want int, args ...string) result {
+// MustCustody runs custody and fails the test unless it exits with want.
+func MustCustody(t testing.TB, r *fixtures.Repo, want int, args ...string) Result {
 	t.Helper()
-	res := custody(t, r, args...)
+	res := Custody(t, r, args...)
 	if res.Code != want {
 		t.Fatalf("custody %s: want exit %d, got\n%s", strings.Join(args, " "), want, res)
 	}
 	return res
 }
 
-// newTree makes a managed worktree and returns its id and path.
-func newTree(t testing.TB, r *fixtures.Repo, name string) (id, path string) {
+// NewTree makes a managed worktree and returns its id and path.
+func NewTree(t testing.TB, r *fixtures.Repo, name string) (id, path string) {
 	t.Helper()
-	res := mustCustody(t, r, 0, "new", name)
+	res := MustCustody(t, r, 0, "new", name)
 	path = strings.TrimSpace(res.Stdout)
 	return filepath.Base(path), path
 }

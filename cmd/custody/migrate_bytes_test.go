@@ -20,7 +20,7 @@ import (
 func TestMigrateNamesAreBytes(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{Name: "m\x80|\n<r>"})
-	mustCustody(t, r, 0, "init")
+	MustCustody(t, r, 0, "init")
 	add := func(dir, branch string) string {
 		p := filepath.Join(r.Root, dir)
 		r.Git("worktree", "add", "-q", "-b", branch, p, "main")
@@ -37,7 +37,7 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 	trees["unpushed"] = add("u\x86\n|", branches["unpushed"])
 	unpushedHead := r.Commit(trees["unpushed"], "one.txt", "never pushed\n")
 
-	d := decodeResult[steps.MigrateDiscovery](t, mustCustody(t, r, 3, "--json", "migrate", "discover"), "migrate discover")
+	d := DecodeResult[steps.MigrateDiscovery](t, MustCustody(t, r, 3, "--json", "migrate", "discover"), "migrate discover")
 	classes := map[string]machine.MigrateClass{}
 	for _, p := range d.Places {
 		classes[p.Path] = p.Class
@@ -49,7 +49,7 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 	}
 
 	planFile := filepath.Join(r.Root, "migrate.json")
-	mustCustody(t, r, 0, "migrate", "plan", "-o", planFile)
+	MustCustody(t, r, 0, "migrate", "plan", "-o", planFile)
 	b, err := os.ReadFile(planFile)
 	if err != nil {
 		t.Fatal(err)
@@ -76,9 +76,9 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 		t.Fatalf("plan: candidates %+v do not name the trees %q byte for byte", p.Candidates, trees)
 	}
 	for _, c := range p.Candidates {
-		mustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--digest", c.Digest)
+		MustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--digest", c.Digest)
 	}
-	mustCustody(t, r, 0, "migrate", "apply", planFile, "--allow-external-retirement")
+	MustCustody(t, r, 0, "migrate", "apply", planFile, "--allow-external-retirement")
 
 	st := mgStatus(t, r, 0)
 	if !st.Complete {
@@ -99,7 +99,7 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 			t.Errorf("review branch %q = %q, want %s", ref, got, unpushedHead)
 		}
 	}
-	human := mustCustody(t, r, 0, "migrate", "status").Stdout
+	human := MustCustody(t, r, 0, "migrate", "status").Stdout
 	if !utf8.ValidString(human) {
 		t.Errorf("migrate status printed bytes that are not UTF-8:\n%s", human)
 	}
@@ -115,13 +115,13 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 	}
 
 	// The dirty tree's archive gives back its untracked file by name.
-	lst := decodeResult[struct {
+	lst := DecodeResult[struct {
 		Archives []steps.ArchiveCheck `json:"archives"`
-	}](t, mustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
+	}](t, MustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
 	restored := filepath.Join(r.Root, "restored")
 	for _, a := range lst.Archives {
 		if role[a.Record] == "dirty" {
-			mustCustody(t, r, 0, "archive", "restore", a.ID, restored)
+			MustCustody(t, r, 0, "archive", "restore", a.ID, restored)
 		}
 	}
 	if got, err := os.ReadFile(filepath.Join(restored, untracked)); err != nil || string(got) != "untracked notes\n" {

@@ -37,7 +37,7 @@ func mgCrashPoints() []string {
 func mgReady(t *testing.T) (*fixtures.Legacy, map[string]fixtures.Snapshot) {
 	l := fixtures.NewLegacy(t)
 	untouched := mgUntouched(l)
-	mustCustody(t, l.Repo, 0, "init")
+	MustCustody(t, l.Repo, 0, "init")
 	mgDisposeAll(t, l.Repo, mgPlan(t, l.Repo, "migrate.json"))
 	return l, untouched
 }
@@ -70,8 +70,8 @@ func mgKilledAt(t *testing.T, r *fixtures.Repo, point string) bool {
 // the end and checks the end state.
 func mgAfterKill(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures.Snapshot) {
 	t.Helper()
-	res := custody(t, l.Repo, "--json", "migrate", "status")
-	st := decodeResult[steps.MigrateStatusResult](t, res, "migrate status")
+	res := Custody(t, l.Repo, "--json", "migrate", "status")
+	st := DecodeResult[steps.MigrateStatusResult](t, res, "migrate status")
 	if st.Complete {
 		// Complete is claimed only when it is true: the end state holds
 		// without another run.
@@ -84,7 +84,7 @@ func mgAfterKill(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures
 	if res.Code != 3 {
 		t.Fatalf("status incomplete but exit %d:\n%s", res.Code, res)
 	}
-	mustCustody(t, l.Repo, 0, "migrate", "apply", "migrate.json", "--allow-external-retirement")
+	MustCustody(t, l.Repo, 0, "migrate", "apply", "migrate.json", "--allow-external-retirement")
 	mgCheckEnd(t, l, untouched)
 }
 

@@ -14,14 +14,14 @@ import (
 func TestMigrateSchemasValidateOutput(t *testing.T) {
 	t.Parallel()
 	l := fixtures.NewLegacy(t)
-	mustCustody(t, l.Repo, 0, "init")
+	MustCustody(t, l.Repo, 0, "init")
 	p := mgPlan(t, l.Repo, "migrate.json")
 	b, err := os.ReadFile(filepath.Join(l.Dir, "migrate.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	scValidate(t, "migrate-plan.json", "the migrate plan file", b)
+	ValidateSchema(t, "migrate-plan.json", "the migrate plan file", b)
 	mgDisposeAll(t, l.Repo, p)
-	res := mustCustody(t, l.Repo, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement")
-	scValidate(t, "envelope-ok.json", "migrate apply --json", []byte(res.Stdout))
+	res := MustCustody(t, l.Repo, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement")
+	ValidateSchema(t, "envelope-ok.json", "migrate apply --json", []byte(res.Stdout))
 }

@@ -55,7 +55,7 @@ func mgMoved(l *fixtures.Legacy) map[string]string {
 // mgPlan runs migrate plan -o file and returns the parsed plan.
 func mgPlan(t testing.TB, r *fixtures.Repo, file string) machine.MigratePlan {
 	t.Helper()
-	mustCustody(t, r, 0, "migrate", "plan", "-o", file)
+	MustCustody(t, r, 0, "migrate", "plan", "-o", file)
 	b, err := os.ReadFile(filepath.Join(r.Dir, file))
 	if err != nil {
 		t.Fatal(err)
@@ -82,21 +82,21 @@ func mgDisposeAll(t testing.TB, r *fixtures.Repo, p machine.MigratePlan) {
 	t.Helper()
 	for _, c := range p.Candidates {
 		if c.Proposal.Disposition == "" {
-			mustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--reject", "kept where it is: "+c.Proposal.Reason, "--digest", c.Digest)
+			MustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--reject", "kept where it is: "+c.Proposal.Reason, "--digest", c.Digest)
 			continue
 		}
 		if d, ok := mgChoose[c.Audit.ID]; ok {
-			mustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--disposition", string(d), "--digest", c.Digest)
+			MustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--disposition", string(d), "--digest", c.Digest)
 			continue
 		}
-		mustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--digest", c.Digest)
+		MustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--digest", c.Digest)
 	}
 }
 
 // mgStatus runs migrate status --json.
 func mgStatus(t testing.TB, r *fixtures.Repo, want int) steps.MigrateStatusResult {
 	t.Helper()
-	return decodeResult[steps.MigrateStatusResult](t, mustCustody(t, r, want, "--json", "migrate", "status"), "migrate status")
+	return DecodeResult[steps.MigrateStatusResult](t, MustCustody(t, r, want, "--json", "migrate", "status"), "migrate status")
 }
 
 // mgUntouched snapshots everything a migration must never change.
@@ -128,9 +128,9 @@ func TestMigrateLegacyLayout(t *testing.T) {
 	t.Parallel()
 	l := fixtures.NewLegacy(t)
 	untouched := mgUntouched(l)
-	mustCustody(t, l.Repo, 0, "init")
+	MustCustody(t, l.Repo, 0, "init")
 
-	d := decodeResult[steps.MigrateDiscovery](t, mustCustody(t, l.Repo, 3, "--json", "migrate", "discover"), "migrate discover")
+	d := DecodeResult[steps.MigrateDiscovery](t, MustCustody(t, l.Repo, 3, "--json", "migrate", "discover"), "migrate discover")
 	got := map[string]machine.MigrateClass{}
 	for _, p := range d.Places {
 		got[p.Path] = p.Class
@@ -167,7 +167,7 @@ func TestMigrateLegacyLayout(t *testing.T) {
 		t.Fatalf("before any disposition every candidate is pending: %+v", st)
 	}
 	// Nothing is applied without a person's disposition.
-	none := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	none := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
 	for _, it := range none.Items {
 		if it.Refusal == nil || it.Refusal.Code != machine.CodeMigrateNotApproved {
 			t.Errorf("%s applied without a disposition: %+v", it.ID, it)
@@ -181,7 +181,7 @@ func TestMigrateLegacyLayout(t *testing.T) {
 	mgDisposeAll(t, l.Repo, p)
 
 	// Without the confirmation, trees outside the managed root stay.
-	res := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json"), "migrate apply")
+	res := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json"), "migrate apply")
 	for _, it := range res.Items {
 		if d := mgWantProposal[roles[it.ID]]; d == machine.DispositionRetire && (it.Refusal == nil || it.Refusal.Code != machine.CodeExternalTree) {
 			t.Errorf("%s without --allow-external-retirement: %+v, want external-tree", it.ID, it)
@@ -193,11 +193,11 @@ func TestMigrateLegacyLayout(t *testing.T) {
 		}
 	}
 
-	mustCustody(t, l.Repo, 0, "migrate", "apply", "migrate.json", "--allow-external-retirement")
+	MustCustody(t, l.Repo, 0, "migrate", "apply", "migrate.json", "--allow-external-retirement")
 	mgCheckEnd(t, l, untouched)
 
 	// Re-running revalidates and repeats nothing.
-	again := decodeResult[steps.MigrateApplyResult](t, mustCustody(t, l.Repo, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	again := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, l.Repo, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
 	for _, it := range again.Items {
 		if it.Outcome != machine.OutcomeAlreadyDone {
 			t.Errorf("second apply: %s %s, want already-done", it.ID, it.Outcome)
@@ -251,9 +251,9 @@ func mgCheckEnd(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures.
 	}
 	restored := filepath.Join(l.Root, "restored-dirty")
 	if _, err := os.Stat(restored); err != nil {
-		lst := decodeResult[struct {
+		lst := DecodeResult[struct {
 			Archives []steps.ArchiveCheck `json:"archives"`
-		}](t, mustCustody(t, l.Repo, 0, "--json", "archive", "list"), "archive list")
+		}](t, MustCustody(t, l.Repo, 0, "--json", "archive", "list"), "archive list")
 		id := ""
 		for _, a := range lst.Archives {
 			if a.Record == filepath.Base(l.Trees["dirty"]) {
@@ -263,7 +263,7 @@ func mgCheckEnd(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures.
 		if id == "" {
 			t.Fatalf("no archive of the dirty tree: %+v", lst)
 		}
-		mustCustody(t, l.Repo, 0, "archive", "restore", id, restored)
+		MustCustody(t, l.Repo, 0, "archive", "restore", id, restored)
 	}
 	for name, want := range map[string]string{"README": "fixture, edited and never committed\n", "notes.txt": "untracked notes\n"} {
 		if b, err := os.ReadFile(filepath.Join(restored, name)); err != nil || string(b) != want {
@@ -278,8 +278,8 @@ func mgCheckEnd(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures.
 func mgCheckJournal(t *testing.T, r *fixtures.Repo, st steps.MigrateStatusResult) {
 	t.Helper()
 	out := filepath.Join(r.Root, "journal.jsonl")
-	mustCustody(t, r, 0, "journal", "export", "-o", out)
-	mustCustody(t, r, 0, "journal", "verify", out)
+	MustCustody(t, r, 0, "journal", "export", "-o", out)
+	MustCustody(t, r, 0, "journal", "verify", out)
 	f, err := os.Open(out)
 	if err != nil {
 		t.Fatal(err)

@@ -18,24 +18,24 @@ import (
 // fail.
 func TestMovedWorktreeRetries(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	id, path := newTree(t, r, "moved")
-	sfFinish(t, r, id)
+	r := InitRepo(t)
+	id, path := NewTree(t, r, "moved")
+	Finish(t, r, id)
 	dst := filepath.Join(r.Root, "moved-here")
 	r.Git("worktree", "move", path, dst)
 
-	plan, _ := sfPlanAny(t, r)
-	it := planItem(t, plan, id)
+	plan, _ := PlanAny(t, r)
+	it := PlanItem(t, plan, id)
 	if it.Action != "keep" || it.Refusal == nil {
 		t.Fatalf("plan: %+v", it)
 	}
 	if it.Refusal.Retry == "custody doctor" {
-		if res := custody(t, r, "doctor"); res.Code == 0 {
+		if res := Custody(t, r, "doctor"); res.Code == 0 {
 			t.Errorf("plan keeps %s [%s] and says to run custody doctor, but doctor finds nothing (exit 0):\n%s", id, it.Refusal.Code, res.Stdout)
 		}
 	}
-	if mv := planItemAt(plan, dst); mv != nil && mv.Refusal != nil && strings.HasPrefix(mv.Refusal.Retry, "custody adopt ") {
-		if res := custody(t, r, "adopt", dst); res.Code == 1 {
+	if mv := PlanItemAt(plan, dst); mv != nil && mv.Refusal != nil && strings.HasPrefix(mv.Refusal.Retry, "custody adopt ") {
+		if res := Custody(t, r, "adopt", dst); res.Code == 1 {
 			t.Errorf("plan lists the moved tree %s as %s [%s] with the retry %q, which fails:\n%s",
 				dst, mv.ID, mv.Refusal.Code, mv.Refusal.Retry, res.Stderr)
 		}

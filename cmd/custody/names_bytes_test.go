@@ -92,12 +92,12 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 		repoName += "\nline" // a newline in every path git writes into .git files
 	}
 	r := fixtures.New(t, fixtures.Options{Name: repoName})
-	mustCustody(t, r, 0, "init")
+	MustCustody(t, r, 0, "init")
 	t.Logf("repository %q", r.Dir)
 
 	// pushed: committed and published names under a random directory.
 	dirName, fileName := randomBytesName(rng, "d"), randomBytesName(rng, "f")
-	pushedID, pushed := newTree(t, r, "pushed")
+	pushedID, pushed := NewTree(t, r, "pushed")
 	if pushed != filepath.Join(r.Dir, ".worktrees", pushedID) {
 		t.Fatalf("new printed %q, not a path under %q", pushed, r.Dir)
 	}
@@ -106,12 +106,12 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 
 	// kept: an untracked file with a random name.
 	untracked := randomBytesName(rng, "u")
-	keptID, kept := newTree(t, r, "kept")
+	keptID, kept := NewTree(t, r, "kept")
 	r.WriteFile(kept, untracked, "only here\n")
 
 	// archived: an untracked file and an empty directory, archived.
 	archFile, archDir := randomBytesName(rng, "a"), randomBytesName(rng, "e")
-	archID, arch := newTree(t, r, "archived")
+	archID, arch := NewTree(t, r, "archived")
 	r.WriteFile(arch, archFile, "archived bytes\n")
 	if err := os.Mkdir(filepath.Join(arch, archDir), 0o755); err != nil {
 		t.Fatal(err)
@@ -123,25 +123,25 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 	r.Git("worktree", "add", "-q", "-b", branch, adopted)
 	r.Commit(adopted, "adopted.txt", "adopted\n")
 	r.GitIn(adopted, "push", "-q", "origin", "HEAD:refs/heads/adopted")
-	mustCustody(t, r, 0, "adopt", adopted)
+	MustCustody(t, r, 0, "adopt", adopted)
 	adoptedID := ""
-	for _, rec := range listRecords(t, r, false) {
+	for _, rec := range ListRecords(t, r, false) {
 		if rec.Path == adopted {
 			adoptedID = rec.ID
 		}
 	}
 	if adoptedID == "" {
-		t.Fatalf("list does not show the adopted tree at %q byte for byte: %+v", adopted, listRecords(t, r, false))
+		t.Fatalf("list does not show the adopted tree at %q byte for byte: %+v", adopted, ListRecords(t, r, false))
 	}
 
-	mustCustody(t, r, 0, "finish", pushedID, keptID, adoptedID)
-	fa := decodeResult[finishArchiveResult](t, mustCustody(t, r, 0, "--json", "finish", "--archive", archID), "finish")
+	MustCustody(t, r, 0, "finish", pushedID, keptID, adoptedID)
+	fa := DecodeResult[finishArchiveResult](t, MustCustody(t, r, 0, "--json", "finish", "--archive", archID), "finish")
 	if len(fa.Archives) != 1 || fa.Archives[0].Path != arch {
 		t.Fatalf("finish --archive: %+v", fa)
 	}
 	archive := fa.Archives[0]
 
-	for _, rec := range listRecords(t, r, false) {
+	for _, rec := range ListRecords(t, r, false) {
 		want := map[string]string{pushedID: pushed, keptID: kept, archID: arch, adoptedID: adopted}[rec.ID]
 		if rec.Path != want {
 			t.Errorf("list: %s at %q, want %q", rec.ID, rec.Path, want)
@@ -149,7 +149,7 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 	}
 
 	planFile := filepath.Join(r.Root, "plan.json")
-	plan := e2ePlan(t, r, planFile, 0)
+	plan := PlanTo(t, r, planFile, 0)
 	byID := map[string]machine.PlanItem{}
 	for _, it := range plan.Items {
 		byID[it.ID] = it
@@ -166,7 +166,7 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 		t.Errorf("plan: kept tree's refusal does not name %q exactly: %+v", untracked, ref)
 	}
 
-	res := decodeResult[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", "--allow-external-retirement", planFile, "--json"), "apply")
+	res := DecodeResult[steps.ApplyResult](t, MustCustody(t, r, 0, "apply", "--allow-external-retirement", planFile, "--json"), "apply")
 	for _, it := range res.Items {
 		if it.Outcome != "removed" {
 			t.Errorf("apply: %s %s (%+v)", it.ID, it.Outcome, it)
@@ -186,7 +186,7 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 
 	// The archive gives back exactly the names it captured.
 	dst := filepath.Join(r.Root, "restored")
-	out := decodeResult[steps.ArchiveRestored](t, mustCustody(t, r, 0, "--json", "archive", "restore", archive.ID, dst), "archive restore")
+	out := DecodeResult[steps.ArchiveRestored](t, MustCustody(t, r, 0, "--json", "archive", "restore", archive.ID, dst), "archive restore")
 	if out.Dir != dst {
 		t.Errorf("archive restore says it restored to %q, want %q", out.Dir, dst)
 	}
@@ -199,7 +199,7 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 
 	// The journal names every path exactly, and its export verifies.
 	paths := map[string]bool{}
-	for _, e := range journalEntries(t, r) {
+	for _, e := range JournalEntries(t, r) {
 		collectStrings(t, e, paths)
 	}
 	for _, p := range []string{pushed, kept, arch, adopted} {
@@ -208,8 +208,8 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 		}
 	}
 	exported := filepath.Join(r.Root, "journal.jsonl")
-	mustCustody(t, r, 0, "journal", "export", "--redact", "-o", exported)
-	mustCustody(t, r, 0, "journal", "verify", "--redacted", exported)
+	MustCustody(t, r, 0, "journal", "export", "--redact", "-o", exported)
+	MustCustody(t, r, 0, "journal", "verify", "--redacted", exported)
 	if b, err := os.ReadFile(exported); err != nil || !utf8.Valid(b) {
 		t.Errorf("the redacted export is not UTF-8 text (%v)", err)
 	}

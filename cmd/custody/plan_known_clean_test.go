@@ -14,29 +14,29 @@ import (
 // the same plan removes it. No removal ever skips git status.
 func TestPlanWithoutStatusStillAppliesThroughStatus(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	id, path := sfRemovable(t, r, "fast")
-	env := sfPathEnv(r.FailingGit("status"))
+	r := InitRepo(t)
+	id, path := Removable(t, r, "fast")
+	env := PathEnv(r.FailingGit("status"))
 	before := sfSnapKept(t, r, id, path)
 
-	file := sfPlanFile(t, r)
-	res := runBin(t, custodyBin, r, r.Dir, []string{env}, "plan", "-o", file, "--json")
+	file := PlanFile(t, r)
+	res := RunBin(t, custodyBin, r, r.Dir, []string{env}, "plan", "-o", file, "--json")
 	if res.Code != 0 {
 		t.Fatalf("plan with a failing git status: %s", res)
 	}
-	if it := planItem(t, decodeResult[machine.Plan](t, res, "plan"), id); it.Action != machine.ActionRemove {
-		t.Fatalf("plan of a tree exactly its HEAD with a failing git status: %s %v, want remove (no status asked)", it.Action, refusalCodes(it.Refusals))
+	if it := PlanItem(t, DecodeResult[machine.Plan](t, res, "plan"), id); it.Action != machine.ActionRemove {
+		t.Fatalf("plan of a tree exactly its HEAD with a failing git status: %s %v, want remove (no status asked)", it.Action, RefusalCodes(it.Refusals))
 	}
 
-	a := sfApply(t, r, file, 3, env)
-	if o := applyOutcome(t, a, id); o.Outcome == machine.OutcomeRemoved || o.Refusal == nil {
+	a := Apply(t, r, file, 3, env)
+	if o := ApplyOutcome(t, a, id); o.Outcome == machine.OutcomeRemoved || o.Refusal == nil {
 		t.Fatalf("apply with a failing git status: %+v, want the item refused", o)
 	}
 	before.check(t, r, id, "after apply with a failing git status")
 
-	a = sfApply(t, r, file, 0)
-	if o := applyOutcome(t, a, id); o.Outcome != machine.OutcomeRemoved {
+	a = Apply(t, r, file, 0)
+	if o := ApplyOutcome(t, a, id); o.Outcome != machine.OutcomeRemoved {
 		t.Fatalf("apply of the same plan with git working: %+v, want removed", o)
 	}
-	e2eAssertRemoved(t, r, id, path)
+	AssertRemovedWithBranch(t, r, id, path)
 }

@@ -56,10 +56,10 @@ func TestPlanAsksStatusWhenAttributesComeFromOutside(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := sfRepo(t)
+			r := InitRepo(t)
 			ids := mergedTrees(t, r, "attr", 3)
 			c.setup(t, r, ids)
-			plan := mustCustody(t, r, 0, "plan", "--debug")
+			plan := MustCustody(t, r, 0, "plan", "--debug")
 			if got := gitRuns(plan.Stderr, "-c core.fsmonitor=false"); got != c.want {
 				t.Errorf("plan ran git status %d times over 3 clean trees, want %d:\n%s", got, c.want, plan.Stderr)
 			}

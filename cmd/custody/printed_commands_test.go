@@ -127,7 +127,7 @@ func pcCheck(t *testing.T, what, out string, want pcWant) {
 // pcRecordOf returns the id custody gave the tree at path.
 func pcRecordOf(t *testing.T, r *fixtures.Repo, path string) string {
 	t.Helper()
-	res := mustCustody(t, r, 0, "--json", "list", "--all")
+	res := MustCustody(t, r, 0, "--json", "list", "--all")
 	var env struct {
 		Result struct {
 			Records []struct{ ID, Path string }
@@ -159,7 +159,7 @@ func TestPrintedCommandsPasteExactly(t *testing.T) {
 		t.Run(strings.NewReplacer("/", "_", "\n", "_").Replace(name), func(t *testing.T) {
 			t.Parallel()
 			r := fixtures.New(t, fixtures.Options{})
-			mustCustody(t, r, 0, "init")
+			MustCustody(t, r, 0, "init")
 			tree := name
 			if c.fileOnly {
 				tree = "plain"
@@ -169,7 +169,7 @@ func TestPrintedCommandsPasteExactly(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.Git("worktree", "add", "-q", "-b", "work", "--", path)
-			res := mustCustody(t, r, 0, "adopt", path)
+			res := MustCustody(t, r, 0, "adopt", path)
 			id := pcRecordOf(t, r, path)
 			// An id that begins with "-" follows "--", or custody would
 			// read it as a flag.
@@ -180,7 +180,7 @@ func TestPrintedCommandsPasteExactly(t *testing.T) {
 			finish, reopen := append([]string{"custody", "finish"}, ref...), append([]string{"custody", "reopen"}, ref...)
 			pcCheck(t, "adopt", res.Stdout, pcWant{argv: finish})
 
-			mustCustody(t, r, 0, finish[1:]...)
+			MustCustody(t, r, 0, finish[1:]...)
 			payload := hkPayload("UserPromptSubmit", "s1", path)
 			res = hkRun(t, custodyBin, r, r.Dir, payload, nil, "hook", "heartbeat")
 			pcCheck(t, "heartbeat on a finished tree (prose)", res.Stderr, pcWant{argv: reopen})
@@ -189,9 +189,9 @@ func TestPrintedCommandsPasteExactly(t *testing.T) {
 			file := strings.ReplaceAll("u "+name, "/", "_")
 			r.WriteFile(path, file, "only here\n")
 			want := pcWant{argv: []string{"git", "-C", path, "stash", "push", "--include-untracked", "--", file}, exact: true}
-			res = mustCustody(t, r, 0, "plan")
+			res = MustCustody(t, r, 0, "plan")
 			pcCheck(t, "plan of a tree with an untracked file", res.Stdout, want)
-			res = mustCustody(t, r, 0, "--json", "plan")
+			res = MustCustody(t, r, 0, "--json", "plan")
 			var plan struct {
 				Result struct {
 					Items []struct{ Refusal struct{ Retry string } }
@@ -202,7 +202,7 @@ func TestPrintedCommandsPasteExactly(t *testing.T) {
 			}
 			pcCheck(t, "plan --json retry", plan.Result.Items[0].Refusal.Retry, want)
 			// The argv the pasted retry ran is one custody takes.
-			mustCustody(t, r, 0, reopen[1:]...)
+			MustCustody(t, r, 0, reopen[1:]...)
 		})
 	}
 }

@@ -18,23 +18,23 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 )
 
-// bgCustody is a run of the ordinary binary that was started and not yet
+// Running is a run of the ordinary binary that was started and not yet
 // waited for.
-type bgCustody struct {
-	cmd       *exec.Cmd
-	out, errb *bytes.Buffer
+type Running struct {
+	Cmd       *exec.Cmd
+	Stdout, Stderr *bytes.Buffer
 }
 
-// startCustody starts the ordinary binary in the main checkout with the
+// StartCustody starts the ordinary binary in the main checkout with the
 // fixture's environment plus extra, without waiting. The test's cleanup
 // kills it if it still runs.
-func startCustody(t testing.TB, r *fixtures.Repo, extra []string, args ...string) *bgCustody {
+func StartCustody(t testing.TB, r *fixtures.Repo, extra []string, args ...string) *Running {
 	t.Helper()
 	cmd := exec.Command(custodyBin, args...)
 	cmd.Dir = r.Dir
 	cmd.Env = append(r.Env(), extra...)
-	b := &bgCustody{cmd: cmd, out: &bytes.Buffer{}, errb: &bytes.Buffer{}}
-	cmd.Stdout, cmd.Stderr = b.out, b.errb
+	b := &Running{Cmd: cmd, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	cmd.Stdout, cmd.Stderr = b.Stdout, b.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -49,9 +49,9 @@ func startCustody(t testing.TB, r *fixtures.Repo, extra []string, args ...string
 
 // wait waits for the run and returns its result (exit -1 when a signal
 // killed it).
-func (b *bgCustody) wait(t testing.TB) result {
+func (b *Running) Wait(t testing.TB) Result {
 	t.Helper()
-	res, err := exited(b.cmd.Wait(), b.out, b.errb)
+	res, err := Exited(b.Cmd.Wait(), b.Stdout, b.Stderr)
 	if err != nil {
 		t.Fatalf("wait: %v", err)
 	}
@@ -60,8 +60,8 @@ func (b *bgCustody) wait(t testing.TB) result {
 
 // exited is the result of a run that ended with err (from Run or Wait);
 // an err other than a non-zero exit is returned as it is.
-func exited(err error, out, errb *bytes.Buffer) (result, error) {
-	res := result{Stdout: out.String(), Stderr: errb.String()}
+func Exited(err error, out, errb *bytes.Buffer) (Result, error) {
+	res := Result{Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -73,10 +73,10 @@ func exited(err error, out, errb *bytes.Buffer) (result, error) {
 	return res, nil
 }
 
-// waitCatches waits until process pid has installed a handler for sig
+// WaitCatches waits until process pid has installed a handler for sig
 // (SigCgt in /proc/<pid>/status), so a signal sent next is not fatal by
 // default.
-func waitCatches(t testing.TB, pid int, sig syscall.Signal) {
+func WaitCatches(t testing.TB, pid int, sig syscall.Signal) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -94,8 +94,8 @@ func waitCatches(t testing.TB, pid int, sig syscall.Signal) {
 	t.Fatalf("process %d never caught signal %v", pid, sig)
 }
 
-// waitFile waits until path exists.
-func waitFile(t testing.TB, path string, within time.Duration) {
+// WaitFile waits until path exists.
+func WaitFile(t testing.TB, path string, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
@@ -109,11 +109,11 @@ func waitFile(t testing.TB, path string, within time.Duration) {
 	}
 }
 
-// wrapGitRemove writes a directory holding git, a shell script that runs
+// WrapGitRemove writes a directory holding git, a shell script that runs
 // body when git is asked for `worktree remove` and the real git otherwise.
 // In body, $last is the removal target and REALGIT the real git. It
 // returns the directory, for PATH.
-func wrapGitRemove(t testing.TB, r *fixtures.Repo, name, body string) string {
+func WrapGitRemove(t testing.TB, r *fixtures.Repo, name, body string) string {
 	t.Helper()
 	real, err := exec.LookPath("git")
 	if err != nil {
@@ -141,10 +141,10 @@ exec "$REALGIT" "$@"
 	return dir
 }
 
-// slowGitEnv writes a git wrapper that sleeps before `git worktree list`,
+// SlowGitEnv writes a git wrapper that sleeps before `git worktree list`,
 // widening the window between a command's reads and its commit, and
 // returns the fixture's environment with the wrapper first on PATH.
-func slowGitEnv(t testing.TB, r *fixtures.Repo) []string {
+func SlowGitEnv(t testing.TB, r *fixtures.Repo) []string {
 	t.Helper()
 	real, err := exec.LookPath("git")
 	if err != nil {

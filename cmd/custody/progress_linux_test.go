@@ -65,10 +65,10 @@ func TestProgressOnATerminal(t *testing.T) {
 		t.Fatalf("stderr a terminal: progress %T, want termProgress", a.progress())
 	}
 
-	r := rtRepo(t, fixtures.Options{})
-	id, _ := newTree(t, r, "shown")
+	r := InitSpacedRepo(t, fixtures.Options{})
+	id, _ := NewTree(t, r, "shown")
 	kept, _ := rtKept(t, r)
-	mustCustody(t, r, 0, "finish", id)
+	MustCustody(t, r, 0, "finish", id)
 	plan := rtPlan(t, r, 0)
 	shown := regexp.MustCompile(`\r\033\[K1/\d+ ` + regexp.QuoteMeta(id))
 

@@ -15,8 +15,8 @@ import (
 // the commit unreachable.
 func TestPlanKeepsATreeWhoseHEADIsATagObject(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	id, path := newTree(t, r, "tagged")
+	r := InitRepo(t)
+	id, path := NewTree(t, r, "tagged")
 	work := r.Commit(path, "work.txt", "on no remote\n")
 	r.GitIn(path, "tag", "-a", "-m", "hand-made", "t-"+id, work)
 	tag := r.GitIn(path, "rev-parse", "t-"+id)
@@ -25,12 +25,12 @@ func TestPlanKeepsATreeWhoseHEADIsATagObject(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(r.Dir, ".git", "worktrees", id, "HEAD"), []byte(tag+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sfFinish(t, r, id)
-	p, file := sfPlanAny(t, r)
-	if it := planItem(t, p, id); it.Action == "remove" {
+	Finish(t, r, id)
+	p, file := PlanAny(t, r)
+	if it := PlanItem(t, p, id); it.Action == "remove" {
 		t.Fatalf("plan proposes removing a tree whose HEAD is a tag object of an unpushed commit: %+v", it)
 	}
-	custody(t, r, "apply", file, "--json")
+	Custody(t, r, "apply", file, "--json")
 	if _, err := os.Lstat(filepath.Join(path, "work.txt")); err != nil {
 		t.Fatalf("the tree's work is gone: %v", err)
 	}

@@ -13,8 +13,8 @@ import (
 // commit only the reflog holds is still kept, and the tree still goes.
 func TestRecoveryReflogNamesGoneObject(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	id, path := newTree(t, r, "reflogone")
+	r := InitRepo(t)
+	id, path := NewTree(t, r, "reflogone")
 	r.Commit(path, "kept.txt", "published\n")
 	r.Push(path, "pub/reflogone")
 	lost := r.Commit(path, "lost.txt", "only in the reflog\n")
@@ -35,9 +35,9 @@ func TestRecoveryReflogNamesGoneObject(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	sfFinish(t, r, id)
-	sfRemoveNow(t, r, id, "ancestry")
-	sfAssertRemoved(t, r, id, path, true)
+	Finish(t, r, id)
+	RemoveNow(t, r, id, "ancestry")
+	AssertRemoved(t, r, id, path, true)
 	if got := recoveredRef(t, r, id, lost); got != lost {
 		t.Fatalf("recovery ref of %s = %q, want %s (refs:\n%s)", lost, got, lost, r.Refs())
 	}

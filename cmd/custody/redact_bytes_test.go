@@ -25,18 +25,18 @@ func TestRedactOddHomeAndRoot(t *testing.T) {
 	const homeName, repoName = "h\x80 <i>&\"|\nome", "re$po\x81\n|*\\"
 	r := fixtures.New(t, fixtures.Options{Name: filepath.Join(homeName, repoName)})
 	r.Home = filepath.Join(r.Root, homeName)
-	mustCustody(t, r, 0, "init")
+	MustCustody(t, r, 0, "init")
 
-	pushedID, pushed := newTree(t, r, "pushed")
+	pushedID, pushed := NewTree(t, r, "pushed")
 	r.Commit(pushed, "f.txt", "published\n")
 	r.Push(pushed, "pushed")
-	archID, arch := newTree(t, r, "archived")
+	archID, arch := NewTree(t, r, "archived")
 	r.WriteFile(arch, "only-here.txt", "unpublished\n")
-	mustCustody(t, r, 0, "finish", pushedID)
-	mustCustody(t, r, 0, "finish", "--archive", archID)
+	MustCustody(t, r, 0, "finish", pushedID)
+	MustCustody(t, r, 0, "finish", "--archive", archID)
 	planFile := filepath.Join(r.Root, "plan.json")
-	mustCustody(t, r, 0, "plan", "-o", planFile)
-	mustCustody(t, r, 0, "apply", planFile)
+	MustCustody(t, r, 0, "plan", "-o", planFile)
+	MustCustody(t, r, 0, "apply", planFile)
 
 	// Every spelling of the two names custody could write: as they are,
 	// as JSON writes them, escaped for display, and Go-quoted.
@@ -60,12 +60,12 @@ func TestRedactOddHomeAndRoot(t *testing.T) {
 	}
 
 	full := filepath.Join(r.Root, "full.jsonl")
-	mustCustody(t, r, 0, "journal", "export", "-o", full)
+	MustCustody(t, r, 0, "journal", "export", "-o", full)
 	if b, _ := os.ReadFile(full); !strings.Contains(string(b), spellings(repoName)[1]) {
 		t.Fatalf("the full export does not name the repository: the redaction check would test nothing")
 	}
 	exp := filepath.Join(r.Root, "redacted.jsonl")
-	mustCustody(t, r, 0, "journal", "export", "--redact", "-o", exp)
+	MustCustody(t, r, 0, "journal", "export", "--redact", "-o", exp)
 	b, err := os.ReadFile(exp)
 	if err != nil {
 		t.Fatal(err)
@@ -80,11 +80,11 @@ func TestRedactOddHomeAndRoot(t *testing.T) {
 	host, _ := os.Hostname()
 	verify := func(want int, extra ...string) store.VerifyReport {
 		t.Helper()
-		res := mustCustody(t, r, want, append(append([]string{"--json", "journal", "verify", "--redacted"}, extra...), exp)...)
+		res := MustCustody(t, r, want, append(append([]string{"--json", "journal", "verify", "--redacted"}, extra...), exp)...)
 		if want != 0 {
 			return store.VerifyReport{}
 		}
-		return decodeResult[store.VerifyReport](t, res, "journal verify")
+		return DecodeResult[store.VerifyReport](t, res, "journal verify")
 	}
 	byChain := verify(0)
 	if byChain.Redacted == 0 || byChain.ContentChecked != 0 {
@@ -98,13 +98,13 @@ func TestRedactOddHomeAndRoot(t *testing.T) {
 
 	for _, format := range []string{"html", "md"} {
 		out := filepath.Join(r.Root, "report."+format)
-		mustCustody(t, r, 0, "journal", "report", "--redact", "--format", format, "-o", out)
+		MustCustody(t, r, 0, "journal", "report", "--redact", "--format", format, "-o", out)
 		page, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatal(err)
 		}
 		hidden(format+" report", string(page))
-		res := decodeResult[steps.ReportResult](t, mustCustody(t, r, 0, "--json", "journal", "report", "--format", format, "-o", out,
+		res := DecodeResult[steps.ReportResult](t, MustCustody(t, r, 0, "--json", "journal", "report", "--format", format, "-o", out,
 			"--home", r.Home, "--root", r.Dir, "--host", host, exp), "journal report")
 		if v := res.Verification; !v.ChainVerified || v.Redacted == 0 || v.ContentChecked != v.Redacted {
 			t.Errorf("report of the redacted export with the values given back: %+v", v)

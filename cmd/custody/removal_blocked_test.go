@@ -20,8 +20,8 @@ import (
 // and once the file can be deleted the next plan and apply remove the tree.
 func TestRemovalBlockedMidway(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	id, path := sfRemovable(t, r, "blocked")
+	r := InitRepo(t)
+	id, path := Removable(t, r, "blocked")
 	// Files sorted after the blocked one and before it: some are deleted
 	// before the failure, whichever order the deletion takes.
 	for _, n := range []string{"a.txt", "m.txt", "z.txt"} {
@@ -34,12 +34,12 @@ func TestRemovalBlockedMidway(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command("chattr", "-i", stuck).Run() })
 	files := r.GitIn(path, "ls-files")
-	_, file := sfPlanNow(t, r, 0)
-	res := runBin(t, custodyBin, r, r.Dir, nil, "apply", file, "--json")
+	_, file := PlanNow(t, r, 0)
+	res := RunBin(t, custodyBin, r, r.Dir, nil, "apply", file, "--json")
 	if res.Code != 3 {
 		t.Fatalf("apply: want exit 3, got\n%s", res)
 	}
-	o := applyOutcome(t, decodeResult[steps.ApplyResult](t, res, "apply"), id)
+	o := ApplyOutcome(t, DecodeResult[steps.ApplyResult](t, res, "apply"), id)
 	if o.Refusal == nil || o.Refusal.Code != machine.CodeRemovalFailed || !strings.Contains(o.Refusal.Message, "m.txt") ||
 		!strings.Contains(o.Refusal.Message, "operation not permitted") || strings.Contains(o.Refusal.Message, "appeared or changed") {
 		t.Fatalf("apply outcome %+v, want removal-failed naming m.txt and why it could not be deleted", o)
@@ -52,14 +52,14 @@ func TestRemovalBlockedMidway(t *testing.T) {
 	if st := r.GitIn(path, "status", "--porcelain", "--ignored"); st != "" {
 		t.Errorf("the tree is not intact after the blocked removal:\n%s", st)
 	}
-	if st := sfRecordState(t, r, id); st != "finished" {
+	if st := RecordState(t, r, id); st != "finished" {
 		t.Errorf("record is %s, want finished", st)
 	}
 	if out, err := exec.Command("chattr", "-i", stuck).CombinedOutput(); err != nil {
 		t.Fatalf("chattr -i: %v %s", err, out)
 	}
-	sfRemoveNow(t, r, id, "ancestry")
-	sfAssertRemoved(t, r, id, path, true)
+	RemoveNow(t, r, id, "ancestry")
+	AssertRemoved(t, r, id, path, true)
 }
 
 // TestTreeWithoutGitFile: a tree whose .git file was deleted by hand is
@@ -69,15 +69,15 @@ func TestRemovalBlockedMidway(t *testing.T) {
 // and apply leaves every byte.
 func TestTreeWithoutGitFile(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	id, path := sfRemovable(t, r, "nogit")
+	r := InitRepo(t)
+	id, path := Removable(t, r, "nogit")
 	r.WriteFile(path, "notes.txt", "only here\n")
 	if err := os.Remove(filepath.Join(path, ".git")); err != nil {
 		t.Fatal(err)
 	}
-	p, file := sfPlanAny(t, r)
-	it := planItem(t, p, id)
-	if it.Action != "keep" || !hasCode(it.Refusals, "status-failed") {
+	p, file := PlanAny(t, r)
+	it := PlanItem(t, p, id)
+	if it.Action != "keep" || !HasCode(it.Refusals, "status-failed") {
 		t.Fatalf("action %s, refusals %+v; want keep with status-failed", it.Action, it.Refusals)
 	}
 	for _, rf := range it.Refusals {
@@ -85,7 +85,7 @@ func TestTreeWithoutGitFile(t *testing.T) {
 			t.Errorf("the main checkout's ignored files were reported as the tree's: %+v", rf)
 		}
 	}
-	custody(t, r, "apply", file)
+	Custody(t, r, "apply", file)
 	if b, err := os.ReadFile(filepath.Join(path, "notes.txt")); err != nil || string(b) != "only here\n" {
 		t.Errorf("notes.txt after apply: %q, %v", b, err)
 	}

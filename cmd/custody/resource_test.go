@@ -32,37 +32,37 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// rtWorld is one repository with its custody.toml and the external
+// World is one repository with its custody.toml and the external
 // directory its resources act on.
-type rtWorld struct {
-	r    *fixtures.Repo
-	ext  string // outside the repository
-	log  string // ext/log: one line per command run
-	slug string
+type World struct {
+	R    *fixtures.Repo
+	Ext  string // outside the repository
+	Log  string // ext/log: one line per command run
+	Slug string
 }
 
-// rtSetup makes a fixture repository, writes custody.toml (with {EXT}
+// SetupResources makes a fixture repository, writes custody.toml (with {EXT}
 // replaced by the external directory) into the main checkout and runs
 // custody init.
-func rtSetup(t *testing.T, toml string, opt fixtures.Options) *rtWorld {
+func SetupResources(t *testing.T, toml string, opt fixtures.Options) *World {
 	t.Helper()
 	r := fixtures.New(t, opt)
 	ext, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &rtWorld{r: r, ext: ext, log: filepath.Join(ext, "log"), slug: machine.SanitizeSlug(filepath.Base(r.Dir))}
-	if slug := rtDeclaredSlug(toml); slug != "" {
-		w.slug = slug
+	w := &World{R: r, Ext: ext, Log: filepath.Join(ext, "log"), Slug: machine.SanitizeSlug(filepath.Base(r.Dir))}
+	if slug := declaredSlug(toml); slug != "" {
+		w.Slug = slug
 	}
-	writeTrusted(t, r, w.x(toml))
-	mustCustody(t, r, 0, "init")
+	WriteTrusted(t, r, w.Expand(toml))
+	MustCustody(t, r, 0, "init")
 	return w
 }
 
-// rtDeclaredSlug reads a declared `slug = "..."` back out of toml ("" when
+// declaredSlug reads a declared `slug = "..."` back out of toml ("" when
 // there is none).
-func rtDeclaredSlug(toml string) string {
+func declaredSlug(toml string) string {
 	for _, l := range strings.Split(toml, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "slug = "); ok {
 			return machine.SanitizeSlug(strings.Trim(v, `"'`))
@@ -71,15 +71,15 @@ func rtDeclaredSlug(toml string) string {
 	return ""
 }
 
-func (w *rtWorld) x(s string) string { return strings.ReplaceAll(s, "{EXT}", w.ext) }
+func (w *World) Expand(s string) string { return strings.ReplaceAll(s, "{EXT}", w.Ext) }
 
-func (w *rtWorld) handle(id, name string) string { return machine.Handle(w.slug, id, name) }
+func (w *World) Handle(id, name string) string { return machine.Handle(w.Slug, id, name) }
 
-// rtRes declares a resource whose create makes {EXT}/<handle>, whose
+// ResourceDecl declares a resource whose create makes {EXT}/<handle>, whose
 // destroy removes it and whose ensure checks it, each logging a line.
 // create and destroy replace the defaults when not empty; extra lines
 // (required = false, ...) are appended.
-func rtRes(name, create, destroy string, extra ...string) string {
+func ResourceDecl(name, create, destroy string, extra ...string) string {
 	if create == "" {
 		create = "mkdir {EXT}/@resource@ && echo create @resource@ >> {EXT}/log"
 	}
@@ -91,9 +91,9 @@ func rtRes(name, create, destroy string, extra ...string) string {
 }
 
 // logLines returns the log, one command per line (nil when nothing ran).
-func (w *rtWorld) logLines(t testing.TB) []string {
+func (w *World) LogLines(t testing.TB) []string {
 	t.Helper()
-	b, err := os.ReadFile(w.log)
+	b, err := os.ReadFile(w.Log)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -103,17 +103,17 @@ func (w *rtWorld) logLines(t testing.TB) []string {
 	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 }
 
-func (w *rtWorld) wantLog(t testing.TB, want ...string) {
+func (w *World) WantLog(t testing.TB, want ...string) {
 	t.Helper()
-	if d := cmp.Diff(want, w.logLines(t)); d != "" {
+	if d := cmp.Diff(want, w.LogLines(t)); d != "" {
 		t.Errorf("external log (-want +got):\n%s", d)
 	}
 }
 
 // exists reports whether {EXT}/<handle> exists.
-func (w *rtWorld) exists(t testing.TB, handle string) bool {
+func (w *World) Exists(t testing.TB, handle string) bool {
 	t.Helper()
-	_, err := os.Lstat(filepath.Join(w.ext, handle))
+	_, err := os.Lstat(filepath.Join(w.Ext, handle))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
@@ -133,51 +133,51 @@ func rtAppendLine(t testing.TB, path, line string) {
 }
 
 // rtNew runs custody new name --json and returns what it made.
-func (w *rtWorld) rtNew(t testing.TB, name string) steps.NewResult {
+func (w *World) New(t testing.TB, name string) steps.NewResult {
 	t.Helper()
-	return decodeResult[steps.NewResult](t, mustCustody(t, w.r, 0, "new", name, "--json"), "new")
+	return DecodeResult[steps.NewResult](t, MustCustody(t, w.R, 0, "new", name, "--json"), "new")
 }
 
 // ledger returns resource list --json (--all with all).
-func (w *rtWorld) ledger(t testing.TB, all bool) []machine.Resource {
+func (w *World) Ledger(t testing.TB, all bool) []machine.Resource {
 	t.Helper()
 	args := []string{"resource", "list", "--json"}
 	if all {
 		args = append(args, "--all")
 	}
-	return decodeResult[resourceListResult](t, mustCustody(t, w.r, 0, args...), "resource list").Resources
+	return DecodeResult[ResourceListResult](t, MustCustody(t, w.R, 0, args...), "resource list").Resources
 }
 
-func (w *rtWorld) entry(t testing.TB, id string) machine.Resource {
+func (w *World) Entry(t testing.TB, id string) machine.Resource {
 	t.Helper()
-	for _, r := range w.ledger(t, true) {
+	for _, r := range w.Ledger(t, true) {
 		if r.ID == id {
 			return r
 		}
 	}
-	t.Fatalf("the ledger holds no %s: %+v", id, w.ledger(t, true))
+	t.Fatalf("the ledger holds no %s: %+v", id, w.Ledger(t, true))
 	return machine.Resource{}
 }
 
-func (w *rtWorld) records(t testing.TB) []listEntry {
+func (w *World) Records(t testing.TB) []listEntry {
 	t.Helper()
-	return listRecords(t, w.r, true)
+	return ListRecords(t, w.R, true)
 }
 
-func (w *rtWorld) record(t testing.TB, id string) listEntry {
+func (w *World) Record(t testing.TB, id string) listEntry {
 	t.Helper()
-	return listRecord(t, w.r, id)
+	return ListRecord(t, w.R, id)
 }
 
 // noIntents checks that no record and no ledger entry carries an intent.
-func (w *rtWorld) noIntents(t testing.TB) {
+func (w *World) NoIntents(t testing.TB) {
 	t.Helper()
-	for _, rec := range w.records(t) {
+	for _, rec := range w.Records(t) {
 		if rec.Intent != nil {
 			t.Errorf("record %s still carries a %s intent", rec.ID, rec.Intent.Kind)
 		}
 	}
-	for _, r := range w.ledger(t, true) {
+	for _, r := range w.Ledger(t, true) {
 		if r.Intent != nil {
 			t.Errorf("ledger entry %s still carries a %s intent", r.ID, r.Intent.Kind)
 		}
@@ -185,10 +185,10 @@ func (w *rtWorld) noIntents(t testing.TB) {
 }
 
 // worktrees lists the paths git registers (main checkout first).
-func (w *rtWorld) worktrees(t testing.TB) []string {
+func (w *World) Worktrees(t testing.TB) []string {
 	t.Helper()
 	var out []string
-	for _, l := range strings.Split(w.r.Git("worktree", "list", "--porcelain"), "\n") {
+	for _, l := range strings.Split(w.R.Git("worktree", "list", "--porcelain"), "\n") {
 		if p, ok := strings.CutPrefix(l, "worktree "); ok {
 			out = append(out, p)
 		}
@@ -198,9 +198,9 @@ func (w *rtWorld) worktrees(t testing.TB) []string {
 
 // journal exports the journal, verifies it up to the store's chain head
 // and returns its entries.
-func (w *rtWorld) journal(t testing.TB) []store.Entry {
+func (w *World) Journal(t testing.TB) []store.Entry {
 	t.Helper()
-	return journalEntries(t, w.r)
+	return JournalEntries(t, w.R)
 }
 
 // rtTriggers returns the triggers the journal records for record id.
@@ -216,24 +216,24 @@ func rtTriggers(entries []store.Entry, id string) []string {
 
 // removeTree finishes id, plans, and applies the plan; it returns the
 // apply result.
-func (w *rtWorld) removeTree(t testing.TB, id string, wantApply int) steps.ApplyResult {
+func (w *World) RemoveTree(t testing.TB, id string, wantApply int) steps.ApplyResult {
 	t.Helper()
-	mustCustody(t, w.r, 0, "finish", id)
-	plan := filepath.Join(w.r.Root, "plan-"+id+".json")
-	mustCustody(t, w.r, 0, "plan", "-o", plan)
-	return decodeResult[steps.ApplyResult](t, mustCustody(t, w.r, wantApply, "apply", plan, "--json"), "apply")
+	MustCustody(t, w.R, 0, "finish", id)
+	plan := filepath.Join(w.R.Root, "plan-"+id+".json")
+	MustCustody(t, w.R, 0, "plan", "-o", plan)
+	return DecodeResult[steps.ApplyResult](t, MustCustody(t, w.R, wantApply, "apply", plan, "--json"), "apply")
 }
 
 // vanish removes a tree the hard way: rm -rf, then (with prune) git
 // worktree prune. Its record stays as it was: custody finds the tree
 // vanished (decision 0226).
-func (w *rtWorld) vanish(t testing.TB, path string, prune bool) {
+func (w *World) Vanish(t testing.TB, path string, prune bool) {
 	t.Helper()
 	if err := os.RemoveAll(path); err != nil {
 		t.Fatal(err)
 	}
 	if prune {
-		w.r.Git("worktree", "prune")
+		w.R.Git("worktree", "prune")
 	}
 }
 
@@ -260,17 +260,17 @@ func tombstoneAt(t testing.TB, r *fixtures.Repo, path string) {
 	}
 }
 
-func (w *rtWorld) gc(t testing.TB, want int, dry bool) gcResult {
+func (w *World) GC(t testing.TB, want int, dry bool) GCResult {
 	t.Helper()
 	args := []string{"resource", "gc", "--json"}
 	if dry {
 		args = append(args, "--dry-run")
 	}
-	return decodeResult[gcResult](t, mustCustody(t, w.r, want, args...), "resource gc")
+	return DecodeResult[GCResult](t, MustCustody(t, w.R, want, args...), "resource gc")
 }
 
 // rtGCOutcomes reduces GC items to "id outcome [code]".
-func rtGCOutcomes(g gcResult) []string {
+func rtGCOutcomes(g GCResult) []string {
 	var out []string
 	for _, it := range g.Items {
 		s := it.ID + " " + string(it.Outcome)
@@ -291,13 +291,13 @@ func rtGCOutcomes(g gcResult) []string {
 func TestResourceLifecycleOrder(t *testing.T) {
 	t.Parallel()
 	// b is declared before a: document order, not alphabetical.
-	w := rtSetup(t, rtRes("b", "", "")+rtRes("a", "", ""), fixtures.Options{})
-	made := w.rtNew(t, "feature")
+	w := SetupResources(t, ResourceDecl("b", "", "")+ResourceDecl("a", "", ""), fixtures.Options{})
+	made := w.New(t, "feature")
 	id := made.ID
-	hb, ha := w.handle(id, "b"), w.handle(id, "a")
-	w.wantLog(t, "create "+hb, "create "+ha)
-	if !w.exists(t, hb) || !w.exists(t, ha) {
-		t.Fatalf("after new, %s and %s must exist in %s", hb, ha, w.ext)
+	hb, ha := w.Handle(id, "b"), w.Handle(id, "a")
+	w.WantLog(t, "create "+hb, "create "+ha)
+	if !w.Exists(t, hb) || !w.Exists(t, ha) {
+		t.Fatalf("after new, %s and %s must exist in %s", hb, ha, w.Ext)
 	}
 	var outs []string
 	for _, o := range made.Resources {
@@ -306,7 +306,7 @@ func TestResourceLifecycleOrder(t *testing.T) {
 	if d := cmp.Diff([]string{id + "/b " + hb + " created", id + "/a " + ha + " created"}, outs); d != "" {
 		t.Errorf("new --json resources (-want +got):\n%s", d)
 	}
-	for _, r := range w.ledger(t, false) {
+	for _, r := range w.Ledger(t, false) {
 		if r.State != machine.StateActive || r.Intent != nil || r.Evidence.Attempts != 1 ||
 			strings.Contains(r.Create+r.Destroy+r.Ensure, "@") || r.AdminKey != id || r.Path != made.Path {
 			t.Errorf("ledger entry after new: %+v", r)
@@ -314,19 +314,19 @@ func TestResourceLifecycleOrder(t *testing.T) {
 	}
 
 	// ensure, by id from the main checkout, then from inside the tree.
-	res := mustCustody(t, w.r, 0, "resource", "ensure", id, "--json")
-	ens := decodeResult[ensureResult](t, res, "resource ensure")
+	res := MustCustody(t, w.R, 0, "resource", "ensure", id, "--json")
+	ens := DecodeResult[EnsureResult](t, res, "resource ensure")
 	if len(ens.Resources) != 2 || ens.Resources[0].Handle != hb || ens.Resources[1].Handle != ha ||
 		ens.Resources[0].Outcome != "ensured" || ens.Resources[1].Outcome != "ensured" {
 		t.Errorf("resource ensure %s: %+v", id, ens)
 	}
-	if res := runBin(t, custodyBin, w.r, made.Path, nil, "resource", "ensure"); res.Code != 0 {
+	if res := RunBin(t, custodyBin, w.R, made.Path, nil, "resource", "ensure"); res.Code != 0 {
 		t.Errorf("resource ensure inside the tree:\n%s", res)
 	}
-	w.wantLog(t, "create "+hb, "create "+ha, "ensure "+hb, "ensure "+ha, "ensure "+hb, "ensure "+ha)
+	w.WantLog(t, "create "+hb, "create "+ha, "ensure "+hb, "ensure "+ha, "ensure "+hb, "ensure "+ha)
 
 	// The tree's .env holds only custody's lines: it does not keep it.
-	ap := w.removeTree(t, id, 0)
+	ap := w.RemoveTree(t, id, 0)
 	if len(ap.Items) != 1 || ap.Items[0].Outcome != "removed" {
 		t.Fatalf("apply: %+v", ap)
 	}
@@ -340,22 +340,22 @@ func TestResourceLifecycleOrder(t *testing.T) {
 	if d := cmp.Diff([]string{id + "/a destroyed", id + "/b destroyed"}, torn); d != "" {
 		t.Errorf("apply's teardown (-want +got):\n%s", d)
 	}
-	w.wantLog(t, "create "+hb, "create "+ha, "ensure "+hb, "ensure "+ha, "ensure "+hb, "ensure "+ha, "destroy "+ha, "destroy "+hb)
-	if w.exists(t, ha) || w.exists(t, hb) {
+	w.WantLog(t, "create "+hb, "create "+ha, "ensure "+hb, "ensure "+ha, "ensure "+hb, "ensure "+ha, "destroy "+ha, "destroy "+hb)
+	if w.Exists(t, ha) || w.Exists(t, hb) {
 		t.Errorf("resources still exist after apply")
 	}
 	if _, err := os.Lstat(made.Path); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("tree %s still exists (%v)", made.Path, err)
 	}
-	for _, r := range w.ledger(t, true) {
+	for _, r := range w.Ledger(t, true) {
 		if r.State != machine.StateTombstoned || r.Evidence.Outcome != "destroyed" || r.Intent != nil {
 			t.Errorf("ledger entry after apply: %+v", r)
 		}
 	}
-	if got := w.ledger(t, false); len(got) != 0 {
+	if got := w.Ledger(t, false); len(got) != 0 {
 		t.Errorf("resource list shows destroyed entries: %+v", got)
 	}
-	j := w.journal(t)
+	j := w.Journal(t)
 	for _, n := range []string{"a", "b"} {
 		// started: each create and destroy records its process group in the intent.
 		want := []string{"declare", "started", "created", "ensure", "ensure", "teardown", "started", "destroyed"}
@@ -378,7 +378,7 @@ func TestResourceLifecycleOrder(t *testing.T) {
 			t.Errorf("journal: want %q (seq %d) before %q (seq %d)", pair[0], seq[pair[0]], pair[1], seq[pair[1]])
 		}
 	}
-	mustCustody(t, w.r, 0, "doctor")
+	MustCustody(t, w.R, 0, "doctor")
 }
 
 // TestResourceFrozenCommandsWin: custody.toml edited between new and
@@ -386,46 +386,46 @@ func TestResourceLifecycleOrder(t *testing.T) {
 // commands of the ledger.
 func TestResourceFrozenCommandsWin(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-	made := w.rtNew(t, "frozen")
-	h := w.handle(made.ID, "db")
-	w.r.WriteFile(w.r.Dir, "custody.toml", w.x("[resources.cache]\ncreate = 'echo NEW cache >> {EXT}/log'\ndestroy = 'echo NEW cache destroy >> {EXT}/log'\n\n"+
+	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	made := w.New(t, "frozen")
+	h := w.Handle(made.ID, "db")
+	w.R.WriteFile(w.R.Dir, "custody.toml", w.Expand("[resources.cache]\ncreate = 'echo NEW cache >> {EXT}/log'\ndestroy = 'echo NEW cache destroy >> {EXT}/log'\n\n"+
 		"[resources.db]\ncreate = 'echo NEW create >> {EXT}/log'\ndestroy = 'echo NEW destroy >> {EXT}/log'\nensure = 'echo NEW ensure >> {EXT}/log'\n"))
-	mustCustody(t, w.r, 0, "resource", "ensure", made.ID)
-	ap := w.removeTree(t, made.ID, 0)
+	MustCustody(t, w.R, 0, "resource", "ensure", made.ID)
+	ap := w.RemoveTree(t, made.ID, 0)
 	if len(ap.Items) != 1 || ap.Items[0].Outcome != "removed" {
 		t.Fatalf("apply: %+v", ap)
 	}
-	w.wantLog(t, "create "+h, "ensure "+h, "destroy "+h)
+	w.WantLog(t, "create "+h, "ensure "+h, "destroy "+h)
 }
 
 // TestResourceEnv: the tree's .env names the worktree and every resource,
 // git ignores it, and a line of the user's in it keeps the tree.
 func TestResourceEnv(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", "")+rtRes("dev-server", "", ""), fixtures.Options{})
-	made := w.rtNew(t, "env")
+	w := SetupResources(t, ResourceDecl("db", "", "")+ResourceDecl("dev-server", "", ""), fixtures.Options{})
+	made := w.New(t, "env")
 	env := filepath.Join(made.Path, ".env")
 	b, err := os.ReadFile(env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("CUSTODY_WORKTREE_ID=%s\nCUSTODY_PORT=%d\nCUSTODY_RESOURCE_DB=%s\nCUSTODY_RESOURCE_DEV_SERVER=%s\n",
-		made.ID, made.Port, w.handle(made.ID, "db"), w.handle(made.ID, "dev-server"))
+		made.ID, made.Port, w.Handle(made.ID, "db"), w.Handle(made.ID, "dev-server"))
 	if d := cmp.Diff(want, string(b)); d != "" {
 		t.Errorf(".env (-want +got):\n%s", d)
 	}
-	if _, err := w.r.TryGitIn(made.Path, "check-ignore", "-q", ".env"); err != nil {
+	if _, err := w.R.TryGitIn(made.Path, "check-ignore", "-q", ".env"); err != nil {
 		t.Errorf(".env is not ignored by git: %v", err)
 	}
-	if st := w.r.GitIn(made.Path, "status", "--porcelain"); st != "" {
+	if st := w.R.GitIn(made.Path, "status", "--porcelain"); st != "" {
 		t.Errorf("the new tree is not clean: %q", st)
 	}
 
 	// The user adds a line: now the .env is theirs too and keeps the tree.
 	rtAppendLine(t, env, "API_TOKEN=mine")
-	mustCustody(t, w.r, 0, "finish", made.ID)
-	plan := decodeResult[machine.Plan](t, mustCustody(t, w.r, 0, "plan", "--json"), "plan") // 0: a kept tree is the plan's result
+	MustCustody(t, w.R, 0, "finish", made.ID)
+	plan := DecodeResult[machine.Plan](t, MustCustody(t, w.R, 0, "plan", "--json"), "plan") // 0: a kept tree is the plan's result
 	if len(plan.Items) != 1 || plan.Items[0].Action != "keep" {
 		t.Fatalf("plan: want the tree kept, got %+v", plan.Items)
 	}
@@ -439,7 +439,7 @@ func TestResourceEnv(t *testing.T) {
 	if b, _ := os.ReadFile(env); !strings.Contains(string(b), "API_TOKEN=mine\n") {
 		t.Errorf("the user's line is gone from .env: %q", b)
 	}
-	w.wantLog(t, "create "+w.handle(made.ID, "db"), "create "+w.handle(made.ID, "dev-server"))
+	w.WantLog(t, "create "+w.Handle(made.ID, "db"), "create "+w.Handle(made.ID, "dev-server"))
 }
 
 // TestResourceEnvUserLineShapedLikeCustodys: a .env line custody did not
@@ -447,11 +447,11 @@ func TestResourceEnv(t *testing.T) {
 // custody's (CUSTODY_RESOURCE_<X>=<value>).
 func TestResourceEnvUserLineShapedLikeCustodys(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-	made := w.rtNew(t, "env")
+	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	made := w.New(t, "env")
 	rtAppendLine(t, filepath.Join(made.Path, ".env"), "CUSTODY_RESOURCE_SEARCH=my-own-shared-index")
-	mustCustody(t, w.r, 0, "finish", made.ID)
-	items := w.plan(t, "")
+	MustCustody(t, w.R, 0, "finish", made.ID)
+	items := w.Plan(t, "")
 	it, ok := rtPlanItemOf(t, items, made.ID)
 	if !ok {
 		t.Fatalf("plan has no item %s: %+v", made.ID, items)
@@ -464,14 +464,14 @@ func TestResourceEnvUserLineShapedLikeCustodys(t *testing.T) {
 // TestResourceEnvTracked: a .env the project tracks is never edited.
 func TestResourceEnvTracked(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-	w.r.Commit(w.r.Dir, ".env", "PROJECT=1\n")
-	w.r.Push(w.r.Dir, "main")
-	made := w.rtNew(t, "tracked")
+	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	w.R.Commit(w.R.Dir, ".env", "PROJECT=1\n")
+	w.R.Push(w.R.Dir, "main")
+	made := w.New(t, "tracked")
 	if b, _ := os.ReadFile(filepath.Join(made.Path, ".env")); string(b) != "PROJECT=1\n" {
 		t.Errorf("tracked .env changed: %q", b)
 	}
-	if st := w.r.GitIn(made.Path, "status", "--porcelain"); st != "" {
+	if st := w.R.GitIn(made.Path, "status", "--porcelain"); st != "" {
 		t.Errorf("the new tree is not clean: %q", st)
 	}
 }
@@ -482,29 +482,29 @@ func TestResourceIdentity(t *testing.T) {
 	t.Parallel()
 	var handles []string
 	for _, slug := range []string{"alpha", "beta"} {
-		w := rtSetup(t, "[project]\nslug = \""+slug+"\"\n\n"+rtRes("db", "", ""), fixtures.Options{})
-		made := w.rtNew(t, "same-name")
+		w := SetupResources(t, "[project]\nslug = \""+slug+"\"\n\n"+ResourceDecl("db", "", ""), fixtures.Options{})
+		made := w.New(t, "same-name")
 		want := slug + "-" + made.ID + "-db"
-		if got := strings.TrimSpace(mustCustody(t, w.r, 0, "resource", "identity", "db", "--id", made.ID).Stdout); got != want {
+		if got := strings.TrimSpace(MustCustody(t, w.R, 0, "resource", "identity", "db", "--id", made.ID).Stdout); got != want {
 			t.Errorf("resource identity db --id %s = %q, want %q", made.ID, got, want)
 		}
-		in := runBin(t, custodyBin, w.r, made.Path, nil, "resource", "identity", "db", "--json")
-		got := decodeResult[map[string]string](t, in, "resource identity")
+		in := RunBin(t, custodyBin, w.R, made.Path, nil, "resource", "identity", "db", "--json")
+		got := DecodeResult[map[string]string](t, in, "resource identity")
 		if d := cmp.Diff(map[string]string{"id": made.ID, "name": "db", "handle": want, "ident": strings.ReplaceAll(want, "-", "_")}, got); d != "" {
 			t.Errorf("resource identity inside the tree (-want +got):\n%s", d)
 		}
-		if e := w.entry(t, made.ID+"/db"); e.Handle != want {
+		if e := w.Entry(t, made.ID+"/db"); e.Handle != want {
 			t.Errorf("ledger handle %q, want %q", e.Handle, want)
 		}
 		if b, _ := os.ReadFile(filepath.Join(made.Path, ".env")); !strings.Contains(string(b), "CUSTODY_RESOURCE_DB="+want+"\n") {
 			t.Errorf(".env does not name %s: %q", want, b)
 		}
-		w.wantLog(t, "create "+want)
+		w.WantLog(t, "create "+want)
 		// An undeclared resource, an unknown id.
-		if ref := decodeError(t, mustCustody(t, w.r, 1, "resource", "identity", "cache", "--id", made.ID, "--json")); !strings.Contains(ref.Message, "cache") {
+		if ref := DecodeError(t, MustCustody(t, w.R, 1, "resource", "identity", "cache", "--id", made.ID, "--json")); !strings.Contains(ref.Message, "cache") {
 			t.Errorf("identity of an undeclared resource: %+v", ref)
 		}
-		mustCustody(t, w.r, 1, "resource", "identity", "db", "--id", "nope-000000")
+		MustCustody(t, w.R, 1, "resource", "identity", "db", "--id", "nope-000000")
 		handles = append(handles, want)
 	}
 	if handles[0] == handles[1] {
@@ -517,11 +517,11 @@ func TestResourceIdentity(t *testing.T) {
 // also after [project] slug changes in custody.toml.
 func TestResourceIdentityAfterSlugChange(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, "[project]\nslug = \"alpha\"\n\n"+rtRes("db", "", ""), fixtures.Options{})
-	made := w.rtNew(t, "ident")
-	frozen := w.entry(t, made.ID+"/db").Handle
-	writeTrusted(t, w.r, w.x("[project]\nslug = \"beta\"\n\n"+rtRes("db", "", "")))
-	got := strings.TrimSpace(mustCustody(t, w.r, 0, "resource", "identity", "db", "--id", made.ID).Stdout)
+	w := SetupResources(t, "[project]\nslug = \"alpha\"\n\n"+ResourceDecl("db", "", ""), fixtures.Options{})
+	made := w.New(t, "ident")
+	frozen := w.Entry(t, made.ID+"/db").Handle
+	WriteTrusted(t, w.R, w.Expand("[project]\nslug = \"beta\"\n\n"+ResourceDecl("db", "", "")))
+	got := strings.TrimSpace(MustCustody(t, w.R, 0, "resource", "identity", "db", "--id", made.ID).Stdout)
 	if got != frozen {
 		t.Errorf("resource identity db = %q, but the ledger and .env hold %q", got, frozen)
 	}
@@ -535,12 +535,12 @@ func TestResourceIdentityAfterSlugChange(t *testing.T) {
 // identity --id` is.
 func TestResourceEnsureUnknownWorktree(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-	res := custody(t, w.r, "resource", "ensure", "nope-000000", "--json")
+	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	res := Custody(t, w.R, "resource", "ensure", "nope-000000", "--json")
 	if res.Code != 1 {
 		t.Fatalf("resource ensure of an unknown id: want exit 1, got\n%s", res)
 	}
-	if ref := decodeError(t, res); ref.Code != string(machine.CodeUnknownRecord) {
+	if ref := DecodeError(t, res); ref.Code != string(machine.CodeUnknownRecord) {
 		t.Errorf("want %s, got %+v", machine.CodeUnknownRecord, ref)
 	}
 }
@@ -549,9 +549,9 @@ func TestResourceEnsureUnknownWorktree(t *testing.T) {
 
 // rtNothingLeft checks a rolled-back `custody new`: no tree, no
 // registration, no custody branch, the record tombstoned.
-func (w *rtWorld) rtNothingLeft(t testing.TB) listEntry {
+func (w *World) NothingLeft(t testing.TB) listEntry {
 	t.Helper()
-	recs := w.records(t)
+	recs := w.Records(t)
 	if len(recs) != 1 {
 		t.Fatalf("want one record, got %+v", recs)
 	}
@@ -562,16 +562,16 @@ func (w *rtWorld) rtNothingLeft(t testing.TB) listEntry {
 	if _, err := os.Lstat(rec.Path); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("%s still exists (%v)", rec.Path, err)
 	}
-	if got := w.worktrees(t); len(got) != 1 {
+	if got := w.Worktrees(t); len(got) != 1 {
 		t.Errorf("git registers %v, want only the main checkout", got)
 	}
-	if refs := w.r.Git("for-each-ref", "--format=%(refname)", "refs/heads/custody/"); refs != "" {
+	if refs := w.R.Git("for-each-ref", "--format=%(refname)", "refs/heads/custody/"); refs != "" {
 		t.Errorf("custody branches left: %s", refs)
 	}
-	if _, err := os.Lstat(filepath.Join(w.r.Dir, ".git", "worktrees", rec.ID)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(filepath.Join(w.R.Dir, ".git", "worktrees", rec.ID)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("admin entry of %s left (%v)", rec.ID, err)
 	}
-	w.noIntents(t)
+	w.NoIntents(t)
 	return rec
 }
 
@@ -580,35 +580,35 @@ func (w *rtWorld) rtNothingLeft(t testing.TB) listEntry {
 func TestResourceRequiredCreateFails(t *testing.T) {
 	t.Parallel()
 	failing := "echo create @resource@ >> {EXT}/log; exit 1"
-	w := rtSetup(t, rtRes("a", "", "")+rtRes("b", failing, "")+rtRes("c", "", ""), fixtures.Options{})
-	res := mustCustody(t, w.r, 1, "new", "doomed", "--json")
-	ref := decodeError(t, res)
+	w := SetupResources(t, ResourceDecl("a", "", "")+ResourceDecl("b", failing, "")+ResourceDecl("c", "", ""), fixtures.Options{})
+	res := MustCustody(t, w.R, 1, "new", "doomed", "--json")
+	ref := DecodeError(t, res)
 	if ref.Code != string(machine.CodeCreateFailed) || !strings.Contains(ref.Message, "rolled back") {
 		t.Errorf("new: want create-failed naming the rollback, got %+v", ref)
 	}
-	rec := w.rtNothingLeft(t)
-	ha, hb := w.handle(rec.ID, "a"), w.handle(rec.ID, "b")
+	rec := w.NothingLeft(t)
+	ha, hb := w.Handle(rec.ID, "a"), w.Handle(rec.ID, "b")
 	if !strings.Contains(ref.Message, hb) {
 		t.Errorf("the refusal does not name the failed resource %s: %s", hb, ref.Message)
 	}
 	// c is never created; the failed b's destroy runs too (its create may
 	// have half-made something), then a's.
-	w.wantLog(t, "create "+ha, "create "+hb, "destroy "+hb, "destroy "+ha)
-	if w.exists(t, ha) {
+	w.WantLog(t, "create "+ha, "create "+hb, "destroy "+hb, "destroy "+ha)
+	if w.Exists(t, ha) {
 		t.Errorf("%s still exists after the rollback", ha)
 	}
 	var got []string
-	for _, r := range w.ledger(t, true) {
+	for _, r := range w.Ledger(t, true) {
 		got = append(got, r.ID+" "+string(r.State)+" "+r.Evidence.Outcome)
 	}
 	slices.Sort(got)
 	if d := cmp.Diff([]string{rec.ID + "/a tombstoned destroyed", rec.ID + "/b tombstoned destroyed"}, got); d != "" {
 		t.Errorf("ledger after the rollback (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"declare", "started", "create-failed", "teardown", "started", "destroyed"}, rtTriggers(w.journal(t), rec.ID+"/b")); d != "" {
+	if d := cmp.Diff([]string{"declare", "started", "create-failed", "teardown", "started", "destroyed"}, rtTriggers(w.Journal(t), rec.ID+"/b")); d != "" {
 		t.Errorf("journal of the failed resource (-want +got):\n%s", d)
 	}
-	mustCustody(t, w.r, 0, "doctor")
+	MustCustody(t, w.R, 0, "doctor")
 }
 
 // TestResourceRollbackNamesFailedDestroy: when a required create fails and
@@ -617,14 +617,14 @@ func TestResourceRequiredCreateFails(t *testing.T) {
 // claim the earlier resources were destroyed.
 func TestResourceRollbackNamesFailedDestroy(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("a", "", "echo destroy a >> {EXT}/log; exit 1")+rtRes("b", "exit 1", ""), fixtures.Options{})
-	ref := decodeError(t, mustCustody(t, w.r, 1, "new", "doomed", "--json"))
-	recs := w.records(t)
+	w := SetupResources(t, ResourceDecl("a", "", "echo destroy a >> {EXT}/log; exit 1")+ResourceDecl("b", "exit 1", ""), fixtures.Options{})
+	ref := DecodeError(t, MustCustody(t, w.R, 1, "new", "doomed", "--json"))
+	recs := w.Records(t)
 	if len(recs) != 1 {
 		t.Fatalf("records: %+v", recs)
 	}
-	ha := w.handle(recs[0].ID, "a")
-	if !w.exists(t, ha) {
+	ha := w.Handle(recs[0].ID, "a")
+	if !w.Exists(t, ha) {
 		t.Fatalf("scene: %s should still exist after its failed destroy", ha)
 	}
 	if !strings.Contains(ref.Message, ha) || strings.Contains(ref.Message, "earlier resources destroyed") {
@@ -638,31 +638,31 @@ func TestResourceRollbackNamesFailedDestroy(t *testing.T) {
 func TestResourceOptionalCreateFails(t *testing.T) {
 	t.Parallel()
 	failing := "echo create @resource@ >> {EXT}/log; exit 7"
-	w := rtSetup(t, rtRes("opt", failing, "", "required = false")+rtRes("db", "", ""), fixtures.Options{})
-	made := w.rtNew(t, "proceeds")
-	ho, hd := w.handle(made.ID, "opt"), w.handle(made.ID, "db")
+	w := SetupResources(t, ResourceDecl("opt", failing, "", "required = false")+ResourceDecl("db", "", ""), fixtures.Options{})
+	made := w.New(t, "proceeds")
+	ho, hd := w.Handle(made.ID, "opt"), w.Handle(made.ID, "db")
 	if len(made.Resources) != 2 || made.Resources[0].Refusal == nil || made.Resources[0].Refusal.Code != machine.CodeResourceFailed ||
 		made.Resources[0].ExitCode != 7 || made.Resources[1].Outcome != "created" {
 		t.Errorf("new --json resources: %+v", made.Resources)
 	}
-	if st := w.record(t, made.ID).State; st != "active" {
+	if st := w.Record(t, made.ID).State; st != "active" {
 		t.Errorf("worktree is %s, want active", st)
 	}
-	e := w.entry(t, made.ID+"/opt")
+	e := w.Entry(t, made.ID+"/opt")
 	if e.State != machine.StateFinished || e.Evidence.Outcome != "create-failed" || e.Evidence.ExitCode != 7 || e.Intent != nil {
 		t.Errorf("failed optional entry: state %s evidence %+v", e.State, e.Evidence)
 	}
-	w.wantLog(t, "create "+ho, "create "+hd)
+	w.WantLog(t, "create "+ho, "create "+hd)
 	// ensure skips what is not active.
-	mustCustody(t, w.r, 0, "resource", "ensure", made.ID)
-	w.wantLog(t, "create "+ho, "create "+hd, "ensure "+hd)
+	MustCustody(t, w.R, 0, "resource", "ensure", made.ID)
+	w.WantLog(t, "create "+ho, "create "+hd, "ensure "+hd)
 
-	ap := w.removeTree(t, made.ID, 0)
+	ap := w.RemoveTree(t, made.ID, 0)
 	if len(ap.Items) != 1 || ap.Items[0].Outcome != "removed" {
 		t.Fatalf("apply: %+v", ap)
 	}
-	w.wantLog(t, "create "+ho, "create "+hd, "ensure "+hd, "destroy "+hd, "destroy "+ho)
-	if e := w.entry(t, made.ID+"/opt"); e.State != machine.StateTombstoned {
+	w.WantLog(t, "create "+ho, "create "+hd, "ensure "+hd, "destroy "+hd, "destroy "+ho)
+	if e := w.Entry(t, made.ID+"/opt"); e.State != machine.StateTombstoned {
 		t.Errorf("the failed entry is %s after removal, want tombstoned", e.State)
 	}
 }
@@ -679,21 +679,21 @@ func TestResourceRetries(t *testing.T) {
 	}{{2, true}, {1, false}} {
 		t.Run(fmt.Sprintf("retries=%d", tt.retries), func(t *testing.T) {
 			t.Parallel()
-			w := rtSetup(t, rtRes("db", flaky, "", fmt.Sprintf("retries = %d", tt.retries)), fixtures.Options{})
+			w := SetupResources(t, ResourceDecl("db", flaky, "", fmt.Sprintf("retries = %d", tt.retries)), fixtures.Options{})
 			if !tt.ok {
-				mustCustody(t, w.r, 1, "new", "flaky")
-				rec := w.rtNothingLeft(t)
-				w.wantLog(t, "attempt 1", "attempt 2", "destroy "+w.handle(rec.ID, "db"))
+				MustCustody(t, w.R, 1, "new", "flaky")
+				rec := w.NothingLeft(t)
+				w.WantLog(t, "attempt 1", "attempt 2", "destroy "+w.Handle(rec.ID, "db"))
 				return
 			}
-			made := w.rtNew(t, "flaky")
-			h := w.handle(made.ID, "db")
-			e := w.entry(t, made.ID+"/db")
+			made := w.New(t, "flaky")
+			h := w.Handle(made.ID, "db")
+			e := w.Entry(t, made.ID+"/db")
 			if e.State != machine.StateActive || e.Evidence.Attempts != 3 || e.Retries != 2 {
 				t.Errorf("entry: state %s attempts %d retries %d, want active after 3 attempts", e.State, e.Evidence.Attempts, e.Retries)
 			}
-			w.wantLog(t, "attempt 1", "attempt 2", "attempt 3", "create "+h)
-			if !w.exists(t, h) {
+			w.WantLog(t, "attempt 1", "attempt 2", "attempt 3", "create "+h)
+			if !w.Exists(t, h) {
 				t.Errorf("%s does not exist", h)
 			}
 		})
@@ -707,17 +707,17 @@ func TestResourceRetries(t *testing.T) {
 func TestResourceTokens(t *testing.T) {
 	t.Parallel()
 	create := "printf '%s\\n' @resource@ @resource_ident@ @id@ @dir@ @branch@ @port@ @slug@ @repo@ > {EXT}/@resource@"
-	w := rtSetup(t, "[project]\nslug = \"shop\"\n[worktree]\nport_base = 40000\nport_span = 3\n\n"+rtRes("db", create, ""), fixtures.Options{})
+	w := SetupResources(t, "[project]\nslug = \"shop\"\n[worktree]\nport_base = 40000\nport_span = 3\n\n"+ResourceDecl("db", create, ""), fixtures.Options{})
 	var ports []int
 	for i := range 3 {
-		made := w.rtNew(t, fmt.Sprintf("tok %d", i))
-		h := w.handle(made.ID, "db")
-		b, err := os.ReadFile(filepath.Join(w.ext, h))
+		made := w.New(t, fmt.Sprintf("tok %d", i))
+		h := w.Handle(made.ID, "db")
+		b, err := os.ReadFile(filepath.Join(w.Ext, h))
 		if err != nil {
 			t.Fatal(err)
 		}
 		want := strings.Join([]string{h, strings.ReplaceAll(h, "-", "_"), made.ID, made.Path, made.Branch,
-			strconv.Itoa(made.Port), "shop", w.r.Dir}, "\n") + "\n"
+			strconv.Itoa(made.Port), "shop", w.R.Dir}, "\n") + "\n"
 		if string(b) != want {
 			t.Errorf("expanded tokens:\n%s\nwant:\n%s", b, want)
 		}
@@ -730,7 +730,7 @@ func TestResourceTokens(t *testing.T) {
 		t.Errorf("live worktrees share a port: %v", ports)
 	}
 	// Every port is held: the next new is refused.
-	mustCustody(t, w.r, 1, "new", "full")
+	MustCustody(t, w.R, 1, "new", "full")
 }
 
 // TestResourceUnexpandedToken: a command with a token custody does not know
@@ -743,14 +743,14 @@ func TestResourceUnexpandedToken(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w := rtSetup(t, rtRes("db", tt.create, tt.destroy), fixtures.Options{})
-			ref := decodeError(t, mustCustody(t, w.r, 1, "new", "tok", "--json"))
+			w := SetupResources(t, ResourceDecl("db", tt.create, tt.destroy), fixtures.Options{})
+			ref := DecodeError(t, MustCustody(t, w.R, 1, "new", "tok", "--json"))
 			if (ref.Code != string(machine.CodeUnexpandedToken) && ref.Code != string(machine.CodeCreateFailed)) || !strings.Contains(ref.Message, "@nosuchtoken@") {
 				t.Errorf("new: want unexpanded-token or create-failed naming @nosuchtoken@, got %+v", ref)
 			}
-			w.rtNothingLeft(t)
-			w.wantLog(t) // nothing ran
-			if got := w.ledger(t, true); len(got) != 0 {
+			w.NothingLeft(t)
+			w.WantLog(t) // nothing ran
+			if got := w.Ledger(t, true); len(got) != 0 {
 				t.Errorf("a refused resource is in the ledger: %+v", got)
 			}
 		})
@@ -764,18 +764,18 @@ func TestResourceUnexpandedToken(t *testing.T) {
 func TestResourceUnexpandedBehindApostrophe(t *testing.T) {
 	t.Parallel()
 	create := `echo "it's" >/dev/null; mkdir {EXT}/@nosuchtoken@; echo create ran >> {EXT}/log`
-	w := rtSetup(t, rtRes("db", create, ""), fixtures.Options{})
-	res := custody(t, w.r, "new", "tok", "--json")
+	w := SetupResources(t, ResourceDecl("db", create, ""), fixtures.Options{})
+	res := Custody(t, w.R, "new", "tok", "--json")
 	if res.Code != 1 {
 		t.Errorf("custody new: want exit 1 (refused), got %d", res.Code)
-	} else if ref := decodeError(t, res); !strings.Contains(ref.Message, "@nosuchtoken@") {
+	} else if ref := DecodeError(t, res); !strings.Contains(ref.Message, "@nosuchtoken@") {
 		t.Errorf("refusal does not name @nosuchtoken@: %+v", ref)
 	}
-	if lines := w.logLines(t); len(lines) != 0 {
+	if lines := w.LogLines(t); len(lines) != 0 {
 		t.Errorf("the command with an unexpanded token ran: log %q", lines)
 	}
-	if _, err := os.Lstat(filepath.Join(w.ext, "@nosuchtoken@")); err == nil {
-		t.Errorf("%s/@nosuchtoken@ was made by a half-expanded command", w.ext)
+	if _, err := os.Lstat(filepath.Join(w.Ext, "@nosuchtoken@")); err == nil {
+		t.Errorf("%s/@nosuchtoken@ was made by a half-expanded command", w.Ext)
 	}
 }
 
@@ -784,14 +784,14 @@ func TestResourceUnexpandedBehindApostrophe(t *testing.T) {
 // value, not a token left in the command, and is not refused.
 func TestResourceTokenLikeValue(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "mkdir {EXT}/@resource@ && echo @dir@ > {EXT}/@resource@/dir && echo create @resource@ >> {EXT}/log", ""),
+	w := SetupResources(t, ResourceDecl("db", "mkdir {EXT}/@resource@ && echo @dir@ > {EXT}/@resource@/dir && echo create @resource@ >> {EXT}/log", ""),
 		fixtures.Options{Name: "mail@box@repo"})
-	res := custody(t, w.r, "new", "at", "--json")
+	res := Custody(t, w.R, "new", "at", "--json")
 	if res.Code != 0 {
 		t.Fatalf("new in a checkout named mail@box@repo: %s", res)
 	}
-	made := decodeResult[steps.NewResult](t, res, "new")
-	b, err := os.ReadFile(filepath.Join(w.ext, w.handle(made.ID, "db"), "dir"))
+	made := DecodeResult[steps.NewResult](t, res, "new")
+	b, err := os.ReadFile(filepath.Join(w.Ext, w.Handle(made.ID, "db"), "dir"))
 	if err != nil || strings.TrimSpace(string(b)) != made.Path {
 		t.Errorf("@dir@ expanded to %q (%v), want %s", b, err, made.Path)
 	}
@@ -804,60 +804,60 @@ func TestResourceTokenLikeValue(t *testing.T) {
 // and then has nothing to do.
 func TestResourceGCOrphan(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-	gone := w.rtNew(t, "gone")
-	live := w.rtNew(t, "live")
-	hg, hl := w.handle(gone.ID, "db"), w.handle(live.ID, "db")
-	w.vanish(t, gone.Path, true)
+	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	gone := w.New(t, "gone")
+	live := w.New(t, "live")
+	hg, hl := w.Handle(gone.ID, "db"), w.Handle(live.ID, "db")
+	w.Vanish(t, gone.Path, true)
 
-	before := w.ledger(t, true)
-	dry := w.gc(t, 0, true)
+	before := w.Ledger(t, true)
+	dry := w.GC(t, 0, true)
 	if d := cmp.Diff([]string{gone.ID + "/db would-reclaim", live.ID + "/db kept worktree-live"}, rtGCOutcomes(dry)); d != "" {
 		t.Errorf("gc --dry-run (-want +got):\n%s", d)
 	}
 	if !dry.DryRun {
 		t.Errorf("gc --dry-run says dry_run false")
 	}
-	if d := cmp.Diff(before, w.ledger(t, true)); d != "" {
+	if d := cmp.Diff(before, w.Ledger(t, true)); d != "" {
 		t.Errorf("gc --dry-run changed the ledger:\n%s", d)
 	}
-	w.wantLog(t, "create "+hg, "create "+hl)
-	if !w.exists(t, hg) {
+	w.WantLog(t, "create "+hg, "create "+hl)
+	if !w.Exists(t, hg) {
 		t.Fatalf("gc --dry-run destroyed %s", hg)
 	}
 
-	g := w.gc(t, 0, false)
+	g := w.GC(t, 0, false)
 	if d := cmp.Diff([]string{gone.ID + "/db destroyed", live.ID + "/db kept worktree-live"}, rtGCOutcomes(g)); d != "" {
 		t.Errorf("gc (-want +got):\n%s", d)
 	}
-	w.wantLog(t, "create "+hg, "create "+hl, "destroy "+hg)
-	if w.exists(t, hg) || !w.exists(t, hl) {
-		t.Errorf("after gc: %s exists %v (want false), %s exists %v (want true)", hg, w.exists(t, hg), hl, w.exists(t, hl))
+	w.WantLog(t, "create "+hg, "create "+hl, "destroy "+hg)
+	if w.Exists(t, hg) || !w.Exists(t, hl) {
+		t.Errorf("after gc: %s exists %v (want false), %s exists %v (want true)", hg, w.Exists(t, hg), hl, w.Exists(t, hl))
 	}
-	if e := w.entry(t, gone.ID+"/db"); e.State != machine.StateTombstoned || e.Evidence.Outcome != "destroyed" {
+	if e := w.Entry(t, gone.ID+"/db"); e.State != machine.StateTombstoned || e.Evidence.Outcome != "destroyed" {
 		t.Errorf("reclaimed entry: %s %+v", e.State, e.Evidence)
 	}
 
-	again := w.gc(t, 0, false)
+	again := w.GC(t, 0, false)
 	if d := cmp.Diff([]string{live.ID + "/db kept worktree-live"}, rtGCOutcomes(again)); d != "" {
 		t.Errorf("second gc (-want +got):\n%s", d)
 	}
-	w.wantLog(t, "create "+hg, "create "+hl, "destroy "+hg)
-	w.noIntents(t)
-	w.journal(t)
+	w.WantLog(t, "create "+hg, "create "+hl, "destroy "+hg)
+	w.NoIntents(t)
+	w.Journal(t)
 }
 
-func (w *rtWorld) plan(t testing.TB, file string) []machine.PlanItem {
+func (w *World) Plan(t testing.TB, file string) []machine.PlanItem {
 	t.Helper()
 	args := []string{"plan", "--json"}
 	if file != "" {
 		args = append(args, "-o", file)
 	}
-	res := custody(t, w.r, args...)
+	res := Custody(t, w.R, args...)
 	if res.Code != 0 && res.Code != 3 {
 		t.Fatalf("custody plan: %s", res)
 	}
-	return decodeResult[machine.Plan](t, res, "plan").Items
+	return DecodeResult[machine.Plan](t, res, "plan").Items
 }
 
 func rtPlanItemOf(t testing.TB, items []machine.PlanItem, id string) (machine.PlanItem, bool) {
@@ -874,15 +874,15 @@ func rtPlanItemOf(t testing.TB, items []machine.PlanItem, id string) (machine.Pl
 // and apply of that plan destroys them, along with removable trees.
 func TestResourcePlanOrphans(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-	gone := w.rtNew(t, "gone")
-	done := w.rtNew(t, "done")
-	hg, hd := w.handle(gone.ID, "db"), w.handle(done.ID, "db")
-	w.vanish(t, gone.Path, true)
-	mustCustody(t, w.r, 0, "finish", done.ID)
+	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	gone := w.New(t, "gone")
+	done := w.New(t, "done")
+	hg, hd := w.Handle(gone.ID, "db"), w.Handle(done.ID, "db")
+	w.Vanish(t, gone.Path, true)
+	MustCustody(t, w.R, 0, "finish", done.ID)
 
-	file := filepath.Join(w.r.Root, "plan.json")
-	items := w.plan(t, file)
+	file := filepath.Join(w.R.Root, "plan.json")
+	items := w.Plan(t, file)
 	it, ok := rtPlanItemOf(t, items, gone.ID+"/db")
 	if !ok || it.Kind != "resource" || it.Action != "destroy" || it.Fingerprint == "" {
 		t.Fatalf("plan: want %s/db as kind resource, action destroy; got %+v", gone.ID, items)
@@ -893,9 +893,9 @@ func TestResourcePlanOrphans(t *testing.T) {
 	if _, ok := rtPlanItemOf(t, items, done.ID+"/db"); ok {
 		t.Errorf("plan lists the resource of a live tree as an orphan: %+v", items)
 	}
-	w.wantLog(t, "create "+hg, "create "+hd) // plan changes nothing
+	w.WantLog(t, "create "+hg, "create "+hd) // plan changes nothing
 
-	ap := decodeResult[steps.ApplyResult](t, mustCustody(t, w.r, 0, "apply", file, "--json"), "apply")
+	ap := DecodeResult[steps.ApplyResult](t, MustCustody(t, w.R, 0, "apply", file, "--json"), "apply")
 	got := map[string]string{}
 	for _, o := range ap.Items {
 		got[o.ID] = string(o.Outcome)
@@ -905,21 +905,21 @@ func TestResourcePlanOrphans(t *testing.T) {
 	if d := cmp.Diff(map[string]string{gone.ID: "settled", gone.ID + "/db": "already-done", done.ID: "removed"}, got); d != "" {
 		t.Errorf("apply (-want +got):\n%s", d)
 	}
-	if w.exists(t, hg) || w.exists(t, hd) {
+	if w.Exists(t, hg) || w.Exists(t, hd) {
 		t.Errorf("resources left after apply")
 	}
-	lines := w.logLines(t)
+	lines := w.LogLines(t)
 	for _, h := range []string{hg, hd} {
 		if n := strings.Count(strings.Join(lines, "\n")+"\n", "destroy "+h+"\n"); n != 1 {
 			t.Errorf("%s destroyed %d times, want once: %q", h, n, lines)
 		}
 	}
 	// Applying the same plan again destroys nothing more.
-	mustCustody(t, w.r, 0, "apply", file)
-	if d := cmp.Diff(lines, w.logLines(t)); d != "" {
+	MustCustody(t, w.R, 0, "apply", file)
+	if d := cmp.Diff(lines, w.LogLines(t)); d != "" {
 		t.Errorf("reapply ran commands:\n%s", d)
 	}
-	if items := w.plan(t, ""); len(items) != 0 { // the vanished tree's record is settled
+	if items := w.Plan(t, ""); len(items) != 0 { // the vanished tree's record is settled
 		t.Errorf("plan after apply: %+v", items)
 	}
 }
@@ -928,28 +928,28 @@ func TestResourcePlanOrphans(t *testing.T) {
 // (an unmounted disk) keeps its admin entry and is live.
 func TestResourceGCLockedMissing(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-	made := w.rtNew(t, "usb")
-	h := w.handle(made.ID, "db")
-	w.r.Git("worktree", "lock", "--reason", "on a removable disk", made.Path)
-	w.vanish(t, made.Path, true) // prune leaves a locked entry alone
-	if _, err := os.Lstat(filepath.Join(w.r.Dir, ".git", "worktrees", made.ID)); err != nil {
+	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	made := w.New(t, "usb")
+	h := w.Handle(made.ID, "db")
+	w.R.Git("worktree", "lock", "--reason", "on a removable disk", made.Path)
+	w.Vanish(t, made.Path, true) // prune leaves a locked entry alone
+	if _, err := os.Lstat(filepath.Join(w.R.Dir, ".git", "worktrees", made.ID)); err != nil {
 		t.Fatalf("git pruned a locked worktree's admin entry: %v", err)
 	}
 	for _, dry := range []bool{true, false} {
-		g := w.gc(t, 0, dry)
+		g := w.GC(t, 0, dry)
 		if d := cmp.Diff([]string{made.ID + "/db kept worktree-live"}, rtGCOutcomes(g)); d != "" {
 			t.Errorf("gc dry=%v (-want +got):\n%s", dry, d)
 		}
 	}
-	if _, ok := rtPlanItemOf(t, w.plan(t, ""), made.ID+"/db"); ok {
+	if _, ok := rtPlanItemOf(t, w.Plan(t, ""), made.ID+"/db"); ok {
 		t.Errorf("plan lists the resource of a locked worktree")
 	}
-	w.wantLog(t, "create "+h)
-	if !w.exists(t, h) {
+	w.WantLog(t, "create "+h)
+	if !w.Exists(t, h) {
 		t.Errorf("%s was destroyed", h)
 	}
-	if e := w.entry(t, made.ID+"/db"); e.State != machine.StateActive {
+	if e := w.Entry(t, made.ID+"/db"); e.State != machine.StateActive {
 		t.Errorf("entry is %s, want active", e.State)
 	}
 }
@@ -960,42 +960,42 @@ func TestResourceGCRecycled(t *testing.T) {
 	t.Parallel()
 	t.Run("same-admin-key", func(t *testing.T) {
 		t.Parallel()
-		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-		made := w.rtNew(t, "recycled")
-		h := w.handle(made.ID, "db")
-		w.vanish(t, made.Path, false)
-		if err := os.RemoveAll(filepath.Join(w.r.Dir, ".git", "worktrees", made.ID)); err != nil {
+		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		made := w.New(t, "recycled")
+		h := w.Handle(made.ID, "db")
+		w.Vanish(t, made.Path, false)
+		if err := os.RemoveAll(filepath.Join(w.R.Dir, ".git", "worktrees", made.ID)); err != nil {
 			t.Fatal(err)
 		}
-		w.r.Git("worktree", "add", "-q", "-b", "someone-else", made.Path)
-		g := w.gc(t, 0, false)
+		w.R.Git("worktree", "add", "-q", "-b", "someone-else", made.Path)
+		g := w.GC(t, 0, false)
 		if d := cmp.Diff([]string{made.ID + "/db kept worktree-live"}, rtGCOutcomes(g)); d != "" {
 			t.Errorf("gc (-want +got):\n%s", d)
 		}
-		w.wantLog(t, "create "+h)
+		w.WantLog(t, "create "+h)
 	})
 	t.Run("other-admin-key", func(t *testing.T) {
 		t.Parallel()
-		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-		made := w.rtNew(t, "recycled")
-		h := w.handle(made.ID, "db")
-		w.vanish(t, made.Path, true)
+		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		made := w.New(t, "recycled")
+		h := w.Handle(made.ID, "db")
+		w.Vanish(t, made.Path, true)
 		// A tree made elsewhere (admin key "elsewhere") moved onto the path.
-		other := filepath.Join(w.r.Root, "elsewhere")
-		w.r.Git("worktree", "add", "-q", "-b", "someone-else", other)
-		w.r.Git("worktree", "move", other, made.Path)
-		if _, err := os.Lstat(filepath.Join(w.r.Dir, ".git", "worktrees", made.ID)); !errors.Is(err, fs.ErrNotExist) {
+		other := filepath.Join(w.R.Root, "elsewhere")
+		w.R.Git("worktree", "add", "-q", "-b", "someone-else", other)
+		w.R.Git("worktree", "move", other, made.Path)
+		if _, err := os.Lstat(filepath.Join(w.R.Dir, ".git", "worktrees", made.ID)); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("the old admin key is present (%v): the scene does not test the path guard", err)
 		}
 		for _, dry := range []bool{true, false} {
-			g := w.gc(t, 0, dry)
+			g := w.GC(t, 0, dry)
 			if len(g.Items) != 1 || g.Items[0].Outcome != "kept" || g.Items[0].Refusal == nil ||
 				g.Items[0].Refusal.Code != machine.CodeWorktreeLive || !strings.Contains(g.Items[0].Refusal.Message, "path recycled") {
 				t.Errorf("gc dry=%v: want kept worktree-live (path recycled), got %+v", dry, g.Items)
 			}
 		}
-		w.wantLog(t, "create "+h)
-		if !w.exists(t, h) {
+		w.WantLog(t, "create "+h)
+		if !w.Exists(t, h) {
 			t.Errorf("%s was destroyed", h)
 		}
 	})
@@ -1005,37 +1005,37 @@ func TestResourceGCRecycled(t *testing.T) {
 // the orphan.
 func TestResourceGCDisabled(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", "", "gc = false"), fixtures.Options{})
-	made := w.rtNew(t, "keep")
-	h := w.handle(made.ID, "db")
+	w := SetupResources(t, ResourceDecl("db", "", "", "gc = false"), fixtures.Options{})
+	made := w.New(t, "keep")
+	h := w.Handle(made.ID, "db")
 	// While its worktree lives, a gc = false resource is no orphan: doctor
 	// has nothing to flag and plan nothing to list.
-	if res := custody(t, w.r, "doctor"); res.Code != 0 {
+	if res := Custody(t, w.R, "doctor"); res.Code != 0 {
 		t.Errorf("doctor flags the gc = false resource of a live worktree:\n%s", res)
 	}
-	if it, ok := rtPlanItemOf(t, w.plan(t, ""), made.ID+"/db"); ok {
+	if it, ok := rtPlanItemOf(t, w.Plan(t, ""), made.ID+"/db"); ok {
 		t.Errorf("plan lists the gc = false resource of a live worktree: %+v", it)
 	}
-	w.vanish(t, made.Path, true)
+	w.Vanish(t, made.Path, true)
 	for _, dry := range []bool{true, false} {
-		res := custody(t, w.r, "resource", "gc", "--json", fmt.Sprintf("--dry-run=%v", dry))
+		res := Custody(t, w.R, "resource", "gc", "--json", fmt.Sprintf("--dry-run=%v", dry))
 		if res.Code != 0 && res.Code != 3 {
 			t.Fatalf("gc: %s", res)
 		}
-		g := decodeResult[gcResult](t, res, "resource gc")
+		g := DecodeResult[GCResult](t, res, "resource gc")
 		if d := cmp.Diff([]string{made.ID + "/db kept gc-disabled"}, rtGCOutcomes(g)); d != "" {
 			t.Errorf("gc dry=%v (-want +got):\n%s", dry, d)
 		}
 	}
-	doc := mustCustody(t, w.r, 3, "doctor")
+	doc := MustCustody(t, w.R, 3, "doctor")
 	if !strings.Contains(doc.Stdout, made.ID+"/db") || !strings.Contains(doc.Stdout, "gc = false") {
 		t.Errorf("doctor does not flag %s/db:\n%s", made.ID, doc)
 	}
-	if it, ok := rtPlanItemOf(t, w.plan(t, ""), made.ID+"/db"); !ok || it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != machine.CodeGCDisabled {
+	if it, ok := rtPlanItemOf(t, w.Plan(t, ""), made.ID+"/db"); !ok || it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != machine.CodeGCDisabled {
 		t.Errorf("plan: want %s/db kept with gc-disabled, got %+v", made.ID, it)
 	}
-	w.wantLog(t, "create "+h)
-	if !w.exists(t, h) {
+	w.WantLog(t, "create "+h)
+	if !w.Exists(t, h) {
 		t.Errorf("%s was destroyed", h)
 	}
 }
@@ -1045,45 +1045,45 @@ func TestResourceGCDisabled(t *testing.T) {
 func TestResourceDestroyFails(t *testing.T) {
 	t.Parallel()
 	destroy := "test ! -e {EXT}/refuse && rm -rf {EXT}/@resource@ && echo destroy @resource@ >> {EXT}/log"
-	w := rtSetup(t, rtRes("db", "", destroy), fixtures.Options{})
-	made := w.rtNew(t, "stuck")
-	h := w.handle(made.ID, "db")
-	if err := os.WriteFile(filepath.Join(w.ext, "refuse"), nil, 0o644); err != nil {
+	w := SetupResources(t, ResourceDecl("db", "", destroy), fixtures.Options{})
+	made := w.New(t, "stuck")
+	h := w.Handle(made.ID, "db")
+	if err := os.WriteFile(filepath.Join(w.Ext, "refuse"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ap := w.removeTree(t, made.ID, 3)
+	ap := w.RemoveTree(t, made.ID, 3)
 	if len(ap.Items) != 1 || ap.Items[0].Outcome != "removed" || len(ap.Items[0].Resources) != 1 ||
 		ap.Items[0].Resources[0].Refusal == nil || ap.Items[0].Resources[0].Refusal.Code != machine.CodeResourceFailed {
 		t.Fatalf("apply: want the tree removed and its resource's destroy failed, got %+v", ap)
 	}
-	e := w.entry(t, made.ID+"/db")
+	e := w.Entry(t, made.ID+"/db")
 	if e.State != machine.StateFinished || e.Evidence.Outcome != "destroy-failed" || e.Intent != nil {
 		t.Errorf("entry after the failed destroy: %s %+v", e.State, e.Evidence)
 	}
-	doc := mustCustody(t, w.r, 3, "doctor")
+	doc := MustCustody(t, w.R, 3, "doctor")
 	if !strings.Contains(doc.Stdout, made.ID+"/db") {
 		t.Errorf("doctor does not flag the failed destroy:\n%s", doc)
 	}
-	if err := os.Remove(filepath.Join(w.ext, "refuse")); err != nil {
+	if err := os.Remove(filepath.Join(w.Ext, "refuse")); err != nil {
 		t.Fatal(err)
 	}
-	g := w.gc(t, 0, false)
+	g := w.GC(t, 0, false)
 	if d := cmp.Diff([]string{made.ID + "/db destroyed"}, rtGCOutcomes(g)); d != "" {
 		t.Errorf("gc (-want +got):\n%s", d)
 	}
-	w.wantLog(t, "create "+h, "destroy "+h)
-	mustCustody(t, w.r, 0, "doctor")
+	w.WantLog(t, "create "+h, "destroy "+h)
+	MustCustody(t, w.R, 0, "doctor")
 }
 
 // --- crash safety -------------------------------------------------------
 
 // rtKilled runs the failpoint build at point and requires SIGKILL.
-func (w *rtWorld) rtKilled(t testing.TB, point string, args ...string) {
+func (w *World) Killed(t testing.TB, point string, args ...string) {
 	t.Helper()
 	if !slices.Contains(steps.Failpoints(), point) {
 		t.Fatalf("%s is not a declared failpoint", point)
 	}
-	res := runBin(t, failpointBin, w.r, w.r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, args...)
+	res := RunBin(t, failpointBin, w.R, w.R.Dir, []string{"CUSTODY_FAILPOINT=" + point}, args...)
 	if res.Code != -1 {
 		t.Fatalf("custody %s with CUSTODY_FAILPOINT=%s: want SIGKILL, got\n%s", strings.Join(args, " "), point, res)
 	}
@@ -1104,29 +1104,29 @@ func rtCount(lines []string, line string) int {
 // resource made exactly once, no intent left.
 func TestResourceCrashAfterCreateIntent(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("a", "", "")+rtRes("b", "", ""), fixtures.Options{})
-	w.rtKilled(t, "resource/after-create-intent", "new", "crash")
-	recs := w.records(t)
+	w := SetupResources(t, ResourceDecl("a", "", "")+ResourceDecl("b", "", ""), fixtures.Options{})
+	w.Killed(t, "resource/after-create-intent", "new", "crash")
+	recs := w.Records(t)
 	if len(recs) != 1 || recs[0].State != "provisioning" {
 		t.Fatalf("after the kill: %+v", recs)
 	}
 	id := recs[0].ID
-	ha, hb := w.handle(id, "a"), w.handle(id, "b")
-	if e := w.entry(t, id+"/a"); e.State != machine.StateProvisioning || e.Intent == nil || e.Intent.Kind != machine.IntentResourceCreate {
+	ha, hb := w.Handle(id, "a"), w.Handle(id, "b")
+	if e := w.Entry(t, id+"/a"); e.State != machine.StateProvisioning || e.Intent == nil || e.Intent.Kind != machine.IntentResourceCreate {
 		t.Fatalf("the create intent was not durable before the kill: %+v", e)
 	}
-	w.wantLog(t) // the create never ran
+	w.WantLog(t) // the create never ran
 
-	res := mustCustody(t, w.r, 0, "resume", "--json")
-	items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
+	res := MustCustody(t, w.R, 0, "resume", "--json")
+	items := DecodeResult[ItemsResult[steps.ResumeItem]](t, res, "resume").Items
 	t.Logf("resume: %+v", items)
 	if len(items) != 1 || items[0].ID != id || items[0].Outcome != "activated" || items[0].Refusal != nil {
 		t.Errorf("resume: want %s activated, got %+v", id, items)
 	}
-	if st := w.record(t, id).State; st != "active" {
+	if st := w.Record(t, id).State; st != "active" {
 		t.Errorf("tree is %s after resume, want active", st)
 	}
-	lines := w.logLines(t)
+	lines := w.LogLines(t)
 	t.Logf("external log after resume: %q", lines)
 	// Resume undoes the interrupted create with the frozen
 	// destroy (the outcome of a create it did not see is unknown), then
@@ -1135,7 +1135,7 @@ func TestResourceCrashAfterCreateIntent(t *testing.T) {
 		if n := rtCount(lines, "create "+h); n != 1 {
 			t.Errorf("%s created %d times, want exactly once", h, n)
 		}
-		if !w.exists(t, h) {
+		if !w.Exists(t, h) {
 			t.Errorf("%s does not exist after resume", h)
 		}
 	}
@@ -1145,17 +1145,17 @@ func TestResourceCrashAfterCreateIntent(t *testing.T) {
 	if rtCount(lines, "destroy "+hb) != 0 {
 		t.Errorf("%s, never declared before the kill, was destroyed: %q", hb, lines)
 	}
-	for _, r := range w.ledger(t, false) {
+	for _, r := range w.Ledger(t, false) {
 		if r.State != machine.StateActive {
 			t.Errorf("entry %s is %s after resume", r.ID, r.State)
 		}
 	}
-	w.noIntents(t)
-	w.journal(t)
-	mustCustody(t, w.r, 0, "doctor")
+	w.NoIntents(t)
+	w.Journal(t)
+	MustCustody(t, w.R, 0, "doctor")
 	// Resume again: nothing to do, nothing runs.
-	mustCustody(t, w.r, 0, "resume")
-	if d := cmp.Diff(lines, w.logLines(t)); d != "" {
+	MustCustody(t, w.R, 0, "resume")
+	if d := cmp.Diff(lines, w.LogLines(t)); d != "" {
 		t.Errorf("a second resume ran commands:\n%s", d)
 	}
 }
@@ -1170,58 +1170,58 @@ func TestResourceCrashAfterDestroyIntent(t *testing.T) {
 			t.Parallel()
 			toml := ""
 			for _, n := range names {
-				toml += rtRes(n, "", "")
+				toml += ResourceDecl(n, "", "")
 			}
-			w := rtSetup(t, toml, fixtures.Options{})
-			made := w.rtNew(t, "crash")
-			mustCustody(t, w.r, 0, "finish", made.ID)
-			plan := filepath.Join(w.r.Root, "plan.json")
-			mustCustody(t, w.r, 0, "plan", "-o", plan)
-			w.rtKilled(t, "resource/after-destroy-intent", "apply", plan)
+			w := SetupResources(t, toml, fixtures.Options{})
+			made := w.New(t, "crash")
+			MustCustody(t, w.R, 0, "finish", made.ID)
+			plan := filepath.Join(w.R.Root, "plan.json")
+			MustCustody(t, w.R, 0, "plan", "-o", plan)
+			w.Killed(t, "resource/after-destroy-intent", "apply", plan)
 
 			last := names[len(names)-1] // torn down first
-			if e := w.entry(t, made.ID+"/"+last); e.State != machine.StateRemoving || e.Intent == nil || e.Intent.Kind != machine.IntentResourceDestroy {
+			if e := w.Entry(t, made.ID+"/"+last); e.State != machine.StateRemoving || e.Intent == nil || e.Intent.Kind != machine.IntentResourceDestroy {
 				t.Fatalf("the destroy intent was not durable before the kill: %+v", e)
 			}
-			res := mustCustody(t, w.r, 0, "resume", "--json")
+			res := MustCustody(t, w.R, 0, "resume", "--json")
 			t.Logf("resume: %s", res.Stdout)
 
-			lines := w.logLines(t)
+			lines := w.LogLines(t)
 			for _, n := range names {
-				h := w.handle(made.ID, n)
+				h := w.Handle(made.ID, n)
 				if c := rtCount(lines, "create "+h); c != 1 {
 					t.Errorf("%s created %d times", h, c)
 				}
 				if c := rtCount(lines, "destroy "+h); c != 1 {
 					t.Errorf("%s destroyed %d times after resume, want exactly once: %q", h, c, lines)
 				}
-				if w.exists(t, h) {
+				if w.Exists(t, h) {
 					t.Errorf("%s still exists after resume", h)
 				}
-				if e := w.entry(t, made.ID+"/"+n); e.State != machine.StateTombstoned {
+				if e := w.Entry(t, made.ID+"/"+n); e.State != machine.StateTombstoned {
 					t.Errorf("entry %s is %s after resume, want tombstoned", e.ID, e.State)
 				}
 			}
-			if st := w.record(t, made.ID).State; st != "tombstoned" {
+			if st := w.Record(t, made.ID).State; st != "tombstoned" {
 				t.Errorf("tree record is %s, want tombstoned", st)
 			}
 			if _, err := os.Lstat(made.Path); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("tree %s exists after resume (%v)", made.Path, err)
 			}
-			if got := w.worktrees(t); len(got) != 1 {
+			if got := w.Worktrees(t); len(got) != 1 {
 				t.Errorf("git still registers %v", got)
 			}
-			w.noIntents(t)
-			w.journal(t)
-			mustCustody(t, w.r, 0, "doctor")
+			w.NoIntents(t)
+			w.Journal(t)
+			MustCustody(t, w.R, 0, "doctor")
 			// Whatever resume left, GC reclaims; nothing is destroyed
 			// twice.
-			w.gc(t, 0, false)
-			lines = w.logLines(t)
+			w.GC(t, 0, false)
+			lines = w.LogLines(t)
 			for _, n := range names {
-				h := w.handle(made.ID, n)
-				if c := rtCount(lines, "destroy "+h); c != 1 || w.exists(t, h) {
-					t.Errorf("after resume and gc, %s was destroyed %d times (exists: %v), want exactly once: %q", h, c, w.exists(t, h), lines)
+				h := w.Handle(made.ID, n)
+				if c := rtCount(lines, "destroy "+h); c != 1 || w.Exists(t, h) {
+					t.Errorf("after resume and gc, %s was destroyed %d times (exists: %v), want exactly once: %q", h, c, w.Exists(t, h), lines)
 				}
 			}
 		})
@@ -1235,22 +1235,22 @@ func TestResourceCrashAfterDestroyIntent(t *testing.T) {
 func TestResourceConcurrentResumeDestroysOnce(t *testing.T) {
 	t.Parallel()
 	destroy := "sleep 2; echo destroy @resource@ >> {EXT}/log; rm -rf {EXT}/@resource@"
-	w := rtSetup(t, rtRes("db", "", destroy), fixtures.Options{})
-	made := w.rtNew(t, "crash")
-	mustCustody(t, w.r, 0, "finish", made.ID)
-	plan := filepath.Join(w.r.Root, "plan.json")
-	mustCustody(t, w.r, 0, "plan", "-o", plan)
-	w.rtKilled(t, "resource/after-destroy-intent", "apply", plan)
+	w := SetupResources(t, ResourceDecl("db", "", destroy), fixtures.Options{})
+	made := w.New(t, "crash")
+	MustCustody(t, w.R, 0, "finish", made.ID)
+	plan := filepath.Join(w.R.Root, "plan.json")
+	MustCustody(t, w.R, 0, "plan", "-o", plan)
+	w.Killed(t, "resource/after-destroy-intent", "apply", plan)
 
-	results := rtParallel(t, w.r, w.r.Env(), 2, func(int) []string { return []string{"resume", "--lock-timeout", "60s"} })
+	results := rtParallel(t, w.R, w.R.Env(), 2, func(int) []string { return []string{"resume", "--lock-timeout", "60s"} })
 	for i := range results {
 		if results[i].Code == 1 {
 			t.Errorf("resume #%d exited 1:\n%s", i, results[i])
 		}
 	}
-	h := w.handle(made.ID, "db")
-	if c := rtCount(w.logLines(t), "destroy "+h); c != 1 {
-		t.Errorf("%s destroyed %d times by two concurrent resumes, want exactly once: %q", h, c, w.logLines(t))
+	h := w.Handle(made.ID, "db")
+	if c := rtCount(w.LogLines(t), "destroy "+h); c != 1 {
+		t.Errorf("%s destroyed %d times by two concurrent resumes, want exactly once: %q", h, c, w.LogLines(t))
 	}
 }
 
@@ -1259,16 +1259,16 @@ func TestResourceConcurrentResumeDestroysOnce(t *testing.T) {
 // rtParallel runs n custody commands at once in the main checkout with
 // environment env, the i-th with args(i), and returns their results in
 // order.
-func rtParallel(t *testing.T, r *fixtures.Repo, env []string, n int, args func(i int) []string) []result {
+func rtParallel(t *testing.T, r *fixtures.Repo, env []string, n int, args func(i int) []string) []Result {
 	t.Helper()
-	results := make([]result, n)
+	results := make([]Result, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = csRun(custodyBin, r, env, args(i)...)
+			results[i], errs[i] = RunInGoroutine(custodyBin, r, env, args(i)...)
 		}()
 	}
 	wg.Wait()
@@ -1284,9 +1284,9 @@ func rtParallel(t *testing.T, r *fixtures.Repo, env []string, n int, args func(i
 // ledger entries and resources.
 func TestResourceConcurrentNew(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
+	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
 	const n = 4
-	results := rtParallel(t, w.r, w.r.Env(), n, func(int) []string { return []string{"new", "same", "--json", "--lock-timeout", "60s"} })
+	results := rtParallel(t, w.R, w.R.Env(), n, func(int) []string { return []string{"new", "same", "--json", "--lock-timeout", "60s"} })
 	ids := map[string]bool{}
 	for i := range n {
 		switch {
@@ -1297,31 +1297,31 @@ func TestResourceConcurrentNew(t *testing.T) {
 		case results[i].Code != 0:
 			t.Fatalf("new #%d:\n%s", i, results[i])
 		}
-		ids[decodeResult[steps.NewResult](t, results[i], "new").ID] = true
+		ids[DecodeResult[steps.NewResult](t, results[i], "new").ID] = true
 	}
 	if len(ids) != n {
 		t.Fatalf("want %d distinct ids, got %v", n, ids)
 	}
-	entries := w.ledger(t, true)
+	entries := w.Ledger(t, true)
 	handles := map[string]bool{}
 	for _, e := range entries {
-		if !ids[e.Worktree] || e.State != machine.StateActive || e.Handle != w.handle(e.Worktree, "db") {
+		if !ids[e.Worktree] || e.State != machine.StateActive || e.Handle != w.Handle(e.Worktree, "db") {
 			t.Errorf("entry %+v", e)
 		}
 		handles[e.Handle] = true
-		if !w.exists(t, e.Handle) {
+		if !w.Exists(t, e.Handle) {
 			t.Errorf("%s does not exist", e.Handle)
 		}
 	}
 	if len(entries) != n || len(handles) != n {
 		t.Errorf("want %d entries with distinct handles, got %d entries, %d handles", n, len(entries), len(handles))
 	}
-	lines := w.logLines(t)
+	lines := w.LogLines(t)
 	if len(lines) != n {
 		t.Errorf("log: want %d creates, got %q", n, lines)
 	}
-	w.noIntents(t)
-	w.journal(t)
+	w.NoIntents(t)
+	w.Journal(t)
 }
 
 // TestResourcePortsDistinctUnderConcurrentNew: @port@ is collision-checked
@@ -1332,8 +1332,8 @@ func TestResourcePortsDistinctUnderConcurrentNew(t *testing.T) {
 	t.Parallel()
 	toml := "[worktree]\nport_base = 30000\nport_span = 1\n\n" +
 		"[resources.srv]\ncreate = '''echo @port@ >> {EXT}/ports'''\ndestroy = '''true'''\n"
-	w := rtSetup(t, toml, fixtures.Options{})
-	results := rtParallel(t, w.r, slowGitEnv(t, w.r), 3, func(i int) []string {
+	w := SetupResources(t, toml, fixtures.Options{})
+	results := rtParallel(t, w.R, SlowGitEnv(t, w.R), 3, func(i int) []string {
 		return []string{"new", fmt.Sprintf("p%d", i), "--json", "--lock-timeout", "60s"}
 	})
 	held := map[int][]string{}
@@ -1341,7 +1341,7 @@ func TestResourcePortsDistinctUnderConcurrentNew(t *testing.T) {
 		if results[i].Code != 0 {
 			continue // refused: every port is held
 		}
-		made := decodeResult[steps.NewResult](t, results[i], "new")
+		made := DecodeResult[steps.NewResult](t, results[i], "new")
 		held[made.Port] = append(held[made.Port], made.ID)
 	}
 	for port, ids := range held {
@@ -1358,27 +1358,27 @@ func TestResourcePortsDistinctUnderConcurrentNew(t *testing.T) {
 func TestResourceApplyRacingGC(t *testing.T) {
 	t.Parallel()
 	slow := "touch {EXT}/b-started; sleep 3; rm -rf {EXT}/@resource@ && echo destroy @resource@ >> {EXT}/log"
-	w := rtSetup(t, rtRes("a", "", "")+rtRes("b", "", slow), fixtures.Options{})
-	made := w.rtNew(t, "race")
-	mustCustody(t, w.r, 0, "finish", made.ID)
-	plan := filepath.Join(w.r.Root, "plan.json")
-	mustCustody(t, w.r, 0, "plan", "-o", plan)
+	w := SetupResources(t, ResourceDecl("a", "", "")+ResourceDecl("b", "", slow), fixtures.Options{})
+	made := w.New(t, "race")
+	MustCustody(t, w.R, 0, "finish", made.ID)
+	plan := filepath.Join(w.R.Root, "plan.json")
+	MustCustody(t, w.R, 0, "plan", "-o", plan)
 
-	b := startCustody(t, w.r, nil, "apply", plan, "--json")
-	waitFile(t, filepath.Join(w.ext, "b-started"), 30*time.Second) // b (torn down first) is being destroyed
-	g := decodeResult[gcResult](t, mustCustody(t, w.r, 0, "resource", "gc", "--json"), "resource gc")
+	b := StartCustody(t, w.R, nil, "apply", plan, "--json")
+	WaitFile(t, filepath.Join(w.Ext, "b-started"), 30*time.Second) // b (torn down first) is being destroyed
+	g := DecodeResult[GCResult](t, MustCustody(t, w.R, 0, "resource", "gc", "--json"), "resource gc")
 	t.Logf("gc: %v", rtGCOutcomes(g))
-	res := b.wait(t)
+	res := b.Wait(t)
 	if res.Code == 1 {
 		t.Errorf("apply exited 1 because gc reclaimed a sibling resource meanwhile:\n%s", res)
 	}
-	lines := w.logLines(t)
+	lines := w.LogLines(t)
 	for _, n := range []string{"a", "b"} {
-		h := w.handle(made.ID, n)
+		h := w.Handle(made.ID, n)
 		if c := rtCount(lines, "destroy "+h); c != 1 {
 			t.Errorf("%s destroyed %d times, want once: %q", h, c, lines)
 		}
-		if e := w.entry(t, made.ID+"/"+n); e.State != machine.StateTombstoned {
+		if e := w.Entry(t, made.ID+"/"+n); e.State != machine.StateTombstoned {
 			t.Errorf("entry %s is %s, want tombstoned", e.ID, e.State)
 		}
 	}
@@ -1435,41 +1435,41 @@ func TestResourceBackgroundChild(t *testing.T) {
 	t.Parallel()
 	t.Run("reaped", func(t *testing.T) {
 		t.Parallel()
-		w := rtSetup(t, rtRes("srv", "sleep 60 & echo $! > {EXT}/pid; echo create @resource@ >> {EXT}/log", "echo destroy @resource@ >> {EXT}/log"), fixtures.Options{})
+		w := SetupResources(t, ResourceDecl("srv", "sleep 60 & echo $! > {EXT}/pid; echo create @resource@ >> {EXT}/log", "echo destroy @resource@ >> {EXT}/log"), fixtures.Options{})
 		start := time.Now()
-		made := w.rtNew(t, "bg")
+		made := w.New(t, "bg")
 		took := time.Since(start)
-		pid := rtPid(t, filepath.Join(w.ext, "pid"))
+		pid := rtPid(t, filepath.Join(w.Ext, "pid"))
 		if !rtGone(pid, 3*time.Second) {
 			t.Errorf("the create's background child %d still runs after custody new returned", pid)
 		}
 		if took > 20*time.Second {
 			t.Errorf("custody new took %v: the child's open output held it", took)
 		}
-		if e := w.entry(t, made.ID+"/srv"); e.State != machine.StateActive {
+		if e := w.Entry(t, made.ID+"/srv"); e.State != machine.StateActive {
 			t.Errorf("entry is %s, want active", e.State)
 		}
 	})
 	t.Run("detached-until-destroy", func(t *testing.T) {
 		t.Parallel()
-		w := rtSetup(t, rtRes("srv",
+		w := SetupResources(t, ResourceDecl("srv",
 			"setsid sleep 60 </dev/null >/dev/null 2>&1 & echo $! > {EXT}/pid; echo create @resource@ >> {EXT}/log",
 			"kill $(cat {EXT}/pid) && echo destroy @resource@ >> {EXT}/log"), fixtures.Options{})
-		made := w.rtNew(t, "daemon")
-		pid := rtPid(t, filepath.Join(w.ext, "pid"))
+		made := w.New(t, "daemon")
+		pid := rtPid(t, filepath.Join(w.Ext, "pid"))
 		time.Sleep(300 * time.Millisecond)
 		if !rtAlive(pid) {
 			t.Fatalf("the detached server %d did not outlive its create", pid)
 		}
-		w.vanish(t, made.Path, true)
-		if g := w.gc(t, 0, false); len(g.Items) != 1 || g.Items[0].Outcome != "destroyed" {
+		w.Vanish(t, made.Path, true)
+		if g := w.GC(t, 0, false); len(g.Items) != 1 || g.Items[0].Outcome != "destroyed" {
 			t.Fatalf("gc: %+v", g.Items)
 		}
 		if !rtGone(pid, 3*time.Second) {
 			t.Errorf("the destroy did not stop %d", pid)
 		}
-		h := w.handle(made.ID, "srv")
-		w.wantLog(t, "create "+h, "destroy "+h)
+		h := w.Handle(made.ID, "srv")
+		w.WantLog(t, "create "+h, "destroy "+h)
 	})
 }
 
@@ -1484,33 +1484,33 @@ func TestResourceOutputAndTimeout(t *testing.T) {
 		// command (which custody.toml holds as written).
 		noisy := "cat {EXT}/url; head -c 100000 /dev/zero | tr '\\0' x; " +
 			"mkdir {EXT}/@resource@ && echo create @resource@ >> {EXT}/log"
-		w := rtSetup(t, rtRes("db", noisy, ""), fixtures.Options{})
-		if err := os.WriteFile(filepath.Join(w.ext, "url"), []byte("postgres://bob:hunter2@db.example.com/app\n"), 0o600); err != nil {
+		w := SetupResources(t, ResourceDecl("db", noisy, ""), fixtures.Options{})
+		if err := os.WriteFile(filepath.Join(w.Ext, "url"), []byte("postgres://bob:hunter2@db.example.com/app\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		made := w.rtNew(t, "noisy")
-		e := w.entry(t, made.ID+"/db")
+		made := w.New(t, "noisy")
+		e := w.Entry(t, made.ID+"/db")
 		if strings.Contains(e.Evidence.Output, "hunter2") || !strings.Contains(e.Evidence.Output, "db.example.com") {
 			t.Errorf("ledger output is not redacted: %.200q", e.Evidence.Output)
 		}
 		if len(e.Evidence.Output) > 8<<10 {
 			t.Errorf("ledger keeps %d bytes of output", len(e.Evidence.Output))
 		}
-		file := filepath.Join(w.r.Root, "j.jsonl")
-		mustCustody(t, w.r, 0, "journal", "export", "-o", file)
+		file := filepath.Join(w.R.Root, "j.jsonl")
+		MustCustody(t, w.R, 0, "journal", "export", "-o", file)
 		if b, _ := os.ReadFile(file); bytes.Contains(b, []byte("hunter2")) || len(b) > 64<<10 {
 			t.Errorf("journal holds the credential or the whole output (%d bytes)", len(b))
 		}
 	})
 	t.Run("timeout", func(t *testing.T) {
 		t.Parallel()
-		w := rtSetup(t, rtRes("slow", "echo create @resource@ >> {EXT}/log; exec sleep 30", "", "timeout = \"500ms\"", "required = false"), fixtures.Options{})
+		w := SetupResources(t, ResourceDecl("slow", "echo create @resource@ >> {EXT}/log; exec sleep 30", "", "timeout = \"500ms\"", "required = false"), fixtures.Options{})
 		start := time.Now()
-		made := w.rtNew(t, "slow")
+		made := w.New(t, "slow")
 		if took := time.Since(start); took > 15*time.Second {
 			t.Errorf("custody new took %v with a 500ms resource timeout", took)
 		}
-		if e := w.entry(t, made.ID+"/slow"); e.State != machine.StateFinished || e.Evidence.Outcome != "create-failed" || e.Evidence.ExitCode == 0 {
+		if e := w.Entry(t, made.ID+"/slow"); e.State != machine.StateFinished || e.Evidence.Outcome != "create-failed" || e.Evidence.ExitCode == 0 {
 			t.Errorf("timed-out create: %s %+v", e.State, e.Evidence)
 		}
 	})
@@ -1522,13 +1522,13 @@ func TestResourceOutputAndTimeout(t *testing.T) {
 func TestResourceCreateLargeOutput(t *testing.T) {
 	t.Parallel()
 	noisy := "head -c 3000000 /dev/zero | tr '\\0' x; mkdir {EXT}/@resource@ && echo create @resource@ >> {EXT}/log"
-	w := rtSetup(t, rtRes("db", noisy, ""), fixtures.Options{})
-	res := custody(t, w.r, "new", "noisy", "--json")
+	w := SetupResources(t, ResourceDecl("db", noisy, ""), fixtures.Options{})
+	res := Custody(t, w.R, "new", "noisy", "--json")
 	if res.Code != 0 {
 		t.Fatalf("custody new with a create that exits 0 after printing 3 MB: want exit 0, got %d\n%.600s", res.Code, res.Stderr)
 	}
-	made := decodeResult[steps.NewResult](t, res, "new")
-	e := w.entry(t, made.ID+"/db")
+	made := DecodeResult[steps.NewResult](t, res, "new")
+	e := w.Entry(t, made.ID+"/db")
 	if e.State != machine.StateActive || e.Evidence.ExitCode != 0 {
 		t.Errorf("entry: %s exit %d, want active exit 0", e.State, e.Evidence.ExitCode)
 	}
@@ -1545,40 +1545,40 @@ func TestResourceGCRecordOrTreeLive(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name  string
-		scene func(t *testing.T, w *rtWorld, path string)
+		scene func(t *testing.T, w *World, path string)
 		words string
 	}{
-		{"tree-present", func(t *testing.T, w *rtWorld, path string) {
-			w.vanish(t, path, true)
+		{"tree-present", func(t *testing.T, w *World, path string) {
+			w.Vanish(t, path, true)
 			// Someone's plain directory (no worktree) now stands at the path.
-			w.r.WriteFile(path, "notes.txt", "mine\n")
+			w.R.WriteFile(path, "notes.txt", "mine\n")
 		}, "still present"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-			made := w.rtNew(t, "kept")
-			h := w.handle(made.ID, "db")
+			w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+			made := w.New(t, "kept")
+			h := w.Handle(made.ID, "db")
 			c.scene(t, w, made.Path)
-			if _, err := os.Lstat(filepath.Join(w.r.Dir, ".git", "worktrees", made.ID)); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Lstat(filepath.Join(w.R.Dir, ".git", "worktrees", made.ID)); !errors.Is(err, fs.ErrNotExist) {
 				t.Fatalf("the admin entry is present (%v): the scene does not test the guard", err)
 			}
 			for _, dry := range []bool{true, false} {
-				g := w.gc(t, 0, dry)
+				g := w.GC(t, 0, dry)
 				if len(g.Items) != 1 || g.Items[0].Outcome != "kept" || g.Items[0].Refusal == nil ||
 					g.Items[0].Refusal.Code != machine.CodeWorktreeLive || !strings.Contains(g.Items[0].Refusal.Message, c.words) {
 					t.Errorf("gc dry=%v: want kept worktree-live (%s), got %+v", dry, c.words, g.Items)
 				}
 			}
-			if _, ok := rtPlanItemOf(t, w.plan(t, ""), made.ID+"/db"); ok {
+			if _, ok := rtPlanItemOf(t, w.Plan(t, ""), made.ID+"/db"); ok {
 				t.Errorf("plan lists %s/db as an orphan", made.ID)
 			}
-			w.wantLog(t, "create "+h)
-			if !w.exists(t, h) {
+			w.WantLog(t, "create "+h)
+			if !w.Exists(t, h) {
 				t.Errorf("%s was destroyed", h)
 			}
-			if e := w.entry(t, made.ID+"/db"); e.State != machine.StateActive {
+			if e := w.Entry(t, made.ID+"/db"); e.State != machine.StateActive {
 				t.Errorf("entry is %s, want active", e.State)
 			}
 		})
@@ -1595,25 +1595,25 @@ func TestResourceHostileCheckoutPath(t *testing.T) {
 	name := "x$(touch canary1)`touch canary2`'q\"@dir@"
 	create := "printf '%s' @dir@ > {EXT}/bare && printf '%s' \"<@dir@>\" > {EXT}/dq && printf '%s' \"$(printf '%s' @dir@)\" > {EXT}/sub && " +
 		"cat > {EXT}/heredoc <<EOF\n@dir@\n@repo@\nEOF\necho create @resource@ >> {EXT}/log"
-	w := rtSetup(t, rtRes("db", create, ""), fixtures.Options{Name: name})
-	res := custody(t, w.r, "new", "hostile", "--json")
+	w := SetupResources(t, ResourceDecl("db", create, ""), fixtures.Options{Name: name})
+	res := Custody(t, w.R, "new", "hostile", "--json")
 	if res.Code != 0 {
 		t.Fatalf("new in a checkout named %q: %s", name, res)
 	}
-	made := decodeResult[steps.NewResult](t, res, "new")
-	for file, want := range map[string]string{"bare": made.Path, "dq": "<" + made.Path + ">", "sub": made.Path, "heredoc": made.Path + "\n" + w.r.Dir + "\n"} {
-		if b, err := os.ReadFile(filepath.Join(w.ext, file)); err != nil || string(b) != want {
+	made := DecodeResult[steps.NewResult](t, res, "new")
+	for file, want := range map[string]string{"bare": made.Path, "dq": "<" + made.Path + ">", "sub": made.Path, "heredoc": made.Path + "\n" + w.R.Dir + "\n"} {
+		if b, err := os.ReadFile(filepath.Join(w.Ext, file)); err != nil || string(b) != want {
 			t.Errorf("%s: @dir@ reached the command as %q (%v), want %q", file, b, err, want)
 		}
 	}
-	for _, dir := range []string{made.Path, w.r.Dir, w.ext} {
+	for _, dir := range []string{made.Path, w.R.Dir, w.Ext} {
 		for _, c := range []string{"canary1", "canary2"} {
 			if _, err := os.Lstat(filepath.Join(dir, c)); err == nil {
 				t.Errorf("code from the checkout path ran: %s/%s exists", dir, c)
 			}
 		}
 	}
-	e := w.entry(t, made.ID+"/db")
+	e := w.Entry(t, made.ID+"/db")
 	if strings.Contains(e.Create, "touch") || e.Env[machine.TokenEnv("dir")] != made.Path {
 		t.Errorf("the frozen create splices values (%q) or its env lacks @dir@ (%q)", e.Create, e.Env)
 	}
@@ -1631,15 +1631,15 @@ func TestResourceUnsafeToken(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w := rtSetup(t, rtRes("db", tt.create, ""), fixtures.Options{Name: "a b"})
-			ref := decodeError(t, mustCustody(t, w.r, 1, "new", "tok", "--json"))
+			w := SetupResources(t, ResourceDecl("db", tt.create, ""), fixtures.Options{Name: "a b"})
+			ref := DecodeError(t, MustCustody(t, w.R, 1, "new", "tok", "--json"))
 			// new reports the declare refusal as its own create-failed.
 			if ref.Code != string(machine.CodeCreateFailed) || !strings.Contains(ref.Message, "@dir@ stands in") || !strings.Contains(ref.Message, "$CUSTODY_DIR") {
 				t.Errorf("new: want create-failed naming @dir@ and $CUSTODY_DIR, got %+v", ref)
 			}
-			w.rtNothingLeft(t)
-			w.wantLog(t) // nothing ran
-			if got := w.ledger(t, true); len(got) != 0 {
+			w.NothingLeft(t)
+			w.WantLog(t) // nothing ran
+			if got := w.Ledger(t, true); len(got) != 0 {
 				t.Errorf("a refused resource is in the ledger: %+v", got)
 			}
 		})

@@ -23,9 +23,9 @@ func TestResumeRollbackKeepsUserWork(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
 	flag := filepath.Join(r.Root, "resource-broken")
-	writeTrusted(t, r, fmt.Sprintf("[resources.db]\ncreate = '''test ! -e %s'''\ndestroy = 'true'\nrequired = true\n", flag))
-	mustCustody(t, r, 0, "init")
-	res := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-add"}, "new", "crashed")
+	WriteTrusted(t, r, fmt.Sprintf("[resources.db]\ncreate = '''test ! -e %s'''\ndestroy = 'true'\nrequired = true\n", flag))
+	MustCustody(t, r, 0, "init")
+	res := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-add"}, "new", "crashed")
 	if res.Code != -1 {
 		t.Fatalf("new was not killed at new/after-add: %s", res)
 	}
@@ -36,7 +36,7 @@ func TestResumeRollbackKeepsUserWork(t *testing.T) {
 	path := filepath.Join(r.Dir, ".worktrees", ents[0].Name())
 	r.WriteFile(path, "notes.txt", "a person's uncommitted work\n")
 	r.WriteFile(flag, "", "")
-	res = custody(t, r, "resume", "--json")
+	res = Custody(t, r, "resume", "--json")
 	b, err := os.ReadFile(filepath.Join(path, "notes.txt"))
 	if err != nil || string(b) != "a person's uncommitted work\n" {
 		t.Errorf("resume destroyed uncommitted work in %s (%v); resume said:\n%s", path, err, res)

@@ -20,12 +20,12 @@ import (
 // type does not have against it fails.
 func TestSchemaArchiveManifest(t *testing.T) {
 	t.Parallel()
-	r := rtRepo(t, fixtures.Options{})
-	id, wt := newTree(t, r, "spike")
+	r := InitSpacedRepo(t, fixtures.Options{})
+	id, wt := NewTree(t, r, "spike")
 	arEveryKind(t, r, wt)
-	a := arCreate(t, r, id)
+	a := CreateArchive(t, r, id)
 	b := mustRead(t, filepath.Join(a.Dir, machine.ArchiveManifestName))
-	scValidate(t, "archive-manifest.json", "a sealed archive's manifest", b)
+	ValidateSchema(t, "archive-manifest.json", "a sealed archive's manifest", b)
 
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -37,7 +37,7 @@ func TestSchemaArchiveManifest(t *testing.T) {
 	m["surprise"] = true
 	forged, _ := json.Marshal(m)
 	v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(forged))
-	if scCompile(t, "archive-manifest.json").Validate(v) == nil {
+	if CompileSchema(t, "archive-manifest.json").Validate(v) == nil {
 		t.Error("a manifest with an unknown property validates")
 	}
 }

@@ -38,9 +38,9 @@ func TestSchemasFresh(t *testing.T) {
 	}
 }
 
-// scCompile compiles the checked-in schema name with an independent
+// CompileSchema compiles the checked-in schema name with an independent
 // validator.
-func scCompile(t *testing.T, name string) *jsonschema.Schema {
+func CompileSchema(t *testing.T, name string) *jsonschema.Schema {
 	t.Helper()
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
@@ -52,14 +52,14 @@ func scCompile(t *testing.T, name string) *jsonschema.Schema {
 	return s
 }
 
-// scValidate validates one JSON document against schema name.
-func scValidate(t *testing.T, name, what string, doc []byte) {
+// ValidateSchema validates one JSON document against schema name.
+func ValidateSchema(t *testing.T, name, what string, doc []byte) {
 	t.Helper()
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
 		t.Fatalf("%s is not JSON: %v\n%s", what, err, doc)
 	}
-	if err := scCompile(t, name).Validate(v); err != nil {
+	if err := CompileSchema(t, name).Validate(v); err != nil {
 		t.Errorf("%s does not validate against docs/schemas/%s: %v\n%s", what, name, err, doc)
 	}
 }
@@ -72,49 +72,49 @@ func scValidate(t *testing.T, name, what string, doc []byte) {
 func TestSchemasValidateOutput(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
-	id, path := newTree(t, r, "merged")
+	MustCustody(t, r, 0, "init")
+	id, path := NewTree(t, r, "merged")
 	r.Commit(path, "m.txt", "published\n")
 	r.Push(path, "main")
-	kept, keptPath := newTree(t, r, "kept")
+	kept, keptPath := NewTree(t, r, "kept")
 	r.WriteFile(keptPath, "notes.txt", "only here\n")
-	mustCustody(t, r, 0, "finish", id, kept)
+	MustCustody(t, r, 0, "finish", id, kept)
 	plan := filepath.Join(r.Root, "plan.json")
-	res := rpPlan(t, r, "-o", plan, "--json")
-	scValidate(t, "envelope-ok.json", "plan --json", []byte(res.Stdout))
+	res := PlanAllowPending(t, r, "-o", plan, "--json")
+	ValidateSchema(t, "envelope-ok.json", "plan --json", []byte(res.Stdout))
 	b, err := os.ReadFile(plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	scValidate(t, "plan.json", "the plan file", b)
-	mustCustody(t, r, 0, "apply", plan)
+	ValidateSchema(t, "plan.json", "the plan file", b)
+	MustCustody(t, r, 0, "apply", plan)
 
 	for _, args := range [][]string{{"journal", "export"}, {"journal", "export", "--redact"}} {
-		out := mustCustody(t, r, 0, args...).Stdout
+		out := MustCustody(t, r, 0, args...).Stdout
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if len(lines) < 5 {
 			t.Fatalf("%v: only %d lines", args, len(lines))
 		}
 		for i, l := range lines {
-			scValidate(t, "journal-entry.json", fmt.Sprintf("%s line %d", strings.Join(args, " "), i+1), []byte(l))
+			ValidateSchema(t, "journal-entry.json", fmt.Sprintf("%s line %d", strings.Join(args, " "), i+1), []byte(l))
 		}
 	}
 
-	rep := mustCustody(t, r, 0, "journal", "report", "-o", filepath.Join(r.Root, "r.html"), "--json")
+	rep := MustCustody(t, r, 0, "journal", "report", "-o", filepath.Join(r.Root, "r.html"), "--json")
 	var env struct {
 		Result json.RawMessage `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(rep.Stdout), &env); err != nil {
 		t.Fatal(err)
 	}
-	scValidate(t, "envelope-ok.json", "journal report --json", []byte(rep.Stdout))
-	scValidate(t, "report-summary.json", "the report's result", env.Result)
+	ValidateSchema(t, "envelope-ok.json", "journal report --json", []byte(rep.Stdout))
+	ValidateSchema(t, "report-summary.json", "the report's result", env.Result)
 
-	bad := custody(t, r, "show", "no-such-id", "--json")
+	bad := Custody(t, r, "show", "no-such-id", "--json")
 	if bad.Code != 1 {
 		t.Fatalf("show of an unknown id: %s", bad)
 	}
-	scValidate(t, "envelope-error.json", "an error envelope", []byte(bad.Stderr))
+	ValidateSchema(t, "envelope-error.json", "an error envelope", []byte(bad.Stderr))
 
 	// The validator is not vacuous: a plan item with a property the type
 	// does not have, and an entry without its hash, fail.
@@ -123,11 +123,11 @@ func TestSchemasValidateOutput(t *testing.T) {
 	p["surprise"] = true
 	forged, _ := json.Marshal(p)
 	v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(forged))
-	if scCompile(t, "plan.json").Validate(v) == nil {
+	if CompileSchema(t, "plan.json").Validate(v) == nil {
 		t.Error("a plan with an unknown property validates")
 	}
 	v, _ = jsonschema.UnmarshalJSON(strings.NewReader(`{"seq":1}`))
-	if scCompile(t, "journal-entry.json").Validate(v) == nil {
+	if CompileSchema(t, "journal-entry.json").Validate(v) == nil {
 		t.Error("a journal entry of only seq validates")
 	}
 }

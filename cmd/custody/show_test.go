@@ -18,9 +18,9 @@ import (
 // record carries none), as in list.
 func TestShowJSONMembers(t *testing.T) {
 	t.Parallel()
-	r := sfRepo(t)
-	id, _ := newTree(t, r, "shown")
-	m := decodeResult[rawResult](t, mustCustody(t, r, 0, "show", id, "--json"), "show")
+	r := InitRepo(t)
+	id, _ := NewTree(t, r, "shown")
+	m := DecodeResult[RawResult](t, MustCustody(t, r, 0, "show", id, "--json"), "show")
 	for _, k := range []string{"state", "intent", "evidence", "journal"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("show --json result has no %q member (members: %v)", k, slices.Sorted(maps.Keys(m)))
@@ -37,15 +37,15 @@ func TestShowListsResources(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
 	ext := filepath.Join(r.Root, "ext")
-	writeTrusted(t, r, "[resources.db]\ncreate = \"mkdir -p "+ext+"/@resource@\"\ndestroy = \"rm -rf "+ext+"/@resource@\"\n")
-	mustCustody(t, r, 0, "init")
-	id, _ := newTree(t, r, "shown")
-	res := showRecord(t, r, id).Resources
+	WriteTrusted(t, r, "[resources.db]\ncreate = \"mkdir -p "+ext+"/@resource@\"\ndestroy = \"rm -rf "+ext+"/@resource@\"\n")
+	MustCustody(t, r, 0, "init")
+	id, _ := NewTree(t, r, "shown")
+	res := ShowRecord(t, r, id).Resources
 	if len(res) != 1 || res[0].Name != "db" || res[0].State != "active" {
 		t.Fatalf("show --json resources: %+v", res)
 	}
 	h := res[0].Handle
-	if out := mustCustody(t, r, 0, "show", id).Stdout; !strings.Contains(out, "db active "+h) {
+	if out := MustCustody(t, r, 0, "show", id).Stdout; !strings.Contains(out, "db active "+h) {
 		t.Errorf("show does not list the resource:\n%s", out)
 	}
 }

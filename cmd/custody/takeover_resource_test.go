@@ -23,15 +23,15 @@ func TestResumeTakeOverOfAResource(t *testing.T) {
 	r := fixtures.New(t, fixtures.Options{})
 	ext := t.TempDir()
 	log := filepath.Join(ext, "log")
-	writeTrusted(t, r, fmt.Sprintf("[resources.db]\ncreate = '''echo create >> %s'''\ndestroy = '''echo destroy >> %s'''\n", log, log))
-	mustCustody(t, r, 0, "init")
-	id, path := newTree(t, r, "tk")
+	WriteTrusted(t, r, fmt.Sprintf("[resources.db]\ncreate = '''echo create >> %s'''\ndestroy = '''echo destroy >> %s'''\n", log, log))
+	MustCustody(t, r, 0, "init")
+	id, path := NewTree(t, r, "tk")
 	r.Commit(path, "tk.txt", "published\n")
 	r.Push(path, "main")
-	mustCustody(t, r, 0, "finish", id)
+	MustCustody(t, r, 0, "finish", id)
 	plan := filepath.Join(r.Root, "plan.json")
-	mustCustody(t, r, 0, "plan", "-o", plan)
-	if res := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=resource/after-destroy-intent"}, "apply", plan); res.Code != -1 {
+	MustCustody(t, r, 0, "plan", "-o", plan)
+	if res := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=resource/after-destroy-intent"}, "apply", plan); res.Code != -1 {
 		t.Fatalf("apply was not killed at the destroy intent:\n%s", res)
 	}
 
@@ -52,11 +52,11 @@ func TestResumeTakeOverOfAResource(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	decode := func(res result) steps.ResumeResult {
+	decode := func(res Result) steps.ResumeResult {
 		t.Helper()
-		return decodeResult[steps.ResumeResult](t, res, "resume")
+		return DecodeResult[steps.ResumeResult](t, res, "resume")
 	}
-	res := custody(t, r, "resume", "--json")
+	res := Custody(t, r, "resume", "--json")
 	items := decode(res).Items
 	if res.Code != 3 || len(items) != 1 || items[0].ID != rid || items[0].Kind != machine.KindResource ||
 		items[0].Outcome != machine.OutcomeInProgress || items[0].Refusal == nil ||
@@ -66,7 +66,7 @@ func TestResumeTakeOverOfAResource(t *testing.T) {
 	if b, _ := os.ReadFile(log); strings.Count(string(b), "destroy") != 0 {
 		t.Fatalf("the destroy ran while its holder counted as live: %q", b)
 	}
-	res = mustCustody(t, r, 0, "resume", "--json", "--take-over", rid)
+	res = MustCustody(t, r, 0, "resume", "--json", "--take-over", rid)
 	if items := decode(res).Items; len(items) != 1 || items[0].ID != rid || items[0].Outcome != machine.OutcomeDestroyed || items[0].Refusal != nil {
 		t.Fatalf("resume --take-over %s: want destroyed, got\n%s", rid, res)
 	}

@@ -19,8 +19,8 @@ import (
 func TestResumeTakeOverFromAnotherHost(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
-	res := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-add"}, "new", "elsewhere")
+	MustCustody(t, r, 0, "init")
+	res := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-add"}, "new", "elsewhere")
 	if res.Code != -1 {
 		t.Fatalf("new was not killed: %s", res)
 	}
@@ -40,20 +40,20 @@ func TestResumeTakeOverFromAnotherHost(t *testing.T) {
 	if err := s.Commit(store.Transition{Before: before, After: after, Trigger: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	res = custody(t, r, "resume", "--json")
-	if items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items; len(items) != 1 || items[0].Outcome != "in-progress" {
+	res = Custody(t, r, "resume", "--json")
+	if items := DecodeResult[ItemsResult[steps.ResumeItem]](t, res, "resume").Items; len(items) != 1 || items[0].Outcome != "in-progress" {
 		t.Fatalf("resume with a holder on another host:\n%s", res)
 	}
 	// Named by a unique id prefix, as any tree may be (docs/decisions/0041).
-	res = mustCustody(t, r, 0, "resume", "--json", "--take-over", "elsewhere")
-	if items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items; len(items) != 1 || items[0].Outcome != "activated" {
+	res = MustCustody(t, r, 0, "resume", "--json", "--take-over", "elsewhere")
+	if items := DecodeResult[ItemsResult[steps.ResumeItem]](t, res, "resume").Items; len(items) != 1 || items[0].Outcome != "activated" {
 		t.Fatalf("resume --take-over:\n%s", res)
 	}
 	rec, err := s.Get(before.ID)
 	if err != nil || rec.State != machine.StateActive || rec.Intent != nil {
 		t.Errorf("after take-over: %+v %v", rec, err)
 	}
-	if !strings.Contains(mustCustody(t, r, 0, "show", before.ID).Stdout, "take-over") {
+	if !strings.Contains(MustCustody(t, r, 0, "show", before.ID).Stdout, "take-over") {
 		t.Errorf("the journal does not show the take-over")
 	}
 }

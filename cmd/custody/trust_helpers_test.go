@@ -6,10 +6,10 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 )
 
-// writeTrusted writes custody.toml into r's main checkout and approves
+// WriteTrusted writes custody.toml into r's main checkout and approves
 // that exact content with custody trust, as the person who wrote it would.
-func writeTrusted(t testing.TB, r *fixtures.Repo, toml string) {
+func WriteTrusted(t testing.TB, r *fixtures.Repo, toml string) {
 	t.Helper()
 	r.WriteFile(r.Dir, "custody.toml", toml)
-	mustCustody(t, r, 0, "trust")
+	MustCustody(t, r, 0, "trust")
 }

@@ -24,19 +24,19 @@ import (
 )
 
 // vsVanish deletes the tree at path as a person does outside custody.
-func vsVanish(t testing.TB, w *rtWorld, path string) {
+func vsVanish(t testing.TB, w *World, path string) {
 	t.Helper()
 	if err := os.RemoveAll(path); err != nil {
 		t.Fatal(err)
 	}
-	w.r.Git("worktree", "prune")
+	w.R.Git("worktree", "prune")
 }
 
 // vsPaste runs retry as a person pastes it: sh -c in the main checkout,
 // custody first on PATH.
-func vsPaste(t testing.TB, r *fixtures.Repo, retry string) result {
+func vsPaste(t testing.TB, r *fixtures.Repo, retry string) Result {
 	t.Helper()
-	res := runBin(t, "sh", r, r.Dir, []string{sfPathEnv(filepath.Dir(custodyBin))}, "-c", retry)
+	res := RunBin(t, "sh", r, r.Dir, []string{PathEnv(filepath.Dir(custodyBin))}, "-c", retry)
 	t.Logf("pasted %q:\n%s", retry, res)
 	if res.Code != 0 {
 		t.Errorf("the pasted retry %q failed:\n%s", retry, res)
@@ -45,15 +45,15 @@ func vsPaste(t testing.TB, r *fixtures.Repo, retry string) result {
 }
 
 // vsPlan plans into file and returns the plan.
-func vsPlan(t testing.TB, w *rtWorld, file string) machine.Plan {
+func vsPlan(t testing.TB, w *World, file string) machine.Plan {
 	t.Helper()
-	return decodeResult[machine.Plan](t, mustCustody(t, w.r, 0, "plan", "--json", "-o", file), "plan")
+	return DecodeResult[machine.Plan](t, MustCustody(t, w.R, 0, "plan", "--json", "-o", file), "plan")
 }
 
 // vsApply applies file and returns what apply did, by item id.
-func vsApply(t testing.TB, w *rtWorld, file string, want int) map[string]steps.Outcome {
+func vsApply(t testing.TB, w *World, file string, want int) map[string]steps.Outcome {
 	t.Helper()
-	res := decodeResult[steps.ApplyResult](t, mustCustody(t, w.r, want, "apply", file, "--json"), "apply")
+	res := DecodeResult[steps.ApplyResult](t, MustCustody(t, w.R, want, "apply", file, "--json"), "apply")
 	out := map[string]steps.Outcome{}
 	for _, o := range res.Items {
 		out[o.ID] = o
@@ -63,10 +63,10 @@ func vsApply(t testing.TB, w *rtWorld, file string, want int) map[string]steps.O
 
 // vsSettledEntry returns the journal's settled entry of record id; the
 // journal verifies on the way.
-func vsSettledEntry(t testing.TB, w *rtWorld, id string) store.Entry {
+func vsSettledEntry(t testing.TB, w *World, id string) store.Entry {
 	t.Helper()
 	var found []store.Entry
-	for _, e := range w.journal(t) {
+	for _, e := range w.Journal(t) {
 		if e.Record == id && e.Trigger == string(machine.TriggerSettled) {
 			found = append(found, e)
 		}
@@ -79,9 +79,9 @@ func vsSettledEntry(t testing.TB, w *rtWorld, id string) store.Entry {
 
 // vsSettled checks that id is tombstoned as settled, with a settlement in
 // its evidence, and returns the record.
-func vsSettled(t testing.TB, w *rtWorld, id string) machine.Record {
+func vsSettled(t testing.TB, w *World, id string) machine.Record {
 	t.Helper()
-	rec := showRecord(t, w.r, id).Record
+	rec := ShowRecord(t, w.R, id).Record
 	if rec.State != machine.StateTombstoned || rec.Evidence.Outcome != string(machine.OutcomeSettled) || rec.Evidence.Settlement == nil || rec.Intent != nil {
 		t.Fatalf("%s is %s with outcome %q, settlement %+v, intent %+v; want tombstoned, settled", id, rec.State, rec.Evidence.Outcome, rec.Evidence.Settlement, rec.Intent)
 	}
@@ -90,12 +90,12 @@ func vsSettled(t testing.TB, w *rtWorld, id string) machine.Record {
 
 // vsQuiet runs every command that could act on the tree twice more and
 // checks that nothing more is destroyed and nothing of id comes back.
-func vsQuiet(t testing.TB, w *rtWorld, id, handle, planFile string) {
+func vsQuiet(t testing.TB, w *World, id, handle, planFile string) {
 	t.Helper()
 	for range 2 {
-		mustCustody(t, w.r, 0, "resource", "gc")
-		mustCustody(t, w.r, 0, "resource", "gc", "--dry-run")
-		p := vsPlan(t, w, filepath.Join(w.r.Root, "again.json"))
+		MustCustody(t, w.R, 0, "resource", "gc")
+		MustCustody(t, w.R, 0, "resource", "gc", "--dry-run")
+		p := vsPlan(t, w, filepath.Join(w.R.Root, "again.json"))
 		if _, ok := p.Item(id); ok {
 			t.Errorf("plan lists %s again", id)
 		}
@@ -103,19 +103,19 @@ func vsQuiet(t testing.TB, w *rtWorld, id, handle, planFile string) {
 			t.Errorf("plan lists %s/db again", id)
 		}
 		if planFile != "" {
-			mustCustody(t, w.r, 0, "apply", planFile)
+			MustCustody(t, w.R, 0, "apply", planFile)
 		}
-		mustCustody(t, w.r, 0, "apply", filepath.Join(w.r.Root, "again.json"))
-		mustCustody(t, w.r, 0, "resume")
+		MustCustody(t, w.R, 0, "apply", filepath.Join(w.R.Root, "again.json"))
+		MustCustody(t, w.R, 0, "resume")
 	}
-	if n := rtCount(w.logLines(t), "destroy "+handle); n != 1 {
-		t.Errorf("%s destroyed %d times, want exactly once: %q", handle, n, w.logLines(t))
+	if n := rtCount(w.LogLines(t), "destroy "+handle); n != 1 {
+		t.Errorf("%s destroyed %d times, want exactly once: %q", handle, n, w.LogLines(t))
 	}
-	if w.exists(t, handle) {
+	if w.Exists(t, handle) {
 		t.Errorf("%s still exists", handle)
 	}
-	w.noIntents(t)
-	mustCustody(t, w.r, 0, "doctor")
+	w.NoIntents(t)
+	MustCustody(t, w.R, 0, "doctor")
 }
 
 // TestVanishedActiveTreeSettles: an active tree deleted and pruned outside
@@ -129,28 +129,28 @@ func TestVanishedActiveTreeSettles(t *testing.T) {
 	for _, first := range []string{"gc", "plan"} {
 		t.Run(first+"-first", func(t *testing.T) {
 			t.Parallel()
-			w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-			gone, live := w.rtNew(t, "gone"), w.rtNew(t, "live")
-			h, hl := w.handle(gone.ID, "db"), w.handle(live.ID, "db")
+			w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+			gone, live := w.New(t, "gone"), w.New(t, "live")
+			h, hl := w.Handle(gone.ID, "db"), w.Handle(live.ID, "db")
 			vsVanish(t, w, gone.Path)
 
 			if first == "gc" {
-				dry := w.gc(t, 0, true)
+				dry := w.GC(t, 0, true)
 				if got := strings.Join(rtGCOutcomes(dry), ", "); got != gone.ID+"/db would-reclaim, "+live.ID+"/db kept worktree-live" {
 					t.Errorf("gc --dry-run: %s", got)
 				}
-				g := w.gc(t, 0, false)
+				g := w.GC(t, 0, false)
 				if got := strings.Join(rtGCOutcomes(g), ", "); got != gone.ID+"/db destroyed, "+live.ID+"/db kept worktree-live" {
 					t.Errorf("gc: %s", got)
 				}
-				if n := rtCount(w.logLines(t), "destroy "+h); n != 1 {
+				if n := rtCount(w.LogLines(t), "destroy "+h); n != 1 {
 					t.Fatalf("gc destroyed %s %d times", h, n)
 				}
 			}
 
-			file := filepath.Join(w.r.Root, "plan.json")
+			file := filepath.Join(w.R.Root, "plan.json")
 			p := vsPlan(t, w, file)
-			it := planItem(t, p, gone.ID)
+			it := PlanItem(t, p, gone.ID)
 			s := it.Settlement
 			if it.Action != machine.ActionSettle || s == nil || it.Proof == nil {
 				t.Fatalf("plan: %s %+v %+v, want settle with a proof", it.Action, it.Refusals, s)
@@ -161,7 +161,7 @@ func TestVanishedActiveTreeSettles(t *testing.T) {
 			if _, ok := p.Item(gone.ID + "/db"); ok != (first == "plan") {
 				t.Errorf("plan lists %s/db as an orphan: %v", gone.ID, ok)
 			}
-			human := mustCustody(t, w.r, 0, "plan")
+			human := MustCustody(t, w.R, 0, "plan")
 			if !strings.Contains(human.Stdout, "0 to remove, 1 to settle (deleted outside custody)") || !strings.Contains(human.Stdout, ", 1 active, ") ||
 				!strings.Contains(human.Stdout, "work proven, ancestry:") || !strings.Contains(human.Stdout, "branch custody/"+gone.ID+" deleted") {
 				t.Errorf("human plan does not show the settlement, or counts the vanished tree as active:\n%s", human.Stdout)
@@ -172,7 +172,7 @@ func TestVanishedActiveTreeSettles(t *testing.T) {
 			if o.Outcome != machine.OutcomeSettled || o.Branch == nil || o.Branch.Outcome != machine.BranchDeleted {
 				t.Errorf("apply: %+v (branch %+v), want settled with the branch deleted", o, o.Branch)
 			}
-			if tip := w.r.BranchTip("custody/" + gone.ID); tip != "" {
+			if tip := w.R.BranchTip("custody/" + gone.ID); tip != "" {
 				t.Errorf("branch custody/%s survived at %s", gone.ID, tip)
 			}
 			rec := vsSettled(t, w, gone.ID)
@@ -188,15 +188,15 @@ func TestVanishedActiveTreeSettles(t *testing.T) {
 			if e.Proof == nil || e.From != "removing" || e.To != "tombstoned" {
 				t.Errorf("settled entry %+v", e)
 			}
-			p = vsPlan(t, w, filepath.Join(w.r.Root, "after.json"))
+			p = vsPlan(t, w, filepath.Join(w.R.Root, "after.json"))
 			if _, ok := p.Item(gone.ID); ok {
 				t.Errorf("plan still lists %s", gone.ID)
 			}
-			if it := planItem(t, p, live.ID); it.Refusal == nil || it.Refusal.Code != machine.CodeNotFinished {
+			if it := PlanItem(t, p, live.ID); it.Refusal == nil || it.Refusal.Code != machine.CodeNotFinished {
 				t.Errorf("the live neighbour: %+v", it)
 			}
 			vsQuiet(t, w, gone.ID, h, file)
-			if !w.exists(t, hl) || rtCount(w.logLines(t), "destroy "+hl) != 0 {
+			if !w.Exists(t, hl) || rtCount(w.LogLines(t), "destroy "+hl) != 0 {
 				t.Errorf("the live neighbour's resource %s was destroyed", hl)
 			}
 		})
@@ -215,83 +215,83 @@ func TestVanishedTreeMembers(t *testing.T) {
 	t.Parallel()
 	t.Run("path-occupied", func(t *testing.T) {
 		t.Parallel()
-		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-		made := w.rtNew(t, "occupied")
-		h := w.handle(made.ID, "db")
+		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		made := w.New(t, "occupied")
+		h := w.Handle(made.ID, "db")
 		vsVanish(t, w, made.Path)
-		w.r.WriteFile(made.Path, "notes.txt", "someone else's\n") // an unrelated directory
+		w.R.WriteFile(made.Path, "notes.txt", "someone else's\n") // an unrelated directory
 		var retry string
 		for _, dry := range []bool{true, false} {
-			g := w.gc(t, 0, dry)
+			g := w.GC(t, 0, dry)
 			if len(g.Items) != 1 || g.Items[0].Refusal == nil || g.Items[0].Refusal.Code != machine.CodeWorktreeLive ||
 				!strings.Contains(g.Items[0].Refusal.Message, "still present") {
 				t.Fatalf("gc dry=%v: %+v, want kept worktree-live (still present)", dry, g.Items)
 			}
 			retry = g.Items[0].Refusal.Retry
 		}
-		p := vsPlan(t, w, filepath.Join(w.r.Root, "p.json"))
-		if it := planItem(t, p, made.ID); it.Action != machine.ActionKeep || it.Settlement != nil {
+		p := vsPlan(t, w, filepath.Join(w.R.Root, "p.json"))
+		if it := PlanItem(t, p, made.ID); it.Action != machine.ActionKeep || it.Settlement != nil {
 			t.Errorf("plan: %s %+v, want the record kept", it.Action, it.Refusals)
 		}
-		mustCustody(t, w.r, 0, "apply", filepath.Join(w.r.Root, "p.json"))
-		if rec := showRecord(t, w.r, made.ID).Record; rec.State != machine.StateActive {
+		MustCustody(t, w.R, 0, "apply", filepath.Join(w.R.Root, "p.json"))
+		if rec := ShowRecord(t, w.R, made.ID).Record; rec.State != machine.StateActive {
 			t.Errorf("%s is %s, want active", made.ID, rec.State)
 		}
 		if b, err := os.ReadFile(filepath.Join(made.Path, "notes.txt")); err != nil || string(b) != "someone else's\n" {
 			t.Errorf("the directory at the path was touched: %q %v", b, err)
 		}
-		w.wantLog(t, "create "+h)
+		w.WantLog(t, "create "+h)
 		// The person moves it away; the retry as printed then reclaims.
 		if err := os.Rename(made.Path, made.Path+".mine"); err != nil {
 			t.Fatal(err)
 		}
-		vsPaste(t, w.r, retry)
-		w.wantLog(t, "create "+h, "destroy "+h)
-		file := filepath.Join(w.r.Root, "p2.json")
-		if it := planItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
+		vsPaste(t, w.R, retry)
+		w.WantLog(t, "create "+h, "destroy "+h)
+		file := filepath.Join(w.R.Root, "p2.json")
+		if it := PlanItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
 			t.Fatalf("plan after the directory moved: %s %+v", it.Action, it.Refusals)
 		}
-		mustCustody(t, w.r, 0, "apply", file)
+		MustCustody(t, w.R, 0, "apply", file)
 		vsSettled(t, w, made.ID)
 		vsQuiet(t, w, made.ID, h, file)
 	})
 
 	t.Run("still-registered", func(t *testing.T) {
 		t.Parallel()
-		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-		made := w.rtNew(t, "registered")
-		h := w.handle(made.ID, "db")
+		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		made := w.New(t, "registered")
+		h := w.Handle(made.ID, "db")
 		if err := os.RemoveAll(made.Path); err != nil { // not pruned
 			t.Fatal(err)
 		}
-		g := w.gc(t, 0, false)
+		g := w.GC(t, 0, false)
 		if len(g.Items) != 1 || g.Items[0].Refusal == nil || g.Items[0].Refusal.Code != machine.CodeWorktreeLive || g.Items[0].Refusal.Retry != "git worktree prune" {
 			t.Fatalf("gc: %+v, want kept worktree-live, retry git worktree prune", g.Items)
 		}
-		it := planItem(t, vsPlan(t, w, filepath.Join(w.r.Root, "p.json")), made.ID)
+		it := PlanItem(t, vsPlan(t, w, filepath.Join(w.R.Root, "p.json")), made.ID)
 		if it.Action != machine.ActionKeep || it.Refusal == nil || it.Refusal.Code != machine.CodeWorktreeMissing || it.Refusal.Retry != "git worktree prune" {
 			t.Fatalf("plan: %s %+v, want kept worktree-missing, retry git worktree prune", it.Action, it.Refusal)
 		}
-		w.wantLog(t, "create "+h)
-		vsPaste(t, w.r, it.Refusal.Retry)
-		file := filepath.Join(w.r.Root, "p2.json")
-		if it := planItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
+		w.WantLog(t, "create "+h)
+		vsPaste(t, w.R, it.Refusal.Retry)
+		file := filepath.Join(w.R.Root, "p2.json")
+		if it := PlanItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
 			t.Fatalf("plan after the pasted prune: %s %+v", it.Action, it.Refusals)
 		}
-		mustCustody(t, w.r, 0, "apply", file)
+		MustCustody(t, w.R, 0, "apply", file)
 		vsSettled(t, w, made.ID)
 		vsQuiet(t, w, made.ID, h, file)
 	})
 
 	t.Run("unpushed-commits", func(t *testing.T) {
 		t.Parallel()
-		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-		made := w.rtNew(t, "unpushed")
-		h := w.handle(made.ID, "db")
-		tip := w.r.Commit(made.Path, "mine.txt", "only here\n")
+		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		made := w.New(t, "unpushed")
+		h := w.Handle(made.ID, "db")
+		tip := w.R.Commit(made.Path, "mine.txt", "only here\n")
 		vsVanish(t, w, made.Path)
-		file := filepath.Join(w.r.Root, "p.json")
-		it := planItem(t, vsPlan(t, w, file), made.ID)
+		file := filepath.Join(w.R.Root, "p.json")
+		it := PlanItem(t, vsPlan(t, w, file), made.ID)
 		s := it.Settlement
 		if it.Action != machine.ActionSettle || s == nil || it.Proof != nil || s.Proven || s.WorkProven || s.Head != tip || s.Branch != machine.SettleBranchKeep {
 			t.Fatalf("plan: %s %+v %+v, want settle on the unproven tip %s with the branch kept", it.Action, it.Refusals, s, tip)
@@ -301,7 +301,7 @@ func TestVanishedTreeMembers(t *testing.T) {
 			!strings.Contains(o.Branch.Reason, "unproven commits") {
 			t.Errorf("apply: %+v (branch %+v), want settled with the branch kept", o, o.Branch)
 		}
-		if got := w.r.BranchTip("custody/" + made.ID); got != tip {
+		if got := w.R.BranchTip("custody/" + made.ID); got != tip {
 			t.Errorf("branch custody/%s is at %q, want %s: it holds the only copy", made.ID, got, tip)
 		}
 		rec := vsSettled(t, w, made.ID)
@@ -318,7 +318,7 @@ func TestVanishedTreeMembers(t *testing.T) {
 			t.Errorf("the settled entry carries a proof: %+v", e.Proof)
 		}
 		vsQuiet(t, w, made.ID, h, file)
-		if got := w.r.BranchTip("custody/" + made.ID); got != tip {
+		if got := w.R.BranchTip("custody/" + made.ID); got != tip {
 			t.Errorf("branch custody/%s is at %q after the reruns, want %s", made.ID, got, tip)
 		}
 	})
@@ -328,20 +328,20 @@ func TestVanishedTreeMembers(t *testing.T) {
 		// Deleted before finish, then finished (no final HEAD to record),
 		// and its branch deleted by hand: only the base commit can be
 		// proven, and the record must not say the tree's work was.
-		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-		made := w.rtNew(t, "early")
-		h := w.handle(made.ID, "db")
-		w.r.Commit(made.Path, "mine.txt", "lost with the branch\n")
+		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		made := w.New(t, "early")
+		h := w.Handle(made.ID, "db")
+		w.R.Commit(made.Path, "mine.txt", "lost with the branch\n")
 		vsVanish(t, w, made.Path)
-		mustCustody(t, w.r, 0, "finish", made.ID)
-		w.r.Git("branch", "-D", "custody/"+made.ID)
-		file := filepath.Join(w.r.Root, "p.json")
-		it := planItem(t, vsPlan(t, w, file), made.ID)
+		MustCustody(t, w.R, 0, "finish", made.ID)
+		w.R.Git("branch", "-D", "custody/"+made.ID)
+		file := filepath.Join(w.R.Root, "p.json")
+		it := PlanItem(t, vsPlan(t, w, file), made.ID)
 		s := it.Settlement
 		if it.Action != machine.ActionSettle || s == nil || !s.Proven || s.WorkProven || s.LastKnownFrom != machine.LastKnownBaseCommit || s.Branch != machine.SettleBranchAbsent {
 			t.Fatalf("plan: %s %+v %+v, want settle with only the base commit proven", it.Action, it.Refusals, s)
 		}
-		human := mustCustody(t, w.r, 0, "plan")
+		human := MustCustody(t, w.R, 0, "plan")
 		if !strings.Contains(human.Stdout, "only its base commit proven") || strings.Contains(human.Stdout, "work proven") {
 			t.Errorf("human plan claims more than the base commit:\n%s", human.Stdout)
 		}
@@ -364,15 +364,15 @@ func TestVanishedTreeMembers(t *testing.T) {
 
 	t.Run("finished-published", func(t *testing.T) {
 		t.Parallel()
-		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-		made := w.rtNew(t, "done")
-		h := w.handle(made.ID, "db")
-		head := w.r.Commit(made.Path, "done.txt", "published\n")
-		w.r.Push(made.Path, "topic/done")
-		mustCustody(t, w.r, 0, "finish", made.ID)
+		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		made := w.New(t, "done")
+		h := w.Handle(made.ID, "db")
+		head := w.R.Commit(made.Path, "done.txt", "published\n")
+		w.R.Push(made.Path, "topic/done")
+		MustCustody(t, w.R, 0, "finish", made.ID)
 		vsVanish(t, w, made.Path)
-		file := filepath.Join(w.r.Root, "p.json")
-		it := planItem(t, vsPlan(t, w, file), made.ID)
+		file := filepath.Join(w.R.Root, "p.json")
+		it := PlanItem(t, vsPlan(t, w, file), made.ID)
 		s := it.Settlement
 		if it.Action != machine.ActionSettle || s == nil || !s.WorkProven || s.LastKnownFrom != machine.LastKnownFinalHead || s.Head != head || s.Branch != machine.SettleBranchDelete {
 			t.Fatalf("plan: %s %+v %+v, want settle with the final HEAD proven", it.Action, it.Refusals, s)
@@ -389,75 +389,75 @@ func TestVanishedTreeMembers(t *testing.T) {
 		t.Parallel()
 		// A create killed before it ran, for a tree that then vanished:
 		// resume undoes it (the frozen destroy) and never makes it again.
-		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-		path := filepath.Join(w.r.Root, "adopted")
-		w.r.Git("worktree", "add", "-q", "-b", "adopted", path)
-		id := decodeResult[steps.NewResult](t, mustCustody(t, w.r, 0, "adopt", path, "--json"), "adopt").ID
-		h := w.handle(id, "db")
-		w.rtKilled(t, "resource/after-create-intent", "resource", "ensure", id)
-		if e := w.entry(t, id+"/db"); e.State != machine.StateProvisioning || e.Intent == nil {
+		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		path := filepath.Join(w.R.Root, "adopted")
+		w.R.Git("worktree", "add", "-q", "-b", "adopted", path)
+		id := DecodeResult[steps.NewResult](t, MustCustody(t, w.R, 0, "adopt", path, "--json"), "adopt").ID
+		h := w.Handle(id, "db")
+		w.Killed(t, "resource/after-create-intent", "resource", "ensure", id)
+		if e := w.Entry(t, id+"/db"); e.State != machine.StateProvisioning || e.Intent == nil {
 			t.Fatalf("the create intent was not durable before the kill: %+v", e)
 		}
 		vsVanish(t, w, path)
-		mustCustody(t, w.r, 0, "resume")
-		w.wantLog(t, "destroy "+h)
-		if e := w.entry(t, id+"/db"); e.State != machine.StateTombstoned {
+		MustCustody(t, w.R, 0, "resume")
+		w.WantLog(t, "destroy "+h)
+		if e := w.Entry(t, id+"/db"); e.State != machine.StateTombstoned {
 			t.Errorf("entry is %s after resume, want tombstoned", e.State)
 		}
-		file := filepath.Join(w.r.Root, "p.json")
-		it := planItem(t, vsPlan(t, w, file), id)
+		file := filepath.Join(w.R.Root, "p.json")
+		it := PlanItem(t, vsPlan(t, w, file), id)
 		if it.Action != machine.ActionSettle || it.Settlement == nil || it.Settlement.Branch != machine.SettleBranchKeep || it.Settlement.BranchReason != "not created by custody" {
 			t.Fatalf("plan: %s %+v %+v, want settle keeping the branch custody did not make", it.Action, it.Refusals, it.Settlement)
 		}
-		mustCustody(t, w.r, 0, "apply", file)
+		MustCustody(t, w.R, 0, "apply", file)
 		vsSettled(t, w, id)
-		if tip := w.r.BranchTip("adopted"); tip == "" {
+		if tip := w.R.BranchTip("adopted"); tip == "" {
 			t.Error("the adopted tree's branch, which custody did not make, was deleted")
 		}
 		vsQuiet(t, w, id, h, file)
-		if n := rtCount(w.logLines(t), "create "+h); n != 0 {
+		if n := rtCount(w.LogLines(t), "create "+h); n != 0 {
 			t.Errorf("%s created %d times for a vanished tree", h, n)
 		}
 	})
 
 	t.Run("live-lease", func(t *testing.T) {
 		t.Parallel()
-		w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-		made := w.rtNew(t, "leased")
-		h := w.handle(made.ID, "db")
-		putLeases(t, w.r, machine.Lease{Record: made.ID, Holder: "agent-1", Expires: time.Now().Add(time.Hour)})
+		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		made := w.New(t, "leased")
+		h := w.Handle(made.ID, "db")
+		PutLeases(t, w.R, machine.Lease{Record: made.ID, Holder: "agent-1", Expires: time.Now().Add(time.Hour)})
 		vsVanish(t, w, made.Path)
 		var retry string
 		for _, dry := range []bool{true, false} {
-			g := w.gc(t, 0, dry)
+			g := w.GC(t, 0, dry)
 			if len(g.Items) != 1 || g.Items[0].Refusal == nil || g.Items[0].Refusal.Code != machine.CodeLeaseLive ||
 				!strings.Contains(g.Items[0].Refusal.Message, "agent-1") {
 				t.Fatalf("gc dry=%v: %+v, want kept lease-live", dry, g.Items)
 			}
 			retry = g.Items[0].Refusal.Retry
 		}
-		file := filepath.Join(w.r.Root, "p.json")
+		file := filepath.Join(w.R.Root, "p.json")
 		p := vsPlan(t, w, file)
-		if it := planItem(t, p, made.ID); it.Action != machine.ActionKeep || it.Refusal == nil || it.Refusal.Code != machine.CodeLeaseLive {
+		if it := PlanItem(t, p, made.ID); it.Action != machine.ActionKeep || it.Refusal == nil || it.Refusal.Code != machine.CodeLeaseLive {
 			t.Errorf("plan: %s %+v, want kept lease-live", it.Action, it.Refusal)
 		}
 		if _, ok := p.Item(made.ID + "/db"); ok {
 			t.Errorf("plan lists the leased tree's resource as an orphan")
 		}
-		mustCustody(t, w.r, 0, "apply", file)
-		if rec := showRecord(t, w.r, made.ID).Record; rec.State != machine.StateActive {
+		MustCustody(t, w.R, 0, "apply", file)
+		if rec := ShowRecord(t, w.R, made.ID).Record; rec.State != machine.StateActive {
 			t.Errorf("%s is %s under a live lease, want active", made.ID, rec.State)
 		}
-		w.wantLog(t, "create "+h)
+		w.WantLog(t, "create "+h)
 		// The session ends (its lease expires): the retry as printed reclaims.
-		putLeases(t, w.r, machine.Lease{Record: made.ID, Holder: "agent-1", Expires: time.Now().Add(-time.Minute)})
-		vsPaste(t, w.r, retry)
-		w.wantLog(t, "create "+h, "destroy "+h)
-		file = filepath.Join(w.r.Root, "p2.json")
-		if it := planItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
+		PutLeases(t, w.R, machine.Lease{Record: made.ID, Holder: "agent-1", Expires: time.Now().Add(-time.Minute)})
+		vsPaste(t, w.R, retry)
+		w.WantLog(t, "create "+h, "destroy "+h)
+		file = filepath.Join(w.R.Root, "p2.json")
+		if it := PlanItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
 			t.Fatalf("plan after the lease expired: %s %+v", it.Action, it.Refusals)
 		}
-		mustCustody(t, w.r, 0, "apply", file)
+		MustCustody(t, w.R, 0, "apply", file)
 		vsSettled(t, w, made.ID)
 		vsQuiet(t, w, made.ID, h, file)
 	})
@@ -474,29 +474,29 @@ func TestVanishedSettleCrash(t *testing.T) {
 		for _, next := range []string{"resume", "apply"} {
 			t.Run(point+"/"+next, func(t *testing.T) {
 				t.Parallel()
-				w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-				made := w.rtNew(t, "crash")
-				h := w.handle(made.ID, "db")
+				w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+				made := w.New(t, "crash")
+				h := w.Handle(made.ID, "db")
 				vsVanish(t, w, made.Path)
-				file := filepath.Join(w.r.Root, "p.json")
-				if it := planItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
+				file := filepath.Join(w.R.Root, "p.json")
+				if it := PlanItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
 					t.Fatalf("plan: %s %+v", it.Action, it.Refusals)
 				}
-				w.rtKilled(t, point, "apply", file)
-				if n := rtCount(w.logLines(t), "destroy "+h); n != 0 {
+				w.Killed(t, point, "apply", file)
+				if n := rtCount(w.LogLines(t), "destroy "+h); n != 0 {
 					t.Fatalf("killed at %s, %s was already destroyed %d times", point, h, n)
 				}
 				switch next {
 				case "resume":
-					mustCustody(t, w.r, 0, "resume")
+					MustCustody(t, w.R, 0, "resume")
 				case "apply":
-					mustCustody(t, w.r, 0, "apply", file)
+					MustCustody(t, w.R, 0, "apply", file)
 				}
 				rec := vsSettled(t, w, made.ID)
 				if rec.Evidence.BranchOutcome != machine.BranchDeleted {
 					t.Errorf("branch outcome %q (%s), want deleted", rec.Evidence.BranchOutcome, rec.Evidence.BranchReason)
 				}
-				if tip := w.r.BranchTip("custody/" + made.ID); tip != "" {
+				if tip := w.R.BranchTip("custody/" + made.ID); tip != "" {
 					t.Errorf("branch custody/%s survived at %s", made.ID, tip)
 				}
 				vsSettledEntry(t, w, made.ID)

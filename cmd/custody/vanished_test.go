@@ -20,15 +20,15 @@ import (
 func TestVanishedTreeIsSettled(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
-	pubID, pubPath := newTree(t, r, "published")
+	MustCustody(t, r, 0, "init")
+	pubID, pubPath := NewTree(t, r, "published")
 	r.Commit(pubPath, "pub.txt", "published\n")
 	r.Push(pubPath, "main")
-	lostID, lostPath := newTree(t, r, "lost")
+	lostID, lostPath := NewTree(t, r, "lost")
 	lostHead := r.Commit(lostPath, "lost.txt", "only here\n")
-	goneID, gonePath := newTree(t, r, "gone")
+	goneID, gonePath := NewTree(t, r, "gone")
 	r.Commit(gonePath, "gone.txt", "nowhere\n")
-	mustCustody(t, r, 0, "finish", pubID, lostID, goneID)
+	MustCustody(t, r, 0, "finish", pubID, lostID, goneID)
 	for _, p := range []string{pubPath, lostPath, gonePath} {
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)
@@ -37,7 +37,7 @@ func TestVanishedTreeIsSettled(t *testing.T) {
 	r.Git("worktree", "prune")
 	r.Git("branch", "-D", "custody/"+goneID)
 
-	plan := decodeResult[machine.Plan](t, mustCustody(t, r, 0, "plan", "--json", "-o", "plan.json"), "plan")
+	plan := DecodeResult[machine.Plan](t, MustCustody(t, r, 0, "plan", "--json", "-o", "plan.json"), "plan")
 	got := map[string]string{}
 	for _, it := range plan.Items {
 		switch {
@@ -53,7 +53,7 @@ func TestVanishedTreeIsSettled(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("plan (-want +got):\n%s", d)
 	}
-	mustCustody(t, r, 0, "apply", "plan.json") // every action of the plan is done
+	MustCustody(t, r, 0, "apply", "plan.json") // every action of the plan is done
 	if tip := r.BranchTip("custody/" + pubID); tip != "" {
 		t.Errorf("the published tree's branch survived at %s", tip)
 	}
@@ -61,7 +61,7 @@ func TestVanishedTreeIsSettled(t *testing.T) {
 		t.Errorf("the unpublished tree's branch is at %q, want %s: its commit exists only there", tip, lostHead)
 	}
 	states := map[string]machine.State{}
-	for _, rec := range listRecords(t, r, true) {
+	for _, rec := range ListRecords(t, r, true) {
 		states[rec.ID] = rec.State
 	}
 	if states[pubID] != "tombstoned" || states[lostID] != "tombstoned" || states[goneID] != "finished" {
