@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -109,7 +110,7 @@ type aeHeld struct {
 
 func aeNew(t *testing.T) *aeWorld {
 	t.Helper()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	r.Git("config", "core.logAllRefUpdates", "false")
 	r.Git("config", "extensions.worktreeConfig", "true")
 	return &aeWorld{t: t, r: r}
@@ -136,14 +137,14 @@ func (w *aeWorld) write(p, content string) {
 func (w *aeWorld) check() {
 	t, r := w.t, w.r
 	t.Helper()
-	plan, file := PlanNow(t, r, 0)
+	plan, file := clitest.PlanNow(t, r, 0)
 	for _, g := range w.gone {
-		if it := PlanItem(t, plan, g.id); it.Action != "remove" {
+		if it := clitest.PlanItem(t, plan, g.id); it.Action != "remove" {
 			t.Errorf("%s: plan says %s (%v), want remove", g.id, it.Action, it.Refusals)
 		}
 	}
 	for _, s := range w.stay {
-		it := PlanItem(t, plan, s.id)
+		it := clitest.PlanItem(t, plan, s.id)
 		var says string
 		for _, rf := range it.Refusals {
 			if string(rf.Code) == s.code {
@@ -154,9 +155,9 @@ func (w *aeWorld) check() {
 			t.Errorf("%s: plan says %s with %+v, want keep with %s naming %s", s.id, it.Action, it.Refusals, s.code, s.names)
 		}
 	}
-	a := Apply(t, r, file, 0)
+	a := clitest.Apply(t, r, file, 0)
 	for _, g := range w.gone {
-		if o := ApplyOutcome(t, a, g.id); o.Outcome != "removed" {
+		if o := clitest.ApplyOutcome(t, a, g.id); o.Outcome != "removed" {
 			t.Errorf("apply %s: %+v", g.id, o)
 		}
 	}
@@ -183,7 +184,7 @@ func (w *aeWorld) check() {
 	}
 	r.Git("gc", "-q", "--prune=now")
 	for _, g := range w.gone {
-		AssertRemoved(t, r, g.id, g.path, true)
+		clitest.AssertRemoved(t, r, g.id, g.path, true)
 		for _, k := range g.keep {
 			aeKeptBy(t, r, g.id, k.object, k.typ)
 		}
@@ -204,14 +205,14 @@ func TestAdminEntryMembersKept(t *testing.T) {
 	w := aeNew(t)
 	r := w.r
 	{
-		id, path := Removable(t, r, "orig")
+		id, path := clitest.Removable(t, r, "orig")
 		lost := r.Commit(path, "lost.txt", "undone by a reset\n")
 		r.GitIn(path, "reset", "-q", "--hard", "HEAD~1")
 		aeNamedByNothing(t, r, lost, "ORIG_HEAD")
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{lost, "commit"}}})
 	}
 	{
-		id, path := Removable(t, r, "fetched")
+		id, path := clitest.Removable(t, r, "fetched")
 		lost := aeOrphan(t, r, path, "FETCH_HEAD")
 		r.Git("branch", "tmp-fetched", lost)
 		r.GitIn(path, "fetch", "-q", r.Dir, "refs/heads/tmp-fetched")
@@ -220,7 +221,7 @@ func TestAdminEntryMembersKept(t *testing.T) {
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{lost, "commit"}}})
 	}
 	{
-		id, path := Removable(t, r, "fetchtag")
+		id, path := clitest.Removable(t, r, "fetchtag")
 		lost := aeOrphan(t, r, path, "a fetched tag")
 		r.Git("tag", "-a", "-m", "a tag only FETCH_HEAD names", "tmp-tag", lost)
 		tag := strings.TrimSpace(r.Git("rev-parse", "refs/tags/tmp-tag"))
@@ -230,13 +231,13 @@ func TestAdminEntryMembersKept(t *testing.T) {
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{tag, "tag"}, {lost, "commit"}}})
 	}
 	{
-		id, path := Removable(t, r, "automerge")
+		id, path := clitest.Removable(t, r, "automerge")
 		lost := aeOrphan(t, r, path, "AUTO_MERGE")
 		w.write(filepath.Join(w.admin(id), "AUTO_MERGE"), lost+"\n")
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{lost, "commit"}}})
 	}
 	{
-		id, path := Removable(t, r, "automergetree")
+		id, path := clitest.Removable(t, r, "automergetree")
 		// A tree of its own: one blob no commit holds, under a name.
 		b := strings.TrimSpace(runGitInput(t, r, path, "conflicted <<<<<<< ours\n", "hash-object", "-w", "--stdin"))
 		tree := strings.TrimSpace(runGitInput(t, r, path, "100644 blob "+b+"\tmerged.txt\n", "mktree"))
@@ -255,7 +256,7 @@ func TestAdminEntryReflogsAndTextsKept(t *testing.T) {
 	w := aeNew(t)
 	r := w.r
 	{
-		id, path := Removable(t, r, "headlog")
+		id, path := clitest.Removable(t, r, "headlog")
 		lost := r.Commit(path, "lost.txt", "named by logs/HEAD alone\n")
 		r.GitIn(path, "-c", "core.logAllRefUpdates=true", "reset", "-q", "--hard", "HEAD~1")
 		// The reset's own log line names lost as its old value; the commit
@@ -269,7 +270,7 @@ func TestAdminEntryReflogsAndTextsKept(t *testing.T) {
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{lost, "commit"}}})
 	}
 	{
-		id, path := Removable(t, r, "reflogonly")
+		id, path := clitest.Removable(t, r, "reflogonly")
 		lost := aeOrphan(t, r, path, "a per-worktree reflog")
 		r.GitIn(path, "-c", "core.logAllRefUpdates=true", "update-ref", "--create-reflog", "refs/worktree/tmp", lost)
 		r.GitIn(path, "-c", "core.logAllRefUpdates=true", "update-ref", "refs/worktree/tmp", "HEAD")
@@ -281,7 +282,7 @@ func TestAdminEntryReflogsAndTextsKept(t *testing.T) {
 		w.gone = append(w.gone, aeRemoved{id: id, path: path, keep: []aeKept{{lost, "commit"}}})
 	}
 	{
-		id, path := Removable(t, r, "texts")
+		id, path := clitest.Removable(t, r, "texts")
 		w.write(filepath.Join(w.admin(id), "MERGE_MSG"), "a message not yet used\n")
 		r.GitIn(path, "sparse-checkout", "set", "--no-cone", "/*")
 		r.GitIn(path, "sparse-checkout", "disable")
@@ -305,48 +306,48 @@ func TestAdminEntryOperationsKeepTheTree(t *testing.T) {
 	w := aeNew(t)
 	r := w.r
 	{
-		id, path := Removable(t, r, "merging")
+		id, path := clitest.Removable(t, r, "merging")
 		lost := aeOrphan(t, r, path, "MERGE_HEAD")
 		r.GitIn(path, "merge", "-q", "--no-ff", "--no-commit", lost)
 		w.stay = append(w.stay, aeHeld{id, path, "operation-in-progress", "merge", []string{lost}})
 	}
 	{
-		id, path := NewTree(t, r, "picking")
+		id, path := clitest.NewTree(t, r, "picking")
 		lost := aeConflicting(t, r, path, "picking")
 		r.Push(path, "pub/picking")
-		Finish(t, r, id)
+		clitest.Finish(t, r, id)
 		if _, err := r.TryGitIn(path, "cherry-pick", lost); err == nil {
 			t.Fatal("fixture: the cherry-pick did not stop")
 		}
 		w.stay = append(w.stay, aeHeld{id, path, "operation-in-progress", "cherry-pick", []string{lost}})
 	}
 	{
-		id, path := NewTree(t, r, "reverting")
+		id, path := clitest.NewTree(t, r, "reverting")
 		lost := aeConflicting(t, r, path, "reverting")
 		r.Push(path, "pub/reverting")
-		Finish(t, r, id)
+		clitest.Finish(t, r, id)
 		if _, err := r.TryGitIn(path, "revert", "--no-edit", lost); err == nil {
 			t.Fatal("fixture: the revert did not stop")
 		}
 		w.stay = append(w.stay, aeHeld{id, path, "operation-in-progress", "revert", []string{lost}})
 	}
 	{
-		id, path := Removable(t, r, "bisecting")
+		id, path := clitest.Removable(t, r, "bisecting")
 		lost := aeOrphan(t, r, path, "a bisect")
 		r.GitIn(path, "bisect", "start", "--no-checkout", lost, "HEAD")
 		w.stay = append(w.stay, aeHeld{id, path, "operation-in-progress", "bisect", []string{lost}})
 	}
 	{
-		id, path := Removable(t, r, "bisectlog")
+		id, path := clitest.Removable(t, r, "bisectlog")
 		lost := aeOrphan(t, r, path, "BISECT_LOG")
 		w.write(filepath.Join(w.admin(id), "BISECT_LOG"), "# bad: ["+lost+"] only BISECT_LOG names this\ngit bisect bad "+lost+"\n")
 		w.stay = append(w.stay, aeHeld{id, path, "operation-in-progress", "BISECT_LOG", []string{lost}})
 	}
 	{
-		id, path := NewTree(t, r, "rebasing")
+		id, path := clitest.NewTree(t, r, "rebasing")
 		r.Commit(path, "rebasing.txt", "the tree's work\n")
 		r.Push(path, "pub/rebasing")
-		Finish(t, r, id)
+		clitest.Finish(t, r, id)
 		lost := aeOrphan(t, r, path, "rebase-merge")
 		// lost holds HEAD's tree already: the rebase stops on the edit, or
 		// on the pick that is now empty; either way it is in progress.
@@ -357,10 +358,10 @@ func TestAdminEntryOperationsKeepTheTree(t *testing.T) {
 		w.stay = append(w.stay, aeHeld{id, path, "operation-in-progress", "rebase-merge", []string{lost}})
 	}
 	{
-		id, path := NewTree(t, r, "applying")
+		id, path := clitest.NewTree(t, r, "applying")
 		lost := aeConflicting(t, r, path, "applying")
 		r.Push(path, "pub/applying")
-		Finish(t, r, id)
+		clitest.Finish(t, r, id)
 		patch := r.GitIn(path, "format-patch", "-1", "--stdout", lost)
 		if _, err := runGitInputErr(r, path, patch, "am", "-q"); err == nil {
 			t.Fatal("fixture: git am did not stop")
@@ -379,34 +380,34 @@ func TestAdminEntryOthersKeepTheTree(t *testing.T) {
 	w := aeNew(t)
 	r := w.r
 	{
-		id, path := Removable(t, r, "wtref")
+		id, path := clitest.Removable(t, r, "wtref")
 		lost := aeOrphan(t, r, path, "refs/worktree/x")
 		r.GitIn(path, "update-ref", "refs/worktree/x", lost)
 		w.stay = append(w.stay, aeHeld{id, path, "per-worktree-ref", "refs/worktree/x", []string{lost}})
 	}
 	{
-		id, path := Removable(t, r, "headlock")
+		id, path := clitest.Removable(t, r, "headlock")
 		w.write(filepath.Join(w.admin(id), "HEAD.lock"), strings.TrimSpace(r.GitIn(path, "rev-parse", "HEAD"))+"\n")
 		w.stay = append(w.stay, aeHeld{id, path, "admin-lock-file", "HEAD.lock", nil})
 	}
 	{
-		id, path := Removable(t, r, "loglock")
+		id, path := clitest.Removable(t, r, "loglock")
 		w.write(filepath.Join(w.admin(id), "logs", "refs", "worktree", "y.lock"), "")
 		w.stay = append(w.stay, aeHeld{id, path, "admin-lock-file", "logs/refs/worktree/y.lock", nil})
 	}
 	{
-		id, path := Removable(t, r, "future")
+		id, path := clitest.Removable(t, r, "future")
 		lost := aeOrphan(t, r, path, "FUTURE_HEAD")
 		w.write(filepath.Join(w.admin(id), "FUTURE_HEAD"), lost+"\n")
 		w.stay = append(w.stay, aeHeld{id, path, "unknown-admin-file", "FUTURE_HEAD", []string{lost}})
 	}
 	{
-		id, path := Removable(t, r, "reftable")
+		id, path := clitest.Removable(t, r, "reftable")
 		w.write(filepath.Join(w.admin(id), "reftable", "tables.list"), "0x000000000001-0x000000000001-0123abcd.ref\n")
 		w.stay = append(w.stay, aeHeld{id, path, "unknown-admin-file", "reftable", nil})
 	}
 	{
-		id, path := Removable(t, r, "infoexclude")
+		id, path := clitest.Removable(t, r, "infoexclude")
 		w.write(filepath.Join(w.admin(id), "info", "exclude"), "*.keep\n")
 		w.stay = append(w.stay, aeHeld{id, path, "unknown-admin-file", "info/exclude", nil})
 	}
@@ -444,13 +445,13 @@ func TestAdminEntryMemberDuringRemoval(t *testing.T) {
 	t.Parallel()
 	w := aeNew(t)
 	r := w.r
-	id, path := Removable(t, r, "window")
+	id, path := clitest.Removable(t, r, "window")
 	lost := aeOrphan(t, r, path, "an ORIG_HEAD written during the removal")
 	future := aeOrphan(t, r, path, "a FUTURE_HEAD written during the removal")
-	_, file := PlanNow(t, r, 0)
+	_, file := clitest.PlanNow(t, r, 0)
 
 	dir := t.TempDir()
-	cmd := exec.Command(failpointBin, "apply", file, "--json")
+	cmd := exec.Command(clitest.FailpointBin(), "apply", file, "--json")
 	cmd.Dir = r.Dir
 	cmd.Env = append(r.Env(), "CUSTODY_PAUSE=apply/after-remove", "CUSTODY_PAUSE_DIR="+dir)
 	var out bytes.Buffer
@@ -464,7 +465,7 @@ func TestAdminEntryMemberDuringRemoval(t *testing.T) {
 			_ = cmd.Wait()
 		}
 	})
-	WaitFile(t, filepath.Join(dir, "paused"), 60*time.Second)
+	clitest.WaitFile(t, filepath.Join(dir, "paused"), 60*time.Second)
 	if _, err := os.Lstat(path); err == nil {
 		t.Fatalf("the tree is still at %s at apply/after-remove", path)
 	}
@@ -478,8 +479,8 @@ func TestAdminEntryMemberDuringRemoval(t *testing.T) {
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
 	}
-	a := DecodeResult[steps.ApplyResult](t, Result{Stdout: out.String(), Code: cmd.ProcessState.ExitCode()}, "apply")
-	o := ApplyOutcome(t, a, id)
+	a := clitest.DecodeResult[steps.ApplyResult](t, clitest.Result{Stdout: out.String(), Code: cmd.ProcessState.ExitCode()}, "apply")
+	o := clitest.ApplyOutcome(t, a, id)
 	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != machine.CodeUnknownAdminFile ||
 		o.Refusal.Path != filepath.Join(w.admin(id), "FUTURE_HEAD") {
 		t.Fatalf("apply with FUTURE_HEAD written during the removal: %+v, want unknown-admin-file naming it", o)
@@ -487,7 +488,7 @@ func TestAdminEntryMemberDuringRemoval(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(w.admin(id), "FUTURE_HEAD")); err != nil {
 		t.Fatalf("the admin entry was dropped: %v", err)
 	}
-	if st := RecordState(t, r, id); st != "removing" {
+	if st := clitest.RecordState(t, r, id); st != "removing" {
 		t.Errorf("record %s is %q, want removing (its intent kept)", id, st)
 	}
 
@@ -496,11 +497,11 @@ func TestAdminEntryMemberDuringRemoval(t *testing.T) {
 		t.Fatalf("retry %q does not resume", retry)
 	}
 	paste := exec.Command("sh", "-c", retry)
-	paste.Dir, paste.Env = r.Dir, append(r.Env(), PathEnv(filepath.Dir(custodyBin)))
+	paste.Dir, paste.Env = r.Dir, append(r.Env(), clitest.PathEnv(filepath.Dir(clitest.Bin())))
 	if b, err := paste.CombinedOutput(); err != nil {
 		t.Fatalf("the retry %q failed: %v\n%s", retry, err, b)
 	}
-	AssertRemoved(t, r, id, path, true)
+	clitest.AssertRemoved(t, r, id, path, true)
 	aside := filepath.Join(r.Dir, ".git", "custody", "admin-files", id, "FUTURE_HEAD")
 	if b, err := os.ReadFile(aside); err != nil || string(b) != future+"\n" {
 		t.Errorf("FUTURE_HEAD moved aside = %q (%v), want %s", b, err, future)

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -53,8 +54,8 @@ func TestApplyRedTeamDirSwappedDuringCheck(t *testing.T) {
 // its removal, and returns its id, path, quarantine and the plan file.
 func rtBigTree(t *testing.T, name string) (r *fixtures.Repo, id, path, q, plan string) {
 	t.Helper()
-	r = InitRepo(t)
-	id, path = NewTree(t, r, name)
+	r = clitest.InitRepo(t)
+	id, path = clitest.NewTree(t, r, name)
 	r.WriteFile(path, "d/a.txt", "a\n")
 	r.WriteFile(path, "d/b.txt", "b\n")
 	for i := range 1500 {
@@ -62,8 +63,8 @@ func rtBigTree(t *testing.T, name string) (r *fixtures.Repo, id, path, q, plan s
 	}
 	r.CommitAll(path, "work")
 	r.Push(path, "pub/"+name)
-	Finish(t, r, id)
-	_, plan = PlanNow(t, r, 0)
+	clitest.Finish(t, r, id)
+	_, plan = clitest.PlanNow(t, r, 0)
 	return r, id, path, filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id), plan
 }
 
@@ -71,7 +72,7 @@ func rtBigTree(t *testing.T, name string) (r *fixtures.Repo, id, path, q, plan s
 // path/zz is opened while the tree is in quarantine q (the check is reading
 // zz/). act reports whether it did its work; rtDuringCheck returns apply's
 // result and skips the test when act never ran or did nothing.
-func rtDuringCheck(t *testing.T, r *fixtures.Repo, plan, path, q string, act func() bool) Result {
+func rtDuringCheck(t *testing.T, r *fixtures.Repo, plan, path, q string, act func() bool) clitest.Result {
 	t.Helper()
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
@@ -103,7 +104,7 @@ func rtDuringCheck(t *testing.T, r *fixtures.Repo, plan, path, q string, act fun
 			return
 		}
 	}()
-	res := Custody(t, r, "apply", plan, "--json")
+	res := clitest.Custody(t, r, "apply", plan, "--json")
 	stop.Store(true)
 	<-done
 	if !acted.Load() {
@@ -181,7 +182,7 @@ func TestApplyRedTeamEditDuringCheck(t *testing.T) {
 func TestApplyRedTeamWriteDuringDelete(t *testing.T) {
 	t.Parallel()
 	r, id, path, q, plan := rtBigTree(t, "writedel")
-	release, wait := Paused(t, r, "apply/during-delete", "apply", plan, "--json")
+	release, wait := clitest.Paused(t, r, "apply/during-delete", "apply", plan, "--json")
 	if err := os.WriteFile(filepath.Join(q, "d", "mine.txt"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

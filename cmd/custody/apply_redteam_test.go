@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -27,16 +28,16 @@ import (
 // the plan file.
 func rtTree(t *testing.T, name string) (r *fixtures.Repo, id, path, q, plan string) {
 	t.Helper()
-	r = InitRepo(t)
-	id, path = NewTree(t, r, name)
+	r = clitest.InitRepo(t)
+	id, path = clitest.NewTree(t, r, name)
 	r.WriteFile(path, name+".txt", "work of "+name+"\n")
 	r.WriteFile(path, "d/a.txt", "a of "+name+"\n")
 	r.WriteFile(path, "d/b.txt", "b of "+name+"\n")
 	r.CommitAll(path, "work of "+name)
 	r.Push(path, "pub/"+name)
-	Finish(t, r, id)
-	p, file := PlanNow(t, r, 0)
-	if it := PlanItem(t, p, id); it.Action != "remove" {
+	clitest.Finish(t, r, id)
+	p, file := clitest.PlanNow(t, r, 0)
+	if it := clitest.PlanItem(t, p, id); it.Action != "remove" {
 		t.Fatalf("%s: plan says %s (%+v), want remove", id, it.Action, it.Refusals)
 	}
 	return r, id, path, filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id), file
@@ -55,10 +56,10 @@ func rtWant(t *testing.T, file, want string) {
 // quarantine) and still registered with git.
 func rtKeptOrRemoved(t *testing.T, r *fixtures.Repo, id, path, q string) (removed bool) {
 	t.Helper()
-	st := RecordState(t, r, id)
+	st := clitest.RecordState(t, r, id)
 	_, perr := os.Lstat(path)
 	_, qerr := os.Lstat(q)
-	registered := slices.Contains(Registered(t, r), path)
+	registered := slices.Contains(clitest.Registered(t, r), path)
 	switch {
 	case st == "tombstoned":
 		if !errors.Is(perr, fs.ErrNotExist) || !errors.Is(qerr, fs.ErrNotExist) || registered {
@@ -78,12 +79,12 @@ func rtKeptOrRemoved(t *testing.T, r *fixtures.Repo, id, path, q string) (remove
 
 // rtRefused requires the apply result to refuse id (exit 3, a refusal with a
 // code and a message).
-func rtRefused(t *testing.T, res Result, id string) *machine.Refusal {
+func rtRefused(t *testing.T, res clitest.Result, id string) *machine.Refusal {
 	t.Helper()
 	if res.Code != exitPending {
 		t.Fatalf("apply: want exit %d, got\n%s", exitPending, res)
 	}
-	o := ApplyOutcome(t, qtApplyDecoded(t, res), id)
+	o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
 	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code == "" || o.Refusal.Message == "" {
 		t.Fatalf("apply %s: %+v, want a refusal that says why", id, o)
 	}
@@ -100,7 +101,7 @@ func TestApplyRedTeamQuarantineSwaps(t *testing.T) {
 	t.Run("dir-swapped-for-symlink", func(t *testing.T) {
 		t.Parallel()
 		r, id, path, q, plan := rtTree(t, "swapdir")
-		release, wait := Paused(t, r, "apply/after-quarantine", "apply", plan, "--json")
+		release, wait := clitest.Paused(t, r, "apply/after-quarantine", "apply", plan, "--json")
 		out := filepath.Join(r.Root, "outside-d")
 		if err := os.Rename(filepath.Join(q, "d"), out); err != nil {
 			t.Fatal(err)
@@ -117,7 +118,7 @@ func TestApplyRedTeamQuarantineSwaps(t *testing.T) {
 	t.Run("file-swapped-for-symlink-outside", func(t *testing.T) {
 		t.Parallel()
 		r, id, path, q, plan := rtTree(t, "swaplink")
-		release, wait := Paused(t, r, "apply/after-quarantine", "apply", plan, "--json")
+		release, wait := clitest.Paused(t, r, "apply/after-quarantine", "apply", plan, "--json")
 		out := filepath.Join(r.Root, "outside.txt")
 		r.WriteFile(r.Root, "outside.txt", "work of swaplink\n")
 		f := filepath.Join(q, "swaplink.txt")
@@ -140,7 +141,7 @@ func TestApplyRedTeamQuarantineSwaps(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			r, id, path, q, plan := rtTree(t, "swaphard")
-			release, wait := Paused(t, r, "apply/after-quarantine", "apply", plan, "--json")
+			release, wait := clitest.Paused(t, r, "apply/after-quarantine", "apply", plan, "--json")
 			content := "a person's own notes\n"
 			if same {
 				content = "work of swaphard\n"
@@ -169,7 +170,7 @@ func TestApplyRedTeamQuarantineSwaps(t *testing.T) {
 	t.Run("file-written-into-a-subdirectory", func(t *testing.T) {
 		t.Parallel()
 		r, id, path, q, plan := rtTree(t, "subwrite")
-		release, wait := Paused(t, r, "apply/after-quarantine", "apply", plan, "--json")
+		release, wait := clitest.Paused(t, r, "apply/after-quarantine", "apply", plan, "--json")
 		if err := os.WriteFile(filepath.Join(q, "d", "mine.txt"), []byte("mine\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +185,7 @@ func TestApplyRedTeamQuarantineSwaps(t *testing.T) {
 	t.Run("text-appended-to-the-git-file", func(t *testing.T) {
 		t.Parallel()
 		r, id, path, q, plan := rtTree(t, "gitfile")
-		release, wait := Paused(t, r, "apply/after-quarantine", "apply", plan, "--json")
+		release, wait := clitest.Paused(t, r, "apply/after-quarantine", "apply", plan, "--json")
 		g := filepath.Join(q, ".git")
 		b, err := os.ReadFile(g)
 		if err != nil {
@@ -217,11 +218,11 @@ func TestApplyRedTeamKilledMidDelete(t *testing.T) {
 	t.Run("file-written-into-a-subdirectory", func(t *testing.T) {
 		t.Parallel()
 		r, id, path, q, plan := rtTree(t, "killwrite")
-		MustBeKilled(t, r, "apply/during-delete", "apply", plan)
+		clitest.MustBeKilled(t, r, "apply/during-delete", "apply", plan)
 		if err := os.WriteFile(filepath.Join(q, "d", "mine.txt"), []byte("mine\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res := Custody(t, r, "resume", "--json")
+		res := clitest.Custody(t, r, "resume", "--json")
 		if res.Code == 0 {
 			t.Errorf("resume: exit 0 although a person's file is in the quarantine:\n%s", res)
 		}
@@ -230,14 +231,14 @@ func TestApplyRedTeamKilledMidDelete(t *testing.T) {
 		} else {
 			rtWant(t, filepath.Join(q, "d", "mine.txt"), "mine\n")
 		}
-		if st := RecordState(t, r, id); st == "tombstoned" {
+		if st := clitest.RecordState(t, r, id); st == "tombstoned" {
 			t.Errorf("%s tombstoned although a person's file was in it", id)
 		}
 	})
 	t.Run("dir-swapped-for-symlink", func(t *testing.T) {
 		t.Parallel()
 		r, id, path, q, plan := rtTree(t, "killswap")
-		MustBeKilled(t, r, "apply/during-delete", "apply", plan)
+		clitest.MustBeKilled(t, r, "apply/during-delete", "apply", plan)
 		out := filepath.Join(r.Root, "outside-d")
 		if err := os.Rename(filepath.Join(q, "d"), out); err != nil {
 			t.Fatal(err)
@@ -249,12 +250,12 @@ func TestApplyRedTeamKilledMidDelete(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		Custody(t, r, "resume", "--json")
+		clitest.Custody(t, r, "resume", "--json")
 		after, err := os.ReadDir(out)
 		if err != nil || len(after) != len(before) {
 			t.Errorf("resume deleted files outside the tree: %s held %d entries, now %d (%v)", out, len(before), len(after), err)
 		}
-		if st := RecordState(t, r, id); st == "tombstoned" {
+		if st := clitest.RecordState(t, r, id); st == "tombstoned" {
 			if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("%s tombstoned but %s: %v", id, path, err)
 			}
@@ -311,11 +312,11 @@ func TestApplyRedTeamOddRegistryEntries(t *testing.T) {
 			rtWriteAdmin(t, admin, "HEAD", "ref: refs/heads/custody/"+id+"\n")
 			c.edit(t, r, other, admin)
 			files := rtAdminFiles(t, admin)
-			res := Custody(t, r, "apply", plan, "--json")
+			res := clitest.Custody(t, r, "apply", plan, "--json")
 			if res.Code != 0 {
 				t.Fatalf("apply: want exit 0, got\n%s", res)
 			}
-			o := ApplyOutcome(t, qtApplyDecoded(t, res), id)
+			o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
 			if o.Outcome != "removed" {
 				t.Fatalf("apply %s: %+v, want removed", id, o)
 			}
@@ -391,11 +392,11 @@ func TestApplyRedTeamPackedBranch(t *testing.T) {
 				_, admin := rtOtherTree(t, r)
 				rtWriteAdmin(t, admin, "HEAD", "ref: refs/heads/custody/"+id+"\n")
 			}
-			res := Custody(t, r, "apply", plan, "--json")
+			res := clitest.Custody(t, r, "apply", plan, "--json")
 			if res.Code != 0 {
 				t.Fatalf("apply: want exit 0, got\n%s", res)
 			}
-			o := ApplyOutcome(t, qtApplyDecoded(t, res), id)
+			o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
 			if o.Outcome != "removed" || !rtKeptOrRemoved(t, r, id, path, q) {
 				t.Fatalf("apply %s: %+v, want removed", id, o)
 			}
@@ -432,7 +433,7 @@ func TestApplyRedTeamDuplicateAdminEntry(t *testing.T) {
 	rtWriteAdmin(t, dup, "gitdir", filepath.Join(path, ".git")+"\n")
 	rtWriteAdmin(t, dup, "commondir", "../..\n")
 	rtWriteAdmin(t, dup, "HEAD", lone+"\n")
-	res := Custody(t, r, "apply", plan, "--json")
+	res := clitest.Custody(t, r, "apply", plan, "--json")
 	ref := rtRefused(t, res, id)
 	if ref.Code != machine.CodeDuplicateAdminEntry || !strings.Contains(ref.Message, dup) || !strings.Contains(ref.Message, lone) || !strings.Contains(ref.Message, path) {
 		t.Fatalf("apply %s: %+v, want %s naming %s, its HEAD %s and %s", id, ref, machine.CodeDuplicateAdminEntry, dup, lone, path)
@@ -441,16 +442,16 @@ func TestApplyRedTeamDuplicateAdminEntry(t *testing.T) {
 		t.Errorf("the other entry's HEAD %s was dropped: %q, %v", lone, b, err)
 	}
 	rtWant(t, filepath.Join(path, "dup.txt"), "work of dup\n")
-	if st := RecordState(t, r, id); st != "finished" {
+	if st := clitest.RecordState(t, r, id); st != "finished" {
 		t.Errorf("%s is %s after the refusal, want finished (nothing was done)", id, st)
 	}
 	rtKeptOrRemoved(t, r, id, path, q)
 	// Resume has nothing to do: the refusal came before any intent.
-	if again := Custody(t, r, "resume", "--json"); again.Code != 0 {
+	if again := clitest.Custody(t, r, "resume", "--json"); again.Code != 0 {
 		t.Errorf("resume after the refusal: %s", again)
 	}
 	// The retry, pasted as printed.
-	if sh := RunBin(t, "sh", r, r.Dir, []string{PathEnv(filepath.Dir(custodyBin))}, "-c", ref.Retry); sh.Code != 0 && sh.Code != exitPending {
+	if sh := clitest.RunBin(t, "sh", r, r.Dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", ref.Retry); sh.Code != 0 && sh.Code != exitPending {
 		t.Fatalf("the retry %q failed:\n%s", ref.Retry, sh)
 	}
 	if got := strings.TrimSpace(r.Git("rev-parse", "refs/custody/stray/"+lone)); got != lone {
@@ -462,11 +463,11 @@ func TestApplyRedTeamDuplicateAdminEntry(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(r.Dir, ".git", "custody", "stray-entries", "dup-entry", "HEAD")); err != nil || strings.TrimSpace(string(b)) != lone {
 		t.Errorf("the entry moved aside lost its HEAD: %q, %v", b, err)
 	}
-	p, file := PlanNow(t, r, 0)
-	if it := PlanItem(t, p, id); it.Action != machine.ActionRemove {
+	p, file := clitest.PlanNow(t, r, 0)
+	if it := clitest.PlanItem(t, p, id); it.Action != machine.ActionRemove {
 		t.Fatalf("after the retry plan keeps %s: %+v", id, it.Refusals)
 	}
-	MustCustody(t, r, 0, "apply", file)
+	clitest.MustCustody(t, r, 0, "apply", file)
 	if !rtKeptOrRemoved(t, r, id, path, q) {
 		t.Errorf("%s was not removed after the retry", id)
 	}
@@ -485,7 +486,7 @@ func TestApplyRedTeamLockTakenLate(t *testing.T) {
 		t.Run(strings.TrimPrefix(point, "apply/"), func(t *testing.T) {
 			t.Parallel()
 			r, id, path, q, plan := rtTree(t, "lock")
-			release, wait := Paused(t, r, point, "apply", plan, "--json")
+			release, wait := clitest.Paused(t, r, point, "apply", plan, "--json")
 			lock := filepath.Join(r.Dir, ".git", "worktrees", id, "locked")
 			// git finds the entry by its path's suffix even while the tree
 			// is in quarantine.
@@ -513,12 +514,12 @@ func TestApplyRedTeamEnvWrittenAfterPlan(t *testing.T) {
 			t.Parallel()
 			r, id, path, q, plan := rtTree(t, "env")
 			line := "CUSTODY_PORT=4100\nDATABASE_URL=postgres://mine\n"
-			var res Result
+			var res clitest.Result
 			if point == "" {
 				r.WriteFile(path, ".env", line)
-				res = Custody(t, r, "apply", plan, "--json")
+				res = clitest.Custody(t, r, "apply", plan, "--json")
 			} else {
-				release, wait := Paused(t, r, point, "apply", plan, "--json")
+				release, wait := clitest.Paused(t, r, point, "apply", plan, "--json")
 				dir := path
 				if point == "apply/after-quarantine" {
 					dir = q
@@ -548,28 +549,28 @@ func TestApplyRedTeamDisposableWithdrawn(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
-			WriteTrusted(t, r, "[cleanup]\ndisposable = [\"/out/\"]\n")
+			r := clitest.InitRepo(t)
+			clitest.WriteTrusted(t, r, "[cleanup]\ndisposable = [\"/out/\"]\n")
 			var ids, paths []string
 			for _, n := range []string{"one", "two"} {
-				id, path := NewTree(t, r, n)
+				id, path := clitest.NewTree(t, r, n)
 				r.WriteFile(path, ".gitignore", "/out/\n")
 				r.CommitAll(path, "ignore out")
 				r.Push(path, "pub/"+n)
 				r.WriteFile(path, "out/report.html", "report of "+n+"\n")
-				Finish(t, r, id)
+				clitest.Finish(t, r, id)
 				ids, paths = append(ids, id), append(paths, path)
 			}
-			p, plan := PlanNow(t, r, 0)
+			p, plan := clitest.PlanNow(t, r, 0)
 			for _, id := range ids {
-				if it := PlanItem(t, p, id); it.Action != "remove" {
+				if it := clitest.PlanItem(t, p, id); it.Action != "remove" {
 					t.Fatalf("%s: %s (%+v), want remove", id, it.Action, it.Refusals)
 				}
 			}
-			release, wait := Paused(t, r, "apply/before-observe", "apply", plan, "--json")
+			release, wait := clitest.Paused(t, r, "apply/before-observe", "apply", plan, "--json")
 			r.WriteFile(r.Dir, "custody.toml", "[cleanup]\ndisposable = []\n")
 			if reapprove {
-				MustCustody(t, r, 0, "trust")
+				clitest.MustCustody(t, r, 0, "trust")
 			}
 			release()
 			res := wait()
@@ -579,7 +580,7 @@ func TestApplyRedTeamDisposableWithdrawn(t *testing.T) {
 			if first == ids[1] {
 				second, path = ids[0], paths[0]
 			}
-			o := ApplyOutcome(t, a, second)
+			o := clitest.ApplyOutcome(t, a, second)
 			if o.Outcome == "removed" {
 				t.Errorf("%s removed with out/ after its pattern was withdrawn: %+v", second, o)
 			} else {
@@ -615,13 +616,13 @@ func TestApplyRedTeamOwnEntrySpelling(t *testing.T) {
 				link = rel
 			}
 			rtWriteAdmin(t, admin, "gitdir", link+"\n")
-			res := Custody(t, r, "apply", plan, "--json")
+			res := clitest.Custody(t, r, "apply", plan, "--json")
 			if res.Code != 0 && res.Code != exitPending {
 				t.Fatalf("apply: want exit 0 or 3, got\n%s", res)
 			}
-			o := ApplyOutcome(t, qtApplyDecoded(t, res), id)
+			o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
 			t.Logf("apply %s: %s %+v", id, o.Outcome, o.Refusal)
-			removed := RecordState(t, r, id) == "tombstoned"
+			removed := clitest.RecordState(t, r, id) == "tombstoned"
 			if c != "relative" {
 				// git 2.39 reads a relative gitdir against its own cwd, so
 				// it no longer lists the tree at its path whatever custody
@@ -648,7 +649,7 @@ func TestApplyRedTeamMainCheckoutOnTheBranch(t *testing.T) {
 	r, id, path, q, plan := rtTree(t, "main")
 	tip := r.BranchTip("custody/" + id)
 	r.Git("symbolic-ref", "HEAD", "refs/heads/custody/"+id)
-	res := Custody(t, r, "apply", plan, "--json")
+	res := clitest.Custody(t, r, "apply", plan, "--json")
 	if res.Code != 0 {
 		t.Fatalf("apply: want exit 0, got\n%s", res)
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -46,11 +47,11 @@ func TestApplySharedScopeStillSeesChanges(t *testing.T) {
 
 	t.Run("changed-after-the-shared-read", func(t *testing.T) {
 		t.Parallel()
-		r, _, plan := PausedPlan(t, 2)
+		r, _, plan := clitest.PausedPlan(t, 2)
 		order := planItems(t, plan)
 		second := treeOf(t, r, order[1])
 		// Held at the first item's observation: the shared read is done.
-		release, wait := Paused(t, r, "apply/before-observe", "apply", plan, "--json")
+		release, wait := clitest.Paused(t, r, "apply/before-observe", "apply", plan, "--json")
 		if err := os.WriteFile(filepath.Join(second, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func TestApplySharedScopeStillSeesChanges(t *testing.T) {
 		if res.Code != exitPending {
 			t.Errorf("apply: want exit %d, got\n%s", exitPending, res)
 		}
-		got := WantOutcomes(t, "apply", res, order[:1], "removed")
+		got := clitest.WantOutcomes(t, "apply", res, order[:1], "removed")
 		if got[order[1]] != string(machine.OutcomeStale) {
 			t.Errorf("%s changed after apply began: %q, want stale\n%s", order[1], got[order[1]], res)
 		}
@@ -70,9 +71,9 @@ func TestApplySharedScopeStillSeesChanges(t *testing.T) {
 
 	t.Run("changed-after-the-intent", func(t *testing.T) {
 		t.Parallel()
-		r, ids, plan := PausedPlan(t, 1)
+		r, ids, plan := clitest.PausedPlan(t, 1)
 		tree := treeOf(t, r, ids[0])
-		release, wait := Paused(t, r, "apply/after-intent", "apply", plan, "--json")
+		release, wait := clitest.Paused(t, r, "apply/after-intent", "apply", plan, "--json")
 		if err := os.WriteFile(filepath.Join(tree, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +82,7 @@ func TestApplySharedScopeStillSeesChanges(t *testing.T) {
 		if res.Code != exitPending {
 			t.Errorf("apply: want exit %d, got\n%s", exitPending, res)
 		}
-		WantOutcomes(t, "apply", res, ids, string(machine.OutcomeStale))
+		clitest.WantOutcomes(t, "apply", res, ids, string(machine.OutcomeStale))
 		if b, err := os.ReadFile(filepath.Join(tree, "notes.txt")); err != nil || string(b) != "mine\n" {
 			t.Errorf("the person's file in %s: %q, %v", tree, b, err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -53,8 +54,8 @@ func withoutBelow(snap map[string]arEntry, dir string) map[string]arEntry {
 // other byte identical.
 func TestArchiveLeavesBuildOutputOut(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
-	id, wt := NewTree(t, r, "web")
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, wt := clitest.NewTree(t, r, "web")
 	r.WriteFile(wt, ".gitignore", "node_modules/\n")
 	r.WriteFile(wt, "package.json", `{"name":"web"}`+"\n")
 	r.WriteFile(wt, "package-lock.json", "{}\n")
@@ -63,7 +64,7 @@ func TestArchiveLeavesBuildOutputOut(t *testing.T) {
 	r.WriteFile(wt, "src/new.js", "console.log('only here')\n")
 	before := arSnapshot(t, wt)
 
-	res := CreateArchive(t, r, id)
+	res := clitest.CreateArchive(t, r, id)
 	m := arManifest(t, res.Dir)
 	want := []machine.DiscardedDir{{Path: "node_modules", Kind: machine.BuildNodeModules, Bytes: int64(len("module.exports = s => s\n") + len(`{"name":"left-pad"}`+"\n"))}}
 	if diff := cmp.Diff(want, m.BuildOutput); diff != "" {
@@ -77,20 +78,20 @@ func TestArchiveLeavesBuildOutputOut(t *testing.T) {
 		t.Fatalf("archive verify with node_modules left out: %+v", c)
 	}
 
-	MustCustody(t, r, 0, "finish", id)
+	clitest.MustCustody(t, r, 0, "finish", id)
 	plan := filepath.Join(r.Root, "plan.json")
-	it := PlanItem(t, PlanTo(t, r, plan, 0), id)
+	it := clitest.PlanItem(t, clitest.PlanTo(t, r, plan, 0), id)
 	if it.Action != machine.ActionRemove || it.Proof == nil || it.Proof.Kind != machine.ProofArchive || it.Proof.Ref != res.ID {
 		t.Fatalf("plan of the archived tree: %+v, want remove on proof archive %s", it, res.ID)
 	}
-	if o := ApplyOutcome(t, ApplyFile(t, r, plan, 0), id); o.Outcome != machine.OutcomeRemoved {
+	if o := clitest.ApplyOutcome(t, clitest.ApplyFile(t, r, plan, 0), id); o.Outcome != machine.OutcomeRemoved {
 		t.Fatalf("apply: %+v", o)
 	}
 	if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the tree is still there: %v", err)
 	}
 	dst := filepath.Join(t.TempDir(), "restored")
-	RunBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", res.ID, dst)
+	clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "restore", res.ID, dst)
 	got := arSnapshot(t, dst)
 	if _, ok := got["node_modules"]; ok {
 		t.Errorf("the restored tree holds node_modules, which the archive left out")
@@ -107,14 +108,14 @@ func TestArchiveLeavesBuildOutputOut(t *testing.T) {
 // makes the archive stale, naming node_modules.
 func TestArchiveUnrecordedBuildOutput(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
-	id, wt := NewTree(t, r, "web")
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, wt := clitest.NewTree(t, r, "web")
 	r.WriteFile(wt, "package.json", `{"name":"web"}`+"\n")
 	r.CommitAll(wt, "web app")
 	r.WriteFile(wt, "package-lock.json", "{}\n")
 	arNodeModules(t, r, wt)
 
-	res := CreateArchive(t, r, id)
+	res := clitest.CreateArchive(t, r, id)
 	if m := arManifest(t, res.Dir); len(m.BuildOutput) != 0 {
 		t.Fatalf("build_output %+v, want none: the lockfile is not tracked", m.BuildOutput)
 	}

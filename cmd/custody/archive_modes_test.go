@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -97,20 +98,20 @@ func amTree(t *testing.T, r *fixtures.Repo, wt string) {
 // restores did, and says so.
 func TestArchiveRestoreModes(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
-	id, wt := NewTree(t, r, "modes")
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, wt := clitest.NewTree(t, r, "modes")
 	amTree(t, r, wt)
-	a := CreateArchive(t, r, id)
+	a := clitest.CreateArchive(t, r, id)
 	body := mustRead(t, filepath.Join(a.Dir, machine.ArchiveManifestName))
-	ValidateSchema(t, "archive-manifest.json", "a manifest with modes", body)
+	clitest.ValidateSchema(t, "archive-manifest.json", "a manifest with modes", body)
 	m, ref := machine.ParseArchiveManifest(a.Dir, body)
 	if ref != nil || m.Modes == nil || m.Modes.Root != "0750" {
 		t.Fatalf("the manifest records modes %+v (%v), want them with root 0750", m.Modes, ref)
 	}
 
 	dst := filepath.Join(t.TempDir(), "restored")
-	res := RunBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", a.Dir, dst)
-	out := DecodeResult[steps.ArchiveRestored](t, res, "archive restore")
+	res := clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "restore", a.Dir, dst)
+	out := clitest.DecodeResult[steps.ArchiveRestored](t, res, "archive restore")
 	if out.Modes != steps.ModesAsCaptured || len(out.ModesNotKept) != 0 {
 		t.Errorf("restore = %+v, want modes as captured, none narrowed", out)
 	}
@@ -146,7 +147,7 @@ func TestArchiveRestoreModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst = filepath.Join(t.TempDir(), "old")
-	res = RunBin(t, custodyBin, r, r.Root, nil, "archive", "restore", a.Dir, dst)
+	res = clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "archive", "restore", a.Dir, dst)
 	if res.Code != 0 || !strings.Contains(res.Stdout, "records no permission bits (it was made before custody recorded them)") {
 		t.Fatalf("restore of an archive without modes: want exit 0 and a note that it records none\n%s", res)
 	}
@@ -172,8 +173,8 @@ func TestArchiveRestoreModes(t *testing.T) {
 // untouched.
 func TestArchiveRestoreRefusesLinkEscape(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
-	id, wt := NewTree(t, r, "escape")
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, wt := clitest.NewTree(t, r, "escape")
 	outside := filepath.Join(t.TempDir(), "elsewhere")
 	if err := os.MkdirAll(outside, 0o755); err != nil {
 		t.Fatal(err)
@@ -181,7 +182,7 @@ func TestArchiveRestoreRefusesLinkEscape(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(wt, "evil")); err != nil {
 		t.Fatal(err)
 	}
-	a := CreateArchive(t, r, id)
+	a := clitest.CreateArchive(t, r, id)
 	p := filepath.Join(a.Dir, machine.ArchiveManifestName)
 	var raw map[string]any
 	if err := json.Unmarshal(mustRead(t, p), &raw); err != nil {
@@ -193,7 +194,7 @@ func TestArchiveRestoreRefusesLinkEscape(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(t.TempDir(), "dst")
-	res := RunBin(t, custodyBin, r, r.Root, nil, "archive", "restore", a.Dir, dst)
+	res := clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "archive", "restore", a.Dir, dst)
 	want := "custody archive restore [archive-invalid]: archive " + a.ID + " in " + a.Dir +
 		` is refused, nothing was written: "evil/d" lies below "evil", a symbolic link; a restore writes only inside its target and through no symbolic link` + "\n" +
 		"\tto retry: custody archive verify '" + a.Dir + "'\n"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -25,7 +26,7 @@ import (
 // the tree as it was.
 func asStrippable(t *testing.T, r *fixtures.Repo) (steps.ArchiveCreated, map[string]arEntry) {
 	t.Helper()
-	id, wt := NewTree(t, r, "rusty")
+	id, wt := clitest.NewTree(t, r, "rusty")
 	r.WriteFile(wt, "Cargo.toml", "[package]\nname = \"rusty\"\n")
 	r.WriteFile(wt, "src/main.rs", "fn main() {}\n")
 	r.CommitAll(wt, "crate")
@@ -48,18 +49,18 @@ func asStrippable(t *testing.T, r *fixtures.Repo) (steps.ArchiveCreated, map[str
 	r.WriteFile(wt, "build/notes.txt", "a person's build notes\n")
 	r.WriteFile(wt, "notes.md", "only here\n")
 	before := arSnapshot(t, wt)
-	a := CreateArchive(t, r, id)
+	a := clitest.CreateArchive(t, r, id)
 	if m := arManifest(t, a.Dir); len(m.BuildOutput) != 0 || m.Status == nil {
 		t.Fatalf("the capture left out %+v and recorded status %+v; want nothing left out, the status recorded", m.BuildOutput, m.Status)
 	}
 	r.Git("worktree", "remove", "--force", wt)
-	WriteTrusted(t, r, "[cleanup]\ndisposable = [\"/coverage/\", \"*.log\"]\n")
+	clitest.WriteTrusted(t, r, "[cleanup]\ndisposable = [\"/coverage/\", \"*.log\"]\n")
 	return a, before
 }
 
 func asStrip(t *testing.T, r *fixtures.Repo, want int, args ...string) steps.ArchiveStripResult {
 	t.Helper()
-	return DecodeResult[steps.ArchiveStripResult](t, MustCustody(t, r, want, append([]string{"--json", "archive", "prune", "--strip-build-output"}, args...)...), "archive prune")
+	return clitest.DecodeResult[steps.ArchiveStripResult](t, clitest.MustCustody(t, r, want, append([]string{"--json", "archive", "prune", "--strip-build-output"}, args...)...), "archive prune")
 }
 
 // asStripped checks the archive a after a strip: its patch without the
@@ -91,7 +92,7 @@ func asStripped(t *testing.T, r *fixtures.Repo, a steps.ArchiveCreated, before m
 		t.Errorf("archive verify after the strip: %+v, want finished, no problems", c)
 	}
 	dst := filepath.Join(t.TempDir(), "restored")
-	MustCustody(t, r, 0, "archive", "restore", a.ID, dst)
+	clitest.MustCustody(t, r, 0, "archive", "restore", a.ID, dst)
 	exp := before
 	for _, d := range want {
 		exp = withoutBelow(exp, filepath.FromSlash(d.Path))
@@ -108,11 +109,11 @@ func asStripped(t *testing.T, r *fixtures.Repo, a steps.ArchiveCreated, before m
 // nothing.
 func TestArchiveStripBuildOutput(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
 	a, before := asStrippable(t, r)
-	id, wt := NewTree(t, r, "present")
+	id, wt := clitest.NewTree(t, r, "present")
 	r.Commit(wt, "a.txt", "one\n")
-	present := CreateArchive(t, r, id)
+	present := clitest.CreateArchive(t, r, id)
 	patchBefore := mustRead(t, filepath.Join(a.Dir, machine.ArchivePatchName))
 
 	res := asStrip(t, r, 0)
@@ -163,13 +164,13 @@ func TestArchiveStripCrash(t *testing.T) {
 		}
 		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
 			t.Parallel()
-			r := InitSpacedRepo(t, fixtures.Options{})
+			r := clitest.InitSpacedRepo(t, fixtures.Options{})
 			a, before := asStrippable(t, r)
-			killed := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "prune", "--strip-build-output", "--apply", a.ID)
+			killed := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "prune", "--strip-build-output", "--apply", a.ID)
 			if killed.Code != -1 {
 				t.Fatalf("strip was not killed at %s:\n%s", point, killed)
 			}
-			rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 0, "--json", "resume"), "resume")
+			rs := clitest.DecodeResult[steps.ResumeResult](t, clitest.MustCustody(t, r, 0, "--json", "resume"), "resume")
 			if len(rs.Items) != 1 || (rs.Items[0].Outcome != machine.OutcomeRelocated && rs.Items[0].Outcome != machine.OutcomeSteppedBack) {
 				t.Fatalf("resume after %s: %+v", point, rs.Items)
 			}
@@ -180,7 +181,7 @@ func TestArchiveStripCrash(t *testing.T) {
 				asStrip(t, r, 0, "--apply", a.ID)
 			}
 			asStripped(t, r, a, before)
-			if rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
+			if rs := clitest.DecodeResult[steps.ResumeResult](t, clitest.MustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
 				t.Errorf("a second resume still found work: %+v", rs.Items)
 			}
 		})
@@ -192,10 +193,10 @@ func TestArchiveStripCrash(t *testing.T) {
 // resume (archive-digest-mismatch): the patch stays as it was.
 func TestArchiveStripRefusesChangedManifest(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
 	a, _ := asStrippable(t, r)
 	patch := mustRead(t, filepath.Join(a.Dir, machine.ArchivePatchName))
-	killed := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=archive/strip-after-scratch"}, "archive", "prune", "--strip-build-output", "--apply", a.ID)
+	killed := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, []string{"CUSTODY_FAILPOINT=archive/strip-after-scratch"}, "archive", "prune", "--strip-build-output", "--apply", a.ID)
 	if killed.Code != -1 {
 		t.Fatalf("strip was not killed:\n%s", killed)
 	}
@@ -204,7 +205,7 @@ func TestArchiveStripRefusesChangedManifest(t *testing.T) {
 	if err := os.WriteFile(p, []byte(changed), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 3, "--json", "resume"), "resume")
+	rs := clitest.DecodeResult[steps.ResumeResult](t, clitest.MustCustody(t, r, 3, "--json", "resume"), "resume")
 	if len(rs.Items) != 1 || rs.Items[0].Refusal == nil || rs.Items[0].Refusal.Code != machine.CodeArchiveDigestMismatch {
 		t.Fatalf("resume after the manifest changed: %+v, want archive-digest-mismatch", rs.Items)
 	}
@@ -223,7 +224,7 @@ func TestArchiveStripRefusesChangedManifest(t *testing.T) {
 // nothing, and a restore gives every byte back.
 func TestArchiveStripKeepsWhatTheTreeKeeps(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
 	type tree struct {
 		id, wt string
 		keep   []string
@@ -231,7 +232,7 @@ func TestArchiveStripKeepsWhatTheTreeKeeps(t *testing.T) {
 	}
 	var trees []*tree
 	add := func(name string, build func(wt string), keep ...string) {
-		id, wt := NewTree(t, r, name)
+		id, wt := clitest.NewTree(t, r, name)
 		build(wt)
 		trees = append(trees, &tree{id: id, wt: wt, keep: keep, before: arSnapshot(t, wt)})
 	}
@@ -255,16 +256,16 @@ func TestArchiveStripKeepsWhatTheTreeKeeps(t *testing.T) {
 		r.GitIn(wt, "add", "-f", "target/NOTES.md")
 	}, "target/.rustc_info.json", "target/NOTES.md")
 	for _, tr := range trees {
-		MustCustody(t, r, 0, "finish", tr.id)
+		clitest.MustCustody(t, r, 0, "finish", tr.id)
 	}
-	plan := PlanTo(t, r, filepath.Join(r.Root, "plan.json"), 0)
+	plan := clitest.PlanTo(t, r, filepath.Join(r.Root, "plan.json"), 0)
 	archives := map[string]*tree{}
 	for _, tr := range trees {
-		it := PlanItem(t, plan, tr.id)
+		it := clitest.PlanItem(t, plan, tr.id)
 		if it.Action != machine.ActionKeep || len(it.Discarded) != 0 {
 			t.Errorf("%s on disk: %s, discarding %+v; want it kept, discarding nothing", tr.id, it.Action, it.Discarded)
 		}
-		a := CreateArchive(t, r, tr.id)
+		a := clitest.CreateArchive(t, r, tr.id)
 		m := arManifest(t, a.Dir)
 		if len(m.BuildOutput) != 0 {
 			t.Errorf("%s: the archive left out %+v; the tree on disk discards nothing", tr.id, m.BuildOutput)
@@ -290,7 +291,7 @@ func TestArchiveStripKeepsWhatTheTreeKeeps(t *testing.T) {
 			t.Errorf("strip --apply of %s (%s): %+v, want already-done", aid, tr.id, it)
 		}
 		dst := filepath.Join(t.TempDir(), "restored")
-		MustCustody(t, r, 0, "archive", "restore", aid, dst)
+		clitest.MustCustody(t, r, 0, "archive", "restore", aid, dst)
 		if diff := cmp.Diff(tr.before, arSnapshot(t, dst)); diff != "" {
 			t.Errorf("%s restored (-archived +restored):\n%s", tr.id, diff)
 		}

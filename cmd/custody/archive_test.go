@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
@@ -128,12 +129,6 @@ func arSnapshot(t *testing.T, dir string) map[string]arEntry {
 	return out
 }
 
-// CreateArchive archives id and returns what create printed.
-func CreateArchive(t *testing.T, r *fixtures.Repo, id string) steps.ArchiveCreated {
-	t.Helper()
-	return DecodeResult[steps.ArchiveCreated](t, MustCustody(t, r, 0, "--json", "archive", "create", id), "archive create")
-}
-
 func arObjects(t *testing.T, r *fixtures.Repo) string {
 	t.Helper()
 	out := r.Git("count-objects", "-v")
@@ -153,8 +148,8 @@ func arObjects(t *testing.T, r *fixtures.Repo) string {
 // whole repository are deleted.
 func TestArchiveRoundTrip(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
-	id, wt := NewTree(t, r, "spike")
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, wt := clitest.NewTree(t, r, "spike")
 	arEveryKind(t, r, wt)
 	before := arSnapshot(t, wt)
 
@@ -165,7 +160,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	res := CreateArchive(t, r, id)
+	res := clitest.CreateArchive(t, r, id)
 	if len(res.Commits) != 3 || !slices.Equal(res.Nested, []string{"vendor/nested"}) {
 		t.Fatalf("archive create = %+v, want 3 commits and vendor/nested", res)
 	}
@@ -196,7 +191,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	restore := func(name string) string {
 		t.Helper()
 		dst := filepath.Join(t.TempDir(), name)
-		out := DecodeResult[steps.ArchiveRestored](t, RunBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", res.Dir, dst), "archive restore")
+		out := clitest.DecodeResult[steps.ArchiveRestored](t, clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "restore", res.Dir, dst), "archive restore")
 		if out.Head != head || out.Files == 0 || out.Nested != 1 {
 			t.Fatalf("restore = %+v, want HEAD %s with files and one nested repository", out, head)
 		}
@@ -220,13 +215,13 @@ func TestArchiveRoundTrip(t *testing.T) {
 	if err := os.RemoveAll(r.Dir); err != nil {
 		t.Fatal(err)
 	}
-	if rs := RunBin(t, custodyBin, r, r.Root, nil, "archive", "list"); rs.Code != 0 || !strings.Contains(rs.Stdout, res.ID) {
+	if rs := clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "archive", "list"); rs.Code != 0 || !strings.Contains(rs.Stdout, res.ID) {
 		t.Errorf("archive list without the repository:\n%s", rs)
 	}
 	// Verified without any repository: the digests hold; the pack check
 	// says it could not run (no repository holds what the bundle stands on).
-	vr := RunBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "verify", res.Dir)
-	if c := DecodeResult[steps.ArchiveCheck](t, vr, "archive verify"); vr.Code != 0 || len(c.Problems) != 0 || !strings.HasPrefix(c.Pack, "not checked: ") || c.Fresh != "" {
+	vr := clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "verify", res.Dir)
+	if c := clitest.DecodeResult[steps.ArchiveCheck](t, vr, "archive verify"); vr.Code != 0 || len(c.Problems) != 0 || !strings.HasPrefix(c.Pack, "not checked: ") || c.Fresh != "" {
 		t.Errorf("archive verify without the repository: %+v\n%s", c, vr)
 	}
 	dst = restore("after-the-repository-is-gone")
@@ -242,18 +237,18 @@ func TestArchiveRoundTrip(t *testing.T) {
 // and the archive.
 func arArchived(t *testing.T) (*fixtures.Repo, string, steps.ArchiveCreated) {
 	t.Helper()
-	r := InitSpacedRepo(t, fixtures.Options{})
-	id, wt := NewTree(t, r, "spike")
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, wt := clitest.NewTree(t, r, "spike")
 	r.Commit(wt, "a.txt", "one\n")
 	r.Commit(wt, "b.txt", "two\n")
 	r.WriteFile(wt, "untracked.txt", "only here\n")
-	return r, wt, CreateArchive(t, r, id)
+	return r, wt, clitest.CreateArchive(t, r, id)
 }
 
 func arVerify(t *testing.T, r *fixtures.Repo, ref string) steps.ArchiveCheck {
 	t.Helper()
-	res := Custody(t, r, "--json", "archive", "verify", ref)
-	return DecodeResult[steps.ArchiveCheck](t, res, "archive verify")
+	res := clitest.Custody(t, r, "--json", "archive", "verify", ref)
+	return clitest.DecodeResult[steps.ArchiveCheck](t, res, "archive verify")
 }
 
 func arCodes(c steps.ArchiveCheck) []string {
@@ -346,16 +341,16 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 				t.Fatalf("the fresh archive does not verify: %+v", c)
 			}
 			ref := tt.damage(t, r, wt, a)
-			res := Custody(t, r, "--json", "archive", "verify", ref)
+			res := clitest.Custody(t, r, "--json", "archive", "verify", ref)
 			if res.Code != 3 {
 				t.Fatalf("verify of a damaged archive: want exit 3\n%s", res)
 			}
-			c := DecodeResult[steps.ArchiveCheck](t, res, "archive verify")
+			c := clitest.DecodeResult[steps.ArchiveCheck](t, res, "archive verify")
 			if codes := arCodes(c); len(codes) == 0 || codes[0] != string(tt.code) {
 				t.Errorf("verify = %v, want %s first: %+v", codes, tt.code, c.Problems)
 			}
 			// A damaged archive is never restored.
-			if rs := Custody(t, r, "archive", "restore", a.Dir, filepath.Join(t.TempDir(), "dst")); rs.Code == 0 && tt.code != machine.CodeArchiveStale {
+			if rs := clitest.Custody(t, r, "archive", "restore", a.Dir, filepath.Join(t.TempDir(), "dst")); rs.Code == 0 && tt.code != machine.CodeArchiveStale {
 				t.Errorf("restore of a damaged archive succeeded:\n%s", rs)
 			}
 		})
@@ -414,13 +409,13 @@ func mustRead(t *testing.T, p string) []byte {
 // written.
 func TestArchiveCreateRefusesUnsupported(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
-	id, wt := NewTree(t, r, "fifo")
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, wt := clitest.NewTree(t, r, "fifo")
 	if err := syscall.Mkfifo(filepath.Join(wt, "pipe"), 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	res := Custody(t, r, "--json", "archive", "create", id)
-	if e := DecodeError(t, res); e.Code != string(machine.CodeArchiveUnsupported) || e.Path != filepath.Join(wt, "pipe") {
+	res := clitest.Custody(t, r, "--json", "archive", "create", id)
+	if e := clitest.DecodeError(t, res); e.Code != string(machine.CodeArchiveUnsupported) || e.Path != filepath.Join(wt, "pipe") {
 		t.Errorf("archive create with a fifo: %+v, want archive-unsupported at the fifo", e)
 	}
 	if ents, _ := os.ReadDir(filepath.Join(r.Home, ".local", "share", "custody", "archives")); len(ents) > 0 {
@@ -443,22 +438,22 @@ func TestArchiveCrash(t *testing.T) {
 		}
 		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
 			t.Parallel()
-			r := InitSpacedRepo(t, fixtures.Options{})
-			id, wt := NewTree(t, r, "crash")
+			r := clitest.InitSpacedRepo(t, fixtures.Options{})
+			id, wt := clitest.NewTree(t, r, "crash")
 			r.Commit(wt, "a.txt", "one\n")
 			r.WriteFile(wt, "untracked.txt", "only here\n")
-			res := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "create", id)
+			res := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "create", id)
 			if res.Code != -1 {
 				t.Fatalf("the capture was not killed at %s:\n%s", point, res)
 			}
 			root := filepath.Join(r.Home, ".local", "share", "custody", "archives")
-			rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 0, "--json", "resume"), "resume")
+			rs := clitest.DecodeResult[steps.ResumeResult](t, clitest.MustCustody(t, r, 0, "--json", "resume"), "resume")
 			sealed := point == "archive/after-rename" || point == "archive/before-seal"
 			want := map[bool]machine.Outcome{true: machine.OutcomeActivated, false: machine.OutcomeDiscarded}[sealed]
 			if len(rs.Items) != 1 || rs.Items[0].Kind != machine.KindArchive || rs.Items[0].Outcome != want {
 				t.Errorf("resume after %s = %+v, want one archive %s", point, rs.Items, want)
 			}
-			list := DecodeResult[archiveListResult](t, MustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
+			list := clitest.DecodeResult[archiveListResult](t, clitest.MustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
 			if sealed != (len(list.Archives) == 1) {
 				t.Errorf("after %s and resume: archives %+v, want sealed=%v", point, list.Archives, sealed)
 			}
@@ -471,10 +466,10 @@ func TestArchiveCrash(t *testing.T) {
 					}
 				}
 			}
-			if rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
+			if rs := clitest.DecodeResult[steps.ResumeResult](t, clitest.MustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
 				t.Errorf("a second resume still found work: %+v", rs.Items)
 			}
-			CreateArchive(t, r, id)
+			clitest.CreateArchive(t, r, id)
 		})
 	}
 }
@@ -483,11 +478,11 @@ func TestArchiveCrash(t *testing.T) {
 // the archive verifies and names the record, its path and HEAD.
 func TestFinishArchive(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
-	id, wt := NewTree(t, r, "spike")
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, wt := clitest.NewTree(t, r, "spike")
 	r.Commit(wt, "a.txt", "one\n")
 	r.WriteFile(wt, "notes.txt", "only here\n")
-	res := DecodeResult[finishArchiveResult](t, MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
+	res := clitest.DecodeResult[finishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
 	if len(res.Items) != 1 || res.Items[0].State != machine.StateFinished || len(res.Archives) != 1 || res.Archives[0].Record != id ||
 		res.Archives[0].Path != wt || res.Archives[0].Head != r.Head(wt) || len(res.Archives[0].Commits) != 1 {
 		t.Fatalf("finish --archive = %+v", res)
@@ -495,11 +490,11 @@ func TestFinishArchive(t *testing.T) {
 	if c := arVerify(t, r, res.Archives[0].ID); len(c.Problems) != 0 || c.Record != id || c.Fresh != "equal" {
 		t.Errorf("verify after finish --archive: %+v", c)
 	}
-	if got := ListRecord(t, r, id).State; got != machine.StateFinished {
+	if got := clitest.ListRecord(t, r, id).State; got != machine.StateFinished {
 		t.Errorf("record %s is %s, want finished", id, got)
 	}
 	// show names the archive that covers the tree.
-	if v := ShowRecord(t, r, id).Verdict; v == nil || v.Action != machine.ActionRemove || v.Proof == nil ||
+	if v := clitest.ShowRecord(t, r, id).Verdict; v == nil || v.Action != machine.ActionRemove || v.Proof == nil ||
 		v.Proof.Kind != machine.ProofArchive || v.Proof.Ref != res.Archives[0].ID {
 		t.Errorf("show after finish --archive: verdict %+v, want removable on archive %s", v, res.Archives[0].ID)
 	}
@@ -549,13 +544,13 @@ func TestArchiveProof(t *testing.T) {
 // added after the archive keeps the tree [archive-stale].
 func TestArchiveBackedRemoval(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
-	id, wt := NewTree(t, r, "spike")
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, wt := clitest.NewTree(t, r, "spike")
 	arEveryKind(t, r, wt)
 	r.GitIn(wt, "reset", "-q") // staged content is never archived away: unstage it
 	before := arSnapshot(t, wt)
 	head := r.Head(wt)
-	res := DecodeResult[finishArchiveResult](t, MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
+	res := clitest.DecodeResult[finishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
 	if len(res.Archives) != 1 {
 		t.Fatalf("finish --archive = %+v", res)
 	}
@@ -564,8 +559,8 @@ func TestArchiveBackedRemoval(t *testing.T) {
 	// A file added after the archive: kept, and the archive says why.
 	r.WriteFile(wt, "later.txt", "after the capture\n")
 	plan := filepath.Join(r.Root, "stale.json")
-	p := PlanTo(t, r, plan, 0) // a kept tree is the plan's result
-	if it := PlanItem(t, p, id); it.Action != machine.ActionKeep || !HasCode(it.Refusals, string(machine.CodeArchiveStale)) {
+	p := clitest.PlanTo(t, r, plan, 0) // a kept tree is the plan's result
+	if it := clitest.PlanItem(t, p, id); it.Action != machine.ActionKeep || !clitest.HasCode(it.Refusals, string(machine.CodeArchiveStale)) {
 		t.Fatalf("plan with a file added after the archive: %+v, want kept with archive-stale", it)
 	}
 	if err := os.Remove(filepath.Join(wt, "later.txt")); err != nil {
@@ -573,13 +568,13 @@ func TestArchiveBackedRemoval(t *testing.T) {
 	}
 
 	plan = filepath.Join(r.Root, "plan.json")
-	p = PlanTo(t, r, plan, 0)
-	it := PlanItem(t, p, id)
+	p = clitest.PlanTo(t, r, plan, 0)
+	it := clitest.PlanItem(t, p, id)
 	if it.Action != machine.ActionRemove || it.Proof == nil || it.Proof.Kind != machine.ProofArchive || it.Proof.Ref != a.ID {
 		t.Fatalf("plan of an archived tree: %+v, want remove on proof archive %s", it, a.ID)
 	}
-	out := ApplyFile(t, r, plan, 0)
-	if o := ApplyOutcome(t, out, id); o.Outcome != machine.OutcomeRemoved {
+	out := clitest.ApplyFile(t, r, plan, 0)
+	if o := clitest.ApplyOutcome(t, out, id); o.Outcome != machine.OutcomeRemoved {
 		t.Fatalf("apply: %+v", o)
 	}
 	if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
@@ -589,7 +584,7 @@ func TestArchiveBackedRemoval(t *testing.T) {
 		t.Errorf("the archive after its tree was removed: %+v, want finished (the sole copy), verifying", c)
 	}
 	dst := filepath.Join(t.TempDir(), "restored")
-	restored := DecodeResult[steps.ArchiveRestored](t, RunBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", a.ID, dst), "archive restore")
+	restored := clitest.DecodeResult[steps.ArchiveRestored](t, clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "restore", a.ID, dst), "archive restore")
 	if restored.Head != head {
 		t.Errorf("restored HEAD %s, want %s", restored.Head, head)
 	}
@@ -609,24 +604,24 @@ func TestArchiveBackedRemovalCrash(t *testing.T) {
 		}
 		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
 			t.Parallel()
-			r := InitSpacedRepo(t, fixtures.Options{})
-			id, wt := NewTree(t, r, "spike")
+			r := clitest.InitSpacedRepo(t, fixtures.Options{})
+			id, wt := clitest.NewTree(t, r, "spike")
 			r.Commit(wt, "a.txt", "one\n")
 			r.WriteFile(wt, "notes/untracked.md", "only here\n")
 			r.WriteFile(wt, "b.txt", "uncommitted\n")
 			r.NestedRepo(wt, "vendor/nested")
 			before := arSnapshot(t, wt)
-			res := DecodeResult[finishArchiveResult](t, MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
+			res := clitest.DecodeResult[finishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
 			plan := filepath.Join(r.Root, "plan.json")
-			if it := PlanItem(t, PlanTo(t, r, plan, 0), id); it.Action != machine.ActionRemove {
+			if it := clitest.PlanItem(t, clitest.PlanTo(t, r, plan, 0), id); it.Action != machine.ActionRemove {
 				t.Fatalf("plan: %+v", it)
 			}
-			killed := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "apply", plan)
+			killed := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "apply", plan)
 			if killed.Code != -1 {
 				t.Fatalf("apply was not killed at %s:\n%s", point, killed)
 			}
-			MustCustody(t, r, 0, "resume")
-			if got := ListRecord(t, r, id).State; got != machine.StateTombstoned {
+			clitest.MustCustody(t, r, 0, "resume")
+			if got := clitest.ListRecord(t, r, id).State; got != machine.StateTombstoned {
 				t.Fatalf("after %s and resume: %s is %s, want tombstoned", point, id, got)
 			}
 			if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
@@ -636,7 +631,7 @@ func TestArchiveBackedRemovalCrash(t *testing.T) {
 				t.Errorf("after %s and resume the archive is %s, want finished (the sole copy)", point, st)
 			}
 			dst := filepath.Join(t.TempDir(), "restored")
-			MustCustody(t, r, 0, "archive", "restore", res.Archives[0].ID, dst)
+			clitest.MustCustody(t, r, 0, "archive", "restore", res.Archives[0].ID, dst)
 			if diff := cmp.Diff(before, arSnapshot(t, dst)); diff != "" {
 				t.Errorf("restored after %s (-archived +restored):\n%s", point, diff)
 			}
@@ -648,12 +643,12 @@ func TestArchiveBackedRemovalCrash(t *testing.T) {
 // since, its tree clean when archived and removed since.
 func apPrunable(t *testing.T, r *fixtures.Repo, name string, edit func(wt string)) steps.ArchiveCreated {
 	t.Helper()
-	id, wt := NewTree(t, r, name)
+	id, wt := clitest.NewTree(t, r, name)
 	r.Commit(wt, "a.txt", "one\n")
 	if edit != nil {
 		edit(wt)
 	}
-	a := CreateArchive(t, r, id)
+	a := clitest.CreateArchive(t, r, id)
 	r.GitIn(wt, "push", "-q", "origin", "HEAD:refs/heads/"+name)
 	r.Git("worktree", "remove", "--force", wt)
 	return a
@@ -661,7 +656,7 @@ func apPrunable(t *testing.T, r *fixtures.Repo, name string, edit func(wt string
 
 func apPrune(t *testing.T, r *fixtures.Repo, want int, args ...string) steps.ArchivePruneResult {
 	t.Helper()
-	return DecodeResult[steps.ArchivePruneResult](t, MustCustody(t, r, want, append([]string{"--json", "archive", "prune"}, args...)...), "archive prune")
+	return clitest.DecodeResult[steps.ArchivePruneResult](t, clitest.MustCustody(t, r, want, append([]string{"--json", "archive", "prune"}, args...)...), "archive prune")
 }
 
 func apItem(t *testing.T, res steps.ArchivePruneResult, name string) steps.ArchivePruneItem {
@@ -682,17 +677,17 @@ func apItem(t *testing.T, res steps.ArchivePruneResult, name string) steps.Archi
 // that may go, its files, the manifest last, and the directory.
 func TestArchivePrune(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
 	keep := map[string]machine.Code{}
 	ok := apPrunable(t, r, "ok", nil)
 
-	id, wt := NewTree(t, r, "present")
+	id, wt := clitest.NewTree(t, r, "present")
 	r.Commit(wt, "a.txt", "one\n")
-	keep[CreateArchive(t, r, id).ID] = machine.CodeArchiveTreePresent
+	keep[clitest.CreateArchive(t, r, id).ID] = machine.CodeArchiveTreePresent
 
-	id, wt = NewTree(t, r, "unpushed")
+	id, wt = clitest.NewTree(t, r, "unpushed")
 	r.Commit(wt, "a.txt", "one\n")
-	keep[CreateArchive(t, r, id).ID] = machine.CodeUnpushedCommits
+	keep[clitest.CreateArchive(t, r, id).ID] = machine.CodeUnpushedCommits
 	r.Git("worktree", "remove", "--force", wt)
 
 	a := apPrunable(t, r, "extra", nil)
@@ -773,20 +768,20 @@ func TestArchivePruneCrash(t *testing.T) {
 		}
 		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
 			t.Parallel()
-			r := InitSpacedRepo(t, fixtures.Options{})
+			r := clitest.InitSpacedRepo(t, fixtures.Options{})
 			a := apPrunable(t, r, "ok", nil)
-			killed := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "prune", "--apply", a.ID)
+			killed := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "archive", "prune", "--apply", a.ID)
 			if killed.Code != -1 {
 				t.Fatalf("prune was not killed at %s:\n%s", point, killed)
 			}
-			rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 0, "--json", "resume"), "resume")
+			rs := clitest.DecodeResult[steps.ResumeResult](t, clitest.MustCustody(t, r, 0, "--json", "resume"), "resume")
 			if len(rs.Items) != 1 || rs.Items[0].Outcome != machine.OutcomeRemoved {
 				t.Errorf("resume after %s: %+v", point, rs.Items)
 			}
 			if _, err := os.Lstat(a.Dir); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("after %s and resume %s is still there: %v", point, a.Dir, err)
 			}
-			if rs := DecodeResult[steps.ResumeResult](t, MustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
+			if rs := clitest.DecodeResult[steps.ResumeResult](t, clitest.MustCustody(t, r, 0, "--json", "resume"), "resume"); len(rs.Items) != 0 {
 				t.Errorf("a second resume still found work: %+v", rs.Items)
 			}
 		})

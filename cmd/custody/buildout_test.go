@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/google/go-cmp/cmp"
@@ -160,7 +161,7 @@ func boCases() []boCase {
 // a topic branch.
 func boTree(t *testing.T, r *fixtures.Repo, c boCase) (id, path string) {
 	t.Helper()
-	id, path = NewTree(t, r, "bo")
+	id, path = clitest.NewTree(t, r, "bo")
 	for p, s := range c.tracked {
 		r.WriteFile(path, p, s)
 	}
@@ -183,12 +184,12 @@ func boTree(t *testing.T, r *fixtures.Repo, c boCase) (id, path string) {
 	}
 	if c.toml != "" {
 		if c.trusted {
-			WriteTrusted(t, r, c.toml)
+			clitest.WriteTrusted(t, r, c.toml)
 		} else {
 			r.WriteFile(r.Dir, "custody.toml", c.toml)
 		}
 	}
-	FinishAll(t, r, id)
+	clitest.FinishAll(t, r, id)
 	return id, path
 }
 
@@ -215,15 +216,15 @@ func TestBuildOutputPlanApply(t *testing.T) {
 	for _, c := range boCases() {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepoWith(t, fixtures.Options{})
+			r := clitest.InitRepoWith(t, fixtures.Options{})
 			id, path := boTree(t, r, c)
-			p, file := PlanAny(t, r)
-			it := PlanItem(t, p, id)
+			p, file := clitest.PlanAny(t, r)
+			it := clitest.PlanItem(t, p, id)
 			if c.keep != nil {
 				if it.Action != machine.ActionKeep || it.Refusal == nil {
 					t.Fatalf("plan does not keep %s: %+v", c.name, it)
 				}
-				if got := RefusalCodes(it.Refusals); !cmp.Equal(got, c.keep) {
+				if got := clitest.RefusalCodes(it.Refusals); !cmp.Equal(got, c.keep) {
 					t.Errorf("refusals %v, want %v (%s)", got, c.keep, it.Refusal.Message)
 				}
 				if !strings.Contains(it.Refusal.Message, c.mentions) {
@@ -232,9 +233,9 @@ func TestBuildOutputPlanApply(t *testing.T) {
 				if it.Discarded != nil {
 					t.Errorf("kept item lists discarded directories: %+v", it.Discarded)
 				}
-				before := SnapKept(r, id, path)
-				ApplyFile(t, r, file, 0)
-				AssertKept(t, r, id, path, before, before.refs)
+				before := clitest.SnapKept(r, id, path)
+				clitest.ApplyFile(t, r, file, 0)
+				clitest.AssertKept(t, r, id, path, before, before.Refs)
 				return
 			}
 			if it.Action != machine.ActionRemove {
@@ -248,11 +249,11 @@ func TestBuildOutputPlanApply(t *testing.T) {
 			if d := cmp.Diff(want, it.Discarded); d != "" {
 				t.Errorf("plan item's discarded directories (-want +got):\n%s", d)
 			}
-			a := ApplyFile(t, r, file, 0)
-			if o := ApplyOutcome(t, a, id); o.Outcome != "removed" {
+			a := clitest.ApplyFile(t, r, file, 0)
+			if o := clitest.ApplyOutcome(t, a, id); o.Outcome != "removed" {
 				t.Fatalf("apply: %+v", o)
 			}
-			AssertRemovedWithBranch(t, r, id, path)
+			clitest.AssertRemovedWithBranch(t, r, id, path)
 		})
 	}
 }
@@ -291,13 +292,13 @@ func TestBuildOutputQuarantineChanged(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepoWith(t, fixtures.Options{})
+			r := clitest.InitRepoWith(t, fixtures.Options{})
 			id, path := boTree(t, r, boCaseNamed(t, c.tree))
-			p, file := PlanAny(t, r)
-			if it := PlanItem(t, p, id); it.Action != machine.ActionRemove {
+			p, file := clitest.PlanAny(t, r)
+			if it := clitest.PlanItem(t, p, id); it.Action != machine.ActionRemove {
 				t.Fatalf("plan keeps %s: %+v", id, it.Refusals)
 			}
-			release, wait := Paused(t, r, c.point, "apply", file, "--json")
+			release, wait := clitest.Paused(t, r, c.point, "apply", file, "--json")
 			base := path
 			if c.point == "apply/after-quarantine" {
 				base = filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id)
@@ -314,7 +315,7 @@ func TestBuildOutputQuarantineChanged(t *testing.T) {
 			if res.Code != 3 {
 				t.Fatalf("apply: want exit 3, got\n%s", res)
 			}
-			o := ApplyOutcome(t, qtApplyDecoded(t, res), id)
+			o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
 			if o.Refusal == nil || o.Refusal.Code != machine.CodeQuarantineChanged || !strings.HasPrefix(o.Refusal.Path, filepath.Join(path, c.entry)) {
 				t.Fatalf("apply %s: %+v, want quarantine-changed naming %s", id, o, filepath.Join(path, c.entry))
 			}
@@ -328,7 +329,7 @@ func TestBuildOutputQuarantineChanged(t *testing.T) {
 					t.Errorf("build output %s after apply: %q, %v", p, b, err)
 				}
 			}
-			if st := RecordState(t, r, id); st != "finished" {
+			if st := clitest.RecordState(t, r, id); st != "finished" {
 				t.Errorf("record %s is %s, want finished (stepped back)", id, st)
 			}
 		})
@@ -340,15 +341,15 @@ func TestBuildOutputQuarantineChanged(t *testing.T) {
 // plan stale for that tree, and nothing of it is deleted.
 func TestBuildOutputStale(t *testing.T) {
 	t.Parallel()
-	r := InitRepoWith(t, fixtures.Options{})
+	r := clitest.InitRepoWith(t, fixtures.Options{})
 	id, path := boTree(t, r, boCaseNamed(t, "node"))
-	p, file := PlanAny(t, r)
-	if it := PlanItem(t, p, id); it.Action != machine.ActionRemove {
+	p, file := clitest.PlanAny(t, r)
+	if it := clitest.PlanItem(t, p, id); it.Action != machine.ActionRemove {
 		t.Fatalf("plan keeps %s: %+v", id, it.Refusals)
 	}
 	r.GitIn(filepath.Join(path, "node_modules", "left-pad"), "init", "-q")
-	a := Apply(t, r, file, 3)
-	if o := ApplyOutcome(t, a, id); o.Refusal == nil || o.Refusal.Code != machine.CodeStale {
+	a := clitest.Apply(t, r, file, 3)
+	if o := clitest.ApplyOutcome(t, a, id); o.Refusal == nil || o.Refusal.Code != machine.CodeStale {
 		t.Fatalf("apply: %+v, want stale", o)
 	}
 	if _, err := os.Lstat(filepath.Join(path, "node_modules", "left-pad", "index.js")); err != nil {
@@ -363,12 +364,12 @@ func TestBuildOutputCrashResume(t *testing.T) {
 	for _, point := range []string{"apply/after-quarantine", "apply/during-delete"} {
 		t.Run(strings.TrimPrefix(point, "apply/"), func(t *testing.T) {
 			t.Parallel()
-			r := InitRepoWith(t, fixtures.Options{})
+			r := clitest.InitRepoWith(t, fixtures.Options{})
 			id, path := boTree(t, r, boCaseNamed(t, "venv"))
-			_, file := PlanAny(t, r)
-			MustBeKilled(t, r, point, "apply", file)
-			MustCustody(t, r, 0, "resume")
-			AssertRemovedWithBranch(t, r, id, path)
+			_, file := clitest.PlanAny(t, r)
+			clitest.MustBeKilled(t, r, point, "apply", file)
+			clitest.MustCustody(t, r, 0, "resume")
+			clitest.AssertRemovedWithBranch(t, r, id, path)
 			if _, err := os.Lstat(filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id)); !os.IsNotExist(err) {
 				t.Errorf("quarantine left behind: %v", err)
 			}
@@ -419,19 +420,19 @@ func TestBuildOutputResumeFindsChange(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepoWith(t, fixtures.Options{})
+			r := clitest.InitRepoWith(t, fixtures.Options{})
 			id, path := boTree(t, r, boCaseNamed(t, "node"))
-			_, file := PlanAny(t, r)
-			MustBeKilled(t, r, "apply/after-quarantine", "apply", file)
+			_, file := clitest.PlanAny(t, r)
+			clitest.MustBeKilled(t, r, "apply/after-quarantine", "apply", file)
 			check := c.change(t, r, filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id))
-			res := Custody(t, r, "resume", "--json")
+			res := clitest.Custody(t, r, "resume", "--json")
 			if res.Code != 3 || !strings.Contains(res.Stdout, string(machine.CodeQuarantineChanged)) {
 				t.Fatalf("resume: want exit 3 with quarantine-changed, got\n%s", res)
 			}
 			if err := check(path); err != nil {
 				t.Errorf("after resume: %v", err)
 			}
-			if st := RecordState(t, r, id); st == "tombstoned" {
+			if st := clitest.RecordState(t, r, id); st == "tombstoned" {
 				t.Errorf("record %s tombstoned although its tree was moved back", id)
 			}
 		})
@@ -506,16 +507,16 @@ func TestBuildOutputRealTools(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepoWith(t, fixtures.Options{})
-			id, path := NewTree(t, r, "tool")
+			r := clitest.InitRepoWith(t, fixtures.Options{})
+			id, path := clitest.NewTree(t, r, "tool")
 			c.build(t, path)
 			// What the project tracks (manifests, lockfiles, sources) is
 			// committed and published; the output stays.
 			r.CommitAll(path, "project")
 			r.Push(path, "topic/"+id)
-			FinishAll(t, r, id)
-			p, file := PlanAny(t, r)
-			it := PlanItem(t, p, id)
+			clitest.FinishAll(t, r, id)
+			p, file := clitest.PlanAny(t, r)
+			it := clitest.PlanItem(t, p, id)
 			if it.Action != machine.ActionRemove {
 				t.Fatalf("plan keeps %s: %+v", c.name, it.Refusals)
 			}
@@ -530,11 +531,11 @@ func TestBuildOutputRealTools(t *testing.T) {
 			if d := cmp.Diff(c.want, got); d != "" {
 				t.Errorf("discarded (-want +got):\n%s", d)
 			}
-			a := ApplyFile(t, r, file, 0)
-			if o := ApplyOutcome(t, a, id); o.Outcome != "removed" {
+			a := clitest.ApplyFile(t, r, file, 0)
+			if o := clitest.ApplyOutcome(t, a, id); o.Outcome != "removed" {
 				t.Fatalf("apply: %+v", o)
 			}
-			AssertRemovedWithBranch(t, r, id, path)
+			clitest.AssertRemovedWithBranch(t, r, id, path)
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -22,7 +23,7 @@ import (
 // caAppTree makes a tree as the Codex app does: `git worktree add` of this
 // repository at $CODEX_HOME/worktrees/<hash>/<repository name>, outside
 // the repository and the managed root. branch "" makes it detached.
-func caAppTree(t *testing.T, w *World, hash, branch string) string {
+func caAppTree(t *testing.T, w *clitest.World, hash, branch string) string {
 	t.Helper()
 	path := filepath.Join(w.Ext, "codex-home", "worktrees", hash, filepath.Base(w.R.Dir))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -37,13 +38,13 @@ func caAppTree(t *testing.T, w *World, hash, branch string) string {
 }
 
 // caShow is custody show ID --json.
-func caShow(t *testing.T, w *World, id string) showResult {
+func caShow(t *testing.T, w *clitest.World, id string) showResult {
 	t.Helper()
-	return ShowRecord(t, w.R, id)
+	return clitest.ShowRecord(t, w.R, id)
 }
 
 // caLedger is the worktree's ledger entries as "id state handle".
-func caLedger(t *testing.T, w *World, id string) []string {
+func caLedger(t *testing.T, w *clitest.World, id string) []string {
 	t.Helper()
 	var out []string
 	for _, r := range w.Ledger(t, true) {
@@ -55,9 +56,9 @@ func caLedger(t *testing.T, w *World, id string) []string {
 }
 
 // caIntegrate writes environment.toml and returns its literal scripts.
-func caIntegrate(t *testing.T, w *World) (setup, cleanup string) {
+func caIntegrate(t *testing.T, w *clitest.World) (setup, cleanup string) {
 	t.Helper()
-	MustCustody(t, w.R, 0, "integrate", "codex")
+	clitest.MustCustody(t, w.R, 0, "integrate", "codex")
 	setup, cleanup = cxScripts(t, filepath.Join(w.R.Dir, ".codex", "environments", "environment.toml"))
 	if setup != steps.CodexSetupScript || cleanup != steps.CodexCleanupScript {
 		t.Fatalf("scripts written: setup %q cleanup %q", setup, cleanup)
@@ -73,7 +74,7 @@ func caIntegrate(t *testing.T, w *World) (setup, cleanup string) {
 // and its record stay.
 func TestCodexSetupAdoptsTheAppsTree(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", "")+ResourceDecl("cache", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", "")+clitest.ResourceDecl("cache", "", ""), fixtures.Options{})
 	setup, cleanup := caIntegrate(t, w)
 	tree := caAppTree(t, w, "a1b2", "")
 	id := filepath.Base(tree) // git's admin key
@@ -122,7 +123,7 @@ func TestCodexSetupAdoptsTheAppsTree(t *testing.T) {
 	if now := caShow(t, w, id).Record; now.Rev != rec.Rev || now.State != rec.State {
 		t.Errorf("the second setup changed the record: rev %d -> %d, %s -> %s", rec.Rev, now.Rev, rec.State, now.State)
 	}
-	if n := len(ListRecords(t, w.R, true)); n != 1 {
+	if n := len(clitest.ListRecords(t, w.R, true)); n != 1 {
 		t.Errorf("%d records after two setups, want 1", n)
 	}
 
@@ -151,7 +152,7 @@ func TestCodexSetupAdoptsTheAppsTree(t *testing.T) {
 // setup script adopts nothing and creates nothing: it ensures.
 func TestCodexSetupInACustodyTreeOnlyEnsures(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	setup, _ := caIntegrate(t, w)
 	made := w.New(t, "mine")
 	db := w.Handle(made.ID, "db")
@@ -165,7 +166,7 @@ func TestCodexSetupInACustodyTreeOnlyEnsures(t *testing.T) {
 	if after.Origin != machine.OriginCreated || after.Rev != before.Rev {
 		t.Errorf("setup changed the custody tree's record: %+v -> %+v", before, after)
 	}
-	if n := len(ListRecords(t, w.R, true)); n != 1 {
+	if n := len(clitest.ListRecords(t, w.R, true)); n != 1 {
 		t.Errorf("%d records, want 1", n)
 	}
 }
@@ -175,9 +176,9 @@ func TestCodexSetupInACustodyTreeOnlyEnsures(t *testing.T) {
 // refused with config-untrusted and exit 1; once approved, setup makes them.
 func TestCodexSetupRefusesUntrustedConfig(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, "", fixtures.Options{})
+	w := clitest.SetupResources(t, "", fixtures.Options{})
 	setup, _ := caIntegrate(t, w)
-	w.R.WriteFile(w.R.Dir, "custody.toml", w.Expand(ResourceDecl("db", "", "")))
+	w.R.WriteFile(w.R.Dir, "custody.toml", w.Expand(clitest.ResourceDecl("db", "", "")))
 	tree := caAppTree(t, w, "c3d4", "")
 	id := filepath.Base(tree)
 	sh := cxRun(t, w, tree, setup)
@@ -188,7 +189,7 @@ func TestCodexSetupRefusesUntrustedConfig(t *testing.T) {
 	if rec := caShow(t, w, id).Record; rec.Origin != machine.OriginAdopted {
 		t.Errorf("the tree was not adopted: %+v", rec)
 	}
-	MustCustody(t, w.R, 0, "trust")
+	clitest.MustCustody(t, w.R, 0, "trust")
 	if sh := cxRun(t, w, tree, setup); sh.Code != 0 {
 		t.Fatalf("setup once approved:\n%s", sh)
 	}
@@ -201,7 +202,7 @@ func TestCodexSetupRefusesUntrustedConfig(t *testing.T) {
 // stays; an app tree with an unpublished commit is kept.
 func TestCodexAdoptedTreeRetiredByPlan(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	setup, cleanup := caIntegrate(t, w)
 	done := caAppTree(t, w, "e5f6", "codex/done")
 	wip := caAppTree(t, w, "a7b8", "")
@@ -212,13 +213,13 @@ func TestCodexAdoptedTreeRetiredByPlan(t *testing.T) {
 	}
 	doneID := caShow(t, w, filepath.Base(done)).Record.ID
 	var wipID string
-	for _, r := range ListRecords(t, w.R, false) {
+	for _, r := range clitest.ListRecords(t, w.R, false) {
 		if r.Path == wip {
 			wipID = r.ID
 		}
 	}
 	if wipID == "" || wipID == doneID {
-		t.Fatalf("the second app tree has no record of its own: %+v", ListRecords(t, w.R, false))
+		t.Fatalf("the second app tree has no record of its own: %+v", clitest.ListRecords(t, w.R, false))
 	}
 	w.R.Commit(wip, "wip.txt", "not published\n")
 	tip := strings.TrimSpace(w.R.Git("rev-parse", "refs/heads/codex/done"))
@@ -227,19 +228,19 @@ func TestCodexAdoptedTreeRetiredByPlan(t *testing.T) {
 			t.Fatalf("cleanup in %s:\n%s", tree, sh)
 		}
 	}
-	MustCustody(t, w.R, 0, "finish", doneID, wipID)
-	plan, file := PlanNow(t, w.R, 0)
-	if it := PlanItem(t, plan, doneID); it.Action != machine.ActionRemove {
+	clitest.MustCustody(t, w.R, 0, "finish", doneID, wipID)
+	plan, file := clitest.PlanNow(t, w.R, 0)
+	if it := clitest.PlanItem(t, plan, doneID); it.Action != machine.ActionRemove {
 		t.Fatalf("plan of the published app tree: %+v", it)
 	}
-	if it := PlanItem(t, plan, wipID); it.Action != machine.ActionKeep {
+	if it := clitest.PlanItem(t, plan, wipID); it.Action != machine.ActionKeep {
 		t.Fatalf("plan of the app tree with an unpublished commit: %+v", it)
 	}
-	res := RunBin(t, custodyBin, w.R, w.R.Dir, nil, "apply", "--allow-external-retirement", file, "--json")
+	res := clitest.RunBin(t, clitest.Bin(), w.R, w.R.Dir, nil, "apply", "--allow-external-retirement", file, "--json")
 	if res.Code != 0 {
 		t.Fatalf("apply: %s", res)
 	}
-	if o := ApplyOutcome(t, DecodeResult[steps.ApplyResult](t, res, "apply"), doneID); o.Outcome != machine.OutcomeRemoved {
+	if o := clitest.ApplyOutcome(t, clitest.DecodeResult[steps.ApplyResult](t, res, "apply"), doneID); o.Outcome != machine.OutcomeRemoved {
 		t.Fatalf("apply of the published app tree: %+v", o)
 	}
 	if _, err := os.Lstat(done); !os.IsNotExist(err) {
@@ -260,17 +261,17 @@ func TestCodexAdoptedTreeRetiredByPlan(t *testing.T) {
 // resources.
 func TestCodexSetupAfterTheAppReusedAnAdminKey(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	setup, cleanup := caIntegrate(t, w)
 	first, key := caAppTreeUsed(t, w, setup, cleanup)
 	// The app removes the tree; a plan retires its record.
 	w.R.Git("worktree", "remove", first)
-	MustCustody(t, w.R, 0, "finish", key)
-	_, file := PlanNow(t, w.R, 0)
-	if res := RunBin(t, custodyBin, w.R, w.R.Dir, nil, "apply", "--allow-external-retirement", file); res.Code != 0 {
+	clitest.MustCustody(t, w.R, 0, "finish", key)
+	_, file := clitest.PlanNow(t, w.R, 0)
+	if res := clitest.RunBin(t, clitest.Bin(), w.R, w.R.Dir, nil, "apply", "--allow-external-retirement", file); res.Code != 0 {
 		t.Fatalf("apply: %s", res)
 	}
-	if st := ListRecord(t, w.R, key).State; st != machine.StateTombstoned {
+	if st := clitest.ListRecord(t, w.R, key).State; st != machine.StateTombstoned {
 		t.Fatalf("the first tree's record is %s, want tombstoned", st)
 	}
 
@@ -297,13 +298,13 @@ func TestCodexSetupAfterTheAppReusedAnAdminKey(t *testing.T) {
 // the rest made once, no intent left.
 func TestCodexSetupKilledAfterACreateIntent(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("a", "", "")+ResourceDecl("b", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("a", "", "")+clitest.ResourceDecl("b", "", ""), fixtures.Options{})
 	setup, _ := caIntegrate(t, w)
 	tree := caAppTree(t, w, "dead", "")
 	id := filepath.Base(tree)
 	ha, hb := w.Handle(id, "a"), w.Handle(id, "b")
-	RunBin(t, custodyBin, w.R, tree, nil, "adopt", "--if-needed")
-	res := RunBin(t, failpointBin, w.R, tree, []string{"CUSTODY_FAILPOINT=resource/after-create-intent"}, "resource", "ensure")
+	clitest.RunBin(t, clitest.Bin(), w.R, tree, nil, "adopt", "--if-needed")
+	res := clitest.RunBin(t, clitest.FailpointBin(), w.R, tree, []string{"CUSTODY_FAILPOINT=resource/after-create-intent"}, "resource", "ensure")
 	if res.Code != -1 {
 		t.Fatalf("resource ensure with the failpoint: want SIGKILL, got\n%s", res)
 	}
@@ -334,7 +335,7 @@ func TestCodexSetupKilledAfterACreateIntent(t *testing.T) {
 // destroys what was made.
 func TestCodexSetupRequiredResourceFails(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("a", "echo create @resource@ >> {EXT}/log; exit 7", "")+ResourceDecl("b", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("a", "echo create @resource@ >> {EXT}/log; exit 7", "")+clitest.ResourceDecl("b", "", ""), fixtures.Options{})
 	setup, _ := caIntegrate(t, w)
 	tree := caAppTree(t, w, "bad1", "")
 	id := filepath.Base(tree)
@@ -352,7 +353,7 @@ func TestCodexSetupRequiredResourceFails(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(tree, ".git")); err != nil {
 		t.Errorf("the app's tree was touched: %v", err)
 	}
-	out := DecodeResult[steps.EnsureResult](t, RunBin(t, custodyBin, w.R, tree, nil, "resource", "ensure", "--json"), "resource ensure")
+	out := clitest.DecodeResult[steps.EnsureResult](t, clitest.RunBin(t, clitest.Bin(), w.R, tree, nil, "resource", "ensure", "--json"), "resource ensure")
 	if len(out.Resources) != 1 || out.Resources[0].Refusal == nil {
 		t.Fatalf("ensure: %+v", out)
 	}
@@ -360,7 +361,7 @@ func TestCodexSetupRequiredResourceFails(t *testing.T) {
 	if want := "custody -C " + machine.QuoteArg(tree) + " teardown"; retry != want {
 		t.Fatalf("retry %q, want %q", retry, want)
 	}
-	if sh := RunBin(t, "sh", w.R, w.R.Dir, []string{PathEnv(filepath.Dir(custodyBin))}, "-c", retry); sh.Code != 0 {
+	if sh := clitest.RunBin(t, "sh", w.R, w.R.Dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", retry); sh.Code != 0 {
 		t.Fatalf("the retry %q:\n%s", retry, sh)
 	}
 	w.WantLog(t, "create "+ha, "destroy "+ha)
@@ -379,7 +380,7 @@ func TestCodexSetupRequiredResourceFails(t *testing.T) {
 // tree); plan settles it as gone, and the second tree stays untouched.
 func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	setup, cleanup := caIntegrate(t, w)
 	first, key := caAppTreeUsed(t, w, setup, cleanup)
 	w.R.Git("worktree", "remove", first)
@@ -392,7 +393,7 @@ func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
 	if id == "" || id == key {
 		t.Fatalf("the second tree's record id is %q, want a new id beside %s", id, key)
 	}
-	if st := ListRecord(t, w.R, key).State; st != machine.StateActive {
+	if st := clitest.ListRecord(t, w.R, key).State; st != machine.StateActive {
 		t.Fatalf("the first record is %s; adopting the second tree must leave it as it was", st)
 	}
 	// Setup again is already-done: the marker names the second record.
@@ -401,8 +402,8 @@ func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
 	}
 
 	// The first record, finished, is assessed as gone, never as moved.
-	MustCustody(t, w.R, 0, "finish", key)
-	plan, file := PlanNow(t, w.R, 0)
+	clitest.MustCustody(t, w.R, 0, "finish", key)
+	plan, file := clitest.PlanNow(t, w.R, 0)
 	var first1 *machine.PlanItem
 	for i := range plan.Items {
 		if plan.Items[i].ID == key {
@@ -420,16 +421,16 @@ func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
 	if first1.Action != machine.ActionSettle {
 		t.Fatalf("the first record (its commit is on origin) is %s, want settle: %+v", first1.Action, first1.Refusals)
 	}
-	if res := RunBin(t, custodyBin, w.R, w.R.Dir, nil, "apply", "--allow-external-retirement", file); res.Code != 0 {
+	if res := clitest.RunBin(t, clitest.Bin(), w.R, w.R.Dir, nil, "apply", "--allow-external-retirement", file); res.Code != 0 {
 		t.Fatalf("apply: %s", res)
 	}
-	if st := ListRecord(t, w.R, key).State; st != machine.StateTombstoned {
+	if st := clitest.ListRecord(t, w.R, key).State; st != machine.StateTombstoned {
 		t.Fatalf("the first record is %s, want tombstoned", st)
 	}
 	if fi, err := os.Stat(filepath.Join(second, ".git")); err != nil || fi.IsDir() {
 		t.Fatalf("the second tree was touched: %v", err)
 	}
-	if st := ListRecord(t, w.R, id).State; st != machine.StateActive {
+	if st := clitest.ListRecord(t, w.R, id).State; st != machine.StateActive {
 		t.Fatalf("the second record is %s, want active", st)
 	}
 	if !w.Exists(t, w.Handle(id, "db")) {
@@ -439,7 +440,7 @@ func TestCodexSetupWhileTheEarlierRecordLives(t *testing.T) {
 
 // caAppTreeUsed is an app tree that ran the setup and cleanup scripts,
 // and its admin key.
-func caAppTreeUsed(t *testing.T, w *World, setup, cleanup string) (path, key string) {
+func caAppTreeUsed(t *testing.T, w *clitest.World, setup, cleanup string) (path, key string) {
 	t.Helper()
 	path = caAppTree(t, w, "1111", "")
 	for _, s := range []string{setup, cleanup} {
@@ -452,7 +453,7 @@ func caAppTreeUsed(t *testing.T, w *World, setup, cleanup string) (path, key str
 
 // caAppTreeReusing is the app's next tree, to which git gave admin key key
 // of a tree it removed.
-func caAppTreeReusing(t *testing.T, w *World, key string) string {
+func caAppTreeReusing(t *testing.T, w *clitest.World, key string) string {
 	t.Helper()
 	second := caAppTree(t, w, "2222", "")
 	if got := strings.TrimSpace(w.R.GitIn(second, "rev-parse", "--git-dir")); filepath.Base(got) != key {
@@ -462,9 +463,9 @@ func caAppTreeReusing(t *testing.T, w *World, key string) string {
 }
 
 // caRecordAt is the id of the live record of the tree at path ("" if none).
-func caRecordAt(t *testing.T, w *World, path string) string {
+func caRecordAt(t *testing.T, w *clitest.World, path string) string {
 	t.Helper()
-	for _, r := range ListRecords(t, w.R, false) {
+	for _, r := range clitest.ListRecords(t, w.R, false) {
 		if r.Path == path {
 			return r.ID
 		}

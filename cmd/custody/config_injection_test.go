@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -64,8 +65,8 @@ func TestConfigInjectionCorpus(t *testing.T) {
 				c.key = "resources.db.timeout"
 			}
 			r.WriteFile(r.Dir, "custody.toml", body)
-			trust := Custody(t, r, "trust")
-			res := Custody(t, r, "new", "fix")
+			trust := clitest.Custody(t, r, "trust")
+			res := clitest.Custody(t, r, "new", "fix")
 			if _, err := os.Lstat(canary); err == nil {
 				t.Fatalf("a custody.toml value ran code (the canary exists):\n%s\n%s\n%s", body, trust, res)
 			}
@@ -85,7 +86,7 @@ func TestConfigInjectionCorpus(t *testing.T) {
 			if res.Code != 0 {
 				t.Fatalf("new with a hostile but valid value: want exit 0:\n%s\n%s", body, res)
 			}
-			recs := ListRecords(t, r, true)
+			recs := clitest.ListRecords(t, r, true)
 			if len(recs) != 1 {
 				t.Fatalf("records: %+v", recs)
 			}
@@ -110,10 +111,10 @@ func TestConfigInjectionCorpus(t *testing.T) {
 			if len(lines) < 5 || lines[0] != rec.Path || lines[1] != rec.Branch || lines[len(lines)-1] != rec.ID {
 				t.Errorf("the create saw %q, want the tree %q, branch %q, id %q as data", lines, rec.Path, rec.Branch, rec.ID)
 			}
-			MustCustody(t, r, 0, "finish", rec.ID)
+			clitest.MustCustody(t, r, 0, "finish", rec.ID)
 			plan := filepath.Join(r.Root, "plan.json")
-			Custody(t, r, "plan", "-o", plan)
-			Custody(t, r, "apply", plan)
+			clitest.Custody(t, r, "plan", "-o", plan)
+			clitest.Custody(t, r, "apply", plan)
 			if _, err := os.Lstat(canary); err == nil {
 				t.Fatalf("finish, plan or apply ran code from a custody.toml value")
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
@@ -25,7 +26,7 @@ func TestContentAccounting(t *testing.T) {
 	for _, c := range fixtures.ContentCases() {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepoWith(t, fixtures.Options{})
+			r := clitest.InitRepoWith(t, fixtures.Options{})
 			id, path := e2eMerged(t, r, "content", "topic/content")
 			okID, okPath := e2eMerged(t, r, "neighbour", "topic/neighbour")
 			c.Make(r, path)
@@ -33,22 +34,22 @@ func TestContentAccounting(t *testing.T) {
 				t.Fatalf("the case is not one git status is blind to; it reports:\n%s", st)
 			}
 			head := r.Head(path)
-			before := SnapKept(r, id, path)
+			before := clitest.SnapKept(r, id, path)
 
 			file := filepath.Join(r.Root, "p.json")
-			p := PlanTo(t, r, file, 0) // kept or not, a plan was made
+			p := clitest.PlanTo(t, r, file, 0) // kept or not, a plan was made
 
-			it := PlanItem(t, p, id)
+			it := clitest.PlanItem(t, p, id)
 			if c.Codes == nil {
 				if it.Action != "remove" {
 					t.Fatalf("clean tree: action %s, refusals %+v, want remove", it.Action, it.Refusals)
 				}
-				a := ApplyFile(t, r, file, 0)
+				a := clitest.ApplyFile(t, r, file, 0)
 				if len(a.Items) != 2 {
 					t.Errorf("apply acted on %+v, want both removed", a.Items)
 				}
-				AssertRemovedWithBranch(t, r, id, path)
-				AssertRemovedWithBranch(t, r, okID, okPath)
+				clitest.AssertRemovedWithBranch(t, r, id, path)
+				clitest.AssertRemovedWithBranch(t, r, okID, okPath)
 				if _, err := r.TryGitIn(r.Dir, "merge-base", "--is-ancestor", head, "refs/remotes/origin/content/"+filepath.Base(path)); err != nil {
 					if out, err := r.TryGitIn(r.Dir, "ls-remote", "origin", "refs/heads/content/"+filepath.Base(path)); err != nil || len(out) < 40 || out[:40] != head {
 						t.Errorf("the removed tree's HEAD %s is not on origin (%q, %v)", head, out, err)
@@ -56,7 +57,7 @@ func TestContentAccounting(t *testing.T) {
 				}
 				return
 			}
-			codes := RefusalCodes(it.Refusals)
+			codes := clitest.RefusalCodes(it.Refusals)
 			if it.Action != "keep" || !cmp.Equal(codes, c.Codes) {
 				t.Fatalf("action %s, refusals %v, want keep with %v: %+v", it.Action, codes, c.Codes, it.Refusals)
 			}
@@ -65,13 +66,13 @@ func TestContentAccounting(t *testing.T) {
 					t.Errorf("refusal %+v names no path or retry", rf)
 				}
 			}
-			a := ApplyFile(t, r, file, 0)
+			a := clitest.ApplyFile(t, r, file, 0)
 			if len(a.Items) != 1 || a.Items[0].ID != okID || a.Items[0].Outcome != "removed" {
 				t.Errorf("apply acted on %+v, want only %s removed", a.Items, okID)
 			}
-			AssertRemovedWithBranch(t, r, okID, okPath)
-			AssertKept(t, r, id, path, before, e2eDropRef(before.refs, "refs/heads/custody/"+okID))
-			if st := State(t, r, id); st != "finished" {
+			clitest.AssertRemovedWithBranch(t, r, okID, okPath)
+			clitest.AssertKept(t, r, id, path, before, e2eDropRef(before.Refs, "refs/heads/custody/"+okID))
+			if st := clitest.State(t, r, id); st != "finished" {
 				t.Errorf("kept record is %s, want finished", st)
 			}
 		})
@@ -86,11 +87,11 @@ func TestContentChangedAfterPlan(t *testing.T) {
 	for _, name := range []string{"README", "content.txt"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepoWith(t, fixtures.Options{})
+			r := clitest.InitRepoWith(t, fixtures.Options{})
 			id, path := e2eMerged(t, r, "content", "topic/content")
 			r.StatBlind(path, name)
 			file := filepath.Join(r.Root, "p.json")
-			if it := PlanItem(t, PlanTo(t, r, file, 0), id); it.Action != "remove" {
+			if it := clitest.PlanItem(t, clitest.PlanTo(t, r, file, 0), id); it.Action != "remove" {
 				t.Fatalf("clean tree: action %s, refusals %+v", it.Action, it.Refusals)
 			}
 			old, err := os.ReadFile(filepath.Join(path, name))
@@ -101,13 +102,13 @@ func TestContentChangedAfterPlan(t *testing.T) {
 			if st := r.GitIn(path, "status", "--porcelain", "--ignored", "--untracked-files=all"); st != "" {
 				t.Fatalf("git status is not blind to the rewrite:\n%s", st)
 			}
-			before := SnapKept(r, id, path)
-			a := ApplyFile(t, r, file, 3)
+			before := clitest.SnapKept(r, id, path)
+			a := clitest.ApplyFile(t, r, file, 3)
 			if len(a.Items) != 1 || a.Items[0].Outcome != "stale" {
 				t.Errorf("apply: %+v, want the item stale", a.Items)
 			}
-			AssertKept(t, r, id, path, before, before.refs)
-			if st := State(t, r, id); st != "finished" {
+			clitest.AssertKept(t, r, id, path, before, before.Refs)
+			if st := clitest.State(t, r, id); st != "finished" {
 				t.Errorf("kept record is %s, want finished", st)
 			}
 		})
@@ -132,17 +133,17 @@ func TestContentWarmCache(t *testing.T) {
 		{"CheckStatMinimalTrustCtimeFalse", func(r *fixtures.Repo, path string) {
 			r.StatBlind(path, "README")
 		}, func(r *fixtures.Repo, path string) {
-			r.BlindRewrite(path, "README", strings.ToUpper(ReadFile(r.TB, filepath.Join(path, "README"))))
+			r.BlindRewrite(path, "README", strings.ToUpper(clitest.ReadFile(r.TB, filepath.Join(path, "README"))))
 		}, []string{"content-differs"}},
 		{"TrustCtimeFalse", func(r *fixtures.Repo, path string) {
 			r.StatBlind(path, "README")
 			r.GitIn(path, "config", "--unset", "core.checkStat")
 		}, func(r *fixtures.Repo, path string) {
-			r.BlindRewrite(path, "README", strings.ToUpper(ReadFile(r.TB, filepath.Join(path, "README"))))
+			r.BlindRewrite(path, "README", strings.ToUpper(clitest.ReadFile(r.TB, filepath.Join(path, "README"))))
 		}, []string{"content-differs"}},
 		{"AssumeUnchanged", func(*fixtures.Repo, string) {}, func(r *fixtures.Repo, path string) {
 			r.GitIn(path, "update-index", "--assume-unchanged", "README")
-			r.BlindRewrite(path, "README", strings.ToUpper(ReadFile(r.TB, filepath.Join(path, "README"))))
+			r.BlindRewrite(path, "README", strings.ToUpper(clitest.ReadFile(r.TB, filepath.Join(path, "README"))))
 		}, []string{"assume-unchanged"}},
 		{"CleanFilter", func(r *fixtures.Repo, path string) {
 			r.Git("config", "filter.strip.clean", "sed -e /^OUTPUT/d")
@@ -158,7 +159,7 @@ func TestContentWarmCache(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepoWith(t, fixtures.Options{})
+			r := clitest.InitRepoWith(t, fixtures.Options{})
 			id, path := e2eMerged(t, r, "content", "topic/content")
 			if ok, _ := observe.StampsTrusted(path); !ok {
 				t.Skip("the test directory's filesystem is not one the content hash cache trusts")
@@ -167,7 +168,7 @@ func TestContentWarmCache(t *testing.T) {
 			// Only files left alone for the racy-clean margin are cached.
 			time.Sleep(machine.HashCacheMargin + 300*time.Millisecond)
 			file := filepath.Join(r.Root, "p.json")
-			if it := PlanItem(t, PlanTo(t, r, file, 0), id); it.Action != "remove" {
+			if it := clitest.PlanItem(t, clitest.PlanTo(t, r, file, 0), id); it.Action != "remove" {
 				t.Fatalf("before the change: action %s, refusals %+v, want remove", it.Action, it.Refusals)
 			}
 			cache := filepath.Join(r.Dir, ".git", "custody", "cache", id+".hashes")
@@ -178,27 +179,18 @@ func TestContentWarmCache(t *testing.T) {
 			if st := r.GitIn(path, "status", "--porcelain", "--ignored", "--untracked-files=all"); st != "" {
 				t.Fatalf("git status is not blind to the change:\n%s", st)
 			}
-			warm := PlanItem(t, PlanTo(t, r, file, 0), id)
+			warm := clitest.PlanItem(t, clitest.PlanTo(t, r, file, 0), id)
 			if err := os.RemoveAll(filepath.Dir(cache)); err != nil {
 				t.Fatal(err)
 			}
-			cold := PlanItem(t, PlanTo(t, r, file, 0), id)
-			if got := RefusalCodes(warm.Refusals); warm.Action != "keep" || !cmp.Equal(got, c.codes) {
+			cold := clitest.PlanItem(t, clitest.PlanTo(t, r, file, 0), id)
+			if got := clitest.RefusalCodes(warm.Refusals); warm.Action != "keep" || !cmp.Equal(got, c.codes) {
 				t.Errorf("warm cache: action %s, refusals %v, want keep with %v", warm.Action, got, c.codes)
 			}
-			if warm.Action != cold.Action || !cmp.Equal(RefusalCodes(warm.Refusals), RefusalCodes(cold.Refusals)) || warm.Fingerprint != cold.Fingerprint {
-				t.Errorf("warm cache: %s %v %s; no cache: %s %v %s", warm.Action, RefusalCodes(warm.Refusals), warm.Fingerprint,
-					cold.Action, RefusalCodes(cold.Refusals), cold.Fingerprint)
+			if warm.Action != cold.Action || !cmp.Equal(clitest.RefusalCodes(warm.Refusals), clitest.RefusalCodes(cold.Refusals)) || warm.Fingerprint != cold.Fingerprint {
+				t.Errorf("warm cache: %s %v %s; no cache: %s %v %s", warm.Action, clitest.RefusalCodes(warm.Refusals), warm.Fingerprint,
+					cold.Action, clitest.RefusalCodes(cold.Refusals), cold.Fingerprint)
 			}
 		})
 	}
-}
-
-func ReadFile(t testing.TB, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

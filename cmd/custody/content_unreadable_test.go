@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -21,7 +22,7 @@ import (
 // mount --bind (root, and a kernel that allows it).
 func TestContentUnreadable(t *testing.T) {
 	t.Parallel()
-	r := InitRepoWith(t, fixtures.Options{})
+	r := clitest.InitRepoWith(t, fixtures.Options{})
 	id, path := e2eMerged(t, r, "unreadable", "topic/unreadable")
 	r.UninitSubmodule(path, "sub")
 	name := "sub/notes.txt"
@@ -38,12 +39,12 @@ func TestContentUnreadable(t *testing.T) {
 	}
 	head := r.Head(path)
 	plan := filepath.Join(r.Root, "p.json")
-	res := Custody(t, r, "plan", "-o", plan, "--json")
+	res := clitest.Custody(t, r, "plan", "-o", plan, "--json")
 	if res.Code != 0 && res.Code != 3 {
 		t.Fatalf("plan: %s", res)
 	}
-	p := DecodeResult[machine.Plan](t, res, "plan")
-	it := PlanItem(t, p, id)
+	p := clitest.DecodeResult[machine.Plan](t, res, "plan")
+	it := clitest.PlanItem(t, p, id)
 	var named bool
 	for _, rf := range it.Refusals {
 		if rf.Code == machine.CodeContentUnreadable && strings.Contains(rf.Message, name) {
@@ -51,9 +52,9 @@ func TestContentUnreadable(t *testing.T) {
 		}
 	}
 	if it.Action != "keep" || !named {
-		t.Fatalf("action %s, refusals %v, want keep with content-unreadable naming %s: %+v", it.Action, RefusalCodes(it.Refusals), name, it.Refusals)
+		t.Fatalf("action %s, refusals %v, want keep with content-unreadable naming %s: %+v", it.Action, clitest.RefusalCodes(it.Refusals), name, it.Refusals)
 	}
-	if res := Custody(t, r, "apply", plan, "--json"); res.Code != 0 && res.Code != 3 {
+	if res := clitest.Custody(t, r, "apply", plan, "--json"); res.Code != 0 && res.Code != 3 {
 		t.Fatalf("apply: %s", res)
 	}
 	if fi, err := os.Lstat(path); err != nil || !fi.IsDir() {
@@ -62,7 +63,7 @@ func TestContentUnreadable(t *testing.T) {
 	if got := r.Head(path); got != head {
 		t.Errorf("HEAD moved from %s to %s", head, got)
 	}
-	if st := State(t, r, id); st != "finished" {
+	if st := clitest.State(t, r, id); st != "finished" {
 		t.Errorf("kept record is %s, want finished", st)
 	}
 	if !slices.Contains(strings.Fields(r.Git("branch", "--format=%(refname:short)")), "custody/"+id) {

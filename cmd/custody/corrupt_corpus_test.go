@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	bolt "go.etcd.io/bbolt"
 )
@@ -28,10 +29,10 @@ import (
 func corpusStore(t *testing.T) (*fixtures.Repo, string, []byte) {
 	t.Helper()
 	r := fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
-	id, _ := NewTree(t, r, "kept")
-	MustCustody(t, r, 0, "finish", id)
-	NewTree(t, r, "open")
+	clitest.MustCustody(t, r, 0, "init")
+	id, _ := clitest.NewTree(t, r, "kept")
+	clitest.MustCustody(t, r, 0, "finish", id)
+	clitest.NewTree(t, r, "open")
 	state := filepath.Join(r.Dir, ".git", "custody", "state.db")
 	db, err := bolt.Open(state, 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
@@ -94,16 +95,16 @@ var quickCommands = [][]string{{"doctor"}, {"journal", "export", "--redact", "--
 
 // runBounded runs custody with a deadline: a command that hangs on a
 // damaged store fails the test instead of the whole run.
-func runBounded(t *testing.T, r *fixtures.Repo, args ...string) Result {
+func runBounded(t *testing.T, r *fixtures.Repo, args ...string) clitest.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, custodyBin, args...)
+	cmd := exec.CommandContext(ctx, clitest.Bin(), args...)
 	cmd.Dir, cmd.Env = r.Dir, r.Env()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	res := Result{Stdout: out.String(), Stderr: errb.String(), Code: cmd.ProcessState.ExitCode()}
+	res := clitest.Result{Stdout: out.String(), Stderr: errb.String(), Code: cmd.ProcessState.ExitCode()}
 	if ctx.Err() != nil {
 		t.Fatalf("custody %s hung on the damaged store (killed after 20s)", strings.Join(args, " "))
 	}
@@ -147,10 +148,10 @@ func statState(t *testing.T, path string) fileState {
 // is and fails unless each ends in time without crashing and leaves the
 // file's bytes, mtime and type as they were. It returns each command's
 // result.
-func readOnlyUnchanged(t *testing.T, r *fixtures.Repo, state string, commands [][]string) map[string]Result {
+func readOnlyUnchanged(t *testing.T, r *fixtures.Repo, state string, commands [][]string) map[string]clitest.Result {
 	t.Helper()
 	before := statState(t, state)
-	results := map[string]Result{}
+	results := map[string]clitest.Result{}
 	for _, args := range commands {
 		res := runBounded(t, r, args...)
 		results[strings.Join(args, " ")] = res

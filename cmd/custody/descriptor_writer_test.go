@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 )
 
 // TestQuarantineDescriptorWriter: a process opens a file in the tree after
@@ -21,11 +23,11 @@ import (
 // file afterwards.
 func TestQuarantineDescriptorWriter(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	qtIgnoreLogs(t, r)
-	id, path := Removable(t, r, "held")
-	_, file := PlanNow(t, r, 0)
-	release, wait := Paused(t, r, "apply/before-quarantine", "apply", file, "--json")
+	id, path := clitest.Removable(t, r, "held")
+	_, file := clitest.PlanNow(t, r, 0)
+	release, wait := clitest.Paused(t, r, "apply/before-quarantine", "apply", file, "--json")
 	f, err := os.OpenFile(filepath.Join(path, "debug.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +60,7 @@ func TestQuarantineDescriptorWriter(t *testing.T) {
 		t.Fatalf("apply: %s", res)
 	}
 	a := qtApplyDecoded(t, res)
-	o := ApplyOutcome(t, a, id)
+	o := clitest.ApplyOutcome(t, a, id)
 	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != "in-use" {
 		t.Errorf("apply outcome %+v; want the tree kept, in-use", o)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -20,15 +21,15 @@ import (
 func TestDotenvOddIDs(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{Name: "r\x80\n'$x"})
-	WriteTrusted(t, r, "[resources.db]\ncreate = 'true'\ndestroy = 'true'\n")
-	MustCustody(t, r, 0, "init")
+	clitest.WriteTrusted(t, r, "[resources.db]\ncreate = 'true'\ndestroy = 'true'\n")
+	clitest.MustCustody(t, r, 0, "init")
 
 	adopt := func(base, branch string) (id, path string) {
 		t.Helper()
 		path = filepath.Join(r.Root, base)
 		r.Git("worktree", "add", "-q", "-b", branch, path)
-		MustCustody(t, r, 0, "adopt", path)
-		for _, rec := range ListRecords(t, r, false) {
+		clitest.MustCustody(t, r, 0, "adopt", path)
+		for _, rec := range clitest.ListRecords(t, r, false) {
 			if rec.Path == path {
 				return rec.ID, path
 			}
@@ -50,8 +51,8 @@ func TestDotenvOddIDs(t *testing.T) {
 		}
 	}
 	for range 2 { // ensuring again replaces custody's lines, never adds more
-		MustCustody(t, r, 0, "resource", "ensure", mineID)
-		MustCustody(t, r, 0, "resource", "ensure", pushedID)
+		clitest.MustCustody(t, r, 0, "resource", "ensure", mineID)
+		clitest.MustCustody(t, r, 0, "resource", "ensure", pushedID)
 	}
 
 	for _, tc := range []struct {
@@ -80,8 +81,8 @@ func TestDotenvOddIDs(t *testing.T) {
 		}
 	}
 
-	MustCustody(t, r, 0, "finish", mineID, pushedID)
-	plan := PlanTo(t, r, filepath.Join(r.Root, "plan.json"), 0)
+	clitest.MustCustody(t, r, 0, "finish", mineID, pushedID)
+	plan := clitest.PlanTo(t, r, filepath.Join(r.Root, "plan.json"), 0)
 	for _, it := range plan.Items {
 		if it.ID == pushedID && it.Action != machine.ActionRemove {
 			t.Errorf("plan keeps %s, whose .env holds only custody's lines: %+v", it.ID, it.Refusal)

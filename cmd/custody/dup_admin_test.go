@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -50,9 +51,9 @@ func daHead(t *testing.T, dir string) string {
 }
 
 // daPaste runs a retry as printed, in the main checkout.
-func daPaste(t *testing.T, r *fixtures.Repo, retry string) Result {
+func daPaste(t *testing.T, r *fixtures.Repo, retry string) clitest.Result {
 	t.Helper()
-	sh := RunBin(t, "sh", r, r.Dir, []string{PathEnv(filepath.Dir(custodyBin))}, "-c", retry)
+	sh := clitest.RunBin(t, "sh", r, r.Dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", retry)
 	if sh.Code != 0 && sh.Code != exitPending {
 		t.Fatalf("the retry %q failed when pasted:\n%s", retry, sh)
 	}
@@ -60,9 +61,9 @@ func daPaste(t *testing.T, r *fixtures.Repo, retry string) Result {
 }
 
 // daResumeItem runs custody resume --json and returns id's item.
-func daResumeItem(t *testing.T, r *fixtures.Repo, id string) (steps.ResumeItem, Result) {
+func daResumeItem(t *testing.T, r *fixtures.Repo, id string) (steps.ResumeItem, clitest.Result) {
 	t.Helper()
-	res := Custody(t, r, "resume", "--json")
+	res := clitest.Custody(t, r, "resume", "--json")
 	var env struct {
 		Result steps.ResumeResult `json:"result"`
 	}
@@ -140,12 +141,12 @@ func TestPlanKeepsTreeOtherEntryNames(t *testing.T) {
 // duplicate-admin-entry naming that entry, and to leave it as it was.
 func daPlanKeeps(t *testing.T, stray func(r *fixtures.Repo, path string) (dir, head string)) {
 	t.Helper()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "kept")
-	Finish(t, r, id)
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "kept")
+	clitest.Finish(t, r, id)
 	dir, head := stray(r, path)
-	p, _ := PlanNow(t, r, 0)
-	it := PlanItem(t, p, id)
+	p, _ := clitest.PlanNow(t, r, 0)
+	it := clitest.PlanItem(t, p, id)
 	if it.Action != machine.ActionKeep || it.Refusal == nil || it.Refusal.Code != machine.CodeDuplicateAdminEntry {
 		t.Fatalf("plan: %s %+v, want keep [%s]", it.Action, it.Refusals, machine.CodeDuplicateAdminEntry)
 	}
@@ -187,7 +188,7 @@ func TestResumeStuckRemovalOtherEntry(t *testing.T) {
 // admin entry dropped by hand first when dropped is set.
 func daResumeStuck(t *testing.T, dropped bool) {
 	r, id, path, q, plan := rtTree(t, "stuck")
-	MustBeKilled(t, r, "apply/after-remove", "apply", plan)
+	clitest.MustBeKilled(t, r, "apply/after-remove", "apply", plan)
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the killed apply left %s: %v", path, err)
 	}
@@ -211,7 +212,7 @@ func daResumeStuck(t *testing.T, dropped bool) {
 			t.Errorf("resume gave another retry the second time: %q, then %q", first.Refusal.Retry, it.Refusal.Retry)
 		}
 		first = it
-		if st := RecordState(t, r, id); st != "removing" {
+		if st := clitest.RecordState(t, r, id); st != "removing" {
 			t.Fatalf("after resume %d the record is %s, want removing (its intent stays)", i+1, st)
 		}
 		if got := daHead(t, dir); got != lone {
@@ -219,7 +220,7 @@ func daResumeStuck(t *testing.T, dropped bool) {
 		}
 	}
 	daPaste(t, r, first.Refusal.Retry)
-	if st := RecordState(t, r, id); st != "tombstoned" {
+	if st := clitest.RecordState(t, r, id); st != "tombstoned" {
 		t.Fatalf("after the retry %s is %s, want tombstoned", id, st)
 	}
 	rtKeptOrRemoved(t, r, id, path, q)
@@ -236,15 +237,15 @@ func daResumeStuck(t *testing.T, dropped bool) {
 func TestApplyOtherEntryAfterRemoval(t *testing.T) {
 	t.Parallel()
 	r, id, path, q, plan := rtTree(t, "late")
-	release, wait := Paused(t, r, "apply/after-remove", "apply", plan, "--json")
+	release, wait := clitest.Paused(t, r, "apply/after-remove", "apply", plan, "--json")
 	dir, lone := daStray(t, r, "late-entry", filepath.Join(path, ".git")+"\n")
 	release()
 	res := wait()
-	o := ApplyOutcome(t, qtApplyDecoded(t, res), id)
+	o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
 	if o.Refusal == nil || o.Refusal.Code != machine.CodeDuplicateAdminEntry || !strings.Contains(o.Refusal.Message, dir) {
 		t.Fatalf("apply %s: %+v, want [%s] naming %s\n%s", id, o, machine.CodeDuplicateAdminEntry, dir, res)
 	}
-	if st := RecordState(t, r, id); st != "removing" {
+	if st := clitest.RecordState(t, r, id); st != "removing" {
 		t.Errorf("the record is %s, want removing", st)
 	}
 	if got := daHead(t, dir); got != lone {
@@ -266,15 +267,15 @@ func TestApplyOtherEntryAfterRemoval(t *testing.T) {
 // and the record's own entry is named by no retry either.
 func TestPlanTreeHandedToOtherEntry(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "handed")
-	Finish(t, r, id)
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "handed")
+	clitest.Finish(t, r, id)
 	dir, _ := daStray(t, r, "handed-over", filepath.Join(path, ".git")+"\n")
 	// What git worktree repair writes when it takes the other entry's
 	// side (it does so for whichever entry it reads last).
 	r.WriteFile(path, ".git", "gitdir: "+dir+"\n")
-	p, _ := PlanNow(t, r, 0)
-	it := PlanItem(t, p, id)
+	p, _ := clitest.PlanNow(t, r, 0)
+	it := clitest.PlanItem(t, p, id)
 	if it.Action != machine.ActionKeep || it.Refusal == nil || it.Refusal.Code != machine.CodeAdminKeyMismatch {
 		t.Fatalf("plan: %s %+v, want keep [%s]", it.Action, it.Refusals, machine.CodeAdminKeyMismatch)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -30,13 +31,13 @@ func mergedTrees(t *testing.T, r *fixtures.Repo, prefix string, n int) []string 
 	t.Helper()
 	var ids, heads []string
 	for i := range n {
-		id, path := NewTree(t, r, fmt.Sprintf("%s%d", prefix, i))
+		id, path := clitest.NewTree(t, r, fmt.Sprintf("%s%d", prefix, i))
 		heads = append(heads, r.Commit(path, "w.txt", fmt.Sprintf("work %d\n", i)))
 		ids = append(ids, id)
 	}
 	r.Git(append([]string{"merge", "-q", "-s", "ours", "--no-edit", "-m", "merge the work"}, heads...)...)
 	r.Git("push", "-q", "origin", "main")
-	MustCustody(t, r, 0, append([]string{"finish"}, ids...)...)
+	clitest.MustCustody(t, r, 0, append([]string{"finish"}, ids...)...)
 	return ids
 }
 
@@ -56,11 +57,11 @@ func mergedTrees(t *testing.T, r *fixtures.Repo, prefix string, n int) []string 
 // branch's compare-and-swap delete), beside a fixed few per command.
 func TestGitWorkPerTree(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	mergedTrees(t, r, "cost", 3)
 
-	file := PlanFile(t, r)
-	plan := MustCustody(t, r, 0, "plan", "-o", file, "--debug")
+	file := clitest.PlanFile(t, r)
+	plan := clitest.MustCustody(t, r, 0, "plan", "-o", file, "--debug")
 	for _, c := range []struct {
 		cmd  string
 		want int
@@ -77,8 +78,8 @@ func TestGitWorkPerTree(t *testing.T) {
 		}
 	}
 
-	apply := MustCustody(t, r, 0, "apply", file, "--json", "--debug")
-	for _, it := range DecodeResult[steps.ApplyResult](t, apply, "apply").Items {
+	apply := clitest.MustCustody(t, r, 0, "apply", file, "--json", "--debug")
+	for _, it := range clitest.DecodeResult[steps.ApplyResult](t, apply, "apply").Items {
 		if it.Outcome != machine.OutcomeRemoved {
 			t.Fatalf("apply %s: %s, want removed", it.ID, it.Outcome)
 		}
@@ -124,11 +125,11 @@ func TestGitWorkPerTree(t *testing.T) {
 // That the id and path are free is read from git's registry files.
 func TestGitWorkOfNew(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	for i := range 3 {
-		NewTree(t, r, fmt.Sprintf("before%d", i))
+		clitest.NewTree(t, r, fmt.Sprintf("before%d", i))
 	}
-	res := MustCustody(t, r, 0, "new", "counted", "--debug")
+	res := clitest.MustCustody(t, r, 0, "new", "counted", "--debug")
 	if got := gitRuns(res.Stderr, ""); got != 4 {
 		t.Errorf("custody new ran %d git processes, want 4:\n%s", got, res.Stderr)
 	}
@@ -155,14 +156,14 @@ func TestGitWorkOfNew(t *testing.T) {
 // such trees runs as many git processes as plan of 2.
 func TestGitWorkOfUnpushedTrees(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	r.Git("checkout", "-q", "-b", "rel")
 	r.Commit(r.Dir, "rel.txt", "release\n")
 	r.Git("push", "-q", "origin", "rel")
 	r.Git("checkout", "-q", "main")
 	count := func(from, to int) (int, string) {
 		for i := from; i < to; i++ {
-			id, path := NewTree(t, r, fmt.Sprintf("unpushed%d", i))
+			id, path := clitest.NewTree(t, r, fmt.Sprintf("unpushed%d", i))
 			r.Commit(path, "w.txt", fmt.Sprintf("work %d\n", i))
 			if i%2 == 1 {
 				// Published on rel only: an ancestor of no first tip.
@@ -170,9 +171,9 @@ func TestGitWorkOfUnpushedTrees(t *testing.T) {
 				r.Commit(path, "r.txt", fmt.Sprintf("on rel %d\n", i))
 				r.Git("-C", path, "push", "-q", "origin", "HEAD:rel")
 			}
-			Finish(t, r, id)
+			clitest.Finish(t, r, id)
 		}
-		plan := MustCustody(t, r, 0, "plan", "--debug")
+		plan := clitest.MustCustody(t, r, 0, "plan", "--debug")
 		return strings.Count(plan.Stderr, "\n+ git "), plan.Stderr
 	}
 	two, _ := count(0, 2)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -43,7 +44,7 @@ func TestNoWriteThroughLinksUnderGitDir(t *testing.T) {
 			t.Parallel()
 			r := fixtures.New(t, fixtures.Options{})
 			if c.initFirst {
-				MustCustody(t, r, 0, "init")
+				clitest.MustCustody(t, r, 0, "init")
 			}
 			link := filepath.Join(r.Dir, ".git", filepath.FromSlash(c.link))
 			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
@@ -64,7 +65,7 @@ func TestNoWriteThroughLinksUnderGitDir(t *testing.T) {
 			if err := os.Symlink(elsewhere, link); err != nil {
 				t.Fatal(err)
 			}
-			res := Custody(t, r, c.args...)
+			res := clitest.Custody(t, r, c.args...)
 			if c.want >= 0 && res.Code != c.want {
 				t.Errorf("custody %s with %s a symlink: exit %d, want %d\n%s", strings.Join(c.args, " "), c.link, res.Code, c.want, res)
 			}

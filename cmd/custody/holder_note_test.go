@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -17,8 +18,8 @@ import (
 func TestHolderNoteOneLine(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{Name: "r\nx\x80 y"})
-	RunBin(t, custodyBin, r, r.Root, nil, "-C", r.Dir, "init")
-	if res := RunBin(t, custodyBin, r, r.Root, nil, "-C", r.Dir, "new", "t"); res.Code != 0 {
+	clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "-C", r.Dir, "init")
+	if res := clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "-C", r.Dir, "new", "t"); res.Code != 0 {
 		t.Fatalf("custody -C %q new t:\n%s", r.Dir, res)
 	}
 	b, err := os.ReadFile(filepath.Join(r.Dir, ".git", "custody", "state.db.holder"))

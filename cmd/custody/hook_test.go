@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/store"
@@ -28,16 +29,16 @@ type hkEnvelope = hookEnvelope
 // the real clock.
 func hkClock(at time.Time) (string, []string) {
 	if at.IsZero() {
-		return custodyBin, nil
+		return clitest.Bin(), nil
 	}
-	return failpointBin, []string{"CUSTODY_NOW=" + at.UTC().Format(time.RFC3339Nano)}
+	return clitest.FailpointBin(), []string{"CUSTODY_NOW=" + at.UTC().Format(time.RFC3339Nano)}
 }
 
 // hkEnv is the environment that runs the failpoint build at time at.
 func hkEnv(at time.Time) []string { _, env := hkClock(at); return env }
 
 // hkRun runs bin in dir with stdin and extra environment.
-func hkRun(t testing.TB, bin string, r *fixtures.Repo, dir, stdin string, extra []string, args ...string) Result {
+func hkRun(t testing.TB, bin string, r *fixtures.Repo, dir, stdin string, extra []string, args ...string) clitest.Result {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
@@ -46,7 +47,7 @@ func hkRun(t testing.TB, bin string, r *fixtures.Repo, dir, stdin string, extra 
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	res := Result{Stdout: out.String(), Stderr: errb.String()}
+	res := clitest.Result{Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -76,7 +77,7 @@ func hkHook(t *testing.T, r *fixtures.Repo, at time.Time, payload, name string, 
 	if err := dec.Decode(&env); err != nil || dec.More() {
 		t.Fatalf("custody hook %s: stdout is not one envelope (%v)\n%s", name, err, res)
 	}
-	ValidateSchema(t, "hook-envelope.json", "custody hook "+name, []byte(res.Stdout))
+	clitest.ValidateSchema(t, "hook-envelope.json", "custody hook "+name, []byte(res.Stdout))
 	if env.HookProtocol != 1 || env.Hook != name {
 		t.Fatalf("custody hook %s: envelope %+v, want hook_protocol 1 and hook %s", name, env, name)
 	}
@@ -107,20 +108,20 @@ func hkLeases(t testing.TB, r *fixtures.Repo) map[string]*machine.Lease {
 // hkPlanItem plans (at at, when set) and returns id's item.
 func hkPlanItem(t testing.TB, r *fixtures.Repo, at time.Time, id string) (machine.PlanItem, string) {
 	t.Helper()
-	file := PlanFile(t, r)
+	file := clitest.PlanFile(t, r)
 	bin, extra := hkClock(at)
-	res := RunBin(t, bin, r, r.Dir, extra, "plan", "-o", file, "--json")
+	res := clitest.RunBin(t, bin, r, r.Dir, extra, "plan", "-o", file, "--json")
 	if res.Code != 0 {
 		t.Fatalf("plan: %s", res)
 	}
-	return PlanItem(t, DecodeResult[machine.Plan](t, res, "plan"), id), file
+	return clitest.PlanItem(t, clitest.DecodeResult[machine.Plan](t, res, "plan"), id), file
 }
 
 // hkEvents returns the journal's event names about record id.
 func hkEvents(t testing.TB, r *fixtures.Repo, id string) []string {
 	t.Helper()
 	var out []string
-	for _, e := range JournalEntries(t, r) {
+	for _, e := range clitest.JournalEntries(t, r) {
 		if e.Record == id && e.Event != "" {
 			out = append(out, e.Event)
 		}
@@ -134,8 +135,8 @@ func hkEvents(t testing.TB, r *fixtures.Repo, id string) []string {
 // removes the tree; every lease change is journaled.
 func TestHookAgentSession(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "agent")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "agent")
 	sub := filepath.Join(path, "deep", "er")
 
 	env := hkHook(t, r, time.Time{}, hkPayload("SessionStart", "sess-1", path), "session-start", "--agent", "claude")
@@ -146,10 +147,10 @@ func TestHookAgentSession(t *testing.T) {
 		t.Fatalf("the store's lease after session-start: %+v, want sess-1's for 30m", l)
 	}
 	it, _ := hkPlanItem(t, r, time.Time{}, id)
-	if it.Action != machine.ActionKeep || !HasCode(it.Refusals, "lease-live") {
-		t.Fatalf("plan during the session: %s %v, want keep [lease-live]", it.Action, RefusalCodes(it.Refusals))
+	if it.Action != machine.ActionKeep || !clitest.HasCode(it.Refusals, "lease-live") {
+		t.Fatalf("plan during the session: %s %v, want keep [lease-live]", it.Action, clitest.RefusalCodes(it.Refusals))
 	}
-	res := Custody(t, r, "finish", id, "--json")
+	res := clitest.Custody(t, r, "finish", id, "--json")
 	if res.Code != 3 || !strings.Contains(res.Stdout, `"lease-live"`) {
 		t.Fatalf("finish under the session's lease: want exit 3 [lease-live]\n%s", res)
 	}
@@ -172,15 +173,15 @@ func TestHookAgentSession(t *testing.T) {
 	if l := hkLeases(t, r)[id]; l != nil {
 		t.Fatalf("the store still holds a lease after session-end: %+v", l)
 	}
-	MustCustody(t, r, 0, "finish", id)
+	clitest.MustCustody(t, r, 0, "finish", id)
 	it, file := hkPlanItem(t, r, time.Time{}, id)
 	if it.Action != machine.ActionRemove {
-		t.Fatalf("plan after the session: %s %v, want remove", it.Action, RefusalCodes(it.Refusals))
+		t.Fatalf("plan after the session: %s %v, want remove", it.Action, clitest.RefusalCodes(it.Refusals))
 	}
-	if o := ApplyOutcome(t, Apply(t, r, file, 0), id); o.Outcome != machine.OutcomeRemoved {
+	if o := clitest.ApplyOutcome(t, clitest.Apply(t, r, file, 0), id); o.Outcome != machine.OutcomeRemoved {
 		t.Fatalf("apply: %+v", o)
 	}
-	AssertRemoved(t, r, id, path, true)
+	clitest.AssertRemoved(t, r, id, path, true)
 	got := strings.Join(hkEvents(t, r, id), " ")
 	if !strings.Contains(got, "lease-acquired") || !strings.Contains(got, "lease-released") || strings.Contains(got, "lease-renewed") {
 		t.Errorf("journal events of %s: %s; want lease-acquired and lease-released, and no renewal for a heartbeat that wrote nothing", id, got)
@@ -203,8 +204,8 @@ func execOK(t testing.TB, name string, args ...string) error {
 // it.
 func TestHookCrashedAgent(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "crashed")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "crashed")
 	t0 := time.Now().UTC()
 	env := hkHook(t, r, t0, hkPayload("SessionStart", "sess-dead", path), "session-start", "--lease", "30m")
 	if env.Outcome != "acquired" || !env.Lease.Expires.Equal(t0.Add(30*time.Minute)) {
@@ -212,24 +213,24 @@ func TestHookCrashedAgent(t *testing.T) {
 	}
 	for _, at := range []time.Time{t0.Add(10 * time.Minute), t0.Add(29*time.Minute + 59*time.Second)} {
 		it, _ := hkPlanItem(t, r, at, id)
-		if it.Action != machine.ActionKeep || !HasCode(it.Refusals, "lease-live") {
-			t.Fatalf("plan at +%s: %s %v, want keep [lease-live]", at.Sub(t0), it.Action, RefusalCodes(it.Refusals))
+		if it.Action != machine.ActionKeep || !clitest.HasCode(it.Refusals, "lease-live") {
+			t.Fatalf("plan at +%s: %s %v, want keep [lease-live]", at.Sub(t0), it.Action, clitest.RefusalCodes(it.Refusals))
 		}
 	}
-	res := RunBin(t, failpointBin, r, r.Dir, hkEnv(t0.Add(10*time.Minute)), "finish", id, "--json")
+	res := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, hkEnv(t0.Add(10*time.Minute)), "finish", id, "--json")
 	if res.Code != 3 || !strings.Contains(res.Stdout, `"lease-live"`) {
 		t.Fatalf("finish at +10m under the dead session's lease: want exit 3 [lease-live]\n%s", res)
 	}
 	after := t0.Add(30*time.Minute + time.Second)
 	it, file := hkPlanItem(t, r, after, id)
 	if it.Action != machine.ActionRemove {
-		t.Fatalf("plan at +30m1s, the lease expired: %s %v, want remove", it.Action, RefusalCodes(it.Refusals))
+		t.Fatalf("plan at +30m1s, the lease expired: %s %v, want remove", it.Action, clitest.RefusalCodes(it.Refusals))
 	}
-	a := RunBin(t, failpointBin, r, r.Dir, hkEnv(after), "apply", file, "--json")
+	a := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, hkEnv(after), "apply", file, "--json")
 	if a.Code != 0 {
 		t.Fatalf("apply after expiry: %s", a)
 	}
-	AssertRemoved(t, r, id, path, true)
+	clitest.AssertRemoved(t, r, id, path, true)
 }
 
 // TestHookLeaseRules: who may renew or release, when a heartbeat writes,
@@ -237,8 +238,8 @@ func TestHookCrashedAgent(t *testing.T) {
 // nothing, exit 0, and are journaled as hook-error.
 func TestHookLeaseRules(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "rules")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "rules")
 	t0 := time.Now().UTC().Truncate(time.Second)
 	p := func(s string) string { return hkPayload("PostToolUse", s, path) }
 	hkHook(t, r, t0, p("a"), "session-start")
@@ -270,7 +271,7 @@ func TestHookLeaseRules(t *testing.T) {
 		t.Errorf("session-end of a, whose lease b took over and let expire: %+v, want not-held", env)
 	}
 	hkHook(t, r, t0.Add(80*time.Minute), p("b"), "session-end")
-	RunBin(t, failpointBin, r, r.Dir, hkEnv(t0.Add(81*time.Minute)), "finish", id)
+	clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, hkEnv(t0.Add(81*time.Minute)), "finish", id)
 	env := hkHook(t, r, t0.Add(82*time.Minute), p("c"), "session-start")
 	if env.Outcome != "refused" || env.Refusal == nil || env.Refusal.Code != machine.CodeWrongState || env.Refusal.Retry != "custody reopen "+id {
 		t.Errorf("session-start on a finished tree: %+v, want refused [wrong-state] with retry custody reopen", env)
@@ -291,8 +292,8 @@ func TestHookLeaseRules(t *testing.T) {
 // every managed tree change nothing and still exit 0 with the envelope.
 func TestHookBadInput(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "bad")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "bad")
 	huge := `{"session_id":"s","cwd":"` + path + `","tool_response":"` + strings.Repeat("x", machine.MaxHookPayload) + `"}`
 	for name, payload := range map[string]string{
 		"garbage":    "not json at all\x00\xff",
@@ -330,8 +331,8 @@ func TestHookBadInput(t *testing.T) {
 	}
 	// A global flag before "hook" parses against the whole CLI, "hook"
 	// first against the hook group alone (hookModel): the same envelope.
-	short := hkRun(t, custodyBin, r, r.Dir, "", nil, "hook", "heartbeat", "--session", "by-hand", "-C", path, "--lock-timeout", "5s")
-	whole := hkRun(t, custodyBin, r, r.Dir, "", nil, "--lock-timeout", "5s", "-C", path, "hook", "heartbeat", "--session", "by-hand")
+	short := hkRun(t, clitest.Bin(), r, r.Dir, "", nil, "hook", "heartbeat", "--session", "by-hand", "-C", path, "--lock-timeout", "5s")
+	whole := hkRun(t, clitest.Bin(), r, r.Dir, "", nil, "--lock-timeout", "5s", "-C", path, "hook", "heartbeat", "--session", "by-hand")
 	if short.Code != 0 || short.Stdout != whole.Stdout || short.Stderr != whole.Stderr || !strings.Contains(short.Stdout, `"unchanged"`) {
 		t.Errorf("hook heartbeat parsed two ways differs:\n%s\n%s", short, whole)
 	}
@@ -344,10 +345,10 @@ func TestHookBadInput(t *testing.T) {
 func TestHookSessionStartEnsure(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	WriteTrusted(t, r, "[resources.db]\ncreate = 'true'\ndestroy = 'true'\nensure = '''test ! -e @dir@/fail'''\n")
-	MustCustody(t, r, 0, "init")
-	id, path := NewTree(t, r, "with db")
-	res := hkRun(t, custodyBin, r, r.Dir, hkPayload("SessionStart", "s1", path), nil, "hook", "session-start", "--ensure")
+	clitest.WriteTrusted(t, r, "[resources.db]\ncreate = 'true'\ndestroy = 'true'\nensure = '''test ! -e @dir@/fail'''\n")
+	clitest.MustCustody(t, r, 0, "init")
+	id, path := clitest.NewTree(t, r, "with db")
+	res := hkRun(t, clitest.Bin(), r, r.Dir, hkPayload("SessionStart", "s1", path), nil, "hook", "session-start", "--ensure")
 	var env struct {
 		hkEnvelope
 		Ensure *struct {
@@ -363,8 +364,8 @@ func TestHookSessionStartEnsure(t *testing.T) {
 		t.Fatalf("session-start --ensure: %s, want the lease acquired and db ensured", res.Stdout)
 	}
 	r.WriteFile(path, "fail", "")
-	MustCustody(t, r, 0, "hook", "session-end", "--session", "s1", "-C", path)
-	res = hkRun(t, custodyBin, r, r.Dir, hkPayload("SessionStart", "s2", path), nil, "hook", "session-start", "--ensure")
+	clitest.MustCustody(t, r, 0, "hook", "session-end", "--session", "s1", "-C", path)
+	res = hkRun(t, clitest.Bin(), r, r.Dir, hkPayload("SessionStart", "s2", path), nil, "hook", "session-start", "--ensure")
 	if res.Code != 0 || !strings.Contains(res.Stdout, `"acquired"`) || !strings.Contains(res.Stdout, `"resource-failed"`) || !strings.Contains(res.Stderr, "[resource-failed]") {
 		t.Fatalf("session-start --ensure with a failing ensure: want exit 0, the lease acquired and [resource-failed] reported\n%s", res)
 	}

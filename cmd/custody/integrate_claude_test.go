@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -48,7 +49,7 @@ func icSettings(t *testing.T, path string) map[string][]string {
 // icRunEvent runs every command the settings give event, as Claude Code
 // does: sh -c in the project directory, the payload on stdin, custody on
 // PATH. It returns the last command's result; each must exit 0.
-func icRunEvent(t *testing.T, r *fixtures.Repo, cmds map[string][]string, event string, payload map[string]string) Result {
+func icRunEvent(t *testing.T, r *fixtures.Repo, cmds map[string][]string, event string, payload map[string]string) clitest.Result {
 	t.Helper()
 	if len(cmds[event]) == 0 {
 		t.Fatalf("the settings run nothing on %s", event)
@@ -59,9 +60,9 @@ func icRunEvent(t *testing.T, r *fixtures.Repo, cmds map[string][]string, event 
 	}
 	payload["transcript_path"] = "/no-home/.claude/projects/x/claude-session-1.jsonl"
 	b, _ := json.Marshal(payload)
-	var res Result
+	var res clitest.Result
 	for _, c := range cmds[event] {
-		res = hkRun(t, "sh", r, r.Dir, string(b), []string{PathEnv(filepath.Dir(custodyBin)), "CLAUDE_PROJECT_DIR=" + r.Dir}, "-c", c)
+		res = hkRun(t, "sh", r, r.Dir, string(b), []string{clitest.PathEnv(filepath.Dir(clitest.Bin())), "CLAUDE_PROJECT_DIR=" + r.Dir}, "-c", c)
 		if res.Code != 0 {
 			t.Fatalf("%s hook %q: exit %d\n%s", event, c, res.Code, res)
 		}
@@ -77,16 +78,16 @@ func icRunEvent(t *testing.T, r *fixtures.Repo, cmds map[string][]string, event 
 // finished otherwise.
 func TestIntegrateClaude(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	settings := filepath.Join(r.Dir, ".claude", "settings.json")
 	r.WriteFile(filepath.Join(r.Dir, ".claude"), "settings.json", fixtures.ClaudeUserSettings)
-	res := MustCustody(t, r, 0, "integrate", "claude", "--json")
+	res := clitest.MustCustody(t, r, 0, "integrate", "claude", "--json")
 	if !strings.Contains(res.Stdout, `"written": true`) {
 		t.Fatalf("integrate claude wrote nothing:\n%s", res)
 	}
 	first, _ := os.ReadFile(settings)
 	st1, _ := os.Stat(settings)
-	res = MustCustody(t, r, 0, "integrate", "claude", "--json")
+	res = clitest.MustCustody(t, r, 0, "integrate", "claude", "--json")
 	if !strings.Contains(res.Stdout, `"written": false`) {
 		t.Errorf("integrate claude again wrote the file:\n%s", res)
 	}
@@ -95,7 +96,7 @@ func TestIntegrateClaude(t *testing.T) {
 	if string(first) != string(second) || !os.SameFile(st1, st2) || !st1.ModTime().Equal(st2.ModTime()) {
 		t.Errorf("integrate claude again touched the file")
 	}
-	MustCustody(t, r, 0, "integrate", "claude", "--check")
+	clitest.MustCustody(t, r, 0, "integrate", "claude", "--check")
 	cmds := icSettings(t, settings)
 	if !strings.Contains(strings.Join(cmds["SessionStart"], "\n"), `echo started >> "$CLAUDE_PROJECT_DIR/.hooklog"`) ||
 		len(cmds["PreToolUse"]) != 1 || cmds["PreToolUse"][0] != "./scripts/guard.sh" {
@@ -110,8 +111,8 @@ func TestIntegrateClaude(t *testing.T) {
 		t.Fatalf("WorktreeCreate printed %q, want one absolute path", res.Stdout)
 	}
 	id := filepath.Base(path)
-	if !strings.HasPrefix(id, "login-fix-") || RecordState(t, r, id) != "active" {
-		t.Fatalf("WorktreeCreate made %s (%s), want an active login-fix-* tree", id, RecordState(t, r, id))
+	if !strings.HasPrefix(id, "login-fix-") || clitest.RecordState(t, r, id) != "active" {
+		t.Fatalf("WorktreeCreate made %s (%s), want an active login-fix-* tree", id, clitest.RecordState(t, r, id))
 	}
 	if l := hkLeases(t, r)[id]; l == nil || l.Holder != "claude-session-1" {
 		t.Fatalf("the new tree's lease: %+v, want the creating session's", l)
@@ -132,8 +133,8 @@ func TestIntegrateClaude(t *testing.T) {
 		t.Fatalf("the lease during the session: %+v", l)
 	}
 	it, _ := hkPlanItem(t, r, time.Time{}, id)
-	if it.Action != machine.ActionKeep || !HasCode(it.Refusals, "lease-live") {
-		t.Errorf("plan during the session: %s %v, want keep [lease-live]", it.Action, RefusalCodes(it.Refusals))
+	if it.Action != machine.ActionKeep || !clitest.HasCode(it.Refusals, "lease-live") {
+		t.Errorf("plan during the session: %s %v, want keep [lease-live]", it.Action, clitest.RefusalCodes(it.Refusals))
 	}
 	icRunEvent(t, r, cmds, "SessionEnd", map[string]string{"cwd": path, "reason": "exit"})
 	if l := hkLeases(t, r)[id]; l != nil {
@@ -141,7 +142,7 @@ func TestIntegrateClaude(t *testing.T) {
 	}
 	// WorktreeRemove of a clean, published tree removes it.
 	icRunEvent(t, r, cmds, "WorktreeRemove", map[string]string{"cwd": r.Dir, "worktree_path": path})
-	AssertRemoved(t, r, id, path, true)
+	clitest.AssertRemoved(t, r, id, path, true)
 
 	// WorktreeRemove of a tree holding unsaved work keeps it, finished.
 	res = icRunEvent(t, r, cmds, "WorktreeCreate", map[string]string{"cwd": r.Dir, "name": "notes", "session_id": "claude-session-2"})
@@ -151,13 +152,13 @@ func TestIntegrateClaude(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(kept, "notes.txt")); err != nil || string(b) != "only here\n" {
 		t.Fatalf("WorktreeRemove lost the unsaved notes: %q %v", b, err)
 	}
-	if s := RecordState(t, r, filepath.Base(kept)); s != "finished" {
+	if s := clitest.RecordState(t, r, filepath.Base(kept)); s != "finished" {
 		t.Errorf("the kept tree is %s, want finished (plan takes it up later)", s)
 	}
 	// The hook's envelope names why, when it is not sent to /dev/null.
 	pl, _ := json.Marshal(map[string]string{"worktree_path": kept, "cwd": r.Dir})
-	res = hkRun(t, custodyBin, r, r.Dir, string(pl), nil, "hook", "worktree-remove")
-	ValidateSchema(t, "hook-envelope.json", "custody hook worktree-remove", []byte(res.Stdout))
+	res = hkRun(t, clitest.Bin(), r, r.Dir, string(pl), nil, "hook", "worktree-remove")
+	clitest.ValidateSchema(t, "hook-envelope.json", "custody hook worktree-remove", []byte(res.Stdout))
 	var env hkEnvelope
 	if err := json.Unmarshal([]byte(res.Stdout), &env); err != nil || res.Code != 0 || env.Outcome != "kept" || env.Refusal == nil || env.Refusal.Code != machine.CodeUntrackedFiles {
 		t.Errorf("worktree-remove of the kept tree: %+v, want kept [untracked-files]\n%s", env, res)
@@ -169,10 +170,10 @@ func TestIntegrateClaude(t *testing.T) {
 // nothing.
 func TestIntegrateClaudeRefusals(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	dir := filepath.Join(r.Dir, ".claude")
 	settings := filepath.Join(dir, "settings.json")
-	res := Custody(t, r, "integrate", "claude", "--check", "--json")
+	res := clitest.Custody(t, r, "integrate", "claude", "--check", "--json")
 	if res.Code != 3 || !strings.Contains(res.Stdout, `"claude-settings-stale"`) {
 		t.Errorf("--check without a file: want exit 3 [claude-settings-stale]\n%s", res)
 	}
@@ -181,7 +182,7 @@ func TestIntegrateClaudeRefusals(t *testing.T) {
 	}
 	for _, bad := range []string{"{\"hooks\": ", "[]\n", "{\"hooks\": {\"Stop\": \"custody\"}}\n"} {
 		r.WriteFile(dir, "settings.json", bad)
-		res := Custody(t, r, "integrate", "claude", "--json")
+		res := clitest.Custody(t, r, "integrate", "claude", "--json")
 		if res.Code != 1 || !strings.Contains(res.Stderr, `"claude-settings-invalid"`) {
 			t.Errorf("integrate over %q: want exit 1 [claude-settings-invalid]\n%s", bad, res)
 		}
@@ -195,7 +196,7 @@ func TestIntegrateClaudeRefusals(t *testing.T) {
 	if err := os.Symlink(filepath.Join(r.Root, "elsewhere.json"), settings); err != nil {
 		t.Fatal(err)
 	}
-	if res := Custody(t, r, "integrate", "claude"); res.Code != 1 || !strings.Contains(res.Stderr, "[claude-settings-invalid]") {
+	if res := clitest.Custody(t, r, "integrate", "claude"); res.Code != 1 || !strings.Contains(res.Stderr, "[claude-settings-invalid]") {
 		t.Errorf("integrate over a symlink: want exit 1 [claude-settings-invalid]\n%s", res)
 	}
 	if _, err := os.Lstat(filepath.Join(r.Root, "elsewhere.json")); !os.IsNotExist(err) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -22,12 +23,12 @@ import (
 func TestInterruptWhileWaitingForLock(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	state := filepath.Join(r.Dir, ".git", "custody", "state.db")
-	release := HoldLock(t, state)
+	release := clitest.HoldLock(t, state)
 	defer release()
-	b := StartCustody(t, r, nil, "list", "--lock-timeout", "8s")
-	WaitCatches(t, b.Cmd.Process.Pid, syscall.SIGINT)
+	b := clitest.StartCustody(t, r, nil, "list", "--lock-timeout", "8s")
+	clitest.WaitCatches(t, b.Cmd.Process.Pid, syscall.SIGINT)
 	time.Sleep(300 * time.Millisecond) // now waiting for the lock
 	start := time.Now()
 	if err := b.Cmd.Process.Signal(os.Interrupt); err != nil {
@@ -50,11 +51,11 @@ func TestInterruptStopsProvisioning(t *testing.T) {
 	t.Parallel()
 	toml := ""
 	for _, n := range []string{"a", "b", "c"} {
-		toml += ResourceDecl(n, "echo create "+n+" >> {EXT}/log; touch {EXT}/started-"+n+"; sleep 2", "echo destroy "+n+" >> {EXT}/log")
+		toml += clitest.ResourceDecl(n, "echo create "+n+" >> {EXT}/log; touch {EXT}/started-"+n+"; sleep 2", "echo destroy "+n+" >> {EXT}/log")
 	}
-	w := SetupResources(t, toml, fixtures.Options{})
-	b := StartCustody(t, w.R, nil, "new", "interrupted")
-	WaitFile(t, filepath.Join(w.Ext, "started-a"), 30*time.Second)
+	w := clitest.SetupResources(t, toml, fixtures.Options{})
+	b := clitest.StartCustody(t, w.R, nil, "new", "interrupted")
+	clitest.WaitFile(t, filepath.Join(w.Ext, "started-a"), 30*time.Second)
 	if err := b.Cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -63,16 +64,6 @@ func kcrTouch(t *testing.T, p string) {
 	}
 }
 
-func WriteMode(t *testing.T, p string, b []byte, mode os.FileMode) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, b, mode); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func kcrChown(t *testing.T, p string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
@@ -88,7 +79,7 @@ func kcrChown(t *testing.T, p string) {
 func kcrCRLF(content string) func(*testing.T, *fixtures.Repo, string) {
 	return func(t *testing.T, r *fixtures.Repo, path string) {
 		r.GitIn(path, "config", "core.autocrlf", "false")
-		WriteMode(t, filepath.Join(path, "crlf.txt"), []byte(content), 0o644)
+		clitest.WriteMode(t, filepath.Join(path, "crlf.txt"), []byte(content), 0o644)
 	}
 }
 
@@ -102,46 +93,6 @@ func kcrConfig(kv []string, touch ...string) func(*testing.T, *fixtures.Repo, st
 		for _, f := range touch {
 			kcrTouch(t, filepath.Join(path, f))
 		}
-	}
-}
-
-// LyingCacheTree stages other bytes of d/x.txt (the blob written, the file
-// rewritten) in an index whose cache tree still names HEAD's tree: git's
-// index-to-HEAD comparison trusts the cache tree and reports nothing staged.
-func LyingCacheTree(t *testing.T, r *fixtures.Repo, id, path string) {
-	StageBehindCacheTree(t, r, id, path, "d/x.txt", true)
-}
-
-// StageBehindCacheTree stages other bytes of rel, as long as HEAD's, in
-// the index as they are written to disk, leaving the cache tree as it was;
-// hidden says git status then reports nothing.
-func StageBehindCacheTree(t *testing.T, r *fixtures.Repo, id, path, rel string, hidden bool) {
-	t.Helper()
-	idx := filepath.Join(r.Dir, ".git", "worktrees", id, "index")
-	b, err := os.ReadFile(idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(b, []byte("TREE")) {
-		t.Fatal("the index has no cache tree")
-	}
-	oldHex := r.GitIn(path, "rev-parse", ":"+rel)
-	head, err := os.ReadFile(filepath.Join(path, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	staged := bytes.Repeat([]byte("S"), len(head)-1) // as long as HEAD's: git rehashes it
-	WriteMode(t, filepath.Join(path, rel), append(staged, '\n'), 0o644)
-	newHex := r.GitIn(path, "hash-object", "-w", rel)
-	oldID, newID := Unhex(t, oldHex), Unhex(t, newHex)
-	if bytes.Count(b, oldID) != 1 {
-		t.Fatalf("blob %s is not once in the index", oldHex)
-	}
-	body := bytes.Replace(b[:len(b)-sha1.Size], oldID, newID, 1)
-	sum := sha1.Sum(body)
-	WriteMode(t, idx, append(body, sum[:]...), 0o644)
-	if st := r.GitIn(path, "status", "--porcelain=v2", "--untracked-files=all", "--ignored=matching"); (st == "") != hidden {
-		t.Fatalf("git status, with the staged change hidden %v:\n%s", hidden, st)
 	}
 }
 
@@ -169,7 +120,7 @@ func kcrStaleSize(keep bool) func(*testing.T, *fixtures.Repo, string, string) {
 		if !keep {
 			r.Git("config", "--unset", "core.autocrlf")
 		}
-		WriteMode(t, p, head, 0o644)
+		clitest.WriteMode(t, p, head, 0o644)
 	}
 }
 
@@ -228,26 +179,6 @@ func kcrMktree(t *testing.T, r *fixtures.Repo, dir, listing string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func Unhex(t *testing.T, h string) []byte {
-	t.Helper()
-	out := make([]byte, len(h)/2)
-	for i := range out {
-		var v byte
-		for _, c := range []byte(h[2*i : 2*i+2]) {
-			switch {
-			case c >= '0' && c <= '9':
-				v = v<<4 | (c - '0')
-			case c >= 'a' && c <= 'f':
-				v = v<<4 | (c - 'a' + 10)
-			default:
-				t.Fatalf("%q is not a hex id", h)
-			}
-		}
-		out[i] = v
-	}
-	return out
-}
-
 // kcrEditCacheTree rewrites the tree's index with the body of its cache
 // tree (the TREE extension) passed through edit, which keeps its length,
 // and the checksum made again.
@@ -271,7 +202,7 @@ func kcrEditCacheTree(t *testing.T, r *fixtures.Repo, id string, edit func(body 
 	copy(body, edited)
 	sum := sha1.Sum(b[:len(b)-sha1.Size])
 	copy(b[len(b)-sha1.Size:], sum[:])
-	WriteMode(t, idx, b, 0o644)
+	clitest.WriteMode(t, idx, b, 0o644)
 }
 
 // kcrCacheTreeNode is the cache tree node of directory d (a child of the
@@ -314,7 +245,7 @@ func kcrCases() []kcrCase {
 				t.Fatal(err)
 			}
 			other := filepath.Join(r.Root, "outside-w.txt")
-			WriteMode(t, other, b, 0o644)
+			clitest.WriteMode(t, other, b, 0o644)
 			if err := os.Remove(p); err != nil {
 				t.Fatal(err)
 			}
@@ -339,7 +270,7 @@ func kcrCases() []kcrCase {
 			}
 		}, state: kcrConfig([]string{"core.symlinks", "false"}, "w.txt")},
 		{name: "FileModeFalseExec", fast: true, work: func(t *testing.T, r *fixtures.Repo, path string) {
-			WriteMode(t, filepath.Join(path, "run.sh"), []byte("#!/bin/sh\n"), 0o755)
+			clitest.WriteMode(t, filepath.Join(path, "run.sh"), []byte("#!/bin/sh\n"), 0o755)
 		}, state: kcrConfig([]string{"core.fileMode", "false"}, "run.sh")},
 		{name: "CheckStatMinimal", fast: true, state: kcrConfig([]string{"core.checkStat", "minimal", "core.trustctime", "false"}, "w.txt")},
 		{name: "SplitIndex", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
@@ -356,7 +287,7 @@ func kcrCases() []kcrCase {
 		}},
 		{name: "FsmonitorHookSaysNothing", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			hook := filepath.Join(r.Root, "fsmonitor-nothing")
-			WriteMode(t, hook, []byte("#!/bin/sh\nprintf 'token\\0'\n"), 0o755)
+			clitest.WriteMode(t, hook, []byte("#!/bin/sh\nprintf 'token\\0'\n"), 0o755)
 			r.Git("config", "core.fsmonitor", hook)
 			r.GitIn(path, "status", "--porcelain")
 			kcrTouch(t, filepath.Join(path, "w.txt"))
@@ -378,26 +309,26 @@ func kcrCases() []kcrCase {
 			if err != nil {
 				t.Fatal(err)
 			}
-			WriteMode(t, filepath.Join(path, ".git"), []byte("gitdir: "+rel+"\n"), 0o644)
+			clitest.WriteMode(t, filepath.Join(path, ".git"), []byte("gitdir: "+rel+"\n"), 0o644)
 		}},
 		{name: "GitFileCRLF", fast: true, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
-			WriteMode(t, filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(r.Dir, ".git", "worktrees", id)+"\r\n"), 0o644)
+			clitest.WriteMode(t, filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(r.Dir, ".git", "worktrees", id)+"\r\n"), 0o644)
 		}},
 		{name: "GitFileSecondLine", fast: true, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
-			WriteMode(t, filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(r.Dir, ".git", "worktrees", id)+"\n# moved\n"), 0o644)
+			clitest.WriteMode(t, filepath.Join(path, ".git"), []byte("gitdir: "+filepath.Join(r.Dir, ".git", "worktrees", id)+"\n# moved\n"), 0o644)
 		}},
 		{name: "CoreWorktreeInCommonConfig", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			r.Git("config", "core.worktree", r.Dir)
 			kcrTouch(t, filepath.Join(path, "w.txt"))
 		}},
 		{name: "WorktreeConfigWithoutExtension", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
-			WriteMode(t, filepath.Join(r.Dir, ".git", "worktrees", id, "config.worktree"), []byte("[core]\n\tautocrlf = true\n"), 0o644)
+			clitest.WriteMode(t, filepath.Join(r.Dir, ".git", "worktrees", id, "config.worktree"), []byte("[core]\n\tautocrlf = true\n"), 0o644)
 		}},
 		{name: "IncludedAttributesFile", state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			inc := filepath.Join(r.Root, "included.config")
 			attrs := filepath.Join(r.Root, "attrs")
-			WriteMode(t, attrs, []byte("*.txt filter=upper\n"), 0o644)
-			WriteMode(t, inc, []byte("[core]\n\tattributesFile = "+attrs+"\n"), 0o644)
+			clitest.WriteMode(t, attrs, []byte("*.txt filter=upper\n"), 0o644)
+			clitest.WriteMode(t, inc, []byte("[core]\n\tattributesFile = "+attrs+"\n"), 0o644)
 			r.Git("config", "filter.upper.clean", "tr a-z A-Z")
 			r.Git("config", "include.path", inc)
 			kcrTouch(t, filepath.Join(path, "w.txt"))
@@ -406,7 +337,7 @@ func kcrCases() []kcrCase {
 			return []string{"GIT_CONFIG_PARAMETERS='core.attributesfile'='" + filepath.Join(r.Root, "attrs") + "' 'filter.upper.clean'='tr a-z A-Z'"}
 		},
 			state: func(t *testing.T, r *fixtures.Repo, _, path string) {
-				WriteMode(t, filepath.Join(r.Root, "attrs"), []byte("*.txt filter=upper\n"), 0o644)
+				clitest.WriteMode(t, filepath.Join(r.Root, "attrs"), []byte("*.txt filter=upper\n"), 0o644)
 				kcrTouch(t, filepath.Join(path, "w.txt"))
 			}},
 		{name: "AttrSourceEnvironment",
@@ -415,7 +346,7 @@ func kcrCases() []kcrCase {
 				return []string{"GIT_ATTR_SOURCE=" + kcrRead(r, "attr-source")}
 			}, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 				src := kcrAttrSource(t, r, path, "GIT_ATTR_SOURCE=")
-				WriteMode(t, filepath.Join(r.Root, "attr-source"), []byte(src), 0o644)
+				clitest.WriteMode(t, filepath.Join(r.Root, "attr-source"), []byte(src), 0o644)
 			}},
 		{name: "AttrTreeConfig",
 			finding: "suspected, needs a git with attr.tree (not 2.39): it is not among the settings AttributesFromOutside looks for, so plan's fast path calls a tree clean that apply's status, reading the filter, refuses stale",
@@ -423,15 +354,15 @@ func kcrCases() []kcrCase {
 				r.Git("config", "attr.tree", kcrAttrSource(t, r, path, "attr.tree="))
 			}},
 		{name: "IgnoredFileInfoExclude", foreign: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
-			WriteMode(t, filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("*.log\n"), 0o644)
-			WriteMode(t, filepath.Join(path, "debug.log"), []byte("mine\n"), 0o644)
+			clitest.WriteMode(t, filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("*.log\n"), 0o644)
+			clitest.WriteMode(t, filepath.Join(path, "debug.log"), []byte("mine\n"), 0o644)
 		}},
 		{name: "NestedIgnoredDirs", foreign: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
-			WriteMode(t, filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("/out/\ninner/\n"), 0o644)
-			WriteMode(t, filepath.Join(path, "out", "inner", "deep", "x.bin"), []byte("mine\n"), 0o644)
+			clitest.WriteMode(t, filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("/out/\ninner/\n"), 0o644)
+			clitest.WriteMode(t, filepath.Join(path, "out", "inner", "deep", "x.bin"), []byte("mine\n"), 0o644)
 		}},
 		{name: "IndexLockPresent", fast: true, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
-			WriteMode(t, filepath.Join(r.Dir, ".git", "worktrees", id, "index.lock"), nil, 0o644)
+			clitest.WriteMode(t, filepath.Join(r.Dir, ".git", "worktrees", id, "index.lock"), nil, 0o644)
 		}},
 		{name: "IndexMissing", state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 			if err := os.Remove(filepath.Join(r.Dir, ".git", "worktrees", id, "index")); err != nil {
@@ -447,7 +378,7 @@ func kcrCases() []kcrCase {
 				kcrChown(t, filepath.Join(r.Dir, ".git", "worktrees", id))
 			}},
 		{name: "CommonDirMissing", state: func(t *testing.T, r *fixtures.Repo, id, _ string) {
-			WriteMode(t, filepath.Join(r.Dir, ".git", "worktrees", id, "commondir"), []byte(filepath.Join(r.Root, "nowhere")+"\n"), 0o644)
+			clitest.WriteMode(t, filepath.Join(r.Dir, ".git", "worktrees", id, "commondir"), []byte(filepath.Join(r.Root, "nowhere")+"\n"), 0o644)
 		}},
 		{name: "HEADWithEmptySubtree", amend: func(t *testing.T, r *fixtures.Repo, path string) {
 			empty := r.GitIn(path, "mktree") // stdin is empty: the empty tree
@@ -475,7 +406,7 @@ func kcrCases() []kcrCase {
 				t.Fatal(err)
 			}
 			copy(b[len(b)-sha1.Size:], make([]byte, sha1.Size))
-			WriteMode(t, idx, b, 0o644)
+			clitest.WriteMode(t, idx, b, 0o644)
 		}},
 		{name: "TrackedFileNowFIFO", foreign: true, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 			p := filepath.Join(path, "w.txt")
@@ -489,25 +420,25 @@ func kcrCases() []kcrCase {
 		{name: "LyingCacheTree", foreign: true,
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
-			}, state: LyingCacheTree},
+			}, state: clitest.LyingCacheTree},
 		{name: "LyingCacheTreeRootFile", foreign: true,
 			state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 				// The root's node lies, but status compares the root's
 				// entries one by one: it sees the change.
-				StageBehindCacheTree(t, r, id, path, "w.txt", false)
+				clitest.StageBehindCacheTree(t, r, id, path, "w.txt", false)
 			}},
 		{name: "LyingCacheTreeIndexVersion4", foreign: true,
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
 			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 				r.GitIn(path, "update-index", "--index-version", "4")
-				LyingCacheTree(t, r, id, path)
+				clitest.LyingCacheTree(t, r, id, path)
 			}},
 		{name: "LyingCacheTreeSplitIndex", foreign: true,
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
 			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
-				LyingCacheTree(t, r, id, path)
+				clitest.LyingCacheTree(t, r, id, path)
 				r.GitIn(path, "update-index", "--split-index")
 				if st := r.GitIn(path, "status", "--porcelain=v2"); st != "" {
 					t.Fatalf("git status sees the staged change in a split index:\n%s", st)
@@ -519,7 +450,7 @@ func kcrCases() []kcrCase {
 			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 				r.GitIn(path, "config", "index.sparse", "true")
 				r.GitIn(path, "sparse-checkout", "set", "--cone", "--sparse-index", "d")
-				LyingCacheTree(t, r, id, path)
+				clitest.LyingCacheTree(t, r, id, path)
 			}},
 		{name: "ReplacedHeadTree",
 			state: func(t *testing.T, r *fixtures.Repo, _, path string) {
@@ -547,7 +478,7 @@ func kcrCases() []kcrCase {
 				if !bytes.Contains(b, []byte("EOIE")) || !bytes.Contains(b, []byte("IEOT")) {
 					t.Fatal("the index has no EOIE or IEOT extension")
 				}
-				LyingCacheTree(t, r, id, path)
+				clitest.LyingCacheTree(t, r, id, path)
 			}},
 		{name: "LyingCacheTreeSplitIndexReplacedEntry", foreign: true,
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
@@ -568,7 +499,7 @@ func kcrCases() []kcrCase {
 				if !bytes.Contains(b, []byte("link")) || bytes.Contains(b, []byte("d/x.txt")) {
 					t.Fatal("the index is not split, or names d/x.txt in its own file")
 				}
-				LyingCacheTree(t, r, id, path)
+				clitest.LyingCacheTree(t, r, id, path)
 			}},
 		{name: "LyingCacheTreeChecksumZero", foreign: true,
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
@@ -576,14 +507,14 @@ func kcrCases() []kcrCase {
 			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
 				// What index.skipHash writes: no checksum, which git does not
 				// verify as it reads.
-				LyingCacheTree(t, r, id, path)
+				clitest.LyingCacheTree(t, r, id, path)
 				idx := filepath.Join(r.Dir, ".git", "worktrees", id, "index")
 				b, err := os.ReadFile(idx)
 				if err != nil {
 					t.Fatal(err)
 				}
 				copy(b[len(b)-sha1.Size:], make([]byte, sha1.Size))
-				WriteMode(t, idx, b, 0o644)
+				clitest.WriteMode(t, idx, b, 0o644)
 			}},
 		{name: "CacheTreeCountTooLarge",
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
@@ -597,7 +528,7 @@ func kcrCases() []kcrCase {
 			work: func(t *testing.T, r *fixtures.Repo, path string) {
 				r.WriteFile(path, "d/x.txt", "in HEAD\n")
 			}, state: func(t *testing.T, r *fixtures.Repo, id, path string) {
-				other := Unhex(t, r.GitIn(path, "rev-parse", "HEAD^{tree}"))
+				other := clitest.Unhex(t, r.GitIn(path, "rev-parse", "HEAD^{tree}"))
 				kcrEditCacheTree(t, r, id, func(b []byte) []byte {
 					node := kcrCacheTreeNode("d", 1)
 					i := bytes.Index(b, node)
@@ -634,7 +565,7 @@ func kcrCases() []kcrCase {
 				if err := os.Chmod(obj, 0o644); err != nil {
 					t.Skipf("the subtree is not a loose object: %v", err)
 				}
-				WriteMode(t, obj, nil, 0o644)
+				clitest.WriteMode(t, obj, nil, 0o644)
 				kcrTouch(t, filepath.Join(path, "d", "x.txt"))
 				r.GitIn(path, "update-index", "d/x.txt")
 			}},
@@ -658,11 +589,11 @@ func kcrCases() []kcrCase {
 const kcrStatusKey = "includeIf.onbranch:kcr-never/**.path"
 
 // kcrStatusPlan runs plan with kcrStatusKey set, then unsets it.
-func kcrStatusPlan(t *testing.T, r *fixtures.Repo, env []string, args ...string) Result {
+func kcrStatusPlan(t *testing.T, r *fixtures.Repo, env []string, args ...string) clitest.Result {
 	t.Helper()
 	r.Git("config", kcrStatusKey, "/dev/null/never")
 	defer r.Git("config", "--unset", kcrStatusKey)
-	return RunBin(t, custodyBin, r, r.Dir, env, args...)
+	return clitest.RunBin(t, clitest.Bin(), r, r.Dir, env, args...)
 }
 
 // TestKnownCleanRedTeam: over every state, plan's item for the tree is the
@@ -674,8 +605,8 @@ func TestKnownCleanRedTeam(t *testing.T) {
 	for _, c := range kcrCases() {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
-			id, path := NewTree(t, r, "kcr")
+			r := clitest.InitRepo(t)
+			id, path := clitest.NewTree(t, r, "kcr")
 			r.WriteFile(path, "w.txt", "work\n")
 			if c.work != nil {
 				c.work(t, r, path)
@@ -685,7 +616,7 @@ func TestKnownCleanRedTeam(t *testing.T) {
 				c.amend(t, r, path)
 			}
 			r.Push(path, "topic/"+id)
-			FinishAll(t, r, id)
+			clitest.FinishAll(t, r, id)
 			if c.state != nil {
 				c.state(t, r, id, path)
 			}
@@ -695,36 +626,36 @@ func TestKnownCleanRedTeam(t *testing.T) {
 			}
 			slow := kcrStatusPlan(t, r, env, "plan", "--json", "--debug")
 			file := filepath.Join(r.Root, "p.json")
-			fast := RunBin(t, custodyBin, r, r.Dir, env, "plan", "-o", file, "--json", "--debug")
-			for _, p := range []Result{slow, fast} {
+			fast := clitest.RunBin(t, clitest.Bin(), r, r.Dir, env, "plan", "-o", file, "--json", "--debug")
+			for _, p := range []clitest.Result{slow, fast} {
 				if p.Code != 0 && p.Code != 3 {
 					t.Fatalf("plan: %s", p)
 				}
 			}
-			want := PlanItem(t, DecodeResult[machine.Plan](t, slow, "plan"), id)
-			got := PlanItem(t, DecodeResult[machine.Plan](t, fast, "plan"), id)
+			want := clitest.PlanItem(t, clitest.DecodeResult[machine.Plan](t, slow, "plan"), id)
+			got := clitest.PlanItem(t, clitest.DecodeResult[machine.Plan](t, fast, "plan"), id)
 			fastPath := gitRuns(fast.Stderr, "-c core.fsmonitor=false") == 0
 			if os.Getenv("KCR_DEBUG") != "" {
 				t.Logf("slow plan stderr:\n%s", slow.Stderr)
 			}
-			t.Logf("fast path taken: %v (status runs with every tree asked: %d); plan: %s %v", fastPath, gitRuns(slow.Stderr, "-c core.fsmonitor=false"), got.Action, RefusalCodes(got.Refusals))
+			t.Logf("fast path taken: %v (status runs with every tree asked: %d); plan: %s %v", fastPath, gitRuns(slow.Stderr, "-c core.fsmonitor=false"), got.Action, clitest.RefusalCodes(got.Refusals))
 			var problems []string
 			if c.fast && !fastPath {
 				problems = append(problems, "plan asked git status of a tree that is exactly its HEAD")
 			}
 			if got.Action != want.Action || got.Fingerprint != want.Fingerprint {
-				problems = append(problems, "plan "+string(got.Action)+" "+strings.Join(RefusalCodes(got.Refusals), ",")+
-					", a plan asking status of every tree "+string(want.Action)+" "+strings.Join(RefusalCodes(want.Refusals), ",")+
+				problems = append(problems, "plan "+string(got.Action)+" "+strings.Join(clitest.RefusalCodes(got.Refusals), ",")+
+					", a plan asking status of every tree "+string(want.Action)+" "+strings.Join(clitest.RefusalCodes(want.Refusals), ",")+
 					" (fingerprints equal: "+boolWord(got.Fingerprint == want.Fingerprint)+")")
 			}
 			if c.foreign && got.Action != machine.ActionKeep {
 				problems = append(problems, "plan "+string(got.Action)+"s a tree holding bytes HEAD lacks")
 			}
-			ap := RunBin(t, custodyBin, r, r.Dir, env, "apply", file, "--json")
+			ap := clitest.RunBin(t, clitest.Bin(), r, r.Dir, env, "apply", file, "--json")
 			if ap.Code != 0 && ap.Code != 3 {
 				t.Fatalf("apply: %s", ap)
 			}
-			res := DecodeResult[steps.ApplyResult](t, ap, "apply")
+			res := clitest.DecodeResult[steps.ApplyResult](t, ap, "apply")
 			var out *steps.Outcome
 			for i := range res.Items {
 				if res.Items[i].ID == id {
@@ -745,9 +676,9 @@ func TestKnownCleanRedTeam(t *testing.T) {
 				}
 				if out != nil {
 					// Is the advice a loop? The next plan, on the tree as apply left it.
-					again := RunBin(t, custodyBin, r, r.Dir, env, "plan", "--json")
+					again := clitest.RunBin(t, clitest.Bin(), r, r.Dir, env, "plan", "--json")
 					if again.Code == 0 || again.Code == 3 {
-						next := PlanItem(t, DecodeResult[machine.Plan](t, again, "plan"), id)
+						next := clitest.PlanItem(t, clitest.DecodeResult[machine.Plan](t, again, "plan"), id)
 						what += "; the next plan: " + string(next.Action)
 					}
 				}

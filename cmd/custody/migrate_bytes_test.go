@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -20,7 +21,7 @@ import (
 func TestMigrateNamesAreBytes(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{Name: "m\x80|\n<r>"})
-	MustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	add := func(dir, branch string) string {
 		p := filepath.Join(r.Root, dir)
 		r.Git("worktree", "add", "-q", "-b", branch, p, "main")
@@ -37,7 +38,7 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 	trees["unpushed"] = add("u\x86\n|", branches["unpushed"])
 	unpushedHead := r.Commit(trees["unpushed"], "one.txt", "never pushed\n")
 
-	d := DecodeResult[steps.MigrateDiscovery](t, MustCustody(t, r, 3, "--json", "migrate", "discover"), "migrate discover")
+	d := clitest.DecodeResult[steps.MigrateDiscovery](t, clitest.MustCustody(t, r, 3, "--json", "migrate", "discover"), "migrate discover")
 	classes := map[string]machine.MigrateClass{}
 	for _, p := range d.Places {
 		classes[p.Path] = p.Class
@@ -49,7 +50,7 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 	}
 
 	planFile := filepath.Join(r.Root, "migrate.json")
-	MustCustody(t, r, 0, "migrate", "plan", "-o", planFile)
+	clitest.MustCustody(t, r, 0, "migrate", "plan", "-o", planFile)
 	b, err := os.ReadFile(planFile)
 	if err != nil {
 		t.Fatal(err)
@@ -76,9 +77,9 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 		t.Fatalf("plan: candidates %+v do not name the trees %q byte for byte", p.Candidates, trees)
 	}
 	for _, c := range p.Candidates {
-		MustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--digest", c.Digest)
+		clitest.MustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--digest", c.Digest)
 	}
-	MustCustody(t, r, 0, "migrate", "apply", planFile, "--allow-external-retirement")
+	clitest.MustCustody(t, r, 0, "migrate", "apply", planFile, "--allow-external-retirement")
 
 	st := mgStatus(t, r, 0)
 	if !st.Complete {
@@ -99,7 +100,7 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 			t.Errorf("review branch %q = %q, want %s", ref, got, unpushedHead)
 		}
 	}
-	human := MustCustody(t, r, 0, "migrate", "status").Stdout
+	human := clitest.MustCustody(t, r, 0, "migrate", "status").Stdout
 	if !utf8.ValidString(human) {
 		t.Errorf("migrate status printed bytes that are not UTF-8:\n%s", human)
 	}
@@ -115,13 +116,13 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 	}
 
 	// The dirty tree's archive gives back its untracked file by name.
-	lst := DecodeResult[struct {
+	lst := clitest.DecodeResult[struct {
 		Archives []steps.ArchiveCheck `json:"archives"`
-	}](t, MustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
+	}](t, clitest.MustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
 	restored := filepath.Join(r.Root, "restored")
 	for _, a := range lst.Archives {
 		if role[a.Record] == "dirty" {
-			MustCustody(t, r, 0, "archive", "restore", a.ID, restored)
+			clitest.MustCustody(t, r, 0, "archive", "restore", a.ID, restored)
 		}
 	}
 	if got, err := os.ReadFile(filepath.Join(restored, untracked)); err != nil || string(got) != "untracked notes\n" {

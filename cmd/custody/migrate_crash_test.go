@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/steps"
 )
@@ -37,7 +38,7 @@ func mgCrashPoints() []string {
 func mgReady(t *testing.T) (*fixtures.Legacy, map[string]fixtures.Snapshot) {
 	l := fixtures.NewLegacy(t)
 	untouched := mgUntouched(l)
-	MustCustody(t, l.Repo, 0, "init")
+	clitest.MustCustody(t, l.Repo, 0, "init")
 	mgDisposeAll(t, l.Repo, mgPlan(t, l.Repo, "migrate.json"))
 	return l, untouched
 }
@@ -46,7 +47,7 @@ func mgReady(t *testing.T) (*fixtures.Legacy, map[string]fixtures.Snapshot) {
 // reports whether it died by SIGKILL there.
 func mgKilledAt(t *testing.T, r *fixtures.Repo, point string) bool {
 	t.Helper()
-	cmd := exec.Command(failpointBin, "migrate", "apply", "migrate.json", "--allow-external-retirement")
+	cmd := exec.Command(clitest.FailpointBin(), "migrate", "apply", "migrate.json", "--allow-external-retirement")
 	cmd.Dir = r.Dir
 	cmd.Env = append(r.Env(), "CUSTODY_FAILPOINT="+point)
 	var out bytes.Buffer
@@ -70,8 +71,8 @@ func mgKilledAt(t *testing.T, r *fixtures.Repo, point string) bool {
 // the end and checks the end state.
 func mgAfterKill(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures.Snapshot) {
 	t.Helper()
-	res := Custody(t, l.Repo, "--json", "migrate", "status")
-	st := DecodeResult[steps.MigrateStatusResult](t, res, "migrate status")
+	res := clitest.Custody(t, l.Repo, "--json", "migrate", "status")
+	st := clitest.DecodeResult[steps.MigrateStatusResult](t, res, "migrate status")
 	if st.Complete {
 		// Complete is claimed only when it is true: the end state holds
 		// without another run.
@@ -84,7 +85,7 @@ func mgAfterKill(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures
 	if res.Code != 3 {
 		t.Fatalf("status incomplete but exit %d:\n%s", res.Code, res)
 	}
-	MustCustody(t, l.Repo, 0, "migrate", "apply", "migrate.json", "--allow-external-retirement")
+	clitest.MustCustody(t, l.Repo, 0, "migrate", "apply", "migrate.json", "--allow-external-retirement")
 	mgCheckEnd(t, l, untouched)
 }
 
@@ -128,7 +129,7 @@ func TestMigrateCrash(t *testing.T) {
 		t.Run("random-"+string(rune('a'+i)), func(t *testing.T) {
 			t.Parallel()
 			l, untouched := mgReady(t)
-			cmd := exec.Command(custodyBin, "migrate", "apply", "migrate.json", "--allow-external-retirement")
+			cmd := exec.Command(clitest.Bin(), "migrate", "apply", "migrate.json", "--allow-external-retirement")
 			cmd.Dir = l.Dir
 			cmd.Env = l.Env()
 			if err := cmd.Start(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -19,7 +20,7 @@ import (
 func mgSmall(t *testing.T) (r *fixtures.Repo, unpushed, locked machine.MigrateCandidate, up string) {
 	t.Helper()
 	r = fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	up = filepath.Join(r.Root, "repo-work")
 	r.Git("worktree", "add", "-q", "-b", "work", up, "main")
 	r.Commit(up, "work.txt", "unpushed work\n")
@@ -41,15 +42,15 @@ func mgSmall(t *testing.T) (r *fixtures.Repo, unpushed, locked machine.MigrateCa
 func TestMigrateDisposeRefusals(t *testing.T) {
 	t.Parallel()
 	r, unpushed, locked, _ := mgSmall(t)
-	e := DecodeError(t, MustCustody(t, r, 1, "--json", "migrate", "dispose", "repo-held", "--approve", "--disposition", "retire", "--digest", locked.Digest))
+	e := clitest.DecodeError(t, clitest.MustCustody(t, r, 1, "--json", "migrate", "dispose", "repo-held", "--approve", "--disposition", "retire", "--digest", locked.Digest))
 	if e.Code != string(machine.CodeDispositionNotAllowed) {
 		t.Errorf("retire of a locked tree: %+v, want disposition-not-allowed", e)
 	}
-	e = DecodeError(t, MustCustody(t, r, 1, "--json", "migrate", "dispose", "repo-work", "--approve", "--digest", locked.Digest))
+	e = clitest.DecodeError(t, clitest.MustCustody(t, r, 1, "--json", "migrate", "dispose", "repo-work", "--approve", "--digest", locked.Digest))
 	if e.Code != string(machine.CodeMigrateDigestMismatch) {
 		t.Errorf("another audit's digest: %+v, want migrate-digest-mismatch", e)
 	}
-	MustCustody(t, r, 1, "migrate", "dispose", "repo-held", "--approve", "--digest", locked.Digest) // nothing proposed: reject it or choose
+	clitest.MustCustody(t, r, 1, "migrate", "dispose", "repo-held", "--approve", "--digest", locked.Digest) // nothing proposed: reject it or choose
 	st := mgStatus(t, r, 3)
 	for _, c := range st.Candidates {
 		if c.State != machine.MigratePending || c.Disposition != "" {
@@ -62,9 +63,9 @@ func TestMigrateDisposeRefusals(t *testing.T) {
 func TestMigrateChangedNeedsNewDisposition(t *testing.T) {
 	t.Parallel()
 	r, unpushed, _, up := mgSmall(t)
-	MustCustody(t, r, 0, "migrate", "dispose", "repo-work", "--approve", "--digest", unpushed.Digest)
+	clitest.MustCustody(t, r, 0, "migrate", "dispose", "repo-work", "--approve", "--digest", unpushed.Digest)
 	r.WriteFile(up, "later.txt", "written after the review\n")
-	res := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
+	res := clitest.DecodeResult[steps.MigrateApplyResult](t, clitest.MustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
 	if len(res.Items) != 1 || res.Items[0].Refusal == nil || res.Items[0].Refusal.Code != machine.CodeMigrateChanged {
 		t.Fatalf("apply after a change: %+v, want migrate-changed", res.Items)
 	}
@@ -86,8 +87,8 @@ func TestMigrateAdoptRelocateAndLandFailure(t *testing.T) {
 	t.Parallel()
 	r, unpushed, _, up := mgSmall(t)
 	before := r.Snap(up)
-	MustCustody(t, r, 0, "migrate", "dispose", "repo-work", "--approve", "--disposition", "adopt-and-relocate", "--digest", unpushed.Digest)
-	res := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json"), "migrate apply")
+	clitest.MustCustody(t, r, 0, "migrate", "dispose", "repo-work", "--approve", "--disposition", "adopt-and-relocate", "--digest", unpushed.Digest)
+	res := clitest.DecodeResult[steps.MigrateApplyResult](t, clitest.MustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json"), "migrate apply")
 	dst := filepath.Join(r.Dir, ".worktrees", "repo-work")
 	var moved *steps.MigrateOutcome
 	for i, it := range res.Items {
@@ -104,12 +105,12 @@ func TestMigrateAdoptRelocateAndLandFailure(t *testing.T) {
 	if d := before.Diff(r.Snap(dst)); d != "" {
 		t.Fatalf("the moved tree differs from the legacy one: %s", d)
 	}
-	recs := ListRecords(t, r, false)
+	recs := clitest.ListRecords(t, r, false)
 	if len(recs) != 1 || recs[0].ID != "repo-work" || recs[0].Path != dst || recs[0].State != machine.StateActive {
 		t.Fatalf("records after adopt-and-relocate: %+v", recs)
 	}
 	// Running it again repeats nothing.
-	again := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
+	again := clitest.DecodeResult[steps.MigrateApplyResult](t, clitest.MustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--only", "repo-work"), "migrate apply")
 	if len(again.Items) != 1 || again.Items[0].Outcome != machine.OutcomeAlreadyDone {
 		t.Fatalf("second apply: %+v", again.Items)
 	}
@@ -122,8 +123,8 @@ func TestMigrateAdoptRelocateAndLandFailure(t *testing.T) {
 	moreBefore := r.Snap(morePath)
 	taken := r.Git("commit-tree", "-m", "someone else's review", "main^{tree}")
 	r.Git("push", "-q", "origin", taken+":refs/heads/custody/review/repo-more")
-	MustCustody(t, r, 0, "migrate", "dispose", "repo-more", "--approve", "--disposition", "land", "--digest", c.Digest)
-	res = DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, r, 3, "--json", "migrate", "apply", "migrate2.json", "--only", "repo-more"), "migrate apply")
+	clitest.MustCustody(t, r, 0, "migrate", "dispose", "repo-more", "--approve", "--disposition", "land", "--digest", c.Digest)
+	res = clitest.DecodeResult[steps.MigrateApplyResult](t, clitest.MustCustody(t, r, 3, "--json", "migrate", "apply", "migrate2.json", "--only", "repo-more"), "migrate apply")
 	if len(res.Items) != 1 || res.Items[0].Refusal == nil || res.Items[0].Refusal.Code != machine.CodeLandFailed {
 		t.Fatalf("land over a taken review branch: %+v, want land-failed", res.Items)
 	}
@@ -159,19 +160,19 @@ func TestMigrateAcknowledgeUnrecoverable(t *testing.T) {
 	if !ok {
 		t.Fatalf("no candidate repo-more: %+v", p.Candidates)
 	}
-	MustCustody(t, r, 0, "migrate", "dispose", "repo-more", "--approve", "--disposition", "adopt-and-relocate", "--digest", c.Digest)
-	MustCustody(t, r, 0, "migrate", "apply", "migrate.json", "--only", "repo-more")
+	clitest.MustCustody(t, r, 0, "migrate", "dispose", "repo-more", "--approve", "--disposition", "adopt-and-relocate", "--digest", c.Digest)
+	clitest.MustCustody(t, r, 0, "migrate", "apply", "migrate.json", "--only", "repo-more")
 	moved := filepath.Join(r.Dir, ".worktrees", "repo-more")
 	head := r.Head(moved)
 	// The person throws the tree and its branch away by hand.
 	r.Git("worktree", "remove", "--force", moved)
 	r.Git("branch", "-D", "more")
 
-	wrong := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-more", "--acknowledge-unrecoverable", r.Head(r.Dir)), "migrate apply")
+	wrong := clitest.DecodeResult[steps.MigrateApplyResult](t, clitest.MustCustody(t, r, 3, "--json", "migrate", "apply", "migrate.json", "--only", "repo-more", "--acknowledge-unrecoverable", r.Head(r.Dir)), "migrate apply")
 	if len(wrong.Items) != 1 || wrong.Items[0].Refusal == nil || wrong.Items[0].Refusal.Code != machine.CodeGuardFailed {
 		t.Fatalf("a commit that is not the record's: %+v, want guard-failed", wrong.Items)
 	}
-	res := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--only", "repo-more", "--acknowledge-unrecoverable", head), "migrate apply")
+	res := clitest.DecodeResult[steps.MigrateApplyResult](t, clitest.MustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--only", "repo-more", "--acknowledge-unrecoverable", head), "migrate apply")
 	if len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeAbandoned {
 		t.Fatalf("acknowledged: %+v, want abandoned", res.Items)
 	}
@@ -198,13 +199,13 @@ func mgReadFile(t *testing.T, p string) string {
 func TestMigrateReusedAdminKey(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	p := filepath.Join(r.Root, "repo-again")
 	r.Git("worktree", "add", "-q", "--detach", p, "main")
-	MustCustody(t, r, 0, "adopt", p)
-	MustCustody(t, r, 0, "finish", "repo-again")
-	MustCustody(t, r, 0, "plan", "-o", "plan.json")
-	MustCustody(t, r, 0, "apply", "plan.json", "--allow-external-retirement")
+	clitest.MustCustody(t, r, 0, "adopt", p)
+	clitest.MustCustody(t, r, 0, "finish", "repo-again")
+	clitest.MustCustody(t, r, 0, "plan", "-o", "plan.json")
+	clitest.MustCustody(t, r, 0, "apply", "plan.json", "--allow-external-retirement")
 	r.Git("worktree", "add", "-q", "--detach", p, "main")
 
 	plan := mgPlan(t, r, "migrate.json")
@@ -212,19 +213,19 @@ func TestMigrateReusedAdminKey(t *testing.T) {
 	if !ok || c.Proposal.Disposition != machine.DispositionRetire {
 		t.Fatalf("candidate %+v, want repo-again proposed for retire", plan.Candidates)
 	}
-	MustCustody(t, r, 0, "migrate", "dispose", "repo-again", "--approve", "--digest", c.Digest)
-	res := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	clitest.MustCustody(t, r, 0, "migrate", "dispose", "repo-again", "--approve", "--digest", c.Digest)
+	res := clitest.DecodeResult[steps.MigrateApplyResult](t, clitest.MustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
 	if len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeRemoved {
 		t.Fatalf("apply: %+v, want removed", res.Items)
 	}
 	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the tree is still there: %v", err)
 	}
-	again := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	again := clitest.DecodeResult[steps.MigrateApplyResult](t, clitest.MustCustody(t, r, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
 	if len(again.Items) != 1 || again.Items[0].Outcome != machine.OutcomeAlreadyDone || again.Items[0].Refusal != nil {
 		t.Fatalf("second apply: %+v, want already-done", again.Items)
 	}
-	all := ListRecords(t, r, true)
+	all := clitest.ListRecords(t, r, true)
 	if len(all) != 2 {
 		t.Fatalf("records %+v, want the old tombstone and the migration's", all)
 	}

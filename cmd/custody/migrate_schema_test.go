@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -14,14 +15,14 @@ import (
 func TestMigrateSchemasValidateOutput(t *testing.T) {
 	t.Parallel()
 	l := fixtures.NewLegacy(t)
-	MustCustody(t, l.Repo, 0, "init")
+	clitest.MustCustody(t, l.Repo, 0, "init")
 	p := mgPlan(t, l.Repo, "migrate.json")
 	b, err := os.ReadFile(filepath.Join(l.Dir, "migrate.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ValidateSchema(t, "migrate-plan.json", "the migrate plan file", b)
+	clitest.ValidateSchema(t, "migrate-plan.json", "the migrate plan file", b)
 	mgDisposeAll(t, l.Repo, p)
-	res := MustCustody(t, l.Repo, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement")
-	ValidateSchema(t, "envelope-ok.json", "migrate apply --json", []byte(res.Stdout))
+	res := clitest.MustCustody(t, l.Repo, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement")
+	clitest.ValidateSchema(t, "envelope-ok.json", "migrate apply --json", []byte(res.Stdout))
 }

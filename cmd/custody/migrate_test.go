@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
@@ -55,7 +56,7 @@ func mgMoved(l *fixtures.Legacy) map[string]string {
 // mgPlan runs migrate plan -o file and returns the parsed plan.
 func mgPlan(t testing.TB, r *fixtures.Repo, file string) machine.MigratePlan {
 	t.Helper()
-	MustCustody(t, r, 0, "migrate", "plan", "-o", file)
+	clitest.MustCustody(t, r, 0, "migrate", "plan", "-o", file)
 	b, err := os.ReadFile(filepath.Join(r.Dir, file))
 	if err != nil {
 		t.Fatal(err)
@@ -82,21 +83,21 @@ func mgDisposeAll(t testing.TB, r *fixtures.Repo, p machine.MigratePlan) {
 	t.Helper()
 	for _, c := range p.Candidates {
 		if c.Proposal.Disposition == "" {
-			MustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--reject", "kept where it is: "+c.Proposal.Reason, "--digest", c.Digest)
+			clitest.MustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--reject", "kept where it is: "+c.Proposal.Reason, "--digest", c.Digest)
 			continue
 		}
 		if d, ok := mgChoose[c.Audit.ID]; ok {
-			MustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--disposition", string(d), "--digest", c.Digest)
+			clitest.MustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--disposition", string(d), "--digest", c.Digest)
 			continue
 		}
-		MustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--digest", c.Digest)
+		clitest.MustCustody(t, r, 0, "migrate", "dispose", c.Audit.ID, "--approve", "--digest", c.Digest)
 	}
 }
 
 // mgStatus runs migrate status --json.
 func mgStatus(t testing.TB, r *fixtures.Repo, want int) steps.MigrateStatusResult {
 	t.Helper()
-	return DecodeResult[steps.MigrateStatusResult](t, MustCustody(t, r, want, "--json", "migrate", "status"), "migrate status")
+	return clitest.DecodeResult[steps.MigrateStatusResult](t, clitest.MustCustody(t, r, want, "--json", "migrate", "status"), "migrate status")
 }
 
 // mgUntouched snapshots everything a migration must never change.
@@ -128,9 +129,9 @@ func TestMigrateLegacyLayout(t *testing.T) {
 	t.Parallel()
 	l := fixtures.NewLegacy(t)
 	untouched := mgUntouched(l)
-	MustCustody(t, l.Repo, 0, "init")
+	clitest.MustCustody(t, l.Repo, 0, "init")
 
-	d := DecodeResult[steps.MigrateDiscovery](t, MustCustody(t, l.Repo, 3, "--json", "migrate", "discover"), "migrate discover")
+	d := clitest.DecodeResult[steps.MigrateDiscovery](t, clitest.MustCustody(t, l.Repo, 3, "--json", "migrate", "discover"), "migrate discover")
 	got := map[string]machine.MigrateClass{}
 	for _, p := range d.Places {
 		got[p.Path] = p.Class
@@ -167,7 +168,7 @@ func TestMigrateLegacyLayout(t *testing.T) {
 		t.Fatalf("before any disposition every candidate is pending: %+v", st)
 	}
 	// Nothing is applied without a person's disposition.
-	none := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	none := clitest.DecodeResult[steps.MigrateApplyResult](t, clitest.MustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
 	for _, it := range none.Items {
 		if it.Refusal == nil || it.Refusal.Code != machine.CodeMigrateNotApproved {
 			t.Errorf("%s applied without a disposition: %+v", it.ID, it)
@@ -181,7 +182,7 @@ func TestMigrateLegacyLayout(t *testing.T) {
 	mgDisposeAll(t, l.Repo, p)
 
 	// Without the confirmation, trees outside the managed root stay.
-	res := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json"), "migrate apply")
+	res := clitest.DecodeResult[steps.MigrateApplyResult](t, clitest.MustCustody(t, l.Repo, 3, "--json", "migrate", "apply", "migrate.json"), "migrate apply")
 	for _, it := range res.Items {
 		if d := mgWantProposal[roles[it.ID]]; d == machine.DispositionRetire && (it.Refusal == nil || it.Refusal.Code != machine.CodeExternalTree) {
 			t.Errorf("%s without --allow-external-retirement: %+v, want external-tree", it.ID, it)
@@ -193,11 +194,11 @@ func TestMigrateLegacyLayout(t *testing.T) {
 		}
 	}
 
-	MustCustody(t, l.Repo, 0, "migrate", "apply", "migrate.json", "--allow-external-retirement")
+	clitest.MustCustody(t, l.Repo, 0, "migrate", "apply", "migrate.json", "--allow-external-retirement")
 	mgCheckEnd(t, l, untouched)
 
 	// Re-running revalidates and repeats nothing.
-	again := DecodeResult[steps.MigrateApplyResult](t, MustCustody(t, l.Repo, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
+	again := clitest.DecodeResult[steps.MigrateApplyResult](t, clitest.MustCustody(t, l.Repo, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement"), "migrate apply")
 	for _, it := range again.Items {
 		if it.Outcome != machine.OutcomeAlreadyDone {
 			t.Errorf("second apply: %s %s, want already-done", it.ID, it.Outcome)
@@ -251,9 +252,9 @@ func mgCheckEnd(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures.
 	}
 	restored := filepath.Join(l.Root, "restored-dirty")
 	if _, err := os.Stat(restored); err != nil {
-		lst := DecodeResult[struct {
+		lst := clitest.DecodeResult[struct {
 			Archives []steps.ArchiveCheck `json:"archives"`
-		}](t, MustCustody(t, l.Repo, 0, "--json", "archive", "list"), "archive list")
+		}](t, clitest.MustCustody(t, l.Repo, 0, "--json", "archive", "list"), "archive list")
 		id := ""
 		for _, a := range lst.Archives {
 			if a.Record == filepath.Base(l.Trees["dirty"]) {
@@ -263,7 +264,7 @@ func mgCheckEnd(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures.
 		if id == "" {
 			t.Fatalf("no archive of the dirty tree: %+v", lst)
 		}
-		MustCustody(t, l.Repo, 0, "archive", "restore", id, restored)
+		clitest.MustCustody(t, l.Repo, 0, "archive", "restore", id, restored)
 	}
 	for name, want := range map[string]string{"README": "fixture, edited and never committed\n", "notes.txt": "untracked notes\n"} {
 		if b, err := os.ReadFile(filepath.Join(restored, name)); err != nil || string(b) != want {
@@ -278,8 +279,8 @@ func mgCheckEnd(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures.
 func mgCheckJournal(t *testing.T, r *fixtures.Repo, st steps.MigrateStatusResult) {
 	t.Helper()
 	out := filepath.Join(r.Root, "journal.jsonl")
-	MustCustody(t, r, 0, "journal", "export", "-o", out)
-	MustCustody(t, r, 0, "journal", "verify", out)
+	clitest.MustCustody(t, r, 0, "journal", "export", "-o", out)
+	clitest.MustCustody(t, r, 0, "journal", "verify", out)
 	f, err := os.Open(out)
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
@@ -92,12 +93,12 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 		repoName += "\nline" // a newline in every path git writes into .git files
 	}
 	r := fixtures.New(t, fixtures.Options{Name: repoName})
-	MustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	t.Logf("repository %q", r.Dir)
 
 	// pushed: committed and published names under a random directory.
 	dirName, fileName := randomBytesName(rng, "d"), randomBytesName(rng, "f")
-	pushedID, pushed := NewTree(t, r, "pushed")
+	pushedID, pushed := clitest.NewTree(t, r, "pushed")
 	if pushed != filepath.Join(r.Dir, ".worktrees", pushedID) {
 		t.Fatalf("new printed %q, not a path under %q", pushed, r.Dir)
 	}
@@ -106,12 +107,12 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 
 	// kept: an untracked file with a random name.
 	untracked := randomBytesName(rng, "u")
-	keptID, kept := NewTree(t, r, "kept")
+	keptID, kept := clitest.NewTree(t, r, "kept")
 	r.WriteFile(kept, untracked, "only here\n")
 
 	// archived: an untracked file and an empty directory, archived.
 	archFile, archDir := randomBytesName(rng, "a"), randomBytesName(rng, "e")
-	archID, arch := NewTree(t, r, "archived")
+	archID, arch := clitest.NewTree(t, r, "archived")
 	r.WriteFile(arch, archFile, "archived bytes\n")
 	if err := os.Mkdir(filepath.Join(arch, archDir), 0o755); err != nil {
 		t.Fatal(err)
@@ -123,25 +124,25 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 	r.Git("worktree", "add", "-q", "-b", branch, adopted)
 	r.Commit(adopted, "adopted.txt", "adopted\n")
 	r.GitIn(adopted, "push", "-q", "origin", "HEAD:refs/heads/adopted")
-	MustCustody(t, r, 0, "adopt", adopted)
+	clitest.MustCustody(t, r, 0, "adopt", adopted)
 	adoptedID := ""
-	for _, rec := range ListRecords(t, r, false) {
+	for _, rec := range clitest.ListRecords(t, r, false) {
 		if rec.Path == adopted {
 			adoptedID = rec.ID
 		}
 	}
 	if adoptedID == "" {
-		t.Fatalf("list does not show the adopted tree at %q byte for byte: %+v", adopted, ListRecords(t, r, false))
+		t.Fatalf("list does not show the adopted tree at %q byte for byte: %+v", adopted, clitest.ListRecords(t, r, false))
 	}
 
-	MustCustody(t, r, 0, "finish", pushedID, keptID, adoptedID)
-	fa := DecodeResult[finishArchiveResult](t, MustCustody(t, r, 0, "--json", "finish", "--archive", archID), "finish")
+	clitest.MustCustody(t, r, 0, "finish", pushedID, keptID, adoptedID)
+	fa := clitest.DecodeResult[finishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", archID), "finish")
 	if len(fa.Archives) != 1 || fa.Archives[0].Path != arch {
 		t.Fatalf("finish --archive: %+v", fa)
 	}
 	archive := fa.Archives[0]
 
-	for _, rec := range ListRecords(t, r, false) {
+	for _, rec := range clitest.ListRecords(t, r, false) {
 		want := map[string]string{pushedID: pushed, keptID: kept, archID: arch, adoptedID: adopted}[rec.ID]
 		if rec.Path != want {
 			t.Errorf("list: %s at %q, want %q", rec.ID, rec.Path, want)
@@ -149,7 +150,7 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 	}
 
 	planFile := filepath.Join(r.Root, "plan.json")
-	plan := PlanTo(t, r, planFile, 0)
+	plan := clitest.PlanTo(t, r, planFile, 0)
 	byID := map[string]machine.PlanItem{}
 	for _, it := range plan.Items {
 		byID[it.ID] = it
@@ -166,7 +167,7 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 		t.Errorf("plan: kept tree's refusal does not name %q exactly: %+v", untracked, ref)
 	}
 
-	res := DecodeResult[steps.ApplyResult](t, MustCustody(t, r, 0, "apply", "--allow-external-retirement", planFile, "--json"), "apply")
+	res := clitest.DecodeResult[steps.ApplyResult](t, clitest.MustCustody(t, r, 0, "apply", "--allow-external-retirement", planFile, "--json"), "apply")
 	for _, it := range res.Items {
 		if it.Outcome != "removed" {
 			t.Errorf("apply: %s %s (%+v)", it.ID, it.Outcome, it)
@@ -186,7 +187,7 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 
 	// The archive gives back exactly the names it captured.
 	dst := filepath.Join(r.Root, "restored")
-	out := DecodeResult[steps.ArchiveRestored](t, MustCustody(t, r, 0, "--json", "archive", "restore", archive.ID, dst), "archive restore")
+	out := clitest.DecodeResult[steps.ArchiveRestored](t, clitest.MustCustody(t, r, 0, "--json", "archive", "restore", archive.ID, dst), "archive restore")
 	if out.Dir != dst {
 		t.Errorf("archive restore says it restored to %q, want %q", out.Dir, dst)
 	}
@@ -199,7 +200,7 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 
 	// The journal names every path exactly, and its export verifies.
 	paths := map[string]bool{}
-	for _, e := range JournalEntries(t, r) {
+	for _, e := range clitest.JournalEntries(t, r) {
 		collectStrings(t, e, paths)
 	}
 	for _, p := range []string{pushed, kept, arch, adopted} {
@@ -208,8 +209,8 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 		}
 	}
 	exported := filepath.Join(r.Root, "journal.jsonl")
-	MustCustody(t, r, 0, "journal", "export", "--redact", "-o", exported)
-	MustCustody(t, r, 0, "journal", "verify", "--redacted", exported)
+	clitest.MustCustody(t, r, 0, "journal", "export", "--redact", "-o", exported)
+	clitest.MustCustody(t, r, 0, "journal", "verify", "--redacted", exported)
 	if b, err := os.ReadFile(exported); err != nil || !utf8.Valid(b) {
 		t.Errorf("the redacted export is not UTF-8 text (%v)", err)
 	}

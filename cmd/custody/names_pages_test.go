@@ -16,6 +16,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -30,9 +31,9 @@ func TestNamesOnPages(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{Name: hostileName})
 	var human []string // what custody printed for a person
-	human = append(human, MustCustody(t, r, 0, "init").Stdout)
+	human = append(human, clitest.MustCustody(t, r, 0, "init").Stdout)
 
-	pushedID, pushed := NewTree(t, r, "pushed")
+	pushedID, pushed := clitest.NewTree(t, r, "pushed")
 	r.Commit(pushed, "f.txt", "published\n")
 	r.Push(pushed, "pushed")
 
@@ -41,9 +42,9 @@ func TestNamesOnPages(t *testing.T) {
 	r.Git("worktree", "add", "-q", "-b", branch, adopted)
 	r.Commit(adopted, "adopted.txt", "adopted\n")
 	r.GitIn(adopted, "push", "-q", "origin", "HEAD:refs/heads/adopted")
-	human = append(human, MustCustody(t, r, 0, "adopt", adopted).Stdout)
+	human = append(human, clitest.MustCustody(t, r, 0, "adopt", adopted).Stdout)
 	adoptedID := ""
-	for _, rec := range ListRecords(t, r, false) {
+	for _, rec := range clitest.ListRecords(t, r, false) {
 		if rec.Path == adopted {
 			adoptedID = rec.ID
 		}
@@ -51,10 +52,10 @@ func TestNamesOnPages(t *testing.T) {
 	if adoptedID == "" || machine.MarkdownText(adoptedID) == adoptedID {
 		t.Fatalf("the adopted tree's id %q holds nothing a page must escape: the test would test nothing", adoptedID)
 	}
-	MustCustody(t, r, 0, "finish", pushedID, adoptedID)
+	clitest.MustCustody(t, r, 0, "finish", pushedID, adoptedID)
 	planFile := filepath.Join(r.Root, "plan.json")
-	MustCustody(t, r, 0, "plan", "-o", planFile)
-	human = append(human, MustCustody(t, r, 0, "apply", "--allow-external-retirement", planFile).Stdout)
+	clitest.MustCustody(t, r, 0, "plan", "-o", planFile)
+	human = append(human, clitest.MustCustody(t, r, 0, "apply", "--allow-external-retirement", planFile).Stdout)
 	for _, out := range human {
 		if !utf8.ValidString(out) {
 			t.Errorf("custody printed bytes that are not UTF-8:\n%s", out)
@@ -67,13 +68,13 @@ func TestNamesOnPages(t *testing.T) {
 	}
 
 	export := filepath.Join(r.Root, "j<b>|`\x83\n.jsonl")
-	MustCustody(t, r, 0, "journal", "export", "-o", export)
+	clitest.MustCustody(t, r, 0, "journal", "export", "-o", export)
 
 	names := map[string]string{"repository path": pushed, "adopted path": adopted, "adopted id": adoptedID, "branch": branch}
 	page := func(args ...string) string {
 		t.Helper()
 		out := filepath.Join(r.Root, "page")
-		MustCustody(t, r, 0, append(args, "-o", out)...)
+		clitest.MustCustody(t, r, 0, append(args, "-o", out)...)
 		b, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/machine"
 )
 
@@ -14,29 +15,29 @@ import (
 // the same plan removes it. No removal ever skips git status.
 func TestPlanWithoutStatusStillAppliesThroughStatus(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "fast")
-	env := PathEnv(r.FailingGit("status"))
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "fast")
+	env := clitest.PathEnv(r.FailingGit("status"))
 	before := sfSnapKept(t, r, id, path)
 
-	file := PlanFile(t, r)
-	res := RunBin(t, custodyBin, r, r.Dir, []string{env}, "plan", "-o", file, "--json")
+	file := clitest.PlanFile(t, r)
+	res := clitest.RunBin(t, clitest.Bin(), r, r.Dir, []string{env}, "plan", "-o", file, "--json")
 	if res.Code != 0 {
 		t.Fatalf("plan with a failing git status: %s", res)
 	}
-	if it := PlanItem(t, DecodeResult[machine.Plan](t, res, "plan"), id); it.Action != machine.ActionRemove {
-		t.Fatalf("plan of a tree exactly its HEAD with a failing git status: %s %v, want remove (no status asked)", it.Action, RefusalCodes(it.Refusals))
+	if it := clitest.PlanItem(t, clitest.DecodeResult[machine.Plan](t, res, "plan"), id); it.Action != machine.ActionRemove {
+		t.Fatalf("plan of a tree exactly its HEAD with a failing git status: %s %v, want remove (no status asked)", it.Action, clitest.RefusalCodes(it.Refusals))
 	}
 
-	a := Apply(t, r, file, 3, env)
-	if o := ApplyOutcome(t, a, id); o.Outcome == machine.OutcomeRemoved || o.Refusal == nil {
+	a := clitest.Apply(t, r, file, 3, env)
+	if o := clitest.ApplyOutcome(t, a, id); o.Outcome == machine.OutcomeRemoved || o.Refusal == nil {
 		t.Fatalf("apply with a failing git status: %+v, want the item refused", o)
 	}
 	before.check(t, r, id, "after apply with a failing git status")
 
-	a = Apply(t, r, file, 0)
-	if o := ApplyOutcome(t, a, id); o.Outcome != machine.OutcomeRemoved {
+	a = clitest.Apply(t, r, file, 0)
+	if o := clitest.ApplyOutcome(t, a, id); o.Outcome != machine.OutcomeRemoved {
 		t.Fatalf("apply of the same plan with git working: %+v, want removed", o)
 	}
-	AssertRemovedWithBranch(t, r, id, path)
+	clitest.AssertRemovedWithBranch(t, r, id, path)
 }

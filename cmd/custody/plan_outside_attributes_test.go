@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -56,10 +57,10 @@ func TestPlanAsksStatusWhenAttributesComeFromOutside(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
+			r := clitest.InitRepo(t)
 			ids := mergedTrees(t, r, "attr", 3)
 			c.setup(t, r, ids)
-			plan := MustCustody(t, r, 0, "plan", "--debug")
+			plan := clitest.MustCustody(t, r, 0, "plan", "--debug")
 			if got := gitRuns(plan.Stderr, "-c core.fsmonitor=false"); got != c.want {
 				t.Errorf("plan ran git status %d times over 3 clean trees, want %d:\n%s", got, c.want, plan.Stderr)
 			}

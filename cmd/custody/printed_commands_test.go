@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -127,7 +128,7 @@ func pcCheck(t *testing.T, what, out string, want pcWant) {
 // pcRecordOf returns the id custody gave the tree at path.
 func pcRecordOf(t *testing.T, r *fixtures.Repo, path string) string {
 	t.Helper()
-	res := MustCustody(t, r, 0, "--json", "list", "--all")
+	res := clitest.MustCustody(t, r, 0, "--json", "list", "--all")
 	var env struct {
 		Result struct {
 			Records []struct{ ID, Path string }
@@ -159,7 +160,7 @@ func TestPrintedCommandsPasteExactly(t *testing.T) {
 		t.Run(strings.NewReplacer("/", "_", "\n", "_").Replace(name), func(t *testing.T) {
 			t.Parallel()
 			r := fixtures.New(t, fixtures.Options{})
-			MustCustody(t, r, 0, "init")
+			clitest.MustCustody(t, r, 0, "init")
 			tree := name
 			if c.fileOnly {
 				tree = "plain"
@@ -169,7 +170,7 @@ func TestPrintedCommandsPasteExactly(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.Git("worktree", "add", "-q", "-b", "work", "--", path)
-			res := MustCustody(t, r, 0, "adopt", path)
+			res := clitest.MustCustody(t, r, 0, "adopt", path)
 			id := pcRecordOf(t, r, path)
 			// An id that begins with "-" follows "--", or custody would
 			// read it as a flag.
@@ -180,18 +181,18 @@ func TestPrintedCommandsPasteExactly(t *testing.T) {
 			finish, reopen := append([]string{"custody", "finish"}, ref...), append([]string{"custody", "reopen"}, ref...)
 			pcCheck(t, "adopt", res.Stdout, pcWant{argv: finish})
 
-			MustCustody(t, r, 0, finish[1:]...)
+			clitest.MustCustody(t, r, 0, finish[1:]...)
 			payload := hkPayload("UserPromptSubmit", "s1", path)
-			res = hkRun(t, custodyBin, r, r.Dir, payload, nil, "hook", "heartbeat")
+			res = hkRun(t, clitest.Bin(), r, r.Dir, payload, nil, "hook", "heartbeat")
 			pcCheck(t, "heartbeat on a finished tree (prose)", res.Stderr, pcWant{argv: reopen})
 			pcCheck(t, "heartbeat on a finished tree (retry)", res.Stderr, pcWant{argv: reopen, exact: true})
 
 			file := strings.ReplaceAll("u "+name, "/", "_")
 			r.WriteFile(path, file, "only here\n")
 			want := pcWant{argv: []string{"git", "-C", path, "stash", "push", "--include-untracked", "--", file}, exact: true}
-			res = MustCustody(t, r, 0, "plan")
+			res = clitest.MustCustody(t, r, 0, "plan")
 			pcCheck(t, "plan of a tree with an untracked file", res.Stdout, want)
-			res = MustCustody(t, r, 0, "--json", "plan")
+			res = clitest.MustCustody(t, r, 0, "--json", "plan")
 			var plan struct {
 				Result struct {
 					Items []struct{ Refusal struct{ Retry string } }
@@ -202,7 +203,7 @@ func TestPrintedCommandsPasteExactly(t *testing.T) {
 			}
 			pcCheck(t, "plan --json retry", plan.Result.Items[0].Refusal.Retry, want)
 			// The argv the pasted retry ran is one custody takes.
-			MustCustody(t, r, 0, reopen[1:]...)
+			clitest.MustCustody(t, r, 0, reopen[1:]...)
 		})
 	}
 }

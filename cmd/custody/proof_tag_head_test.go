@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 )
 
 // TestPlanKeepsATreeWhoseHEADIsATagObject: a tree whose HEAD file names an
@@ -15,8 +17,8 @@ import (
 // the commit unreachable.
 func TestPlanKeepsATreeWhoseHEADIsATagObject(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "tagged")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "tagged")
 	work := r.Commit(path, "work.txt", "on no remote\n")
 	r.GitIn(path, "tag", "-a", "-m", "hand-made", "t-"+id, work)
 	tag := r.GitIn(path, "rev-parse", "t-"+id)
@@ -25,12 +27,12 @@ func TestPlanKeepsATreeWhoseHEADIsATagObject(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(r.Dir, ".git", "worktrees", id, "HEAD"), []byte(tag+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	Finish(t, r, id)
-	p, file := PlanAny(t, r)
-	if it := PlanItem(t, p, id); it.Action == "remove" {
+	clitest.Finish(t, r, id)
+	p, file := clitest.PlanAny(t, r)
+	if it := clitest.PlanItem(t, p, id); it.Action == "remove" {
 		t.Fatalf("plan proposes removing a tree whose HEAD is a tag object of an unpushed commit: %+v", it)
 	}
-	Custody(t, r, "apply", file, "--json")
+	clitest.Custody(t, r, "apply", file, "--json")
 	if _, err := os.Lstat(filepath.Join(path, "work.txt")); err != nil {
 		t.Fatalf("the tree's work is gone: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -23,7 +24,7 @@ import (
 func ptRepo(t *testing.T, n int) *fixtures.Repo {
 	t.Helper()
 	r := fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	if n == 0 {
 		return r
 	}
@@ -42,12 +43,12 @@ func ptRepo(t *testing.T, n int) *fixtures.Repo {
 // returns the plan, the file and custody's stderr.
 func ptPlan(t *testing.T, r *fixtures.Repo, extra ...string) (machine.Plan, string, string) {
 	t.Helper()
-	file := PlanFile(t, r)
-	res := Custody(t, r, append([]string{"plan", "-o", file, "--json"}, extra...)...)
+	file := clitest.PlanFile(t, r)
+	res := clitest.Custody(t, r, append([]string{"plan", "-o", file, "--json"}, extra...)...)
 	if res.Code != 0 && res.Code != 3 {
 		t.Fatalf("plan: %s", res)
 	}
-	return DecodeResult[machine.Plan](t, res, "plan"), file, res.Stderr
+	return clitest.DecodeResult[machine.Plan](t, res, "plan"), file, res.Stderr
 }
 
 // ptRemoved requires that plan, writing no ref, removes id with a proof of
@@ -58,15 +59,15 @@ func ptRemoved(t *testing.T, r *fixtures.Repo, id, path string, kind machine.Pro
 	var file string
 	// Plan writes no ref and no FETCH_HEAD, whatever it has to fetch.
 	sfNoLocalWrites(t, r, func() { plan, file, _ = ptPlan(t, r) })
-	it := PlanItem(t, plan, id)
+	it := clitest.PlanItem(t, plan, id)
 	if it.Action != "remove" || it.Proof == nil || it.Proof.Kind != kind || it.Proof.Ref != ref {
-		t.Fatalf("%s: action %s proof %+v, want remove with a %s proof on %s (refusals %v)", id, it.Action, it.Proof, kind, ref, RefusalCodes(it.Refusals))
+		t.Fatalf("%s: action %s proof %+v, want remove with a %s proof on %s (refusals %v)", id, it.Action, it.Proof, kind, ref, clitest.RefusalCodes(it.Refusals))
 	}
-	res := Custody(t, r, "apply", file, "--json")
+	res := clitest.Custody(t, r, "apply", file, "--json")
 	if res.Code != 0 {
 		t.Fatalf("apply: %s", res)
 	}
-	if o := ApplyOutcome(t, DecodeResult[steps.ApplyResult](t, res, "apply"), id); o.Outcome != "removed" {
+	if o := clitest.ApplyOutcome(t, clitest.DecodeResult[steps.ApplyResult](t, res, "apply"), id); o.Outcome != "removed" {
 		t.Fatalf("apply %s: %+v", id, o)
 	}
 	if _, err := os.Lstat(path); !os.IsNotExist(err) {
@@ -79,9 +80,9 @@ func ptRemoved(t *testing.T, r *fixtures.Repo, id, path string, kind machine.Pro
 func ptKept(t *testing.T, r *fixtures.Repo, id string) {
 	t.Helper()
 	plan, _, _ := ptPlan(t, r)
-	it := PlanItem(t, plan, id)
-	if it.Action != "keep" || it.Proof != nil || !HasCode(it.Refusals, "unpushed-commits") {
-		t.Errorf("%s: action %s proof %+v refusals %v, want kept as unpushed-commits without proof", id, it.Action, it.Proof, RefusalCodes(it.Refusals))
+	it := clitest.PlanItem(t, plan, id)
+	if it.Action != "keep" || it.Proof != nil || !clitest.HasCode(it.Refusals, "unpushed-commits") {
+		t.Errorf("%s: action %s proof %+v refusals %v, want kept as unpushed-commits without proof", id, it.Action, it.Proof, clitest.RefusalCodes(it.Refusals))
 	}
 }
 
@@ -113,9 +114,9 @@ func ptCherryPickOnRelease(t *testing.T, r *fixtures.Repo, clone, branch string)
 func TestProofTipsCherryPickOnRelease(t *testing.T) {
 	t.Parallel()
 	r := ptRepo(t, 25)
-	id, path := NewTree(t, r, "fix")
+	id, path := clitest.NewTree(t, r, "fix")
 	r.Commit(path, "fix.txt", "the fix\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	ptCherryPickOnRelease(t, r, "releaser", "custody/"+id)
 	ptRemoved(t, r, id, path, machine.ProofPatchEquivalent, "refs/heads/release")
 }
@@ -127,10 +128,10 @@ func TestProofTipsCherryPickOnRelease(t *testing.T) {
 func TestProofTipsPullRequestHead(t *testing.T) {
 	t.Parallel()
 	r := ptRepo(t, 20)
-	id, path := NewTree(t, r, "feature")
+	id, path := clitest.NewTree(t, r, "feature")
 	r.Commit(path, "feature.txt", "feature\n")
 	r.Commit(path, "feature.txt", "feature, better\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
 	dir := r.OtherClone("contributor")
 	picks := ptBranchCommits(t, r, dir, "custody/"+id)
@@ -158,11 +159,11 @@ func TestProofTipsPullRequestHead(t *testing.T) {
 func TestProofTipsSquashThenEdited(t *testing.T) {
 	t.Parallel()
 	r := ptRepo(t, 0)
-	id, path := NewTree(t, r, "squashme")
+	id, path := clitest.NewTree(t, r, "squashme")
 	base := r.Head(path)
 	r.Commit(path, "a.txt", "one\ntwo\nthree\n")
 	r.Commit(path, "README", "fixture, edited by the tree\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	squash := r.SquashMergeToMain("squasher", "custody/"+id, nil)
 	r.AdvanceMain("editor", "a.txt", "one\ntwo, edited on main\nthree\n")
 	p := ptRemoved(t, r, id, path, machine.ProofSquashMerged, "refs/heads/main")
@@ -189,10 +190,10 @@ func TestProofTipsSquashDroppedHunk(t *testing.T) {
 	}
 	r.Commit(r.Dir, "big.txt", file(nil))
 	r.Push(r.Dir, "main")
-	id, path := NewTree(t, r, "hunks")
+	id, path := clitest.NewTree(t, r, "hunks")
 	r.Commit(path, "big.txt", file(map[int]string{3: "three"}))
 	r.Commit(path, "big.txt", file(map[int]string{3: "three", 25: "twenty-five"}))
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	r.SquashMergeToMain("squasher", "custody/"+id, func(dir string) { r.WriteFile(dir, "big.txt", file(map[int]string{3: "three"})) })
 	r.AdvanceMain("editor", "big.txt", file(map[int]string{3: "three", 10: "ten"}))
 	ptKept(t, r, id)
@@ -207,22 +208,22 @@ func ptFleet(t *testing.T, n int) (*fixtures.Repo, map[string]string) {
 	t.Helper()
 	r := ptRepo(t, n-3) // plus main, release and the published tree's branch
 	ids := map[string]string{}
-	id, path := NewTree(t, r, "published")
+	id, path := clitest.NewTree(t, r, "published")
 	r.Commit(path, "published.txt", "p\n")
 	r.Push(path, "custody/"+id)
 	ids["published"] = id
-	id, path = NewTree(t, r, "picked")
+	id, path = clitest.NewTree(t, r, "picked")
 	r.Commit(path, "picked.txt", "c\n")
 	ids["picked"] = id
-	id, path = NewTree(t, r, "squashed")
+	id, path = clitest.NewTree(t, r, "squashed")
 	r.Commit(path, "squashed.txt", "s1\n")
 	r.Commit(path, "squashed-too.txt", "s2\n")
 	ids["squashed"] = id
-	id, path = NewTree(t, r, "lost")
+	id, path = clitest.NewTree(t, r, "lost")
 	r.Commit(path, "lost.txt", "l\n")
 	ids["lost"] = id
 	for _, id := range ids {
-		Finish(t, r, id)
+		clitest.Finish(t, r, id)
 	}
 	ptCherryPickOnRelease(t, r, "releaser", "custody/"+ids["picked"])
 	r.SquashMergeToMain("squasher", "custody/"+ids["squashed"], nil)
@@ -243,7 +244,7 @@ func TestProofTipsGitProcessesDoNotGrowWithTips(t *testing.T) {
 		plan, _, stderr := ptPlan(t, r, "--debug")
 		verdicts := map[string]string{}
 		for name, id := range ids {
-			it := PlanItem(t, plan, id)
+			it := clitest.PlanItem(t, plan, id)
 			v := string(it.Action)
 			if it.Proof != nil {
 				v += " " + string(it.Proof.Kind) + " " + it.Proof.Ref

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -31,7 +32,7 @@ func qtIgnoreLogs(t *testing.T, r *fixtures.Repo) {
 }
 
 // qtApplyDecoded decodes a finished apply run.
-func qtApplyDecoded(t *testing.T, res Result) steps.ApplyResult {
+func qtApplyDecoded(t *testing.T, res clitest.Result) steps.ApplyResult {
 	t.Helper()
 	var env struct {
 		Result steps.ApplyResult `json:"result"`
@@ -77,11 +78,11 @@ func TestQuarantineNoRemovalWindow(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
+			r := clitest.InitRepo(t)
 			qtIgnoreLogs(t, r)
-			id, path := Removable(t, r, "window")
-			_, file := PlanNow(t, r, 0)
-			release, wait := Paused(t, r, c.point, "apply", file, "--json")
+			id, path := clitest.Removable(t, r, "window")
+			_, file := clitest.PlanNow(t, r, 0)
+			release, wait := clitest.Paused(t, r, c.point, "apply", file, "--json")
 			q := filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id)
 			entry := c.write(t, r, path, q)
 			want, err := os.ReadFile(entry)
@@ -96,7 +97,7 @@ func TestQuarantineNoRemovalWindow(t *testing.T) {
 			if res.Code != 3 {
 				t.Fatalf("apply: want exit 3, got\n%s", res)
 			}
-			o := ApplyOutcome(t, qtApplyDecoded(t, res), id)
+			o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
 			if o.Refusal == nil || o.Refusal.Code != machine.CodeQuarantineChanged || o.Refusal.Path != entry {
 				t.Fatalf("apply %s: %+v, want quarantine-changed naming %s", id, o, entry)
 			}
@@ -109,12 +110,12 @@ func TestQuarantineNoRemovalWindow(t *testing.T) {
 			if _, err := os.Lstat(filepath.Join(path, "window.txt")); err != nil {
 				t.Errorf("the tree's own file is gone: %v", err)
 			}
-			if st := RecordState(t, r, id); st != "finished" {
+			if st := clitest.RecordState(t, r, id); st != "finished" {
 				t.Errorf("record %s is %s, want finished (stepped back)", id, st)
 			}
 			// The tree is kept until a person looks again: plan keeps it.
-			plan, _ := PlanAny(t, r)
-			if it := PlanItem(t, plan, id); it.Action == "remove" {
+			plan, _ := clitest.PlanAny(t, r)
+			if it := clitest.PlanItem(t, plan, id); it.Action == "remove" {
 				t.Errorf("plan removes %s although %s is in it", id, entry)
 			}
 		})
@@ -131,10 +132,10 @@ func TestQuarantineConcurrentWriter(t *testing.T) {
 	for round := range 3 {
 		t.Run(fmt.Sprint(round), func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
+			r := clitest.InitRepo(t)
 			qtIgnoreLogs(t, r)
-			_, path := Removable(t, r, "busy")
-			_, file := PlanNow(t, r, 0)
+			_, path := clitest.Removable(t, r, "busy")
+			_, file := clitest.PlanNow(t, r, 0)
 			var stop atomic.Bool
 			var mu sync.Mutex
 			var written []string
@@ -159,11 +160,11 @@ func TestQuarantineConcurrentWriter(t *testing.T) {
 			if round == 0 {
 				go startWriter()
 			}
-			var res Result
+			var res clitest.Result
 			if round == 0 {
-				res = Custody(t, r, "apply", file, "--json")
+				res = clitest.Custody(t, r, "apply", file, "--json")
 			} else {
-				release, wait := Paused(t, r, "apply/before-quarantine", "apply", file, "--json")
+				release, wait := clitest.Paused(t, r, "apply/before-quarantine", "apply", file, "--json")
 				defer func() { stop.Store(true); wg.Wait() }()
 				go startWriter()
 				for !started.Load() {
@@ -196,21 +197,21 @@ func TestQuarantineCrashEvidence(t *testing.T) {
 	for _, point := range []string{"apply/after-quarantine", "apply/during-delete", "apply/after-branch"} {
 		t.Run(strings.TrimPrefix(point, "apply/"), func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
-			id, path := Removable(t, r, "killed")
-			_, file := PlanNow(t, r, 0)
-			MustBeKilled(t, r, point, "apply", file)
-			MustCustody(t, r, 0, "resume")
-			AssertRemoved(t, r, id, path, true)
+			r := clitest.InitRepo(t)
+			id, path := clitest.Removable(t, r, "killed")
+			_, file := clitest.PlanNow(t, r, 0)
+			clitest.MustBeKilled(t, r, point, "apply", file)
+			clitest.MustCustody(t, r, 0, "resume")
+			clitest.AssertRemoved(t, r, id, path, true)
 			if _, err := os.Lstat(filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id)); !os.IsNotExist(err) {
 				t.Errorf("quarantine left behind: %v", err)
 			}
-			s := ShowRecord(t, r, id)
+			s := clitest.ShowRecord(t, r, id)
 			if s.State != "tombstoned" || s.Evidence.Outcome != "removed" || s.Evidence.BranchOutcome != machine.BranchDeleted {
 				t.Errorf("after resume: state %s evidence %+v, want tombstoned, removed, branch deleted", s.State, s.Evidence)
 			}
-			a := Apply(t, r, file, 0)
-			if o := ApplyOutcome(t, a, id); o.Outcome != "already-done" {
+			a := clitest.Apply(t, r, file, 0)
+			if o := clitest.ApplyOutcome(t, a, id); o.Outcome != "already-done" {
 				t.Errorf("apply again: %+v, want already-done", o)
 			}
 		})
@@ -224,28 +225,28 @@ func TestQuarantineCrashEvidence(t *testing.T) {
 // counterpart of TestSafetyLateWriter).
 func TestQuarantineLateWriterRecreatesPath(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "recreated")
-	_, file := PlanNow(t, r, 0)
-	release, wait := Paused(t, r, "apply/after-quarantine", "apply", file, "--json")
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "recreated")
+	_, file := clitest.PlanNow(t, r, 0)
+	release, wait := clitest.Paused(t, r, "apply/after-quarantine", "apply", file, "--json")
 	r.WriteFile(path, "late.txt", "late\n")
 	release()
 	res := wait()
 	if res.Code != 3 {
 		t.Fatalf("apply: want exit 3, got\n%s", res)
 	}
-	o := ApplyOutcome(t, qtApplyDecoded(t, res), id)
+	o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
 	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != machine.CodeRemovalFailed || o.Refusal.Path != path {
 		t.Errorf("apply with a late writer: %+v, want removal-failed naming %s", o, path)
 	}
 	late := filepath.Join(path, "late.txt")
 	for _, args := range [][]string{{"resume"}, {"plan"}, {"apply", file}} {
-		res := Custody(t, r, args...)
+		res := clitest.Custody(t, r, args...)
 		if b, err := os.ReadFile(late); err != nil || string(b) != "late\n" {
 			t.Fatalf("after custody %v the late writer's file is %q, %v\n%s", args, b, err, res)
 		}
 	}
-	if st := RecordState(t, r, id); st == "tombstoned" {
+	if st := clitest.RecordState(t, r, id); st == "tombstoned" {
 		t.Errorf("record %s tombstoned although %s exists", id, path)
 	}
 }
@@ -257,11 +258,11 @@ func TestQuarantineLateWriterRecreatesPath(t *testing.T) {
 // quarantine-era counterpart of TestInterruptedApplyReportsRemoval).
 func TestQuarantineInterruptedReportsRemoval(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "interrupted")
-	_, file := PlanNow(t, r, 0)
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "interrupted")
+	_, file := clitest.PlanNow(t, r, 0)
 	dir := t.TempDir()
-	cmd := exec.Command(failpointBin, "apply", file)
+	cmd := exec.Command(clitest.FailpointBin(), "apply", file)
 	cmd.Dir = r.Dir
 	cmd.Env = append(r.Env(), "CUSTODY_PAUSE=apply/after-quarantine", "CUSTODY_PAUSE_DIR="+dir)
 	var out, errb bytes.Buffer
@@ -275,7 +276,7 @@ func TestQuarantineInterruptedReportsRemoval(t *testing.T) {
 			_ = cmd.Wait()
 		}
 	})
-	WaitFile(t, filepath.Join(dir, "paused"), 30*time.Second)
+	clitest.WaitFile(t, filepath.Join(dir, "paused"), 30*time.Second)
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -293,15 +294,15 @@ func TestQuarantineInterruptedReportsRemoval(t *testing.T) {
 		t.Errorf("interrupted apply: exit %d, output does not name %s as removed:\n%s\n%s", code, id, out.String(), errb.String())
 	}
 	// The interrupted apply itself finished the removal it had started.
-	if st := RecordState(t, r, id); st != "tombstoned" {
+	if st := clitest.RecordState(t, r, id); st != "tombstoned" {
 		t.Errorf("after the interrupted apply %s is %s, want tombstoned", id, st)
 	}
 	if _, err := os.Lstat(filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id)); !os.IsNotExist(err) {
 		t.Errorf("quarantine left behind: %v", err)
 	}
-	MustCustody(t, r, 0, "resume")
-	AssertRemoved(t, r, id, path, true)
-	if s := ShowRecord(t, r, id); s.Evidence.Outcome != "removed" {
+	clitest.MustCustody(t, r, 0, "resume")
+	clitest.AssertRemoved(t, r, id, path, true)
+	if s := clitest.ShowRecord(t, r, id); s.Evidence.Outcome != "removed" {
 		t.Errorf("evidence %+v, want removed", s.Evidence)
 	}
 }

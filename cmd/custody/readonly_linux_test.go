@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -78,17 +80,17 @@ func slicesClone(s []string) []string { return append([]string(nil), s...) }
 // roCustody runs custody in dir with the fixture's whole directory (the
 // repository, its remote, HOME and the archives under it) on a read-only
 // file system, stdin as given.
-func roCustody(t *testing.T, r *fixtures.Repo, dir, stdin string, args ...string) Result {
+func roCustody(t *testing.T, r *fixtures.Repo, dir, stdin string, args ...string) clitest.Result {
 	t.Helper()
 	prefix := readOnlyRunner(t)
-	argv := append(append(slicesClone(prefix), "sh", "-c", mountReadOnly, "sh", r.Root, dir, custodyBin), args...)
+	argv := append(append(slicesClone(prefix), "sh", "-c", mountReadOnly, "sh", r.Root, dir, clitest.Bin()), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = r.Env()
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	res := Result{Stdout: out.String(), Stderr: errb.String()}
+	res := clitest.Result{Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -117,22 +119,22 @@ type readOnlyFixture struct {
 func newReadOnlyFixture(t *testing.T) readOnlyFixture {
 	t.Helper()
 	r := fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	f := readOnlyFixture{r: r, out: t.TempDir()}
-	f.finished, _ = NewTree(t, r, "done")
-	f.active, f.activePath = NewTree(t, r, "busy")
-	MustCustody(t, r, 0, "finish", f.finished)
+	f.finished, _ = clitest.NewTree(t, r, "done")
+	f.active, f.activePath = clitest.NewTree(t, r, "busy")
+	clitest.MustCustody(t, r, 0, "finish", f.finished)
 	r.Commit(f.activePath, "wip.txt", "unpublished\n")
-	created := DecodeResult[map[string]any](t, MustCustody(t, r, 0, "--json", "archive", "create", f.active), "archive create")
+	created := clitest.DecodeResult[map[string]any](t, clitest.MustCustody(t, r, 0, "--json", "archive", "create", f.active), "archive create")
 	f.archive, _ = created["id"].(string)
 	if f.archive == "" {
 		t.Fatalf("archive create named no archive: %v", created)
 	}
-	killed := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-intent"}, "new", "cut")
+	killed := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-intent"}, "new", "cut")
 	if killed.Code != -1 {
 		t.Fatalf("new under new/after-intent was not killed:\n%s", killed)
 	}
-	list := DecodeResult[ListResult](t, MustCustody(t, r, 0, "--json", "list"), "list")
+	list := clitest.DecodeResult[clitest.ListResult](t, clitest.MustCustody(t, r, 0, "--json", "list"), "list")
 	for _, rec := range list.Records {
 		if rec.State == machine.StateProvisioning {
 			f.interrupted = rec.ID
@@ -142,7 +144,7 @@ func newReadOnlyFixture(t *testing.T) readOnlyFixture {
 		t.Fatalf("no record was left provisioning by the killed new: %+v", list.Records)
 	}
 	// journal verify reads it; export writes the same bytes again.
-	MustCustody(t, r, 0, "journal", "export", "-o", filepath.Join(f.out, "journal.jsonl"))
+	clitest.MustCustody(t, r, 0, "journal", "export", "-o", filepath.Join(f.out, "journal.jsonl"))
 	return f
 }
 
@@ -215,7 +217,7 @@ func TestReadOnlyRepositoryReads(t *testing.T) {
 	if !bytes.Equal(before, f.state(t)) {
 		t.Errorf("the state file changed")
 	}
-	show := DecodeResult[map[string]any](t, MustCustody(t, f.r, 0, "--json", "show", f.interrupted), "show")
+	show := clitest.DecodeResult[map[string]any](t, clitest.MustCustody(t, f.r, 0, "--json", "show", f.interrupted), "show")
 	if show["intent"] == nil {
 		t.Errorf("a command that only reads settled %s's intent: %v", f.interrupted, show)
 	}
@@ -224,13 +226,13 @@ func TestReadOnlyRepositoryReads(t *testing.T) {
 // readsAlike runs args on the writable repository, then with it mounted
 // read-only, and requires the same answer.
 func (f readOnlyFixture) readsAlike(t *testing.T, args []string) {
-	rw := Custody(t, f.r, args...)
+	rw := clitest.Custody(t, f.r, args...)
 	if rw.Code == exitError {
 		t.Fatalf("it failed on the writable repository:\n%s", rw)
 	}
 	var plan string
 	if args[0] == "plan" {
-		plan = ReadFile(t, filepath.Join(f.out, "plan.json"))
+		plan = clitest.ReadFile(t, filepath.Join(f.out, "plan.json"))
 	}
 	ro := roCustody(t, f.r, f.r.Dir, "", args...)
 	if ro.Code != rw.Code {
@@ -238,7 +240,7 @@ func (f readOnlyFixture) readsAlike(t *testing.T, args []string) {
 	}
 	switch {
 	case args[0] == "plan":
-		if a, b := planItems(t, plan), planItems(t, ReadFile(t, filepath.Join(f.out, "plan.json"))); a != b {
+		if a, b := planItems(t, plan), planItems(t, clitest.ReadFile(t, filepath.Join(f.out, "plan.json"))); a != b {
 			t.Errorf("the read-only plan's items differ:\n%s\nwritable:\n%s", b, a)
 		}
 	case args[0] == "journal" && args[1] == "report":
@@ -315,7 +317,7 @@ func TestReadOnlyRepositoryRefusesWrites(t *testing.T) {
 	t.Parallel()
 	readOnlyRunner(t)
 	f := newReadOnlyFixture(t)
-	MustCustody(t, f.r, 0, "plan", "-o", filepath.Join(f.out, "plan.json"))
+	clitest.MustCustody(t, f.r, 0, "plan", "-o", filepath.Join(f.out, "plan.json"))
 	before := f.state(t)
 	t.Run("commands", func(t *testing.T) {
 		for _, c := range f.writeCommands() {
@@ -329,7 +331,7 @@ func TestReadOnlyRepositoryRefusesWrites(t *testing.T) {
 		state := filepath.Join(f.r.Dir, ".git", "custody")
 		for _, args := range [][]string{{"--json", "new", "more"}, {"--json", "finish", f.active}, {"--json", "resume"}} {
 			res := roCustody(t, f.r, f.r.Dir, "", args...)
-			body := DecodeError(t, res)
+			body := clitest.DecodeError(t, res)
 			want := errorBody{Code: string(machine.CodeReadOnlyFileSystem), Path: state, Retry: "custody " + strings.Join(args, " ")}
 			if body.Code != want.Code || body.Path != want.Path || body.Retry != want.Retry {
 				t.Errorf("custody %s: envelope %+v, want code, path and retry %+v", strings.Join(args, " "), body, want)
@@ -466,7 +468,7 @@ func TestReadOnlyOlderSchema(t *testing.T) {
 	t.Parallel()
 	readOnlyRunner(t)
 	r := fixtures.New(t, fixtures.Options{})
-	old := ReadFile(t, filepath.Join("..", "..", "store", "testdata", "schema1.db"))
+	old := clitest.ReadFile(t, filepath.Join("..", "..", "store", "testdata", "schema1.db"))
 	state := filepath.Join(r.Dir, ".git", "custody", "state.db")
 	if err := os.MkdirAll(filepath.Dir(state), 0o755); err != nil {
 		t.Fatal(err)
@@ -484,7 +486,7 @@ func TestReadOnlyOlderSchema(t *testing.T) {
 			t.Errorf("the paragraph does not say %q:\n%s", want, m[2])
 		}
 	}
-	if got := ReadFile(t, state); got != old {
+	if got := clitest.ReadFile(t, state); got != old {
 		t.Errorf("the state file changed")
 	}
 	if _, err := os.Lstat(state + ".bak-1"); !errors.Is(err, os.ErrNotExist) {
@@ -501,9 +503,9 @@ func TestReadOnlyPlanCannotFetch(t *testing.T) {
 	t.Parallel()
 	readOnlyRunner(t)
 	r := fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
-	id, _ := NewTree(t, r, "done")
-	MustCustody(t, r, 0, "finish", id)
+	clitest.MustCustody(t, r, 0, "init")
+	id, _ := clitest.NewTree(t, r, "done")
+	clitest.MustCustody(t, r, 0, "finish", id)
 	// Someone else publishes on top of main: its tip is not here.
 	other := filepath.Join(t.TempDir(), "other")
 	r.GitIn(filepath.Dir(other), "clone", "-q", "-b", "main", r.Remote, other)
@@ -512,14 +514,14 @@ func TestReadOnlyPlanCannotFetch(t *testing.T) {
 	if _, err := r.TryGitIn(r.Dir, "cat-file", "-e", tip); err == nil {
 		t.Fatalf("the fixture already has %s", tip)
 	}
-	before := ReadFile(t, filepath.Join(r.Dir, ".git", "custody", "state.db"))
+	before := clitest.ReadFile(t, filepath.Join(r.Dir, ".git", "custody", "state.db"))
 
 	out := filepath.Join(t.TempDir(), "plan.json")
 	res := roCustody(t, r, r.Dir, "", "plan", "-o", out)
 	if res.Code != 0 {
 		t.Fatalf("plan on a read-only repository:\n%s", res)
 	}
-	item := PlanItem(t, planFile(t, out), id)
+	item := clitest.PlanItem(t, planFile(t, out), id)
 	if item.Action != "keep" || item.Refusal == nil || item.Refusal.Code != machine.CodeRemoteUnavailable ||
 		!strings.Contains(item.Refusal.Message, "custody cannot fetch them") || !strings.Contains(item.Refusal.Message, "read-only file system") {
 		t.Errorf("the tree whose proof needs the missing commits: %+v", item)
@@ -527,12 +529,12 @@ func TestReadOnlyPlanCannotFetch(t *testing.T) {
 	if _, err := r.TryGitIn(r.Dir, "cat-file", "-e", tip); err == nil {
 		t.Errorf("plan on a read-only repository fetched %s", tip)
 	}
-	if ReadFile(t, filepath.Join(r.Dir, ".git", "custody", "state.db")) != before {
+	if clitest.ReadFile(t, filepath.Join(r.Dir, ".git", "custody", "state.db")) != before {
 		t.Errorf("the state file changed")
 	}
 
-	MustCustody(t, r, 0, "plan", "-o", out)
-	if item := PlanItem(t, planFile(t, out), id); item.Action != "remove" {
+	clitest.MustCustody(t, r, 0, "plan", "-o", out)
+	if item := clitest.PlanItem(t, planFile(t, out), id); item.Action != "remove" {
 		t.Errorf("on the writable repository plan did not prove the tree: %+v", item)
 	}
 }
@@ -541,7 +543,7 @@ func TestReadOnlyPlanCannotFetch(t *testing.T) {
 func planFile(t *testing.T, p string) machine.Plan {
 	t.Helper()
 	var plan machine.Plan
-	if err := json.Unmarshal([]byte(ReadFile(t, p)), &plan); err != nil {
+	if err := json.Unmarshal([]byte(clitest.ReadFile(t, p)), &plan); err != nil {
 		t.Fatalf("plan file %s: %v", p, err)
 	}
 	return plan

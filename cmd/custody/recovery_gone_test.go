@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 )
 
 // TestRecoveryReflogNamesGoneObject: a reflog naming an object git no
@@ -13,8 +15,8 @@ import (
 // commit only the reflog holds is still kept, and the tree still goes.
 func TestRecoveryReflogNamesGoneObject(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "reflogone")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "reflogone")
 	r.Commit(path, "kept.txt", "published\n")
 	r.Push(path, "pub/reflogone")
 	lost := r.Commit(path, "lost.txt", "only in the reflog\n")
@@ -35,9 +37,9 @@ func TestRecoveryReflogNamesGoneObject(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	Finish(t, r, id)
-	RemoveNow(t, r, id, "ancestry")
-	AssertRemoved(t, r, id, path, true)
+	clitest.Finish(t, r, id)
+	clitest.RemoveNow(t, r, id, "ancestry")
+	clitest.AssertRemoved(t, r, id, path, true)
 	if got := recoveredRef(t, r, id, lost); got != lost {
 		t.Fatalf("recovery ref of %s = %q, want %s (refs:\n%s)", lost, got, lost, r.Refs())
 	}

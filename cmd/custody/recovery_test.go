@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -25,22 +26,22 @@ func recoveredRef(t *testing.T, r *fixtures.Repo, id, commit string) string {
 // removal, under a recovery ref, and the journal says so.
 func TestRecoveryReflogOnlyCommit(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "reflogonly")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "reflogonly")
 	r.Commit(path, "kept.txt", "published\n")
 	r.Push(path, "pub/reflogonly")
 	lost := r.Commit(path, "lost.txt", "only in the reflog\n")
 	r.GitIn(path, "reset", "-q", "--hard", "HEAD~1")
-	Finish(t, r, id)
-	RemoveNow(t, r, id, "ancestry")
-	AssertRemoved(t, r, id, path, true)
+	clitest.Finish(t, r, id)
+	clitest.RemoveNow(t, r, id, "ancestry")
+	clitest.AssertRemoved(t, r, id, path, true)
 	if got := recoveredRef(t, r, id, lost); got != lost {
 		t.Fatalf("recovery ref of %s = %q, want %s (refs:\n%s)", lost, got, lost, r.Refs())
 	}
 	if got := r.GitIn(r.Dir, "show", lost+":lost.txt"); strings.TrimSpace(got) != "only in the reflog" {
 		t.Errorf("lost.txt at %s = %q", lost, got)
 	}
-	res := MustCustody(t, r, 0, "recovered", "--json")
+	res := clitest.MustCustody(t, r, 0, "recovered", "--json")
 	if !strings.Contains(res.Stdout, lost) || !strings.Contains(res.Stdout, id) {
 		t.Errorf("custody recovered does not list %s of %s:\n%s", lost, id, res)
 	}
@@ -50,10 +51,10 @@ func TestRecoveryReflogOnlyCommit(t *testing.T) {
 // recovery ref.
 func TestRecoveryNothingExtra(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "plain")
-	RemoveNow(t, r, id, "ancestry")
-	AssertRemoved(t, r, id, path, true)
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "plain")
+	clitest.RemoveNow(t, r, id, "ancestry")
+	clitest.AssertRemoved(t, r, id, path, true)
 	if refs := r.GitIn(r.Dir, "for-each-ref", "refs/custody/"); strings.TrimSpace(refs) != "" {
 		t.Errorf("recovery refs for a published tree:\n%s", refs)
 	}
@@ -64,15 +65,15 @@ func TestRecoveryNothingExtra(t *testing.T) {
 // content) under a recovery ref.
 func TestRecoverySquashMergedTip(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "squashkeep")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "squashkeep")
 	first := r.Commit(path, "a.txt", "one\n")
 	r.Commit(path, "a.txt", "one\ntwo\n")
 	tip := r.Commit(path, "b.txt", "bee\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	r.SquashMergeToMain("squasher", "custody/"+id, nil)
-	RemoveNow(t, r, id, "squash-merged")
-	AssertRemoved(t, r, id, path, true)
+	clitest.RemoveNow(t, r, id, "squash-merged")
+	clitest.AssertRemoved(t, r, id, path, true)
 	if got := recoveredRef(t, r, id, tip); got != tip {
 		t.Fatalf("recovery ref of the squash-merged tip %s = %q (refs:\n%s)", tip, got, r.Refs())
 	}
@@ -86,18 +87,18 @@ func TestRecoverySquashMergedTip(t *testing.T) {
 // tree goes; an empty one is not.
 func TestRecoveryWorktreeConfig(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	r.Git("config", "extensions.worktreeConfig", "true")
-	id, path := Removable(t, r, "wtconfig")
+	id, path := clitest.Removable(t, r, "wtconfig")
 	r.GitIn(path, "config", "--worktree", "user.signingkey", "ABC123")
 	want, err := os.ReadFile(filepath.Join(r.Dir, ".git", "worktrees", id, "config.worktree"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	id2, path2 := Removable(t, r, "wtempty")
-	RemoveNow(t, r, id, "ancestry") // the plan removes both
-	AssertRemoved(t, r, id, path, true)
-	AssertRemoved(t, r, id2, path2, true)
+	id2, path2 := clitest.Removable(t, r, "wtempty")
+	clitest.RemoveNow(t, r, id, "ancestry") // the plan removes both
+	clitest.AssertRemoved(t, r, id, path, true)
+	clitest.AssertRemoved(t, r, id2, path2, true)
 	got, err := os.ReadFile(filepath.Join(r.Dir, ".git", "custody", "recovered", id, "config.worktree"))
 	if err != nil || string(got) != string(want) {
 		t.Fatalf("kept config.worktree = %q (%v), want %q", got, err, want)
@@ -105,7 +106,7 @@ func TestRecoveryWorktreeConfig(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(r.Dir, ".git", "custody", "recovered", id2)); err == nil {
 		t.Errorf("a recovery directory was made for %s, which had no per-worktree settings", id2)
 	}
-	res := MustCustody(t, r, 0, "recovered", "--json")
+	res := clitest.MustCustody(t, r, 0, "recovered", "--json")
 	if !strings.Contains(res.Stdout, "config.worktree") {
 		t.Errorf("custody recovered does not list the kept config:\n%s", res)
 	}
@@ -115,26 +116,26 @@ func TestRecoveryWorktreeConfig(t *testing.T) {
 // age; a younger one stays, and the prune is journaled.
 func TestRecoveredPrune(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "prunable")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "prunable")
 	r.Commit(path, "kept.txt", "published\n")
 	r.Push(path, "pub/prunable")
 	lost := r.Commit(path, "lost.txt", "only in the reflog\n")
 	r.GitIn(path, "reset", "-q", "--hard", "HEAD~1")
-	Finish(t, r, id)
-	RemoveNow(t, r, id, "ancestry")
-	MustCustody(t, r, 0, "recovered", "prune", "--older-than", "1h")
+	clitest.Finish(t, r, id)
+	clitest.RemoveNow(t, r, id, "ancestry")
+	clitest.MustCustody(t, r, 0, "recovered", "prune", "--older-than", "1h")
 	if got := recoveredRef(t, r, id, lost); got != lost {
 		t.Fatalf("a prune --older-than 1h deleted a recovery made just now (refs:\n%s)", r.Refs())
 	}
-	res := MustCustody(t, r, 0, "recovered", "prune", "--older-than", "1ns", "--json")
+	res := clitest.MustCustody(t, r, 0, "recovered", "prune", "--older-than", "1ns", "--json")
 	if !strings.Contains(res.Stdout, lost) {
 		t.Errorf("prune does not report %s:\n%s", lost, res)
 	}
 	if got := recoveredRef(t, r, id, lost); got != "" {
 		t.Errorf("recovery ref still there after prune: %s", got)
 	}
-	if out := MustCustody(t, r, 0, "journal", "export").Stdout; !strings.Contains(out, `"recovered-pruned"`) {
+	if out := clitest.MustCustody(t, r, 0, "journal", "export").Stdout; !strings.Contains(out, `"recovered-pruned"`) {
 		t.Errorf("the prune is not journaled")
 	}
 }
@@ -143,14 +144,14 @@ func TestRecoveredPrune(t *testing.T) {
 // regular file cannot be kept, so the tree is kept with recovery-failed.
 func TestRecoveryUnreadableConfigKeepsTree(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "cfglink")
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "cfglink")
 	cfg := filepath.Join(r.Dir, ".git", "worktrees", id, "config.worktree")
 	if err := os.Symlink("/etc/hostname", cfg); err != nil {
 		t.Fatal(err)
 	}
-	_, file := PlanNow(t, r, 0)
-	o := ApplyOutcome(t, Apply(t, r, file, 3), id)
+	_, file := clitest.PlanNow(t, r, 0)
+	o := clitest.ApplyOutcome(t, clitest.Apply(t, r, file, 3), id)
 	if o.Refusal == nil || o.Refusal.Code != "recovery-failed" || o.Refusal.Path != cfg {
 		t.Fatalf("apply %s: %+v, want recovery-failed naming %s", id, o, cfg)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
@@ -25,18 +26,18 @@ func TestRedactOddHomeAndRoot(t *testing.T) {
 	const homeName, repoName = "h\x80 <i>&\"|\nome", "re$po\x81\n|*\\"
 	r := fixtures.New(t, fixtures.Options{Name: filepath.Join(homeName, repoName)})
 	r.Home = filepath.Join(r.Root, homeName)
-	MustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 
-	pushedID, pushed := NewTree(t, r, "pushed")
+	pushedID, pushed := clitest.NewTree(t, r, "pushed")
 	r.Commit(pushed, "f.txt", "published\n")
 	r.Push(pushed, "pushed")
-	archID, arch := NewTree(t, r, "archived")
+	archID, arch := clitest.NewTree(t, r, "archived")
 	r.WriteFile(arch, "only-here.txt", "unpublished\n")
-	MustCustody(t, r, 0, "finish", pushedID)
-	MustCustody(t, r, 0, "finish", "--archive", archID)
+	clitest.MustCustody(t, r, 0, "finish", pushedID)
+	clitest.MustCustody(t, r, 0, "finish", "--archive", archID)
 	planFile := filepath.Join(r.Root, "plan.json")
-	MustCustody(t, r, 0, "plan", "-o", planFile)
-	MustCustody(t, r, 0, "apply", planFile)
+	clitest.MustCustody(t, r, 0, "plan", "-o", planFile)
+	clitest.MustCustody(t, r, 0, "apply", planFile)
 
 	// Every spelling of the two names custody could write: as they are,
 	// as JSON writes them, escaped for display, and Go-quoted.
@@ -60,12 +61,12 @@ func TestRedactOddHomeAndRoot(t *testing.T) {
 	}
 
 	full := filepath.Join(r.Root, "full.jsonl")
-	MustCustody(t, r, 0, "journal", "export", "-o", full)
+	clitest.MustCustody(t, r, 0, "journal", "export", "-o", full)
 	if b, _ := os.ReadFile(full); !strings.Contains(string(b), spellings(repoName)[1]) {
 		t.Fatalf("the full export does not name the repository: the redaction check would test nothing")
 	}
 	exp := filepath.Join(r.Root, "redacted.jsonl")
-	MustCustody(t, r, 0, "journal", "export", "--redact", "-o", exp)
+	clitest.MustCustody(t, r, 0, "journal", "export", "--redact", "-o", exp)
 	b, err := os.ReadFile(exp)
 	if err != nil {
 		t.Fatal(err)
@@ -80,11 +81,11 @@ func TestRedactOddHomeAndRoot(t *testing.T) {
 	host, _ := os.Hostname()
 	verify := func(want int, extra ...string) store.VerifyReport {
 		t.Helper()
-		res := MustCustody(t, r, want, append(append([]string{"--json", "journal", "verify", "--redacted"}, extra...), exp)...)
+		res := clitest.MustCustody(t, r, want, append(append([]string{"--json", "journal", "verify", "--redacted"}, extra...), exp)...)
 		if want != 0 {
 			return store.VerifyReport{}
 		}
-		return DecodeResult[store.VerifyReport](t, res, "journal verify")
+		return clitest.DecodeResult[store.VerifyReport](t, res, "journal verify")
 	}
 	byChain := verify(0)
 	if byChain.Redacted == 0 || byChain.ContentChecked != 0 {
@@ -98,13 +99,13 @@ func TestRedactOddHomeAndRoot(t *testing.T) {
 
 	for _, format := range []string{"html", "md"} {
 		out := filepath.Join(r.Root, "report."+format)
-		MustCustody(t, r, 0, "journal", "report", "--redact", "--format", format, "-o", out)
+		clitest.MustCustody(t, r, 0, "journal", "report", "--redact", "--format", format, "-o", out)
 		page, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatal(err)
 		}
 		hidden(format+" report", string(page))
-		res := DecodeResult[steps.ReportResult](t, MustCustody(t, r, 0, "--json", "journal", "report", "--format", format, "-o", out,
+		res := clitest.DecodeResult[steps.ReportResult](t, clitest.MustCustody(t, r, 0, "--json", "journal", "report", "--format", format, "-o", out,
 			"--home", r.Home, "--root", r.Dir, "--host", host, exp), "journal report")
 		if v := res.Verification; !v.ChainVerified || v.Redacted == 0 || v.ContentChecked != v.Redacted {
 			t.Errorf("report of the redacted export with the values given back: %+v", v)

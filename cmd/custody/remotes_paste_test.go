@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -25,18 +26,18 @@ import (
 // returns its id, path, branch and HEAD.
 func rpTree(t *testing.T, r *fixtures.Repo, name string) (id, path, branch, head string) {
 	t.Helper()
-	id, path = NewTree(t, r, name)
+	id, path = clitest.NewTree(t, r, name)
 	head = r.Commit(path, "work.txt", "only here: "+name+"\n")
 	branch = r.GitIn(path, "symbolic-ref", "--short", "HEAD")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	return id, path, branch, head
 }
 
 // rpItem plans (the plan is made: exit 0) and returns the item at path.
 func rpItem(t *testing.T, r *fixtures.Repo, path string) machine.PlanItem {
 	t.Helper()
-	p := DecodeResult[machine.Plan](t, MustCustody(t, r, 0, "plan", "--json"), "plan")
-	it := PlanItemAt(p, path)
+	p := clitest.DecodeResult[machine.Plan](t, clitest.MustCustody(t, r, 0, "plan", "--json"), "plan")
+	it := clitest.PlanItemAt(p, path)
 	if it == nil {
 		t.Fatalf("plan has no item for %s: %+v", path, p.Items)
 	}
@@ -55,15 +56,15 @@ func rpKept(t *testing.T, it machine.PlanItem, code machine.Code) machine.Refusa
 			return ref
 		}
 	}
-	t.Fatalf("%s: refusals %v, want %s:\n%+v", it.Path, RefusalCodes(it.Refusals), code, it.Refusals)
+	t.Fatalf("%s: refusals %v, want %s:\n%+v", it.Path, clitest.RefusalCodes(it.Refusals), code, it.Refusals)
 	return machine.Refusal{}
 }
 
 // rpPaste runs retry through /bin/sh in dir, as a person pasting it would,
 // and requires it to succeed.
-func rpPaste(t *testing.T, r *fixtures.Repo, dir, retry string) Result {
+func rpPaste(t *testing.T, r *fixtures.Repo, dir, retry string) clitest.Result {
 	t.Helper()
-	sh := RunBin(t, "/bin/sh", r, dir, nil, "-c", retry)
+	sh := clitest.RunBin(t, "/bin/sh", r, dir, nil, "-c", retry)
 	t.Logf("pasted in %s: %q\n%s", dir, retry, sh)
 	if sh.Code != 0 {
 		t.Fatalf("the retry %q failed when pasted in %s:\n%s", retry, dir, sh)
@@ -98,7 +99,7 @@ func rpAdvertises(t *testing.T, r *fixtures.Repo, gitDir, branch, head string) {
 // origin.
 func TestRemoteNewlineURL(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	id, path, branch, head := rpTree(t, r, "newline")
 	pub := filepath.Join(r.Root, "pub\n.worktrees/"+id+"\tx")
 	r.Git("init", "-q", "--bare", pub)
@@ -110,7 +111,7 @@ func TestRemoteNewlineURL(t *testing.T) {
 	if want := "git -C " + machine.QuoteArg(path) + " push -u origin " + machine.QuoteArg(branch); ref.Retry != want {
 		t.Errorf("retry %q, want %q", ref.Retry, want)
 	}
-	if out := MustCustody(t, r, 0, "plan", "--verbose").Stdout; strings.Contains(out, "remote .worktrees") {
+	if out := clitest.MustCustody(t, r, 0, "plan", "--verbose").Stdout; strings.Contains(out, "remote .worktrees") {
 		t.Errorf("plan speaks of a remote .worktrees/…:\n%s", out)
 	}
 	rpPaste(t, r, r.Dir, ref.Retry)
@@ -126,7 +127,7 @@ func TestRemoteNewlineURL(t *testing.T) {
 // origin, which then proves the tree.
 func TestRemoteShallowMirror(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	id, path, branch, _ := rpTree(t, r, "shallow")
 	head := r.Commit(path, "more.txt", "second commit\n")
 	mirror := filepath.Join(r.Root, "mirror.git")
@@ -167,7 +168,7 @@ func TestRemotePushURL(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
+			r := clitest.InitRepo(t)
 			_, path, branch, head := rpTree(t, r, "forked")
 			fork := filepath.Join(r.Root, "fork.git")
 			r.Git("init", "-q", "--bare", fork)
@@ -196,7 +197,7 @@ func TestRemotePushURL(t *testing.T) {
 // pushes to origin, which then proves the tree.
 func TestRemoteRelativeURL(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	_, path, branch, head := rpTree(t, r, "relative")
 	spaced := filepath.Join(r.Root, "with space", "remote.git")
 	if err := os.MkdirAll(filepath.Dir(spaced), 0o755); err != nil {
@@ -222,7 +223,7 @@ func TestRemoteRelativeURL(t *testing.T) {
 // pushes through the same rewrite, and plan then proves the tree.
 func TestRemoteRewrittenURL(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	_, path, branch, head := rpTree(t, r, "rewritten")
 	r.Git("config", "url."+r.Dir+"/.insteadOf", "self:")
 	r.Git("remote", "add", "loop", "self:.git")
@@ -247,7 +248,7 @@ func TestRemoteRewrittenURL(t *testing.T) {
 // UTF-8.
 func TestRemoteOddName(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	_, path, branch, head := rpTree(t, r, "odd")
 	name := "team.fork $(touch injected);x"
 	gone := filepath.Join(r.Root, "gone dir", "x.git")
@@ -257,7 +258,7 @@ func TestRemoteOddName(t *testing.T) {
 	if want := "git ls-remote --refs " + machine.QuoteArg(name); ref.Retry != want {
 		t.Errorf("retry %q, want %q", ref.Retry, want)
 	}
-	sh := RunBin(t, "/bin/sh", r, r.Dir, nil, "-c", ref.Retry)
+	sh := clitest.RunBin(t, "/bin/sh", r, r.Dir, nil, "-c", ref.Retry)
 	if sh.Code == 0 || !strings.Contains(sh.Stderr, gone) {
 		t.Errorf("the ls-remote retry of an unavailable remote: want it to ask %s and fail:\n%s", gone, sh)
 	}
@@ -283,7 +284,7 @@ func TestRemoteOddName(t *testing.T) {
 // then proves the tree by origin.
 func TestRemoteSelfURLs(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	_, path, branch, head := rpTree(t, r, "self")
 	for _, url := range []string{r.Dir, path} {
 		r.Git("remote", "add", "loop", url)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
 )
@@ -20,8 +21,8 @@ import (
 // and once the file can be deleted the next plan and apply remove the tree.
 func TestRemovalBlockedMidway(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "blocked")
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "blocked")
 	// Files sorted after the blocked one and before it: some are deleted
 	// before the failure, whichever order the deletion takes.
 	for _, n := range []string{"a.txt", "m.txt", "z.txt"} {
@@ -34,12 +35,12 @@ func TestRemovalBlockedMidway(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command("chattr", "-i", stuck).Run() })
 	files := r.GitIn(path, "ls-files")
-	_, file := PlanNow(t, r, 0)
-	res := RunBin(t, custodyBin, r, r.Dir, nil, "apply", file, "--json")
+	_, file := clitest.PlanNow(t, r, 0)
+	res := clitest.RunBin(t, clitest.Bin(), r, r.Dir, nil, "apply", file, "--json")
 	if res.Code != 3 {
 		t.Fatalf("apply: want exit 3, got\n%s", res)
 	}
-	o := ApplyOutcome(t, DecodeResult[steps.ApplyResult](t, res, "apply"), id)
+	o := clitest.ApplyOutcome(t, clitest.DecodeResult[steps.ApplyResult](t, res, "apply"), id)
 	if o.Refusal == nil || o.Refusal.Code != machine.CodeRemovalFailed || !strings.Contains(o.Refusal.Message, "m.txt") ||
 		!strings.Contains(o.Refusal.Message, "operation not permitted") || strings.Contains(o.Refusal.Message, "appeared or changed") {
 		t.Fatalf("apply outcome %+v, want removal-failed naming m.txt and why it could not be deleted", o)
@@ -52,14 +53,14 @@ func TestRemovalBlockedMidway(t *testing.T) {
 	if st := r.GitIn(path, "status", "--porcelain", "--ignored"); st != "" {
 		t.Errorf("the tree is not intact after the blocked removal:\n%s", st)
 	}
-	if st := RecordState(t, r, id); st != "finished" {
+	if st := clitest.RecordState(t, r, id); st != "finished" {
 		t.Errorf("record is %s, want finished", st)
 	}
 	if out, err := exec.Command("chattr", "-i", stuck).CombinedOutput(); err != nil {
 		t.Fatalf("chattr -i: %v %s", err, out)
 	}
-	RemoveNow(t, r, id, "ancestry")
-	AssertRemoved(t, r, id, path, true)
+	clitest.RemoveNow(t, r, id, "ancestry")
+	clitest.AssertRemoved(t, r, id, path, true)
 }
 
 // TestTreeWithoutGitFile: a tree whose .git file was deleted by hand is
@@ -69,15 +70,15 @@ func TestRemovalBlockedMidway(t *testing.T) {
 // and apply leaves every byte.
 func TestTreeWithoutGitFile(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "nogit")
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "nogit")
 	r.WriteFile(path, "notes.txt", "only here\n")
 	if err := os.Remove(filepath.Join(path, ".git")); err != nil {
 		t.Fatal(err)
 	}
-	p, file := PlanAny(t, r)
-	it := PlanItem(t, p, id)
-	if it.Action != "keep" || !HasCode(it.Refusals, "status-failed") {
+	p, file := clitest.PlanAny(t, r)
+	it := clitest.PlanItem(t, p, id)
+	if it.Action != "keep" || !clitest.HasCode(it.Refusals, "status-failed") {
 		t.Fatalf("action %s, refusals %+v; want keep with status-failed", it.Action, it.Refusals)
 	}
 	for _, rf := range it.Refusals {
@@ -85,7 +86,7 @@ func TestTreeWithoutGitFile(t *testing.T) {
 			t.Errorf("the main checkout's ignored files were reported as the tree's: %+v", rf)
 		}
 	}
-	Custody(t, r, "apply", file)
+	clitest.Custody(t, r, "apply", file)
 	if b, err := os.ReadFile(filepath.Join(path, "notes.txt")); err != nil || string(b) != "only here\n" {
 		t.Errorf("notes.txt after apply: %q, %v", b, err)
 	}

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -37,40 +38,40 @@ var updateReport = flag.Bool("update-report", false, "rewrite testdata/report/hi
 func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept, archive, abandoned, lost string) {
 	t.Helper()
 	r = fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	// The frozen commands are journaled with the resource's intent: a
 	// credential and a host for the redacted report to hide.
-	WriteTrusted(t, r, "[resources.cache]\ncreate = 'true PGPASSWORD=hunter2 https://deploy:tok3n@db.example.com/x'\ndestroy = 'true'\n")
+	clitest.WriteTrusted(t, r, "[resources.cache]\ncreate = 'true PGPASSWORD=hunter2 https://deploy:tok3n@db.example.com/x'\ndestroy = 'true'\n")
 	removed = map[string]string{}
 
-	anc, ancPath := NewTree(t, r, "ancestry")
+	anc, ancPath := clitest.NewTree(t, r, "ancestry")
 	r.Commit(ancPath, "anc.txt", "published as it is\n")
 	r.Push(ancPath, "main")
 	removed[anc] = string(machine.ProofAncestry)
 
-	pe, pePath := NewTree(t, r, "patch")
+	pe, pePath := clitest.NewTree(t, r, "patch")
 	r.Commit(pePath, "p1.txt", "one\n")
 	r.Commit(pePath, "p2.txt", "two\n")
 	r.RebaseMergeToMain("rebaser", "custody/"+pe, nil)
 	removed[pe] = string(machine.ProofPatchEquivalent)
 
-	sq, sqPath := NewTree(t, r, "squash")
+	sq, sqPath := clitest.NewTree(t, r, "squash")
 	r.Commit(sqPath, "s1.txt", "one\n")
 	r.Commit(sqPath, "s1.txt", "one\ntwo\n")
 	r.SquashMergeToMain("squasher", "custody/"+sq, nil)
 	removed[sq] = string(machine.ProofSquashMerged)
 
-	kept, keptPath := NewTree(t, r, "kept")
+	kept, keptPath := clitest.NewTree(t, r, "kept")
 	r.WriteFile(keptPath, "notes.txt", "only here\n")
 
-	crash, crashPath := NewTree(t, r, "crash")
+	crash, crashPath := clitest.NewTree(t, r, "crash")
 	r.Commit(crashPath, "c.txt", "crash\n")
 	r.Push(crashPath, "crash")
 	removed[crash] = string(machine.ProofAncestry)
 
 	// Unpublished work, archived: removed on the archive's proof, and the
 	// archive pruned once its commits were published.
-	arc, arcPath := NewTree(t, r, "archived")
+	arc, arcPath := clitest.NewTree(t, r, "archived")
 	r.Commit(arcPath, "a.txt", "only in the archive\n")
 	arcHead := r.Head(arcPath)
 	// Its copied .env left out, the archive holds commits only, so it
@@ -80,31 +81,31 @@ func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept,
 	}
 	removed[arc] = string(machine.ProofArchive)
 
-	MustCustody(t, r, 0, "finish", anc, pe, sq, kept, crash)
-	fin := DecodeResult[finishArchiveResult](t, MustCustody(t, r, 0, "--json", "finish", "--archive", arc), "finish")
+	clitest.MustCustody(t, r, 0, "finish", anc, pe, sq, kept, crash)
+	fin := clitest.DecodeResult[finishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", arc), "finish")
 	if len(fin.Archives) != 1 {
 		t.Fatalf("finish --archive = %+v", fin)
 	}
 	archive = fin.Archives[0].ID
 	plan := filepath.Join(r.Root, "plan.json")
-	PlanAllowPending(t, r, "-o", plan)
-	MustBeKilled(t, r, "apply/after-intent", "apply", plan, "--only", crash)
-	MustCustody(t, r, 0, "resume")
-	MustCustody(t, r, 0, "apply", plan)
+	clitest.PlanAllowPending(t, r, "-o", plan)
+	clitest.MustBeKilled(t, r, "apply/after-intent", "apply", plan, "--only", crash)
+	clitest.MustCustody(t, r, 0, "resume")
+	clitest.MustCustody(t, r, 0, "apply", plan)
 	for id := range removed {
-		if st := State(t, r, id); st != "tombstoned" {
+		if st := clitest.State(t, r, id); st != "tombstoned" {
 			t.Fatalf("%s is %s after apply, not tombstoned", id, st)
 		}
 	}
 	r.Git("push", "-q", "origin", arcHead+":refs/heads/archived")
-	MustCustody(t, r, 0, "archive", "prune", "--apply", archive)
+	clitest.MustCustody(t, r, 0, "archive", "prune", "--apply", archive)
 
 	// A tree deleted by hand whose one commit was lost with it (branch
 	// deleted, reflogs expired, objects pruned): abandoned on the
 	// person's word, the one outcome without a proof.
-	abandoned, lostPath := NewTree(t, r, "lost")
+	abandoned, lostPath := clitest.NewTree(t, r, "lost")
 	lost = r.Commit(lostPath, "l.txt", "lost with the tree\n")
-	MustCustody(t, r, 0, "finish", abandoned)
+	clitest.MustCustody(t, r, 0, "finish", abandoned)
 	if err := os.RemoveAll(lostPath); err != nil {
 		t.Fatal(err)
 	}
@@ -112,19 +113,8 @@ func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept,
 	r.Git("branch", "-D", "custody/"+abandoned)
 	r.Git("reflog", "expire", "--expire=now", "--all")
 	r.Git("gc", "-q", "--prune=now")
-	MustCustody(t, r, 0, "abandon", abandoned, "--acknowledge-unrecoverable", lost)
+	clitest.MustCustody(t, r, 0, "abandon", abandoned, "--acknowledge-unrecoverable", lost)
 	return r, removed, kept, archive, abandoned, lost
-}
-
-// PlanAllowPending runs custody plan, which exits 0 or 3 with a kept tree (whether a
-// kept tree makes plan exit 3 is the plan's contract, not the report's).
-func PlanAllowPending(t testing.TB, r *fixtures.Repo, args ...string) Result {
-	t.Helper()
-	res := Custody(t, r, append([]string{"plan"}, args...)...)
-	if res.Code != 0 && res.Code != 3 {
-		t.Fatalf("custody plan %v: %s", args, res)
-	}
-	return res
 }
 
 // rpChromium returns the browser, skipping the test when it is absent
@@ -282,7 +272,7 @@ func TestReportRealisticHistory(t *testing.T) {
 	}
 	r, removed, kept, archive, abandoned, lost := rpHistory(t)
 	page := filepath.Join(r.Root, "report.html")
-	MustCustody(t, r, 0, "journal", "report", "-o", page)
+	clitest.MustCustody(t, r, 0, "journal", "report", "-o", page)
 	dom, _, netlog := rpBrowse(t, page)
 	rpOffline(t, page, dom, netlog)
 	secs := rpSections(dom)
@@ -343,7 +333,7 @@ func TestReportRealisticHistory(t *testing.T) {
 	for id := range removed {
 		anyRemoved = id
 	}
-	one := MustCustody(t, r, 0, "journal", "report", "--record", anyRemoved, "--format", "md").Stdout
+	one := clitest.MustCustody(t, r, 0, "journal", "report", "--record", anyRemoved, "--format", "md").Stdout
 	if n := strings.Count(one, "\n## "); n != 2 || !strings.Contains(one, "\n## "+anyRemoved+"\n") || !strings.Contains(one, "Proof: "+removed[anyRemoved]) {
 		t.Errorf("report --record %s holds %d sections:\n%s", anyRemoved, n-1, one)
 	}
@@ -359,7 +349,7 @@ func TestReportRealisticHistory(t *testing.T) {
 		}
 	}
 	red := filepath.Join(r.Root, "redacted.html")
-	MustCustody(t, r, 0, "journal", "report", "--redact", "-o", red)
+	clitest.MustCustody(t, r, 0, "journal", "report", "--redact", "-o", red)
 	b, err := os.ReadFile(red)
 	if err != nil {
 		t.Fatal(err)
@@ -373,7 +363,7 @@ func TestReportRealisticHistory(t *testing.T) {
 
 	if *updateReport {
 		exp := filepath.Join(r.Root, "history.jsonl")
-		MustCustody(t, r, 0, "journal", "export", "--redact", "-o", exp)
+		clitest.MustCustody(t, r, 0, "journal", "export", "--redact", "-o", exp)
 		e, err := os.ReadFile(exp)
 		if err != nil {
 			t.Fatal(err)
@@ -430,7 +420,7 @@ func TestReportScreenshotGolden(t *testing.T) {
 	page := filepath.Join(dir, "history.html")
 	r := fixtures.New(t, fixtures.Options{})
 	abs, _ := filepath.Abs(exp)
-	res := RunBin(t, custodyBin, r, filepath.Dir(abs), nil, "journal", "report", "history.jsonl", "-o", page)
+	res := clitest.RunBin(t, clitest.Bin(), r, filepath.Dir(abs), nil, "journal", "report", "history.jsonl", "-o", page)
 	if res.Code != 0 {
 		t.Fatalf("report of the checked-in history: %s", res)
 	}
@@ -512,13 +502,13 @@ func rpDiffer(a, b image.Image) float64 {
 func TestReportTampered(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	for _, name := range []string{"a", "b", "c", "d"} {
-		id, _ := NewTree(t, r, name)
-		MustCustody(t, r, 0, "finish", id)
+		id, _ := clitest.NewTree(t, r, name)
+		clitest.MustCustody(t, r, 0, "finish", id)
 	}
 	// Unredacted, so every entry's content is checked, not only its chain.
-	b := []byte(MustCustody(t, r, 0, "journal", "export").Stdout)
+	b := []byte(clitest.MustCustody(t, r, 0, "journal", "export").Stdout)
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	edit := func(f func(l []string) []string) string {
 		return strings.Join(f(append([]string(nil), lines...)), "\n") + "\n"
@@ -546,7 +536,7 @@ func TestReportTampered(t *testing.T) {
 			t.Fatal(err)
 		}
 		page := filepath.Join(r.Root, tc.name+".html")
-		res := RunBin(t, custodyBin, r, r.Root, nil, "journal", "report", file, "-o", page)
+		res := clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "journal", "report", file, "-o", page)
 		if res.Code != 3 {
 			t.Errorf("%s: want exit 3 (written, does not verify), got %s", tc.name, res)
 			continue
@@ -569,11 +559,11 @@ func TestReportTampered(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := filepath.Join(r.Root, "good.html")
-	if res := RunBin(t, custodyBin, r, r.Root, nil, "journal", "report", file, "-o", page); res.Code != 0 {
+	if res := clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "journal", "report", file, "-o", page); res.Code != 0 {
 		t.Fatalf("the untampered export: %s", res)
 	}
 	wrong := filepath.Join(r.Root, "wrong.html")
-	res := RunBin(t, custodyBin, r, r.Root, nil, "journal", "report", file, "--head", strings.Repeat("ab", 32), "-o", wrong)
+	res := clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "journal", "report", file, "--head", strings.Repeat("ab", 32), "-o", wrong)
 	if res.Code != 1 || !strings.Contains(res.Stderr, "journal-broken") && !strings.Contains(res.Stderr, "not at the head") {
 		t.Errorf("a wrong head: want exit 1 naming the head, got %s", res)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -32,14 +33,14 @@ func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 	create := "echo start $$ >> {EXT}/log; if rm {EXT}/slow 2>/dev/null; then sleep 60; fi; echo end $$ >> {EXT}/log; mkdir {EXT}/@resource@ || echo twice $$ >> {EXT}/log"
 	destroy := "echo destroy >> {EXT}/log; rm -rf {EXT}/@resource@"
 	w := rkSlowWorld(t, create, destroy)
-	bg := StartCustody(t, w.R, nil, "new", "killed")
+	bg := clitest.StartCustody(t, w.R, nil, "new", "killed")
 	first, pid := rkFirstStart(t, w, "start")
 	if err := bg.Cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = bg.Cmd.Wait()
 	defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
-	res := Custody(t, w.R, "resume", "--json")
+	res := clitest.Custody(t, w.R, "resume", "--json")
 	if res.Code != 0 {
 		t.Fatalf("resume: %s", res)
 	}
@@ -77,22 +78,22 @@ func TestResourceDestroyOutlivesKilledCustody(t *testing.T) {
 	// whether resume ended it does not depend on how fast this machine is;
 	// the redo runs at once.
 	destroy := "echo dstart $$ >> {EXT}/log; if rm {EXT}/slow 2>/dev/null; then sleep 60; fi; echo dend $$ >> {EXT}/log; rm -rf {EXT}/@resource@"
-	w := SetupResources(t, ResourceDecl("db", "mkdir {EXT}/@resource@", destroy), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "mkdir {EXT}/@resource@", destroy), fixtures.Options{})
 	made := w.New(t, "dkill")
-	MustCustody(t, w.R, 0, "finish", made.ID)
+	clitest.MustCustody(t, w.R, 0, "finish", made.ID)
 	plan := filepath.Join(w.R.Root, "plan.json")
-	MustCustody(t, w.R, 0, "plan", "-o", plan)
+	clitest.MustCustody(t, w.R, 0, "plan", "-o", plan)
 	if err := os.WriteFile(filepath.Join(w.Ext, "slow"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bg := StartCustody(t, w.R, nil, "apply", plan)
+	bg := clitest.StartCustody(t, w.R, nil, "apply", plan)
 	first, pid := rkFirstStart(t, w, "dstart")
 	if err := bg.Cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = bg.Cmd.Wait()
 	defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
-	if res := Custody(t, w.R, "resume", "--json"); res.Code != 0 {
+	if res := clitest.Custody(t, w.R, "resume", "--json"); res.Code != 0 {
 		t.Fatalf("resume: %s", res)
 	}
 	// The outliving destroy was ended before the redo ran: its process is
@@ -138,7 +139,7 @@ func TestResourceCreateEndsOnHangup(t *testing.T) {
 			}
 			// The grandchild would have logged 3 s after the create began.
 			time.Sleep(4 * time.Second)
-			MustCustody(t, w.R, 0, "resume")
+			clitest.MustCustody(t, w.R, 0, "resume")
 			lines := w.LogLines(t)
 			var made int
 			for _, l := range lines {
@@ -161,9 +162,9 @@ func TestResourceCreateEndsOnHangup(t *testing.T) {
 // rkSlowWorld is a repository with one resource db (create and destroy as
 // given, {EXT} the scratch directory) whose first create finds {EXT}/slow
 // and so runs long.
-func rkSlowWorld(t *testing.T, create, destroy string) *World {
+func rkSlowWorld(t *testing.T, create, destroy string) *clitest.World {
 	t.Helper()
-	w := SetupResources(t, ResourceDecl("db", create, destroy), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", create, destroy), fixtures.Options{})
 	if err := os.WriteFile(filepath.Join(w.Ext, "slow"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func rkSlowWorld(t *testing.T, create, destroy string) *World {
 // rkFirstStart waits for the first command to log "<word> <pid>" and to
 // take the slow marker (so it is the run that sleeps), and returns that
 // line's fields and the pid.
-func rkFirstStart(t *testing.T, w *World, word string) ([]string, int) {
+func rkFirstStart(t *testing.T, w *clitest.World, word string) ([]string, int) {
 	t.Helper()
 	// The log may exist before its first line is written, and the line
 	// comes before the marker is taken.
@@ -194,7 +195,7 @@ func rkFirstStart(t *testing.T, w *World, word string) ([]string, int) {
 }
 
 // rkRead returns the log's bytes ("" when it does not exist yet).
-func rkRead(t *testing.T, w *World) string {
+func rkRead(t *testing.T, w *clitest.World) string {
 	t.Helper()
 	b, err := os.ReadFile(w.Log)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -220,7 +221,7 @@ func rkAlive(pid int) error {
 
 // rkMadeOnce checks that the ledger holds exactly one live entry, active
 // and without an intent, and that its resource exists.
-func rkMadeOnce(t *testing.T, w *World) {
+func rkMadeOnce(t *testing.T, w *clitest.World) {
 	t.Helper()
 	recs := w.Ledger(t, true)
 	var live []machine.Resource

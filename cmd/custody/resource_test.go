@@ -25,100 +25,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 	"github.com/google/go-cmp/cmp"
 )
-
-// World is one repository with its custody.toml and the external
-// directory its resources act on.
-type World struct {
-	R    *fixtures.Repo
-	Ext  string // outside the repository
-	Log  string // ext/log: one line per command run
-	Slug string
-}
-
-// SetupResources makes a fixture repository, writes custody.toml (with {EXT}
-// replaced by the external directory) into the main checkout and runs
-// custody init.
-func SetupResources(t *testing.T, toml string, opt fixtures.Options) *World {
-	t.Helper()
-	r := fixtures.New(t, opt)
-	ext, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &World{R: r, Ext: ext, Log: filepath.Join(ext, "log"), Slug: machine.SanitizeSlug(filepath.Base(r.Dir))}
-	if slug := declaredSlug(toml); slug != "" {
-		w.Slug = slug
-	}
-	WriteTrusted(t, r, w.Expand(toml))
-	MustCustody(t, r, 0, "init")
-	return w
-}
-
-// declaredSlug reads a declared `slug = "..."` back out of toml ("" when
-// there is none).
-func declaredSlug(toml string) string {
-	for _, l := range strings.Split(toml, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "slug = "); ok {
-			return machine.SanitizeSlug(strings.Trim(v, `"'`))
-		}
-	}
-	return ""
-}
-
-func (w *World) Expand(s string) string { return strings.ReplaceAll(s, "{EXT}", w.Ext) }
-
-func (w *World) Handle(id, name string) string { return machine.Handle(w.Slug, id, name) }
-
-// ResourceDecl declares a resource whose create makes {EXT}/<handle>, whose
-// destroy removes it and whose ensure checks it, each logging a line.
-// create and destroy replace the defaults when not empty; extra lines
-// (required = false, ...) are appended.
-func ResourceDecl(name, create, destroy string, extra ...string) string {
-	if create == "" {
-		create = "mkdir {EXT}/@resource@ && echo create @resource@ >> {EXT}/log"
-	}
-	if destroy == "" {
-		destroy = "rm -rf {EXT}/@resource@ && echo destroy @resource@ >> {EXT}/log"
-	}
-	return fmt.Sprintf("[resources.%s]\ncreate = '''%s'''\ndestroy = '''%s'''\nensure = '''test -d {EXT}/@resource@ && echo ensure @resource@ >> {EXT}/log'''\n%s\n",
-		name, create, destroy, strings.Join(extra, "\n"))
-}
-
-// logLines returns the log, one command per line (nil when nothing ran).
-func (w *World) LogLines(t testing.TB) []string {
-	t.Helper()
-	b, err := os.ReadFile(w.Log)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-}
-
-func (w *World) WantLog(t testing.TB, want ...string) {
-	t.Helper()
-	if d := cmp.Diff(want, w.LogLines(t)); d != "" {
-		t.Errorf("external log (-want +got):\n%s", d)
-	}
-}
-
-// exists reports whether {EXT}/<handle> exists.
-func (w *World) Exists(t testing.TB, handle string) bool {
-	t.Helper()
-	_, err := os.Lstat(filepath.Join(w.Ext, handle))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		t.Fatal(err)
-	}
-	return err == nil
-}
 
 // rtAppendLine appends line to the existing file path, as a person editing
 // it would.
@@ -132,77 +46,6 @@ func rtAppendLine(t testing.TB, path, line string) {
 	f.Close()
 }
 
-// rtNew runs custody new name --json and returns what it made.
-func (w *World) New(t testing.TB, name string) steps.NewResult {
-	t.Helper()
-	return DecodeResult[steps.NewResult](t, MustCustody(t, w.R, 0, "new", name, "--json"), "new")
-}
-
-// ledger returns resource list --json (--all with all).
-func (w *World) Ledger(t testing.TB, all bool) []machine.Resource {
-	t.Helper()
-	args := []string{"resource", "list", "--json"}
-	if all {
-		args = append(args, "--all")
-	}
-	return DecodeResult[ResourceListResult](t, MustCustody(t, w.R, 0, args...), "resource list").Resources
-}
-
-func (w *World) Entry(t testing.TB, id string) machine.Resource {
-	t.Helper()
-	for _, r := range w.Ledger(t, true) {
-		if r.ID == id {
-			return r
-		}
-	}
-	t.Fatalf("the ledger holds no %s: %+v", id, w.Ledger(t, true))
-	return machine.Resource{}
-}
-
-func (w *World) Records(t testing.TB) []listEntry {
-	t.Helper()
-	return ListRecords(t, w.R, true)
-}
-
-func (w *World) Record(t testing.TB, id string) listEntry {
-	t.Helper()
-	return ListRecord(t, w.R, id)
-}
-
-// noIntents checks that no record and no ledger entry carries an intent.
-func (w *World) NoIntents(t testing.TB) {
-	t.Helper()
-	for _, rec := range w.Records(t) {
-		if rec.Intent != nil {
-			t.Errorf("record %s still carries a %s intent", rec.ID, rec.Intent.Kind)
-		}
-	}
-	for _, r := range w.Ledger(t, true) {
-		if r.Intent != nil {
-			t.Errorf("ledger entry %s still carries a %s intent", r.ID, r.Intent.Kind)
-		}
-	}
-}
-
-// worktrees lists the paths git registers (main checkout first).
-func (w *World) Worktrees(t testing.TB) []string {
-	t.Helper()
-	var out []string
-	for _, l := range strings.Split(w.R.Git("worktree", "list", "--porcelain"), "\n") {
-		if p, ok := strings.CutPrefix(l, "worktree "); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// journal exports the journal, verifies it up to the store's chain head
-// and returns its entries.
-func (w *World) Journal(t testing.TB) []store.Entry {
-	t.Helper()
-	return JournalEntries(t, w.R)
-}
-
 // rtTriggers returns the triggers the journal records for record id.
 func rtTriggers(entries []store.Entry, id string) []string {
 	var out []string
@@ -212,29 +55,6 @@ func rtTriggers(entries []store.Entry, id string) []string {
 		}
 	}
 	return out
-}
-
-// removeTree finishes id, plans, and applies the plan; it returns the
-// apply result.
-func (w *World) RemoveTree(t testing.TB, id string, wantApply int) steps.ApplyResult {
-	t.Helper()
-	MustCustody(t, w.R, 0, "finish", id)
-	plan := filepath.Join(w.R.Root, "plan-"+id+".json")
-	MustCustody(t, w.R, 0, "plan", "-o", plan)
-	return DecodeResult[steps.ApplyResult](t, MustCustody(t, w.R, wantApply, "apply", plan, "--json"), "apply")
-}
-
-// vanish removes a tree the hard way: rm -rf, then (with prune) git
-// worktree prune. Its record stays as it was: custody finds the tree
-// vanished (decision 0226).
-func (w *World) Vanish(t testing.TB, path string, prune bool) {
-	t.Helper()
-	if err := os.RemoveAll(path); err != nil {
-		t.Fatal(err)
-	}
-	if prune {
-		w.R.Git("worktree", "prune")
-	}
 }
 
 // tombstoneAt commits the record of the tree at path to tombstoned.
@@ -260,17 +80,8 @@ func tombstoneAt(t testing.TB, r *fixtures.Repo, path string) {
 	}
 }
 
-func (w *World) GC(t testing.TB, want int, dry bool) GCResult {
-	t.Helper()
-	args := []string{"resource", "gc", "--json"}
-	if dry {
-		args = append(args, "--dry-run")
-	}
-	return DecodeResult[GCResult](t, MustCustody(t, w.R, want, args...), "resource gc")
-}
-
 // rtGCOutcomes reduces GC items to "id outcome [code]".
-func rtGCOutcomes(g GCResult) []string {
+func rtGCOutcomes(g clitest.GCResult) []string {
 	var out []string
 	for _, it := range g.Items {
 		s := it.ID + " " + string(it.Outcome)
@@ -291,7 +102,7 @@ func rtGCOutcomes(g GCResult) []string {
 func TestResourceLifecycleOrder(t *testing.T) {
 	t.Parallel()
 	// b is declared before a: document order, not alphabetical.
-	w := SetupResources(t, ResourceDecl("b", "", "")+ResourceDecl("a", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("b", "", "")+clitest.ResourceDecl("a", "", ""), fixtures.Options{})
 	made := w.New(t, "feature")
 	id := made.ID
 	hb, ha := w.Handle(id, "b"), w.Handle(id, "a")
@@ -314,13 +125,13 @@ func TestResourceLifecycleOrder(t *testing.T) {
 	}
 
 	// ensure, by id from the main checkout, then from inside the tree.
-	res := MustCustody(t, w.R, 0, "resource", "ensure", id, "--json")
-	ens := DecodeResult[EnsureResult](t, res, "resource ensure")
+	res := clitest.MustCustody(t, w.R, 0, "resource", "ensure", id, "--json")
+	ens := clitest.DecodeResult[clitest.EnsureResult](t, res, "resource ensure")
 	if len(ens.Resources) != 2 || ens.Resources[0].Handle != hb || ens.Resources[1].Handle != ha ||
 		ens.Resources[0].Outcome != "ensured" || ens.Resources[1].Outcome != "ensured" {
 		t.Errorf("resource ensure %s: %+v", id, ens)
 	}
-	if res := RunBin(t, custodyBin, w.R, made.Path, nil, "resource", "ensure"); res.Code != 0 {
+	if res := clitest.RunBin(t, clitest.Bin(), w.R, made.Path, nil, "resource", "ensure"); res.Code != 0 {
 		t.Errorf("resource ensure inside the tree:\n%s", res)
 	}
 	w.WantLog(t, "create "+hb, "create "+ha, "ensure "+hb, "ensure "+ha, "ensure "+hb, "ensure "+ha)
@@ -378,7 +189,7 @@ func TestResourceLifecycleOrder(t *testing.T) {
 			t.Errorf("journal: want %q (seq %d) before %q (seq %d)", pair[0], seq[pair[0]], pair[1], seq[pair[1]])
 		}
 	}
-	MustCustody(t, w.R, 0, "doctor")
+	clitest.MustCustody(t, w.R, 0, "doctor")
 }
 
 // TestResourceFrozenCommandsWin: custody.toml edited between new and
@@ -386,12 +197,12 @@ func TestResourceLifecycleOrder(t *testing.T) {
 // commands of the ledger.
 func TestResourceFrozenCommandsWin(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	made := w.New(t, "frozen")
 	h := w.Handle(made.ID, "db")
 	w.R.WriteFile(w.R.Dir, "custody.toml", w.Expand("[resources.cache]\ncreate = 'echo NEW cache >> {EXT}/log'\ndestroy = 'echo NEW cache destroy >> {EXT}/log'\n\n"+
 		"[resources.db]\ncreate = 'echo NEW create >> {EXT}/log'\ndestroy = 'echo NEW destroy >> {EXT}/log'\nensure = 'echo NEW ensure >> {EXT}/log'\n"))
-	MustCustody(t, w.R, 0, "resource", "ensure", made.ID)
+	clitest.MustCustody(t, w.R, 0, "resource", "ensure", made.ID)
 	ap := w.RemoveTree(t, made.ID, 0)
 	if len(ap.Items) != 1 || ap.Items[0].Outcome != "removed" {
 		t.Fatalf("apply: %+v", ap)
@@ -403,7 +214,7 @@ func TestResourceFrozenCommandsWin(t *testing.T) {
 // git ignores it, and a line of the user's in it keeps the tree.
 func TestResourceEnv(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", "")+ResourceDecl("dev-server", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", "")+clitest.ResourceDecl("dev-server", "", ""), fixtures.Options{})
 	made := w.New(t, "env")
 	env := filepath.Join(made.Path, ".env")
 	b, err := os.ReadFile(env)
@@ -424,8 +235,8 @@ func TestResourceEnv(t *testing.T) {
 
 	// The user adds a line: now the .env is theirs too and keeps the tree.
 	rtAppendLine(t, env, "API_TOKEN=mine")
-	MustCustody(t, w.R, 0, "finish", made.ID)
-	plan := DecodeResult[machine.Plan](t, MustCustody(t, w.R, 0, "plan", "--json"), "plan") // 0: a kept tree is the plan's result
+	clitest.MustCustody(t, w.R, 0, "finish", made.ID)
+	plan := clitest.DecodeResult[machine.Plan](t, clitest.MustCustody(t, w.R, 0, "plan", "--json"), "plan") // 0: a kept tree is the plan's result
 	if len(plan.Items) != 1 || plan.Items[0].Action != "keep" {
 		t.Fatalf("plan: want the tree kept, got %+v", plan.Items)
 	}
@@ -447,10 +258,10 @@ func TestResourceEnv(t *testing.T) {
 // custody's (CUSTODY_RESOURCE_<X>=<value>).
 func TestResourceEnvUserLineShapedLikeCustodys(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	made := w.New(t, "env")
 	rtAppendLine(t, filepath.Join(made.Path, ".env"), "CUSTODY_RESOURCE_SEARCH=my-own-shared-index")
-	MustCustody(t, w.R, 0, "finish", made.ID)
+	clitest.MustCustody(t, w.R, 0, "finish", made.ID)
 	items := w.Plan(t, "")
 	it, ok := rtPlanItemOf(t, items, made.ID)
 	if !ok {
@@ -464,7 +275,7 @@ func TestResourceEnvUserLineShapedLikeCustodys(t *testing.T) {
 // TestResourceEnvTracked: a .env the project tracks is never edited.
 func TestResourceEnvTracked(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	w.R.Commit(w.R.Dir, ".env", "PROJECT=1\n")
 	w.R.Push(w.R.Dir, "main")
 	made := w.New(t, "tracked")
@@ -482,14 +293,14 @@ func TestResourceIdentity(t *testing.T) {
 	t.Parallel()
 	var handles []string
 	for _, slug := range []string{"alpha", "beta"} {
-		w := SetupResources(t, "[project]\nslug = \""+slug+"\"\n\n"+ResourceDecl("db", "", ""), fixtures.Options{})
+		w := clitest.SetupResources(t, "[project]\nslug = \""+slug+"\"\n\n"+clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 		made := w.New(t, "same-name")
 		want := slug + "-" + made.ID + "-db"
-		if got := strings.TrimSpace(MustCustody(t, w.R, 0, "resource", "identity", "db", "--id", made.ID).Stdout); got != want {
+		if got := strings.TrimSpace(clitest.MustCustody(t, w.R, 0, "resource", "identity", "db", "--id", made.ID).Stdout); got != want {
 			t.Errorf("resource identity db --id %s = %q, want %q", made.ID, got, want)
 		}
-		in := RunBin(t, custodyBin, w.R, made.Path, nil, "resource", "identity", "db", "--json")
-		got := DecodeResult[map[string]string](t, in, "resource identity")
+		in := clitest.RunBin(t, clitest.Bin(), w.R, made.Path, nil, "resource", "identity", "db", "--json")
+		got := clitest.DecodeResult[map[string]string](t, in, "resource identity")
 		if d := cmp.Diff(map[string]string{"id": made.ID, "name": "db", "handle": want, "ident": strings.ReplaceAll(want, "-", "_")}, got); d != "" {
 			t.Errorf("resource identity inside the tree (-want +got):\n%s", d)
 		}
@@ -501,10 +312,10 @@ func TestResourceIdentity(t *testing.T) {
 		}
 		w.WantLog(t, "create "+want)
 		// An undeclared resource, an unknown id.
-		if ref := DecodeError(t, MustCustody(t, w.R, 1, "resource", "identity", "cache", "--id", made.ID, "--json")); !strings.Contains(ref.Message, "cache") {
+		if ref := clitest.DecodeError(t, clitest.MustCustody(t, w.R, 1, "resource", "identity", "cache", "--id", made.ID, "--json")); !strings.Contains(ref.Message, "cache") {
 			t.Errorf("identity of an undeclared resource: %+v", ref)
 		}
-		MustCustody(t, w.R, 1, "resource", "identity", "db", "--id", "nope-000000")
+		clitest.MustCustody(t, w.R, 1, "resource", "identity", "db", "--id", "nope-000000")
 		handles = append(handles, want)
 	}
 	if handles[0] == handles[1] {
@@ -517,11 +328,11 @@ func TestResourceIdentity(t *testing.T) {
 // also after [project] slug changes in custody.toml.
 func TestResourceIdentityAfterSlugChange(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, "[project]\nslug = \"alpha\"\n\n"+ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, "[project]\nslug = \"alpha\"\n\n"+clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	made := w.New(t, "ident")
 	frozen := w.Entry(t, made.ID+"/db").Handle
-	WriteTrusted(t, w.R, w.Expand("[project]\nslug = \"beta\"\n\n"+ResourceDecl("db", "", "")))
-	got := strings.TrimSpace(MustCustody(t, w.R, 0, "resource", "identity", "db", "--id", made.ID).Stdout)
+	clitest.WriteTrusted(t, w.R, w.Expand("[project]\nslug = \"beta\"\n\n"+clitest.ResourceDecl("db", "", "")))
+	got := strings.TrimSpace(clitest.MustCustody(t, w.R, 0, "resource", "identity", "db", "--id", made.ID).Stdout)
 	if got != frozen {
 		t.Errorf("resource identity db = %q, but the ledger and .env hold %q", got, frozen)
 	}
@@ -535,54 +346,26 @@ func TestResourceIdentityAfterSlugChange(t *testing.T) {
 // identity --id` is.
 func TestResourceEnsureUnknownWorktree(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
-	res := Custody(t, w.R, "resource", "ensure", "nope-000000", "--json")
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
+	res := clitest.Custody(t, w.R, "resource", "ensure", "nope-000000", "--json")
 	if res.Code != 1 {
 		t.Fatalf("resource ensure of an unknown id: want exit 1, got\n%s", res)
 	}
-	if ref := DecodeError(t, res); ref.Code != string(machine.CodeUnknownRecord) {
+	if ref := clitest.DecodeError(t, res); ref.Code != string(machine.CodeUnknownRecord) {
 		t.Errorf("want %s, got %+v", machine.CodeUnknownRecord, ref)
 	}
 }
 
 // --- create failures ---------------------------------------------------------
 
-// rtNothingLeft checks a rolled-back `custody new`: no tree, no
-// registration, no custody branch, the record tombstoned.
-func (w *World) NothingLeft(t testing.TB) listEntry {
-	t.Helper()
-	recs := w.Records(t)
-	if len(recs) != 1 {
-		t.Fatalf("want one record, got %+v", recs)
-	}
-	rec := recs[0]
-	if rec.State != "tombstoned" {
-		t.Errorf("record %s is %s, want tombstoned", rec.ID, rec.State)
-	}
-	if _, err := os.Lstat(rec.Path); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("%s still exists (%v)", rec.Path, err)
-	}
-	if got := w.Worktrees(t); len(got) != 1 {
-		t.Errorf("git registers %v, want only the main checkout", got)
-	}
-	if refs := w.R.Git("for-each-ref", "--format=%(refname)", "refs/heads/custody/"); refs != "" {
-		t.Errorf("custody branches left: %s", refs)
-	}
-	if _, err := os.Lstat(filepath.Join(w.R.Dir, ".git", "worktrees", rec.ID)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("admin entry of %s left (%v)", rec.ID, err)
-	}
-	w.NoIntents(t)
-	return rec
-}
-
 // TestResourceRequiredCreateFails: a failing required create rolls `custody
 // new` back completely, destroying what was made in reverse.
 func TestResourceRequiredCreateFails(t *testing.T) {
 	t.Parallel()
 	failing := "echo create @resource@ >> {EXT}/log; exit 1"
-	w := SetupResources(t, ResourceDecl("a", "", "")+ResourceDecl("b", failing, "")+ResourceDecl("c", "", ""), fixtures.Options{})
-	res := MustCustody(t, w.R, 1, "new", "doomed", "--json")
-	ref := DecodeError(t, res)
+	w := clitest.SetupResources(t, clitest.ResourceDecl("a", "", "")+clitest.ResourceDecl("b", failing, "")+clitest.ResourceDecl("c", "", ""), fixtures.Options{})
+	res := clitest.MustCustody(t, w.R, 1, "new", "doomed", "--json")
+	ref := clitest.DecodeError(t, res)
 	if ref.Code != string(machine.CodeCreateFailed) || !strings.Contains(ref.Message, "rolled back") {
 		t.Errorf("new: want create-failed naming the rollback, got %+v", ref)
 	}
@@ -608,7 +391,7 @@ func TestResourceRequiredCreateFails(t *testing.T) {
 	if d := cmp.Diff([]string{"declare", "started", "create-failed", "teardown", "started", "destroyed"}, rtTriggers(w.Journal(t), rec.ID+"/b")); d != "" {
 		t.Errorf("journal of the failed resource (-want +got):\n%s", d)
 	}
-	MustCustody(t, w.R, 0, "doctor")
+	clitest.MustCustody(t, w.R, 0, "doctor")
 }
 
 // TestResourceRollbackNamesFailedDestroy: when a required create fails and
@@ -617,8 +400,8 @@ func TestResourceRequiredCreateFails(t *testing.T) {
 // claim the earlier resources were destroyed.
 func TestResourceRollbackNamesFailedDestroy(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("a", "", "echo destroy a >> {EXT}/log; exit 1")+ResourceDecl("b", "exit 1", ""), fixtures.Options{})
-	ref := DecodeError(t, MustCustody(t, w.R, 1, "new", "doomed", "--json"))
+	w := clitest.SetupResources(t, clitest.ResourceDecl("a", "", "echo destroy a >> {EXT}/log; exit 1")+clitest.ResourceDecl("b", "exit 1", ""), fixtures.Options{})
+	ref := clitest.DecodeError(t, clitest.MustCustody(t, w.R, 1, "new", "doomed", "--json"))
 	recs := w.Records(t)
 	if len(recs) != 1 {
 		t.Fatalf("records: %+v", recs)
@@ -638,7 +421,7 @@ func TestResourceRollbackNamesFailedDestroy(t *testing.T) {
 func TestResourceOptionalCreateFails(t *testing.T) {
 	t.Parallel()
 	failing := "echo create @resource@ >> {EXT}/log; exit 7"
-	w := SetupResources(t, ResourceDecl("opt", failing, "", "required = false")+ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("opt", failing, "", "required = false")+clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	made := w.New(t, "proceeds")
 	ho, hd := w.Handle(made.ID, "opt"), w.Handle(made.ID, "db")
 	if len(made.Resources) != 2 || made.Resources[0].Refusal == nil || made.Resources[0].Refusal.Code != machine.CodeResourceFailed ||
@@ -654,7 +437,7 @@ func TestResourceOptionalCreateFails(t *testing.T) {
 	}
 	w.WantLog(t, "create "+ho, "create "+hd)
 	// ensure skips what is not active.
-	MustCustody(t, w.R, 0, "resource", "ensure", made.ID)
+	clitest.MustCustody(t, w.R, 0, "resource", "ensure", made.ID)
 	w.WantLog(t, "create "+ho, "create "+hd, "ensure "+hd)
 
 	ap := w.RemoveTree(t, made.ID, 0)
@@ -679,9 +462,9 @@ func TestResourceRetries(t *testing.T) {
 	}{{2, true}, {1, false}} {
 		t.Run(fmt.Sprintf("retries=%d", tt.retries), func(t *testing.T) {
 			t.Parallel()
-			w := SetupResources(t, ResourceDecl("db", flaky, "", fmt.Sprintf("retries = %d", tt.retries)), fixtures.Options{})
+			w := clitest.SetupResources(t, clitest.ResourceDecl("db", flaky, "", fmt.Sprintf("retries = %d", tt.retries)), fixtures.Options{})
 			if !tt.ok {
-				MustCustody(t, w.R, 1, "new", "flaky")
+				clitest.MustCustody(t, w.R, 1, "new", "flaky")
 				rec := w.NothingLeft(t)
 				w.WantLog(t, "attempt 1", "attempt 2", "destroy "+w.Handle(rec.ID, "db"))
 				return
@@ -707,7 +490,7 @@ func TestResourceRetries(t *testing.T) {
 func TestResourceTokens(t *testing.T) {
 	t.Parallel()
 	create := "printf '%s\\n' @resource@ @resource_ident@ @id@ @dir@ @branch@ @port@ @slug@ @repo@ > {EXT}/@resource@"
-	w := SetupResources(t, "[project]\nslug = \"shop\"\n[worktree]\nport_base = 40000\nport_span = 3\n\n"+ResourceDecl("db", create, ""), fixtures.Options{})
+	w := clitest.SetupResources(t, "[project]\nslug = \"shop\"\n[worktree]\nport_base = 40000\nport_span = 3\n\n"+clitest.ResourceDecl("db", create, ""), fixtures.Options{})
 	var ports []int
 	for i := range 3 {
 		made := w.New(t, fmt.Sprintf("tok %d", i))
@@ -730,7 +513,7 @@ func TestResourceTokens(t *testing.T) {
 		t.Errorf("live worktrees share a port: %v", ports)
 	}
 	// Every port is held: the next new is refused.
-	MustCustody(t, w.R, 1, "new", "full")
+	clitest.MustCustody(t, w.R, 1, "new", "full")
 }
 
 // TestResourceUnexpandedToken: a command with a token custody does not know
@@ -743,8 +526,8 @@ func TestResourceUnexpandedToken(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w := SetupResources(t, ResourceDecl("db", tt.create, tt.destroy), fixtures.Options{})
-			ref := DecodeError(t, MustCustody(t, w.R, 1, "new", "tok", "--json"))
+			w := clitest.SetupResources(t, clitest.ResourceDecl("db", tt.create, tt.destroy), fixtures.Options{})
+			ref := clitest.DecodeError(t, clitest.MustCustody(t, w.R, 1, "new", "tok", "--json"))
 			if (ref.Code != string(machine.CodeUnexpandedToken) && ref.Code != string(machine.CodeCreateFailed)) || !strings.Contains(ref.Message, "@nosuchtoken@") {
 				t.Errorf("new: want unexpanded-token or create-failed naming @nosuchtoken@, got %+v", ref)
 			}
@@ -764,11 +547,11 @@ func TestResourceUnexpandedToken(t *testing.T) {
 func TestResourceUnexpandedBehindApostrophe(t *testing.T) {
 	t.Parallel()
 	create := `echo "it's" >/dev/null; mkdir {EXT}/@nosuchtoken@; echo create ran >> {EXT}/log`
-	w := SetupResources(t, ResourceDecl("db", create, ""), fixtures.Options{})
-	res := Custody(t, w.R, "new", "tok", "--json")
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", create, ""), fixtures.Options{})
+	res := clitest.Custody(t, w.R, "new", "tok", "--json")
 	if res.Code != 1 {
 		t.Errorf("custody new: want exit 1 (refused), got %d", res.Code)
-	} else if ref := DecodeError(t, res); !strings.Contains(ref.Message, "@nosuchtoken@") {
+	} else if ref := clitest.DecodeError(t, res); !strings.Contains(ref.Message, "@nosuchtoken@") {
 		t.Errorf("refusal does not name @nosuchtoken@: %+v", ref)
 	}
 	if lines := w.LogLines(t); len(lines) != 0 {
@@ -784,13 +567,13 @@ func TestResourceUnexpandedBehindApostrophe(t *testing.T) {
 // value, not a token left in the command, and is not refused.
 func TestResourceTokenLikeValue(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "mkdir {EXT}/@resource@ && echo @dir@ > {EXT}/@resource@/dir && echo create @resource@ >> {EXT}/log", ""),
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "mkdir {EXT}/@resource@ && echo @dir@ > {EXT}/@resource@/dir && echo create @resource@ >> {EXT}/log", ""),
 		fixtures.Options{Name: "mail@box@repo"})
-	res := Custody(t, w.R, "new", "at", "--json")
+	res := clitest.Custody(t, w.R, "new", "at", "--json")
 	if res.Code != 0 {
 		t.Fatalf("new in a checkout named mail@box@repo: %s", res)
 	}
-	made := DecodeResult[steps.NewResult](t, res, "new")
+	made := clitest.DecodeResult[steps.NewResult](t, res, "new")
 	b, err := os.ReadFile(filepath.Join(w.Ext, w.Handle(made.ID, "db"), "dir"))
 	if err != nil || strings.TrimSpace(string(b)) != made.Path {
 		t.Errorf("@dir@ expanded to %q (%v), want %s", b, err, made.Path)
@@ -804,7 +587,7 @@ func TestResourceTokenLikeValue(t *testing.T) {
 // and then has nothing to do.
 func TestResourceGCOrphan(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	gone := w.New(t, "gone")
 	live := w.New(t, "live")
 	hg, hl := w.Handle(gone.ID, "db"), w.Handle(live.ID, "db")
@@ -847,19 +630,6 @@ func TestResourceGCOrphan(t *testing.T) {
 	w.Journal(t)
 }
 
-func (w *World) Plan(t testing.TB, file string) []machine.PlanItem {
-	t.Helper()
-	args := []string{"plan", "--json"}
-	if file != "" {
-		args = append(args, "-o", file)
-	}
-	res := Custody(t, w.R, args...)
-	if res.Code != 0 && res.Code != 3 {
-		t.Fatalf("custody plan: %s", res)
-	}
-	return DecodeResult[machine.Plan](t, res, "plan").Items
-}
-
 func rtPlanItemOf(t testing.TB, items []machine.PlanItem, id string) (machine.PlanItem, bool) {
 	t.Helper()
 	for _, it := range items {
@@ -874,12 +644,12 @@ func rtPlanItemOf(t testing.TB, items []machine.PlanItem, id string) (machine.Pl
 // and apply of that plan destroys them, along with removable trees.
 func TestResourcePlanOrphans(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	gone := w.New(t, "gone")
 	done := w.New(t, "done")
 	hg, hd := w.Handle(gone.ID, "db"), w.Handle(done.ID, "db")
 	w.Vanish(t, gone.Path, true)
-	MustCustody(t, w.R, 0, "finish", done.ID)
+	clitest.MustCustody(t, w.R, 0, "finish", done.ID)
 
 	file := filepath.Join(w.R.Root, "plan.json")
 	items := w.Plan(t, file)
@@ -895,7 +665,7 @@ func TestResourcePlanOrphans(t *testing.T) {
 	}
 	w.WantLog(t, "create "+hg, "create "+hd) // plan changes nothing
 
-	ap := DecodeResult[steps.ApplyResult](t, MustCustody(t, w.R, 0, "apply", file, "--json"), "apply")
+	ap := clitest.DecodeResult[steps.ApplyResult](t, clitest.MustCustody(t, w.R, 0, "apply", file, "--json"), "apply")
 	got := map[string]string{}
 	for _, o := range ap.Items {
 		got[o.ID] = string(o.Outcome)
@@ -915,7 +685,7 @@ func TestResourcePlanOrphans(t *testing.T) {
 		}
 	}
 	// Applying the same plan again destroys nothing more.
-	MustCustody(t, w.R, 0, "apply", file)
+	clitest.MustCustody(t, w.R, 0, "apply", file)
 	if d := cmp.Diff(lines, w.LogLines(t)); d != "" {
 		t.Errorf("reapply ran commands:\n%s", d)
 	}
@@ -928,7 +698,7 @@ func TestResourcePlanOrphans(t *testing.T) {
 // (an unmounted disk) keeps its admin entry and is live.
 func TestResourceGCLockedMissing(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	made := w.New(t, "usb")
 	h := w.Handle(made.ID, "db")
 	w.R.Git("worktree", "lock", "--reason", "on a removable disk", made.Path)
@@ -960,7 +730,7 @@ func TestResourceGCRecycled(t *testing.T) {
 	t.Parallel()
 	t.Run("same-admin-key", func(t *testing.T) {
 		t.Parallel()
-		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 		made := w.New(t, "recycled")
 		h := w.Handle(made.ID, "db")
 		w.Vanish(t, made.Path, false)
@@ -976,7 +746,7 @@ func TestResourceGCRecycled(t *testing.T) {
 	})
 	t.Run("other-admin-key", func(t *testing.T) {
 		t.Parallel()
-		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 		made := w.New(t, "recycled")
 		h := w.Handle(made.ID, "db")
 		w.Vanish(t, made.Path, true)
@@ -1005,12 +775,12 @@ func TestResourceGCRecycled(t *testing.T) {
 // the orphan.
 func TestResourceGCDisabled(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", "", "gc = false"), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", "", "gc = false"), fixtures.Options{})
 	made := w.New(t, "keep")
 	h := w.Handle(made.ID, "db")
 	// While its worktree lives, a gc = false resource is no orphan: doctor
 	// has nothing to flag and plan nothing to list.
-	if res := Custody(t, w.R, "doctor"); res.Code != 0 {
+	if res := clitest.Custody(t, w.R, "doctor"); res.Code != 0 {
 		t.Errorf("doctor flags the gc = false resource of a live worktree:\n%s", res)
 	}
 	if it, ok := rtPlanItemOf(t, w.Plan(t, ""), made.ID+"/db"); ok {
@@ -1018,16 +788,16 @@ func TestResourceGCDisabled(t *testing.T) {
 	}
 	w.Vanish(t, made.Path, true)
 	for _, dry := range []bool{true, false} {
-		res := Custody(t, w.R, "resource", "gc", "--json", fmt.Sprintf("--dry-run=%v", dry))
+		res := clitest.Custody(t, w.R, "resource", "gc", "--json", fmt.Sprintf("--dry-run=%v", dry))
 		if res.Code != 0 && res.Code != 3 {
 			t.Fatalf("gc: %s", res)
 		}
-		g := DecodeResult[GCResult](t, res, "resource gc")
+		g := clitest.DecodeResult[clitest.GCResult](t, res, "resource gc")
 		if d := cmp.Diff([]string{made.ID + "/db kept gc-disabled"}, rtGCOutcomes(g)); d != "" {
 			t.Errorf("gc dry=%v (-want +got):\n%s", dry, d)
 		}
 	}
-	doc := MustCustody(t, w.R, 3, "doctor")
+	doc := clitest.MustCustody(t, w.R, 3, "doctor")
 	if !strings.Contains(doc.Stdout, made.ID+"/db") || !strings.Contains(doc.Stdout, "gc = false") {
 		t.Errorf("doctor does not flag %s/db:\n%s", made.ID, doc)
 	}
@@ -1045,7 +815,7 @@ func TestResourceGCDisabled(t *testing.T) {
 func TestResourceDestroyFails(t *testing.T) {
 	t.Parallel()
 	destroy := "test ! -e {EXT}/refuse && rm -rf {EXT}/@resource@ && echo destroy @resource@ >> {EXT}/log"
-	w := SetupResources(t, ResourceDecl("db", "", destroy), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", destroy), fixtures.Options{})
 	made := w.New(t, "stuck")
 	h := w.Handle(made.ID, "db")
 	if err := os.WriteFile(filepath.Join(w.Ext, "refuse"), nil, 0o644); err != nil {
@@ -1060,7 +830,7 @@ func TestResourceDestroyFails(t *testing.T) {
 	if e.State != machine.StateFinished || e.Evidence.Outcome != "destroy-failed" || e.Intent != nil {
 		t.Errorf("entry after the failed destroy: %s %+v", e.State, e.Evidence)
 	}
-	doc := MustCustody(t, w.R, 3, "doctor")
+	doc := clitest.MustCustody(t, w.R, 3, "doctor")
 	if !strings.Contains(doc.Stdout, made.ID+"/db") {
 		t.Errorf("doctor does not flag the failed destroy:\n%s", doc)
 	}
@@ -1072,22 +842,10 @@ func TestResourceDestroyFails(t *testing.T) {
 		t.Errorf("gc (-want +got):\n%s", d)
 	}
 	w.WantLog(t, "create "+h, "destroy "+h)
-	MustCustody(t, w.R, 0, "doctor")
+	clitest.MustCustody(t, w.R, 0, "doctor")
 }
 
 // --- crash safety -------------------------------------------------------
-
-// rtKilled runs the failpoint build at point and requires SIGKILL.
-func (w *World) Killed(t testing.TB, point string, args ...string) {
-	t.Helper()
-	if !slices.Contains(steps.Failpoints(), point) {
-		t.Fatalf("%s is not a declared failpoint", point)
-	}
-	res := RunBin(t, failpointBin, w.R, w.R.Dir, []string{"CUSTODY_FAILPOINT=" + point}, args...)
-	if res.Code != -1 {
-		t.Fatalf("custody %s with CUSTODY_FAILPOINT=%s: want SIGKILL, got\n%s", strings.Join(args, " "), point, res)
-	}
-}
 
 func rtCount(lines []string, line string) int {
 	n := 0
@@ -1104,7 +862,7 @@ func rtCount(lines []string, line string) int {
 // resource made exactly once, no intent left.
 func TestResourceCrashAfterCreateIntent(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("a", "", "")+ResourceDecl("b", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("a", "", "")+clitest.ResourceDecl("b", "", ""), fixtures.Options{})
 	w.Killed(t, "resource/after-create-intent", "new", "crash")
 	recs := w.Records(t)
 	if len(recs) != 1 || recs[0].State != "provisioning" {
@@ -1117,8 +875,8 @@ func TestResourceCrashAfterCreateIntent(t *testing.T) {
 	}
 	w.WantLog(t) // the create never ran
 
-	res := MustCustody(t, w.R, 0, "resume", "--json")
-	items := DecodeResult[ItemsResult[steps.ResumeItem]](t, res, "resume").Items
+	res := clitest.MustCustody(t, w.R, 0, "resume", "--json")
+	items := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, res, "resume").Items
 	t.Logf("resume: %+v", items)
 	if len(items) != 1 || items[0].ID != id || items[0].Outcome != "activated" || items[0].Refusal != nil {
 		t.Errorf("resume: want %s activated, got %+v", id, items)
@@ -1152,9 +910,9 @@ func TestResourceCrashAfterCreateIntent(t *testing.T) {
 	}
 	w.NoIntents(t)
 	w.Journal(t)
-	MustCustody(t, w.R, 0, "doctor")
+	clitest.MustCustody(t, w.R, 0, "doctor")
 	// Resume again: nothing to do, nothing runs.
-	MustCustody(t, w.R, 0, "resume")
+	clitest.MustCustody(t, w.R, 0, "resume")
 	if d := cmp.Diff(lines, w.LogLines(t)); d != "" {
 		t.Errorf("a second resume ran commands:\n%s", d)
 	}
@@ -1170,20 +928,20 @@ func TestResourceCrashAfterDestroyIntent(t *testing.T) {
 			t.Parallel()
 			toml := ""
 			for _, n := range names {
-				toml += ResourceDecl(n, "", "")
+				toml += clitest.ResourceDecl(n, "", "")
 			}
-			w := SetupResources(t, toml, fixtures.Options{})
+			w := clitest.SetupResources(t, toml, fixtures.Options{})
 			made := w.New(t, "crash")
-			MustCustody(t, w.R, 0, "finish", made.ID)
+			clitest.MustCustody(t, w.R, 0, "finish", made.ID)
 			plan := filepath.Join(w.R.Root, "plan.json")
-			MustCustody(t, w.R, 0, "plan", "-o", plan)
+			clitest.MustCustody(t, w.R, 0, "plan", "-o", plan)
 			w.Killed(t, "resource/after-destroy-intent", "apply", plan)
 
 			last := names[len(names)-1] // torn down first
 			if e := w.Entry(t, made.ID+"/"+last); e.State != machine.StateRemoving || e.Intent == nil || e.Intent.Kind != machine.IntentResourceDestroy {
 				t.Fatalf("the destroy intent was not durable before the kill: %+v", e)
 			}
-			res := MustCustody(t, w.R, 0, "resume", "--json")
+			res := clitest.MustCustody(t, w.R, 0, "resume", "--json")
 			t.Logf("resume: %s", res.Stdout)
 
 			lines := w.LogLines(t)
@@ -1213,7 +971,7 @@ func TestResourceCrashAfterDestroyIntent(t *testing.T) {
 			}
 			w.NoIntents(t)
 			w.Journal(t)
-			MustCustody(t, w.R, 0, "doctor")
+			clitest.MustCustody(t, w.R, 0, "doctor")
 			// Whatever resume left, GC reclaims; nothing is destroyed
 			// twice.
 			w.GC(t, 0, false)
@@ -1235,11 +993,11 @@ func TestResourceCrashAfterDestroyIntent(t *testing.T) {
 func TestResourceConcurrentResumeDestroysOnce(t *testing.T) {
 	t.Parallel()
 	destroy := "sleep 2; echo destroy @resource@ >> {EXT}/log; rm -rf {EXT}/@resource@"
-	w := SetupResources(t, ResourceDecl("db", "", destroy), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", destroy), fixtures.Options{})
 	made := w.New(t, "crash")
-	MustCustody(t, w.R, 0, "finish", made.ID)
+	clitest.MustCustody(t, w.R, 0, "finish", made.ID)
 	plan := filepath.Join(w.R.Root, "plan.json")
-	MustCustody(t, w.R, 0, "plan", "-o", plan)
+	clitest.MustCustody(t, w.R, 0, "plan", "-o", plan)
 	w.Killed(t, "resource/after-destroy-intent", "apply", plan)
 
 	results := rtParallel(t, w.R, w.R.Env(), 2, func(int) []string { return []string{"resume", "--lock-timeout", "60s"} })
@@ -1259,16 +1017,16 @@ func TestResourceConcurrentResumeDestroysOnce(t *testing.T) {
 // rtParallel runs n custody commands at once in the main checkout with
 // environment env, the i-th with args(i), and returns their results in
 // order.
-func rtParallel(t *testing.T, r *fixtures.Repo, env []string, n int, args func(i int) []string) []Result {
+func rtParallel(t *testing.T, r *fixtures.Repo, env []string, n int, args func(i int) []string) []clitest.Result {
 	t.Helper()
-	results := make([]Result, n)
+	results := make([]clitest.Result, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = RunInGoroutine(custodyBin, r, env, args(i)...)
+			results[i], errs[i] = clitest.RunInGoroutine(clitest.Bin(), r, env, args(i)...)
 		}()
 	}
 	wg.Wait()
@@ -1284,7 +1042,7 @@ func rtParallel(t *testing.T, r *fixtures.Repo, env []string, n int, args func(i
 // ledger entries and resources.
 func TestResourceConcurrentNew(t *testing.T) {
 	t.Parallel()
-	w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 	const n = 4
 	results := rtParallel(t, w.R, w.R.Env(), n, func(int) []string { return []string{"new", "same", "--json", "--lock-timeout", "60s"} })
 	ids := map[string]bool{}
@@ -1297,7 +1055,7 @@ func TestResourceConcurrentNew(t *testing.T) {
 		case results[i].Code != 0:
 			t.Fatalf("new #%d:\n%s", i, results[i])
 		}
-		ids[DecodeResult[steps.NewResult](t, results[i], "new").ID] = true
+		ids[clitest.DecodeResult[steps.NewResult](t, results[i], "new").ID] = true
 	}
 	if len(ids) != n {
 		t.Fatalf("want %d distinct ids, got %v", n, ids)
@@ -1332,8 +1090,8 @@ func TestResourcePortsDistinctUnderConcurrentNew(t *testing.T) {
 	t.Parallel()
 	toml := "[worktree]\nport_base = 30000\nport_span = 1\n\n" +
 		"[resources.srv]\ncreate = '''echo @port@ >> {EXT}/ports'''\ndestroy = '''true'''\n"
-	w := SetupResources(t, toml, fixtures.Options{})
-	results := rtParallel(t, w.R, SlowGitEnv(t, w.R), 3, func(i int) []string {
+	w := clitest.SetupResources(t, toml, fixtures.Options{})
+	results := rtParallel(t, w.R, clitest.SlowGitEnv(t, w.R), 3, func(i int) []string {
 		return []string{"new", fmt.Sprintf("p%d", i), "--json", "--lock-timeout", "60s"}
 	})
 	held := map[int][]string{}
@@ -1341,7 +1099,7 @@ func TestResourcePortsDistinctUnderConcurrentNew(t *testing.T) {
 		if results[i].Code != 0 {
 			continue // refused: every port is held
 		}
-		made := DecodeResult[steps.NewResult](t, results[i], "new")
+		made := clitest.DecodeResult[steps.NewResult](t, results[i], "new")
 		held[made.Port] = append(held[made.Port], made.ID)
 	}
 	for port, ids := range held {
@@ -1358,15 +1116,15 @@ func TestResourcePortsDistinctUnderConcurrentNew(t *testing.T) {
 func TestResourceApplyRacingGC(t *testing.T) {
 	t.Parallel()
 	slow := "touch {EXT}/b-started; sleep 3; rm -rf {EXT}/@resource@ && echo destroy @resource@ >> {EXT}/log"
-	w := SetupResources(t, ResourceDecl("a", "", "")+ResourceDecl("b", "", slow), fixtures.Options{})
+	w := clitest.SetupResources(t, clitest.ResourceDecl("a", "", "")+clitest.ResourceDecl("b", "", slow), fixtures.Options{})
 	made := w.New(t, "race")
-	MustCustody(t, w.R, 0, "finish", made.ID)
+	clitest.MustCustody(t, w.R, 0, "finish", made.ID)
 	plan := filepath.Join(w.R.Root, "plan.json")
-	MustCustody(t, w.R, 0, "plan", "-o", plan)
+	clitest.MustCustody(t, w.R, 0, "plan", "-o", plan)
 
-	b := StartCustody(t, w.R, nil, "apply", plan, "--json")
-	WaitFile(t, filepath.Join(w.Ext, "b-started"), 30*time.Second) // b (torn down first) is being destroyed
-	g := DecodeResult[GCResult](t, MustCustody(t, w.R, 0, "resource", "gc", "--json"), "resource gc")
+	b := clitest.StartCustody(t, w.R, nil, "apply", plan, "--json")
+	clitest.WaitFile(t, filepath.Join(w.Ext, "b-started"), 30*time.Second) // b (torn down first) is being destroyed
+	g := clitest.DecodeResult[clitest.GCResult](t, clitest.MustCustody(t, w.R, 0, "resource", "gc", "--json"), "resource gc")
 	t.Logf("gc: %v", rtGCOutcomes(g))
 	res := b.Wait(t)
 	if res.Code == 1 {
@@ -1435,7 +1193,7 @@ func TestResourceBackgroundChild(t *testing.T) {
 	t.Parallel()
 	t.Run("reaped", func(t *testing.T) {
 		t.Parallel()
-		w := SetupResources(t, ResourceDecl("srv", "sleep 60 & echo $! > {EXT}/pid; echo create @resource@ >> {EXT}/log", "echo destroy @resource@ >> {EXT}/log"), fixtures.Options{})
+		w := clitest.SetupResources(t, clitest.ResourceDecl("srv", "sleep 60 & echo $! > {EXT}/pid; echo create @resource@ >> {EXT}/log", "echo destroy @resource@ >> {EXT}/log"), fixtures.Options{})
 		start := time.Now()
 		made := w.New(t, "bg")
 		took := time.Since(start)
@@ -1452,7 +1210,7 @@ func TestResourceBackgroundChild(t *testing.T) {
 	})
 	t.Run("detached-until-destroy", func(t *testing.T) {
 		t.Parallel()
-		w := SetupResources(t, ResourceDecl("srv",
+		w := clitest.SetupResources(t, clitest.ResourceDecl("srv",
 			"setsid sleep 60 </dev/null >/dev/null 2>&1 & echo $! > {EXT}/pid; echo create @resource@ >> {EXT}/log",
 			"kill $(cat {EXT}/pid) && echo destroy @resource@ >> {EXT}/log"), fixtures.Options{})
 		made := w.New(t, "daemon")
@@ -1484,7 +1242,7 @@ func TestResourceOutputAndTimeout(t *testing.T) {
 		// command (which custody.toml holds as written).
 		noisy := "cat {EXT}/url; head -c 100000 /dev/zero | tr '\\0' x; " +
 			"mkdir {EXT}/@resource@ && echo create @resource@ >> {EXT}/log"
-		w := SetupResources(t, ResourceDecl("db", noisy, ""), fixtures.Options{})
+		w := clitest.SetupResources(t, clitest.ResourceDecl("db", noisy, ""), fixtures.Options{})
 		if err := os.WriteFile(filepath.Join(w.Ext, "url"), []byte("postgres://bob:hunter2@db.example.com/app\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -1497,14 +1255,14 @@ func TestResourceOutputAndTimeout(t *testing.T) {
 			t.Errorf("ledger keeps %d bytes of output", len(e.Evidence.Output))
 		}
 		file := filepath.Join(w.R.Root, "j.jsonl")
-		MustCustody(t, w.R, 0, "journal", "export", "-o", file)
+		clitest.MustCustody(t, w.R, 0, "journal", "export", "-o", file)
 		if b, _ := os.ReadFile(file); bytes.Contains(b, []byte("hunter2")) || len(b) > 64<<10 {
 			t.Errorf("journal holds the credential or the whole output (%d bytes)", len(b))
 		}
 	})
 	t.Run("timeout", func(t *testing.T) {
 		t.Parallel()
-		w := SetupResources(t, ResourceDecl("slow", "echo create @resource@ >> {EXT}/log; exec sleep 30", "", "timeout = \"500ms\"", "required = false"), fixtures.Options{})
+		w := clitest.SetupResources(t, clitest.ResourceDecl("slow", "echo create @resource@ >> {EXT}/log; exec sleep 30", "", "timeout = \"500ms\"", "required = false"), fixtures.Options{})
 		start := time.Now()
 		made := w.New(t, "slow")
 		if took := time.Since(start); took > 15*time.Second {
@@ -1522,12 +1280,12 @@ func TestResourceOutputAndTimeout(t *testing.T) {
 func TestResourceCreateLargeOutput(t *testing.T) {
 	t.Parallel()
 	noisy := "head -c 3000000 /dev/zero | tr '\\0' x; mkdir {EXT}/@resource@ && echo create @resource@ >> {EXT}/log"
-	w := SetupResources(t, ResourceDecl("db", noisy, ""), fixtures.Options{})
-	res := Custody(t, w.R, "new", "noisy", "--json")
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", noisy, ""), fixtures.Options{})
+	res := clitest.Custody(t, w.R, "new", "noisy", "--json")
 	if res.Code != 0 {
 		t.Fatalf("custody new with a create that exits 0 after printing 3 MB: want exit 0, got %d\n%.600s", res.Code, res.Stderr)
 	}
-	made := DecodeResult[steps.NewResult](t, res, "new")
+	made := clitest.DecodeResult[steps.NewResult](t, res, "new")
 	e := w.Entry(t, made.ID+"/db")
 	if e.State != machine.StateActive || e.Evidence.ExitCode != 0 {
 		t.Errorf("entry: %s exit %d, want active exit 0", e.State, e.Evidence.ExitCode)
@@ -1545,10 +1303,10 @@ func TestResourceGCRecordOrTreeLive(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name  string
-		scene func(t *testing.T, w *World, path string)
+		scene func(t *testing.T, w *clitest.World, path string)
 		words string
 	}{
-		{"tree-present", func(t *testing.T, w *World, path string) {
+		{"tree-present", func(t *testing.T, w *clitest.World, path string) {
 			w.Vanish(t, path, true)
 			// Someone's plain directory (no worktree) now stands at the path.
 			w.R.WriteFile(path, "notes.txt", "mine\n")
@@ -1557,7 +1315,7 @@ func TestResourceGCRecordOrTreeLive(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+			w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 			made := w.New(t, "kept")
 			h := w.Handle(made.ID, "db")
 			c.scene(t, w, made.Path)
@@ -1595,12 +1353,12 @@ func TestResourceHostileCheckoutPath(t *testing.T) {
 	name := "x$(touch canary1)`touch canary2`'q\"@dir@"
 	create := "printf '%s' @dir@ > {EXT}/bare && printf '%s' \"<@dir@>\" > {EXT}/dq && printf '%s' \"$(printf '%s' @dir@)\" > {EXT}/sub && " +
 		"cat > {EXT}/heredoc <<EOF\n@dir@\n@repo@\nEOF\necho create @resource@ >> {EXT}/log"
-	w := SetupResources(t, ResourceDecl("db", create, ""), fixtures.Options{Name: name})
-	res := Custody(t, w.R, "new", "hostile", "--json")
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", create, ""), fixtures.Options{Name: name})
+	res := clitest.Custody(t, w.R, "new", "hostile", "--json")
 	if res.Code != 0 {
 		t.Fatalf("new in a checkout named %q: %s", name, res)
 	}
-	made := DecodeResult[steps.NewResult](t, res, "new")
+	made := clitest.DecodeResult[steps.NewResult](t, res, "new")
 	for file, want := range map[string]string{"bare": made.Path, "dq": "<" + made.Path + ">", "sub": made.Path, "heredoc": made.Path + "\n" + w.R.Dir + "\n"} {
 		if b, err := os.ReadFile(filepath.Join(w.Ext, file)); err != nil || string(b) != want {
 			t.Errorf("%s: @dir@ reached the command as %q (%v), want %q", file, b, err, want)
@@ -1631,8 +1389,8 @@ func TestResourceUnsafeToken(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w := SetupResources(t, ResourceDecl("db", tt.create, ""), fixtures.Options{Name: "a b"})
-			ref := DecodeError(t, MustCustody(t, w.R, 1, "new", "tok", "--json"))
+			w := clitest.SetupResources(t, clitest.ResourceDecl("db", tt.create, ""), fixtures.Options{Name: "a b"})
+			ref := clitest.DecodeError(t, clitest.MustCustody(t, w.R, 1, "new", "tok", "--json"))
 			// new reports the declare refusal as its own create-failed.
 			if ref.Code != string(machine.CodeCreateFailed) || !strings.Contains(ref.Message, "@dir@ stands in") || !strings.Contains(ref.Message, "$CUSTODY_DIR") {
 				t.Errorf("new: want create-failed naming @dir@ and $CUSTODY_DIR, got %+v", ref)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -23,9 +24,9 @@ func TestResumeRollbackKeepsUserWork(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
 	flag := filepath.Join(r.Root, "resource-broken")
-	WriteTrusted(t, r, fmt.Sprintf("[resources.db]\ncreate = '''test ! -e %s'''\ndestroy = 'true'\nrequired = true\n", flag))
-	MustCustody(t, r, 0, "init")
-	res := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-add"}, "new", "crashed")
+	clitest.WriteTrusted(t, r, fmt.Sprintf("[resources.db]\ncreate = '''test ! -e %s'''\ndestroy = 'true'\nrequired = true\n", flag))
+	clitest.MustCustody(t, r, 0, "init")
+	res := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-add"}, "new", "crashed")
 	if res.Code != -1 {
 		t.Fatalf("new was not killed at new/after-add: %s", res)
 	}
@@ -36,7 +37,7 @@ func TestResumeRollbackKeepsUserWork(t *testing.T) {
 	path := filepath.Join(r.Dir, ".worktrees", ents[0].Name())
 	r.WriteFile(path, "notes.txt", "a person's uncommitted work\n")
 	r.WriteFile(flag, "", "")
-	res = Custody(t, r, "resume", "--json")
+	res = clitest.Custody(t, r, "resume", "--json")
 	b, err := os.ReadFile(filepath.Join(path, "notes.txt"))
 	if err != nil || string(b) != "a person's uncommitted work\n" {
 		t.Errorf("resume destroyed uncommitted work in %s (%v); resume said:\n%s", path, err, res)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -41,9 +42,9 @@ func TestRootExcludedExactly(t *testing.T) {
 			r.WriteFile(r.Dir, "custody.toml", "[worktree]\nroot = "+strconv.Quote(tc.root)+"\n")
 			r.Git("add", "custody.toml")
 			r.Git("commit", "-q", "-m", "config")
-			MustCustody(t, r, 0, "init")
-			MustCustody(t, r, 0, "init") // the line is there: not added twice
-			_, tree := NewTree(t, r, "t")
+			clitest.MustCustody(t, r, 0, "init")
+			clitest.MustCustody(t, r, 0, "init") // the line is there: not added twice
+			_, tree := clitest.NewTree(t, r, "t")
 			if want := filepath.Join(r.Dir, tc.root); filepath.Dir(tree) != want {
 				t.Fatalf("new made %q, not a tree in the root %q", tree, want)
 			}
@@ -80,7 +81,7 @@ func TestRootWithNewlineRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"init"}, {"new", "x"}, {"--json", "init"}} {
-		res := MustCustody(t, r, 1, args...)
+		res := clitest.MustCustody(t, r, 1, args...)
 		out := res.Stderr
 		if !strings.Contains(out, "config-invalid") || !strings.Contains(out, `.work\ntrees`) || !strings.Contains(out, "newline") {
 			t.Errorf("custody %s: want a config-invalid refusal naming the root, got\n%s", strings.Join(args, " "), res)

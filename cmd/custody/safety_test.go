@@ -19,6 +19,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -29,90 +30,7 @@ func sfVerdictCodes(s showResult) []string {
 	if s.Verdict == nil {
 		return nil
 	}
-	return RefusalCodes(s.Verdict.Refusals)
-}
-
-// InitRepo makes a fixture repository with custody initialized.
-func InitRepo(t *testing.T) *fixtures.Repo {
-	t.Helper()
-	r := fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
-	return r
-}
-
-// Finish finishes id.
-func Finish(t testing.TB, r *fixtures.Repo, id string) {
-	t.Helper()
-	MustCustody(t, r, 0, "finish", id)
-}
-
-func PlanFile(t testing.TB, r *fixtures.Repo) string {
-	t.Helper()
-	f, err := os.CreateTemp(r.Root, "plan-*.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	return f.Name()
-}
-
-// PlanNow writes a plan file and returns the plan and the file. want is
-// the exit code plan must give (0: a plan was made, whatever it keeps).
-func PlanNow(t testing.TB, r *fixtures.Repo, want int) (machine.Plan, string) {
-	t.Helper()
-	file := PlanFile(t, r)
-	res := MustCustody(t, r, want, "plan", "-o", file, "--json")
-	return DecodeResult[machine.Plan](t, res, "plan"), file
-}
-
-// PlanAny is PlanNow that tolerates an exit other than 0 (it is still
-// 0 or 3, and plan's result is decoded either way).
-func PlanAny(t testing.TB, r *fixtures.Repo) (machine.Plan, string) {
-	t.Helper()
-	file := PlanFile(t, r)
-	res := Custody(t, r, "plan", "-o", file, "--json")
-	if res.Code != 0 && res.Code != 3 {
-		t.Fatalf("plan: %s", res)
-	}
-	return DecodeResult[machine.Plan](t, res, "plan"), file
-}
-
-// Apply applies file with extra environment and requires exit want.
-func Apply(t testing.TB, r *fixtures.Repo, file string, want int, env ...string) steps.ApplyResult {
-	t.Helper()
-	res := RunBin(t, custodyBin, r, r.Dir, env, "apply", file, "--json")
-	if res.Code != want {
-		t.Fatalf("apply %s: want exit %d, got\n%s", file, want, res)
-	}
-	return DecodeResult[steps.ApplyResult](t, res, "apply")
-}
-
-// RecordState returns the state of record id ("" when there is none).
-func RecordState(t testing.TB, r *fixtures.Repo, id string) string {
-	t.Helper()
-	for _, rec := range ListRecords(t, r, true) {
-		if rec.ID == id {
-			return string(rec.State)
-		}
-	}
-	return ""
-}
-
-// Registered returns the worktree paths git registers.
-func Registered(t testing.TB, r *fixtures.Repo) []string {
-	t.Helper()
-	var out []string
-	for _, l := range strings.Split(r.Git("worktree", "list", "--porcelain"), "\n") {
-		if p, ok := strings.CutPrefix(l, "worktree "); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// PathEnv is the PATH entry that puts dir before the usual PATH.
-func PathEnv(dir string) string {
-	return "PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")
+	return clitest.RefusalCodes(s.Verdict.Refusals)
 }
 
 // sfKept is everything about a tree that must not change while it is kept:
@@ -133,7 +51,7 @@ func sfSnapKept(t testing.TB, r *fixtures.Repo, id, path string) sfKept {
 		refsInTree: r.GitIn(path, "for-each-ref", "--format=%(objectname) %(refname)"),
 		head:       r.GitIn(path, "rev-parse", "HEAD")}
 	if id != "" {
-		k.state = RecordState(t, r, id)
+		k.state = clitest.RecordState(t, r, id)
 	}
 	return k
 }
@@ -171,39 +89,13 @@ func (k sfKept) check(t testing.TB, r *fixtures.Repo, id, when string) {
 	if got := r.GitIn(k.path, "rev-parse", "HEAD"); got != k.head {
 		t.Errorf("%s: HEAD of the kept tree moved from %s to %s", when, k.head, got)
 	}
-	if !slices.Contains(Registered(t, r), k.path) {
+	if !slices.Contains(clitest.Registered(t, r), k.path) {
 		t.Errorf("%s: kept tree %s is no longer registered", when, k.path)
 	}
 	if id != "" {
-		if got := RecordState(t, r, id); got != k.state {
+		if got := clitest.RecordState(t, r, id); got != k.state {
 			t.Errorf("%s: record %s is %s, was %s", when, id, got, k.state)
 		}
-	}
-}
-
-// AssertRemoved checks a verified removal: path absent (ENOENT), not
-// registered, admin entry gone, record tombstoned; the branch is deleted
-// when branchGone, else it must still exist.
-func AssertRemoved(t testing.TB, r *fixtures.Repo, id, path string, branchGone bool) {
-	t.Helper()
-	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("%s: lstat says %v, want ENOENT", path, err)
-	}
-	if slices.Contains(Registered(t, r), path) {
-		t.Errorf("git still registers %s", path)
-	}
-	if _, err := os.Lstat(filepath.Join(r.Dir, ".git", "worktrees", filepath.Base(path))); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("admin entry of %s still exists (%v)", path, err)
-	}
-	tip := r.BranchTip("custody/" + id)
-	if branchGone && tip != "" {
-		t.Errorf("branch custody/%s still exists at %s", id, tip)
-	}
-	if !branchGone && tip == "" {
-		t.Errorf("branch custody/%s was deleted", id)
-	}
-	if st := RecordState(t, r, id); st != "tombstoned" {
-		t.Errorf("record %s is %q, want tombstoned", id, st)
 	}
 }
 
@@ -213,53 +105,27 @@ func AssertRemoved(t testing.TB, r *fixtures.Repo, id, path string, branchGone b
 func sfKeptThrough(t *testing.T, r *fixtures.Repo, id, path string, want ...string) machine.PlanItem {
 	t.Helper()
 	before := sfSnapKept(t, r, id, path)
-	plan, file := PlanNow(t, r, 0)
-	it := PlanItem(t, plan, id)
+	plan, file := clitest.PlanNow(t, r, 0)
+	it := clitest.PlanItem(t, plan, id)
 	if it.Action != "keep" {
-		t.Fatalf("%s: action %s, want keep (refusals %v, proof %+v)", id, it.Action, RefusalCodes(it.Refusals), it.Proof)
+		t.Fatalf("%s: action %s, want keep (refusals %v, proof %+v)", id, it.Action, clitest.RefusalCodes(it.Refusals), it.Proof)
 	}
 	for _, c := range want {
-		if !HasCode(it.Refusals, c) {
-			t.Errorf("%s: refusals %v lack %s:\n%+v", id, RefusalCodes(it.Refusals), c, it.Refusals)
+		if !clitest.HasCode(it.Refusals, c) {
+			t.Errorf("%s: refusals %v lack %s:\n%+v", id, clitest.RefusalCodes(it.Refusals), c, it.Refusals)
 		}
 	}
 	if it.Refusal == nil || len(it.Refusals) == 0 || it.Refusal.Code != it.Refusals[0].Code {
-		t.Errorf("%s: primary refusal %+v is not the first of %v", id, it.Refusal, RefusalCodes(it.Refusals))
+		t.Errorf("%s: primary refusal %+v is not the first of %v", id, it.Refusal, clitest.RefusalCodes(it.Refusals))
 	}
 	before.check(t, r, id, "after plan")
-	a := Apply(t, r, file, 0)
+	a := clitest.Apply(t, r, file, 0)
 	for _, o := range a.Items {
 		if o.ID == id {
 			t.Errorf("apply acted on kept %s: %+v", id, o)
 		}
 	}
 	before.check(t, r, id, "after apply")
-	return it
-}
-
-// Removable makes a tree whose one commit is published on origin (branch
-// pub/<name>), and finishes it.
-func Removable(t testing.TB, r *fixtures.Repo, name string) (id, path string) {
-	t.Helper()
-	id, path = NewTree(t, r, name)
-	r.Commit(path, name+".txt", "work of "+name+"\n")
-	r.Push(path, "pub/"+name)
-	Finish(t, r, id)
-	return id, path
-}
-
-// RemoveNow plans (id must be removed with a proof of kind) and applies.
-func RemoveNow(t testing.TB, r *fixtures.Repo, id, kind string) machine.PlanItem {
-	t.Helper()
-	plan, file := PlanNow(t, r, 0)
-	it := PlanItem(t, plan, id)
-	if it.Action != "remove" || it.Proof == nil || string(it.Proof.Kind) != kind {
-		t.Fatalf("%s: action %s proof %+v, want remove with a %s proof (refusals %+v)", id, it.Action, it.Proof, kind, it.Refusals)
-	}
-	a := Apply(t, r, file, 0)
-	if o := ApplyOutcome(t, a, id); o.Outcome != "removed" {
-		t.Fatalf("apply %s: %+v", id, o)
-	}
 	return it
 }
 
@@ -440,21 +306,21 @@ func TestSafetyHiddenState(t *testing.T) {
 	for _, h := range sfHazards() {
 		t.Run(h.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
-			id, path := NewTree(t, r, strings.ToLower(h.name))
+			r := clitest.InitRepo(t)
+			id, path := clitest.NewTree(t, r, strings.ToLower(h.name))
 			if h.prep != nil {
 				h.prep(t, r, path)
 			}
-			Finish(t, r, id)
-			early, earlyFile := PlanNow(t, r, 0)
-			if it := PlanItem(t, early, id); it.Action != "remove" {
+			clitest.Finish(t, r, id)
+			early, earlyFile := clitest.PlanNow(t, r, 0)
+			if it := clitest.PlanItem(t, early, id); it.Action != "remove" {
 				t.Fatalf("before the hazard %s is not removable: %+v", id, it.Refusals)
 			}
 			h.make(t, r, path)
 
 			it := sfKeptThrough(t, r, id, path, h.codes...)
-			if h.exact && !slices.Equal(RefusalCodes(it.Refusals), h.codes) {
-				t.Errorf("refusals %v, want exactly %v", RefusalCodes(it.Refusals), h.codes)
+			if h.exact && !slices.Equal(clitest.RefusalCodes(it.Refusals), h.codes) {
+				t.Errorf("refusals %v, want exactly %v", clitest.RefusalCodes(it.Refusals), h.codes)
 			}
 			for _, rf := range it.Refusals {
 				if rf.Path == "" || rf.Message == "" || rf.Retry == "" {
@@ -469,12 +335,12 @@ func TestSafetyHiddenState(t *testing.T) {
 			}
 
 			// show names what the verdict rests on.
-			s := ShowRecord(t, r, id)
+			s := clitest.ShowRecord(t, r, id)
 			if s.Verdict == nil || s.Verdict.Action != "keep" || s.Observation == nil {
 				t.Fatalf("show %s: verdict %+v", id, s.Verdict)
 			}
-			if got := sfVerdictCodes(s); !slices.Equal(got, RefusalCodes(it.Refusals)) {
-				t.Errorf("show's refusals %v differ from plan's %v", got, RefusalCodes(it.Refusals))
+			if got := sfVerdictCodes(s); !slices.Equal(got, clitest.RefusalCodes(it.Refusals)) {
+				t.Errorf("show's refusals %v differ from plan's %v", got, clitest.RefusalCodes(it.Refusals))
 			}
 			for code, rel := range h.hidden {
 				found := false
@@ -490,8 +356,8 @@ func TestSafetyHiddenState(t *testing.T) {
 
 			// The plan made before the hazard must not remove the tree now.
 			before := sfSnapKept(t, r, id, path)
-			a := Apply(t, r, earlyFile, 3)
-			if o := ApplyOutcome(t, a, id); o.Outcome == "removed" || o.Refusal == nil {
+			a := clitest.Apply(t, r, earlyFile, 3)
+			if o := clitest.ApplyOutcome(t, a, id); o.Outcome == "removed" || o.Refusal == nil {
 				t.Errorf("the plan made before the hazard removed %s: %+v", id, o)
 			}
 			before.check(t, r, id, "after applying the earlier plan")
@@ -504,8 +370,8 @@ func TestSafetyHiddenState(t *testing.T) {
 // the tree is removable.
 func TestSafetyCompletedOperationLeftovers(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "merged")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "merged")
 	r.Commit(path, "tree.txt", "the tree's work\n")
 	r.Commit(r.Dir, "main.txt", "main's work\n")
 	r.Push(r.Dir, "main")
@@ -517,9 +383,9 @@ func TestSafetyCompletedOperationLeftovers(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(r.Dir, ".git", "worktrees", id, "ORIG_HEAD")); err != nil {
 		t.Fatalf("the completed operations left no ORIG_HEAD: %v", err)
 	}
-	Finish(t, r, id)
-	RemoveNow(t, r, id, "ancestry")
-	AssertRemoved(t, r, id, path, true)
+	clitest.Finish(t, r, id)
+	clitest.RemoveNow(t, r, id, "ancestry")
+	clitest.AssertRemoved(t, r, id, path, true)
 }
 
 // --- submodules and embedded repositories --------------------------------------
@@ -529,16 +395,16 @@ func TestSafetyCompletedOperationLeftovers(t *testing.T) {
 func sfSubmoduleTree(t *testing.T, r *fixtures.Repo) (id, path string) {
 	t.Helper()
 	up := r.NewUpstream("lib")
-	id, path = NewTree(t, r, "withsub")
+	id, path = clitest.NewTree(t, r, "withsub")
 	r.AddSubmodule(path, up, "lib")
 	r.Push(path, "feature")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	return id, path
 }
 
 func TestSafetySubmoduleChanges(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	id, path := sfSubmoduleTree(t, r)
 	r.WriteFile(path, "lib/lib.txt", "changed inside the submodule\n")
 	sfKeptThrough(t, r, id, path, "submodule-changes")
@@ -546,7 +412,7 @@ func TestSafetySubmoduleChanges(t *testing.T) {
 
 func TestSafetySubmoduleUntracked(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	id, path := sfSubmoduleTree(t, r)
 	r.WriteFile(path, "lib/scratch.txt", "untracked inside the submodule\n")
 	sfKeptThrough(t, r, id, path, "submodule-changes")
@@ -557,22 +423,22 @@ func TestSafetySubmoduleUntracked(t *testing.T) {
 // commit is the only hazard.
 func TestSafetySubmoduleUnpushed(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	id, path := sfSubmoduleTree(t, r)
-	MustCustody(t, r, 0, "reopen", id)
+	clitest.MustCustody(t, r, 0, "reopen", id)
 	sub := filepath.Join(path, "lib")
 	r.Commit(sub, "lib.txt", "a library change only this clone has\n")
 	r.GitIn(path, "add", "lib")
 	r.GitIn(path, "commit", "-q", "-m", "bump lib")
 	r.Push(path, "feature")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	if out := r.GitIn(path, "status", "--porcelain", "--ignored"); out != "" {
 		t.Fatalf("superproject is not clean: %q", out)
 	}
 	it := sfKeptThrough(t, r, id, path, "submodule-unpushed")
 	// "submodules" always accompanies an initialized submodule: git removes
 	// such a tree only by force.
-	if got := RefusalCodes(it.Refusals); !slices.Equal(got, []string{"submodule-unpushed", "submodules"}) {
+	if got := clitest.RefusalCodes(it.Refusals); !slices.Equal(got, []string{"submodule-unpushed", "submodules"}) {
 		t.Errorf("refusals %v, want submodule-unpushed and submodules", got)
 	}
 	for _, rf := range it.Refusals {
@@ -590,9 +456,9 @@ func TestSafetySubmoduleUnpushed(t *testing.T) {
 // must be kept and the module directory must survive.
 func TestSafetySubmoduleDeinitUnpushed(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	id, path := sfSubmoduleTree(t, r)
-	MustCustody(t, r, 0, "reopen", id)
+	clitest.MustCustody(t, r, 0, "reopen", id)
 	sub := filepath.Join(path, "lib")
 	only := r.Commit(sub, "lib.txt", "a library change only this clone has\n")
 	r.GitIn(path, "add", "lib")
@@ -603,13 +469,13 @@ func TestSafetySubmoduleDeinitUnpushed(t *testing.T) {
 	if _, err := r.TryGitIn(modules, "cat-file", "-e", only+"^{commit}"); err != nil {
 		t.Fatalf("fixture: the module directory %s does not hold %s: %v", modules, only, err)
 	}
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	mods := r.Snap(modules)
-	plan, file := PlanAny(t, r)
-	it := PlanItem(t, plan, id)
+	plan, file := clitest.PlanAny(t, r)
+	it := clitest.PlanItem(t, plan, id)
 	if it.Action != "keep" {
 		t.Errorf("plan removes %s although its submodule's git dir %s holds %s, which no remote has (proof %+v)", id, modules, only, it.Proof)
-		res := RunBin(t, custodyBin, r, r.Dir, nil, "apply", file)
+		res := clitest.RunBin(t, clitest.Bin(), r, r.Dir, nil, "apply", file)
 		t.Logf("apply: %s", res)
 	}
 	if _, err := os.Lstat(modules); err != nil {
@@ -627,16 +493,16 @@ func TestSafetySubmoduleDeinitUnpushed(t *testing.T) {
 // will always refuse.
 func TestSafetySubmoduleCleanAndPushed(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	id, path := sfSubmoduleTree(t, r)
 	before := r.Snap(path)
-	plan, file := PlanAny(t, r)
-	it := PlanItem(t, plan, id)
+	plan, file := clitest.PlanAny(t, r)
+	it := clitest.PlanItem(t, plan, id)
 	if it.Action != "remove" {
 		return // kept with a reason: nothing more to check
 	}
-	res := RunBin(t, custodyBin, r, r.Dir, nil, "apply", file, "--json")
-	o := ApplyOutcome(t, DecodeResult[steps.ApplyResult](t, res, "apply"), id)
+	res := clitest.RunBin(t, clitest.Bin(), r, r.Dir, nil, "apply", file, "--json")
+	o := clitest.ApplyOutcome(t, clitest.DecodeResult[steps.ApplyResult](t, res, "apply"), id)
 	if _, err := os.Lstat(path); err == nil {
 		if d := before.Diff(r.Snap(path)); d != "" {
 			t.Errorf("tree changed by a failed removal:\n%s", d)
@@ -645,7 +511,7 @@ func TestSafetySubmoduleCleanAndPushed(t *testing.T) {
 			t.Errorf("apply claims %s removed but %s exists", id, path)
 		}
 	}
-	if st := RecordState(t, r, id); st == "removing" {
+	if st := clitest.RecordState(t, r, id); st == "removing" {
 		t.Errorf("plan promised to remove %s, git refused (apply: %s %+v), and the record is left removing: every mutating command now retries a removal git always refuses", id, o.Outcome, o.Refusal)
 	}
 }
@@ -656,16 +522,16 @@ func TestSafetySubmoduleCleanAndPushed(t *testing.T) {
 // superproject's commit is published.
 func TestSafetyEmbeddedRepository(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "embedded")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "embedded")
 	r.NestedRepo(path, "inner")
 	r.GitIn(path, "-c", "advice.addEmbeddedRepo=false", "add", "inner")
 	r.GitIn(path, "commit", "-q", "-m", "embed inner")
 	r.Push(path, "feature")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	it := sfKeptThrough(t, r, id, path)
-	if !HasCode(it.Refusals, "submodule-unpushed") && !HasCode(it.Refusals, "nested-git") {
-		t.Errorf("refusals %v name neither submodule-unpushed nor nested-git", RefusalCodes(it.Refusals))
+	if !clitest.HasCode(it.Refusals, "submodule-unpushed") && !clitest.HasCode(it.Refusals, "nested-git") {
+		t.Errorf("refusals %v name neither submodule-unpushed nor nested-git", clitest.RefusalCodes(it.Refusals))
 	}
 }
 
@@ -676,11 +542,11 @@ func TestSafetyEmbeddedRepository(t *testing.T) {
 // new plan removes it.
 func TestSafetyInUseCwd(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "busy")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "busy")
 	r.Commit(path, "deep/dir/file.txt", "tracked\n")
 	r.Push(path, "main")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	h := r.Hold(filepath.Join(path, "deep", "dir"), "sh", "-c", "sleep 60 & wait")
 	kids := h.Children(1)
 	if len(kids) == 0 {
@@ -692,7 +558,7 @@ func TestSafetyInUseCwd(t *testing.T) {
 			t.Errorf("refusal %+v, want only in-use of %s", rf, path)
 		}
 	}
-	s := ShowRecord(t, r, id)
+	s := clitest.ShowRecord(t, r, id)
 	found := false
 	for _, p := range s.Observation.InUse {
 		if p.PID == kids[0] && p.Via == "cwd" && p.Command == "sleep" {
@@ -703,23 +569,23 @@ func TestSafetyInUseCwd(t *testing.T) {
 		t.Errorf("show lists no sleep %d via cwd: %+v", kids[0], s.Observation.InUse)
 	}
 	h.Stop()
-	RemoveNow(t, r, id, "ancestry")
-	AssertRemoved(t, r, id, path, true)
+	clitest.RemoveNow(t, r, id, "ancestry")
+	clitest.AssertRemoved(t, r, id, path, true)
 }
 
 // TestSafetyInUseOpenFile: a process elsewhere holding a file of the tree
 // open keeps it.
 func TestSafetyInUseOpenFile(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "held")
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "held")
 	h := r.Hold(r.Root, "sh", "-c", `exec 3<"$1"; sleep 60 & wait`, "sh", filepath.Join(path, "held.txt"))
 	kids := h.Children(1)
 	if len(kids) == 0 {
 		t.Fatal("the shell started no sleep")
 	}
 	sfKeptThrough(t, r, id, path, "in-use")
-	s := ShowRecord(t, r, id)
+	s := clitest.ShowRecord(t, r, id)
 	found := false
 	for _, p := range s.Observation.InUse {
 		if p.PID == kids[0] && strings.HasPrefix(p.Via, "open file") {
@@ -730,15 +596,15 @@ func TestSafetyInUseOpenFile(t *testing.T) {
 		t.Errorf("show lists no sleep %d holding an open file: %+v", kids[0], s.Observation.InUse)
 	}
 	h.Stop()
-	RemoveNow(t, r, id, "ancestry")
-	AssertRemoved(t, r, id, path, true)
+	clitest.RemoveNow(t, r, id, "ancestry")
+	clitest.AssertRemoved(t, r, id, path, true)
 }
 
 // TestSafetyInUseExecutable: a process elsewhere running a program that
 // lives in the tree keeps it.
 func TestSafetyInUseExecutable(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {
 		t.Skip("no sleep on PATH")
@@ -747,7 +613,7 @@ func TestSafetyInUseExecutable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, path := NewTree(t, r, "tool")
+	id, path := clitest.NewTree(t, r, "tool")
 	prog := filepath.Join(path, "bin", "napper")
 	if err := os.MkdirAll(filepath.Dir(prog), 0o755); err != nil {
 		t.Fatal(err)
@@ -757,17 +623,17 @@ func TestSafetyInUseExecutable(t *testing.T) {
 	}
 	r.CommitAll(path, "a tool")
 	r.Push(path, "main")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	h := r.Hold(r.Root, "sh", "-c", `"$1" 60 & wait`, "sh", prog)
 	kids := h.Children(1)
 	if len(kids) == 0 {
 		t.Fatal("the shell started nothing")
 	}
 	it := sfKeptThrough(t, r, id, path, "in-use")
-	if got := RefusalCodes(it.Refusals); !slices.Equal(got, []string{"in-use"}) {
+	if got := clitest.RefusalCodes(it.Refusals); !slices.Equal(got, []string{"in-use"}) {
 		t.Errorf("refusals %v, want only in-use", got)
 	}
-	s := ShowRecord(t, r, id)
+	s := clitest.ShowRecord(t, r, id)
 	if len(s.Observation.InUse) != 1 || s.Observation.InUse[0].PID != kids[0] || s.Observation.InUse[0].Via != "exe" {
 		t.Errorf("show: in use %+v, want %d via exe", s.Observation.InUse, kids[0])
 	}
@@ -778,17 +644,17 @@ func TestSafetyInUseExecutable(t *testing.T) {
 // is not part of the fingerprint).
 func TestSafetyInUseAfterPlan(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "late")
-	plan, file := PlanNow(t, r, 0)
-	if it := PlanItem(t, plan, id); it.Action != "remove" {
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "late")
+	plan, file := clitest.PlanNow(t, r, 0)
+	if it := clitest.PlanItem(t, plan, id); it.Action != "remove" {
 		t.Fatalf("not removable: %+v", it.Refusals)
 	}
 	h := r.Hold(path, "sh", "-c", "sleep 60 & wait")
 	h.Children(1)
 	before := sfSnapKept(t, r, id, path)
-	a := Apply(t, r, file, 3)
-	o := ApplyOutcome(t, a, id)
+	a := clitest.Apply(t, r, file, 3)
+	o := clitest.ApplyOutcome(t, a, id)
 	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != "in-use" {
 		t.Errorf("apply with a process inside: %+v, want refused in-use", o)
 	}
@@ -800,14 +666,14 @@ func TestSafetyInUseAfterPlan(t *testing.T) {
 // custody must not skip a process because of its parent's name.
 func TestSafetyInUseDirectChild(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "direct")
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "direct")
 	h := r.Hold(path, "sleep", "60")
 	before := sfSnapKept(t, r, id, path)
-	plan, _ := PlanAny(t, r)
-	it := PlanItem(t, plan, id)
-	if it.Action != "keep" || !HasCode(it.Refusals, "in-use") {
-		t.Errorf("sleep %d (parent %q) has its cwd in %s, yet plan says %s %v", h.Cmd.Process.Pid, sfComm(os.Getpid()), path, it.Action, RefusalCodes(it.Refusals))
+	plan, _ := clitest.PlanAny(t, r)
+	it := clitest.PlanItem(t, plan, id)
+	if it.Action != "keep" || !clitest.HasCode(it.Refusals, "in-use") {
+		t.Errorf("sleep %d (parent %q) has its cwd in %s, yet plan says %s %v", h.Cmd.Process.Pid, sfComm(os.Getpid()), path, it.Action, clitest.RefusalCodes(it.Refusals))
 	}
 	before.check(t, r, id, "after plan")
 }
@@ -824,13 +690,13 @@ func sfComm(pid int) string {
 // commit on an advanced main by another clone; the branch was never pushed.
 func TestSafetySquashMerged(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "squashme")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "squashme")
 	base := r.Head(path)
 	r.Commit(path, "a.txt", "one\ntwo\nthree\n")
 	r.Commit(path, "b.txt", "bee\n")
 	r.Commit(path, "README", "fixture, edited by the tree\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
 	squash := r.SquashMergeToMain("squasher", "custody/"+id, nil)
 	unique := sfUnique(t, r, path, base)
@@ -842,12 +708,12 @@ func TestSafetySquashMerged(t *testing.T) {
 	}
 	var plan machine.Plan
 	var file string
-	sfNoLocalWrites(t, r, func() { plan, file = PlanNow(t, r, 0) })
-	it := PlanItem(t, plan, id)
+	sfNoLocalWrites(t, r, func() { plan, file = clitest.PlanNow(t, r, 0) })
+	it := clitest.PlanItem(t, plan, id)
 	if it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
 		t.Fatalf("%s: action %s proof %+v, want remove with a squash-merged proof (refusals %+v)", id, it.Action, it.Proof, it.Refusals)
 	}
-	if o := ApplyOutcome(t, Apply(t, r, file, 0), id); o.Outcome != "removed" {
+	if o := clitest.ApplyOutcome(t, clitest.Apply(t, r, file, 0), id); o.Outcome != "removed" {
 		t.Fatalf("apply %s: %+v", id, o)
 	}
 	p := it.Proof
@@ -857,7 +723,7 @@ func TestSafetySquashMerged(t *testing.T) {
 	if got := sfSorted(p.Commits); !slices.Equal(got, unique) {
 		t.Errorf("proof covers %v, want the tree's unique commits %v", got, unique)
 	}
-	AssertRemoved(t, r, id, path, true)
+	clitest.AssertRemoved(t, r, id, path, true)
 }
 
 // TestSafetySquashLossy: a squash of several commits that dropped or
@@ -877,11 +743,11 @@ func TestSafetySquashLossy(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
-			id, path := NewTree(t, r, "lossy")
+			r := clitest.InitRepo(t)
+			id, path := clitest.NewTree(t, r, "lossy")
 			r.Commit(path, "a.txt", "one\ntwo\nthree\n")
 			r.Commit(path, "b.txt", "bee\n")
-			Finish(t, r, id)
+			clitest.Finish(t, r, id)
 			r.SquashMergeToMain("squasher", "custody/"+id, func(dir string) { tc.edit(r, dir) })
 			it := sfKeptThrough(t, r, id, path, "unpushed-commits")
 			if it.Proof != nil {
@@ -897,12 +763,12 @@ func TestSafetySquashLossy(t *testing.T) {
 // although the tree's change to a.txt is on no remote. That is not proof.
 func TestSafetySquashMergeDriver(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	r.Commit(r.Dir, "a.txt", "shared start\n")
 	r.Push(r.Dir, "main")
-	id, path := NewTree(t, r, "driven")
+	id, path := clitest.NewTree(t, r, "driven")
 	r.Commit(path, "a.txt", "the tree's version, only here\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	r.AdvanceMain("advancer", "a.txt", "main's version\n")
 	r.Git("config", "merge.keeptip.driver", "true")
 	r.WriteFile(filepath.Join(r.Dir, ".git", "info"), "attributes", "* merge=keeptip\n")
@@ -922,11 +788,11 @@ func TestSafetySquashMergeDriver(t *testing.T) {
 // unpushed-commits.
 func TestSafetySquashCancellingCommits(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "undone")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "undone")
 	r.Commit(path, "feature.txt", "work that exists nowhere else\n")
 	r.GitIn(path, "revert", "--no-edit", "HEAD")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	it := sfKeptThrough(t, r, id, path, "unpushed-commits")
 	if it.Proof != nil {
 		t.Errorf("proof %+v for commits no remote has", it.Proof)
@@ -941,15 +807,15 @@ func TestSafetySquashCancellingCommits(t *testing.T) {
 // branch counts as a default branch and is among the tips tried first.
 func TestSafetySquashMergedIntoDefaultBranch(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	r.Git("push", "-q", "origin", "main:refs/heads/develop")
 	r.GitIn(r.Remote, "symbolic-ref", "HEAD", "refs/heads/develop")
 	r.Git("push", "-q", "origin", "--delete", "main")
 
-	id, path := NewTree(t, r, "feat")
+	id, path := clitest.NewTree(t, r, "feat")
 	r.Commit(path, "a.txt", "one\n")
 	r.Commit(path, "b.txt", "two\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 
 	clone := filepath.Join(r.Root, "squasher")
 	r.GitIn(r.Root, "clone", "-q", "-b", "develop", r.Remote, clone)
@@ -959,9 +825,9 @@ func TestSafetySquashMergedIntoDefaultBranch(t *testing.T) {
 	r.GitIn(clone, "commit", "-q", "-m", "squash of "+id)
 	r.GitIn(clone, "push", "-q", "origin", "HEAD:refs/heads/develop")
 
-	plan, _ := PlanAny(t, r)
-	if it := PlanItem(t, plan, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
-		t.Fatalf("control: with develop alone on origin, %s is %s %v (proof %+v), want remove squash-merged", id, it.Action, RefusalCodes(it.Refusals), it.Proof)
+	plan, _ := clitest.PlanAny(t, r)
+	if it := clitest.PlanItem(t, plan, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
+		t.Fatalf("control: with develop alone on origin, %s is %s %v (proof %+v), want remove squash-merged", id, it.Action, clitest.RefusalCodes(it.Refusals), it.Proof)
 	}
 
 	// Other people's open branches, each a distinct commit, all sorting
@@ -970,10 +836,10 @@ func TestSafetySquashMergedIntoDefaultBranch(t *testing.T) {
 		c := r.GitIn(clone, "commit-tree", "-p", base, "-m", fmt.Sprintf("agent %d", i), base+"^{tree}")
 		r.GitIn(clone, "push", "-q", "origin", c+fmt.Sprintf(":refs/heads/agent-%02d", i))
 	}
-	plan, _ = PlanAny(t, r)
-	if it := PlanItem(t, plan, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
+	plan, _ = clitest.PlanAny(t, r)
+	if it := clitest.PlanItem(t, plan, id); it.Action != "remove" || it.Proof == nil || it.Proof.Kind != "squash-merged" {
 		t.Errorf("with 20 more branches on origin, %s is %s %v (proof %+v); want remove with a squash-merged proof on origin's default branch develop",
-			id, it.Action, RefusalCodes(it.Refusals), it.Proof)
+			id, it.Action, clitest.RefusalCodes(it.Refusals), it.Proof)
 	}
 }
 
@@ -982,11 +848,11 @@ func TestSafetySquashMergedIntoDefaultBranch(t *testing.T) {
 // no ref and still proves a tree published on one of them.
 func TestSafetyManyAdvertisedRefs(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "pr")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "pr")
 	r.Commit(path, "pr.txt", "pull request\n")
 	r.PushRef(path, "refs/pull/4242/head")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	base := r.Head(r.Dir)
 	var in strings.Builder
 	for i := 0; i < 3000; i++ {
@@ -1004,10 +870,10 @@ func TestSafetyManyAdvertisedRefs(t *testing.T) {
 		t.Fatalf("origin advertises %d refs, want over 3000", n)
 	}
 	sfNoLocalWrites(t, r, func() {
-		plan, _ := PlanNow(t, r, 0)
-		it := PlanItem(t, plan, id)
+		plan, _ := clitest.PlanNow(t, r, 0)
+		it := clitest.PlanItem(t, plan, id)
 		if it.Action != "remove" || it.Proof == nil || it.Proof.Ref != "refs/pull/4242/head" {
-			t.Errorf("plan: %s %v proof %+v, want remove proven by refs/pull/4242/head", it.Action, RefusalCodes(it.Refusals), it.Proof)
+			t.Errorf("plan: %s %v proof %+v, want remove proven by refs/pull/4242/head", it.Action, clitest.RefusalCodes(it.Refusals), it.Proof)
 		}
 	})
 }
@@ -1017,13 +883,13 @@ func TestSafetyManyAdvertisedRefs(t *testing.T) {
 // commit of the tree it covers, in plan and in show.
 func TestSafetyRebaseMerged(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "rebaseme")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "rebaseme")
 	base := r.Head(path)
 	r.Commit(path, "a.txt", "one\ntwo\n")
 	r.Commit(path, "b.txt", "bee\n")
 	r.Commit(path, "a.txt", "one\ntwo\nthree\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
 	picked := r.RebaseMergeToMain("rebaser", "custody/"+id, nil)
 	unique := sfUnique(t, r, path, base)
@@ -1032,7 +898,7 @@ func TestSafetyRebaseMerged(t *testing.T) {
 	}
 
 	var s showResult
-	sfNoLocalWrites(t, r, func() { s = ShowRecord(t, r, id) })
+	sfNoLocalWrites(t, r, func() { s = clitest.ShowRecord(t, r, id) })
 	if s.Observation == nil || s.Observation.Proof == nil || s.Observation.Proof.Kind != "patch-equivalent" {
 		t.Fatalf("show: observation %+v", s.Observation)
 	}
@@ -1040,14 +906,14 @@ func TestSafetyRebaseMerged(t *testing.T) {
 		t.Errorf("show: proof covers %v, want %v", got, unique)
 	}
 
-	it := RemoveNow(t, r, id, "patch-equivalent")
+	it := clitest.RemoveNow(t, r, id, "patch-equivalent")
 	if got := sfSorted(it.Proof.Commits); !slices.Equal(got, unique) {
 		t.Errorf("plan: proof covers %v, want the tree's unique commits %v", got, unique)
 	}
 	if it.Proof.Ref != "refs/heads/main" || it.Proof.Tip != picked[2] {
 		t.Errorf("proof %+v, want tip %s on refs/heads/main", it.Proof, picked[2])
 	}
-	AssertRemoved(t, r, id, path, true)
+	clitest.AssertRemoved(t, r, id, path, true)
 }
 
 // TestSafetyRebasePartial: only two of the tree's three commits were
@@ -1055,12 +921,12 @@ func TestSafetyRebaseMerged(t *testing.T) {
 // holds: the tree is kept.
 func TestSafetyRebasePartial(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "partial")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "partial")
 	r.Commit(path, "a.txt", "a\n")
 	r.Commit(path, "b.txt", "b\n")
 	r.Commit(path, "c.txt", "c\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
 	dir := r.OtherClone("picker")
 	r.GitIn(dir, "fetch", "-q", r.Dir, "refs/heads/custody/"+id)
@@ -1081,25 +947,25 @@ func TestSafetyProofGoneBeforeApply(t *testing.T) {
 	for _, kind := range []string{"squash-merged", "patch-equivalent"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
-			id, path := NewTree(t, r, "vanishing")
+			r := clitest.InitRepo(t)
+			id, path := clitest.NewTree(t, r, "vanishing")
 			r.Commit(path, "a.txt", "a\n")
 			r.Commit(path, "b.txt", "b\n")
-			Finish(t, r, id)
+			clitest.Finish(t, r, id)
 			old := r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
 			if kind == "squash-merged" {
 				r.SquashMergeToMain("merger", "custody/"+id, nil)
 			} else {
 				r.RebaseMergeToMain("merger", "custody/"+id, nil)
 			}
-			plan, file := PlanNow(t, r, 0)
-			if it := PlanItem(t, plan, id); it.Action != "remove" || it.Proof == nil || string(it.Proof.Kind) != kind {
-				t.Fatalf("plan: %s %+v %v", it.Action, it.Proof, RefusalCodes(it.Refusals))
+			plan, file := clitest.PlanNow(t, r, 0)
+			if it := clitest.PlanItem(t, plan, id); it.Action != "remove" || it.Proof == nil || string(it.Proof.Kind) != kind {
+				t.Fatalf("plan: %s %+v %v", it.Action, it.Proof, clitest.RefusalCodes(it.Refusals))
 			}
 			r.Git("push", "-q", "--force", "origin", old+":refs/heads/main")
 			before := sfSnapKept(t, r, id, path)
-			a := Apply(t, r, file, 3)
-			if o := ApplyOutcome(t, a, id); o.Outcome == "removed" || o.Refusal == nil {
+			a := clitest.Apply(t, r, file, 3)
+			if o := clitest.ApplyOutcome(t, a, id); o.Outcome == "removed" || o.Refusal == nil {
 				t.Errorf("apply after the proof vanished: %+v", o)
 			}
 			before.check(t, r, id, "after apply")
@@ -1112,19 +978,19 @@ func TestSafetyProofGoneBeforeApply(t *testing.T) {
 // main, so the tree is still removable, as squash-merged.
 func TestSafetyRebaseMergedWithEmptyCommit(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "withempty")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "withempty")
 	r.Commit(path, "a.txt", "a\n")
 	r.GitIn(path, "commit", "-q", "--allow-empty", "-m", "nothing")
 	r.Commit(path, "b.txt", "b\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
 	r.RebaseMergeToMain("rebaser", "custody/"+id, nil)
-	it := RemoveNow(t, r, id, "squash-merged")
+	it := clitest.RemoveNow(t, r, id, "squash-merged")
 	if len(it.Proof.Commits) != 3 {
 		t.Errorf("proof covers %v, want the 3 unique commits", it.Proof.Commits)
 	}
-	AssertRemoved(t, r, id, path, true)
+	clitest.AssertRemoved(t, r, id, path, true)
 }
 
 // TestSafetyRebaseMergedWhitespace: one cherry-pick differs from the tree's
@@ -1135,11 +1001,11 @@ func TestSafetyRebaseMergedWithEmptyCommit(t *testing.T) {
 // not squash-merged either: the tree is kept.
 func TestSafetyRebaseMergedWhitespace(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "spaces")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "spaces")
 	r.Commit(path, "a.txt", "one\ntwo\n")
 	r.Commit(path, "b.txt", "bee\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
 	r.RebaseMergeToMain("rebaser", "custody/"+id, func(dir string, i int) {
 		if i == 0 {
@@ -1164,16 +1030,16 @@ func TestSafetyPublishedElsewhere(t *testing.T) {
 	for _, ref := range []string{"refs/custom/x", "refs/pull/7/head", "refs/tags/v1"} {
 		t.Run(strings.ReplaceAll(ref, "/", "_"), func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
-			id, path := NewTree(t, r, "pushed")
+			r := clitest.InitRepo(t)
+			id, path := clitest.NewTree(t, r, "pushed")
 			head := r.Commit(path, "work.txt", "work\n")
 			r.PushRef(path, ref)
-			Finish(t, r, id)
-			it := RemoveNow(t, r, id, "ancestry")
+			clitest.Finish(t, r, id)
+			it := clitest.RemoveNow(t, r, id, "ancestry")
 			if it.Proof.Ref != ref || it.Proof.Tip != head || it.Proof.Remote != "origin" {
 				t.Errorf("proof %+v, want %s at %s on origin", it.Proof, ref, head)
 			}
-			AssertRemoved(t, r, id, path, true)
+			clitest.AssertRemoved(t, r, id, path, true)
 		})
 	}
 }
@@ -1213,10 +1079,10 @@ func TestSafetyLocalRefsDoNotProve(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
-			id, path := NewTree(t, r, "local")
+			r := clitest.InitRepo(t)
+			id, path := clitest.NewTree(t, r, "local")
 			head := r.Commit(path, "work.txt", "work only here\n")
-			Finish(t, r, id)
+			clitest.Finish(t, r, id)
 			tc.make(r, head)
 			if out, err := r.TryGitIn(path, tc.sanity...); err != nil || strings.TrimSpace(out) == "" {
 				t.Fatalf("fixture: git does not believe %s is published (%v): %q", head, err, out)
@@ -1234,18 +1100,18 @@ func TestSafetyLocalRefsDoNotProve(t *testing.T) {
 // by ancestry.
 func TestSafetyAnnotatedTag(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "tagged")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "tagged")
 	head := r.Commit(path, "work.txt", "work\n")
 	r.GitIn(path, "tag", "-a", "-m", "release", "v2")
 	r.GitIn(path, "push", "-q", "origin", "refs/tags/v2")
 	r.Git("tag", "-d", "v2") // only the remote has it
-	Finish(t, r, id)
-	it := RemoveNow(t, r, id, "ancestry")
+	clitest.Finish(t, r, id)
+	it := clitest.RemoveNow(t, r, id, "ancestry")
 	if it.Proof.Ref != "refs/tags/v2" || it.Proof.Head != head {
 		t.Errorf("proof %+v, want ancestry of %s on refs/tags/v2", it.Proof, head)
 	}
-	AssertRemoved(t, r, id, path, true)
+	clitest.AssertRemoved(t, r, id, path, true)
 }
 
 // TestSafetyRootCommit: the tree's branch was reset to a root commit whose
@@ -1253,8 +1119,8 @@ func TestSafetyAnnotatedTag(t *testing.T) {
 // patch equivalence, and unrelated histories do not merge: kept.
 func TestSafetyRootCommit(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "rooted")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "rooted")
 	r.WriteFile(path, "solo.txt", "from scratch\n")
 	r.GitIn(path, "add", "solo.txt")
 	tree := r.GitIn(path, "write-tree")
@@ -1262,7 +1128,7 @@ func TestSafetyRootCommit(t *testing.T) {
 	r.GitIn(path, "reset", "-q", "--hard", root)
 	twin := r.GitIn(path, "commit-tree", tree, "-m", "the same content, another root")
 	r.GitIn(path, "push", "-q", "origin", twin+":refs/heads/twin")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	it := sfKeptThrough(t, r, id, path, "unpushed-commits")
 	if it.Proof != nil {
 		t.Errorf("a root commit proved %s: %+v", id, it.Proof)
@@ -1285,14 +1151,14 @@ func TestSafetySelfRemote(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
-			id, path := NewTree(t, r, "self")
+			r := clitest.InitRepo(t)
+			id, path := clitest.NewTree(t, r, "self")
 			r.Commit(path, "precious.txt", "only here\n")
-			Finish(t, r, id)
+			clitest.Finish(t, r, id)
 			r.Git("remote", "add", "loop", tc.url(r, path))
 			it := sfKeptThrough(t, r, id, path)
-			if it.Proof != nil || (!HasCode(it.Refusals, "remote-unavailable") && !HasCode(it.Refusals, "unpushed-commits")) {
-				t.Errorf("a remote that is this repository proved %s: %v %+v", id, RefusalCodes(it.Refusals), it.Proof)
+			if it.Proof != nil || (!clitest.HasCode(it.Refusals, "remote-unavailable") && !clitest.HasCode(it.Refusals, "unpushed-commits")) {
+				t.Errorf("a remote that is this repository proved %s: %v %+v", id, clitest.RefusalCodes(it.Refusals), it.Proof)
 			}
 		})
 	}
@@ -1307,27 +1173,27 @@ func sfDeadRemote(r *fixtures.Repo) {
 // does not answer does not matter.
 func TestSafetyDeadSecondRemote(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "proven")
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "proven")
 	sfDeadRemote(r)
-	RemoveNow(t, r, id, "ancestry")
-	AssertRemoved(t, r, id, path, true)
+	clitest.RemoveNow(t, r, id, "ancestry")
+	clitest.AssertRemoved(t, r, id, path, true)
 }
 
 // TestSafetyRemoteUnavailable: nothing that answers proves the tree and one
 // remote did not answer: remote-unavailable, never "not merged".
 func TestSafetyRemoteUnavailable(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "unproven")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "unproven")
 	r.Commit(path, "work.txt", "work only here\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	sfDeadRemote(r)
 	it := sfKeptThrough(t, r, id, path, "remote-unavailable")
-	if HasCode(it.Refusals, "unpushed-commits") {
-		t.Errorf("an unanswered remote was read as not merged: %v", RefusalCodes(it.Refusals))
+	if clitest.HasCode(it.Refusals, "unpushed-commits") {
+		t.Errorf("an unanswered remote was read as not merged: %v", clitest.RefusalCodes(it.Refusals))
 	}
-	s := ShowRecord(t, r, id)
+	s := clitest.ShowRecord(t, r, id)
 	if s.Observation == nil || len(s.Observation.Remote.Unavailable) != 1 || s.Observation.Remote.Unavailable[0].Remote != "backup" {
 		t.Errorf("show does not name the remote that did not answer: %+v", s.Observation)
 	}
@@ -1338,7 +1204,7 @@ func TestSafetyRemoteUnavailable(t *testing.T) {
 // plan and at apply of a plan made while everything worked.
 func TestSafetyUnknownIsNeverClean(t *testing.T) {
 	t.Parallel()
-	removable := func(t *testing.T, r *fixtures.Repo) (string, string) { return Removable(t, r, "obs") }
+	removable := func(t *testing.T, r *fixtures.Repo) (string, string) { return clitest.Removable(t, r, "obs") }
 	// custody reads a plain index itself; a split index it leaves to git
 	// ls-files.
 	splitIndex := func(t *testing.T, r *fixtures.Repo) (string, string) {
@@ -1356,9 +1222,9 @@ func TestSafetyUnknownIsNeverClean(t *testing.T) {
 		return id, path
 	}
 	rebaseMerged := func(t *testing.T, r *fixtures.Repo) (string, string) {
-		id, path := NewTree(t, r, "obs")
+		id, path := clitest.NewTree(t, r, "obs")
 		r.Commit(path, "a.txt", "a\n")
-		Finish(t, r, id)
+		clitest.Finish(t, r, id)
 		r.AdvanceMain("advancer", "other.txt", "someone else's work\n")
 		r.RebaseMergeToMain("rebaser", "custody/"+id, nil)
 		return id, path
@@ -1374,30 +1240,30 @@ func TestSafetyUnknownIsNeverClean(t *testing.T) {
 	} {
 		t.Run(tc.sub, func(t *testing.T) {
 			t.Parallel()
-			r := InitRepo(t)
+			r := clitest.InitRepo(t)
 			id, path := tc.make(t, r)
-			good, goodFile := PlanNow(t, r, 0)
-			if it := PlanItem(t, good, id); it.Action != "remove" {
+			good, goodFile := clitest.PlanNow(t, r, 0)
+			if it := clitest.PlanItem(t, good, id); it.Action != "remove" {
 				t.Fatalf("with a working git %s is not removable: %+v", id, it.Refusals)
 			}
-			env := PathEnv(r.FailingGit(tc.sub))
+			env := clitest.PathEnv(r.FailingGit(tc.sub))
 			before := sfSnapKept(t, r, id, path)
 
-			file := PlanFile(t, r)
-			res := RunBin(t, custodyBin, r, r.Dir, []string{env}, "plan", "-o", file, "--json")
+			file := clitest.PlanFile(t, r)
+			res := clitest.RunBin(t, clitest.Bin(), r, r.Dir, []string{env}, "plan", "-o", file, "--json")
 			if res.Code != 0 {
 				t.Fatalf("plan with a failing git %s: %s (want 0: the tree is kept, and the plan made)", tc.sub, res)
 			}
-			plan := DecodeResult[machine.Plan](t, res, "plan")
-			it := PlanItem(t, plan, id)
-			if it.Action != "keep" || !HasCode(it.Refusals, tc.code) {
-				t.Errorf("plan with a failing git %s: %s %v, want keep with %s", tc.sub, it.Action, RefusalCodes(it.Refusals), tc.code)
+			plan := clitest.DecodeResult[machine.Plan](t, res, "plan")
+			it := clitest.PlanItem(t, plan, id)
+			if it.Action != "keep" || !clitest.HasCode(it.Refusals, tc.code) {
+				t.Errorf("plan with a failing git %s: %s %v, want keep with %s", tc.sub, it.Action, clitest.RefusalCodes(it.Refusals), tc.code)
 			}
-			Apply(t, r, file, 0, env)
+			clitest.Apply(t, r, file, 0, env)
 			before.check(t, r, id, "after plan and apply with a failing git")
 
-			a := Apply(t, r, goodFile, 3, env)
-			if o := ApplyOutcome(t, a, id); o.Outcome == "removed" || o.Refusal == nil {
+			a := clitest.Apply(t, r, goodFile, 3, env)
+			if o := clitest.ApplyOutcome(t, a, id); o.Outcome == "removed" || o.Refusal == nil {
 				t.Errorf("apply of a good plan with a failing git %s: %+v", tc.sub, o)
 			}
 			before.check(t, r, id, "after applying the good plan with a failing git")
@@ -1421,21 +1287,21 @@ func sfLookAlike(r *fixtures.Repo) (path string) {
 // removed by the same apply.
 func TestSafetyForeignLookAlike(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	fake := sfLookAlike(r)
 	r.WriteFile(filepath.Join(r.Dir, ".git", "worktrees", "fake-abc123"), "custody-ready", "fake-abc123\n")
-	id, path := Removable(t, r, "real")
+	id, path := clitest.Removable(t, r, "real")
 	before := sfSnapKept(t, r, "", fake)
-	plan, file := PlanNow(t, r, 0)
-	it := PlanItem(t, plan, "fake-abc123")
+	plan, file := clitest.PlanNow(t, r, 0)
+	it := clitest.PlanItem(t, plan, "fake-abc123")
 	if it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != "foreign" || it.Path != fake || it.Branch != "custody/fake-abc123" {
 		t.Errorf("look-alike item %+v, want keep [foreign]", it)
 	}
 	if it.Refusal != nil && !strings.Contains(it.Refusal.Retry, "custody adopt") {
 		t.Errorf("foreign refusal does not say how to adopt: %+v", it.Refusal)
 	}
-	a := Apply(t, r, file, 0)
-	if o := ApplyOutcome(t, a, id); o.Outcome != "removed" {
+	a := clitest.Apply(t, r, file, 0)
+	if o := clitest.ApplyOutcome(t, a, id); o.Outcome != "removed" {
 		t.Fatalf("the real tree: %+v", o)
 	}
 	for _, o := range a.Items {
@@ -1444,7 +1310,7 @@ func TestSafetyForeignLookAlike(t *testing.T) {
 		}
 	}
 	before.without("refs/heads/custody/"+id).check(t, r, "", "after apply")
-	AssertRemoved(t, r, id, path, true)
+	clitest.AssertRemoved(t, r, id, path, true)
 	if r.BranchTip("custody/fake-abc123") == "" {
 		t.Error("the look-alike's branch was deleted")
 	}
@@ -1455,28 +1321,28 @@ func TestSafetyForeignLookAlike(t *testing.T) {
 // elsewhere) are never touched.
 func TestSafetyForeignMerged(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	fake := filepath.Join(r.Dir, ".worktrees", "topic")
 	r.Git("worktree", "add", "-q", "-b", "topic", fake)
 	r.Commit(fake, "topic.txt", "merged work\n")
 	r.Push(fake, "main")
 	other := filepath.Join(r.Root, "elsewhere")
 	r.Git("worktree", "add", "-q", "--detach", other, "main")
-	id, path := Removable(t, r, "real")
+	id, path := clitest.Removable(t, r, "real")
 	before := sfSnapKept(t, r, "", fake).without("refs/heads/custody/" + id)
 	beforeOther := sfSnapKept(t, r, "", other).without("refs/heads/custody/" + id)
-	plan, file := PlanNow(t, r, 0)
+	plan, file := clitest.PlanNow(t, r, 0)
 	for _, p := range []string{fake, other} {
-		it := PlanItemAt(plan, p)
+		it := clitest.PlanItemAt(plan, p)
 		if it == nil || it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != "foreign" {
 			t.Errorf("foreign %s: %+v", p, it)
 		}
 	}
-	a := Apply(t, r, file, 0)
-	if o := ApplyOutcome(t, a, id); o.Outcome != "removed" {
+	a := clitest.Apply(t, r, file, 0)
+	if o := clitest.ApplyOutcome(t, a, id); o.Outcome != "removed" {
 		t.Fatalf("the real tree: %+v", o)
 	}
-	AssertRemoved(t, r, id, path, true)
+	clitest.AssertRemoved(t, r, id, path, true)
 	before.check(t, r, "", "after apply")
 	beforeOther.check(t, r, "", "after apply")
 	if r.BranchTip("topic") == "" {
@@ -1490,31 +1356,31 @@ func TestSafetyForeignMerged(t *testing.T) {
 // again reports already-done without touching it.
 func TestSafetyForeignAtTombstonedPath(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "reused")
-	_, oldPlan := PlanNow(t, r, 0)
-	Apply(t, r, oldPlan, 0)
-	AssertRemoved(t, r, id, path, true)
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "reused")
+	_, oldPlan := clitest.PlanNow(t, r, 0)
+	clitest.Apply(t, r, oldPlan, 0)
+	clitest.AssertRemoved(t, r, id, path, true)
 	r.Git("worktree", "add", "-q", "-b", "custody/"+id, path)
 	r.Commit(path, "new.txt", "new work, unpublished\n")
 	before := sfSnapKept(t, r, "", path)
-	plan, _ := PlanNow(t, r, 0)
-	it := PlanItemAt(plan, path)
+	plan, _ := clitest.PlanNow(t, r, 0)
+	it := clitest.PlanItemAt(plan, path)
 	if it == nil || it.Action != "keep" || it.Refusal == nil || it.Refusal.Code != "foreign" || it.ID == id {
 		t.Errorf("the new tree at %s: %+v, want keep [foreign] under another id than %s", path, it, id)
 	}
-	a := Apply(t, r, oldPlan, 0)
-	if o := ApplyOutcome(t, a, id); o.Outcome != "already-done" {
+	a := clitest.Apply(t, r, oldPlan, 0)
+	if o := clitest.ApplyOutcome(t, a, id); o.Outcome != "already-done" {
 		t.Errorf("old plan again: %+v, want already-done", o)
 	}
 	before.check(t, r, "", "after applying the old plan again")
 	// custody does not reuse the tombstoned record's id: adopting the new
 	// tree gives it a record of its own, and the tombstone stays as it was.
-	ad := DecodeResult[steps.NewResult](t, MustCustody(t, r, 0, "adopt", path, "--json"), "adopt")
+	ad := clitest.DecodeResult[steps.NewResult](t, clitest.MustCustody(t, r, 0, "adopt", path, "--json"), "adopt")
 	if ad.ID == id || !strings.HasPrefix(ad.ID, id+"-") {
 		t.Errorf("adopt at a tombstoned id: record %q, want a new id %s-<hex>", ad.ID, id)
 	}
-	if st := ListRecord(t, r, id).State; st != machine.StateTombstoned {
+	if st := clitest.ListRecord(t, r, id).State; st != machine.StateTombstoned {
 		t.Errorf("the tombstoned record is %s after the adoption", st)
 	}
 }
@@ -1523,27 +1389,27 @@ func TestSafetyForeignAtTombstonedPath(t *testing.T) {
 // after finish, plan and apply it is removed, but its branch is kept.
 func TestSafetyAdopt(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	fake := sfLookAlike(r)
 	head := r.Commit(fake, "adopted.txt", "published\n")
 	r.Push(fake, "main")
-	ad := DecodeResult[steps.NewResult](t, MustCustody(t, r, 0, "adopt", fake, "--json"), "adopt")
+	ad := clitest.DecodeResult[steps.NewResult](t, clitest.MustCustody(t, r, 0, "adopt", fake, "--json"), "adopt")
 	if ad.ID != "fake-abc123" {
 		t.Fatalf("adopted as %q", ad.ID)
 	}
-	if s := ShowRecord(t, r, ad.ID); s.Origin != "adopted" || s.Path != fake {
+	if s := clitest.ShowRecord(t, r, ad.ID); s.Origin != "adopted" || s.Path != fake {
 		t.Errorf("show after adopt: origin %q path %q", s.Origin, s.Path)
 	}
-	if res := Custody(t, r, "adopt", fake); res.Code != 1 {
+	if res := clitest.Custody(t, r, "adopt", fake); res.Code != 1 {
 		t.Errorf("second adopt: %s", res)
 	}
-	Finish(t, r, ad.ID)
-	RemoveNow(t, r, ad.ID, "ancestry")
-	AssertRemoved(t, r, ad.ID, fake, false)
+	clitest.Finish(t, r, ad.ID)
+	clitest.RemoveNow(t, r, ad.ID, "ancestry")
+	clitest.AssertRemoved(t, r, ad.ID, fake, false)
 	if tip := r.BranchTip("custody/fake-abc123"); tip != head {
 		t.Errorf("the adopted tree's branch is at %q, want kept at %s", tip, head)
 	}
-	s := ShowRecord(t, r, ad.ID)
+	s := clitest.ShowRecord(t, r, ad.ID)
 	if s.Evidence.BranchOutcome != "kept" || s.Evidence.BranchReason == "" {
 		t.Errorf("evidence %+v, want branch kept with a reason", s.Evidence)
 	}
@@ -1556,7 +1422,7 @@ func TestSafetyAdopt(t *testing.T) {
 // tree's.
 func TestSafetyAdoptAdminKeyDiffers(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	first := filepath.Join(r.Root, "a", "wt")
 	second := filepath.Join(r.Root, "b", "wt")
 	r.Git("worktree", "add", "-q", "--detach", first)
@@ -1566,27 +1432,27 @@ func TestSafetyAdoptAdminKeyDiffers(t *testing.T) {
 	if got := strings.TrimSpace(r.GitIn(second, "rev-parse", "--git-dir")); filepath.Base(got) != "wt1" {
 		t.Fatalf("fixture: the second tree's admin entry is %s, want wt1", got)
 	}
-	ad := DecodeResult[steps.NewResult](t, MustCustody(t, r, 0, "adopt", second, "--json"), "adopt")
+	ad := clitest.DecodeResult[steps.NewResult](t, clitest.MustCustody(t, r, 0, "adopt", second, "--json"), "adopt")
 	if ad.ID != "wt1" {
 		t.Fatalf("adopted as %q, want the admin key wt1", ad.ID)
 	}
 	firstKept := sfSnapKept(t, r, "", first)
-	Finish(t, r, ad.ID)
-	plan, file := PlanNow(t, r, 0)
-	if it := PlanItem(t, plan, ad.ID); it.Action != "remove" {
+	clitest.Finish(t, r, ad.ID)
+	plan, file := clitest.PlanNow(t, r, 0)
+	if it := clitest.PlanItem(t, plan, ad.ID); it.Action != "remove" {
 		t.Fatalf("adopted tree: %+v", it)
 	}
-	if it := PlanItemAt(plan, first); it == nil || it.Refusal == nil || it.Refusal.Code != "foreign" {
+	if it := clitest.PlanItemAt(plan, first); it == nil || it.Refusal == nil || it.Refusal.Code != "foreign" {
 		t.Errorf("first tree: %+v, want foreign", it)
 	}
 	// The adopted tree lies outside the managed root: its retirement is
 	// confirmed explicitly.
-	res := RunBin(t, custodyBin, r, r.Dir, []string{PathEnv(r.LyingGit("rmdir"))}, "apply", "--allow-external-retirement", file, "--json")
+	res := clitest.RunBin(t, clitest.Bin(), r, r.Dir, []string{clitest.PathEnv(r.LyingGit("rmdir"))}, "apply", "--allow-external-retirement", file, "--json")
 	if res.Code != 0 {
 		t.Fatalf("apply --allow-external-retirement: want exit 0, got\n%s", res)
 	}
-	a := DecodeResult[steps.ApplyResult](t, res, "apply")
-	if o := ApplyOutcome(t, a, ad.ID); o.Outcome != "removed" {
+	a := clitest.DecodeResult[steps.ApplyResult](t, res, "apply")
+	if o := clitest.ApplyOutcome(t, a, ad.ID); o.Outcome != "removed" {
 		t.Fatalf("apply: %+v", o)
 	}
 	if _, err := os.Lstat(second); !errors.Is(err, fs.ErrNotExist) {
@@ -1595,7 +1461,7 @@ func TestSafetyAdoptAdminKeyDiffers(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(r.Dir, ".git", "worktrees", "wt1")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("admin entry wt1 survives: %v", err)
 	}
-	if slices.Contains(Registered(t, r), second) {
+	if slices.Contains(clitest.Registered(t, r), second) {
 		t.Errorf("%s still registered", second)
 	}
 	firstKept.check(t, r, "", "after removing the adopted tree")
@@ -1608,7 +1474,7 @@ func TestSafetyAdoptAdminKeyDiffers(t *testing.T) {
 // of this repository; the main checkout or a plain directory is refused.
 func TestSafetyAdoptRefusesNonWorktree(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
+	r := clitest.InitRepo(t)
 	plain := filepath.Join(r.Root, "plain")
 	r.WriteFile(plain, "f", "x\n")
 	// A linked worktree of another repository.
@@ -1617,14 +1483,14 @@ func TestSafetyAdoptRefusesNonWorktree(t *testing.T) {
 	otherTree := filepath.Join(r.Root, "other-tree")
 	r.GitIn(otherRepo, "worktree", "add", "-q", "--detach", otherTree)
 	// A tree custody made itself is already in custody.
-	_, own := NewTree(t, r, "own")
+	_, own := clitest.NewTree(t, r, "own")
 	for _, p := range []string{r.Dir, plain, otherTree, own, filepath.Join(r.Root, "missing")} {
-		res := Custody(t, r, "adopt", p, "--json")
+		res := clitest.Custody(t, r, "adopt", p, "--json")
 		if res.Code != 1 || !strings.Contains(res.Stderr, `"code"`) {
 			t.Errorf("adopt %s: %s", p, res)
 		}
 	}
-	if recs := ListRecords(t, r, true); len(recs) != 1 {
+	if recs := clitest.ListRecords(t, r, true); len(recs) != 1 {
 		t.Errorf("refused adopts left records: %+v", recs)
 	}
 }
@@ -1637,24 +1503,24 @@ func TestSafetyAdoptRefusesNonWorktree(t *testing.T) {
 // reason in the evidence.
 func TestSafetyBranchMovedAfterPlan(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "moved")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "moved")
 	base := r.Head(path)
 	r.Commit(path, "work.txt", "published\n")
 	r.Push(path, "main")
 	r.GitIn(path, "checkout", "-q", "--detach")
-	Finish(t, r, id)
-	_, file := PlanNow(t, r, 0)
+	clitest.Finish(t, r, id)
+	_, file := clitest.PlanNow(t, r, 0)
 	r.Git("branch", "-f", "custody/"+id, base)
-	a := Apply(t, r, file, 0)
-	if o := ApplyOutcome(t, a, id); o.Outcome != "removed" {
+	a := clitest.Apply(t, r, file, 0)
+	if o := clitest.ApplyOutcome(t, a, id); o.Outcome != "removed" {
 		t.Fatalf("apply: %+v", o)
 	}
-	AssertRemoved(t, r, id, path, false)
+	clitest.AssertRemoved(t, r, id, path, false)
 	if tip := r.BranchTip("custody/" + id); tip != base {
 		t.Errorf("moved branch is at %q, want kept at %s", tip, base)
 	}
-	s := ShowRecord(t, r, id)
+	s := clitest.ShowRecord(t, r, id)
 	if s.Evidence.BranchOutcome != "kept" || !strings.Contains(s.Evidence.BranchReason, "moved") {
 		t.Errorf("evidence %+v, want branch_outcome kept naming the move", s.Evidence)
 	}
@@ -1664,24 +1530,24 @@ func TestSafetyBranchMovedAfterPlan(t *testing.T) {
 // checked out in another worktree; the tree is removed, the branch kept.
 func TestSafetyBranchCheckedOutElsewhere(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "shared")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "shared")
 	head := r.Commit(path, "work.txt", "published\n")
 	r.Push(path, "main")
 	r.GitIn(path, "checkout", "-q", "--detach")
-	Finish(t, r, id)
-	_, file := PlanNow(t, r, 0)
+	clitest.Finish(t, r, id)
+	_, file := clitest.PlanNow(t, r, 0)
 	other := filepath.Join(r.Root, "other")
 	r.Git("worktree", "add", "-q", other, "custody/"+id)
-	a := Apply(t, r, file, 0)
-	if o := ApplyOutcome(t, a, id); o.Outcome != "removed" {
+	a := clitest.Apply(t, r, file, 0)
+	if o := clitest.ApplyOutcome(t, a, id); o.Outcome != "removed" {
 		t.Fatalf("apply: %+v", o)
 	}
-	AssertRemoved(t, r, id, path, false)
+	clitest.AssertRemoved(t, r, id, path, false)
 	if tip := r.BranchTip("custody/" + id); tip != head {
 		t.Errorf("branch checked out elsewhere is at %q, want %s", tip, head)
 	}
-	s := ShowRecord(t, r, id)
+	s := clitest.ShowRecord(t, r, id)
 	if s.Evidence.BranchOutcome != "kept" || !strings.Contains(s.Evidence.BranchReason, "checked out") {
 		t.Errorf("evidence %+v, want branch kept because it is checked out", s.Evidence)
 	}
@@ -1693,17 +1559,17 @@ func TestSafetyBranchCheckedOutElsewhere(t *testing.T) {
 // proven commit, and its commit survives.
 func TestSafetyDetachedBranchKept(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "detach")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "detach")
 	unpushed := r.Commit(path, "mine.txt", "only on the branch\n")
 	r.GitIn(path, "checkout", "-q", "--detach", "HEAD~1")
-	Finish(t, r, id)
-	RemoveNow(t, r, id, "ancestry")
-	AssertRemoved(t, r, id, path, false)
+	clitest.Finish(t, r, id)
+	clitest.RemoveNow(t, r, id, "ancestry")
+	clitest.AssertRemoved(t, r, id, path, false)
 	if tip := r.BranchTip("custody/" + id); tip != unpushed {
 		t.Errorf("branch custody/%s is at %q, want the unpushed %s", id, tip, unpushed)
 	}
-	s := ShowRecord(t, r, id)
+	s := clitest.ShowRecord(t, r, id)
 	if s.Evidence.BranchOutcome != "kept" || s.Evidence.BranchReason == "" {
 		t.Errorf("evidence: branch %q (%q), want kept with a reason", s.Evidence.BranchOutcome, s.Evidence.BranchReason)
 	}
@@ -1713,13 +1579,13 @@ func TestSafetyDetachedBranchKept(t *testing.T) {
 // the item stale; nothing is touched.
 func TestSafetyCommitAfterPlanIsStale(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "late")
-	_, file := PlanNow(t, r, 0)
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "late")
+	_, file := clitest.PlanNow(t, r, 0)
 	r.Commit(path, "later.txt", "written after plan\n")
 	before := sfSnapKept(t, r, id, path)
-	a := Apply(t, r, file, 3)
-	if o := ApplyOutcome(t, a, id); o.Outcome != "stale" || o.Refusal == nil || o.Refusal.Code != "stale" {
+	a := clitest.Apply(t, r, file, 3)
+	if o := clitest.ApplyOutcome(t, a, id); o.Outcome != "stale" || o.Refusal == nil || o.Refusal.Code != "stale" {
 		t.Errorf("apply after a new commit: %+v, want stale", o)
 	}
 	before.check(t, r, id, "after apply")
@@ -1732,8 +1598,8 @@ func TestSafetyCommitAfterPlanIsStale(t *testing.T) {
 // a repository-wide prune: another worktree's prunable entry survives.
 func TestSafetyStaleRegistrationDropped(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "half")
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "half")
 	gone := filepath.Join(r.Root, "gone")
 	r.Git("worktree", "add", "-q", "--detach", gone)
 	if err := os.RemoveAll(gone); err != nil {
@@ -1742,16 +1608,16 @@ func TestSafetyStaleRegistrationDropped(t *testing.T) {
 	goneAdmin := filepath.Join(r.Dir, ".git", "worktrees", "gone")
 	goneSnap := r.Snap(goneAdmin)
 	lying := r.LyingGit("rmdir")
-	_, file := PlanNow(t, r, 0)
-	a := Apply(t, r, file, 0, PathEnv(lying))
-	if o := ApplyOutcome(t, a, id); o.Outcome != "removed" {
+	_, file := clitest.PlanNow(t, r, 0)
+	a := clitest.Apply(t, r, file, 0, clitest.PathEnv(lying))
+	if o := clitest.ApplyOutcome(t, a, id); o.Outcome != "removed" {
 		t.Errorf("apply: %+v", o)
 	}
-	AssertRemoved(t, r, id, path, true)
+	clitest.AssertRemoved(t, r, id, path, true)
 	if d := goneSnap.Diff(r.Snap(goneAdmin)); d != "" {
 		t.Errorf("another worktree's admin entry was touched (a prune?):\n%s", d)
 	}
-	if !slices.Contains(Registered(t, r), gone) {
+	if !slices.Contains(clitest.Registered(t, r), gone) {
 		t.Errorf("the other worktree %s was pruned", gone)
 	}
 }
@@ -1762,8 +1628,8 @@ func TestSafetyStaleRegistrationDropped(t *testing.T) {
 // path the verdict rests on, in JSON and for a person.
 func TestSafetyShowIgnored(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := Removable(t, r, "secrets")
+	r := clitest.InitRepo(t)
+	id, path := clitest.Removable(t, r, "secrets")
 	excl := filepath.Join(r.Dir, ".git", "info", "exclude")
 	b, err := os.ReadFile(excl)
 	if err != nil {
@@ -1777,7 +1643,7 @@ func TestSafetyShowIgnored(t *testing.T) {
 	r.WriteFile(path, "todo.txt", "untracked\n")
 	sfKeptThrough(t, r, id, path, "ignored-files", "untracked-files")
 
-	s := ShowRecord(t, r, id)
+	s := clitest.ShowRecord(t, r, id)
 	if s.Observation == nil {
 		t.Fatal("show has no observation")
 	}
@@ -1794,7 +1660,7 @@ func TestSafetyShowIgnored(t *testing.T) {
 	if got := sfVerdictCodes(s); !slices.Equal(got, []string{"untracked-files", "ignored-files"}) {
 		t.Errorf("show: refusals %v", got)
 	}
-	human := MustCustody(t, r, 0, "show", id).Stdout
+	human := clitest.MustCustody(t, r, 0, "show", id).Stdout
 	for _, want := range []string{"0 changed (0 staged), 0 unmerged, 1 untracked, 2 ignored", "ignored db/local.secret", "ignored build/", "[ignored-files]"} {
 		if !strings.Contains(human, want) {
 			t.Errorf("show (human) lacks %q:\n%s", want, human)
@@ -1806,22 +1672,22 @@ func TestSafetyShowIgnored(t *testing.T) {
 // its tip, base and every covered commit.
 func TestSafetyShowProofCommits(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, path := NewTree(t, r, "shown")
+	r := clitest.InitRepo(t)
+	id, path := clitest.NewTree(t, r, "shown")
 	base := r.Head(path)
 	r.Commit(path, "a.txt", "a\n")
 	r.Commit(path, "b.txt", "b\n")
-	Finish(t, r, id)
+	clitest.Finish(t, r, id)
 	r.SquashMergeToMain("squasher", "custody/"+id, nil)
 	unique := sfUnique(t, r, path, base)
-	s := ShowRecord(t, r, id)
+	s := clitest.ShowRecord(t, r, id)
 	if s.Verdict == nil || s.Verdict.Action != "remove" || s.Verdict.Proof == nil || s.Verdict.Proof.Kind != "squash-merged" {
 		t.Fatalf("show verdict %+v", s.Verdict)
 	}
 	if got := sfSorted(s.Verdict.Proof.Commits); !slices.Equal(got, unique) || s.Verdict.Proof.Base == "" || s.Verdict.Proof.Tip == "" {
 		t.Errorf("show proof %+v, want commits %v with tip and base", s.Verdict.Proof, unique)
 	}
-	human := MustCustody(t, r, 0, "show", id).Stdout
+	human := clitest.MustCustody(t, r, 0, "show", id).Stdout
 	if !strings.Contains(human, "proof: squash-merged") {
 		t.Errorf("show (human) does not name the proof:\n%s", human)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -20,12 +21,12 @@ import (
 // type does not have against it fails.
 func TestSchemaArchiveManifest(t *testing.T) {
 	t.Parallel()
-	r := InitSpacedRepo(t, fixtures.Options{})
-	id, wt := NewTree(t, r, "spike")
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, wt := clitest.NewTree(t, r, "spike")
 	arEveryKind(t, r, wt)
-	a := CreateArchive(t, r, id)
+	a := clitest.CreateArchive(t, r, id)
 	b := mustRead(t, filepath.Join(a.Dir, machine.ArchiveManifestName))
-	ValidateSchema(t, "archive-manifest.json", "a sealed archive's manifest", b)
+	clitest.ValidateSchema(t, "archive-manifest.json", "a sealed archive's manifest", b)
 
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -37,7 +38,7 @@ func TestSchemaArchiveManifest(t *testing.T) {
 	m["surprise"] = true
 	forged, _ := json.Marshal(m)
 	v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(forged))
-	if CompileSchema(t, "archive-manifest.json").Validate(v) == nil {
+	if clitest.CompileSchema(t, "archive-manifest.json").Validate(v) == nil {
 		t.Error("a manifest with an unknown property validates")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -18,9 +19,9 @@ import (
 // record carries none), as in list.
 func TestShowJSONMembers(t *testing.T) {
 	t.Parallel()
-	r := InitRepo(t)
-	id, _ := NewTree(t, r, "shown")
-	m := DecodeResult[RawResult](t, MustCustody(t, r, 0, "show", id, "--json"), "show")
+	r := clitest.InitRepo(t)
+	id, _ := clitest.NewTree(t, r, "shown")
+	m := clitest.DecodeResult[clitest.RawResult](t, clitest.MustCustody(t, r, 0, "show", id, "--json"), "show")
 	for _, k := range []string{"state", "intent", "evidence", "journal"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("show --json result has no %q member (members: %v)", k, slices.Sorted(maps.Keys(m)))
@@ -37,15 +38,15 @@ func TestShowListsResources(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
 	ext := filepath.Join(r.Root, "ext")
-	WriteTrusted(t, r, "[resources.db]\ncreate = \"mkdir -p "+ext+"/@resource@\"\ndestroy = \"rm -rf "+ext+"/@resource@\"\n")
-	MustCustody(t, r, 0, "init")
-	id, _ := NewTree(t, r, "shown")
-	res := ShowRecord(t, r, id).Resources
+	clitest.WriteTrusted(t, r, "[resources.db]\ncreate = \"mkdir -p "+ext+"/@resource@\"\ndestroy = \"rm -rf "+ext+"/@resource@\"\n")
+	clitest.MustCustody(t, r, 0, "init")
+	id, _ := clitest.NewTree(t, r, "shown")
+	res := clitest.ShowRecord(t, r, id).Resources
 	if len(res) != 1 || res[0].Name != "db" || res[0].State != "active" {
 		t.Fatalf("show --json resources: %+v", res)
 	}
 	h := res[0].Handle
-	if out := MustCustody(t, r, 0, "show", id).Stdout; !strings.Contains(out, "db active "+h) {
+	if out := clitest.MustCustody(t, r, 0, "show", id).Stdout; !strings.Contains(out, "db active "+h) {
 		t.Errorf("show does not list the resource:\n%s", out)
 	}
 }

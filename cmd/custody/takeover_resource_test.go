@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -23,15 +24,15 @@ func TestResumeTakeOverOfAResource(t *testing.T) {
 	r := fixtures.New(t, fixtures.Options{})
 	ext := t.TempDir()
 	log := filepath.Join(ext, "log")
-	WriteTrusted(t, r, fmt.Sprintf("[resources.db]\ncreate = '''echo create >> %s'''\ndestroy = '''echo destroy >> %s'''\n", log, log))
-	MustCustody(t, r, 0, "init")
-	id, path := NewTree(t, r, "tk")
+	clitest.WriteTrusted(t, r, fmt.Sprintf("[resources.db]\ncreate = '''echo create >> %s'''\ndestroy = '''echo destroy >> %s'''\n", log, log))
+	clitest.MustCustody(t, r, 0, "init")
+	id, path := clitest.NewTree(t, r, "tk")
 	r.Commit(path, "tk.txt", "published\n")
 	r.Push(path, "main")
-	MustCustody(t, r, 0, "finish", id)
+	clitest.MustCustody(t, r, 0, "finish", id)
 	plan := filepath.Join(r.Root, "plan.json")
-	MustCustody(t, r, 0, "plan", "-o", plan)
-	if res := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=resource/after-destroy-intent"}, "apply", plan); res.Code != -1 {
+	clitest.MustCustody(t, r, 0, "plan", "-o", plan)
+	if res := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, []string{"CUSTODY_FAILPOINT=resource/after-destroy-intent"}, "apply", plan); res.Code != -1 {
 		t.Fatalf("apply was not killed at the destroy intent:\n%s", res)
 	}
 
@@ -52,11 +53,11 @@ func TestResumeTakeOverOfAResource(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	decode := func(res Result) steps.ResumeResult {
+	decode := func(res clitest.Result) steps.ResumeResult {
 		t.Helper()
-		return DecodeResult[steps.ResumeResult](t, res, "resume")
+		return clitest.DecodeResult[steps.ResumeResult](t, res, "resume")
 	}
-	res := Custody(t, r, "resume", "--json")
+	res := clitest.Custody(t, r, "resume", "--json")
 	items := decode(res).Items
 	if res.Code != 3 || len(items) != 1 || items[0].ID != rid || items[0].Kind != machine.KindResource ||
 		items[0].Outcome != machine.OutcomeInProgress || items[0].Refusal == nil ||
@@ -66,7 +67,7 @@ func TestResumeTakeOverOfAResource(t *testing.T) {
 	if b, _ := os.ReadFile(log); strings.Count(string(b), "destroy") != 0 {
 		t.Fatalf("the destroy ran while its holder counted as live: %q", b)
 	}
-	res = MustCustody(t, r, 0, "resume", "--json", "--take-over", rid)
+	res = clitest.MustCustody(t, r, 0, "resume", "--json", "--take-over", rid)
 	if items := decode(res).Items; len(items) != 1 || items[0].ID != rid || items[0].Outcome != machine.OutcomeDestroyed || items[0].Refusal != nil {
 		t.Fatalf("resume --take-over %s: want destroyed, got\n%s", rid, res)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -19,8 +20,8 @@ import (
 func TestResumeTakeOverFromAnotherHost(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
-	res := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-add"}, "new", "elsewhere")
+	clitest.MustCustody(t, r, 0, "init")
+	res := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-add"}, "new", "elsewhere")
 	if res.Code != -1 {
 		t.Fatalf("new was not killed: %s", res)
 	}
@@ -40,20 +41,20 @@ func TestResumeTakeOverFromAnotherHost(t *testing.T) {
 	if err := s.Commit(store.Transition{Before: before, After: after, Trigger: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	res = Custody(t, r, "resume", "--json")
-	if items := DecodeResult[ItemsResult[steps.ResumeItem]](t, res, "resume").Items; len(items) != 1 || items[0].Outcome != "in-progress" {
+	res = clitest.Custody(t, r, "resume", "--json")
+	if items := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, res, "resume").Items; len(items) != 1 || items[0].Outcome != "in-progress" {
 		t.Fatalf("resume with a holder on another host:\n%s", res)
 	}
 	// Named by a unique id prefix, as any tree may be (docs/decisions/0041).
-	res = MustCustody(t, r, 0, "resume", "--json", "--take-over", "elsewhere")
-	if items := DecodeResult[ItemsResult[steps.ResumeItem]](t, res, "resume").Items; len(items) != 1 || items[0].Outcome != "activated" {
+	res = clitest.MustCustody(t, r, 0, "resume", "--json", "--take-over", "elsewhere")
+	if items := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, res, "resume").Items; len(items) != 1 || items[0].Outcome != "activated" {
 		t.Fatalf("resume --take-over:\n%s", res)
 	}
 	rec, err := s.Get(before.ID)
 	if err != nil || rec.State != machine.StateActive || rec.Intent != nil {
 		t.Errorf("after take-over: %+v %v", rec, err)
 	}
-	if !strings.Contains(MustCustody(t, r, 0, "show", before.ID).Stdout, "take-over") {
+	if !strings.Contains(clitest.MustCustody(t, r, 0, "show", before.ID).Stdout, "take-over") {
 		t.Errorf("the journal does not show the take-over")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -20,15 +21,15 @@ func TestTrustResumeCompletion(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
 	log := filepath.Join(r.Root, "ran")
-	WriteTrusted(t, r, "[resources.db]\ncreate = '''echo approved >> "+log+"'''\ndestroy = 'true'\n")
-	MustCustody(t, r, 0, "init")
-	res := RunBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-add"}, "new", "crashed")
+	clitest.WriteTrusted(t, r, "[resources.db]\ncreate = '''echo approved >> "+log+"'''\ndestroy = 'true'\n")
+	clitest.MustCustody(t, r, 0, "init")
+	res := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, []string{"CUSTODY_FAILPOINT=new/after-add"}, "new", "crashed")
 	if res.Code != -1 {
 		t.Fatalf("new was not killed at new/after-add: %s", res)
 	}
 	r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = '''echo unapproved >> "+log+"'''\ndestroy = 'true'\n")
 
-	res = Custody(t, r, "resume", "--json")
+	res = clitest.Custody(t, r, "resume", "--json")
 	if res.Code != 3 || !strings.Contains(res.Stdout, `"code": "config-untrusted"`) || !strings.Contains(res.Stdout, `"retry": "custody trust"`) {
 		t.Errorf("resume with an unapproved custody.toml: want exit 3 refusing config-untrusted with retry custody trust, got\n%s", res)
 	}
@@ -36,7 +37,7 @@ func TestTrustResumeCompletion(t *testing.T) {
 		b, _ := os.ReadFile(log)
 		t.Fatalf("a resource command ran before approval: %q", b)
 	}
-	recs := ListRecords(t, r, true)
+	recs := clitest.ListRecords(t, r, true)
 	if len(recs) != 1 || recs[0].State != machine.StateProvisioning || recs[0].Intent == nil {
 		t.Fatalf("after the refused resume: %+v, want one provisioning record that keeps its intent", recs)
 	}
@@ -44,12 +45,12 @@ func TestTrustResumeCompletion(t *testing.T) {
 		t.Errorf("the tree of the refused resume is gone: %v", err)
 	}
 
-	MustCustody(t, r, 0, "trust")
-	MustCustody(t, r, 0, "resume")
+	clitest.MustCustody(t, r, 0, "trust")
+	clitest.MustCustody(t, r, 0, "resume")
 	if b, err := os.ReadFile(log); err != nil || string(b) != "unapproved\n" {
 		t.Errorf("after approval, resume ran %q (%v), want the newly approved command once", b, err)
 	}
-	if rec := ListRecord(t, r, recs[0].ID); rec.State != machine.StateActive {
+	if rec := clitest.ListRecord(t, r, recs[0].ID); rec.State != machine.StateActive {
 		t.Errorf("after approval the record is %s, want active", rec.State)
 	}
 }
@@ -60,7 +61,7 @@ func TestTrustResumeCompletion(t *testing.T) {
 func TestTrustHolderSymlink(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	outside := filepath.Join(r.Root, "victim")
 	r.WriteFile(r.Root, "victim", "a person's file\n")
 	holder := filepath.Join(r.Dir, ".git", "custody", "state.db.holder")
@@ -70,8 +71,8 @@ func TestTrustHolderSymlink(t *testing.T) {
 	if err := os.Symlink(outside, holder); err != nil {
 		t.Fatal(err)
 	}
-	NewTree(t, r, "locked")
-	MustCustody(t, r, 0, "trust")
+	clitest.NewTree(t, r, "locked")
+	clitest.MustCustody(t, r, 0, "trust")
 	if b, err := os.ReadFile(outside); err != nil || string(b) != "a person's file\n" {
 		t.Errorf("the file behind the holder symlink holds %q (%v): written through", b, err)
 	}

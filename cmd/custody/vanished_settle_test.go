@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -24,7 +25,7 @@ import (
 )
 
 // vsVanish deletes the tree at path as a person does outside custody.
-func vsVanish(t testing.TB, w *World, path string) {
+func vsVanish(t testing.TB, w *clitest.World, path string) {
 	t.Helper()
 	if err := os.RemoveAll(path); err != nil {
 		t.Fatal(err)
@@ -34,9 +35,9 @@ func vsVanish(t testing.TB, w *World, path string) {
 
 // vsPaste runs retry as a person pastes it: sh -c in the main checkout,
 // custody first on PATH.
-func vsPaste(t testing.TB, r *fixtures.Repo, retry string) Result {
+func vsPaste(t testing.TB, r *fixtures.Repo, retry string) clitest.Result {
 	t.Helper()
-	res := RunBin(t, "sh", r, r.Dir, []string{PathEnv(filepath.Dir(custodyBin))}, "-c", retry)
+	res := clitest.RunBin(t, "sh", r, r.Dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", retry)
 	t.Logf("pasted %q:\n%s", retry, res)
 	if res.Code != 0 {
 		t.Errorf("the pasted retry %q failed:\n%s", retry, res)
@@ -45,15 +46,15 @@ func vsPaste(t testing.TB, r *fixtures.Repo, retry string) Result {
 }
 
 // vsPlan plans into file and returns the plan.
-func vsPlan(t testing.TB, w *World, file string) machine.Plan {
+func vsPlan(t testing.TB, w *clitest.World, file string) machine.Plan {
 	t.Helper()
-	return DecodeResult[machine.Plan](t, MustCustody(t, w.R, 0, "plan", "--json", "-o", file), "plan")
+	return clitest.DecodeResult[machine.Plan](t, clitest.MustCustody(t, w.R, 0, "plan", "--json", "-o", file), "plan")
 }
 
 // vsApply applies file and returns what apply did, by item id.
-func vsApply(t testing.TB, w *World, file string, want int) map[string]steps.Outcome {
+func vsApply(t testing.TB, w *clitest.World, file string, want int) map[string]steps.Outcome {
 	t.Helper()
-	res := DecodeResult[steps.ApplyResult](t, MustCustody(t, w.R, want, "apply", file, "--json"), "apply")
+	res := clitest.DecodeResult[steps.ApplyResult](t, clitest.MustCustody(t, w.R, want, "apply", file, "--json"), "apply")
 	out := map[string]steps.Outcome{}
 	for _, o := range res.Items {
 		out[o.ID] = o
@@ -63,7 +64,7 @@ func vsApply(t testing.TB, w *World, file string, want int) map[string]steps.Out
 
 // vsSettledEntry returns the journal's settled entry of record id; the
 // journal verifies on the way.
-func vsSettledEntry(t testing.TB, w *World, id string) store.Entry {
+func vsSettledEntry(t testing.TB, w *clitest.World, id string) store.Entry {
 	t.Helper()
 	var found []store.Entry
 	for _, e := range w.Journal(t) {
@@ -79,9 +80,9 @@ func vsSettledEntry(t testing.TB, w *World, id string) store.Entry {
 
 // vsSettled checks that id is tombstoned as settled, with a settlement in
 // its evidence, and returns the record.
-func vsSettled(t testing.TB, w *World, id string) machine.Record {
+func vsSettled(t testing.TB, w *clitest.World, id string) machine.Record {
 	t.Helper()
-	rec := ShowRecord(t, w.R, id).Record
+	rec := clitest.ShowRecord(t, w.R, id).Record
 	if rec.State != machine.StateTombstoned || rec.Evidence.Outcome != string(machine.OutcomeSettled) || rec.Evidence.Settlement == nil || rec.Intent != nil {
 		t.Fatalf("%s is %s with outcome %q, settlement %+v, intent %+v; want tombstoned, settled", id, rec.State, rec.Evidence.Outcome, rec.Evidence.Settlement, rec.Intent)
 	}
@@ -90,11 +91,11 @@ func vsSettled(t testing.TB, w *World, id string) machine.Record {
 
 // vsQuiet runs every command that could act on the tree twice more and
 // checks that nothing more is destroyed and nothing of id comes back.
-func vsQuiet(t testing.TB, w *World, id, handle, planFile string) {
+func vsQuiet(t testing.TB, w *clitest.World, id, handle, planFile string) {
 	t.Helper()
 	for range 2 {
-		MustCustody(t, w.R, 0, "resource", "gc")
-		MustCustody(t, w.R, 0, "resource", "gc", "--dry-run")
+		clitest.MustCustody(t, w.R, 0, "resource", "gc")
+		clitest.MustCustody(t, w.R, 0, "resource", "gc", "--dry-run")
 		p := vsPlan(t, w, filepath.Join(w.R.Root, "again.json"))
 		if _, ok := p.Item(id); ok {
 			t.Errorf("plan lists %s again", id)
@@ -103,10 +104,10 @@ func vsQuiet(t testing.TB, w *World, id, handle, planFile string) {
 			t.Errorf("plan lists %s/db again", id)
 		}
 		if planFile != "" {
-			MustCustody(t, w.R, 0, "apply", planFile)
+			clitest.MustCustody(t, w.R, 0, "apply", planFile)
 		}
-		MustCustody(t, w.R, 0, "apply", filepath.Join(w.R.Root, "again.json"))
-		MustCustody(t, w.R, 0, "resume")
+		clitest.MustCustody(t, w.R, 0, "apply", filepath.Join(w.R.Root, "again.json"))
+		clitest.MustCustody(t, w.R, 0, "resume")
 	}
 	if n := rtCount(w.LogLines(t), "destroy "+handle); n != 1 {
 		t.Errorf("%s destroyed %d times, want exactly once: %q", handle, n, w.LogLines(t))
@@ -115,7 +116,7 @@ func vsQuiet(t testing.TB, w *World, id, handle, planFile string) {
 		t.Errorf("%s still exists", handle)
 	}
 	w.NoIntents(t)
-	MustCustody(t, w.R, 0, "doctor")
+	clitest.MustCustody(t, w.R, 0, "doctor")
 }
 
 // TestVanishedActiveTreeSettles: an active tree deleted and pruned outside
@@ -129,7 +130,7 @@ func TestVanishedActiveTreeSettles(t *testing.T) {
 	for _, first := range []string{"gc", "plan"} {
 		t.Run(first+"-first", func(t *testing.T) {
 			t.Parallel()
-			w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+			w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 			gone, live := w.New(t, "gone"), w.New(t, "live")
 			h, hl := w.Handle(gone.ID, "db"), w.Handle(live.ID, "db")
 			vsVanish(t, w, gone.Path)
@@ -150,7 +151,7 @@ func TestVanishedActiveTreeSettles(t *testing.T) {
 
 			file := filepath.Join(w.R.Root, "plan.json")
 			p := vsPlan(t, w, file)
-			it := PlanItem(t, p, gone.ID)
+			it := clitest.PlanItem(t, p, gone.ID)
 			s := it.Settlement
 			if it.Action != machine.ActionSettle || s == nil || it.Proof == nil {
 				t.Fatalf("plan: %s %+v %+v, want settle with a proof", it.Action, it.Refusals, s)
@@ -161,7 +162,7 @@ func TestVanishedActiveTreeSettles(t *testing.T) {
 			if _, ok := p.Item(gone.ID + "/db"); ok != (first == "plan") {
 				t.Errorf("plan lists %s/db as an orphan: %v", gone.ID, ok)
 			}
-			human := MustCustody(t, w.R, 0, "plan")
+			human := clitest.MustCustody(t, w.R, 0, "plan")
 			if !strings.Contains(human.Stdout, "0 to remove, 1 to settle (deleted outside custody)") || !strings.Contains(human.Stdout, ", 1 active, ") ||
 				!strings.Contains(human.Stdout, "work proven, ancestry:") || !strings.Contains(human.Stdout, "branch custody/"+gone.ID+" deleted") {
 				t.Errorf("human plan does not show the settlement, or counts the vanished tree as active:\n%s", human.Stdout)
@@ -192,7 +193,7 @@ func TestVanishedActiveTreeSettles(t *testing.T) {
 			if _, ok := p.Item(gone.ID); ok {
 				t.Errorf("plan still lists %s", gone.ID)
 			}
-			if it := PlanItem(t, p, live.ID); it.Refusal == nil || it.Refusal.Code != machine.CodeNotFinished {
+			if it := clitest.PlanItem(t, p, live.ID); it.Refusal == nil || it.Refusal.Code != machine.CodeNotFinished {
 				t.Errorf("the live neighbour: %+v", it)
 			}
 			vsQuiet(t, w, gone.ID, h, file)
@@ -215,7 +216,7 @@ func TestVanishedTreeMembers(t *testing.T) {
 	t.Parallel()
 	t.Run("path-occupied", func(t *testing.T) {
 		t.Parallel()
-		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 		made := w.New(t, "occupied")
 		h := w.Handle(made.ID, "db")
 		vsVanish(t, w, made.Path)
@@ -230,11 +231,11 @@ func TestVanishedTreeMembers(t *testing.T) {
 			retry = g.Items[0].Refusal.Retry
 		}
 		p := vsPlan(t, w, filepath.Join(w.R.Root, "p.json"))
-		if it := PlanItem(t, p, made.ID); it.Action != machine.ActionKeep || it.Settlement != nil {
+		if it := clitest.PlanItem(t, p, made.ID); it.Action != machine.ActionKeep || it.Settlement != nil {
 			t.Errorf("plan: %s %+v, want the record kept", it.Action, it.Refusals)
 		}
-		MustCustody(t, w.R, 0, "apply", filepath.Join(w.R.Root, "p.json"))
-		if rec := ShowRecord(t, w.R, made.ID).Record; rec.State != machine.StateActive {
+		clitest.MustCustody(t, w.R, 0, "apply", filepath.Join(w.R.Root, "p.json"))
+		if rec := clitest.ShowRecord(t, w.R, made.ID).Record; rec.State != machine.StateActive {
 			t.Errorf("%s is %s, want active", made.ID, rec.State)
 		}
 		if b, err := os.ReadFile(filepath.Join(made.Path, "notes.txt")); err != nil || string(b) != "someone else's\n" {
@@ -248,17 +249,17 @@ func TestVanishedTreeMembers(t *testing.T) {
 		vsPaste(t, w.R, retry)
 		w.WantLog(t, "create "+h, "destroy "+h)
 		file := filepath.Join(w.R.Root, "p2.json")
-		if it := PlanItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
+		if it := clitest.PlanItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
 			t.Fatalf("plan after the directory moved: %s %+v", it.Action, it.Refusals)
 		}
-		MustCustody(t, w.R, 0, "apply", file)
+		clitest.MustCustody(t, w.R, 0, "apply", file)
 		vsSettled(t, w, made.ID)
 		vsQuiet(t, w, made.ID, h, file)
 	})
 
 	t.Run("still-registered", func(t *testing.T) {
 		t.Parallel()
-		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 		made := w.New(t, "registered")
 		h := w.Handle(made.ID, "db")
 		if err := os.RemoveAll(made.Path); err != nil { // not pruned
@@ -268,30 +269,30 @@ func TestVanishedTreeMembers(t *testing.T) {
 		if len(g.Items) != 1 || g.Items[0].Refusal == nil || g.Items[0].Refusal.Code != machine.CodeWorktreeLive || g.Items[0].Refusal.Retry != "git worktree prune" {
 			t.Fatalf("gc: %+v, want kept worktree-live, retry git worktree prune", g.Items)
 		}
-		it := PlanItem(t, vsPlan(t, w, filepath.Join(w.R.Root, "p.json")), made.ID)
+		it := clitest.PlanItem(t, vsPlan(t, w, filepath.Join(w.R.Root, "p.json")), made.ID)
 		if it.Action != machine.ActionKeep || it.Refusal == nil || it.Refusal.Code != machine.CodeWorktreeMissing || it.Refusal.Retry != "git worktree prune" {
 			t.Fatalf("plan: %s %+v, want kept worktree-missing, retry git worktree prune", it.Action, it.Refusal)
 		}
 		w.WantLog(t, "create "+h)
 		vsPaste(t, w.R, it.Refusal.Retry)
 		file := filepath.Join(w.R.Root, "p2.json")
-		if it := PlanItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
+		if it := clitest.PlanItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
 			t.Fatalf("plan after the pasted prune: %s %+v", it.Action, it.Refusals)
 		}
-		MustCustody(t, w.R, 0, "apply", file)
+		clitest.MustCustody(t, w.R, 0, "apply", file)
 		vsSettled(t, w, made.ID)
 		vsQuiet(t, w, made.ID, h, file)
 	})
 
 	t.Run("unpushed-commits", func(t *testing.T) {
 		t.Parallel()
-		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 		made := w.New(t, "unpushed")
 		h := w.Handle(made.ID, "db")
 		tip := w.R.Commit(made.Path, "mine.txt", "only here\n")
 		vsVanish(t, w, made.Path)
 		file := filepath.Join(w.R.Root, "p.json")
-		it := PlanItem(t, vsPlan(t, w, file), made.ID)
+		it := clitest.PlanItem(t, vsPlan(t, w, file), made.ID)
 		s := it.Settlement
 		if it.Action != machine.ActionSettle || s == nil || it.Proof != nil || s.Proven || s.WorkProven || s.Head != tip || s.Branch != machine.SettleBranchKeep {
 			t.Fatalf("plan: %s %+v %+v, want settle on the unproven tip %s with the branch kept", it.Action, it.Refusals, s, tip)
@@ -328,20 +329,20 @@ func TestVanishedTreeMembers(t *testing.T) {
 		// Deleted before finish, then finished (no final HEAD to record),
 		// and its branch deleted by hand: only the base commit can be
 		// proven, and the record must not say the tree's work was.
-		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 		made := w.New(t, "early")
 		h := w.Handle(made.ID, "db")
 		w.R.Commit(made.Path, "mine.txt", "lost with the branch\n")
 		vsVanish(t, w, made.Path)
-		MustCustody(t, w.R, 0, "finish", made.ID)
+		clitest.MustCustody(t, w.R, 0, "finish", made.ID)
 		w.R.Git("branch", "-D", "custody/"+made.ID)
 		file := filepath.Join(w.R.Root, "p.json")
-		it := PlanItem(t, vsPlan(t, w, file), made.ID)
+		it := clitest.PlanItem(t, vsPlan(t, w, file), made.ID)
 		s := it.Settlement
 		if it.Action != machine.ActionSettle || s == nil || !s.Proven || s.WorkProven || s.LastKnownFrom != machine.LastKnownBaseCommit || s.Branch != machine.SettleBranchAbsent {
 			t.Fatalf("plan: %s %+v %+v, want settle with only the base commit proven", it.Action, it.Refusals, s)
 		}
-		human := MustCustody(t, w.R, 0, "plan")
+		human := clitest.MustCustody(t, w.R, 0, "plan")
 		if !strings.Contains(human.Stdout, "only its base commit proven") || strings.Contains(human.Stdout, "work proven") {
 			t.Errorf("human plan claims more than the base commit:\n%s", human.Stdout)
 		}
@@ -364,15 +365,15 @@ func TestVanishedTreeMembers(t *testing.T) {
 
 	t.Run("finished-published", func(t *testing.T) {
 		t.Parallel()
-		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 		made := w.New(t, "done")
 		h := w.Handle(made.ID, "db")
 		head := w.R.Commit(made.Path, "done.txt", "published\n")
 		w.R.Push(made.Path, "topic/done")
-		MustCustody(t, w.R, 0, "finish", made.ID)
+		clitest.MustCustody(t, w.R, 0, "finish", made.ID)
 		vsVanish(t, w, made.Path)
 		file := filepath.Join(w.R.Root, "p.json")
-		it := PlanItem(t, vsPlan(t, w, file), made.ID)
+		it := clitest.PlanItem(t, vsPlan(t, w, file), made.ID)
 		s := it.Settlement
 		if it.Action != machine.ActionSettle || s == nil || !s.WorkProven || s.LastKnownFrom != machine.LastKnownFinalHead || s.Head != head || s.Branch != machine.SettleBranchDelete {
 			t.Fatalf("plan: %s %+v %+v, want settle with the final HEAD proven", it.Action, it.Refusals, s)
@@ -389,27 +390,27 @@ func TestVanishedTreeMembers(t *testing.T) {
 		t.Parallel()
 		// A create killed before it ran, for a tree that then vanished:
 		// resume undoes it (the frozen destroy) and never makes it again.
-		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 		path := filepath.Join(w.R.Root, "adopted")
 		w.R.Git("worktree", "add", "-q", "-b", "adopted", path)
-		id := DecodeResult[steps.NewResult](t, MustCustody(t, w.R, 0, "adopt", path, "--json"), "adopt").ID
+		id := clitest.DecodeResult[steps.NewResult](t, clitest.MustCustody(t, w.R, 0, "adopt", path, "--json"), "adopt").ID
 		h := w.Handle(id, "db")
 		w.Killed(t, "resource/after-create-intent", "resource", "ensure", id)
 		if e := w.Entry(t, id+"/db"); e.State != machine.StateProvisioning || e.Intent == nil {
 			t.Fatalf("the create intent was not durable before the kill: %+v", e)
 		}
 		vsVanish(t, w, path)
-		MustCustody(t, w.R, 0, "resume")
+		clitest.MustCustody(t, w.R, 0, "resume")
 		w.WantLog(t, "destroy "+h)
 		if e := w.Entry(t, id+"/db"); e.State != machine.StateTombstoned {
 			t.Errorf("entry is %s after resume, want tombstoned", e.State)
 		}
 		file := filepath.Join(w.R.Root, "p.json")
-		it := PlanItem(t, vsPlan(t, w, file), id)
+		it := clitest.PlanItem(t, vsPlan(t, w, file), id)
 		if it.Action != machine.ActionSettle || it.Settlement == nil || it.Settlement.Branch != machine.SettleBranchKeep || it.Settlement.BranchReason != "not created by custody" {
 			t.Fatalf("plan: %s %+v %+v, want settle keeping the branch custody did not make", it.Action, it.Refusals, it.Settlement)
 		}
-		MustCustody(t, w.R, 0, "apply", file)
+		clitest.MustCustody(t, w.R, 0, "apply", file)
 		vsSettled(t, w, id)
 		if tip := w.R.BranchTip("adopted"); tip == "" {
 			t.Error("the adopted tree's branch, which custody did not make, was deleted")
@@ -422,10 +423,10 @@ func TestVanishedTreeMembers(t *testing.T) {
 
 	t.Run("live-lease", func(t *testing.T) {
 		t.Parallel()
-		w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+		w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 		made := w.New(t, "leased")
 		h := w.Handle(made.ID, "db")
-		PutLeases(t, w.R, machine.Lease{Record: made.ID, Holder: "agent-1", Expires: time.Now().Add(time.Hour)})
+		clitest.PutLeases(t, w.R, machine.Lease{Record: made.ID, Holder: "agent-1", Expires: time.Now().Add(time.Hour)})
 		vsVanish(t, w, made.Path)
 		var retry string
 		for _, dry := range []bool{true, false} {
@@ -438,26 +439,26 @@ func TestVanishedTreeMembers(t *testing.T) {
 		}
 		file := filepath.Join(w.R.Root, "p.json")
 		p := vsPlan(t, w, file)
-		if it := PlanItem(t, p, made.ID); it.Action != machine.ActionKeep || it.Refusal == nil || it.Refusal.Code != machine.CodeLeaseLive {
+		if it := clitest.PlanItem(t, p, made.ID); it.Action != machine.ActionKeep || it.Refusal == nil || it.Refusal.Code != machine.CodeLeaseLive {
 			t.Errorf("plan: %s %+v, want kept lease-live", it.Action, it.Refusal)
 		}
 		if _, ok := p.Item(made.ID + "/db"); ok {
 			t.Errorf("plan lists the leased tree's resource as an orphan")
 		}
-		MustCustody(t, w.R, 0, "apply", file)
-		if rec := ShowRecord(t, w.R, made.ID).Record; rec.State != machine.StateActive {
+		clitest.MustCustody(t, w.R, 0, "apply", file)
+		if rec := clitest.ShowRecord(t, w.R, made.ID).Record; rec.State != machine.StateActive {
 			t.Errorf("%s is %s under a live lease, want active", made.ID, rec.State)
 		}
 		w.WantLog(t, "create "+h)
 		// The session ends (its lease expires): the retry as printed reclaims.
-		PutLeases(t, w.R, machine.Lease{Record: made.ID, Holder: "agent-1", Expires: time.Now().Add(-time.Minute)})
+		clitest.PutLeases(t, w.R, machine.Lease{Record: made.ID, Holder: "agent-1", Expires: time.Now().Add(-time.Minute)})
 		vsPaste(t, w.R, retry)
 		w.WantLog(t, "create "+h, "destroy "+h)
 		file = filepath.Join(w.R.Root, "p2.json")
-		if it := PlanItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
+		if it := clitest.PlanItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
 			t.Fatalf("plan after the lease expired: %s %+v", it.Action, it.Refusals)
 		}
-		MustCustody(t, w.R, 0, "apply", file)
+		clitest.MustCustody(t, w.R, 0, "apply", file)
 		vsSettled(t, w, made.ID)
 		vsQuiet(t, w, made.ID, h, file)
 	})
@@ -474,12 +475,12 @@ func TestVanishedSettleCrash(t *testing.T) {
 		for _, next := range []string{"resume", "apply"} {
 			t.Run(point+"/"+next, func(t *testing.T) {
 				t.Parallel()
-				w := SetupResources(t, ResourceDecl("db", "", ""), fixtures.Options{})
+				w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
 				made := w.New(t, "crash")
 				h := w.Handle(made.ID, "db")
 				vsVanish(t, w, made.Path)
 				file := filepath.Join(w.R.Root, "p.json")
-				if it := PlanItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
+				if it := clitest.PlanItem(t, vsPlan(t, w, file), made.ID); it.Action != machine.ActionSettle {
 					t.Fatalf("plan: %s %+v", it.Action, it.Refusals)
 				}
 				w.Killed(t, point, "apply", file)
@@ -488,9 +489,9 @@ func TestVanishedSettleCrash(t *testing.T) {
 				}
 				switch next {
 				case "resume":
-					MustCustody(t, w.R, 0, "resume")
+					clitest.MustCustody(t, w.R, 0, "resume")
 				case "apply":
-					MustCustody(t, w.R, 0, "apply", file)
+					clitest.MustCustody(t, w.R, 0, "apply", file)
 				}
 				rec := vsSettled(t, w, made.ID)
 				if rec.Evidence.BranchOutcome != machine.BranchDeleted {

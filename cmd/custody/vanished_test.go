@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -20,15 +21,15 @@ import (
 func TestVanishedTreeIsSettled(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	MustCustody(t, r, 0, "init")
-	pubID, pubPath := NewTree(t, r, "published")
+	clitest.MustCustody(t, r, 0, "init")
+	pubID, pubPath := clitest.NewTree(t, r, "published")
 	r.Commit(pubPath, "pub.txt", "published\n")
 	r.Push(pubPath, "main")
-	lostID, lostPath := NewTree(t, r, "lost")
+	lostID, lostPath := clitest.NewTree(t, r, "lost")
 	lostHead := r.Commit(lostPath, "lost.txt", "only here\n")
-	goneID, gonePath := NewTree(t, r, "gone")
+	goneID, gonePath := clitest.NewTree(t, r, "gone")
 	r.Commit(gonePath, "gone.txt", "nowhere\n")
-	MustCustody(t, r, 0, "finish", pubID, lostID, goneID)
+	clitest.MustCustody(t, r, 0, "finish", pubID, lostID, goneID)
 	for _, p := range []string{pubPath, lostPath, gonePath} {
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)
@@ -37,7 +38,7 @@ func TestVanishedTreeIsSettled(t *testing.T) {
 	r.Git("worktree", "prune")
 	r.Git("branch", "-D", "custody/"+goneID)
 
-	plan := DecodeResult[machine.Plan](t, MustCustody(t, r, 0, "plan", "--json", "-o", "plan.json"), "plan")
+	plan := clitest.DecodeResult[machine.Plan](t, clitest.MustCustody(t, r, 0, "plan", "--json", "-o", "plan.json"), "plan")
 	got := map[string]string{}
 	for _, it := range plan.Items {
 		switch {
@@ -53,7 +54,7 @@ func TestVanishedTreeIsSettled(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("plan (-want +got):\n%s", d)
 	}
-	MustCustody(t, r, 0, "apply", "plan.json") // every action of the plan is done
+	clitest.MustCustody(t, r, 0, "apply", "plan.json") // every action of the plan is done
 	if tip := r.BranchTip("custody/" + pubID); tip != "" {
 		t.Errorf("the published tree's branch survived at %s", tip)
 	}
@@ -61,7 +62,7 @@ func TestVanishedTreeIsSettled(t *testing.T) {
 		t.Errorf("the unpublished tree's branch is at %q, want %s: its commit exists only there", tip, lostHead)
 	}
 	states := map[string]machine.State{}
-	for _, rec := range ListRecords(t, r, true) {
+	for _, rec := range clitest.ListRecords(t, r, true) {
 		states[rec.ID] = rec.State
 	}
 	if states[pubID] != "tombstoned" || states[lostID] != "tombstoned" || states[goneID] != "finished" {

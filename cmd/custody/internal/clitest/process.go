@@ -1,4 +1,4 @@
-package main
+package clitest
 
 // Running custody in the background (to signal it or race it) and git
 // wrappers that slow or break one git subcommand.
@@ -21,7 +21,7 @@ import (
 // Running is a run of the ordinary binary that was started and not yet
 // waited for.
 type Running struct {
-	Cmd       *exec.Cmd
+	Cmd            *exec.Cmd
 	Stdout, Stderr *bytes.Buffer
 }
 
@@ -47,7 +47,7 @@ func StartCustody(t testing.TB, r *fixtures.Repo, extra []string, args ...string
 	return b
 }
 
-// wait waits for the run and returns its result (exit -1 when a signal
+// Wait waits for the run and returns its result (exit -1 when a signal
 // killed it).
 func (b *Running) Wait(t testing.TB) Result {
 	t.Helper()
@@ -58,7 +58,7 @@ func (b *Running) Wait(t testing.TB) Result {
 	return res
 }
 
-// exited is the result of a run that ended with err (from Run or Wait);
+// Exited is the result of a run that ended with err (from Run or Wait);
 // an err other than a non-zero exit is returned as it is.
 func Exited(err error, out, errb *bytes.Buffer) (Result, error) {
 	res := Result{Stdout: out.String(), Stderr: errb.String()}

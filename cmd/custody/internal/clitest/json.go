@@ -1,13 +1,14 @@
-package main
+package clitest
 
-// Reading custody's --json output in tests. The envelopes are output.go's
-// own okEnvelope and errEnvelope; each result is decoded into the type the
-// command puts in its envelope (machine.Plan, steps.ApplyResult,
-// steps.NewResult, showResult, ...). Where a command's result is a map,
-// a small type below names its members; those, and the raw views for
-// checks of which members are present, are the only local types. Output
-// is read with custody's own codec, so a name that is not UTF-8 is read
-// back byte for byte, as custody wrote it.
+// Reading custody's --json output in tests. The envelopes are package
+// output's OKEnvelope and ErrEnvelope, the ones custody writes; each
+// result is decoded into the type the command puts in its envelope
+// (machine.Plan, steps.ApplyResult, steps.NewResult, output.ShowResult,
+// ...). Where a command's result is a map, a small type below names its
+// members; those, and the raw views for checks of which members are
+// present, are the only local types. Output is read with custody's own
+// codec, so a name that is not UTF-8 is read back byte for byte, as
+// custody wrote it.
 
 import (
 	"bytes"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
@@ -40,7 +42,7 @@ func DecodeResult[T any](t testing.TB, res Result, command string) T {
 // decoded into T.
 func DecodeEnvelope[T any](t testing.TB, res Result) (command string, out T) {
 	t.Helper()
-	env := okEnvelope{Result: &out}
+	env := output.OKEnvelope{Result: &out}
 	dec := json.NewDecoder(strings.NewReader(res.Stdout))
 	if err := dec.Decode(&env); err != nil {
 		t.Fatalf("stdout is not a JSON envelope: %v\n%s", err, res)
@@ -57,12 +59,12 @@ func DecodeEnvelope[T any](t testing.TB, res Result) (command string, out T) {
 // DecodeError requires the exit-1 form of --json: nothing on stdout and
 // exactly one error envelope on stderr (version 1, ok false, a code and a
 // message). It returns the envelope's error.
-func DecodeError(t testing.TB, res Result) errorBody {
+func DecodeError(t testing.TB, res Result) output.ErrorBody {
 	t.Helper()
-	if res.Code != exitError || res.Stdout != "" {
+	if res.Code != output.ExitError || res.Stdout != "" {
 		t.Fatalf("want exit 1 and nothing on stdout:\n%s", res)
 	}
-	var env errEnvelope
+	var env output.ErrEnvelope
 	dec := json.NewDecoder(strings.NewReader(res.Stderr))
 	if err := dec.Decode(&env); err != nil {
 		t.Fatalf("stderr is not a JSON error envelope: %v\n%s", err, res)
@@ -85,7 +87,7 @@ type (
 	}
 	// ListResult is the result of list.
 	ListResult struct {
-		Records []listEntry `json:"records"`
+		Records []output.ListEntry `json:"records"`
 	}
 	// JournalHeadResult is the result of journal head.
 	JournalHeadResult struct {
@@ -166,7 +168,7 @@ func HasCode(rs []machine.Refusal, code string) bool {
 }
 
 // ListRecords returns list --json, with --all when all.
-func ListRecords(t testing.TB, r *fixtures.Repo, all bool) []listEntry {
+func ListRecords(t testing.TB, r *fixtures.Repo, all bool) []output.ListEntry {
 	t.Helper()
 	args := []string{"list", "--json"}
 	if all {
@@ -177,7 +179,7 @@ func ListRecords(t testing.TB, r *fixtures.Repo, all bool) []listEntry {
 
 // ListRecord returns record id of list --all --json, failing the test
 // when there is none.
-func ListRecord(t testing.TB, r *fixtures.Repo, id string) listEntry {
+func ListRecord(t testing.TB, r *fixtures.Repo, id string) output.ListEntry {
 	t.Helper()
 	for _, rec := range ListRecords(t, r, true) {
 		if rec.ID == id {
@@ -185,13 +187,13 @@ func ListRecord(t testing.TB, r *fixtures.Repo, id string) listEntry {
 		}
 	}
 	t.Fatalf("no record %s in custody list --all", id)
-	return listEntry{}
+	return output.ListEntry{}
 }
 
 // ShowRecord returns show ID --json.
-func ShowRecord(t testing.TB, r *fixtures.Repo, id string) showResult {
+func ShowRecord(t testing.TB, r *fixtures.Repo, id string) output.ShowResult {
 	t.Helper()
-	return DecodeResult[showResult](t, MustCustody(t, r, 0, "show", id, "--json"), "show")
+	return DecodeResult[output.ShowResult](t, MustCustody(t, r, 0, "show", id, "--json"), "show")
 }
 
 // JournalEntries exports the journal, verifies the export up to the
