@@ -1,4 +1,4 @@
-package main
+package migrate
 
 // Each refusal of the migration, provoked on a small layout: a clean tree
 // with unpushed commits and a locked tree beside the main checkout.

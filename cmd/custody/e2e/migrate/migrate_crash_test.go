@@ -1,4 +1,4 @@
-package main
+package migrate
 
 // Crash safety of migrate apply: SIGKILLed at every failpoint it passes
 // (its own and those of the removal and archive steps it reuses) and at

@@ -1,4 +1,4 @@
-package main
+package migrate
 
 // Names are bytes through the legacy migration: trees whose paths hold a
 // newline, markup, table characters and bytes that are not UTF-8, on

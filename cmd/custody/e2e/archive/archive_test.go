@@ -1,15 +1,13 @@
 //go:build unix
 
-package main
+package archive
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,9 +20,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
@@ -233,18 +231,6 @@ func TestArchiveRoundTrip(t *testing.T) {
 	}
 }
 
-// arArchived makes an archived tree and returns the repository, the tree
-// and the archive.
-func arArchived(t *testing.T) (*fixtures.Repo, string, steps.ArchiveCreated) {
-	t.Helper()
-	r := clitest.InitSpacedRepo(t, fixtures.Options{})
-	id, wt := clitest.NewTree(t, r, "spike")
-	r.Commit(wt, "a.txt", "one\n")
-	r.Commit(wt, "b.txt", "two\n")
-	r.WriteFile(wt, "untracked.txt", "only here\n")
-	return r, wt, clitest.CreateArchive(t, r, id)
-}
-
 func arVerify(t *testing.T, r *fixtures.Repo, ref string) steps.ArchiveCheck {
 	t.Helper()
 	res := clitest.Custody(t, r, "--json", "archive", "verify", ref)
@@ -336,7 +322,7 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r, wt, a := arArchived(t)
+			r, wt, a := clitest.Archived(t)
 			if c := arVerify(t, r, a.ID); len(c.Problems) != 0 {
 				t.Fatalf("the fresh archive does not verify: %+v", c)
 			}
@@ -453,7 +439,7 @@ func TestArchiveCrash(t *testing.T) {
 			if len(rs.Items) != 1 || rs.Items[0].Kind != machine.KindArchive || rs.Items[0].Outcome != want {
 				t.Errorf("resume after %s = %+v, want one archive %s", point, rs.Items, want)
 			}
-			list := clitest.DecodeResult[archiveListResult](t, clitest.MustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
+			list := clitest.DecodeResult[output.ArchiveListResult](t, clitest.MustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
 			if sealed != (len(list.Archives) == 1) {
 				t.Errorf("after %s and resume: archives %+v, want sealed=%v", point, list.Archives, sealed)
 			}
@@ -482,7 +468,7 @@ func TestFinishArchive(t *testing.T) {
 	id, wt := clitest.NewTree(t, r, "spike")
 	r.Commit(wt, "a.txt", "one\n")
 	r.WriteFile(wt, "notes.txt", "only here\n")
-	res := clitest.DecodeResult[finishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
+	res := clitest.DecodeResult[output.FinishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
 	if len(res.Items) != 1 || res.Items[0].State != machine.StateFinished || len(res.Archives) != 1 || res.Archives[0].Record != id ||
 		res.Archives[0].Path != wt || res.Archives[0].Head != r.Head(wt) || len(res.Archives[0].Commits) != 1 {
 		t.Fatalf("finish --archive = %+v", res)
@@ -500,43 +486,6 @@ func TestFinishArchive(t *testing.T) {
 	}
 }
 
-// TestArchiveProof: a fresh sealed archive proves its tree (proof kind
-// archive, naming the archive and the commits it holds); the same tree
-// with a file added after the capture is kept [archive-stale]; a tree no
-// archive covers gets no archive proof.
-func TestArchiveProof(t *testing.T) {
-	r, wt, a := arArchived(t)
-	for _, kv := range r.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	app := &App{Globals: &Globals{LockTimeout: 5 * time.Second, RemoteTimeout: time.Minute}, Ctx: context.Background(), Dir: r.Dir,
-		Stdout: io.Discard, Stderr: io.Discard}
-	e, err := app.env(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := e.Store.Get(a.Record)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := observe.Advertise(app.Ctx, e.Git, e.Repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, ref, err := steps.ArchiveProof(app.Ctx, e, rec, a.Head, v)
-	if err != nil || ref != nil || p == nil || p.Kind != machine.ProofArchive || p.Ref != a.ID || !p.Covers(a.Head) || len(p.Commits) != 2 {
-		t.Fatalf("ArchiveProof of a fresh archive = %+v, %v, %v", p, ref, err)
-	}
-	r.WriteFile(wt, "later.txt", "after the capture\n")
-	if p, ref, err := steps.ArchiveProof(app.Ctx, e, rec, a.Head, v); err != nil || p != nil || ref == nil || ref.Code != machine.CodeArchiveStale {
-		t.Errorf("ArchiveProof after a file was added = %+v, %v, %v; want archive-stale", p, ref, err)
-	}
-	if p, ref, err := steps.ArchiveProof(app.Ctx, e, machine.Record{ID: "other-123456", Path: wt}, a.Head, v); err != nil || p != nil || ref != nil {
-		t.Errorf("ArchiveProof of a tree no archive covers = %+v, %v, %v; want nothing", p, ref, err)
-	}
-}
-
 // TestArchiveBackedRemoval is the round trip of What must hold through
 // plan and apply: a finished tree with every kind of content is archived,
 // plan lists its removal on proof kind archive naming the archive, apply
@@ -550,7 +499,7 @@ func TestArchiveBackedRemoval(t *testing.T) {
 	r.GitIn(wt, "reset", "-q") // staged content is never archived away: unstage it
 	before := arSnapshot(t, wt)
 	head := r.Head(wt)
-	res := clitest.DecodeResult[finishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
+	res := clitest.DecodeResult[output.FinishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
 	if len(res.Archives) != 1 {
 		t.Fatalf("finish --archive = %+v", res)
 	}
@@ -611,7 +560,7 @@ func TestArchiveBackedRemovalCrash(t *testing.T) {
 			r.WriteFile(wt, "b.txt", "uncommitted\n")
 			r.NestedRepo(wt, "vendor/nested")
 			before := arSnapshot(t, wt)
-			res := clitest.DecodeResult[finishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
+			res := clitest.DecodeResult[output.FinishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
 			plan := filepath.Join(r.Root, "plan.json")
 			if it := clitest.PlanItem(t, clitest.PlanTo(t, r, plan, 0), id); it.Action != machine.ActionRemove {
 				t.Fatalf("plan: %+v", it)

@@ -1,4 +1,4 @@
-package main
+package migrate
 
 // The legacy migration end to end (issue 11): the legacy layout fixture
 // migrates with nothing lost and nothing of the other repository touched,

@@ -1,0 +1,14 @@
+// Package archive holds custody's end-to-end tests of archives, each driving
+// the built binary in real git repositories.
+package archive
+
+import (
+	"os"
+	"testing"
+
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(clitest.Main(m))
+}
