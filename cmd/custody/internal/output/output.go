@@ -114,3 +114,38 @@ type DoctorResult struct {
 
 // Pending reports whether doctor found a problem (exit 3).
 func (r DoctorResult) Pending() bool { return len(r.Problems) > 0 || len(r.Stuck) > 0 }
+
+// HookProtocol is the version of the envelope every hook prints. A change
+// of its shape bumps it; agents' hook configurations depend on it.
+const HookProtocol = 1
+
+// HookEnvelope is what a hook prints on stdout, whatever happened.
+type HookEnvelope struct {
+	HookProtocol int    `json:"hook_protocol"`
+	OK           bool   `json:"ok"`
+	Hook         string `json:"hook"`
+	// Outcome is a machine.LeaseOutcome for the lease hooks; "ignored"
+	// when there is no tree to act on, "refused" or "error" otherwise.
+	Outcome string `json:"outcome"`
+	ID      string `json:"id,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Session string `json:"session,omitempty"`
+	// Lease is the tree's lease after the hook (absent when none).
+	Lease   *machine.Lease   `json:"lease,omitempty"`
+	Refusal *machine.Refusal `json:"refusal,omitempty"`
+	// Refusals are every reason a retired tree was kept.
+	Refusals []machine.Refusal `json:"refusals,omitempty"`
+	Error    *ErrorBody        `json:"error,omitempty"`
+	// Logged says where a refusal or an error was logged: "journal", or
+	// "stderr" when the store could not take it.
+	Logged string            `json:"logged,omitempty"`
+	Ensure *HookEnsureResult `json:"ensure,omitempty"`
+	// Removal is what worktree-remove's apply did.
+	Removal *steps.Outcome `json:"removal,omitempty"`
+}
+
+// HookEnsureResult is what session-start --ensure ran.
+type HookEnsureResult struct {
+	Resources []steps.ResourceOutcome `json:"resources"`
+	Error     *ErrorBody              `json:"error,omitempty"`
+}

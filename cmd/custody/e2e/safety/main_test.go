@@ -1,0 +1,14 @@
+// Package safety holds custody's end-to-end tests of removal safety, each driving
+// the built binary in real git repositories.
+package safety
+
+import (
+	"os"
+	"testing"
+
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(clitest.Main(m))
+}

@@ -1,0 +1,14 @@
+// Package state holds custody's end-to-end tests of the state file, each driving
+// the built binary in real git repositories.
+package state
+
+import (
+	"os"
+	"testing"
+
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(clitest.Main(m))
+}
