@@ -1,4 +1,4 @@
-package main
+package report
 
 // The auditor's report of a realistic history, end to end: removals by
 // ancestry, patch equivalence and a squash merge, a kept tree, resources
@@ -26,6 +26,7 @@ import (
 	"testing"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -82,7 +83,7 @@ func rpHistory(t *testing.T) (r *fixtures.Repo, removed map[string]string, kept,
 	removed[arc] = string(machine.ProofArchive)
 
 	clitest.MustCustody(t, r, 0, "finish", anc, pe, sq, kept, crash)
-	fin := clitest.DecodeResult[finishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", arc), "finish")
+	fin := clitest.DecodeResult[output.FinishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", arc), "finish")
 	if len(fin.Archives) != 1 {
 		t.Fatalf("finish --archive = %+v", fin)
 	}
