@@ -1,5 +1,7 @@
-// Package archive holds custody's end-to-end tests of archives, each driving
-// the built binary in real git repositories.
+// Package archive holds custody's end-to-end tests of archives (finish
+// --archive, archive create, list, verify, restore and prune, and removal
+// on an archive's proof), each driving the built binary in real git
+// repositories, with the kills at archive's failpoints.
 package archive
 
 import (

@@ -1,5 +1,7 @@
-// Package migrate holds custody's end-to-end tests of migrate (custody migrate plan and apply: adopting another tool's worktrees), each driving
-// the built binary in real git repositories.
+// Package migrate holds custody's end-to-end tests of custody migrate
+// (discover, plan, dispose, apply: bringing worktrees custody did not make
+// into its custody), each driving the built binary in real git
+// repositories, with the kills at migrate's failpoints.
 package migrate
 
 import (

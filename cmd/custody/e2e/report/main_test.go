@@ -1,5 +1,7 @@
-// Package report holds custody's end-to-end tests of the journal report, each driving
-// the built binary in real git repositories.
+// Package report holds custody's end-to-end tests of custody journal
+// report: a realistic history, its golden screenshot, a tampered journal
+// and the offline check, each driving the built binary in real git
+// repositories.
 package report
 
 import (

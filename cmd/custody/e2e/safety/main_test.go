@@ -1,5 +1,7 @@
-// Package safety holds custody's end-to-end tests of removal safety, each driving
-// the built binary in real git repositories.
+// Package safety holds custody's end-to-end tests of removal safety: one
+// case per way worktree cleanup tools lose work, the hazard tables of
+// package fixtures, the proofs plan accepts and the observations it
+// makes, each driving the built binary in real git repositories.
 package safety
 
 import (

@@ -1,5 +1,7 @@
-// Package state holds custody's end-to-end tests of the state file, each driving
-// the built binary in real git repositories.
+// Package state holds custody's end-to-end tests of the state file: a
+// damaged, read-only or older state file, doctor, resume after a crash,
+// and taking over a lock a dead custody held, each driving the built
+// binary in real git repositories.
 package state
 
 import (
