@@ -28,6 +28,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -70,8 +71,8 @@ type adCase struct {
 // adRepo makes a repository with custody initialized.
 func adRepo(t *testing.T) *fixtures.Repo {
 	t.Helper()
-	r := fixtures.New(t, fixtures.Options{Name: rtRepoName})
-	mustCustody(t, r, 0, "init")
+	r := fixtures.New(t, fixtures.Options{Name: clitest.SpacedRepoName})
+	clitest.MustCustody(t, r, 0, "init")
 	return r
 }
 
@@ -79,27 +80,17 @@ func adRepo(t *testing.T) *fixtures.Repo {
 // after change (when set) did something to it while it was active.
 func adFinished(t *testing.T, r *fixtures.Repo, name string, change func(path string)) (id, path string) {
 	t.Helper()
-	id, path = newTree(t, r, name)
+	id, path = clitest.NewTree(t, r, name)
 	if change != nil {
 		change(path)
 	}
-	mustCustody(t, r, 0, "finish", id)
+	clitest.MustCustody(t, r, 0, "finish", id)
 	return id, path
 }
 
 // adPlan is a plan over r about tree.
 func adPlan(r *fixtures.Repo, tree string) adWorld {
 	return adWorld{r: r, args: []string{"plan"}, tree: tree}
-}
-
-// adExclude adds a line to the repository's info/exclude.
-func adExclude(t *testing.T, r *fixtures.Repo, line string) {
-	t.Helper()
-	excl := filepath.Join(r.Dir, ".git", "info", "exclude")
-	b, _ := os.ReadFile(excl)
-	if err := os.WriteFile(excl, append(b, []byte("\n"+line+"\n")...), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func adCases() map[machine.Code]adCase {
@@ -115,13 +106,13 @@ func adCases() map[machine.Code]adCase {
 		// Plan: a finished tree kept.
 		machine.CodeNotFinished: {setup: func(t *testing.T) adWorld {
 			r := adRepo(t)
-			_, path := newTree(t, r, "active")
+			_, path := clitest.NewTree(t, r, "active")
 			return adPlan(r, path)
 		}},
 		machine.CodeIntentPending: {setup: func(t *testing.T) adWorld {
 			r := adRepo(t)
 			_, path := adFinished(t, r, "interrupted", nil)
-			csMustBeKilled(t, r, "apply/after-intent", "apply", rtPlan(t, r, 0))
+			clitest.MustBeKilled(t, r, "apply/after-intent", "apply", rtPlan(t, r, 0))
 			return adPlan(r, path)
 		}},
 		machine.CodeNotOwned: {setup: plan(func(t *testing.T, r *fixtures.Repo, id, path string) {
@@ -167,7 +158,7 @@ func adCases() map[machine.Code]adCase {
 			r.WriteFile(path, "notes/todo.txt", "mine\n")
 		})},
 		machine.CodeIgnoredFiles: {setup: plan(func(t *testing.T, r *fixtures.Repo, id, path string) {
-			adExclude(t, r, "*.secret")
+			clitest.Exclude(t, r, "*.secret")
 			r.WriteFile(path, "db/local.secret", "password\n")
 		})},
 		machine.CodeDetachedHead: {setup: plan(func(t *testing.T, r *fixtures.Repo, id, path string) {
@@ -226,14 +217,14 @@ func adCases() map[machine.Code]adCase {
 			r := adRepo(t)
 			path := filepath.Join(r.Root, "outside")
 			r.Git("worktree", "add", "-q", "-b", "outside", path)
-			mustCustody(t, r, 0, "adopt", path)
-			mustCustody(t, r, 0, "finish", filepath.Base(path))
+			clitest.MustCustody(t, r, 0, "adopt", path)
+			clitest.MustCustody(t, r, 0, "finish", filepath.Base(path))
 			return adWorld{r: r, args: []string{"apply", rtPlan(t, r, 0)}, tree: path}
 		}},
 
 		// Commands and their input.
 		machine.CodeNotInitialized: {setup: func(t *testing.T) adWorld {
-			return adWorld{r: fixtures.New(t, fixtures.Options{Name: rtRepoName}), args: []string{"list"}}
+			return adWorld{r: fixtures.New(t, fixtures.Options{Name: clitest.SpacedRepoName}), args: []string{"list"}}
 		}},
 		machine.CodeConfigUntrusted: {setup: func(t *testing.T) adWorld {
 			r := adRepo(t)
@@ -245,7 +236,7 @@ func adCases() map[machine.Code]adCase {
 			// once it is done, resume finds nothing left to do.
 			r := adRepo(t)
 			_, path := adFinished(t, r, "held", nil)
-			release, wait := csPaused(t, r, "apply/after-intent", "apply", rtPlan(t, r, 0))
+			release, wait := clitest.Paused(t, r, "apply/after-intent", "apply", rtPlan(t, r, 0))
 			done := func() {
 				release()
 				if res := wait(); res.Code != 0 {
@@ -264,7 +255,7 @@ func adCases() map[machine.Code]adCase {
 			// Another custody holds the state file; once it is done, the
 			// retry (with a longer wait) runs.
 			r := adRepo(t)
-			release := csHoldLock(t, filepath.Join(r.Dir, ".git", "custody", "state.db"))
+			release := clitest.HoldLock(t, filepath.Join(r.Dir, ".git", "custody", "state.db"))
 			return adWorld{r: r, args: []string{"--lock-timeout", "50ms", "list"}, again: []string{"list"}, before: release}
 		}},
 		machine.CodeUnknownRecord: {input: "the id is the person's; custody list shows the ids there are",
@@ -276,7 +267,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeNotInWorktree: {input: "finish names the tree to finish when run outside one; custody list shows them",
 			setup: func(t *testing.T) adWorld {
 				r := adRepo(t)
-				newTree(t, r, "somewhere")
+				clitest.NewTree(t, r, "somewhere")
 				return adWorld{r: r, args: []string{"finish"}}
 			}},
 		machine.CodeNotInPlan: {input: "--only names ids of the plan; a fresh plan lists them",
@@ -298,14 +289,14 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeWrongState: {input: "the path named is in custody already; the retry shows its record",
 			setup: func(t *testing.T) adWorld {
 				r := adRepo(t)
-				_, path := newTree(t, r, "mine")
+				_, path := clitest.NewTree(t, r, "mine")
 				return adWorld{r: r, args: []string{"adopt", path}}
 			}},
 		machine.CodeAmbiguousReference: {input: "the reference is the person's; the retry lists the trees it could mean",
 			setup: func(t *testing.T) adWorld {
 				r := adRepo(t)
-				newTree(t, r, "same")
-				newTree(t, r, "same")
+				clitest.NewTree(t, r, "same")
+				clitest.NewTree(t, r, "same")
 				return adWorld{r: r, args: []string{"show", "same"}}
 			}},
 		machine.CodeUsage: {input: "the command line is the person's; the retry shows the usage",
@@ -406,7 +397,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeHookPayloadInvalid: {input: "the payload is the agent's to send; the hook's help shows the payload and the flags that stand in for it",
 			setup: func(t *testing.T) adWorld {
 				r := adRepo(t)
-				_, path := newTree(t, r, "agent")
+				_, path := clitest.NewTree(t, r, "agent")
 				return adWorld{r: r, dir: path, args: []string{"hook", "session-end"}}
 			}},
 		machine.CodeClaudeSettingsInvalid: {person: "a .claude/settings.json that is not a JSON object is the person's to fix or move aside; integrate never guesses what they meant (TestIntegrateClaudeRefusals)"},
@@ -434,7 +425,7 @@ func adCases() map[machine.Code]adCase {
 			r.Commit(r.Dir, "d/x.txt", "in HEAD\n")
 			r.Push(r.Dir, "main")
 			id, path := adFinished(t, r, "tree", nil)
-			kcrLyingCacheTree(t, r, id, path)
+			clitest.LyingCacheTree(t, r, id, path)
 			return adPlan(r, path)
 		}},
 	}
@@ -528,9 +519,9 @@ func adAdvice(t *testing.T, w adWorld, args []string, code machine.Code, tree st
 	if args[0] == "plan" {
 		human = append(human, append(slices.Clip(args), "--verbose"))
 	}
-	var hres result
+	var hres clitest.Result
 	for _, h := range human {
-		hres = runBin(t, custodyBin, w.r, w.dir, nil, h...)
+		hres = clitest.RunBin(t, clitest.Bin(), w.r, w.dir, nil, h...)
 		lines := strings.Split(hres.Stdout+hres.Stderr, "\n")
 		for j, l := range lines {
 			if !strings.Contains(l, "["+string(code)+"]") {
@@ -549,9 +540,9 @@ func adAdvice(t *testing.T, w adWorld, args []string, code machine.Code, tree st
 
 // adRefusals runs args with --json in w and returns every refusal of its
 // envelope (stdout, or stderr on exit 1).
-func adRefusals(t *testing.T, w adWorld, args []string) ([]adJSONRefusal, result) {
+func adRefusals(t *testing.T, w adWorld, args []string) ([]adJSONRefusal, clitest.Result) {
 	t.Helper()
-	res := runBin(t, custodyBin, w.r, w.dir, nil, append(slices.Clip(args), "--json")...)
+	res := clitest.RunBin(t, clitest.Bin(), w.r, w.dir, nil, append(slices.Clip(args), "--json")...)
 	if res.Code != 0 && res.Code != 1 && res.Code != 3 {
 		t.Fatalf("custody %s --json: exit %d\n%s", strings.Join(args, " "), res.Code, res)
 	}
@@ -600,7 +591,7 @@ func adFollow(t *testing.T, w adWorld, c adCase, first adJSONRefusal) {
 			t.Fatalf("the advice came round again: [%s] %q about %s", cur.code, cur.retry, cur.path)
 		}
 		seen[key] = true
-		sh := runBin(t, "sh", w.r, w.dir, []string{sfPathEnv(filepath.Dir(custodyBin))}, "-c", cur.retry)
+		sh := clitest.RunBin(t, "sh", w.r, w.dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", cur.retry)
 		t.Logf("pasted [%s] %q:\n%s", cur.code, cur.retry, sh)
 		// plan exits 3 while it keeps a tree (it is to exit 0 for any
 		// plan it produced): both are a plan made.
@@ -642,17 +633,17 @@ func adFollow(t *testing.T, w adWorld, c adCase, first adJSONRefusal) {
 // nothing about the tree because it is to be removed, its record to be
 // settled (its tree vanished, decision 0226), or custody settled it (no
 // item): not because custody lost sight of it.
-func adSettled(t *testing.T, w adWorld, again []string, res result) {
+func adSettled(t *testing.T, w adWorld, again []string, res clitest.Result) {
 	t.Helper()
 	if again[0] != "plan" {
 		return
 	}
-	p := decodeResult[machine.Plan](t, res, "plan")
-	if it := planItemAt(p, w.tree); it != nil && it.Action != machine.ActionRemove && it.Action != machine.ActionSettle {
+	p := clitest.DecodeResult[machine.Plan](t, res, "plan")
+	if it := clitest.PlanItemAt(p, w.tree); it != nil && it.Action != machine.ActionRemove && it.Action != machine.ActionSettle {
 		t.Errorf("after the advice, plan's item for %s is %s with no refusal about the tree: %+v", w.tree, it.Action, *it)
 	}
-	if it := planItemAt(p, w.tree); it == nil {
-		for _, rec := range listRecords(t, w.r, true) {
+	if it := clitest.PlanItemAt(p, w.tree); it == nil {
+		for _, rec := range clitest.ListRecords(t, w.r, true) {
 			if rec.Path == w.tree && rec.State != machine.StateTombstoned {
 				t.Errorf("after the advice, plan has no item for %s, whose record %s is %s", w.tree, rec.ID, rec.State)
 			}
@@ -669,13 +660,13 @@ func adSettled(t *testing.T, w adWorld, again []string, res result) {
 func TestAdvicePartialRemoval(t *testing.T) {
 	t.Parallel()
 	r := adRepo(t)
-	id, path := newTree(t, r, "partial")
+	id, path := clitest.NewTree(t, r, "partial")
 	r.WriteFile(path, "a.txt", "a\n")
 	r.WriteFile(path, "sub/stuck.txt", "stuck\n")
 	r.WriteFile(path, "z.txt", "z\n")
 	r.CommitAll(path, "three files")
 	r.Push(path, "main")
-	mustCustody(t, r, 0, "finish", id)
+	clitest.MustCustody(t, r, 0, "finish", id)
 	stuck := filepath.Join(path, "sub", "stuck.txt")
 	if out, err := exec.Command("chattr", "+i", stuck).CombinedOutput(); err != nil {
 		t.Skipf("cannot make a file undeletable here (chattr +i): %v %s", err, out)
@@ -683,7 +674,7 @@ func TestAdvicePartialRemoval(t *testing.T) {
 	unstick := func() { _ = exec.Command("chattr", "-i", stuck).Run() }
 	t.Cleanup(unstick)
 
-	res := custody(t, r, "apply", rtPlan(t, r, 0), "--json")
+	res := clitest.Custody(t, r, "apply", rtPlan(t, r, 0), "--json")
 	if res.Code != exitPending {
 		t.Fatalf("apply over an undeletable file: %s", res)
 	}
@@ -695,7 +686,7 @@ func TestAdvicePartialRemoval(t *testing.T) {
 	if len(refs) != 1 {
 		t.Fatalf("want one refusal, got %+v\n%s", refs, res)
 	}
-	msg := decodeResult[map[string]any](t, res, "apply")
+	msg := clitest.DecodeResult[map[string]any](t, res, "apply")
 	text, _ := json.Marshal(msg)
 	for _, want := range []string{stuck + " could not be deleted", "operation not permitted", "put back at " + path, "restored"} {
 		if !strings.Contains(string(text), want) {
@@ -707,18 +698,18 @@ func TestAdvicePartialRemoval(t *testing.T) {
 	}
 
 	unstick()
-	sh := runBin(t, "sh", r, r.Dir, []string{sfPathEnv(filepath.Dir(custodyBin))}, "-c", refs[0].retry)
+	sh := clitest.RunBin(t, "sh", r, r.Dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", refs[0].retry)
 	if sh.Code != 0 {
 		t.Fatalf("the retry %q failed when pasted:\n%s", refs[0].retry, sh)
 	}
 	if st := r.GitIn(path, "status", "--porcelain", "--ignored"); st != "" {
 		t.Errorf("the tree is not whole after the stopped removal:\n%s", st)
 	}
-	custody(t, r, "apply", rtPlan(t, r, 0))
+	clitest.Custody(t, r, "apply", rtPlan(t, r, 0))
 	if _, err := os.Lstat(path); !os.IsNotExist(err) {
 		t.Errorf("after the retry and a new plan's apply the tree is still there: %v", err)
 	}
-	if st := sfRecordState(t, r, id); st != "tombstoned" {
+	if st := clitest.RecordState(t, r, id); st != "tombstoned" {
 		t.Errorf("after the retry and a new plan's apply the record is %s, want tombstoned", st)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/steps"
 )
@@ -71,8 +72,8 @@ func abFloor(b *testing.B, r *fixtures.Repo, wt, out string) {
 //	go test ./cmd/custody/ -run '^$' -bench Archive -benchtime 3x
 func BenchmarkArchive(b *testing.B) {
 	r := fixtures.New(b, fixtures.Options{})
-	mustCustody(b, r, 0, "init")
-	id, wt := newTree(b, r, "bench")
+	clitest.MustCustody(b, r, 0, "init")
+	id, wt := clitest.NewTree(b, r, "bench")
 	abTree(b, r, wt, 2000, 4096)
 	r.GitIn(wt, "fetch", "-q", "origin")
 	floorDir := filepath.Join(r.Root, "floor")
@@ -80,7 +81,7 @@ func BenchmarkArchive(b *testing.B) {
 	iters := 0
 	for b.Loop() {
 		start := time.Now()
-		res := decodeResult[steps.ArchiveCreated](b, mustCustody(b, r, 0, "--json", "archive", "create", id), "archive create")
+		res := clitest.DecodeResult[steps.ArchiveCreated](b, clitest.MustCustody(b, r, 0, "--json", "archive", "create", id), "archive create")
 		capC += time.Since(start)
 		b.StopTimer()
 		start = time.Now()
@@ -90,7 +91,7 @@ func BenchmarkArchive(b *testing.B) {
 		dst := filepath.Join(r.Root, fmt.Sprintf("restored-%d", iters))
 		b.StartTimer()
 		start = time.Now()
-		mustCustody(b, r, 0, "archive", "restore", res.Dir, dst)
+		clitest.MustCustody(b, r, 0, "archive", "restore", res.Dir, dst)
 		resC += time.Since(start)
 		b.StopTimer()
 		clone := filepath.Join(r.Root, fmt.Sprintf("clone-%d", iters))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
@@ -118,20 +119,8 @@ repository, record, tree and commit it holds.
 EXIT STATUS: 0 every archive verifies, 1 error, 3 one does not.`
 }
 
-type archiveListResult struct {
-	Root     string               `json:"root"`
-	Archives []steps.ArchiveCheck `json:"archives"`
-}
-
-// Pending reports whether an archive did not verify.
-func (r archiveListResult) Pending() bool {
-	for _, c := range r.Archives {
-		if c.Pending() {
-			return true
-		}
-	}
-	return false
-}
+// archiveListResult is archive list's result.
+type archiveListResult = output.ArchiveListResult
 
 // Run lists the archives.
 func (c *ArchiveListCmd) Run(a *App) error {
@@ -230,10 +219,7 @@ func (a *App) optionalEnv() (*steps.Env, *observe.Git) {
 
 // finishArchiveResult is what `custody finish --archive` did: each
 // record's finish, then the archive of each tree that finished.
-type finishArchiveResult struct {
-	steps.Outcomes
-	Archives []steps.ArchiveCreated `json:"archives"`
-}
+type finishArchiveResult = output.FinishArchiveResult
 
 // archiveFinished captures the tree of every record out finished; a
 // capture that is refused or fails is that item's refusal, and the next

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -85,7 +86,7 @@ func newFleet(b *testing.B) *fleet {
 	}
 	r.CommitAll(r.Dir, "a realistic checkout")
 	r.Git("push", "-q", "origin", "main")
-	mustCustody(b, r, 0, "init")
+	clitest.MustCustody(b, r, 0, "init")
 	excl := filepath.Join(r.Dir, ".git", "info", "exclude")
 	old, err := os.ReadFile(excl)
 	if err != nil {
@@ -136,7 +137,7 @@ func (fl *fleet) grow(b *testing.B, n int) newWindow {
 	from := len(fl.trees)
 	for i := from; i < n; i++ {
 		args := []string{"new", fmt.Sprintf("bench-%04d", i)}
-		var res result
+		var res clitest.Result
 		if i == from {
 			_, res = fl.run(b, fl.shim, args...)
 			w.gitRuns = fl.shim.take(b)
@@ -171,7 +172,7 @@ func (fl *fleet) grow(b *testing.B, n int) newWindow {
 			finish = append(finish, t.id)
 		}
 	}
-	mustCustody(b, fl.r, 0, append([]string{"finish"}, finish...)...)
+	clitest.MustCustody(b, fl.r, 0, append([]string{"finish"}, finish...)...)
 	fl.settle(b, fl.trees[from:])
 	return w
 }
@@ -327,14 +328,14 @@ func (fl *fleet) parallel(b *testing.B, n int, f func(int) error) {
 
 // run runs custody in the main checkout, with git counted through shim
 // when it is set, and returns its usage and result.
-func (fl *fleet) run(b *testing.B, shim *gitShim, args ...string) (usage, result) {
+func (fl *fleet) run(b *testing.B, shim *gitShim, args ...string) (usage, clitest.Result) {
 	b.Helper()
-	cmd := exec.Command(custodyBin, args...)
+	cmd := exec.Command(clitest.Bin(), args...)
 	cmd.Dir, cmd.Env = fl.r.Dir, shim.env(fl.r.Env())
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	u, err := measure(cmd)
-	res := result{Stdout: out.String(), Stderr: errb.String()}
+	res := clitest.Result{Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

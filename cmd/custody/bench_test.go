@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
 )
@@ -143,7 +144,7 @@ func benchSizes(b *testing.B) []int {
 	return out
 }
 
-func wantPlanExit(b *testing.B, res result) {
+func wantPlanExit(b *testing.B, res clitest.Result) {
 	b.Helper()
 	if res.Code != exitOK && res.Code != exitPending {
 		b.Fatalf("custody plan: want exit 0 or %d, got\n%s", exitPending, res)
@@ -157,7 +158,7 @@ func (fl *fleet) check(b *testing.B) {
 	b.Helper()
 	_, res := fl.run(b, nil, "plan", "--json")
 	wantPlanExit(b, res)
-	items := decodeResult[machine.Plan](b, res, "plan").Items
+	items := clitest.DecodeResult[machine.Plan](b, res, "plan").Items
 	if len(items) != len(fl.trees) {
 		b.Fatalf("plan has %d items, want %d", len(items), len(fl.trees))
 	}
@@ -257,13 +258,13 @@ func (fl *fleet) apply(b *testing.B) {
 }
 
 // wantRemoved requires apply to have removed exactly ids.
-func wantRemoved(b *testing.B, res result, ids []string) {
+func wantRemoved(b *testing.B, res clitest.Result, ids []string) {
 	b.Helper()
 	if res.Code != exitOK {
 		b.Fatalf("custody apply: want exit 0, got\n%s", res)
 	}
 	var got []string
-	for _, it := range decodeResult[steps.ApplyResult](b, res, "apply").Items {
+	for _, it := range clitest.DecodeResult[steps.ApplyResult](b, res, "apply").Items {
 		if it.Outcome != machine.OutcomeRemoved {
 			b.Fatalf("apply %s: %s, want removed\n%s", it.ID, it.Outcome, res)
 		}

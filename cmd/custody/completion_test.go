@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -15,7 +16,7 @@ import (
 // dir, as `custody completion SHELL` prints it, and returns its path.
 func compScript(t *testing.T, shell string) string {
 	t.Helper()
-	out, err := exec.Command(custodyBin, "completion", shell).Output()
+	out, err := exec.Command(clitest.Bin(), "completion", shell).Output()
 	if err != nil {
 		t.Fatalf("custody completion %s: %v", shell, err)
 	}

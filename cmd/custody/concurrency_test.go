@@ -16,17 +16,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/steps"
-	bolt "go.etcd.io/bbolt"
 )
 
 // csParallel runs every args at the same instant (as far as goroutines
 // allow) with the ordinary binary and returns their results in order.
-func csParallel(t *testing.T, r *fixtures.Repo, runs ...[]string) []result {
+func csParallel(t *testing.T, r *fixtures.Repo, runs ...[]string) []clitest.Result {
 	t.Helper()
 	env := r.Env()
-	out := make([]result, len(runs))
+	out := make([]clitest.Result, len(runs))
 	errs := make([]error, len(runs))
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -35,7 +35,7 @@ func csParallel(t *testing.T, r *fixtures.Repo, runs ...[]string) []result {
 		go func() {
 			defer wg.Done()
 			<-start
-			out[i], errs[i] = csRun(custodyBin, r, env, args...)
+			out[i], errs[i] = clitest.RunInGoroutine(clitest.Bin(), r, env, args...)
 		}()
 	}
 	close(start)
@@ -64,7 +64,7 @@ func TestConcurrentNew(t *testing.T) {
 func csConcurrentNew(t *testing.T) {
 	const n = 8
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	head := r.Head(r.Dir)
 	var runs [][]string
 	for i := range n {
@@ -87,7 +87,7 @@ func csConcurrentNew(t *testing.T) {
 					return
 				default:
 				}
-				res, err := csRun(custodyBin, r, env, "list", "--json")
+				res, err := clitest.RunInGoroutine(clitest.Bin(), r, env, "list", "--json")
 				if err != nil || res.Code != 0 {
 					mu.Lock()
 					readerFailed = append(readerFailed, fmt.Sprintf("%v\n%s", err, res))
@@ -109,7 +109,7 @@ func csConcurrentNew(t *testing.T) {
 			t.Errorf("custody %s alongside %d parallel custody new: want exit 0, got\n%s", strings.Join(runs[i], " "), n, res)
 			continue
 		}
-		made := decodeResult[steps.NewResult](t, res, "new")
+		made := clitest.DecodeResult[steps.NewResult](t, res, "new")
 		if !strings.HasPrefix(made.ID, fmt.Sprintf("w%d-", i)) || made.Head != head || made.Branch != "custody/"+made.ID {
 			t.Errorf("custody new w%d made %+v", i, made)
 		}
@@ -122,9 +122,9 @@ func csConcurrentNew(t *testing.T) {
 		t.Fatalf("want %d distinct ids and paths, got %d ids, %d paths", n, len(ids), len(paths))
 	}
 
-	active := decodeResult[struct {
+	active := clitest.DecodeResult[struct {
 		Records []listEntry `json:"records"`
-	}](t, mustCustody(t, r, 0, "list", "--json"), "list").Records
+	}](t, clitest.MustCustody(t, r, 0, "list", "--json"), "list").Records
 	if len(active) != n {
 		t.Fatalf("custody list: want %d records, got %d: %+v", n, len(active), active)
 	}
@@ -155,19 +155,19 @@ func TestConcurrentApply(t *testing.T) {
 	t.Parallel()
 	const n = 6
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	var ids, paths []string
 	from := r.Head(r.Dir)
 	for i := range n {
-		res := mustCustody(t, r, 0, "new", fmt.Sprintf("m%d", i), "--from", from, "--json")
-		made := decodeResult[steps.NewResult](t, res, "new")
+		res := clitest.MustCustody(t, r, 0, "new", fmt.Sprintf("m%d", i), "--from", from, "--json")
+		made := clitest.DecodeResult[steps.NewResult](t, res, "new")
 		from = r.Commit(made.Path, fmt.Sprintf("f%d.txt", i), "published\n")
 		r.Push(made.Path, "main")
 		ids, paths = append(ids, made.ID), append(paths, made.Path)
 	}
-	mustCustody(t, r, 0, append([]string{"finish"}, ids...)...)
+	clitest.MustCustody(t, r, 0, append([]string{"finish"}, ids...)...)
 	plan := filepath.Join(r.Root, "plan.json")
-	mustCustody(t, r, 2, "plan", "-o", plan, "--detailed-exitcode")
+	clitest.MustCustody(t, r, 2, "plan", "-o", plan, "--detailed-exitcode")
 
 	results := csParallel(t, r, []string{"apply", plan, "--json"}, []string{"apply", plan, "--json"})
 	removed := map[string]int{}
@@ -178,9 +178,9 @@ func TestConcurrentApply(t *testing.T) {
 				continue
 			}
 		}
-		ap := decodeResult[steps.ApplyResult](t, res, "apply")
-		t.Logf("apply #%d: %v", k, csOutcomes(ap))
-		got := csOutcomes(ap)
+		ap := clitest.DecodeResult[steps.ApplyResult](t, res, "apply")
+		t.Logf("apply #%d: %v", k, clitest.Outcomes(ap))
+		got := clitest.Outcomes(ap)
 		if len(ap.Items) != n || len(got) != n {
 			t.Errorf("apply #%d reported %d items for %d distinct ids, want %d: %+v", k, len(ap.Items), len(got), n, ap.Items)
 		}
@@ -225,32 +225,12 @@ func TestConcurrentApply(t *testing.T) {
 		}
 	}
 	// A third apply finds everything done.
-	ap := decodeResult[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", plan, "--json"), "apply")
+	ap := clitest.DecodeResult[steps.ApplyResult](t, clitest.MustCustody(t, r, 0, "apply", plan, "--json"), "apply")
 	for _, it := range ap.Items {
 		if it.Outcome != "already-done" {
 			t.Errorf("third apply: %s is %s, want already-done", it.ID, it.Outcome)
 		}
 	}
-}
-
-// csHoldLock opens the state file in this process, which takes bbolt's
-// exclusive file lock until the returned release is called.
-func csHoldLock(t *testing.T, state string) (release func()) {
-	t.Helper()
-	db, err := bolt.Open(state, 0o600, &bolt.Options{Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatalf("open %s: %v", state, err)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			if err := db.Close(); err != nil {
-				t.Errorf("close %s: %v", state, err)
-			}
-		})
-	}
-	t.Cleanup(release)
-	return release
 }
 
 func csDigest(t *testing.T, path string) string {
@@ -266,15 +246,15 @@ func TestLockWait(t *testing.T) {
 	t.Parallel()
 	const hold = 1500 * time.Millisecond
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
-	id, _ := newTree(t, r, "held")
+	clitest.MustCustody(t, r, 0, "init")
+	id, _ := clitest.NewTree(t, r, "held")
 	state := filepath.Join(r.Dir, ".git", "custody", "state.db")
 	if _, err := os.Stat(state); err != nil {
 		t.Fatalf("no state file where DESIGN §3 puts it: %v", err)
 	}
 
 	t.Run("waits", func(t *testing.T) {
-		release := csHoldLock(t, state)
+		release := clitest.HoldLock(t, state)
 		held := time.Now()
 		done := make(chan struct{})
 		go func() {
@@ -282,7 +262,7 @@ func TestLockWait(t *testing.T) {
 			time.Sleep(hold)
 			release()
 		}()
-		res := custody(t, r, "list", "--json") // default --lock-timeout 10s
+		res := clitest.Custody(t, r, "list", "--json") // default --lock-timeout 10s
 		waited := time.Since(held)
 		<-done
 		if res.Code != 0 {
@@ -291,7 +271,7 @@ func TestLockWait(t *testing.T) {
 		if waited < hold-100*time.Millisecond {
 			t.Errorf("list returned after %s, before the lock was released at %s: it did not wait", waited, hold)
 		}
-		recs := decodeResult[struct {
+		recs := clitest.DecodeResult[struct {
 			Records []listEntry `json:"records"`
 		}](t, res, "list").Records
 		if len(recs) != 1 || recs[0].ID != id {
@@ -300,14 +280,14 @@ func TestLockWait(t *testing.T) {
 	})
 
 	t.Run("mutating-waits", func(t *testing.T) {
-		release := csHoldLock(t, state)
+		release := clitest.HoldLock(t, state)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			time.Sleep(hold)
 			release()
 		}()
-		res := custody(t, r, "new", "after-wait", "--json")
+		res := clitest.Custody(t, r, "new", "after-wait", "--json")
 		<-done
 		if res.Code != 0 {
 			t.Fatalf("new while another process held the lock for %s: want exit 0 after waiting, got\n%s", hold, res)
@@ -322,19 +302,19 @@ func TestLockWait(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		release := csHoldLock(t, state)
+		release := clitest.HoldLock(t, state)
 		for _, args := range [][]string{
 			{"list", "--json", "--lock-timeout", "200ms"},
 			{"new", "blocked", "--json", "--lock-timeout", "200ms"},
 		} {
 			start := time.Now()
-			res := custody(t, r, args...)
+			res := clitest.Custody(t, r, args...)
 			took := time.Since(start)
 			if res.Code != 1 || res.Stdout != "" {
 				t.Errorf("custody %s while the lock is held: want exit 1 and nothing on stdout, got\n%s", strings.Join(args, " "), res)
 				continue
 			}
-			body := decodeError(t, res)
+			body := clitest.DecodeError(t, res)
 			if body.Code != "lock-timeout" || !strings.Contains(body.Message, state) {
 				t.Errorf("custody %s: want code lock-timeout and a message naming %s, got %+v", strings.Join(args, " "), state, body)
 			}
@@ -360,82 +340,6 @@ func TestLockWait(t *testing.T) {
 	csHealthy(t, r)
 }
 
-// csPausedPlan makes n finished trees whose HEADs are published and plans
-// their removal.
-func csPausedPlan(t *testing.T, n int) (r *fixtures.Repo, ids []string, plan string) {
-	t.Helper()
-	r = fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
-	from := r.Head(r.Dir)
-	for i := range n {
-		made := decodeResult[steps.NewResult](t, mustCustody(t, r, 0, "new", fmt.Sprintf("p%d", i), "--from", from, "--json"), "new")
-		from = r.Commit(made.Path, fmt.Sprintf("p%d.txt", i), "published\n")
-		r.Push(made.Path, "main")
-		ids = append(ids, made.ID)
-	}
-	mustCustody(t, r, 0, append([]string{"finish"}, ids...)...)
-	plan = filepath.Join(r.Root, "plan.json")
-	mustCustody(t, r, 2, "plan", "-o", plan, "--detailed-exitcode")
-	return r, ids, plan
-}
-
-// csPaused starts the failpoint build with args, held at point (see
-// steps.PausePoints) until the returned release is called; it returns once
-// the process is held there. wait returns its result.
-func csPaused(t *testing.T, r *fixtures.Repo, point string, args ...string) (release func(), wait func() result) {
-	t.Helper()
-	if !slices.Contains(steps.PausePoints(), point) {
-		t.Fatalf("%s is not a pause point", point)
-	}
-	dir := t.TempDir()
-	env := append(r.Env(), "CUSTODY_PAUSE="+point, "CUSTODY_PAUSE_DIR="+dir)
-	done := make(chan struct{})
-	var res result
-	var err error
-	go func() {
-		defer close(done)
-		res, err = csRun(failpointBin, r, env, args...)
-	}()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, serr := os.Stat(filepath.Join(dir, "paused")); serr == nil {
-			break
-		}
-		select {
-		case <-done:
-			t.Fatalf("custody %s ended before reaching %s (%v):\n%s", strings.Join(args, " "), point, err, res)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("custody %s did not reach %s", strings.Join(args, " "), point)
-		}
-	}
-	release = func() {
-		if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wait = func() result {
-		<-done
-		if err != nil {
-			t.Fatalf("custody %s: %v", strings.Join(args, " "), err)
-		}
-		return res
-	}
-	return release, wait
-}
-
-// csWantOutcomes checks that every item of an apply ended in one of want.
-func csWantOutcomes(t *testing.T, name string, res result, ids []string, want ...string) map[string]string {
-	t.Helper()
-	got := csOutcomes(decodeResult[steps.ApplyResult](t, res, "apply"))
-	for _, id := range ids {
-		if !slices.Contains(want, got[id]) {
-			t.Errorf("%s: %s is %q, want one of %q:\n%s", name, id, got[id], want, res)
-		}
-	}
-	return got
-}
-
 // TestConcurrentApplyNeverStale pauses one apply of a plan at each step of
 // its removal while a second apply of the same plan runs: neither reports
 // stale for a tree the other removed; every outcome is removed,
@@ -445,38 +349,38 @@ func TestConcurrentApplyNeverStale(t *testing.T) {
 	t.Parallel()
 	t.Run("observer-paused-while-the-other-removes", func(t *testing.T) {
 		t.Parallel()
-		r, ids, plan := csPausedPlan(t, 2)
+		r, ids, plan := clitest.PausedPlan(t, 2)
 		// B has read each record (finished, no intent) and is about to
 		// observe it; A removes everything meanwhile.
-		release, wait := csPaused(t, r, "apply/before-observe", "apply", plan, "--json")
-		a := mustCustody(t, r, 0, "apply", plan, "--json")
-		csWantOutcomes(t, "apply A", a, ids, "removed")
+		release, wait := clitest.Paused(t, r, "apply/before-observe", "apply", plan, "--json")
+		a := clitest.MustCustody(t, r, 0, "apply", plan, "--json")
+		clitest.WantOutcomes(t, "apply A", a, ids, "removed")
 		release()
 		b := wait()
 		if b.Code != 0 {
 			t.Errorf("apply B: want exit 0, got\n%s", b)
 		}
-		csWantOutcomes(t, "apply B", b, ids, "already-done")
+		clitest.WantOutcomes(t, "apply B", b, ids, "already-done")
 	})
 	for _, point := range []string{"apply/after-intent", "apply/after-remove"} {
 		t.Run("remover-paused-at-"+strings.ReplaceAll(point, "/", "-"), func(t *testing.T) {
 			t.Parallel()
-			r, ids, plan := csPausedPlan(t, 1)
-			release, wait := csPaused(t, r, point, "apply", plan, "--json")
+			r, ids, plan := clitest.PausedPlan(t, 1)
+			release, wait := clitest.Paused(t, r, point, "apply", plan, "--json")
 			// B waits for A's live intent, then reports it in progress:
 			// a real refusal, never stale.
-			b := custody(t, r, "apply", plan, "--json", "--lock-timeout", "300ms")
+			b := clitest.Custody(t, r, "apply", plan, "--json", "--lock-timeout", "300ms")
 			if b.Code != 3 {
 				t.Errorf("apply B while A holds the intent: want exit 3, got\n%s", b)
 			}
-			ap := decodeResult[steps.ApplyResult](t, b, "apply")
+			ap := clitest.DecodeResult[steps.ApplyResult](t, b, "apply")
 			if len(ap.Items) != 1 || ap.Items[0].Refusal == nil || ap.Items[0].Refusal.Code != "in-progress" {
 				t.Errorf("apply B while A holds the intent: want one in-progress refusal, got\n%s", b)
 			}
 			// C waits long enough for A to finish: already-done.
-			cDone := make(chan result)
+			cDone := make(chan clitest.Result)
 			go func() {
-				res, err := csRun(custodyBin, r, r.Env(), "apply", plan, "--json", "--lock-timeout", "30s")
+				res, err := clitest.RunInGoroutine(clitest.Bin(), r, r.Env(), "apply", plan, "--json", "--lock-timeout", "30s")
 				if err != nil {
 					t.Error(err)
 				}
@@ -488,12 +392,12 @@ func TestConcurrentApplyNeverStale(t *testing.T) {
 			if a.Code != 0 {
 				t.Errorf("apply A: want exit 0, got\n%s", a)
 			}
-			csWantOutcomes(t, "apply A", a, ids, "removed")
+			clitest.WantOutcomes(t, "apply A", a, ids, "removed")
 			c := <-cDone
 			if c.Code != 0 {
 				t.Errorf("apply C: want exit 0, got\n%s", c)
 			}
-			csWantOutcomes(t, "apply C", c, ids, "already-done")
+			clitest.WantOutcomes(t, "apply C", c, ids, "already-done")
 		})
 	}
 }

@@ -10,18 +10,16 @@ package main
 // collide with other test files of this package.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -151,8 +149,8 @@ func csVariants(points []string, point string, full bool) []csVariant {
 func csResumeOnce(t *testing.T, r *fixtures.Repo, v csVariant, point, id, want string) {
 	t.Helper()
 	finished := csKillResumes(t, r, v.killResumeAt)
-	res := mustCustody(t, r, 0, "resume", "--json")
-	items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
+	res := clitest.MustCustody(t, r, 0, "resume", "--json")
+	items := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, res, "resume").Items
 	switch {
 	case finished && len(items) != 0:
 		t.Fatalf("resume after a resume that finished: want nothing to do, got\n%s", res)
@@ -169,7 +167,7 @@ func csKillResumes(t *testing.T, r *fixtures.Repo, points []string) (finished bo
 	t.Helper()
 	env := r.Env()
 	for _, q := range points {
-		res, err := csRun(failpointBin, r, append(env, "CUSTODY_FAILPOINT="+q), "resume", "--json")
+		res, err := clitest.RunInGoroutine(clitest.FailpointBin(), r, append(env, "CUSTODY_FAILPOINT="+q), "resume", "--json")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,10 +188,10 @@ func csKillResumes(t *testing.T, r *fixtures.Repo, points []string) (finished bo
 
 func csUninterruptedNew(t *testing.T) csTreeEnd {
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	head := r.Head(r.Dir)
-	res := mustCustody(t, r, 0, "new", "x", "--json")
-	made := decodeResult[steps.NewResult](t, res, "new")
+	res := clitest.MustCustody(t, r, 0, "new", "x", "--json")
+	made := clitest.DecodeResult[steps.NewResult](t, res, "new")
 	end := csObserveTree(t, r, made.ID, head)
 	if end.State != "active" || end.Path != "present" || end.Marker != "id" {
 		t.Fatalf("an uninterrupted custody new did not make an active tree: %+v", end)
@@ -214,14 +212,14 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 		t.Fatalf("no expected resume outcome for failpoint %q: add it to csNewOutcome", point)
 	}
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	head := r.Head(r.Dir)
 	refsBefore := r.Refs()
 
-	csMustBeKilled(t, r, point, "new", "x")
+	clitest.MustBeKilled(t, r, point, "new", "x")
 
 	// The create intent was durable before anything happened.
-	recs := listRecords(t, r, true)
+	recs := clitest.ListRecords(t, r, true)
 	if len(recs) != 1 {
 		t.Fatalf("after the kill at %s: want exactly one record, got %+v", point, recs)
 	}
@@ -232,7 +230,7 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 	if recs[0].Intent.Commit != head {
 		t.Errorf("create intent commit = %s, want %s", recs[0].Intent.Commit, head)
 	}
-	if res := custody(t, r, "doctor"); res.Code != 3 || !strings.Contains(res.Stdout, id) {
+	if res := clitest.Custody(t, r, "doctor"); res.Code != 3 || !strings.Contains(res.Stdout, id) {
 		t.Errorf("doctor before resume must report the unfinished intent of %s with exit 3, got\n%s", id, res)
 	}
 
@@ -240,16 +238,16 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 	if v.direct {
 		// custody new resumes the interrupted create before it makes
 		// its own tree.
-		second = decodeResult[steps.NewResult](t, mustCustody(t, r, 0, "new", "x", "--json"), "new")
+		second = clitest.DecodeResult[steps.NewResult](t, clitest.MustCustody(t, r, 0, "new", "x", "--json"), "new")
 	} else {
 		csResumeOnce(t, r, v, point, id, want)
 	}
 	// Resume is idempotent: another one finds nothing.
-	if items := decodeResult[itemsResult[steps.ResumeItem]](t, mustCustody(t, r, 0, "resume", "--json"), "resume").Items; len(items) != 0 {
+	if items := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, clitest.MustCustody(t, r, 0, "resume", "--json"), "resume").Items; len(items) != 0 {
 		t.Errorf("resume after the crash was settled: want nothing to do, got %+v", items)
 	}
 
-	rec := listRecord(t, r, id)
+	rec := clitest.ListRecord(t, r, id)
 	if rec.Intent != nil {
 		t.Fatalf("after resume: record %s still carries an intent: %+v", id, rec)
 	}
@@ -277,11 +275,11 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 		path := rec.Path
 		commit := r.Commit(path, "work.txt", "done\n")
 		r.Push(path, "main")
-		mustCustody(t, r, 0, "finish", id)
+		clitest.MustCustody(t, r, 0, "finish", id)
 		planFile := filepath.Join(r.Root, "plan.json")
-		mustCustody(t, r, 0, "plan", "-o", planFile)
-		ap := decodeResult[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", planFile, "--json"), "apply")
-		if o := csOutcomes(ap); !cmp.Equal(o, map[string]string{id: "removed"}) {
+		clitest.MustCustody(t, r, 0, "plan", "-o", planFile)
+		ap := clitest.DecodeResult[steps.ApplyResult](t, clitest.MustCustody(t, r, 0, "apply", planFile, "--json"), "apply")
+		if o := clitest.Outcomes(ap); !cmp.Equal(o, map[string]string{id: "removed"}) {
 			t.Errorf("apply of the resumed tree: want %s removed, got %v", id, o)
 		}
 		end := csObserveTree(t, r, id, commit)
@@ -290,7 +288,7 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 		}
 	}
 	if !v.direct {
-		second = decodeResult[steps.NewResult](t, mustCustody(t, r, 0, "new", "x", "--json"), "new")
+		second = clitest.DecodeResult[steps.NewResult](t, clitest.MustCustody(t, r, 0, "new", "x", "--json"), "new")
 	}
 	if second.ID == id {
 		t.Errorf("second custody new reused id %s", id)
@@ -298,7 +296,7 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 	if end := csObserveTree(t, r, second.ID, head); end.State != "active" || end.Path != "present" || !end.Registered || end.Marker != "id" || end.Branch != "commit" {
 		t.Errorf("second custody new after the crash did not make a complete tree: %+v", end)
 	}
-	for _, rec := range listRecords(t, r, true) {
+	for _, rec := range clitest.ListRecords(t, r, true) {
 		if rec.Intent != nil {
 			t.Errorf("record %s still carries a %s intent", rec.ID, rec.Intent.Kind)
 		}
@@ -323,18 +321,18 @@ type csApplyScene struct {
 func csNewApplyScene(t *testing.T) csApplyScene {
 	t.Helper()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	s := csApplyScene{r: r}
-	s.merged, s.mergedPath = newTree(t, r, "merged")
+	s.merged, s.mergedPath = clitest.NewTree(t, r, "merged")
 	s.mergedHead = r.Commit(s.mergedPath, "feature.txt", "published\n")
 	r.Push(s.mergedPath, "main")
-	s.kept, s.keptPath = newTree(t, r, "kept")
+	s.kept, s.keptPath = clitest.NewTree(t, r, "kept")
 	r.WriteFile(s.keptPath, "notes/todo.txt", "only here\n")
 	s.keptHead = r.Head(s.keptPath)
 	s.keptBranch = r.BranchTip("custody/" + s.kept)
-	mustCustody(t, r, 0, "finish", s.merged, s.kept)
+	clitest.MustCustody(t, r, 0, "finish", s.merged, s.kept)
 	s.plan = filepath.Join(r.Root, "plan.json")
-	mustCustody(t, r, 0, "plan", "-o", s.plan) // 0: a kept tree is the plan's result
+	clitest.MustCustody(t, r, 0, "plan", "-o", s.plan) // 0: a kept tree is the plan's result
 	var plan machine.Plan
 	b, err := os.ReadFile(s.plan)
 	if err != nil {
@@ -378,8 +376,8 @@ func (s csApplyScene) end(t *testing.T) csApplyEnd {
 	if r.BranchTip("custody/"+s.kept) == s.keptBranch {
 		e.KeptBranch = "unchanged"
 	}
-	ap := decodeResult[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", s.plan, "--json"), "apply")
-	e.ReapplyMerged = csOutcomes(ap)[s.merged]
+	ap := clitest.DecodeResult[steps.ApplyResult](t, clitest.MustCustody(t, r, 0, "apply", s.plan, "--json"), "apply")
+	e.ReapplyMerged = clitest.Outcomes(ap)[s.merged]
 	if ap.Kept != 1 || len(ap.Items) != 1 {
 		t.Errorf("re-apply: want 1 item and 1 kept, got %+v", ap)
 	}
@@ -388,8 +386,8 @@ func (s csApplyScene) end(t *testing.T) csApplyEnd {
 
 func csUninterruptedApply(t *testing.T) csApplyEnd {
 	s := csNewApplyScene(t)
-	ap := decodeResult[steps.ApplyResult](t, mustCustody(t, s.r, 0, "apply", s.plan, "--json"), "apply")
-	if o := csOutcomes(ap); !cmp.Equal(o, map[string]string{s.merged: "removed"}) {
+	ap := clitest.DecodeResult[steps.ApplyResult](t, clitest.MustCustody(t, s.r, 0, "apply", s.plan, "--json"), "apply")
+	if o := clitest.Outcomes(ap); !cmp.Equal(o, map[string]string{s.merged: "removed"}) {
 		t.Fatalf("uninterrupted apply: want %s removed, got %v", s.merged, o)
 	}
 	end := s.end(t)
@@ -411,21 +409,21 @@ func csCrashApply(t *testing.T, point string, v csVariant, base csApplyEnd) {
 	s := csNewApplyScene(t)
 	r := s.r
 
-	csMustBeKilled(t, r, point, "apply", s.plan)
+	clitest.MustBeKilled(t, r, point, "apply", s.plan)
 
 	// The removal intent was durable before anything was destroyed, and the
 	// kept tree was never touched.
-	rec := listRecord(t, r, s.merged)
+	rec := clitest.ListRecord(t, r, s.merged)
 	if rec.State != "removing" || rec.Intent == nil || rec.Intent.Kind != machine.IntentRemoval {
 		t.Fatalf("after the kill at %s: want %s removing with a removal intent, got %+v", point, s.merged, rec)
 	}
-	if k := listRecord(t, r, s.kept); k.State != "finished" || k.Intent != nil {
+	if k := clitest.ListRecord(t, r, s.kept); k.State != "finished" || k.Intent != nil {
 		t.Errorf("after the kill at %s: the kept record changed: %+v", point, k)
 	}
 	if d := s.keptSnap.Diff(r.Snap(s.keptPath)); d != "" {
 		t.Errorf("after the kill at %s the kept tree changed:\n%s", point, d)
 	}
-	if res := custody(t, r, "doctor"); res.Code != 3 || !strings.Contains(res.Stdout, s.merged) {
+	if res := clitest.Custody(t, r, "doctor"); res.Code != 3 || !strings.Contains(res.Stdout, s.merged) {
 		t.Errorf("doctor before resume must report the unfinished intent of %s with exit 3, got\n%s", s.merged, res)
 	}
 
@@ -434,8 +432,8 @@ func csCrashApply(t *testing.T, point string, v csVariant, base csApplyEnd) {
 	}
 	// Applying the plan again (which resumes first, when resume was not
 	// run) finds the removal done.
-	ap := decodeResult[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", s.plan, "--json"), "apply")
-	if o := csOutcomes(ap); !cmp.Equal(o, map[string]string{s.merged: "already-done"}) {
+	ap := clitest.DecodeResult[steps.ApplyResult](t, clitest.MustCustody(t, r, 0, "apply", s.plan, "--json"), "apply")
+	if o := clitest.Outcomes(ap); !cmp.Equal(o, map[string]string{s.merged: "already-done"}) {
 		t.Errorf("apply after the crash: want %s already-done, got %v", s.merged, o)
 	}
 
@@ -445,11 +443,11 @@ func csCrashApply(t *testing.T, point string, v csVariant, base csApplyEnd) {
 	}
 	// The owned branch is gone either way; if the kill came after custody
 	// deleted it, the evidence can only say it was absent at completion.
-	ev := showRecord(t, r, s.merged).Evidence
+	ev := clitest.ShowRecord(t, r, s.merged).Evidence
 	if ev.BranchOutcome != machine.BranchDeleted && ev.BranchOutcome != machine.BranchAbsent {
 		t.Errorf("branch outcome of %s = %q (%s), want deleted or absent", s.merged, ev.BranchOutcome, ev.BranchReason)
 	}
-	for _, rec := range listRecords(t, r, true) {
+	for _, rec := range clitest.ListRecords(t, r, true) {
 		if rec.Intent != nil {
 			t.Errorf("record %s still carries a %s intent", rec.ID, rec.Intent.Kind)
 		}
@@ -458,51 +456,6 @@ func csCrashApply(t *testing.T, point string, v csVariant, base csApplyEnd) {
 }
 
 // --- shared helpers ------------------------------------------------------
-
-// csMustBeKilled runs the failpoint build with CUSTODY_FAILPOINT=point and
-// fails unless it died by SIGKILL, i.e. the point was reached.
-func csMustBeKilled(t *testing.T, r *fixtures.Repo, point string, args ...string) {
-	t.Helper()
-	cmd := exec.Command(failpointBin, args...)
-	cmd.Dir = r.Dir
-	cmd.Env = append(r.Env(), "CUSTODY_FAILPOINT="+point)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		t.Fatalf("failpoint %s was never reached: custody %s exited 0\nstdout:\n%s\nstderr:\n%s", point, strings.Join(args, " "), &out, &errb)
-	}
-	ws, ok := ee.Sys().(syscall.WaitStatus)
-	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("failpoint %s was never reached: custody %s ended with %v, not SIGKILL\nstdout:\n%s\nstderr:\n%s", point, strings.Join(args, " "), err, &out, &errb)
-	}
-}
-
-// csRun runs bin without a testing.TB, for use from goroutines.
-func csRun(bin string, r *fixtures.Repo, env []string, args ...string) (result, error) {
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = r.Dir
-	cmd.Env = env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	res, err := exited(cmd.Run(), &out, &errb)
-	if err != nil {
-		return res, err
-	}
-	if strings.Contains(res.Stderr, "panic:") || strings.Contains(res.Stderr, "goroutine ") {
-		return res, fmt.Errorf("custody %s panicked:\n%s", strings.Join(args, " "), res)
-	}
-	return res, nil
-}
-
-func csOutcomes(ap steps.ApplyResult) map[string]string {
-	m := map[string]string{}
-	for _, it := range ap.Items {
-		m[it.ID] = string(it.Outcome)
-	}
-	return m
-}
 
 // csTreeEnd is what exists of one worktree record, on disk, in git and in
 // the store, with ids and commits replaced by what they should be.
@@ -520,7 +473,7 @@ type csTreeEnd struct {
 
 func csObserveTree(t testing.TB, r *fixtures.Repo, id, commit string) csTreeEnd {
 	t.Helper()
-	sh := showRecord(t, r, id)
+	sh := clitest.ShowRecord(t, r, id)
 	rec := sh.Record
 	e := csTreeEnd{State: string(rec.State), Intent: sh.Intent != nil, EvidenceOutcome: rec.Evidence.Outcome}
 	for _, j := range sh.Journal {
@@ -594,8 +547,8 @@ func csRegistered(t testing.TB, r *fixtures.Repo) []string {
 // store's chain head; it returns the exported entries.
 func csHealthy(t testing.TB, r *fixtures.Repo) []store.Entry {
 	t.Helper()
-	mustCustody(t, r, 0, "doctor")
-	return journalEntries(t, r)
+	clitest.MustCustody(t, r, 0, "doctor")
+	return clitest.JournalEntries(t, r)
 }
 
 // TestCrashResumeDropAdmin covers the resume rule no failpoint reaches: a
@@ -607,12 +560,12 @@ func TestCrashResumeDropAdmin(t *testing.T) {
 	t.Parallel()
 	s := csNewApplyScene(t)
 	r := s.r
-	csMustBeKilled(t, r, "apply/after-intent", "apply", s.plan)
+	clitest.MustBeKilled(t, r, "apply/after-intent", "apply", s.plan)
 	if err := os.RemoveAll(s.mergedPath); err != nil {
 		t.Fatal(err)
 	}
-	res := mustCustody(t, r, 0, "resume", "--json")
-	items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
+	res := clitest.MustCustody(t, r, 0, "resume", "--json")
+	items := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, res, "resume").Items
 	if len(items) != 1 || items[0].ID != s.merged || items[0].Action != string(machine.ResumeDropAdmin) || items[0].Outcome != "removed" {
 		t.Fatalf("resume: want %s drop-admin-entry → removed, got\n%s", s.merged, res)
 	}
@@ -637,9 +590,9 @@ func TestCrashResumeDropAdmin(t *testing.T) {
 func TestCrashResumeRefusesUnmatched(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
-	csMustBeKilled(t, r, "new/after-intent", "new", "x")
-	recs := listRecords(t, r, true)
+	clitest.MustCustody(t, r, 0, "init")
+	clitest.MustBeKilled(t, r, "new/after-intent", "new", "x")
+	recs := clitest.ListRecords(t, r, true)
 	if len(recs) != 1 || recs[0].Intent == nil {
 		t.Fatalf("want one record with a create intent, got %+v", recs)
 	}
@@ -648,8 +601,8 @@ func TestCrashResumeRefusesUnmatched(t *testing.T) {
 	snap := r.Snap(path)
 	refs := r.Refs()
 
-	res := mustCustody(t, r, 3, "resume", "--json")
-	items := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
+	res := clitest.MustCustody(t, r, 3, "resume", "--json")
+	items := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, res, "resume").Items
 	if len(items) != 1 || items[0].ID != id || items[0].Outcome != "refused" || items[0].Refusal == nil ||
 		items[0].Refusal.Code != machine.CodeResumeUnmatched || items[0].Refusal.Path != path {
 		t.Fatalf("resume: want %s refused with resume-unmatched naming %s, got\n%s", id, path, res)
@@ -660,16 +613,16 @@ func TestCrashResumeRefusesUnmatched(t *testing.T) {
 	if got := r.Refs(); got != refs {
 		t.Errorf("resume changed the refs:\nbefore:\n%s\nafter:\n%s", refs, got)
 	}
-	if rec := listRecord(t, r, id); rec.State != "provisioning" || rec.Intent == nil {
+	if rec := clitest.ListRecord(t, r, id); rec.State != "provisioning" || rec.Intent == nil {
 		t.Errorf("resume dropped the intent it could not settle: %+v", rec)
 	}
 	// Another mutating command resumes first, refuses the same way, and
 	// still does its own work.
-	res = custody(t, r, "new", "y", "--json")
+	res = clitest.Custody(t, r, "new", "y", "--json")
 	if res.Code != 0 && res.Code != 3 {
 		t.Fatalf("custody new beside an unsettled intent: want exit 0 (or 3: something is pending), got\n%s", res)
 	}
-	made := decodeResult[steps.NewResult](t, res, "new")
+	made := clitest.DecodeResult[steps.NewResult](t, res, "new")
 	if made.ID == id {
 		t.Errorf("custody new reused id %s", id)
 	}

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -30,14 +31,14 @@ var dlSignals = []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP
 
 // dlStart starts the ordinary binary in its own process group (so the test
 // can find whatever of it is left), without waiting.
-func dlStart(t *testing.T, r *fixtures.Repo, extra []string, args ...string) *bgCustody {
+func dlStart(t *testing.T, r *fixtures.Repo, extra []string, args ...string) *clitest.Running {
 	t.Helper()
-	cmd := exec.Command(custodyBin, args...)
+	cmd := exec.Command(clitest.Bin(), args...)
 	cmd.Dir = r.Dir
 	cmd.Env = append(r.Env(), extra...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	b := &bgCustody{cmd: cmd, out: &bytes.Buffer{}, errb: &bytes.Buffer{}}
-	cmd.Stdout, cmd.Stderr = b.out, b.errb
+	b := &clitest.Running{Cmd: cmd, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	cmd.Stdout, cmd.Stderr = b.Stdout, b.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -52,31 +53,31 @@ func dlStart(t *testing.T, r *fixtures.Repo, extra []string, args ...string) *bg
 
 // dlWaitExit waits at most within for b to end; it fails the test, after
 // killing b, when b is still running.
-func dlWaitExit(t *testing.T, b *bgCustody, within time.Duration, what string) (result, time.Duration) {
+func dlWaitExit(t *testing.T, b *clitest.Running, within time.Duration, what string) (clitest.Result, time.Duration) {
 	t.Helper()
 	start := time.Now()
 	done := make(chan error, 1)
-	go func() { done <- b.cmd.Wait() }()
+	go func() { done <- b.Cmd.Wait() }()
 	select {
 	case err := <-done:
-		res, werr := exited(err, b.out, b.errb)
+		res, werr := clitest.Exited(err, b.Stdout, b.Stderr)
 		if werr != nil {
 			t.Fatalf("%s: wait: %v", what, werr)
 		}
 		return res, time.Since(start)
 	case <-time.After(within):
-		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		_ = syscall.Kill(-b.Cmd.Process.Pid, syscall.SIGKILL)
 		<-done
-		t.Fatalf("%s: custody still ran %v later; killed it:\nstdout:\n%s\nstderr:\n%s", what, within, b.out, b.errb)
-		return result{}, 0
+		t.Fatalf("%s: custody still ran %v later; killed it:\nstdout:\n%s\nstderr:\n%s", what, within, b.Stdout, b.Stderr)
+		return clitest.Result{}, 0
 	}
 }
 
 // dlSignal waits until b catches sig, then sends it.
-func dlSignal(t *testing.T, b *bgCustody, sig syscall.Signal) {
+func dlSignal(t *testing.T, b *clitest.Running, sig syscall.Signal) {
 	t.Helper()
-	waitCatches(t, b.cmd.Process.Pid, sig)
-	if err := b.cmd.Process.Signal(sig); err != nil {
+	clitest.WaitCatches(t, b.Cmd.Process.Pid, sig)
+	if err := b.Cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -120,7 +121,7 @@ func dlStat(pid int) (dlProcStat, bool) {
 // dlAssertNoLeftovers checks that nothing of b's process group and none of
 // the processes whose pids were written into pidFiles still runs (a
 // process gets two seconds to finish dying).
-func dlAssertNoLeftovers(t *testing.T, b *bgCustody, pidFiles ...string) {
+func dlAssertNoLeftovers(t *testing.T, b *clitest.Running, pidFiles ...string) {
 	t.Helper()
 	var pids []int
 	for _, f := range pidFiles {
@@ -134,7 +135,7 @@ func dlAssertNoLeftovers(t *testing.T, b *bgCustody, pidFiles ...string) {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		var left []int
-		left = append(left, dlProcGroup(b.cmd.Process.Pid)...)
+		left = append(left, dlProcGroup(b.Cmd.Process.Pid)...)
 		for _, pid := range pids {
 			if st, ok := dlStat(pid); ok && st.state != "Z" {
 				left = append(left, pid)
@@ -157,7 +158,7 @@ func dlAssertNoLeftovers(t *testing.T, b *bgCustody, pidFiles ...string) {
 
 // dlAssertExit checks an interrupted command's exit: 1 when it did nothing,
 // 3 when it did something and said so; never killed by the signal, never 0.
-func dlAssertExit(t *testing.T, res result, what string) {
+func dlAssertExit(t *testing.T, res clitest.Result, what string) {
 	t.Helper()
 	if res.Code != 1 && res.Code != 3 {
 		t.Errorf("%s: exit %d, want 1 (nothing done) or 3 (something done, reported):\n%s", what, res.Code, res)
@@ -201,7 +202,7 @@ func dlHoldRegistryLock(t *testing.T, r *fixtures.Repo) (release func()) {
 func TestSignalEndsApplyOnFIFOPlan(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	for _, sig := range dlSignals {
 		t.Run(sig.String(), func(t *testing.T) {
 			fifo := filepath.Join(r.Root, "plan-"+strconv.Itoa(int(sig))+".fifo")
@@ -216,7 +217,7 @@ func TestSignalEndsApplyOnFIFOPlan(t *testing.T) {
 				select {
 				case <-done:
 				case <-time.After(3 * time.Second):
-					_ = b.cmd.Process.Signal(sig)
+					_ = b.Cmd.Process.Signal(sig)
 				}
 			}()
 			res, took := dlWaitExit(t, b, 10*time.Second, "apply on a FIFO")
@@ -230,11 +231,11 @@ func TestSignalEndsApplyOnFIFOPlan(t *testing.T) {
 			dlAssertNoLeftovers(t, b)
 		})
 	}
-	res := custody(t, r, "apply", "/dev/zero")
+	res := clitest.Custody(t, r, "apply", "/dev/zero")
 	if res.Code != 1 || !strings.Contains(res.Stderr, "plan-invalid") || !strings.Contains(res.Stderr, "not a regular file") {
 		t.Errorf("apply /dev/zero: want exit 1, plan-invalid, not a regular file:\n%s", res)
 	}
-	mustCustody(t, r, 0, "doctor")
+	clitest.MustCustody(t, r, 0, "doctor")
 }
 
 // TestSignalEndsPlanUnderBlockingCleanFilter: a clean filter that sleeps
@@ -247,9 +248,9 @@ func TestSignalEndsPlanUnderBlockingCleanFilter(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			r := fixtures.New(t, fixtures.Options{})
-			mustCustody(t, r, 0, "init")
-			id, path := newTree(t, r, "filtered")
-			mustCustody(t, r, 0, "finish", id)
+			clitest.MustCustody(t, r, 0, "init")
+			id, path := clitest.NewTree(t, r, "filtered")
+			clitest.MustCustody(t, r, 0, "finish", id)
 			pids := filepath.Join(r.Root, "filter-pids")
 			r.Git("config", "filter.slow.clean", fmt.Sprintf("echo $$ >> %q; exec sleep 600", pids))
 			if err := os.WriteFile(filepath.Join(r.Dir, ".git", "info", "attributes"), []byte("* filter=slow\n"), 0o644); err != nil {
@@ -261,7 +262,7 @@ func TestSignalEndsPlanUnderBlockingCleanFilter(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := dlStart(t, r, nil, "plan")
-			waitFile(t, pids, 30*time.Second)
+			clitest.WaitFile(t, pids, 30*time.Second)
 			dlSignal(t, b, sig)
 			res, took := dlWaitExit(t, b, 10*time.Second, "plan under a blocking clean filter")
 			if took > 8*time.Second {
@@ -273,7 +274,7 @@ func TestSignalEndsPlanUnderBlockingCleanFilter(t *testing.T) {
 				t.Errorf("interrupted plan touched %s: %v", path, err)
 			}
 			r.Git("config", "--unset", "filter.slow.clean")
-			mustCustody(t, r, 0, "doctor")
+			clitest.MustCustody(t, r, 0, "doctor")
 		})
 	}
 }
@@ -300,12 +301,12 @@ func dlHook(t *testing.T, r *fixtures.Repo, body string) {
 func TestHookCallingCustodyDoesNotDeadlockNew(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	log := filepath.Join(r.Root, "hook-log")
 	dlHook(t, r, fmt.Sprintf(`C=%q; L=%q
 "$C" -C %q list >> "$L.list" 2>&1; echo "list $?" >> "$L"
 "$C" -C %q new inner >> "$L.new" 2>&1; echo "new $?" >> "$L"
-`, custodyBin, log, r.Dir, r.Dir))
+`, clitest.Bin(), log, r.Dir, r.Dir))
 	b := dlStart(t, r, nil, "new", "outer")
 	res, took := dlWaitExit(t, b, 60*time.Second, "new under a hook that calls custody")
 	t.Logf("custody new took %v", took.Round(time.Millisecond))
@@ -320,13 +321,13 @@ func TestHookCallingCustodyDoesNotDeadlockNew(t *testing.T) {
 	if !strings.Contains(string(got), "list 0") || !(strings.Contains(string(got), "new 0") || strings.Contains(string(got), "new 3")) {
 		t.Errorf("custody inside the hook: %q\nlist:\n%s\nnew:\n%s", got, listOut, newOut)
 	}
-	ls := mustCustody(t, r, 0, "list")
+	ls := clitest.MustCustody(t, r, 0, "list")
 	for _, name := range []string{"outer-", "inner-"} {
 		if !strings.Contains(ls.Stdout, name) {
 			t.Errorf("custody list does not show the %s tree:\n%s", name, ls.Stdout)
 		}
 	}
-	mustCustody(t, r, 0, "doctor")
+	clitest.MustCustody(t, r, 0, "doctor")
 }
 
 // TestSignalEndsNewUnderBlockingHook: the post-checkout hook calls custody
@@ -339,12 +340,12 @@ func TestSignalEndsNewUnderBlockingHook(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			r := fixtures.New(t, fixtures.Options{})
-			mustCustody(t, r, 0, "init")
+			clitest.MustCustody(t, r, 0, "init")
 			log := filepath.Join(r.Root, "hook-log")
 			pids := filepath.Join(r.Root, "hook-pids")
-			dlHook(t, r, fmt.Sprintf("%q -C %q list >/dev/null 2>&1; echo \"list $?\" >> %q\necho $$ >> %q\nexec sleep 600\n", custodyBin, r.Dir, log, pids))
+			dlHook(t, r, fmt.Sprintf("%q -C %q list >/dev/null 2>&1; echo \"list $?\" >> %q\necho $$ >> %q\nexec sleep 600\n", clitest.Bin(), r.Dir, log, pids))
 			b := dlStart(t, r, nil, "new", "blocked")
-			waitFile(t, pids, 30*time.Second)
+			clitest.WaitFile(t, pids, 30*time.Second)
 			dlSignal(t, b, sig)
 			res, took := dlWaitExit(t, b, 20*time.Second, "new under a blocking hook")
 			if took > 15*time.Second {
@@ -364,8 +365,8 @@ func TestSignalEndsNewUnderBlockingHook(t *testing.T) {
 			if err := os.Remove(filepath.Join(r.Dir, ".git", "hooks", "post-checkout")); err != nil {
 				t.Fatal(err)
 			}
-			mustCustody(t, r, 0, "resume")
-			mustCustody(t, r, 0, "doctor")
+			clitest.MustCustody(t, r, 0, "resume")
+			clitest.MustCustody(t, r, 0, "doctor")
 		})
 	}
 }
@@ -379,15 +380,15 @@ func TestSignalEndsRegistryLockWait(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			r := fixtures.New(t, fixtures.Options{})
-			mustCustody(t, r, 0, "init")
+			clitest.MustCustody(t, r, 0, "init")
 			dlHoldRegistryLock(t, r)
 			b := dlStart(t, r, nil, "list", "--lock-timeout", "60s")
-			waitCatches(t, b.cmd.Process.Pid, sig)
+			clitest.WaitCatches(t, b.Cmd.Process.Pid, sig)
 			time.Sleep(300 * time.Millisecond) // now waiting for the lock
-			if b.cmd.ProcessState != nil {
+			if b.Cmd.ProcessState != nil {
 				t.Fatalf("list did not wait for the registry lock")
 			}
-			if err := b.cmd.Process.Signal(sig); err != nil {
+			if err := b.Cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
 			res, took := dlWaitExit(t, b, 10*time.Second, "list waiting for the registry lock")
@@ -410,12 +411,12 @@ func TestSignalEndsStateLockWait(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			r := fixtures.New(t, fixtures.Options{})
-			mustCustody(t, r, 0, "init")
-			csHoldLock(t, filepath.Join(r.Dir, ".git", "custody", "state.db"))
+			clitest.MustCustody(t, r, 0, "init")
+			clitest.HoldLock(t, filepath.Join(r.Dir, ".git", "custody", "state.db"))
 			b := dlStart(t, r, nil, "list", "--lock-timeout", "60s")
-			waitCatches(t, b.cmd.Process.Pid, sig)
+			clitest.WaitCatches(t, b.Cmd.Process.Pid, sig)
 			time.Sleep(300 * time.Millisecond)
-			if err := b.cmd.Process.Signal(sig); err != nil {
+			if err := b.Cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
 			res, took := dlWaitExit(t, b, 10*time.Second, "list waiting for the state lock")
@@ -436,7 +437,7 @@ func TestSignalEndsStateLockWait(t *testing.T) {
 func TestRegistryLockTimeoutNamesHolder(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	release := dlHoldRegistryLock(t, r)
 	res, took := dlWaitExit(t, dlStart(t, r, nil, "--json", "list", "--lock-timeout", "1s"), 20*time.Second, "list --lock-timeout 1s")
 	if took > 5*time.Second {
@@ -456,5 +457,5 @@ func TestRegistryLockTimeoutNamesHolder(t *testing.T) {
 		t.Errorf("list under a held registry lock: want exit 1 and nothing on stdout:\n%s", res)
 	}
 	release()
-	mustCustody(t, r, 0, "list")
+	clitest.MustCustody(t, r, 0, "list")
 }

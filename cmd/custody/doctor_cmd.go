@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
@@ -109,21 +110,7 @@ func (c *DoctorCmd) Run(a *App) error {
 }
 
 // doctorResult is what doctor found.
-type doctorResult struct {
-	State    string          `json:"state"`
-	Problems []store.Problem `json:"problems"`
-	// Stuck are the records that can never progress on their own, each
-	// with the command that settles it (each is a problem too).
-	Stuck []steps.StuckRecord `json:"stuck"`
-	// Upgraded is the schema upgrade opening the state file ran, if any.
-	Upgraded *store.Upgrade `json:"upgraded,omitempty"`
-	// Readable counts, for a state file too damaged to open, the entries
-	// each bucket still holds.
-	Readable map[string]int `json:"readable,omitempty"`
-}
-
-// Pending reports whether doctor found a problem (exit 3).
-func (r doctorResult) Pending() bool { return len(r.Problems) > 0 || len(r.Stuck) > 0 }
+type doctorResult = output.DoctorResult
 
 // withStuck adds one problem for each stuck record, fixed by the command
 // that settles it, in place of the state check's "custody resume" for its

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -29,10 +30,10 @@ import (
 // Target: each ≤ 3× the git floor.
 func BenchmarkHook(b *testing.B) {
 	r := fixtures.New(b, fixtures.Options{})
-	mustCustody(b, r, 0, "init")
+	clitest.MustCustody(b, r, 0, "init")
 	var path string
 	for i := range 100 {
-		_, p := newTree(b, r, fmt.Sprintf("tree %d", i))
+		_, p := clitest.NewTree(b, r, fmt.Sprintf("tree %d", i))
 		if i == 50 {
 			path = p
 		}
@@ -43,7 +44,7 @@ func BenchmarkHook(b *testing.B) {
 	var hookCPU, floorCPU []time.Duration
 	hook := func(name, session string) time.Duration {
 		payload := `{"session_id":"` + session + `","cwd":"` + path + `","hook_event_name":"X"}`
-		cmd := exec.Command(custodyBin, "hook", name)
+		cmd := exec.Command(clitest.Bin(), "hook", name)
 		cmd.Dir, cmd.Env, cmd.Stdin = path, r.Env(), strings.NewReader(payload)
 		var out bytes.Buffer
 		cmd.Stdout = &out
@@ -69,7 +70,7 @@ func BenchmarkHook(b *testing.B) {
 	// start is custody's own start and exit (--version parses the whole
 	// CLI): the floor under any custody command, hooks included.
 	start := func() time.Duration {
-		cmd := exec.Command(custodyBin, "--version")
+		cmd := exec.Command(clitest.Bin(), "--version")
 		cmd.Dir, cmd.Env = path, r.Env()
 		t0 := time.Now()
 		if err := cmd.Run(); err != nil {

@@ -120,13 +120,13 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 	env := hookEnvelope{Hook: hook}
 	defer a.hookDone(&env)
 	if op != machine.LeaseRelease && dur < time.Second {
-		env.refuse(&machine.Refusal{Code: machine.CodeUsage, Retry: machine.Command("custody", "hook", hook, "--help"),
+		refuseHook(&env, &machine.Refusal{Code: machine.CodeUsage, Retry: machine.Command("custody", "hook", hook, "--help"),
 			Message: fmt.Sprintf("%s: --lease %s is not a duration a lease can last; nothing was changed", machine.Command("custody", "hook", hook), dur)})
 		return nil
 	}
 	p, err := readHookPayload(os.Stdin)
 	if err != nil {
-		env.refuse(payloadRefusal(hook, err))
+		refuseHook(&env, payloadRefusal(hook, err))
 		a.journalHere(&env, flags)
 		return nil
 	}
@@ -134,7 +134,7 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 	agent := firstOf(flags.Agent, p.Agent)
 	env.Session = req.Session
 	if err := machine.ValidSession(req.Session); err != nil {
-		env.refuse(payloadRefusal(hook, err))
+		refuseHook(&env, payloadRefusal(hook, err))
 		a.journalHere(&env, flags)
 		return nil
 	}
@@ -144,7 +144,7 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 	}
 	tree, err := agents.LocateHookTree(dir)
 	if err != nil {
-		env.fail(a, err)
+		failHook(&env, a, err)
 		return nil
 	}
 	env.Path = tree.Path
@@ -154,14 +154,14 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 	env.ID, env.Lease = res.Record.ID, res.Lease
 	switch {
 	case err != nil:
-		env.fail(a, err)
+		failHook(&env, a, err)
 	case refusal != nil:
-		env.refuse(refusal)
+		refuseHook(&env, refusal)
 	default:
 		env.OK, env.Outcome = true, string(res.Decision.Outcome)
 	}
 	if env.Refusal != nil || env.Error != nil {
-		env.journal(st, res.Record.ID, actor, req.Now)
+		journalHook(&env, st, res.Record.ID, actor, req.Now)
 	}
 	if ensure && env.OK && op == machine.LeaseAcquire {
 		env.Ensure = a.hookEnsure(tree, res.Record.ID)
@@ -182,7 +182,7 @@ func (a *App) journalHere(env *hookEnvelope, flags hookSession) {
 	if err != nil {
 		return
 	}
-	env.journal(st, "", hookActor(flags.Agent, env.Session), clock()().UTC())
+	journalHook(env, st, "", hookActor(flags.Agent, env.Session), clock()().UTC())
 }
 
 // hookEnsure runs the tree's ensure commands when custody.toml exists.

@@ -5,52 +5,28 @@ import (
 	"io"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
-	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/agents"
 	"github.com/custody-sh/custody/store"
 )
 
 // HookProtocol is the version of the envelope every hook prints. A change
 // of its shape bumps it; agents' hook configurations depend on it.
-const HookProtocol = 1
+const HookProtocol = output.HookProtocol
 
-// hookEnvelope is what a hook prints on stdout, whatever happened.
-type hookEnvelope struct {
-	HookProtocol int    `json:"hook_protocol"`
-	OK           bool   `json:"ok"`
-	Hook         string `json:"hook"`
-	// Outcome is a machine.LeaseOutcome for the lease hooks; "ignored"
-	// when there is no tree to act on, "refused" or "error" otherwise.
-	Outcome string `json:"outcome"`
-	ID      string `json:"id,omitempty"`
-	Path    string `json:"path,omitempty"`
-	Session string `json:"session,omitempty"`
-	// Lease is the tree's lease after the hook (absent when none).
-	Lease   *machine.Lease   `json:"lease,omitempty"`
-	Refusal *machine.Refusal `json:"refusal,omitempty"`
-	// Refusals are every reason a retired tree was kept.
-	Refusals []machine.Refusal `json:"refusals,omitempty"`
-	Error    *errorBody        `json:"error,omitempty"`
-	// Logged says where a refusal or an error was logged: "journal", or
-	// "stderr" when the store could not take it.
-	Logged string            `json:"logged,omitempty"`
-	Ensure *hookEnsureResult `json:"ensure,omitempty"`
-	// Removal is what worktree-remove's apply did.
-	Removal *steps.Outcome `json:"removal,omitempty"`
-}
+// The envelope every hook prints (package output, where the end-to-end
+// tests read it too).
+type (
+	hookEnvelope     = output.HookEnvelope
+	hookEnsureResult = output.HookEnsureResult
+)
 
-// hookEnsureResult is what session-start --ensure ran.
-type hookEnsureResult struct {
-	Resources []steps.ResourceOutcome `json:"resources"`
-	Error     *errorBody              `json:"error,omitempty"`
-}
-
-// refuse records r as the hook's outcome: "ignored" when the hook's
+// refuseHook records r as the hook's outcome: "ignored" when the hook's
 // directory holds no tree custody keeps (a session in the main checkout is
 // no fault), "refused" otherwise.
-func (env *hookEnvelope) refuse(r *machine.Refusal) {
+func refuseHook(env *hookEnvelope, r *machine.Refusal) {
 	env.Refusal = r
 	env.OK = r.Code == machine.CodeNotInWorktree
 	env.Outcome = string(machine.LeaseRefused)
@@ -59,26 +35,26 @@ func (env *hookEnvelope) refuse(r *machine.Refusal) {
 	}
 }
 
-// fail records err: a refusal as refuse does, anything else as the
+// failHook records err: a refusal as refuseHook does, anything else as the
 // one-paragraph error body every command prints.
-func (env *hookEnvelope) fail(a *App, err error) {
+func failHook(env *hookEnvelope, a *App, err error) {
 	var r *machine.Refusal
 	if errors.As(err, &r) {
-		env.refuse(r)
+		refuseHook(env, r)
 		return
 	}
 	b := describeIn(err, a.invocation())
 	env.OK, env.Outcome, env.Error = false, "error", &b
 }
 
-// journal logs the hook's refusal or error as a hook-error event, when
+// journalHook logs the hook's refusal or error as a hook-error event, when
 // journalsRefusal says a refusal is worth it.
-func (env *hookEnvelope) journal(st *store.Store, record, actor string, at time.Time) {
+func journalHook(env *hookEnvelope, st *store.Store, record, actor string, at time.Time) {
 	he := agents.HookError{Hook: env.Hook, Session: env.Session, Path: env.Path}
 	switch {
 	case env.Error != nil:
 		he.Code, he.Message = env.Error.Code, env.Error.Message
-	case env.Refusal != nil && env.journalsRefusal():
+	case env.Refusal != nil && journalsRefusal(env):
 		he.Code, he.Message = string(env.Refusal.Code), env.Refusal.Message
 	default:
 		return
@@ -97,7 +73,7 @@ func (env *hookEnvelope) journal(st *store.Store, record, actor string, at time.
 // second session in a leased tree heartbeats on every tool call, and an
 // entry (and an fsync) for each would bloat the journal and slow the
 // agent; its session-start and session-end refusals are journaled.
-func (env *hookEnvelope) journalsRefusal() bool {
+func journalsRefusal(env *hookEnvelope) bool {
 	r := env.Refusal
 	return r != nil && r.Code != machine.CodeNotInWorktree && env.Outcome != string(machine.OutcomeKept) && env.Hook != "heartbeat"
 }

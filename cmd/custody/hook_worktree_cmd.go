@@ -112,7 +112,7 @@ func (c *HookWorktreeRemoveCmd) Run(a *App) error {
 	defer a.hookDone(&env)
 	p, err := readHookPayload(os.Stdin)
 	if err != nil {
-		env.refuse(payloadRefusal(env.Hook, err))
+		refuseHook(&env, payloadRefusal(env.Hook, err))
 		return nil
 	}
 	if p.Cwd != "" {
@@ -126,21 +126,21 @@ func (c *HookWorktreeRemoveCmd) Run(a *App) error {
 	agent := firstOf(c.Agent, p.Agent)
 	e, err := a.mutatingEnv()
 	if err != nil {
-		env.fail(a, err)
+		failHook(&env, a, err)
 		return nil
 	}
 	actor := hookActor(agent, env.Session)
 	now := e.Now().UTC()
 	defer func() {
 		if env.Refusal != nil || env.Error != nil {
-			env.journal(e.Store, env.ID, actor, now)
+			journalHook(&env, e.Store, env.ID, actor, now)
 		}
 	}()
 	res, err := agents.RetireHookTree(a.Ctx, e, agents.RetireRequest{Dir: target, Session: env.Session, Hook: env.Hook, Agent: agent, Actor: actor})
 	env.ID, env.Path, env.Removal = res.ID, res.Path, res.Removal
 	switch {
 	case err != nil:
-		env.fail(a, err)
+		failHook(&env, a, err)
 	case res.Kept:
 		env.OK, env.Outcome, env.Refusal, env.Refusals = false, string(machine.OutcomeKept), res.Refusal, res.Refusals
 	default:

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -22,18 +23,18 @@ import (
 func TestInterruptWhileWaitingForLock(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	state := filepath.Join(r.Dir, ".git", "custody", "state.db")
-	release := csHoldLock(t, state)
+	release := clitest.HoldLock(t, state)
 	defer release()
-	b := startCustody(t, r, nil, "list", "--lock-timeout", "8s")
-	waitCatches(t, b.cmd.Process.Pid, syscall.SIGINT)
+	b := clitest.StartCustody(t, r, nil, "list", "--lock-timeout", "8s")
+	clitest.WaitCatches(t, b.Cmd.Process.Pid, syscall.SIGINT)
 	time.Sleep(300 * time.Millisecond) // now waiting for the lock
 	start := time.Now()
-	if err := b.cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := b.Cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	res := b.wait(t)
+	res := b.Wait(t)
 	took := time.Since(start)
 	if took > 4*time.Second {
 		t.Errorf("custody ignored SIGINT while waiting for the state lock: it exited %s later (exit %d):\n%s", took.Round(time.Millisecond), res.Code, res.Stderr)
@@ -50,19 +51,19 @@ func TestInterruptStopsProvisioning(t *testing.T) {
 	t.Parallel()
 	toml := ""
 	for _, n := range []string{"a", "b", "c"} {
-		toml += rtRes(n, "echo create "+n+" >> {EXT}/log; touch {EXT}/started-"+n+"; sleep 2", "echo destroy "+n+" >> {EXT}/log")
+		toml += clitest.ResourceDecl(n, "echo create "+n+" >> {EXT}/log; touch {EXT}/started-"+n+"; sleep 2", "echo destroy "+n+" >> {EXT}/log")
 	}
-	w := rtSetup(t, toml, fixtures.Options{})
-	b := startCustody(t, w.r, nil, "new", "interrupted")
-	waitFile(t, filepath.Join(w.ext, "started-a"), 30*time.Second)
-	if err := b.cmd.Process.Signal(syscall.SIGINT); err != nil {
+	w := clitest.SetupResources(t, toml, fixtures.Options{})
+	b := clitest.StartCustody(t, w.R, nil, "new", "interrupted")
+	clitest.WaitFile(t, filepath.Join(w.Ext, "started-a"), 30*time.Second)
+	if err := b.Cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	res := b.wait(t)
+	res := b.Wait(t)
 	t.Logf("custody new after SIGINT: %s", res)
-	for _, l := range w.logLines(t) {
+	for _, l := range w.LogLines(t) {
 		if l == "create b" || l == "create c" {
-			t.Errorf("after the interrupt, custody new still started %q: log %q", l, w.logLines(t))
+			t.Errorf("after the interrupt, custody new still started %q: log %q", l, w.LogLines(t))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/machine"
 )
 
@@ -18,14 +19,8 @@ func (ListCmd) Help() string {
 EXIT STATUS: 0 done, 1 error.`
 }
 
-type listEntry struct {
-	ID     string          `json:"id"`
-	Kind   machine.Kind    `json:"kind"`
-	State  machine.State   `json:"state"`
-	Path   string          `json:"path"`
-	Branch string          `json:"branch"`
-	Intent *machine.Intent `json:"intent"`
-}
+// listEntry is one record in list's result.
+type listEntry = output.ListEntry
 
 // Run lists records.
 func (c *ListCmd) Run(a *App) error {

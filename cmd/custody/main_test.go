@@ -1,111 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/custody-sh/custody/fixtures"
-)
-
-// Binaries built once for the package's tests.
-var (
-	custodyBin   string // ordinary build
-	failpointBin string // built with -tags failpoint
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "custody-test-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	custodyBin = filepath.Join(dir, "custody")
-	failpointBin = filepath.Join(dir, "custody-failpoint")
-	for _, b := range []struct{ out, tags string }{{custodyBin, ""}, {failpointBin, "failpoint"}} {
-		args := []string{"build", "-o", b.out}
-		if b.tags != "" {
-			args = append(args, "-tags", b.tags)
-		}
-		cmd := exec.Command("go", append(args, ".")...)
-		// The binary under test is built as custody is shipped: without cgo,
-		// statically linked (decision 0153).
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build custody: %v\n%s", err, out)
-			return 1
-		}
-	}
-	return m.Run()
-}
-
-// result is one run of the custody binary.
-type result struct {
-	Stdout, Stderr string
-	Code           int
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
-}
-
-// runBin runs bin in dir with the fixture's environment plus extra.
-func runBin(t testing.TB, bin string, r *fixtures.Repo, dir string, extra []string, args ...string) result {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(r.Env(), extra...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	res := result{Stdout: out.String(), Stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		res.Code = ee.ExitCode()
-		if ee.ExitCode() == -1 {
-			res.Code = -1 // killed by a signal
-		}
-	default:
-		t.Fatalf("run custody %s: %v", strings.Join(args, " "), err)
-	}
-	if strings.Contains(res.Stderr, "panic:") || strings.Contains(res.Stderr, "goroutine ") {
-		t.Fatalf("custody %s panicked:\n%s", strings.Join(args, " "), res)
-	}
-	return res
-}
-
-// custody runs the ordinary binary in the fixture's main checkout.
-func custody(t testing.TB, r *fixtures.Repo, args ...string) result {
-	t.Helper()
-	return runBin(t, custodyBin, r, r.Dir, nil, args...)
-}
-
-// mustCustody runs custody and fails the test unless it exits with want.
-func mustCustody(t testing.TB, r *fixtures.Repo, want int, args ...string) result {
-	t.Helper()
-	res := custody(t, r, args...)
-	if res.Code != want {
-		t.Fatalf("custody %s: want exit %d, got\n%s", strings.Join(args, " "), want, res)
-	}
-	return res
-}
-
-// newTree makes a managed worktree and returns its id and path.
-func newTree(t testing.TB, r *fixtures.Repo, name string) (id, path string) {
-	t.Helper()
-	res := mustCustody(t, r, 0, "new", name)
-	path = strings.TrimSpace(res.Stdout)
-	return filepath.Base(path), path
+	os.Exit(clitest.Main(m))
 }

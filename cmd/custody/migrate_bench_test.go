@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
@@ -23,21 +24,21 @@ const mgBenchTrees = 100
 //	go test ./cmd/custody/ -run '^$' -bench MigratePlan -benchtime 5x
 func BenchmarkMigratePlan(b *testing.B) {
 	r := fixtures.New(b, fixtures.Options{})
-	mustCustody(b, r, 0, "init")
+	clitest.MustCustody(b, r, 0, "init")
 	legacy := filepath.Join(r.Root, "legacy")
 	for i := range mgBenchTrees {
 		p := filepath.Join(legacy, fmt.Sprintf("tree-%03d", i))
 		r.Git("worktree", "add", "-q", "-b", fmt.Sprintf("legacy-%03d", i), p, "main")
-		id, path := newTree(b, r, fmt.Sprintf("managed %03d", i))
+		id, path := clitest.NewTree(b, r, fmt.Sprintf("managed %03d", i))
 		if i%10 == 0 {
 			r.Commit(p, "work.txt", "unpushed\n")
 			r.Commit(path, "work.txt", "unpushed\n")
 		}
-		mustCustody(b, r, 0, "finish", id)
+		clitest.MustCustody(b, r, 0, "finish", id)
 	}
 	// The legacy trees are candidates of the parent scan's old root.
 	run := func(args ...string) usage {
-		cmd := exec.Command(custodyBin, args...)
+		cmd := exec.Command(clitest.Bin(), args...)
 		cmd.Dir, cmd.Env = r.Dir, r.Env()
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out

@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -63,7 +65,7 @@ func otFilterTree(t *testing.T, r *fixtures.Repo, tree, pids string) {
 // at most a minute; it fails the test when the command is still running
 // then, or when anything of its group or any pid written into pidFiles
 // outlives it.
-func otRun(t *testing.T, bin string, r *fixtures.Repo, extra []string, what string, pidFiles []string, args ...string) (result, time.Duration) {
+func otRun(t *testing.T, bin string, r *fixtures.Repo, extra []string, what string, pidFiles []string, args ...string) (clitest.Result, time.Duration) {
 	t.Helper()
 	b := otStart(t, bin, r, extra, args...)
 	res, took := dlWaitExit(t, b, time.Minute, what)
@@ -72,14 +74,14 @@ func otRun(t *testing.T, bin string, r *fixtures.Repo, extra []string, what stri
 }
 
 // otStart starts bin in r's main checkout in its own process group.
-func otStart(t *testing.T, bin string, r *fixtures.Repo, extra []string, args ...string) *bgCustody {
+func otStart(t *testing.T, bin string, r *fixtures.Repo, extra []string, args ...string) *clitest.Running {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = r.Dir
 	cmd.Env = append(r.Env(), extra...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	b := &bgCustody{cmd: cmd, out: &bytes.Buffer{}, errb: &bytes.Buffer{}}
-	cmd.Stdout, cmd.Stderr = b.out, b.errb
+	b := &clitest.Running{Cmd: cmd, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	cmd.Stdout, cmd.Stderr = b.Stdout, b.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -139,15 +141,15 @@ func otWantTimedOut(t *testing.T, what string, ref *machine.Refusal, tree, deadl
 func TestPlanKeepsTreeWhoseFilterHangs(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
-	slowID, slow := newTree(t, r, "slow")
-	fineID, fine := newTree(t, r, "fine")
-	mustCustody(t, r, 0, "finish", slowID, fineID)
+	clitest.MustCustody(t, r, 0, "init")
+	slowID, slow := clitest.NewTree(t, r, "slow")
+	fineID, fine := clitest.NewTree(t, r, "fine")
+	clitest.MustCustody(t, r, 0, "finish", slowID, fineID)
 	pids := filepath.Join(r.Root, "filter-pids")
 	otKillPids(t, pids)
 	otFilterTree(t, r, slow, pids)
 	file := filepath.Join(r.Root, "plan.json")
-	res, took := otRun(t, custodyBin, r, nil, "plan under a hanging clean filter", []string{pids},
+	res, took := otRun(t, clitest.Bin(), r, nil, "plan under a hanging clean filter", []string{pids},
 		"--observe-timeout", "2s", "--json", "plan", "-o", file)
 	if res.Code != 0 {
 		t.Fatalf("plan: want exit 0 (a kept tree is the plan's result), got\n%s", res)
@@ -158,7 +160,7 @@ func TestPlanKeepsTreeWhoseFilterHangs(t *testing.T) {
 	if data, _ := os.ReadFile(pids); len(strings.Fields(string(data))) < 2 {
 		t.Fatalf("the filter never ran (pids %q): the test proves nothing", data)
 	}
-	items := decodeResult[machine.Plan](t, res, "plan").Items
+	items := clitest.DecodeResult[machine.Plan](t, res, "plan").Items
 	kept := otItem(t, items, slowID)
 	if kept.Action != machine.ActionKeep {
 		t.Errorf("the tree whose filter hangs: action %s, want keep", kept.Action)
@@ -171,13 +173,13 @@ func TestPlanKeepsTreeWhoseFilterHangs(t *testing.T) {
 		t.Errorf("the other tree: action %s, want remove (%+v)", it.Action, it.Refusal)
 	}
 	// The human view says why the tree is kept and what retries it.
-	human := mustCustody(t, r, 0, "--observe-timeout", "1s", "plan")
+	human := clitest.MustCustody(t, r, 0, "--observe-timeout", "1s", "plan")
 	for _, want := range []string{"observation-timed-out", "custody --observe-timeout 4s plan", "did not finish within 1s"} {
 		if !strings.Contains(human.Stdout, want) {
 			t.Errorf("human plan lacks %q:\n%s", want, human.Stdout)
 		}
 	}
-	ap := decodeResult[steps.ApplyResult](t, mustCustody(t, r, 0, "apply", file, "--json"), "apply")
+	ap := clitest.DecodeResult[steps.ApplyResult](t, clitest.MustCustody(t, r, 0, "apply", file, "--json"), "apply")
 	if len(ap.Items) != 1 || ap.Items[0].ID != fineID || ap.Items[0].Outcome != machine.OutcomeRemoved {
 		t.Errorf("apply: %+v, want %s removed alone", ap.Items, fineID)
 	}
@@ -187,7 +189,7 @@ func TestPlanKeepsTreeWhoseFilterHangs(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(slow, "README")); err != nil {
 		t.Errorf("the kept tree lost its file: %v", err)
 	}
-	mustCustody(t, r, 0, "doctor")
+	clitest.MustCustody(t, r, 0, "doctor")
 }
 
 // TestApplyObservationTimesOut: plan proves a tree removable; by apply its
@@ -206,23 +208,23 @@ func TestApplyObservationTimesOut(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			r := fixtures.New(t, fixtures.Options{})
-			mustCustody(t, r, 0, "init")
-			id, tree := newTree(t, r, "slow")
-			mustCustody(t, r, 0, "finish", id)
+			clitest.MustCustody(t, r, 0, "init")
+			id, tree := clitest.NewTree(t, r, "slow")
+			clitest.MustCustody(t, r, 0, "finish", id)
 			file := filepath.Join(r.Root, "plan.json")
-			mustCustody(t, r, 0, "plan", "-o", file)
+			clitest.MustCustody(t, r, 0, "plan", "-o", file)
 			pids := filepath.Join(r.Root, "filter-pids")
 			otKillPids(t, pids)
 			args := []string{"--observe-timeout", "2s", "--json", "apply", file}
-			var res result
+			var res clitest.Result
 			if !final {
 				otFilterTree(t, r, tree, pids)
-				res, _ = otRun(t, custodyBin, r, nil, "apply under a hanging clean filter", []string{pids}, args...)
+				res, _ = otRun(t, clitest.Bin(), r, nil, "apply under a hanging clean filter", []string{pids}, args...)
 			} else {
 				pause := t.TempDir()
-				b := otStart(t, failpointBin, r, []string{"CUSTODY_PAUSE=apply/after-intent", "CUSTODY_PAUSE_DIR=" + pause}, args...)
-				waitFile(t, filepath.Join(pause, "paused"), 30*time.Second)
-				if rec := listRecord(t, r, id); rec.Intent == nil || rec.Intent.Kind != machine.IntentRemoval {
+				b := otStart(t, clitest.FailpointBin(), r, []string{"CUSTODY_PAUSE=apply/after-intent", "CUSTODY_PAUSE_DIR=" + pause}, args...)
+				clitest.WaitFile(t, filepath.Join(pause, "paused"), 30*time.Second)
+				if rec := clitest.ListRecord(t, r, id); rec.Intent == nil || rec.Intent.Kind != machine.IntentRemoval {
 					t.Fatalf("paused after the intent, the record carries %+v, want a removal intent", rec.Intent)
 				}
 				otFilterTree(t, r, tree, pids)
@@ -238,12 +240,12 @@ func TestApplyObservationTimesOut(t *testing.T) {
 			if res.Code != 3 {
 				t.Fatalf("apply: want exit 3 (refused), got\n%s", res)
 			}
-			ap := decodeResult[steps.ApplyResult](t, res, "apply")
+			ap := clitest.DecodeResult[steps.ApplyResult](t, res, "apply")
 			if len(ap.Items) != 1 || ap.Items[0].Outcome != machine.OutcomeRefused {
 				t.Fatalf("apply items: %+v, want one refused", ap.Items)
 			}
 			otWantTimedOut(t, "apply", ap.Items[0].Refusal, tree, "2s", "custody --observe-timeout 8s plan")
-			if rec := listRecord(t, r, id); rec.State != machine.StateFinished || rec.Intent != nil {
+			if rec := clitest.ListRecord(t, r, id); rec.State != machine.StateFinished || rec.Intent != nil {
 				t.Errorf("after apply the record is %s with intent %+v, want finished without one", rec.State, rec.Intent)
 			}
 			for _, f := range []string{"README", ".gitattributes", ".git"} {
@@ -254,7 +256,7 @@ func TestApplyObservationTimesOut(t *testing.T) {
 			if !strings.Contains(r.Git("worktree", "list", "--porcelain"), "worktree "+tree+"\n") {
 				t.Errorf("git no longer registers %s", tree)
 			}
-			mustCustody(t, r, 0, "doctor")
+			clitest.MustCustody(t, r, 0, "doctor")
 		})
 	}
 }
@@ -268,30 +270,30 @@ func TestApplyObservationTimesOut(t *testing.T) {
 func TestResumeObservationTimesOut(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
-	id, tree := newTree(t, r, "slow")
-	mustCustody(t, r, 0, "finish", id)
+	clitest.MustCustody(t, r, 0, "init")
+	id, tree := clitest.NewTree(t, r, "slow")
+	clitest.MustCustody(t, r, 0, "finish", id)
 	file := filepath.Join(r.Root, "plan.json")
-	mustCustody(t, r, 0, "plan", "-o", file)
-	if res := runBin(t, failpointBin, r, r.Dir, []string{"CUSTODY_FAILPOINT=apply/after-intent"}, "apply", file); res.Code != -1 {
+	clitest.MustCustody(t, r, 0, "plan", "-o", file)
+	if res := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, []string{"CUSTODY_FAILPOINT=apply/after-intent"}, "apply", file); res.Code != -1 {
 		t.Fatalf("apply with the failpoint: want it killed, got\n%s", res)
 	}
 	pids := filepath.Join(r.Root, "filter-pids")
 	otKillPids(t, pids)
 	otFilterTree(t, r, tree, pids)
-	res, _ := otRun(t, custodyBin, r, nil, "resume under a hanging clean filter", []string{pids}, "--observe-timeout", "2s", "--json", "resume")
+	res, _ := otRun(t, clitest.Bin(), r, nil, "resume under a hanging clean filter", []string{pids}, "--observe-timeout", "2s", "--json", "resume")
 	if data, _ := os.ReadFile(pids); len(strings.Fields(string(data))) < 2 {
 		t.Fatalf("the filter never ran (pids %q): the test proves nothing\n%s", data, res)
 	}
 	if res.Code != 3 {
 		t.Fatalf("resume: want exit 3, got\n%s", res)
 	}
-	items := decodeResult[steps.ResumeResult](t, res, "resume").Items
+	items := clitest.DecodeResult[steps.ResumeResult](t, res, "resume").Items
 	if len(items) != 1 || items[0].Outcome != machine.OutcomeRefused {
 		t.Fatalf("resume items: %+v, want one refused", items)
 	}
 	otWantTimedOut(t, "resume", items[0].Refusal, tree, "2s", "custody --observe-timeout 8s resume")
-	if rec := listRecord(t, r, id); rec.State != machine.StateRemoving || rec.Intent == nil {
+	if rec := clitest.ListRecord(t, r, id); rec.State != machine.StateRemoving || rec.Intent == nil {
 		t.Errorf("after the refused resume the record is %s with intent %+v, want removing with its intent", rec.State, rec.Intent)
 	}
 	if _, err := os.Lstat(filepath.Join(tree, "README")); err != nil {
@@ -301,11 +303,11 @@ func TestResumeObservationTimesOut(t *testing.T) {
 	if err := os.Remove(filepath.Join(tree, ".gitattributes")); err != nil {
 		t.Fatal(err)
 	}
-	mustCustody(t, r, 0, "resume")
-	if rec := listRecord(t, r, id); rec.Intent != nil {
+	clitest.MustCustody(t, r, 0, "resume")
+	if rec := clitest.ListRecord(t, r, id); rec.Intent != nil {
 		t.Errorf("once the filter is gone, resume still leaves %+v", rec.Intent)
 	}
-	mustCustody(t, r, 0, "doctor")
+	clitest.MustCustody(t, r, 0, "doctor")
 }
 
 // TestPlanRemoteHangs: a remote whose ssh, or whose credential helper,
@@ -337,13 +339,13 @@ func TestPlanRemoteHangs(t *testing.T) {
 				r.Git("remote", "add", "slow", srv.URL+"/slow.git")
 				r.Git("config", "credential.helper", "!"+hang)
 			}
-			mustCustody(t, r, 0, "init")
-			pushedID, _ := newTree(t, r, "pushed")
-			aheadID, ahead := newTree(t, r, "ahead")
+			clitest.MustCustody(t, r, 0, "init")
+			pushedID, _ := clitest.NewTree(t, r, "pushed")
+			aheadID, ahead := clitest.NewTree(t, r, "ahead")
 			r.WriteFile(ahead, "work.txt", "mine\n")
 			r.CommitAll(ahead, "work only the slow remote could hold")
-			mustCustody(t, r, 0, "finish", pushedID, aheadID)
-			res, took := otRun(t, custodyBin, r, nil, "plan with a hanging remote", []string{pids},
+			clitest.MustCustody(t, r, 0, "finish", pushedID, aheadID)
+			res, took := otRun(t, clitest.Bin(), r, nil, "plan with a hanging remote", []string{pids},
 				"--remote-timeout", "2s", "--json", "plan")
 			if res.Code != 0 {
 				t.Fatalf("plan: %s", res)
@@ -354,7 +356,7 @@ func TestPlanRemoteHangs(t *testing.T) {
 			if data, _ := os.ReadFile(pids); len(strings.Fields(string(data))) < 2 {
 				t.Fatalf("the %s never ran (pids %q): the test proves nothing\n%s", how, data, res)
 			}
-			items := decodeResult[machine.Plan](t, res, "plan").Items
+			items := clitest.DecodeResult[machine.Plan](t, res, "plan").Items
 			if it := otItem(t, items, pushedID); it.Action != machine.ActionRemove {
 				t.Errorf("the tree origin proves: %s %+v, want remove", it.Action, it.Refusal)
 			}
@@ -384,13 +386,13 @@ func TestGitIsNeverToldToRunWhatItNeedNot(t *testing.T) {
 	r.WriteFile(r.Dir, ".gitattributes", "* diff=hang\n")
 	r.CommitAll(r.Dir, "attributes")
 	r.Git("push", "-q", "origin", "main")
-	mustCustody(t, r, 0, "init")
-	statID, stat := newTree(t, r, "stat")
+	clitest.MustCustody(t, r, 0, "init")
+	statID, stat := clitest.NewTree(t, r, "stat")
 	old := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	if err := os.Chtimes(filepath.Join(stat, "README"), old, old); err != nil {
 		t.Fatal(err)
 	}
-	workID, work := newTree(t, r, "work")
+	workID, work := clitest.NewTree(t, r, "work")
 	r.WriteFile(work, "work.txt", "mine\n")
 	r.CommitAll(work, "work")
 	// Published as another commit with the same change: main moved on
@@ -399,7 +401,7 @@ func TestGitIsNeverToldToRunWhatItNeedNot(t *testing.T) {
 	r.CommitAll(r.Dir, "other")
 	r.Git("cherry-pick", r.GitIn(work, "rev-parse", "HEAD"))
 	r.Git("push", "-q", "origin", "main")
-	mustCustody(t, r, 0, "finish", statID, workID)
+	clitest.MustCustody(t, r, 0, "finish", statID, workID)
 	// Only now: git add and commit above would run the fsmonitor hook.
 	pids := filepath.Join(r.Root, "hook-pids")
 	otKillPids(t, pids)
@@ -408,11 +410,11 @@ func TestGitIsNeverToldToRunWhatItNeedNot(t *testing.T) {
 	r.Git("config", "diff.hang.textconv", hang)
 	r.Git("config", "diff.hang.command", hang)
 	r.Git("config", "diff.external", hang)
-	res, took := otRun(t, custodyBin, r, nil, "plan beside hanging hooks", []string{pids}, "--observe-timeout", "20s", "--json", "plan")
+	res, took := otRun(t, clitest.Bin(), r, nil, "plan beside hanging hooks", []string{pids}, "--observe-timeout", "20s", "--json", "plan")
 	if res.Code != 0 || took > 45*time.Second {
 		t.Fatalf("plan took %v: %s", took.Round(time.Millisecond), res)
 	}
-	items := decodeResult[machine.Plan](t, res, "plan").Items
+	items := clitest.DecodeResult[machine.Plan](t, res, "plan").Items
 	for _, id := range []string{statID, workID} {
 		if it := otItem(t, items, id); it.Action != machine.ActionRemove {
 			t.Errorf("%s: %s %+v, want remove", id, it.Action, it.Refusal)
@@ -432,40 +434,40 @@ func TestGitIsNeverToldToRunWhatItNeedNot(t *testing.T) {
 // the rest goes on: the tree is removed, the entry kept for a retry.
 func TestResourceCommandsHang(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, "", fixtures.Options{})
-	pids := filepath.Join(w.ext, "pids")
+	w := clitest.SetupResources(t, "", fixtures.Options{})
+	pids := filepath.Join(w.Ext, "pids")
 	otKillPids(t, pids)
-	writeTrusted(t, w.r, w.x("[resources.db]\ncreate = '''mkdir {EXT}/@resource@'''\n"+
+	clitest.WriteTrusted(t, w.R, w.Expand("[resources.db]\ncreate = '''mkdir {EXT}/@resource@'''\n"+
 		"ensure = '''"+otHang(pids)+"'''\ndestroy = '''"+otHang(pids)+"'''\ntimeout = \"1s\"\n"))
-	made := w.rtNew(t, "slow")
-	res, took := otRun(t, custodyBin, w.r, nil, "resource ensure that hangs", []string{pids}, "resource", "ensure", made.ID, "--json")
+	made := w.New(t, "slow")
+	res, took := otRun(t, clitest.Bin(), w.R, nil, "resource ensure that hangs", []string{pids}, "resource", "ensure", made.ID, "--json")
 	if took > 20*time.Second {
 		t.Errorf("resource ensure took %v with a 1s timeout", took.Round(time.Millisecond))
 	}
-	ens := decodeResult[ensureResult](t, res, "resource ensure")
+	ens := clitest.DecodeResult[clitest.EnsureResult](t, res, "resource ensure")
 	if res.Code != 3 || len(ens.Resources) != 1 || ens.Resources[0].Refusal == nil ||
 		!strings.Contains(ens.Resources[0].Refusal.Message, "no answer within 1s") {
 		t.Errorf("ensure that hangs: want exit 3 and a refusal naming the 1s it had, got %+v\n%s", ens, res)
 	}
-	mustCustody(t, w.r, 0, "finish", made.ID)
-	file := filepath.Join(w.r.Root, "plan.json")
-	mustCustody(t, w.r, 0, "plan", "-o", file)
+	clitest.MustCustody(t, w.R, 0, "finish", made.ID)
+	file := filepath.Join(w.R.Root, "plan.json")
+	clitest.MustCustody(t, w.R, 0, "plan", "-o", file)
 	before, _ := os.ReadFile(pids)
-	res, took = otRun(t, custodyBin, w.r, nil, "apply whose destroy hangs", []string{pids}, "apply", file, "--json")
+	res, took = otRun(t, clitest.Bin(), w.R, nil, "apply whose destroy hangs", []string{pids}, "apply", file, "--json")
 	if took > 30*time.Second {
 		t.Errorf("apply took %v with a 1s resource timeout", took.Round(time.Millisecond))
 	}
 	if after, _ := os.ReadFile(pids); len(after) <= len(before) {
 		t.Fatalf("the destroy never ran: the test proves nothing\n%s", res)
 	}
-	ap := decodeResult[steps.ApplyResult](t, res, "apply")
+	ap := clitest.DecodeResult[steps.ApplyResult](t, res, "apply")
 	if len(ap.Items) != 1 || ap.Items[0].Outcome != machine.OutcomeRemoved || len(ap.Items[0].Resources) != 1 {
 		t.Fatalf("apply: %+v\n%s", ap, res)
 	}
 	if o := ap.Items[0].Resources[0]; o.Refusal == nil || !strings.Contains(o.Refusal.Message, "no answer within 1s") {
 		t.Errorf("the destroy that hung: %+v, want a refusal naming the 1s it had", o)
 	}
-	if e := w.entry(t, made.ID+"/db"); e.State == machine.StateTombstoned {
+	if e := w.Entry(t, made.ID+"/db"); e.State == machine.StateTombstoned {
 		t.Errorf("the entry whose destroy hung is tombstoned: %+v", e)
 	}
 	if _, err := os.Lstat(made.Path); err == nil {

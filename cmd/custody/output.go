@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
@@ -16,35 +17,23 @@ import (
 )
 
 // EnvelopeVersion is the version of the --json envelope shape.
-const EnvelopeVersion = 1
+const EnvelopeVersion = output.EnvelopeVersion
 
 // Exit codes (documented in docs/exit-codes.md and every command's help).
 const (
-	exitOK      = 0
-	exitError   = 1
-	exitPlanned = 2
-	exitPending = 3
+	exitOK      = output.ExitOK
+	exitError   = output.ExitError
+	exitPlanned = output.ExitPlanned
+	exitPending = output.ExitPending
 )
 
-type okEnvelope struct {
-	Version int    `json:"version"`
-	OK      bool   `json:"ok"`
-	Command string `json:"command"`
-	Result  any    `json:"result"`
-}
-
-type errEnvelope struct {
-	Version int       `json:"version"`
-	OK      bool      `json:"ok"`
-	Error   errorBody `json:"error"`
-}
-
-type errorBody struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Path    string `json:"path,omitempty"`
-	Retry   string `json:"retry,omitempty"`
-}
+// The --json envelopes (package output, where the end-to-end tests read
+// them too).
+type (
+	okEnvelope  = output.OKEnvelope
+	errEnvelope = output.ErrEnvelope
+	errorBody   = output.ErrorBody
+)
 
 // exitCode is the one place a successful command's exit code is decided:
 // 3 when its result (machine.Pender) or the resume it ran first left

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -27,7 +28,7 @@ import (
 // the observations finish in. Run it with -race: the trees share the
 // inventory, the remote view, the scope and the Git.
 func TestPlanParallelEqualsSequential(t *testing.T) {
-	r := rtRepo(t, fixtures.Options{})
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
 	if err := os.WriteFile(filepath.Join(r.Dir, ".git", "info", "exclude"), []byte("*.log\nnode_modules/\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestPlanParallelEqualsSequential(t *testing.T) {
 	for round := range 2 {
 		for _, kind := range kinds {
 			name := kind + "-" + string(rune('a'+round))
-			id, wt := newTree(t, r, name)
+			id, wt := clitest.NewTree(t, r, name)
 			switch kind {
 			case "published":
 				r.Commit(wt, name+".txt", "work\n")
@@ -66,7 +67,7 @@ func TestPlanParallelEqualsSequential(t *testing.T) {
 				r.WriteFile(wt, "node_modules/left-pad/index.js", "module.exports = s => s\n")
 			}
 			if kind != "active" {
-				mustCustody(t, r, 0, "finish", id)
+				clitest.MustCustody(t, r, 0, "finish", id)
 			}
 			if kind == "deleted" {
 				if err := os.RemoveAll(wt); err != nil {

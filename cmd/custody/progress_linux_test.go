@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"golang.org/x/sys/unix"
 )
@@ -65,14 +66,14 @@ func TestProgressOnATerminal(t *testing.T) {
 		t.Fatalf("stderr a terminal: progress %T, want termProgress", a.progress())
 	}
 
-	r := rtRepo(t, fixtures.Options{})
-	id, _ := newTree(t, r, "shown")
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, _ := clitest.NewTree(t, r, "shown")
 	kept, _ := rtKept(t, r)
-	mustCustody(t, r, 0, "finish", id)
+	clitest.MustCustody(t, r, 0, "finish", id)
 	plan := rtPlan(t, r, 0)
 	shown := regexp.MustCompile(`\r\033\[K1/\d+ ` + regexp.QuoteMeta(id))
 
-	cmd := exec.Command(custodyBin, "plan")
+	cmd := exec.Command(clitest.Bin(), "plan")
 	cmd.Dir, cmd.Env = r.Dir, r.Env()
 	var planOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &planOut, term
@@ -83,7 +84,7 @@ func TestProgressOnATerminal(t *testing.T) {
 		t.Errorf("plan's progress on the terminal = %q, want its trees counted, cleared at the end", got)
 	}
 
-	cmd = exec.Command(custodyBin, "apply", plan)
+	cmd = exec.Command(clitest.Bin(), "apply", plan)
 	cmd.Dir, cmd.Env = r.Dir, r.Env()
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, term

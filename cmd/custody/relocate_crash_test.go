@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -43,9 +44,9 @@ type rlScene struct {
 func rlNewScene(t *testing.T) rlScene {
 	t.Helper()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	s := rlScene{r: r}
-	s.id, s.src = newTree(t, r, "move")
+	s.id, s.src = clitest.NewTree(t, r, "move")
 	s.head = r.Commit(s.src, "work.txt", "kept through the move\n")
 	s.dst = filepath.Join(r.Root, "moved", "move")
 	s.snap = r.Snap(s.src)
@@ -61,7 +62,7 @@ func (s rlScene) end(t *testing.T) csTreeEnd {
 		t.Errorf("the journal of %s does not end with relocated: %v", s.id, e.Triggers)
 	}
 	e.Triggers = nil
-	if rec := listRecord(t, s.r, s.id); rec.Path != s.dst {
+	if rec := clitest.ListRecord(t, s.r, s.id); rec.Path != s.dst {
 		t.Errorf("record %s is at %s, want %s", s.id, rec.Path, s.dst)
 	}
 	if d := s.snap.Diff(s.r.Snap(s.dst)); d != "" {
@@ -80,7 +81,7 @@ func TestRelocateCrash(t *testing.T) {
 	t.Parallel()
 	base := func() csTreeEnd {
 		s := rlNewScene(t)
-		res := decodeResult[steps.RelocateResult](t, mustCustody(t, s.r, 0, "relocate", s.id, "--to", s.dst, "--json"), "relocate")
+		res := clitest.DecodeResult[steps.RelocateResult](t, clitest.MustCustody(t, s.r, 0, "relocate", s.id, "--to", s.dst, "--json"), "relocate")
 		if res.Outcome != machine.OutcomeRelocated || res.Head != s.head {
 			t.Fatalf("uninterrupted relocate: %+v", res)
 		}
@@ -111,30 +112,30 @@ func TestRelocateCrash(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				s := rlNewScene(t)
-				csMustBeKilled(t, s.r, point, "relocate", s.id, "--to", s.dst)
-				rec := listRecord(t, s.r, s.id)
+				clitest.MustBeKilled(t, s.r, point, "relocate", s.id, "--to", s.dst)
+				rec := clitest.ListRecord(t, s.r, s.id)
 				if rec.State != "relocating" || rec.Intent == nil || rec.Intent.Kind != machine.IntentRelocation ||
 					rec.Intent.Destination != s.dst || rec.Intent.Commit != s.head || rec.Intent.Path != s.src {
 					t.Fatalf("after the kill at %s: want %s relocating under a relocation intent {%s, %s, %s}, got %+v", point, s.id, s.src, s.dst, s.head, rec)
 				}
-				if res := custody(t, s.r, "doctor"); res.Code != 3 || !strings.Contains(res.Stdout, s.id) {
+				if res := clitest.Custody(t, s.r, "doctor"); res.Code != 3 || !strings.Contains(res.Stdout, s.id) {
 					t.Errorf("doctor before resume must report the unfinished intent of %s with exit 3, got\n%s", s.id, res)
 				}
 				if !direct {
-					rs := decodeResult[itemsResult[steps.ResumeItem]](t, mustCustody(t, s.r, 0, "resume", "--json"), "resume").Items
+					rs := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, clitest.MustCustody(t, s.r, 0, "resume", "--json"), "resume").Items
 					if len(rs) != 1 || rs[0].ID != s.id || rs[0].Outcome != want {
 						t.Fatalf("resume after the kill at %s: want %s %s, got %+v", point, s.id, want, rs)
 					}
 				}
 				again := map[bool]machine.Outcome{true: machine.OutcomeAlreadyDone, false: machine.OutcomeRelocated}[want == machine.OutcomeRelocated]
-				res := decodeResult[steps.RelocateResult](t, mustCustody(t, s.r, 0, "relocate", s.id, "--to", s.dst, "--json"), "relocate")
+				res := clitest.DecodeResult[steps.RelocateResult](t, clitest.MustCustody(t, s.r, 0, "relocate", s.id, "--to", s.dst, "--json"), "relocate")
 				if res.Outcome != again {
 					t.Errorf("relocate after the kill at %s: want %s, got %+v", point, again, res)
 				}
 				if d := cmp.Diff(base, s.end(t)); d != "" {
 					t.Errorf("end state after a kill at %s differs from an uninterrupted relocate (-want +got):\n%s", point, d)
 				}
-				if rs := decodeResult[itemsResult[steps.ResumeItem]](t, mustCustody(t, s.r, 0, "resume", "--json"), "resume").Items; len(rs) != 0 {
+				if rs := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, clitest.MustCustody(t, s.r, 0, "resume", "--json"), "resume").Items; len(rs) != 0 {
 					t.Errorf("a resume after the relocation settled still found work: %+v", rs)
 				}
 				csHealthy(t, s.r)
@@ -163,15 +164,15 @@ func TestRelocateMoveFails(t *testing.T) {
 		t.Skip("/dev/shm is on the same filesystem as the test's repository")
 	}
 	dst := filepath.Join(shm, "move")
-	res := custody(t, s.r, "relocate", s.id, "--to", dst, "--json")
+	res := clitest.Custody(t, s.r, "relocate", s.id, "--to", dst, "--json")
 	if res.Code != 3 {
 		t.Fatalf("relocate across filesystems: want exit 3, got\n%s", res)
 	}
-	out := decodeResult[steps.RelocateResult](t, res, "relocate")
+	out := clitest.DecodeResult[steps.RelocateResult](t, res, "relocate")
 	if out.Refusal == nil || out.Refusal.Code != machine.CodeRelocationFailed || !strings.Contains(out.Refusal.Message, "the tree stays where it was") {
 		t.Fatalf("relocate across filesystems: want a relocation-failed refusal, got %+v", out)
 	}
-	rec := listRecord(t, s.r, s.id)
+	rec := clitest.ListRecord(t, s.r, s.id)
 	if rec.State != "active" || rec.Intent != nil || rec.Path != s.src {
 		t.Errorf("after a failed move: record %+v, want active at %s without an intent", rec, s.src)
 	}
@@ -191,7 +192,7 @@ func TestRelocateMoveFails(t *testing.T) {
 func TestRelocateDestinationAppears(t *testing.T) {
 	t.Parallel()
 	s := rlNewScene(t)
-	release, wait := csPaused(t, s.r, "relocate/before-move", "relocate", s.id, "--to", s.dst, "--json")
+	release, wait := clitest.Paused(t, s.r, "relocate/before-move", "relocate", s.id, "--to", s.dst, "--json")
 	if err := os.MkdirAll(s.dst, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestRelocateDestinationAppears(t *testing.T) {
 	if res.Code != 3 {
 		t.Fatalf("relocate onto a destination made meanwhile: want exit 3, got\n%s", res)
 	}
-	out := decodeResult[steps.RelocateResult](t, res, "relocate")
+	out := clitest.DecodeResult[steps.RelocateResult](t, res, "relocate")
 	if out.Refusal == nil || out.Refusal.Code != machine.CodeRelocationFailed || !strings.Contains(out.Refusal.Message, "appeared after it was observed") {
 		t.Fatalf("want a relocation-failed refusal naming the destination that appeared, got %+v", out)
 	}
@@ -224,13 +225,13 @@ func TestRelocateDoctorStuck(t *testing.T) {
 	t.Run("live-holder", func(t *testing.T) {
 		t.Parallel()
 		s := rlNewScene(t)
-		release, wait := csPaused(t, s.r, "relocate/before-move", "relocate", s.id, "--to", s.dst)
-		res := custody(t, s.r, "doctor", "--json")
+		release, wait := clitest.Paused(t, s.r, "relocate/before-move", "relocate", s.id, "--to", s.dst)
+		res := clitest.Custody(t, s.r, "doctor", "--json")
 		release()
 		if got := wait(); got.Code != 0 {
 			t.Errorf("the held relocate, released: want exit 0, got\n%s", got)
 		}
-		if d := decodeResult[doctorResult](t, res, "doctor"); len(d.Stuck) != 0 {
+		if d := clitest.DecodeResult[doctorResult](t, res, "doctor"); len(d.Stuck) != 0 {
 			t.Errorf("doctor while a live relocate holds the intent lists it as stuck: %+v", d.Stuck)
 		}
 		s.end(t)
@@ -238,25 +239,25 @@ func TestRelocateDoctorStuck(t *testing.T) {
 	t.Run("tree-gone-from-both", func(t *testing.T) {
 		t.Parallel()
 		s := rlNewScene(t)
-		csMustBeKilled(t, s.r, "relocate/after-move", "relocate", s.id, "--to", s.dst)
+		clitest.MustBeKilled(t, s.r, "relocate/after-move", "relocate", s.id, "--to", s.dst)
 		if err := os.RemoveAll(s.dst); err != nil {
 			t.Fatal(err)
 		}
 		s.r.Git("worktree", "prune")
-		res := custody(t, s.r, "doctor", "--json")
+		res := clitest.Custody(t, s.r, "doctor", "--json")
 		if res.Code != 3 {
 			t.Fatalf("doctor with a stuck relocation: want exit 3, got\n%s", res)
 		}
-		d := decodeResult[doctorResult](t, res, "doctor")
+		d := clitest.DecodeResult[doctorResult](t, res, "doctor")
 		if len(d.Stuck) != 1 || d.Stuck[0].ID != s.id || d.Stuck[0].Refusal == nil || d.Stuck[0].Refusal.Code != machine.CodeResumeUnmatched ||
 			d.Stuck[0].Settle != "custody show "+s.id || !strings.Contains(d.Stuck[0].Why, "destination: path absent") {
 			t.Fatalf("doctor: want %s stuck with resume's resume-unmatched and its retry, got %+v", s.id, d.Stuck)
 		}
-		if human := custody(t, s.r, "doctor"); !strings.Contains(human.Stdout, "worktree "+s.id+": can never progress on its own") ||
+		if human := clitest.Custody(t, s.r, "doctor"); !strings.Contains(human.Stdout, "worktree "+s.id+": can never progress on its own") ||
 			!strings.Contains(human.Stdout, "\tto fix: custody show "+s.id+"\n") {
 			t.Errorf("doctor's human output does not list %s as stuck with its settling command:\n%s", s.id, human.Stdout)
 		}
-		if res := custody(t, s.r, "resume"); res.Code != 3 {
+		if res := clitest.Custody(t, s.r, "resume"); res.Code != 3 {
 			t.Errorf("resume of the stuck relocation: want exit 3, got\n%s", res)
 		}
 	})
@@ -266,7 +267,7 @@ func TestRelocateDoctorStuck(t *testing.T) {
 // intent: a relocation refused, stepped back or completed.
 func rlActiveAt(t *testing.T, s rlScene, where string) {
 	t.Helper()
-	if rec := listRecord(t, s.r, s.id); rec.State != "active" || rec.Intent != nil || rec.Path != where {
+	if rec := clitest.ListRecord(t, s.r, s.id); rec.State != "active" || rec.Intent != nil || rec.Path != where {
 		t.Errorf("record %+v, want active at %s without an intent", rec, where)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -23,7 +24,7 @@ import (
 // custody exited with want.
 func rhRelocate(t *testing.T, r *fixtures.Repo, want int, args ...string) steps.RelocateResult {
 	t.Helper()
-	return decodeResult[steps.RelocateResult](t, mustCustody(t, r, want, append(append([]string{"relocate"}, args...), "--json")...), "relocate")
+	return clitest.DecodeResult[steps.RelocateResult](t, clitest.MustCustody(t, r, want, append(append([]string{"relocate"}, args...), "--json")...), "relocate")
 }
 
 // rhRefused checks that res is a refusal with code and that the tree,
@@ -44,7 +45,7 @@ func rhRefused(t *testing.T, s rlScene, res steps.RelocateResult, code machine.C
 func TestRelocateIgnoredFile(t *testing.T) {
 	t.Parallel()
 	s := rlNewScene(t)
-	adExclude(t, s.r, "*.log")
+	clitest.Exclude(t, s.r, "*.log")
 	s.r.WriteFile(s.src, "build.log", "only here\n")
 	res := rhRelocate(t, s.r, 3, s.id, "--to", s.dst)
 	rhRefused(t, s, res, machine.CodeIgnoredFiles)
@@ -119,10 +120,10 @@ func TestRelocateTwiceAndBack(t *testing.T) {
 	s.src, s.dst = orig, mid
 	rhRelocate(t, s.r, 0, s.id, "--to", mid)
 	s.r.Push(mid, "main")
-	mustCustody(t, s.r, 0, "finish", s.id)
+	clitest.MustCustody(t, s.r, 0, "finish", s.id)
 	plan := filepath.Join(s.r.Root, "plan.json")
-	mustCustody(t, s.r, 2, "plan", "-o", plan, "--detailed-exitcode")
-	mustCustody(t, s.r, 0, "apply", plan)
+	clitest.MustCustody(t, s.r, 2, "plan", "-o", plan, "--detailed-exitcode")
+	clitest.MustCustody(t, s.r, 0, "apply", plan)
 	if _, err := os.Lstat(mid); !os.IsNotExist(err) {
 		t.Errorf("apply after the relocation left %s (lstat: %v)", mid, err)
 	}
@@ -135,7 +136,7 @@ func TestRelocateTwiceAndBack(t *testing.T) {
 // listRecordAll is the record id from list --all.
 func listRecordAll(t *testing.T, r *fixtures.Repo, id string) listEntry {
 	t.Helper()
-	for _, e := range listRecords(t, r, true) {
+	for _, e := range clitest.ListRecords(t, r, true) {
 		if e.ID == id {
 			return e
 		}
@@ -160,17 +161,17 @@ func TestRelocateCommitDuringKill(t *testing.T) {
 		t.Run(strings.ReplaceAll(tc.point, "/", "_"), func(t *testing.T) {
 			t.Parallel()
 			s := rlNewScene(t)
-			csMustBeKilled(t, s.r, tc.point, "relocate", s.id, "--to", s.dst)
+			clitest.MustBeKilled(t, s.r, tc.point, "relocate", s.id, "--to", s.dst)
 			at := s.dst
 			if tc.want == machine.OutcomeSteppedBack {
 				at = s.src
 			}
 			head := s.r.Commit(at, "late.txt", "committed while custody was dead\n")
-			rs := decodeResult[itemsResult[steps.ResumeItem]](t, mustCustody(t, s.r, 0, "resume", "--json"), "resume").Items
+			rs := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, clitest.MustCustody(t, s.r, 0, "resume", "--json"), "resume").Items
 			if len(rs) != 1 || rs[0].Outcome != tc.want {
 				t.Fatalf("resume: want %s %s, got %+v", s.id, tc.want, rs)
 			}
-			rec := listRecord(t, s.r, s.id)
+			rec := clitest.ListRecord(t, s.r, s.id)
 			if rec.State != "active" || rec.Intent != nil || rec.Path != at {
 				t.Errorf("record %+v, want active at %s without an intent", rec, at)
 			}
@@ -197,7 +198,7 @@ func TestRelocateParentBecomesSymlink(t *testing.T) {
 	if err := os.MkdirAll(elsewhere, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	release, wait := csPaused(t, s.r, "relocate/before-move", "relocate", s.id, "--to", s.dst, "--json")
+	release, wait := clitest.Paused(t, s.r, "relocate/before-move", "relocate", s.id, "--to", s.dst, "--json")
 	if err := os.Remove(parent); err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestRelocateParentBecomesSymlink(t *testing.T) {
 	if res.Code != 3 {
 		t.Fatalf("relocate under a parent swapped for a symlink: want exit 3, got\n%s", res)
 	}
-	out := decodeResult[steps.RelocateResult](t, res, "relocate")
+	out := clitest.DecodeResult[steps.RelocateResult](t, res, "relocate")
 	if out.Refusal == nil || out.Refusal.Code != machine.CodeRelocationFailed || !strings.Contains(out.Refusal.Message, "symlink") {
 		t.Fatalf("want a relocation-failed refusal naming the symlink, got %+v", out)
 	}
@@ -229,27 +230,27 @@ func TestRelocateParentBecomesSymlink(t *testing.T) {
 // made before custody.toml declared any) it moves.
 func TestRelocateRefusedWithResources(t *testing.T) {
 	t.Parallel()
-	w := rtSetup(t, rtRes("db", "", ""), fixtures.Options{})
-	made := w.rtNew(t, "res")
-	dst := filepath.Join(w.r.Root, "moved", "res")
-	before := w.logLines(t)
-	snap := w.r.Snap(made.Path)
-	res := rhRelocate(t, w.r, 3, made.ID, "--to", dst)
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
+	made := w.New(t, "res")
+	dst := filepath.Join(w.R.Root, "moved", "res")
+	before := w.LogLines(t)
+	snap := w.R.Snap(made.Path)
+	res := rhRelocate(t, w.R, 3, made.ID, "--to", dst)
 	if res.Outcome != machine.OutcomeRefused || res.Refusal == nil || res.Refusal.Code != machine.CodeResourcesFrozen ||
 		!strings.Contains(res.Refusal.Message, "db (active)") || res.Refusal.Retry != "custody resource list" {
 		t.Fatalf("want a resources-frozen refusal naming db, got %+v", res)
 	}
-	if rec := w.record(t, made.ID); rec.State != "active" || rec.Intent != nil || rec.Path != made.Path {
+	if rec := w.Record(t, made.ID); rec.State != "active" || rec.Intent != nil || rec.Path != made.Path {
 		t.Errorf("record %+v, want active at %s without an intent", rec, made.Path)
 	}
 	if _, err := os.Lstat(dst); !os.IsNotExist(err) {
 		t.Errorf("a refused relocation left something at %s (lstat: %v)", dst, err)
 	}
-	if d := snap.Diff(w.r.Snap(made.Path)); d != "" {
+	if d := snap.Diff(w.R.Snap(made.Path)); d != "" {
 		t.Errorf("the tree changed:\n%s", d)
 	}
-	w.wantLog(t, before...)
-	if e := w.entry(t, made.ID+"/db"); e.Path != made.Path || e.State != machine.StateActive {
+	w.WantLog(t, before...)
+	if e := w.Entry(t, made.ID+"/db"); e.Path != made.Path || e.State != machine.StateActive {
 		t.Errorf("ledger entry %+v, want active at %s", e, made.Path)
 	}
 }
@@ -266,7 +267,7 @@ func TestRelocateManagedRootExclude(t *testing.T) {
 	if err := os.WriteFile(excl, []byte("# emptied by hand\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out := mustCustody(t, s.r, 0, "show", s.id, "--json").Stdout; !strings.Contains(out, `"origin": "created"`) {
+	if out := clitest.MustCustody(t, s.r, 0, "show", s.id, "--json").Stdout; !strings.Contains(out, `"origin": "created"`) {
 		t.Errorf("moved out of the root, %s must stay created by custody:\n%s", s.id, out)
 	}
 	res := rhRelocate(t, s.r, 0, s.id)
@@ -323,10 +324,10 @@ func TestRelocateHandMovedDuringKill(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := rlNewScene(t)
-			csMustBeKilled(t, s.r, tc.point, "relocate", s.id, "--to", s.dst)
+			clitest.MustBeKilled(t, s.r, tc.point, "relocate", s.id, "--to", s.dst)
 			at := tc.move(s)
 			if tc.name == "to-destination-by-hand" {
-				rs := decodeResult[itemsResult[steps.ResumeItem]](t, mustCustody(t, s.r, 0, "resume", "--json"), "resume").Items
+				rs := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, clitest.MustCustody(t, s.r, 0, "resume", "--json"), "resume").Items
 				if len(rs) != 1 || rs[0].Outcome != machine.OutcomeRelocated {
 					t.Fatalf("resume with the tree renamed to %s: want %s relocated, got %+v", at, s.id, rs)
 				}
@@ -334,8 +335,8 @@ func TestRelocateHandMovedDuringKill(t *testing.T) {
 				csHealthy(t, s.r)
 				return
 			}
-			res := custody(t, s.r, "resume", "--json")
-			rs := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
+			res := clitest.Custody(t, s.r, "resume", "--json")
+			rs := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, res, "resume").Items
 			if res.Code != 3 || len(rs) != 1 || rs[0].Refusal == nil || rs[0].Refusal.Code != machine.CodeResumeUnmatched {
 				t.Fatalf("resume with the tree at %s: want resume-unmatched, got\n%s", at, res)
 			}
@@ -343,7 +344,7 @@ func TestRelocateHandMovedDuringKill(t *testing.T) {
 			if !strings.HasPrefix(retry, "git worktree ") {
 				t.Fatalf("resume's retry %q is not the git command that puts the tree back:\n%s", retry, res)
 			}
-			if d := decodeResult[doctorResult](t, custody(t, s.r, "doctor", "--json"), "doctor"); len(d.Stuck) != 1 || d.Stuck[0].Settle != retry {
+			if d := clitest.DecodeResult[doctorResult](t, clitest.Custody(t, s.r, "doctor", "--json"), "doctor"); len(d.Stuck) != 1 || d.Stuck[0].Settle != retry {
 				t.Errorf("doctor: want %s stuck with %q to settle it, got %+v", s.id, retry, d.Stuck)
 			}
 			cmd := exec.Command("sh", "-c", retry)
@@ -351,7 +352,7 @@ func TestRelocateHandMovedDuringKill(t *testing.T) {
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("the retry %q failed: %v\n%s", retry, err, out)
 			}
-			rs = decodeResult[itemsResult[steps.ResumeItem]](t, mustCustody(t, s.r, 0, "resume", "--json"), "resume").Items
+			rs = clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, clitest.MustCustody(t, s.r, 0, "resume", "--json"), "resume").Items
 			if len(rs) != 1 || rs[0].Outcome != tc.want {
 				t.Fatalf("resume after the retry: want %s %s, got %+v", s.id, tc.want, rs)
 			}
@@ -376,14 +377,14 @@ func TestRelocateHandMovedDuringKill(t *testing.T) {
 func TestRelocateProcessEntersAfterCheck(t *testing.T) {
 	t.Parallel()
 	s := rlNewScene(t)
-	release, wait := csPaused(t, s.r, "relocate/before-move", "relocate", s.id, "--to", s.dst, "--json")
+	release, wait := clitest.Paused(t, s.r, "relocate/before-move", "relocate", s.id, "--to", s.dst, "--json")
 	h := s.r.Hold(s.src, "sleep", "60")
 	release()
 	res := wait()
 	if res.Code != 3 {
 		t.Fatalf("relocate with a process that entered the tree meanwhile: want exit 3, got\n%s", res)
 	}
-	out := decodeResult[steps.RelocateResult](t, res, "relocate")
+	out := clitest.DecodeResult[steps.RelocateResult](t, res, "relocate")
 	if out.Refusal == nil || out.Refusal.Code != machine.CodeRelocationFailed || !strings.Contains(out.Refusal.Message, "(sleep)") {
 		t.Fatalf("want a relocation-failed refusal naming the process, got %+v", out)
 	}
@@ -396,7 +397,7 @@ func TestRelocateProcessEntersAfterCheck(t *testing.T) {
 	if len(args) < 2 || args[0] != "custody" || args[1] != "relocate" {
 		t.Fatalf("retry %q is not the relocate", out.Refusal.Retry)
 	}
-	mustCustody(t, s.r, 0, args[1:]...)
+	clitest.MustCustody(t, s.r, 0, args[1:]...)
 	s.end(t)
 	csHealthy(t, s.r)
 }
@@ -408,7 +409,7 @@ func TestRelocateProcessEntersAfterCheck(t *testing.T) {
 func TestRelocateHalfMovedForeignGitfile(t *testing.T) {
 	t.Parallel()
 	s := rlNewScene(t)
-	csMustBeKilled(t, s.r, "relocate/after-intent", "relocate", s.id, "--to", s.dst)
+	clitest.MustBeKilled(t, s.r, "relocate/after-intent", "relocate", s.id, "--to", s.dst)
 	if err := os.MkdirAll(filepath.Dir(s.dst), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -417,13 +418,13 @@ func TestRelocateHalfMovedForeignGitfile(t *testing.T) {
 	}
 	s.r.WriteFile(s.dst, ".git", "gitdir: "+filepath.Join(s.r.Root, "elsewhere.git")+"\n")
 	snap := s.r.Snap(s.dst)
-	res := custody(t, s.r, "resume", "--json")
-	rs := decodeResult[itemsResult[steps.ResumeItem]](t, res, "resume").Items
+	res := clitest.Custody(t, s.r, "resume", "--json")
+	rs := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, res, "resume").Items
 	if res.Code != 3 || len(rs) != 1 || rs[0].Refusal == nil || rs[0].Refusal.Code != machine.CodeResumeUnmatched ||
 		!strings.Contains(rs[0].Refusal.Message, "does not name the admin entry") {
 		t.Fatalf("resume: want resume-unmatched naming the admin entry, got\n%s", res)
 	}
-	if rec := listRecord(t, s.r, s.id); rec.State != "relocating" || rec.Intent == nil {
+	if rec := clitest.ListRecord(t, s.r, s.id); rec.State != "relocating" || rec.Intent == nil {
 		t.Errorf("record %+v, want still relocating under its intent", rec)
 	}
 	if d := snap.Diff(s.r.Snap(s.dst)); d != "" {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/store"
 )
@@ -47,7 +48,7 @@ func BenchmarkJournalMillion(b *testing.B) {
 			{"verify", []string{"journal", "verify", file}},
 			{"report", []string{"journal", "report", file, "-o", filepath.Join(dir, "million.html")}},
 		} {
-			cmd := exec.Command(custodyBin, run.args...)
+			cmd := exec.Command(clitest.Bin(), run.args...)
 			cmd.Dir = dir
 			t0 := time.Now()
 			out, err := cmd.CombinedOutput()

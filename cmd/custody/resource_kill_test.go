@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -32,14 +33,14 @@ func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 	create := "echo start $$ >> {EXT}/log; if rm {EXT}/slow 2>/dev/null; then sleep 60; fi; echo end $$ >> {EXT}/log; mkdir {EXT}/@resource@ || echo twice $$ >> {EXT}/log"
 	destroy := "echo destroy >> {EXT}/log; rm -rf {EXT}/@resource@"
 	w := rkSlowWorld(t, create, destroy)
-	bg := startCustody(t, w.r, nil, "new", "killed")
+	bg := clitest.StartCustody(t, w.R, nil, "new", "killed")
 	first, pid := rkFirstStart(t, w, "start")
-	if err := bg.cmd.Process.Kill(); err != nil {
+	if err := bg.Cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_ = bg.cmd.Wait()
+	_ = bg.Cmd.Wait()
 	defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
-	res := custody(t, w.r, "resume", "--json")
+	res := clitest.Custody(t, w.R, "resume", "--json")
 	if res.Code != 0 {
 		t.Fatalf("resume: %s", res)
 	}
@@ -48,7 +49,7 @@ func TestResourceChildOutlivesKilledCustody(t *testing.T) {
 	if err := rkAlive(pid); err != nil {
 		t.Errorf("the killed custody's create (pid %d) still runs after resume: %v", pid, err)
 	}
-	lines := w.logLines(t)
+	lines := w.LogLines(t)
 	var redo string
 	for i, l := range lines {
 		f := strings.Fields(l)
@@ -77,22 +78,22 @@ func TestResourceDestroyOutlivesKilledCustody(t *testing.T) {
 	// whether resume ended it does not depend on how fast this machine is;
 	// the redo runs at once.
 	destroy := "echo dstart $$ >> {EXT}/log; if rm {EXT}/slow 2>/dev/null; then sleep 60; fi; echo dend $$ >> {EXT}/log; rm -rf {EXT}/@resource@"
-	w := rtSetup(t, rtRes("db", "mkdir {EXT}/@resource@", destroy), fixtures.Options{})
-	made := w.rtNew(t, "dkill")
-	mustCustody(t, w.r, 0, "finish", made.ID)
-	plan := filepath.Join(w.r.Root, "plan.json")
-	mustCustody(t, w.r, 0, "plan", "-o", plan)
-	if err := os.WriteFile(filepath.Join(w.ext, "slow"), nil, 0o644); err != nil {
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "mkdir {EXT}/@resource@", destroy), fixtures.Options{})
+	made := w.New(t, "dkill")
+	clitest.MustCustody(t, w.R, 0, "finish", made.ID)
+	plan := filepath.Join(w.R.Root, "plan.json")
+	clitest.MustCustody(t, w.R, 0, "plan", "-o", plan)
+	if err := os.WriteFile(filepath.Join(w.Ext, "slow"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bg := startCustody(t, w.r, nil, "apply", plan)
+	bg := clitest.StartCustody(t, w.R, nil, "apply", plan)
 	first, pid := rkFirstStart(t, w, "dstart")
-	if err := bg.cmd.Process.Kill(); err != nil {
+	if err := bg.Cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_ = bg.cmd.Wait()
+	_ = bg.Cmd.Wait()
 	defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
-	if res := custody(t, w.r, "resume", "--json"); res.Code != 0 {
+	if res := clitest.Custody(t, w.R, "resume", "--json"); res.Code != 0 {
 		t.Fatalf("resume: %s", res)
 	}
 	// The outliving destroy was ended before the redo ran: its process is
@@ -100,14 +101,14 @@ func TestResourceDestroyOutlivesKilledCustody(t *testing.T) {
 	if err := rkAlive(pid); err != nil {
 		t.Errorf("the killed custody's destroy (pid %d) still runs after resume: %v", pid, err)
 	}
-	lines := w.logLines(t)
+	lines := w.LogLines(t)
 	if len(lines) != 3 || lines[0] != "dstart "+first[1] || !strings.HasPrefix(lines[1], "dstart ") || lines[2] != "dend "+strings.TrimPrefix(lines[1], "dstart ") {
 		t.Errorf("log %q: want the killed custody's destroy (pid %s) ended, then one destroy run to its end", lines, first[1])
 	}
-	if e := w.entry(t, made.ID+"/db"); e.State != machine.StateTombstoned || e.Intent != nil {
+	if e := w.Entry(t, made.ID+"/db"); e.State != machine.StateTombstoned || e.Intent != nil {
 		t.Errorf("entry after resume: %s %+v", e.State, e.Intent)
 	}
-	if w.exists(t, w.handle(made.ID, "db")) {
+	if w.Exists(t, w.Handle(made.ID, "db")) {
 		t.Errorf("the resource still exists after resume")
 	}
 }
@@ -127,7 +128,7 @@ func TestResourceCreateEndsOnHangup(t *testing.T) {
 			create := "echo start $$ >> {EXT}/log; if rm {EXT}/slow 2>/dev/null; then (sleep 3; echo grandchild $$ >> {EXT}/log) & sleep 60; fi; echo end $$ >> {EXT}/log; mkdir {EXT}/@resource@ || echo twice $$ >> {EXT}/log"
 			destroy := "echo destroy >> {EXT}/log; rm -rf {EXT}/@resource@"
 			w := rkSlowWorld(t, create, destroy)
-			b := dlStart(t, w.r, nil, "new", "hangup")
+			b := dlStart(t, w.R, nil, "new", "hangup")
 			first, pid := rkFirstStart(t, w, "start")
 			defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
 			dlSignal(t, b, sig)
@@ -138,8 +139,8 @@ func TestResourceCreateEndsOnHangup(t *testing.T) {
 			}
 			// The grandchild would have logged 3 s after the create began.
 			time.Sleep(4 * time.Second)
-			mustCustody(t, w.r, 0, "resume")
-			lines := w.logLines(t)
+			clitest.MustCustody(t, w.R, 0, "resume")
+			lines := w.LogLines(t)
 			var made int
 			for _, l := range lines {
 				f := strings.Fields(l)
@@ -161,10 +162,10 @@ func TestResourceCreateEndsOnHangup(t *testing.T) {
 // rkSlowWorld is a repository with one resource db (create and destroy as
 // given, {EXT} the scratch directory) whose first create finds {EXT}/slow
 // and so runs long.
-func rkSlowWorld(t *testing.T, create, destroy string) *rtWorld {
+func rkSlowWorld(t *testing.T, create, destroy string) *clitest.World {
 	t.Helper()
-	w := rtSetup(t, rtRes("db", create, destroy), fixtures.Options{})
-	if err := os.WriteFile(filepath.Join(w.ext, "slow"), nil, 0o644); err != nil {
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", create, destroy), fixtures.Options{})
+	if err := os.WriteFile(filepath.Join(w.Ext, "slow"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return w
@@ -173,18 +174,18 @@ func rkSlowWorld(t *testing.T, create, destroy string) *rtWorld {
 // rkFirstStart waits for the first command to log "<word> <pid>" and to
 // take the slow marker (so it is the run that sleeps), and returns that
 // line's fields and the pid.
-func rkFirstStart(t *testing.T, w *rtWorld, word string) ([]string, int) {
+func rkFirstStart(t *testing.T, w *clitest.World, word string) ([]string, int) {
 	t.Helper()
 	// The log may exist before its first line is written, and the line
 	// comes before the marker is taken.
-	for deadline := time.Now().Add(20 * time.Second); !strings.HasSuffix(rkRead(t, w), "\n") || w.exists(t, "slow"); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); !strings.HasSuffix(rkRead(t, w), "\n") || w.Exists(t, "slow"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the first %s never started; log %q", word, w.logLines(t))
+			t.Fatalf("the first %s never started; log %q", word, w.LogLines(t))
 		}
 	}
-	first := strings.Fields(w.logLines(t)[0])
+	first := strings.Fields(w.LogLines(t)[0])
 	if len(first) != 2 || first[0] != word {
-		t.Fatalf("log starts with %q", w.logLines(t))
+		t.Fatalf("log starts with %q", w.LogLines(t))
 	}
 	pid, err := strconv.Atoi(first[1])
 	if err != nil {
@@ -194,9 +195,9 @@ func rkFirstStart(t *testing.T, w *rtWorld, word string) ([]string, int) {
 }
 
 // rkRead returns the log's bytes ("" when it does not exist yet).
-func rkRead(t *testing.T, w *rtWorld) string {
+func rkRead(t *testing.T, w *clitest.World) string {
 	t.Helper()
-	b, err := os.ReadFile(w.log)
+	b, err := os.ReadFile(w.Log)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
@@ -220,9 +221,9 @@ func rkAlive(pid int) error {
 
 // rkMadeOnce checks that the ledger holds exactly one live entry, active
 // and without an intent, and that its resource exists.
-func rkMadeOnce(t *testing.T, w *rtWorld) {
+func rkMadeOnce(t *testing.T, w *clitest.World) {
 	t.Helper()
-	recs := w.ledger(t, true)
+	recs := w.Ledger(t, true)
 	var live []machine.Resource
 	for _, r := range recs {
 		if r.State != machine.StateTombstoned {
@@ -232,7 +233,7 @@ func rkMadeOnce(t *testing.T, w *rtWorld) {
 	if len(live) != 1 || live[0].State != machine.StateActive || live[0].Intent != nil {
 		t.Fatalf("ledger after resume: %+v, want one active entry without an intent", recs)
 	}
-	if fi, err := os.Stat(filepath.Join(w.ext, live[0].Handle)); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(filepath.Join(w.Ext, live[0].Handle)); err != nil || !fi.IsDir() {
 		t.Errorf("the resource %s does not exist after resume: %v", live[0].Handle, err)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/store"
@@ -55,28 +56,13 @@ type rtCase struct {
 	// with code was pasted into a shell as it is (sh -c, in the same
 	// directory, custody first on PATH); it gets the refusal's path and
 	// what the shell printed and exited with.
-	pasted func(t *testing.T, r *fixtures.Repo, path string, sh result)
-}
-
-// rtRepoName has a space, so a retry that names a path without quoting it
-// (machine.QuoteArg) shows as an unquoted path.
-const rtRepoName = "my repo"
-
-// rtRepo makes a repository with custody initialized in it.
-func rtRepo(t *testing.T, opt fixtures.Options) *fixtures.Repo {
-	t.Helper()
-	if opt.Name == "" {
-		opt.Name = rtRepoName
-	}
-	r := fixtures.New(t, opt)
-	mustCustody(t, r, 0, "init")
-	return r
+	pasted func(t *testing.T, r *fixtures.Repo, path string, sh clitest.Result)
 }
 
 // rtBare makes a repository custody never ran in.
 func rtBare(t *testing.T) *fixtures.Repo {
 	t.Helper()
-	return fixtures.New(t, fixtures.Options{Name: rtRepoName})
+	return fixtures.New(t, fixtures.Options{Name: clitest.SpacedRepoName})
 }
 
 // rtUnsafeRoot makes a repository whose custody.toml puts the managed root
@@ -99,17 +85,17 @@ func rtUnsafeRoot(t *testing.T) *fixtures.Repo {
 func rtResources(t *testing.T, create, destroy, ensure string) *fixtures.Repo {
 	t.Helper()
 	r := rtBare(t)
-	writeTrusted(t, r, "[resources.db]\ncreate = '''"+create+"'''\ndestroy = '''"+destroy+"'''\nensure = '''"+ensure+"'''\n")
-	mustCustody(t, r, 0, "init")
+	clitest.WriteTrusted(t, r, "[resources.db]\ncreate = '''"+create+"'''\ndestroy = '''"+destroy+"'''\nensure = '''"+ensure+"'''\n")
+	clitest.MustCustody(t, r, 0, "init")
 	return r
 }
 
 // rtKept makes a finished tree holding an untracked file.
 func rtKept(t *testing.T, r *fixtures.Repo) (id, path string) {
 	t.Helper()
-	id, path = newTree(t, r, "kept")
+	id, path = clitest.NewTree(t, r, "kept")
 	r.WriteFile(path, "notes.txt", "only here\n")
-	mustCustody(t, r, 0, "finish", id)
+	clitest.MustCustody(t, r, 0, "finish", id)
 	return id, path
 }
 
@@ -134,7 +120,7 @@ func rtEditExport(t *testing.T, path string) {
 func rtPlan(t *testing.T, r *fixtures.Repo, want int) string {
 	t.Helper()
 	file := filepath.Join(r.Root, "p.json")
-	mustCustody(t, r, want, "plan", "-o", file)
+	clitest.MustCustody(t, r, want, "plan", "-o", file)
 	return file
 }
 
@@ -144,7 +130,7 @@ func rtCases() []rtCase {
 	// initialized in; uninitialized, in one custody never ran in.
 	initialized := func(args ...string) func(t *testing.T) (*fixtures.Repo, string, []string) {
 		return func(t *testing.T) (*fixtures.Repo, string, []string) {
-			return at(rtRepo(t, fixtures.Options{}), args...)
+			return at(clitest.InitSpacedRepo(t, fixtures.Options{}), args...)
 		}
 	}
 	uninitialized := func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t)) }
@@ -175,9 +161,9 @@ func rtCases() []rtCase {
 			setup: initialized("nosuch-123456")},
 		{cmd: "show", name: "ambiguous", exit: 1, code: "ambiguous-reference",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				newTree(t, r, "fix one")
-				newTree(t, r, "fix two")
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				clitest.NewTree(t, r, "fix one")
+				clitest.NewTree(t, r, "fix two")
 				return at(r, "fix-")
 			}},
 		{cmd: "archive create", name: "unknown_id", exit: 1, code: "unknown-record",
@@ -190,33 +176,33 @@ func rtCases() []rtCase {
 			setup: initialized("--apply", "nosuch-123456")},
 		{cmd: "show", name: "kept_tree", exit: 0, code: "untracked-files",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				id, _ := rtKept(t, r)
 				return at(r, id)
 			}},
 		{cmd: "adopt", name: "not_a_worktree", exit: 1, code: "not-owned",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				return at(r, r.Root)
 			}},
 		{cmd: "adopt", name: "already_managed", exit: 1, code: "wrong-state",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				_, path := newTree(t, r, "mine")
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				_, path := clitest.NewTree(t, r, "mine")
 				return at(r, path)
 			}},
 		{cmd: "finish", name: "unknown_id", exit: 1, code: "unknown-record",
 			setup: initialized("nosuch-123456")},
 		{cmd: "finish", name: "outside_worktree", exit: 1, code: "not-in-worktree",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				newTree(t, r, "somewhere")
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				clitest.NewTree(t, r, "somewhere")
 				return at(r)
 			}},
 		{cmd: "finish", name: "lease", exit: 3, code: "lease-live",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				id, _ := newTree(t, r, "leased")
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				id, _ := clitest.NewTree(t, r, "leased")
 				st, err := store.Open(filepath.Join(r.Dir, ".git", "custody", "state.db"), 5*time.Second, false)
 				if err != nil {
 					t.Fatal(err)
@@ -232,75 +218,75 @@ func rtCases() []rtCase {
 			setup: initialized("nosuch-123456", "--acknowledge-unrecoverable", strings.Repeat("0", 40))},
 		{cmd: "abandon", name: "tree_present", exit: 3, code: "wrong-state",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				id, path := newTree(t, r, "present")
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				id, path := clitest.NewTree(t, r, "present")
 				return at(r, id, "--acknowledge-unrecoverable", r.Head(path))
 			}},
 		{cmd: "plan", name: "kept_tree", exit: 0, code: "untracked-files",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				rtKept(t, r)
 				return at(r)
 			}},
 		{cmd: "plan", name: "unpushed", exit: 0, code: "unpushed-commits",
-			pasted: func(t *testing.T, r *fixtures.Repo, _ string, sh result) {
+			pasted: func(t *testing.T, r *fixtures.Repo, _ string, sh clitest.Result) {
 				// Pushed: plan now proves the tree published.
 				if sh.Code != 0 {
 					t.Errorf("the pasted push failed:\n%s", sh)
 				}
-				mustCustody(t, r, 0, "plan")
+				clitest.MustCustody(t, r, 0, "plan")
 			},
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				id, path := newTree(t, r, "unpushed")
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				id, path := clitest.NewTree(t, r, "unpushed")
 				r.Commit(path, "work.txt", "committed, never pushed\n")
-				mustCustody(t, r, 0, "finish", id)
+				clitest.MustCustody(t, r, 0, "finish", id)
 				return at(r)
 			}},
 		{cmd: "plan", name: "config_invalid", exit: 1, code: "config-invalid",
 			doctor: "doctor reads a broken custody.toml and names its file, line and key",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				r.WriteFile(r.Dir, "custody.toml", "[worktree]\nbranch_prefx = \"x/\"\n")
 				return at(r)
 			}},
 		{cmd: "plan", name: "no_remote", exit: 1, code: "no-remote",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{NoRemote: true})
-				id, _ := newTree(t, r, "unproven")
-				mustCustody(t, r, 0, "finish", id)
+				r := clitest.InitSpacedRepo(t, fixtures.Options{NoRemote: true})
+				id, _ := clitest.NewTree(t, r, "unproven")
+				clitest.MustCustody(t, r, 0, "finish", id)
 				return at(r)
 			}},
 		{cmd: "apply", name: "garbage", exit: 1, code: "plan-invalid",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				r.WriteFile(r.Root, "garbage.json", "not a plan\n")
 				return at(r, filepath.Join(r.Root, "garbage.json"))
 			}},
 		{cmd: "apply", name: "other_repository", exit: 1, code: "wrong-repository",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				a, b := rtRepo(t, fixtures.Options{}), rtRepo(t, fixtures.Options{})
+				a, b := clitest.InitSpacedRepo(t, fixtures.Options{}), clitest.InitSpacedRepo(t, fixtures.Options{})
 				return at(b, rtPlan(t, a, 0))
 			}},
 		{cmd: "apply", name: "stale", exit: 3, code: "stale",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				id, path := newTree(t, r, "late")
-				mustCustody(t, r, 0, "finish", id)
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				id, path := clitest.NewTree(t, r, "late")
+				clitest.MustCustody(t, r, 0, "finish", id)
 				file := rtPlan(t, r, 0)
 				r.WriteFile(path, "late.txt", "written after plan\n")
 				return at(r, file)
 			}},
 		{cmd: "apply", name: "not_in_plan", exit: 1, code: "not-in-plan",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				return at(r, rtPlan(t, r, 0), "--only", "nosuch-123456")
 			}},
 		{cmd: "resume", name: "unmatched", exit: 3, code: "resume-unmatched",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				csMustBeKilled(t, r, "new/after-intent", "new", "x")
-				recs := listRecords(t, r, true)
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				clitest.MustBeKilled(t, r, "new/after-intent", "new", "x")
+				recs := clitest.ListRecords(t, r, true)
 				if len(recs) != 1 || recs[0].Intent == nil {
 					t.Fatalf("want one record with a create intent, got %+v", recs)
 				}
@@ -312,7 +298,7 @@ func rtCases() []rtCase {
 		{cmd: "journal export", name: "directory", exit: 1, code: "unsafe-target",
 			placeholder: "the new file's name is the person's to choose: the one they named is in the way",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				dir := filepath.Join(r.Root, "out dir")
 				if err := os.Mkdir(dir, 0o755); err != nil {
 					t.Fatal(err)
@@ -322,10 +308,10 @@ func rtCases() []rtCase {
 		{cmd: "journal verify", name: "edited", exit: 1, code: "journal-broken",
 			doctor: "doctor checks the store's own hash chain: it tells an export edited after the fact from a broken journal",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				newTree(t, r, "a")
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				clitest.NewTree(t, r, "a")
 				file := filepath.Join(r.Root, "j.jsonl")
-				mustCustody(t, r, 0, "journal", "export", "-o", file)
+				clitest.MustCustody(t, r, 0, "journal", "export", "-o", file)
 				rtEditExport(t, file)
 				return at(r, file)
 			}},
@@ -337,22 +323,22 @@ func rtCases() []rtCase {
 		{cmd: "journal sign", name: "no_key", exit: 1, code: "signature-invalid",
 			placeholder: "the key is the person's to name: the one they named cannot sign",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				newTree(t, r, "a")
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				clitest.NewTree(t, r, "a")
 				return at(r, "-o", filepath.Join(r.Root, "j.sig"), "--key", filepath.Join(r.Root, "no key"))
 			}},
 		{cmd: "journal head", name: "not_initialized", exit: 1, code: "not-initialized",
 			setup: uninitialized},
 		{cmd: "journal head", name: "schema_newer", exit: 1, code: "schema-newer",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				setStateMeta(t, r, "schema", "99")
 				return at(r)
 			}},
 		{cmd: "resource identity", name: "unknown_name", exit: 1, code: "unknown-record",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				id, _ := newTree(t, r, "a")
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				id, _ := clitest.NewTree(t, r, "a")
 				return at(r, "nosuch", "--id", id)
 			}},
 		{cmd: "resource identity", name: "outside_worktree", exit: 1, code: "not-in-worktree",
@@ -362,7 +348,7 @@ func rtCases() []rtCase {
 		{cmd: "resource ensure", name: "failed", exit: 3, code: "resource-failed",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := rtResources(t, "true", "true", "exit 4")
-				id, _ := newTree(t, r, "a")
+				id, _ := clitest.NewTree(t, r, "a")
 				return at(r, id)
 			}},
 		{cmd: "resource ensure", name: "unknown_id", exit: 1, code: "unknown-record",
@@ -370,9 +356,9 @@ func rtCases() []rtCase {
 		{cmd: "resource gc", name: "destroy_failed", exit: 3, code: "resource-failed",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := rtResources(t, "true", "exit 5", "true")
-				id, _ := newTree(t, r, "gone")
-				mustCustody(t, r, 0, "finish", id)
-				mustCustody(t, r, 3, "apply", rtPlan(t, r, 0))
+				id, _ := clitest.NewTree(t, r, "gone")
+				clitest.MustCustody(t, r, 0, "finish", id)
+				clitest.MustCustody(t, r, 3, "apply", rtPlan(t, r, 0))
 				return at(r)
 			}},
 		{cmd: "resource list", name: "not_initialized", exit: 1, code: "not-initialized",
@@ -382,7 +368,7 @@ func rtCases() []rtCase {
 		{cmd: "trust", name: "config_symlink", exit: 1, code: "config-invalid",
 			doctor: "doctor reads custody.toml and says why it cannot be used (here: it is a symlink)",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				if err := os.Symlink("/dev/zero", filepath.Join(r.Dir, "custody.toml")); err != nil {
 					t.Fatal(err)
 				}
@@ -390,7 +376,7 @@ func rtCases() []rtCase {
 			}},
 		{cmd: "new", name: "config_untrusted", exit: 1, code: "config-untrusted",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				r.WriteFile(r.Dir, "custody.toml", "[resources.db]\ncreate = 'true'\ndestroy = 'true'\n")
 				return at(r, "fix")
 			}},
@@ -402,7 +388,7 @@ func rtCases() []rtCase {
 			setup: initialized("nosuch", "--approve", "--digest", "sha256:00")},
 		{cmd: "migrate apply", name: "garbage", exit: 1, code: "plan-invalid",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				r.WriteFile(r.Root, "garbage.json", "not a migrate plan\n")
 				return at(r, filepath.Join(r.Root, "garbage.json"))
 			}},
@@ -410,8 +396,8 @@ func rtCases() []rtCase {
 			setup: uninitialized},
 		{cmd: "relocate", name: "dirty", exit: 3, code: "untracked-files",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				id, path := newTree(t, r, "dirty")
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				id, path := clitest.NewTree(t, r, "dirty")
 				r.WriteFile(path, "draft.txt", "not committed\n")
 				return at(r, id, "--to", filepath.Join(r.Root, "away"))
 			}},
@@ -427,20 +413,20 @@ func rtCases() []rtCase {
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t), "custody") }},
 		{cmd: "integrate codex", name: "stale", exit: 1, code: "codex-environment-stale",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				r.WriteFile(r.Dir, ".codex/environments/environment.toml", "version = 1\nname = \"app\"\n")
 				return at(r, "--check")
 			},
-			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh result) {
+			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh clitest.Result) {
 				if sh.Code != 0 {
 					t.Fatalf("the pasted retry failed:\n%s", sh)
 				}
-				mustCustody(t, r, 0, "integrate", "codex", "--check")
+				clitest.MustCustody(t, r, 0, "integrate", "codex", "--check")
 			}},
 		{cmd: "teardown", name: "outside_worktree", exit: 1, code: "not-in-worktree",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				newTree(t, r, "somewhere")
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				clitest.NewTree(t, r, "somewhere")
 				return at(r)
 			}},
 		{cmd: "teardown", name: "destroy_failed", exit: 3, code: "resource-failed",
@@ -448,10 +434,10 @@ func rtCases() []rtCase {
 				// The destroy fails while a blocker file exists; the retry,
 				// pasted once it is gone, destroys the resource.
 				r := rtResources(t, `touch "$CUSTODY_RESOURCE.blocker"`, `test ! -e "$CUSTODY_RESOURCE.blocker"`, "true")
-				_, path := newTree(t, r, "busy")
+				_, path := clitest.NewTree(t, r, "busy")
 				return r, path, nil
 			},
-			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh result) {
+			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh clitest.Result) {
 				if sh.Code != 3 {
 					t.Fatalf("the pasted retry while the blocker stands: want exit 3 again\n%s", sh)
 				}
@@ -463,14 +449,14 @@ func rtCases() []rtCase {
 					t.Fatal(err)
 				}
 				tree := filepath.Dir(blockers[0])
-				res := runBin(t, custodyBin, r, r.Root, nil, "-C", tree, "teardown", "--json")
+				res := clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "-C", tree, "teardown", "--json")
 				if res.Code != 0 {
 					t.Fatalf("teardown after the blocker went:\n%s", res)
 				}
 				type outcomes struct {
 					Resources []struct{ Outcome machine.Outcome }
 				}
-				if td := decodeResult[outcomes](t, res, "teardown"); len(td.Resources) != 1 || td.Resources[0].Outcome != machine.OutcomeDestroyed {
+				if td := clitest.DecodeResult[outcomes](t, res, "teardown"); len(td.Resources) != 1 || td.Resources[0].Outcome != machine.OutcomeDestroyed {
 					t.Errorf("teardown after the blocker went: %+v", td)
 				}
 			}},
@@ -478,17 +464,17 @@ func rtCases() []rtCase {
 			setup: initialized("--session", "s1")},
 		{cmd: "hook heartbeat", name: "lease_held", exit: 0, code: "lease-held",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				_, path := newTree(t, r, "leased")
-				if res := runBin(t, custodyBin, r, path, nil, "hook", "session-start", "--session", "a"); !strings.Contains(res.Stdout, `"acquired"`) {
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				_, path := clitest.NewTree(t, r, "leased")
+				if res := clitest.RunBin(t, clitest.Bin(), r, path, nil, "hook", "session-start", "--session", "a"); !strings.Contains(res.Stdout, `"acquired"`) {
 					t.Fatalf("session-start: %s", res)
 				}
 				return r, path, []string{"--session", "b"}
 			}},
 		{cmd: "hook session-end", name: "bad_payload", exit: 0, code: "hook-payload-invalid",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
-				_, path := newTree(t, r, "agent")
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				_, path := clitest.NewTree(t, r, "agent")
 				return r, path, nil
 			}},
 		{cmd: "hook worktree-create", name: "no_name", exit: 1, code: "hook-payload-invalid",
@@ -497,16 +483,16 @@ func rtCases() []rtCase {
 			setup: initialized()},
 		{cmd: "integrate claude", name: "invalid", exit: 1, code: "claude-settings-invalid",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
-				r := rtRepo(t, fixtures.Options{})
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				r.WriteFile(filepath.Join(r.Dir, ".claude"), "settings.json", "{\"hooks\": [\n")
 				return at(r)
 			}},
 		{cmd: "integrate claude", name: "stale", exit: 3, code: "claude-settings-stale",
-			pasted: func(t *testing.T, r *fixtures.Repo, _ string, sh result) {
+			pasted: func(t *testing.T, r *fixtures.Repo, _ string, sh clitest.Result) {
 				if sh.Code != 0 {
 					t.Errorf("the pasted integrate failed:\n%s", sh)
 				}
-				mustCustody(t, r, 0, "integrate", "claude", "--check")
+				clitest.MustCustody(t, r, 0, "integrate", "claude", "--check")
 			},
 			setup: initialized("--check")},
 	}
@@ -592,7 +578,7 @@ func TestRetryEveryCommand(t *testing.T) {
 			}
 			args = append(strings.Fields(c.cmd), args...)
 
-			res := runBin(t, custodyBin, r, dir, nil, args...)
+			res := clitest.RunBin(t, clitest.Bin(), r, dir, nil, args...)
 			if res.Code != c.exit {
 				t.Fatalf("custody %s: exit %d, want %d\n%s", strings.Join(args, " "), res.Code, c.exit, res)
 			}
@@ -609,7 +595,7 @@ func TestRetryEveryCommand(t *testing.T) {
 			}
 
 			jargs := append(slices.Clip(args), "--json")
-			res = runBin(t, custodyBin, r, dir, nil, jargs...)
+			res = clitest.RunBin(t, clitest.Bin(), r, dir, nil, jargs...)
 			if res.Code != c.exit {
 				t.Fatalf("custody %s: exit %d, want %d\n%s", strings.Join(jargs, " "), res.Code, c.exit, res)
 			}
@@ -650,7 +636,7 @@ func rtPaste(t *testing.T, r *fixtures.Repo, dir string, refusals []rtJSONRefusa
 	if i < 0 {
 		t.Fatalf("no refusal [%s] to paste the retry of", c.code)
 	}
-	sh := runBin(t, "sh", r, dir, []string{sfPathEnv(filepath.Dir(custodyBin))}, "-c", refusals[i].retry)
+	sh := clitest.RunBin(t, "sh", r, dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", refusals[i].retry)
 	t.Logf("pasted %q:\n%s", refusals[i].retry, sh)
 	c.pasted(t, r, refusals[i].path, sh)
 }
@@ -760,4 +746,29 @@ func setStateMeta(t *testing.T, r *fixtures.Repo, key, value string) {
 	if err := db.Update(func(tx *bolt.Tx) error { return tx.Bucket([]byte("meta")).Put([]byte(key), []byte(value)) }); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// arRetryIncomplete is the world of `archive list`'s retry case: an
+// archive whose bundle was deleted.
+func arRetryIncomplete(t *testing.T) (*fixtures.Repo, string, []string) {
+	t.Helper()
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, wt := clitest.NewTree(t, r, "spike")
+	r.Commit(wt, "a.txt", "one\n")
+	a := clitest.CreateArchive(t, r, id)
+	if err := os.Remove(filepath.Join(a.Dir, machine.ArchiveBundleName)); err != nil {
+		t.Fatal(err)
+	}
+	return r, "", nil
+}
+
+// arRetryTargetNotEmpty is the world of `archive restore`'s retry case: a
+// restore into the main checkout, which is not empty.
+func arRetryTargetNotEmpty(t *testing.T) (*fixtures.Repo, string, []string) {
+	t.Helper()
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, wt := clitest.NewTree(t, r, "spike")
+	r.Commit(wt, "a.txt", "one\n")
+	a := clitest.CreateArchive(t, r, id)
+	return r, "", []string{a.ID, r.Dir}
 }

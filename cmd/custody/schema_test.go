@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -38,32 +39,6 @@ func TestSchemasFresh(t *testing.T) {
 	}
 }
 
-// scCompile compiles the checked-in schema name with an independent
-// validator.
-func scCompile(t *testing.T, name string) *jsonschema.Schema {
-	t.Helper()
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	path, _ := filepath.Abs(filepath.Join("..", "..", "docs", "schemas", name))
-	s, err := c.Compile(path)
-	if err != nil {
-		t.Fatalf("schema %s: %v", name, err)
-	}
-	return s
-}
-
-// scValidate validates one JSON document against schema name.
-func scValidate(t *testing.T, name, what string, doc []byte) {
-	t.Helper()
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		t.Fatalf("%s is not JSON: %v\n%s", what, err, doc)
-	}
-	if err := scCompile(t, name).Validate(v); err != nil {
-		t.Errorf("%s does not validate against docs/schemas/%s: %v\n%s", what, name, err, doc)
-	}
-}
-
 // TestSchemasValidateOutput validates real output against the schemas: a
 // plan file with a removal and a kept tree, every line of a journal export
 // and of a redacted one, the ok and error envelopes, and the report's
@@ -72,49 +47,49 @@ func scValidate(t *testing.T, name, what string, doc []byte) {
 func TestSchemasValidateOutput(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
-	id, path := newTree(t, r, "merged")
+	clitest.MustCustody(t, r, 0, "init")
+	id, path := clitest.NewTree(t, r, "merged")
 	r.Commit(path, "m.txt", "published\n")
 	r.Push(path, "main")
-	kept, keptPath := newTree(t, r, "kept")
+	kept, keptPath := clitest.NewTree(t, r, "kept")
 	r.WriteFile(keptPath, "notes.txt", "only here\n")
-	mustCustody(t, r, 0, "finish", id, kept)
+	clitest.MustCustody(t, r, 0, "finish", id, kept)
 	plan := filepath.Join(r.Root, "plan.json")
-	res := rpPlan(t, r, "-o", plan, "--json")
-	scValidate(t, "envelope-ok.json", "plan --json", []byte(res.Stdout))
+	res := clitest.PlanAllowPending(t, r, "-o", plan, "--json")
+	clitest.ValidateSchema(t, "envelope-ok.json", "plan --json", []byte(res.Stdout))
 	b, err := os.ReadFile(plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	scValidate(t, "plan.json", "the plan file", b)
-	mustCustody(t, r, 0, "apply", plan)
+	clitest.ValidateSchema(t, "plan.json", "the plan file", b)
+	clitest.MustCustody(t, r, 0, "apply", plan)
 
 	for _, args := range [][]string{{"journal", "export"}, {"journal", "export", "--redact"}} {
-		out := mustCustody(t, r, 0, args...).Stdout
+		out := clitest.MustCustody(t, r, 0, args...).Stdout
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if len(lines) < 5 {
 			t.Fatalf("%v: only %d lines", args, len(lines))
 		}
 		for i, l := range lines {
-			scValidate(t, "journal-entry.json", fmt.Sprintf("%s line %d", strings.Join(args, " "), i+1), []byte(l))
+			clitest.ValidateSchema(t, "journal-entry.json", fmt.Sprintf("%s line %d", strings.Join(args, " "), i+1), []byte(l))
 		}
 	}
 
-	rep := mustCustody(t, r, 0, "journal", "report", "-o", filepath.Join(r.Root, "r.html"), "--json")
+	rep := clitest.MustCustody(t, r, 0, "journal", "report", "-o", filepath.Join(r.Root, "r.html"), "--json")
 	var env struct {
 		Result json.RawMessage `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(rep.Stdout), &env); err != nil {
 		t.Fatal(err)
 	}
-	scValidate(t, "envelope-ok.json", "journal report --json", []byte(rep.Stdout))
-	scValidate(t, "report-summary.json", "the report's result", env.Result)
+	clitest.ValidateSchema(t, "envelope-ok.json", "journal report --json", []byte(rep.Stdout))
+	clitest.ValidateSchema(t, "report-summary.json", "the report's result", env.Result)
 
-	bad := custody(t, r, "show", "no-such-id", "--json")
+	bad := clitest.Custody(t, r, "show", "no-such-id", "--json")
 	if bad.Code != 1 {
 		t.Fatalf("show of an unknown id: %s", bad)
 	}
-	scValidate(t, "envelope-error.json", "an error envelope", []byte(bad.Stderr))
+	clitest.ValidateSchema(t, "envelope-error.json", "an error envelope", []byte(bad.Stderr))
 
 	// The validator is not vacuous: a plan item with a property the type
 	// does not have, and an entry without its hash, fail.
@@ -123,11 +98,11 @@ func TestSchemasValidateOutput(t *testing.T) {
 	p["surprise"] = true
 	forged, _ := json.Marshal(p)
 	v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(forged))
-	if scCompile(t, "plan.json").Validate(v) == nil {
+	if clitest.CompileSchema(t, "plan.json").Validate(v) == nil {
 		t.Error("a plan with an unknown property validates")
 	}
 	v, _ = jsonschema.UnmarshalJSON(strings.NewReader(`{"seq":1}`))
-	if scCompile(t, "journal-entry.json").Validate(v) == nil {
+	if clitest.CompileSchema(t, "journal-entry.json").Validate(v) == nil {
 		t.Error("a journal entry of only seq validates")
 	}
 }

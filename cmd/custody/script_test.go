@@ -114,6 +114,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -142,7 +143,7 @@ const scriptDate = "2026-01-01T00:00:00Z"
 // scriptSetup gives every script the custody binary first on PATH and a
 // deterministic git, as fixtures.Repo.Env does for the Go tests.
 func scriptSetup(env *testscript.Env) error {
-	path := filepath.Dir(custodyBin) + string(os.PathListSeparator) + env.Getenv("PATH")
+	path := filepath.Dir(clitest.Bin()) + string(os.PathListSeparator) + env.Getenv("PATH")
 	host, _ := os.Hostname()
 	for _, kv := range [][2]string{
 		{"PATH", path},
@@ -154,7 +155,7 @@ func scriptSetup(env *testscript.Env) error {
 		{"LC_ALL", "C"}, {"TZ", "UTC"},
 		{"HOSTNAME", host}, // what journal export --redact replaces with $HOST
 		// The failpoint build, for scripts that kill a run at a named point.
-		{"CUSTODY_FAILPOINT_BIN", failpointBin},
+		{"CUSTODY_FAILPOINT_BIN", clitest.FailpointBin()},
 	} {
 		env.Setenv(kv[0], kv[1])
 	}
@@ -218,7 +219,7 @@ func scriptCustody(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		want, args = n, args[1:]
 	}
-	err := ts.Exec(custodyBin, args...)
+	err := ts.Exec(clitest.Bin(), args...)
 	got := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		got = ee.ExitCode()

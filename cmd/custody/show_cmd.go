@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps"
@@ -26,16 +27,8 @@ one fits).
 EXIT STATUS: 0 done, 1 error (an unknown or ambiguous tree).`
 }
 
-type showResult struct {
-	machine.Record
-	// Intent is always present (null when there is none), unlike in the
-	// stored record.
-	Intent      *machine.Intent              `json:"intent"`
-	Observation *machine.WorktreeObservation `json:"observation,omitempty"`
-	Verdict     *machine.Verdict             `json:"verdict,omitempty"`
-	Journal     []store.Entry                `json:"journal"`
-	Resources   []machine.Resource           `json:"resources"`
-}
+// showResult is show's result.
+type showResult = output.ShowResult
 
 // Run shows the record.
 func (c *ShowCmd) Run(a *App) error {

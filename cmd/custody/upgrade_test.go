@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/store"
@@ -33,19 +35,19 @@ func TestUpgradeIsNamed(t *testing.T) {
 	if err := os.WriteFile(state, old, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res := mustCustody(t, r, 0, "list", "--all", "--json")
+	res := clitest.MustCustody(t, r, 0, "list", "--all", "--json")
 	backup := state + ".bak-1"
 	want := fmt.Sprintf("custody: upgraded %s from schema 1 to %d; the file as it was is kept at %s\n", state, store.SchemaVersion, backup)
 	if res.Stderr != want {
 		t.Errorf("stderr = %q, want %q", res.Stderr, want)
 	}
-	if recs := decodeResult[listResult](t, res, "list").Records; len(recs) != 5 {
+	if recs := clitest.DecodeResult[clitest.ListResult](t, res, "list").Records; len(recs) != 5 {
 		t.Errorf("list after the upgrade shows %d records, want the file's 5:\n%s", len(recs), res.Stdout)
 	}
 	if b, err := os.ReadFile(backup); err != nil || !bytes.Equal(b, old) {
 		t.Errorf("the copy %s is not the file as it was (%v)", backup, err)
 	}
-	if res := mustCustody(t, r, 0, "list", "--all"); res.Stderr != "" {
+	if res := clitest.MustCustody(t, r, 0, "list", "--all"); res.Stderr != "" {
 		t.Errorf("a second command upgraded again: %q", res.Stderr)
 	}
 	if _, err := os.Stat(backup + ".1"); !errors.Is(err, os.ErrNotExist) {
@@ -71,25 +73,25 @@ func TestMigrationFailedIsDescribed(t *testing.T) {
 func TestCorruptStateRetryWorks(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
-	mustCustody(t, r, 0, "init")
+	clitest.MustCustody(t, r, 0, "init")
 	state := filepath.Join(r.Dir, ".git", "custody", "state.db")
 	garbage := bytes.Repeat([]byte("not a bbolt file\x00"), 1024)
 	if err := os.WriteFile(state, garbage, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	body := decodeError(t, mustCustody(t, r, 1, "list", "--json"))
+	body := clitest.DecodeError(t, clitest.MustCustody(t, r, 1, "list", "--json"))
 	if body.Code != string(machine.CodeStateCorrupt) {
 		t.Fatalf("list over a corrupt state file: %+v", body)
 	}
 	sh := exec.Command("sh", "-c", body.Retry)
-	sh.Dir, sh.Env = r.Dir, append(r.Env(), "PATH="+filepath.Dir(custodyBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	sh.Dir, sh.Env = r.Dir, append(r.Env(), "PATH="+filepath.Dir(clitest.Bin())+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if out, err := sh.CombinedOutput(); err != nil {
 		t.Fatalf("the retry %q failed: %v\n%s", body.Retry, err, out)
 	}
 	if b, err := os.ReadFile(state + ".corrupt"); err != nil || !bytes.Equal(b, garbage) {
 		t.Errorf("the corrupt file was not kept aside (%v)", err)
 	}
-	mustCustody(t, r, 0, "list")
+	clitest.MustCustody(t, r, 0, "list")
 
 	for _, tc := range []struct {
 		args []string

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 )
 
 func TestVersionText(t *testing.T) {
@@ -44,11 +46,11 @@ func TestVersionText(t *testing.T) {
 // information says (read from the file, as `go version -m` does).
 func TestVersionFlag(t *testing.T) {
 	t.Parallel()
-	bi, err := buildinfo.ReadFile(custodyBin)
+	bi, err := buildinfo.ReadFile(clitest.Bin())
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(custodyBin, "--version").Output()
+	out, err := exec.Command(clitest.Bin(), "--version").Output()
 	if err != nil {
 		t.Fatalf("custody --version: %v", err)
 	}

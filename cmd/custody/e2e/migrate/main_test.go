@@ -1,0 +1,16 @@
+// Package migrate holds custody's end-to-end tests of custody migrate
+// (discover, plan, dispose, apply: bringing worktrees custody did not make
+// into its custody), each driving the built binary in real git
+// repositories, with the kills at migrate's failpoints.
+package migrate
+
+import (
+	"os"
+	"testing"
+
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(clitest.Main(m))
+}

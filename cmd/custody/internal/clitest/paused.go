@@ -1,0 +1,113 @@
+package clitest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/steps"
+)
+
+// HoldLock opens the state file in this process, which takes bbolt's
+// exclusive file lock until the returned release is called.
+func HoldLock(t *testing.T, state string) (release func()) {
+	t.Helper()
+	db, err := bolt.Open(state, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatalf("open %s: %v", state, err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			if err := db.Close(); err != nil {
+				t.Errorf("close %s: %v", state, err)
+			}
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// PausedPlan makes n finished trees whose HEADs are published and plans
+// their removal.
+func PausedPlan(t *testing.T, n int) (r *fixtures.Repo, ids []string, plan string) {
+	t.Helper()
+	r = fixtures.New(t, fixtures.Options{})
+	MustCustody(t, r, 0, "init")
+	from := r.Head(r.Dir)
+	for i := range n {
+		made := DecodeResult[steps.NewResult](t, MustCustody(t, r, 0, "new", fmt.Sprintf("p%d", i), "--from", from, "--json"), "new")
+		from = r.Commit(made.Path, fmt.Sprintf("p%d.txt", i), "published\n")
+		r.Push(made.Path, "main")
+		ids = append(ids, made.ID)
+	}
+	MustCustody(t, r, 0, append([]string{"finish"}, ids...)...)
+	plan = filepath.Join(r.Root, "plan.json")
+	MustCustody(t, r, 2, "plan", "-o", plan, "--detailed-exitcode")
+	return r, ids, plan
+}
+
+// Paused starts the failpoint build with args, held at point (see
+// steps.PausePoints) until the returned release is called; it returns once
+// the process is held there. wait returns its result.
+func Paused(t *testing.T, r *fixtures.Repo, point string, args ...string) (release func(), wait func() Result) {
+	t.Helper()
+	if !slices.Contains(steps.PausePoints(), point) {
+		t.Fatalf("%s is not a pause point", point)
+	}
+	dir := t.TempDir()
+	env := append(r.Env(), "CUSTODY_PAUSE="+point, "CUSTODY_PAUSE_DIR="+dir)
+	done := make(chan struct{})
+	var res Result
+	var err error
+	go func() {
+		defer close(done)
+		res, err = RunInGoroutine(failpointBin, r, env, args...)
+	}()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, serr := os.Stat(filepath.Join(dir, "paused")); serr == nil {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("custody %s ended before reaching %s (%v):\n%s", strings.Join(args, " "), point, err, res)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("custody %s did not reach %s", strings.Join(args, " "), point)
+		}
+	}
+	release = func() {
+		if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wait = func() Result {
+		<-done
+		if err != nil {
+			t.Fatalf("custody %s: %v", strings.Join(args, " "), err)
+		}
+		return res
+	}
+	return release, wait
+}
+
+// WantOutcomes checks that every item of an apply ended in one of want.
+func WantOutcomes(t *testing.T, name string, res Result, ids []string, want ...string) map[string]string {
+	t.Helper()
+	got := Outcomes(DecodeResult[steps.ApplyResult](t, res, "apply"))
+	for _, id := range ids {
+		if !slices.Contains(want, got[id]) {
+			t.Errorf("%s: %s is %q, want one of %q:\n%s", name, id, got[id], want, res)
+		}
+	}
+	return got
+}

@@ -1,0 +1,129 @@
+// Package clitest runs the custody binary for the tests that drive it:
+// the tests of cmd/custody and of its end-to-end packages below it. Main
+// builds the binary once per test package (the ordinary build and the
+// failpoint build, as custody is shipped: without cgo); the helpers run it
+// in a fixture repository and read its --json output back into custody's
+// own types (package output, machine, steps, store).
+package clitest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/custody-sh/custody/fixtures"
+)
+
+// The binaries Main built for this test binary: set once, before any test
+// runs, and only read after.
+var (
+	custodyBin   string // ordinary build
+	failpointBin string // built with -tags failpoint
+)
+
+// ImportPath is the import path of the custody command.
+const ImportPath = "github.com/custody-sh/custody/cmd/custody"
+
+// Main builds the custody binary twice into a temporary directory (the
+// ordinary build and one with -tags failpoint, both with CGO_ENABLED=0),
+// runs the tests and returns their exit code. A test package's TestMain is
+// os.Exit(clitest.Main(m)).
+func Main(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "custody-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	custodyBin = filepath.Join(dir, "custody")
+	failpointBin = filepath.Join(dir, "custody-failpoint")
+	for _, b := range []struct{ out, tags string }{{custodyBin, ""}, {failpointBin, "failpoint"}} {
+		args := []string{"build", "-o", b.out}
+		if b.tags != "" {
+			args = append(args, "-tags", b.tags)
+		}
+		cmd := exec.Command("go", append(args, ImportPath)...)
+		// The binary under test is built as custody is shipped: without cgo,
+		// statically linked (decision 0153).
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build custody: %v\n%s", err, out)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// Bin is the path of the ordinary custody binary Main built.
+func Bin() string { return custodyBin }
+
+// FailpointBin is the path of the custody binary Main built with -tags
+// failpoint (CUSTODY_FAILPOINT=<point> kills it at that point).
+func FailpointBin() string { return failpointBin }
+
+// Result is one run of the custody binary.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// String is the run as a test prints it: its exit code, stdout and stderr.
+func (r Result) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+}
+
+// RunBin runs bin in dir with the fixture's environment plus extra.
+func RunBin(t testing.TB, bin string, r *fixtures.Repo, dir string, extra []string, args ...string) Result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(r.Env(), extra...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	res := Result{Stdout: out.String(), Stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		res.Code = ee.ExitCode()
+		if ee.ExitCode() == -1 {
+			res.Code = -1 // killed by a signal
+		}
+	default:
+		t.Fatalf("run custody %s: %v", strings.Join(args, " "), err)
+	}
+	if strings.Contains(res.Stderr, "panic:") || strings.Contains(res.Stderr, "goroutine ") {
+		t.Fatalf("custody %s panicked:\n%s", strings.Join(args, " "), res)
+	}
+	return res
+}
+
+// Custody runs the ordinary binary in the fixture's main checkout.
+func Custody(t testing.TB, r *fixtures.Repo, args ...string) Result {
+	t.Helper()
+	return RunBin(t, custodyBin, r, r.Dir, nil, args...)
+}
+
+// MustCustody runs custody and fails the test unless it exits with want.
+func MustCustody(t testing.TB, r *fixtures.Repo, want int, args ...string) Result {
+	t.Helper()
+	res := Custody(t, r, args...)
+	if res.Code != want {
+		t.Fatalf("custody %s: want exit %d, got\n%s", strings.Join(args, " "), want, res)
+	}
+	return res
+}
+
+// NewTree makes a managed worktree and returns its id and path.
+func NewTree(t testing.TB, r *fixtures.Repo, name string) (id, path string) {
+	t.Helper()
+	res := MustCustody(t, r, 0, "new", name)
+	path = strings.TrimSpace(res.Stdout)
+	return filepath.Base(path), path
+}

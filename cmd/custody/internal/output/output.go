@@ -1,0 +1,151 @@
+// Package output holds the shapes custody prints: its exit codes, the
+// --json envelopes, and the result of each command whose result is
+// custody's own type rather than another package's. package main writes
+// them (under its own names, which alias these); the end-to-end tests
+// below cmd/custody read the binary's output back into them.
+package output
+
+import (
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
+)
+
+// EnvelopeVersion is the version of the --json envelope shape.
+const EnvelopeVersion = 1
+
+// Exit codes (documented in docs/exit-codes.md and every command's help).
+const (
+	// ExitOK is a command that did all its work.
+	ExitOK = 0
+	// ExitError is an error, including usage and bad input; nothing was
+	// changed.
+	ExitError = 1
+	// ExitPlanned is plan --detailed-exitcode with removals planned.
+	ExitPlanned = 2
+	// ExitPending is a command that did its work but left something
+	// refused or pending.
+	ExitPending = 3
+)
+
+// OKEnvelope is the --json envelope of a command that did its work, on
+// stdout.
+type OKEnvelope struct {
+	Version int    `json:"version"`
+	OK      bool   `json:"ok"`
+	Command string `json:"command"`
+	Result  any    `json:"result"`
+}
+
+// ErrEnvelope is the --json envelope of a command that failed, on stderr.
+type ErrEnvelope struct {
+	Version int       `json:"version"`
+	OK      bool      `json:"ok"`
+	Error   ErrorBody `json:"error"`
+}
+
+// ErrorBody is the one-paragraph body of an error: a stable code, what
+// happened, the path it concerns and the command to retry with.
+type ErrorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Path    string `json:"path,omitempty"`
+	Retry   string `json:"retry,omitempty"`
+}
+
+// ListEntry is one record in the result of list.
+type ListEntry struct {
+	ID     string          `json:"id"`
+	Kind   machine.Kind    `json:"kind"`
+	State  machine.State   `json:"state"`
+	Path   string          `json:"path"`
+	Branch string          `json:"branch"`
+	Intent *machine.Intent `json:"intent"`
+}
+
+// ShowResult is the result of show.
+type ShowResult struct {
+	machine.Record
+	// Intent is always present (null when there is none), unlike in the
+	// stored record.
+	Intent      *machine.Intent              `json:"intent"`
+	Observation *machine.WorktreeObservation `json:"observation,omitempty"`
+	Verdict     *machine.Verdict             `json:"verdict,omitempty"`
+	Journal     []store.Entry                `json:"journal"`
+	Resources   []machine.Resource           `json:"resources"`
+}
+
+// ArchiveListResult is the result of archive list.
+type ArchiveListResult struct {
+	Root     string               `json:"root"`
+	Archives []steps.ArchiveCheck `json:"archives"`
+}
+
+// Pending reports whether an archive did not verify.
+func (r ArchiveListResult) Pending() bool {
+	for _, c := range r.Archives {
+		if c.Pending() {
+			return true
+		}
+	}
+	return false
+}
+
+// FinishArchiveResult is what `custody finish --archive` did: each
+// record's finish, then the archive of each tree that finished.
+type FinishArchiveResult struct {
+	steps.Outcomes
+	Archives []steps.ArchiveCreated `json:"archives"`
+}
+
+// DoctorResult is what doctor found.
+type DoctorResult struct {
+	State    string          `json:"state"`
+	Problems []store.Problem `json:"problems"`
+	// Stuck are the records that can never progress on their own, each
+	// with the command that settles it (each is a problem too).
+	Stuck []steps.StuckRecord `json:"stuck"`
+	// Upgraded is the schema upgrade opening the state file ran, if any.
+	Upgraded *store.Upgrade `json:"upgraded,omitempty"`
+	// Readable counts, for a state file too damaged to open, the entries
+	// each bucket still holds.
+	Readable map[string]int `json:"readable,omitempty"`
+}
+
+// Pending reports whether doctor found a problem (exit 3).
+func (r DoctorResult) Pending() bool { return len(r.Problems) > 0 || len(r.Stuck) > 0 }
+
+// HookProtocol is the version of the envelope every hook prints. A change
+// of its shape bumps it; agents' hook configurations depend on it.
+const HookProtocol = 1
+
+// HookEnvelope is what a hook prints on stdout, whatever happened.
+type HookEnvelope struct {
+	HookProtocol int    `json:"hook_protocol"`
+	OK           bool   `json:"ok"`
+	Hook         string `json:"hook"`
+	// Outcome is a machine.LeaseOutcome for the lease hooks; "ignored"
+	// when there is no tree to act on, "refused" or "error" otherwise.
+	Outcome string `json:"outcome"`
+	ID      string `json:"id,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Session string `json:"session,omitempty"`
+	// Lease is the tree's lease after the hook (absent when none).
+	Lease   *machine.Lease   `json:"lease,omitempty"`
+	Refusal *machine.Refusal `json:"refusal,omitempty"`
+	// Refusals are every reason a retired tree was kept.
+	Refusals []machine.Refusal `json:"refusals,omitempty"`
+	Error    *ErrorBody        `json:"error,omitempty"`
+	// Logged says where a refusal or an error was logged: "journal", or
+	// "stderr" when the store could not take it.
+	Logged string            `json:"logged,omitempty"`
+	Ensure *HookEnsureResult `json:"ensure,omitempty"`
+	// Removal is what worktree-remove's apply did.
+	Removal *steps.Outcome `json:"removal,omitempty"`
+}
+
+// HookEnsureResult is what session-start --ensure ran.
+type HookEnsureResult struct {
+	Resources []steps.ResourceOutcome `json:"resources"`
+	Error     *ErrorBody              `json:"error,omitempty"`
+}
