@@ -1,17 +1,18 @@
 package report
 
 import (
-	"fmt"
-	"html"
+	"html/template"
 	"io"
-	"strings"
 
 	"github.com/custody-sh/custody/machine"
 )
 
 // htmlReport renders the report as one self-contained page: inline CSS,
 // no script, no external asset, and a Content-Security-Policy that lets
-// the page load nothing at all.
+// the page load nothing at all. The page is drawn by html/template, which
+// escapes every value for where it stands; each value is first written as
+// machine.ShowName writes a name (one line of valid UTF-8 that tells every
+// name apart), by the template's show function.
 type htmlReport struct{}
 
 // reportCSS is the page's only style. Fonts are named exactly (DejaVu, the
@@ -29,75 +30,91 @@ th{background:#f4f4f4}.sum td:first-child{width:220px}
 .abandon{background:#fff6e0;border-left:4px solid #c98a00;padding:4px 10px;margin:6px 0}
 .unverified{color:#c0392b}.state{font-weight:bold}`
 
+// reportPage holds the page's three parts, executed as the report is
+// written: the head once, a section per record, the tail once.
+const reportPage = `{{define "head"}}<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>custody journal report</title>
+<style>{{.CSS}}</style></head><body>
+<h1>custody journal report</h1>
+<div class="banner {{.Class}}" id="verification">{{show .Title}}<ul>
+{{range .Lines}}<li>{{show .}}</li>
+{{end}}</ul></div>
+<h2>Summary</h2>
+<table class="sum" id="summary">
+{{range .Rows}}<tr><td>{{show (index . 0)}}</td><td class="mono">{{show (index . 1)}}</td></tr>
+{{end}}</table>
+{{end}}{{define "section"}}<section class="record" id="{{show .Anchor}}"><h2>{{show .Title}}</h2>
+<p>{{show .Kind}} <span class="state">{{show .State}}</span>{{if .Unverified}} <span class="unverified">(holds entries the chain does not vouch for)</span>{{end}}</p>
+{{range .Removals}}<div class="proof">{{range .}}<div>{{show .}}</div>{{end}}</div>
+{{end}}{{if .Abandon}}<div class="abandon">{{show .Abandon}}</div>
+{{end}}{{range .Commands}}<div>{{show .}}</div>
+{{end}}<table><tr><th>seq</th><th>at (UTC)</th><th>transition or event</th><th>outcome</th><th>actor</th><th>observation</th></tr>
+{{range .Rows}}<tr{{if .Unverified}} class="unverified"{{end}}><td>{{.Seq}}</td><td class="mono">{{show .At}}</td><td>{{show .What}}</td><td>{{show .Outcome}}</td><td>{{show .Actor}}</td><td class="mono">{{show .Observation}}</td></tr>
+{{end}}</table></section>
+{{end}}{{define "tail"}}<p class="mono">end of report: {{.Entries}} entries, head {{show .Head}}</p>
+</body></html>
+{{end}}`
+
+// reportTemplate parses the page. It is parsed per report: a template is
+// cheap next to the journal it renders, and nothing is kept between runs.
+func reportTemplate() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{"show": machine.ShowName}).Parse(reportPage))
+}
+
+type htmlHead struct {
+	CSS          template.CSS
+	Class, Title string
+	Lines        []string
+	Rows         [][2]string
+}
+
+type htmlRow struct {
+	Seq                                   uint64
+	At, What, Outcome, Actor, Observation string
+	Unverified                            bool
+}
+
+type htmlSection struct {
+	Anchor, Title, Kind, State, Abandon string
+	Unverified                          bool
+	Removals                            [][]string
+	Commands                            []string
+	Rows                                []htmlRow
+}
+
 func (htmlReport) head(w io.Writer, res ReportResult) error {
-	var b strings.Builder
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
-	b.WriteString("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n")
-	b.WriteString("<title>custody journal report</title>\n<style>" + reportCSS + "</style></head><body>\n")
-	b.WriteString("<h1>custody journal report</h1>\n")
 	v := res.Verification
 	class := "ok"
 	if !v.ChainVerified {
 		class = "bad"
 	}
-	fmt.Fprintf(&b, "<div class=\"banner %s\" id=\"verification\">%s<ul>\n", class, esc(bannerTitle(v)))
-	for _, l := range bannerLines(res) {
-		fmt.Fprintf(&b, "<li>%s</li>\n", esc(l))
-	}
-	b.WriteString("</ul></div>\n<h2>Summary</h2>\n<table class=\"sum\" id=\"summary\">\n")
-	for _, kv := range summaryRows(res.Summary) {
-		fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"mono\">%s</td></tr>\n", esc(kv[0]), esc(kv[1]))
-	}
-	b.WriteString("</table>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return reportTemplate().ExecuteTemplate(w, "head", htmlHead{CSS: template.CSS(reportCSS), Class: class,
+		Title: bannerTitle(v), Lines: bannerLines(res), Rows: summaryRows(res.Summary)})
 }
 
 func (htmlReport) section(w io.Writer, s machine.ReportSection) error {
-	var b strings.Builder
-	title := sectionTitle(s)
-	fmt.Fprintf(&b, "<section class=\"record\" id=\"%s\"><h2>%s</h2>\n", esc(anchor(s)), esc(title))
-	fmt.Fprintf(&b, "<p>%s <span class=\"state\">%s</span>%s</p>\n", esc(s.Kind), esc(stateWord(s.State)), unverifiedNote(s.Unverified))
+	page := htmlSection{Anchor: anchor(s), Title: sectionTitle(s), Kind: s.Kind, State: stateWord(s.State), Unverified: s.Unverified}
 	for _, r := range s.Removals {
-		b.WriteString("<div class=\"proof\">")
-		for _, l := range removalLines(r) {
-			fmt.Fprintf(&b, "<div>%s</div>", esc(l))
-		}
-		b.WriteString("</div>\n")
+		page.Removals = append(page.Removals, removalLines(r))
 	}
 	if s.AbandonedSeq != 0 {
-		fmt.Fprintf(&b, "<div class=\"abandon\">%s</div>\n", esc(abandonLine(s)))
+		page.Abandon = abandonLine(s)
 	}
 	for _, c := range s.Commands {
-		fmt.Fprintf(&b, "<div>%s</div>\n", esc(commandLine(c)))
+		page.Commands = append(page.Commands, commandLine(c))
 	}
-	b.WriteString("<table><tr><th>seq</th><th>at (UTC)</th><th>transition or event</th><th>outcome</th><th>actor</th><th>observation</th></tr>\n")
 	for _, r := range s.Rows {
-		cls := ""
-		if r.Unverified {
-			cls = " class=\"unverified\""
-		}
-		fmt.Fprintf(&b, "<tr%s><td>%d</td><td class=\"mono\">%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"mono\">%s</td></tr>\n",
-			cls, r.Seq, esc(r.At.UTC().Format("2006-01-02 15:04:05")), esc(rowWhat(r)), esc(r.Outcome), esc(r.Actor), esc(shortDigest(r.Observation)))
+		page.Rows = append(page.Rows, htmlRow{Seq: r.Seq, At: r.At.UTC().Format("2006-01-02 15:04:05"), What: rowWhat(r),
+			Outcome: r.Outcome, Actor: r.Actor, Observation: shortDigest(r.Observation), Unverified: r.Unverified})
 	}
-	b.WriteString("</table></section>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return reportTemplate().ExecuteTemplate(w, "section", page)
 }
 
 func (htmlReport) tail(w io.Writer, res ReportResult) error {
-	_, err := fmt.Fprintf(w, "<p class=\"mono\">end of report: %d entries, head %s</p>\n</body></html>\n", res.Summary.Entries, esc(res.Summary.Head))
-	return err
-}
-
-// esc writes text for the page: machine.ShowName (one line of valid
-// UTF-8 that tells every name apart), then HTML-escaped. Every string the
-// page shows goes through it.
-func esc(s string) string { return html.EscapeString(machine.ShowName(s)) }
-
-func unverifiedNote(u bool) string {
-	if !u {
-		return ""
-	}
-	return " <span class=\"unverified\">(holds entries the chain does not vouch for)</span>"
+	return reportTemplate().ExecuteTemplate(w, "tail", struct {
+		Entries int
+		Head    string
+	}{res.Summary.Entries, res.Summary.Head})
 }
