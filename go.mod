@@ -3,7 +3,6 @@ module github.com/custody-sh/custody
 go 1.26.0
 
 require (
-	github.com/BurntSushi/toml v1.6.0
 	github.com/alecthomas/kong v1.17.0
 	github.com/go-json-experiment/json v1.27.2
 	github.com/google/go-cmp v0.7.0

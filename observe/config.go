@@ -1,7 +1,6 @@
 package observe
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,12 +8,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe/safefile"
 )
@@ -100,17 +99,21 @@ func ReadConfig(repo Repo) (machine.Config, ConfigSource, error) {
 // ParseConfig parses and validates the configuration in b (named name in
 // errors). defaultSlug is the main checkout's directory name.
 func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, error) {
-	var raw rawConfig
-	md, err := toml.Decode(string(b), &raw)
+	// A UTF-8 byte order mark, as some editors write, is not content.
+	doc, err := parseTOML(bytes.TrimPrefix(b, []byte("\uFEFF")))
+	if err == nil {
+		err = doc.checkSchema()
+	}
 	if err != nil {
-		return machine.Config{}, fmt.Errorf("%w: %s: %s", ErrConfig, name, strings.TrimPrefix(err.Error(), "toml: "))
+		return machine.Config{}, fmt.Errorf("%w: %s: %w", ErrConfig, name, err)
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		k := und[0]
-		return machine.Config{}, fmt.Errorf("%w: %s: line %d: unknown key %q", ErrConfig, name, keyLine(b, k), k.String())
-	}
+	var raw rawConfig
+	fill(reflect.ValueOf(&raw).Elem(), doc.values)
 	bad := func(key, format string, args ...any) error {
-		return fmt.Errorf("%w: %s: line %d: %s: %s", ErrConfig, name, keyLine(b, toml.Key(strings.Split(key, "."))), key, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w: %s: line %d: %s: %s", ErrConfig, name, doc.line(strings.Split(key, ".")), key, fmt.Sprintf(format, args...))
+	}
+	badAt := func(path []string, format string, args ...any) error {
+		return fmt.Errorf("%w: %s: line %d: %s: %s", ErrConfig, name, doc.line(path), strings.Join(path, "."), fmt.Sprintf(format, args...))
 	}
 	c := machine.Config{
 		Slug:         machine.SanitizeSlug(defaultSlug),
@@ -150,15 +153,15 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 		}
 		c.Disposable = raw.Cleanup.Disposable
 	}
-	if t := md.Type("resources"); t != "" && t != "Hash" {
-		return machine.Config{}, bad("resources", "must be a table of [resources.<name>] tables, not a %s", strings.ToLower(md.Type("resources")))
+	if t := doc.kind([]string{"resources"}); t != "" && t != "hash" {
+		return machine.Config{}, bad("resources", "must be a table of [resources.<name>] tables, not a %s", t)
 	}
 	// Document order: the first key that names each resource, whether as a
 	// [resources.x] header, a dotted key or an inline table.
 	var names []string
 	seenName := map[string]bool{}
-	for _, k := range md.Keys() {
-		if len(k) >= 2 && k[0] == "resources" && !seenName[k[1]] {
+	for _, e := range doc.entries {
+		if k := doc.keys.nodes[e.key].head; len(k) >= 2 && k[0] == "resources" && !seenName[k[1]] {
 			seenName[k[1]] = true
 			names = append(names, k[1])
 		}
@@ -166,16 +169,16 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 	handles := map[string]string{}
 	for _, n := range names {
 		r := raw.Resources[n]
-		key := "resources." + n
-		if t := md.Type("resources", n); t != "" && t != "Hash" {
-			return machine.Config{}, bad(key, "must be a table, not a %s", strings.ToLower(md.Type("resources", n)))
+		path := []string{"resources", n}
+		if t := doc.kind(path); t != "" && t != "hash" {
+			return machine.Config{}, badAt(path, "must be a table, not a %s", t)
 		}
 		if !resourceName().MatchString(n) || len(n) > 32 {
-			return machine.Config{}, bad(key, "resource name %q must be at most 32 lower case letters and digits, words joined by one '-' or '_'", n)
+			return machine.Config{}, badAt(path, "resource name %q must be at most 32 lower case letters and digits, words joined by one '-' or '_'", n)
 		}
 		h := strings.ReplaceAll(n, "_", "-")
 		if other, dup := handles[h]; dup {
-			return machine.Config{}, bad(key, "resources %q and %q would share one handle and one CUSTODY_RESOURCE_ variable", other, n)
+			return machine.Config{}, badAt(path, "resources %q and %q would share one handle and one CUSTODY_RESOURCE_ variable", other, n)
 		}
 		handles[h] = n
 		spec := machine.ResourceSpec{Name: n, Create: r.Create, Destroy: r.Destroy, Ensure: r.Ensure,
@@ -187,66 +190,22 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 			spec.GC = *r.GC
 		}
 		if strings.TrimSpace(r.Create) == "" {
-			return machine.Config{}, bad(key, "create is required")
+			return machine.Config{}, badAt(path, "create is required")
 		}
 		if strings.TrimSpace(r.Destroy) == "" {
-			return machine.Config{}, bad(key, "destroy is required")
+			return machine.Config{}, badAt(path, "destroy is required")
 		}
 		if r.Retries < 0 || r.Retries > 10 {
-			return machine.Config{}, bad(key+".retries", "%d is outside 0..10", r.Retries)
+			return machine.Config{}, badAt(append(path, "retries"), "%d is outside 0..10", r.Retries)
 		}
 		if r.Timeout != "" {
 			d, err := time.ParseDuration(r.Timeout)
 			if err != nil || d <= 0 {
-				return machine.Config{}, bad(key+".timeout", "%q is not a positive duration like \"5m\"", r.Timeout)
+				return machine.Config{}, badAt(append(path, "timeout"), "%q is not a positive duration like \"5m\"", r.Timeout)
 			}
 			spec.Timeout = d
 		}
 		c.Resources = append(c.Resources, spec)
 	}
 	return c, nil
-}
-
-// keyLine finds the line where key is set: its own "k = v" line (also as
-// a dotted key or inside an inline table), or its table's header; 0 when it
-// cannot be found.
-func keyLine(b []byte, key toml.Key) int {
-	want := strings.Join(key, ".")
-	cur := ""
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			end := strings.LastIndex(line, "]")
-			if end < 0 {
-				continue
-			}
-			cur = normalizeKey(strings.Trim(line[:end+1], "[] "))
-			if cur == want || strings.HasPrefix(want+".", cur+".") && len(cur) == len(want) {
-				return n
-			}
-			continue
-		}
-		k, _, ok := strings.Cut(line, "=")
-		if !ok || strings.HasPrefix(line, "#") {
-			continue
-		}
-		full := normalizeKey(k)
-		if cur != "" {
-			full = cur + "." + full
-		}
-		if full == want || strings.HasPrefix(want, full+".") {
-			return n
-		}
-	}
-	return 0
-}
-
-// normalizeKey turns a TOML key as written (`a . "b c"`) into "a.b c".
-func normalizeKey(k string) string {
-	var parts []string
-	for _, p := range strings.Split(k, ".") {
-		parts = append(parts, strings.Trim(strings.TrimSpace(p), `"'`))
-	}
-	return strings.Join(parts, ".")
 }
