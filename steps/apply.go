@@ -189,7 +189,7 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 		if run.envLines, err = e.envLines(); err != nil {
 			return Outcome{}, err
 		}
-		if run.disposable, err = e.disposable(); err != nil {
+		if run.disposable, err = e.Disposable(); err != nil {
 			return Outcome{}, err
 		}
 	}

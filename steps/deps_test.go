@@ -47,8 +47,10 @@ var stepsPackages = map[string]stepsPackage{
 	"steps":           {layer: layerCore, why: "the lifecycle: env, fire, runner, new, finish, plan, apply, remove, resume, durable writes"},
 	"steps/report":    {layer: layerFeature, why: "the journal report and head signatures"},
 	"steps/agents":    {layer: layerFeature, why: "agent hooks and the Claude Code and Codex settings editors"},
-	"steps/migrate":   {layer: layerFeature, why: "migration of a legacy worktree layout"},
-	"steps/resource":  {layer: layerFeature, why: "the resource ledger: provision, ensure, teardown, orphan GC"},
+	"steps/archive":   {layer: layerFeature, why: "archives: capture, verify, restore, strip, prune, and removal's proof kind archive"},
+	"steps/migrate": {layer: layerFeature, why: "migration of a legacy worktree layout",
+		features: map[string]string{"steps/archive": "a legacy tree disposed of by archive is captured (or found covered) before it is retired"}},
+	"steps/resource": {layer: layerFeature, why: "the resource ledger: provision, ensure, teardown, orphan GC"},
 }
 
 // lowerTop are the top-level folders below steps/ that steps may import

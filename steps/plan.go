@@ -199,7 +199,7 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 		return err
 	}
 	scope.View, scope.Ancestors, scope.Proofs = v, known, proofs
-	archived := archivedRecords(e)
+	archived := e.archives().Archived(e)
 	for _, i := range observeIdx {
 		r := live[i]
 		observe.AttachProof(ctx, e.Git, e.Repo, r, &obs[i], scope)

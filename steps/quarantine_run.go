@@ -19,7 +19,7 @@ import (
 
 // qdeletion is one deletion of a quarantine against its manifest.
 type qdeletion struct {
-	m     manifest
+	m     QuarantineManifest
 	idLen int
 	// hold, when set, is asked right before the first deletion whether
 	// something keeps the tree: the path that does and why ("" when
@@ -171,7 +171,7 @@ func (d qdeletion) run(q string) qresult {
 // HEAD's (or the archive's), and whether all were restored; when some
 // were not, the retry restores them. settling is set when a run stopped
 // before had deleted some of the tree.
-func stoppedRemoval(ctx context.Context, e *Env, rec machine.Record, m manifest, res qresult, settling bool) (*machine.Refusal, error) {
+func stoppedRemoval(ctx context.Context, e *Env, rec machine.Record, m QuarantineManifest, res qresult, settling bool) (*machine.Refusal, error) {
 	entry, where, err := returnQuarantine(e, rec, res.stray)
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func restoreRetry(path, then string) string {
 // Build output and custody's own .env are not restored (they are
 // regenerated). It returns how many tracked entries deleted names and
 // those not there now.
-func restoreDeleted(ctx context.Context, e *Env, dir string, m manifest, deleted []string, gitfiles map[string][]byte) (int, []string) {
+func restoreDeleted(ctx context.Context, e *Env, dir string, m QuarantineManifest, deleted []string, gitfiles map[string][]byte) (int, []string) {
 	byRoot := map[string][]string{}
 	var roots []string
 	tracked := 0

@@ -33,7 +33,7 @@ func (e *Env) AssessScope(view *observe.RemoteView) (observe.Scope, error) {
 	if err != nil {
 		return observe.Scope{}, err
 	}
-	disposable, err := e.disposable()
+	disposable, err := e.Disposable()
 	if err != nil {
 		return observe.Scope{}, err
 	}
@@ -356,7 +356,7 @@ func settleRemovalSeen(ctx context.Context, e *Env, rec machine.Record, seen map
 	// The tree is gone: an archive it was removed on is now the only copy.
 	// Recorded while the removal intent still stands, so a run killed
 	// around it settles the removal again and records it then.
-	if err := e.archiveSoleCopy(ctx, rec); err != nil { // archive_removal.go
+	if err := e.archives().SoleCopy(ctx, e, rec); err != nil {
 		return Outcome{}, err
 	}
 	failpoint.At("apply/before-complete")

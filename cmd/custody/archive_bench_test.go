@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/fixtures"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 )
 
 // abTree fills wt with n files of size bytes each (n*size in all), commits
@@ -80,7 +80,7 @@ func BenchmarkArchive(b *testing.B) {
 	iters := 0
 	for b.Loop() {
 		start := time.Now()
-		res := decodeResult[steps.ArchiveCreated](b, mustCustody(b, r, 0, "--json", "archive", "create", id), "archive create")
+		res := decodeResult[archive.ArchiveCreated](b, mustCustody(b, r, 0, "--json", "archive", "create", id), "archive create")
 		capC += time.Since(start)
 		b.StopTimer()
 		start = time.Now()

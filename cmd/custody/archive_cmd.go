@@ -10,6 +10,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 )
 
 // ArchiveCmd groups the archive commands.
@@ -45,7 +46,7 @@ func (c *ArchiveCreateCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.CaptureArchive(a.Ctx, e, c.ID)
+	res, err := archive.CaptureArchive(a.Ctx, e, c.ID)
 	if err != nil {
 		return err
 	}
@@ -80,11 +81,11 @@ func (c *ArchiveVerifyCmd) Run(a *App) error {
 	if filepath.Base(ref) != ref {
 		ref = a.path(ref)
 	}
-	dir, err := steps.ResolveArchiveDir(e, ref)
+	dir, err := archive.ResolveArchiveDir(e, ref)
 	if err != nil {
 		return err
 	}
-	res, err := steps.VerifyArchive(a.Ctx, g, e, dir)
+	res, err := archive.VerifyArchive(a.Ctx, g, e, dir)
 	if err != nil {
 		return err
 	}
@@ -119,8 +120,8 @@ EXIT STATUS: 0 every archive verifies, 1 error, 3 one does not.`
 }
 
 type archiveListResult struct {
-	Root     string               `json:"root"`
-	Archives []steps.ArchiveCheck `json:"archives"`
+	Root     string                 `json:"root"`
+	Archives []archive.ArchiveCheck `json:"archives"`
 }
 
 // Pending reports whether an archive did not verify.
@@ -138,11 +139,11 @@ func (c *ArchiveListCmd) Run(a *App) error {
 	root := a.path(c.Root)
 	if root == "" {
 		var err error
-		if root, err = steps.ArchivesRoot(); err != nil {
+		if root, err = archive.ArchivesRoot(); err != nil {
 			return err
 		}
 	}
-	list, err := steps.ListArchives(root)
+	list, err := archive.ListArchives(root)
 	if err != nil {
 		return err
 	}
@@ -194,7 +195,7 @@ func (c *ArchiveRestoreCmd) Run(a *App) error {
 	if filepath.Base(ref) != ref {
 		ref = a.path(ref)
 	}
-	dir, err := steps.ResolveArchiveDir(e, ref)
+	dir, err := archive.ResolveArchiveDir(e, ref)
 	if err != nil {
 		return err
 	}
@@ -202,13 +203,13 @@ func (c *ArchiveRestoreCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.RestoreArchive(a.Ctx, g, e, dir, target)
+	res, err := archive.RestoreArchive(a.Ctx, g, e, dir, target)
 	if err != nil {
 		return err
 	}
 	a.done(res, func(w io.Writer) {
 		fmt.Fprintf(w, "restored archive %s (%d files, %d nested repositories) at HEAD %s\n%s\n", res.Archive, res.Files, res.Nested, res.Head, res.Dir)
-		if res.Modes == steps.ModesNotRecorded {
+		if res.Modes == archive.ModesNotRecorded {
 			sayf(w, "archive %s records no permission bits (it was made before custody recorded them):\n\tfiles came back 0644 or 0755, directories as the umask makes them\n", res.Archive)
 		}
 		if len(res.ModesNotKept) > 0 {
@@ -232,19 +233,19 @@ func (a *App) optionalEnv() (*steps.Env, *observe.Git) {
 // record's finish, then the archive of each tree that finished.
 type finishArchiveResult struct {
 	steps.Outcomes
-	Archives []steps.ArchiveCreated `json:"archives"`
+	Archives []archive.ArchiveCreated `json:"archives"`
 }
 
 // archiveFinished captures the tree of every record out finished; a
 // capture that is refused or fails is that item's refusal, and the next
 // goes on.
 func (a *App) archiveFinished(e *steps.Env, out []steps.Outcome) error {
-	res := finishArchiveResult{Outcomes: steps.Outcomes{Items: out}, Archives: []steps.ArchiveCreated{}}
+	res := finishArchiveResult{Outcomes: steps.Outcomes{Items: out}, Archives: []archive.ArchiveCreated{}}
 	for i, o := range out {
 		if o.Refusal != nil || o.State != machine.StateFinished {
 			continue
 		}
-		created, err := steps.CaptureArchive(a.Ctx, e, o.ID)
+		created, err := archive.CaptureArchive(a.Ctx, e, o.ID)
 		if err != nil {
 			var r *machine.Refusal
 			if !errors.As(err, &r) {
@@ -319,7 +320,7 @@ func (c *ArchivePruneCmd) Run(a *App) error {
 	if c.StripBuildOutput {
 		return runStrip(a, e, c.Apply)
 	}
-	res, err := steps.PruneArchives(a.Ctx, e, c.Apply)
+	res, err := archive.PruneArchives(a.Ctx, e, c.Apply)
 	if err != nil {
 		return err
 	}
@@ -344,7 +345,7 @@ func (c *ArchivePruneCmd) Run(a *App) error {
 
 // runStrip runs archive prune --strip-build-output.
 func runStrip(a *App, e *steps.Env, apply []string) error {
-	res, err := steps.StripArchives(a.Ctx, e, apply)
+	res, err := archive.StripArchives(a.Ctx, e, apply)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 )
 
 // amModes are the modes TestArchiveRestoreModes gives a tree: files
@@ -110,8 +110,8 @@ func TestArchiveRestoreModes(t *testing.T) {
 
 	dst := filepath.Join(t.TempDir(), "restored")
 	res := runBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", a.Dir, dst)
-	out := decodeResult[steps.ArchiveRestored](t, res, "archive restore")
-	if out.Modes != steps.ModesAsCaptured || len(out.ModesNotKept) != 0 {
+	out := decodeResult[archive.ArchiveRestored](t, res, "archive restore")
+	if out.Modes != archive.ModesAsCaptured || len(out.ModesNotKept) != 0 {
 		t.Errorf("restore = %+v, want modes as captured, none narrowed", out)
 	}
 	for _, e := range amModes {

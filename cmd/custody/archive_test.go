@@ -25,6 +25,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -129,9 +130,9 @@ func arSnapshot(t *testing.T, dir string) map[string]arEntry {
 }
 
 // arCreate archives id and returns what create printed.
-func arCreate(t *testing.T, r *fixtures.Repo, id string) steps.ArchiveCreated {
+func arCreate(t *testing.T, r *fixtures.Repo, id string) archive.ArchiveCreated {
 	t.Helper()
-	return decodeResult[steps.ArchiveCreated](t, mustCustody(t, r, 0, "--json", "archive", "create", id), "archive create")
+	return decodeResult[archive.ArchiveCreated](t, mustCustody(t, r, 0, "--json", "archive", "create", id), "archive create")
 }
 
 func arObjects(t *testing.T, r *fixtures.Repo) string {
@@ -196,7 +197,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	restore := func(name string) string {
 		t.Helper()
 		dst := filepath.Join(t.TempDir(), name)
-		out := decodeResult[steps.ArchiveRestored](t, runBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", res.Dir, dst), "archive restore")
+		out := decodeResult[archive.ArchiveRestored](t, runBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", res.Dir, dst), "archive restore")
 		if out.Head != head || out.Files == 0 || out.Nested != 1 {
 			t.Fatalf("restore = %+v, want HEAD %s with files and one nested repository", out, head)
 		}
@@ -226,7 +227,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	// Verified without any repository: the digests hold; the pack check
 	// says it could not run (no repository holds what the bundle stands on).
 	vr := runBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "verify", res.Dir)
-	if c := decodeResult[steps.ArchiveCheck](t, vr, "archive verify"); vr.Code != 0 || len(c.Problems) != 0 || !strings.HasPrefix(c.Pack, "not checked: ") || c.Fresh != "" {
+	if c := decodeResult[archive.ArchiveCheck](t, vr, "archive verify"); vr.Code != 0 || len(c.Problems) != 0 || !strings.HasPrefix(c.Pack, "not checked: ") || c.Fresh != "" {
 		t.Errorf("archive verify without the repository: %+v\n%s", c, vr)
 	}
 	dst = restore("after-the-repository-is-gone")
@@ -240,7 +241,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 
 // arArchived makes an archived tree and returns the repository, the tree
 // and the archive.
-func arArchived(t *testing.T) (*fixtures.Repo, string, steps.ArchiveCreated) {
+func arArchived(t *testing.T) (*fixtures.Repo, string, archive.ArchiveCreated) {
 	t.Helper()
 	r := rtRepo(t, fixtures.Options{})
 	id, wt := newTree(t, r, "spike")
@@ -250,13 +251,13 @@ func arArchived(t *testing.T) (*fixtures.Repo, string, steps.ArchiveCreated) {
 	return r, wt, arCreate(t, r, id)
 }
 
-func arVerify(t *testing.T, r *fixtures.Repo, ref string) steps.ArchiveCheck {
+func arVerify(t *testing.T, r *fixtures.Repo, ref string) archive.ArchiveCheck {
 	t.Helper()
 	res := custody(t, r, "--json", "archive", "verify", ref)
-	return decodeResult[steps.ArchiveCheck](t, res, "archive verify")
+	return decodeResult[archive.ArchiveCheck](t, res, "archive verify")
 }
 
-func arCodes(c steps.ArchiveCheck) []string {
+func arCodes(c archive.ArchiveCheck) []string {
 	var out []string
 	for _, p := range c.Problems {
 		out = append(out, string(p.Code))
@@ -272,18 +273,18 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name   string
-		damage func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string // returns the ref to verify
+		damage func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string // returns the ref to verify
 		code   machine.Code
 	}{
-		{"flipped byte in the patch", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"flipped byte in the patch", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			arFlip(t, filepath.Join(a.Dir, machine.ArchivePatchName))
 			return a.ID
 		}, machine.CodeArchiveDigestMismatch},
-		{"flipped byte in the bundle", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"flipped byte in the bundle", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			arFlip(t, filepath.Join(a.Dir, machine.ArchiveBundleName))
 			return a.Dir
 		}, machine.CodeArchiveDigestMismatch},
-		{"flipped byte in the manifest", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"flipped byte in the manifest", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			p := filepath.Join(a.Dir, machine.ArchiveManifestName)
 			b, _ := os.ReadFile(p)
 			b = bytes.Replace(b, []byte(`"record": "`), []byte(`"record":  "`), 1) // still valid JSON, other bytes
@@ -292,13 +293,13 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 			}
 			return a.ID
 		}, machine.CodeArchiveDigestMismatch},
-		{"missing bundle", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"missing bundle", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			if err := os.Remove(filepath.Join(a.Dir, machine.ArchiveBundleName)); err != nil {
 				t.Fatal(err)
 			}
 			return a.ID
 		}, machine.CodeArchiveIncomplete},
-		{"bundle without parents", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"bundle without parents", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			// A bundle that names HEAD but stands on its unpublished
 			// parent, with the manifest's digest made to match.
 			bundle := filepath.Join(a.Dir, machine.ArchiveBundleName)
@@ -309,11 +310,11 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 			arReseal(t, a.Dir, machine.ArchiveBundleName)
 			return a.Dir
 		}, machine.CodeArchiveBundleInvalid},
-		{"a file added after the archive", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"a file added after the archive", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			r.WriteFile(wt, "later.txt", "written after the capture\n")
 			return a.ID
 		}, machine.CodeArchiveStale},
-		{"symlinked archive dir", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"symlinked archive dir", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			moved := a.Dir + "-real"
 			if err := os.Rename(a.Dir, moved); err != nil {
 				t.Fatal(err)
@@ -323,7 +324,7 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 			}
 			return a.Dir
 		}, machine.CodeArchiveInvalid},
-		{"manifest names a path outside it", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"manifest names a path outside it", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			p := filepath.Join(a.Dir, machine.ArchiveManifestName)
 			b, _ := os.ReadFile(p)
 			b = bytes.Replace(b, []byte(`"name": "dirty.patch"`), []byte(`"name": "../dirty.patch"`), 1)
@@ -332,7 +333,7 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 			}
 			return a.Dir
 		}, machine.CodeArchiveInvalid},
-		{"content the manifest does not name", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"content the manifest does not name", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			if err := os.WriteFile(filepath.Join(a.Dir, "extra"), []byte("x"), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -350,7 +351,7 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 			if res.Code != 3 {
 				t.Fatalf("verify of a damaged archive: want exit 3\n%s", res)
 			}
-			c := decodeResult[steps.ArchiveCheck](t, res, "archive verify")
+			c := decodeResult[archive.ArchiveCheck](t, res, "archive verify")
 			if codes := arCodes(c); len(codes) == 0 || codes[0] != string(tt.code) {
 				t.Errorf("verify = %v, want %s first: %+v", codes, tt.code, c.Problems)
 			}
@@ -554,15 +555,15 @@ func TestArchiveProof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, ref, err := steps.ArchiveProof(app.Ctx, e, rec, a.Head, v)
+	p, ref, err := archive.ArchiveProof(app.Ctx, e, rec, a.Head, v)
 	if err != nil || ref != nil || p == nil || p.Kind != machine.ProofArchive || p.Ref != a.ID || !p.Covers(a.Head) || len(p.Commits) != 2 {
 		t.Fatalf("ArchiveProof of a fresh archive = %+v, %v, %v", p, ref, err)
 	}
 	r.WriteFile(wt, "later.txt", "after the capture\n")
-	if p, ref, err := steps.ArchiveProof(app.Ctx, e, rec, a.Head, v); err != nil || p != nil || ref == nil || ref.Code != machine.CodeArchiveStale {
+	if p, ref, err := archive.ArchiveProof(app.Ctx, e, rec, a.Head, v); err != nil || p != nil || ref == nil || ref.Code != machine.CodeArchiveStale {
 		t.Errorf("ArchiveProof after a file was added = %+v, %v, %v; want archive-stale", p, ref, err)
 	}
-	if p, ref, err := steps.ArchiveProof(app.Ctx, e, machine.Record{ID: "other-123456", Path: wt}, a.Head, v); err != nil || p != nil || ref != nil {
+	if p, ref, err := archive.ArchiveProof(app.Ctx, e, machine.Record{ID: "other-123456", Path: wt}, a.Head, v); err != nil || p != nil || ref != nil {
 		t.Errorf("ArchiveProof of a tree no archive covers = %+v, %v, %v; want nothing", p, ref, err)
 	}
 }
@@ -614,7 +615,7 @@ func TestArchiveBackedRemoval(t *testing.T) {
 		t.Errorf("the archive after its tree was removed: %+v, want finished (the sole copy), verifying", c)
 	}
 	dst := filepath.Join(t.TempDir(), "restored")
-	restored := decodeResult[steps.ArchiveRestored](t, runBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", a.ID, dst), "archive restore")
+	restored := decodeResult[archive.ArchiveRestored](t, runBin(t, custodyBin, r, r.Root, nil, "--json", "archive", "restore", a.ID, dst), "archive restore")
 	if restored.Head != head {
 		t.Errorf("restored HEAD %s, want %s", restored.Head, head)
 	}
@@ -671,7 +672,7 @@ func TestArchiveBackedRemovalCrash(t *testing.T) {
 
 // apPrunable makes an archive prune may delete: its one commit pushed
 // since, its tree clean when archived and removed since.
-func apPrunable(t *testing.T, r *fixtures.Repo, name string, edit func(wt string)) steps.ArchiveCreated {
+func apPrunable(t *testing.T, r *fixtures.Repo, name string, edit func(wt string)) archive.ArchiveCreated {
 	t.Helper()
 	id, wt := newTree(t, r, name)
 	r.Commit(wt, "a.txt", "one\n")
@@ -684,12 +685,12 @@ func apPrunable(t *testing.T, r *fixtures.Repo, name string, edit func(wt string
 	return a
 }
 
-func apPrune(t *testing.T, r *fixtures.Repo, want int, args ...string) steps.ArchivePruneResult {
+func apPrune(t *testing.T, r *fixtures.Repo, want int, args ...string) archive.ArchivePruneResult {
 	t.Helper()
-	return decodeResult[steps.ArchivePruneResult](t, mustCustody(t, r, want, append([]string{"--json", "archive", "prune"}, args...)...), "archive prune")
+	return decodeResult[archive.ArchivePruneResult](t, mustCustody(t, r, want, append([]string{"--json", "archive", "prune"}, args...)...), "archive prune")
 }
 
-func apItem(t *testing.T, res steps.ArchivePruneResult, name string) steps.ArchivePruneItem {
+func apItem(t *testing.T, res archive.ArchivePruneResult, name string) archive.ArchivePruneItem {
 	t.Helper()
 	for _, it := range res.Items {
 		if it.Name == name {
@@ -697,7 +698,7 @@ func apItem(t *testing.T, res steps.ArchivePruneResult, name string) steps.Archi
 		}
 	}
 	t.Fatalf("prune lists no %s: %+v", name, res.Items)
-	return steps.ArchivePruneItem{}
+	return archive.ArchivePruneItem{}
 }
 
 // TestArchivePrune: prune never deletes an archive whose tree is present,

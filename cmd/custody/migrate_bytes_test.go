@@ -14,7 +14,7 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 	"github.com/custody-sh/custody/steps/migrate"
 )
 
@@ -117,7 +117,7 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 
 	// The dirty tree's archive gives back its untracked file by name.
 	lst := decodeResult[struct {
-		Archives []steps.ArchiveCheck `json:"archives"`
+		Archives []archive.ArchiveCheck `json:"archives"`
 	}](t, mustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
 	restored := filepath.Join(r.Root, "restored")
 	for _, a := range lst.Archives {
