@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -41,21 +42,25 @@ func (e *Env) archives() Archives {
 
 // errNoArchives is the error of carrying out an archive-backed removal
 // with no archive feature registered.
-var errNoArchives = fmt.Errorf("internal: the removal rests on an archive, and no archive feature is registered (Env.Archives)")
+var errNoArchives = errors.New("internal: the removal rests on an archive, and no archive feature is registered (Env.Archives)")
 
 // noArchives is Env.archives without a registered feature.
 type noArchives struct{}
 
+// Proof finds none: the tree is kept unless another proof holds.
 func (noArchives) Proof(context.Context, *Env, machine.Record, string, *observe.RemoteView) (*machine.Proof, *machine.Refusal, error) {
 	return nil, nil, nil
 }
 
+// Archived is empty: no record has an archive.
 func (noArchives) Archived(*Env) map[string]bool { return map[string]bool{} }
 
+// Contents always refuses: only an archive feature proves by archive.
 func (noArchives) Contents(context.Context, *Env, *machine.Proof) (QuarantineManifest, error) {
 	return nil, errNoArchives
 }
 
+// SoleCopy refuses for a removal that rests on an archive.
 func (noArchives) SoleCopy(_ context.Context, _ *Env, rec machine.Record) error {
 	if rec.Intent == nil || rec.Intent.Proof == nil || rec.Intent.Proof.Kind != machine.ProofArchive {
 		return nil
