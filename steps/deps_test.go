@@ -44,7 +44,7 @@ type stepsPackage struct {
 var stepsPackages = map[string]stepsPackage{
 	"steps/beneath":   {layer: layerLeaf, why: "writes that never leave a target directory"},
 	"steps/failpoint": {layer: layerLeaf, why: "the failpoint build's kill and pause points"},
-	"steps":           {layer: layerCore, why: "the lifecycle: env, fire, runner, new, finish, plan, apply, remove, resume, durable writes"},
+	"steps":           {layer: layerCore, why: "the worktree lifecycle: env, fire, runner, new, adopt, finish, relocate, plan, apply, remove, quarantine, resume, durable writes, and the seams its features fill"},
 	"steps/report":    {layer: layerFeature, why: "the journal report and head signatures"},
 	"steps/agents":    {layer: layerFeature, why: "agent hooks and the Claude Code and Codex settings editors"},
 	"steps/archive":   {layer: layerFeature, why: "archives: capture, verify, restore, strip, prune, and removal's proof kind archive"},
