@@ -10,6 +10,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps/failpoint"
+	"github.com/custody-sh/custody/steps/quarantine"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -185,7 +186,7 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 			}
 		}
 		run.ancestors = KnownAncestors(ctx, e, view, heads)
-		run.trees = commitTrees(ctx, e, heads)
+		run.trees = quarantine.CommitTrees(ctx, e.quarantineEnv(), heads)
 		if run.envLines, err = e.envLines(); err != nil {
 			return Outcome{}, err
 		}
@@ -347,7 +348,7 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, 
 			head = rec.EffectiveHead()
 		}
 		intent := &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: head,
-			Dev: obs.Dev, Ino: obs.Ino, AdminKey: obs.AdminKey, Quarantine: quarantinePath(rec), Proof: v.Proof, Fingerprint: it.Fingerprint,
+			Dev: obs.Dev, Ino: obs.Ino, AdminKey: obs.AdminKey, Quarantine: quarantine.Path(rec), Proof: v.Proof, Fingerprint: it.Fingerprint,
 			PlanID: plan.PlanID, Holder: e.Holder, At: e.Now().UTC()}
 		removing, err := e.fire(ctx, rec, machine.TriggerRemove, machine.Firing{Obs: obs, Intent: intent, Fingerprint: it.Fingerprint}, "removal intent")
 		if errors.Is(err, store.ErrConflict) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps/quarantine"
 )
 
 // Archives is what removal asks of the archive feature (package
@@ -24,7 +25,7 @@ type Archives interface {
 	// once for a whole plan; nil when it could not be read.
 	Archived(e *Env) map[string]bool
 	// Contents lists what a tree removed on the archive proof p may hold.
-	Contents(ctx context.Context, e *Env, p *machine.Proof) (QuarantineManifest, error)
+	Contents(ctx context.Context, e *Env, p *machine.Proof) (quarantine.Manifest, error)
 	// SoleCopy records, once a tree removed on proof kind archive is gone,
 	// that its archive is now the only copy of its work.
 	SoleCopy(ctx context.Context, e *Env, rec machine.Record) error
@@ -56,7 +57,7 @@ func (noArchives) Proof(context.Context, *Env, machine.Record, string, *observe.
 func (noArchives) Archived(*Env) map[string]bool { return map[string]bool{} }
 
 // Contents always refuses: only an archive feature proves by archive.
-func (noArchives) Contents(context.Context, *Env, *machine.Proof) (QuarantineManifest, error) {
+func (noArchives) Contents(context.Context, *Env, *machine.Proof) (quarantine.Manifest, error) {
 	return nil, errNoArchives
 }
 
@@ -96,4 +97,14 @@ func (e *Env) assessKnowing(ctx context.Context, archived map[string]bool, rec m
 		return machine.Assess(rec, obs, e.Policy, now)
 	}
 	return e.Assess(ctx, rec, obs, view, now)
+}
+
+// quarantineEnv is what a quarantine of this command needs: the
+// repository, its git, the approved disposable patterns, the registered
+// archive feature's contents of an archive proof, and durable writes.
+func (e *Env) quarantineEnv() *quarantine.Env {
+	return &quarantine.Env{Repo: e.Repo, Git: e.Git, Disposable: e.Disposable, WriteFile: WriteFile,
+		Contents: func(ctx context.Context, p *machine.Proof) (quarantine.Manifest, error) {
+			return e.archives().Contents(ctx, e, p)
+		}}
 }

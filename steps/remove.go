@@ -14,6 +14,7 @@ import (
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/steps/failpoint"
+	"github.com/custody-sh/custody/steps/quarantine"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -170,7 +171,7 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 		if key == "" {
 			key = rec.AdminKey
 		}
-		ref, err := quarantineRemove(ctx, e, rec, obs, headTree{adminKey: key, trees: trees})
+		ref, err := quarantine.Remove(ctx, e.quarantineEnv(), rec, obs, quarantine.HeadTree{AdminKey: key, Trees: trees})
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -303,7 +304,7 @@ func settleRemovalSeen(ctx context.Context, e *Env, rec machine.Record, seen map
 		recovered = append(recovered, refs...)
 		return why, err
 	}
-	if ref, err := settleQuarantine(ctx, e, rec); err != nil {
+	if ref, err := quarantine.Settle(ctx, e.quarantineEnv(), rec); err != nil {
 		return Outcome{}, err
 	} else if ref != nil {
 		return quarantineRefused(ctx, e, rec, ref)
@@ -506,7 +507,7 @@ func quarantineRefused(ctx context.Context, e *Env, rec machine.Record, why *mac
 // restoreDeletedRetry restores, from the index, only the tracked files
 // missing from the tree at path (a person's later edits stay), then resumes.
 func restoreDeletedRetry(path string) string {
-	return restoreRetry(path, machine.Command("custody", "resume"))
+	return quarantine.RestoreRetry(path, machine.Command("custody", "resume"))
 }
 
 // dropAdminEntry removes exactly <common>/worktrees/<key> of a removed

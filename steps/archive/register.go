@@ -6,6 +6,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/quarantine"
 )
 
 // Removal is the archive feature as removal asks for it (steps.Archives):
@@ -25,7 +26,7 @@ func (Removal) Archived(e *steps.Env) map[string]bool { return archivedRecords(e
 
 // Contents lists what a tree removed on the archive proof p may hold
 // (archiveManifest).
-func (Removal) Contents(ctx context.Context, e *steps.Env, p *machine.Proof) (steps.QuarantineManifest, error) {
+func (Removal) Contents(ctx context.Context, e *steps.Env, p *machine.Proof) (quarantine.Manifest, error) {
 	return archiveManifest(ctx, e, p)
 }
 

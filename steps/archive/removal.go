@@ -13,6 +13,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/quarantine"
 )
 
 // archiveManifest lists what a tree removed on proof kind archive may
@@ -21,7 +22,7 @@ import (
 // recorded tree), every entry of each nested repository's image, the
 // build-output directories the archive left out, and the tree's .git file. Quarantine then deletes entry by entry only what
 // matches, re-hashing each file first.
-func archiveManifest(ctx context.Context, e *steps.Env, p *machine.Proof) (steps.QuarantineManifest, error) {
+func archiveManifest(ctx context.Context, e *steps.Env, p *machine.Proof) (quarantine.Manifest, error) {
 	a, err := LoadArchive(e, p.Ref)
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", p.Ref, err)
@@ -56,15 +57,15 @@ func archiveManifest(ctx context.Context, e *steps.Env, p *machine.Proof) (steps
 	if err != nil {
 		return nil, fmt.Errorf("scratch index of archive %s: %w", a.ID, err)
 	}
-	qm := steps.QuarantineManifest{".git": {Kind: "gitfile"}}
+	qm := quarantine.Manifest{".git": {Kind: "gitfile"}}
 	for _, ent := range ents {
 		switch ent.Mode {
 		case "100644":
-			qm[ent.Path] = steps.QuarantineEntry{Kind: "file", OID: ent.OID}
+			qm[ent.Path] = quarantine.Entry{Kind: "file", OID: ent.OID}
 		case "100755":
-			qm[ent.Path] = steps.QuarantineEntry{Kind: "file", Exec: true, OID: ent.OID}
+			qm[ent.Path] = quarantine.Entry{Kind: "file", Exec: true, OID: ent.OID}
 		case "120000":
-			qm[ent.Path] = steps.QuarantineEntry{Kind: "link", OID: ent.OID}
+			qm[ent.Path] = quarantine.Entry{Kind: "link", OID: ent.OID}
 		default:
 			return nil, fmt.Errorf("archive %s: %s has mode %s, which a tree removed on an archive may not hold", a.ID, ent.Path, ent.Mode)
 		}
@@ -81,14 +82,14 @@ func archiveManifest(ctx context.Context, e *steps.Env, p *machine.Proof) (steps
 		if _, ok := qm[d.Path]; ok {
 			return nil, fmt.Errorf("archive %s: build output %s is also in its tree", a.ID, d.Path)
 		}
-		qm[d.Path] = steps.QuarantineEntry{Kind: "discard", Build: d.Kind}
+		qm[d.Path] = quarantine.Entry{Kind: "discard", Build: d.Kind}
 	}
 	return qm, nil
 }
 
 // addImage adds every file and link of the tar image at file, below the
 // nested root rel, to qm.
-func addImage(qm steps.QuarantineManifest, file, rel string, format observe.ObjectFormat) error {
+func addImage(qm quarantine.Manifest, file, rel string, format observe.ObjectFormat) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -107,13 +108,13 @@ func addImage(qm steps.QuarantineManifest, file, rel string, format observe.Obje
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 		case tar.TypeSymlink:
-			qm[p] = steps.QuarantineEntry{Kind: "link", OID: observe.BlobID(format, []byte(hdr.Linkname))}
+			qm[p] = quarantine.Entry{Kind: "link", OID: observe.BlobID(format, []byte(hdr.Linkname))}
 		case tar.TypeReg:
 			b, err := io.ReadAll(tr)
 			if err != nil {
 				return err
 			}
-			qm[p] = steps.QuarantineEntry{Kind: "file", Exec: hdr.Mode&0o100 != 0, OID: observe.BlobID(format, b)}
+			qm[p] = quarantine.Entry{Kind: "file", Exec: hdr.Mode&0o100 != 0, OID: observe.BlobID(format, b)}
 		default:
 			return fmt.Errorf("image %s: entry %q of type %c", file, hdr.Name, hdr.Typeflag)
 		}
