@@ -74,8 +74,8 @@ type applyRun struct {
 	// tip, asked once with view (observe.Ancestors).
 	ancestors map[string]bool
 	// trees are the tree ids of the plan's removal heads, asked once with
-	// view (commitTrees), against which each quarantine manifest may be
-	// read from the tree's index (headTree).
+	// view (quarantine.CommitTrees), against which each quarantine manifest may be
+	// read from the tree's index (quarantine.HeadTree).
 	trees map[string]string
 	// envLines and disposable are custody's own .env lines and the
 	// approved disposable patterns, read once with view (applyScope).

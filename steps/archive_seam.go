@@ -88,7 +88,7 @@ func (e *Env) Assess(ctx context.Context, rec machine.Record, obs machine.Worktr
 }
 
 // assessKnowing is e.Assess for a plan that already knows which records
-// have an archive (archivedRecords): a tree without one is assessed
+// have an archive (Archives.Archived): a tree without one is assessed
 // without asking the store again, which is what e.Assess gives when it
 // finds no covering archive (machine.CoverByArchive of no proof and no
 // refusal).

@@ -70,7 +70,7 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 // carryOutRemovalAgainst is carryOutRemoval proving against view, the
 // advertisement this command already fetched (nil: fetch one now), with
 // the heads known to be ancestors of its first tip (observe.Ancestors) and
-// the tree ids of commits (commitTrees, nil: none known). Apply asks the
+// the tree ids of commits (quarantine.CommitTrees, nil: none known). Apply asks the
 // remotes and the trees once for all its items; the repeated observation
 // is still fresh for everything in the tree.
 func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, view *observe.RemoteView, known map[string]bool, trees map[string]string) (Outcome, error) {
@@ -450,7 +450,7 @@ func settledText(rec machine.Record, s machine.Settlement, branchOutcome, reason
 // that a tree whose path is gone is looked up in the whole registry read
 // from git's files (observe.TakeRegistryInventory; git's own listing when
 // any entry is not the plain case), which also says which trees have the
-// owned branch checked out. A tree still there is observed as e.observe
+// owned branch checked out. A tree still there is observed as e.ObserveRecord
 // does.
 func observeSettled(ctx context.Context, e *Env, rec machine.Record) (machine.WorktreeObservation, observe.Inventory, error) {
 	if observe.Lstat(rec.Path).State != machine.PathAbsent {

@@ -39,7 +39,7 @@ func archiveManifest(ctx context.Context, e *steps.Env, p *machine.Proof) (quara
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	w, r, err := rebuildArchiveTree(ctx, e, a.Dir, m, tmp) // archive_strip.go
+	w, r, err := rebuildArchiveTree(ctx, e, a.Dir, m, tmp) // strip.go
 	if err != nil {
 		return nil, err
 	}

@@ -31,10 +31,10 @@ import (
 // but bytecode in a __pycache__/). A writer that opens a path under
 // the tree after the rename finds no tree; one that wrote before it is
 // found by the check. The check and the deletion go through the same
-// directories, held open (quarantine_scan.go), and each directory is
+// directories, held open (scan.go), and each directory is
 // listed again before the first deletion, before the .git files and
 // before the directories go: whatever changed since the check stops the
-// removal there, and what it had deleted is put back (quarantine_run.go).
+// removal there, and what it had deleted is put back (run.go).
 
 // Entry is one entry a quarantined tree may hold.
 type Entry struct {
