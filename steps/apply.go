@@ -10,6 +10,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps/failpoint"
+	"github.com/custody-sh/custody/steps/quarantine"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -73,8 +74,8 @@ type applyRun struct {
 	// tip, asked once with view (observe.Ancestors).
 	ancestors map[string]bool
 	// trees are the tree ids of the plan's removal heads, asked once with
-	// view (commitTrees), against which each quarantine manifest may be
-	// read from the tree's index (headTree).
+	// view (quarantine.CommitTrees), against which each quarantine manifest may be
+	// read from the tree's index (quarantine.HeadTree).
 	trees map[string]string
 	// envLines and disposable are custody's own .env lines and the
 	// approved disposable patterns, read once with view (applyScope).
@@ -185,11 +186,11 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 			}
 		}
 		run.ancestors = KnownAncestors(ctx, e, view, heads)
-		run.trees = commitTrees(ctx, e, heads)
+		run.trees = quarantine.CommitTrees(ctx, e.quarantineEnv(), heads)
 		if run.envLines, err = e.envLines(); err != nil {
 			return Outcome{}, err
 		}
-		if run.disposable, err = e.disposable(); err != nil {
+		if run.disposable, err = e.Disposable(); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -335,7 +336,7 @@ func applyIntent(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 			head = rec.EffectiveHead()
 		}
 		intent = &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: head,
-			Dev: obs.Dev, Ino: obs.Ino, AdminKey: obs.AdminKey, Quarantine: quarantinePath(rec), Proof: v.Proof, Fingerprint: it.Fingerprint,
+			Dev: obs.Dev, Ino: obs.Ino, AdminKey: obs.AdminKey, Quarantine: quarantine.Path(rec), Proof: v.Proof, Fingerprint: it.Fingerprint,
 			PlanID: run.plan.PlanID, Holder: e.Holder, At: e.Now().UTC()}
 	}
 	next, err := e.fire(ctx, rec, trigger, machine.Firing{Obs: obs, Intent: intent, Fingerprint: it.Fingerprint}, what)

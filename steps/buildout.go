@@ -7,7 +7,7 @@ import (
 	"github.com/custody-sh/custody/observe"
 )
 
-// disposable returns the [cleanup] disposable patterns of custody.toml when
+// Disposable returns the [cleanup] disposable patterns of custody.toml when
 // its exact content is approved (custody trust), and none otherwise: a
 // pattern from an unapproved file never makes anything discardable.
 //
@@ -15,7 +15,7 @@ import (
 // and approved) while a command runs counts from then on, so the
 // quarantine of a later tree is judged by the file as it is now. A file
 // that no longer parses makes nothing discardable.
-func (e *Env) disposable() (machine.Patterns, error) {
+func (e *Env) Disposable() (machine.Patterns, error) {
 	cfg, src := e.Config, e.ConfigSource
 	if e.Repo.MainCheckout != "" {
 		if now, nowSrc, err := observe.ReadConfig(e.Repo); err != nil {

@@ -21,8 +21,13 @@ const (
 	// layerLeaf: a helper below the core that the core and every feature
 	// share. It imports nothing of steps/.
 	layerLeaf stepsLayer = iota
-	// layerCore: the lifecycle (package steps itself). It imports only
-	// leaves, never a feature: features are registered by cmd/custody.
+	// layerBase: a mechanism of the core's kept in its own package below
+	// it (quarantine). It imports only leaves; what it needs of the core
+	// it is given as values (quarantine.Env).
+	layerBase
+	// layerCore: the lifecycle (package steps itself). It imports leaves
+	// and base packages, never a feature: features are registered by
+	// cmd/custody.
 	layerCore
 	// layerFeature: a feature. It imports the core and leaves, and no
 	// other feature except the ones its entry names, each with the reason.
@@ -42,13 +47,16 @@ type stepsPackage struct {
 // stepsPackages lists every package of steps/, by path below the module.
 // A package that is not listed fails TestStepsLayers until it is placed.
 var stepsPackages = map[string]stepsPackage{
-	"steps/beneath":   {layer: layerLeaf, why: "writes that never leave a target directory"},
-	"steps/failpoint": {layer: layerLeaf, why: "the failpoint build's kill and pause points"},
-	"steps":           {layer: layerCore, why: "the lifecycle: env, fire, runner, new, finish, plan, apply, remove, resume, durable writes"},
-	"steps/report":    {layer: layerFeature, why: "the journal report and head signatures"},
-	"steps/agents":    {layer: layerFeature, why: "agent hooks and the Claude Code and Codex settings editors"},
-	"steps/migrate":   {layer: layerFeature, why: "migration of a legacy worktree layout"},
-	"steps/resource":  {layer: layerFeature, why: "the resource ledger: provision, ensure, teardown, orphan GC"},
+	"steps/beneath":    {layer: layerLeaf, why: "writes that never leave a target directory"},
+	"steps/failpoint":  {layer: layerLeaf, why: "the failpoint build's kill and pause points"},
+	"steps/quarantine": {layer: layerBase, why: "how every removal deletes a tree: quarantine, checked deletion, put back"},
+	"steps":            {layer: layerCore, why: "the worktree lifecycle: env, fire, runner, new, adopt, finish, relocate, plan, apply, remove, quarantine, resume, durable writes, and the seams its features fill"},
+	"steps/report":     {layer: layerFeature, why: "the journal report and head signatures"},
+	"steps/agents":     {layer: layerFeature, why: "agent hooks and the Claude Code and Codex settings editors"},
+	"steps/archive":    {layer: layerFeature, why: "archives: capture, verify, restore, strip, prune, and removal's proof kind archive"},
+	"steps/migrate": {layer: layerFeature, why: "migration of a legacy worktree layout",
+		features: map[string]string{"steps/archive": "a legacy tree disposed of by archive is captured (or found covered) before it is retired"}},
+	"steps/resource": {layer: layerFeature, why: "the resource ledger: provision, ensure, teardown, orphan GC"},
 }
 
 // lowerTop are the top-level folders below steps/ that steps may import
@@ -132,6 +140,8 @@ func TestStepsLayers(t *testing.T) {
 					t.Errorf("%s imports %s, which is neither a lower layer (%s) nor a placed package of steps/", rel, dep, strings.Join(lowerTop, ", "))
 				case pl.layer == layerLeaf:
 					t.Errorf("%s imports %s: a leaf imports nothing of steps/", rel, dep)
+				case pl.layer == layerBase && dl.layer != layerLeaf:
+					t.Errorf("%s imports %s: a base package below the core imports only leaves; the core gives it what it needs as values", rel, dep)
 				case pl.layer == layerCore && dl.layer == layerFeature:
 					t.Errorf("%s imports the feature %s: the core never imports a feature; declare an interface in the core and let cmd/custody register the feature", rel, dep)
 				case pl.layer == layerFeature && dl.layer == layerFeature && pl.features[dep] == "":

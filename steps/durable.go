@@ -141,7 +141,7 @@ func (d *DurableFile) Commit() error {
 		return fail(err)
 	}
 	d.done = true
-	if err := syncDir(filepath.Dir(d.path)); err != nil {
+	if err := SyncDir(filepath.Dir(d.path)); err != nil {
 		return fmt.Errorf("%s was replaced, but its directory could not be synced, so the change may not survive a crash: %w", d.path, err)
 	}
 	return nil
@@ -201,8 +201,8 @@ func describeMode(m fs.FileMode) string {
 	return fmt.Sprintf("a special file (mode %v)", m.Type())
 }
 
-// syncDir fsyncs a directory, making a rename in it durable.
-func syncDir(dir string) error {
+// SyncDir fsyncs a directory, making a rename in it durable.
+func SyncDir(dir string) error {
 	f, err := os.Open(dir)
 	if err != nil {
 		return err

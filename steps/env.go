@@ -43,6 +43,10 @@ type Env struct {
 	// and tears down through (package steps/resource, registered by
 	// cmd/custody); nil refuses whatever would need it.
 	Resources Resources
+	// Archives is the archive feature removal asks for proof kind archive
+	// (package steps/archive, registered by cmd/custody); nil proves
+	// nothing by archive.
+	Archives Archives
 	// Unwritable, when set, says why the repository cannot be written (a
 	// read-only file system), for a command that only reads: what it
 	// would write as derived data (the content hash cache) it then does

@@ -10,6 +10,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps/quarantine"
 )
 
 // Plan assesses every record that is not tombstoned and returns a sealed
@@ -176,7 +177,7 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 	// its HEAD is observed without git status, unless attributes from
 	// outside the repository could make git see its bytes otherwise.
 	if !observe.AttributesFromOutside(ctx, e.Git, e.Repo) {
-		scope.HeadTrees = commitTrees(ctx, e, heads)
+		scope.HeadTrees = quarantine.CommitTrees(ctx, e.quarantineEnv(), heads)
 	}
 	local := scope
 	local.Proof = false
@@ -199,7 +200,7 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 		return err
 	}
 	scope.View, scope.Ancestors, scope.Proofs = v, known, proofs
-	archived := archivedRecords(e)
+	archived := e.archives().Archived(e)
 	for _, i := range observeIdx {
 		r := live[i]
 		observe.AttachProof(ctx, e.Git, e.Repo, r, &obs[i], scope)

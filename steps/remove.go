@@ -14,6 +14,7 @@ import (
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/steps/failpoint"
+	"github.com/custody-sh/custody/steps/quarantine"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -33,7 +34,7 @@ func (e *Env) AssessScope(view *observe.RemoteView) (observe.Scope, error) {
 	if err != nil {
 		return observe.Scope{}, err
 	}
-	disposable, err := e.disposable()
+	disposable, err := e.Disposable()
 	if err != nil {
 		return observe.Scope{}, err
 	}
@@ -70,7 +71,7 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 // carryOutRemovalAgainst is carryOutRemoval proving against view, the
 // advertisement this command already fetched (nil: fetch one now), with
 // the heads known to be ancestors of its first tip (observe.Ancestors) and
-// the tree ids of commits (commitTrees, nil: none known). Apply asks the
+// the tree ids of commits (quarantine.CommitTrees, nil: none known). Apply asks the
 // remotes and the trees once for all its items; the repeated observation
 // is still fresh for everything in the tree.
 func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, view *observe.RemoteView, known map[string]bool, trees map[string]string) (Outcome, error) {
@@ -171,7 +172,7 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 		if key == "" {
 			key = rec.AdminKey
 		}
-		ref, err := quarantineRemove(ctx, e, rec, obs, headTree{adminKey: key, trees: trees})
+		ref, err := quarantine.Remove(ctx, e.quarantineEnv(), rec, obs, quarantine.HeadTree{AdminKey: key, Trees: trees})
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -304,7 +305,7 @@ func settleRemovalSeen(ctx context.Context, e *Env, rec machine.Record, seen map
 		recovered = append(recovered, refs...)
 		return why, err
 	}
-	if ref, err := settleQuarantine(ctx, e, rec); err != nil {
+	if ref, err := quarantine.Settle(ctx, e.quarantineEnv(), rec); err != nil {
 		return Outcome{}, err
 	} else if ref != nil {
 		return quarantineRefused(ctx, e, rec, ref)
@@ -357,7 +358,7 @@ func settleRemovalSeen(ctx context.Context, e *Env, rec machine.Record, seen map
 	// The tree is gone: an archive it was removed on is now the only copy.
 	// Recorded while the removal intent still stands, so a run killed
 	// around it settles the removal again and records it then.
-	if err := e.archiveSoleCopy(ctx, rec); err != nil { // archive_removal.go
+	if err := e.archives().SoleCopy(ctx, e, rec); err != nil {
 		return Outcome{}, err
 	}
 	failpoint.At("apply/before-complete")
@@ -450,7 +451,7 @@ func settledText(rec machine.Record, s machine.Settlement, branchOutcome, reason
 // that a tree whose path is gone is looked up in the whole registry read
 // from git's files (observe.TakeRegistryInventory; git's own listing when
 // any entry is not the plain case), which also says which trees have the
-// owned branch checked out. A tree still there is observed as e.observe
+// owned branch checked out. A tree still there is observed as e.ObserveRecord
 // does.
 func observeSettled(ctx context.Context, e *Env, rec machine.Record) (machine.WorktreeObservation, observe.Inventory, error) {
 	if observe.Lstat(rec.Path).State != machine.PathAbsent {
@@ -507,7 +508,7 @@ func quarantineRefused(ctx context.Context, e *Env, rec machine.Record, why *mac
 // restoreDeletedRetry restores, from the index, only the tracked files
 // missing from the tree at path (a person's later edits stay), then resumes.
 func restoreDeletedRetry(path string) string {
-	return restoreRetry(path, machine.Command("custody", "resume"))
+	return quarantine.RestoreRetry(path, machine.Command("custody", "resume"))
 }
 
 // dropAdminEntry removes exactly <common>/worktrees/<key> of a removed

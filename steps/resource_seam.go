@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"sort"
@@ -45,12 +46,13 @@ func (e *Env) resources() Resources {
 
 // errNoResources is the error of a command that meets resources with no
 // resource feature registered.
-var errNoResources = fmt.Errorf("internal: resources are declared or kept in the ledger, and no resource feature is registered (Env.Resources)")
+var errNoResources = errors.New("internal: resources are declared or kept in the ledger, and no resource feature is registered (Env.Resources)")
 
 // noResources is Env.resources without a registered feature: nothing to
 // do is done; anything else is errNoResources.
 type noResources struct{}
 
+// Provision refuses when custody.toml declares a resource.
 func (noResources) Provision(_ context.Context, e *Env, _ machine.Record) ([]ResourceOutcome, *machine.Refusal, error) {
 	if len(e.Config.Resources) > 0 {
 		return nil, nil, errNoResources
@@ -58,6 +60,7 @@ func (noResources) Provision(_ context.Context, e *Env, _ machine.Record) ([]Res
 	return nil, nil, nil
 }
 
+// Teardown refuses when the tree has a live ledger entry.
 func (noResources) Teardown(_ context.Context, e *Env, id string) ([]ResourceOutcome, error) {
 	rs, err := e.LiveResources(id)
 	if err != nil || len(rs) == 0 {
@@ -66,14 +69,17 @@ func (noResources) Teardown(_ context.Context, e *Env, id string) ([]ResourceOut
 	return nil, errNoResources
 }
 
+// PlanItems refuses when the ledger holds an entry.
 func (noResources) PlanItems(_ context.Context, e *Env) ([]machine.PlanItem, error) {
 	return nil, noLedger(e)
 }
 
+// Reclaim always refuses: only a resource feature plans a destroy.
 func (noResources) Reclaim(context.Context, *Env, string, string) (machine.Outcome, *machine.Refusal, error) {
 	return "", nil, errNoResources
 }
 
+// Orphans refuses when the ledger holds an entry.
 func (noResources) Orphans(_ context.Context, e *Env) ([]machine.Resource, []machine.GCVerdict, error) {
 	return nil, nil, noLedger(e)
 }

@@ -94,9 +94,6 @@ func DefaultWorkflows() []Resumer {
 // WorktreeWorkflow is the worktree kind's part in the runner.
 func WorktreeWorkflow() Resumer { return worktreeWorkflow().Resumer() }
 
-// ArchiveWorkflow is the archive kind's part in the runner.
-func ArchiveWorkflow() Resumer { return archiveWorkflow().Resumer() }
-
 func (e *Env) workflows() []Resumer {
 	if e.Workflows != nil {
 		return e.Workflows

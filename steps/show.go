@@ -53,7 +53,7 @@ func Show(ctx context.Context, e *Env, id string) (ShowResult, error) {
 	if err != nil {
 		return res, err
 	}
-	v := e.Assess(ctx, rec, obs, scope.View, e.Now()) // names a covering archive (archive_removal.go)
+	v := e.Assess(ctx, rec, obs, scope.View, e.Now()) // names a covering archive (Env.Archives)
 	if rec.State == machine.StateActive && !machine.Removable(rec, obs.Lease, e.Now()) {
 		// Say what plan would say once it is finished, too.
 		fin := rec

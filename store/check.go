@@ -45,7 +45,7 @@ func (s *Store) Check() ([]Problem, error) {
 		var ints *bolt.Bucket
 		c.guard("bucket "+nameIntents, func() { ints = c.bucket(tx, nameIntents) })
 		for _, b := range s.schema.kinds() {
-			c.guard("bucket "+b.Name, func() { c.kind(c.bucket(tx, b.Name), b.Kind, ints) })
+			c.guard("bucket "+b.Name, func() { c.kind(c.bucket(tx, b.Name), b, ints) })
 		}
 		c.guard("bucket "+nameIntents, func() { c.index(tx, ints) })
 		c.guard("bucket "+nameLeases, func() { c.leases(tx) })
@@ -123,29 +123,19 @@ func recordLabel(kind machine.Kind, id string) string {
 	return string(kind) + " " + id
 }
 
-// typedRecord returns the value a kind's record must also decode into, for
-// the kinds store reads as Go values (nil for others).
-func typedRecord(kind machine.Kind) any {
-	switch kind {
-	case machine.KindWorktree:
-		return &machine.Record{}
-	case machine.KindResource:
-		return &machine.Resource{}
-	}
-	return nil
-}
-
-// kind checks every record of one kind's bucket and its intent against the
-// index.
-func (c *checker) kind(b *bolt.Bucket, kind machine.Kind, ints *bolt.Bucket) {
+// kind checks every record of one registered kind's bucket: it decodes
+// into the kind's Go record type when the kind registers one (reg.Record),
+// and its intent agrees with the index.
+func (c *checker) kind(b *bolt.Bucket, reg Bucket, ints *bolt.Bucket) {
+	kind := reg.Kind
 	if b == nil {
 		return
 	}
 	_ = b.ForEach(func(k, v []byte) error {
 		where := recordLabel(kind, string(k))
 		rec, err := parseKindRecord(v)
-		if typed := typedRecord(kind); err == nil && typed != nil {
-			err = json.Unmarshal(v, typed)
+		if err == nil && reg.Record != nil {
+			err = json.Unmarshal(v, reg.Record())
 		}
 		if err != nil {
 			c.add(where, "", "does not parse: %v", err)

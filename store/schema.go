@@ -17,6 +17,10 @@ type Bucket struct {
 	// Kind is the record kind the bucket holds; "" for other buckets
 	// (meta, journal, leases, plans, the intent index).
 	Kind machine.Kind
+	// Record returns a new value of the kind's Go record type, which every
+	// record of the bucket must also decode into (doctor's typed check);
+	// nil for a kind with none.
+	Record func() any
 }
 
 // Migration takes a state file from schema To-1 to schema To. Up runs
@@ -61,9 +65,9 @@ const (
 func DefaultSchema() Schema {
 	return Schema{
 		Buckets: []Bucket{
-			{Name: nameMeta}, {Name: nameRecords, Kind: machine.KindWorktree}, {Name: nameIntents},
-			{Name: nameJournal}, {Name: nameLeases}, {Name: nameLedger, Kind: machine.KindResource}, {Name: namePlans},
-			{Name: NameApprovals}, {Name: NameArchives, Kind: machine.KindArchive}, {Name: nameLive}, {Name: nameJournalIndex},
+			{Name: nameMeta}, {Name: nameRecords, Kind: machine.KindWorktree, Record: func() any { return &machine.Record{} }}, {Name: nameIntents},
+			{Name: nameJournal}, {Name: nameLeases}, {Name: nameLedger, Kind: machine.KindResource, Record: func() any { return &machine.Resource{} }}, {Name: namePlans},
+			{Name: NameApprovals}, {Name: NameArchives, Kind: machine.KindArchive, Record: func() any { return &machine.Archive{} }}, {Name: nameLive}, {Name: nameJournalIndex},
 		},
 		Migrations: defaultMigrations(),
 	}

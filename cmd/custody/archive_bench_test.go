@@ -10,7 +10,7 @@ import (
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 )
 
 // abTree fills wt with n files of size bytes each (n*size in all), commits
@@ -81,7 +81,7 @@ func BenchmarkArchive(b *testing.B) {
 	iters := 0
 	for b.Loop() {
 		start := time.Now()
-		res := clitest.DecodeResult[steps.ArchiveCreated](b, clitest.MustCustody(b, r, 0, "--json", "archive", "create", id), "archive create")
+		res := clitest.DecodeResult[archive.ArchiveCreated](b, clitest.MustCustody(b, r, 0, "--json", "archive", "create", id), "archive create")
 		capC += time.Since(start)
 		b.StopTimer()
 		start = time.Now()

@@ -11,6 +11,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 )
 
 // ArchiveCmd groups the archive commands.
@@ -46,7 +47,7 @@ func (c *ArchiveCreateCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.CaptureArchive(a.Ctx, e, c.ID)
+	res, err := archive.CaptureArchive(a.Ctx, e, c.ID)
 	if err != nil {
 		return err
 	}
@@ -81,11 +82,11 @@ func (c *ArchiveVerifyCmd) Run(a *App) error {
 	if filepath.Base(ref) != ref {
 		ref = a.path(ref)
 	}
-	dir, err := steps.ResolveArchiveDir(e, ref)
+	dir, err := archive.ResolveArchiveDir(e, ref)
 	if err != nil {
 		return err
 	}
-	res, err := steps.VerifyArchive(a.Ctx, g, e, dir)
+	res, err := archive.VerifyArchive(a.Ctx, g, e, dir)
 	if err != nil {
 		return err
 	}
@@ -127,11 +128,11 @@ func (c *ArchiveListCmd) Run(a *App) error {
 	root := a.path(c.Root)
 	if root == "" {
 		var err error
-		if root, err = steps.ArchivesRoot(); err != nil {
+		if root, err = archive.ArchivesRoot(); err != nil {
 			return err
 		}
 	}
-	list, err := steps.ListArchives(root)
+	list, err := archive.ListArchives(root)
 	if err != nil {
 		return err
 	}
@@ -183,7 +184,7 @@ func (c *ArchiveRestoreCmd) Run(a *App) error {
 	if filepath.Base(ref) != ref {
 		ref = a.path(ref)
 	}
-	dir, err := steps.ResolveArchiveDir(e, ref)
+	dir, err := archive.ResolveArchiveDir(e, ref)
 	if err != nil {
 		return err
 	}
@@ -191,13 +192,13 @@ func (c *ArchiveRestoreCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	res, err := steps.RestoreArchive(a.Ctx, g, e, dir, target)
+	res, err := archive.RestoreArchive(a.Ctx, g, e, dir, target)
 	if err != nil {
 		return err
 	}
 	a.done(res, func(w io.Writer) {
 		fmt.Fprintf(w, "restored archive %s (%d files, %d nested repositories) at HEAD %s\n%s\n", res.Archive, res.Files, res.Nested, res.Head, res.Dir)
-		if res.Modes == steps.ModesNotRecorded {
+		if res.Modes == archive.ModesNotRecorded {
 			sayf(w, "archive %s records no permission bits (it was made before custody recorded them):\n\tfiles came back 0644 or 0755, directories as the umask makes them\n", res.Archive)
 		}
 		if len(res.ModesNotKept) > 0 {
@@ -225,12 +226,12 @@ type finishArchiveResult = output.FinishArchiveResult
 // capture that is refused or fails is that item's refusal, and the next
 // goes on.
 func (a *App) archiveFinished(e *steps.Env, out []steps.Outcome) error {
-	res := finishArchiveResult{Outcomes: steps.Outcomes{Items: out}, Archives: []steps.ArchiveCreated{}}
+	res := finishArchiveResult{Outcomes: steps.Outcomes{Items: out}, Archives: []archive.ArchiveCreated{}}
 	for i, o := range out {
 		if o.Refusal != nil || o.State != machine.StateFinished {
 			continue
 		}
-		created, err := steps.CaptureArchive(a.Ctx, e, o.ID)
+		created, err := archive.CaptureArchive(a.Ctx, e, o.ID)
 		if err != nil {
 			var r *machine.Refusal
 			if !errors.As(err, &r) {
@@ -305,7 +306,7 @@ func (c *ArchivePruneCmd) Run(a *App) error {
 	if c.StripBuildOutput {
 		return runStrip(a, e, c.Apply)
 	}
-	res, err := steps.PruneArchives(a.Ctx, e, c.Apply)
+	res, err := archive.PruneArchives(a.Ctx, e, c.Apply)
 	if err != nil {
 		return err
 	}
@@ -330,7 +331,7 @@ func (c *ArchivePruneCmd) Run(a *App) error {
 
 // runStrip runs archive prune --strip-build-output.
 func runStrip(a *App, e *steps.Env, apply []string) error {
-	res, err := steps.StripArchives(a.Ctx, e, apply)
+	res, err := archive.StripArchives(a.Ctx, e, apply)
 	if err != nil {
 		return err
 	}

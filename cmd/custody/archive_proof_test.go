@@ -12,7 +12,7 @@ import (
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 )
 
 // TestArchiveProof: a fresh sealed archive proves its tree (proof kind
@@ -39,15 +39,15 @@ func TestArchiveProof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, ref, err := steps.ArchiveProof(app.Ctx, e, rec, a.Head, v)
+	p, ref, err := archive.ArchiveProof(app.Ctx, e, rec, a.Head, v)
 	if err != nil || ref != nil || p == nil || p.Kind != machine.ProofArchive || p.Ref != a.ID || !p.Covers(a.Head) || len(p.Commits) != 2 {
 		t.Fatalf("ArchiveProof of a fresh archive = %+v, %v, %v", p, ref, err)
 	}
 	r.WriteFile(wt, "later.txt", "after the capture\n")
-	if p, ref, err := steps.ArchiveProof(app.Ctx, e, rec, a.Head, v); err != nil || p != nil || ref == nil || ref.Code != machine.CodeArchiveStale {
+	if p, ref, err := archive.ArchiveProof(app.Ctx, e, rec, a.Head, v); err != nil || p != nil || ref == nil || ref.Code != machine.CodeArchiveStale {
 		t.Errorf("ArchiveProof after a file was added = %+v, %v, %v; want archive-stale", p, ref, err)
 	}
-	if p, ref, err := steps.ArchiveProof(app.Ctx, e, machine.Record{ID: "other-123456", Path: wt}, a.Head, v); err != nil || p != nil || ref != nil {
+	if p, ref, err := archive.ArchiveProof(app.Ctx, e, machine.Record{ID: "other-123456", Path: wt}, a.Head, v); err != nil || p != nil || ref != nil {
 		t.Errorf("ArchiveProof of a tree no archive covers = %+v, %v, %v; want nothing", p, ref, err)
 	}
 }

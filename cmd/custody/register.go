@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 	"github.com/custody-sh/custody/steps/resource"
 )
 
@@ -11,6 +12,7 @@ import (
 // resources; then the resource ledger; then archives), and the feature
 // implementations of the interfaces the core declares.
 func register(e *steps.Env) {
-	e.Workflows = []steps.Resumer{steps.WorktreeWorkflow(), resource.Workflow(), steps.ArchiveWorkflow()}
+	e.Workflows = []steps.Resumer{steps.WorktreeWorkflow(), resource.Workflow(), archive.Workflow()}
 	e.Resources = resource.Lifecycle{}
+	e.Archives = archive.Removal{}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 	"github.com/custody-sh/custody/steps/failpoint"
 )
 
@@ -337,12 +338,12 @@ func (run *migrateRun) remove(ctx context.Context, e *steps.Env, c machine.Migra
 		}
 	}
 	if out.Disposition == machine.DispositionArchive {
-		a, ok, err := steps.CoveringArchive(e, id, c.Audit.Head)
+		a, ok, err := archive.CoveringArchive(e, id, c.Audit.Head)
 		if err != nil {
 			return out, err
 		}
 		if !ok {
-			made, err := steps.CaptureArchive(ctx, e, id)
+			made, err := archive.CaptureArchive(ctx, e, id)
 			var r *machine.Refusal
 			if errors.As(err, &r) {
 				out.Refusal = r

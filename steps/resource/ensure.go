@@ -67,11 +67,11 @@ func Ensure(ctx context.Context, e *steps.Env, id string) ([]steps.ResourceOutco
 		if err := ctx.Err(); err != nil {
 			return outs, err
 		}
-		code, attempts, out := runWithRetries(e, ctx, &r, r.Ensure)
+		code, attempts, out := runWithRetries(ctx, e, &r, r.Ensure)
 		if err := interruptedResource(ctx, r, "ensure"); err != nil {
 			return outs, err
 		}
-		r2, err := fireResource(e, ctx, r, machine.TriggerEnsure, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
+		r2, err := fireResource(ctx, e, r, machine.TriggerEnsure, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
 			fmt.Sprintf("ensure (exit %d): %s", code, out))
 		if err != nil {
 			return outs, err

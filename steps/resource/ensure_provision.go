@@ -62,7 +62,7 @@ func provisionAdopted(ctx context.Context, e *steps.Env, rec machine.Record) ([]
 		if err := ctx.Err(); err != nil {
 			return outs, fmt.Errorf("interrupted before resource %s of %s; custody resource ensure in the tree makes the rest: %w", spec.Name, rec.ID, err)
 		}
-		r, err := declareResource(e, ctx, rec, spec)
+		r, err := declareResource(ctx, e, rec, spec)
 		var ref *machine.Refusal
 		if errors.As(err, &ref) {
 			outs = append(outs, steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeRefused, Refusal: ref})
@@ -75,7 +75,7 @@ func provisionAdopted(ctx context.Context, e *steps.Env, rec machine.Record) ([]
 			return outs, err
 		}
 		failpoint.At("resource/after-create-intent")
-		if r, err = createResource(e, ctx, r); err != nil {
+		if r, err = createResource(ctx, e, r); err != nil {
 			return outs, err
 		}
 		o := steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}

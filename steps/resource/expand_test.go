@@ -42,7 +42,7 @@ func runScript(t *testing.T, cmds []string, vals map[string]string) []string {
 	e.Repo.MainCheckout = dir
 	r := machine.Resource{ID: "x/db", Worktree: "x", Path: dir, Name: "db", Handle: vals["resource"], Env: env}
 	cmd := strings.Join(script, "\n")
-	if code, msg := runResourceCommand(e, context.Background(), r, cmd, nil); code != 0 {
+	if code, msg := runResourceCommand(context.Background(), e, r, cmd, nil); code != 0 {
 		t.Fatalf("sh -c %q exited %d: %s", cmd, code, msg)
 	}
 	got := make([]string, len(cmds))

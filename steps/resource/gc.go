@@ -196,7 +196,7 @@ func reclaim(ctx context.Context, e *steps.Env, id, fingerprint string) (machine
 	if v := machine.DecideGC(r, gcFacts(ctx, e, r, inv, all, leases)); !v.Reclaim {
 		return machine.OutcomeKept, v.Refusal, nil
 	}
-	r, err = destroyResource(e, ctx, r)
+	r, err = destroyResource(ctx, e, r)
 	var ref *machine.Refusal
 	switch {
 	case errors.Is(err, store.ErrConflict):

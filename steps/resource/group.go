@@ -20,11 +20,11 @@ const groupGrace = 2 * time.Second
 // r's intent: it commits the started command's process group (and its
 // leader's start time) into the intent before the command is waited for,
 // and keeps *r in step with the store. A failed commit ends the command.
-func recordGroup(e *steps.Env, ctx context.Context, r *machine.Resource) func(pid int) error {
+func recordGroup(ctx context.Context, e *steps.Env, r *machine.Resource) func(pid int) error {
 	return func(pid int) error {
 		in := *r.Intent
 		in.Group = &machine.Holder{PID: pid, Host: e.Holder.Host, Start: observe.ProcessStart(pid)}
-		next, err := fireResource(e, ctx, *r, machine.TriggerStarted, machine.ResourceFiring{Intent: &in}, fmt.Sprintf("started (process group %d)", pid))
+		next, err := fireResource(ctx, e, *r, machine.TriggerStarted, machine.ResourceFiring{Intent: &in}, fmt.Sprintf("started (process group %d)", pid))
 		if err != nil {
 			return err
 		}

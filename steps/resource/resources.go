@@ -39,7 +39,7 @@ const maxResourceOutput = 4 << 10
 // never run alongside; if it cannot be ended, cmd does not run. onStart,
 // when set, is called with the new command's process group before it is
 // waited for (recordGroup).
-func runResourceCommand(e *steps.Env, ctx context.Context, r machine.Resource, cmd string, onStart func(int) error) (int, string) {
+func runResourceCommand(ctx context.Context, e *steps.Env, r machine.Resource, cmd string, onStart func(int) error) (int, string) {
 	if tok := machine.Unexpanded(cmd); tok != "" {
 		return -1, "refused: the frozen command still carries " + tok
 	}
@@ -109,13 +109,13 @@ func interruptedResource(ctx context.Context, r machine.Resource, what string) e
 // runWithRetries runs cmd up to 1+retries times until it exits 0. When r
 // carries an intent, each attempt's process group is committed into it
 // (recordGroup) and *r follows the store.
-func runWithRetries(e *steps.Env, ctx context.Context, r *machine.Resource, cmd string) (code, attempts int, out string) {
+func runWithRetries(ctx context.Context, e *steps.Env, r *machine.Resource, cmd string) (code, attempts int, out string) {
 	for attempts = 1; ; attempts++ {
 		var hook func(int) error
 		if r.Intent != nil {
-			hook = recordGroup(e, ctx, r)
+			hook = recordGroup(ctx, e, r)
 		}
-		code, out = runResourceCommand(e, ctx, *r, cmd, hook)
+		code, out = runResourceCommand(ctx, e, *r, cmd, hook)
 		if code == 0 || attempts > r.Retries || ctx.Err() != nil || machine.Unexpanded(cmd) != "" {
 			return code, attempts, out
 		}
@@ -125,7 +125,7 @@ func runWithRetries(e *steps.Env, ctx context.Context, r *machine.Resource, cmd 
 // declareResource freezes spec's commands for rec and commits the create
 // intent. A command left with an @token@, or one whose token stands where
 // its value would be read as code, is refused here.
-func declareResource(e *steps.Env, ctx context.Context, rec machine.Record, spec machine.ResourceSpec) (machine.Resource, error) {
+func declareResource(ctx context.Context, e *steps.Env, rec machine.Record, spec machine.ResourceSpec) (machine.Resource, error) {
 	vals := tokens(e, rec, spec.Name)
 	r := machine.Resource{ID: rec.ID + "/" + spec.Name, Worktree: rec.ID, AdminKey: rec.AdminKey, Path: rec.Path,
 		Name: spec.Name, Handle: vals["resource"], Env: machine.TokenEnvOf(vals),
@@ -134,7 +134,7 @@ func declareResource(e *steps.Env, ctx context.Context, rec machine.Record, spec
 		return r, err
 	}
 	in := &machine.ResourceIntent{Kind: machine.IntentResourceCreate, Command: r.Create, Holder: e.Holder, At: e.Now().UTC()}
-	return fireResource(e, ctx, r, machine.TriggerDeclare, machine.ResourceFiring{Intent: in}, "create intent")
+	return fireResource(ctx, e, r, machine.TriggerDeclare, machine.ResourceFiring{Intent: in}, "create intent")
 }
 
 // freezeSpec freezes spec's create, destroy and ensure into r
@@ -169,8 +169,8 @@ func freezeSpec(r *machine.Resource, spec machine.ResourceSpec, vals map[string]
 
 // createResource runs a declared resource's create (with retries) and
 // records the outcome.
-func createResource(e *steps.Env, ctx context.Context, r machine.Resource) (machine.Resource, error) {
-	code, attempts, out := runWithRetries(e, ctx, &r, r.Create)
+func createResource(ctx context.Context, e *steps.Env, r machine.Resource) (machine.Resource, error) {
+	code, attempts, out := runWithRetries(ctx, e, &r, r.Create)
 	if err := interruptedResource(ctx, r, "create"); err != nil {
 		return r, err
 	}
@@ -178,13 +178,13 @@ func createResource(e *steps.Env, ctx context.Context, r machine.Resource) (mach
 	if code != 0 {
 		t = machine.TriggerCreateFailed
 	}
-	return fireResource(e, ctx, r, t, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
+	return fireResource(ctx, e, r, t, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
 		fmt.Sprintf("%s (exit %d): %s", t, code, out))
 }
 
 // destroyResource commits the destroy intent, runs the frozen destroy and
 // records the outcome. A failed destroy leaves the entry for orphan GC.
-func destroyResource(e *steps.Env, ctx context.Context, r machine.Resource) (machine.Resource, error) {
+func destroyResource(ctx context.Context, e *steps.Env, r machine.Resource) (machine.Resource, error) {
 	// A create a killed custody left running ends before its destroy is
 	// committed (the new intent no longer names its group).
 	if err := endGroup(e, r); err != nil {
@@ -193,12 +193,12 @@ func destroyResource(e *steps.Env, ctx context.Context, r machine.Resource) (mac
 	if r.State != machine.StateRemoving {
 		in := &machine.ResourceIntent{Kind: machine.IntentResourceDestroy, Command: r.Destroy, Holder: e.Holder, At: e.Now().UTC()}
 		var err error
-		if r, err = fireResource(e, ctx, r, machine.TriggerTeardown, machine.ResourceFiring{Intent: in}, "destroy intent"); err != nil {
+		if r, err = fireResource(ctx, e, r, machine.TriggerTeardown, machine.ResourceFiring{Intent: in}, "destroy intent"); err != nil {
 			return r, err
 		}
 		failpoint.At("resource/after-destroy-intent")
 	}
-	code, attempts, out := runWithRetries(e, ctx, &r, r.Destroy)
+	code, attempts, out := runWithRetries(ctx, e, &r, r.Destroy)
 	if err := interruptedResource(ctx, r, "destroy"); err != nil {
 		return r, err
 	}
@@ -206,7 +206,7 @@ func destroyResource(e *steps.Env, ctx context.Context, r machine.Resource) (mac
 	if code != 0 {
 		t = machine.TriggerDestroyFailed
 	}
-	return fireResource(e, ctx, r, t, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
+	return fireResource(ctx, e, r, t, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
 		fmt.Sprintf("%s (exit %d): %s", t, code, out))
 }
 
@@ -230,7 +230,7 @@ func provisionResources(ctx context.Context, e *steps.Env, rec machine.Record) (
 		}
 		r, ok := byName[spec.Name]
 		if !ok {
-			r, err = declareResource(e, ctx, rec, spec)
+			r, err = declareResource(ctx, e, rec, spec)
 			var ref *machine.Refusal
 			if errors.As(err, &ref) {
 				outs = append(outs, steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeRefused, Refusal: ref})
@@ -246,10 +246,10 @@ func provisionResources(ctx context.Context, e *steps.Env, rec machine.Record) (
 		} else if r.State == machine.StateProvisioning && r.Intent != nil {
 			// An interrupted create: its outcome is unknown, so undo it
 			// with the frozen destroy (result ignored), then create once.
-			runResourceCommand(e, ctx, r, r.Destroy, nil)
+			runResourceCommand(ctx, e, r, r.Destroy, nil)
 		}
 		if r.State == machine.StateProvisioning {
-			if r, err = createResource(e, ctx, r); err != nil {
+			if r, err = createResource(ctx, e, r); err != nil {
 				return outs, nil, err
 			}
 		}
@@ -280,7 +280,7 @@ func teardownResources(ctx context.Context, e *steps.Env, id string) ([]steps.Re
 		if err := ctx.Err(); err != nil {
 			return outs, fmt.Errorf("interrupted while tearing down the resources of %s; custody resource gc reclaims the rest: %w", id, err)
 		}
-		r, err := destroyResource(e, ctx, rs[i])
+		r, err := destroyResource(ctx, e, rs[i])
 		if errors.Is(err, store.ErrConflict) {
 			// Another custody (gc, a concurrent apply) acted on the entry
 			// first: report what it is now instead of failing.
@@ -314,7 +314,7 @@ func teardownResources(ctx context.Context, e *steps.Env, id string) ([]steps.Re
 }
 
 // fireResource takes trigger t on a ledger entry.
-func fireResource(e *steps.Env, ctx context.Context, r machine.Resource, t machine.Trigger, f machine.ResourceFiring, outcome string) (machine.Resource, error) {
+func fireResource(ctx context.Context, e *steps.Env, r machine.Resource, t machine.Trigger, f machine.ResourceFiring, outcome string) (machine.Resource, error) {
 	f.Res = r
 	f.Now = e.Now().UTC()
 	return steps.Fire(ctx, e, steps.Transition[machine.Resource, machine.ResourceFiring]{

@@ -17,16 +17,16 @@ func resourceWorkflow() steps.Workflow[machine.Resource] {
 	return steps.Workflow[machine.Resource]{
 		Kind: machine.KindResource,
 		Skip: func(ctx context.Context, e *steps.Env, r machine.Resource) (bool, error) {
-			a, _, err := decideResource(e, ctx, r, false)
+			a, _, err := decideResource(ctx, e, r, false)
 			return a == machine.ResourceResumeDeferred, err
 		},
 		TakeOver: func(ctx context.Context, e *steps.Env, r machine.Resource) (machine.Resource, error) {
 			in := *r.Intent
 			in.Holder = e.Holder
-			return fireResource(e, ctx, r, machine.TriggerTakeOver, machine.ResourceFiring{Intent: &in}, "resumed")
+			return fireResource(ctx, e, r, machine.TriggerTakeOver, machine.ResourceFiring{Intent: &in}, "resumed")
 		},
 		Decide: func(ctx context.Context, e *steps.Env, r machine.Resource) (string, *machine.Refusal, error) {
-			a, ref, err := decideResource(e, ctx, r, false)
+			a, ref, err := decideResource(ctx, e, r, false)
 			return string(a), ref, err
 		},
 		Continue: map[string]func(context.Context, *steps.Env, machine.Resource) ([]steps.ResumeItem, error){
@@ -35,8 +35,8 @@ func resourceWorkflow() steps.Workflow[machine.Resource] {
 					return []steps.ResumeItem{{ID: r.ID, Kind: machine.KindResource, Outcome: machine.OutcomeInProgress,
 						Refusal: &machine.Refusal{Code: machine.CodeInProgress, Path: r.Path, Retry: "custody resume", Message: err.Error()}}}, nil
 				}
-				runResourceCommand(e, ctx, r, r.Destroy, nil)
-				next, err := createResource(e, ctx, r)
+				runResourceCommand(ctx, e, r, r.Destroy, nil)
+				next, err := createResource(ctx, e, r)
 				if err != nil {
 					return nil, err
 				}
@@ -49,7 +49,7 @@ func resourceWorkflow() steps.Workflow[machine.Resource] {
 
 // decideResource gathers the facts of r's resume decision and takes it.
 // The runner has already judged the holder when it asks for the decision.
-func decideResource(e *steps.Env, ctx context.Context, r machine.Resource, HolderAlive bool) (machine.ResourceResumeAction, *machine.Refusal, error) {
+func decideResource(ctx context.Context, e *steps.Env, r machine.Resource, HolderAlive bool) (machine.ResourceResumeAction, *machine.Refusal, error) {
 	f := machine.ResourceResumeFacts{HolderAlive: HolderAlive}
 	wt, err := e.Store.Get(r.Worktree)
 	switch {
@@ -76,7 +76,7 @@ func decideResource(e *steps.Env, ctx context.Context, r machine.Resource, Holde
 // whose worktree is gone) again; when that leaves the worktree's last trace,
 // the worktree's other resources are torn down too.
 func resumeDestroy(ctx context.Context, e *steps.Env, r machine.Resource) ([]steps.ResumeItem, error) {
-	next, err := destroyResource(e, ctx, r)
+	next, err := destroyResource(ctx, e, r)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 )
 
 // amModes are the modes TestArchiveRestoreModes gives a tree: files
@@ -111,8 +111,8 @@ func TestArchiveRestoreModes(t *testing.T) {
 
 	dst := filepath.Join(t.TempDir(), "restored")
 	res := clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "restore", a.Dir, dst)
-	out := clitest.DecodeResult[steps.ArchiveRestored](t, res, "archive restore")
-	if out.Modes != steps.ModesAsCaptured || len(out.ModesNotKept) != 0 {
+	out := clitest.DecodeResult[archive.ArchiveRestored](t, res, "archive restore")
+	if out.Modes != archive.ModesAsCaptured || len(out.ModesNotKept) != 0 {
 		t.Errorf("restore = %+v, want modes as captured, none narrowed", out)
 	}
 	for _, e := range amModes {

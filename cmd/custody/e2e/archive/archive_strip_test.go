@@ -14,6 +14,7 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 )
 
 // asStrippable archives a tree holding a person's work beside build
@@ -24,7 +25,7 @@ import (
 // report and the log: what a strip then takes is what the tree's
 // classification takes with those patterns. It returns the archive and
 // the tree as it was.
-func asStrippable(t *testing.T, r *fixtures.Repo) (steps.ArchiveCreated, map[string]arEntry) {
+func asStrippable(t *testing.T, r *fixtures.Repo) (archive.ArchiveCreated, map[string]arEntry) {
 	t.Helper()
 	id, wt := clitest.NewTree(t, r, "rusty")
 	r.WriteFile(wt, "Cargo.toml", "[package]\nname = \"rusty\"\n")
@@ -58,9 +59,9 @@ func asStrippable(t *testing.T, r *fixtures.Repo) (steps.ArchiveCreated, map[str
 	return a, before
 }
 
-func asStrip(t *testing.T, r *fixtures.Repo, want int, args ...string) steps.ArchiveStripResult {
+func asStrip(t *testing.T, r *fixtures.Repo, want int, args ...string) archive.ArchiveStripResult {
 	t.Helper()
-	return clitest.DecodeResult[steps.ArchiveStripResult](t, clitest.MustCustody(t, r, want, append([]string{"--json", "archive", "prune", "--strip-build-output"}, args...)...), "archive prune")
+	return clitest.DecodeResult[archive.ArchiveStripResult](t, clitest.MustCustody(t, r, want, append([]string{"--json", "archive", "prune", "--strip-build-output"}, args...)...), "archive prune")
 }
 
 // asStripped checks the archive a after a strip: its patch without the
@@ -68,7 +69,7 @@ func asStrip(t *testing.T, r *fixtures.Repo, want int, args ...string) steps.Arc
 // finished, and restoring to the tree before without them; the person's
 // build/ beside the untracked pubspec.yaml and the staged Cargo target are
 // still in it.
-func asStripped(t *testing.T, r *fixtures.Repo, a steps.ArchiveCreated, before map[string]arEntry) {
+func asStripped(t *testing.T, r *fixtures.Repo, a archive.ArchiveCreated, before map[string]arEntry) {
 	t.Helper()
 	want := []machine.DiscardedDir{
 		{Path: "coverage", Kind: machine.BuildDisposable, Bytes: int64(len("<html>\n") + len("TN:\n"))},

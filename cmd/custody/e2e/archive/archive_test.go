@@ -24,6 +24,7 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -189,7 +190,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	restore := func(name string) string {
 		t.Helper()
 		dst := filepath.Join(t.TempDir(), name)
-		out := clitest.DecodeResult[steps.ArchiveRestored](t, clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "restore", res.Dir, dst), "archive restore")
+		out := clitest.DecodeResult[archive.ArchiveRestored](t, clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "restore", res.Dir, dst), "archive restore")
 		if out.Head != head || out.Files == 0 || out.Nested != 1 {
 			t.Fatalf("restore = %+v, want HEAD %s with files and one nested repository", out, head)
 		}
@@ -219,7 +220,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	// Verified without any repository: the digests hold; the pack check
 	// says it could not run (no repository holds what the bundle stands on).
 	vr := clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "verify", res.Dir)
-	if c := clitest.DecodeResult[steps.ArchiveCheck](t, vr, "archive verify"); vr.Code != 0 || len(c.Problems) != 0 || !strings.HasPrefix(c.Pack, "not checked: ") || c.Fresh != "" {
+	if c := clitest.DecodeResult[archive.ArchiveCheck](t, vr, "archive verify"); vr.Code != 0 || len(c.Problems) != 0 || !strings.HasPrefix(c.Pack, "not checked: ") || c.Fresh != "" {
 		t.Errorf("archive verify without the repository: %+v\n%s", c, vr)
 	}
 	dst = restore("after-the-repository-is-gone")
@@ -231,13 +232,13 @@ func TestArchiveRoundTrip(t *testing.T) {
 	}
 }
 
-func arVerify(t *testing.T, r *fixtures.Repo, ref string) steps.ArchiveCheck {
+func arVerify(t *testing.T, r *fixtures.Repo, ref string) archive.ArchiveCheck {
 	t.Helper()
 	res := clitest.Custody(t, r, "--json", "archive", "verify", ref)
-	return clitest.DecodeResult[steps.ArchiveCheck](t, res, "archive verify")
+	return clitest.DecodeResult[archive.ArchiveCheck](t, res, "archive verify")
 }
 
-func arCodes(c steps.ArchiveCheck) []string {
+func arCodes(c archive.ArchiveCheck) []string {
 	var out []string
 	for _, p := range c.Problems {
 		out = append(out, string(p.Code))
@@ -253,18 +254,18 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name   string
-		damage func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string // returns the ref to verify
+		damage func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string // returns the ref to verify
 		code   machine.Code
 	}{
-		{"flipped byte in the patch", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"flipped byte in the patch", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			arFlip(t, filepath.Join(a.Dir, machine.ArchivePatchName))
 			return a.ID
 		}, machine.CodeArchiveDigestMismatch},
-		{"flipped byte in the bundle", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"flipped byte in the bundle", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			arFlip(t, filepath.Join(a.Dir, machine.ArchiveBundleName))
 			return a.Dir
 		}, machine.CodeArchiveDigestMismatch},
-		{"flipped byte in the manifest", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"flipped byte in the manifest", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			p := filepath.Join(a.Dir, machine.ArchiveManifestName)
 			b, _ := os.ReadFile(p)
 			b = bytes.Replace(b, []byte(`"record": "`), []byte(`"record":  "`), 1) // still valid JSON, other bytes
@@ -273,13 +274,13 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 			}
 			return a.ID
 		}, machine.CodeArchiveDigestMismatch},
-		{"missing bundle", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"missing bundle", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			if err := os.Remove(filepath.Join(a.Dir, machine.ArchiveBundleName)); err != nil {
 				t.Fatal(err)
 			}
 			return a.ID
 		}, machine.CodeArchiveIncomplete},
-		{"bundle without parents", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"bundle without parents", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			// A bundle that names HEAD but stands on its unpublished
 			// parent, with the manifest's digest made to match.
 			bundle := filepath.Join(a.Dir, machine.ArchiveBundleName)
@@ -290,11 +291,11 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 			arReseal(t, a.Dir, machine.ArchiveBundleName)
 			return a.Dir
 		}, machine.CodeArchiveBundleInvalid},
-		{"a file added after the archive", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"a file added after the archive", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			r.WriteFile(wt, "later.txt", "written after the capture\n")
 			return a.ID
 		}, machine.CodeArchiveStale},
-		{"symlinked archive dir", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"symlinked archive dir", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			moved := a.Dir + "-real"
 			if err := os.Rename(a.Dir, moved); err != nil {
 				t.Fatal(err)
@@ -304,7 +305,7 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 			}
 			return a.Dir
 		}, machine.CodeArchiveInvalid},
-		{"manifest names a path outside it", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"manifest names a path outside it", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			p := filepath.Join(a.Dir, machine.ArchiveManifestName)
 			b, _ := os.ReadFile(p)
 			b = bytes.Replace(b, []byte(`"name": "dirty.patch"`), []byte(`"name": "../dirty.patch"`), 1)
@@ -313,7 +314,7 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 			}
 			return a.Dir
 		}, machine.CodeArchiveInvalid},
-		{"content the manifest does not name", func(t *testing.T, r *fixtures.Repo, wt string, a steps.ArchiveCreated) string {
+		{"content the manifest does not name", func(t *testing.T, r *fixtures.Repo, wt string, a archive.ArchiveCreated) string {
 			if err := os.WriteFile(filepath.Join(a.Dir, "extra"), []byte("x"), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -331,7 +332,7 @@ func TestArchiveVerifyRefusals(t *testing.T) {
 			if res.Code != 3 {
 				t.Fatalf("verify of a damaged archive: want exit 3\n%s", res)
 			}
-			c := clitest.DecodeResult[steps.ArchiveCheck](t, res, "archive verify")
+			c := clitest.DecodeResult[archive.ArchiveCheck](t, res, "archive verify")
 			if codes := arCodes(c); len(codes) == 0 || codes[0] != string(tt.code) {
 				t.Errorf("verify = %v, want %s first: %+v", codes, tt.code, c.Problems)
 			}
@@ -533,7 +534,7 @@ func TestArchiveBackedRemoval(t *testing.T) {
 		t.Errorf("the archive after its tree was removed: %+v, want finished (the sole copy), verifying", c)
 	}
 	dst := filepath.Join(t.TempDir(), "restored")
-	restored := clitest.DecodeResult[steps.ArchiveRestored](t, clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "restore", a.ID, dst), "archive restore")
+	restored := clitest.DecodeResult[archive.ArchiveRestored](t, clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "restore", a.ID, dst), "archive restore")
 	if restored.Head != head {
 		t.Errorf("restored HEAD %s, want %s", restored.Head, head)
 	}
@@ -590,7 +591,7 @@ func TestArchiveBackedRemovalCrash(t *testing.T) {
 
 // apPrunable makes an archive prune may delete: its one commit pushed
 // since, its tree clean when archived and removed since.
-func apPrunable(t *testing.T, r *fixtures.Repo, name string, edit func(wt string)) steps.ArchiveCreated {
+func apPrunable(t *testing.T, r *fixtures.Repo, name string, edit func(wt string)) archive.ArchiveCreated {
 	t.Helper()
 	id, wt := clitest.NewTree(t, r, name)
 	r.Commit(wt, "a.txt", "one\n")
@@ -603,12 +604,12 @@ func apPrunable(t *testing.T, r *fixtures.Repo, name string, edit func(wt string
 	return a
 }
 
-func apPrune(t *testing.T, r *fixtures.Repo, want int, args ...string) steps.ArchivePruneResult {
+func apPrune(t *testing.T, r *fixtures.Repo, want int, args ...string) archive.ArchivePruneResult {
 	t.Helper()
-	return clitest.DecodeResult[steps.ArchivePruneResult](t, clitest.MustCustody(t, r, want, append([]string{"--json", "archive", "prune"}, args...)...), "archive prune")
+	return clitest.DecodeResult[archive.ArchivePruneResult](t, clitest.MustCustody(t, r, want, append([]string{"--json", "archive", "prune"}, args...)...), "archive prune")
 }
 
-func apItem(t *testing.T, res steps.ArchivePruneResult, name string) steps.ArchivePruneItem {
+func apItem(t *testing.T, res archive.ArchivePruneResult, name string) archive.ArchivePruneItem {
 	t.Helper()
 	for _, it := range res.Items {
 		if it.Name == name {
@@ -616,7 +617,7 @@ func apItem(t *testing.T, res steps.ArchivePruneResult, name string) steps.Archi
 		}
 	}
 	t.Fatalf("prune lists no %s: %+v", name, res.Items)
-	return steps.ArchivePruneItem{}
+	return archive.ArchivePruneItem{}
 }
 
 // TestArchivePrune: prune never deletes an archive whose tree is present,

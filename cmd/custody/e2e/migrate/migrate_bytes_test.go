@@ -15,7 +15,7 @@ import (
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 	"github.com/custody-sh/custody/steps/migrate"
 )
 
@@ -118,7 +118,7 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 
 	// The dirty tree's archive gives back its untracked file by name.
 	lst := clitest.DecodeResult[struct {
-		Archives []steps.ArchiveCheck `json:"archives"`
+		Archives []archive.ArchiveCheck `json:"archives"`
 	}](t, clitest.MustCustody(t, r, 0, "--json", "archive", "list"), "archive list")
 	restored := filepath.Join(r.Root, "restored")
 	for _, a := range lst.Archives {

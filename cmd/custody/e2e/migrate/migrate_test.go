@@ -16,7 +16,7 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 	"github.com/custody-sh/custody/steps/migrate"
 	"github.com/google/go-cmp/cmp"
 )
@@ -254,7 +254,7 @@ func mgCheckEnd(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures.
 	restored := filepath.Join(l.Root, "restored-dirty")
 	if _, err := os.Stat(restored); err != nil {
 		lst := clitest.DecodeResult[struct {
-			Archives []steps.ArchiveCheck `json:"archives"`
+			Archives []archive.ArchiveCheck `json:"archives"`
 		}](t, clitest.MustCustody(t, l.Repo, 0, "--json", "archive", "list"), "archive list")
 		id := ""
 		for _, a := range lst.Archives {

@@ -24,6 +24,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps"
+	steparchive "github.com/custody-sh/custody/steps/archive"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -188,7 +189,7 @@ func namesAreBytesRound(t *testing.T, rng *rand.Rand) {
 
 	// The archive gives back exactly the names it captured.
 	dst := filepath.Join(r.Root, "restored")
-	out := clitest.DecodeResult[steps.ArchiveRestored](t, clitest.MustCustody(t, r, 0, "--json", "archive", "restore", archive.ID, dst), "archive restore")
+	out := clitest.DecodeResult[steparchive.ArchiveRestored](t, clitest.MustCustody(t, r, 0, "--json", "archive", "restore", archive.ID, dst), "archive restore")
 	if out.Dir != dst {
 		t.Errorf("archive restore says it restored to %q, want %q", out.Dir, dst)
 	}

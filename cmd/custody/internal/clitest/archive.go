@@ -4,18 +4,18 @@ import (
 	"testing"
 
 	"github.com/custody-sh/custody/fixtures"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 )
 
 // CreateArchive archives id and returns what create printed.
-func CreateArchive(t *testing.T, r *fixtures.Repo, id string) steps.ArchiveCreated {
+func CreateArchive(t *testing.T, r *fixtures.Repo, id string) archive.ArchiveCreated {
 	t.Helper()
-	return DecodeResult[steps.ArchiveCreated](t, MustCustody(t, r, 0, "--json", "archive", "create", id), "archive create")
+	return DecodeResult[archive.ArchiveCreated](t, MustCustody(t, r, 0, "--json", "archive", "create", id), "archive create")
 }
 
 // Archived makes an archived tree and returns the repository, the tree
 // and the archive.
-func Archived(t *testing.T) (*fixtures.Repo, string, steps.ArchiveCreated) {
+func Archived(t *testing.T) (*fixtures.Repo, string, archive.ArchiveCreated) {
 	t.Helper()
 	r := InitSpacedRepo(t, fixtures.Options{})
 	id, wt := NewTree(t, r, "spike")

@@ -8,6 +8,7 @@ package output
 import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -77,8 +78,8 @@ type ShowResult struct {
 
 // ArchiveListResult is the result of archive list.
 type ArchiveListResult struct {
-	Root     string               `json:"root"`
-	Archives []steps.ArchiveCheck `json:"archives"`
+	Root     string                 `json:"root"`
+	Archives []archive.ArchiveCheck `json:"archives"`
 }
 
 // Pending reports whether an archive did not verify.
@@ -95,7 +96,7 @@ func (r ArchiveListResult) Pending() bool {
 // record's finish, then the archive of each tree that finished.
 type FinishArchiveResult struct {
 	steps.Outcomes
-	Archives []steps.ArchiveCreated `json:"archives"`
+	Archives []archive.ArchiveCreated `json:"archives"`
 }
 
 // DoctorResult is what doctor found.

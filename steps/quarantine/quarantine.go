@@ -1,4 +1,4 @@
-package steps
+package quarantine
 
 import (
 	"context"
@@ -31,13 +31,13 @@ import (
 // but bytecode in a __pycache__/). A writer that opens a path under
 // the tree after the rename finds no tree; one that wrote before it is
 // found by the check. The check and the deletion go through the same
-// directories, held open (quarantine_scan.go), and each directory is
+// directories, held open (scan.go), and each directory is
 // listed again before the first deletion, before the .git files and
 // before the directories go: whatever changed since the check stops the
-// removal there, and what it had deleted is put back (quarantine_run.go).
+// removal there, and what it had deleted is put back (run.go).
 
-// manifestEntry is one entry a quarantined tree may hold.
-type manifestEntry struct {
+// Entry is one entry a quarantined tree may hold.
+type Entry struct {
 	// Kind is "file", "link", "gitfile" (any regular .git file of the tree
 	// or of a submodule), "dir" (a submodule root) or "discard" (build
 	// output: the entry and everything below it, as Build allows).
@@ -54,12 +54,12 @@ type manifestEntry struct {
 	Gitdir string `json:"gitdir,omitempty"`
 }
 
-// manifest maps slash-separated paths relative to the tree to what each
+// Manifest maps slash-separated paths relative to the tree to what each
 // may be.
-type manifest map[string]manifestEntry
+type Manifest map[string]Entry
 
-// quarantinePath is where rec's tree goes before deletion.
-func quarantinePath(rec machine.Record) string {
+// Path is where rec's tree goes before deletion.
+func Path(rec machine.Record) string {
 	return filepath.Join(filepath.Dir(filepath.Clean(rec.Path)), ".custody-quarantine-"+rec.ID)
 }
 
@@ -79,8 +79,8 @@ func manifestPath(e *Env, id string) string {
 // HEAD's entries come from the tree's index file when its entries hash to
 // commit's tree id, as head knows it (headTree.listing); else git lists
 // them.
-func buildManifest(ctx context.Context, e *Env, dir, commit string, head headTree, envOwn bool, discarded []machine.DiscardedDir) (manifest, error) {
-	m := manifest{".git": {Kind: "gitfile"}}
+func buildManifest(ctx context.Context, e *Env, dir, commit string, head HeadTree, envOwn bool, discarded []machine.DiscardedDir) (Manifest, error) {
+	m := Manifest{".git": {Kind: "gitfile"}}
 	if ents, ok := head.listing(e, commit); ok {
 		if err := addEntries(ctx, e, m, dir, "", ents); err != nil {
 			return nil, err
@@ -92,19 +92,19 @@ func buildManifest(ctx context.Context, e *Env, dir, commit string, head headTre
 		if _, ok := m[d.Path]; ok {
 			return nil, fmt.Errorf("build output %s is also in HEAD", d.Path)
 		}
-		m[d.Path] = manifestEntry{Kind: "discard", Build: d.Kind}
+		m[d.Path] = Entry{Kind: "discard", Build: d.Kind}
 	}
 	if envOwn {
 		b, err := safefile.Read(filepath.Join(dir, ".env"), observe.EnvFileLimit)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, ".env"), err)
 		}
-		m[".env"] = manifestEntry{Kind: "file", OID: blobID(len(commit), b)}
+		m[".env"] = Entry{Kind: "file", OID: blobID(len(commit), b)}
 	}
 	return m, nil
 }
 
-func addTree(ctx context.Context, e *Env, m manifest, top, prefix, commit string) error {
+func addTree(ctx context.Context, e *Env, m Manifest, top, prefix, commit string) error {
 	gitDir := e.Repo.MainCheckout
 	if prefix != "" {
 		gitDir = filepath.Join(top, filepath.FromSlash(prefix))
@@ -122,7 +122,7 @@ func addTree(ctx context.Context, e *Env, m manifest, top, prefix, commit string
 
 // addEntries adds ents, the entries of the tree (or the submodule at
 // prefix) at top, to m, recursing into checked-out submodules.
-func addEntries(ctx context.Context, e *Env, m manifest, top, prefix string, ents []observe.TreeEntry) error {
+func addEntries(ctx context.Context, e *Env, m Manifest, top, prefix string, ents []observe.TreeEntry) error {
 	for _, ent := range ents {
 		p := ent.Path
 		if prefix != "" {
@@ -130,18 +130,18 @@ func addEntries(ctx context.Context, e *Env, m manifest, top, prefix string, ent
 		}
 		switch ent.Mode {
 		case "100644":
-			m[p] = manifestEntry{Kind: "file", OID: ent.OID}
+			m[p] = Entry{Kind: "file", OID: ent.OID}
 		case "100755":
-			m[p] = manifestEntry{Kind: "file", Exec: true, OID: ent.OID}
+			m[p] = Entry{Kind: "file", Exec: true, OID: ent.OID}
 		case "120000":
-			m[p] = manifestEntry{Kind: "link", OID: ent.OID}
+			m[p] = Entry{Kind: "link", OID: ent.OID}
 		case "160000":
-			m[p] = manifestEntry{Kind: "dir"}
+			m[p] = Entry{Kind: "dir"}
 			sub := filepath.Join(top, filepath.FromSlash(p))
 			if names, err := os.ReadDir(sub); err != nil || len(names) == 0 {
 				continue // not checked out: nothing of it may be there
 			}
-			m[p+"/.git"] = manifestEntry{Kind: "gitfile"}
+			m[p+"/.git"] = Entry{Kind: "gitfile"}
 			if err := addTree(ctx, e, m, top, p, ent.OID); err != nil {
 				return err
 			}
@@ -190,7 +190,7 @@ func gitdirLineOnly(b []byte, want string) bool {
 
 // unexpected returns why the entry rel at path (lstat fi) is not what m
 // allows, "" when it is.
-func (m manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string {
+func (m Manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string {
 	if root, kind, ok := m.discardRoot(rel); ok {
 		return discardUnexpected(kind, rel, root, path, fi)
 	}
@@ -247,22 +247,22 @@ type quarantinedFile struct {
 	ino       uint64
 }
 
-// quarantineRemove moves rec's tree (observed as obs, which proved it
+// Remove moves rec's tree (observed as obs, which proved it
 // removable; head is what is known of its HEAD's tree) into quarantine and
 // deletes it there. It returns a refusal when the tree was moved back
 // (nothing of it deleted) or could not be moved; nil once the quarantine
 // is gone.
-func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machine.WorktreeObservation, head headTree) (*machine.Refusal, error) {
+func Remove(ctx context.Context, e *Env, rec machine.Record, obs machine.WorktreeObservation, head HeadTree) (*machine.Refusal, error) {
 	in := rec.Intent
-	var m manifest
+	var m Manifest
 	var err error
 	if in.Proof != nil && in.Proof.Kind == machine.ProofArchive {
-		m, err = archiveManifest(ctx, e, in.Proof) // archive_removal.go
+		m, err = e.Contents(ctx, in.Proof)
 	} else {
 		m, err = buildManifest(ctx, e, rec.Path, in.Commit, head, obs.EnvOwn, obs.Discarded)
 	}
 	if err == nil {
-		m[".git"] = manifestEntry{Kind: "gitfile", Gitdir: e.Repo.AdminDir(rec.AdminKeyOrID())}
+		m[".git"] = Entry{Kind: "gitfile", Gitdir: e.Repo.AdminDir(rec.AdminKeyOrID())}
 	}
 	if err != nil {
 		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",
@@ -276,7 +276,7 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 	if err := safefile.DirBelow(e.Repo.CommonDir, filepath.Dir(mp), true, 0o700); err != nil {
 		return nil, fmt.Errorf("quarantine manifest: %w", err)
 	}
-	if err := WriteFile(mp, b, 0o600); err != nil {
+	if err := e.WriteFile(mp, b, 0o600); err != nil {
 		return nil, fmt.Errorf("quarantine manifest: %w", err)
 	}
 	q := in.Quarantine
@@ -296,18 +296,18 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 	if ref := quarantineInUse(e, rec); ref != nil {
 		return ref, nil
 	}
-	disposable, err := e.disposable()
+	disposable, err := e.Disposable()
 	if err != nil {
 		return moveBack(e, rec, "", "the disposable patterns cannot be read: "+err.Error(), false)
 	}
 	return finishQuarantine(ctx, e, rec, m, &disposable)
 }
 
-// settleQuarantine finishes what a killed run left in rec's quarantine:
+// Settle finishes what a killed run left in rec's quarantine:
 // nothing when there is none; else it checks it against the manifest and
 // deletes it, or moves it back. Entries already deleted are no hazard:
 // each was HEAD's, byte for byte.
-func settleQuarantine(ctx context.Context, e *Env, rec machine.Record) (*machine.Refusal, error) {
+func Settle(ctx context.Context, e *Env, rec machine.Record) (*machine.Refusal, error) {
 	in := rec.Intent
 	if in == nil || in.Quarantine == "" {
 		return nil, nil
@@ -319,7 +319,7 @@ func settleQuarantine(ctx context.Context, e *Env, rec machine.Record) (*machine
 			Message: fmt.Sprintf("the quarantine %s of %s cannot be observed: %v", in.Quarantine, rec.ID, err)}, nil
 	}
 	b, err := safefile.Read(manifestPath(e, rec.ID), manifestLimit)
-	var m manifest
+	var m Manifest
 	if err == nil {
 		err = json.Unmarshal(b, &m)
 	}
@@ -341,7 +341,7 @@ func settleQuarantine(ctx context.Context, e *Env, rec machine.Record) (*machine
 // again as the same kind of build output. A run that settles a killed
 // removal passes nil: what it already deleted of a directory may be what
 // made it recognisable, and each entry left is still checked.
-func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifest, reclassify *machine.Patterns) (*machine.Refusal, error) {
+func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m Manifest, reclassify *machine.Patterns) (*machine.Refusal, error) {
 	q := rec.Intent.Quarantine
 	if reclassify != nil {
 		if stray, why := m.reclassified(q, *reclassify); stray != "" {
@@ -451,7 +451,7 @@ func quarantineInUse(e *Env, rec machine.Record) *machine.Refusal {
 
 // gitfilesApart splits files into the .git files of the tree and of its
 // submodules and all the others, each in the order given.
-func (m manifest) gitfilesApart(files []quarantinedFile) (others, gitfiles []quarantinedFile) {
+func (m Manifest) gitfilesApart(files []quarantinedFile) (others, gitfiles []quarantinedFile) {
 	others = make([]quarantinedFile, 0, len(files))
 	for _, f := range files {
 		if m[f.rel].Kind == "gitfile" {

@@ -1,4 +1,4 @@
-package steps
+package archive
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
@@ -44,7 +45,7 @@ func (r ArchivePruneResult) Pending() bool {
 
 // assessPrune observes the archive directory dir and decides (the remotes
 // asked, once, only when every local check passed).
-func (e *Env) assessPrune(ctx context.Context, dir string, view **observe.RemoteView) (machine.ArchivePruneObservation, machine.ArchiveManifest, *machine.Refusal, error) {
+func assessPrune(ctx context.Context, e *steps.Env, dir string, view **observe.RemoteView) (machine.ArchivePruneObservation, machine.ArchiveManifest, *machine.Refusal, error) {
 	obs := machine.ArchivePruneObservation{Dir: observe.ObserveArchiveDir(dir)}
 	m, _ := machine.CheckArchive(obs.Dir)
 	if m.Path != "" {
@@ -85,7 +86,7 @@ func (e *Env) assessPrune(ctx context.Context, dir string, view **observe.Remote
 // it immediately before deleting it: prune intent, every recorded file,
 // the manifest last, then a non-recursive rmdir, so an entry that
 // appeared meanwhile is kept and refuses. It is idempotent.
-func PruneArchives(ctx context.Context, e *Env, apply []string) (ArchivePruneResult, error) {
+func PruneArchives(ctx context.Context, e *steps.Env, apply []string) (ArchivePruneResult, error) {
 	root, err := ArchivesRoot()
 	if err != nil {
 		return ArchivePruneResult{}, err
@@ -111,7 +112,7 @@ func PruneArchives(ctx context.Context, e *Env, apply []string) (ArchivePruneRes
 			continue
 		}
 		dir := filepath.Join(res.Root, en.Name())
-		_, _, r, err := e.assessPrune(ctx, dir, &view)
+		_, _, r, err := assessPrune(ctx, e, dir, &view)
 		if err != nil {
 			return res, err
 		}
@@ -130,7 +131,7 @@ func PruneArchives(ctx context.Context, e *Env, apply []string) (ArchivePruneRes
 			res.Items = append(res.Items, it)
 			continue
 		}
-		it.Outcome, it.Refusal, err = e.pruneOne(ctx, dir, &view)
+		it.Outcome, it.Refusal, err = pruneOne(ctx, e, dir, &view)
 		if err != nil {
 			return res, err
 		}
@@ -144,8 +145,8 @@ func PruneArchives(ctx context.Context, e *Env, apply []string) (ArchivePruneRes
 
 // pruneOne re-assesses the archive in dir and, when it may go, deletes it
 // under a prune intent.
-func (e *Env) pruneOne(ctx context.Context, dir string, view **observe.RemoteView) (machine.Outcome, *machine.Refusal, error) {
-	_, m, r, err := e.assessPrune(ctx, dir, view)
+func pruneOne(ctx context.Context, e *steps.Env, dir string, view **observe.RemoteView) (machine.Outcome, *machine.Refusal, error) {
+	_, m, r, err := assessPrune(ctx, e, dir, view)
 	if err != nil || r != nil {
 		return machine.OutcomeRefused, r, err
 	}
@@ -159,7 +160,7 @@ func (e *Env) pruneOne(ctx context.Context, dir string, view **observe.RemoteVie
 	}
 	manifestBytes := observe.ObserveArchiveDir(dir).Manifest
 	in := &machine.ArchiveIntent{Kind: machine.IntentArchivePrune, Holder: e.Holder, At: e.Now().UTC(), Dir: a.Dir}
-	a, err = e.fireArchive(ctx, a, machine.TriggerPrune, machine.ArchiveFiring{Intent: in})
+	a, err = fireArchive(ctx, e, a, machine.TriggerPrune, machine.ArchiveFiring{Intent: in})
 	if err != nil {
 		var ref *machine.Refusal
 		if errors.As(err, &ref) {
@@ -171,7 +172,7 @@ func (e *Env) pruneOne(ctx context.Context, dir string, view **observe.RemoteVie
 	if r, err := deleteArchive(a.Dir, manifestBytes); err != nil || r != nil {
 		return machine.OutcomeRefused, r, err
 	}
-	if _, err := e.fireArchive(ctx, a, machine.TriggerPruned, machine.ArchiveFiring{DirGone: true}); err != nil {
+	if _, err := fireArchive(ctx, e, a, machine.TriggerPruned, machine.ArchiveFiring{DirGone: true}); err != nil {
 		return "", nil, err
 	}
 	return machine.OutcomeRemoved, nil, nil
@@ -222,5 +223,5 @@ func deleteArchive(dir string, want []byte) (*machine.Refusal, error) {
 		return &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: dir, Retry: retry,
 			Message: fmt.Sprintf("%s holds what its manifest did not name, so it was kept: %v", dir, err)}, nil
 	}
-	return nil, syncDir(filepath.Dir(dir))
+	return nil, steps.SyncDir(filepath.Dir(dir))
 }

@@ -1,4 +1,4 @@
-package steps
+package archive
 
 import (
 	"archive/tar"
@@ -9,29 +9,12 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/quarantine"
 )
-
-// Assess is machine.Assess, then, when the tree is kept only for reasons
-// an archive answers, the archive proof looked for fresh against view
-// (machine.CoverByArchive). An archive that cannot be checked keeps the
-// tree with the error as a proof-failed refusal.
-func (e *Env) Assess(ctx context.Context, rec machine.Record, obs machine.WorktreeObservation, view *observe.RemoteView, now time.Time) machine.Verdict {
-	v := machine.Assess(rec, obs, e.Policy, now)
-	if !machine.ArchiveCanCover(v) || obs.Head == "" || view == nil {
-		return v
-	}
-	p, r, err := ArchiveProof(ctx, e, rec, obs.Head, view)
-	if err != nil {
-		r = &machine.Refusal{Code: machine.CodeProofFailed, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "archive", "verify"}, rec.ID),
-			Message: fmt.Sprintf("the archive of %s could not be checked: %v", rec.ID, err)}
-		p = nil
-	}
-	return machine.CoverByArchive(v, p, r)
-}
 
 // archiveManifest lists what a tree removed on proof kind archive may
 // hold: every file of the archive's worktree_tree (HEAD's tree with
@@ -39,7 +22,7 @@ func (e *Env) Assess(ctx context.Context, rec machine.Record, obs machine.Worktr
 // recorded tree), every entry of each nested repository's image, the
 // build-output directories the archive left out, and the tree's .git file. Quarantine then deletes entry by entry only what
 // matches, re-hashing each file first.
-func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, error) {
+func archiveManifest(ctx context.Context, e *steps.Env, p *machine.Proof) (quarantine.Manifest, error) {
 	a, err := LoadArchive(e, p.Ref)
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", p.Ref, err)
@@ -56,7 +39,7 @@ func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, e
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	w, r, err := e.rebuildArchiveTree(ctx, a.Dir, m, tmp) // archive_strip.go
+	w, r, err := rebuildArchiveTree(ctx, e, a.Dir, m, tmp) // strip.go
 	if err != nil {
 		return nil, err
 	}
@@ -74,15 +57,15 @@ func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, e
 	if err != nil {
 		return nil, fmt.Errorf("scratch index of archive %s: %w", a.ID, err)
 	}
-	qm := manifest{".git": {Kind: "gitfile"}}
+	qm := quarantine.Manifest{".git": {Kind: "gitfile"}}
 	for _, ent := range ents {
 		switch ent.Mode {
 		case "100644":
-			qm[ent.Path] = manifestEntry{Kind: "file", OID: ent.OID}
+			qm[ent.Path] = quarantine.Entry{Kind: "file", OID: ent.OID}
 		case "100755":
-			qm[ent.Path] = manifestEntry{Kind: "file", Exec: true, OID: ent.OID}
+			qm[ent.Path] = quarantine.Entry{Kind: "file", Exec: true, OID: ent.OID}
 		case "120000":
-			qm[ent.Path] = manifestEntry{Kind: "link", OID: ent.OID}
+			qm[ent.Path] = quarantine.Entry{Kind: "link", OID: ent.OID}
 		default:
 			return nil, fmt.Errorf("archive %s: %s has mode %s, which a tree removed on an archive may not hold", a.ID, ent.Path, ent.Mode)
 		}
@@ -99,14 +82,14 @@ func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, e
 		if _, ok := qm[d.Path]; ok {
 			return nil, fmt.Errorf("archive %s: build output %s is also in its tree", a.ID, d.Path)
 		}
-		qm[d.Path] = manifestEntry{Kind: "discard", Build: d.Kind}
+		qm[d.Path] = quarantine.Entry{Kind: "discard", Build: d.Kind}
 	}
 	return qm, nil
 }
 
 // addImage adds every file and link of the tar image at file, below the
 // nested root rel, to qm.
-func addImage(qm manifest, file, rel string, format observe.ObjectFormat) error {
+func addImage(qm quarantine.Manifest, file, rel string, format observe.ObjectFormat) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -125,13 +108,13 @@ func addImage(qm manifest, file, rel string, format observe.ObjectFormat) error 
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 		case tar.TypeSymlink:
-			qm[p] = manifestEntry{Kind: "link", OID: observe.BlobID(format, []byte(hdr.Linkname))}
+			qm[p] = quarantine.Entry{Kind: "link", OID: observe.BlobID(format, []byte(hdr.Linkname))}
 		case tar.TypeReg:
 			b, err := io.ReadAll(tr)
 			if err != nil {
 				return err
 			}
-			qm[p] = manifestEntry{Kind: "file", Exec: hdr.Mode&0o100 != 0, OID: observe.BlobID(format, b)}
+			qm[p] = quarantine.Entry{Kind: "file", Exec: hdr.Mode&0o100 != 0, OID: observe.BlobID(format, b)}
 		default:
 			return fmt.Errorf("image %s: entry %q of type %c", file, hdr.Name, hdr.Typeflag)
 		}
@@ -144,7 +127,7 @@ func addImage(qm manifest, file, rel string, format observe.ObjectFormat) error 
 // It runs before the removal completes, while the removal intent stands:
 // a run killed before it settles the removal again, and calls it again
 // (an archive already finished is left as it is).
-func (e *Env) archiveSoleCopy(ctx context.Context, rec machine.Record) error {
+func archiveSoleCopy(ctx context.Context, e *steps.Env, rec machine.Record) error {
 	if rec.Intent == nil || rec.Intent.Proof == nil || rec.Intent.Proof.Kind != machine.ProofArchive {
 		return nil
 	}
@@ -157,6 +140,6 @@ func (e *Env) archiveSoleCopy(ctx context.Context, rec machine.Record) error {
 		return err
 	}
 	_, problems := machine.CheckArchive(observe.ObserveArchiveDir(a.Dir))
-	_, err = e.fireArchive(ctx, a, machine.TriggerSoleCopy, machine.ArchiveFiring{TreeGone: !gone, Verified: len(problems) == 0})
+	_, err = fireArchive(ctx, e, a, machine.TriggerSoleCopy, machine.ArchiveFiring{TreeGone: !gone, Verified: len(problems) == 0})
 	return err
 }

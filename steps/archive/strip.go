@@ -1,4 +1,4 @@
-package steps
+package archive
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/beneath"
 	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
@@ -57,7 +58,7 @@ type stripWork struct {
 // own classification finds over the facts it was captured with
 // (machine.PlanArchiveStrip), with the approved disposable patterns a
 // tree on disk is classified with now.
-func (e *Env) assessStrip(ctx context.Context, dir, work string) ([]byte, machine.ArchiveManifest, []machine.DiscardedDir, *stripWork, *machine.Refusal, error) {
+func assessStrip(ctx context.Context, e *steps.Env, dir, work string) ([]byte, machine.ArchiveManifest, []machine.DiscardedDir, *stripWork, *machine.Refusal, error) {
 	obs := machine.ArchivePruneObservation{Dir: observe.ObserveArchiveDir(dir)}
 	m, _ := machine.CheckArchive(obs.Dir)
 	if m.Path != "" {
@@ -71,7 +72,7 @@ func (e *Env) assessStrip(ctx context.Context, dir, work string) ([]byte, machin
 	if r != nil {
 		return nil, m, nil, nil, r, nil
 	}
-	w, r, err := e.rebuildArchiveTree(ctx, dir, m, work)
+	w, r, err := rebuildArchiveTree(ctx, e, dir, m, work)
 	if err != nil || r != nil {
 		return nil, m, nil, nil, r, err
 	}
@@ -79,7 +80,7 @@ func (e *Env) assessStrip(ctx context.Context, dir, work string) ([]byte, machin
 	if err != nil {
 		return nil, m, nil, nil, nil, err
 	}
-	disposable, err := e.disposable()
+	disposable, err := e.Disposable()
 	if err != nil {
 		return nil, m, nil, nil, nil, err
 	}
@@ -91,7 +92,7 @@ func (e *Env) assessStrip(ctx context.Context, dir, work string) ([]byte, machin
 // prerequisites fetched from the recorded remotes and the bundle fetched,
 // as a restore does) and the archive's tree: HEAD's with dirty.patch
 // applied in a scratch index, which must equal worktree_tree.
-func (e *Env) rebuildArchiveTree(ctx context.Context, dir string, m machine.ArchiveManifest, work string) (*stripWork, *machine.Refusal, error) {
+func rebuildArchiveTree(ctx context.Context, e *steps.Env, dir string, m machine.ArchiveManifest, work string) (*stripWork, *machine.Refusal, error) {
 	retry := "custody archive verify " + machine.QuotePath(dir)
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		return nil, nil, err
@@ -149,7 +150,7 @@ func (e *Env) rebuildArchiveTree(ctx context.Context, dir string, m machine.Arch
 // never deleting an archive, only rewriting its patch without those
 // directories under a strip intent (relocating), in a scratch directory
 // beside it, verified, then swapped into place. It is idempotent.
-func StripArchives(ctx context.Context, e *Env, apply []string) (ArchiveStripResult, error) {
+func StripArchives(ctx context.Context, e *steps.Env, apply []string) (ArchiveStripResult, error) {
 	root, err := ArchivesRoot()
 	if err != nil {
 		return ArchiveStripResult{}, err
@@ -179,7 +180,7 @@ func StripArchives(ctx context.Context, e *Env, apply []string) (ArchiveStripRes
 		if err != nil {
 			return res, err
 		}
-		_, _, dirs, _, r, err := e.assessStrip(ctx, dir, tmp)
+		_, _, dirs, _, r, err := assessStrip(ctx, e, dir, tmp)
 		os.RemoveAll(tmp)
 		if err != nil {
 			return res, err
@@ -199,7 +200,7 @@ func StripArchives(ctx context.Context, e *Env, apply []string) (ArchiveStripRes
 			res.Items = append(res.Items, it)
 			continue
 		}
-		if it.Outcome, it.Strip, it.Refusal, err = e.stripOne(ctx, dir); err != nil {
+		if it.Outcome, it.Strip, it.Refusal, err = stripOne(ctx, e, dir); err != nil {
 			return res, err
 		}
 		res.Items = append(res.Items, it)
@@ -209,13 +210,13 @@ func StripArchives(ctx context.Context, e *Env, apply []string) (ArchiveStripRes
 
 // stripOne re-assesses the archive in dir and, when its patch holds build
 // output it recognises, rewrites it under a strip intent.
-func (e *Env) stripOne(ctx context.Context, dir string) (machine.Outcome, []machine.DiscardedDir, *machine.Refusal, error) {
+func stripOne(ctx context.Context, e *steps.Env, dir string) (machine.Outcome, []machine.DiscardedDir, *machine.Refusal, error) {
 	none := []machine.DiscardedDir{}
 	tmp, err := os.MkdirTemp("", "custody-strip-")
 	if err != nil {
 		return "", none, nil, err
 	}
-	before, m, dirs, _, r, err := e.assessStrip(ctx, dir, tmp)
+	before, m, dirs, _, r, err := assessStrip(ctx, e, dir, tmp)
 	os.RemoveAll(tmp)
 	if err != nil || r != nil {
 		return machine.OutcomeRefused, none, r, err
@@ -236,7 +237,7 @@ func (e *Env) stripOne(ctx context.Context, dir string) (machine.Outcome, []mach
 	}
 	in := &machine.ArchiveIntent{Kind: machine.IntentArchiveStrip, Holder: e.Holder, At: e.Now().UTC(),
 		Scratch: filepath.Join(filepath.Dir(dir), ".scratch-"+a.ID), Dir: a.Dir}
-	a, err = e.fireArchive(ctx, a, machine.TriggerStrip, machine.ArchiveFiring{Intent: in})
+	a, err = fireArchive(ctx, e, a, machine.TriggerStrip, machine.ArchiveFiring{Intent: in})
 	if err != nil {
 		var ref *machine.Refusal
 		if errors.As(err, &ref) {
@@ -245,7 +246,7 @@ func (e *Env) stripOne(ctx context.Context, dir string) (machine.Outcome, []mach
 		return "", none, nil, err
 	}
 	failpoint.At("archive/strip-after-intent")
-	if err := e.writeStripped(ctx, a, before, dirs); err != nil {
+	if err := writeStripped(ctx, e, a, before, dirs); err != nil {
 		return "", dirs, nil, fmt.Errorf("strip %s: %w (custody resume undoes it)", a.ID, err)
 	}
 	failpoint.At("archive/strip-after-scratch")
@@ -253,7 +254,7 @@ func (e *Env) stripOne(ctx context.Context, dir string) (machine.Outcome, []mach
 	if err != nil || r != nil {
 		return machine.OutcomeRefused, dirs, r, err
 	}
-	o, err := e.settleStrip(ctx, a)
+	o, err := settleStrip(ctx, e, a)
 	if err != nil {
 		return "", dirs, nil, err
 	}
@@ -267,7 +268,7 @@ func (e *Env) stripOne(ctx context.Context, dir string) (machine.Outcome, []mach
 // (written beside, fsynced, then renamed into the scratch), so a scratch
 // manifest is always a complete one. The manifest on disk must still be
 // before.
-func (e *Env) writeStripped(ctx context.Context, a machine.Archive, before []byte, want []machine.DiscardedDir) error {
+func writeStripped(ctx context.Context, e *steps.Env, a machine.Archive, before []byte, want []machine.DiscardedDir) error {
 	root, sname, err := openArchivesDir(a)
 	if err != nil {
 		return err
@@ -277,7 +278,7 @@ func (e *Env) writeStripped(ctx context.Context, a machine.Archive, before []byt
 	if err := root.Mkdir(sname, 0o700); err != nil {
 		return err
 	}
-	_, m, dirs, w, r, err := e.assessStrip(ctx, a.Dir, filepath.Join(scratch, "work"))
+	_, m, dirs, w, r, err := assessStrip(ctx, e, a.Dir, filepath.Join(scratch, "work"))
 	if err != nil {
 		return err
 	}
@@ -443,8 +444,8 @@ func swapStripped(a machine.Archive) (*machine.Refusal, error) {
 // read back and verified with whatever manifest it holds now (the new one
 // once swapped: stripped; the sealed one otherwise: abandoned), and the
 // record back to finished with that manifest's digest.
-func (e *Env) settleStrip(ctx context.Context, a machine.Archive) (machine.Outcome, error) {
-	t, err := e.settleStripTrigger(ctx, a)
+func settleStrip(ctx context.Context, e *steps.Env, a machine.Archive) (machine.Outcome, error) {
+	t, err := settleStripTrigger(ctx, e, a)
 	if t == machine.TriggerStripAbandoned {
 		return machine.OutcomeSteppedBack, err
 	}
@@ -452,7 +453,7 @@ func (e *Env) settleStrip(ctx context.Context, a machine.Archive) (machine.Outco
 }
 
 // settleStripTrigger is settleStrip's work; it returns the trigger fired.
-func (e *Env) settleStripTrigger(ctx context.Context, a machine.Archive) (machine.Trigger, error) {
+func settleStripTrigger(ctx context.Context, e *steps.Env, a machine.Archive) (machine.Trigger, error) {
 	if err := removeScratch(a); err != nil {
 		return "", err
 	}
@@ -479,7 +480,7 @@ func (e *Env) settleStripTrigger(ctx context.Context, a machine.Archive) (machin
 	if sum == a.Manifest {
 		t = machine.TriggerStripAbandoned
 	}
-	_, err = e.fireArchive(ctx, a, t, machine.ArchiveFiring{Verified: true, Manifest: sum, ScratchGone: !scratch, TreeGone: !tree})
+	_, err = fireArchive(ctx, e, a, t, machine.ArchiveFiring{Verified: true, Manifest: sum, ScratchGone: !scratch, TreeGone: !tree})
 	return t, err
 }
 

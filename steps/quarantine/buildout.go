@@ -1,4 +1,4 @@
-package steps
+package quarantine
 
 import (
 	"io/fs"
@@ -12,7 +12,7 @@ import (
 
 // discardRoot returns the discarded directory at or above rel, and the
 // kind of build output it was recognised as.
-func (m manifest) discardRoot(rel string) (string, machine.BuildKind, bool) {
+func (m Manifest) discardRoot(rel string) (string, machine.BuildKind, bool) {
 	for p := rel; p != "." && p != "/" && p != ""; p = path.Dir(p) {
 		if want, ok := m[p]; ok && want.Kind == "discard" {
 			return p, want.Build, true
@@ -49,7 +49,7 @@ func discardUnexpected(kind machine.BuildKind, rel, root, full string, fi fs.Fil
 // quarantine q, against what HEAD holds by m and the disposable patterns,
 // and returns the first one that is no longer the kind of build output it
 // was recognised as, with why ("" when every one still is).
-func (m manifest) reclassified(q string, disposable machine.Patterns) (stray, why string) {
+func (m Manifest) reclassified(q string, disposable machine.Patterns) (stray, why string) {
 	var roots, tracked []string
 	for p, want := range m {
 		switch want.Kind {

@@ -1,4 +1,4 @@
-package steps
+package archive
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
@@ -85,10 +86,10 @@ type ArchiveCreated struct {
 }
 
 // archiveTransition fires trigger t on an archive record.
-func (e *Env) fireArchive(ctx context.Context, a machine.Archive, t machine.Trigger, f machine.ArchiveFiring) (machine.Archive, error) {
+func fireArchive(ctx context.Context, e *steps.Env, a machine.Archive, t machine.Trigger, f machine.ArchiveFiring) (machine.Archive, error) {
 	f.Arc = a
 	f.Now = e.Now().UTC()
-	return Fire(ctx, e, Transition[machine.Archive, machine.ArchiveFiring]{
+	return steps.Fire(ctx, e, steps.Transition[machine.Archive, machine.ArchiveFiring]{
 		Spec: machine.ArchiveSpec(),
 		Next: func(to machine.State, t machine.Trigger, f machine.ArchiveFiring) machine.Archive {
 			return machine.NextArchive(a, to, t, f)
@@ -114,7 +115,7 @@ type archiveSource struct {
 // observeForArchive reads everything a capture of rec needs, writing
 // nothing: HEAD and its branch, the remotes' fresh advertisement, the
 // commits HEAD adds over it, and the tree walked on the filesystem.
-func (e *Env) observeForArchive(ctx context.Context, id string) (archiveSource, error) {
+func observeForArchive(ctx context.Context, e *steps.Env, id string) (archiveSource, error) {
 	var s archiveSource
 	rec, err := e.Store.Get(id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -152,7 +153,7 @@ func (e *Env) observeForArchive(ctx context.Context, id string) (archiveSource, 
 	if s.commits, err = observe.UnpublishedCommits(ctx, e.Git, e.Repo, s.head, s.view); err != nil {
 		return s, err
 	}
-	if s.build, s.status, err = e.archiveClassification(ctx, rec, s.head); err != nil {
+	if s.build, s.status, err = archiveClassification(ctx, e, rec, s.head); err != nil {
 		return s, err
 	}
 	leave := make([]string, 0, len(s.build))
@@ -180,8 +181,8 @@ func (e *Env) observeForArchive(ctx context.Context, id string) (archiveSource, 
 // is written; a capture killed midway leaves only its scratch directory,
 // which resume removes. The repository gains no ref and no object; the
 // tree's index is not read or rewritten.
-func CaptureArchive(ctx context.Context, e *Env, id string) (ArchiveCreated, error) {
-	src, err := e.observeForArchive(ctx, id)
+func CaptureArchive(ctx context.Context, e *steps.Env, id string) (ArchiveCreated, error) {
+	src, err := observeForArchive(ctx, e, id)
 	if err != nil {
 		return ArchiveCreated{}, err
 	}
@@ -205,17 +206,17 @@ func CaptureArchive(ctx context.Context, e *Env, id string) (ArchiveCreated, err
 	in := &machine.ArchiveIntent{Kind: machine.IntentArchiveCapture, Holder: e.Holder, At: e.Now().UTC(),
 		Scratch: filepath.Join(repoDir, ".scratch-"+aid), Dir: filepath.Join(repoDir, aid)}
 	a := machine.Archive{ID: aid, Record: id, Path: src.rec.Path, Head: src.head}
-	a, err = e.fireArchive(ctx, a, machine.TriggerCapture, machine.ArchiveFiring{Intent: in})
+	a, err = fireArchive(ctx, e, a, machine.TriggerCapture, machine.ArchiveFiring{Intent: in})
 	if err != nil {
 		return ArchiveCreated{}, err
 	}
 	failpoint.At("archive/after-intent")
-	m, err := e.writeArchive(ctx, src, a, repoID)
+	m, err := writeArchive(ctx, e, src, a, repoID)
 	if err != nil {
 		return ArchiveCreated{}, fmt.Errorf("archive %s of %s: %w (nothing counts until it is sealed; `custody resume` removes %s)", aid, id, err, in.Scratch)
 	}
 	failpoint.At("archive/before-seal")
-	a, err = e.sealArchive(ctx, a)
+	a, err = sealArchive(ctx, e, a)
 	if err != nil {
 		return ArchiveCreated{}, err
 	}
@@ -231,7 +232,7 @@ func CaptureArchive(ctx context.Context, e *Env, id string) (ArchiveCreated, err
 
 // writeArchive writes the archive of src into the intent's scratch
 // directory and renames it into place: everything but the seal.
-func (e *Env) writeArchive(ctx context.Context, src archiveSource, a machine.Archive, repoID string) (machine.ArchiveManifest, error) {
+func writeArchive(ctx context.Context, e *steps.Env, src archiveSource, a machine.Archive, repoID string) (machine.ArchiveManifest, error) {
 	scratch := a.Intent.Scratch
 	if err := os.Mkdir(scratch, 0o700); err != nil {
 		return machine.ArchiveManifest{}, err
@@ -249,7 +250,7 @@ func (e *Env) writeArchive(ctx context.Context, src archiveSource, a machine.Arc
 	m := machine.ArchiveManifest{
 		Format: machine.ArchiveFormat, ID: a.ID, Repository: repoID, CommonDir: e.Repo.CommonDir,
 		Record: a.Record, Path: a.Path, Head: src.head, Branch: src.branch, ObjectFormat: string(src.format),
-		Commits: slices.Clone(src.commits), Prerequisites: []string{}, Remotes: e.archiveRemotes(ctx, src.view),
+		Commits: slices.Clone(src.commits), Prerequisites: []string{}, Remotes: archiveRemotes(ctx, e, src.view),
 		Files: []machine.ArchiveFile{}, Nested: []machine.ArchiveNested{},
 		EmptyDirs: nonNil(src.scan.EmptyDirs), BuildOutput: slices.Clone(src.build), Status: src.status, CreatedAt: e.Now().UTC(),
 		Modes: machine.CaptureModes(src.scan.RootMode, src.scan.Modes()),
@@ -336,7 +337,7 @@ func (e *Env) writeArchive(ctx context.Context, src archiveSource, a machine.Arc
 	if err := os.Rename(out, a.Dir); err != nil {
 		return m, fmt.Errorf("seal %s: %w", a.Dir, err)
 	}
-	if err := syncDir(filepath.Dir(a.Dir)); err != nil {
+	if err := steps.SyncDir(filepath.Dir(a.Dir)); err != nil {
 		return m, err
 	}
 	failpoint.At("archive/after-rename")
@@ -349,7 +350,7 @@ func (e *Env) writeArchive(ctx context.Context, src archiveSource, a machine.Arc
 // sealArchive reads the renamed directory back, verifies it (digests, no
 // pack check: it ran before the manifest was written) and seals the
 // record. A directory that does not verify is not sealed.
-func (e *Env) sealArchive(ctx context.Context, a machine.Archive) (machine.Archive, error) {
+func sealArchive(ctx context.Context, e *steps.Env, a machine.Archive) (machine.Archive, error) {
 	obs := observe.ObserveArchiveDir(a.Dir)
 	if _, problems := machine.CheckArchive(obs); len(problems) > 0 {
 		return a, &problems[0]
@@ -363,12 +364,12 @@ func (e *Env) sealArchive(ctx context.Context, a machine.Archive) (machine.Archi
 			return a, fmt.Errorf("remove scratch %s: %w", scratch, err)
 		}
 	}
-	return e.fireArchive(ctx, a, machine.TriggerSeal, machine.ArchiveFiring{Verified: true, Manifest: sum})
+	return fireArchive(ctx, e, a, machine.TriggerSeal, machine.ArchiveFiring{Verified: true, Manifest: sum})
 }
 
 // archiveRemotes lists the remotes a restore may fetch the bundle's
 // prerequisites from, credentials stripped.
-func (e *Env) archiveRemotes(ctx context.Context, v *observe.RemoteView) []machine.ArchiveRemote {
+func archiveRemotes(ctx context.Context, e *steps.Env, v *observe.RemoteView) []machine.ArchiveRemote {
 	out := []machine.ArchiveRemote{}
 	if v == nil {
 		return out
@@ -388,8 +389,8 @@ func (e *Env) archiveRemotes(ctx context.Context, v *observe.RemoteView) []machi
 // structure (observe.BuildOutput) or by an approved disposable pattern.
 // A capture leaves these directories out and lists them. A tree whose
 // status cannot be read has none: everything is archived.
-func (e *Env) archiveBuildOutput(ctx context.Context, rec machine.Record) ([]machine.DiscardedDir, error) {
-	disposable, err := e.disposable()
+func archiveBuildOutput(ctx context.Context, e *steps.Env, rec machine.Record) ([]machine.DiscardedDir, error) {
+	disposable, err := e.Disposable()
 	if err != nil {
 		return nil, err
 	}
@@ -462,5 +463,5 @@ func writeFileSynced(p string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(p))
+	return steps.SyncDir(filepath.Dir(p))
 }

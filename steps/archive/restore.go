@@ -1,4 +1,4 @@
-package steps
+package archive
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/beneath"
 )
 
@@ -67,7 +68,7 @@ const restoreChunk = 32 << 20
 //
 // When e holds the archive's record, manifest.json must also be the one
 // that was sealed.
-func RestoreArchive(ctx context.Context, g *observe.Git, e *Env, dir, target string) (ArchiveRestored, error) {
+func RestoreArchive(ctx context.Context, g *observe.Git, e *steps.Env, dir, target string) (ArchiveRestored, error) {
 	res := ArchiveRestored{Dir: target}
 	obs := observe.ObserveArchiveDir(dir)
 	m, problems := machine.CheckArchive(obs)

@@ -1,4 +1,4 @@
-package steps
+package quarantine
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 
 // qdeletion is one deletion of a quarantine against its manifest.
 type qdeletion struct {
-	m     manifest
+	m     Manifest
 	idLen int
 	// hold, when set, is asked right before the first deletion whether
 	// something keeps the tree: the path that does and why ("" when
@@ -171,7 +171,7 @@ func (d qdeletion) run(q string) qresult {
 // HEAD's (or the archive's), and whether all were restored; when some
 // were not, the retry restores them. settling is set when a run stopped
 // before had deleted some of the tree.
-func stoppedRemoval(ctx context.Context, e *Env, rec machine.Record, m manifest, res qresult, settling bool) (*machine.Refusal, error) {
+func stoppedRemoval(ctx context.Context, e *Env, rec machine.Record, m Manifest, res qresult, settling bool) (*machine.Refusal, error) {
 	entry, where, err := returnQuarantine(e, rec, res.stray)
 	if err != nil {
 		return nil, err
@@ -201,7 +201,7 @@ func stoppedRemoval(ctx context.Context, e *Env, rec machine.Record, m manifest,
 		msg += fmt.Sprintf(", and the %d tracked files its removal had already deleted (each %s) were restored from its index", tracked, each)
 	default:
 		msg += fmt.Sprintf("; its removal had already deleted %d tracked files (each %s), and %d of them could not be restored, e.g. %s: the retry restores them", tracked, each, len(left), left[0])
-		ref.Retry = restoreRetry(where, then)
+		ref.Retry = RestoreRetry(where, then)
 	}
 	if n := len(res.deleted) - tracked; n > 0 {
 		msg += fmt.Sprintf("; %d files of build output were deleted with it and are not restored (a build makes them again)", n)
@@ -213,10 +213,10 @@ func stoppedRemoval(ctx context.Context, e *Env, rec machine.Record, m manifest,
 	return ref, nil
 }
 
-// restoreRetry checks out again, from the index, only the tracked files
+// RestoreRetry checks out again, from the index, only the tracked files
 // missing from the tree at path (a person's later edits stay), then runs
 // then.
-func restoreRetry(path, then string) string {
+func RestoreRetry(path, then string) string {
 	return machine.Command("git", "-C", path, "ls-files", "-z", "--deleted") + " | " + machine.Command("git", "-C", path, "checkout-index", "-z", "--stdin") + " && " + then
 }
 
@@ -227,7 +227,7 @@ func restoreRetry(path, then string) string {
 // Build output and custody's own .env are not restored (they are
 // regenerated). It returns how many tracked entries deleted names and
 // those not there now.
-func restoreDeleted(ctx context.Context, e *Env, dir string, m manifest, deleted []string, gitfiles map[string][]byte) (int, []string) {
+func restoreDeleted(ctx context.Context, e *Env, dir string, m Manifest, deleted []string, gitfiles map[string][]byte) (int, []string) {
 	byRoot := map[string][]string{}
 	var roots []string
 	tracked := 0

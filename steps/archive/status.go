@@ -1,10 +1,11 @@
-package steps
+package archive
 
 import (
 	"context"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 )
 
 // archiveClassification is what a capture of rec's tree (HEAD head)
@@ -15,8 +16,8 @@ import (
 // whole), which a strip decides over later. A tree whose status cannot be
 // read has neither: everything is archived, and the archive is never
 // stripped.
-func (e *Env) archiveClassification(ctx context.Context, rec machine.Record, head string) ([]machine.DiscardedDir, *machine.ArchiveStatus, error) {
-	disposable, err := e.disposable()
+func archiveClassification(ctx context.Context, e *steps.Env, rec machine.Record, head string) ([]machine.DiscardedDir, *machine.ArchiveStatus, error) {
+	disposable, err := e.Disposable()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,4 +1,4 @@
-package steps
+package quarantine
 
 import (
 	"errors"
@@ -79,7 +79,7 @@ type qscan struct {
 // unknown). When checked is set, it records there what lstat said of each
 // regular file it read and found HEAD's. It holds at most budget
 // directories open (qdirBudget when 0). The scan is never nil; close it.
-func scanQuarantine(q string, m manifest, idLen int, checked map[string]fs.FileInfo, budget int) (sc *qscan, stray, why string) {
+func scanQuarantine(q string, m Manifest, idLen int, checked map[string]fs.FileInfo, budget int) (sc *qscan, stray, why string) {
 	if budget <= 0 {
 		budget = qdirBudget()
 	}
@@ -95,7 +95,7 @@ func scanQuarantine(q string, m manifest, idLen int, checked map[string]fs.FileI
 }
 
 // walk lists n (open), checks each entry and walks each directory below.
-func (sc *qscan) walk(n *qnode, m manifest, idLen int, checked map[string]fs.FileInfo) (stray, why string) {
+func (sc *qscan) walk(n *qnode, m Manifest, idLen int, checked map[string]fs.FileInfo) (stray, why string) {
 	sc.nodes = append(sc.nodes, n) // before anything can fail: close releases it
 	ents, err := n.dir.list()
 	if err != nil {
@@ -160,7 +160,7 @@ func (sc *qscan) walk(n *qnode, m manifest, idLen int, checked map[string]fs.Fil
 // listedAs is the path m knows the entry rel by: rel, or for a file a
 // killed deletion renamed aside (asidePrefix) the file it was, when m
 // lists that and not rel. It is checked as that file.
-func (m manifest) listedAs(rel string) string {
+func (m Manifest) listedAs(rel string) string {
 	dir, name := path.Split(rel)
 	if orig, ok := strings.CutPrefix(name, asidePrefix); ok && orig != "" {
 		if _, listed := m[rel]; !listed {

@@ -1,4 +1,4 @@
-package steps
+package quarantine
 
 import (
 	"fmt"
@@ -25,10 +25,10 @@ func benchCPU() int64 {
 // of 50 files, 1-4 KiB each, and a .git file), with their manifest, and
 // waits until their stamps are older than the racy-clean margin, as a
 // tree's are when it is removed.
-func benchQuarantines(b *testing.B, n int) ([]string, manifest) {
+func benchQuarantines(b *testing.B, n int) ([]string, Manifest) {
 	b.Helper()
 	root := b.TempDir()
-	m := manifest{".git": {Kind: "gitfile"}}
+	m := Manifest{".git": {Kind: "gitfile"}}
 	var qs []string
 	for k := range n {
 		q := filepath.Join(root, fmt.Sprintf("q%d", k))
@@ -43,7 +43,7 @@ func benchQuarantines(b *testing.B, n int) ([]string, manifest) {
 				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 					b.Fatal(err)
 				}
-				m[rel] = manifestEntry{Kind: "file", OID: observe.BlobID(observe.FormatSHA1, []byte(content))}
+				m[rel] = Entry{Kind: "file", OID: observe.BlobID(observe.FormatSHA1, []byte(content))}
 			}
 		}
 		if err := os.WriteFile(filepath.Join(q, ".git"), []byte("gitdir: /repo/.git/worktrees/t\n"), 0o644); err != nil {

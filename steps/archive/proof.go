@@ -1,4 +1,4 @@
-package steps
+package archive
 
 import (
 	"context"
@@ -7,12 +7,13 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
 // CoveringArchive returns the newest sealed archive of worktree record id
 // whose HEAD is head, and false when there is none.
-func CoveringArchive(e *Env, id, head string) (machine.Archive, bool, error) {
+func CoveringArchive(e *steps.Env, id, head string) (machine.Archive, bool, error) {
 	all, err := store.ListKind[machine.Archive](e.Store, machine.KindArchive)
 	if err != nil {
 		return machine.Archive{}, false, err
@@ -32,7 +33,7 @@ func CoveringArchive(e *Env, id, head string) (machine.Archive, bool, error) {
 // verified now (digests, the pack check, the sealed manifest), its bundle
 // standing only on advertised commits, and the tree equal to its
 // fingerprint. It returns nil, nil, nil when no archive covers rec.
-func ArchiveProof(ctx context.Context, e *Env, rec machine.Record, head string, v *observe.RemoteView) (*machine.Proof, *machine.Refusal, error) {
+func ArchiveProof(ctx context.Context, e *steps.Env, rec machine.Record, head string, v *observe.RemoteView) (*machine.Proof, *machine.Refusal, error) {
 	a, ok, err := CoveringArchive(e, rec.ID, head)
 	if err != nil || !ok {
 		return nil, nil, err

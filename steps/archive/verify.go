@@ -1,4 +1,4 @@
-package steps
+package archive
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -41,7 +42,7 @@ func (c ArchiveCheck) Pending() bool { return len(c.Problems) > 0 }
 // separator or is "." or "..") as it is, else an archive id, found in the
 // store's records when e is not nil, else under every repository of the
 // archives root.
-func ResolveArchiveDir(e *Env, ref string) (string, error) {
+func ResolveArchiveDir(e *steps.Env, ref string) (string, error) {
 	if strings.ContainsRune(ref, filepath.Separator) || ref == "." || ref == ".." {
 		return ref, nil
 	}
@@ -71,7 +72,7 @@ func ResolveArchiveDir(e *Env, ref string) (string, error) {
 // knows the archive and its tree is still there, that the tree still
 // equals the archive's fingerprint (archive-stale otherwise). It works
 // without the repository: the manifest describes itself.
-func VerifyArchive(ctx context.Context, g *observe.Git, e *Env, dir string) (ArchiveCheck, error) {
+func VerifyArchive(ctx context.Context, g *observe.Git, e *steps.Env, dir string) (ArchiveCheck, error) {
 	c := ArchiveCheck{Dir: dir, Problems: []machine.Refusal{}}
 	obs := observe.ObserveArchiveDir(dir)
 	if obs.Err != "" && errors.Is(statErr(dir), fs.ErrNotExist) {
@@ -132,7 +133,7 @@ func VerifyArchive(ctx context.Context, g *observe.Git, e *Env, dir string) (Arc
 		return c, err
 	}
 	if fp.WorktreeTree != m.WorktreeTree {
-		if fp.Unrecorded, err = e.unrecordedBuildOutput(ctx, a.Record, m); err != nil {
+		if fp.Unrecorded, err = unrecordedBuildOutput(ctx, e, a.Record, m); err != nil {
 			return c, err
 		}
 	}
@@ -147,7 +148,7 @@ func VerifyArchive(ctx context.Context, g *observe.Git, e *Env, dir string) (Arc
 // sealedManifest refuses a manifest.json other than the one e's record of
 // the archive was sealed with (archive-digest-mismatch); with no such
 // record (no repository, another repository's archive) it says nothing.
-func sealedManifest(e *Env, dir string, m machine.ArchiveManifest) (*machine.Refusal, error) {
+func sealedManifest(e *steps.Env, dir string, m machine.ArchiveManifest) (*machine.Refusal, error) {
 	if e == nil || e.Store == nil {
 		return nil, nil
 	}
@@ -170,7 +171,7 @@ func sealedManifest(e *Env, dir string, m machine.ArchiveManifest) (*machine.Ref
 // unrecordedBuildOutput lists the build-output directories recognised in
 // record id's tree now that m does not record as left out (none when the
 // record is gone).
-func (e *Env) unrecordedBuildOutput(ctx context.Context, id string, m machine.ArchiveManifest) ([]string, error) {
+func unrecordedBuildOutput(ctx context.Context, e *steps.Env, id string, m machine.ArchiveManifest) ([]string, error) {
 	rec, err := e.Store.Get(id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
@@ -178,7 +179,7 @@ func (e *Env) unrecordedBuildOutput(ctx context.Context, id string, m machine.Ar
 	if err != nil {
 		return nil, err
 	}
-	now, err := e.archiveBuildOutput(ctx, rec)
+	now, err := archiveBuildOutput(ctx, e, rec)
 	if err != nil {
 		return nil, err
 	}

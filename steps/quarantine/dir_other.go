@@ -1,6 +1,6 @@
 //go:build !(linux && (amd64 || arm64))
 
-package steps
+package quarantine
 
 import (
 	"io/fs"
@@ -13,7 +13,7 @@ import (
 )
 
 // qdir is a directory of a quarantine by its path: where a descriptor
-// cannot be held for every directory (quarantine_dir_linux.go), each use
+// cannot be held for every directory (dir_linux.go), each use
 // lstats the path first and requires the directory the check listed
 // (device and inode, where the system gives them). What is deleted is
 // then named by path, after the deletion checked each file's directory

@@ -1,4 +1,4 @@
-package steps
+package archive
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -78,15 +79,15 @@ func removeScratch(a machine.Archive) error {
 // archiveWorkflow is the archive kind's part in the resume runner: an
 // interrupted capture whose directory was renamed into place is sealed;
 // one whose directory is absent loses its scratch and is discarded.
-func archiveWorkflow() Workflow[machine.Archive] {
-	return Workflow[machine.Archive]{
+func archiveWorkflow() steps.Workflow[machine.Archive] {
+	return steps.Workflow[machine.Archive]{
 		Kind: machine.KindArchive,
-		TakeOver: func(ctx context.Context, e *Env, a machine.Archive) (machine.Archive, error) {
+		TakeOver: func(ctx context.Context, e *steps.Env, a machine.Archive) (machine.Archive, error) {
 			in := *a.Intent
 			in.Holder = e.Holder
-			return e.fireArchive(ctx, a, machine.TriggerTakeOver, machine.ArchiveFiring{Intent: &in})
+			return fireArchive(ctx, e, a, machine.TriggerTakeOver, machine.ArchiveFiring{Intent: &in})
 		},
-		Decide: func(_ context.Context, _ *Env, a machine.Archive) (string, *machine.Refusal, error) {
+		Decide: func(_ context.Context, _ *steps.Env, a machine.Archive) (string, *machine.Refusal, error) {
 			obs, err := observeArchiveResume(a)
 			if err != nil {
 				return "", nil, err
@@ -94,52 +95,52 @@ func archiveWorkflow() Workflow[machine.Archive] {
 			action, r := machine.DecideArchiveResume(a, obs)
 			return action, r, nil
 		},
-		Continue: map[string]func(context.Context, *Env, machine.Archive) ([]ResumeItem, error){
-			machine.ArchiveResumeSeal: func(ctx context.Context, e *Env, a machine.Archive) ([]ResumeItem, error) {
-				if _, err := e.sealArchive(ctx, a); err != nil {
+		Continue: map[string]func(context.Context, *steps.Env, machine.Archive) ([]steps.ResumeItem, error){
+			machine.ArchiveResumeSeal: func(ctx context.Context, e *steps.Env, a machine.Archive) ([]steps.ResumeItem, error) {
+				if _, err := sealArchive(ctx, e, a); err != nil {
 					return nil, err
 				}
-				return []ResumeItem{{ID: a.ID, Outcome: machine.OutcomeActivated}}, nil
+				return []steps.ResumeItem{{ID: a.ID, Outcome: machine.OutcomeActivated}}, nil
 			},
-			machine.ArchiveResumePrune: func(ctx context.Context, e *Env, a machine.Archive) ([]ResumeItem, error) {
+			machine.ArchiveResumePrune: func(ctx context.Context, e *steps.Env, a machine.Archive) ([]steps.ResumeItem, error) {
 				if r, err := deleteArchive(a.Dir, nil); err != nil || r != nil {
 					if r != nil {
-						return []ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRefused, Refusal: r}}, nil
+						return []steps.ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRefused, Refusal: r}}, nil
 					}
 					return nil, err
 				}
-				if _, err := e.fireArchive(ctx, a, machine.TriggerPruned, machine.ArchiveFiring{DirGone: true}); err != nil {
+				if _, err := fireArchive(ctx, e, a, machine.TriggerPruned, machine.ArchiveFiring{DirGone: true}); err != nil {
 					return nil, err
 				}
-				return []ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRemoved}}, nil
+				return []steps.ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRemoved}}, nil
 			},
-			machine.ArchiveResumePruned: func(ctx context.Context, e *Env, a machine.Archive) ([]ResumeItem, error) {
-				if _, err := e.fireArchive(ctx, a, machine.TriggerPruned, machine.ArchiveFiring{DirGone: true}); err != nil {
+			machine.ArchiveResumePruned: func(ctx context.Context, e *steps.Env, a machine.Archive) ([]steps.ResumeItem, error) {
+				if _, err := fireArchive(ctx, e, a, machine.TriggerPruned, machine.ArchiveFiring{DirGone: true}); err != nil {
 					return nil, err
 				}
-				return []ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRemoved}}, nil
+				return []steps.ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRemoved}}, nil
 			},
-			machine.ArchiveResumeSwap: func(ctx context.Context, e *Env, a machine.Archive) ([]ResumeItem, error) {
+			machine.ArchiveResumeSwap: func(ctx context.Context, e *steps.Env, a machine.Archive) ([]steps.ResumeItem, error) {
 				if r, err := swapStripped(a); err != nil || r != nil {
 					if r != nil {
-						return []ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRefused, Refusal: r}}, nil
+						return []steps.ResumeItem{{ID: a.ID, Outcome: machine.OutcomeRefused, Refusal: r}}, nil
 					}
 					return nil, err
 				}
-				o, err := e.settleStrip(ctx, a)
+				o, err := settleStrip(ctx, e, a)
 				if err != nil {
 					return nil, err
 				}
-				return []ResumeItem{{ID: a.ID, Outcome: o}}, nil
+				return []steps.ResumeItem{{ID: a.ID, Outcome: o}}, nil
 			},
-			machine.ArchiveResumeUnstrip: func(ctx context.Context, e *Env, a machine.Archive) ([]ResumeItem, error) {
-				o, err := e.settleStrip(ctx, a)
+			machine.ArchiveResumeUnstrip: func(ctx context.Context, e *steps.Env, a machine.Archive) ([]steps.ResumeItem, error) {
+				o, err := settleStrip(ctx, e, a)
 				if err != nil {
 					return nil, err
 				}
-				return []ResumeItem{{ID: a.ID, Outcome: o}}, nil
+				return []steps.ResumeItem{{ID: a.ID, Outcome: o}}, nil
 			},
-			machine.ArchiveResumeDiscard: func(ctx context.Context, e *Env, a machine.Archive) ([]ResumeItem, error) {
+			machine.ArchiveResumeDiscard: func(ctx context.Context, e *steps.Env, a machine.Archive) ([]steps.ResumeItem, error) {
 				if err := removeScratch(a); err != nil {
 					return nil, err
 				}
@@ -151,16 +152,16 @@ func archiveWorkflow() Workflow[machine.Archive] {
 				if err != nil {
 					return nil, err
 				}
-				if _, err := e.fireArchive(ctx, a, machine.TriggerDiscard, machine.ArchiveFiring{ScratchGone: !gone && !dir}); err != nil {
+				if _, err := fireArchive(ctx, e, a, machine.TriggerDiscard, machine.ArchiveFiring{ScratchGone: !gone && !dir}); err != nil {
 					return nil, err
 				}
-				return []ResumeItem{{ID: a.ID, Outcome: machine.OutcomeDiscarded}}, nil
+				return []steps.ResumeItem{{ID: a.ID, Outcome: machine.OutcomeDiscarded}}, nil
 			},
 		},
 	}
 }
 
 // LoadArchive returns the archive record id of the store.
-func LoadArchive(e *Env, id string) (machine.Archive, error) {
+func LoadArchive(e *steps.Env, id string) (machine.Archive, error) {
 	return store.Load[machine.Archive](e.Store, machine.KindArchive, id)
 }

@@ -1,4 +1,4 @@
-package steps
+package quarantine
 
 import (
 	"context"
@@ -8,14 +8,14 @@ import (
 	"github.com/custody-sh/custody/observe"
 )
 
-// headTree is what a removal knows of its tree's HEAD before the
+// HeadTree is what a removal knows of its tree's HEAD before the
 // quarantine manifest lists it: the admin key of the tree, whose index
 // file may list HEAD's entries, and the tree id of each commit apply asked
 // about once for all its items (observe.CommitTrees). The zero value knows
 // nothing: git lists HEAD's tree.
-type headTree struct {
-	adminKey string
-	trees    map[string]string
+type HeadTree struct {
+	AdminKey string
+	Trees    map[string]string
 }
 
 // listing returns HEAD's entries, commit's tree, read from the tree's index
@@ -24,9 +24,9 @@ type headTree struct {
 // False when the tree id is unknown, the index is one custody does not
 // read itself, or it lists anything else (a staged change, an unmerged
 // path): git is asked instead.
-func (h headTree) listing(e *Env, commit string) ([]observe.TreeEntry, bool) {
-	tree := h.trees[commit]
-	key := h.adminKey
+func (h HeadTree) listing(e *Env, commit string) ([]observe.TreeEntry, bool) {
+	tree := h.Trees[commit]
+	key := h.AdminKey
 	if tree == "" || key == "" || key != filepath.Base(key) || key == "." || key == ".." {
 		return nil, false
 	}
@@ -44,9 +44,9 @@ func (h headTree) listing(e *Env, commit string) ([]observe.TreeEntry, bool) {
 	return out, true
 }
 
-// commitTrees asks git once for the tree of every full commit id in heads;
+// CommitTrees asks git once for the tree of every full commit id in heads;
 // nil when git cannot say (each removal then lists its HEAD with git).
-func commitTrees(ctx context.Context, e *Env, heads []string) map[string]string {
+func CommitTrees(ctx context.Context, e *Env, heads []string) map[string]string {
 	var commits []string
 	for _, h := range dedupe(heads) {
 		if machine.IsFullCommit(h) {

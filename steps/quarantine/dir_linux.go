@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package steps
+package quarantine
 
 import (
 	"io/fs"

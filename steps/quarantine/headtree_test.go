@@ -1,4 +1,4 @@
-package steps
+package quarantine
 
 import (
 	"context"
@@ -82,7 +82,7 @@ func TestHeadTreeListing(t *testing.T) {
 			}
 			e := &Env{Repo: observe.Repo{CommonDir: filepath.Join(main, ".git"), MainCheckout: main}}
 			e.Git = observe.NewGit(&observe.Runner{})
-			trees := commitTrees(context.Background(), e, []string{head, head})
+			trees := CommitTrees(context.Background(), e, []string{head, head})
 			if diff := cmp.Diff(map[string]string{head: tree}, trees); diff != "" {
 				t.Fatalf("commitTrees (-git +custody):\n%s", diff)
 			}
@@ -93,7 +93,7 @@ func TestHeadTreeListing(t *testing.T) {
 			if c.key != nil {
 				key = c.key(key)
 			}
-			got, ok := headTree{adminKey: key, trees: trees}.listing(e, head)
+			got, ok := HeadTree{AdminKey: key, Trees: trees}.listing(e, head)
 			if ok != c.ok {
 				t.Fatalf("listing from the index: %v, want %v", ok, c.ok)
 			}

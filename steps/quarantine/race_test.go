@@ -1,4 +1,4 @@
-package steps
+package quarantine
 
 import (
 	"errors"
@@ -21,21 +21,21 @@ const raceGitfile = "gitdir: /repo/.git/worktrees/t\n"
 // raceFixture makes a quarantine q holding a.txt, d/a.txt, d/b.txt, e/c.txt,
 // 20 files in zz/ and a .git file, and the manifest that allows exactly
 // them. It returns q, the manifest and a directory outside q.
-func raceFixture(t *testing.T) (q string, m manifest, out string) {
+func raceFixture(t *testing.T) (q string, m Manifest, out string) {
 	t.Helper()
 	root := t.TempDir()
 	q, out = filepath.Join(root, "q"), filepath.Join(root, "outside")
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m = manifest{".git": {Kind: "gitfile"}}
+	m = Manifest{".git": {Kind: "gitfile"}}
 	files := map[string]string{"a.txt": "a\n", "d/a.txt": "d a\n", "d/b.txt": "d b\n", "e/c.txt": "e c\n"}
 	for i := range 20 {
 		files[filepath.ToSlash(filepath.Join("zz", string(rune('a'+i))+".txt"))] = strings.Repeat("z", i) + "\n"
 	}
 	for rel, content := range files {
 		raceWrite(t, filepath.Join(q, filepath.FromSlash(rel)), content)
-		m[rel] = manifestEntry{Kind: "file", OID: observe.BlobID(observe.FormatSHA1, []byte(content))}
+		m[rel] = Entry{Kind: "file", OID: observe.BlobID(observe.FormatSHA1, []byte(content))}
 	}
 	raceWrite(t, filepath.Join(q, ".git"), raceGitfile)
 	return q, m, out
@@ -59,7 +59,7 @@ func raceHas(p string) bool {
 // raceRun deletes q against m, calling change once when the deletion
 // reaches stage ("" never), holding at most budget directories open (0:
 // as many as the process may).
-func raceRun(t *testing.T, q string, m manifest, budget int, stage string, change func()) qresult {
+func raceRun(t *testing.T, q string, m Manifest, budget int, stage string, change func()) qresult {
 	t.Helper()
 	return qdeletion{m: m, idLen: 40, budget: budget, stage: func(s string) {
 		if s == stage {
@@ -85,7 +85,7 @@ func TestQuarantineDeletesOnlyWhatItChecked(t *testing.T) {
 	}
 }
 
-func quarantineDeletesAll(t *testing.T, q string, m manifest, budget int) {
+func quarantineDeletesAll(t *testing.T, q string, m Manifest, budget int) {
 	t.Helper()
 	var gitLeft []bool
 	res := qdeletion{m: m, idLen: 40, budget: budget, stage: func(s string) {
@@ -282,7 +282,7 @@ func TestRestoreDeletedWritesGitfilesBack(t *testing.T) {
 	dir := t.TempDir()
 	must(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	raceWrite(t, filepath.Join(dir, "sub", ".git"), "a person's\n")
-	m := manifest{".git": {Kind: "gitfile"}, "sub": {Kind: "dir"}, "sub/.git": {Kind: "gitfile"}, "gone/.git": {Kind: "gitfile"}, "node_modules": {Kind: "discard"}}
+	m := Manifest{".git": {Kind: "gitfile"}, "sub": {Kind: "dir"}, "sub/.git": {Kind: "gitfile"}, "gone/.git": {Kind: "gitfile"}, "node_modules": {Kind: "discard"}}
 	tracked, left := restoreDeleted(t.Context(), &Env{}, dir, m, []string{".git", "gone/.git", "node_modules/x.js", "sub/.git"},
 		map[string][]byte{".git": []byte(raceGitfile), "sub/.git": []byte("gitdir: ../.git/modules/sub\n"), "gone/.git": []byte("gitdir: x\n")})
 	if tracked != 3 || !slices.Equal(left, []string{"gone/.git"}) {
@@ -391,7 +391,7 @@ func TestQuarantineSettlesAFileLeftAside(t *testing.T) {
 		q, m, _ := raceFixture(t)
 		long := strings.Repeat("l", 250)
 		raceWrite(t, filepath.Join(q, "d", long), "long\n")
-		m["d/"+long] = manifestEntry{Kind: "file", OID: observe.BlobID(observe.FormatSHA1, []byte("long\n"))}
+		m["d/"+long] = Entry{Kind: "file", OID: observe.BlobID(observe.FormatSHA1, []byte("long\n"))}
 		if res := raceRun(t, q, m, 0, "", nil); res.stray != "" || raceHas(q) {
 			t.Errorf("stopped at %q (%s, %v)", res.stray, res.why, res.err)
 		}
@@ -429,7 +429,7 @@ func TestRestoreRetryPastes(t *testing.T) {
 	must(t, os.RemoveAll(filepath.Join(dir, "d")))
 	raceWrite(t, filepath.Join(dir, "c.txt"), "a person's c\n")
 	done := filepath.Join(t.TempDir(), "then ran")
-	cmd := exec.Command("sh", "-c", restoreRetry(dir, "touch "+machine.QuoteArg(done)))
+	cmd := exec.Command("sh", "-c", RestoreRetry(dir, "touch "+machine.QuoteArg(done)))
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", cmd, err, out)

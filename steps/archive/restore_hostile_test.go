@@ -1,6 +1,6 @@
 //go:build unix
 
-package steps_test
+package archive_test
 
 import (
 	"archive/tar"
@@ -22,7 +22,7 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
-	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/archive"
 )
 
 // forged is an archive made by hand, as a hostile one would be: a commit
@@ -210,12 +210,12 @@ func sameState(a, b map[string]string) bool {
 	return true
 }
 
-func restore(t *testing.T, r *fixtures.Repo, dir, target string) (steps.ArchiveRestored, error) {
+func restore(t *testing.T, r *fixtures.Repo, dir, target string) (archive.ArchiveRestored, error) {
 	t.Helper()
 	g := observe.NewGit(&observe.Runner{Env: r.Env()})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	return steps.RestoreArchive(ctx, g, nil, dir, target)
+	return archive.RestoreArchive(ctx, g, nil, dir, target)
 }
 
 // TestRestoreRefusesHostileArchives is the hostile corpus of What must
@@ -426,7 +426,7 @@ func TestRestoreOddNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Files != len(names)+2 || res.Modes != steps.ModesNotRecorded {
+	if res.Files != len(names)+2 || res.Modes != archive.ModesNotRecorded {
 		t.Errorf("restore = %+v, want %d files and modes not recorded", res, len(names)+2)
 	}
 	for _, n := range names {

@@ -1,0 +1,41 @@
+package archive
+
+import (
+	"context"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/quarantine"
+)
+
+// Removal is the archive feature as removal asks for it (steps.Archives):
+// cmd/custody registers it in steps.Env.Archives.
+type Removal struct{}
+
+var _ steps.Archives = Removal{}
+
+// Proof looks for proof kind archive of rec at head (ArchiveProof).
+func (Removal) Proof(ctx context.Context, e *steps.Env, rec machine.Record, head string, view *observe.RemoteView) (*machine.Proof, *machine.Refusal, error) {
+	return ArchiveProof(ctx, e, rec, head, view)
+}
+
+// Archived is the set of record ids some active archive is of
+// (archivedRecords).
+func (Removal) Archived(e *steps.Env) map[string]bool { return archivedRecords(e) }
+
+// Contents lists what a tree removed on the archive proof p may hold
+// (archiveManifest).
+func (Removal) Contents(ctx context.Context, e *steps.Env, p *machine.Proof) (quarantine.Manifest, error) {
+	return archiveManifest(ctx, e, p)
+}
+
+// SoleCopy records the archive of a removed tree as the sole copy of its
+// work (archiveSoleCopy).
+func (Removal) SoleCopy(ctx context.Context, e *steps.Env, rec machine.Record) error {
+	return archiveSoleCopy(ctx, e, rec)
+}
+
+// Workflow is the archive kind's part in the runner, for
+// steps.Env.Workflows.
+func Workflow() steps.Resumer { return archiveWorkflow().Resumer() }
