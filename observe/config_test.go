@@ -188,6 +188,20 @@ func TestConfigErrorsOddLayout(t *testing.T) {
 		{"header-spaces", "[ resources.db ]\ncreate = \"mk\"\ndestroy = \"rm\"\nretries = -1\n", 4, "resources.db.retries"},
 		{"inline-table-unknown", "[resources]\ndb = { create = \"mk\", destroy = \"rm\", bogus = 1 }\n", 2, "resources.db.bogus"},
 		{"inline-table-retries", "[resources]\ndb = { create = \"mk\", destroy = \"rm\", retries = 99 }\n", 2, "resources.db.retries"},
+		{"inline-table-type", "[resources]\ndb = { create = \"mk\", destroy = \"rm\", retries = \"x\" }\n", 2, "resources.db.retries"},
+		{"multiline-inline-table-retries", "[resources]\ndb = {\n  create = \"mk\",\n  destroy = \"rm\",\n  retries = 11,\n}\n", 5, "resources.db.retries"},
+		{"multiline-inline-table-unknown", "[resources]\ndb = {\n  create = \"mk\",\n  bogus = 1,\n}\n", 4, "resources.db.bogus"},
+		{"multiline-array-type", "[cleanup]\ndisposable = [\n  \"a\",\n  2,\n]\n", 2, "cleanup.disposable"},
+		{"dotted-missing-create", "\n# db\nresources.db.destroy = \"rm\"\n", 3, "resources.db"},
+		{"table-dotted-missing-create", "[resources]\n\ndb.destroy = \"rm\"\n", 3, "resources.db"},
+		{"quoted-dotted-retries", "\"resources\" . 'db' . create = \"mk\"\nresources.db.destroy = 'rm'\nresources.db.retries = -3\n", 3, "resources.db.retries"},
+		{"default-span-too-wide", "[worktree]\n\nport_base = 60000\n", 1, "worktree.port_span"},
+		{"syntax-after-comments", "[worktree]\n# a\n\n  # b\nroot = \"x\n", 5, "worktree.root"},
+		{"syntax-quoted-key", "[project]\n\"sl\\u0075g\" = = 1\n", 2, "project.slug"},
+		{"syntax-header", "[project]\nslug = \"x\"\n[worktree\n", 3, "worktree"},
+		{"syntax-multiline-value", "[resources.db]\ncreate = \"\"\"\nx\n\"\"\"\nretries = 1_\n", 5, "resources.db.retries"},
+		{"duplicate-table", cfgRes("db") + "\n" + cfgRes("db"), 5, "resources.db"},
+		{"duplicate-in-inline-table", "[resources]\ndb = { create = \"a\", create = \"b\" }\n", 2, "resources.db"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,6 +322,134 @@ var (
 	cfgSlugRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 )
 
+// TestConfigMessages: the refusals keep their exact shape, which scripts
+// and people match: `line N: unknown key "k"`, `line N (last key "k"): why`
+// for a wrong type or a document TOML does not allow, `line N: k: why` for
+// a value custody refuses; every one of them is one line.
+func TestConfigMessages(t *testing.T) {
+	t.Parallel()
+	const p = "invalid project configuration: " + cfgName + ": "
+	tests := []struct{ doc, want string }{
+		{"[worktree]\nbranch_prefx = \"x/\"\n", p + `line 2: unknown key "worktree.branch_prefx"`},
+		{"[resources.\"my db\"]\nbogus = 1\n", p + `line 2: unknown key "resources.\"my db\".bogus"`},
+		{"[[resources]]\ncreate = \"a\"\n", p + `line 2: unknown key "resources.create"`},
+		{cfgRes("db", "retries = \"two\"\n"), p + `line 4 (last key "resources.db.retries"): incompatible types: TOML value has type string; destination has type integer`},
+		{"[project]\nslug = 1\n", p + `line 2 (last key "project.slug"): incompatible types: TOML value has type integer; destination has type string`},
+		{"[resources]\ndb = 3\n", p + `line 2 (last key "resources.db"): incompatible types: TOML value has type integer; destination has type table`},
+		{"resources = 3\n", p + `line 1: resources: must be a table of [resources.<name>] tables, not a integer`},
+		{"resources = []\n", p + `line 1: resources: must be a table of [resources.<name>] tables, not a array`},
+		{"resources = 1979-05-27\n", p + `line 1: resources: must be a table of [resources.<name>] tables, not a datetime`},
+		{"[[resources]]\n", p + `line 1: resources: must be a table of [resources.<name>] tables, not a arrayhash`},
+		{cfgRes("db", "retries = 11\n"), p + `line 4: resources.db.retries: 11 is outside 0..10`},
+		{"[resources.\"a.b\"]\ncreate = \"x\"\ndestroy = \"y\"\n", p + `line 1: resources.a.b: resource name "a.b" must be at most 32 lower case letters and digits, words joined by one '-' or '_'`},
+		{"a = 0x\n", p + `line 1 (last key "a"): radix prefix must be followed by at least one digit`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.SplitN(tt.doc, "\n", 2)[0], func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseConfig(cfgName, []byte(tt.doc), "repo")
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("ParseConfig:\n%s\n= %v\nwant %s", tt.doc, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestConfigInvalidTOMLRefused: what the TOML specification forbids is
+// refused, naming the line and the key, though a lenient reader takes it:
+// a table defined again by a header or a dotted key, an inline table
+// extended, a value the type cannot hold.
+func TestConfigInvalidTOMLRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, doc string
+		line      int
+		key       string
+	}{
+		{"header-after-dotted", "resources.db.create = \"a\"\n[resources.db]\ndestroy = \"b\"\n", 2, "resources.db"},
+		{"dotted-into-header-table", "[resources.db]\ncreate = \"a\"\ndestroy = \"b\"\n[resources]\ndb.retries = 1\n", 5, "resources.db.retries"},
+		{"inline-table-extended", "[resources]\ndb = {create = 'a', destroy = 'b'}\ndb.retries = 1\n", 3, "resources.db.retries"},
+		{"header-after-dotted-project", "project.slug = 'a'\n[project]\n", 2, "project"},
+		{"integer-beyond-64-bits", cfgRes("db", "retries = 99999999999999999999\n"), 4, "resources.db.retries"},
+		{"impossible-date", "[project]\nslug = 1979-13-01\n", 2, "project.slug"},
+		{"nul", "[project]\nslug = \"a\x00\"\n", 2, "project.slug"},
+		{"utf16", "\xff\xfe[\x00p\x00", 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfgWantError(t, tt.doc, tt.line, tt.key)
+		})
+	}
+}
+
+// TestConfigByteOrderMark: a UTF-8 byte order mark before the first line,
+// as some editors write, is not content; the lines count as written.
+func TestConfigByteOrderMark(t *testing.T) {
+	t.Parallel()
+	got, err := ParseConfig(cfgName, []byte("\uFEFF"+cfgRes("db")), "repo")
+	if err != nil {
+		t.Fatalf("ParseConfig with a byte order mark: %v", err)
+	}
+	if d := cmp.Diff(cfgDefaults("repo", cfgSpec("db")), got); d != "" {
+		t.Errorf("ParseConfig with a byte order mark (-want +got):\n%s", d)
+	}
+	cfgWantError(t, "\uFEFF"+cfgRes("db", "retries = 11\n"), 4, "resources.db.retries")
+}
+
+// TestConfigKeysBounded: a file of up to MaxConfigSize bytes of keys, in
+// every layout (top-level keys, headers, a dotted key of many parts,
+// tables in an array, nested inline tables, keys in one table), is refused
+// at once, naming the line where it passed MaxConfigKeys, where checking
+// it for keys defined twice would take minutes; a file under the bound
+// with hundreds of resources is read.
+func TestConfigKeysBounded(t *testing.T) {
+	t.Parallel()
+	fill := func(prefix, format string) string {
+		var b strings.Builder
+		b.WriteString(prefix)
+		for i := 0; b.Len() < MaxConfigSize-64; i++ {
+			fmt.Fprintf(&b, format, i)
+		}
+		return b.String()
+	}
+	for name, doc := range map[string]string{
+		"top-level-keys": fill("", "k%d = 1\n"),
+		"table-keys":     fill("[resources.db]\n", "k%d = 1\n"),
+		"headers":        fill("", "[t%d]\n"),
+		"resources":      fill("[resources]\n", "r%d = { create = 'a', destroy = 'b' }\n"),
+		"dotted-key":     strings.Repeat("a.", MaxConfigSize/4) + "a = 1\n",
+		"array-tables":   "a = [" + strings.Repeat("{},", MaxConfigSize/4) + "]\n",
+		"nested-inline":  "a = " + strings.Repeat("{b=", 9000) + "1" + strings.Repeat("}", 9000) + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			_, err := ParseConfig(cfgName, []byte(doc), "repo")
+			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), fmt.Sprintf("more keys than the %d custody reads", MaxConfigKeys)) {
+				t.Errorf("ParseConfig of %d bytes = %v, want ErrConfig naming the bound", len(doc), err)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("ParseConfig of %d bytes took %v", len(doc), d)
+			}
+		})
+	}
+	var doc strings.Builder
+	var want []machine.ResourceSpec
+	for i := range 500 {
+		n := fmt.Sprintf("r%d", i)
+		doc.WriteString(cfgRes(n))
+		want = append(want, cfgSpec(n))
+	}
+	got, err := ParseConfig(cfgName, []byte(doc.String()), "repo")
+	if err != nil {
+		t.Fatalf("ParseConfig of 500 resources: %v", err)
+	}
+	if d := cmp.Diff(cfgDefaults("repo", want...), got); d != "" {
+		t.Errorf("ParseConfig of 500 resources (-want +got):\n%s", d)
+	}
+}
+
 func FuzzParseConfig(f *testing.F) {
 	for _, s := range []string{
 		"",
@@ -320,6 +462,11 @@ func FuzzParseConfig(f *testing.F) {
 		"[resources.\"a.b\"]\ncreate = \"x\"\ndestroy = \"y\"\n",
 		"[[resources]]\n",
 		"[resources.db] # c\ncreate = '''\nx\n'''\ndestroy = \"y\"\n",
+		"[resources]\ndb = {\n  create = \"a\", # c\n  destroy = \"b\",\n}\n",
+		"[project]\nslug = \"x\n",
+		"resources.db.create = \"a\"\n[resources.db]\n",
+		"[[resources.db]]\n[worktree]\nport_base = 0x400\n",
+		"\uFEFF[cleanup]\ndisposable = [\"*.log\"]\n",
 	} {
 		f.Add(s, "repo")
 	}
@@ -328,6 +475,9 @@ func FuzzParseConfig(f *testing.F) {
 		if err != nil {
 			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), cfgName) {
 				t.Fatalf("error %v is not ErrConfig naming the file", err)
+			}
+			if strings.ContainsAny(err.Error(), "\r\n") {
+				t.Fatalf("error %q is not one line", err)
 			}
 			return
 		}

@@ -30,15 +30,15 @@ type tomlDoc struct {
 	keys keyTrie
 	// newlines are the offsets of the document's '\n' bytes.
 	newlines []int
-	// written counts the key parts the document writes, and the tables
-	// inside its arrays, against MaxConfigKeys.
+	// written counts the key parts the document writes, and its inline
+	// tables, against MaxConfigKeys.
 	written int
 }
 
 // MaxConfigKeys bounds custody.toml's keys, counting each part of a dotted
-// key, each header's and each table inside an array: the TOML decoder's
-// check for keys defined twice costs the square of their number, so a
-// file of 1 MiB of keys would take minutes. A real file has a few dozen.
+// key or a header and each inline table: the TOML decoder's check for keys
+// defined twice costs the square of their number, so a file of 1 MiB of
+// keys would take minutes. A real file has a few dozen.
 const MaxConfigKeys = 4096
 
 // tomlEntry is one key as the document writes it.
