@@ -1,4 +1,4 @@
-package safety
+package plan
 
 // The hazard tables, end to end: every hazard fixtures.Hazards and
 // fixtures.MoreHazards build is put into a finished, otherwise removable

@@ -1,6 +1,6 @@
 //go:build unix
 
-package safety
+package plan
 
 // Remotes read as git stores them, end to end: for a remote URL holding a
 // newline, a shallow remote, a pushurl (the fork setup), a relative URL

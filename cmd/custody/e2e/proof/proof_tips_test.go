@@ -1,4 +1,4 @@
-package safety
+package proof
 
 // Every advertised tip is considered by the patch-equivalent and
 // squash-merged proofs, end to end: a tip that sorts after many branches,
@@ -58,7 +58,7 @@ func ptRemoved(t *testing.T, r *fixtures.Repo, id, path string, kind machine.Pro
 	var plan machine.Plan
 	var file string
 	// Plan writes no ref and no FETCH_HEAD, whatever it has to fetch.
-	sfNoLocalWrites(t, r, func() { plan, file, _ = ptPlan(t, r) })
+	clitest.NoLocalWrites(t, r, func() { plan, file, _ = ptPlan(t, r) })
 	it := clitest.PlanItem(t, plan, id)
 	if it.Action != "remove" || it.Proof == nil || it.Proof.Kind != kind || it.Proof.Ref != ref {
 		t.Fatalf("%s: action %s proof %+v, want remove with a %s proof on %s (refusals %v)", id, it.Action, it.Proof, kind, ref, clitest.RefusalCodes(it.Refusals))

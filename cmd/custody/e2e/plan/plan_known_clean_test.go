@@ -1,4 +1,4 @@
-package safety
+package plan
 
 import (
 	"testing"
@@ -18,7 +18,7 @@ func TestPlanWithoutStatusStillAppliesThroughStatus(t *testing.T) {
 	r := clitest.InitRepo(t)
 	id, path := clitest.Removable(t, r, "fast")
 	env := clitest.PathEnv(r.FailingGit("status"))
-	before := sfSnapKept(t, r, id, path)
+	before := clitest.SnapKeptState(t, r, id, path)
 
 	file := clitest.PlanFile(t, r)
 	res := clitest.RunBin(t, clitest.Bin(), r, r.Dir, []string{env}, "plan", "-o", file, "--json")
@@ -33,7 +33,7 @@ func TestPlanWithoutStatusStillAppliesThroughStatus(t *testing.T) {
 	if o := clitest.ApplyOutcome(t, a, id); o.Outcome == machine.OutcomeRemoved || o.Refusal == nil {
 		t.Fatalf("apply with a failing git status: %+v, want the item refused", o)
 	}
-	before.check(t, r, id, "after apply with a failing git status")
+	before.Check(t, r, id, "after apply with a failing git status")
 
 	a = clitest.Apply(t, r, file, 0)
 	if o := clitest.ApplyOutcome(t, a, id); o.Outcome != machine.OutcomeRemoved {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package safety
+package plan
 
 // Plan observes a finished tree that is exactly its HEAD without git
 // status (decision 0185); apply always runs status. These tests put real
