@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package crash
 
 // Relocation under a kill (DESIGN §4 Resume): a `custody relocate` killed
 // at each relocate/* failpoint, then picked up by `custody resume` or by
@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -231,7 +232,7 @@ func TestRelocateDoctorStuck(t *testing.T) {
 		if got := wait(); got.Code != 0 {
 			t.Errorf("the held relocate, released: want exit 0, got\n%s", got)
 		}
-		if d := clitest.DecodeResult[doctorResult](t, res, "doctor"); len(d.Stuck) != 0 {
+		if d := clitest.DecodeResult[output.DoctorResult](t, res, "doctor"); len(d.Stuck) != 0 {
 			t.Errorf("doctor while a live relocate holds the intent lists it as stuck: %+v", d.Stuck)
 		}
 		s.end(t)
@@ -248,7 +249,7 @@ func TestRelocateDoctorStuck(t *testing.T) {
 		if res.Code != 3 {
 			t.Fatalf("doctor with a stuck relocation: want exit 3, got\n%s", res)
 		}
-		d := clitest.DecodeResult[doctorResult](t, res, "doctor")
+		d := clitest.DecodeResult[output.DoctorResult](t, res, "doctor")
 		if len(d.Stuck) != 1 || d.Stuck[0].ID != s.id || d.Stuck[0].Refusal == nil || d.Stuck[0].Refusal.Code != machine.CodeResumeUnmatched ||
 			d.Stuck[0].Settle != "custody show "+s.id || !strings.Contains(d.Stuck[0].Why, "destination: path absent") {
 			t.Fatalf("doctor: want %s stuck with resume's resume-unmatched and its retry, got %+v", s.id, d.Stuck)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package deadline
 
 // Interrupts (SIGINT, Ctrl-C): custody stops promptly, says what it did
 // before it stopped, and starts nothing new.

@@ -1,4 +1,4 @@
-package main
+package crash
 
 // Concurrency (issue 2): parallel `custody new` and two parallel `custody
 // apply` of one plan never corrupt the store, never remove a tree twice, and
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/steps"
 )
@@ -123,7 +124,7 @@ func csConcurrentNew(t *testing.T) {
 	}
 
 	active := clitest.DecodeResult[struct {
-		Records []listEntry `json:"records"`
+		Records []output.ListEntry `json:"records"`
 	}](t, clitest.MustCustody(t, r, 0, "list", "--json"), "list").Records
 	if len(active) != n {
 		t.Fatalf("custody list: want %d records, got %d: %+v", n, len(active), active)
@@ -272,7 +273,7 @@ func TestLockWait(t *testing.T) {
 			t.Errorf("list returned after %s, before the lock was released at %s: it did not wait", waited, hold)
 		}
 		recs := clitest.DecodeResult[struct {
-			Records []listEntry `json:"records"`
+			Records []output.ListEntry `json:"records"`
 		}](t, res, "list").Records
 		if len(recs) != 1 || recs[0].ID != id {
 			t.Errorf("list after waiting: want %s, got %+v", id, recs)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package crash
 
 // Relocation against a hostile user, with real git: each test sets up
 // what a person (or another process) could do around `custody relocate`
@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -134,7 +135,7 @@ func TestRelocateTwiceAndBack(t *testing.T) {
 }
 
 // listRecordAll is the record id from list --all.
-func listRecordAll(t *testing.T, r *fixtures.Repo, id string) listEntry {
+func listRecordAll(t *testing.T, r *fixtures.Repo, id string) output.ListEntry {
 	t.Helper()
 	for _, e := range clitest.ListRecords(t, r, true) {
 		if e.ID == id {
@@ -142,7 +143,7 @@ func listRecordAll(t *testing.T, r *fixtures.Repo, id string) listEntry {
 		}
 	}
 	t.Fatalf("no record %s in list --all", id)
-	return listEntry{}
+	return output.ListEntry{}
 }
 
 // TestRelocateCommitDuringKill: a relocate killed right after git moved
@@ -344,7 +345,7 @@ func TestRelocateHandMovedDuringKill(t *testing.T) {
 			if !strings.HasPrefix(retry, "git worktree ") {
 				t.Fatalf("resume's retry %q is not the git command that puts the tree back:\n%s", retry, res)
 			}
-			if d := clitest.DecodeResult[doctorResult](t, clitest.Custody(t, s.r, "doctor", "--json"), "doctor"); len(d.Stuck) != 1 || d.Stuck[0].Settle != retry {
+			if d := clitest.DecodeResult[output.DoctorResult](t, clitest.Custody(t, s.r, "doctor", "--json"), "doctor"); len(d.Stuck) != 1 || d.Stuck[0].Settle != retry {
 				t.Errorf("doctor: want %s stuck with %q to settle it, got %+v", s.id, retry, d.Stuck)
 			}
 			cmd := exec.Command("sh", "-c", retry)

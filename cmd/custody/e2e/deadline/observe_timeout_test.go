@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package deadline
 
 // Every process custody starts has a deadline (decision 0224): a clean
 // filter, an ssh or credential helper, a resource command that hangs ends

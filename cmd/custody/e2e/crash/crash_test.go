@@ -1,4 +1,4 @@
-package main
+package crash
 
 // Crash safety (DESIGN §4 Resume, §10): for every named failpoint, a
 // failpoint build of custody is SIGKILLed there; the ordinary binary then
@@ -67,10 +67,10 @@ func TestCrash(t *testing.T) {
 	}
 	for _, point := range points {
 		if strings.HasPrefix(point, "resource/") {
-			continue // TestResourceCrash in resource_test.go kills at these points
+			continue // TestResourceCrash in e2e/resource kills at these points
 		}
 		if strings.HasPrefix(point, "archive/") {
-			continue // TestArchiveCrash in archive_test.go kills at these points
+			continue // TestArchiveCrash in e2e/archive kills at these points
 		}
 		if strings.HasPrefix(point, "relocate/") {
 			continue // TestRelocateCrash in relocate_crash_test.go kills at these points

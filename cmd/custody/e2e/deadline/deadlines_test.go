@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package deadline
 
 // Deadlines and interrupts (issue 8): SIGINT, SIGTERM and SIGHUP end any
 // command within seconds — apply handed a FIFO, plan under a blocking clean
