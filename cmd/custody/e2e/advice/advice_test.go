@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package advice
 
 // Advice that works: for every refusal code (machine.SortedCodes), the
 // retry custody prints is pasted into a shell as it is, in the directory
@@ -29,6 +29,7 @@ import (
 	"testing"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 )
@@ -112,7 +113,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeIntentPending: {setup: func(t *testing.T) adWorld {
 			r := adRepo(t)
 			_, path := adFinished(t, r, "interrupted", nil)
-			clitest.MustBeKilled(t, r, "apply/after-intent", "apply", rtPlan(t, r, 0))
+			clitest.MustBeKilled(t, r, "apply/after-intent", "apply", clitest.PlanOutside(t, r, 0))
 			return adPlan(r, path)
 		}},
 		machine.CodeNotOwned: {setup: plan(func(t *testing.T, r *fixtures.Repo, id, path string) {
@@ -209,7 +210,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeStale: {setup: func(t *testing.T) adWorld {
 			r := adRepo(t)
 			_, path := adFinished(t, r, "late", nil)
-			file := rtPlan(t, r, 0)
+			file := clitest.PlanOutside(t, r, 0)
 			r.WriteFile(path, "late.txt", "written after plan\n")
 			return adWorld{r: r, args: []string{"apply", file}, again: []string{"plan"}, tree: path}
 		}},
@@ -219,7 +220,7 @@ func adCases() map[machine.Code]adCase {
 			r.Git("worktree", "add", "-q", "-b", "outside", path)
 			clitest.MustCustody(t, r, 0, "adopt", path)
 			clitest.MustCustody(t, r, 0, "finish", filepath.Base(path))
-			return adWorld{r: r, args: []string{"apply", rtPlan(t, r, 0)}, tree: path}
+			return adWorld{r: r, args: []string{"apply", clitest.PlanOutside(t, r, 0)}, tree: path}
 		}},
 
 		// Commands and their input.
@@ -236,7 +237,7 @@ func adCases() map[machine.Code]adCase {
 			// once it is done, resume finds nothing left to do.
 			r := adRepo(t)
 			_, path := adFinished(t, r, "held", nil)
-			release, wait := clitest.Paused(t, r, "apply/after-intent", "apply", rtPlan(t, r, 0))
+			release, wait := clitest.Paused(t, r, "apply/after-intent", "apply", clitest.PlanOutside(t, r, 0))
 			done := func() {
 				release()
 				if res := wait(); res.Code != 0 {
@@ -273,12 +274,12 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeNotInPlan: {input: "--only names ids of the plan; a fresh plan lists them",
 			setup: func(t *testing.T) adWorld {
 				r := adRepo(t)
-				return adWorld{r: r, args: []string{"apply", rtPlan(t, r, 0), "--only", "nosuch-123456"}}
+				return adWorld{r: r, args: []string{"apply", clitest.PlanOutside(t, r, 0), "--only", "nosuch-123456"}}
 			}},
 		machine.CodeWrongRepository: {input: "the plan file named is another repository's; the retry makes this one's",
 			setup: func(t *testing.T) adWorld {
 				a, b := adRepo(t), adRepo(t)
-				return adWorld{r: b, args: []string{"apply", rtPlan(t, a, 0)}}
+				return adWorld{r: b, args: []string{"apply", clitest.PlanOutside(t, a, 0)}}
 			}},
 		machine.CodePlanInvalid: {input: "the file named is not a plan; the retry makes one",
 			setup: func(t *testing.T) adWorld {
@@ -353,7 +354,7 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeRemovalFailed:       {elsewhere: "needs git worktree remove to fail part-way; TestQuarantine* and steps' remove tests"},
 		machine.CodeRelocationFailed:    {elsewhere: "needs git worktree move itself to fail (a destination on another filesystem); TestRelocateMoveFails"},
 		machine.CodeQuarantineChanged:   {elsewhere: "needs a writer inside the tree while it is quarantined (TestQuarantineConcurrentWriter) or a file that cannot be deleted, whose retry TestAdvicePartialRemoval pastes"},
-		// Archives: each is provoked by damaging an archive or its tree (archive_test.go).
+		// Archives: each is provoked by damaging an archive or its tree (e2e/archive).
 		machine.CodeArchiveStale:          {elsewhere: "a file added after the archive; TestArchiveVerifyRefusals, TestArchiveBackedRemoval (the retry captures a new archive)"},
 		machine.CodeArchiveDigestMismatch: {elsewhere: "a flipped byte in an archived file; TestArchiveVerifyRefusals"},
 		machine.CodeArchiveIncomplete:     {elsewhere: "a deleted bundle; TestArchiveVerifyRefusals, archive_list_refused_incomplete.txtar"},
@@ -486,14 +487,14 @@ func TestAdviceWorks(t *testing.T) {
 				w.dir = w.r.Dir
 			}
 			first, human := adAdvice(t, w, w.args, code, "")
-			if human != first.retry {
+			if human != first.Retry {
 				// The human form prints another line: it is pasted too,
 				// in a world of its own.
 				w2 := c.setup(t)
 				if w2.dir == "" {
 					w2.dir = w2.r.Dir
 				}
-				adFollow(t, w2, c, adJSONRefusal{code: string(code), retry: human, path: first.path})
+				adFollow(t, w2, c, adJSONRefusal{Code: string(code), Retry: human, Path: first.Path})
 			}
 			adFollow(t, w, c, first)
 		})
@@ -501,7 +502,7 @@ func TestAdviceWorks(t *testing.T) {
 }
 
 // adJSONRefusal is one piece of advice: a refusal's code, retry and path.
-type adJSONRefusal = rtJSONRefusal
+type adJSONRefusal = clitest.JSONRefusal
 
 // adAdvice runs args in w (human and --json) and returns the refusal with
 // code (about w.tree or below it, when tree is set) and the retry the human
@@ -509,7 +510,7 @@ type adJSONRefusal = rtJSONRefusal
 func adAdvice(t *testing.T, w adWorld, args []string, code machine.Code, tree string) (adJSONRefusal, string) {
 	t.Helper()
 	refs, res := adRefusals(t, w, args)
-	i := slices.IndexFunc(refs, func(r adJSONRefusal) bool { return r.code == string(code) && adAbout(r, tree) })
+	i := slices.IndexFunc(refs, func(r adJSONRefusal) bool { return r.Code == string(code) && adAbout(r, tree) })
 	if i < 0 {
 		t.Fatalf("custody %s gives no refusal [%s]%s:\n%s", strings.Join(args, " "), code, adAt(tree), res)
 	}
@@ -547,20 +548,20 @@ func adRefusals(t *testing.T, w adWorld, args []string) ([]adJSONRefusal, clites
 		t.Fatalf("custody %s --json: exit %d\n%s", strings.Join(args, " "), res.Code, res)
 	}
 	envelope := res.Stdout
-	if res.Code == exitError {
+	if res.Code == output.ExitError {
 		envelope = res.Stderr
 	}
 	var v any
 	if err := json.Unmarshal([]byte(envelope), &v); err != nil {
 		t.Fatalf("custody %s --json: not one JSON envelope: %v\n%s", strings.Join(args, " "), err, res)
 	}
-	return rtJSONRefusals(v), res
+	return clitest.JSONRefusals(v), res
 }
 
 // adAbout reports whether r is about tree (at it or below it); every
 // refusal is about "".
 func adAbout(r adJSONRefusal, tree string) bool {
-	return tree == "" || r.path == tree || strings.HasPrefix(r.path, tree+string(os.PathSeparator))
+	return tree == "" || r.Path == tree || strings.HasPrefix(r.Path, tree+string(os.PathSeparator))
 }
 
 func adAt(tree string) string {
@@ -586,29 +587,29 @@ func adFollow(t *testing.T, w adWorld, c adCase, first adJSONRefusal) {
 		w.before()
 	}
 	for step := 0; step < 8; step++ {
-		key := cur.code + "\x00" + cur.retry + "\x00" + cur.path
+		key := cur.Code + "\x00" + cur.Retry + "\x00" + cur.Path
 		if seen[key] {
-			t.Fatalf("the advice came round again: [%s] %q about %s", cur.code, cur.retry, cur.path)
+			t.Fatalf("the advice came round again: [%s] %q about %s", cur.Code, cur.Retry, cur.Path)
 		}
 		seen[key] = true
-		sh := clitest.RunBin(t, "sh", w.r, w.dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", cur.retry)
-		t.Logf("pasted [%s] %q:\n%s", cur.code, cur.retry, sh)
+		sh := clitest.RunBin(t, "sh", w.r, w.dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", cur.Retry)
+		t.Logf("pasted [%s] %q:\n%s", cur.Code, cur.Retry, sh)
 		// plan exits 3 while it keeps a tree (it is to exit 0 for any
 		// plan it produced): both are a plan made.
-		planned := strings.HasPrefix(cur.retry, "custody plan") && !strings.Contains(cur.retry, "&&") && sh.Code == exitPending
+		planned := strings.HasPrefix(cur.Retry, "custody plan") && !strings.Contains(cur.Retry, "&&") && sh.Code == output.ExitPending
 		if sh.Code != 0 && !planned {
-			t.Fatalf("the retry of [%s] %q failed when pasted in %s:\n%s", cur.code, cur.retry, w.dir, sh)
+			t.Fatalf("the retry of [%s] %q failed when pasted in %s:\n%s", cur.Code, cur.Retry, w.dir, sh)
 		}
 		if c.input != "" {
-			if strings.TrimSpace(sh.Stdout+sh.Stderr) == "" && !strings.Contains(cur.retry, " -o ") {
-				t.Errorf("the retry of [%s] %q shows nothing to choose from", cur.code, cur.retry)
+			if strings.TrimSpace(sh.Stdout+sh.Stderr) == "" && !strings.Contains(cur.Retry, " -o ") {
+				t.Errorf("the retry of [%s] %q shows nothing to choose from", cur.Code, cur.Retry)
 			}
 			return // the person now types another value
 		}
 		refs, res := adRefusals(t, w, again)
 		for _, r := range refs {
-			if r.code == cur.code && r.retry == cur.retry && r.path == cur.path {
-				t.Fatalf("after the retry %q, custody %s gives the same advice [%s] again:\n%s", cur.retry, strings.Join(again, " "), cur.code, res)
+			if r.Code == cur.Code && r.Retry == cur.Retry && r.Path == cur.Path {
+				t.Fatalf("after the retry %q, custody %s gives the same advice [%s] again:\n%s", cur.Retry, strings.Join(again, " "), cur.Code, res)
 			}
 		}
 		if w.tree == "" {
@@ -620,8 +621,8 @@ func adFollow(t *testing.T, w adWorld, c adCase, first adJSONRefusal) {
 			return
 		}
 		next := refs[i]
-		if nc, ok := cases[machine.Code(next.code)]; !ok || nc.setup == nil || nc.input != "" {
-			t.Logf("the next advice about %s is a person's: [%s] %q", w.tree, next.code, next.retry)
+		if nc, ok := cases[machine.Code(next.Code)]; !ok || nc.setup == nil || nc.input != "" {
+			t.Logf("the next advice about %s is a person's: [%s] %q", w.tree, next.Code, next.Retry)
 			return
 		}
 		cur = next
@@ -674,15 +675,15 @@ func TestAdvicePartialRemoval(t *testing.T) {
 	unstick := func() { _ = exec.Command("chattr", "-i", stuck).Run() }
 	t.Cleanup(unstick)
 
-	res := clitest.Custody(t, r, "apply", rtPlan(t, r, 0), "--json")
-	if res.Code != exitPending {
+	res := clitest.Custody(t, r, "apply", clitest.PlanOutside(t, r, 0), "--json")
+	if res.Code != output.ExitPending {
 		t.Fatalf("apply over an undeletable file: %s", res)
 	}
 	var v any
 	if err := json.Unmarshal([]byte(res.Stdout), &v); err != nil {
 		t.Fatal(err)
 	}
-	refs := rtJSONRefusals(v)
+	refs := clitest.JSONRefusals(v)
 	if len(refs) != 1 {
 		t.Fatalf("want one refusal, got %+v\n%s", refs, res)
 	}
@@ -698,14 +699,14 @@ func TestAdvicePartialRemoval(t *testing.T) {
 	}
 
 	unstick()
-	sh := clitest.RunBin(t, "sh", r, r.Dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", refs[0].retry)
+	sh := clitest.RunBin(t, "sh", r, r.Dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", refs[0].Retry)
 	if sh.Code != 0 {
-		t.Fatalf("the retry %q failed when pasted:\n%s", refs[0].retry, sh)
+		t.Fatalf("the retry %q failed when pasted:\n%s", refs[0].Retry, sh)
 	}
 	if st := r.GitIn(path, "status", "--porcelain", "--ignored"); st != "" {
 		t.Errorf("the tree is not whole after the stopped removal:\n%s", st)
 	}
-	clitest.Custody(t, r, "apply", rtPlan(t, r, 0))
+	clitest.Custody(t, r, "apply", clitest.PlanOutside(t, r, 0))
 	if _, err := os.Lstat(path); !os.IsNotExist(err) {
 		t.Errorf("after the retry and a new plan's apply the tree is still there: %v", err)
 	}
