@@ -25,28 +25,6 @@ type Running struct {
 	Stdout, Stderr *bytes.Buffer
 }
 
-// StartCustody starts the ordinary binary in the main checkout with the
-// fixture's environment plus extra, without waiting. The test's cleanup
-// kills it if it still runs.
-func StartCustody(t testing.TB, r *fixtures.Repo, extra []string, args ...string) *Running {
-	t.Helper()
-	cmd := exec.Command(custodyBin, args...)
-	cmd.Dir = r.Dir
-	cmd.Env = append(r.Env(), extra...)
-	b := &Running{Cmd: cmd, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
-	cmd.Stdout, cmd.Stderr = b.Stdout, b.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	return b
-}
-
 // Wait waits for the run and returns its result (exit -1 when a signal
 // killed it).
 func (b *Running) Wait(t testing.TB) Result {
