@@ -1,5 +1,8 @@
 package clitest
 
+// Everything about a kept tree that must not change, taken before plan
+// and apply and checked after.
+
 import (
 	"os"
 	"path/filepath"

@@ -1,7 +1,7 @@
 package clitest
 
-// Running custody in the background (to signal it or race it) and git
-// wrappers that slow or break one git subcommand.
+// Waiting for a run started in the background (StartCustody, to signal it
+// or race it), and git wrappers that slow or break one git subcommand.
 
 import (
 	"bytes"

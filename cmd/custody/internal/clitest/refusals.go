@@ -1,5 +1,8 @@
 package clitest
 
+// Refusals found anywhere in an envelope, and plans written outside the
+// repository, for the tests that paste custody's advice.
+
 import (
 	"path/filepath"
 	"testing"
