@@ -12,18 +12,6 @@ import (
 	"github.com/custody-sh/custody/steps"
 )
 
-// gitRuns counts the git commands a --debug trace shows whose argument
-// list starts with prefix (after "git").
-func gitRuns(trace, prefix string) int {
-	n := 0
-	for _, line := range strings.Split(trace, "\n") {
-		if strings.HasPrefix(line, "+ git "+prefix) {
-			n++
-		}
-	}
-	return n
-}
-
 // mergedTrees makes n finished trees named prefix0..., each with a commit
 // main merged and pushed (an ancestor of the advertised main, none a tip),
 // and returns their ids.
@@ -73,7 +61,7 @@ func TestGitWorkPerTree(t *testing.T) {
 		{"rev-list --stdin", 1},
 		{"ls-remote --refs", 1},
 	} {
-		if got := gitRuns(plan.Stderr, c.cmd); got != c.want {
+		if got := clitest.GitRuns(plan.Stderr, c.cmd); got != c.want {
 			t.Errorf("plan ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, plan.Stderr)
 		}
 	}
@@ -99,7 +87,7 @@ func TestGitWorkPerTree(t *testing.T) {
 		{"rev-list --stdin", 1 + 3},
 		{"update-ref", 3},
 	} {
-		if got := gitRuns(apply.Stderr, c.cmd); got != c.want {
+		if got := clitest.GitRuns(apply.Stderr, c.cmd); got != c.want {
 			t.Errorf("apply ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, apply.Stderr)
 		}
 	}
@@ -109,8 +97,8 @@ func TestGitWorkPerTree(t *testing.T) {
 	if first < 0 {
 		t.Fatalf("apply observed no tree:\n%s", apply.Stderr)
 	}
-	fixed := gitRuns(strings.Join(all[:first], "\n"), "")
-	perItem := gitRuns(strings.Join(all[first:], "\n"), "")
+	fixed := clitest.GitRuns(strings.Join(all[:first], "\n"), "")
+	perItem := clitest.GitRuns(strings.Join(all[first:], "\n"), "")
 	if perItem > 4*3 || fixed > 10 {
 		t.Errorf("apply of 3 removals ran %d git processes for its items (%.2f per removal, want at most 4) and %d fixed (want at most 10):\n%s",
 			perItem, float64(perItem)/3, fixed, apply.Stderr)
@@ -130,7 +118,7 @@ func TestGitWorkOfNew(t *testing.T) {
 		clitest.NewTree(t, r, fmt.Sprintf("before%d", i))
 	}
 	res := clitest.MustCustody(t, r, 0, "new", "counted", "--debug")
-	if got := gitRuns(res.Stderr, ""); got != 4 {
+	if got := clitest.GitRuns(res.Stderr, ""); got != 4 {
 		t.Errorf("custody new ran %d git processes, want 4:\n%s", got, res.Stderr)
 	}
 	for _, c := range []struct {
@@ -143,7 +131,7 @@ func TestGitWorkOfNew(t *testing.T) {
 		{"rev-parse --verify --quiet --end-of-options HEAD^{commit}", 1},
 		{"worktree add", 1},
 	} {
-		if got := gitRuns(res.Stderr, c.cmd); got != c.want {
+		if got := clitest.GitRuns(res.Stderr, c.cmd); got != c.want {
 			t.Errorf("custody new ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, res.Stderr)
 		}
 	}
@@ -190,7 +178,7 @@ func TestGitWorkOfUnpushedTrees(t *testing.T) {
 		{"rev-list --parents", 1},      // the batch's history
 		{"diff-tree --stdin", 1},       // the heads' changes
 	} {
-		if got := gitRuns(trace, c.cmd); got != c.want {
+		if got := clitest.GitRuns(trace, c.cmd); got != c.want {
 			t.Errorf("plan ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, trace)
 		}
 	}

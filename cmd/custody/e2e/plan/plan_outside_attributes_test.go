@@ -61,7 +61,7 @@ func TestPlanAsksStatusWhenAttributesComeFromOutside(t *testing.T) {
 			ids := mergedTrees(t, r, "attr", 3)
 			c.setup(t, r, ids)
 			plan := clitest.MustCustody(t, r, 0, "plan", "--debug")
-			if got := gitRuns(plan.Stderr, "-c core.fsmonitor=false"); got != c.want {
+			if got := clitest.GitRuns(plan.Stderr, "-c core.fsmonitor=false"); got != c.want {
 				t.Errorf("plan ran git status %d times over 3 clean trees, want %d:\n%s", got, c.want, plan.Stderr)
 			}
 		})

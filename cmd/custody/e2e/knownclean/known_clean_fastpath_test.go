@@ -1,6 +1,6 @@
 //go:build unix
 
-package plan
+package knownclean
 
 // Plan observes a finished tree that is exactly its HEAD without git
 // status (decision 0185); apply always runs status. These tests put real
@@ -634,11 +634,11 @@ func TestKnownCleanFastPathMatchesStatus(t *testing.T) {
 			}
 			want := clitest.PlanItem(t, clitest.DecodeResult[machine.Plan](t, slow, "plan"), id)
 			got := clitest.PlanItem(t, clitest.DecodeResult[machine.Plan](t, fast, "plan"), id)
-			fastPath := gitRuns(fast.Stderr, "-c core.fsmonitor=false") == 0
+			fastPath := clitest.GitRuns(fast.Stderr, "-c core.fsmonitor=false") == 0
 			if os.Getenv("KCR_DEBUG") != "" {
 				t.Logf("slow plan stderr:\n%s", slow.Stderr)
 			}
-			t.Logf("fast path taken: %v (status runs with every tree asked: %d); plan: %s %v", fastPath, gitRuns(slow.Stderr, "-c core.fsmonitor=false"), got.Action, clitest.RefusalCodes(got.Refusals))
+			t.Logf("fast path taken: %v (status runs with every tree asked: %d); plan: %s %v", fastPath, clitest.GitRuns(slow.Stderr, "-c core.fsmonitor=false"), got.Action, clitest.RefusalCodes(got.Refusals))
 			var problems []string
 			if c.fast && !fastPath {
 				problems = append(problems, "plan asked git status of a tree that is exactly its HEAD")
