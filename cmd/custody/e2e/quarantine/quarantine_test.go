@@ -1,8 +1,7 @@
-package apply
+package quarantine
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,31 +16,7 @@ import (
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/steps"
 )
-
-// qtIgnoreLogs makes *.log ignored, as a project's .gitignore would: git
-// worktree remove deletes such files without looking.
-func qtIgnoreLogs(t *testing.T, r *fixtures.Repo) {
-	t.Helper()
-	excl := filepath.Join(r.Dir, ".git", "info", "exclude")
-	b, _ := os.ReadFile(excl)
-	if err := os.WriteFile(excl, append(b, "\n*.log\n"...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// qtApplyDecoded decodes a finished apply run.
-func qtApplyDecoded(t *testing.T, res clitest.Result) steps.ApplyResult {
-	t.Helper()
-	var env struct {
-		Result steps.ApplyResult `json:"result"`
-	}
-	if err := json.Unmarshal([]byte(res.Stdout), &env); err != nil {
-		t.Fatalf("apply output: %v\n%s", err, res)
-	}
-	return env.Result
-}
 
 // TestQuarantineNoRemovalWindow: whatever appears in the tree after the
 // final observation (an ignored debug.log written before the move, a file
@@ -79,7 +54,7 @@ func TestQuarantineNoRemovalWindow(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r := clitest.InitRepo(t)
-			qtIgnoreLogs(t, r)
+			clitest.IgnoreLogs(t, r)
 			id, path := clitest.Removable(t, r, "window")
 			_, file := clitest.PlanNow(t, r, 0)
 			release, wait := clitest.Paused(t, r, c.point, "apply", file, "--json")
@@ -97,7 +72,7 @@ func TestQuarantineNoRemovalWindow(t *testing.T) {
 			if res.Code != 3 {
 				t.Fatalf("apply: want exit 3, got\n%s", res)
 			}
-			o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
+			o := clitest.ApplyOutcome(t, clitest.ApplyDecoded(t, res), id)
 			if o.Refusal == nil || o.Refusal.Code != machine.CodeQuarantineChanged || o.Refusal.Path != entry {
 				t.Fatalf("apply %s: %+v, want quarantine-changed naming %s", id, o, entry)
 			}
@@ -133,7 +108,7 @@ func TestQuarantineConcurrentWriter(t *testing.T) {
 		t.Run(fmt.Sprint(round), func(t *testing.T) {
 			t.Parallel()
 			r := clitest.InitRepo(t)
-			qtIgnoreLogs(t, r)
+			clitest.IgnoreLogs(t, r)
 			_, path := clitest.Removable(t, r, "busy")
 			_, file := clitest.PlanNow(t, r, 0)
 			var stop atomic.Bool
@@ -235,7 +210,7 @@ func TestQuarantineLateWriterRecreatesPath(t *testing.T) {
 	if res.Code != 3 {
 		t.Fatalf("apply: want exit 3, got\n%s", res)
 	}
-	o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
+	o := clitest.ApplyOutcome(t, clitest.ApplyDecoded(t, res), id)
 	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != machine.CodeRemovalFailed || o.Refusal.Path != path {
 		t.Errorf("apply with a late writer: %+v, want removal-failed naming %s", o, path)
 	}

@@ -1,4 +1,4 @@
-package apply
+package quarantine
 
 // Regenerable build output, end to end against real git: a clean,
 // published tree whose only extra content is build output recognised by
@@ -315,7 +315,7 @@ func TestBuildOutputQuarantineChanged(t *testing.T) {
 			if res.Code != 3 {
 				t.Fatalf("apply: want exit 3, got\n%s", res)
 			}
-			o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
+			o := clitest.ApplyOutcome(t, clitest.ApplyDecoded(t, res), id)
 			if o.Refusal == nil || o.Refusal.Code != machine.CodeQuarantineChanged || !strings.HasPrefix(o.Refusal.Path, filepath.Join(path, c.entry)) {
 				t.Fatalf("apply %s: %+v, want quarantine-changed naming %s", id, o, filepath.Join(path, c.entry))
 			}

@@ -1,4 +1,4 @@
-package apply
+package quarantine
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ import (
 func TestQuarantineDescriptorWriter(t *testing.T) {
 	t.Parallel()
 	r := clitest.InitRepo(t)
-	qtIgnoreLogs(t, r)
+	clitest.IgnoreLogs(t, r)
 	id, path := clitest.Removable(t, r, "held")
 	_, file := clitest.PlanNow(t, r, 0)
 	release, wait := clitest.Paused(t, r, "apply/before-quarantine", "apply", file, "--json")
@@ -59,7 +59,7 @@ func TestQuarantineDescriptorWriter(t *testing.T) {
 	if res.Code != 0 && res.Code != 3 {
 		t.Fatalf("apply: %s", res)
 	}
-	a := qtApplyDecoded(t, res)
+	a := clitest.ApplyDecoded(t, res)
 	o := clitest.ApplyOutcome(t, a, id)
 	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code != "in-use" {
 		t.Errorf("apply outcome %+v; want the tree kept, in-use", o)

@@ -1,4 +1,4 @@
-package apply
+package quarantine
 
 import (
 	"fmt"
@@ -125,8 +125,8 @@ func TestApplyWriteDuringCheck(t *testing.T) {
 	res := rtDuringCheck(t, r, plan, path, q, func() bool {
 		return os.WriteFile(filepath.Join(q, "d", "mine.txt"), []byte("mine\n"), 0o644) == nil
 	})
-	ref := rtRefused(t, res, id)
-	rtWant(t, filepath.Join(path, "d", "mine.txt"), "mine\n")
+	ref := clitest.RefusedIn(t, res, id)
+	clitest.WantFile(t, filepath.Join(path, "d", "mine.txt"), "mine\n")
 	missing := 0
 	for _, f := range []string{".git", "d/a.txt", "zz/f0000.txt", "zz/f1499.txt"} {
 		if _, err := os.Lstat(filepath.Join(path, f)); err != nil {
@@ -143,7 +143,7 @@ func TestApplyWriteDuringCheck(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(path, ".git")); err != nil {
 		t.Errorf("the tree came back without its .git (%v), so git no longer knows it: %+v", err, ref)
 	}
-	rtKeptOrRemoved(t, r, id, path, q)
+	clitest.KeptOrRemoved(t, r, id, path, q)
 }
 
 // TestApplyEditDuringCheck: while the quarantine's check reads zz/,
@@ -161,15 +161,15 @@ func TestApplyEditDuringCheck(t *testing.T) {
 		_, err = f.WriteString("edited\n")
 		return f.Close() == nil && err == nil
 	})
-	ref := rtRefused(t, res, id)
+	ref := clitest.RefusedIn(t, res, id)
 	if ref.Code != "quarantine-changed" {
 		t.Errorf("refusal %+v, want quarantine-changed", ref)
 	}
-	rtWant(t, filepath.Join(path, "d", "a.txt"), "edited\n")
+	clitest.WantFile(t, filepath.Join(path, "d", "a.txt"), "edited\n")
 	if _, err := os.Lstat(filepath.Join(path, ".git")); err != nil {
 		t.Errorf("the tree came back without its .git: %v", err)
 	}
-	rtKeptOrRemoved(t, r, id, path, q)
+	clitest.KeptOrRemoved(t, r, id, path, q)
 }
 
 // TestApplyWriteDuringDelete: apply is held right after its first
@@ -187,7 +187,7 @@ func TestApplyWriteDuringDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	release()
-	ref := rtRefused(t, wait(), id)
+	ref := clitest.RefusedIn(t, wait(), id)
 	t.Logf("refusal: %s (retry %s)", ref.Message, ref.Retry)
 	if ref.Code != "quarantine-changed" || ref.Path != filepath.Join(path, "d", "mine.txt") {
 		t.Errorf("refusal %+v, want quarantine-changed naming %s", ref, filepath.Join(path, "d", "mine.txt"))
@@ -195,13 +195,13 @@ func TestApplyWriteDuringDelete(t *testing.T) {
 	if !strings.Contains(ref.Message, "already deleted") || !strings.Contains(ref.Message, "identical to HEAD") || !strings.Contains(ref.Message, "restored") {
 		t.Errorf("the refusal does not say what was deleted and restored: %s", ref.Message)
 	}
-	rtWant(t, filepath.Join(path, "d", "mine.txt"), "mine\n")
-	rtWant(t, filepath.Join(path, "d", "a.txt"), "a\n")
-	rtWant(t, filepath.Join(path, "zz", "f1499.txt"), "file 1499\n")
+	clitest.WantFile(t, filepath.Join(path, "d", "mine.txt"), "mine\n")
+	clitest.WantFile(t, filepath.Join(path, "d", "a.txt"), "a\n")
+	clitest.WantFile(t, filepath.Join(path, "zz", "f1499.txt"), "file 1499\n")
 	if st := r.GitIn(path, "status", "--porcelain"); st != "?? d/mine.txt" {
 		t.Errorf("git status in the tree put back: %q, want only the person's file", st)
 	}
-	rtKeptOrRemoved(t, r, id, path, q)
+	clitest.KeptOrRemoved(t, r, id, path, q)
 }
 
 // TestApplyChangedDuringCheck: while the quarantine's check reads
@@ -221,7 +221,7 @@ func TestApplyChangedDuringCheck(t *testing.T) {
 		{name: "hard-link", stray: "d/a2.txt", act: func(_ *fixtures.Repo, q string) error {
 			return os.Link(filepath.Join(q, "d", "a.txt"), filepath.Join(q, "d", "a2.txt"))
 		}, verify: func(t *testing.T, _ *fixtures.Repo, path string) {
-			rtWant(t, filepath.Join(path, "d", "a2.txt"), "a\n")
+			clitest.WantFile(t, filepath.Join(path, "d", "a2.txt"), "a\n")
 		}},
 		{name: "dir-made", stray: "d/new", act: func(_ *fixtures.Repo, q string) error {
 			return os.Mkdir(filepath.Join(q, "d", "new"), 0o755)
@@ -236,16 +236,20 @@ func TestApplyChangedDuringCheck(t *testing.T) {
 				return err
 			}
 			return os.Rename(tmp, filepath.Join(q, "d", "a.txt"))
-		}, verify: func(t *testing.T, _ *fixtures.Repo, path string) { rtWant(t, filepath.Join(path, "d", "a.txt"), "a\n") }},
+		}, verify: func(t *testing.T, _ *fixtures.Repo, path string) {
+			clitest.WantFile(t, filepath.Join(path, "d", "a.txt"), "a\n")
+		}},
 		{name: "moved-out", stray: "d/a.txt", act: func(r *fixtures.Repo, q string) error {
 			return os.Rename(filepath.Join(q, "d", "a.txt"), filepath.Join(r.Root, "a-moved"))
-		}, verify: func(t *testing.T, r *fixtures.Repo, _ string) { rtWant(t, filepath.Join(r.Root, "a-moved"), "a\n") }},
+		}, verify: func(t *testing.T, r *fixtures.Repo, _ string) {
+			clitest.WantFile(t, filepath.Join(r.Root, "a-moved"), "a\n")
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r, id, path, q, plan := rtBigTree(t, "chg")
 			res := rtDuringCheck(t, r, plan, path, q, func() bool { return c.act(r, q) == nil })
-			ref := rtRefused(t, res, id)
+			ref := clitest.RefusedIn(t, res, id)
 			if ref.Code != "quarantine-changed" || ref.Path != filepath.Join(path, filepath.FromSlash(c.stray)) {
 				t.Errorf("refusal %+v, want quarantine-changed naming %s", ref, c.stray)
 			}
@@ -255,7 +259,7 @@ func TestApplyChangedDuringCheck(t *testing.T) {
 				}
 			}
 			c.verify(t, r, path)
-			rtKeptOrRemoved(t, r, id, path, q)
+			clitest.KeptOrRemoved(t, r, id, path, q)
 		})
 	}
 }
