@@ -76,8 +76,10 @@ func TestPrintedCommandsQuoteEveryValue(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
+			// The test helpers (fixtures, cmd/custody/internal/clitest)
+			// print no command for a person to paste.
 			switch d.Name() {
-			case "testdata", "fixtures", ".git":
+			case "testdata", "fixtures", "clitest", ".git":
 				return filepath.SkipDir
 			}
 			return nil

@@ -25,11 +25,13 @@ var processStarters = map[string]map[string]bool{
 }
 
 // starterHomes are the only non-test files that may start a process
-// directly: the runner, and the one fixture helper that gives every
-// process a fixture runs a deadline (tests only).
+// directly: the runner, the one fixture helper that gives every process a
+// fixture runs a deadline, and the one file of the end-to-end tests' helper
+// package that builds and runs the custody binary under test (tests only).
 var starterHomes = map[string]string{
-	"observe/runner.go":   "the one runner of custody's commands",
-	"fixtures/command.go": "the one starter of the test fixtures' processes, each with a deadline",
+	"observe/runner.go":                   "the one runner of custody's commands",
+	"fixtures/command.go":                 "the one starter of the test fixtures' processes, each with a deadline",
+	"cmd/custody/internal/clitest/run.go": "the one starter of the custody binary under test (tests only)",
 }
 
 // TestProcessesStartOnlyInTheRunner fails when a non-test Go file of the

@@ -70,7 +70,7 @@ func TestProgressOnATerminal(t *testing.T) {
 	id, _ := clitest.NewTree(t, r, "shown")
 	kept, _ := rtKept(t, r)
 	clitest.MustCustody(t, r, 0, "finish", id)
-	plan := rtPlan(t, r, 0)
+	plan := clitest.PlanOutside(t, r, 0)
 	shown := regexp.MustCompile(`\r\033\[K1/\d+ ` + regexp.QuoteMeta(id))
 
 	cmd := exec.Command(clitest.Bin(), "plan")

@@ -116,14 +116,6 @@ func rtEditExport(t *testing.T, path string) {
 	}
 }
 
-// rtPlan writes a plan of r to a file outside the repository.
-func rtPlan(t *testing.T, r *fixtures.Repo, want int) string {
-	t.Helper()
-	file := filepath.Join(r.Root, "p.json")
-	clitest.MustCustody(t, r, want, "plan", "-o", file)
-	return file
-}
-
 func rtCases() []rtCase {
 	at := func(r *fixtures.Repo, args ...string) (*fixtures.Repo, string, []string) { return r, "", args }
 	// initialized runs the command with args in a repository custody was
@@ -266,21 +258,21 @@ func rtCases() []rtCase {
 		{cmd: "apply", name: "other_repository", exit: 1, code: "wrong-repository",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				a, b := clitest.InitSpacedRepo(t, fixtures.Options{}), clitest.InitSpacedRepo(t, fixtures.Options{})
-				return at(b, rtPlan(t, a, 0))
+				return at(b, clitest.PlanOutside(t, a, 0))
 			}},
 		{cmd: "apply", name: "stale", exit: 3, code: "stale",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				id, path := clitest.NewTree(t, r, "late")
 				clitest.MustCustody(t, r, 0, "finish", id)
-				file := rtPlan(t, r, 0)
+				file := clitest.PlanOutside(t, r, 0)
 				r.WriteFile(path, "late.txt", "written after plan\n")
 				return at(r, file)
 			}},
 		{cmd: "apply", name: "not_in_plan", exit: 1, code: "not-in-plan",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := clitest.InitSpacedRepo(t, fixtures.Options{})
-				return at(r, rtPlan(t, r, 0), "--only", "nosuch-123456")
+				return at(r, clitest.PlanOutside(t, r, 0), "--only", "nosuch-123456")
 			}},
 		{cmd: "resume", name: "unmatched", exit: 3, code: "resume-unmatched",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
@@ -358,7 +350,7 @@ func rtCases() []rtCase {
 				r := rtResources(t, "true", "exit 5", "true")
 				id, _ := clitest.NewTree(t, r, "gone")
 				clitest.MustCustody(t, r, 0, "finish", id)
-				clitest.MustCustody(t, r, 3, "apply", rtPlan(t, r, 0))
+				clitest.MustCustody(t, r, 3, "apply", clitest.PlanOutside(t, r, 0))
 				return at(r)
 			}},
 		{cmd: "resource list", name: "not_initialized", exit: 1, code: "not-initialized",
@@ -610,12 +602,12 @@ func TestRetryEveryCommand(t *testing.T) {
 			if err := json.Unmarshal([]byte(envelope), &v); err != nil {
 				t.Fatalf("custody %s: not one JSON envelope: %v\n%s", strings.Join(jargs, " "), err, res)
 			}
-			refusals := rtJSONRefusals(v)
+			refusals := clitest.JSONRefusals(v)
 			found := false
 			for _, ref := range refusals {
-				found = found || ref.code == c.code
-				if p := rtRetryProblem(ref.retry, c, r); p != "" {
-					t.Errorf("custody %s: refusal [%s] %q: %s\n%s", strings.Join(jargs, " "), ref.code, ref.retry, p, res)
+				found = found || ref.Code == c.code
+				if p := rtRetryProblem(ref.Retry, c, r); p != "" {
+					t.Errorf("custody %s: refusal [%s] %q: %s\n%s", strings.Join(jargs, " "), ref.Code, ref.Retry, p, res)
 				}
 			}
 			if !found {
@@ -630,15 +622,15 @@ func TestRetryEveryCommand(t *testing.T) {
 
 // rtPaste pastes the retry of c's refusal into a shell as it is and hands
 // the world to c.pasted.
-func rtPaste(t *testing.T, r *fixtures.Repo, dir string, refusals []rtJSONRefusal, c rtCase) {
+func rtPaste(t *testing.T, r *fixtures.Repo, dir string, refusals []clitest.JSONRefusal, c rtCase) {
 	t.Helper()
-	i := slices.IndexFunc(refusals, func(ref rtJSONRefusal) bool { return ref.code == c.code })
+	i := slices.IndexFunc(refusals, func(ref clitest.JSONRefusal) bool { return ref.Code == c.code })
 	if i < 0 {
 		t.Fatalf("no refusal [%s] to paste the retry of", c.code)
 	}
-	sh := clitest.RunBin(t, "sh", r, dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", refusals[i].retry)
-	t.Logf("pasted %q:\n%s", refusals[i].retry, sh)
-	c.pasted(t, r, refusals[i].path, sh)
+	sh := clitest.RunBin(t, "sh", r, dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", refusals[i].Retry)
+	t.Logf("pasted %q:\n%s", refusals[i].Retry, sh)
+	c.pasted(t, r, refusals[i].Path, sh)
 }
 
 // rtRefusalLine is a refusal's fact in human output: `<subject> [<code>]: <message>`.
@@ -668,33 +660,6 @@ func rtHumanProblems(out string, c rtCase, r *fixtures.Repo) []string {
 		}
 	}
 	return problems
-}
-
-// rtJSONRefusal is a refusal object found anywhere in an envelope.
-type rtJSONRefusal struct{ code, retry, path string }
-
-// rtJSONRefusals walks v and returns every object that has a "code" and a
-// "message": a refusal, or the error of an error envelope.
-func rtJSONRefusals(v any) []rtJSONRefusal {
-	var out []rtJSONRefusal
-	switch v := v.(type) {
-	case map[string]any:
-		code, hasCode := v["code"].(string)
-		_, hasMessage := v["message"].(string)
-		if hasCode && hasMessage {
-			retry, _ := v["retry"].(string)
-			path, _ := v["path"].(string)
-			out = append(out, rtJSONRefusal{code: code, retry: retry, path: path})
-		}
-		for _, e := range v {
-			out = append(out, rtJSONRefusals(e)...)
-		}
-	case []any:
-		for _, e := range v {
-			out = append(out, rtJSONRefusals(e)...)
-		}
-	}
-	return out
 }
 
 // rtPlaceholder matches what a person would have to replace before a

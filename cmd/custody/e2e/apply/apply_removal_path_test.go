@@ -6,7 +6,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -44,54 +43,6 @@ func rtTree(t *testing.T, name string) (r *fixtures.Repo, id, path, q, plan stri
 	return r, id, path, filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id), file
 }
 
-// rtWant fails unless file holds exactly want.
-func rtWant(t *testing.T, file, want string) {
-	t.Helper()
-	if b, err := os.ReadFile(file); err != nil || string(b) != want {
-		t.Errorf("%s: %q, %v; want %q (lost)", file, b, err, want)
-	}
-}
-
-// rtKeptOrRemoved checks the tree ended one of the two honest ways: fully
-// removed and unregistered (record tombstoned), or kept at its path (or its
-// quarantine) and still registered with git.
-func rtKeptOrRemoved(t *testing.T, r *fixtures.Repo, id, path, q string) (removed bool) {
-	t.Helper()
-	st := clitest.RecordState(t, r, id)
-	_, perr := os.Lstat(path)
-	_, qerr := os.Lstat(q)
-	registered := slices.Contains(clitest.Registered(t, r), path)
-	switch {
-	case st == "tombstoned":
-		if !errors.Is(perr, fs.ErrNotExist) || !errors.Is(qerr, fs.ErrNotExist) || registered {
-			t.Errorf("%s tombstoned, but path %v, quarantine %v, registered %v", id, perr, qerr, registered)
-		}
-		return true
-	default:
-		if perr != nil && qerr != nil {
-			t.Errorf("%s is %s, but neither its path (%v) nor its quarantine (%v) exists", id, st, perr, qerr)
-		}
-		if !registered {
-			t.Errorf("%s is kept (%s) but git no longer registers %s", id, st, path)
-		}
-	}
-	return false
-}
-
-// rtRefused requires the apply result to refuse id (exit 3, a refusal with a
-// code and a message).
-func rtRefused(t *testing.T, res clitest.Result, id string) *machine.Refusal {
-	t.Helper()
-	if res.Code != output.ExitPending {
-		t.Fatalf("apply: want exit %d, got\n%s", output.ExitPending, res)
-	}
-	o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
-	if o.Outcome == "removed" || o.Refusal == nil || o.Refusal.Code == "" || o.Refusal.Message == "" {
-		t.Fatalf("apply %s: %+v, want a refusal that says why", id, o)
-	}
-	return o.Refusal
-}
-
 // TestApplyQuarantineSwaps: right after the tree went into
 // quarantine (before its check), an entry of it is swapped: a directory for
 // a symlink to the same files moved outside, a file for a symlink or a
@@ -111,10 +62,10 @@ func TestApplyQuarantineSwaps(t *testing.T) {
 			t.Fatal(err)
 		}
 		release()
-		rtRefused(t, wait(), id)
-		rtWant(t, filepath.Join(out, "a.txt"), "a of swapdir\n")
-		rtWant(t, filepath.Join(out, "b.txt"), "b of swapdir\n")
-		rtKeptOrRemoved(t, r, id, path, q)
+		clitest.RefusedIn(t, wait(), id)
+		clitest.WantFile(t, filepath.Join(out, "a.txt"), "a of swapdir\n")
+		clitest.WantFile(t, filepath.Join(out, "b.txt"), "b of swapdir\n")
+		clitest.KeptOrRemoved(t, r, id, path, q)
 	})
 	t.Run("file-swapped-for-symlink-outside", func(t *testing.T) {
 		t.Parallel()
@@ -130,9 +81,9 @@ func TestApplyQuarantineSwaps(t *testing.T) {
 			t.Fatal(err)
 		}
 		release()
-		rtRefused(t, wait(), id)
-		rtWant(t, out, "work of swaplink\n")
-		rtKeptOrRemoved(t, r, id, path, q)
+		clitest.RefusedIn(t, wait(), id)
+		clitest.WantFile(t, out, "work of swaplink\n")
+		clitest.KeptOrRemoved(t, r, id, path, q)
 	})
 	for _, same := range []bool{true, false} {
 		name := "hardlink-to-outside-different-bytes"
@@ -159,13 +110,13 @@ func TestApplyQuarantineSwaps(t *testing.T) {
 			release()
 			res := wait()
 			if !same {
-				rtRefused(t, res, id)
+				clitest.RefusedIn(t, res, id)
 			} else if res.Code != 0 && res.Code != output.ExitPending {
 				t.Fatalf("apply: %s", res)
 			}
 			// Deleting a link never deletes the file's other name.
-			rtWant(t, out, content)
-			rtKeptOrRemoved(t, r, id, path, q)
+			clitest.WantFile(t, out, content)
+			clitest.KeptOrRemoved(t, r, id, path, q)
 		})
 	}
 	t.Run("file-written-into-a-subdirectory", func(t *testing.T) {
@@ -176,12 +127,12 @@ func TestApplyQuarantineSwaps(t *testing.T) {
 			t.Fatal(err)
 		}
 		release()
-		ref := rtRefused(t, wait(), id)
+		ref := clitest.RefusedIn(t, wait(), id)
 		if ref.Code != machine.CodeQuarantineChanged || ref.Path != filepath.Join(path, "d", "mine.txt") {
 			t.Errorf("refusal %+v, want quarantine-changed naming %s", ref, filepath.Join(path, "d", "mine.txt"))
 		}
-		rtWant(t, filepath.Join(path, "d", "mine.txt"), "mine\n")
-		rtKeptOrRemoved(t, r, id, path, q)
+		clitest.WantFile(t, filepath.Join(path, "d", "mine.txt"), "mine\n")
+		clitest.KeptOrRemoved(t, r, id, path, q)
 	})
 	t.Run("text-appended-to-the-git-file", func(t *testing.T) {
 		t.Parallel()
@@ -201,10 +152,10 @@ func TestApplyQuarantineSwaps(t *testing.T) {
 		if res.Code != output.ExitPending {
 			t.Errorf("apply deleted a .git file holding more than git wrote: want exit %d, got\n%s", output.ExitPending, res)
 		}
-		if rtKeptOrRemoved(t, r, id, path, q) {
+		if clitest.KeptOrRemoved(t, r, id, path, q) {
 			t.Errorf("%s was removed with the person's line in its .git file", id)
 		} else {
-			rtWant(t, filepath.Join(path, ".git"), want)
+			clitest.WantFile(t, filepath.Join(path, ".git"), want)
 		}
 	})
 }
@@ -228,9 +179,9 @@ func TestApplyKilledMidDelete(t *testing.T) {
 			t.Errorf("resume: exit 0 although a person's file is in the quarantine:\n%s", res)
 		}
 		if _, err := os.Lstat(filepath.Join(path, "d", "mine.txt")); err == nil {
-			rtWant(t, filepath.Join(path, "d", "mine.txt"), "mine\n")
+			clitest.WantFile(t, filepath.Join(path, "d", "mine.txt"), "mine\n")
 		} else {
-			rtWant(t, filepath.Join(q, "d", "mine.txt"), "mine\n")
+			clitest.WantFile(t, filepath.Join(q, "d", "mine.txt"), "mine\n")
 		}
 		if st := clitest.RecordState(t, r, id); st == "tombstoned" {
 			t.Errorf("%s tombstoned although a person's file was in it", id)
@@ -317,11 +268,11 @@ func TestApplyOddRegistryEntries(t *testing.T) {
 			if res.Code != 0 {
 				t.Fatalf("apply: want exit 0, got\n%s", res)
 			}
-			o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
+			o := clitest.ApplyOutcome(t, clitest.ApplyDecoded(t, res), id)
 			if o.Outcome != "removed" {
 				t.Fatalf("apply %s: %+v, want removed", id, o)
 			}
-			if !rtKeptOrRemoved(t, r, id, path, q) {
+			if !clitest.KeptOrRemoved(t, r, id, path, q) {
 				t.Errorf("%s reported removed but kept", id)
 			}
 			if got := r.BranchTip("custody/" + id); got != tip {
@@ -397,8 +348,8 @@ func TestApplyPackedBranch(t *testing.T) {
 			if res.Code != 0 {
 				t.Fatalf("apply: want exit 0, got\n%s", res)
 			}
-			o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
-			if o.Outcome != "removed" || !rtKeptOrRemoved(t, r, id, path, q) {
+			o := clitest.ApplyOutcome(t, clitest.ApplyDecoded(t, res), id)
+			if o.Outcome != "removed" || !clitest.KeptOrRemoved(t, r, id, path, q) {
 				t.Fatalf("apply %s: %+v, want removed", id, o)
 			}
 			got := r.BranchTip("custody/" + id)
@@ -435,18 +386,18 @@ func TestApplyDuplicateAdminEntry(t *testing.T) {
 	rtWriteAdmin(t, dup, "commondir", "../..\n")
 	rtWriteAdmin(t, dup, "HEAD", lone+"\n")
 	res := clitest.Custody(t, r, "apply", plan, "--json")
-	ref := rtRefused(t, res, id)
+	ref := clitest.RefusedIn(t, res, id)
 	if ref.Code != machine.CodeDuplicateAdminEntry || !strings.Contains(ref.Message, dup) || !strings.Contains(ref.Message, lone) || !strings.Contains(ref.Message, path) {
 		t.Fatalf("apply %s: %+v, want %s naming %s, its HEAD %s and %s", id, ref, machine.CodeDuplicateAdminEntry, dup, lone, path)
 	}
 	if b, err := os.ReadFile(filepath.Join(dup, "HEAD")); err != nil || strings.TrimSpace(string(b)) != lone {
 		t.Errorf("the other entry's HEAD %s was dropped: %q, %v", lone, b, err)
 	}
-	rtWant(t, filepath.Join(path, "dup.txt"), "work of dup\n")
+	clitest.WantFile(t, filepath.Join(path, "dup.txt"), "work of dup\n")
 	if st := clitest.RecordState(t, r, id); st != "finished" {
 		t.Errorf("%s is %s after the refusal, want finished (nothing was done)", id, st)
 	}
-	rtKeptOrRemoved(t, r, id, path, q)
+	clitest.KeptOrRemoved(t, r, id, path, q)
 	// Resume has nothing to do: the refusal came before any intent.
 	if again := clitest.Custody(t, r, "resume", "--json"); again.Code != 0 {
 		t.Errorf("resume after the refusal: %s", again)
@@ -469,7 +420,7 @@ func TestApplyDuplicateAdminEntry(t *testing.T) {
 		t.Fatalf("after the retry plan keeps %s: %+v", id, it.Refusals)
 	}
 	clitest.MustCustody(t, r, 0, "apply", file)
-	if !rtKeptOrRemoved(t, r, id, path, q) {
+	if !clitest.KeptOrRemoved(t, r, id, path, q) {
 		t.Errorf("%s was not removed after the retry", id)
 	}
 	if out := r.Git("for-each-ref", "--contains", lone, "--format=%(refname)"); !strings.Contains(out, "refs/custody/stray/"+lone) {
@@ -499,9 +450,9 @@ func TestApplyLockTakenLate(t *testing.T) {
 			if b, err := os.ReadFile(lock); err != nil || string(b) != "on a drive that comes back\n" {
 				t.Errorf("the lock's reason is gone: %q, %v\n%s", b, err, res)
 			}
-			rtRefused(t, res, id)
-			rtWant(t, filepath.Join(path, "lock.txt"), "work of lock\n")
-			rtKeptOrRemoved(t, r, id, path, q)
+			clitest.RefusedIn(t, res, id)
+			clitest.WantFile(t, filepath.Join(path, "lock.txt"), "work of lock\n")
+			clitest.KeptOrRemoved(t, r, id, path, q)
 		})
 	}
 }
@@ -529,9 +480,9 @@ func TestApplyEnvWrittenAfterPlan(t *testing.T) {
 				release()
 				res = wait()
 			}
-			rtRefused(t, res, id)
-			rtWant(t, filepath.Join(path, ".env"), line)
-			rtKeptOrRemoved(t, r, id, path, q)
+			clitest.RefusedIn(t, res, id)
+			clitest.WantFile(t, filepath.Join(path, ".env"), line)
+			clitest.KeptOrRemoved(t, r, id, path, q)
 		})
 	}
 }
@@ -575,7 +526,7 @@ func TestApplyDisposableWithdrawn(t *testing.T) {
 			}
 			release()
 			res := wait()
-			a := qtApplyDecoded(t, res)
+			a := clitest.ApplyDecoded(t, res)
 			first := a.Items[0].ID
 			second, path := ids[1], paths[1]
 			if first == ids[1] {
@@ -585,7 +536,7 @@ func TestApplyDisposableWithdrawn(t *testing.T) {
 			if o.Outcome == "removed" {
 				t.Errorf("%s removed with out/ after its pattern was withdrawn: %+v", second, o)
 			} else {
-				rtWant(t, filepath.Join(path, "out", "report.html"), "report of "+filepath.Base(path)[:3]+"\n")
+				clitest.WantFile(t, filepath.Join(path, "out", "report.html"), "report of "+filepath.Base(path)[:3]+"\n")
 			}
 		})
 	}
@@ -621,14 +572,14 @@ func TestApplyOwnEntrySpelling(t *testing.T) {
 			if res.Code != 0 && res.Code != output.ExitPending {
 				t.Fatalf("apply: want exit 0 or 3, got\n%s", res)
 			}
-			o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
+			o := clitest.ApplyOutcome(t, clitest.ApplyDecoded(t, res), id)
 			t.Logf("apply %s: %s %+v", id, o.Outcome, o.Refusal)
 			removed := clitest.RecordState(t, r, id) == "tombstoned"
 			if c != "relative" {
 				// git 2.39 reads a relative gitdir against its own cwd, so
 				// it no longer lists the tree at its path whatever custody
 				// does; elsewhere the tree must be registered while kept.
-				removed = rtKeptOrRemoved(t, r, id, path, q)
+				removed = clitest.KeptOrRemoved(t, r, id, path, q)
 			}
 			switch {
 			case removed && o.Outcome != "removed":
@@ -636,7 +587,7 @@ func TestApplyOwnEntrySpelling(t *testing.T) {
 			case !removed && (o.Refusal == nil || o.Refusal.Message == ""):
 				t.Errorf("%s kept without a reason: %+v", id, o)
 			case !removed:
-				rtWant(t, filepath.Join(path, "own.txt"), "work of own\n")
+				clitest.WantFile(t, filepath.Join(path, "own.txt"), "work of own\n")
 			}
 		})
 	}
@@ -654,7 +605,7 @@ func TestApplyMainCheckoutOnTheBranch(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("apply: want exit 0, got\n%s", res)
 	}
-	if !rtKeptOrRemoved(t, r, id, path, q) {
+	if !clitest.KeptOrRemoved(t, r, id, path, q) {
 		t.Fatalf("%s kept:\n%s", id, res)
 	}
 	if got := r.BranchTip("custody/" + id); got != tip {

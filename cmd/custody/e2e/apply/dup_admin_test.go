@@ -224,7 +224,7 @@ func daResumeStuck(t *testing.T, dropped bool) {
 	if st := clitest.RecordState(t, r, id); st != "tombstoned" {
 		t.Fatalf("after the retry %s is %s, want tombstoned", id, st)
 	}
-	rtKeptOrRemoved(t, r, id, path, q)
+	clitest.KeptOrRemoved(t, r, id, path, q)
 	if out := r.Git("for-each-ref", "--contains", lone, "--format=%(refname)"); !strings.Contains(out, "refs/custody/stray/"+lone) {
 		t.Errorf("the entry's commit %s is reachable from no ref: %q", lone, out)
 	}
@@ -242,7 +242,7 @@ func TestApplyOtherEntryAfterRemoval(t *testing.T) {
 	dir, lone := daStray(t, r, "late-entry", filepath.Join(path, ".git")+"\n")
 	release()
 	res := wait()
-	o := clitest.ApplyOutcome(t, qtApplyDecoded(t, res), id)
+	o := clitest.ApplyOutcome(t, clitest.ApplyDecoded(t, res), id)
 	if o.Refusal == nil || o.Refusal.Code != machine.CodeDuplicateAdminEntry || !strings.Contains(o.Refusal.Message, dir) {
 		t.Fatalf("apply %s: %+v, want [%s] naming %s\n%s", id, o, machine.CodeDuplicateAdminEntry, dir, res)
 	}
@@ -253,7 +253,7 @@ func TestApplyOtherEntryAfterRemoval(t *testing.T) {
 		t.Errorf("apply changed the entry's HEAD: %s", got)
 	}
 	daPaste(t, r, o.Refusal.Retry)
-	if !rtKeptOrRemoved(t, r, id, path, q) {
+	if !clitest.KeptOrRemoved(t, r, id, path, q) {
 		t.Errorf("after the retry %s is not removed", id)
 	}
 	if out := r.Git("for-each-ref", "--contains", lone, "--format=%(refname)"); !strings.Contains(out, "refs/custody/stray/"+lone) {

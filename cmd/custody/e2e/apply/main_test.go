@@ -1,8 +1,7 @@
 // Package apply holds custody's end-to-end tests of apply's removal path:
-// the quarantine and its verified deletion, git's admin entries and
-// registry, trees that change while apply checks them, build output, and
-// the recovery refs apply leaves, each driving the built binary in real
-// git repositories.
+// git's admin entries and registry, the scope apply reads once, and the
+// recovery refs apply leaves, each driving the built binary in real git
+// repositories. The quarantine's check is package quarantine's.
 package apply
 
 import (

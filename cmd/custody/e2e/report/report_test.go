@@ -416,7 +416,7 @@ func TestReportScreenshotGolden(t *testing.T) {
 	dir := t.TempDir()
 	exp := filepath.Join("testdata", "report", "history.jsonl")
 	if _, err := os.Stat(exp); err != nil {
-		t.Fatalf("no checked-in history (run go test ./cmd/custody -run TestReportRealisticHistory -update-report): %v", err)
+		t.Fatalf("no checked-in history (run go test ./cmd/custody/e2e/report -run TestReportRealisticHistory -update-report): %v", err)
 	}
 	page := filepath.Join(dir, "history.html")
 	r := fixtures.New(t, fixtures.Options{})

@@ -1,7 +1,9 @@
 // Package safety holds custody's end-to-end tests of removal safety: one
-// case per way worktree cleanup tools lose work, the hazard tables of
-// package fixtures, the proofs plan accepts and the observations it
-// makes, each driving the built binary in real git repositories.
+// case per way worktree cleanup tools lose work (hidden state,
+// submodules, trees in use, ownership, a branch that moved, verified
+// removal), each driving the built binary in real git repositories. The
+// proofs plan accepts are package proof's; the hazard tables, package
+// plan's.
 package safety
 
 import (

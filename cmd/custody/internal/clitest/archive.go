@@ -1,5 +1,7 @@
 package clitest
 
+// Archives made by the binary.
+
 import (
 	"testing"
 

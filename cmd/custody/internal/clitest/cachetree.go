@@ -1,5 +1,8 @@
 package clitest
 
+// Index surgery: an index whose cache tree hides what is staged, for the
+// known-clean fast path's tests.
+
 import (
 	"bytes"
 	"crypto/sha1"

@@ -227,3 +227,12 @@ func JournalEntries(t testing.TB, r *fixtures.Repo) []store.Entry {
 	}
 	return out
 }
+
+// Outcomes maps each item of an apply result to its outcome.
+func Outcomes(ap steps.ApplyResult) map[string]string {
+	m := map[string]string{}
+	for _, it := range ap.Items {
+		m[it.ID] = string(it.Outcome)
+	}
+	return m
+}

@@ -1,5 +1,8 @@
 package clitest
 
+// Runs of the failpoint build held at a failpoint, so a test can act
+// while custody waits there, and the state file's lock held in-process.
+
 import (
 	"fmt"
 	"os"

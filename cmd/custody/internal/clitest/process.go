@@ -1,7 +1,7 @@
 package clitest
 
-// Running custody in the background (to signal it or race it) and git
-// wrappers that slow or break one git subcommand.
+// Waiting for a run started in the background (StartCustody, to signal it
+// or race it), and git wrappers that slow or break one git subcommand.
 
 import (
 	"bytes"
@@ -23,28 +23,6 @@ import (
 type Running struct {
 	Cmd            *exec.Cmd
 	Stdout, Stderr *bytes.Buffer
-}
-
-// StartCustody starts the ordinary binary in the main checkout with the
-// fixture's environment plus extra, without waiting. The test's cleanup
-// kills it if it still runs.
-func StartCustody(t testing.TB, r *fixtures.Repo, extra []string, args ...string) *Running {
-	t.Helper()
-	cmd := exec.Command(custodyBin, args...)
-	cmd.Dir = r.Dir
-	cmd.Env = append(r.Env(), extra...)
-	b := &Running{Cmd: cmd, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
-	cmd.Stdout, cmd.Stderr = b.Stdout, b.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	return b
 }
 
 // Wait waits for the run and returns its result (exit -1 when a signal

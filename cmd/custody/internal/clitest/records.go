@@ -1,5 +1,8 @@
 package clitest
 
+// Records and trees as list --json shows them, and the checks that a tree
+// was removed or kept untouched, for the hazard tables and content tests.
+
 import (
 	"errors"
 	"io/fs"

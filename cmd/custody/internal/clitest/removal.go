@@ -1,5 +1,8 @@
 package clitest
 
+// The steps of a removal, each by the binary: init, finish, plan to a
+// file, apply it, and the checks of a verified removal.
+
 import (
 	"errors"
 	"io/fs"

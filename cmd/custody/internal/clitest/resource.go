@@ -1,5 +1,8 @@
 package clitest
 
+// A repository whose custody.toml declares resources acting on an
+// external directory, with a log of every command they ran.
+
 import (
 	"errors"
 	"fmt"

@@ -4,6 +4,9 @@
 // failpoint build, as custody is shipped: without cgo); the helpers run it
 // in a fixture repository and read its --json output back into custody's
 // own types (package output, machine, steps, store).
+//
+// Every process clitest starts is started in this file (run.go), the one
+// place observe's TestProcessesStartOnlyInTheRunner allows in it.
 package clitest
 
 import (
@@ -14,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/custody-sh/custody/fixtures"
@@ -126,4 +130,63 @@ func NewTree(t testing.TB, r *fixtures.Repo, name string) (id, path string) {
 	res := MustCustody(t, r, 0, "new", name)
 	path = strings.TrimSpace(res.Stdout)
 	return filepath.Base(path), path
+}
+
+// MustBeKilled runs the failpoint build with CUSTODY_FAILPOINT=point and
+// fails unless it died by SIGKILL, i.e. the point was reached.
+func MustBeKilled(t *testing.T, r *fixtures.Repo, point string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(failpointBin, args...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(r.Env(), "CUSTODY_FAILPOINT="+point)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("failpoint %s was never reached: custody %s exited 0\nstdout:\n%s\nstderr:\n%s", point, strings.Join(args, " "), &out, &errb)
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("failpoint %s was never reached: custody %s ended with %v, not SIGKILL\nstdout:\n%s\nstderr:\n%s", point, strings.Join(args, " "), err, &out, &errb)
+	}
+}
+
+// RunInGoroutine runs bin without a testing.TB, for use from goroutines.
+func RunInGoroutine(bin string, r *fixtures.Repo, env []string, args ...string) (Result, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = r.Dir
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	res, err := Exited(cmd.Run(), &out, &errb)
+	if err != nil {
+		return res, err
+	}
+	if strings.Contains(res.Stderr, "panic:") || strings.Contains(res.Stderr, "goroutine ") {
+		return res, fmt.Errorf("custody %s panicked:\n%s", strings.Join(args, " "), res)
+	}
+	return res, nil
+}
+
+// StartCustody starts the ordinary binary in the main checkout with the
+// fixture's environment plus extra, without waiting. The test's cleanup
+// kills it if it still runs.
+func StartCustody(t testing.TB, r *fixtures.Repo, extra []string, args ...string) *Running {
+	t.Helper()
+	cmd := exec.Command(custodyBin, args...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(r.Env(), extra...)
+	b := &Running{Cmd: cmd, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	cmd.Stdout, cmd.Stderr = b.Stdout, b.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return b
 }

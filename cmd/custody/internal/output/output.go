@@ -1,6 +1,6 @@
 // Package output holds the shapes custody prints: its exit codes, the
-// --json envelopes, and the result of each command whose result is
-// custody's own type rather than another package's. package main writes
+// --json envelopes, the hook envelope, and the result of each command
+// whose result is custody's own type rather than another package's. package main writes
 // them (under its own names, which alias these); the end-to-end tests
 // below cmd/custody read the binary's output back into them.
 package output
