@@ -2,6 +2,7 @@ package observe_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,33 +96,49 @@ func selfFixture(t *testing.T) (s *sandbox, dir, local, linked string) {
 	return s, dir, local, linked
 }
 
-// assertNotProven registers url as remote "disguise" of dir and checks that
-// Advertise names it as a failure (with want in the message) and offers
-// none of its tips, and that Prove does not prove local with it.
+// assertNotProven registers url as remote "disguise-00" of dir and checks
+// that Advertise names it as a failure (with want in the message) and
+// offers none of its tips, and that Prove does not prove local with it.
 func assertNotProven(t *testing.T, s *sandbox, dir, local, url, want string) {
 	t.Helper()
-	s.git(dir, "remote", "add", "disguise", url)
-	defer s.git(dir, "remote", "remove", "disguise")
+	assertNoneProven(t, s, dir, local, want, url)
+}
+
+// assertNoneProven is assertNotProven for several URLs at once, each its
+// own remote (disguise-00, disguise-01, …) of one advertisement: each is
+// named as a failure and offers no tip, and Prove, with all of them
+// there, does not prove local (a tip any one of them offered would).
+func assertNoneProven(t *testing.T, s *sandbox, dir, local, want string, urls ...string) {
+	t.Helper()
+	names := map[string]string{}
+	for i, url := range urls {
+		name := fmt.Sprintf("disguise-%02d", i)
+		names[name] = url
+		s.git(dir, "remote", "add", name, url)
+		defer s.git(dir, "remote", "remove", name)
+	}
 	repo := s.discover(dir)
 	v := s.advertise(repo)
 	for _, tip := range v.Tips {
-		if tip.Remote == "disguise" {
+		if url, ok := names[tip.Remote]; ok {
 			t.Errorf("url %s: tip %s %s offered as proof", url, tip.Ref, tip.Commit)
 		}
 	}
-	named := false
-	for _, f := range v.Failures {
-		// The failure names the remote, and its message the remote or
-		// the URL that was asked.
-		if f.Remote == "disguise" && strings.Contains(f.Error, want) && (strings.Contains(f.Error, "disguise") || strings.Contains(f.Error, url)) {
-			named = true
+	for name, url := range names {
+		named := false
+		for _, f := range v.Failures {
+			// The failure names the remote, and its message the remote
+			// or the URL that was asked.
+			if f.Remote == name && strings.Contains(f.Error, want) && (strings.Contains(f.Error, name) || strings.Contains(f.Error, url)) {
+				named = true
+			}
+		}
+		if !named {
+			t.Errorf("url %s: failures %+v; want remote %s named with %q", url, v.Failures, name, want)
 		}
 	}
-	if !named {
-		t.Errorf("url %s: failures %+v; want remote disguise named with %q", url, v.Failures, want)
-	}
 	if p := s.prove(repo, local, v); p != nil {
-		t.Errorf("url %s: a commit only in this repository is proven: %+v", url, *p)
+		t.Errorf("urls %q: a commit only in this repository is proven: %+v", urls, *p)
 	}
 }
 
@@ -167,7 +184,7 @@ func TestAdvertiseSelfInDisguise(t *testing.T) {
 		}
 	}
 	const self = "is this repository itself"
-	for _, url := range []string{
+	urls := []string{
 		filepath.Join(s.root, "alias"),
 		filepath.Join(s.root, "gitalias"),
 		"file://" + filepath.Join(s.root, "alias"),
@@ -192,9 +209,8 @@ func TestAdvertiseSelfInDisguise(t *testing.T) {
 		"file://" + filepath.Join(s.root, "gitfile-rel"),
 		filepath.Join(s.root, "fakeobjects.git"),
 		filepath.Join(s.root, "fakerefs.git"),
-	} {
-		assertNotProven(t, s, dir, local, url, self)
 	}
+	assertNoneProven(t, s, dir, local, self, urls...)
 }
 
 // TestAdvertiseSelfBindMount: a bind mount of this repository (and of its

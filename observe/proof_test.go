@@ -23,30 +23,48 @@ import (
 // get their environment explicitly (never t.Setenv), so tests using a
 // sandbox may run in parallel.
 type sandbox struct {
-	t    *testing.T
+	t    fixtureT
 	root string
 	home string
 	tick int
 	// g is the observe.Git under test. observe.Git runs git with the test
-	// process's environment plus its own fixed variables, so g.Bin is a
-	// wrapper that pins HOME and the global configuration to the sandbox:
-	// the user's ~/.gitconfig cannot change what is observed.
+	// process's environment plus its own fixed variables; TestMain pins
+	// that environment's HOME and global configuration, so the user's
+	// ~/.gitconfig cannot change what is observed.
 	g *observe.Git
 	// remote is the bare repository registered as origin by newOrigin.
 	remote string
 }
 
+// fixtureT is what a sandbox needs of its test: a *testing.T, or TestMain's
+// stand-in while it builds the templates tests copy.
+type fixtureT interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 func newSandbox(t *testing.T) *sandbox {
 	t.Helper()
-	gitPath, err := exec.LookPath("git")
-	if err != nil {
+	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
-	}
-	if gitPath, err = filepath.Abs(gitPath); err != nil {
-		t.Fatal(err)
 	}
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
+		t.Fatal(err)
+	}
+	return newSandboxAt(t, root)
+}
+
+// newSandboxAt makes a sandbox in root, an empty directory named by its
+// resolved path.
+func newSandboxAt(t fixtureT, root string) *sandbox {
+	t.Helper()
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gitPath, err = filepath.Abs(gitPath); err != nil {
 		t.Fatal(err)
 	}
 	s := &sandbox{t: t, root: root, home: filepath.Join(root, "home")}
@@ -56,19 +74,10 @@ func newSandbox(t *testing.T) *sandbox {
 	if err := os.MkdirAll(s.home, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	wrapper := filepath.Join(root, "bin", "git")
-	script := fmt.Sprintf("#!/bin/sh\nHOME=%s\nXDG_CONFIG_HOME=%s\nGIT_CONFIG_GLOBAL=/dev/null\nGIT_CONFIG_NOSYSTEM=1\n"+
-		"export HOME XDG_CONFIG_HOME GIT_CONFIG_GLOBAL GIT_CONFIG_NOSYSTEM\nexec %s \"$@\"\n",
-		shQuote(s.home), shQuote(filepath.Join(s.home, ".config")), shQuote(gitPath))
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	s.g = observe.NewGit(&observe.Runner{})
-	s.g.Bin = wrapper
+	s.g.Bin = gitPath
 	return s
 }
-
-func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // env is the environment of one fixture git command; every command gets a
 // later timestamp, so commits are distinct and runs reproducible.
@@ -152,11 +161,21 @@ func (s *sandbox) commitFile(dir, name, content string) string {
 	return s.commitAll(dir, "change "+name)
 }
 
+// commitAll commits everything in dir and returns the new commit: two git
+// commands, the commit's id read from the summary line git prints
+// ("[main 0123…] msg", in full with core.abbrev=no).
 func (s *sandbox) commitAll(dir, msg string) string {
 	s.t.Helper()
 	s.git(dir, "add", "-A")
-	s.git(dir, "commit", "-q", "-m", msg)
-	return s.rev(dir, "HEAD")
+	out := s.git(dir, "-c", "core.abbrev=no", "commit", "-m", msg)
+	first, _, _ := strings.Cut(out, "\n")
+	if inside, _, ok := strings.Cut(strings.TrimPrefix(first, "["), "] "); ok && strings.HasPrefix(first, "[") {
+		if f := strings.Fields(inside); len(f) > 0 && (len(f[len(f)-1]) == 40 || len(f[len(f)-1]) == 64) {
+			return f[len(f)-1]
+		}
+	}
+	s.t.Fatalf("git commit (in %s) printed %q, not a summary naming the commit", dir, out)
+	return ""
 }
 
 func (s *sandbox) rev(dir, rev string) string {
@@ -165,9 +184,14 @@ func (s *sandbox) rev(dir, rev string) string {
 }
 
 // newOrigin makes the bare repository origin.git and a clone "repo" with one
-// commit (README) on main, pushed. It returns the clone.
+// commit (README) on main, pushed. It returns the clone. The pair is a copy
+// of the one TestMain built (originTemplate): the same commit, made by
+// copying files instead of by seven git commands.
 func (s *sandbox) newOrigin() string {
 	s.t.Helper()
+	if originTemplate != nil {
+		return s.copyOrigin(originTemplate)
+	}
 	s.remote = filepath.Join(s.root, "origin.git")
 	s.git(s.root, "init", "-q", "--bare", "-b", "main", s.remote)
 	dir := filepath.Join(s.root, "repo")
@@ -175,6 +199,24 @@ func (s *sandbox) newOrigin() string {
 	s.commitFile(dir, "README", "fixture\n")
 	s.git(dir, "remote", "add", "origin", s.remote)
 	s.git(dir, "push", "-q", "-u", "origin", "main")
+	return dir
+}
+
+// copyOrigin copies from's origin.git and clone "repo" into s, whose root
+// holds neither, and points the clone's origin at the copy. The copy's
+// commits are from's, and its fixture commands go on from from's clock.
+// It returns the clone.
+func (s *sandbox) copyOrigin(from *sandbox) string {
+	s.t.Helper()
+	for _, name := range []string{"origin.git", "repo"} {
+		if err := copyTree(filepath.Join(from.root, name), filepath.Join(s.root, name)); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	s.remote = filepath.Join(s.root, "origin.git")
+	s.tick = from.tick
+	dir := filepath.Join(s.root, "repo")
+	s.git(dir, "remote", "set-url", "origin", s.remote)
 	return dir
 }
 

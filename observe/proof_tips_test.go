@@ -38,13 +38,22 @@ func (s *sandbox) proveCounting(repo observe.Repo, head string, v *observe.Remot
 }
 
 // pushBranches pushes n branches off base, each with a commit of its own,
-// named b-00 … b-NN (sorting before "release").
+// named b-00 … b-NN (sorting before "release"). The commits are written by
+// one fast-import (as origin/b-NN, where a push of each would leave them) and
+// published by one push: two git commands, not two per branch.
 func (s *sandbox) pushBranches(dir, base string, n int) {
 	s.t.Helper()
+	var in bytes.Buffer
+	push := []string{"push", "-q", "origin"}
 	for i := 0; i < n; i++ {
-		c := s.git(dir, "commit-tree", "-p", base, "-m", fmt.Sprintf("someone's branch %d", i), base+"^{tree}")
-		s.git(dir, "push", "-q", "origin", fmt.Sprintf("%s:refs/heads/b-%02d", c, i))
+		s.tick++
+		msg := fmt.Sprintf("someone's branch %d\n", i)
+		fmt.Fprintf(&in, "commit refs/remotes/origin/b-%02d\nauthor Sandbox <sandbox@example.invalid> %d +0000\ncommitter Sandbox <sandbox@example.invalid> %d +0000\ndata %d\n%sfrom %s\n\n",
+			i, 1767225600+s.tick, 1767225600+s.tick, len(msg), msg, base)
+		push = append(push, fmt.Sprintf("refs/remotes/origin/b-%02d:refs/heads/b-%02d", i, i))
 	}
+	s.gitInput(dir, in.Bytes(), "fast-import", "--quiet")
+	s.git(dir, push...)
 }
 
 // TestProvePatchOnReleaseAmongManyBranches: a commit cherry-picked onto
