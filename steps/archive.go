@@ -15,6 +15,8 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -100,8 +102,8 @@ type archiveSource struct {
 	rec     machine.Record
 	head    string
 	branch  string
-	format  observe.ObjectFormat
-	view    *observe.RemoteView
+	format  gitfiles.ObjectFormat
+	view    *proof.RemoteView
 	commits []string
 	scan    observe.TreeScan
 	// build is the build output the capture leaves out and lists, and
@@ -145,7 +147,7 @@ func (e *Env) observeForArchive(ctx context.Context, id string) (archiveSource, 
 	if s.format, err = observe.ObjectFormatOf(ctx, e.Git, rec.Path); err != nil {
 		return s, err
 	}
-	if s.view, err = observe.Advertise(ctx, e.Git, e.Repo); err != nil {
+	if s.view, err = proof.Advertise(ctx, e.Git, e.Repo); err != nil {
 		return s, fmt.Errorf("archive %s: advertised refs: %w", id, err)
 	}
 	if s.commits, err = observe.UnpublishedCommits(ctx, e.Git, e.Repo, s.head, s.view); err != nil {
@@ -367,7 +369,7 @@ func (e *Env) sealArchive(ctx context.Context, a machine.Archive) (machine.Archi
 
 // archiveRemotes lists the remotes a restore may fetch the bundle's
 // prerequisites from, credentials stripped.
-func (e *Env) archiveRemotes(ctx context.Context, v *observe.RemoteView) []machine.ArchiveRemote {
+func (e *Env) archiveRemotes(ctx context.Context, v *proof.RemoteView) []machine.ArchiveRemote {
 	out := []machine.ArchiveRemote{}
 	if v == nil {
 		return out

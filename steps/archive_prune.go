@@ -12,6 +12,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -43,7 +44,7 @@ func (r ArchivePruneResult) Pending() bool {
 
 // assessPrune observes the archive directory dir and decides (the remotes
 // asked, once, only when every local check passed).
-func (e *Env) assessPrune(ctx context.Context, dir string, view **observe.RemoteView) (machine.ArchivePruneObservation, machine.ArchiveManifest, *machine.Refusal, error) {
+func (e *Env) assessPrune(ctx context.Context, dir string, view **proof.RemoteView) (machine.ArchivePruneObservation, machine.ArchiveManifest, *machine.Refusal, error) {
 	obs := machine.ArchivePruneObservation{Dir: observe.ObserveArchiveDir(dir)}
 	m, _ := machine.CheckArchive(obs.Dir)
 	if m.Path != "" {
@@ -55,7 +56,7 @@ func (e *Env) assessPrune(ctx context.Context, dir string, view **observe.Remote
 	}
 	if machine.ArchivePruneNeedsRemote(obs) {
 		if *view == nil {
-			v, err := observe.Advertise(ctx, e.Git, e.Repo)
+			v, err := proof.Advertise(ctx, e.Git, e.Repo)
 			if err != nil {
 				return obs, m, nil, err
 			}
@@ -98,7 +99,7 @@ func PruneArchives(ctx context.Context, e *Env, apply []string) (ArchivePruneRes
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, err
 	}
-	var view *observe.RemoteView
+	var view *proof.RemoteView
 	names := map[string]bool{}
 	for _, en := range ents {
 		if strings.HasPrefix(en.Name(), ".") {
@@ -143,7 +144,7 @@ func PruneArchives(ctx context.Context, e *Env, apply []string) (ArchivePruneRes
 
 // pruneOne re-assesses the archive in dir and, when it may go, deletes it
 // under a prune intent.
-func (e *Env) pruneOne(ctx context.Context, dir string, view **observe.RemoteView) (machine.Outcome, *machine.Refusal, error) {
+func (e *Env) pruneOne(ctx context.Context, dir string, view **proof.RemoteView) (machine.Outcome, *machine.Refusal, error) {
 	_, m, r, err := e.assessPrune(ctx, dir, view)
 	if err != nil || r != nil {
 		return machine.OutcomeRefused, r, err

@@ -13,13 +13,15 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/proof"
 )
 
 // assess is machine.Assess, then, when the tree is kept only for reasons
 // an archive answers, the archive proof looked for fresh against view
 // (machine.CoverByArchive). An archive that cannot be checked keeps the
 // tree with the error as a proof-failed refusal.
-func (e *Env) assess(ctx context.Context, rec machine.Record, obs machine.WorktreeObservation, view *observe.RemoteView, now time.Time) machine.Verdict {
+func (e *Env) assess(ctx context.Context, rec machine.Record, obs machine.WorktreeObservation, view *proof.RemoteView, now time.Time) machine.Verdict {
 	v := machine.Assess(rec, obs, e.Policy, now)
 	if !machine.ArchiveCanCover(v) || obs.Head == "" || view == nil {
 		return v
@@ -70,7 +72,7 @@ func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, e
 	if err != nil {
 		return nil, err
 	}
-	ents, err := observe.ParseLsFiles(ls)
+	ents, err := gitfiles.ParseLsFiles(ls)
 	if err != nil {
 		return nil, fmt.Errorf("scratch index of archive %s: %w", a.ID, err)
 	}
@@ -87,7 +89,7 @@ func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, e
 			return nil, fmt.Errorf("archive %s: %s has mode %s, which a tree removed on an archive may not hold", a.ID, ent.Path, ent.Mode)
 		}
 	}
-	format := observe.ObjectFormat(m.ObjectFormat)
+	format := gitfiles.ObjectFormat(m.ObjectFormat)
 	for _, n := range m.Nested {
 		if err := addImage(qm, filepath.Join(a.Dir, n.Image), n.Path, format); err != nil {
 			return nil, err
@@ -106,7 +108,7 @@ func archiveManifest(ctx context.Context, e *Env, p *machine.Proof) (manifest, e
 
 // addImage adds every file and link of the tar image at file, below the
 // nested root rel, to qm.
-func addImage(qm manifest, file, rel string, format observe.ObjectFormat) error {
+func addImage(qm manifest, file, rel string, format gitfiles.ObjectFormat) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -125,13 +127,13 @@ func addImage(qm manifest, file, rel string, format observe.ObjectFormat) error 
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 		case tar.TypeSymlink:
-			qm[p] = manifestEntry{Kind: "link", OID: observe.BlobID(format, []byte(hdr.Linkname))}
+			qm[p] = manifestEntry{Kind: "link", OID: gitfiles.BlobID(format, []byte(hdr.Linkname))}
 		case tar.TypeReg:
 			b, err := io.ReadAll(tr)
 			if err != nil {
 				return err
 			}
-			qm[p] = manifestEntry{Kind: "file", Exec: hdr.Mode&0o100 != 0, OID: observe.BlobID(format, b)}
+			qm[p] = manifestEntry{Kind: "file", Exec: hdr.Mode&0o100 != 0, OID: gitfiles.BlobID(format, b)}
 		default:
 			return fmt.Errorf("image %s: entry %q of type %c", file, hdr.Name, hdr.Typeflag)
 		}

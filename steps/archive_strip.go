@@ -14,6 +14,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/steps/beneath"
 	"github.com/custody-sh/custody/store"
 )
@@ -102,7 +103,7 @@ func (e *Env) rebuildArchiveTree(ctx context.Context, dir string, m machine.Arch
 			alt = append(alt, objs)
 		}
 	}
-	if _, err := observe.InitScratch(ctx, e.Git, w.dir, observe.ObjectFormat(m.ObjectFormat), alt...); err != nil {
+	if _, err := observe.InitScratch(ctx, e.Git, w.dir, gitfiles.ObjectFormat(m.ObjectFormat), alt...); err != nil {
 		return nil, nil, err
 	}
 	w.git = func(env []string, stdin []byte, args ...string) ([]byte, error) {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // provisionAdopted creates, in document order, each resource custody.toml
@@ -89,7 +89,7 @@ func provisionAdopted(ctx context.Context, e *Env, rec machine.Record) ([]Resour
 		}
 		outs = append(outs, o)
 	}
-	if observe.Lstat(rec.Path).State != machine.PathPresent {
+	if hostio.Lstat(rec.Path).State != machine.PathPresent {
 		return outs, nil
 	}
 	return outs, writeEnv(ctx, e, rec)

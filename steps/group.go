@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // groupGrace is how long a leftover command's group may take to exit after
@@ -41,12 +41,12 @@ func groupAlive(g machine.Holder) bool {
 	if g.PID <= 1 {
 		return false
 	}
-	if ok, _ := observe.ProcessExists(g.PID); ok {
+	if ok, _ := hostio.ProcessExists(g.PID); ok {
 		if g.Start != 0 && procStart(g.PID) != g.Start {
 			return false
 		}
 	}
-	return observe.SignalGroup(g.PID, 0) == nil
+	return hostio.SignalGroup(g.PID, 0) == nil
 }
 
 // endGroup ends the process group recorded in r's intent when a command of
@@ -72,11 +72,11 @@ func (e *Env) endGroup(r machine.Resource) error {
 		}
 		return !groupAlive(g)
 	}
-	_ = observe.SignalGroup(g.PID, syscall.SIGTERM)
+	_ = hostio.SignalGroup(g.PID, syscall.SIGTERM)
 	if gone(groupGrace) {
 		return nil
 	}
-	_ = observe.SignalGroup(g.PID, syscall.SIGKILL)
+	_ = hostio.SignalGroup(g.PID, syscall.SIGKILL)
 	if gone(groupGrace) {
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 )
 
 // headTree is what a removal knows of its tree's HEAD before the
@@ -24,22 +24,22 @@ type headTree struct {
 // False when the tree id is unknown, the index is one custody does not
 // read itself, or it lists anything else (a staged change, an unmerged
 // path): git is asked instead.
-func (h headTree) listing(e *Env, commit string) ([]observe.TreeEntry, bool) {
+func (h headTree) listing(e *Env, commit string) ([]gitfiles.TreeEntry, bool) {
 	tree := h.trees[commit]
 	key := h.adminKey
 	if tree == "" || key == "" || key != filepath.Base(key) || key == "." || key == ".." {
 		return nil, false
 	}
-	ents, err := observe.ReadIndexFile(filepath.Join(e.Repo.AdminDir(key), "index"))
+	ents, err := gitfiles.ReadIndexFile(filepath.Join(e.Repo.AdminDir(key), "index"))
 	if err != nil {
 		return nil, false
 	}
-	if id, err := observe.IndexTreeID(observe.FormatOf(tree), ents); err != nil || id != tree {
+	if id, err := gitfiles.IndexTreeID(gitfiles.FormatOf(tree), ents); err != nil || id != tree {
 		return nil, false
 	}
-	out := make([]observe.TreeEntry, len(ents))
+	out := make([]gitfiles.TreeEntry, len(ents))
 	for i, en := range ents {
-		out[i] = observe.TreeEntry{Mode: en.Mode, OID: en.OID, Path: en.Path}
+		out[i] = gitfiles.TreeEntry{Mode: en.Mode, OID: en.OID, Path: en.Path}
 	}
 	return out, true
 }
@@ -53,7 +53,7 @@ func commitTrees(ctx context.Context, e *Env, heads []string) map[string]string 
 			commits = append(commits, h)
 		}
 	}
-	trees, err := observe.CommitTrees(ctx, e.Git, e.Repo, commits)
+	trees, err := gitfiles.CommitTrees(ctx, e.Git, e.Repo, commits)
 	if err != nil {
 		return nil
 	}

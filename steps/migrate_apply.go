@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/proof"
 )
 
 // MigrateFailpoints are the named points of migrate apply at which a
@@ -446,7 +446,7 @@ func land(ctx context.Context, e *Env, run *migrateRun, c machine.MigrateCandida
 	if err != nil {
 		return fail("%s did not answer after the push: %s", prover, machine.RedactCredentials(err.Error()))
 	}
-	adv, err := observe.ParseLsRemote(b)
+	adv, err := proof.ParseLsRemote(b)
 	if err != nil {
 		return fail("%s's advertisement after the push does not parse: %v", prover, err)
 	}

@@ -10,6 +10,9 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/proof"
 )
 
 // Plan assesses every record that is not tombstoned and returns a sealed
@@ -63,12 +66,12 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	}
 	// The remotes are asked while the registry and the store are read:
 	// reads that do not depend on each other.
-	var view *observe.RemoteView
+	var view *proof.RemoteView
 	var viewErr error
 	var advertised sync.WaitGroup
 	defer advertised.Wait()
 	if len(observeIdx) > 0 {
-		advertised.Go(func() { view, viewErr = observe.Advertise(ctx, e.Git, e.Repo) })
+		advertised.Go(func() { view, viewErr = proof.Advertise(ctx, e.Git, e.Repo) })
 	}
 	// The registry and the records' branches, from git's files when they
 	// are the plain case (decision 0180), else from git.
@@ -76,7 +79,7 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	for _, r := range live {
 		branches = append(branches, r.Branch)
 	}
-	inv, err := observe.TakeRegistryInventory(ctx, e.Git, e.Repo, branches...)
+	inv, err := gitfiles.TakeRegistryInventory(ctx, e.Git, e.Repo, branches...)
 	if err != nil {
 		return machine.Plan{}, err
 	}
@@ -86,7 +89,7 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	}
 	foreign := foreignItems(e, inv, recs, taken)
 	if len(observeIdx) > 0 {
-		if err := e.observeAll(ctx, opt, live, observeIdx, inv, leases, items, now, func() (*observe.RemoteView, error) {
+		if err := e.observeAll(ctx, opt, live, observeIdx, inv, leases, items, now, func() (*proof.RemoteView, error) {
 			advertised.Wait()
 			return view, viewErr
 		}); err != nil {
@@ -122,8 +125,8 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 // the order of the store's records whatever order the observations end
 // in; what the trees share (the inventory, the scope, the Git) is only
 // read, and progress is reported under a lock.
-func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Record, observeIdx []int, inv observe.Inventory,
-	leases map[string]*machine.Lease, items []machine.PlanItem, now time.Time, view func() (*observe.RemoteView, error)) error {
+func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Record, observeIdx []int, inv gitfiles.Inventory,
+	leases map[string]*machine.Lease, items []machine.PlanItem, now time.Time, view func() (*proof.RemoteView, error)) error {
 	heads := make([]string, 0, len(observeIdx))
 	for _, i := range observeIdx {
 		if en, ok := inv.Entry(live[i].Path); ok {
@@ -138,10 +141,10 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 		}
 	}
 	var remote sync.WaitGroup
-	var v *observe.RemoteView
+	var v *proof.RemoteView
 	var viewErr error
 	var known map[string]bool
-	var proofs *observe.ProofSet
+	var proofs *proof.ProofSet
 	remote.Go(func() {
 		v, viewErr = view()
 		if viewErr != nil || len(v.Remotes) == 0 {
@@ -154,7 +157,7 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 				unproved = append(unproved, h)
 			}
 		}
-		proofs = observe.StartProofs(ctx, e.Git, e.Repo, unproved, v)
+		proofs = proof.StartProofs(ctx, e.Git, e.Repo, unproved, v)
 		proofs.Wait()
 	})
 	defer remote.Wait()
@@ -227,7 +230,7 @@ func assessable(rec machine.Record, lease *machine.Lease, now time.Time) bool {
 	if machine.Removable(rec, lease, now) {
 		return true
 	}
-	return rec.State == machine.StateActive && !lease.Live(now) && observe.Lstat(rec.Path).State == machine.PathAbsent
+	return rec.State == machine.StateActive && !lease.Live(now) && hostio.Lstat(rec.Path).State == machine.PathAbsent
 }
 
 func item(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, observed bool) machine.PlanItem {
@@ -251,7 +254,7 @@ func item(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, 
 // knownAncestors asks once, for all heads, which are ancestors of the
 // view's first tip (observe.Ancestors). It only saves work: when git cannot
 // answer for the batch, each tree's proof asks for itself.
-func knownAncestors(ctx context.Context, e *Env, view *observe.RemoteView, heads []string) map[string]bool {
+func knownAncestors(ctx context.Context, e *Env, view *proof.RemoteView, heads []string) map[string]bool {
 	if view == nil || len(view.Tips) == 0 || len(heads) == 0 {
 		return nil
 	}
@@ -267,7 +270,7 @@ func knownAncestors(ctx context.Context, e *Env, view *observe.RemoteView, heads
 // registry's trees (a tree's admin key or directory name, then each with
 // "foreign-" before it) those a tombstoned record holds, asked of the
 // store in one read per prefix instead of reading every tombstone.
-func takenIDs(e *Env, inv observe.Inventory, live []machine.Record) (map[string]bool, error) {
+func takenIDs(e *Env, inv gitfiles.Inventory, live []machine.Record) (map[string]bool, error) {
 	taken := map[string]bool{}
 	for _, r := range live {
 		taken[r.ID] = true
@@ -277,7 +280,7 @@ func takenIDs(e *Env, inv observe.Inventory, live []machine.Record) (map[string]
 		if i == 0 || ent.Bare {
 			continue
 		}
-		if key := observe.AdminKeyOf(e.Repo, ent.Path); key != "" {
+		if key := gitfiles.AdminKeyOf(e.Repo, ent.Path); key != "" {
 			cands = append(cands, key)
 		}
 		cands = append(cands, filepath.Base(ent.Path))

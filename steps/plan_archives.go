@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -31,7 +31,7 @@ func archivedRecords(e *Env) map[string]bool {
 // without asking the store again, which is what e.assess gives when it
 // finds no covering archive (machine.CoverByArchive of no proof and no
 // refusal).
-func (e *Env) assessKnowing(ctx context.Context, archived map[string]bool, rec machine.Record, obs machine.WorktreeObservation, view *observe.RemoteView, now time.Time) machine.Verdict {
+func (e *Env) assessKnowing(ctx context.Context, archived map[string]bool, rec machine.Record, obs machine.WorktreeObservation, view *proof.RemoteView, now time.Time) machine.Verdict {
 	if archived != nil && !archived[rec.ID] {
 		return machine.Assess(rec, obs, e.Policy, now)
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 )
 
@@ -112,7 +114,7 @@ func addTree(ctx context.Context, e *Env, m manifest, top, prefix, commit string
 	if err != nil {
 		return fmt.Errorf("list %s at %s: %w", gitDir, commit, err)
 	}
-	ents, err := observe.ParseLsTree(out)
+	ents, err := gitfiles.ParseLsTree(out)
 	if err != nil {
 		return fmt.Errorf("list %s at %s: %w", gitDir, commit, err)
 	}
@@ -121,7 +123,7 @@ func addTree(ctx context.Context, e *Env, m manifest, top, prefix, commit string
 
 // addEntries adds ents, the entries of the tree (or the submodule at
 // prefix) at top, to m, recursing into checked-out submodules.
-func addEntries(ctx context.Context, e *Env, m manifest, top, prefix string, ents []observe.TreeEntry) error {
+func addEntries(ctx context.Context, e *Env, m manifest, top, prefix string, ents []gitfiles.TreeEntry) error {
 	for _, ent := range ents {
 		p := ent.Path
 		if prefix != "" {
@@ -152,15 +154,15 @@ func addEntries(ctx context.Context, e *Env, m manifest, top, prefix string, ent
 // blobID is git's blob id of b, SHA-1 or SHA-256 by the repository's id
 // length.
 func blobID(idLen int, b []byte) string {
-	return observe.BlobID(objectFormat(idLen), b)
+	return gitfiles.BlobID(objectFormat(idLen), b)
 }
 
 // objectFormat is the repository's object format by its id length.
-func objectFormat(idLen int) observe.ObjectFormat {
+func objectFormat(idLen int) gitfiles.ObjectFormat {
 	if idLen == 64 {
-		return observe.FormatSHA256
+		return gitfiles.FormatSHA256
 	}
-	return observe.FormatSHA1
+	return gitfiles.FormatSHA1
 }
 
 // fileID hashes the regular file at path as git would (observe.HashFile:
@@ -180,7 +182,7 @@ func fileID(path string, idLen int, fi fs.FileInfo) (string, error) {
 // this .git file must name (its tree's admin entry): git writes the path
 // as it is, newlines and all, and reads up to the file's last line end.
 func gitdirLineOnly(b []byte, want string) bool {
-	dir, err := observe.ParseGitFile(b, "/")
+	dir, err := gitfiles.ParseGitFile(b, "/")
 	if err != nil {
 		return false
 	}
@@ -280,7 +282,7 @@ func quarantineRemove(ctx context.Context, e *Env, rec machine.Record, obs machi
 	}
 	q := in.Quarantine
 	pause("apply/before-quarantine")
-	unlock, err := observe.RegistryLock(ctx, e.Repo, true)
+	unlock, err := gitfiles.RegistryLock(ctx, e.Repo, true)
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +356,7 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m manifes
 		// tree: the admin entry, its lock and reason, would go with it.
 		hold: func() (string, string) {
 			if key := rec.AdminKeyOrID(); key != "" && key == filepath.Base(key) {
-				if lock := filepath.Join(e.Repo.AdminDir(key), "locked"); observe.Lstat(lock).State != machine.PathAbsent {
+				if lock := filepath.Join(e.Repo.AdminDir(key), "locked"); hostio.Lstat(lock).State != machine.PathAbsent {
 					return lock, "the tree was locked with git worktree lock"
 				}
 			}

@@ -23,7 +23,7 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
@@ -550,7 +550,7 @@ func TestArchiveProof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := observe.Advertise(app.Ctx, e.Git, e.Repo)
+	v, err := proof.Advertise(app.Ctx, e.Git, e.Repo)
 	if err != nil {
 		t.Fatal(err)
 	}
