@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/proof"
 )
 
 // Ancestors answers, with one `git rev-list --stdin` for all of them,
@@ -18,12 +21,12 @@ import (
 // first, asked once for a whole plan or apply; a commit's ancestry never
 // changes, so the answer stays true for as long as tip is the tip proved
 // against.
-func Ancestors(ctx context.Context, g *Git, repo Repo, tip string, heads []string) (map[string]bool, error) {
+func Ancestors(ctx context.Context, g *hostio.Git, repo hostio.Repo, tip string, heads []string) (map[string]bool, error) {
 	var in bytes.Buffer
 	in.WriteString("^" + tip + "\n")
 	want := map[string]bool{}
 	for _, h := range heads {
-		if !isHexOID(h) || want[h] {
+		if !hostio.IsHexOID(h) || want[h] {
 			continue
 		}
 		want[h] = true
@@ -55,7 +58,7 @@ func Ancestors(ctx context.Context, g *Git, repo Repo, tip string, heads []strin
 
 // areCommits reports which of ids name commit objects, with one git
 // process (none when ids is empty).
-func areCommits(ctx context.Context, g *Git, repo Repo, ids []string) (map[string]bool, error) {
+func areCommits(ctx context.Context, g *hostio.Git, repo hostio.Repo, ids []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(ids))
 	if len(ids) == 0 {
 		return out, nil
@@ -70,7 +73,7 @@ func areCommits(ctx context.Context, g *Git, repo Repo, ids []string) (map[strin
 	}
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	if len(lines) != len(ids) {
-		return nil, malformedAt(batchCheckWhat, "%d lines for %d objects", len(lines), len(ids))
+		return nil, hostio.MalformedAt(gitfiles.BatchCheckWhat, "%d lines for %d objects", len(lines), len(ids))
 	}
 	for i, line := range lines {
 		out[ids[i]] = line == ids[i]+" commit"
@@ -83,20 +86,20 @@ func areCommits(ctx context.Context, g *Git, repo Repo, ids []string) (map[strin
 // whose proof was found with others (scope.Proofs): an ancestor gets the
 // proof Prove would give it without asking git again, a head of the batch
 // its result; any other head is proved by Prove.
-func proveKnowing(ctx context.Context, g *Git, repo Repo, head string, scope Scope) (*machine.Proof, error) {
+func proveKnowing(ctx context.Context, g *hostio.Git, repo hostio.Repo, head string, scope Scope) (*machine.Proof, error) {
 	v := scope.View
 	if v == nil || len(v.Tips) == 0 || head == "" {
-		return Prove(ctx, g, repo, head, v)
+		return proof.Prove(ctx, g, repo, head, v)
 	}
 	if !scope.Ancestors[head] {
-		if r, ok := scope.Proofs.get(ctx, head); ok {
+		if r, ok := scope.Proofs.Get(ctx, head); ok {
 			return r.Proof, r.Err
 		}
-		return Prove(ctx, g, repo, head, v)
+		return proof.Prove(ctx, g, repo, head, v)
 	}
 	for _, t := range v.Tips {
 		if t.Commit == head {
-			return Prove(ctx, g, repo, head, v) // a tip itself: Prove asks git nothing
+			return proof.Prove(ctx, g, repo, head, v) // a tip itself: Prove asks git nothing
 		}
 	}
 	t := v.Tips[0]

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/internal/gitsandbox"
 )
 
 // TestAncestorsMatchesMergeBase: one batched rev-list answers, for every
@@ -17,22 +18,22 @@ import (
 // itself).
 func TestAncestorsMatchesMergeBase(t *testing.T) {
 	t.Parallel()
-	s := newSandbox(t)
-	main := s.newOrigin()
-	old := s.rev(main, "HEAD")
-	tip := s.commitFile(main, "t.txt", "tip\n")
-	later := s.commitFile(main, "l.txt", "later\n")
-	s.git(main, "checkout", "-q", "-b", "side", old)
-	side := s.commitFile(main, "s.txt", "side\n")
-	repo := s.discover(main)
+	s := gitsandbox.NewSandbox(t)
+	main := s.NewOrigin()
+	old := s.Rev(main, "HEAD")
+	tip := s.CommitFile(main, "t.txt", "tip\n")
+	later := s.CommitFile(main, "l.txt", "later\n")
+	s.Git(main, "checkout", "-q", "-b", "side", old)
+	side := s.CommitFile(main, "s.txt", "side\n")
+	repo := s.Discover(main)
 	heads := []string{old, tip, later, side, old, "not-a-commit"}
-	got, err := observe.Ancestors(context.Background(), s.g, repo, tip, heads)
+	got, err := observe.Ancestors(context.Background(), s.G, repo, tip, heads)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]bool{}
 	for _, h := range []string{old, tip, later, side} {
-		if _, err := s.tryGit(main, "merge-base", "--is-ancestor", h, tip); err == nil {
+		if _, err := s.TryGit(main, "merge-base", "--is-ancestor", h, tip); err == nil {
 			want[h] = true
 		}
 	}
@@ -42,7 +43,7 @@ func TestAncestorsMatchesMergeBase(t *testing.T) {
 	if !got[old] || got[side] {
 		t.Fatalf("fixture wrong: %v", got)
 	}
-	if _, err := observe.Ancestors(context.Background(), s.g, repo, tip, []string{"1234567890123456789012345678901234567890"}); err == nil {
+	if _, err := observe.Ancestors(context.Background(), s.G, repo, tip, []string{"1234567890123456789012345678901234567890"}); err == nil {
 		t.Error("an unknown head: no error")
 	}
 }

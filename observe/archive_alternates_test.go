@@ -10,6 +10,8 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // TestScratchAlternatesAreReadByGit: a scratch repository borrows the
@@ -23,9 +25,9 @@ func TestScratchAlternatesAreReadByGit(t *testing.T) {
 			t.Parallel()
 			r := fixtures.New(t, fixtures.Options{Name: name})
 			blob := r.Git("rev-parse", "HEAD:README")
-			g := observe.NewGit(&observe.Runner{Env: r.Env()})
+			g := hostio.NewGit(&hostio.Runner{Env: r.Env()})
 			scratch := filepath.Join(t.TempDir(), "scratch.git")
-			if _, err := observe.InitScratch(context.Background(), g, scratch, observe.FormatSHA1, filepath.Join(r.Dir, ".git", "objects")); err != nil {
+			if _, err := observe.InitScratch(context.Background(), g, scratch, gitfiles.FormatSHA1, filepath.Join(r.Dir, ".git", "objects")); err != nil {
 				t.Fatal(err)
 			}
 			cmd := exec.Command("git", "--git-dir="+scratch, "cat-file", "-p", blob)

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // maxManifest bounds how much of manifest.json is read.
@@ -68,7 +69,7 @@ func ObserveArchiveDir(dir string) machine.ArchiveDirObservation {
 // sha256File returns the hex SHA-256 of the regular file at p, opened
 // without following a link and without blocking on a fifo.
 func sha256File(p string) (string, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(p, os.O_RDONLY|hostio.ONoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
 	}
@@ -86,7 +87,7 @@ func SHA256File(p string) (string, error) { return sha256File(p) }
 // readBounded reads at most limit bytes of the file at p, without
 // following a link.
 func readBounded(p string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(p, os.O_RDONLY|hostio.ONoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

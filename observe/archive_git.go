@@ -13,76 +13,44 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/proof"
 )
-
-// RunWith runs git in dir with extra environment (GIT_INDEX_FILE,
-// GIT_OBJECT_DIRECTORY, …) on top of custody's fixed one: for scratch
-// repositories, indexes and object directories only, never to point git
-// at the repository a person works in.
-func (g *Git) RunWith(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
-	return g.runCmd(ctx, false, Cmd{Dir: dir, Args: append([]string{g.bin()}, args...), Stdin: stdin, Env: env})
-}
 
 // UnpublishedCommits lists the commits head adds over the advertised tips,
 // newest first, as `git rev-list ^<tips> <head>` walks them: the set the
 // proof search reads off its history walk (historyGraph.of), asked of git
 // on its own, since an archive is made of one head.
-func UnpublishedCommits(ctx context.Context, g *Git, repo Repo, head string, v *RemoteView) ([]string, error) {
-	var tips []Tip
+func UnpublishedCommits(ctx context.Context, g *hostio.Git, repo hostio.Repo, head string, v *proof.RemoteView) ([]string, error) {
+	var tips []proof.Tip
 	if v != nil {
 		tips = v.Tips
 	}
-	us, err := uniqueCommits(ctx, g, repo, head, tips)
+	us, err := proof.UniqueCommits(ctx, g, repo, head, tips)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]string, len(us))
 	for i, u := range us {
-		out[i] = u.commit
+		out[i] = u.Commit
 	}
 	return out, nil
 }
 
-// uniqueCommits lists the commits head adds over every advertised tip, with
-// their parents, in one `git rev-list --parents --stdin`.
-func uniqueCommits(ctx context.Context, g *Git, repo Repo, head string, tips []Tip) ([]uniqueCommit, error) {
-	var in bytes.Buffer
-	seen := map[string]bool{}
-	for _, t := range tips {
-		if c := t.target(); !seen[c] {
-			seen[c] = true
-			in.WriteString("^" + c + "\n")
-		}
-	}
-	in.WriteString(head + "\n")
-	out, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "rev-list", "--parents", "--stdin")
-	if err != nil {
-		return nil, fmt.Errorf("commits %s adds over the advertised tips: %w", head, err)
-	}
-	cs, err := parseRevList(out)
-	if err != nil {
-		return nil, fmt.Errorf("commits %s adds over the advertised tips: %w", head, err)
-	}
-	us := make([]uniqueCommit, len(cs))
-	for i, c := range cs {
-		us[i] = uniqueCommit{commit: c.commit, parents: c.parents}
-	}
-	return us, nil
-}
-
 // ObjectFormatOf returns the repository's object format.
-func ObjectFormatOf(ctx context.Context, g *Git, dir string) (ObjectFormat, error) {
+func ObjectFormatOf(ctx context.Context, g *hostio.Git, dir string) (gitfiles.ObjectFormat, error) {
 	out, err := g.Observe(ctx, dir, "rev-parse", "--show-object-format")
 	if err != nil {
 		return "", fmt.Errorf("object format of %s: %w", dir, err)
 	}
-	return ObjectFormat(strings.TrimSpace(string(out))), nil
+	return gitfiles.ObjectFormat(strings.TrimSpace(string(out))), nil
 }
 
 // InitScratch makes a bare repository at dir whose object store borrows
 // alternates (object directories, each absolute) and returns its objects
 // directory. It is scratch: custody's own, never a person's repository.
-func InitScratch(ctx context.Context, g *Git, dir string, format ObjectFormat, alternates ...string) (string, error) {
+func InitScratch(ctx context.Context, g *hostio.Git, dir string, format gitfiles.ObjectFormat, alternates ...string) (string, error) {
 	if _, err := g.RunWith(ctx, "/", nil, nil, "init", "--bare", "--quiet", "--object-format="+string(format), dir); err != nil {
 		return "", fmt.Errorf("make scratch repository %s: %w", dir, err)
 	}
@@ -132,7 +100,7 @@ func AlternateLine(dir string) string {
 
 // scratchGit runs git in the scratch repository gitDir with config that
 // cannot change bytes: no attributes file, no prefix or rename settings.
-func scratchGit(ctx context.Context, g *Git, gitDir string, env []string, stdin []byte, args ...string) ([]byte, error) {
+func scratchGit(ctx context.Context, g *hostio.Git, gitDir string, env []string, stdin []byte, args ...string) ([]byte, error) {
 	full := append([]string{"--git-dir=" + gitDir, "-c", "core.attributesFile=/dev/null", "-c", "diff.noprefix=false",
 		"-c", "diff.mnemonicPrefix=false", "-c", "diff.relative=false", "-c", "core.quotePath=true", "-c", "apply.whitespace=nowarn",
 		"-c", "core.autocrlf=false", "-c", "core.safecrlf=false"}, args...)
@@ -143,7 +111,7 @@ func scratchGit(ctx context.Context, g *Git, gitDir string, env []string, stdin 
 // (index, a file of the scratch repository gitDir) and returns its id.
 // With missingOK the blobs need not exist (a fingerprint: only the ids
 // matter), and the tree objects go into gitDir's objects.
-func WriteScratchTree(ctx context.Context, g *Git, gitDir, index string, s TreeScan, missingOK bool) (string, error) {
+func WriteScratchTree(ctx context.Context, g *hostio.Git, gitDir, index string, s TreeScan, missingOK bool) (string, error) {
 	env := []string{"GIT_INDEX_FILE=" + index}
 	if _, err := scratchGit(ctx, g, gitDir, env, s.IndexInfo(), "update-index", "-z", "--index-info"); err != nil {
 		return "", fmt.Errorf("scratch index of %s: %w", s.Root, err)
@@ -163,7 +131,7 @@ func WriteScratchTree(ctx context.Context, g *Git, gitDir, index string, s TreeS
 // tree from to tree to, both in the scratch repository gitDir: every
 // file's full index line, no renames, no textconv or external diff, and no
 // attributes (the scratch repository is bare, its attributes file empty).
-func WritePatch(ctx context.Context, g *Git, gitDir, from, to, file string) error {
+func WritePatch(ctx context.Context, g *hostio.Git, gitDir, from, to, file string) error {
 	_, err := scratchGit(ctx, g, gitDir, nil, nil, "diff-tree", "-r", "-p", "--binary", "--full-index", "--no-renames",
 		"--no-textconv", "--no-ext-diff", "--no-color", "--output="+file, from, to)
 	if err != nil {
@@ -174,7 +142,7 @@ func WritePatch(ctx context.Context, g *Git, gitDir, from, to, file string) erro
 
 // CreateBundle writes to file a bundle of ref (a ref of the scratch
 // repository gitDir) over the prerequisites: the commits it adds.
-func CreateBundle(ctx context.Context, g *Git, gitDir, ref string, not []string, file string) error {
+func CreateBundle(ctx context.Context, g *hostio.Git, gitDir, ref string, not []string, file string) error {
 	var in bytes.Buffer
 	in.WriteString(ref + "\n")
 	for _, n := range not {
@@ -242,7 +210,7 @@ func ReadBundleHeader(file string) (BundleHeader, error) {
 // must find every object in that pack. A bundle that names HEAD but omits
 // its parents, or any object its commits need, fails; so does one that
 // lacks a commit of want (the manifest's commits).
-func CheckPack(ctx context.Context, g *Git, bundle, base, iso string, format ObjectFormat, want []string) *machine.PackCheck {
+func CheckPack(ctx context.Context, g *hostio.Git, bundle, base, iso string, format gitfiles.ObjectFormat, want []string) *machine.PackCheck {
 	h, err := ReadBundleHeader(bundle)
 	if err != nil {
 		return &machine.PackCheck{Err: err.Error()}
@@ -305,9 +273,9 @@ func CheckPack(ctx context.Context, g *Git, bundle, base, iso string, format Obj
 	}
 	revs, err := scratchGit(ctx, g, iso, nil, in.Bytes(), "rev-list", "--objects", "--stdin")
 	if err != nil {
-		var ee *ExitError
+		var ee *hostio.ExitError
 		if errors.As(err, &ee) {
-			return &machine.PackCheck{Missing: append(missing, "objects the range needs ("+mainLine(strings.TrimSpace(ee.Stderr))+")")}
+			return &machine.PackCheck{Missing: append(missing, "objects the range needs ("+hostio.MainLine(strings.TrimSpace(ee.Stderr))+")")}
 		}
 		return &machine.PackCheck{Err: err.Error()}
 	}
@@ -324,7 +292,7 @@ func CheckPack(ctx context.Context, g *Git, bundle, base, iso string, format Obj
 // ancestor of (or is) a tip v advertises now: plain ancestry, replace
 // objects and grafts disabled, never patch equivalence. A commit missing
 // locally is not published.
-func PrerequisitesPublished(ctx context.Context, g *Git, repo Repo, prereqs []string, v *RemoteView) (bool, error) {
+func PrerequisitesPublished(ctx context.Context, g *hostio.Git, repo hostio.Repo, prereqs []string, v *proof.RemoteView) (bool, error) {
 	for _, p := range prereqs {
 		ok := false
 		for _, t := range v.Tips {
@@ -335,7 +303,7 @@ func PrerequisitesPublished(ctx context.Context, g *Git, repo Repo, prereqs []st
 		}
 		for i := 0; !ok && i < len(v.Tips); i++ {
 			var err error
-			if ok, err = isAncestor(ctx, g, repo, p, v.Tips[i].Commit); err != nil {
+			if ok, err = proof.IsAncestor(ctx, g, repo, p, v.Tips[i].Commit); err != nil {
 				return false, err
 			}
 		}
@@ -349,7 +317,7 @@ func PrerequisitesPublished(ctx context.Context, g *Git, repo Repo, prereqs []st
 // CommitsNotOnRemote returns the commits no tip of v contains, by plain
 // ancestry (never patch equivalence). A commit the repository does not
 // hold is not on any remote as far as custody can tell.
-func CommitsNotOnRemote(ctx context.Context, g *Git, repo Repo, commits []string, v *RemoteView) ([]string, error) {
+func CommitsNotOnRemote(ctx context.Context, g *hostio.Git, repo hostio.Repo, commits []string, v *proof.RemoteView) ([]string, error) {
 	var out []string
 	for _, c := range commits {
 		if _, err := g.Observe(ctx, repo.MainCheckout, "cat-file", "-e", c+"^{commit}"); err != nil {

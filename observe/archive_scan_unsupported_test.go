@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 )
 
 // TestScanTreeUnsupportedPath: an entry no archive can restore is named by
@@ -22,7 +23,7 @@ func TestScanTreeUnsupportedPath(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "a (1)", "p (2)"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	scan, err := observe.ScanTree(root, observe.FormatSHA1)
+	scan, err := observe.ScanTree(root, gitfiles.FormatSHA1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // ObserveArchiveStrip reads what a strip decides over for the archive
@@ -21,7 +23,7 @@ import (
 // nested repositories, the empty directories, the status captured with
 // the tree and the build output left out. It reads no file of any tree on
 // disk and decides nothing.
-func ObserveArchiveStrip(ctx context.Context, g *Git, gitDir string, m machine.ArchiveManifest) (machine.ArchiveStripFacts, error) {
+func ObserveArchiveStrip(ctx context.Context, g *hostio.Git, gitDir string, m machine.ArchiveManifest) (machine.ArchiveStripFacts, error) {
 	f := machine.ArchiveStripFacts{LinkTargets: map[string]string{}, PyvenvCfgs: map[string]string{}, EmptyDirs: m.EmptyDirs, Done: m.BuildOutputPaths()}
 	for _, n := range m.Nested {
 		f.Nested = append(f.Nested, n.Path)
@@ -61,7 +63,7 @@ func ObserveArchiveStrip(ctx context.Context, g *Git, gitDir string, m machine.A
 	if err != nil {
 		return f, fmt.Errorf("list HEAD's tree %s: %w", m.HeadTree, err)
 	}
-	head, err := ParseLsTree(out)
+	head, err := gitfiles.ParseLsTree(out)
 	if err != nil {
 		return f, fmt.Errorf("list HEAD's tree %s: %w", m.HeadTree, err)
 	}
@@ -93,7 +95,7 @@ func ObserveArchiveStrip(ctx context.Context, g *Git, gitDir string, m machine.A
 // files: the entries of its index (every stage of a path once, the index
 // file of the admin entry adminKey read as the tree's observation reads
 // it) and of the tree of the commit head.
-func IndexAndHead(ctx context.Context, g *Git, repo Repo, dir, adminKey, head string) (index, headEnts []machine.TrackedEntry, err error) {
+func IndexAndHead(ctx context.Context, g *hostio.Git, repo hostio.Repo, dir, adminKey, head string) (index, headEnts []machine.TrackedEntry, err error) {
 	ents, err := readIndex(ctx, g, repo, dir, adminKey)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the index of %s: %w", dir, err)
@@ -105,7 +107,7 @@ func IndexAndHead(ctx context.Context, g *Git, repo Repo, dir, adminKey, head st
 	if err != nil {
 		return nil, nil, fmt.Errorf("list HEAD's tree of %s: %w", dir, err)
 	}
-	tree, err := ParseLsTree(out)
+	tree, err := gitfiles.ParseLsTree(out)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list HEAD's tree of %s: %w", dir, err)
 	}

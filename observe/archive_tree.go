@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
 )
 
 // TreeFile is one file or symbolic link of a tree as it is on disk, read
@@ -72,7 +73,7 @@ func (s TreeScan) UnsupportedText() string {
 // part of the tree; a directory below it that holds a .git entry (file,
 // directory or link) is a nested repository, listed and not entered. Paths
 // are slash-separated, relative to root, in byte order.
-func ScanTree(root string, format ObjectFormat) (TreeScan, error) {
+func ScanTree(root string, format gitfiles.ObjectFormat) (TreeScan, error) {
 	return ScanTreeLeaving(root, format, nil)
 }
 
@@ -80,7 +81,7 @@ func ScanTree(root string, format ObjectFormat) (TreeScan, error) {
 // (slash-separated, relative to root: build output an archive does not
 // hold). A left-out directory is not entered, listed or hashed; the
 // directory holding it still counts as holding something.
-func ScanTreeLeaving(root string, format ObjectFormat, leave []string) (TreeScan, error) {
+func ScanTreeLeaving(root string, format gitfiles.ObjectFormat, leave []string) (TreeScan, error) {
 	s := TreeScan{Root: root}
 	left := make(map[string]bool, len(leave))
 	for _, p := range leave {
@@ -140,7 +141,7 @@ func ScanTreeLeaving(root string, format ObjectFormat, leave []string) (TreeScan
 					s.Unsupported = append(s.Unsupported, UnsupportedEntry{p, err.Error()})
 					continue
 				}
-				s.Files = append(s.Files, TreeFile{Path: p, Mode: "120000", OID: BlobID(format, []byte(target)), Size: int64(len(target)), abs: abs})
+				s.Files = append(s.Files, TreeFile{Path: p, Mode: "120000", OID: gitfiles.BlobID(format, []byte(target)), Size: int64(len(target)), abs: abs})
 			case fi.Mode().IsRegular():
 				oid, err := HashFile(format, abs, fi)
 				if err != nil {
@@ -222,7 +223,7 @@ func (s TreeScan) Modes() []machine.ModeOf {
 // object directory), raw bytes, no filters. An object already there is
 // kept. Each file is re-hashed as it is written: one that changed since
 // the scan is an error.
-func (s TreeScan) WriteBlobs(objects string, format ObjectFormat) error {
+func (s TreeScan) WriteBlobs(objects string, format gitfiles.ObjectFormat) error {
 	var buf bytes.Buffer
 	zw, err := zlib.NewWriterLevel(&buf, zlib.BestSpeed) // git's core.looseCompression
 	if err != nil {
@@ -241,7 +242,7 @@ func (s TreeScan) WriteBlobs(objects string, format ObjectFormat) error {
 		if err != nil {
 			return fmt.Errorf("read %s: %w", f.abs, err)
 		}
-		if got := BlobID(format, data); got != f.OID {
+		if got := gitfiles.BlobID(format, data); got != f.OID {
 			return fmt.Errorf("%s changed while it was archived (blob %s, then %s)", f.abs, f.OID, got)
 		}
 		if err := writeLoose(objects, f.OID, "blob", data, zw, &buf); err != nil {

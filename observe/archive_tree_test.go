@@ -13,6 +13,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 )
 
 // TestImageNestedRoundTrip: an image is deterministic (the same tree
@@ -106,7 +107,7 @@ func TestScanTree(t *testing.T) {
 	if err := os.Symlink("a.txt", filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	s, err := observe.ScanTree(root, observe.FormatSHA1)
+	s, err := observe.ScanTree(root, gitfiles.FormatSHA1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,9 +116,9 @@ func TestScanTree(t *testing.T) {
 		got = append(got, f.Mode+" "+f.Path+" "+f.OID)
 	}
 	want := []string{
-		"100644 a.txt " + observe.BlobID(observe.FormatSHA1, []byte("a\r\n")),
-		"120000 link " + observe.BlobID(observe.FormatSHA1, []byte("a.txt")),
-		"100755 run " + observe.BlobID(observe.FormatSHA1, []byte("x")),
+		"100644 a.txt " + gitfiles.BlobID(gitfiles.FormatSHA1, []byte("a\r\n")),
+		"120000 link " + gitfiles.BlobID(gitfiles.FormatSHA1, []byte("a.txt")),
+		"100755 run " + gitfiles.BlobID(gitfiles.FormatSHA1, []byte("x")),
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("files:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

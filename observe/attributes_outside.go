@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // AttributesFromOutside reports whether git may apply, to some tree of repo,
@@ -25,7 +26,7 @@ import (
 // yes. So does a partial clone (extensions.partialClone, a promisor
 // remote), whose status may need objects it must fetch first. It costs one
 // git process per plan.
-func AttributesFromOutside(ctx context.Context, g *Git, repo Repo) bool {
+func AttributesFromOutside(ctx context.Context, g *hostio.Git, repo hostio.Repo) bool {
 	b, err := g.Observe(ctx, repo.MainCheckout, "config", "--list", "-z", "--includes")
 	if err != nil {
 		return true
@@ -45,7 +46,7 @@ func AttributesFromOutside(ctx context.Context, g *Git, repo Repo) bool {
 		}
 	}
 	for _, p := range outsideAttributesFiles() {
-		if Lstat(p).State != machine.PathAbsent {
+		if hostio.Lstat(p).State != machine.PathAbsent {
 			return true
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // agreeLayout is one tree to classify: what HEAD holds, what is staged,
@@ -200,14 +200,16 @@ func agreeFixed() map[string]*agreeLayout {
 	return out
 }
 
-// agreeLayouts is how many generated layouts a run checks
-// (CUSTODY_BUILDOUT_LAYOUTS, default 5: each is a real repository and a
-// real archive tree; set it higher to search wider).
-func agreeLayouts() int {
-	if n, err := strconv.Atoi(os.Getenv("CUSTODY_BUILDOUT_LAYOUTS")); err == nil && n > 0 {
-		return n
+// agreeLayouts is how many generated layouts a run checks: each is a real
+// repository and a real archive tree. CUSTODY_BUILDOUT_LAYOUTS, else 20
+// under CUSTODY_TEST_FULL, else 5 (fixtures.Size).
+func agreeLayouts(t *testing.T) int {
+	t.Helper()
+	n, err := fixtures.Size("CUSTODY_BUILDOUT_LAYOUTS", 5, 20)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return 5
+	return n
 }
 
 // TestStripAgreesWithTreeOnDisk: for generated layouts (and the fixed
@@ -223,7 +225,7 @@ func agreeLayouts() int {
 func TestStripAgreesWithTreeOnDisk(t *testing.T) {
 	t.Parallel()
 	layouts := agreeFixed()
-	for seed := range uint64(agreeLayouts()) {
+	for seed := range uint64(agreeLayouts(t)) {
 		layouts[fmt.Sprintf("seed-%d", seed)] = agreeGen(seed)
 	}
 	for name, l := range layouts {
@@ -304,8 +306,8 @@ func agreeCheck(t *testing.T, l *agreeLayout) (disk, strip, left []machine.Disca
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := observe.NewGit(&observe.Runner{})
-	index, head, err := observe.IndexAndHead(ctx, g, observe.Repo{}, dir, "", r.Head(dir))
+	g := hostio.NewGit(&hostio.Runner{})
+	index, head, err := observe.IndexAndHead(ctx, g, hostio.Repo{}, dir, "", r.Head(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

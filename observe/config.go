@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 )
 
@@ -70,7 +71,7 @@ type ConfigSource struct {
 
 // LoadConfig reads custody.toml at the main checkout's root. A missing file
 // is the default configuration.
-func LoadConfig(repo Repo) (machine.Config, error) {
+func LoadConfig(repo hostio.Repo) (machine.Config, error) {
 	c, _, err := ReadConfig(repo)
 	return c, err
 }
@@ -79,7 +80,7 @@ func LoadConfig(repo Repo) (machine.Config, error) {
 // was read. Only a regular file of at most MaxConfigSize bytes is read: a
 // symlink (to /dev/zero, to a secret), a FIFO, a device or a directory there
 // is ErrConfig naming the path and what it is, never its content.
-func ReadConfig(repo Repo) (machine.Config, ConfigSource, error) {
+func ReadConfig(repo hostio.Repo) (machine.Config, ConfigSource, error) {
 	path := filepath.Join(repo.MainCheckout, machine.ConfigFile)
 	src := ConfigSource{Path: path}
 	b, err := safefile.Read(path, MaxConfigSize)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 )
 
@@ -44,7 +45,7 @@ func TestReadConfigHostile(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			repo := Repo{MainCheckout: dir, CommonDir: filepath.Join(dir, ".git"), Toplevel: dir}
+			repo := hostio.Repo{MainCheckout: dir, CommonDir: filepath.Join(dir, ".git"), Toplevel: dir}
 			path := filepath.Join(dir, machine.ConfigFile)
 			if err := plant(path); err != nil {
 				t.Fatal(err)
@@ -69,7 +70,7 @@ func TestReadConfigHostile(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	repo := Repo{MainCheckout: dir, CommonDir: filepath.Join(dir, ".git"), Toplevel: dir}
+	repo := hostio.Repo{MainCheckout: dir, CommonDir: filepath.Join(dir, ".git"), Toplevel: dir}
 	if _, src, err := ReadConfig(repo); err != nil || src.Present || src.Digest != "" {
 		t.Errorf("ReadConfig without a file = %+v, %v; want absent, no digest", src, err)
 	}

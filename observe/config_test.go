@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 const cfgName = "/work/repo/custody.toml"
@@ -279,7 +280,7 @@ func TestConfigLoad(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	repo := Repo{MainCheckout: dir, CommonDir: filepath.Join(dir, ".git"), Toplevel: dir}
+	repo := hostio.Repo{MainCheckout: dir, CommonDir: filepath.Join(dir, ".git"), Toplevel: dir}
 	c, err := LoadConfig(repo)
 	if err != nil {
 		t.Fatalf("LoadConfig without custody.toml: %v", err)

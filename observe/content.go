@@ -1,12 +1,8 @@
 package observe
 
 import (
-	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -16,50 +12,15 @@ import (
 	"syscall"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 )
-
-// ObjectFormat is a repository's object hash: "sha1" or "sha256".
-type ObjectFormat string
-
-// The object formats git supports.
-const (
-	FormatSHA1   ObjectFormat = "sha1"
-	FormatSHA256 ObjectFormat = "sha256"
-)
-
-// FormatOf returns the object format whose hex ids are as long as oid, or
-// "" for any other length.
-func FormatOf(oid string) ObjectFormat {
-	switch len(oid) {
-	case 40:
-		return FormatSHA1
-	case 64:
-		return FormatSHA256
-	}
-	return ""
-}
-
-// BlobID returns the git blob id of data: the hash of "blob <len>\0" and
-// the bytes, in the given object format.
-func BlobID(format ObjectFormat, data []byte) string {
-	h := newHash(format)
-	fmt.Fprintf(h, "blob %d\x00", len(data))
-	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func newHash(format ObjectFormat) hash.Hash {
-	if format == FormatSHA256 {
-		return sha256.New()
-	}
-	return sha1.New()
-}
 
 // HashFile returns the blob id of the regular file at p, which lstat saw
 // as info: it is opened without following a symlink and without blocking
 // on a FIFO, and must still be the same regular file of the same size
 // when read, or it is an error.
-func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
+func HashFile(format gitfiles.ObjectFormat, p string, info fs.FileInfo) (string, error) {
 	oid, _, err := hashFile(format, p, info, false)
 	return oid, err
 }
@@ -68,7 +29,7 @@ func HashFile(format ObjectFormat, p string, info fs.FileInfo) (string, error) {
 // of the file once it was read (the content hash cache keys an entry only
 // when that is still what lstat saw). Where the system allows it reads
 // the file with plain system calls (hashFileDirect), else through os.
-func hashFile(format ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, error) {
+func hashFile(format gitfiles.ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, error) {
 	if oid, then, ok, err := hashFileDirect(format, p, info, after); ok {
 		return oid, then, err
 	}
@@ -76,8 +37,8 @@ func hashFile(format ObjectFormat, p string, info fs.FileInfo, after bool) (stri
 }
 
 // hashFileOS is hashFile through an os.File.
-func hashFileOS(format ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
+func hashFileOS(format gitfiles.ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|hostio.ONoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", nil, err
 	}
@@ -89,7 +50,7 @@ func hashFileOS(format ObjectFormat, p string, info fs.FileInfo, after bool) (st
 	if !now.Mode().IsRegular() || !sameFile(info, now) {
 		return "", nil, errors.New("changed while it was read")
 	}
-	h := newHash(format)
+	h := gitfiles.NewHash(format)
 	h.Write([]byte("blob " + strconv.FormatInt(now.Size(), 10) + "\x00"))
 	// A buffer the file's size (at most 32 KiB) instead of io.Copy's 32 KiB
 	// for every small file: hashing a tree is mostly small files.
@@ -129,25 +90,25 @@ func sameFile(a, b fs.FileInfo) bool {
 // status, so the tree is kept anyway) are listed but not read. An entry
 // that cannot be read is returned with Err set; a directory that cannot be
 // read is not entered.
-func WalkContent(root string, format ObjectFormat, prune, reported map[string]bool) []machine.DiskEntry {
+func WalkContent(root string, format gitfiles.ObjectFormat, prune, reported map[string]bool) []machine.DiskEntry {
 	return walkContent(root, format, prune, reported, nil)
 }
 
 // walkContent is WalkContent taking regular files' blob ids from hashes
 // (a tree's content hash cache) when set.
-func walkContent(root string, format ObjectFormat, prune, reported map[string]bool, hashes *treeHashes) []machine.DiskEntry {
+func walkContent(root string, format gitfiles.ObjectFormat, prune, reported map[string]bool, hashes *treeHashes) []machine.DiskEntry {
 	return walkContentNested(root, format, prune, reported, hashes, nil)
 }
 
 // walkContentNested is walkContent also finding, when nested is set, every
 // nested .git on the way (nestedScan), pruned directories included.
-func walkContentNested(root string, format ObjectFormat, prune, reported map[string]bool, hashes *treeHashes, nested *nestedScan) []machine.DiskEntry {
+func walkContentNested(root string, format gitfiles.ObjectFormat, prune, reported map[string]bool, hashes *treeHashes, nested *nestedScan) []machine.DiskEntry {
 	return walkContentWith(root, format, prune, reported, hashes, nested, nil)
 }
 
 // walkContentWith is walkContentNested that, with strict set, stops at the
 // first entry strict says is not HEAD's (knownClean's walk).
-func walkContentWith(root string, format ObjectFormat, prune, reported map[string]bool, hashes *treeHashes, nested *nestedScan, strict *strictWalk) []machine.DiskEntry {
+func walkContentWith(root string, format gitfiles.ObjectFormat, prune, reported map[string]bool, hashes *treeHashes, nested *nestedScan, strict *strictWalk) []machine.DiskEntry {
 	w := contentWalk{format: format, prune: prune, reported: reported, hashes: hashes, nested: nested, strict: strict}
 	if strict != nil {
 		w.out = make([]machine.DiskEntry, 0, len(strict.files)+len(strict.dirs))
@@ -170,7 +131,7 @@ func walkContentWith(root string, format ObjectFormat, prune, reported map[strin
 // cleaning (every name is one component), which a walk over thousands of
 // files otherwise spends much of its time on.
 type contentWalk struct {
-	format          ObjectFormat
+	format          gitfiles.ObjectFormat
 	prune, reported map[string]bool
 	hashes          *treeHashes
 	// nested, when set, collects the nested .git entries (nestedScan).
@@ -287,7 +248,7 @@ func (w *contentWalk) entry(p entryPath, rel string, d fs.DirEntry, info fs.File
 		if target, err := os.Readlink(p.String()); err != nil {
 			e.Err = err.Error()
 		} else {
-			e.OID = BlobID(w.format, []byte(target))
+			e.OID = gitfiles.BlobID(w.format, []byte(target))
 		}
 		w.strict.hashed(e, info.Size())
 	case m.IsRegular():
@@ -332,7 +293,7 @@ func (w *contentWalk) entry(p entryPath, rel string, d fs.DirEntry, info fs.File
 // It also returns the build output among what status reported untracked
 // or ignored (BuildOutput, with the disposable patterns of an approved
 // custody.toml): machine.Assess does not count what lies below it.
-func Content(dir string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns) ([]machine.Unaccounted, []machine.DiscardedDir) {
+func Content(dir string, st machine.Status, envOwn, hidden bool, ents []gitfiles.IndexEntry, lsErr error, disposable machine.Patterns) ([]machine.Unaccounted, []machine.DiscardedDir) {
 	return ContentCached(dir, nil, "", st, envOwn, hidden, ents, lsErr, disposable)
 }
 
@@ -340,13 +301,13 @@ func Content(dir string, st machine.Status, envOwn, hidden bool, ents []IndexEnt
 // (the cache file of the tree with admin key key; nil: read every file)
 // when the file's lstat identity matches an entry exactly, and writing
 // the entries the walk may cache back (HashCache).
-func ContentCached(dir string, cache *HashCache, key string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns) ([]machine.Unaccounted, []machine.DiscardedDir) {
+func ContentCached(dir string, cache *HashCache, key string, st machine.Status, envOwn, hidden bool, ents []gitfiles.IndexEntry, lsErr error, disposable machine.Patterns) ([]machine.Unaccounted, []machine.DiscardedDir) {
 	return contentCached(dir, cache, key, st, envOwn, hidden, ents, lsErr, disposable, nil)
 }
 
 // contentCached is ContentCached collecting, when nested is set, the
 // nested .git entries its walk passes (nestedScan).
-func contentCached(dir string, cache *HashCache, key string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns, nested *nestedScan) ([]machine.Unaccounted, []machine.DiscardedDir) {
+func contentCached(dir string, cache *HashCache, key string, st machine.Status, envOwn, hidden bool, ents []gitfiles.IndexEntry, lsErr error, disposable machine.Patterns, nested *nestedScan) ([]machine.Unaccounted, []machine.DiscardedDir) {
 	un, discarded, _ := contentWalked(dir, cache, key, st, envOwn, hidden, ents, lsErr, disposable, nested, nil)
 	return un, discarded
 }
@@ -354,7 +315,7 @@ func contentCached(dir string, cache *HashCache, key string, st machine.Status, 
 // contentWalked is contentCached that, with strict set, ends the walk at
 // the first entry that is not exactly one of HEAD's; it reports whether
 // the walk went to its end.
-func contentWalked(dir string, cache *HashCache, key string, st machine.Status, envOwn, hidden bool, ents []IndexEntry, lsErr error, disposable machine.Patterns, nested *nestedScan, strict *strictWalk) ([]machine.Unaccounted, []machine.DiscardedDir, bool) {
+func contentWalked(dir string, cache *HashCache, key string, st machine.Status, envOwn, hidden bool, ents []gitfiles.IndexEntry, lsErr error, disposable machine.Patterns, nested *nestedScan, strict *strictWalk) ([]machine.Unaccounted, []machine.DiscardedDir, bool) {
 	if lsErr != nil {
 		return []machine.Unaccounted{{Code: machine.CodeContentUnreadable, Path: ".", Detail: "the index could not be read: " + lsErr.Error()}}, nil, true
 	}
@@ -374,12 +335,12 @@ func contentWalked(dir string, cache *HashCache, key string, st machine.Status, 
 		}
 	}
 	tracked := make([]machine.TrackedEntry, 0, len(ents))
-	format := FormatSHA1
+	format := gitfiles.FormatSHA1
 	for _, e := range ents {
-		if f := FormatOf(e.OID); f != "" {
+		if f := gitfiles.FormatOf(e.OID); f != "" {
 			format = f
 		}
-		if e.Gitlink() && Lstat(filepath.Join(dir, e.Path, ".git")).State != machine.PathAbsent {
+		if e.Gitlink() && hostio.Lstat(filepath.Join(dir, e.Path, ".git")).State != machine.PathAbsent {
 			prune[e.Path] = true
 		}
 		if hidden && (e.AssumeUnchanged() || e.SkipWorktree()) {

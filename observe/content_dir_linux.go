@@ -16,6 +16,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"golang.org/x/sys/unix"
 )
 
@@ -264,7 +265,7 @@ func (s *statInfo) Mode() fs.FileMode {
 // and set its flags, three more calls for every file a cold walk reads.
 // Its errors are worded as os words them. It always reports true (it
 // read the file, or failed to).
-func hashFileDirect(format ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, bool, error) {
+func hashFileDirect(format gitfiles.ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, bool, error) {
 	fd, err := openRegular(p)
 	if err != nil {
 		return "", nil, true, &fs.PathError{Op: "open", Path: p, Err: err}
@@ -277,7 +278,7 @@ func hashFileDirect(format ObjectFormat, p string, info fs.FileInfo, after bool)
 	if !now.Mode().IsRegular() || !sameFile(info, now) {
 		return "", nil, true, errors.New("changed while it was read")
 	}
-	h := newHash(format)
+	h := gitfiles.NewHash(format)
 	h.Write([]byte("blob " + strconv.FormatInt(now.Size(), 10) + "\x00"))
 	// A buffer the file's size (at most 32 KiB), read until the end.
 	buf := make([]byte, min(now.Size()+1, 32<<10))

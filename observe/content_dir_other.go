@@ -3,6 +3,7 @@
 package observe
 
 import (
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"io/fs"
 	"os"
 )
@@ -22,6 +23,6 @@ func readDirStat(abs string, _ []byte) (ents []fs.DirEntry, infos []fs.FileInfo,
 }
 
 // hashFileDirect is not used here: hashFile reads through os.
-func hashFileDirect(ObjectFormat, string, fs.FileInfo, bool) (string, fs.FileInfo, bool, error) {
+func hashFileDirect(gitfiles.ObjectFormat, string, fs.FileInfo, bool) (string, fs.FileInfo, bool, error) {
 	return "", nil, false, nil
 }

@@ -4,6 +4,7 @@ package observe
 
 import (
 	"fmt"
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,7 +53,7 @@ func TestHashFileDirectIsHashFileOS(t *testing.T) {
 		if err != nil {
 			info = f100 // a missing file: any identity will do
 		}
-		for _, format := range []ObjectFormat{FormatSHA1, FormatSHA256} {
+		for _, format := range []gitfiles.ObjectFormat{gitfiles.FormatSHA1, gitfiles.FormatSHA256} {
 			wantOID, wantThen, wantErr := hashFileOS(format, p, info, true)
 			gotOID, gotThen, done, gotErr := hashFileDirect(format, p, info, true)
 			if !done {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // strictWalk is what a content walk checks as it goes when it tries to
@@ -17,17 +19,17 @@ import (
 // untracked directory, however large, is never read. A nil strictWalk
 // checks nothing.
 type strictWalk struct {
-	files   map[string]IndexEntry // tracked path → its index entry
+	files   map[string]gitfiles.IndexEntry // tracked path → its index entry
 	dirs    map[string]bool
 	matched int
 	stopped bool
 	// want is the index entry of the file admits let through last.
-	want IndexEntry
+	want gitfiles.IndexEntry
 }
 
 // newStrictWalk is a strict walk against ents (no gitlink among them).
-func newStrictWalk(ents []IndexEntry) *strictWalk {
-	s := &strictWalk{files: make(map[string]IndexEntry, len(ents)), dirs: map[string]bool{}}
+func newStrictWalk(ents []gitfiles.IndexEntry) *strictWalk {
+	s := &strictWalk{files: make(map[string]gitfiles.IndexEntry, len(ents)), dirs: map[string]bool{}}
 	for _, e := range ents {
 		s.files[e.Path] = e
 		for d := path.Dir(e.Path); d != "." && d != "/" && !s.dirs[d]; d = path.Dir(d) {
@@ -132,17 +134,17 @@ func (s *strictWalk) hashed(e machine.DiskEntry, size int64) {
 // no build output, and the same hidden state. Idx is the index as custody
 // read it (the zero indexFile when it did not), so the caller need not read
 // it again, and the status path holds git's view to it (staleIndexView).
-func knownClean(ctx context.Context, g *Git, repo Repo, dir, key, head string, scope Scope, o *machine.WorktreeObservation) (idx indexFile, ok bool) {
+func knownClean(ctx context.Context, g *hostio.Git, repo hostio.Repo, dir, key, head string, scope Scope, o *machine.WorktreeObservation) (idx gitfiles.IndexFile, ok bool) {
 	tree := scope.HeadTrees[head]
 	if !scope.Status || key == "" {
-		return indexFile{}, false
+		return gitfiles.IndexFile{}, false
 	}
-	idx, err := readIndexFile(filepath.Join(repo.AdminDir(key), "index"))
+	idx, err := gitfiles.ReadIndexFileWhole(filepath.Join(repo.AdminDir(key), "index"))
 	if err != nil {
 		return idx, false
 	}
-	ents := idx.ents
-	if idx.ita || tree == "" {
+	ents := idx.Ents
+	if idx.Ita || tree == "" {
 		return idx, false
 	}
 	for _, e := range ents {
@@ -150,13 +152,13 @@ func knownClean(ctx context.Context, g *Git, repo Repo, dir, key, head string, s
 			return idx, false
 		}
 	}
-	if Lstat(filepath.Join(repo.CommonDir, "info", "attributes")).State != machine.PathAbsent ||
-		Lstat(filepath.Join(repo.AdminDir(key), "config.worktree")).State != machine.PathAbsent ||
+	if hostio.Lstat(filepath.Join(repo.CommonDir, "info", "attributes")).State != machine.PathAbsent ||
+		hostio.Lstat(filepath.Join(repo.AdminDir(key), "config.worktree")).State != machine.PathAbsent ||
 		!ownedBySelf(dir, filepath.Join(dir, ".git"), repo.AdminDir(key), repo.CommonDir) {
 		return idx, false
 	}
-	if id, dirs, err := indexTrees(FormatOf(tree), ents); err != nil || id != tree ||
-		!headTreesReadable(filepath.Join(repo.CommonDir, "objects"), FormatOf(tree), idx.cache, dirs) {
+	if id, dirs, err := gitfiles.IndexTrees(gitfiles.FormatOf(tree), ents); err != nil || id != tree ||
+		!gitfiles.HeadTreesReadable(filepath.Join(repo.CommonDir, "objects"), gitfiles.FormatOf(tree), idx.Cache, dirs) {
 		return idx, false
 	}
 	strict := newStrictWalk(ents)

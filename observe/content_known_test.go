@@ -17,6 +17,8 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // knownCleanCase is one tree state the fast path (observing without git
@@ -136,8 +138,8 @@ func TestKnownCleanSeesWhatStatusSees(t *testing.T) {
 			r.Git("worktree", "add", "-q", "-b", "custody/wt", wt)
 			ctx := context.Background()
 			var trace bytes.Buffer
-			g := observe.NewGit(&observe.Runner{Env: r.Env(), Trace: &trace})
-			repo, err := observe.Discover(ctx, g, r.Dir)
+			g := hostio.NewGit(&hostio.Runner{Env: r.Env(), Trace: &trace})
+			repo, err := gitfiles.Discover(ctx, g, r.Dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,21 +149,21 @@ func TestKnownCleanSeesWhatStatusSees(t *testing.T) {
 			cache.Now = func() time.Time { return time.Now().Add(time.Hour) }
 			rec := machine.Record{ID: "wt", Kind: machine.KindWorktree, State: machine.StateFinished, Path: wt, Branch: "custody/wt", AdminKey: "wt"}
 			scope := observe.Scope{Status: true, Hidden: true, Hashes: cache}
-			inv, err := observe.TakeInventory(ctx, g, repo)
+			inv, err := gitfiles.TakeInventory(ctx, g, repo)
 			if err != nil {
 				t.Fatal(err)
 			}
 			observe.Worktree(ctx, g, repo, inv, rec, scope) // the cache, warm
 			c.make(r, wt)
 			t.Cleanup(func() { _ = os.Chmod(filepath.Join(wt, "src"), 0o755) })
-			if inv, err = observe.TakeInventory(ctx, g, repo); err != nil {
+			if inv, err = gitfiles.TakeInventory(ctx, g, repo); err != nil {
 				t.Fatal(err)
 			}
 			var heads []string
 			for _, e := range inv.Entries {
 				heads = append(heads, e.Head)
 			}
-			trees, err := observe.CommitTrees(ctx, g, repo, heads)
+			trees, err := gitfiles.CommitTrees(ctx, g, repo, heads)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -249,12 +251,12 @@ func BenchmarkWorktreeKnownClean(b *testing.B) {
 	wt := filepath.Join(r.Root, "wt")
 	r.Git("worktree", "add", "-q", "-b", "custody/wt", wt)
 	ctx := context.Background()
-	g := observe.NewGit(&observe.Runner{Env: r.Env()})
-	repo, err := observe.Discover(ctx, g, r.Dir)
+	g := hostio.NewGit(&hostio.Runner{Env: r.Env()})
+	repo, err := gitfiles.Discover(ctx, g, r.Dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	inv, err := observe.TakeInventory(ctx, g, repo)
+	inv, err := gitfiles.TakeInventory(ctx, g, repo)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -262,7 +264,7 @@ func BenchmarkWorktreeKnownClean(b *testing.B) {
 	for _, e := range inv.Entries {
 		heads = append(heads, e.Head)
 	}
-	trees, err := observe.CommitTrees(ctx, g, repo, heads)
+	trees, err := gitfiles.CommitTrees(ctx, g, repo, heads)
 	if err != nil {
 		b.Fatal(err)
 	}

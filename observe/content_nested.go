@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
 )
 
 // nestedScan finds what nestedGit reports — every .git entry (file,
@@ -99,7 +100,7 @@ func (s *nestedScan) scan() []machine.Hidden {
 // function hiddenStateWith takes, giving exactly what nestedGit would
 // give. When the index could not be read no walk is made, and nestedGit
 // walks the tree itself.
-func contentAndNested(dir string, cache *HashCache, key string, st machine.Status, envOwn bool, ents []IndexEntry, lsErr error, disposable machine.Patterns) ([]machine.Unaccounted, []machine.DiscardedDir, func(string, []string) []machine.Hidden) {
+func contentAndNested(dir string, cache *HashCache, key string, st machine.Status, envOwn bool, ents []gitfiles.IndexEntry, lsErr error, disposable machine.Patterns) ([]machine.Unaccounted, []machine.DiscardedDir, func(string, []string) []machine.Hidden) {
 	if lsErr != nil {
 		un, discarded := ContentCached(dir, cache, key, st, envOwn, true, ents, lsErr, disposable)
 		return un, discarded, nestedGit
@@ -116,7 +117,7 @@ func contentAndNested(dir string, cache *HashCache, key string, st machine.Statu
 
 // stageZeroGitlinks are the registered submodules of ents, as
 // hiddenStateWith lists them.
-func stageZeroGitlinks(ents []IndexEntry) []string {
+func stageZeroGitlinks(ents []gitfiles.IndexEntry) []string {
 	var out []string
 	for _, e := range ents {
 		if e.Gitlink() && e.Stage == 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
 )
 
 // TestContentWalkFindsWhatNestedGitFinds: the content walk's nested .git
@@ -71,7 +72,7 @@ func TestContentWalkFindsWhatNestedGitFinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ents, err := ParseLsFiles([]byte(cacheGit(t, wt, "ls-files", "-v", "-s", "-z")))
+	ents, err := gitfiles.ParseLsFiles([]byte(cacheGit(t, wt, "ls-files", "-v", "-s", "-z")))
 	if err != nil {
 		t.Fatal(err)
 	}

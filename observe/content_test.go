@@ -14,6 +14,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 )
 
 // contentGit runs git in dir with no user or system configuration.
@@ -36,16 +37,16 @@ func contentGit(t *testing.T, dir, stdin string, args ...string) string {
 // newline) and of a file read from disk.
 func TestBlobIDMatchesGit(t *testing.T) {
 	t.Parallel()
-	for _, format := range []observe.ObjectFormat{observe.FormatSHA1, observe.FormatSHA256} {
+	for _, format := range []gitfiles.ObjectFormat{gitfiles.FormatSHA1, gitfiles.FormatSHA256} {
 		repo := t.TempDir()
 		contentGit(t, repo, "", "init", "-q", "--object-format="+string(format))
 		for _, data := range []string{"", "a\n", "crlf\r\nline\r\n", "nul\x00byte", strings.Repeat("x", 1<<17)} {
 			want := contentGit(t, repo, data, "hash-object", "--stdin", "--no-filters")
-			if got := observe.BlobID(format, []byte(data)); got != want {
+			if got := gitfiles.BlobID(format, []byte(data)); got != want {
 				t.Errorf("%s BlobID(%q) = %s, git says %s", format, data[:min(len(data), 20)], got, want)
 			}
-			if observe.FormatOf(want) != format {
-				t.Errorf("FormatOf(%s) = %q, want %s", want, observe.FormatOf(want), format)
+			if gitfiles.FormatOf(want) != format {
+				t.Errorf("FormatOf(%s) = %q, want %s", want, gitfiles.FormatOf(want), format)
 			}
 			p := filepath.Join(repo, "f")
 			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
@@ -97,13 +98,13 @@ func TestWalkContent(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(root, "pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f := observe.FormatSHA1
+	f := gitfiles.FormatSHA1
 	got := observe.WalkContent(root, f, map[string]bool{"sub": true}, map[string]bool{"reported": true})
 	want := []machine.DiskEntry{
-		{Path: "a.txt", Kind: machine.EntryFile, OID: observe.BlobID(f, []byte("a\n"))},
+		{Path: "a.txt", Kind: machine.EntryFile, OID: gitfiles.BlobID(f, []byte("a\n"))},
 		{Path: "bin", Kind: machine.EntryDir},
-		{Path: "bin/run", Kind: machine.EntryFile, Exec: true, OID: observe.BlobID(f, []byte("#!/bin/sh\n"))},
-		{Path: "link", Kind: machine.EntrySymlink, OID: observe.BlobID(f, []byte(outside))},
+		{Path: "bin/run", Kind: machine.EntryFile, Exec: true, OID: gitfiles.BlobID(f, []byte("#!/bin/sh\n"))},
+		{Path: "link", Kind: machine.EntrySymlink, OID: gitfiles.BlobID(f, []byte(outside))},
 		{Path: "pipe", Kind: machine.EntryOther},
 		{Path: "reported", Kind: machine.EntryFile},
 		{Path: "sub", Kind: machine.EntryDir},
@@ -125,7 +126,7 @@ func TestContentSHA256(t *testing.T) {
 	contentGit(t, repo, "", "add", "f.txt")
 	contentGit(t, repo, "", "commit", "-q", "-m", "one")
 	account := func() []machine.Unaccounted {
-		ents, err := observe.ParseLsFiles([]byte(contentGit(t, repo, "", "ls-files", "-v", "-s", "-z")))
+		ents, err := gitfiles.ParseLsFiles([]byte(contentGit(t, repo, "", "ls-files", "-v", "-s", "-z")))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
 )
 
 // TestWalkContentIsWalkDir: the walk lists exactly what a filepath.WalkDir
@@ -62,19 +63,19 @@ func TestWalkContentIsWalkDir(t *testing.T) {
 	t.Cleanup(func() { _ = os.Chmod(filepath.Join(root, "locked"), 0o755) })
 	prune, reported := map[string]bool{"pruned": true}, map[string]bool{"reported.txt": true}
 	for _, dir := range []string{root, filepath.Join(root, "a", "b", "c.txt"), filepath.Join(root, "missing"), root + "/"} {
-		want := walkContentReference(dir, FormatSHA1, prune, reported, nil)
-		got := walkContent(dir, FormatSHA1, prune, reported, nil)
+		want := walkContentReference(dir, gitfiles.FormatSHA1, prune, reported, nil)
+		got := walkContent(dir, gitfiles.FormatSHA1, prune, reported, nil)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("walk of %s (-WalkDir +walkContent):\n%s", dir, diff)
 		}
 	}
-	if len(walkContent(root, FormatSHA1, prune, reported, nil)) < 15 {
-		t.Errorf("the walk found too little: %+v", walkContent(root, FormatSHA1, prune, reported, nil))
+	if len(walkContent(root, gitfiles.FormatSHA1, prune, reported, nil)) < 15 {
+		t.Errorf("the walk found too little: %+v", walkContent(root, gitfiles.FormatSHA1, prune, reported, nil))
 	}
 }
 
 // walkContentReference is the walk as filepath.WalkDir does it.
-func walkContentReference(root string, format ObjectFormat, prune, reported map[string]bool, hashes *treeHashes) []machine.DiskEntry {
+func walkContentReference(root string, format gitfiles.ObjectFormat, prune, reported map[string]bool, hashes *treeHashes) []machine.DiskEntry {
 	var out []machine.DiskEntry
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if p == root {
@@ -119,7 +120,7 @@ func walkContentReference(root string, format ObjectFormat, prune, reported map[
 			if target, err := os.Readlink(p); err != nil {
 				e.Err = err.Error()
 			} else {
-				e.OID = BlobID(format, []byte(target))
+				e.OID = gitfiles.BlobID(format, []byte(target))
 			}
 		case m.IsRegular():
 			e.Kind, e.Exec = machine.EntryFile, m&0o100 != 0

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 )
 
@@ -35,15 +37,15 @@ type LegacyPlaces struct {
 // inode. live maps a live record's path and admin key to its id. The main
 // checkout itself is not a place. Nothing is written, and nothing of
 // another repository is run but a read of its HEAD.
-func DiscoverLegacy(ctx context.Context, g *Git, repo Repo, inv Inventory, live map[string]string, limit int) (LegacyPlaces, error) {
+func DiscoverLegacy(ctx context.Context, g *hostio.Git, repo hostio.Repo, inv gitfiles.Inventory, live map[string]string, limit int) (LegacyPlaces, error) {
 	if limit <= 0 {
 		limit = DefaultScanLimit
 	}
-	common, err := IdentityOf(repo.CommonDir)
+	common, err := hostio.IdentityOf(repo.CommonDir)
 	if err != nil {
 		return LegacyPlaces{}, fmt.Errorf("identify the repository's common dir: %w", err)
 	}
-	mainID, err := IdentityOf(repo.MainCheckout)
+	mainID, err := hostio.IdentityOf(repo.MainCheckout)
 	if err != nil {
 		return LegacyPlaces{}, fmt.Errorf("identify the main checkout: %w", err)
 	}
@@ -62,7 +64,7 @@ func DiscoverLegacy(ctx context.Context, g *Git, repo Repo, inv Inventory, live 
 		p := filepath.Clean(ent.Path)
 		f := placeFacts(ctx, g, repo, common, p)
 		f.Registered, f.Prunable = true, ent.Prunable
-		f.AdminKey = AdminKeyOf(repo, p)
+		f.AdminKey = gitfiles.AdminKeyOf(repo, p)
 		if f.AdminKey == "" && f.PathState == machine.PathAbsent {
 			f.AdminKey = AdminKeyNaming(repo, p)
 		}
@@ -92,7 +94,7 @@ func DiscoverLegacy(ctx context.Context, g *Git, repo Repo, inv Inventory, live 
 		if err == nil && fi.Mode().IsRegular() {
 			continue // a file is no place a tree could be
 		}
-		if id, err := IdentityOf(p); err == nil && id == mainID && (fi == nil || fi.Mode()&fs.ModeSymlink == 0) {
+		if id, err := hostio.IdentityOf(p); err == nil && id == mainID && (fi == nil || fi.Mode()&fs.ModeSymlink == 0) {
 			continue
 		}
 		f := placeFacts(ctx, g, repo, common, p)
@@ -128,20 +130,20 @@ func readNames(dir string, limit int) ([]string, bool, error) {
 
 // placeFacts reads what path is on disk and which repository its .git
 // belongs to.
-func placeFacts(ctx context.Context, g *Git, repo Repo, common Identity, path string) machine.LegacyFacts {
+func placeFacts(ctx context.Context, g *hostio.Git, repo hostio.Repo, common hostio.Identity, path string) machine.LegacyFacts {
 	f := machine.LegacyFacts{Path: path, Git: machine.GitNone}
-	pi := Lstat(path)
+	pi := hostio.Lstat(path)
 	f.PathState, f.IsDir, f.IsSymlink = pi.State, pi.IsDir, pi.IsSymlink
 	if pi.State != machine.PathPresent || pi.IsSymlink || !pi.IsDir {
 		return f
 	}
 	dotgit := filepath.Join(path, ".git")
-	gi := Lstat(dotgit)
+	gi := hostio.Lstat(dotgit)
 	switch {
 	case gi.State == machine.PathAbsent && bareLayout(path):
 		// A bare repository: the directory is its own git dir.
 		f.Git = machine.GitDir
-		id, err := IdentityOf(path)
+		id, err := hostio.IdentityOf(path)
 		f.CommonKnown = err == nil
 		f.SameCommon = err == nil && id == common
 		if !f.SameCommon {
@@ -155,7 +157,7 @@ func placeFacts(ctx context.Context, g *Git, repo Repo, common Identity, path st
 		return f
 	case gi.IsDir:
 		f.Git = machine.GitDir
-		id, err := IdentityOf(dotgit)
+		id, err := hostio.IdentityOf(dotgit)
 		f.CommonKnown = err == nil
 		f.SameCommon = err == nil && id == common
 		if !f.SameCommon {
@@ -164,21 +166,21 @@ func placeFacts(ctx context.Context, g *Git, repo Repo, common Identity, path st
 		return f
 	}
 	f.Git = machine.GitFile
-	dir, err := ReadGitFile(dotgit)
+	dir, err := gitfiles.ReadGitFile(dotgit)
 	if err != nil {
 		f.Git, f.GitError = machine.GitUnreadable, err.Error()
 		return f
 	}
-	cd, err := ReadCommonDir(dir)
+	cd, err := gitfiles.ReadCommonDir(dir)
 	if err != nil {
 		cd = dir
 	}
-	id, err := IdentityOf(cd)
+	id, err := hostio.IdentityOf(cd)
 	if err != nil && filepath.Base(filepath.Dir(dir)) == "worktrees" {
 		// The admin entry is gone: the .git file still names the common
 		// dir that held it, <common>/worktrees/<key> (a missing
 		// registration).
-		id, err = IdentityOf(filepath.Dir(filepath.Dir(dir)))
+		id, err = hostio.IdentityOf(filepath.Dir(filepath.Dir(dir)))
 	}
 	f.CommonKnown = err == nil
 	f.SameCommon = err == nil && id == common
@@ -187,7 +189,7 @@ func placeFacts(ctx context.Context, g *Git, repo Repo, common Identity, path st
 
 // sharesHistory reports whether the independent repository at gitDir has a
 // HEAD commit this repository also holds.
-func sharesHistory(ctx context.Context, g *Git, repo Repo, gitDir string) bool {
+func sharesHistory(ctx context.Context, g *hostio.Git, repo hostio.Repo, gitDir string) bool {
 	out, err := g.Observe(ctx, repo.MainCheckout, "--git-dir="+gitDir, "rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil {
 		return false
@@ -204,7 +206,7 @@ func sharesHistory(ctx context.Context, g *Git, repo Repo, gitDir string) bool {
 // path/.git, "" when none does or the entries cannot be read. It finds
 // the key of a registered tree whose directory is gone (no .git file is
 // left to name it).
-func AdminKeyNaming(repo Repo, path string) string {
+func AdminKeyNaming(repo hostio.Repo, path string) string {
 	dir := filepath.Join(repo.CommonDir, "worktrees")
 	names, _, err := readNames(dir, DefaultScanLimit)
 	if err != nil {
@@ -213,7 +215,7 @@ func AdminKeyNaming(repo Repo, path string) string {
 	want := filepath.Join(path, ".git")
 	found := ""
 	for _, n := range names {
-		b, err := safefile.Read(filepath.Join(dir, n, "gitdir"), smallFileLimit)
+		b, err := safefile.Read(filepath.Join(dir, n, "gitdir"), gitfiles.SmallFileLimit)
 		if err != nil || filepath.Clean(strings.TrimSpace(string(b))) != want {
 			continue
 		}
@@ -237,7 +239,7 @@ const StashLimit = 1000
 
 // Stashes lists the stash entries (newest first), at most StashLimit;
 // complete is false when there are more.
-func Stashes(ctx context.Context, g *Git, repo Repo) ([]Stash, bool, error) {
+func Stashes(ctx context.Context, g *hostio.Git, repo hostio.Repo) ([]Stash, bool, error) {
 	if _, err := g.Observe(ctx, repo.MainCheckout, "rev-parse", "--verify", "-q", "refs/stash"); err != nil {
 		return nil, true, nil // no stash at all
 	}
@@ -262,7 +264,7 @@ func Stashes(ctx context.Context, g *Git, repo Repo) ([]Stash, bool, error) {
 
 // Unpushed counts the commits head has that none of tips holds, at most
 // bound+1.
-func Unpushed(ctx context.Context, g *Git, repo Repo, head string, tips []string, bound int) (int, error) {
+func Unpushed(ctx context.Context, g *hostio.Git, repo hostio.Repo, head string, tips []string, bound int) (int, error) {
 	var in strings.Builder
 	in.WriteString(head + "\n")
 	for _, t := range tips {
@@ -282,8 +284,8 @@ func Unpushed(ctx context.Context, g *Git, repo Repo, head string, tips []string
 // bareLayout says dir looks like a bare repository: a HEAD file and
 // objects and refs directories.
 func bareLayout(dir string) bool {
-	h := Lstat(filepath.Join(dir, "HEAD"))
-	o := Lstat(filepath.Join(dir, "objects"))
-	r := Lstat(filepath.Join(dir, "refs"))
+	h := hostio.Lstat(filepath.Join(dir, "HEAD"))
+	o := hostio.Lstat(filepath.Join(dir, "objects"))
+	r := hostio.Lstat(filepath.Join(dir, "refs"))
 	return h.State == machine.PathPresent && !h.IsDir && !h.IsSymlink && o.IsDir && !o.IsSymlink && r.IsDir && !r.IsSymlink
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/internal/gitsandbox"
 )
 
 // TestDiscoverLegacyFacts: the facts discovery reads decide each place's
@@ -20,36 +22,36 @@ import (
 func TestDiscoverLegacyFacts(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := newSandbox(t)
-	main := filepath.Join(s.root, "repo")
-	s.git(s.root, "init", "-q", "-b", "main", main)
-	s.commitFile(main, "README", "x\n")
-	linked := filepath.Join(s.root, "repo-linked")
-	s.git(main, "worktree", "add", "-q", "-b", "l", linked, "main")
-	orphan := filepath.Join(s.root, "repo-orphan")
-	s.git(main, "worktree", "add", "-q", "-b", "o", orphan, "main")
+	s := gitsandbox.NewSandbox(t)
+	main := filepath.Join(s.Root, "repo")
+	s.Git(s.Root, "init", "-q", "-b", "main", main)
+	s.CommitFile(main, "README", "x\n")
+	linked := filepath.Join(s.Root, "repo-linked")
+	s.Git(main, "worktree", "add", "-q", "-b", "l", linked, "main")
+	orphan := filepath.Join(s.Root, "repo-orphan")
+	s.Git(main, "worktree", "add", "-q", "-b", "o", orphan, "main")
 	if err := os.RemoveAll(filepath.Join(main, ".git", "worktrees", "repo-orphan")); err != nil {
 		t.Fatal(err)
 	}
-	dangling := filepath.Join(s.root, "repo-dangling")
-	s.write(dangling, ".git", "gitdir: "+filepath.Join(s.root, "nowhere")+"\n")
-	if err := os.Symlink(linked, filepath.Join(s.root, "repo-link")); err != nil {
+	dangling := filepath.Join(s.Root, "repo-dangling")
+	s.Write(dangling, ".git", "gitdir: "+filepath.Join(s.Root, "nowhere")+"\n")
+	if err := os.Symlink(linked, filepath.Join(s.Root, "repo-link")); err != nil {
 		t.Fatal(err)
 	}
-	s.git(s.root, "clone", "-q", "--bare", main, filepath.Join(s.root, "repo.git"))
-	lookalike := filepath.Join(s.root, "repo-worktree")
-	s.git(s.root, "init", "-q", "-b", "main", lookalike)
-	s.commitFile(lookalike, "other.txt", "y\n")
+	s.Git(s.Root, "clone", "-q", "--bare", main, filepath.Join(s.Root, "repo.git"))
+	lookalike := filepath.Join(s.Root, "repo-worktree")
+	s.Git(s.Root, "init", "-q", "-b", "main", lookalike)
+	s.CommitFile(lookalike, "other.txt", "y\n")
 
-	repo, err := observe.Discover(ctx, s.g, main)
+	repo, err := gitfiles.Discover(ctx, s.G, main)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := observe.TakeInventory(ctx, s.g, repo)
+	inv, err := gitfiles.TakeInventory(ctx, s.G, repo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	places, err := observe.DiscoverLegacy(ctx, s.g, repo, inv, nil, 0)
+	places, err := observe.DiscoverLegacy(ctx, s.G, repo, inv, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func TestDiscoverLegacyFacts(t *testing.T) {
 	}
 
 	// A scan bound below the parent's entries is an incomplete inventory.
-	places, err = observe.DiscoverLegacy(ctx, s.g, repo, inv, nil, 2)
+	places, err = observe.DiscoverLegacy(ctx, s.G, repo, inv, nil, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,24 +107,24 @@ func TestDiscoverLegacyFacts(t *testing.T) {
 func TestStashesAndUnpushed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := newSandbox(t)
-	main := filepath.Join(s.root, "repo")
-	s.git(s.root, "init", "-q", "-b", "main", main)
-	base := s.commitFile(main, "README", "x\n")
-	repo, err := observe.Discover(ctx, s.g, main)
+	s := gitsandbox.NewSandbox(t)
+	main := filepath.Join(s.Root, "repo")
+	s.Git(s.Root, "init", "-q", "-b", "main", main)
+	base := s.CommitFile(main, "README", "x\n")
+	repo, err := gitfiles.Discover(ctx, s.G, main)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if list, complete, err := observe.Stashes(ctx, s.g, repo); err != nil || !complete || len(list) != 0 {
+	if list, complete, err := observe.Stashes(ctx, s.G, repo); err != nil || !complete || len(list) != 0 {
 		t.Fatalf("no stash: %v %v %v", list, complete, err)
 	}
-	wt := filepath.Join(s.root, "wt")
-	s.git(main, "worktree", "add", "-q", "-b", "topic", wt, "main")
-	s.commitFile(wt, "a.txt", "a\n")
-	head := s.commitFile(wt, "b.txt", "b\n")
-	s.write(wt, "README", "changed\n")
-	s.git(wt, "stash", "push", "-q", "-m", "half done")
-	list, complete, err := observe.Stashes(ctx, s.g, repo)
+	wt := filepath.Join(s.Root, "wt")
+	s.Git(main, "worktree", "add", "-q", "-b", "topic", wt, "main")
+	s.CommitFile(wt, "a.txt", "a\n")
+	head := s.CommitFile(wt, "b.txt", "b\n")
+	s.Write(wt, "README", "changed\n")
+	s.Git(wt, "stash", "push", "-q", "-m", "half done")
+	list, complete, err := observe.Stashes(ctx, s.G, repo)
 	if err != nil || !complete || len(list) != 1 {
 		t.Fatalf("one stash: %v %v %v", list, complete, err)
 	}
@@ -132,12 +134,12 @@ func TestStashesAndUnpushed(t *testing.T) {
 	for _, tc := range []struct {
 		bound, want int
 	}{{10, 2}, {1, 2}} {
-		n, err := observe.Unpushed(ctx, s.g, repo, head, []string{base}, tc.bound)
+		n, err := observe.Unpushed(ctx, s.G, repo, head, []string{base}, tc.bound)
 		if err != nil || n != tc.want {
 			t.Errorf("Unpushed bound %d = %d, %v; want %d", tc.bound, n, err, tc.want)
 		}
 	}
-	if n, err := observe.Unpushed(ctx, s.g, repo, head, []string{head}, 10); err != nil || n != 0 {
+	if n, err := observe.Unpushed(ctx, s.G, repo, head, []string{head}, 10); err != nil || n != 0 {
 		t.Errorf("Unpushed of a tip = %d, %v; want 0", n, err)
 	}
 }

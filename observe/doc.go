@@ -4,6 +4,14 @@
 // custody's own files, a place its caller made for it, or git's object store
 // with objects (never a ref).
 //
+// It is made of three subpackages it imports and that never import it
+// (decision 0231): hostio (the Runner, Git, Repo, lstat and process
+// identity), gitfiles (git's own files, read as git reads them: the index,
+// cache tree, tree ids, refs, .git files, the worktree registry) and proof
+// (the proof search against remotes). This package composes them into a
+// tree's observation and keeps the process scans, filesystem walks and
+// status.
+//
 // All external commands go through one Runner (own process group, deadline,
 // bounded output, and no descendant outliving the command). Git runs with
 // GIT_TERMINAL_PROMPT=0, LC_ALL=C, GIT_NO_REPLACE_OBJECTS=1, grafts off, and
@@ -12,7 +20,7 @@
 // # The writes, and why they are here
 //
 // A test (TestObserveWritesOnlyWhereDocumented) finds every function of this
-// package that writes and requires it to be one of these; anything else that
+// package and its subpackages that writes and requires it to be one of these; anything else that
 // writes belongs in steps.
 //
 //   - The runner's writing entry points, Git.Mutate, Git.MutateInput and

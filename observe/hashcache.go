@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 )
 
@@ -45,7 +47,7 @@ type HashCache struct {
 }
 
 // NewHashCache is the content hash cache of repo: <common>/custody/cache.
-func NewHashCache(repo Repo) *HashCache {
+func NewHashCache(repo hostio.Repo) *HashCache {
 	return &HashCache{Dir: filepath.Join(repo.StateDir(), "cache")}
 }
 
@@ -89,7 +91,7 @@ const statKeyLen = 5*8 + 4
 type treeHashes struct {
 	c      *HashCache
 	path   string
-	format ObjectFormat
+	format gitfiles.ObjectFormat
 	start  time.Time
 	// dev is the device of the tree's root: a file on another (a mount
 	// inside the tree) is on a filesystem nobody checked, and is read.
@@ -118,7 +120,7 @@ func (c *HashCache) CachePath(key string) string {
 // format) against its cache file: nil (hash every file) when the cache is
 // off, the key is unusable or the tree's filesystem is not one whose
 // stamps the cache can rely on.
-func (c *HashCache) tree(key, root string, format ObjectFormat) *treeHashes {
+func (c *HashCache) tree(key, root string, format gitfiles.ObjectFormat) *treeHashes {
 	p := c.CachePath(key)
 	if p == "" || !stampedByKernel(root) {
 		return nil
@@ -236,12 +238,12 @@ func (t *treeHashes) save() {
 
 // header is the cache file's first line: magic, version, object format
 // and the start of the walk that wrote it (Unix nanoseconds).
-func hashCacheHeader(format ObjectFormat, start time.Time) string {
+func hashCacheHeader(format gitfiles.ObjectFormat, start time.Time) string {
 	return fmt.Sprintf("%s %d %s %d\n", hashCacheMagic, hashCacheVersion, format, start.UnixNano())
 }
 
-func oidLen(format ObjectFormat) int {
-	if format == FormatSHA256 {
+func oidLen(format gitfiles.ObjectFormat) int {
+	if format == gitfiles.FormatSHA256 {
 		return sha256.Size
 	}
 	return 20
@@ -249,7 +251,7 @@ func oidLen(format ObjectFormat) int {
 
 // encodeHashCache is the cache file: the header line, then per entry the
 // key (big-endian) and the raw blob id, then the SHA-256 of all before it.
-func encodeHashCache(format ObjectFormat, start time.Time, ents map[statKey]string) []byte {
+func encodeHashCache(format gitfiles.ObjectFormat, start time.Time, ents map[statKey]string) []byte {
 	var buf bytes.Buffer
 	buf.WriteString(hashCacheHeader(format, start))
 	var rec [statKeyLen]byte
@@ -281,7 +283,7 @@ func sumOf(b []byte) []byte {
 // it is missing, unreadable (a symlink, too large), not this version or
 // object format, damaged (its checksum), or written by a walk that began
 // later than the clock now says (the clock was set back).
-func readHashCache(p string, format ObjectFormat, now time.Time) map[statKey]string {
+func readHashCache(p string, format gitfiles.ObjectFormat, now time.Time) map[statKey]string {
 	b, err := safefile.Read(p, hashCacheLimit)
 	if err != nil {
 		return nil
@@ -291,7 +293,7 @@ func readHashCache(p string, format ObjectFormat, now time.Time) map[statKey]str
 
 // decodeHashCache parses a cache file (encodeHashCache); anything but an
 // intact file of this version and format is no entries at all.
-func decodeHashCache(b []byte, format ObjectFormat, now time.Time) map[statKey]string {
+func decodeHashCache(b []byte, format gitfiles.ObjectFormat, now time.Time) map[statKey]string {
 	if len(b) < sha256.Size {
 		return nil
 	}
@@ -376,7 +378,7 @@ func StampsTrusted(dir string) (bool, func(fs.FileInfo) bool) {
 // PruneHashCache deletes the cache files of trees git no longer has an
 // admin entry for (<common>/worktrees/<key>), and temporary files a killed
 // writer left. It only ever deletes derived data; errors are ignored.
-func PruneHashCache(repo Repo) {
+func PruneHashCache(repo hostio.Repo) {
 	c := NewHashCache(repo)
 	ents, err := os.ReadDir(c.Dir)
 	if err != nil {

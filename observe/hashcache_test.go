@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // cacheGit runs git in dir with no user or system configuration.
@@ -56,7 +58,7 @@ func cacheRepo(t *testing.T, files map[string]string) (string, *HashCache) {
 // returns the unaccounted entries, details dropped.
 func account(t *testing.T, repo string, cache *HashCache) []machine.Unaccounted {
 	t.Helper()
-	ents, err := ParseLsFiles([]byte(cacheGit(t, repo, "ls-files", "-v", "-s", "-z")))
+	ents, err := gitfiles.ParseLsFiles([]byte(cacheGit(t, repo, "ls-files", "-v", "-s", "-z")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +170,7 @@ func TestHashCacheHostile(t *testing.T) {
 		}
 		k, _ := keyOf(fi)
 		shift(&k)
-		return encodeHashCache(FormatSHA1, time.Now(), map[statKey]string{k: BlobID(FormatSHA1, []byte("alpha\n"))})
+		return encodeHashCache(gitfiles.FormatSHA1, time.Now(), map[statKey]string{k: gitfiles.BlobID(gitfiles.FormatSHA1, []byte("alpha\n"))})
 	}
 	for _, c := range []struct {
 		name string
@@ -194,7 +196,7 @@ func TestHashCacheHostile(t *testing.T) {
 			// A cache written by a walk a day ahead of the clock now.
 			body := string(good[:len(good)-32])
 			nl := strings.IndexByte(body, '\n')
-			return resum(hashCacheHeader(FormatSHA1, time.Now().Add(48*time.Hour)) + body[nl+1:])
+			return resum(hashCacheHeader(gitfiles.FormatSHA1, time.Now().Add(48*time.Hour)) + body[nl+1:])
 		}},
 		{"Symlink", func(t *testing.T, _ string, _ *HashCache, p string, good []byte) []byte {
 			elsewhere := filepath.Join(t.TempDir(), "valid.hashes")
@@ -252,15 +254,15 @@ func resum(body string) []byte {
 func TestHashCacheFileRoundTrip(t *testing.T) {
 	t.Parallel()
 	ents := map[statKey]string{
-		{dev: 1, ino: 2, size: 3, mtime: 4, ctime: 5, mode: 0o100644}:        BlobID(FormatSHA1, []byte("x")),
-		{dev: 9, ino: 1 << 40, size: 0, mtime: -1, ctime: 7, mode: 0o100755}: BlobID(FormatSHA1, nil),
+		{dev: 1, ino: 2, size: 3, mtime: 4, ctime: 5, mode: 0o100644}:        gitfiles.BlobID(gitfiles.FormatSHA1, []byte("x")),
+		{dev: 9, ino: 1 << 40, size: 0, mtime: -1, ctime: 7, mode: 0o100755}: gitfiles.BlobID(gitfiles.FormatSHA1, nil),
 	}
 	now := time.Now()
-	got := decodeHashCache(encodeHashCache(FormatSHA1, now, ents), FormatSHA1, now)
+	got := decodeHashCache(encodeHashCache(gitfiles.FormatSHA1, now, ents), gitfiles.FormatSHA1, now)
 	if diff := cmp.Diff(ents, got, cmp.AllowUnexported(statKey{})); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
-	if got := decodeHashCache(encodeHashCache(FormatSHA1, now, ents), FormatSHA256, now); got != nil {
+	if got := decodeHashCache(encodeHashCache(gitfiles.FormatSHA1, now, ents), gitfiles.FormatSHA256, now); got != nil {
 		t.Errorf("a sha1 cache read as sha256: %v", got)
 	}
 }
@@ -311,7 +313,7 @@ func TestUnchanged(t *testing.T) {
 func TestPruneHashCache(t *testing.T) {
 	t.Parallel()
 	common := t.TempDir()
-	repo := Repo{CommonDir: common}
+	repo := hostio.Repo{CommonDir: common}
 	if err := os.MkdirAll(repo.AdminDir("live-1a2b3c"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/proof"
 )
 
 // HiddenState observes what `git status` does not report but removal would
@@ -20,7 +23,7 @@ import (
 // A skip-worktree entry (a sparse checkout's) that is absent on disk and
 // whose index entry status reports equal to HEAD's is not a hazard: nothing
 // of it lives in the tree. One present on disk is still reported.
-func HiddenState(ctx context.Context, g *Git, repo Repo, path, adminKey string, st machine.Status) []machine.Hidden {
+func HiddenState(ctx context.Context, g *hostio.Git, repo hostio.Repo, path, adminKey string, st machine.Status) []machine.Hidden {
 	ents, err := readIndex(ctx, g, repo, path, adminKey)
 	return hiddenState(ctx, g, repo, path, adminKey, st, ents, err)
 }
@@ -29,10 +32,10 @@ func HiddenState(ctx context.Context, g *Git, repo Repo, path, adminKey string, 
 // adminKey: the index file itself when custody reads it exactly
 // (ReadIndexFile), else `git ls-files -v -s -z`, whose answer or error is
 // used.
-func readIndex(ctx context.Context, g *Git, repo Repo, path, adminKey string) ([]IndexEntry, error) {
+func readIndex(ctx context.Context, g *hostio.Git, repo hostio.Repo, path, adminKey string) ([]gitfiles.IndexEntry, error) {
 	if adminKey != "" {
-		ents, err := ReadIndexFile(filepath.Join(repo.AdminDir(adminKey), "index"))
-		if !errors.Is(err, errIndexUnreadable) {
+		ents, err := gitfiles.ReadIndexFile(filepath.Join(repo.AdminDir(adminKey), "index"))
+		if !errors.Is(err, gitfiles.ErrIndexUnreadable) {
 			return ents, err
 		}
 	}
@@ -40,18 +43,18 @@ func readIndex(ctx context.Context, g *Git, repo Repo, path, adminKey string) ([
 	if err != nil {
 		return nil, err
 	}
-	return ParseLsFiles(out)
+	return gitfiles.ParseLsFiles(out)
 }
 
 // hiddenState is HiddenState over an index already read (ents, or the
 // error reading it).
-func hiddenState(ctx context.Context, g *Git, repo Repo, path, adminKey string, st machine.Status, ents []IndexEntry, err error) []machine.Hidden {
+func hiddenState(ctx context.Context, g *hostio.Git, repo hostio.Repo, path, adminKey string, st machine.Status, ents []gitfiles.IndexEntry, err error) []machine.Hidden {
 	return hiddenStateWith(ctx, g, repo, path, adminKey, st, ents, err, nestedGit)
 }
 
 // hiddenStateWith is hiddenState taking the nested .git entries from
 // nested (nestedGit, or what a walk of the tree already found).
-func hiddenStateWith(ctx context.Context, g *Git, repo Repo, path, adminKey string, st machine.Status, ents []IndexEntry, err error, nested func(root string, gitlinks []string) []machine.Hidden) []machine.Hidden {
+func hiddenStateWith(ctx context.Context, g *hostio.Git, repo hostio.Repo, path, adminKey string, st machine.Status, ents []gitfiles.IndexEntry, err error, nested func(root string, gitlinks []string) []machine.Hidden) []machine.Hidden {
 	var hs []machine.Hidden
 	add := func(code machine.Code, p, detail string) {
 		hs = append(hs, machine.Hidden{Code: code, Path: p, Detail: detail})
@@ -65,7 +68,7 @@ func hiddenStateWith(ctx context.Context, g *Git, repo Repo, path, adminKey stri
 		switch {
 		case e.SkipWorktree():
 			full := filepath.Join(path, e.Path)
-			switch pi := Lstat(full); {
+			switch pi := hostio.Lstat(full); {
 			case pi.State == machine.PathAbsent && !changed[e.Path]:
 				// Outside the sparse cone and equal to HEAD: not a hazard.
 			case pi.State == machine.PathUnknown:
@@ -93,8 +96,8 @@ func hiddenStateWith(ctx context.Context, g *Git, repo Repo, path, adminKey stri
 	var admin []machine.Hidden
 	if validAdminKey(adminKey) {
 		dir := repo.AdminDir(adminKey)
-		files, err := ReadAdminEntry(dir)
-		if err != nil && (!errors.Is(err, fs.ErrNotExist) || Lstat(dir).State != machine.PathAbsent) {
+		files, err := gitfiles.ReadAdminEntry(dir)
+		if err != nil && (!errors.Is(err, fs.ErrNotExist) || hostio.Lstat(dir).State != machine.PathAbsent) {
 			// A missing entry is the registration's to report; a member
 			// that went while it was listed is unknown.
 			add(machine.CodeObservationFailed, dir, err.Error())
@@ -137,8 +140,8 @@ func nestedGit(root string, gitlinks []string) []machine.Hidden {
 
 // submodule checks one checked-out submodule: changes (its own full status)
 // and whether its HEAD is on a ref its remotes advertise.
-func submodule(ctx context.Context, g *Git, dir string, st machine.Status) []machine.Hidden {
-	if Lstat(filepath.Join(dir, ".git")).State != machine.PathPresent {
+func submodule(ctx context.Context, g *hostio.Git, dir string, st machine.Status) []machine.Hidden {
+	if hostio.Lstat(filepath.Join(dir, ".git")).State != machine.PathPresent {
 		return nil // not checked out: nothing of it lives in the tree
 	}
 	fail := func(what string, err error) []machine.Hidden {
@@ -165,12 +168,12 @@ func submodule(ctx context.Context, g *Git, dir string, st machine.Status) []mac
 	if err != nil {
 		return append(hs, fail("submodule git dir", err)...)
 	}
-	sub := Repo{CommonDir: strings.TrimSpace(string(top)), MainCheckout: dir, Toplevel: dir}
-	view, err := Advertise(ctx, g, sub)
+	sub := hostio.Repo{CommonDir: strings.TrimSpace(string(top)), MainCheckout: dir, Toplevel: dir}
+	view, err := proof.Advertise(ctx, g, sub)
 	if err != nil {
 		return append(hs, fail("submodule remotes", err)...)
 	}
-	p, err := Ancestry(ctx, g, sub, h, view)
+	p, err := proof.Ancestry(ctx, g, sub, h, view)
 	switch {
 	case err != nil:
 		hs = append(hs, fail("submodule ancestry", err)...)

@@ -13,6 +13,9 @@ import (
 	"github.com/custody-sh/custody/fixtures/unprivileged"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/internal/gitsandbox"
 )
 
 // hiddenStatusArgs mirrors the one status custody trusts (observe.Worktree).
@@ -22,44 +25,44 @@ var hiddenStatusArgs = []string{"-c", "core.fsmonitor=false", "-c", "status.show
 // hiddenFixture is a clone with a linked worktree wt (branch "wt") to
 // observe.
 type hiddenFixture struct {
-	s    *sandbox
+	s    *gitsandbox.Sandbox
 	main string
 	wt   string
-	repo observe.Repo
+	repo hostio.Repo
 }
 
 func newHiddenFixture(t *testing.T) *hiddenFixture {
 	t.Helper()
-	s := newSandbox(t)
-	main := s.newOrigin()
-	wt := filepath.Join(s.root, "wt")
-	s.git(main, "worktree", "add", "-q", "-b", "wt", wt)
-	return &hiddenFixture{s: s, main: main, wt: wt, repo: s.discover(main)}
+	s := gitsandbox.NewSandbox(t)
+	main := s.NewOrigin()
+	wt := filepath.Join(s.Root, "wt")
+	s.Git(main, "worktree", "add", "-q", "-b", "wt", wt)
+	return &hiddenFixture{s: s, main: main, wt: wt, repo: s.Discover(main)}
 }
 
 // status is the linked worktree's status as custody reads it.
 func (f *hiddenFixture) status() machine.Status {
-	f.s.t.Helper()
-	st, err := observe.ParseStatus(f.s.gitRaw(f.wt, hiddenStatusArgs...))
+	f.s.T.Helper()
+	st, err := observe.ParseStatus(f.s.GitRaw(f.wt, hiddenStatusArgs...))
 	if err != nil {
-		f.s.t.Fatalf("ParseStatus: %v", err)
+		f.s.T.Fatalf("ParseStatus: %v", err)
 	}
 	return st
 }
 
 // hidden observes the linked worktree with a status read just now.
 func (f *hiddenFixture) hidden() []machine.Hidden {
-	f.s.t.Helper()
+	f.s.T.Helper()
 	return f.hiddenWith(f.status())
 }
 
 func (f *hiddenFixture) hiddenWith(st machine.Status) []machine.Hidden {
-	f.s.t.Helper()
-	key := observe.AdminKeyOf(f.repo, f.wt)
+	f.s.T.Helper()
+	key := gitfiles.AdminKeyOf(f.repo, f.wt)
 	if key == "" {
-		f.s.t.Fatalf("no admin key for %s", f.wt)
+		f.s.T.Fatalf("no admin key for %s", f.wt)
 	}
-	return observe.HiddenState(context.Background(), f.s.g, f.repo, f.wt, key, st)
+	return observe.HiddenState(context.Background(), f.s.G, f.repo, f.wt, key, st)
 }
 
 var hiddenOpts = cmp.Options{
@@ -92,10 +95,10 @@ func TestHiddenState(t *testing.T) {
 		{
 			name: "assume-unchanged",
 			setup: func(f *hiddenFixture) {
-				f.s.git(f.wt, "update-index", "--assume-unchanged", "README")
-				f.s.write(f.wt, "README", "changed, and git status does not say so\n")
+				f.s.Git(f.wt, "update-index", "--assume-unchanged", "README")
+				f.s.Write(f.wt, "README", "changed, and git status does not say so\n")
 				if st := f.status(); !st.Clean() {
-					f.s.t.Fatalf("fixture: status sees the change: %+v", st)
+					f.s.T.Fatalf("fixture: status sees the change: %+v", st)
 				}
 			},
 			want: func(wt string) []machine.Hidden {
@@ -105,8 +108,8 @@ func TestHiddenState(t *testing.T) {
 		{
 			name: "skip-worktree on a path with spaces and non-ASCII",
 			setup: func(f *hiddenFixture) {
-				f.s.commitFile(f.wt, "dir/sp ace ü.txt", "x\n")
-				f.s.git(f.wt, "update-index", "--skip-worktree", "dir/sp ace ü.txt")
+				f.s.CommitFile(f.wt, "dir/sp ace ü.txt", "x\n")
+				f.s.Git(f.wt, "update-index", "--skip-worktree", "dir/sp ace ü.txt")
 			},
 			want: func(wt string) []machine.Hidden {
 				return []machine.Hidden{{Code: machine.CodeSkipWorktree, Path: filepath.Join(wt, "dir/sp ace ü.txt")}}
@@ -116,10 +119,10 @@ func TestHiddenState(t *testing.T) {
 			name: "skip-worktree and assume-unchanged on one entry",
 			setup: func(f *hiddenFixture) {
 				// One update-index call applies only one of the two flags.
-				f.s.git(f.wt, "update-index", "--skip-worktree", "README")
-				f.s.git(f.wt, "update-index", "--assume-unchanged", "README")
-				if out := f.s.git(f.wt, "ls-files", "-v", "README"); out != "s README" {
-					f.s.t.Fatalf("fixture: ls-files -v says %q", out)
+				f.s.Git(f.wt, "update-index", "--skip-worktree", "README")
+				f.s.Git(f.wt, "update-index", "--assume-unchanged", "README")
+				if out := f.s.Git(f.wt, "ls-files", "-v", "README"); out != "s README" {
+					f.s.T.Fatalf("fixture: ls-files -v says %q", out)
 				}
 			},
 			want: func(wt string) []machine.Hidden {
@@ -129,15 +132,15 @@ func TestHiddenState(t *testing.T) {
 		{
 			name: "staged content differs from HEAD and the working copy",
 			setup: func(f *hiddenFixture) {
-				f.s.write(f.wt, "unstaged", "1\n")
-				f.s.commitFile(f.wt, "dir/a b.txt", "1\n")
-				f.s.write(f.wt, "dir/a b.txt", "2\n")
-				f.s.git(f.wt, "add", "dir/a b.txt")
-				f.s.write(f.wt, "dir/a b.txt", "3\n")
+				f.s.Write(f.wt, "unstaged", "1\n")
+				f.s.CommitFile(f.wt, "dir/a b.txt", "1\n")
+				f.s.Write(f.wt, "dir/a b.txt", "2\n")
+				f.s.Git(f.wt, "add", "dir/a b.txt")
+				f.s.Write(f.wt, "dir/a b.txt", "3\n")
 				// Staged only and unstaged only are status's business.
-				f.s.write(f.wt, "README", "staged only\n")
-				f.s.git(f.wt, "add", "README")
-				f.s.write(f.wt, "unstaged", "2\n")
+				f.s.Write(f.wt, "README", "staged only\n")
+				f.s.Git(f.wt, "add", "README")
+				f.s.Write(f.wt, "unstaged", "2\n")
 			},
 			want: func(wt string) []machine.Hidden {
 				return []machine.Hidden{{Code: machine.CodeStagedDiffers, Path: filepath.Join(wt, "dir/a b.txt")}}
@@ -146,7 +149,7 @@ func TestHiddenState(t *testing.T) {
 		{
 			name: "nested .git directory",
 			setup: func(f *hiddenFixture) {
-				f.s.git(f.wt, "init", "-q", "vendor/inner")
+				f.s.Git(f.wt, "init", "-q", "vendor/inner")
 			},
 			want: func(wt string) []machine.Hidden {
 				return []machine.Hidden{{Code: machine.CodeNestedGit, Path: filepath.Join(wt, "vendor/inner/.git")}}
@@ -155,7 +158,7 @@ func TestHiddenState(t *testing.T) {
 		{
 			name: "nested .git file",
 			setup: func(f *hiddenFixture) {
-				f.s.write(f.wt, "x/y/.git", "gitdir: ../../../elsewhere\n")
+				f.s.Write(f.wt, "x/y/.git", "gitdir: ../../../elsewhere\n")
 			},
 			want: func(wt string) []machine.Hidden {
 				return []machine.Hidden{{Code: machine.CodeNestedGit, Path: filepath.Join(wt, "x/y/.git")}}
@@ -165,10 +168,10 @@ func TestHiddenState(t *testing.T) {
 			name: "nested .git symlink",
 			setup: func(f *hiddenFixture) {
 				if err := os.MkdirAll(filepath.Join(f.wt, "l"), 0o755); err != nil {
-					f.s.t.Fatal(err)
+					f.s.T.Fatal(err)
 				}
 				if err := os.Symlink(f.repo.CommonDir, filepath.Join(f.wt, "l", ".git")); err != nil {
-					f.s.t.Fatal(err)
+					f.s.T.Fatal(err)
 				}
 			},
 			want: func(wt string) []machine.Hidden {
@@ -178,7 +181,7 @@ func TestHiddenState(t *testing.T) {
 		{
 			name: "a linked worktree nested inside",
 			setup: func(f *hiddenFixture) {
-				f.s.git(f.main, "worktree", "add", "-q", "-b", "inner", filepath.Join(f.wt, "inner"))
+				f.s.Git(f.main, "worktree", "add", "-q", "-b", "inner", filepath.Join(f.wt, "inner"))
 			},
 			want: func(wt string) []machine.Hidden {
 				return []machine.Hidden{{Code: machine.CodeNestedGit, Path: filepath.Join(wt, "inner/.git")}}
@@ -187,16 +190,16 @@ func TestHiddenState(t *testing.T) {
 		{
 			name: "names that merely look like .git",
 			setup: func(f *hiddenFixture) {
-				f.s.write(f.wt, ".github/.gitkeep", "")
-				f.s.write(f.wt, "foo.git/HEAD", "ref: refs/heads/main\n")
-				f.s.write(f.wt, ".gitignore", "*.log\n")
-				f.s.write(f.wt, "x.log", "ignored\n")
+				f.s.Write(f.wt, ".github/.gitkeep", "")
+				f.s.Write(f.wt, "foo.git/HEAD", "ref: refs/heads/main\n")
+				f.s.Write(f.wt, ".gitignore", "*.log\n")
+				f.s.Write(f.wt, "x.log", "ignored\n")
 			},
 		},
 		{
 			name: "per-worktree ref refs/worktree",
 			setup: func(f *hiddenFixture) {
-				f.s.git(f.wt, "update-ref", "refs/worktree/x", "HEAD")
+				f.s.Git(f.wt, "update-ref", "refs/worktree/x", "HEAD")
 			},
 			want: func(wt string) []machine.Hidden {
 				return []machine.Hidden{{Code: machine.CodePerWorktreeRef, Path: wt}}
@@ -206,7 +209,7 @@ func TestHiddenState(t *testing.T) {
 		{
 			name: "per-worktree ref refs/bisect",
 			setup: func(f *hiddenFixture) {
-				f.s.git(f.wt, "update-ref", "refs/bisect/x", "HEAD")
+				f.s.Git(f.wt, "update-ref", "refs/bisect/x", "HEAD")
 			},
 			want: func(wt string) []machine.Hidden {
 				return []machine.Hidden{{Code: machine.CodePerWorktreeRef, Path: wt}}
@@ -216,7 +219,7 @@ func TestHiddenState(t *testing.T) {
 		{
 			name: "per-worktree ref refs/rewritten",
 			setup: func(f *hiddenFixture) {
-				f.s.git(f.wt, "update-ref", "refs/rewritten/deep/x", "HEAD")
+				f.s.Git(f.wt, "update-ref", "refs/rewritten/deep/x", "HEAD")
 			},
 			want: func(wt string) []machine.Hidden {
 				return []machine.Hidden{{Code: machine.CodePerWorktreeRef, Path: wt}}
@@ -228,10 +231,10 @@ func TestHiddenState(t *testing.T) {
 			// the linked worktree do not die with it.
 			name: "refs that are not this worktree's",
 			setup: func(f *hiddenFixture) {
-				f.s.git(f.main, "update-ref", "refs/worktree/x", "HEAD")
-				f.s.git(f.main, "update-ref", "refs/bisect/x", "HEAD")
-				f.s.git(f.wt, "update-ref", "refs/heads/shared", "HEAD")
-				f.s.git(f.wt, "update-ref", "refs/custom/shared", "HEAD")
+				f.s.Git(f.main, "update-ref", "refs/worktree/x", "HEAD")
+				f.s.Git(f.main, "update-ref", "refs/bisect/x", "HEAD")
+				f.s.Git(f.wt, "update-ref", "refs/heads/shared", "HEAD")
+				f.s.Git(f.wt, "update-ref", "refs/custom/shared", "HEAD")
 			},
 		},
 	}
@@ -267,17 +270,17 @@ func TestHiddenStateOperations(t *testing.T) {
 	// returns the first of the two.
 	conflicting := func(f *hiddenFixture) string {
 		s, wt := f.s, f.wt
-		s.commitFile(wt, "conflict.txt", "base\n")
-		s.git(wt, "checkout", "-q", "-b", "theirs")
-		s.commitFile(wt, "conflict.txt", "theirs\n")
-		s.git(wt, "checkout", "-q", "wt")
-		o1 := s.commitFile(wt, "conflict.txt", "ours\n")
-		s.commitFile(wt, "conflict.txt", "ours again\n")
+		s.CommitFile(wt, "conflict.txt", "base\n")
+		s.Git(wt, "checkout", "-q", "-b", "theirs")
+		s.CommitFile(wt, "conflict.txt", "theirs\n")
+		s.Git(wt, "checkout", "-q", "wt")
+		o1 := s.CommitFile(wt, "conflict.txt", "ours\n")
+		s.CommitFile(wt, "conflict.txt", "ours again\n")
 		return o1
 	}
 	resolve := func(f *hiddenFixture) {
-		f.s.write(f.wt, "conflict.txt", "resolved\n")
-		f.s.git(f.wt, "add", "conflict.txt")
+		f.s.Write(f.wt, "conflict.txt", "resolved\n")
+		f.s.Git(f.wt, "add", "conflict.txt")
 	}
 	type finish struct {
 		name string
@@ -290,15 +293,15 @@ func TestHiddenStateOperations(t *testing.T) {
 	}{
 		{
 			name:  "rebase stopped on a conflict",
-			start: func(f *hiddenFixture) { conflicting(f); f.s.gitFails(f.wt, "rebase", "theirs") },
+			start: func(f *hiddenFixture) { conflicting(f); f.s.GitFails(f.wt, "rebase", "theirs") },
 			finishes: []finish{
-				{"abort", func(f *hiddenFixture) { f.s.git(f.wt, "rebase", "--abort") }},
+				{"abort", func(f *hiddenFixture) { f.s.Git(f.wt, "rebase", "--abort") }},
 				{"continue", func(f *hiddenFixture) {
 					resolve(f)
 					// The second commit conflicts again.
-					if _, err := f.s.tryGit(f.wt, "rebase", "--continue"); err != nil {
+					if _, err := f.s.TryGit(f.wt, "rebase", "--continue"); err != nil {
 						resolve(f)
-						f.s.git(f.wt, "rebase", "--continue")
+						f.s.Git(f.wt, "rebase", "--continue")
 					}
 				}},
 			},
@@ -307,62 +310,62 @@ func TestHiddenStateOperations(t *testing.T) {
 			// Status is clean: only the rebase state tells.
 			name: "rebase stopped by a failing exec",
 			start: func(f *hiddenFixture) {
-				f.s.commitFile(f.wt, "one", "1\n")
-				f.s.gitFails(f.wt, "rebase", "--exec", "false", "HEAD~1")
+				f.s.CommitFile(f.wt, "one", "1\n")
+				f.s.GitFails(f.wt, "rebase", "--exec", "false", "HEAD~1")
 				if st := f.status(); !st.Clean() {
-					f.s.t.Fatalf("fixture: status is not clean: %+v", st)
+					f.s.T.Fatalf("fixture: status is not clean: %+v", st)
 				}
 			},
 			finishes: []finish{
-				{"abort", func(f *hiddenFixture) { f.s.git(f.wt, "rebase", "--abort") }},
-				{"continue", func(f *hiddenFixture) { f.s.git(f.wt, "rebase", "--continue") }},
+				{"abort", func(f *hiddenFixture) { f.s.Git(f.wt, "rebase", "--abort") }},
+				{"continue", func(f *hiddenFixture) { f.s.Git(f.wt, "rebase", "--continue") }},
 			},
 		},
 		{
 			name:  "merge conflict",
-			start: func(f *hiddenFixture) { conflicting(f); f.s.gitFails(f.wt, "merge", "theirs") },
+			start: func(f *hiddenFixture) { conflicting(f); f.s.GitFails(f.wt, "merge", "theirs") },
 			finishes: []finish{
-				{"abort", func(f *hiddenFixture) { f.s.git(f.wt, "merge", "--abort") }},
-				{"commit", func(f *hiddenFixture) { resolve(f); f.s.git(f.wt, "commit", "-q", "--no-edit") }},
+				{"abort", func(f *hiddenFixture) { f.s.Git(f.wt, "merge", "--abort") }},
+				{"commit", func(f *hiddenFixture) { resolve(f); f.s.Git(f.wt, "commit", "-q", "--no-edit") }},
 			},
 		},
 		{
 			name:  "cherry-pick conflict",
-			start: func(f *hiddenFixture) { conflicting(f); f.s.gitFails(f.wt, "cherry-pick", "theirs") },
+			start: func(f *hiddenFixture) { conflicting(f); f.s.GitFails(f.wt, "cherry-pick", "theirs") },
 			finishes: []finish{
-				{"abort", func(f *hiddenFixture) { f.s.git(f.wt, "cherry-pick", "--abort") }},
-				{"continue", func(f *hiddenFixture) { resolve(f); f.s.git(f.wt, "cherry-pick", "--continue") }},
+				{"abort", func(f *hiddenFixture) { f.s.Git(f.wt, "cherry-pick", "--abort") }},
+				{"continue", func(f *hiddenFixture) { resolve(f); f.s.Git(f.wt, "cherry-pick", "--continue") }},
 			},
 		},
 		{
 			name: "revert conflict",
 			start: func(f *hiddenFixture) {
 				o1 := conflicting(f)
-				f.s.gitFails(f.wt, "revert", o1)
+				f.s.GitFails(f.wt, "revert", o1)
 			},
 			finishes: []finish{
-				{"abort", func(f *hiddenFixture) { f.s.git(f.wt, "revert", "--abort") }},
-				{"continue", func(f *hiddenFixture) { resolve(f); f.s.git(f.wt, "revert", "--continue") }},
+				{"abort", func(f *hiddenFixture) { f.s.Git(f.wt, "revert", "--abort") }},
+				{"continue", func(f *hiddenFixture) { resolve(f); f.s.Git(f.wt, "revert", "--continue") }},
 			},
 		},
 		{
 			name: "am stopped on a conflict",
 			start: func(f *hiddenFixture) {
 				conflicting(f)
-				patch := filepath.Join(f.s.root, "theirs.patch")
-				f.s.write(f.s.root, "theirs.patch", f.s.git(f.wt, "format-patch", "-1", "--stdout", "theirs")+"\n")
-				f.s.gitFails(f.wt, "am", "-3", patch)
+				patch := filepath.Join(f.s.Root, "theirs.patch")
+				f.s.Write(f.s.Root, "theirs.patch", f.s.Git(f.wt, "format-patch", "-1", "--stdout", "theirs")+"\n")
+				f.s.GitFails(f.wt, "am", "-3", patch)
 			},
 			finishes: []finish{
-				{"abort", func(f *hiddenFixture) { f.s.git(f.wt, "am", "--abort") }},
-				{"continue", func(f *hiddenFixture) { resolve(f); f.s.git(f.wt, "am", "--continue") }},
+				{"abort", func(f *hiddenFixture) { f.s.Git(f.wt, "am", "--abort") }},
+				{"continue", func(f *hiddenFixture) { resolve(f); f.s.Git(f.wt, "am", "--continue") }},
 			},
 		},
 		{
 			name:  "bisect started",
-			start: func(f *hiddenFixture) { f.s.git(f.wt, "bisect", "start") },
+			start: func(f *hiddenFixture) { f.s.Git(f.wt, "bisect", "start") },
 			finishes: []finish{
-				{"reset", func(f *hiddenFixture) { f.s.git(f.wt, "bisect", "reset") }},
+				{"reset", func(f *hiddenFixture) { f.s.Git(f.wt, "bisect", "reset") }},
 			},
 		},
 	}
@@ -385,7 +388,7 @@ func TestHiddenStateOperations(t *testing.T) {
 func TestHiddenStateOperationOnlyInMain(t *testing.T) {
 	t.Parallel()
 	f := newHiddenFixture(t)
-	f.s.git(f.main, "bisect", "start")
+	f.s.Git(f.main, "bisect", "start")
 	checkHidden(t, f.hidden(), nil)
 }
 
@@ -396,7 +399,7 @@ func TestHiddenStateUnreadableDirectory(t *testing.T) {
 	}
 	f := newHiddenFixture(t)
 	locked := filepath.Join(f.wt, "locked")
-	f.s.write(f.wt, "locked/inner/.git", "gitdir: /nowhere\n")
+	f.s.Write(f.wt, "locked/inner/.git", "gitdir: /nowhere\n")
 	if err := os.Chmod(locked, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -446,23 +449,23 @@ func TestHiddenStateDirectoryTooDeep(t *testing.T) {
 // linked worktree has it checked out when init is set.
 func newSubmoduleFixture(t *testing.T, init bool) *hiddenFixture {
 	t.Helper()
-	s := newSandbox(t)
-	up := filepath.Join(s.root, "up.git")
-	s.git(s.root, "init", "-q", "--bare", "-b", "main", up)
-	upWork := filepath.Join(s.root, "up-work")
-	s.git(s.root, "init", "-q", "-b", "main", upWork)
-	s.commitFile(upWork, "lib.txt", "lib\n")
-	s.git(upWork, "push", "-q", up, "main")
-	main := s.newOrigin()
-	s.git(main, "-c", "protocol.file.allow=always", "submodule", "add", "-q", up, "sub")
-	s.commitAll(main, "add sub")
-	s.git(main, "push", "-q", "origin", "main")
-	wt := filepath.Join(s.root, "wt")
-	s.git(main, "worktree", "add", "-q", "-b", "wt", wt)
+	s := gitsandbox.NewSandbox(t)
+	up := filepath.Join(s.Root, "up.git")
+	s.Git(s.Root, "init", "-q", "--bare", "-b", "main", up)
+	upWork := filepath.Join(s.Root, "up-work")
+	s.Git(s.Root, "init", "-q", "-b", "main", upWork)
+	s.CommitFile(upWork, "lib.txt", "lib\n")
+	s.Git(upWork, "push", "-q", up, "main")
+	main := s.NewOrigin()
+	s.Git(main, "-c", "protocol.file.allow=always", "submodule", "add", "-q", up, "sub")
+	s.CommitAll(main, "add sub")
+	s.Git(main, "push", "-q", "origin", "main")
+	wt := filepath.Join(s.Root, "wt")
+	s.Git(main, "worktree", "add", "-q", "-b", "wt", wt)
 	if init {
-		s.git(wt, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init")
+		s.Git(wt, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init")
 	}
-	return &hiddenFixture{s: s, main: main, wt: wt, repo: s.discover(main)}
+	return &hiddenFixture{s: s, main: main, wt: wt, repo: s.Discover(main)}
 }
 
 func TestHiddenStateSubmodules(t *testing.T) {
@@ -488,7 +491,7 @@ func TestHiddenStateSubmodules(t *testing.T) {
 		{
 			name:  "changed file",
 			init:  true,
-			setup: func(f *hiddenFixture, sub string) { f.s.write(sub, "lib.txt", "changed\n") },
+			setup: func(f *hiddenFixture, sub string) { f.s.Write(sub, "lib.txt", "changed\n") },
 			want: func(sub string) []machine.Hidden {
 				return []machine.Hidden{{Code: machine.CodeSubmoduleChanges, Path: sub}}
 			},
@@ -496,7 +499,7 @@ func TestHiddenStateSubmodules(t *testing.T) {
 		{
 			name:  "untracked file",
 			init:  true,
-			setup: func(f *hiddenFixture, sub string) { f.s.write(sub, "new.txt", "new\n") },
+			setup: func(f *hiddenFixture, sub string) { f.s.Write(sub, "new.txt", "new\n") },
 			want: func(sub string) []machine.Hidden {
 				return []machine.Hidden{{Code: machine.CodeSubmoduleChanges, Path: sub}}
 			},
@@ -504,7 +507,7 @@ func TestHiddenStateSubmodules(t *testing.T) {
 		{
 			name:  "commit not on its remote",
 			init:  true,
-			setup: func(f *hiddenFixture, sub string) { f.s.commitFile(sub, "lib.txt", "local only\n") },
+			setup: func(f *hiddenFixture, sub string) { f.s.CommitFile(sub, "lib.txt", "local only\n") },
 			want: func(sub string) []machine.Hidden {
 				return []machine.Hidden{{Code: machine.CodeSubmoduleUnpushed, Path: sub}}
 			},
@@ -515,15 +518,15 @@ func TestHiddenStateSubmodules(t *testing.T) {
 			name: "commit on its remote under a custom ref",
 			init: true,
 			setup: func(f *hiddenFixture, sub string) {
-				f.s.commitFile(sub, "lib.txt", "pushed elsewhere\n")
-				f.s.git(sub, "push", "-q", "origin", "HEAD:refs/custom/x")
+				f.s.CommitFile(sub, "lib.txt", "pushed elsewhere\n")
+				f.s.Git(sub, "push", "-q", "origin", "HEAD:refs/custom/x")
 			},
 		},
 		{
 			name: "nested repository inside the submodule",
 			init: true,
 			setup: func(f *hiddenFixture, sub string) {
-				f.s.git(sub, "init", "-q", "deep")
+				f.s.Git(sub, "init", "-q", "deep")
 			},
 			want: func(sub string) []machine.Hidden {
 				return []machine.Hidden{
@@ -537,7 +540,7 @@ func TestHiddenStateSubmodules(t *testing.T) {
 			name: "its remote does not answer",
 			init: true,
 			setup: func(f *hiddenFixture, sub string) {
-				f.s.git(sub, "remote", "set-url", "origin", filepath.Join(f.s.root, "gone.git"))
+				f.s.Git(sub, "remote", "set-url", "origin", filepath.Join(f.s.Root, "gone.git"))
 			},
 			want: func(sub string) []machine.Hidden {
 				return []machine.Hidden{{Code: machine.CodeSubmoduleUnpushed, Path: sub}}
@@ -559,7 +562,7 @@ func TestHiddenStateSubmodules(t *testing.T) {
 			// entry's modules/: git removes such a tree only by force.
 			if tc.init {
 				want = append(want, machine.Hidden{Code: machine.CodeSubmodules,
-					Path: filepath.Join(f.repo.AdminDir(observe.AdminKeyOf(f.repo, f.wt)), "modules")})
+					Path: filepath.Join(f.repo.AdminDir(gitfiles.AdminKeyOf(f.repo, f.wt)), "modules")})
 			}
 			got := f.hidden()
 			checkHidden(t, got, want)
@@ -588,29 +591,29 @@ func TestHiddenStateSequencerPending(t *testing.T) {
 				t.Parallel()
 				f := newHiddenFixture(t)
 				s, wt := f.s, f.wt
-				s.commitFile(wt, "conflict.txt", "base\n")
-				s.git(wt, "checkout", "-q", "-b", "theirs")
-				t1 := s.commitFile(wt, "conflict.txt", "theirs\n")
-				t2 := s.commitFile(wt, "second.txt", "2\n")
-				s.git(wt, "checkout", "-q", "wt")
+				s.CommitFile(wt, "conflict.txt", "base\n")
+				s.Git(wt, "checkout", "-q", "-b", "theirs")
+				t1 := s.CommitFile(wt, "conflict.txt", "theirs\n")
+				t2 := s.CommitFile(wt, "second.txt", "2\n")
+				s.Git(wt, "checkout", "-q", "wt")
 				// The first commit conflicts; the second is still to do (had
 				// the last one conflicted, committing it would end the run).
 				if op == "revert" {
-					s.git(wt, "reset", "-q", "--hard", "theirs")
-					s.commitFile(wt, "conflict.txt", "theirs, changed again\n")
-					s.gitFails(wt, "revert", t1, t2)
+					s.Git(wt, "reset", "-q", "--hard", "theirs")
+					s.CommitFile(wt, "conflict.txt", "theirs, changed again\n")
+					s.GitFails(wt, "revert", t1, t2)
 				} else {
-					s.commitFile(wt, "conflict.txt", "ours\n")
-					s.gitFails(wt, "cherry-pick", t1, t2)
+					s.CommitFile(wt, "conflict.txt", "ours\n")
+					s.GitFails(wt, "cherry-pick", t1, t2)
 				}
-				s.write(wt, "conflict.txt", "resolved\n")
-				s.git(wt, "add", "conflict.txt")
-				s.git(wt, "commit", "-q", "--no-edit")
-				if out := s.git(wt, "status"); !strings.Contains(out, "currently in progress") {
+				s.Write(wt, "conflict.txt", "resolved\n")
+				s.Git(wt, "add", "conflict.txt")
+				s.Git(wt, "commit", "-q", "--no-edit")
+				if out := s.Git(wt, "status"); !strings.Contains(out, "currently in progress") {
 					t.Fatalf("fixture: git status does not say the %s is in progress:\n%s", op, out)
 				}
 				checkHidden(t, f.hidden(), []machine.Hidden{{Code: machine.CodeOperationInProgress, Path: wt}})
-				s.git(wt, op, "--"+fin)
+				s.Git(wt, op, "--"+fin)
 				checkHidden(t, f.hidden(), nil)
 			})
 		}

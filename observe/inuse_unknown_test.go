@@ -9,6 +9,8 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/internal/gitsandbox"
 )
 
 // TestWorktreeInUseUnknown: a tree observed with a process scan that saw
@@ -16,24 +18,24 @@ import (
 // state naming why, so assessment keeps it; it is never "nobody inside".
 func TestWorktreeInUseUnknown(t *testing.T) {
 	t.Parallel()
-	s := newSandbox(t)
-	dir := filepath.Join(s.root, "repo")
-	s.git(s.root, "init", "-q", "-b", "main", dir)
-	s.commitFile(dir, "README", "x\n")
-	tree := filepath.Join(s.root, "tree")
-	s.git(dir, "worktree", "add", "-q", "-b", "custody/tree", tree)
+	s := gitsandbox.NewSandbox(t)
+	dir := filepath.Join(s.Root, "repo")
+	s.Git(s.Root, "init", "-q", "-b", "main", dir)
+	s.CommitFile(dir, "README", "x\n")
+	tree := filepath.Join(s.Root, "tree")
+	s.Git(dir, "worktree", "add", "-q", "-b", "custody/tree", tree)
 	ctx := context.Background()
-	repo, err := observe.Discover(ctx, s.g, dir)
+	repo, err := gitfiles.Discover(ctx, s.G, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := observe.TakeInventory(ctx, s.g, repo)
+	inv, err := gitfiles.TakeInventory(ctx, s.G, repo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := machine.Record{ID: "tree", Kind: machine.KindWorktree, State: machine.StateFinished, Path: tree, Branch: "custody/tree", AdminKey: "tree"}
 	procs := observe.ProcScanner{Root: t.TempDir()}.Scan()
-	o := observe.Worktree(ctx, s.g, repo, inv, rec, observe.Scope{Procs: procs})
+	o := observe.Worktree(ctx, s.G, repo, inv, rec, observe.Scope{Procs: procs})
 	var found bool
 	for _, h := range o.Hidden {
 		found = found || h.Code == machine.CodeInUse && strings.Contains(h.Detail, "no readable entry for custody's own process")

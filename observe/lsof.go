@@ -3,6 +3,7 @@ package observe
 import (
 	"bytes"
 	"fmt"
+	"github.com/custody-sh/custody/observe/hostio"
 	"strconv"
 )
 
@@ -48,7 +49,7 @@ func ParseLsof(b []byte) ([]LsofProcess, error) {
 	for len(b) > 0 {
 		nl := bytes.IndexByte(b, '\n')
 		if nl < 0 {
-			return nil, malformedAt("lsof", "output ends inside a set: %q", truncate(b))
+			return nil, hostio.MalformedAt("lsof", "output ends inside a set: %q", hostio.Truncate(b))
 		}
 		set := b[:nl]
 		b = b[nl+1:]
@@ -66,7 +67,7 @@ func ParseLsof(b []byte) ([]LsofProcess, error) {
 				// Linux's lsof lists each task (thread) of a process
 				// as a process set of its own: the same process.
 				if out[i].PPID != p.PPID || out[i].Command != p.Command {
-					return nil, malformedAt("lsof", "process %d is listed twice, as %q (parent %d) and %q (parent %d)",
+					return nil, hostio.MalformedAt("lsof", "process %d is listed twice, as %q (parent %d) and %q (parent %d)",
 						p.PID, out[i].Command, out[i].PPID, p.Command, p.PPID)
 				}
 				cur = i
@@ -77,7 +78,7 @@ func ParseLsof(b []byte) ([]LsofProcess, error) {
 			out = append(out, p)
 		case 'f':
 			if cur < 0 {
-				return nil, malformedAt("lsof", "a file set before any process set: %q", truncate(set))
+				return nil, hostio.MalformedAt("lsof", "a file set before any process set: %q", hostio.Truncate(set))
 			}
 			f, err := lsofFileSet(fields)
 			if err != nil {
@@ -85,7 +86,7 @@ func ParseLsof(b []byte) ([]LsofProcess, error) {
 			}
 			out[cur].Files = append(out[cur].Files, f)
 		default:
-			return nil, malformedAt("lsof", "a set starts with field %q, want p or f", fields[0].id)
+			return nil, hostio.MalformedAt("lsof", "a set starts with field %q, want p or f", fields[0].id)
 		}
 	}
 	return out, nil
@@ -102,21 +103,21 @@ type lsofField struct {
 // appear twice in a set.
 func lsofFields(set []byte) ([]lsofField, error) {
 	if len(set) == 0 {
-		return nil, malformedAt("lsof", "an empty set")
+		return nil, hostio.MalformedAt("lsof", "an empty set")
 	}
 	var out []lsofField
 	var have [256]bool
 	for len(set) > 0 {
 		end := bytes.IndexByte(set, 0)
 		if end < 0 {
-			return nil, malformedAt("lsof", "a field without its NUL terminator: %q", truncate(set))
+			return nil, hostio.MalformedAt("lsof", "a field without its NUL terminator: %q", hostio.Truncate(set))
 		}
 		if end == 0 {
-			return nil, malformedAt("lsof", "a field without an identifier")
+			return nil, hostio.MalformedAt("lsof", "a field without an identifier")
 		}
 		f := lsofField{id: set[0], data: string(set[1:end])}
 		if have[f.id] {
-			return nil, malformedAt("lsof", "field %q twice in one set", f.id)
+			return nil, hostio.MalformedAt("lsof", "field %q twice in one set", f.id)
 		}
 		have[f.id] = true
 		out = append(out, f)
@@ -129,19 +130,19 @@ func lsofFields(set []byte) ([]lsofField, error) {
 func lsofProcessSet(fields []lsofField) (LsofProcess, error) {
 	pid, err := lsofPID(fields[0].data)
 	if err != nil || pid <= 0 {
-		return LsofProcess{}, malformedAt("lsof", "bad pid %q", fields[0].data)
+		return LsofProcess{}, hostio.MalformedAt("lsof", "bad pid %q", fields[0].data)
 	}
 	p := LsofProcess{PID: pid}
 	for _, f := range fields[1:] {
 		switch f.id {
 		case 'R':
 			if p.PPID, err = lsofPID(f.data); err != nil {
-				return LsofProcess{}, malformedAt("lsof", "bad parent pid %q of process %d", f.data, pid)
+				return LsofProcess{}, hostio.MalformedAt("lsof", "bad parent pid %q of process %d", f.data, pid)
 			}
 		case 'c':
 			p.Command = f.data
 		default:
-			return LsofProcess{}, malformedAt("lsof", "unexpected field %q in the set of process %d", f.id, pid)
+			return LsofProcess{}, hostio.MalformedAt("lsof", "unexpected field %q in the set of process %d", f.id, pid)
 		}
 	}
 	return p, nil
@@ -151,7 +152,7 @@ func lsofProcessSet(fields []lsofField) (LsofProcess, error) {
 func lsofFileSet(fields []lsofField) (LsofFile, error) {
 	f := LsofFile{FD: fields[0].data}
 	if f.FD == "" {
-		return LsofFile{}, malformedAt("lsof", "an empty file descriptor field")
+		return LsofFile{}, hostio.MalformedAt("lsof", "an empty file descriptor field")
 	}
 	for _, x := range fields[1:] {
 		switch x.id {
@@ -160,7 +161,7 @@ func lsofFileSet(fields []lsofField) (LsofFile, error) {
 		case 'n':
 			f.Name = x.data
 		default:
-			return LsofFile{}, malformedAt("lsof", "unexpected field %q in the file set of descriptor %q", x.id, f.FD)
+			return LsofFile{}, hostio.MalformedAt("lsof", "unexpected field %q in the file set of descriptor %q", x.id, f.FD)
 		}
 	}
 	return f, nil

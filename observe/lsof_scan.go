@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"github.com/custody-sh/custody/observe/hostio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +18,7 @@ type LsofScanner struct {
 	// Program is the lsof to run ("" is lsof on PATH).
 	Program string
 	// Runner runs it (nil: a Runner bounded by LsofDeadline).
-	Runner *Runner
+	Runner *hostio.Runner
 }
 
 // LsofDeadline bounds one lsof run when the scanner's Runner does not.
@@ -40,13 +41,13 @@ func (s LsofScanner) Scan(ctx context.Context) *Processes {
 	}
 	r := s.Runner
 	if r == nil {
-		r = &Runner{Deadline: LsofDeadline}
+		r = &hostio.Runner{Deadline: LsofDeadline}
 	}
 	if _, err := exec.LookPath(prog); err != nil {
 		return &Processes{Err: "processes cannot be observed on this system: custody reads them with lsof, and " + prog +
 			" cannot be run (" + err.Error() + "); install lsof, then plan again"}
 	}
-	res, err := r.Run(ctx, Cmd{Args: append([]string{prog}, lsofArgs...)})
+	res, err := r.Run(ctx, hostio.Cmd{Args: append([]string{prog}, lsofArgs...)})
 	if err != nil {
 		return &Processes{Err: "processes cannot be observed on this system: " + err.Error()}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // lsofSet renders one set as `lsof -F...0` prints it: each field an
@@ -132,7 +133,7 @@ func TestParseLsofMalformed(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := observe.ParseLsof([]byte(in))
-			if !errors.Is(err, observe.ErrMalformed) {
+			if !errors.Is(err, hostio.ErrMalformed) {
 				t.Fatalf("ParseLsof(%q) = %v, %v; want ErrMalformed", in, got, err)
 			}
 			if got != nil {
@@ -197,7 +198,7 @@ func FuzzParseLsof(f *testing.F) {
 		// sets that agree with the format.
 		got, err := observe.ParseLsof(b)
 		if err != nil {
-			if !errors.Is(err, observe.ErrMalformed) || got != nil {
+			if !errors.Is(err, hostio.ErrMalformed) || got != nil {
 				t.Fatalf("ParseLsof = %v, %v; want nil and ErrMalformed", got, err)
 			}
 		} else {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 func TestParseProcStatSelf(t *testing.T) {
@@ -26,11 +26,11 @@ func TestParseProcStatSelf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := observe.ParseProcStat(b)
+	got, err := hostio.ParseProcStat(b)
 	if err != nil {
 		t.Fatalf("ParseProcStat(%q): %v", b, err)
 	}
-	want := observe.ProcStat{PID: os.Getpid(), PPID: os.Getppid(), Command: strings.TrimSuffix(string(comm), "\n"), Start: field22(t, b)}
+	want := hostio.ProcStat{PID: os.Getpid(), PPID: os.Getppid(), Command: strings.TrimSuffix(string(comm), "\n"), Start: field22(t, b)}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
@@ -79,7 +79,7 @@ func TestParseProcStatAwkwardNames(t *testing.T) {
 		if err != nil {
 			t.Skipf("cannot rename a thread: %v", err)
 		}
-		got, err := observe.ParseProcStat(stat)
+		got, err := hostio.ParseProcStat(stat)
 		if err != nil {
 			t.Errorf("%q: ParseProcStat(%q): %v", name, stat, err)
 			continue

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"github.com/custody-sh/custody/observe/hostio"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,11 +37,11 @@ func (s ProcScanner) Scan() *Processes {
 		return &Processes{Err: "processes cannot be observed on this system: " + err.Error()}
 	}
 	self := os.Getpid()
-	stats := map[int]ProcStat{}
+	stats := map[int]hostio.ProcStat{}
 	for _, e := range ents {
 		if pid, err := strconv.Atoi(e.Name()); err == nil {
 			if b, err := os.ReadFile(filepath.Join(root, e.Name(), "stat")); err == nil {
-				if st, err := ParseProcStat(b); err == nil {
+				if st, err := hostio.ParseProcStat(b); err == nil {
 					stats[pid] = st
 				}
 			}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // statTail is what follows "<pid> (<comm>) " in a real /proc/<pid>/stat
@@ -29,22 +29,22 @@ func TestParseProcStat(t *testing.T) {
 	tests := []struct {
 		name string
 		in   []byte
-		want observe.ProcStat
+		want hostio.ProcStat
 	}{
 		{"captured", []byte("24939 (cat) R 24923 24923 6572 0 -1 4194304 102 0 0 0 0 0 0 0 20 0 1 0 148166 3133440 410 18446744073709551615 " +
 			"94819999526912 94819999546793 140729144671200 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 94819999562800 94819999564416 " +
 			"94820287291392 140729144679107 140729144679127 140729144679127 140729144680427 0\n"),
-			observe.ProcStat{PID: 24939, PPID: 24923, Command: "cat", Start: 148166}},
-		{"parentheses in the name", statLine(7, "(a) b)", 1, 99), observe.ProcStat{PID: 7, PPID: 1, Command: "(a) b)", Start: 99}},
-		{"a name that looks like fields", statLine(7, "x) S 1 2 3 (", 2, 5), observe.ProcStat{PID: 7, PPID: 2, Command: "x) S 1 2 3 (", Start: 5}},
-		{"spaces and a newline in the name", statLine(8, " a b\nc ", 3, 0), observe.ProcStat{PID: 8, PPID: 3, Command: " a b\nc ", Start: 0}},
-		{"empty name", statLine(9, "", 0, 1), observe.ProcStat{PID: 9, PPID: 0, Command: "", Start: 1}},
-		{"largest start time", statLine(10, "kworker/0:1", 2, 1<<64-1), observe.ProcStat{PID: 10, PPID: 2, Command: "kworker/0:1", Start: 1<<64 - 1}},
+			hostio.ProcStat{PID: 24939, PPID: 24923, Command: "cat", Start: 148166}},
+		{"parentheses in the name", statLine(7, "(a) b)", 1, 99), hostio.ProcStat{PID: 7, PPID: 1, Command: "(a) b)", Start: 99}},
+		{"a name that looks like fields", statLine(7, "x) S 1 2 3 (", 2, 5), hostio.ProcStat{PID: 7, PPID: 2, Command: "x) S 1 2 3 (", Start: 5}},
+		{"spaces and a newline in the name", statLine(8, " a b\nc ", 3, 0), hostio.ProcStat{PID: 8, PPID: 3, Command: " a b\nc ", Start: 0}},
+		{"empty name", statLine(9, "", 0, 1), hostio.ProcStat{PID: 9, PPID: 0, Command: "", Start: 1}},
+		{"largest start time", statLine(10, "kworker/0:1", 2, 1<<64-1), hostio.ProcStat{PID: 10, PPID: 2, Command: "kworker/0:1", Start: 1<<64 - 1}},
 		{"exactly 20 fields after the name", []byte("11 (short) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 77"),
-			observe.ProcStat{PID: 11, PPID: 1, Command: "short", Start: 77}},
+			hostio.ProcStat{PID: 11, PPID: 1, Command: "short", Start: 77}},
 	}
 	for _, tc := range tests {
-		got, err := observe.ParseProcStat(tc.in)
+		got, err := hostio.ParseProcStat(tc.in)
 		if err != nil {
 			t.Errorf("%s: ParseProcStat: %v", tc.name, err)
 			continue
@@ -79,11 +79,11 @@ func TestParseProcStatMalformed(t *testing.T) {
 		{"parent pid not a number", strings.Replace(good, "(sleep) S 1 ", "(sleep) S x ", 1)},
 	}
 	for _, tc := range tests {
-		got, err := observe.ParseProcStat([]byte(tc.in))
-		if !errors.Is(err, observe.ErrMalformed) {
+		got, err := hostio.ParseProcStat([]byte(tc.in))
+		if !errors.Is(err, hostio.ErrMalformed) {
 			t.Errorf("%s: err = %v, want ErrMalformed (parsed %+v)", tc.name, err, got)
 		}
-		if got != (observe.ProcStat{}) {
+		if got != (hostio.ProcStat{}) {
 			t.Errorf("%s: parsed %+v with an error", tc.name, got)
 		}
 	}
@@ -109,12 +109,12 @@ func FuzzParseProcStat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, comm string, start uint64) {
 		// Any input: no panic, and either ErrMalformed or a parse that
 		// agrees with the format.
-		got, err := observe.ParseProcStat(b)
+		got, err := hostio.ParseProcStat(b)
 		if err != nil {
-			if !errors.Is(err, observe.ErrMalformed) {
+			if !errors.Is(err, hostio.ErrMalformed) {
 				t.Fatalf("error does not wrap ErrMalformed: %v", err)
 			}
-			if got != (observe.ProcStat{}) {
+			if got != (hostio.ProcStat{}) {
 				t.Fatalf("parsed %+v with an error", got)
 			}
 		} else {
@@ -137,8 +137,8 @@ func FuzzParseProcStat(f *testing.F) {
 			return
 		}
 		line := statLine(4242, comm, 17, start)
-		got, err = observe.ParseProcStat(line)
-		want := observe.ProcStat{PID: 4242, PPID: 17, Command: comm, Start: start}
+		got, err = hostio.ParseProcStat(line)
+		want := hostio.ProcStat{PID: 4242, PPID: 17, Command: comm, Start: start}
 		if err != nil || got != want {
 			t.Fatalf("ParseProcStat(%q) = %+v, %v; want %+v", line, got, err, want)
 		}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/custody-sh/custody/observe/hostio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,27 +18,27 @@ import (
 	"time"
 )
 
-func sh(script string) Cmd { return Cmd{Args: []string{"sh", "-c", script}} }
+func sh(script string) hostio.Cmd { return hostio.Cmd{Args: []string{"sh", "-c", script}} }
 
 func TestRunOutput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		name         string
-		runner       Runner
-		cmd          Cmd
+		runner       hostio.Runner
+		cmd          hostio.Cmd
 		stdout, errs string
 	}{
 		{name: "streams", cmd: sh("printf out; printf err >&2"), stdout: "out", errs: "err"},
-		{name: "no output", cmd: Cmd{Args: []string{"true"}}},
-		{name: "arguments are not split", cmd: Cmd{Args: []string{"printf", "%s|", "a b", "$HOME", "*"}}, stdout: "a b|$HOME|*|"},
-		{name: "stdin", cmd: Cmd{Args: []string{"cat"}, Stdin: []byte("in\x00put")}, stdout: "in\x00put"},
-		{name: "dir", cmd: Cmd{Args: []string{"pwd", "-P"}, Dir: dir}, stdout: evalSymlinks(t, dir) + "\n"},
-		{name: "cmd env", cmd: Cmd{Args: []string{"sh", "-c", `printf %s "$CUSTODY_T"`}, Env: []string{"CUSTODY_T=1"}}, stdout: "1"},
+		{name: "no output", cmd: hostio.Cmd{Args: []string{"true"}}},
+		{name: "arguments are not split", cmd: hostio.Cmd{Args: []string{"printf", "%s|", "a b", "$HOME", "*"}}, stdout: "a b|$HOME|*|"},
+		{name: "stdin", cmd: hostio.Cmd{Args: []string{"cat"}, Stdin: []byte("in\x00put")}, stdout: "in\x00put"},
+		{name: "dir", cmd: hostio.Cmd{Args: []string{"pwd", "-P"}, Dir: dir}, stdout: evalSymlinks(t, dir) + "\n"},
+		{name: "cmd env", cmd: hostio.Cmd{Args: []string{"sh", "-c", `printf %s "$CUSTODY_T"`}, Env: []string{"CUSTODY_T=1"}}, stdout: "1"},
 		{
 			name:   "runner env replaces the process's",
-			runner: Runner{Env: []string{"CUSTODY_A=a"}},
-			cmd:    Cmd{Args: []string{"sh", "-c", `printf %s "$CUSTODY_A$CUSTODY_B$HOME"`}, Env: []string{"CUSTODY_B=b"}},
+			runner: hostio.Runner{Env: []string{"CUSTODY_A=a"}},
+			cmd:    hostio.Cmd{Args: []string{"sh", "-c", `printf %s "$CUSTODY_A$CUSTODY_B$HOME"`}, Env: []string{"CUSTODY_B=b"}},
 			stdout: "ab",
 		},
 	}
@@ -67,8 +68,8 @@ func evalSymlinks(t *testing.T, p string) string {
 func TestRunExitError(t *testing.T) {
 	t.Parallel()
 	c := sh("echo partial; echo boom >&2; echo more >&2; exit 3")
-	res, err := new(Runner).Run(context.Background(), c)
-	var ee *ExitError
+	res, err := new(hostio.Runner).Run(context.Background(), c)
+	var ee *hostio.ExitError
 	if !errors.As(err, &ee) {
 		t.Fatalf("Run = %v, want an *ExitError", err)
 	}
@@ -84,16 +85,16 @@ func TestRunExitError(t *testing.T) {
 		!(strings.HasSuffix(msg, ": exit 3: boom") || strings.HasSuffix(msg, ": exit 3: more")) {
 		t.Errorf("ExitError message %q, want the exit code and a line of stderr", msg)
 	}
-	if _, err := new(Runner).Run(context.Background(), sh("exit 1")); err == nil || !strings.Contains(err.Error(), "no message") {
+	if _, err := new(hostio.Runner).Run(context.Background(), sh("exit 1")); err == nil || !strings.Contains(err.Error(), "no message") {
 		t.Errorf("silent exit 1: %v", err)
 	}
 }
 
 func TestRunFailsToStart(t *testing.T) {
 	t.Parallel()
-	for _, c := range []Cmd{{}, {Args: []string{filepath.Join(t.TempDir(), "no-such-program")}}, {Args: []string{"true"}, Dir: "/no/such/dir"}} {
-		_, err := new(Runner).Run(context.Background(), c)
-		var ee *ExitError
+	for _, c := range []hostio.Cmd{{}, {Args: []string{filepath.Join(t.TempDir(), "no-such-program")}}, {Args: []string{"true"}, Dir: "/no/such/dir"}} {
+		_, err := new(hostio.Runner).Run(context.Background(), c)
+		var ee *hostio.ExitError
 		if err == nil || errors.As(err, &ee) {
 			t.Errorf("Run(%q) = %v, want an error that is not an *ExitError", c.Args, err)
 		}
@@ -154,7 +155,7 @@ func TestRunTimeout(t *testing.T) {
 	start := time.Now()
 	// The shell waits on a background sleep: the deadline kills the whole
 	// group, not just the shell.
-	_, err := (&Runner{Grace: 200 * time.Millisecond}).Run(ctx, sh(`sleep 30 & echo $! > "$0"; wait`+"\n"+`echo survived`).withArg(pidfile))
+	_, err := (&hostio.Runner{Grace: 200 * time.Millisecond}).Run(ctx, withArg(sh(`sleep 30 & echo $! > "$0"; wait`+"\n"+`echo survived`), pidfile))
 	took := time.Since(start)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Run past its deadline = %v, want an error wrapping context.DeadlineExceeded", err)
@@ -168,7 +169,7 @@ func TestRunTimeout(t *testing.T) {
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel2()
 	start = time.Now()
-	if _, err := new(Runner).Run(ctx2, Cmd{Args: []string{"sleep", "30"}}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := new(hostio.Runner).Run(ctx2, hostio.Cmd{Args: []string{"sleep", "30"}}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("sleep 30 past its deadline = %v, want context.DeadlineExceeded", err)
 	}
 	if took := time.Since(start); took > 2*time.Second {
@@ -180,13 +181,13 @@ func TestRunCancelled(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := new(Runner).Run(ctx, Cmd{Args: []string{"true"}}); !errors.Is(err, context.Canceled) {
+	if _, err := new(hostio.Runner).Run(ctx, hostio.Cmd{Args: []string{"true"}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Run with a cancelled context = %v, want context.Canceled", err)
 	}
 }
 
 // withArg appends an argument; for sh -c it becomes $0.
-func (c Cmd) withArg(a string) Cmd {
+func withArg(c hostio.Cmd, a string) hostio.Cmd {
 	c.Args = append(append([]string(nil), c.Args...), a)
 	return c
 }
@@ -205,9 +206,9 @@ func mustRead(t *testing.T, path string) []byte {
 func TestRunKillsLeftovers(t *testing.T) {
 	t.Parallel()
 	pidfile := filepath.Join(t.TempDir(), "pid")
-	r := &Runner{Grace: 200 * time.Millisecond}
+	r := &hostio.Runner{Grace: 200 * time.Millisecond}
 	start := time.Now()
-	res, err := r.Run(context.Background(), sh(`sleep 30 </dev/null >/dev/null 2>&1 & echo $! > "$0"`).withArg(pidfile))
+	res, err := r.Run(context.Background(), withArg(sh(`sleep 30 </dev/null >/dev/null 2>&1 & echo $! > "$0"`), pidfile))
 	took := time.Since(start)
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("Run = %+v, %v", res, err)
@@ -223,7 +224,7 @@ func TestRunKillsLeftovers(t *testing.T) {
 // open must not hold Run past the grace, and is killed.
 func TestRunLeftoverHoldingStdout(t *testing.T) {
 	t.Parallel()
-	r := &Runner{Grace: 200 * time.Millisecond}
+	r := &hostio.Runner{Grace: 200 * time.Millisecond}
 	start := time.Now()
 	res, err := r.Run(context.Background(), sh(`sleep 30 & echo $!`))
 	took := time.Since(start)
@@ -239,10 +240,10 @@ func TestRunLeftoverHoldingStdout(t *testing.T) {
 
 func TestRunOutputBound(t *testing.T) {
 	t.Parallel()
-	r := &Runner{MaxOutput: 1000}
+	r := &hostio.Runner{MaxOutput: 1000}
 	for _, tt := range []struct {
 		name    string
-		cmd     Cmd
+		cmd     hostio.Cmd
 		tooMuch bool
 	}{
 		{"stdout at the bound", sh("head -c 1000 /dev/zero"), false},
@@ -254,7 +255,7 @@ func TestRunOutputBound(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			res, err := r.Run(context.Background(), tt.cmd)
-			if got := errors.Is(err, ErrOutputTooLarge); got != tt.tooMuch {
+			if got := errors.Is(err, hostio.ErrOutputTooLarge); got != tt.tooMuch {
 				t.Fatalf("Run = %v; ErrOutputTooLarge %t, want %t", err, got, tt.tooMuch)
 			}
 			if len(res.Stdout) > r.MaxOutput || len(res.Stderr) > r.MaxOutput {
@@ -270,11 +271,11 @@ func TestRunOutputBound(t *testing.T) {
 func TestRunTrace(t *testing.T) {
 	t.Parallel()
 	var trace bytes.Buffer
-	r := &Runner{Trace: &trace}
-	if _, err := r.Run(context.Background(), Cmd{Args: []string{"echo", "hello", "--x"}}); err != nil {
+	r := &hostio.Runner{Trace: &trace}
+	if _, err := r.Run(context.Background(), hostio.Cmd{Args: []string{"echo", "hello", "--x"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Run(context.Background(), Cmd{Args: []string{"false"}}); err == nil {
+	if _, err := r.Run(context.Background(), hostio.Cmd{Args: []string{"false"}}); err == nil {
 		t.Fatal("false succeeded")
 	}
 	if got, want := trace.String(), "+ echo hello --x\n+ false\n"; got != want {
@@ -286,7 +287,7 @@ func TestRunTrace(t *testing.T) {
 // ends at the runner's deadline, its whole group killed.
 func TestRunDefaultDeadline(t *testing.T) {
 	t.Parallel()
-	r := Runner{Deadline: 200 * time.Millisecond, Grace: 50 * time.Millisecond}
+	r := hostio.Runner{Deadline: 200 * time.Millisecond, Grace: 50 * time.Millisecond}
 	start := time.Now()
 	_, err := r.Run(context.Background(), sh("sleep 30"))
 	if !errors.Is(err, context.DeadlineExceeded) {
@@ -302,7 +303,7 @@ func TestRunDefaultDeadline(t *testing.T) {
 // the group and is returned.
 func TestRunOnStart(t *testing.T) {
 	t.Parallel()
-	var r Runner
+	var r hostio.Runner
 	dir := t.TempDir()
 	var seen int
 	c := sh(`echo $$ > "$D/pid"; sleep 0.2; echo done > "$D/done"`)
@@ -344,7 +345,7 @@ func TestRunOnStart(t *testing.T) {
 // starter dies without opening the gate (end of file).
 func TestRunOnStartGate(t *testing.T) {
 	t.Parallel()
-	var r Runner
+	var r hostio.Runner
 	dir := t.TempDir()
 	c := sh(`echo ran >> "$D/ran"; if [ -e /proc/$$/fd/3 ]; then echo open > "$D/fd3"; fi`)
 	c.Env = []string{"D=" + dir}
@@ -379,7 +380,7 @@ func TestRunOnStartGate(t *testing.T) {
 
 	// The gate itself: end of file on descriptor 3 runs nothing.
 	eof := filepath.Join(t.TempDir(), "ran")
-	gate := exec.Command("/bin/sh", "-c", startGate, "custody-gate", "/bin/sh", "-c", `echo ran > "$F"`)
+	gate := exec.Command("/bin/sh", "-c", hostio.StartGate, "custody-gate", "/bin/sh", "-c", `echo ran > "$F"`)
 	gate.Env = []string{"F=" + eof}
 	pr, pw, err := os.Pipe()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 const statusWhat = "git status --porcelain=v2 -z"
@@ -30,7 +31,7 @@ const statusWhat = "git status --porcelain=v2 -z"
 func ParseStatus(b []byte) (machine.Status, error) {
 	var st machine.Status
 	bad := func(off int, format string, args ...any) (machine.Status, error) {
-		return machine.Status{}, malformedAt(statusWhat, "byte %d: "+format, append([]any{off}, args...)...)
+		return machine.Status{}, hostio.MalformedAt(statusWhat, "byte %d: "+format, append([]any{off}, args...)...)
 	}
 	off := 0
 	for off < len(b) {
@@ -130,7 +131,7 @@ func checkStatusFields(f []string, want, modes, hashes int) string {
 		}
 	}
 	for ; i < 3+modes+hashes; i++ {
-		if !isHexOID(f[i]) {
+		if !hostio.IsHexOID(f[i]) {
 			return "bad object id " + strconv.Quote(f[i])
 		}
 	}

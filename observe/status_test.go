@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/internal/realgit"
 )
 
 // Entries captured from git 2.39 (`git status --porcelain=v2 -z`).
@@ -34,10 +36,10 @@ func TestParseStatus(t *testing.T) {
 		want machine.Status
 	}{
 		{name: "empty", in: nil, want: machine.Status{}},
-		{name: "headers only", in: nulLines("# branch.oid (initial)", "# branch.head main", "# stash 2", "# future header"), want: machine.Status{}},
+		{name: "headers only", in: realgit.NulLines("# branch.oid (initial)", "# branch.head main", "# stash 2", "# future header"), want: machine.Status{}},
 		{
 			name: "captured mix",
-			in: nulLines("# branch.oid 9b3dc5c67ea6f872dcb7c043572b7553d6871979", "# branch.head main",
+			in: realgit.NulLines("# branch.oid 9b3dc5c67ea6f872dcb7c043572b7553d6871979", "# branch.head main",
 				stDeleted, stModified, stRenamed, "moved.txt", stUnmerged,
 				"? nd/deep/f", "? new\nline", "? un tracked.txt", "! build/", "! x.log"),
 			want: machine.Status{
@@ -52,33 +54,33 @@ func TestParseStatus(t *testing.T) {
 		},
 		{
 			name: "intent to add, type change, submodule",
-			in:   nulLines(stIntent, stTypeChg, stSubmodule),
+			in:   realgit.NulLines(stIntent, stTypeChg, stSubmodule),
 			want: machine.Status{Changed: []string{"itn", "lnk", "subm"}, Submodules: []string{"subm"}},
 		},
 		{
 			name: "added in an unborn repo and sha256",
-			in:   nulLines(stAdded, stSHA256),
+			in:   realgit.NulLines(stAdded, stSHA256),
 			want: machine.Status{Changed: []string{"a", "x"}, Staged: 2},
 		},
 		{
 			// The original path is the next field, whatever it looks like.
 			name: "rename source looks like an entry",
-			in:   nulLines("2 RM N... 100644 100644 100644 "+fixOID1+" "+fixOID2+" C75 new name", "? not untracked", "? real"),
+			in:   realgit.NulLines("2 RM N... 100644 100644 100644 "+realgit.FixOID1+" "+realgit.FixOID2+" C75 new name", "? not untracked", "? real"),
 			want: machine.Status{Changed: []string{"new name"}, Staged: 1, StagedDiffers: []string{"new name"}, Untracked: []string{"real"}},
 		},
 		{
 			name: "worktree-side rename is not staged",
-			in:   nulLines("2 .R N... 100644 100644 100644 "+fixOID1+" "+fixOID1+" R100 b", "a"),
+			in:   realgit.NulLines("2 .R N... 100644 100644 100644 "+realgit.FixOID1+" "+realgit.FixOID1+" R100 b", "a"),
 			want: machine.Status{Changed: []string{"b"}},
 		},
 		{
 			name: "paths with many spaces",
-			in:   nulLines("1 M. N... 100644 100644 100644 "+fixOID1+" "+fixOID2+"  two  spaces ", "?  lead", "!   "),
+			in:   realgit.NulLines("1 M. N... 100644 100644 100644 "+realgit.FixOID1+" "+realgit.FixOID2+"  two  spaces ", "?  lead", "!   "),
 			want: machine.Status{Changed: []string{" two  spaces "}, Staged: 1, Untracked: []string{" lead"}, Ignored: []string{"  "}},
 		},
 		{
 			name: "submodule conflict",
-			in:   nulLines("u AA SC.U 000000 160000 160000 160000 " + fixOIDZero + " " + fixOID1 + " " + fixOID2 + " sub dir"),
+			in:   realgit.NulLines("u AA SC.U 000000 160000 160000 160000 " + realgit.FixOIDZero + " " + realgit.FixOID1 + " " + realgit.FixOID2 + " sub dir"),
 			want: machine.Status{Unmerged: []string{"sub dir"}},
 		},
 	}
@@ -98,43 +100,43 @@ func TestParseStatus(t *testing.T) {
 
 func TestParseStatusMalformed(t *testing.T) {
 	t.Parallel()
-	ord := "1 M. N... 100644 100644 100644 " + fixOID1 + " " + fixOID2
+	ord := "1 M. N... 100644 100644 100644 " + realgit.FixOID1 + " " + realgit.FixOID2
 	tests := []struct {
 		name   string
 		in     []byte
 		offset string
 	}{
-		{"unknown kind", nulLines("? ok", "3 x"), "byte 5:"},
-		{"space before kind", nulLines(" 1 x"), "byte 0:"},
-		{"empty entry", nulLines("? ok", ""), "byte 5:"},
+		{"unknown kind", realgit.NulLines("? ok", "3 x"), "byte 5:"},
+		{"space before kind", realgit.NulLines(" 1 x"), "byte 0:"},
+		{"empty entry", realgit.NulLines("? ok", ""), "byte 5:"},
 		{"unterminated", []byte("? ok\x00? cut"), "byte 5:"},
 		{"newline separated", []byte("? a\n? b\n"), "byte 0:"},
-		{"untracked without path", nulLines("?"), "byte 0:"},
-		{"untracked with empty path", nulLines("? "), "byte 0:"},
-		{"ignored without space", nulLines("!x"), "byte 0:"},
-		{"ordinary too few fields", nulLines("1 M. N... 100644 100644 100644 " + fixOID1), "byte 0:"},
-		{"ordinary without path", nulLines(ord), "byte 0:"},
-		{"ordinary with empty path", nulLines(ord + " "), "byte 0:"},
-		{"ordinary kind too long", nulLines("1x M. N... 100644 100644 100644 " + fixOID1 + " " + fixOID2 + " p"), "byte 0:"},
-		{"bad XY", nulLines("1 M N... 100644 100644 100644 " + fixOID1 + " " + fixOID2 + " p"), "byte 0:"},
-		{"bad XY letter", nulLines("1 Mx N... 100644 100644 100644 " + fixOID1 + " " + fixOID2 + " p"), "byte 0:"},
-		{"bad sub", nulLines("1 M. X... 100644 100644 100644 " + fixOID1 + " " + fixOID2 + " p"), "byte 0:"},
-		{"bad sub state", nulLines("1 M. SCMX 100644 100644 100644 " + fixOID1 + " " + fixOID2 + " p"), "byte 0:"},
-		{"bad mode", nulLines("1 M. N... 100644 10064 100644 " + fixOID1 + " " + fixOID2 + " p"), "byte 0:"},
-		{"non-octal mode", nulLines("1 M. N... 100644 100648 100644 " + fixOID1 + " " + fixOID2 + " p"), "byte 0:"},
-		{"short hash", nulLines("1 M. N... 100644 100644 100644 abc " + fixOID2 + " p"), "byte 0:"},
-		{"rename without source", nulLines("? ok", "2 R. N... 100644 100644 100644 "+fixOID1+" "+fixOID2+" R100 new"), "byte 127:"},
-		{"rename with empty source", nulLines("2 R. N... 100644 100644 100644 "+fixOID1+" "+fixOID2+" R100 new", ""), "byte 122:"},
-		{"rename bad score", nulLines("2 R. N... 100644 100644 100644 "+fixOID1+" "+fixOID2+" X100 new", "old"), "byte 0:"},
-		{"rename missing score", nulLines("2 R. N... 100644 100644 100644 "+fixOID1+" "+fixOID2+" new", "old"), "byte 0:"},
-		{"unmerged too few fields", nulLines("u UU N... 100644 100644 100644 100644 " + fixOID1 + " " + fixOID2 + " p"), "byte 0:"},
-		{"unmerged bad hash", nulLines("u UU N... 100644 100644 100644 100644 " + fixOID1 + " " + fixOID2 + " " + strings.ToUpper(fixOID1) + " p"), "byte 0:"},
+		{"untracked without path", realgit.NulLines("?"), "byte 0:"},
+		{"untracked with empty path", realgit.NulLines("? "), "byte 0:"},
+		{"ignored without space", realgit.NulLines("!x"), "byte 0:"},
+		{"ordinary too few fields", realgit.NulLines("1 M. N... 100644 100644 100644 " + realgit.FixOID1), "byte 0:"},
+		{"ordinary without path", realgit.NulLines(ord), "byte 0:"},
+		{"ordinary with empty path", realgit.NulLines(ord + " "), "byte 0:"},
+		{"ordinary kind too long", realgit.NulLines("1x M. N... 100644 100644 100644 " + realgit.FixOID1 + " " + realgit.FixOID2 + " p"), "byte 0:"},
+		{"bad XY", realgit.NulLines("1 M N... 100644 100644 100644 " + realgit.FixOID1 + " " + realgit.FixOID2 + " p"), "byte 0:"},
+		{"bad XY letter", realgit.NulLines("1 Mx N... 100644 100644 100644 " + realgit.FixOID1 + " " + realgit.FixOID2 + " p"), "byte 0:"},
+		{"bad sub", realgit.NulLines("1 M. X... 100644 100644 100644 " + realgit.FixOID1 + " " + realgit.FixOID2 + " p"), "byte 0:"},
+		{"bad sub state", realgit.NulLines("1 M. SCMX 100644 100644 100644 " + realgit.FixOID1 + " " + realgit.FixOID2 + " p"), "byte 0:"},
+		{"bad mode", realgit.NulLines("1 M. N... 100644 10064 100644 " + realgit.FixOID1 + " " + realgit.FixOID2 + " p"), "byte 0:"},
+		{"non-octal mode", realgit.NulLines("1 M. N... 100644 100648 100644 " + realgit.FixOID1 + " " + realgit.FixOID2 + " p"), "byte 0:"},
+		{"short hash", realgit.NulLines("1 M. N... 100644 100644 100644 abc " + realgit.FixOID2 + " p"), "byte 0:"},
+		{"rename without source", realgit.NulLines("? ok", "2 R. N... 100644 100644 100644 "+realgit.FixOID1+" "+realgit.FixOID2+" R100 new"), "byte 127:"},
+		{"rename with empty source", realgit.NulLines("2 R. N... 100644 100644 100644 "+realgit.FixOID1+" "+realgit.FixOID2+" R100 new", ""), "byte 122:"},
+		{"rename bad score", realgit.NulLines("2 R. N... 100644 100644 100644 "+realgit.FixOID1+" "+realgit.FixOID2+" X100 new", "old"), "byte 0:"},
+		{"rename missing score", realgit.NulLines("2 R. N... 100644 100644 100644 "+realgit.FixOID1+" "+realgit.FixOID2+" new", "old"), "byte 0:"},
+		{"unmerged too few fields", realgit.NulLines("u UU N... 100644 100644 100644 100644 " + realgit.FixOID1 + " " + realgit.FixOID2 + " p"), "byte 0:"},
+		{"unmerged bad hash", realgit.NulLines("u UU N... 100644 100644 100644 100644 " + realgit.FixOID1 + " " + realgit.FixOID2 + " " + strings.ToUpper(realgit.FixOID1) + " p"), "byte 0:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got, err := ParseStatus(tt.in)
-			if !errors.Is(err, ErrMalformed) {
+			if !errors.Is(err, hostio.ErrMalformed) {
 				t.Fatalf("ParseStatus(%q) = %+v, %v; want ErrMalformed", tt.in, got, err)
 			}
 			if diff := cmp.Diff(machine.Status{}, got); diff != "" {
@@ -149,18 +151,18 @@ func TestParseStatusMalformed(t *testing.T) {
 
 func TestParseStatusRealGit(t *testing.T) {
 	t.Parallel()
-	g := newParserGit(t)
-	root := parserRoot(t)
+	g := realgit.NewParserGit(t)
+	root := realgit.ParserRoot(t)
 	repo := filepath.Join(root, "repo")
-	g.run(root, "init", "-q", "-b", "main", repo)
-	w := func(name, content string) { writeParserFile(t, filepath.Join(repo, name), content) }
+	g.Run(root, "init", "-q", "-b", "main", repo)
+	w := func(name, content string) { realgit.WriteParserFile(t, filepath.Join(repo, name), content) }
 	w("moved.txt", "one\ntwo\nthree\nfour\nfive\n")
 	w("conflict.txt", "base\n")
 	w("mod me.txt", "m\n")
 	w("del.txt", "d\n")
 	w(".gitignore", "*.log\nbuild/\n")
-	g.run(repo, "add", ".")
-	g.run(repo, "commit", "-q", "-m", "init")
+	g.Run(repo, "add", ".")
+	g.Run(repo, "commit", "-q", "-m", "init")
 
 	statusArgs := []string{"status", "--porcelain=v2", "-z", "--ignored=matching", "--untracked-files=all"}
 	for _, branch := range []bool{false, true} {
@@ -168,7 +170,7 @@ func TestParseStatusRealGit(t *testing.T) {
 		if branch {
 			args = append(args[:len(args):len(args)], "--branch")
 		}
-		got, err := ParseStatus(g.run(repo, args...))
+		got, err := ParseStatus(g.Run(repo, args...))
 		if err != nil {
 			t.Fatalf("ParseStatus (clean, branch=%v): %v", branch, err)
 		}
@@ -178,23 +180,23 @@ func TestParseStatusRealGit(t *testing.T) {
 	}
 
 	// A conflict: the same line changed on two branches.
-	g.run(repo, "checkout", "-q", "-b", "other")
+	g.Run(repo, "checkout", "-q", "-b", "other")
 	w("conflict.txt", "other\n")
-	g.run(repo, "commit", "-q", "-a", "-m", "other")
-	g.run(repo, "checkout", "-q", "main")
+	g.Run(repo, "commit", "-q", "-a", "-m", "other")
+	g.Run(repo, "checkout", "-q", "main")
 	w("conflict.txt", "main\n")
-	g.run(repo, "commit", "-q", "-a", "-m", "main")
-	g.runMayFail(repo, "merge", "-q", "other")
+	g.Run(repo, "commit", "-q", "-a", "-m", "main")
+	g.RunMayFail(repo, "merge", "-q", "other")
 
-	g.run(repo, "mv", "moved.txt", "renamed ä.txt")
+	g.Run(repo, "mv", "moved.txt", "renamed ä.txt")
 	w("mod me.txt", "m\nstaged\n")
-	g.run(repo, "add", "mod me.txt")
+	g.Run(repo, "add", "mod me.txt")
 	w("mod me.txt", "m\nstaged\nunstaged\n")
 	if err := os.Remove(filepath.Join(repo, "del.txt")); err != nil {
 		t.Fatal(err)
 	}
 	w("itn", "intent\n")
-	g.run(repo, "add", "-N", "itn")
+	g.Run(repo, "add", "-N", "itn")
 	w("un tracked.txt", "u\n")
 	w("nd/deep/f", "u\n")
 	w("new\nline", "u\n")
@@ -222,7 +224,7 @@ func TestParseStatusRealGit(t *testing.T) {
 		if branch {
 			args = append(args[:len(args):len(args)], "--branch")
 		}
-		out := g.run(repo, args...)
+		out := g.Run(repo, args...)
 		got, err := ParseStatus(out)
 		if err != nil {
 			t.Fatalf("ParseStatus (branch=%v): %v\n%q", branch, err, out)
@@ -235,19 +237,19 @@ func TestParseStatusRealGit(t *testing.T) {
 
 func FuzzParseStatus(f *testing.F) {
 	f.Add([]byte{})
-	f.Add(nulLines("# branch.oid (initial)", "# branch.head main"))
-	f.Add(nulLines(stDeleted, stModified, stRenamed, "moved.txt", stUnmerged, "? a b", "! build/"))
-	f.Add(nulLines(stIntent, stTypeChg, stSubmodule, stSHA256))
-	f.Add(nulLines(stRenamed))
+	f.Add(realgit.NulLines("# branch.oid (initial)", "# branch.head main"))
+	f.Add(realgit.NulLines(stDeleted, stModified, stRenamed, "moved.txt", stUnmerged, "? a b", "! build/"))
+	f.Add(realgit.NulLines(stIntent, stTypeChg, stSubmodule, stSHA256))
+	f.Add(realgit.NulLines(stRenamed))
 	f.Add([]byte(stModified))
-	f.Add(nulLines("3 x"))
-	f.Add(nulLines("?"))
-	f.Add(nulLines("1 M. N... 100644 100644 100644 " + fixOID1))
+	f.Add(realgit.NulLines("3 x"))
+	f.Add(realgit.NulLines("?"))
+	f.Add(realgit.NulLines("1 M. N... 100644 100644 100644 " + realgit.FixOID1))
 	f.Add([]byte("? a\n? b\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := ParseStatus(b)
 		if err != nil {
-			if !errors.Is(err, ErrMalformed) {
+			if !errors.Is(err, hostio.ErrMalformed) {
 				t.Fatalf("error does not wrap ErrMalformed: %v", err)
 			}
 			if !cmp.Equal(machine.Status{}, got) {
@@ -279,25 +281,25 @@ func FuzzParseStatus(f *testing.F) {
 
 func TestParseStatusRealGitSubmodule(t *testing.T) {
 	t.Parallel()
-	g := newParserGit(t)
-	root := parserRoot(t)
+	g := realgit.NewParserGit(t)
+	root := realgit.ParserRoot(t)
 	src := filepath.Join(root, "src")
-	g.run(root, "init", "-q", "-b", "main", src)
-	writeParserFile(t, filepath.Join(src, "s.txt"), "s\n")
-	g.run(src, "add", ".")
-	g.run(src, "commit", "-q", "-m", "src")
+	g.Run(root, "init", "-q", "-b", "main", src)
+	realgit.WriteParserFile(t, filepath.Join(src, "s.txt"), "s\n")
+	g.Run(src, "add", ".")
+	g.Run(src, "commit", "-q", "-m", "src")
 
 	repo := filepath.Join(root, "repo")
-	g.run(root, "init", "-q", "-b", "main", repo)
-	writeParserFile(t, filepath.Join(repo, "a"), "a\n")
-	g.run(repo, "add", "a")
-	g.run(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "sub dir")
-	g.run(repo, "commit", "-q", "-m", "with submodule")
+	g.Run(root, "init", "-q", "-b", "main", repo)
+	realgit.WriteParserFile(t, filepath.Join(repo, "a"), "a\n")
+	g.Run(repo, "add", "a")
+	g.Run(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "sub dir")
+	g.Run(repo, "commit", "-q", "-m", "with submodule")
 
 	// Tracked and untracked changes inside the submodule: "S.MU".
-	writeParserFile(t, filepath.Join(repo, "sub dir", "s.txt"), "changed\n")
-	writeParserFile(t, filepath.Join(repo, "sub dir", "new"), "n\n")
-	out := g.run(repo, "status", "--porcelain=v2", "-z", "--ignored=matching", "--untracked-files=all")
+	realgit.WriteParserFile(t, filepath.Join(repo, "sub dir", "s.txt"), "changed\n")
+	realgit.WriteParserFile(t, filepath.Join(repo, "sub dir", "new"), "n\n")
+	out := g.Run(repo, "status", "--porcelain=v2", "-z", "--ignored=matching", "--untracked-files=all")
 	if !strings.Contains(string(out), " S.MU ") {
 		t.Errorf("expected a S.MU submodule entry in %q", out)
 	}

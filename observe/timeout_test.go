@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/proof"
 )
 
 // TestRunTimeoutIsTyped: a command still running at its deadline — the
@@ -27,13 +29,13 @@ func TestRunTimeoutIsTyped(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		runner Runner
+		runner hostio.Runner
 		ctx    func() (context.Context, context.CancelFunc)
 		after  time.Duration
 	}{
-		{"runner deadline", Runner{Deadline: 300 * time.Millisecond, Grace: 100 * time.Millisecond},
+		{"runner deadline", hostio.Runner{Deadline: 300 * time.Millisecond, Grace: 100 * time.Millisecond},
 			func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }, 300 * time.Millisecond},
-		{"context deadline", Runner{Deadline: time.Hour, Grace: 100 * time.Millisecond},
+		{"context deadline", hostio.Runner{Deadline: time.Hour, Grace: 100 * time.Millisecond},
 			func() (context.Context, context.CancelFunc) {
 				return context.WithTimeout(context.Background(), 300*time.Millisecond)
 			}, 300 * time.Millisecond},
@@ -44,18 +46,18 @@ func TestRunTimeoutIsTyped(t *testing.T) {
 			pidfile := filepath.Join(dir, "pid")
 			ctx, cancel := tc.ctx()
 			defer cancel()
-			c := sh(`sleep 30 & echo $! > "$0"; wait`).withArg(pidfile)
+			c := withArg(sh(`sleep 30 & echo $! > "$0"; wait`), pidfile)
 			c.Dir = dir
 			start := time.Now()
 			_, err := tc.runner.Run(ctx, c)
 			if took := time.Since(start); took > 5*time.Second {
 				t.Errorf("Run took %s past a %s deadline", took, tc.after)
 			}
-			var te *TimeoutError
-			if !errors.As(err, &te) || !errors.Is(err, ErrTimedOut) || !errors.Is(err, context.DeadlineExceeded) {
+			var te *hostio.TimeoutError
+			if !errors.As(err, &te) || !errors.Is(err, hostio.ErrTimedOut) || !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("Run past its deadline = %v, want a *TimeoutError that is ErrTimedOut and context.DeadlineExceeded", err)
 			}
-			if got := RoundDeadline(te.After); got != tc.after {
+			if got := hostio.RoundDeadline(te.After); got != tc.after {
 				t.Errorf("TimeoutError.After = %s (rounded %s), want %s", te.After, got, tc.after)
 			}
 			msg := err.Error()
@@ -77,8 +79,8 @@ func TestRunInterruptIsNoTimeout(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	_, err := (&Runner{Grace: 50 * time.Millisecond}).Run(ctx, sh("sleep 30"))
-	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrTimedOut) {
+	_, err := (&hostio.Runner{Grace: 50 * time.Millisecond}).Run(ctx, sh("sleep 30"))
+	if !errors.Is(err, context.Canceled) || errors.Is(err, hostio.ErrTimedOut) {
 		t.Errorf("interrupted Run = %v, want context.Canceled and not ErrTimedOut", err)
 	}
 }
@@ -95,28 +97,28 @@ func TestGitNotesTimeouts(t *testing.T) {
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	g := &Git{Runner: &Runner{Grace: 50 * time.Millisecond, Deadline: time.Hour}, Bin: bin, ObserveTimeout: 200 * time.Millisecond}
-	ng, notes := g.noting()
+	g := &hostio.Git{Runner: &hostio.Runner{Grace: 50 * time.Millisecond, Deadline: time.Hour}, Bin: bin, ObserveTimeout: 200 * time.Millisecond}
+	ng, notes := g.Noting()
 	ctx := context.Background()
 	for range 2 {
-		if _, err := ng.Observe(ctx, dir, "status", "--porcelain=v2"); !errors.Is(err, ErrTimedOut) {
+		if _, err := ng.Observe(ctx, dir, "status", "--porcelain=v2"); !errors.Is(err, hostio.ErrTimedOut) {
 			t.Fatalf("Observe = %v, want ErrTimedOut", err)
 		}
 	}
-	got := notes.taken()
+	got := notes.Taken()
 	if len(got) != 1 || got[0].Command != machine.Command(bin, "status", "--porcelain=v2") || got[0].Dir != dir || got[0].Deadline != "200ms" {
 		t.Errorf("noted %+v, want the status command once, in %s, 200ms", got, dir)
 	}
-	if g.timeouts != nil {
+	if g.Timeouts != nil {
 		t.Errorf("noting changed the Git it was asked of")
 	}
-	var te *TimeoutError
+	var te *hostio.TimeoutError
 	if _, err := g.Observe(ctx, dir, "rev-parse"); !errors.As(err, &te) || !te.Observing {
 		t.Errorf("Observe = %v, want a *TimeoutError marked Observing", err)
 	}
 	mctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
-	if _, err := g.Mutate(mctx, dir, "worktree", "add"); !errors.As(err, &te) || te.Observing || RoundDeadline(te.After) != 300*time.Millisecond {
+	if _, err := g.Mutate(mctx, dir, "worktree", "add"); !errors.As(err, &te) || te.Observing || hostio.RoundDeadline(te.After) != 300*time.Millisecond {
 		t.Errorf("Mutate = %v, want a *TimeoutError after the context's 300ms, not marked Observing", err)
 	}
 }
@@ -129,17 +131,17 @@ func TestAttachProofNotesBatchTimeout(t *testing.T) {
 	t.Parallel()
 	head := strings.Repeat("a", 40)
 	tip := strings.Repeat("b", 40)
-	slow := &TimeoutError{Cmd: Cmd{Dir: "/repo", Args: []string{"git", "rev-list", "--parents", "--stdin"}}, After: 5 * time.Minute, Observing: true}
+	slow := &hostio.TimeoutError{Cmd: hostio.Cmd{Dir: "/repo", Args: []string{"git", "rev-list", "--parents", "--stdin"}}, After: 5 * time.Minute, Observing: true}
 	done := make(chan struct{})
 	close(done)
 	scope := Scope{
-		View:   &RemoteView{Remotes: []string{"origin"}, Tips: []Tip{{Remote: "origin", Ref: "refs/heads/main", Commit: tip}}},
-		Proofs: &ProofSet{done: done, res: map[string]ProofResult{head: {Err: fmt.Errorf("commits %s adds: %w", head, slow)}}},
+		View:   &proof.RemoteView{Remotes: []string{"origin"}, Tips: []proof.Tip{{Remote: "origin", Ref: "refs/heads/main", Commit: tip}}},
+		Proofs: &proof.ProofSet{Done: done, Res: map[string]proof.ProofResult{head: {Err: fmt.Errorf("commits %s adds: %w", head, slow)}}},
 	}
 	o := machine.WorktreeObservation{Path: "/tree", PathState: machine.PathPresent, IsDir: true, Registered: true, Head: head}
-	g := NewGit(&Runner{})
+	g := hostio.NewGit(&hostio.Runner{})
 	for range 2 {
-		AttachProof(context.Background(), g, Repo{}, machine.Record{ID: "t", Path: "/tree"}, &o, scope)
+		AttachProof(context.Background(), g, hostio.Repo{}, machine.Record{ID: "t", Path: "/tree"}, &o, scope)
 	}
 	want := []machine.TimedOut{{Command: "git rev-list --parents --stdin", Dir: "/repo", Deadline: "5m"}}
 	if diff := cmp.Diff(want, o.TimedOut); diff != "" || o.ProofErr == "" || o.Proof != nil {

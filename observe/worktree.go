@@ -2,23 +2,16 @@ package observe
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/observe/safefile"
 )
-
-// MarkerName is the ready marker's file name inside a worktree's git admin
-// entry. It holds the id of the record that readied the worktree.
-const MarkerName = "custody-ready"
-
-// smallFileLimit bounds the one-line files custody reads beside a tree (a
-// .git file, an admin entry's gitdir, the ready marker).
-const smallFileLimit = 64 << 10
 
 // EnvFileLimit bounds what custody reads of a tree's .env: a larger file is
 // refused, never read whole.
@@ -39,7 +32,7 @@ type Scope struct {
 	Hidden bool
 	// Proof looks for a proof of HEAD against View.
 	Proof bool
-	View  *RemoteView
+	View  *proof.RemoteView
 	// Procs, when set, is the process scan checked for users of the tree.
 	Procs *Processes
 	// EnvLines holds, by record id, the exact .env lines custody wrote
@@ -62,14 +55,14 @@ type Scope struct {
 	// Proofs holds the proofs of heads asked for a whole plan at once
 	// (StartProofs); a head it holds is not proved again. Nil proves each
 	// head alone.
-	Proofs *ProofSet
+	Proofs *proof.ProofSet
 }
 
 // Worktree observes rec's worktree: lstat identity, registration (from inv),
 // the admin key git holds for the path (checked both ways), the ready marker,
 // the owned branch's tip and, as scope asks, status and proof. Failures are
 // recorded in the observation (unknown is never clean), not returned.
-func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine.Record, scope Scope) machine.WorktreeObservation {
+func Worktree(ctx context.Context, g *hostio.Git, repo hostio.Repo, inv gitfiles.Inventory, rec machine.Record, scope Scope) machine.WorktreeObservation {
 	o := worktreeLocal(ctx, g, repo, inv, rec, scope)
 	if scope.Proof {
 		AttachProof(ctx, g, repo, rec, &o, scope)
@@ -82,7 +75,7 @@ func Worktree(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine
 // whether the commit custody last knew of is published; for a present,
 // registered tree, whether its HEAD is. A plan observes its trees while
 // the remotes are asked, and attaches their proofs after.
-func AttachProof(ctx context.Context, g *Git, repo Repo, rec machine.Record, o *machine.WorktreeObservation, scope Scope) {
+func AttachProof(ctx context.Context, g *hostio.Git, repo hostio.Repo, rec machine.Record, o *machine.WorktreeObservation, scope Scope) {
 	var head string
 	switch {
 	case machine.Vanished(*o):
@@ -99,7 +92,7 @@ func AttachProof(ctx context.Context, g *Git, repo Repo, rec machine.Record, o *
 		head = o.Head
 	}
 	o.Remote = scope.View.Evidence()
-	g, notes := g.noting()
+	g, notes := g.Noting()
 	p, err := proveKnowing(ctx, g, repo, head, scope)
 	if err != nil {
 		o.ProofErr = err.Error()
@@ -107,8 +100,8 @@ func AttachProof(ctx context.Context, g *Git, repo Repo, rec machine.Record, o *
 	o.Proof = p
 	// A proof asked for the whole plan at once ran on another Git: its
 	// timeout reaches this tree as the error of its proof.
-	notes.note(err)
-	o.TimedOut = appendTimedOut(o.TimedOut, notes.taken())
+	notes.Note(err)
+	o.TimedOut = appendTimedOut(o.TimedOut, notes.Taken())
 }
 
 // appendTimedOut adds to have the commands of more it does not hold yet.
@@ -123,7 +116,7 @@ func appendTimedOut(have, more []machine.TimedOut) []machine.TimedOut {
 
 // branchHolds reports whether tip, the tip of rec's branch, has rec's last
 // known commit as an ancestor (or is it). An answer git cannot give is no.
-func branchHolds(ctx context.Context, g *Git, repo Repo, rec machine.Record, tip string) bool {
+func branchHolds(ctx context.Context, g *hostio.Git, repo hostio.Repo, rec machine.Record, tip string) bool {
 	k := rec.EffectiveHead()
 	if tip == "" || !machine.IsFullCommit(k) {
 		return false
@@ -131,7 +124,7 @@ func branchHolds(ctx context.Context, g *Git, repo Repo, rec machine.Record, tip
 	if tip == k {
 		return true
 	}
-	ok, err := isAncestor(ctx, g, repo, k, tip)
+	ok, err := proof.IsAncestor(ctx, g, repo, k, tip)
 	return err == nil && ok
 }
 
@@ -139,18 +132,18 @@ func branchHolds(ctx context.Context, g *Git, repo Repo, rec machine.Record, tip
 // tree, its admin entry and the registry. A command that runs out of time
 // on the way is in the observation's TimedOut, whatever became of its
 // error.
-func worktreeLocal(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine.Record, scope Scope) machine.WorktreeObservation {
-	g, notes := g.noting()
+func worktreeLocal(ctx context.Context, g *hostio.Git, repo hostio.Repo, inv gitfiles.Inventory, rec machine.Record, scope Scope) machine.WorktreeObservation {
+	g, notes := g.Noting()
 	o := observeLocal(ctx, g, repo, inv, rec, scope)
-	o.TimedOut = notes.taken()
+	o.TimedOut = notes.Taken()
 	return o
 }
 
 // observeLocal is worktreeLocal before the commands that timed out are
 // added.
-func observeLocal(ctx context.Context, g *Git, repo Repo, inv Inventory, rec machine.Record, scope Scope) machine.WorktreeObservation {
+func observeLocal(ctx context.Context, g *hostio.Git, repo hostio.Repo, inv gitfiles.Inventory, rec machine.Record, scope Scope) machine.WorktreeObservation {
 	o := machine.WorktreeObservation{Path: rec.Path}
-	pi := Lstat(rec.Path)
+	pi := hostio.Lstat(rec.Path)
 	o.PathState, o.PathError, o.IsDir, o.IsSymlink, o.Dev, o.Ino = pi.State, pi.Err, pi.IsDir, pi.IsSymlink, pi.Dev, pi.Ino
 	if e, ok := inv.Entry(rec.Path); ok {
 		o.Registered = true
@@ -162,18 +155,18 @@ func observeLocal(ctx context.Context, g *Git, repo Repo, inv Inventory, rec mac
 	}
 	key := rec.AdminKeyOrID()
 	if o.PathState == machine.PathPresent && !o.IsSymlink {
-		o.AdminKey = AdminKeyOf(repo, rec.Path)
+		o.AdminKey = gitfiles.AdminKeyOf(repo, rec.Path)
 	}
-	o.OtherEntries = inv.OtherEntries(rec.Path, key, o.AdminKey, o.PathState == machine.PathPresent && !o.IsSymlink, Identity{Dev: o.Dev, Ino: o.Ino}, scope.Status)
+	o.OtherEntries = inv.OtherEntries(rec.Path, key, o.AdminKey, o.PathState == machine.PathPresent && !o.IsSymlink, hostio.Identity{Dev: o.Dev, Ino: o.Ino}, scope.Status)
 	if !o.Registered {
 		for _, e := range inv.Entries[min(1, len(inv.Entries)):] {
-			if e.Path != rec.Path && AdminKeyOf(repo, e.Path) == key {
+			if e.Path != rec.Path && gitfiles.AdminKeyOf(repo, e.Path) == key {
 				o.MovedTo = e.Path
 			}
 		}
 	}
-	o.AdminPresent = Lstat(repo.AdminDir(key)).State != machine.PathAbsent
-	if b, err := safefile.Read(filepath.Join(repo.AdminDir(key), MarkerName), smallFileLimit); err == nil {
+	o.AdminPresent = hostio.Lstat(repo.AdminDir(key)).State != machine.PathAbsent
+	if b, err := safefile.Read(filepath.Join(repo.AdminDir(key), gitfiles.MarkerName), gitfiles.SmallFileLimit); err == nil {
 		o.Marker = strings.TrimSpace(string(b))
 	}
 	if o.PathState == machine.PathAbsent && o.Marker != "" && o.Marker != rec.ID {
@@ -189,7 +182,7 @@ func observeLocal(ctx context.Context, g *Git, repo Repo, inv Inventory, rec mac
 		return o
 	}
 	idx, known := knownClean(ctx, g, repo, rec.Path, o.AdminKey, o.Head, scope, &o)
-	ents := idx.ents
+	ents := idx.Ents
 	if known {
 		// Status is known to be empty, and the tree was observed.
 	} else if scope.Status && o.AdminKey == "" {
@@ -213,7 +206,7 @@ func observeLocal(ctx context.Context, g *Git, repo Repo, inv Inventory, rec mac
 		if ents == nil {
 			ents, lsErr = readIndex(ctx, g, repo, rec.Path, o.AdminKey)
 		}
-		o.Hidden = append(o.Hidden, staleIndexView(rec.Path, idx, ents, o.Status, scope.HeadTrees[o.Head])...)
+		o.Hidden = append(o.Hidden, gitfiles.StaleIndexView(rec.Path, idx, ents, o.Status, scope.HeadTrees[o.Head])...)
 		if !scope.Hidden {
 			o.Content, o.Discarded = ContentCached(rec.Path, scope.Hashes, o.AdminKey, o.Status, o.EnvOwn, false, ents, lsErr, scope.Disposable)
 		} else {
@@ -253,41 +246,4 @@ func dropOwnEnv(dir string, ignored []string, own map[string]bool) ([]string, bo
 		}
 	}
 	return slices.Delete(slices.Clone(ignored), i, i+1), true
-}
-
-// AdminKeyOf returns the admin key git holds for the linked worktree at path,
-// checked both ways: path/.git names <common>/worktrees/<key>, and that
-// entry's gitdir file names path/.git back. Anything else returns "".
-func AdminKeyOf(repo Repo, path string) string {
-	dir, err := ReadGitFile(filepath.Join(path, ".git"))
-	if err != nil {
-		return ""
-	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	if filepath.Dir(dir) != filepath.Join(repo.CommonDir, "worktrees") {
-		return ""
-	}
-	key := filepath.Base(dir)
-	back, err := safefile.Read(filepath.Join(dir, "gitdir"), smallFileLimit)
-	if err != nil {
-		return ""
-	}
-	backPath := filepath.Clean(strings.TrimSpace(string(back)))
-	if backPath != filepath.Join(path, ".git") {
-		if real, err := filepath.EvalSymlinks(backPath); err != nil || real != filepath.Join(path, ".git") {
-			return ""
-		}
-	}
-	return key
-}
-
-// ReadMarker returns the record id in the ready marker of admin entry key.
-func ReadMarker(repo Repo, key string) (string, error) {
-	b, err := safefile.Read(filepath.Join(repo.AdminDir(key), MarkerName), smallFileLimit)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	return strings.TrimSpace(string(b)), err
 }

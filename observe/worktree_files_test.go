@@ -3,6 +3,8 @@
 package observe
 
 import (
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -28,7 +30,7 @@ func TestSmallFilesAreNeverFollowedOrBlocked(t *testing.T) {
 			}
 		},
 		"too large": func(t *testing.T, p string) {
-			if err := os.WriteFile(p, append([]byte("gitdir: "), make([]byte, smallFileLimit)...), 0o644); err != nil {
+			if err := os.WriteFile(p, append([]byte("gitdir: "), make([]byte, gitfiles.SmallFileLimit)...), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		},
@@ -37,7 +39,7 @@ func TestSmallFilesAreNeverFollowedOrBlocked(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
-			repo := Repo{CommonDir: filepath.Join(root, "common"), MainCheckout: filepath.Join(root, "main")}
+			repo := hostio.Repo{CommonDir: filepath.Join(root, "common"), MainCheckout: filepath.Join(root, "main")}
 			tree := filepath.Join(root, "tree")
 			admin := repo.AdminDir("k")
 			for _, d := range []string{tree, admin} {
@@ -46,14 +48,14 @@ func TestSmallFilesAreNeverFollowedOrBlocked(t *testing.T) {
 				}
 			}
 			plant(t, filepath.Join(tree, ".git"))
-			plant(t, filepath.Join(admin, MarkerName))
+			plant(t, filepath.Join(admin, gitfiles.MarkerName))
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				if key := AdminKeyOf(repo, tree); key != "" {
+				if key := gitfiles.AdminKeyOf(repo, tree); key != "" {
 					t.Errorf("AdminKeyOf = %q through a %s .git file, want none", key, name)
 				}
-				if id, err := ReadMarker(repo, "k"); err == nil || id != "" {
+				if id, err := gitfiles.ReadMarker(repo, "k"); err == nil || id != "" {
 					t.Errorf("ReadMarker = %q, %v for a %s marker, want an error", id, err, name)
 				}
 			}()

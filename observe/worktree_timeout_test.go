@@ -16,6 +16,8 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // TestWorktreeStatusTimesOut: a clean filter that starts a child holding
@@ -39,13 +41,13 @@ func TestWorktreeStatusTimesOut(t *testing.T) {
 	}
 	t.Cleanup(func() { killPids(pids) })
 	ctx := context.Background()
-	g := observe.NewGit(&observe.Runner{Env: r.Env(), Grace: 200 * time.Millisecond})
+	g := hostio.NewGit(&hostio.Runner{Env: r.Env(), Grace: 200 * time.Millisecond})
 	g.ObserveTimeout = time.Second
-	repo, err := observe.Discover(ctx, g, r.Dir)
+	repo, err := gitfiles.Discover(ctx, g, r.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := observe.TakeInventory(ctx, g, repo)
+	inv, err := gitfiles.TakeInventory(ctx, g, repo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -62,7 +63,7 @@ func Abandon(ctx context.Context, e *Env, id, commit string) (Outcome, error) {
 				"%s is not lost: %s holds it", commit, strings.Join(refs, ", "))
 		}
 	}
-	view, err := observe.Advertise(ctx, e.Git, e.Repo)
+	view, err := proof.Advertise(ctx, e.Git, e.Repo)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -77,7 +78,7 @@ func Abandon(ctx context.Context, e *Env, id, commit string) (Outcome, error) {
 		}
 	}
 	if gone == nil {
-		p, err := observe.Prove(ctx, e.Git, e.Repo, commit, view)
+		p, err := proof.Prove(ctx, e.Git, e.Repo, commit, view)
 		if err != nil {
 			return refuse(machine.CodeProofFailed, "custody plan", "whether a remote holds %s cannot be told (%v)", commit, err)
 		}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -55,7 +57,7 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 		return &machine.Refusal{Code: machine.CodeNotOwned, Path: abs, Retry: "git worktree list",
 			Message: fmt.Sprintf(format, args...)}
 	}
-	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	inv, err := gitfiles.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
 		return AdoptResult{}, err
 	}
@@ -63,7 +65,7 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 	if !ok || abs == e.Repo.MainCheckout || ent.Bare {
 		return AdoptResult{}, refuse("%s is not a linked worktree of the repository at %s", abs, e.Repo.MainCheckout)
 	}
-	key := observe.AdminKeyOf(e.Repo, abs)
+	key := gitfiles.AdminKeyOf(e.Repo, abs)
 	if key == "" {
 		return AdoptResult{}, refuse("git's admin entry for %s cannot be identified exactly (its .git file and the entry's gitdir must name each other)", abs)
 	}
@@ -112,8 +114,8 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 	}
 	if _, err := e.fire(ctx, rec, machine.TriggerAdopt, machine.Firing{Obs: obs}, "adopted"); err != nil {
 		// Leave the foreign tree as it was: take back the marker just written.
-		if m, _ := observe.ReadMarker(e.Repo, key); m == id {
-			_ = os.Remove(filepath.Join(e.Repo.AdminDir(key), observe.MarkerName))
+		if m, _ := gitfiles.ReadMarker(e.Repo, key); m == id {
+			_ = os.Remove(filepath.Join(e.Repo.AdminDir(key), gitfiles.MarkerName))
 		}
 		if errors.Is(err, store.ErrConflict) {
 			return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody list --all",
@@ -131,10 +133,10 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 // marker in it). The new tree is then not r's, and adopting it changes
 // nothing of r, which plan settles as a tree that is gone.
 func keyReused(e *Env, r machine.Record, key string) bool {
-	if observe.Lstat(r.Path).State != machine.PathAbsent {
+	if hostio.Lstat(r.Path).State != machine.PathAbsent {
 		return false
 	}
-	m, err := observe.ReadMarker(e.Repo, key)
+	m, err := gitfiles.ReadMarker(e.Repo, key)
 	return err == nil && m != r.ID
 }
 
@@ -142,7 +144,7 @@ func keyReused(e *Env, r machine.Record, key string) bool {
 // key is key: the same key, and the ready marker there names r.
 func inCustody(e *Env, r machine.Record, key string) bool {
 	want := r.AdminKeyOrID()
-	m, err := observe.ReadMarker(e.Repo, key)
+	m, err := gitfiles.ReadMarker(e.Repo, key)
 	return err == nil && want == key && m == r.ID
 }
 
@@ -178,7 +180,7 @@ func TreeAt(ctx context.Context, e *Env, dir string) (string, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	inv, err := gitfiles.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
 		return "", err
 	}
@@ -200,15 +202,15 @@ func TreeAt(ctx context.Context, e *Env, dir string) (string, error) {
 
 // foreignItems lists the registered linked worktrees custody holds no live
 // record of. They are kept, never planned for removal.
-func foreignItems(e *Env, inv observe.Inventory, recs []machine.Record, taken map[string]bool) []machine.PlanItem {
+func foreignItems(e *Env, inv gitfiles.Inventory, recs []machine.Record, taken map[string]bool) []machine.PlanItem {
 	known := map[string]bool{}
 	keys := map[string]bool{}
-	dirs := map[observe.Identity]bool{}
+	dirs := map[hostio.Identity]bool{}
 	for _, r := range recs {
 		if r.State != machine.StateTombstoned {
 			known[filepath.Clean(r.Path)] = true
 			keys[r.AdminKey] = true
-			dirs[observe.Identity{Dev: r.Dev, Ino: r.Ino}] = r.Ino != 0
+			dirs[hostio.Identity{Dev: r.Dev, Ino: r.Ino}] = r.Ino != 0
 		}
 	}
 	var items []machine.PlanItem
@@ -219,7 +221,7 @@ func foreignItems(e *Env, inv observe.Inventory, recs []machine.Record, taken ma
 		if tree := inv.TreeOf(ent.Path); known[tree] || identityIn(tree, dirs) {
 			continue // another entry naming a record's tree: its item says so (duplicate-admin-entry)
 		}
-		id := observe.AdminKeyOf(e.Repo, ent.Path)
+		id := gitfiles.AdminKeyOf(e.Repo, ent.Path)
 		if id != "" && keys[id] {
 			continue // a custody tree git moved: its record's item says so
 		}
@@ -240,7 +242,7 @@ func foreignItems(e *Env, inv observe.Inventory, recs []machine.Record, taken ma
 
 // identityIn reports whether path exists and is one of dirs by device and
 // inode.
-func identityIn(path string, dirs map[observe.Identity]bool) bool {
-	id, err := observe.IdentityOf(path)
+func identityIn(path string, dirs map[hostio.Identity]bool) bool {
+	id, err := hostio.IdentityOf(path)
 	return err == nil && dirs[id]
 }

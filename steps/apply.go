@@ -9,6 +9,8 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/steps/quarantine"
 	"github.com/custody-sh/custody/store"
@@ -69,7 +71,7 @@ type applyRun struct {
 	opts ApplyOptions
 	// view is the remotes' advertisement, fetched once, when the first
 	// removal needs it.
-	view *observe.RemoteView
+	view *proof.RemoteView
 	// ancestors are the plan's heads known to be ancestors of view's first
 	// tip, asked once with view (observe.Ancestors).
 	ancestors map[string]bool
@@ -171,7 +173,7 @@ func applyDestroy(ctx context.Context, e *Env, _ *applyRun, it machine.PlanItem)
 // applyRemove removes one worktree the plan proved removable.
 func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem) (Outcome, error) {
 	if run.view == nil {
-		view, err := observe.Advertise(ctx, e.Git, e.Repo)
+		view, err := proof.Advertise(ctx, e.Git, e.Repo)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -197,7 +199,7 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 	return applyItem(ctx, e, run, it, run.view)
 }
 
-func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, view *observe.RemoteView) (Outcome, error) {
+func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, view *proof.RemoteView) (Outcome, error) {
 	deadline := time.Now().Add(e.Wait)
 	for attempt := 0; attempt < 1000; attempt++ {
 		rec, err := e.Store.Get(it.ID)
@@ -352,7 +354,7 @@ func applyIntent(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 	}
 	failpoint.At("apply/after-intent")
 	if look.step.Move == machine.ApplySettle {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gitfiles.RegistryTimeout)
 		defer cancel()
 		o, err := settleRemoval(ctx, e, next)
 		return o, nil, false, err

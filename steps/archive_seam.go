@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/steps/quarantine"
 )
 
@@ -20,7 +20,7 @@ type Archives interface {
 	// Proof looks for proof kind archive of rec at head against view: the
 	// proof, or the refusal of an archive that is there and does not
 	// cover the tree, or neither.
-	Proof(ctx context.Context, e *Env, rec machine.Record, head string, view *observe.RemoteView) (*machine.Proof, *machine.Refusal, error)
+	Proof(ctx context.Context, e *Env, rec machine.Record, head string, view *proof.RemoteView) (*machine.Proof, *machine.Refusal, error)
 	// Archived is the set of record ids some active archive is of, read
 	// once for a whole plan; nil when it could not be read.
 	Archived(e *Env) map[string]bool
@@ -49,7 +49,7 @@ var errNoArchives = errors.New("internal: the removal rests on an archive, and n
 type noArchives struct{}
 
 // Proof finds none: the tree is kept unless another proof holds.
-func (noArchives) Proof(context.Context, *Env, machine.Record, string, *observe.RemoteView) (*machine.Proof, *machine.Refusal, error) {
+func (noArchives) Proof(context.Context, *Env, machine.Record, string, *proof.RemoteView) (*machine.Proof, *machine.Refusal, error) {
 	return nil, nil, nil
 }
 
@@ -73,7 +73,7 @@ func (noArchives) SoleCopy(_ context.Context, _ *Env, rec machine.Record) error 
 // an archive answers, the archive proof looked for fresh against view
 // (machine.CoverByArchive). An archive that cannot be checked keeps the
 // tree with the error as a proof-failed refusal.
-func (e *Env) Assess(ctx context.Context, rec machine.Record, obs machine.WorktreeObservation, view *observe.RemoteView, now time.Time) machine.Verdict {
+func (e *Env) Assess(ctx context.Context, rec machine.Record, obs machine.WorktreeObservation, view *proof.RemoteView, now time.Time) machine.Verdict {
 	v := machine.Assess(rec, obs, e.Policy, now)
 	if !machine.ArchiveCanCover(v) || obs.Head == "" || view == nil {
 		return v
@@ -92,7 +92,7 @@ func (e *Env) Assess(ctx context.Context, rec machine.Record, obs machine.Worktr
 // without asking the store again, which is what e.Assess gives when it
 // finds no covering archive (machine.CoverByArchive of no proof and no
 // refusal).
-func (e *Env) assessKnowing(ctx context.Context, archived map[string]bool, rec machine.Record, obs machine.WorktreeObservation, view *observe.RemoteView, now time.Time) machine.Verdict {
+func (e *Env) assessKnowing(ctx context.Context, archived map[string]bool, rec machine.Record, obs machine.WorktreeObservation, view *proof.RemoteView, now time.Time) machine.Verdict {
 	if archived != nil && !archived[rec.ID] {
 		return machine.Assess(rec, obs, e.Policy, now)
 	}

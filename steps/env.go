@@ -10,13 +10,15 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/store"
 )
 
 // Env is what every workflow needs, built once per command by cmd/custody.
 type Env struct {
-	Repo   observe.Repo
-	Git    *observe.Git
+	Repo   hostio.Repo
+	Git    *hostio.Git
 	Store  *store.Store
 	Policy machine.Policy
 	// Config is the project configuration (custody.toml).
@@ -66,14 +68,14 @@ func (e *Env) progress(done, total int, what string) {
 }
 
 // DefaultRoot returns the managed root of repo: <main-checkout>/.worktrees.
-func DefaultRoot(repo observe.Repo) string { return filepath.Join(repo.MainCheckout, ".worktrees") }
+func DefaultRoot(repo hostio.Repo) string { return filepath.Join(repo.MainCheckout, ".worktrees") }
 
 // ResolveRoot returns the managed root: raw ("" for the default) relative to
 // the main checkout, canonicalized through its nearest existing ancestor.
 // An ancestor that is a symlink (so the root would resolve elsewhere than it
 // reads) or a '..' component is refused, and so is a root in the main
 // checkout whose name holds a newline (no exclude line can name it).
-func ResolveRoot(repo observe.Repo, raw string) (string, error) {
+func ResolveRoot(repo hostio.Repo, raw string) (string, error) {
 	root := DefaultRoot(repo)
 	if raw != "" {
 		root = raw
@@ -116,7 +118,7 @@ func ResolveRoot(repo observe.Repo, raw string) (string, error) {
 
 // belowCheckout is root relative to repo's main checkout, when root lies
 // below it (a directory named "..x" there does).
-func belowCheckout(repo observe.Repo, root string) (string, bool) {
+func belowCheckout(repo hostio.Repo, root string) (string, bool) {
 	rel, err := filepath.Rel(repo.MainCheckout, root)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
 		return "", false
@@ -134,15 +136,15 @@ func rootNotExcludable(root string) *machine.Refusal {
 }
 
 // StatePath returns the state file of repo.
-func StatePath(repo observe.Repo) string { return filepath.Join(repo.StateDir(), store.FileName) }
+func StatePath(repo hostio.Repo) string { return filepath.Join(repo.StateDir(), store.FileName) }
 
 // ObserveRecord observes rec with a fresh inventory: the tree's own registry
 // entry read from its admin files in the plain case, git's registry
-// otherwise (observe.TakeTreeInventory), so one tree's observation costs
+// otherwise (gitfiles.TakeTreeInventory), so one tree's observation costs
 // what the tree holds, not what the repository does.
-func (e *Env) ObserveRecord(ctx context.Context, rec machine.Record, scope observe.Scope) (machine.WorktreeObservation, observe.Inventory, error) {
+func (e *Env) ObserveRecord(ctx context.Context, rec machine.Record, scope observe.Scope) (machine.WorktreeObservation, gitfiles.Inventory, error) {
 	key := rec.AdminKeyOrID()
-	inv, err := observe.TakeTreeInventory(ctx, e.Git, e.Repo, rec.Path, key, rec.Branch)
+	inv, err := gitfiles.TakeTreeInventory(ctx, e.Git, e.Repo, rec.Path, key, rec.Branch)
 	if err != nil {
 		return machine.WorktreeObservation{}, inv, err
 	}

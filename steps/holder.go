@@ -4,7 +4,7 @@ import (
 	"os"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // Self returns the holder that identifies this process in intents.
@@ -15,7 +15,7 @@ func Self() machine.Holder {
 
 // procStart returns a token of when a process started (see
 // observe.ProcessStart), or 0 where that cannot be read.
-func procStart(pid int) uint64 { return observe.ProcessStart(pid) }
+func procStart(pid int) uint64 { return hostio.ProcessStart(pid) }
 
 // HolderAlive reports whether the process that committed an intent may still
 // be acting on it. A holder on another host, or one whose liveness cannot be
@@ -31,7 +31,7 @@ func HolderAlive(h machine.Holder, self machine.Holder) bool {
 	if h.PID == self.PID && h.Start == self.Start {
 		return false
 	}
-	if exists, err := observe.ProcessExists(h.PID); err != nil || !exists {
+	if exists, err := hostio.ProcessExists(h.PID); err != nil || !exists {
 		return err != nil
 	}
 	return h.Start == 0 || procStart(h.PID) == h.Start

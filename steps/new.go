@@ -10,6 +10,8 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
@@ -131,7 +133,7 @@ func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error)
 		return NewResult{}, err
 	}
 	failpoint.At("new/after-intent")
-	_, addErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "add", "--no-track", "-b", rec.Branch, "--", rec.Path, rec.BaseCommit)
+	_, addErr := gitfiles.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "add", "--no-track", "-b", rec.Branch, "--", rec.Path, rec.BaseCommit)
 	failpoint.At("new/after-add")
 	if addErr != nil && ctx.Err() != nil {
 		// Interrupted while git made the tree: what it made is not known
@@ -181,7 +183,7 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 	if err := e.RequireTrusted(); err != nil {
 		return rec, nil, err
 	}
-	if key := observe.AdminKeyOf(e.Repo, rec.Path); key != rec.ID {
+	if key := gitfiles.AdminKeyOf(e.Repo, rec.Path); key != rec.ID {
 		return rec, nil, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
 			Message: fmt.Sprintf("git registered %s under admin key %q, not %q; the ready marker was not written", rec.Path, key, rec.ID)}
 	}
@@ -228,13 +230,13 @@ func rollback(ctx context.Context, e *Env, rec machine.Record, force bool) ([]Re
 	if force {
 		args = append(args, "--force")
 	}
-	if _, err := observe.ChangeRegistry(ctx, e.Git, e.Repo, append(args, "--", rec.Path)...); err != nil {
-		if observe.Lstat(rec.Path).State != machine.PathAbsent {
+	if _, err := gitfiles.ChangeRegistry(ctx, e.Git, e.Repo, append(args, "--", rec.Path)...); err != nil {
+		if hostio.Lstat(rec.Path).State != machine.PathAbsent {
 			return torn, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
 				Message: fmt.Sprintf("a required resource failed, and git will not remove %s without force (it holds changes): move your work out of it, then run custody resume (%v)", rec.Path, err)}
 		}
 	}
-	if observe.Lstat(e.Repo.AdminDir(rec.ID)).State == machine.PathPresent {
+	if hostio.Lstat(e.Repo.AdminDir(rec.ID)).State == machine.PathPresent {
 		if err := dropAdminEntry(e, rec); err != nil {
 			return torn, err
 		}
@@ -268,17 +270,17 @@ func activate(ctx context.Context, e *Env, rec machine.Record) (machine.Record, 
 // writeMarker writes the ready marker, "<id>\n" in the git admin directory
 // key of the record id's worktree, durably (WriteFile: temp file, fsync,
 // rename, directory fsync).
-func writeMarker(repo observe.Repo, key, id string) error {
+func writeMarker(repo hostio.Repo, key, id string) error {
 	if err := safefile.DirBelow(repo.CommonDir, repo.AdminDir(key), false, 0); err != nil {
 		return err
 	}
-	return WriteFile(filepath.Join(repo.AdminDir(key), observe.MarkerName), []byte(id+"\n"), 0o600)
+	return WriteFile(filepath.Join(repo.AdminDir(key), gitfiles.MarkerName), []byte(id+"\n"), 0o600)
 }
 
 // hookFailure says what git reported when it made the tree and then
 // failed: its exit status and everything it printed on stderr.
 func hookFailure(err error) string {
-	var ee *observe.ExitError
+	var ee *hostio.ExitError
 	if errors.As(err, &ee) {
 		// git's own progress and hints are not the hook's: drop them.
 		var kept []string

@@ -10,6 +10,9 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/steps/quarantine"
 )
 
@@ -64,12 +67,12 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	}
 	// The remotes are asked while the registry and the store are read:
 	// reads that do not depend on each other.
-	var view *observe.RemoteView
+	var view *proof.RemoteView
 	var viewErr error
 	var advertised sync.WaitGroup
 	defer advertised.Wait()
 	if len(observeIdx) > 0 {
-		advertised.Go(func() { view, viewErr = observe.Advertise(ctx, e.Git, e.Repo) })
+		advertised.Go(func() { view, viewErr = proof.Advertise(ctx, e.Git, e.Repo) })
 	}
 	// The registry and the records' branches, from git's files when they
 	// are the plain case (decision 0180), else from git.
@@ -77,7 +80,7 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	for _, r := range live {
 		branches = append(branches, r.Branch)
 	}
-	inv, err := observe.TakeRegistryInventory(ctx, e.Git, e.Repo, branches...)
+	inv, err := gitfiles.TakeRegistryInventory(ctx, e.Git, e.Repo, branches...)
 	if err != nil {
 		return machine.Plan{}, err
 	}
@@ -87,7 +90,7 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	}
 	foreign := foreignItems(e, inv, recs, taken)
 	if len(observeIdx) > 0 {
-		if err := e.observeAll(ctx, opt, live, observeIdx, inv, leases, items, now, func() (*observe.RemoteView, error) {
+		if err := e.observeAll(ctx, opt, live, observeIdx, inv, leases, items, now, func() (*proof.RemoteView, error) {
 			advertised.Wait()
 			return view, viewErr
 		}); err != nil {
@@ -123,8 +126,8 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 // the order of the store's records whatever order the observations end
 // in; what the trees share (the inventory, the scope, the Git) is only
 // read, and progress is reported under a lock.
-func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Record, observeIdx []int, inv observe.Inventory,
-	leases map[string]*machine.Lease, items []machine.PlanItem, now time.Time, view func() (*observe.RemoteView, error)) error {
+func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Record, observeIdx []int, inv gitfiles.Inventory,
+	leases map[string]*machine.Lease, items []machine.PlanItem, now time.Time, view func() (*proof.RemoteView, error)) error {
 	heads := make([]string, 0, len(observeIdx))
 	for _, i := range observeIdx {
 		if en, ok := inv.Entry(live[i].Path); ok {
@@ -139,10 +142,10 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 		}
 	}
 	var remote sync.WaitGroup
-	var v *observe.RemoteView
+	var v *proof.RemoteView
 	var viewErr error
 	var known map[string]bool
-	var proofs *observe.ProofSet
+	var proofs *proof.ProofSet
 	remote.Go(func() {
 		v, viewErr = view()
 		if viewErr != nil || len(v.Remotes) == 0 {
@@ -155,7 +158,7 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 				unproved = append(unproved, h)
 			}
 		}
-		proofs = observe.StartProofs(ctx, e.Git, e.Repo, unproved, v)
+		proofs = proof.StartProofs(ctx, e.Git, e.Repo, unproved, v)
 		proofs.Wait()
 	})
 	defer remote.Wait()
@@ -228,7 +231,7 @@ func assessable(rec machine.Record, lease *machine.Lease, now time.Time) bool {
 	if machine.Removable(rec, lease, now) {
 		return true
 	}
-	return rec.State == machine.StateActive && !lease.Live(now) && observe.Lstat(rec.Path).State == machine.PathAbsent
+	return rec.State == machine.StateActive && !lease.Live(now) && hostio.Lstat(rec.Path).State == machine.PathAbsent
 }
 
 // PlanItemFor is the plan item of record r over its observation obs and
@@ -255,7 +258,7 @@ func PlanItemFor(r machine.Record, obs machine.WorktreeObservation, v machine.Ve
 // KnownAncestors asks once, for all heads, which are ancestors of the
 // view's first tip (observe.Ancestors). It only saves work: when git cannot
 // answer for the batch, each tree's proof asks for itself.
-func KnownAncestors(ctx context.Context, e *Env, view *observe.RemoteView, heads []string) map[string]bool {
+func KnownAncestors(ctx context.Context, e *Env, view *proof.RemoteView, heads []string) map[string]bool {
 	if view == nil || len(view.Tips) == 0 || len(heads) == 0 {
 		return nil
 	}
@@ -271,7 +274,7 @@ func KnownAncestors(ctx context.Context, e *Env, view *observe.RemoteView, heads
 // registry's trees (a tree's admin key or directory name, then each with
 // "foreign-" before it) those a tombstoned record holds, asked of the
 // store in one read per prefix instead of reading every tombstone.
-func takenIDs(e *Env, inv observe.Inventory, live []machine.Record) (map[string]bool, error) {
+func takenIDs(e *Env, inv gitfiles.Inventory, live []machine.Record) (map[string]bool, error) {
 	taken := map[string]bool{}
 	for _, r := range live {
 		taken[r.ID] = true
@@ -281,7 +284,7 @@ func takenIDs(e *Env, inv observe.Inventory, live []machine.Record) (map[string]
 		if i == 0 || ent.Bare {
 			continue
 		}
-		if key := observe.AdminKeyOf(e.Repo, ent.Path); key != "" {
+		if key := gitfiles.AdminKeyOf(e.Repo, ent.Path); key != "" {
 			cands = append(cands, key)
 		}
 		cands = append(cands, filepath.Base(ent.Path))

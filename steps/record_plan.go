@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -45,7 +45,7 @@ func PlanRecord(ctx context.Context, e *Env, id string) (machine.Plan, error) {
 		plan.Items = []machine.PlanItem{PlanItemFor(rec, obs, machine.Assess(rec, obs, e.Policy, now), false)}
 		return machine.Seal(plan), nil
 	}
-	view, err := observe.Advertise(ctx, e.Git, e.Repo)
+	view, err := proof.Advertise(ctx, e.Git, e.Repo)
 	if err != nil {
 		return machine.Plan{}, err
 	}

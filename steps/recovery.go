@@ -15,6 +15,8 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/store"
 )
@@ -40,7 +42,7 @@ type RecoveredDetail = machine.RecoveredDetail
 
 // RecoveredDir is where custody keeps files that would die with tree id:
 // <common>/custody/recovered/<id>.
-func RecoveredDir(repo observe.Repo, id string) string {
+func RecoveredDir(repo hostio.Repo, id string) string {
 	return filepath.Join(repo.StateDir(), "recovered", id)
 }
 
@@ -71,8 +73,8 @@ func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record, seen map[
 	var cands, objs []string
 	if key != "" && key == filepath.Base(key) && key != "." && key != ".." {
 		admin := e.Repo.AdminDir(key)
-		files, err := observe.ReadAdminEntry(admin)
-		if err != nil && (!errors.Is(err, fs.ErrNotExist) || observe.Lstat(admin).State != machine.PathAbsent) {
+		files, err := gitfiles.ReadAdminEntry(admin)
+		if err != nil && (!errors.Is(err, fs.ErrNotExist) || hostio.Lstat(admin).State != machine.PathAbsent) {
 			return nil, &machine.Refusal{Code: machine.CodeRecoveryFailed, Path: admin, Retry: "custody plan",
 				Message: fmt.Sprintf("the admin entry %s cannot be listed (%v), so what would die with the tree is unknown; the tree is kept", admin, err)}, nil
 		}
@@ -325,7 +327,7 @@ func refValues(ctx context.Context, e *Env, rec machine.Record) (map[string]bool
 	if err != nil {
 		return nil, fmt.Errorf("list the refs before keeping %s's objects: %w", rec.ID, err)
 	}
-	lines, err := observe.ParseRefLines(out)
+	lines, err := gitfiles.ParseRefLines(out)
 	if err != nil {
 		return nil, fmt.Errorf("list the refs before keeping %s's objects: %w", rec.ID, err)
 	}
@@ -395,7 +397,7 @@ func objectTypes(ctx context.Context, e *Env, rec machine.Record, ids []string) 
 	if err != nil {
 		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
 	}
-	types, err := observe.ParseBatchCheck(out)
+	types, err := gitfiles.ParseBatchCheck(out)
 	if err != nil {
 		return nil, fmt.Errorf("check recovery candidates of %s: %w", rec.ID, err)
 	}
@@ -420,7 +422,7 @@ func unreachableOf(ctx context.Context, e *Env, rec machine.Record, commits []st
 	if err != nil {
 		return nil, fmt.Errorf("find commits only %s's reflogs hold: %w", rec.ID, err)
 	}
-	ids, err := observe.ParseOIDList(out)
+	ids, err := gitfiles.ParseOIDList(out)
 	if err != nil {
 		return nil, fmt.Errorf("find commits only %s's reflogs hold: %w", rec.ID, err)
 	}

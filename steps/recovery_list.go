@@ -11,7 +11,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -53,7 +53,7 @@ func ListRecovered(ctx context.Context, e *Env) ([]Recovered, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", RecoveredRefPrefix, err)
 	}
-	lines, err := observe.ParseRefLines(out)
+	lines, err := gitfiles.ParseRefLines(out)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", RecoveredRefPrefix, err)
 	}

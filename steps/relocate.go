@@ -9,6 +9,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
@@ -138,7 +139,7 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	moveErr := beforeMove(rec.Path, target)
 	notTried := moveErr != nil
 	if moveErr == nil {
-		_, moveErr = observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "move", rec.Path, target)
+		_, moveErr = gitfiles.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "move", rec.Path, target)
 	}
 	failpoint.At("relocate/after-move")
 	if moveErr != nil && ctx.Err() != nil {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 )
 
 // repairRelocation settles a relocation whose tree is at its destination
@@ -22,7 +22,7 @@ func repairRelocation(ctx context.Context, e *Env, rec machine.Record) ([]Resume
 		return one(rec, machine.OutcomeRefused, &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: in.Destination, Retry: machine.CommandOn([]string{"custody", "show"}, rec.ID),
 			Message: machine.EscapeControl(fmt.Sprintf("%s is relocating, and the directory it moved is at %s, unregistered, but its .git file does not name the admin entry %s; which repository it belongs to is the person's to say, custody will not guess", rec.ID, in.Destination, e.Repo.AdminDir(key)))}), nil
 	}
-	if _, err := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "repair", in.Destination); err != nil {
+	if _, err := gitfiles.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "repair", in.Destination); err != nil {
 		return nil, fmt.Errorf("register %s where git worktree move left it: %w", in.Destination, err)
 	}
 	return relocationStep(machine.TriggerRelocated, machine.OutcomeRelocated)(ctx, e, rec)
@@ -31,7 +31,7 @@ func repairRelocation(ctx context.Context, e *Env, rec machine.Record) ([]Resume
 // gitfileNames reports whether dir/.git is a gitfile naming admin
 // (observe.ReadGitFile), both resolved through their symlinks.
 func gitfileNames(dir, admin string) bool {
-	target, err := observe.ReadGitFile(filepath.Join(dir, ".git"))
+	target, err := gitfiles.ReadGitFile(filepath.Join(dir, ".git"))
 	if err != nil {
 		return false
 	}

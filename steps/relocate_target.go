@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 )
 
 // relocationTarget returns where rec is to be moved: raw ("" for the
@@ -69,7 +69,7 @@ func relocationTarget(ctx context.Context, e *Env, rec machine.Record, raw strin
 	if within(dst, e.Repo.CommonDir) {
 		return refuse(machine.CodeUnsafeTarget, "the destination %s is inside the repository's git directory", dst)
 	}
-	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	inv, err := gitfiles.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
 		return "", nil, err
 	}

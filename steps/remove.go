@@ -12,6 +12,9 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/steps/quarantine"
@@ -20,7 +23,7 @@ import (
 
 // fullScope observes status and proof against a fresh advertisement.
 func (e *Env) fullScope(ctx context.Context) (observe.Scope, error) {
-	view, err := observe.Advertise(ctx, e.Git, e.Repo)
+	view, err := proof.Advertise(ctx, e.Git, e.Repo)
 	if err != nil {
 		return observe.Scope{}, err
 	}
@@ -29,7 +32,7 @@ func (e *Env) fullScope(ctx context.Context) (observe.Scope, error) {
 
 // AssessScope is everything an assessment observes: status, hidden state,
 // proof against view, processes in use, and custody's own .env lines.
-func (e *Env) AssessScope(view *observe.RemoteView) (observe.Scope, error) {
+func (e *Env) AssessScope(view *proof.RemoteView) (observe.Scope, error) {
 	env, err := e.envLines()
 	if err != nil {
 		return observe.Scope{}, err
@@ -74,7 +77,7 @@ func carryOutRemoval(ctx context.Context, e *Env, rec machine.Record) (Outcome, 
 // the tree ids of commits (quarantine.CommitTrees, nil: none known). Apply asks the
 // remotes and the trees once for all its items; the repeated observation
 // is still fresh for everything in the tree.
-func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, view *observe.RemoteView, known map[string]bool, trees map[string]string) (Outcome, error) {
+func carryOutRemovalAgainst(ctx context.Context, e *Env, rec machine.Record, view *proof.RemoteView, known map[string]bool, trees map[string]string) (Outcome, error) {
 	var scope observe.Scope
 	var err error
 	if view == nil {
@@ -178,7 +181,7 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 		}
 		failpoint.At("apply/after-remove")
 		failpoint.Pause("apply/after-remove")
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gitfiles.RegistryTimeout)
 		defer cancel()
 		if ref != nil {
 			return quarantineRefused(ctx, e, rec, ref)
@@ -188,12 +191,12 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 		return out, err
 	}
 	// An intent written before removals went through quarantine.
-	_, rmErr := observe.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--", rec.Path)
+	_, rmErr := gitfiles.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "remove", "--", rec.Path)
 	failpoint.At("apply/after-remove")
 	failpoint.Pause("apply/after-remove")
 	// The act is done: its verification and completion are part of it, and
 	// an interrupt must not leave them for later.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), observe.RegistryTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gitfiles.RegistryTimeout)
 	defer cancel()
 	if rmErr != nil {
 		// git refused. If it left the tree exactly as the intent recorded,
@@ -235,7 +238,7 @@ func removalTargetRefusal(e *Env, rec machine.Record, obs machine.WorktreeObserv
 		return refuse("%s contains the main checkout or the git directory", p)
 	case isHome(p):
 		return refuse("%s is the home directory (by device and inode)", p)
-	case identityMatch(observe.Encloses, p, e.Repo.MainCheckout) || identityMatch(observe.Encloses, p, e.Repo.CommonDir):
+	case identityMatch(hostio.Encloses, p, e.Repo.MainCheckout) || identityMatch(hostio.Encloses, p, e.Repo.CommonDir):
 		return refuse("%s contains the main checkout or the git directory (by device and inode, through a symlink or bind mount)", p)
 	case obs.IsSymlink || !obs.IsDir:
 		return refuse("%s is not a plain directory", p)
@@ -251,16 +254,16 @@ func removalTargetRefusal(e *Env, rec machine.Record, obs machine.WorktreeObserv
 // mount of it too). An unreadable p counts as home; no readable home means
 // no match.
 func isHome(p string) bool {
-	home, ok := observe.HomeDir()
+	home, ok := hostio.HomeDir()
 	if !ok {
 		return false
 	}
-	id, err := observe.IdentityOf(p)
+	id, err := hostio.IdentityOf(p)
 	return err != nil || id == home
 }
 
 // identityMatch asks an identity question (observe.SameFile,
-// observe.Encloses) and counts an error as a match: unknown is never safe.
+// hostio.Encloses) and counts an error as a match: unknown is never safe.
 func identityMatch(ask func(a, b string) (bool, error), a, b string) bool {
 	ok, err := ask(a, b)
 	return ok || err != nil
@@ -310,8 +313,8 @@ func settleRemovalSeen(ctx context.Context, e *Env, rec machine.Record, seen map
 	} else if ref != nil {
 		return quarantineRefused(ctx, e, rec, ref)
 	}
-	if key := rec.AdminKey; key != "" && observe.Lstat(rec.Path).State == machine.PathAbsent &&
-		observe.Lstat(e.Repo.AdminDir(key)).State == machine.PathPresent {
+	if key := rec.AdminKey; key != "" && hostio.Lstat(rec.Path).State == machine.PathAbsent &&
+		hostio.Lstat(e.Repo.AdminDir(key)).State == machine.PathPresent {
 		// The tree went through quarantine, behind git's back: its admin
 		// entry goes first (only if it names this path), so one reading of
 		// the registry verifies it all.
@@ -422,10 +425,10 @@ func adminEntryIsRecords(e *Env, rec machine.Record) bool {
 		return false
 	}
 	dir := e.Repo.AdminDir(key)
-	if observe.Lstat(dir).State != machine.PathPresent {
+	if hostio.Lstat(dir).State != machine.PathPresent {
 		return false
 	}
-	if m, err := observe.ReadMarker(e.Repo, key); err == nil && m != "" && m != rec.ID {
+	if m, err := gitfiles.ReadMarker(e.Repo, key); err == nil && m != "" && m != rec.ID {
 		return false
 	}
 	b, err := safefile.Read(filepath.Join(dir, "gitdir"), 64<<10)
@@ -449,15 +452,15 @@ func settledText(rec machine.Record, s machine.Settlement, branchOutcome, reason
 
 // observeSettled observes rec to verify its removal: e.ObserveRecord, except
 // that a tree whose path is gone is looked up in the whole registry read
-// from git's files (observe.TakeRegistryInventory; git's own listing when
+// from git's files (gitfiles.TakeRegistryInventory; git's own listing when
 // any entry is not the plain case), which also says which trees have the
 // owned branch checked out. A tree still there is observed as e.ObserveRecord
 // does.
-func observeSettled(ctx context.Context, e *Env, rec machine.Record) (machine.WorktreeObservation, observe.Inventory, error) {
-	if observe.Lstat(rec.Path).State != machine.PathAbsent {
+func observeSettled(ctx context.Context, e *Env, rec machine.Record) (machine.WorktreeObservation, gitfiles.Inventory, error) {
+	if hostio.Lstat(rec.Path).State != machine.PathAbsent {
 		return e.ObserveRecord(ctx, rec, observe.Scope{})
 	}
-	inv, err := observe.TakeRegistryInventory(ctx, e.Git, e.Repo, rec.Branch)
+	inv, err := gitfiles.TakeRegistryInventory(ctx, e.Git, e.Repo, rec.Branch)
 	if err != nil {
 		return machine.WorktreeObservation{}, inv, err
 	}
@@ -521,7 +524,7 @@ func dropAdminEntry(e *Env, rec machine.Record) error {
 		return fmt.Errorf("refusing to drop admin entry %q of %s", key, rec.ID)
 	}
 	dir := e.Repo.AdminDir(key)
-	if m, err := observe.ReadMarker(e.Repo, key); err == nil && m != "" && m != rec.ID {
+	if m, err := gitfiles.ReadMarker(e.Repo, key); err == nil && m != "" && m != rec.ID {
 		// git gave the key to a tree recorded since (its marker is there):
 		// the entry is that record's, and this one has none left to drop.
 		return nil
@@ -543,7 +546,7 @@ func dropAdminEntry(e *Env, rec machine.Record) error {
 // Otherwise the branch is kept and the reason returned. inv, when set, is
 // the inventory the caller took just now (nil: take one); the delete itself
 // is a compare-and-swap whatever the inventory says.
-func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record, inv *observe.Inventory) (string, string) {
+func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record, inv *gitfiles.Inventory) (string, string) {
 	if rec.Origin != machine.OriginCreated || rec.Branch != e.Policy.BranchPrefix+rec.ID {
 		return machine.BranchKept, "not created by custody"
 	}
@@ -619,9 +622,9 @@ func casDeleteBranch(ctx context.Context, e *Env, branch, expect string) (string
 // casDeleteBranchThen is casDeleteBranch over inv (nil: an inventory taken
 // now) that runs before (when set) right before the delete; its error
 // keeps the branch.
-func casDeleteBranchThen(ctx context.Context, e *Env, inv *observe.Inventory, branch, expect string, before func() error) (string, string) {
+func casDeleteBranchThen(ctx context.Context, e *Env, inv *gitfiles.Inventory, branch, expect string, before func() error) (string, string) {
 	if inv == nil {
-		taken, err := observe.TakeInventoryOf(ctx, e.Git, e.Repo, branch)
+		taken, err := gitfiles.TakeInventoryOf(ctx, e.Git, e.Repo, branch)
 		if err != nil {
 			return machine.BranchKept, "branch state unreadable: " + err.Error()
 		}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // TestRemovalTargetByIdentity: the removal primitive knows $HOME and the
@@ -39,10 +39,10 @@ func TestRemovalTargetByIdentity(t *testing.T) {
 	if err := os.Symlink(parent, link); err != nil {
 		t.Fatal(err)
 	}
-	if !identityMatch(observe.Encloses, link, checkout) {
+	if !identityMatch(hostio.Encloses, link, checkout) {
 		t.Errorf("a symlink to the main checkout's parent does not enclose it")
 	}
-	if identityMatch(observe.Encloses, other, checkout) {
+	if identityMatch(hostio.Encloses, other, checkout) {
 		t.Errorf("an unrelated directory encloses the main checkout")
 	}
 }

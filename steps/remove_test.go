@@ -10,7 +10,7 @@ import (
 
 	"github.com/custody-sh/custody/fixtures/unprivileged"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // TestRemovalTargetRefusal checks the removal primitive's last guard before
@@ -37,7 +37,7 @@ func TestRemovalTargetRefusal(t *testing.T) {
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e := &Env{Repo: observe.Repo{CommonDir: filepath.Join(main, ".git"), MainCheckout: main}}
+	e := &Env{Repo: hostio.Repo{CommonDir: filepath.Join(main, ".git"), MainCheckout: main}}
 	home, _ := os.UserHomeDir()
 	id := func(p string) (uint64, uint64) {
 		var st syscall.Stat_t
@@ -71,7 +71,7 @@ func TestRemovalTargetRefusal(t *testing.T) {
 			continue
 		}
 		rec := machine.Record{ID: "x-1a2b3c", Path: tt.path, Intent: &machine.Intent{Dev: tt.dev, Ino: tt.ino}}
-		pi := observe.Lstat(tt.path)
+		pi := hostio.Lstat(tt.path)
 		obs := machine.WorktreeObservation{Path: tt.path, PathState: pi.State, IsDir: pi.IsDir, IsSymlink: pi.IsSymlink, Dev: pi.Dev, Ino: pi.Ino}
 		r := removalTargetRefusal(e, rec, obs)
 		switch {
@@ -100,8 +100,8 @@ func TestRemovalTargetUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(tree, 0o755) })
-	pi := observe.Lstat(tree)
-	e := &Env{Repo: observe.Repo{CommonDir: filepath.Join(root, "repo", ".git"), MainCheckout: filepath.Join(root, "repo")}}
+	pi := hostio.Lstat(tree)
+	e := &Env{Repo: hostio.Repo{CommonDir: filepath.Join(root, "repo", ".git"), MainCheckout: filepath.Join(root, "repo")}}
 	rec := machine.Record{ID: "x-1a2b3c", Path: tree, Intent: &machine.Intent{Dev: pi.Dev, Ino: pi.Ino}}
 	obs := machine.WorktreeObservation{Path: tree, PathState: pi.State, IsDir: pi.IsDir, Dev: pi.Dev, Ino: pi.Ino}
 	if r := removalTargetRefusal(e, rec, obs); r == nil || r.Code != machine.CodeUnsafeTarget {

@@ -16,6 +16,8 @@ import (
 	"github.com/alecthomas/kong"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/writable"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
@@ -172,7 +174,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	// and reports what it did. The registry lock waits --lock-timeout.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	app.Ctx = observe.WithLockTimeout(ctx, cli.LockTimeout)
+	app.Ctx = gitfiles.WithLockTimeout(ctx, cli.LockTimeout)
 	app.Dir = cli.Chdir
 	if app.Dir == "" {
 		app.Dir, _ = os.Getwd()
@@ -227,12 +229,12 @@ func (a *App) exit(code int) { a.code = &code }
 // git is the git custody runs for this command: every command line on
 // stderr with --debug, each remote bounded by --remote-timeout, each
 // observation by --observe-timeout.
-func (a *App) git() *observe.Git {
+func (a *App) git() *hostio.Git {
 	var trace io.Writer
 	if a.Globals.Debug {
 		trace = a.Stderr
 	}
-	g := observe.NewGit(&observe.Runner{Trace: trace})
+	g := hostio.NewGit(&hostio.Runner{Trace: trace})
 	g.RemoteTimeout = a.Globals.RemoteTimeout
 	g.ObserveTimeout = a.Globals.ObserveTimeout
 	return g
@@ -243,7 +245,7 @@ func (a *App) git() *observe.Git {
 // does not exist yet (mutating commands).
 func (a *App) env(create bool) (*steps.Env, error) {
 	g := a.git()
-	repo, err := observe.Discover(a.Ctx, g, a.Dir)
+	repo, err := gitfiles.Discover(a.Ctx, g, a.Dir)
 	if err != nil {
 		return nil, err
 	}

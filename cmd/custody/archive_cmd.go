@@ -9,7 +9,7 @@ import (
 
 	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/archive"
 )
@@ -211,7 +211,7 @@ func (c *ArchiveRestoreCmd) Run(a *App) error {
 // optionalEnv is the repository's environment when custody runs inside an
 // initialized repository, else nil; the Git is usable either way. The
 // archive commands that read archives need no repository.
-func (a *App) optionalEnv() (*steps.Env, *observe.Git) {
+func (a *App) optionalEnv() (*steps.Env, *hostio.Git) {
 	if e, err := a.env(false); err == nil {
 		return e, e.Git
 	}

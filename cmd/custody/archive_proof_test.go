@@ -11,7 +11,7 @@ import (
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/steps/archive"
 )
 
@@ -35,7 +35,7 @@ func TestArchiveProof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := observe.Advertise(app.Ctx, e.Git, e.Repo)
+	v, err := proof.Advertise(app.Ctx, e.Git, e.Repo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // leaseHookCommand is a parsed lease hook: the command kong would have
@@ -27,7 +27,7 @@ type leaseHookCommand interface {
 // on every prompt and tool call, and building kong's model costs more than the
 // hook's own work.
 func fastHook(args []string) (leaseHookCommand, Globals, bool) {
-	g := Globals{LockTimeout: 10 * time.Second, RemoteTimeout: 60 * time.Second, ObserveTimeout: observe.ObserveTimeout}
+	g := Globals{LockTimeout: 10 * time.Second, RemoteTimeout: 60 * time.Second, ObserveTimeout: hostio.ObserveTimeout}
 	if len(args) < 2 || args[0] != "hook" {
 		return nil, g, false
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/steps/agents"
 )
 
@@ -31,7 +31,7 @@ EXIT STATUS: 0 written or already current, 1 error (nothing written), 3 --check 
 
 // Run merges the hooks.
 func (c *IntegrateClaudeCmd) Run(a *App) error {
-	repo, err := observe.Discover(a.Ctx, a.git(), a.Dir)
+	repo, err := gitfiles.Discover(a.Ctx, a.git(), a.Dir)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/steps/agents"
 )
 
@@ -41,7 +41,7 @@ written).`
 
 // Run integrates.
 func (c *IntegrateCodexCmd) Run(a *App) error {
-	repo, err := observe.Discover(a.Ctx, a.git(), a.Dir)
+	repo, err := gitfiles.Discover(a.Ctx, a.git(), a.Dir)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/report"
 	"github.com/custody-sh/custody/store"
@@ -115,7 +115,7 @@ func (f signatureFlags) check(a *App, filtered bool) (*report.SignatureCheck, er
 	if filtered {
 		return nil, &usageError{errors.New("--signature checks the head of a whole journal; an export filtered to one record does not end at it")}
 	}
-	return &report.SignatureCheck{Run: &observe.Runner{}, Signature: a.path(f.Signature), AllowedSigners: a.path(f.AllowedSigners)}, nil
+	return &report.SignatureCheck{Run: &hostio.Runner{}, Signature: a.path(f.Signature), AllowedSigners: a.path(f.AllowedSigners)}, nil
 }
 
 // Help is the long help of journal verify.
@@ -370,7 +370,7 @@ func (c *JournalSignCmd) Run(a *App) error {
 	} else {
 		key = a.path(key)
 	}
-	sig, err := report.SignHead(a.Ctx, &observe.Runner{}, key, head)
+	sig, err := report.SignHead(a.Ctx, &hostio.Runner{}, key, head)
 	if err != nil {
 		return err
 	}

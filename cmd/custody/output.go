@@ -11,6 +11,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/observe/writable"
 	"github.com/custody-sh/custody/store"
@@ -114,7 +115,7 @@ func describeIn(err error, inv invocation) errorBody {
 		return errorBody{Code: string(r.Code), Message: msg, Path: r.Path, Retry: r.Retry}
 	}
 	var u *usageError
-	var te *observe.TimeoutError
+	var te *hostio.TimeoutError
 	var linked *safefile.DirError
 	switch {
 	case errors.As(err, &linked):
@@ -148,7 +149,7 @@ func describeIn(err error, inv invocation) errorBody {
 		// Of the repository as a whole (its registry, its identity): no
 		// one tree to keep, so the command stops, having changed nothing.
 		return errorBody{Code: string(machine.CodeObservationTimedOut), Message: err.Error() + "; nothing was changed. If it hangs, find what it waits for (GIT_TRACE=1).",
-			Path: te.Cmd.Dir, Retry: inv.again("--observe-timeout", machine.ShortDuration(4*observe.RoundDeadline(te.After)))}
+			Path: te.Cmd.Dir, Retry: inv.again("--observe-timeout", machine.ShortDuration(4*hostio.RoundDeadline(te.After)))}
 	case errors.Is(err, store.ErrJournalBroken):
 		return errorBody{Code: string(machine.CodeJournalBroken), Message: err.Error(), Retry: "custody doctor"}
 	}

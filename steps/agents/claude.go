@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/steps"
 )
@@ -47,7 +47,7 @@ func (r IntegrateClaudeResult) Pending() bool { return r.Refusal != nil }
 // so in the result's Refusal (CodeClaudeSettingsStale). A file custody
 // cannot merge (not a regular file, not a JSON object, hooks of another
 // shape) is a CodeClaudeSettingsInvalid refusal and nothing is written.
-func IntegrateClaude(repo observe.Repo, check bool) (IntegrateClaudeResult, error) {
+func IntegrateClaude(repo hostio.Repo, check bool) (IntegrateClaudeResult, error) {
 	path := filepath.Join(repo.MainCheckout, filepath.FromSlash(ClaudeSettingsFile))
 	invalid := func(format string, args ...any) error {
 		return &machine.Refusal{Code: machine.CodeClaudeSettingsInvalid, Path: path, Retry: "custody integrate claude --check",

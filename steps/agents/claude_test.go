@@ -10,7 +10,7 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // TestIntegrateClaude: check of a missing file is stale and writes
@@ -20,7 +20,7 @@ import (
 // claude-settings-invalid and left as it is.
 func TestIntegrateClaude(t *testing.T) {
 	t.Parallel()
-	repo := observe.Repo{MainCheckout: t.TempDir()}
+	repo := hostio.Repo{MainCheckout: t.TempDir()}
 	path := filepath.Join(repo.MainCheckout, ".claude", "settings.json")
 	res, err := IntegrateClaude(repo, true)
 	if err != nil || res.Refusal == nil || res.Refusal.Code != machine.CodeClaudeSettingsStale || !res.Pending() || res.Written {

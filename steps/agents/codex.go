@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/steps"
 )
@@ -42,7 +42,7 @@ type IntegrateCodexResult struct {
 // safely (not TOML, a symlink, an odd shape) is CodeCodexEnvironmentInvalid
 // and nothing is written. A file changed by someone else while custody
 // edited it is left as they made it, and the error says to run again.
-func IntegrateCodex(repo observe.Repo, check bool) (IntegrateCodexResult, error) {
+func IntegrateCodex(repo hostio.Repo, check bool) (IntegrateCodexResult, error) {
 	path := filepath.Join(repo.MainCheckout, filepath.FromSlash(CodexFile))
 	res := IntegrateCodexResult{Path: path, Check: check}
 	invalid := func(err error) error {

@@ -14,6 +14,8 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/agents"
 	"github.com/custody-sh/custody/store"
@@ -32,9 +34,9 @@ func hrEnv(t *testing.T, r *fixtures.Repo) (*steps.Env, string) {
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	g := observe.NewGit(&observe.Runner{})
+	g := hostio.NewGit(&hostio.Runner{})
 	g.Bin = wrapper
-	repo, err := observe.Discover(ctx, g, r.Dir)
+	repo, err := gitfiles.Discover(ctx, g, r.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

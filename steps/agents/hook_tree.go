@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 )
 
@@ -20,7 +21,7 @@ type HookTree struct {
 	// Key is git's admin key of the tree (<common>/worktrees/<key>).
 	Key string
 	// Repo is the repository; MainCheckout is the common dir's parent.
-	Repo observe.Repo
+	Repo hostio.Repo
 }
 
 // StatePath is the state file of the tree's repository.
@@ -29,7 +30,7 @@ func (t HookTree) StatePath() string { return steps.StatePath(t.Repo) }
 // LocateHookTree finds the linked worktree containing dir: the nearest
 // ancestor (dir itself included) holding a .git, which must be a gitfile
 // naming <common>/worktrees/<key> whose gitdir names it back
-// (observe.AdminKeyOf). dir in a main checkout, in no repository, or in a
+// (gitfiles.AdminKeyOf). dir in a main checkout, in no repository, or in a
 // tree git does not link back is a not-in-worktree refusal: a hook there
 // has no tree to act on.
 func LocateHookTree(dir string) (HookTree, error) {
@@ -63,19 +64,19 @@ func LocateHookTree(dir string) (HookTree, error) {
 	if fi.IsDir() {
 		return HookTree{}, notTree(top + " is a main checkout")
 	}
-	admin, err := observe.ReadGitFile(filepath.Join(top, ".git"))
+	admin, err := gitfiles.ReadGitFile(filepath.Join(top, ".git"))
 	if err != nil {
 		return HookTree{}, notTree(fmt.Sprintf("its .git is not a gitfile git reads: %v", err))
 	}
-	common, err := observe.ReadCommonDir(admin)
+	common, err := gitfiles.ReadCommonDir(admin)
 	if err != nil {
 		return HookTree{}, notTree(fmt.Sprintf("%s is not a linked worktree's admin entry: %v", admin, err))
 	}
 	if common, err = filepath.EvalSymlinks(filepath.Clean(common)); err != nil {
 		return HookTree{}, notTree(fmt.Sprintf("its common dir cannot be resolved: %v", err))
 	}
-	repo := observe.Repo{CommonDir: common, MainCheckout: filepath.Dir(common), Toplevel: top}
-	key := observe.AdminKeyOf(repo, top)
+	repo := hostio.Repo{CommonDir: common, MainCheckout: filepath.Dir(common), Toplevel: top}
+	key := gitfiles.AdminKeyOf(repo, top)
 	if key == "" {
 		return HookTree{}, notTree(fmt.Sprintf("git's admin entry %s does not name %s back", admin, top))
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
@@ -102,8 +104,8 @@ type archiveSource struct {
 	rec     machine.Record
 	head    string
 	branch  string
-	format  observe.ObjectFormat
-	view    *observe.RemoteView
+	format  gitfiles.ObjectFormat
+	view    *proof.RemoteView
 	commits []string
 	scan    observe.TreeScan
 	// build is the build output the capture leaves out and lists, and
@@ -147,7 +149,7 @@ func observeForArchive(ctx context.Context, e *steps.Env, id string) (archiveSou
 	if s.format, err = observe.ObjectFormatOf(ctx, e.Git, rec.Path); err != nil {
 		return s, err
 	}
-	if s.view, err = observe.Advertise(ctx, e.Git, e.Repo); err != nil {
+	if s.view, err = proof.Advertise(ctx, e.Git, e.Repo); err != nil {
 		return s, fmt.Errorf("archive %s: advertised refs: %w", id, err)
 	}
 	if s.commits, err = observe.UnpublishedCommits(ctx, e.Git, e.Repo, s.head, s.view); err != nil {
@@ -369,7 +371,7 @@ func sealArchive(ctx context.Context, e *steps.Env, a machine.Archive) (machine.
 
 // archiveRemotes lists the remotes a restore may fetch the bundle's
 // prerequisites from, credentials stripped.
-func archiveRemotes(ctx context.Context, e *steps.Env, v *observe.RemoteView) []machine.ArchiveRemote {
+func archiveRemotes(ctx context.Context, e *steps.Env, v *proof.RemoteView) []machine.ArchiveRemote {
 	out := []machine.ArchiveRemote{}
 	if v == nil {
 		return out

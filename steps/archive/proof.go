@@ -7,6 +7,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
@@ -33,7 +34,7 @@ func CoveringArchive(e *steps.Env, id, head string) (machine.Archive, bool, erro
 // verified now (digests, the pack check, the sealed manifest), its bundle
 // standing only on advertised commits, and the tree equal to its
 // fingerprint. It returns nil, nil, nil when no archive covers rec.
-func ArchiveProof(ctx context.Context, e *steps.Env, rec machine.Record, head string, v *observe.RemoteView) (*machine.Proof, *machine.Refusal, error) {
+func ArchiveProof(ctx context.Context, e *steps.Env, rec machine.Record, head string, v *proof.RemoteView) (*machine.Proof, *machine.Refusal, error) {
 	a, ok, err := CoveringArchive(e, rec.ID, head)
 	if err != nil || !ok {
 		return nil, nil, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
@@ -45,7 +46,7 @@ func (r ArchivePruneResult) Pending() bool {
 
 // assessPrune observes the archive directory dir and decides (the remotes
 // asked, once, only when every local check passed).
-func assessPrune(ctx context.Context, e *steps.Env, dir string, view **observe.RemoteView) (machine.ArchivePruneObservation, machine.ArchiveManifest, *machine.Refusal, error) {
+func assessPrune(ctx context.Context, e *steps.Env, dir string, view **proof.RemoteView) (machine.ArchivePruneObservation, machine.ArchiveManifest, *machine.Refusal, error) {
 	obs := machine.ArchivePruneObservation{Dir: observe.ObserveArchiveDir(dir)}
 	m, _ := machine.CheckArchive(obs.Dir)
 	if m.Path != "" {
@@ -57,7 +58,7 @@ func assessPrune(ctx context.Context, e *steps.Env, dir string, view **observe.R
 	}
 	if machine.ArchivePruneNeedsRemote(obs) {
 		if *view == nil {
-			v, err := observe.Advertise(ctx, e.Git, e.Repo)
+			v, err := proof.Advertise(ctx, e.Git, e.Repo)
 			if err != nil {
 				return obs, m, nil, err
 			}
@@ -100,7 +101,7 @@ func PruneArchives(ctx context.Context, e *steps.Env, apply []string) (ArchivePr
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, err
 	}
-	var view *observe.RemoteView
+	var view *proof.RemoteView
 	names := map[string]bool{}
 	for _, en := range ents {
 		if strings.HasPrefix(en.Name(), ".") {
@@ -145,7 +146,7 @@ func PruneArchives(ctx context.Context, e *steps.Env, apply []string) (ArchivePr
 
 // pruneOne re-assesses the archive in dir and, when it may go, deletes it
 // under a prune intent.
-func pruneOne(ctx context.Context, e *steps.Env, dir string, view **observe.RemoteView) (machine.Outcome, *machine.Refusal, error) {
+func pruneOne(ctx context.Context, e *steps.Env, dir string, view **proof.RemoteView) (machine.Outcome, *machine.Refusal, error) {
 	_, m, r, err := assessPrune(ctx, e, dir, view)
 	if err != nil || r != nil {
 		return machine.OutcomeRefused, r, err

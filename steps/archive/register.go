@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/quarantine"
 )
@@ -16,7 +16,7 @@ type Removal struct{}
 var _ steps.Archives = Removal{}
 
 // Proof looks for proof kind archive of rec at head (ArchiveProof).
-func (Removal) Proof(ctx context.Context, e *steps.Env, rec machine.Record, head string, view *observe.RemoteView) (*machine.Proof, *machine.Refusal, error) {
+func (Removal) Proof(ctx context.Context, e *steps.Env, rec machine.Record, head string, view *proof.RemoteView) (*machine.Proof, *machine.Refusal, error) {
 	return ArchiveProof(ctx, e, rec, head, view)
 }
 

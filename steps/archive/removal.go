@@ -12,6 +12,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/quarantine"
 )
@@ -53,7 +54,7 @@ func archiveManifest(ctx context.Context, e *steps.Env, p *machine.Proof) (quara
 	if err != nil {
 		return nil, err
 	}
-	ents, err := observe.ParseLsFiles(ls)
+	ents, err := gitfiles.ParseLsFiles(ls)
 	if err != nil {
 		return nil, fmt.Errorf("scratch index of archive %s: %w", a.ID, err)
 	}
@@ -70,7 +71,7 @@ func archiveManifest(ctx context.Context, e *steps.Env, p *machine.Proof) (quara
 			return nil, fmt.Errorf("archive %s: %s has mode %s, which a tree removed on an archive may not hold", a.ID, ent.Path, ent.Mode)
 		}
 	}
-	format := observe.ObjectFormat(m.ObjectFormat)
+	format := gitfiles.ObjectFormat(m.ObjectFormat)
 	for _, n := range m.Nested {
 		if err := addImage(qm, filepath.Join(a.Dir, n.Image), n.Path, format); err != nil {
 			return nil, err
@@ -89,7 +90,7 @@ func archiveManifest(ctx context.Context, e *steps.Env, p *machine.Proof) (quara
 
 // addImage adds every file and link of the tar image at file, below the
 // nested root rel, to qm.
-func addImage(qm quarantine.Manifest, file, rel string, format observe.ObjectFormat) error {
+func addImage(qm quarantine.Manifest, file, rel string, format gitfiles.ObjectFormat) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -108,13 +109,13 @@ func addImage(qm quarantine.Manifest, file, rel string, format observe.ObjectFor
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 		case tar.TypeSymlink:
-			qm[p] = quarantine.Entry{Kind: "link", OID: observe.BlobID(format, []byte(hdr.Linkname))}
+			qm[p] = quarantine.Entry{Kind: "link", OID: gitfiles.BlobID(format, []byte(hdr.Linkname))}
 		case tar.TypeReg:
 			b, err := io.ReadAll(tr)
 			if err != nil {
 				return err
 			}
-			qm[p] = quarantine.Entry{Kind: "file", Exec: hdr.Mode&0o100 != 0, OID: observe.BlobID(format, b)}
+			qm[p] = quarantine.Entry{Kind: "file", Exec: hdr.Mode&0o100 != 0, OID: gitfiles.BlobID(format, b)}
 		default:
 			return fmt.Errorf("image %s: entry %q of type %c", file, hdr.Name, hdr.Typeflag)
 		}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/beneath"
 )
@@ -68,7 +70,7 @@ const restoreChunk = 32 << 20
 //
 // When e holds the archive's record, manifest.json must also be the one
 // that was sealed.
-func RestoreArchive(ctx context.Context, g *observe.Git, e *steps.Env, dir, target string) (ArchiveRestored, error) {
+func RestoreArchive(ctx context.Context, g *hostio.Git, e *steps.Env, dir, target string) (ArchiveRestored, error) {
 	res := ArchiveRestored{Dir: target}
 	obs := observe.ObserveArchiveDir(dir)
 	m, problems := machine.CheckArchive(obs)
@@ -166,10 +168,10 @@ func readImages(dir string, m machine.ArchiveManifest) (map[string][]machine.Ima
 }
 
 // restoreInto does the restore's work in root, its new or empty target.
-func restoreInto(ctx context.Context, g *observe.Git, dir string, m machine.ArchiveManifest, images map[string][]machine.ImageEntry,
+func restoreInto(ctx context.Context, g *hostio.Git, dir string, m machine.ArchiveManifest, images map[string][]machine.ImageEntry,
 	root *beneath.Root, retry string, res ArchiveRestored) (ArchiveRestored, error) {
 	target := root.Path()
-	format := observe.ObjectFormat(m.ObjectFormat)
+	format := gitfiles.ObjectFormat(m.ObjectFormat)
 	if _, err := g.RunWith(ctx, filepath.Dir(target), nil, nil, "init", "--quiet", "--object-format="+string(format), "--", target); err != nil {
 		return res, fmt.Errorf("restore: init %s: %w", target, err)
 	}

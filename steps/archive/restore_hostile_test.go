@@ -21,7 +21,7 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps/archive"
 )
 
@@ -212,7 +212,7 @@ func sameState(a, b map[string]string) bool {
 
 func restore(t *testing.T, r *fixtures.Repo, dir, target string) (archive.ArchiveRestored, error) {
 	t.Helper()
-	g := observe.NewGit(&observe.Runner{Env: r.Env()})
+	g := hostio.NewGit(&hostio.Runner{Env: r.Env()})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	return archive.RestoreArchive(ctx, g, nil, dir, target)

@@ -14,6 +14,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/beneath"
 	"github.com/custody-sh/custody/steps/failpoint"
@@ -104,7 +105,7 @@ func rebuildArchiveTree(ctx context.Context, e *steps.Env, dir string, m machine
 			alt = append(alt, objs)
 		}
 	}
-	if _, err := observe.InitScratch(ctx, e.Git, w.dir, observe.ObjectFormat(m.ObjectFormat), alt...); err != nil {
+	if _, err := observe.InitScratch(ctx, e.Git, w.dir, gitfiles.ObjectFormat(m.ObjectFormat), alt...); err != nil {
 		return nil, nil, err
 	}
 	w.git = func(env []string, stdin []byte, args ...string) ([]byte, error) {

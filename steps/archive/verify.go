@@ -12,6 +12,8 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
@@ -72,7 +74,7 @@ func ResolveArchiveDir(e *steps.Env, ref string) (string, error) {
 // knows the archive and its tree is still there, that the tree still
 // equals the archive's fingerprint (archive-stale otherwise). It works
 // without the repository: the manifest describes itself.
-func VerifyArchive(ctx context.Context, g *observe.Git, e *steps.Env, dir string) (ArchiveCheck, error) {
+func VerifyArchive(ctx context.Context, g *hostio.Git, e *steps.Env, dir string) (ArchiveCheck, error) {
 	c := ArchiveCheck{Dir: dir, Problems: []machine.Refusal{}}
 	obs := observe.ObserveArchiveDir(dir)
 	if obs.Err != "" && errors.Is(statErr(dir), fs.ErrNotExist) {
@@ -100,7 +102,7 @@ func VerifyArchive(ctx context.Context, g *observe.Git, e *steps.Env, dir string
 			base = objs
 		}
 		obs.Pack = observe.CheckPack(ctx, g, filepath.Join(dir, machine.ArchiveBundleName), base, filepath.Join(tmp, "iso"),
-			observe.ObjectFormat(m.ObjectFormat), m.Commits)
+			gitfiles.ObjectFormat(m.ObjectFormat), m.Commits)
 		c.Pack = "checked"
 		if obs.Pack.Skipped != "" {
 			c.Pack = "not checked: " + obs.Pack.Skipped
@@ -197,7 +199,7 @@ func unrecordedBuildOutput(ctx context.Context, e *steps.Env, id string, m machi
 // of the repository is written) leaving out the build-output directories
 // leave (those the archive records, and only those), and each nested
 // root's image digest.
-func TreeFingerprint(ctx context.Context, g *observe.Git, path string, leave []string) (machine.ArchiveFingerprint, error) {
+func TreeFingerprint(ctx context.Context, g *hostio.Git, path string, leave []string) (machine.ArchiveFingerprint, error) {
 	fp := machine.ArchiveFingerprint{Nested: map[string]string{}}
 	out, err := g.Observe(ctx, path, "rev-parse", "--verify", "--end-of-options", "HEAD^{commit}")
 	if err != nil {

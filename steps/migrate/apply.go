@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/archive"
 	"github.com/custody-sh/custody/steps/failpoint"
@@ -449,7 +449,7 @@ func land(ctx context.Context, e *steps.Env, run *migrateRun, c machine.MigrateC
 	if err != nil {
 		return fail("%s did not answer after the push: %s", prover, machine.RedactCredentials(err.Error()))
 	}
-	adv, err := observe.ParseLsRemote(b)
+	adv, err := proof.ParseLsRemote(b)
 	if err != nil {
 		return fail("%s's advertisement after the push does not parse: %v", prover, err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/steps"
 )
 
@@ -23,8 +24,8 @@ func (d MigrateDiscovery) Pending() bool { return d.Candidates > 0 }
 
 // discovery reads and classifies every place, with the inventory it read
 // them against. An incomplete collection is a refusal.
-func discovery(ctx context.Context, e *steps.Env, limit int) (MigrateDiscovery, observe.Inventory, error) {
-	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+func discovery(ctx context.Context, e *steps.Env, limit int) (MigrateDiscovery, gitfiles.Inventory, error) {
+	inv, err := gitfiles.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
 		return MigrateDiscovery{}, inv, err
 	}

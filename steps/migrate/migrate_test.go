@@ -13,6 +13,8 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/archive"
 	"github.com/custody-sh/custody/steps/migrate"
@@ -31,8 +33,8 @@ func mgEnv(t *testing.T, l *fixtures.Legacy) *steps.Env {
 		}
 	}
 	ctx := context.Background()
-	g := observe.NewGit(&observe.Runner{})
-	repo, err := observe.Discover(ctx, g, l.Dir)
+	g := hostio.NewGit(&hostio.Runner{})
+	repo, err := gitfiles.Discover(ctx, g, l.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

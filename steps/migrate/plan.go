@@ -10,6 +10,8 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
@@ -32,16 +34,16 @@ type MigrateOptions struct {
 
 // auditRun is what the audits of one command share.
 type auditRun struct {
-	inv     observe.Inventory
-	view    *observe.RemoteView
+	inv     gitfiles.Inventory
+	view    *proof.RemoteView
 	scope   observe.Scope
 	stashes []observe.Stash
 }
 
 // newAuditRun reads what every audit of one command shares: the remotes'
 // advertisement, the process scan and the stash list.
-func newAuditRun(ctx context.Context, e *steps.Env, inv observe.Inventory) (*auditRun, error) {
-	view, err := observe.Advertise(ctx, e.Git, e.Repo)
+func newAuditRun(ctx context.Context, e *steps.Env, inv gitfiles.Inventory) (*auditRun, error) {
+	view, err := proof.Advertise(ctx, e.Git, e.Repo)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +67,7 @@ func newAuditRun(ctx context.Context, e *steps.Env, inv observe.Inventory) (*aud
 
 // legacyRecord is the record a candidate would be as an adopted,
 // finished tree: what the ordinary assessment is asked about.
-func legacyRecord(d machine.Discovered, ent observe.WorktreeEntry) machine.Record {
+func legacyRecord(d machine.Discovered, ent gitfiles.WorktreeEntry) machine.Record {
 	return machine.Record{ID: d.AdminKey, Kind: machine.KindWorktree, Origin: machine.OriginAdopted, State: machine.StateFinished,
 		Path: d.Path, Branch: strings.TrimPrefix(ent.Branch, "refs/heads/"), BaseCommit: ent.Head, AdminKey: d.AdminKey}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 )
 
 // benchCPU is the process's user and system time so far, in nanoseconds.
@@ -43,7 +43,7 @@ func benchQuarantines(b *testing.B, n int) ([]string, Manifest) {
 				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 					b.Fatal(err)
 				}
-				m[rel] = Entry{Kind: "file", OID: observe.BlobID(observe.FormatSHA1, []byte(content))}
+				m[rel] = Entry{Kind: "file", OID: gitfiles.BlobID(gitfiles.FormatSHA1, []byte(content))}
 			}
 		}
 		if err := os.WriteFile(filepath.Join(q, ".git"), []byte("gitdir: /repo/.git/worktrees/t\n"), 0o644); err != nil {

@@ -9,7 +9,7 @@ import (
 	"syscall"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // qdir is a directory of a quarantine by its path: where a descriptor
@@ -33,7 +33,7 @@ func openQuarantineRoot(path string) (qdir, fs.FileInfo, error) {
 	if !fi.IsDir() {
 		return qdir{}, nil, &fs.PathError{Op: "open", Path: path, Err: errNotTheDir}
 	}
-	pi := observe.Lstat(path)
+	pi := hostio.Lstat(path)
 	return qdir{path: path, id: [2]uint64{pi.Dev, pi.Ino}}, fi, nil
 }
 
@@ -41,7 +41,7 @@ func openQuarantineRoot(path string) (qdir, fs.FileInfo, error) {
 // a directory and (where the system gives identities) still that one.
 func (d qdir) sub(name string, fi fs.FileInfo) (qdir, error) {
 	p := filepath.Join(d.path, name)
-	pi := observe.Lstat(p)
+	pi := hostio.Lstat(p)
 	if pi.State != machine.PathPresent || !pi.IsDir || pi.IsSymlink || !fi.IsDir() {
 		return qdir{}, &fs.PathError{Op: "open", Path: p, Err: errNotTheDir}
 	}
@@ -55,7 +55,7 @@ func (d qdir) stat(name string) (fs.FileInfo, error) {
 
 // still requires d's path to be the directory it was when opened.
 func (d qdir) still() error {
-	pi := observe.Lstat(d.path)
+	pi := hostio.Lstat(d.path)
 	if pi.State != machine.PathPresent || !pi.IsDir || pi.IsSymlink || [2]uint64{pi.Dev, pi.Ino} != d.id {
 		return &fs.PathError{Op: "open", Path: d.path, Err: errNotTheDir}
 	}
@@ -98,7 +98,7 @@ func (d qdir) list() ([]qent, error) {
 	}
 	out := make([]qent, len(ents))
 	for i, e := range ents {
-		out[i] = qent{name: e.Name(), ino: observe.Lstat(filepath.Join(d.path, e.Name())).Ino}
+		out[i] = qent{name: e.Name(), ino: hostio.Lstat(filepath.Join(d.path, e.Name())).Ino}
 	}
 	return out, nil
 }

@@ -5,15 +5,15 @@ import (
 	"io/fs"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // Env is what a quarantine needs of the command that removes a tree: the
 // repository and its git, and three things the steps core supplies
 // (steps.Env.QuarantineEnv) so this layer imports nothing of steps/.
 type Env struct {
-	Repo observe.Repo
-	Git  *observe.Git
+	Repo hostio.Repo
+	Git  *hostio.Git
 	// Disposable returns the approved [cleanup] disposable patterns, read
 	// again each time (steps.Env.Disposable).
 	Disposable func() (machine.Patterns, error)

@@ -10,7 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // TestHeadTreeListing: a quarantine manifest reads HEAD's entries from the
@@ -80,8 +81,8 @@ func TestHeadTreeListing(t *testing.T) {
 			if c.change != nil {
 				c.change(git, wt)
 			}
-			e := &Env{Repo: observe.Repo{CommonDir: filepath.Join(main, ".git"), MainCheckout: main}}
-			e.Git = observe.NewGit(&observe.Runner{})
+			e := &Env{Repo: hostio.Repo{CommonDir: filepath.Join(main, ".git"), MainCheckout: main}}
+			e.Git = hostio.NewGit(&hostio.Runner{})
 			trees := CommitTrees(context.Background(), e, []string{head, head})
 			if diff := cmp.Diff(map[string]string{head: tree}, trees); diff != "" {
 				t.Fatalf("commitTrees (-git +custody):\n%s", diff)
@@ -100,7 +101,7 @@ func TestHeadTreeListing(t *testing.T) {
 			if !ok {
 				return
 			}
-			want, err := observe.ParseLsTree([]byte(git("-C", main, "ls-tree", "-r", "-z", "--full-tree", head)))
+			want, err := gitfiles.ParseLsTree([]byte(git("-C", main, "ls-tree", "-r", "-z", "--full-tree", head)))
 			if err != nil {
 				t.Fatal(err)
 			}

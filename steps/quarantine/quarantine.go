@@ -13,6 +13,8 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/steps/failpoint"
 )
@@ -113,7 +115,7 @@ func addTree(ctx context.Context, e *Env, m Manifest, top, prefix, commit string
 	if err != nil {
 		return fmt.Errorf("list %s at %s: %w", gitDir, commit, err)
 	}
-	ents, err := observe.ParseLsTree(out)
+	ents, err := gitfiles.ParseLsTree(out)
 	if err != nil {
 		return fmt.Errorf("list %s at %s: %w", gitDir, commit, err)
 	}
@@ -122,7 +124,7 @@ func addTree(ctx context.Context, e *Env, m Manifest, top, prefix, commit string
 
 // addEntries adds ents, the entries of the tree (or the submodule at
 // prefix) at top, to m, recursing into checked-out submodules.
-func addEntries(ctx context.Context, e *Env, m Manifest, top, prefix string, ents []observe.TreeEntry) error {
+func addEntries(ctx context.Context, e *Env, m Manifest, top, prefix string, ents []gitfiles.TreeEntry) error {
 	for _, ent := range ents {
 		p := ent.Path
 		if prefix != "" {
@@ -153,15 +155,15 @@ func addEntries(ctx context.Context, e *Env, m Manifest, top, prefix string, ent
 // blobID is git's blob id of b, SHA-1 or SHA-256 by the repository's id
 // length.
 func blobID(idLen int, b []byte) string {
-	return observe.BlobID(objectFormat(idLen), b)
+	return gitfiles.BlobID(objectFormat(idLen), b)
 }
 
 // objectFormat is the repository's object format by its id length.
-func objectFormat(idLen int) observe.ObjectFormat {
+func objectFormat(idLen int) gitfiles.ObjectFormat {
 	if idLen == 64 {
-		return observe.FormatSHA256
+		return gitfiles.FormatSHA256
 	}
-	return observe.FormatSHA1
+	return gitfiles.FormatSHA1
 }
 
 // fileID hashes the regular file at path as git would (observe.HashFile:
@@ -175,13 +177,13 @@ func fileID(path string, idLen int, fi fs.FileInfo) (string, error) {
 }
 
 // gitdirLineOnly reports whether b is a .git file as git writes one: the
-// single line "gitdir: PATH" (observe.ParseGitFile), with nothing else.
+// single line "gitdir: PATH" (gitfiles.ParseGitFile), with nothing else.
 // Anything more is a person's and is not deleted with the tree. A PATH
 // holding a CR or LF is git's only when it is want, the git directory
 // this .git file must name (its tree's admin entry): git writes the path
 // as it is, newlines and all, and reads up to the file's last line end.
 func gitdirLineOnly(b []byte, want string) bool {
-	dir, err := observe.ParseGitFile(b, "/")
+	dir, err := gitfiles.ParseGitFile(b, "/")
 	if err != nil {
 		return false
 	}
@@ -281,7 +283,7 @@ func Remove(ctx context.Context, e *Env, rec machine.Record, obs machine.Worktre
 	}
 	q := in.Quarantine
 	failpoint.Pause("apply/before-quarantine")
-	unlock, err := observe.RegistryLock(ctx, e.Repo, true)
+	unlock, err := gitfiles.RegistryLock(ctx, e.Repo, true)
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +357,7 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m Manifes
 		// tree: the admin entry, its lock and reason, would go with it.
 		hold: func() (string, string) {
 			if key := rec.AdminKeyOrID(); key != "" && key == filepath.Base(key) {
-				if lock := filepath.Join(e.Repo.AdminDir(key), "locked"); observe.Lstat(lock).State != machine.PathAbsent {
+				if lock := filepath.Join(e.Repo.AdminDir(key), "locked"); hostio.Lstat(lock).State != machine.PathAbsent {
 					return lock, "the tree was locked with git worktree lock"
 				}
 			}

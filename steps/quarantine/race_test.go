@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 )
 
 // raceGitfile is the .git file of the trees these tests quarantine.
@@ -35,7 +35,7 @@ func raceFixture(t *testing.T) (q string, m Manifest, out string) {
 	}
 	for rel, content := range files {
 		raceWrite(t, filepath.Join(q, filepath.FromSlash(rel)), content)
-		m[rel] = Entry{Kind: "file", OID: observe.BlobID(observe.FormatSHA1, []byte(content))}
+		m[rel] = Entry{Kind: "file", OID: gitfiles.BlobID(gitfiles.FormatSHA1, []byte(content))}
 	}
 	raceWrite(t, filepath.Join(q, ".git"), raceGitfile)
 	return q, m, out
@@ -391,7 +391,7 @@ func TestQuarantineSettlesAFileLeftAside(t *testing.T) {
 		q, m, _ := raceFixture(t)
 		long := strings.Repeat("l", 250)
 		raceWrite(t, filepath.Join(q, "d", long), "long\n")
-		m["d/"+long] = Entry{Kind: "file", OID: observe.BlobID(observe.FormatSHA1, []byte("long\n"))}
+		m["d/"+long] = Entry{Kind: "file", OID: gitfiles.BlobID(gitfiles.FormatSHA1, []byte("long\n"))}
 		if res := raceRun(t, q, m, 0, "", nil); res.stray != "" || raceHas(q) {
 			t.Errorf("stopped at %q (%s, %v)", res.stray, res.why, res.err)
 		}

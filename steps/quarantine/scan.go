@@ -9,7 +9,7 @@ import (
 	"syscall"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/steps/failpoint"
 )
@@ -207,7 +207,7 @@ func (sc *qscan) open(n *qnode) (qdir, func(), error) {
 // exactly what the check saw, less what was deleted.
 func (sc *qscan) reread(deleted map[string]bool) (stray, why string) {
 	root := sc.nodes[0]
-	if pi := observe.Lstat(root.path); pi.State != machine.PathPresent || !pi.IsDir || pi.IsSymlink || [2]uint64{pi.Dev, pi.Ino} != root.id {
+	if pi := hostio.Lstat(root.path); pi.State != machine.PathPresent || !pi.IsDir || pi.IsSymlink || [2]uint64{pi.Dev, pi.Ino} != root.id {
 		return root.path, "the quarantine is no longer the directory the check read"
 	}
 	for _, n := range sc.nodes {
@@ -280,7 +280,7 @@ func (n *qnode) shown() string {
 // the error deleting it met.
 func (sc *qscan) remove(f quarantinedFile, verify func(quarantinedFile, fs.FileInfo) string, c *dirCache) (string, error) {
 	n := f.node
-	if pi := observe.Lstat(n.path); pi.State != machine.PathPresent || !pi.IsDir || pi.IsSymlink || [2]uint64{pi.Dev, pi.Ino} != n.id {
+	if pi := hostio.Lstat(n.path); pi.State != machine.PathPresent || !pi.IsDir || pi.IsSymlink || [2]uint64{pi.Dev, pi.Ino} != n.id {
 		return "the directory holding it is no longer the one the check read", nil
 	}
 	d, err := c.get(n)

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // SignatureNamespace is the ssh-keygen -Y namespace of a journal head
@@ -21,12 +21,12 @@ func SignedMessage(head string) []byte {
 
 // SignHead signs the chain head head with the SSH private key at key
 // (ssh-keygen -Y sign) and returns the armored signature.
-func SignHead(ctx context.Context, run *observe.Runner, key, head string) ([]byte, error) {
+func SignHead(ctx context.Context, run *hostio.Runner, key, head string) ([]byte, error) {
 	if head == "" {
 		return nil, &machine.Refusal{Code: machine.CodeSignatureInvalid, Path: key, Retry: "custody journal head",
 			Message: "the journal is empty: there is no head to sign yet"}
 	}
-	res, err := run.Run(ctx, observe.Cmd{Args: []string{sshKeygen, "-q", "-Y", "sign", "-f", key, "-n", SignatureNamespace}, Stdin: SignedMessage(head)})
+	res, err := run.Run(ctx, hostio.Cmd{Args: []string{sshKeygen, "-q", "-Y", "sign", "-f", key, "-n", SignatureNamespace}, Stdin: SignedMessage(head)})
 	if err != nil {
 		return nil, &machine.Refusal{Code: machine.CodeSignatureInvalid, Path: key,
 			Retry:   "custody journal sign -o journal.sig --key " + machine.QuoteArg(key),
@@ -41,7 +41,7 @@ const sshKeygen = "ssh-keygen"
 // SignatureCheck checks a head against a signature file and an
 // allowed-signers file (ssh-keygen -Y find-principals, then -Y verify).
 type SignatureCheck struct {
-	Run            *observe.Runner
+	Run            *hostio.Runner
 	Signature      string
 	AllowedSigners string
 }
@@ -57,7 +57,7 @@ func (c *SignatureCheck) Check(ctx context.Context, head string) (string, error)
 				"or signed by someone not in %s; compare the export's head (%s) with the signer's `custody journal head` and ask them to sign again with custody journal sign",
 				c.Signature, why, c.AllowedSigners, shortHead(head))}
 	}
-	res, err := c.Run.Run(ctx, observe.Cmd{Args: []string{sshKeygen, "-Y", "find-principals", "-s", c.Signature, "-f", c.AllowedSigners}})
+	res, err := c.Run.Run(ctx, hostio.Cmd{Args: []string{sshKeygen, "-Y", "find-principals", "-s", c.Signature, "-f", c.AllowedSigners}})
 	if err != nil {
 		return "", refuse("no allowed signer made it")
 	}
@@ -66,7 +66,7 @@ func (c *SignatureCheck) Check(ctx context.Context, head string) (string, error)
 		return "", refuse("no allowed signer made it")
 	}
 	principal := principals[0]
-	if _, err := c.Run.Run(ctx, observe.Cmd{Args: []string{sshKeygen, "-Y", "verify", "-f", c.AllowedSigners, "-I", principal,
+	if _, err := c.Run.Run(ctx, hostio.Cmd{Args: []string{sshKeygen, "-Y", "verify", "-f", c.AllowedSigners, "-I", principal,
 		"-n", SignatureNamespace, "-s", c.Signature}, Stdin: SignedMessage(head)}); err != nil {
 		return "", refuse("it was made over another head than the one the export ends at")
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/failpoint"
 )
@@ -91,7 +91,7 @@ func provisionAdopted(ctx context.Context, e *steps.Env, rec machine.Record) ([]
 		}
 		outs = append(outs, o)
 	}
-	if observe.Lstat(rec.Path).State != machine.PathPresent {
+	if hostio.Lstat(rec.Path).State != machine.PathPresent {
 		return outs, nil
 	}
 	return outs, writeEnv(ctx, e, rec)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
@@ -45,9 +47,9 @@ func (r GCResult) Pending() bool {
 // live, is anything on disk at its exact path, does a live worktree hold
 // the entry's path, does a live entry hold its handle, does a live process
 // hold its intent.
-func gcFacts(ctx context.Context, e *steps.Env, r machine.Resource, inv observe.Inventory, all []machine.Resource, leases map[string]*machine.Lease) machine.GCFacts {
+func gcFacts(ctx context.Context, e *steps.Env, r machine.Resource, inv gitfiles.Inventory, all []machine.Resource, leases map[string]*machine.Lease) machine.GCFacts {
 	var f machine.GCFacts
-	switch observe.Lstat(e.Repo.AdminDir(r.AdminKey)).State {
+	switch hostio.Lstat(e.Repo.AdminDir(r.AdminKey)).State {
 	case machine.PathPresent:
 		f.AdminPresent = true
 	case machine.PathUnknown:
@@ -59,7 +61,7 @@ func gcFacts(ctx context.Context, e *steps.Env, r machine.Resource, inv observe.
 	if _, ok := inv.Entry(r.Path); ok {
 		f.PathLive = true
 	}
-	switch observe.Lstat(r.Path).State {
+	switch hostio.Lstat(r.Path).State {
 	case machine.PathPresent:
 		f.TreePresent = true
 	case machine.PathUnknown:
@@ -89,7 +91,7 @@ func gcFacts(ctx context.Context, e *steps.Env, r machine.Resource, inv observe.
 	}
 	for _, o := range all {
 		if o.ID != r.ID && o.Handle == r.Handle && o.State != machine.StateTombstoned &&
-			observe.Lstat(e.Repo.AdminDir(o.AdminKey)).State != machine.PathAbsent {
+			hostio.Lstat(e.Repo.AdminDir(o.AdminKey)).State != machine.PathAbsent {
 			f.HandleLive = true
 		}
 	}
@@ -103,7 +105,7 @@ func orphans(ctx context.Context, e *steps.Env) ([]machine.Resource, []machine.G
 	if err != nil || len(all) == 0 {
 		return nil, nil, err // no resource: nothing to ask git about
 	}
-	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	inv, err := gitfiles.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -185,7 +187,7 @@ func reclaim(ctx context.Context, e *steps.Env, id, fingerprint string) (machine
 	if err != nil {
 		return "", nil, err
 	}
-	inv, err := observe.TakeInventory(ctx, e.Git, e.Repo)
+	inv, err := gitfiles.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
 		return "", nil, err
 	}

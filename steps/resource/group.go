@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 )
 
@@ -23,7 +23,7 @@ const groupGrace = 2 * time.Second
 func recordGroup(ctx context.Context, e *steps.Env, r *machine.Resource) func(pid int) error {
 	return func(pid int) error {
 		in := *r.Intent
-		in.Group = &machine.Holder{PID: pid, Host: e.Holder.Host, Start: observe.ProcessStart(pid)}
+		in.Group = &machine.Holder{PID: pid, Host: e.Holder.Host, Start: hostio.ProcessStart(pid)}
 		next, err := fireResource(ctx, e, *r, machine.TriggerStarted, machine.ResourceFiring{Intent: &in}, fmt.Sprintf("started (process group %d)", pid))
 		if err != nil {
 			return err
@@ -42,12 +42,12 @@ func groupAlive(g machine.Holder) bool {
 	if g.PID <= 1 {
 		return false
 	}
-	if ok, _ := observe.ProcessExists(g.PID); ok {
-		if g.Start != 0 && observe.ProcessStart(g.PID) != g.Start {
+	if ok, _ := hostio.ProcessExists(g.PID); ok {
+		if g.Start != 0 && hostio.ProcessStart(g.PID) != g.Start {
 			return false
 		}
 	}
-	return observe.SignalGroup(g.PID, 0) == nil
+	return hostio.SignalGroup(g.PID, 0) == nil
 }
 
 // endGroup ends the process group recorded in r's intent when a command of
@@ -73,11 +73,11 @@ func endGroup(e *steps.Env, r machine.Resource) error {
 		}
 		return !groupAlive(g)
 	}
-	_ = observe.SignalGroup(g.PID, syscall.SIGTERM)
+	_ = hostio.SignalGroup(g.PID, syscall.SIGTERM)
 	if gone(groupGrace) {
 		return nil
 	}
-	_ = observe.SignalGroup(g.PID, syscall.SIGKILL)
+	_ = hostio.SignalGroup(g.PID, syscall.SIGKILL)
 	if gone(groupGrace) {
 		return nil
 	}

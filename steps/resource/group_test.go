@@ -3,13 +3,13 @@
 package resource
 
 import (
+	"github.com/custody-sh/custody/observe/hostio"
 	"os/exec"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/steps"
 )
 
@@ -36,7 +36,7 @@ func TestEndGroup(t *testing.T) {
 	}
 
 	c := startGroup(t)
-	g := machine.Holder{PID: c.Process.Pid, Host: "here", Start: observe.ProcessStart(c.Process.Pid)}
+	g := machine.Holder{PID: c.Process.Pid, Host: "here", Start: hostio.ProcessStart(c.Process.Pid)}
 	if !groupAlive(g) {
 		t.Fatalf("a running group %d is not alive", g.PID)
 	}
@@ -52,14 +52,14 @@ func TestEndGroup(t *testing.T) {
 	}
 
 	other := startGroup(t)
-	reused := machine.Holder{PID: other.Process.Pid, Host: "here", Start: observe.ProcessStart(other.Process.Pid) + 1}
+	reused := machine.Holder{PID: other.Process.Pid, Host: "here", Start: hostio.ProcessStart(other.Process.Pid) + 1}
 	if groupAlive(reused) {
 		t.Errorf("a pid with another start time counts as the recorded group")
 	}
 	if err := endGroup(e, entry(reused)); err != nil {
 		t.Fatal(err)
 	}
-	remote := machine.Holder{PID: other.Process.Pid, Host: "elsewhere", Start: observe.ProcessStart(other.Process.Pid)}
+	remote := machine.Holder{PID: other.Process.Pid, Host: "elsewhere", Start: hostio.ProcessStart(other.Process.Pid)}
 	if err := endGroup(e, entry(remote)); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
@@ -60,18 +60,18 @@ func runResourceCommand(ctx context.Context, e *steps.Env, r machine.Resource, c
 	// undoes and redoes it, so nothing of it runs alongside the redo.
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	runner := &observe.Runner{Env: observe.CleanEnv(), Grace: 2 * time.Second, MaxOutput: 1 << 20, Truncate: true}
-	res, err := runner.Run(cctx, observe.Cmd{Dir: dir, Args: []string{"/bin/sh", "-c", cmd}, Env: resourceEnv(r), OnStart: onStart})
+	runner := &hostio.Runner{Env: hostio.CleanEnv(), Grace: 2 * time.Second, MaxOutput: 1 << 20, Truncate: true}
+	res, err := runner.Run(cctx, hostio.Cmd{Dir: dir, Args: []string{"/bin/sh", "-c", cmd}, Env: resourceEnv(r), OnStart: onStart})
 	out := string(res.Stdout) + string(res.Stderr)
 	code := res.ExitCode
-	var te *observe.TimeoutError
+	var te *hostio.TimeoutError
 	if errors.As(err, &te) {
 		// The time it had is the resource's timeout, counted from before
 		// what an earlier run left was ended: say that one.
 		te.After = timeout
 	}
 	if err != nil {
-		var ee *observe.ExitError
+		var ee *hostio.ExitError
 		if !errors.As(err, &ee) {
 			code = -1
 			out += "\n" + err.Error()

@@ -444,7 +444,7 @@ func TestRegistryLockTimeoutNamesHolder(t *testing.T) {
 		t.Errorf("list --lock-timeout 1s took %v", took.Round(time.Millisecond))
 	}
 	holder := fmt.Sprintf("pid %d on testhost (registry-lock-holder)", os.Getpid())
-	// Discover (observe/repo.go) still wraps the lock-timeout refusal of
+	// Discover (observe/gitfiles/discover.go) still wraps the lock-timeout refusal of
 	// its registry read in ambiguous-repository, so the code and retry are
 	// checked inside the message; once it passes the refusal through, they
 	// are the envelope's code and retry.

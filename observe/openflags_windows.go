@@ -1,5 +1,0 @@
-package observe
-
-// oNoFollow is no flag on windows, which has no O_NOFOLLOW; custody does
-// not run commands there (see runnableHere), so nothing relies on it.
-const oNoFollow = 0
