@@ -46,10 +46,12 @@ func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // RoundDeadline renders the time a command was given as a person set it:
 // a deadline taken from a context that was made a moment before the
-// command started reads 60s, not 59.9998s.
+// command started (on a busy machine, tens of milliseconds before) reads
+// 60s, not 59.9998s, and 1s, not 999ms. From a tenth of a second up it is
+// shown to the tenth, below that to the millisecond.
 func RoundDeadline(d time.Duration) time.Duration {
 	switch {
-	case d >= time.Second:
+	case d >= 100*time.Millisecond:
 		return d.Round(100 * time.Millisecond)
 	case d >= time.Millisecond:
 		return d.Round(time.Millisecond)
