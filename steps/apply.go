@@ -196,10 +196,10 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 			return Outcome{}, err
 		}
 	}
-	return applyItem(ctx, e, run, it, run.view)
+	return applyItem(ctx, e, run, it)
 }
 
-func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, view *proof.RemoteView) (Outcome, error) {
+func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem) (Outcome, error) {
 	deadline := time.Now().Add(e.Wait)
 	for attempt := 0; attempt < 1000; attempt++ {
 		rec, err := e.Store.Get(it.ID)
@@ -326,7 +326,8 @@ func applyLookAt(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 // apply to recheck; again says another invocation moved the record.
 func applyIntent(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem, look applyLook) (o Outcome, refusal *machine.Refusal, again bool, err error) {
 	rec, obs, v := look.rec, look.obs, look.verdict
-	trigger, intent, what := machine.TriggerRemove, &machine.Intent{}, "removal intent"
+	trigger, what := machine.TriggerRemove, "removal intent"
+	var intent *machine.Intent
 	if look.step.Move == machine.ApplySettle {
 		trigger, what = machine.TriggerSettle, "settlement intent: "+v.Settlement.Summary
 		intent = &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: v.Settlement.Head,
