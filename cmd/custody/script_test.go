@@ -115,6 +115,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -128,7 +129,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		Setup:               scriptSetup,
-		Cmds:                scriptCmds(),
+		Cmds:                scriptCmds(scriptStarter()),
 		Condition:           scriptCondition,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
@@ -145,21 +146,26 @@ const scriptDate = "2026-01-01T00:00:00Z"
 func scriptSetup(env *testscript.Env) error {
 	path := filepath.Dir(clitest.Bin()) + string(os.PathListSeparator) + env.Getenv("PATH")
 	host, _ := os.Hostname()
-	for _, kv := range [][2]string{
-		{"PATH", path},
+	env.Setenv("PATH", path)
+	for _, kv := range scriptGitEnv() {
+		env.Setenv(kv[0], kv[1])
+	}
+	env.Setenv("HOSTNAME", host) // what journal export --redact replaces with $HOST
+	// The failpoint build, for scripts that kill a run at a named point.
+	env.Setenv("CUSTODY_FAILPOINT_BIN", clitest.FailpointBin())
+	return nil
+}
+
+// scriptGitEnv is the deterministic environment of every script's git.
+func scriptGitEnv() [][2]string {
+	return [][2]string{
 		{"HOME", "/no-home"},
 		{"GIT_CONFIG_GLOBAL", os.DevNull},
 		{"GIT_CONFIG_NOSYSTEM", "1"},
 		{"GIT_AUTHOR_NAME", "Fixture"}, {"GIT_AUTHOR_EMAIL", "fixture@example.com"}, {"GIT_AUTHOR_DATE", scriptDate},
 		{"GIT_COMMITTER_NAME", "Fixture"}, {"GIT_COMMITTER_EMAIL", "fixture@example.com"}, {"GIT_COMMITTER_DATE", scriptDate},
 		{"LC_ALL", "C"}, {"TZ", "UTC"},
-		{"HOSTNAME", host}, // what journal export --redact replaces with $HOST
-		// The failpoint build, for scripts that kill a run at a named point.
-		{"CUSTODY_FAILPOINT_BIN", clitest.FailpointBin()},
-	} {
-		env.Setenv(kv[0], kv[1])
 	}
-	return nil
 }
 
 // scriptCondition answers the conditions testscript does not know.
@@ -172,11 +178,11 @@ func scriptCondition(cond string) (bool, error) {
 }
 
 // scriptCmds are the custom commands documented at the top of this file.
-func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+func scriptCmds(starter *fixtures.Starter) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"custody":  scriptCustody,
 		"capture":  scriptCapture,
-		"repo":     scriptRepo,
+		"repo":     func(ts *testscript.TestScript, neg bool, args []string) { scriptRepo(ts, neg, args, starter) },
 		"filetype": scriptFiletype,
 		"jsonpath": scriptJSONPath,
 		"snapshot": scriptSnapshot,
@@ -268,26 +274,56 @@ func scriptCapture(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Logf("%s=%s", args[0], m[1])
 }
 
-// scriptRepo is `repo NAME`.
-func scriptRepo(ts *testscript.TestScript, neg bool, args []string) {
+// scriptRepo is `repo NAME`: a copy of the starter scriptStarter built.
+func scriptRepo(ts *testscript.TestScript, neg bool, args []string, starter *fixtures.Starter) {
 	scriptNoNeg(ts, neg, "repo")
 	if len(args) != 1 {
 		ts.Fatalf("usage: repo NAME")
 	}
 	dir := filepath.Join(ts.Getenv("WORK"), args[0])
-	origin := dir + "-origin.git"
-	git := func(args ...string) {
-		if err := ts.Exec("git", args...); err != nil {
-			ts.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, ts.ReadFile("stderr"))
+	ts.Check(starter.Write(dir, dir+"-origin.git"))
+}
+
+// scriptStarter is the repository `repo NAME` copies, which git builds
+// once per run of the scripts with a script's own environment
+// (scriptSetup): a checkout with one commit ("initial", a README) on
+// main, and a bare origin with main pushed.
+func scriptStarter() *fixtures.Starter {
+	return fixtures.NewStarter(func(root string) error {
+		env := []string{"PATH=" + os.Getenv("PATH")}
+		for _, kv := range scriptGitEnv() {
+			env = append(env, kv[0]+"="+kv[1])
 		}
-	}
-	git("init", "-q", "--bare", "-b", "main", origin)
-	git("init", "-q", "-b", "main", dir)
-	ts.Check(os.WriteFile(filepath.Join(dir, "README"), []byte("fixture\n"), 0o644))
-	git("-C", dir, "add", "README")
-	git("-C", dir, "commit", "-q", "-m", "initial")
-	git("-C", dir, "remote", "add", "origin", origin)
-	git("-C", dir, "push", "-q", "origin", "main")
+		dir, origin := filepath.Join(root, "repo"), filepath.Join(root, "origin.git")
+		git := func(args ...string) error {
+			cmd := exec.Command("git", args...)
+			cmd.Env = env
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("git %s: %w\n%s", strings.Join(args, " "), err, out)
+			}
+			return nil
+		}
+		if err := git("init", "-q", "--bare", "-b", "main", origin); err != nil {
+			return err
+		}
+		if err := git("init", "-q", "-b", "main", dir); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "README"), []byte("fixture\n"), 0o644); err != nil {
+			return err
+		}
+		for _, args := range [][]string{
+			{"-C", dir, "add", "README"},
+			{"-C", dir, "commit", "-q", "-m", "initial"},
+			{"-C", dir, "remote", "add", "origin", origin},
+			{"-C", dir, "push", "-q", "origin", "main"},
+		} {
+			if err := git(args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // scriptFiletype is `filetype PATH TYPE [LINK]`.

@@ -33,33 +33,23 @@ var (
 // ImportPath is the import path of the custody command.
 const ImportPath = "github.com/custody-sh/custody/cmd/custody"
 
-// Main builds the custody binary twice into a temporary directory (the
-// ordinary build and one with -tags failpoint, both with CGO_ENABLED=0),
-// runs the tests and returns their exit code. A test package's TestMain is
-// os.Exit(clitest.Main(m)).
+// Main builds the custody binary twice (the ordinary build and one with
+// -tags failpoint, both with CGO_ENABLED=0), runs the tests and returns
+// their exit code. A test package's TestMain is os.Exit(clitest.Main(m)).
+//
+// The builds are shared by every test package of one source tree (see
+// buildCache): the first package to need them builds them, the others
+// find them, so a run of the whole suite links custody twice, not twice
+// per package.
 func Main(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "custody-test-bin-")
+	dir, cleanup, err := binaries()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
+	defer cleanup()
 	custodyBin = filepath.Join(dir, "custody")
 	failpointBin = filepath.Join(dir, "custody-failpoint")
-	for _, b := range []struct{ out, tags string }{{custodyBin, ""}, {failpointBin, "failpoint"}} {
-		args := []string{"build", "-o", b.out}
-		if b.tags != "" {
-			args = append(args, "-tags", b.tags)
-		}
-		cmd := exec.Command("go", append(args, ImportPath)...)
-		// The binary under test is built as custody is shipped: without cgo,
-		// statically linked (decision 0153).
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build custody: %v\n%s", err, out)
-			return 1
-		}
-	}
 	return m.Run()
 }
 
