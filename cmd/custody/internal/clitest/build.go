@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -63,10 +62,7 @@ func build(dir, root string) error {
 		if b.tags != "" {
 			args = append(args, "-tags", b.tags)
 		}
-		cmd := exec.Command("go", append(args, ImportPath)...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := goTool(root, []string{"CGO_ENABLED=0"}, append(args, ImportPath)...); err != nil {
 			return fmt.Errorf("build custody: %w\n%s", err, out)
 		}
 	}
@@ -75,7 +71,7 @@ func build(dir, root string) error {
 
 // moduleRoot is the directory holding the module's go.mod.
 func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+	out, err := goTool("", nil, "env", "GOMOD")
 	if err != nil {
 		return "", fmt.Errorf("go env GOMOD: %w", err)
 	}

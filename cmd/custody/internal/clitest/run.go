@@ -53,6 +53,16 @@ func Main(m *testing.M) int {
 	return m.Run()
 }
 
+// goTool runs the go command with args in dir ("" for the current
+// directory) and the environment plus extra, and returns its combined
+// output.
+func goTool(dir string, extra []string, args ...string) ([]byte, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), extra...)
+	return cmd.CombinedOutput()
+}
+
 // Bin is the path of the ordinary custody binary Main built.
 func Bin() string { return custodyBin }
 
