@@ -95,7 +95,7 @@ type applyRun struct {
 // (carryOutRemovalIn).
 func (run *applyRun) applyScope(e *Env) observe.Scope {
 	return observe.Scope{Status: true, Hidden: true, Proof: true, View: run.view, Ancestors: run.ancestors,
-		Procs: observe.ScanProcesses(), EnvLines: run.envLines, Disposable: run.disposable, Hashes: e.hashCache()}
+		Procs: e.ScanProcesses(), EnvLines: run.envLines, Disposable: run.disposable, Hashes: e.hashCache()}
 }
 
 // Apply runs exactly the plan's actions (or those named in only), item by

@@ -101,9 +101,10 @@ func (e *Env) assessKnowing(ctx context.Context, archived map[string]bool, rec m
 
 // quarantineEnv is what a quarantine of this command needs: the
 // repository, its git, the approved disposable patterns, the registered
-// archive feature's contents of an archive proof, and durable writes.
+// archive feature's contents of an archive proof, durable writes and the
+// process scan (with this command's requesters excused).
 func (e *Env) quarantineEnv() *quarantine.Env {
-	return &quarantine.Env{Repo: e.Repo, Git: e.Git, Disposable: e.Disposable, WriteFile: WriteFile,
+	return &quarantine.Env{Repo: e.Repo, Git: e.Git, Disposable: e.Disposable, WriteFile: WriteFile, Processes: e.ScanProcesses,
 		Contents: func(ctx context.Context, p *machine.Proof) (quarantine.Manifest, error) {
 			return e.archives().Contents(ctx, e, p)
 		}}

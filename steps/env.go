@@ -54,6 +54,17 @@ type Env struct {
 	// would write as derived data (the content hash cache) it then does
 	// without. A command that writes never runs with it set.
 	Unwritable error
+	// Requesters are the processes that asked for this command's work on
+	// one tree (an agent's hook ending its own tree: the hook's shell and
+	// the agent, observe.RequesterChain); where they stand inside that
+	// tree is not a use of it. Empty for every other command.
+	Requesters observe.Requesters
+}
+
+// ScanProcesses scans every process for the in-use checks, with the
+// working directories of e.Requesters excused.
+func (e *Env) ScanProcesses() *observe.Processes {
+	return observe.ScanProcesses().Excusing(e.Requesters)
 }
 
 // Progress receives reports of long work. Implementations must be cheap.

@@ -41,7 +41,7 @@ func (e *Env) AssessScope(view *proof.RemoteView) (observe.Scope, error) {
 	if err != nil {
 		return observe.Scope{}, err
 	}
-	return observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: observe.ScanProcesses(), EnvLines: env, Disposable: disposable,
+	return observe.Scope{Status: true, Hidden: true, Proof: true, View: view, Procs: e.ScanProcesses(), EnvLines: env, Disposable: disposable,
 		Hashes: e.hashCache()}, nil
 }
 

@@ -41,10 +41,12 @@ cwd and hook_event_name, or {"session":…,"cwd":…,"agent":…}) and resolves 
 worktree from cwd (the tree's path or below it) by reading git's files. The lease
 changes in one transaction with a compare-and-swap on the record, and the change
 is journaled. A hook never blocks an agent: it waits at most 2s for the state
-file (unless --lock-timeout is given), always exits 0, and prints one envelope
-{"hook_protocol":1,"ok":…,"outcome":…} on stdout; a refusal or an error is
-also written on stderr and, when the store can take it, journaled as hook-error
-(a heartbeat's refusals only on stderr: it runs on every prompt and tool call).
+file (session-end and heartbeat 1s, within Claude Code's 1.5s for SessionEnd
+hooks; --lock-timeout sets another wait), always exits 0, and prints one
+envelope {"hook_protocol":1,"ok":…,"outcome":…} on stdout; a refusal or an
+error is also written on stderr, on one line, and, when the store can take it,
+journaled as hook-error (a heartbeat's refusals only on stderr: it runs on
+every prompt and tool call).
 
 EXIT STATUS: 0 always.`
 
@@ -98,9 +100,9 @@ func (c *HookSessionEndCmd) Run(a *App) error {
 	return a.leaseHook("session-end", machine.LeaseRelease, c.hookSession, 0, false)
 }
 
-// hookWait is how long a hook waits for the state file: 2s, unless the
-// command line names --lock-timeout.
-func (a *App) hookWait() time.Duration {
+// hookWait is how long a hook waits for the state file: hookLockTimeout
+// for the hook, unless the command line names --lock-timeout.
+func (a *App) hookWait(hook string) time.Duration {
 	for _, arg := range a.args {
 		if arg == "--" {
 			break
@@ -109,11 +111,22 @@ func (a *App) hookWait() time.Duration {
 			return a.Globals.LockTimeout
 		}
 	}
-	return hookLockTimeout
+	return hookLockTimeout(hook)
 }
 
-// hookLockTimeout is a hook's wait for the state file by default.
-const hookLockTimeout = 2 * time.Second
+// hookLockTimeout is a hook's wait for the state file by default: 2s for
+// session-start, 1s for session-end and heartbeat. Claude Code kills a
+// SessionEnd hook after 1.5s (unless the entry names a longer timeout):
+// session-end gives up within that, so it ends with its envelope and a
+// line on stderr instead of being killed; a heartbeat runs on every prompt
+// and tool call, and the next one renews what this one could not.
+func hookLockTimeout(hook string) time.Duration {
+	switch hook {
+	case "session-end", "heartbeat":
+		return time.Second
+	}
+	return 2 * time.Second
+}
 
 // leaseHook runs one lease hook and prints its envelope.
 func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur time.Duration, ensure bool) error {
@@ -150,7 +163,7 @@ func (a *App) leaseHook(hook string, op machine.LeaseOp, flags hookSession, dur 
 	env.Path = tree.Path
 	a.statePath = tree.StatePath()
 	actor := hookActor(agent, req.Session)
-	res, st, refusal, err := agents.ChangeHookLease(a.Ctx, agents.HookLease{Hook: hook, Tree: tree, Request: req, Agent: agent, Actor: actor}, a.hookWait())
+	res, st, refusal, err := agents.ChangeHookLease(a.Ctx, agents.HookLease{Hook: hook, Tree: tree, Request: req, Agent: agent, Actor: actor}, a.hookWait(hook))
 	env.ID, env.Lease = res.Record.ID, res.Lease
 	switch {
 	case err != nil:
@@ -178,7 +191,7 @@ func (a *App) journalHere(env *hookEnvelope, flags hookSession) {
 		return
 	}
 	env.Path = tree.Path
-	st, err := store.OpenContext(a.Ctx, tree.StatePath(), a.hookWait(), false)
+	st, err := store.OpenContext(a.Ctx, tree.StatePath(), a.hookWait(env.Hook), false)
 	if err != nil {
 		return
 	}

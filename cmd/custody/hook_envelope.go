@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -78,9 +79,10 @@ func journalsRefusal(env *hookEnvelope) bool {
 	return r != nil && r.Code != machine.CodeNotInWorktree && env.Outcome != string(machine.OutcomeKept) && env.Hook != "heartbeat"
 }
 
-// hookDone prints env on stdout (and a refusal or error on stderr) and
-// makes the command exit 0, whatever --json says: a hook's output is its
-// envelope.
+// hookDone prints env on stdout (and a refusal or error on stderr, one
+// line) and sets the exit code: 0 for every lease hook, whatever --json
+// says (a hook's output is its envelope), and for worktree-remove what the
+// agent acts on (hookExit).
 func (a *App) hookDone(env *hookEnvelope) {
 	env.HookProtocol = HookProtocol
 	if env.Outcome == "" {
@@ -90,11 +92,16 @@ func (a *App) hookDone(env *hookEnvelope) {
 		env.Logged = "stderr"
 	}
 	subject := machine.Command("custody", "hook", env.Hook)
-	if env.Refusal != nil {
-		writeRefusal(a.Stderr, subject, env.Refusal)
+	switch {
+	case env.Hook == "worktree-remove":
+		if line := removeLine(env); line != "" {
+			fmt.Fprintln(a.Stderr, line)
+		}
+	case env.Refusal != nil:
+		fmt.Fprintln(a.Stderr, hookLine(subject, env.Refusal))
 	}
-	if b := env.Error; b != nil {
-		writeRefusal(a.Stderr, subject, &machine.Refusal{Code: machine.Code(b.Code), Message: b.Message, Retry: b.Retry})
+	if b := env.Error; b != nil && env.Hook != "worktree-remove" {
+		fmt.Fprintln(a.Stderr, hookLine(subject, &machine.Refusal{Code: machine.Code(b.Code), Message: b.Message, Retry: b.Retry}))
 	}
 	a.Globals.JSON = false
 	a.done(nil, func(w io.Writer) {
@@ -102,5 +109,56 @@ func (a *App) hookDone(env *hookEnvelope) {
 		enc.SetEscapeHTML(false)
 		_ = enc.Encode(env)
 	})
-	a.exit(exitOK)
+	a.exit(hookExit(env))
+}
+
+// hookLine is a hook's refusal or error as one line a person reading the
+// agent's log understands: the hook, the code, the reason and the command
+// to run next. An agent keeps a hook's stderr in its log, a line each.
+func hookLine(subject string, r *machine.Refusal) string {
+	return fmt.Sprintf("%s [%s]: %s; next: %s", machine.EscapeControl(subject), r.Code,
+		machine.EscapeControl(r.Message), machine.EscapeControl(retryOf(r)))
+}
+
+// hookExit is the hook's exit code. The lease hooks exit 0 whatever
+// happened: they never block a session. worktree-remove exits 0 only when
+// the tree is gone (removed now, settled, or already gone), 1 when it
+// failed and 3 when the tree was kept or the request refused: Claude Code
+// counts 0 as "removed" and tells the model and the person so, and on any
+// other code says it could not remove the tree and leaves it at its path.
+func hookExit(env *hookEnvelope) int {
+	if env.Hook != "worktree-remove" {
+		return exitOK
+	}
+	switch {
+	case env.Error != nil:
+		return exitError
+	case env.OK:
+		return exitOK
+	}
+	return exitPending
+}
+
+// removeLine is worktree-remove's line on stderr: nothing when the tree is
+// gone; what kept it and the command that lets it go; or why the request
+// was refused or failed.
+func removeLine(env *hookEnvelope) string {
+	subject := machine.Command("custody", "hook", env.Hook)
+	switch {
+	case env.OK:
+		return ""
+	case env.Error != nil:
+		return hookLine(subject, &machine.Refusal{Code: machine.Code(env.Error.Code), Message: env.Error.Message, Retry: env.Error.Retry})
+	case env.Refusal != nil && env.Outcome == string(machine.OutcomeKept):
+		r := env.Refusal
+		more := ""
+		if n := len(env.Refusals) - 1; n > 0 {
+			more = fmt.Sprintf(" (and %d more reason(s): custody show %s)", n, env.ID)
+		}
+		return fmt.Sprintf("%s: kept %s at %s [%s]: %s%s; to let it go: %s", machine.EscapeControl(subject), machine.EscapeControl(env.ID),
+			machine.EscapeControl(env.Path), r.Code, machine.EscapeControl(r.Message), more, machine.EscapeControl(retryOf(r)))
+	case env.Refusal != nil:
+		return hookLine(subject, env.Refusal)
+	}
+	return subject + ": the tree was not removed; run custody plan to see why"
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -96,14 +98,19 @@ func (HookWorktreeRemoveCmd) Help() string {
 	return `Retires the payload's worktree (Claude Code's WorktreeRemove sends
 {"worktree_path":…,"session_id":…}): releases the session's lease, finishes
 the tree, plans it alone and applies that plan, so the tree is removed only
-with a proof, exactly as custody plan and apply would. A tree that is not
-provably safe is kept, finished, and the envelope names every reason; custody
-plan and apply take it up later.
+with a proof, exactly as custody plan and apply would. The processes that ran
+the hook (its shell and the agent above it, while they stand in the tree) do
+not count as using the tree; any file they hold open in it, and every other
+process, still does. A tree that is not provably safe is kept, with every
+reason in the envelope, in the state it had: a tree that was active is active
+again, so a later session in it takes a lease.
 
-Like the session hooks it never blocks the agent: it prints one envelope
-{"hook_protocol":1,…} on stdout and always exits 0.
+It prints one envelope {"hook_protocol":1,…} on stdout and, unless the tree
+is gone, one line on stderr: what kept it and the command that lets it go.
 
-EXIT STATUS: 0 always.`
+EXIT STATUS: 0 the tree is gone (removed now, or already gone); 1 an error;
+3 the tree was kept, or the request refused (not a tree custody keeps, a
+payload it cannot use). Claude Code reports the tree removed only on 0.`
 }
 
 // Run retires the tree.
@@ -124,6 +131,12 @@ func (c *HookWorktreeRemoveCmd) Run(a *App) error {
 	}
 	env.Session = firstOf(c.Session, p.Session)
 	agent := firstOf(c.Agent, p.Agent)
+	if _, err := os.Lstat(target); errors.Is(err, fs.ErrNotExist) {
+		// Nothing is there: the tree is gone (a record custody still keeps
+		// of it is settled by the next plan, with its proof).
+		env.OK, env.Outcome, env.Path = true, string(machine.OutcomeAlreadyDone), target
+		return nil
+	}
 	e, err := a.mutatingEnv()
 	if err != nil {
 		failHook(&env, a, err)
@@ -136,7 +149,8 @@ func (c *HookWorktreeRemoveCmd) Run(a *App) error {
 			journalHook(&env, e.Store, env.ID, actor, now)
 		}
 	}()
-	res, err := agents.RetireHookTree(a.Ctx, e, agents.RetireRequest{Dir: target, Session: env.Session, Hook: env.Hook, Agent: agent, Actor: actor})
+	res, err := agents.RetireHookTree(a.Ctx, e, agents.RetireRequest{Dir: target, Session: env.Session, Hook: env.Hook, Agent: agent, Actor: actor,
+		ExcuseRequesters: true})
 	env.ID, env.Path, env.Removal = res.ID, res.Path, res.Removal
 	switch {
 	case err != nil:
@@ -145,6 +159,11 @@ func (c *HookWorktreeRemoveCmd) Run(a *App) error {
 		env.OK, env.Outcome, env.Refusal, env.Refusals = false, string(machine.OutcomeKept), res.Refusal, res.Refusals
 	default:
 		env.OK, env.Outcome = true, string(res.Removal.Outcome)
+	}
+	if env.Refusal != nil && env.Refusal.Code == machine.CodeNotInWorktree {
+		// Something is at the path and custody keeps no tree there: it
+		// removes only what it keeps, so the tree is not gone.
+		env.OK = false
 	}
 	return nil
 }

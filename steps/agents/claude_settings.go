@@ -13,6 +13,13 @@ import (
 type ClaudeHook struct {
 	Event   string `json:"event"`
 	Command string `json:"command"`
+	// Timeout, when set, is the hook's time limit in seconds. Claude Code
+	// gives a SessionEnd hook 1.5s unless one of its hooks names a longer
+	// timeout (at most 60s), and any other hook 60s.
+	Timeout int `json:"timeout,omitempty"`
+	// Async runs the hook in the background: no prompt or tool call
+	// waits for it.
+	Async bool `json:"async,omitempty"`
 }
 
 // ClaudeHooks are custody's hooks for Claude Code. The session hooks'
@@ -24,15 +31,26 @@ type ClaudeHook struct {
 // tree's path, which Claude Code reads.
 func ClaudeHooks() []ClaudeHook {
 	return []ClaudeHook{
-		{"WorktreeCreate", "custody hook worktree-create --agent claude"},
-		{"WorktreeRemove", "custody --remote-timeout 20s hook worktree-remove --agent claude >/dev/null"},
-		{"SessionStart", "custody hook session-start --agent claude --ensure >/dev/null"},
-		{"UserPromptSubmit", "custody hook heartbeat --agent claude >/dev/null"},
-		{"PostToolUse", "custody hook heartbeat --agent claude >/dev/null"},
-		{"Stop", "custody hook heartbeat --agent claude >/dev/null"},
-		{"SessionEnd", "custody hook session-end --agent claude >/dev/null"},
+		{Event: "WorktreeCreate", Command: "custody hook worktree-create --agent claude"},
+		{Event: "WorktreeRemove", Command: "custody --remote-timeout 20s hook worktree-remove --agent claude >/dev/null", Timeout: claudeRemoveTimeout},
+		{Event: "SessionStart", Command: "custody hook session-start --agent claude --ensure >/dev/null"},
+		{Event: "UserPromptSubmit", Command: "custody hook heartbeat --agent claude >/dev/null", Async: true},
+		{Event: "PostToolUse", Command: "custody hook heartbeat --agent claude >/dev/null", Async: true},
+		{Event: "Stop", Command: "custody hook heartbeat --agent claude >/dev/null", Async: true},
+		{Event: "SessionEnd", Command: "custody hook session-end --agent claude >/dev/null", Timeout: claudeSessionEndTimeout},
 	}
 }
+
+// claudeSessionEndTimeout is the SessionEnd hook's time limit: session-end
+// gives up on a busy state file after a second (it fits Claude Code's
+// default 1.5s for SessionEnd hooks), and this leaves a slow machine room
+// to start custody and write the release.
+const claudeSessionEndTimeout = 5
+
+// claudeRemoveTimeout is the WorktreeRemove hook's time limit: one plan
+// and one apply of the tree, each remote bounded by --remote-timeout 20s,
+// and the tree's files read once more before they go.
+const claudeRemoveTimeout = 120
 
 // ownedCommand reports whether a hook command is one custody writes: a
 // custody hook command line. A group whose every command is one is
@@ -127,13 +145,13 @@ func mergeClaudeSettings(existing []byte, hooks []ClaudeHook) ([]byte, error) {
 			return nil, fmt.Errorf(`its "hooks" is not a JSON object: %v`, err)
 		}
 	}
-	want := map[string][]string{}
+	want := map[string][]ClaudeHook{}
 	var order []string
 	for _, h := range hooks {
 		if _, ok := want[h.Event]; !ok {
 			order = append(order, h.Event)
 		}
-		want[h.Event] = append(want[h.Event], h.Command)
+		want[h.Event] = append(want[h.Event], h)
 	}
 	for _, ev := range events.keys {
 		if _, ok := want[ev]; !ok {
@@ -179,22 +197,24 @@ func mergeClaudeSettings(existing []byte, hooks []ClaudeHook) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// mergeGroups puts custody's group (its commands; none: no group) where
-// the first custody group of groups stands, or at the end, and drops every
+// mergeGroups puts custody's group (its hooks; none: no group) where the
+// first custody group of groups stands, or at the end, and drops every
 // other custody group. A group that is not an object is refused.
-func mergeGroups(groups []json.RawMessage, commands []string) ([]json.RawMessage, error) {
+func mergeGroups(groups []json.RawMessage, hooks []ClaudeHook) ([]json.RawMessage, error) {
 	var mine json.RawMessage
-	if len(commands) > 0 {
+	if len(hooks) > 0 {
 		type hook struct {
 			Type    string `json:"type"`
 			Command string `json:"command"`
+			Timeout int    `json:"timeout,omitempty"`
+			Async   bool   `json:"async,omitempty"`
 		}
 		type group struct {
 			Hooks []hook `json:"hooks"`
 		}
 		g := group{}
-		for _, c := range commands {
-			g.Hooks = append(g.Hooks, hook{Type: "command", Command: c})
+		for _, h := range hooks {
+			g.Hooks = append(g.Hooks, hook{Type: "command", Command: h.Command, Timeout: h.Timeout, Async: h.Async})
 		}
 		var err error
 		if mine, err = marshalNoEscape(g); err != nil {

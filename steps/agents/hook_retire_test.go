@@ -79,8 +79,10 @@ func hrTouched(t *testing.T, log string, trees []string) []string {
 
 // TestRetireHookTree: with real git, RetireHookTree removes a tree whose
 // work is provably published (releasing the session's lease first), and
-// keeps, finished and with its reason, one holding an untracked file and
-// one holding an unpushed commit. Each retirement observes its own tree
+// keeps, with its reason, one holding an untracked file and one holding an
+// unpushed commit, each active again as it was before the hook (so the
+// next session in it takes a lease), while a tree already finished stays
+// finished. Each retirement observes its own tree
 // only: no git command runs in, or names, any other tree, not even one
 // that is broken; a full plan, for contrast, does observe them.
 func TestRetireHookTree(t *testing.T) {
@@ -178,12 +180,27 @@ func TestRetireHookTree(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(tc.tree.Path, tc.file)); err != nil || string(b) != "only here\n" {
 			t.Errorf("%s lost %s: %q %v", tc.tree.ID, tc.file, b, err)
 		}
-		if s := state(tc.tree.ID); s != machine.StateFinished {
-			t.Errorf("%s is %s, want finished (plan takes it up later)", tc.tree.ID, s)
+		if s := state(tc.tree.ID); s != machine.StateActive || res.State != machine.StateActive {
+			t.Errorf("%s is %s (the result says %q), want active again, as it was before the hook", tc.tree.ID, s, res.State)
 		}
+		hrLease(t, e, tc.tree, "a later session")
 	}
 	if head := r.BranchTip(unpushed.Branch); head != unpushedHead {
 		t.Errorf("the unpushed commit's branch is at %q, want %s", head, unpushedHead)
+	}
+
+	// A tree finished before the hook stays finished: plan takes it up.
+	if err := os.Remove(log); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	finished := mk("finished")
+	r.WriteFile(finished.Path, "draft.txt", "only here\n")
+	if _, err := steps.Finish(ctx, e, []string{finished.ID}); err != nil {
+		t.Fatal(err)
+	}
+	all = append(all, finished.Path)
+	if res := retire(finished, ""); !res.Kept || res.State != machine.StateFinished || state(finished.ID) != machine.StateFinished {
+		t.Errorf("a tree finished before the hook: %+v, record %s; want kept, finished", res, state(finished.ID))
 	}
 
 	// The contrast: a full plan observes the other trees, so the log above
@@ -194,7 +211,7 @@ func TestRetireHookTree(t *testing.T) {
 	if _, err := steps.Plan(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	if got := hrTouched(t, log, []string{untracked.Path, broken.Path}); len(got) != 2 {
+	if got := hrTouched(t, log, []string{finished.Path, broken.Path}); len(got) != 2 {
 		t.Errorf("a full plan touched only %v of the finished trees: the log does not show observation", got)
 	}
 }

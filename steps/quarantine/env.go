@@ -5,6 +5,7 @@ import (
 	"io/fs"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/hostio"
 )
 
@@ -22,6 +23,17 @@ type Env struct {
 	Contents func(ctx context.Context, p *machine.Proof) (Manifest, error)
 	// WriteFile writes a file durably (steps.WriteFile).
 	WriteFile func(path string, data []byte, perm fs.FileMode) error
+	// Processes scans every process for the in-use check of a quarantine
+	// (steps.Env.ScanProcesses); nil is observe.ScanProcesses.
+	Processes func() *observe.Processes
+}
+
+// scanProcesses is e.Processes, or a plain scan without it.
+func (e *Env) scanProcesses() *observe.Processes {
+	if e.Processes != nil {
+		return e.Processes()
+	}
+	return observe.ScanProcesses()
 }
 
 // dedupe is ids without repeats, in first-seen order.

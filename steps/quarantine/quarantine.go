@@ -429,7 +429,7 @@ func returnQuarantine(e *Env, rec machine.Record, stray string) (string, string,
 // file. Nil when no process uses it.
 func quarantineInUse(e *Env, rec machine.Record) *machine.Refusal {
 	q := rec.Intent.Quarantine
-	ps, err := observe.ScanProcesses().Inside(q)
+	ps, err := e.scanProcesses().Inside(q)
 	if err == nil && len(ps) == 0 {
 		return nil
 	}
