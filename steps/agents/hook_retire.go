@@ -37,7 +37,7 @@ type HookRetirement struct {
 	// State is the state a kept tree is left in: active again when it was
 	// active before the hook (a later session can lease it and go on),
 	// finished when it already was.
-	State machine.State
+	State    machine.State
 	Refusal  *machine.Refusal
 	Refusals []machine.Refusal
 	// Removal is what apply did with the tree, when the plan removed it
