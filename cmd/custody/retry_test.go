@@ -471,7 +471,7 @@ func rtCases() []rtCase {
 			}},
 		{cmd: "hook worktree-create", name: "no_name", exit: 1, code: "hook-payload-invalid",
 			setup: initialized()},
-		{cmd: "hook worktree-remove", name: "main_checkout", exit: 0, code: "not-in-worktree",
+		{cmd: "hook worktree-remove", name: "main_checkout", exit: exitPending, code: "not-in-worktree",
 			setup: initialized()},
 		{cmd: "integrate claude", name: "invalid", exit: 1, code: "claude-settings-invalid",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
@@ -644,6 +644,14 @@ func rtHumanProblems(out string, c rtCase, r *fixtures.Repo) []string {
 	for i, l := range lines {
 		m := rtRefusalLine.FindStringSubmatch(l)
 		if m == nil {
+			continue
+		}
+		// A hook's refusal is one line, its retry at the end (an agent's
+		// log keeps a hook's stderr line by line).
+		if j := strings.LastIndex(l, "; next: "); strings.HasPrefix(l, "custody hook ") && j >= 0 {
+			if p := rtRetryProblem(l[j+len("; next: "):], c, r); p != "" {
+				problems = append(problems, "refusal ["+m[1]+"] retry "+strconv.Quote(l[j+len("; next: "):])+": "+p)
+			}
 			continue
 		}
 		if i+1 >= len(lines) {

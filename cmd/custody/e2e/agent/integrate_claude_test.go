@@ -51,6 +51,12 @@ func icSettings(t *testing.T, path string) map[string][]string {
 // PATH. It returns the last command's result; each must exit 0.
 func icRunEvent(t *testing.T, r *fixtures.Repo, cmds map[string][]string, event string, payload map[string]string) clitest.Result {
 	t.Helper()
+	return icRunEventExit(t, r, cmds, event, payload, 0)
+}
+
+// icRunEventExit is icRunEvent for hooks that must exit with want.
+func icRunEventExit(t *testing.T, r *fixtures.Repo, cmds map[string][]string, event string, payload map[string]string, want int) clitest.Result {
+	t.Helper()
 	if len(cmds[event]) == 0 {
 		t.Fatalf("the settings run nothing on %s", event)
 	}
@@ -63,8 +69,8 @@ func icRunEvent(t *testing.T, r *fixtures.Repo, cmds map[string][]string, event 
 	var res clitest.Result
 	for _, c := range cmds[event] {
 		res = hkRun(t, "sh", r, r.Dir, string(b), []string{clitest.PathEnv(filepath.Dir(clitest.Bin())), "CLAUDE_PROJECT_DIR=" + r.Dir}, "-c", c)
-		if res.Code != 0 {
-			t.Fatalf("%s hook %q: exit %d\n%s", event, c, res.Code, res)
+		if res.Code != want {
+			t.Fatalf("%s hook %q: exit %d, want %d\n%s", event, c, res.Code, want, res)
 		}
 	}
 	return res
@@ -144,23 +150,24 @@ func TestIntegrateClaude(t *testing.T) {
 	icRunEvent(t, r, cmds, "WorktreeRemove", map[string]string{"cwd": r.Dir, "worktree_path": path})
 	clitest.AssertRemoved(t, r, id, path, true)
 
-	// WorktreeRemove of a tree holding unsaved work keeps it, finished.
+	// WorktreeRemove of a tree holding unsaved work keeps it, active again
+	// as it was, and exits 3: Claude Code then says it could not remove it.
 	res = icRunEvent(t, r, cmds, "WorktreeCreate", map[string]string{"cwd": r.Dir, "name": "notes", "session_id": "claude-session-2"})
 	kept := strings.TrimSpace(res.Stdout)
 	r.WriteFile(kept, "notes.txt", "only here\n")
-	icRunEvent(t, r, cmds, "WorktreeRemove", map[string]string{"cwd": r.Dir, "worktree_path": kept, "session_id": "claude-session-2"})
+	icRunEventExit(t, r, cmds, "WorktreeRemove", map[string]string{"cwd": r.Dir, "worktree_path": kept, "session_id": "claude-session-2"}, 3)
 	if b, err := os.ReadFile(filepath.Join(kept, "notes.txt")); err != nil || string(b) != "only here\n" {
 		t.Fatalf("WorktreeRemove lost the unsaved notes: %q %v", b, err)
 	}
-	if s := clitest.RecordState(t, r, filepath.Base(kept)); s != "finished" {
-		t.Errorf("the kept tree is %s, want finished (plan takes it up later)", s)
+	if s := clitest.RecordState(t, r, filepath.Base(kept)); s != "active" {
+		t.Errorf("the kept tree is %s, want active again (a later session leases it)", s)
 	}
 	// The hook's envelope names why, when it is not sent to /dev/null.
 	pl, _ := json.Marshal(map[string]string{"worktree_path": kept, "cwd": r.Dir})
 	res = hkRun(t, clitest.Bin(), r, r.Dir, string(pl), nil, "hook", "worktree-remove")
 	clitest.ValidateSchema(t, "hook-envelope.json", "custody hook worktree-remove", []byte(res.Stdout))
 	var env hkEnvelope
-	if err := json.Unmarshal([]byte(res.Stdout), &env); err != nil || res.Code != 0 || env.Outcome != "kept" || env.Refusal == nil || env.Refusal.Code != machine.CodeUntrackedFiles {
+	if err := json.Unmarshal([]byte(res.Stdout), &env); err != nil || res.Code != 3 || env.Outcome != "kept" || env.Refusal == nil || env.Refusal.Code != machine.CodeUntrackedFiles {
 		t.Errorf("worktree-remove of the kept tree: %+v, want kept [untracked-files]\n%s", env, res)
 	}
 }

@@ -106,7 +106,13 @@ func pcCheck(t *testing.T, what, out string, want pcWant) {
 	}
 	for _, line := range strings.Split(out, "\n") {
 		if want.exact {
-			if text := strings.TrimPrefix(line, "\tto retry: "); strings.HasPrefix(text, lead) {
+			// A command's retry ends its "\tto retry: " line; a hook's one
+			// line ends with it after "; next: ".
+			text := strings.TrimPrefix(line, "\tto retry: ")
+			if i := strings.LastIndex(text, "; next: "); i >= 0 {
+				text = text[i+len("; next: "):]
+			}
+			if strings.HasPrefix(text, lead) {
 				paste(text)
 			}
 			continue
