@@ -82,3 +82,68 @@ func icTopKeys(t *testing.T, b []byte) []string {
 	}
 	return o.keys
 }
+
+// TestClaudeHooksFitTheClientsLimits: the written entries run the
+// heartbeats in the background (no prompt or tool call waits on custody),
+// give SessionEnd room beyond Claude Code's default 1.5s and WorktreeRemove
+// room for one plan and apply; settings custody wrote before, without
+// them, are rewritten to carry them.
+func TestClaudeHooksFitTheClientsLimits(t *testing.T) {
+	t.Parallel()
+	type hook struct {
+		Type    string `json:"type"`
+		Command string `json:"command"`
+		Timeout int    `json:"timeout"`
+		Async   bool   `json:"async"`
+	}
+	read := func(b []byte) map[string]hook {
+		t.Helper()
+		var s struct {
+			Hooks map[string][]struct {
+				Hooks []hook `json:"hooks"`
+			} `json:"hooks"`
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]hook{}
+		for ev, groups := range s.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					if ownedCommand(h.Command) {
+						out[ev] = h
+					}
+				}
+			}
+		}
+		return out
+	}
+	older := []byte(`{"hooks":{"PostToolUse":[{"hooks":[{"type":"command","command":"custody hook heartbeat --agent claude >/dev/null"}]}],` +
+		`"SessionEnd":[{"hooks":[{"type":"command","command":"custody hook session-end --agent claude >/dev/null"}]}]}}`)
+	for name, existing := range map[string][]byte{"new": nil, "written by an older custody": older} {
+		b, err := mergeClaudeSettings(existing, ClaudeHooks())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := read(b)
+		for _, ev := range []string{"UserPromptSubmit", "PostToolUse", "Stop"} {
+			if !got[ev].Async || got[ev].Timeout != 0 {
+				t.Errorf("%s: %s runs %+v, want async", name, ev, got[ev])
+			}
+		}
+		if h := got["SessionEnd"]; h.Async || h.Timeout <= 1 || h.Timeout > 60 {
+			t.Errorf("%s: SessionEnd runs %+v, want a timeout above Claude Code's 1.5s and at most its 60s", name, h)
+		}
+		if h := got["WorktreeRemove"]; h.Async || h.Timeout < 60 {
+			t.Errorf("%s: WorktreeRemove runs %+v, want synchronous with room for a plan and an apply", name, h)
+		}
+		for _, ev := range []string{"SessionStart", "WorktreeCreate"} {
+			if h := got[ev]; h.Async || h.Command == "" {
+				t.Errorf("%s: %s runs %+v, want synchronous", name, ev, h)
+			}
+		}
+		if again, err := mergeClaudeSettings(b, ClaudeHooks()); err != nil || string(again) != string(b) {
+			t.Errorf("%s: merging again changes the file (%v)", name, err)
+		}
+	}
+}
