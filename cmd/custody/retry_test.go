@@ -8,7 +8,7 @@ package main
 // human output and with --json, the exit code (docs/exit-codes.md), the
 // refusal's code, and that every refusal names a command a person can paste
 // as it is. A command added to CLI without a case here, or without a
-// testdata/script/<command>_refused_<case>.txtar, fails TestRetryCoversEveryCommand.
+// e2e/scripts/<feature>/testdata/script/<command>_refused_<case>.txtar, fails TestRetryCoversEveryCommand.
 // Helpers are prefixed rt so they cannot collide with the other test files.
 
 import (
@@ -36,7 +36,7 @@ type rtCase struct {
 	// cmd is the command path, its words as kong names them ("journal verify").
 	cmd string
 	// name is the case; the script covering the human form is
-	// testdata/script/<cmd words joined by _>_refused_<name>.txtar when
+	// e2e/scripts/<feature>/testdata/script/<cmd words joined by _>_refused_<name>.txtar when
 	// there is one.
 	name string
 	// setup makes the world the refusal needs and returns the repository,
@@ -523,7 +523,7 @@ func rtCommands(t *testing.T) []string {
 }
 
 // TestRetryCoversEveryCommand: every command has a case in rtCases and a
-// script testdata/script/<command>_refused_<case>.txtar, and every case
+// script e2e/scripts/<feature>/testdata/script/<command>_refused_<case>.txtar, and every case
 // and script names a command that exists.
 func TestRetryCoversEveryCommand(t *testing.T) {
 	t.Parallel()
@@ -535,7 +535,7 @@ func TestRetryCoversEveryCommand(t *testing.T) {
 		}
 		cased[c.cmd] = true
 	}
-	scripts, err := filepath.Glob(filepath.Join("testdata", "script", "*_refused_*.txtar"))
+	scripts, err := filepath.Glob(filepath.Join("e2e", "scripts", "*", "testdata", "script", "*_refused_*.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,7 +553,7 @@ func TestRetryCoversEveryCommand(t *testing.T) {
 			t.Errorf("command %q has no case in rtCases: provoke one of its refusals (or, if it has none of its own, a shared error such as not-initialized) and check its retry", cmd)
 		}
 		if !scripted[cmd] {
-			t.Errorf("command %q has no script testdata/script/%s_refused_<case>.txtar showing a refusal and its retry line", cmd, strings.ReplaceAll(cmd, " ", "_"))
+			t.Errorf("command %q has no script e2e/scripts/<feature>/testdata/script/%s_refused_<case>.txtar showing a refusal and its retry line", cmd, strings.ReplaceAll(cmd, " ", "_"))
 		}
 	}
 }

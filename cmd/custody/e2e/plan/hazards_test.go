@@ -7,7 +7,7 @@ package plan
 // in Go because they loop over the fixtures package's generated states (the
 // one definition of each hazard, which a script cannot call); the CLI
 // contract itself (exit codes, the kept lines and their retry line, --json
-// envelopes, bad input) is in testdata/script/*.txtar, with a
+// envelopes, bad input) is in cmd/custody/e2e/scripts/*/testdata/script, with a
 // plan_kept_<hazard>.txtar for the human form of a representative few.
 // Every helper here is prefixed e2e so it cannot collide with the other
 // test files of this package.

@@ -63,6 +63,14 @@ func goTool(dir string, extra []string, args ...string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
+// gitTool runs git with args and exactly the environment env, and returns
+// its combined output.
+func gitTool(env []string, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Env = env
+	return cmd.CombinedOutput()
+}
+
 // Bin is the path of the ordinary custody binary Main built.
 func Bin() string { return custodyBin }
 

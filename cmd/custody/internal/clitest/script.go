@@ -1,18 +1,20 @@
 //go:build unix
 
-package main
+package clitest
 
-// TestScripts runs the CLI scripts in testdata/script/*.txtar with
-// testscript (github.com/rogpeppe/go-internal/testscript), one behaviour per
-// file, named <command>_<case>.txtar. `go test ./cmd/custody -run
-// TestScripts/plan_output_fifo` runs one; `-update` rewrites the files a
-// failing `cmp` compares against (inspect the diff before committing it).
+// RunScripts runs the CLI scripts of a test package, its
+// testdata/script/*.txtar, with testscript
+// (github.com/rogpeppe/go-internal/testscript), one behaviour per file,
+// named <command>_<case>.txtar. The scripts live in the packages of
+// cmd/custody/e2e/scripts by feature; `go test
+// ./cmd/custody/e2e/scripts/removal -run TestScripts/plan_output_fifo` runs
+// one; `-update` rewrites the files a failing `cmp` compares against
+// (inspect the diff before committing it).
 //
 // Every script starts in an empty $WORK with a deterministic git: fixed
 // author, committer and date (so commit hashes are pinned), HOME=/no-home,
 // no global or system configuration, LC_ALL=C, TZ=UTC; the custody binary
-// TestMain built (custodyBin) comes first on PATH, so `exec custody ...`
-// runs it too. Besides testscript's own commands (exec, stdout, stderr, cmp,
+// Main built comes first on PATH, so `exec custody ...` runs it too. Besides testscript's own commands (exec, stdout, stderr, cmp,
 // exists, symlink, cd, env, ...) the scripts have:
 //
 //	custody [-exit=N] ARGS...
@@ -100,7 +102,6 @@ package main
 import (
 	"crypto/sha256"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -114,7 +115,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
@@ -122,18 +123,18 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-var updateScripts = flag.Bool("update", false, "rewrite the files a failing cmp in testdata/script compares against")
-
-func TestScripts(t *testing.T) {
-	t.Parallel()
+// RunScripts runs dir's scripts (see the package's script commands above),
+// rewriting what a failing cmp compares against when update is set.
+func RunScripts(t *testing.T, dir string, update bool) {
+	t.Helper()
 	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("testdata", "script"),
+		Dir:                 dir,
 		Setup:               scriptSetup,
 		Cmds:                scriptCmds(scriptStarter()),
 		Condition:           scriptCondition,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		UpdateScripts:       *updateScripts,
+		UpdateScripts:       update,
 	})
 }
 
@@ -144,7 +145,7 @@ const scriptDate = "2026-01-01T00:00:00Z"
 // scriptSetup gives every script the custody binary first on PATH and a
 // deterministic git, as fixtures.Repo.Env does for the Go tests.
 func scriptSetup(env *testscript.Env) error {
-	path := filepath.Dir(clitest.Bin()) + string(os.PathListSeparator) + env.Getenv("PATH")
+	path := filepath.Dir(custodyBin) + string(os.PathListSeparator) + env.Getenv("PATH")
 	host, _ := os.Hostname()
 	env.Setenv("PATH", path)
 	for _, kv := range scriptGitEnv() {
@@ -152,7 +153,7 @@ func scriptSetup(env *testscript.Env) error {
 	}
 	env.Setenv("HOSTNAME", host) // what journal export --redact replaces with $HOST
 	// The failpoint build, for scripts that kill a run at a named point.
-	env.Setenv("CUSTODY_FAILPOINT_BIN", clitest.FailpointBin())
+	env.Setenv("CUSTODY_FAILPOINT_BIN", failpointBin)
 	return nil
 }
 
@@ -225,7 +226,7 @@ func scriptCustody(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		want, args = n, args[1:]
 	}
-	err := ts.Exec(clitest.Bin(), args...)
+	err := ts.Exec(custodyBin, args...)
 	got := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		got = ee.ExitCode()
@@ -243,7 +244,7 @@ func scriptCustody(ts *testscript.TestScript, neg bool, args []string) {
 		if a == "--" {
 			break
 		}
-		if a == "--json" && got == exitError && ts.ReadFile("stdout") != "" {
+		if a == "--json" && got == output.ExitError && ts.ReadFile("stdout") != "" {
 			ts.Fatalf("custody %s failed with --json but printed on stdout: the error envelope goes to stderr alone", line)
 		}
 	}
@@ -296,9 +297,7 @@ func scriptStarter() *fixtures.Starter {
 		}
 		dir, origin := filepath.Join(root, "repo"), filepath.Join(root, "origin.git")
 		git := func(args ...string) error {
-			cmd := exec.Command("git", args...)
-			cmd.Env = env
-			if out, err := cmd.CombinedOutput(); err != nil {
+			if out, err := gitTool(env, args...); err != nil {
 				return fmt.Errorf("git %s: %w\n%s", strings.Join(args, " "), err, out)
 			}
 			return nil
