@@ -45,10 +45,10 @@ func TestEditCodexEnvironment(t *testing.T) {
 			keys: []string{"added", "added", "added", "added"}},
 		{name: "app file with a person's setup", src: codexAppFile,
 			want: codexAppFile + "\n[cleanup]\n" + cleanup + "\n",
-			keys: []string{"kept", "kept", "kept", "added"}},
+			keys: []string{"kept", "kept", "own", "added"}},
 		{name: "empty setup script is filled in place", src: "version = 2\nname = \"x\"\n[setup]\nscript = \"\" # none\n[cleanup]\nscript = 'make clean'\n",
 			want: "version = 2\nname = \"x\"\n[setup]\n" + setup + " # none\n[cleanup]\nscript = 'make clean'\n",
-			keys: []string{"kept", "kept", "added", "kept"}},
+			keys: []string{"kept", "kept", "added", "own"}},
 		{name: "header without script gets it under the header", src: "version = 1\nname = \"x\"\n[cleanup] # mine\nenv = 1\n",
 			want: "version = 1\nname = \"x\"\n[cleanup] # mine\n" + cleanup + "\nenv = 1\n\n[setup]\n" + setup + "\n",
 			keys: []string{"kept", "kept", "added", "added"}},
@@ -63,24 +63,21 @@ func TestEditCodexEnvironment(t *testing.T) {
 			keys: []string{"kept", "kept", "current", "added"}},
 		{name: "dotted and inline forms are read", src: "version = 1\nname = \"x\"\nsetup.script = \"custody adopt --if-needed && custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
 			want: "version = 1\nname = \"x\"\nsetup.script = \"custody adopt --if-needed && custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
-			keys: []string{"kept", "kept", "current", "kept"}},
+			keys: []string{"kept", "kept", "current", "own"}},
 		{name: "an earlier custody's setup is upgraded in place, in any quoting", src: "version = 1\nname = \"x\"\n[setup]\nscript = 'custody resource ensure' # custody's\n[cleanup]\n" + cleanup + "\n",
 			want: "version = 1\nname = \"x\"\n[setup]\n" + setup + " # custody's\n[cleanup]\n" + cleanup + "\n",
 			keys: []string{"kept", "kept", "upgraded", "current"}},
 		{name: "an earlier custody's dotted setup is upgraded in place", src: "version = 1\nname = \"x\"\nsetup.script = \"custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
 			want: "version = 1\nname = \"x\"\nsetup.script = \"custody adopt --if-needed && custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
-			keys: []string{"kept", "kept", "upgraded", "kept"}},
+			keys: []string{"kept", "kept", "upgraded", "own"}},
 		{name: "a value near custody's earlier one is the person's", src: "version = 1\nname = \"x\"\n[setup]\nscript = \"custody resource ensure \"\n[cleanup]\nscript = \"custody resource ensure\"\n",
 			want: "version = 1\nname = \"x\"\n[setup]\nscript = \"custody resource ensure \"\n[cleanup]\nscript = \"custody resource ensure\"\n",
-			keys: []string{"kept", "kept", "kept", "kept"}},
-		{name: "a script that is not a string is the person's", src: "version = 1\nname = \"x\"\n[setup]\nscript = ['a']\n[cleanup]\nscript = \"custody teardown\"\n",
-			want: "version = 1\nname = \"x\"\n[setup]\nscript = ['a']\n[cleanup]\nscript = \"custody teardown\"\n",
-			keys: []string{"kept", "kept", "kept", "current"}},
+			keys: []string{"kept", "kept", "own", "own"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := EditCodexEnvironment([]byte(c.src), "shop")
+			res, err := EditCodexEnvironment([]byte(c.src), "shop", CodexIntegrate)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +91,7 @@ func TestEditCodexEnvironment(t *testing.T) {
 			if diff := cmp.Diff(c.keys, got); diff != "" {
 				t.Errorf("key outcomes (-want +got):\n%s\n%+v", diff, res.Keys)
 			}
-			again, err := EditCodexEnvironment(res.Out, "shop")
+			again, err := EditCodexEnvironment(res.Out, "shop", CodexIntegrate)
 			if err != nil {
 				t.Fatalf("editing custody's own output: %v", err)
 			}
@@ -109,7 +106,7 @@ func TestEditCodexEnvironment(t *testing.T) {
 // byte; custody's edit only inserts.
 func TestEditCodexEnvironmentKeepsEveryByte(t *testing.T) {
 	t.Parallel()
-	res, err := EditCodexEnvironment([]byte(codexAppFile), "other")
+	res, err := EditCodexEnvironment([]byte(codexAppFile), "other", CodexIntegrate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,10 +135,23 @@ func TestEditCodexEnvironmentRefuses(t *testing.T) {
 		"dotted without script": "setup.env = 1\n",
 		"inline without script": "cleanup = { env = 1 }\n",
 		"not utf-8":             "version = 1\n# \xff\n",
+		"script not a string":   "[setup]\nscript = ['a']\n",
+		"script an integer":     "cleanup.script = 1\n",
+		"override not a table":  "[setup]\nscript = 'a'\nlinux = 'b'\n",
+		"override array":        "[setup]\nscript = 'a'\n[[setup.linux]]\nscript = 'b'\n",
+		"win32 override string": "[cleanup]\nscript = 'a'\nwin32 = 'b'\n",
+		"override no script":    "[setup]\nscript = 'a'\n[setup.darwin]\nenv = 1\n",
+		"override blank script": "[setup]\nscript = 'a'\n[setup.linux]\nscript = '  '\n",
+		"override script array": "[setup.linux]\nscript = ['b']\n",
+		"byte order mark":       "\xef\xbb\xbfversion = 1\n",
+		"nul byte":              "version = 1\n# a\x00b\n",
+		"bare carriage return":  "version = 1\rname = 'x'\n",
+		"duplicate override":    "[setup.linux]\nscript = 'a'\n[setup.linux]\nscript = 'b'\n",
+		"setup an integer":      "setup = 3\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := EditCodexEnvironment([]byte(src), "shop")
+			_, err := EditCodexEnvironment([]byte(src), "shop", CodexIntegrate)
 			if !errors.Is(err, ErrCodexEnvironment) {
 				t.Fatalf("want ErrCodexEnvironment, got %v", err)
 			}
@@ -171,7 +181,7 @@ func FuzzEditCodexEnvironment(f *testing.F) {
 	}
 	f.Add([]byte(""), "q\"uo\\te\n\xff")
 	f.Fuzz(func(t *testing.T, src []byte, name string) {
-		res, err := EditCodexEnvironment(src, name)
+		res, err := EditCodexEnvironment(src, name, CodexIntegrate)
 		if err != nil {
 			if !errors.Is(err, ErrCodexEnvironment) {
 				t.Fatalf("an error that is not ErrCodexEnvironment: %v", err)
@@ -181,7 +191,7 @@ func FuzzEditCodexEnvironment(f *testing.F) {
 		if undone := undoEdits(res.Out, res.Edits); !bytes.Equal(undone, src) {
 			t.Fatalf("undoing the edits does not give the input back:\n%q\n%q", src, undone)
 		}
-		again, err := EditCodexEnvironment(res.Out, name)
+		again, err := EditCodexEnvironment(res.Out, name, CodexIntegrate)
 		if err != nil {
 			t.Fatalf("custody's own output is refused: %v\n%q", err, res.Out)
 		}
