@@ -156,25 +156,29 @@ func codexStale(path string, res IntegrateCodexResult) error {
 // without custody's line: each table, where it runs, and what the app's
 // trees then miss.
 func codexOwnMessage(path string, keys []CodexKey) string {
-	var clauses []string
+	tables := map[string][]string{}
+	n := 0
 	for _, k := range keys {
 		if k.Outcome != "own" {
 			continue
 		}
 		kind, platform, _ := strings.Cut(k.Table, ".")
-		where := "on every platform without a [" + kind + ".<platform>] override"
+		where := "every platform without an override"
 		if platform != "" {
-			where = "on " + platform
+			where = platform
 		}
-		missing := "the app's trees are never put in custody (custody adopt --if-needed) and their resources never made (custody resource ensure)"
-		if kind == "cleanup" {
-			missing = "the resources of a tree the app removes are never destroyed (custody teardown)"
-		}
-		clauses = append(clauses, fmt.Sprintf("[%s] runs %s, so %s", k.Table, where, missing))
+		tables[kind] = append(tables[kind], fmt.Sprintf("[%s] (%s)", k.Table, where))
+		n++
 	}
-	n := len(clauses)
-	return fmt.Sprintf("%s holds %s of your own without custody's line, which custody left as %s: %s. The merged %s below %s custody's line first and %s every byte of yours; custody integrate codex --merge writes %s",
-		path, plural(n, "a script", "scripts"), plural(n, "it was", "they were"), strings.Join(clauses, "; "),
+	var clauses []string
+	if t := tables["setup"]; len(t) > 0 {
+		clauses = append(clauses, strings.Join(t, " and ")+" without custody's line, so its trees there are never put in custody (custody adopt --if-needed) nor their resources made (custody resource ensure)")
+	}
+	if t := tables["cleanup"]; len(t) > 0 {
+		clauses = append(clauses, strings.Join(t, " and ")+" without custody's line, so the resources of the trees it removes there are never destroyed (custody teardown)")
+	}
+	return fmt.Sprintf("%s: the Codex app runs %s. %s your own, left as %s; the merged %s below %s custody's line first and %s every byte of yours, and custody integrate codex --merge writes %s",
+		path, strings.Join(clauses, "; and it runs "), plural(n, "That script is", "Those scripts are"), plural(n, "it was", "they were"),
 		plural(n, "script", "scripts"), plural(n, "puts", "put"), plural(n, "keeps", "keep"), plural(n, "it", "them"))
 }
 
