@@ -43,8 +43,10 @@ type codexScan struct {
 	lastRootEnd int // just past the line of the last root key; -1: none
 	// scripts are keyed by table: "setup", "setup.linux", ….
 	scripts map[string]*codexScript
-	base    map[string]*codexBase
-	exprs   []codexExpr
+	// base is keyed by table too: [setup] and [cleanup] always, an
+	// override when it has its own header.
+	base  map[string]*codexBase
+	exprs []codexExpr
 }
 
 // scanCodex walks the expressions of src, inline tables included.
@@ -65,7 +67,12 @@ func scanCodex(src []byte) (codexScan, error) {
 			}
 			current = keys
 			sc.rootKeys[keys[0]] = true
-			if b := sc.base[keys[0]]; b != nil && len(keys) == 1 && n.Kind == unstable.Table {
+			if table := codexHeaderTable(keys); table != "" && n.Kind == unstable.Table {
+				b := sc.base[table]
+				if b == nil {
+					b = &codexBase{}
+					sc.base[table] = b
+				}
 				b.header = true
 				b.headerLine = lineStart(src, int(last.Raw.Offset))
 				b.headerEnd = lineEnd(src, int(last.Raw.Offset+last.Raw.Length))
@@ -128,6 +135,18 @@ func codexScriptTable(path []string) string {
 		return path[0]
 	case len(path) == 3 && codexPlatform(path[1]):
 		return path[0] + "." + path[1]
+	}
+	return ""
+}
+
+// codexHeaderTable is the table a header names when it is one the app
+// runs a script from ([setup], [cleanup.linux], …), or "".
+func codexHeaderTable(keys []string) string {
+	switch {
+	case len(keys) == 1 && codexKind(keys[0]):
+		return keys[0]
+	case len(keys) == 2 && codexKind(keys[0]) && codexPlatform(keys[1]):
+		return keys[0] + "." + keys[1]
 	}
 	return ""
 }

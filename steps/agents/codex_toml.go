@@ -141,6 +141,14 @@ func codexLine(kind string) string {
 	return CodexCleanupScript
 }
 
+// codexAddedMark ends the header line of a table integrate adds whole:
+// --remove takes such a table out whole, blank line above included, and
+// gives back the bytes the file had. Without it (the app rewrote the file
+// and dropped the comment, or the person wrote the table) custody cannot
+// tell the table from one the person made, so only its line is cut out and
+// an empty script stays: the app's own spelling of "nothing to run".
+const codexAddedMark = " # added by custody integrate codex"
+
 // codexManaged lists, per kind, the tables custody co-manages: the base
 // script the app runs on every platform without an override, and the
 // overrides for the platforms custody runs on. [setup.win32] and
@@ -365,18 +373,21 @@ func (e *codexEditor) addBase(kind string) error {
 		return fmt.Errorf("%w: [%s] is written as dotted keys or an inline table without a script; custody adds its script only under a [%s] header (add script = %s there, or give the table its own header)",
 			ErrCodexEnvironment, kind, kind, tomlString(line))
 	default:
-		e.tail = append(e.tail, "", "["+kind+"]", kv)
+		e.tail = append(e.tail, "", "["+kind+"]"+codexAddedMark, kv)
 	}
 	codexSet(e.want, []string{kind, "script"}, line)
 	e.res.Keys = append(e.res.Keys, CodexKey{Key: kind + ".script", Table: kind, Outcome: "added", Value: line})
 	return nil
 }
 
-// remove takes custody's line out of one table's script. What custody
-// added whole comes out whole: a table exactly as integrate appends it
-// (a blank line, the [kind] header, the script line, nothing else in the
-// table), or a script line right under the header; otherwise only the
-// line is cut out of the string, as codexCut says.
+// remove takes custody's line out of one table's script. A table that
+// holds nothing but custody's script under its own header is deleted
+// whole with the blank line above it: a [setup] or [cleanup] table
+// integrate added (its header carries codexAddedMark), or a darwin or
+// linux override (custody never adds one: cut, it would be blank, which
+// custody refuses to read). Any other custody line is cut out of its
+// string as codexCut says. An override whose script is custody's line
+// alone, in another shape, keeps it ("kept").
 func (e *codexEditor) remove(kind, table string, s *codexScript) {
 	key := table + ".script"
 	path := append(strings.Split(table, "."), "script")
@@ -388,21 +399,35 @@ func (e *codexEditor) remove(kind, table string, s *codexScript) {
 		e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "absent", Value: s.value})
 		return
 	}
-	if from, to, ok := e.wholeKey(kind, table, s); ok {
-		e.res.Edits = append(e.res.Edits, CodexEdit{Offset: from, Old: string(e.src[from:to])})
-		codexDelete(e.want, path)
-		e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "removed"})
-		return
+	rest, _ := codexUnmerged(s.value, line)
+	if strings.TrimSpace(rest) == "" {
+		mark := ""
+		if table == kind {
+			mark = codexAddedMark
+		}
+		from, to, ok := e.wholeTable(table, mark, s)
+		if !ok && table != kind {
+			e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "kept", Value: s.value})
+			return
+		}
+		if ok {
+			e.res.Edits = append(e.res.Edits, CodexEdit{Offset: from, Old: string(e.src[from:to])})
+			codexDelete(e.want, path)
+			if t, _ := codexGet(e.want, path[:len(path)-1]).(map[string]any); t != nil && len(t) == 0 {
+				codexDelete(e.want, path[:len(path)-1])
+			}
+			e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "removed"})
+			return
+		}
 	}
 	raw := e.raw(s.raw)
 	f, _ := codexForm(raw)
 	start, end := codexContent(raw, f)
 	from, to, ok := codexCut(raw[start:end], line)
-	rest, _ := codexUnmerged(s.value, line)
 	if !ok {
 		// The line is there once decoded, but not as raw bytes custody
-		// can cut (escapes): checkCodexEdit would refuse any guess.
-		e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "current", Value: s.value})
+		// can cut (escapes): left as it is.
+		e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "kept", Value: s.value})
 		return
 	}
 	off := int(s.raw.Offset) + start
@@ -411,34 +436,53 @@ func (e *codexEditor) remove(kind, table string, s *codexScript) {
 	e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "removed", Value: rest})
 }
 
-// wholeKey finds the bytes of a base script key custody added whole: the
-// range to delete, and ok.
-func (e *codexEditor) wholeKey(kind, table string, s *codexScript) (from, to int, ok bool) {
-	b := e.sc.base[kind]
-	if table != kind || !b.header || !s.top || int(s.kv.Offset) != b.headerEnd || !s.str ||
-		s.value != codexLine(kind) && !codexEarlier(kind, s.value) {
+// wholeTable finds a table that is its header line, exactly [table] and
+// mark, and its script line, exactly script = "<custody's value>", and
+// nothing else: the bytes to delete (with the blank line above it, when
+// there is one).
+func (e *codexEditor) wholeTable(table, mark string, s *codexScript) (from, to int, ok bool) {
+	b := e.sc.base[table]
+	if b == nil || !b.header || !s.top || int(s.kv.Offset) != b.headerEnd {
 		return 0, 0, false
 	}
 	eol := "\n"
 	if bytes.HasSuffix(e.src[:b.headerEnd], []byte("\r\n")) {
 		eol = "\r\n"
 	}
-	end := b.headerEnd + len("script = "+tomlString(s.value)+eol)
-	if end > len(e.src) || string(e.src[b.headerEnd:end]) != "script = "+tomlString(s.value)+eol {
+	kv := "script = " + tomlString(s.value)
+	to = b.headerEnd + len(kv)
+	switch {
+	case to > len(e.src) || string(e.src[b.headerEnd:to]) != kv:
+		return 0, 0, false
+	case strings.HasPrefix(string(e.src[to:]), eol):
+		to += len(eol)
+	case to != len(e.src):
 		return 0, 0, false
 	}
-	// The whole table: it holds nothing else, and a blank line is above
-	// its header line, which is exactly [kind].
-	blank := b.headerLine - len(eol)
-	if next, more := e.sc.nextExpr(int(s.kv.Offset)); (!more || next != unstable.KeyValue) &&
-		string(e.src[b.headerLine:b.headerEnd]) == "["+kind+"]"+eol &&
-		blank >= 0 && string(e.src[blank:b.headerLine]) == eol && (blank == 0 || e.src[blank-1] == '\n') {
-		if t, _ := e.want[kind].(map[string]any); len(t) == 1 {
-			delete(e.want, kind)
-		}
-		return blank, end, true
+	if string(e.src[b.headerLine:b.headerEnd]) != "["+table+"]"+mark+eol {
+		return 0, 0, false
 	}
-	return b.headerEnd, end, true
+	if next, more := e.sc.nextExpr(int(s.kv.Offset)); more && next == unstable.KeyValue {
+		return 0, 0, false
+	}
+	from = b.headerLine
+	if blank := from - len(eol); blank >= 0 && string(e.src[blank:from]) == eol && (blank == 0 || e.src[blank-1] == '\n') {
+		from = blank
+	}
+	return from, to, true
+}
+
+// codexGet is the value at path in doc, or nil.
+func codexGet(doc map[string]any, path []string) any {
+	var v any = doc
+	for _, k := range path {
+		t, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = t[k]
+	}
+	return v
 }
 
 // codexCopy copies a decoded document, tables deeply.
