@@ -228,6 +228,11 @@ const (
 	// CodeCodexEnvironmentStale is returned by integrate codex --check when
 	// environment.toml lacks what custody would write.
 	CodeCodexEnvironmentStale Code = "codex-environment-stale"
+	// CodeCodexScriptOwn is returned (exit 3) by integrate codex when a
+	// script of the person's in a table the Codex app runs ([setup],
+	// [cleanup], or a darwin or linux override of them) lacks custody's
+	// line: integrate left it as it was, and --merge puts the line in.
+	CodeCodexScriptOwn Code = "codex-script-own"
 	// CodeEmptyName is returned when new is given a name with nothing an
 	// id can be made of (empty, only spaces or only punctuation).
 	CodeEmptyName Code = "empty-name"
@@ -527,6 +532,7 @@ func Codes() map[Code]string {
 		// Integrations and input.
 		CodeCodexEnvironmentInvalid: "the Codex environment.toml cannot be edited safely; nothing was written",
 		CodeCodexEnvironmentStale:   "the Codex environment.toml lacks what custody integrate codex writes",
+		CodeCodexScriptOwn:          "a script of the person's in the Codex environment.toml runs without custody's line; integrate codex --merge puts it in",
 		CodeEmptyName:               "the worktree name has nothing an id can be made of",
 		CodeLeaseHeld:               "another session holds the worktree's live lease",
 		CodeHookPayloadInvalid:      "a hook's stdin payload cannot be used",

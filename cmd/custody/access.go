@@ -93,7 +93,7 @@ func (c *IntegrateClaudeCmd) access() access {
 }
 
 func (c *IntegrateCodexCmd) access() access {
-	if c.Check {
+	if c.Check && !c.Remove {
 		return reads
 	}
 	return writes

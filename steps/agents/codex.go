@@ -22,6 +22,8 @@ const codexFileLimit = 1 << 20
 type IntegrateCodexResult struct {
 	// Path is the environment.toml in the main checkout.
 	Path string `json:"path"`
+	// Mode is integrate, merge or remove (CodexMode).
+	Mode string `json:"mode"`
 	// Check says nothing was to be written (--check).
 	Check bool `json:"check,omitempty"`
 	// Created says the file did not exist before.
@@ -31,60 +33,161 @@ type IntegrateCodexResult struct {
 	Changed bool       `json:"changed"`
 	Written bool       `json:"written"`
 	Keys    []CodexKey `json:"keys"`
+	// Lacking names the tables (setup, setup.linux, …) whose script the
+	// app runs without custody's line after this run: scripts of the
+	// person's that integrate left as they were. Empty after --remove.
+	Lacking []string `json:"lacking"`
+	// Refusal says, when Lacking is not empty, what the app then does
+	// without custody and how to merge custody's line in
+	// (CodeCodexScriptOwn).
+	Refusal *machine.Refusal `json:"refusal,omitempty"`
 }
 
+// Pending reports scripts left without custody's line.
+func (r IntegrateCodexResult) Pending() bool { return r.Refusal != nil }
+
 // IntegrateCodex co-manages the Codex app's environment.toml in the main
-// checkout of repo (EditCodexEnvironment): it reads the file (missing is
-// empty), edits it, and replaces it atomically only when the bytes change,
-// keeping its mode. It is idempotent: a second run changes nothing. With
-// check it writes nothing and, when the file is not what custody would
-// write, refuses with CodeCodexEnvironmentStale. A file custody cannot edit
-// safely (not TOML, a symlink, an odd shape) is CodeCodexEnvironmentInvalid
-// and nothing is written. A file changed by someone else while custody
-// edited it is left as they made it, and the error says to run again.
-func IntegrateCodex(repo hostio.Repo, check bool) (IntegrateCodexResult, error) {
+// checkout of repo (EditCodexEnvironment in mode): it reads the file
+// (missing is empty), edits it, and replaces it atomically only when the
+// bytes change, keeping its mode. It is idempotent: a second run changes
+// nothing. With check it writes nothing and, when the file is not what
+// custody would write or a table the app runs lacks custody's line,
+// refuses with CodeCodexEnvironmentStale naming the tables. A file custody
+// cannot edit safely (not TOML, a symlink, an odd shape) is
+// CodeCodexEnvironmentInvalid and nothing is written. A file changed by
+// someone else while custody edited it is left as they made it, and the
+// error says to run again. Scripts of the person's that integrate leaves
+// without custody's line are named in the result's Refusal
+// (CodeCodexScriptOwn), with the merged scripts in its keys.
+func IntegrateCodex(repo hostio.Repo, mode CodexMode, check bool) (IntegrateCodexResult, error) {
 	path := filepath.Join(repo.MainCheckout, filepath.FromSlash(CodexFile))
-	res := IntegrateCodexResult{Path: path, Check: check}
+	res := IntegrateCodexResult{Path: path, Mode: mode.String(), Check: check, Keys: []CodexKey{}, Lacking: []string{}}
+	retry := "custody integrate codex"
+	if mode == CodexRemove {
+		retry += " --remove"
+	}
 	invalid := func(err error) error {
-		return &machine.Refusal{Code: machine.CodeCodexEnvironmentInvalid, Path: path, Retry: "custody integrate codex",
+		return &machine.Refusal{Code: machine.CodeCodexEnvironmentInvalid, Path: path, Retry: retry,
 			Message: fmt.Sprintf("%s cannot be edited safely, so nothing was written: %v; fix the file (or move it aside for the Codex app to make again), then run integrate again", path, err)}
 	}
 	src, perm, err := readCodexFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		if mode == CodexRemove {
+			return res, nil // nothing of custody's to take out
+		}
 		res.Created = true
 	} else if err != nil {
 		return res, invalid(err)
 	}
-	edit, err := EditCodexEnvironment(src, filepath.Base(repo.MainCheckout))
+	edit, err := EditCodexEnvironment(src, filepath.Base(repo.MainCheckout), mode)
 	if err != nil {
 		return res, invalid(err)
 	}
 	res.Keys = edit.Keys
+	res.Lacking = append(res.Lacking, edit.Lacking()...)
 	res.Changed = res.Created || !bytes.Equal(edit.Out, src)
-	if !res.Changed {
+	if check {
+		if stale := codexStale(path, res); stale != nil {
+			return res, stale
+		}
 		return res, nil
 	}
-	if check {
-		msg := fmt.Sprintf("%s lacks what custody writes into it (%s)", path, addedKeys(edit.Keys))
-		if res.Created {
-			msg = fmt.Sprintf("%s does not exist, so the Codex app runs no custody script", path)
+	if res.Changed {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return res, fmt.Errorf("make the directory of %s: %w", path, err)
 		}
-		return res, &machine.Refusal{Code: machine.CodeCodexEnvironmentStale, Path: path, Retry: "custody integrate codex", Message: msg}
+		// The app may rewrite the file at any moment: what custody
+		// replaces must be exactly what it read.
+		now, _, err := readCodexFile(path)
+		if res.Created && !errors.Is(err, fs.ErrNotExist) || !res.Created && (err != nil || !bytes.Equal(now, src)) {
+			return res, fmt.Errorf("%s changed while custody edited it; nothing was written, run %s again", path, retry)
+		}
+		if err := steps.WriteFile(path, edit.Out, perm); err != nil {
+			return res, fmt.Errorf("write %s: %w", path, err)
+		}
+		res.Written = true
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return res, fmt.Errorf("make the directory of %s: %w", path, err)
+	if len(res.Lacking) > 0 {
+		res.Refusal = &machine.Refusal{Code: machine.CodeCodexScriptOwn, Path: path, Retry: "custody integrate codex --merge",
+			Message: codexOwnMessage(path, edit.Keys)}
 	}
-	// The app may rewrite the file at any moment: what custody replaces
-	// must be exactly what it read.
-	now, _, err := readCodexFile(path)
-	if res.Created && !errors.Is(err, fs.ErrNotExist) || !res.Created && (err != nil || !bytes.Equal(now, src)) {
-		return res, fmt.Errorf("%s changed while custody edited it; nothing was written, run custody integrate codex again", path)
-	}
-	if err := steps.WriteFile(path, edit.Out, perm); err != nil {
-		return res, fmt.Errorf("write %s: %w", path, err)
-	}
-	res.Written = true
 	return res, nil
+}
+
+// codexStale is --check's refusal when the file lacks anything integrate
+// (or --merge) would write: the tables named by their TOML names.
+func codexStale(path string, res IntegrateCodexResult) error {
+	if res.Created {
+		return &machine.Refusal{Code: machine.CodeCodexEnvironmentStale, Path: path, Retry: "custody integrate codex",
+			Message: fmt.Sprintf("%s does not exist, so the Codex app runs no custody script", path)}
+	}
+	var tables, keys []string
+	retry := "custody integrate codex"
+	for _, k := range res.Keys {
+		switch {
+		case k.Table == "" && k.Outcome == "added":
+			keys = append(keys, k.Key)
+		case k.Outcome == "added" || k.Outcome == "upgraded" || k.Outcome == "merged" || k.Outcome == "own":
+			tables = append(tables, k.Table)
+		}
+		if k.Outcome == "own" || k.Outcome == "merged" {
+			retry = "custody integrate codex --merge"
+		}
+	}
+	if len(tables) == 0 && len(keys) == 0 {
+		if !res.Changed {
+			return nil
+		}
+		return &machine.Refusal{Code: machine.CodeCodexEnvironmentStale, Path: path, Retry: retry,
+			Message: fmt.Sprintf("%s is not as custody integrate codex writes it", path)}
+	}
+	var parts []string
+	if len(tables) > 0 {
+		parts = append(parts, fmt.Sprintf("custody's line in %s (the app runs %s without custody)", strings.Join(tables, ", "), plural(len(tables), "that script", "those scripts")))
+	}
+	if len(keys) > 0 {
+		parts = append(parts, strings.Join(keys, " and ")+" (the app requires them)")
+	}
+	return &machine.Refusal{Code: machine.CodeCodexEnvironmentStale, Path: path, Retry: retry,
+		Message: fmt.Sprintf("%s lacks %s; nothing was written", path, strings.Join(parts, ", and "))}
+}
+
+// codexOwnMessage is the paragraph about scripts of the person's that run
+// without custody's line: each table, where it runs, and what the app's
+// trees then miss.
+func codexOwnMessage(path string, keys []CodexKey) string {
+	tables := map[string][]string{}
+	n := 0
+	for _, k := range keys {
+		if k.Outcome != "own" {
+			continue
+		}
+		kind, platform, _ := strings.Cut(k.Table, ".")
+		where := "every platform without an override"
+		if platform != "" {
+			where = platform
+		}
+		tables[kind] = append(tables[kind], fmt.Sprintf("[%s] (%s)", k.Table, where))
+		n++
+	}
+	var clauses []string
+	if t := tables["setup"]; len(t) > 0 {
+		clauses = append(clauses, strings.Join(t, " and ")+" without custody's line, so its trees there are never put in custody (custody adopt --if-needed) nor their resources made (custody resource ensure)")
+	}
+	if t := tables["cleanup"]; len(t) > 0 {
+		clauses = append(clauses, strings.Join(t, " and ")+" without custody's line, so the resources of the trees it removes there are never destroyed (custody teardown)")
+	}
+	return fmt.Sprintf("%s: the Codex app runs %s. %s your own, left as %s; the merged %s below %s custody's line first and %s every byte of yours, and custody integrate codex --merge writes %s",
+		path, strings.Join(clauses, "; and it runs "), plural(n, "That script is", "Those scripts are"), plural(n, "it was", "they were"),
+		plural(n, "script", "scripts"), plural(n, "puts", "put"), plural(n, "keeps", "keep"), plural(n, "it", "them"))
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // readCodexFile reads environment.toml and its permission bits (0o644 for
@@ -99,18 +202,4 @@ func readCodexFile(path string) ([]byte, fs.FileMode, error) {
 		return nil, 0o644, err
 	}
 	return b, fi.Mode().Perm(), nil
-}
-
-// addedKeys names the keys an edit adds.
-func addedKeys(keys []CodexKey) string {
-	var out []string
-	for _, k := range keys {
-		if k.Outcome == "added" || k.Outcome == "upgraded" {
-			out = append(out, k.Key)
-		}
-	}
-	if len(out) == 0 {
-		return "its bytes differ"
-	}
-	return strings.Join(out, ", ")
 }

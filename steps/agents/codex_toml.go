@@ -46,18 +46,63 @@ func codexEarlier(table, v string) bool {
 // [cleanup] a shape custody does not edit. Nothing is written then.
 var ErrCodexEnvironment = errors.New("environment.toml cannot be edited")
 
+// CodexMode is what EditCodexEnvironment does to the file.
+type CodexMode int
+
+const (
+	// CodexIntegrate writes custody's script where a table the app runs
+	// has none (absent, or an empty string), upgrades an earlier custody's
+	// script, and leaves a script of the person's as it is, reporting it
+	// ("own") with the merged script it would write.
+	CodexIntegrate CodexMode = iota
+	// CodexMerge does what CodexIntegrate does, and also puts custody's
+	// line into every script of the person's ("merged").
+	CodexMerge
+	// CodexRemove takes custody's line out of every table it co-manages
+	// again ("removed"), giving back the bytes custody's edits changed.
+	CodexRemove
+)
+
+// String names the mode as the CLI does.
+func (m CodexMode) String() string {
+	switch m {
+	case CodexMerge:
+		return "merge"
+	case CodexRemove:
+		return "remove"
+	}
+	return "integrate"
+}
+
 // CodexKey is what custody found, and did, at one key of environment.toml.
 type CodexKey struct {
-	// Key is the dotted key: version, name, setup.script, cleanup.script.
+	// Key is the dotted key: version, name, setup.script,
+	// setup.linux.script, ….
 	Key string `json:"key"`
-	// Outcome is "added" (it was absent, or an empty script), "upgraded"
-	// (an earlier custody's script replaced by the current one), "current"
-	// (custody's value is there), or "kept" (the person's value, left
-	// byte for byte).
+	// Table is the table a script key belongs to (setup, setup.linux,
+	// cleanup.darwin, …); empty for version and name.
+	Table string `json:"table,omitempty"`
+	// Outcome is one of:
+	//   - "added": the key was absent, or an empty script; custody's is
+	//     there now.
+	//   - "upgraded": an earlier custody's script replaced by the current
+	//     one.
+	//   - "current": the script runs custody's line already.
+	//   - "merged": custody's line put into the person's script, every
+	//     byte of theirs kept (CodexMerge).
+	//   - "own": the person's script, left as it is, which does not run
+	//     custody's line: the app runs it without custody (Merged is what
+	//     CodexMerge would make of it).
+	//   - "removed": custody's line taken out (CodexRemove); "absent":
+	//     there was none to take out.
+	//   - "unmanaged": a win32 override, which custody never edits.
+	//   - "kept": version or name, the person's value.
 	Outcome string `json:"outcome"`
 	// Value is the value the file holds after the edit, when it is a
 	// string or a number custody reads; empty otherwise.
 	Value string `json:"value,omitempty"`
+	// Merged is, for "own", the script with custody's line put in.
+	Merged string `json:"merged,omitempty"`
 }
 
 // CodexEdit is one byte-exact change: Old (raw bytes at Offset, empty for
@@ -76,270 +121,405 @@ type CodexResult struct {
 	Keys  []CodexKey
 }
 
-// codexTable is what the scan found of one of the [setup]/[cleanup] tables.
-type codexTable struct {
-	// defined: the table exists in any form (header, dotted keys, inline,
-	// a sub-table); header: it has its own [name] header line, ending at
-	// headerEnd (just past its newline, or at the end of the file).
-	defined, header bool
-	headerEnd       int
-	// array: it is an array of tables ([[name]]) or not a table at all.
-	array bool
-	// script is the value node of its script key, when it has one.
-	script       *unstable.Node
-	scriptRaw    unstable.Range
-	scriptString bool
-	scriptValue  string
+// Lacking names the tables whose script the app runs without custody's
+// line after the edit (outcome "own"), in file order of kind and platform.
+func (r CodexResult) Lacking() []string {
+	var out []string
+	for _, k := range r.Keys {
+		if k.Outcome == "own" {
+			out = append(out, k.Table)
+		}
+	}
+	return out
 }
 
-// codexScan is what one pass of the parser found.
-type codexScan struct {
-	rootKeys    map[string]bool
-	rootValue   map[string]string
-	tables      map[string]*codexTable
-	firstHeader int // start of the line of the first table header; -1: none
-	lastRootEnd int // just past the line of the last root key; -1: none
+// codexLine is custody's line for a kind of table.
+func codexLine(kind string) string {
+	if kind == "setup" {
+		return CodexSetupScript
+	}
+	return CodexCleanupScript
 }
 
-// EditCodexEnvironment returns src with custody's keys put in: version = 1
-// and name = name only where absent (the Codex app requires both),
-// [setup].script and [cleanup].script only where absent or an empty
-// string. A script with any other value, every comment, the app's
-// [[actions]] and every other byte are kept exactly. Applied to its own
-// output it changes nothing. src empty (a missing file) gives a whole
+// codexAddedMark ends the header line of a table integrate adds whole:
+// --remove takes such a table out whole, blank line above included, and
+// gives back the bytes the file had. Without it (the app rewrote the file
+// and dropped the comment, or the person wrote the table) custody cannot
+// tell the table from one the person made, so only its line is cut out and
+// an empty script stays: the app's own spelling of "nothing to run".
+const codexAddedMark = " # added by custody integrate codex"
+
+// codexManaged lists, per kind, the tables custody co-manages: the base
+// script the app runs on every platform without an override, and the
+// overrides for the platforms custody runs on. [setup.win32] and
+// [cleanup.win32] are reported, never edited: custody does not run on
+// Windows, and a win32 script is the person's PowerShell.
+var codexManaged = [...]string{"", "darwin", "linux"}
+
+// EditCodexEnvironment returns src edited as mode says; name is the name
+// written when the file has none. It co-manages every table the Codex app
+// runs a script from: [setup] and [cleanup], and each darwin or linux
+// override of them that exists. Integrating adds version = 1 and name
+// (the app requires both) only where absent, and gives a table without a
+// script custody's (a [setup] or [cleanup] table is added, or the key put
+// under its header). custody's line goes into a script as codexInsertAt
+// says, by inserting bytes only; every comment, the app's [[actions]], the
+// person's lines and every other byte are kept exactly. Applied to its own
+// output it changes nothing; CodexRemove applied to CodexMerge's output
+// gives back the input's bytes. src empty (a missing file) gives a whole
 // file. An error wraps ErrCodexEnvironment; then nothing may be written.
 //
 // The edit is checked before it is returned: the new file must decode to
-// exactly the old file's values plus the keys added, or it is an error.
-func EditCodexEnvironment(src []byte, name string) (CodexResult, error) {
+// exactly the old file's values with custody's scripts put in or taken
+// out, or it is an error.
+func EditCodexEnvironment(src []byte, name string, mode CodexMode) (CodexResult, error) {
 	name = strings.ToValidUTF8(name, "\uFFFD") // TOML text is UTF-8
 	var before map[string]any
 	if err := toml.Unmarshal(src, &before); err != nil {
+		if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
+			return CodexResult{}, fmt.Errorf("%w: it begins with a byte order mark, which TOML does not allow (save it as UTF-8 without one)", ErrCodexEnvironment)
+		}
 		return CodexResult{}, fmt.Errorf("%w: it is not valid TOML: %w", ErrCodexEnvironment, err)
 	}
 	if !utf8.Valid(src) {
 		return CodexResult{}, fmt.Errorf("%w: it is not valid UTF-8", ErrCodexEnvironment)
 	}
+	if err := codexShape(before); err != nil {
+		return CodexResult{}, err
+	}
 	sc, err := scanCodex(src)
 	if err != nil {
 		return CodexResult{}, err
 	}
-	eol := "\n"
+	e := &codexEditor{src: src, sc: sc, mode: mode, eol: "\n", want: codexCopy(before)}
 	if bytes.Contains(src, []byte("\r\n")) {
-		eol = "\r\n"
+		e.eol = "\r\n"
 	}
-	var res CodexResult
-	insert := func(at int, lines ...string) {
-		text := strings.Join(lines, eol) + eol
-		if at > 0 && src[at-1] != '\n' {
-			text = eol + text
+	if mode != CodexRemove {
+		e.rootKeys(name)
+	}
+	for _, kind := range []string{"setup", "cleanup"} {
+		for _, p := range codexManaged {
+			table := kind
+			if p != "" {
+				table += "." + p
+			}
+			if err := e.table(kind, table); err != nil {
+				return CodexResult{}, err
+			}
 		}
-		res.Edits = append(res.Edits, CodexEdit{Offset: at, New: text})
+		if s := sc.scripts[kind+".win32"]; s != nil {
+			e.res.Keys = append(e.res.Keys, CodexKey{Key: kind + ".win32.script", Table: kind + ".win32", Outcome: "unmanaged", Value: s.value})
+		}
 	}
+	e.finishTail()
+	e.res.Out = applyEdits(src, e.res.Edits)
+	if err := checkCodexEdit(e.res.Out, e.want); err != nil {
+		return CodexResult{}, err
+	}
+	return e.res, nil
+}
 
-	// Root keys go after the last root key, else before the first table
-	// (above the comment lines right over it), else at the end.
+// codexEditor gathers one edit of environment.toml: the byte edits, what
+// happened at each key, and what the file must decode to afterwards.
+type codexEditor struct {
+	src  []byte
+	sc   codexScan
+	mode CodexMode
+	eol  string
+	res  CodexResult
+	want map[string]any
+	// tail is what goes at the end of the file, as one insertion.
+	tail []string
+}
+
+// insert adds lines (each ended by the file's line end) at offset at,
+// starting a new line first when at is not at a line start.
+func (e *codexEditor) insert(at int, lines ...string) {
+	text := strings.Join(lines, e.eol) + e.eol
+	if at > 0 && e.src[at-1] != '\n' {
+		text = e.eol + text
+	}
+	e.res.Edits = append(e.res.Edits, CodexEdit{Offset: at, New: text})
+}
+
+// rootKeys adds version and name where absent: after the last root key,
+// else before the first table (above the comment lines right over it),
+// else at the end.
+func (e *codexEditor) rootKeys(name string) {
 	var root []string
-	want := map[string]any{}
 	for _, k := range []struct{ key, line, value string }{
 		{"version", "version = 1", "1"},
 		{"name", "name = " + tomlString(name), name},
 	} {
-		if sc.rootKeys[k.key] {
-			res.Keys = append(res.Keys, CodexKey{Key: k.key, Outcome: "kept", Value: sc.rootValue[k.key]})
+		if e.sc.rootKeys[k.key] {
+			e.res.Keys = append(e.res.Keys, CodexKey{Key: k.key, Outcome: "kept", Value: e.sc.rootValue[k.key]})
 			continue
 		}
 		root = append(root, k.line)
 		if k.key == "version" {
-			want[k.key] = int64(1)
+			e.want[k.key] = int64(1)
 		} else {
-			want[k.key] = name
+			e.want[k.key] = name
 		}
-		res.Keys = append(res.Keys, CodexKey{Key: k.key, Outcome: "added", Value: k.value})
+		e.res.Keys = append(e.res.Keys, CodexKey{Key: k.key, Outcome: "added", Value: k.value})
 	}
-	// What goes at the end of the file is one insertion: root keys there
-	// (a file with no table), then any table custody adds.
-	var tail []string
-	if len(root) > 0 {
-		at := len(src)
-		switch {
-		case sc.lastRootEnd >= 0:
-			at = sc.lastRootEnd
-		case sc.firstHeader >= 0:
-			at = aboveComments(src, sc.firstHeader)
-		}
-		if at == len(src) {
-			tail = append(tail, root...)
-		} else {
-			insert(at, root...)
-		}
+	if len(root) == 0 {
+		return
 	}
+	at := len(e.src)
+	switch {
+	case e.sc.lastRootEnd >= 0:
+		at = e.sc.lastRootEnd
+	case e.sc.firstHeader >= 0:
+		at = aboveComments(e.src, e.sc.firstHeader)
+	}
+	if at == len(e.src) {
+		e.tail = append(e.tail, root...)
+	} else {
+		e.insert(at, root...)
+	}
+}
 
-	var appended []string
-	for _, t := range []struct{ table, script string }{{"setup", CodexSetupScript}, {"cleanup", CodexCleanupScript}} {
-		key := t.table + ".script"
-		tb := sc.tables[t.table]
-		line := "script = " + tomlString(t.script)
-		switch {
-		case tb == nil || !tb.defined:
-			appended = append(appended, "", "["+t.table+"]", line)
-			want[t.table] = map[string]any{"script": t.script}
-		case tb.array:
-			return CodexResult{}, fmt.Errorf("%w: %s is not a table (custody edits only a [%s] table's script)", ErrCodexEnvironment, t.table, t.table)
-		case tb.script != nil && tb.scriptString && tb.scriptValue == t.script:
-			res.Keys = append(res.Keys, CodexKey{Key: key, Outcome: "current", Value: t.script})
-			continue
-		case tb.script != nil && tb.scriptString && strings.TrimSpace(tb.scriptValue) == "":
-			// An empty script runs nothing: there is no command of the
-			// person's to keep, so custody's takes its place.
-			raw := string(src[tb.scriptRaw.Offset : tb.scriptRaw.Offset+tb.scriptRaw.Length])
-			res.Edits = append(res.Edits, CodexEdit{Offset: int(tb.scriptRaw.Offset), Old: raw, New: tomlString(t.script)})
-			want[t.table] = map[string]any{"script": t.script}
-		case tb.script != nil && tb.scriptString && codexEarlier(t.table, tb.scriptValue):
-			// An earlier custody's own script: custody's still, brought
-			// up to date in place.
-			raw := string(src[tb.scriptRaw.Offset : tb.scriptRaw.Offset+tb.scriptRaw.Length])
-			res.Edits = append(res.Edits, CodexEdit{Offset: int(tb.scriptRaw.Offset), Old: raw, New: tomlString(t.script)})
-			want[t.table] = map[string]any{"script": t.script}
-			res.Keys = append(res.Keys, CodexKey{Key: key, Outcome: "upgraded", Value: t.script})
-			continue
-		case tb.script != nil:
-			v := ""
-			if tb.scriptString {
-				v = tb.scriptValue
-			}
-			res.Keys = append(res.Keys, CodexKey{Key: key, Outcome: "kept", Value: v})
-			continue
-		case tb.header:
-			insert(tb.headerEnd, line)
-			want[t.table] = map[string]any{"script": t.script}
-		default:
-			return CodexResult{}, fmt.Errorf("%w: [%s] is written as dotted keys or an inline table without a script; custody adds its script only under a [%s] header (add script = %s there, or give the table its own header)",
-				ErrCodexEnvironment, t.table, t.table, tomlString(t.script))
-		}
-		res.Keys = append(res.Keys, CodexKey{Key: key, Outcome: "added", Value: t.script})
-	}
-	tail = append(tail, appended...)
-	if len(tail) > 0 && tail[0] == "" && len(bytes.TrimSpace(src)) == 0 {
+// finishTail makes the insertion at the end of the file.
+func (e *codexEditor) finishTail() {
+	tail := e.tail
+	if len(tail) > 0 && tail[0] == "" && len(bytes.TrimSpace(e.src)) == 0 {
 		tail = tail[1:] // no blank line at the top of a new file
 	}
 	if len(tail) > 0 {
-		insert(len(src), tail...)
+		e.insert(len(e.src), tail...)
 	}
-	res.Out = applyEdits(src, res.Edits)
-	if err := checkCodexEdit(before, res.Out, want); err != nil {
-		return CodexResult{}, err
-	}
-	return res, nil
 }
 
-// scanCodex walks the top-level expressions of src.
-func scanCodex(src []byte) (codexScan, error) {
-	sc := codexScan{rootKeys: map[string]bool{}, rootValue: map[string]string{}, tables: map[string]*codexTable{}, firstHeader: -1, lastRootEnd: -1}
-	table := func(name string) *codexTable {
-		if sc.tables[name] == nil {
-			sc.tables[name] = &codexTable{}
+// table edits one co-managed table's script.
+func (e *codexEditor) table(kind, table string) error {
+	s := e.sc.scripts[table]
+	base := table == kind
+	key := table + ".script"
+	path := append(strings.Split(table, "."), "script")
+	line := codexLine(kind)
+	if e.mode == CodexRemove {
+		if s != nil {
+			e.remove(kind, table, s)
 		}
-		return sc.tables[name]
+		return nil
 	}
-	p := unstable.Parser{KeepComments: true}
-	p.Reset(src)
-	var current []string
-	for p.NextExpression() {
-		n := p.Expression()
-		switch n.Kind {
-		case unstable.Table, unstable.ArrayTable:
-			keys, last := keyParts(n.Key())
-			if sc.firstHeader < 0 {
-				sc.firstHeader = lineStart(src, int(last.Raw.Offset))
+	switch {
+	case s == nil && !base:
+		return nil // no override: the base script runs there
+	case s == nil:
+		return e.addBase(kind)
+	case codexRunsLine(s.value, line):
+		e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "current", Value: s.value})
+	case codexEarlier(kind, s.value):
+		// An earlier custody's own script: custody's still, brought up to
+		// date in place.
+		raw := e.raw(s.raw)
+		e.res.Edits = append(e.res.Edits, CodexEdit{Offset: int(s.raw.Offset), Old: raw, New: tomlString(line)})
+		codexSet(e.want, path, line)
+		e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "upgraded", Value: line})
+	case strings.TrimSpace(s.value) == "":
+		// An empty script runs nothing: there is no command of the
+		// person's to keep, so custody's takes its place.
+		merged := e.merge(path, s, line)
+		e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "added", Value: merged})
+	case e.mode == CodexMerge:
+		merged := e.merge(path, s, line)
+		e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "merged", Value: merged})
+	default:
+		f, _ := codexForm(e.raw(s.raw))
+		e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "own", Value: s.value, Merged: codexMerged(s.value, line, f.multiLine)})
+	}
+	return nil
+}
+
+// raw is the source text of r.
+func (e *codexEditor) raw(r unstable.Range) string {
+	return string(e.src[r.Offset : r.Offset+r.Length])
+}
+
+// merge inserts custody's line into the string s and returns the script it
+// makes.
+func (e *codexEditor) merge(path []string, s *codexScript, line string) string {
+	raw := e.raw(s.raw)
+	f, _ := codexForm(raw)
+	start, end := codexContent(raw, f)
+	eol := e.eol
+	switch content := raw[start:end]; {
+	case strings.Contains(content, "\r\n"):
+		eol = "\r\n"
+	case strings.Contains(content, "\n"):
+		eol = "\n"
+	}
+	at, text := codexInsertAt(raw, f, line, eol)
+	e.res.Edits = append(e.res.Edits, CodexEdit{Offset: int(s.raw.Offset) + at, New: text})
+	merged := codexMerged(s.value, line, f.multiLine)
+	codexSet(e.want, path, merged)
+	return merged
+}
+
+// addBase gives a [setup] or [cleanup] table without a script custody's:
+// under its own header, or as a new table at the end of the file when it
+// has no header (it is absent, or only its overrides' headers imply it).
+func (e *codexEditor) addBase(kind string) error {
+	line := codexLine(kind)
+	kv := "script = " + tomlString(line)
+	b := e.sc.base[kind]
+	switch {
+	case b.header:
+		e.insert(b.headerEnd, kv)
+	case b.direct:
+		return fmt.Errorf("%w: [%s] is written as dotted keys or an inline table without a script; custody adds its script only under a [%s] header (add script = %s there, or give the table its own header)",
+			ErrCodexEnvironment, kind, kind, tomlString(line))
+	default:
+		e.tail = append(e.tail, "", "["+kind+"]"+codexAddedMark, kv)
+	}
+	codexSet(e.want, []string{kind, "script"}, line)
+	e.res.Keys = append(e.res.Keys, CodexKey{Key: kind + ".script", Table: kind, Outcome: "added", Value: line})
+	return nil
+}
+
+// remove takes custody's line out of one table's script. A table that
+// holds nothing but custody's script under its own header is deleted
+// whole with the blank line above it: a [setup] or [cleanup] table
+// integrate added (its header carries codexAddedMark), or a darwin or
+// linux override (custody never adds one: cut, it would be blank, which
+// custody refuses to read). Any other custody line is cut out of its
+// string as codexCut says. An override whose script is custody's line
+// alone, in another shape, keeps it ("kept").
+func (e *codexEditor) remove(kind, table string, s *codexScript) {
+	key := table + ".script"
+	path := append(strings.Split(table, "."), "script")
+	line := codexLine(kind)
+	if !codexRunsLine(s.value, line) && codexEarlier(kind, s.value) {
+		line = s.value
+	}
+	if !codexRunsLine(s.value, line) {
+		e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "absent", Value: s.value})
+		return
+	}
+	rest, _ := codexUnmerged(s.value, line)
+	if strings.TrimSpace(rest) == "" {
+		mark := ""
+		if table == kind {
+			mark = codexAddedMark
+		}
+		from, to, ok := e.wholeTable(table, mark, s)
+		if !ok && table != kind {
+			e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "kept", Value: s.value})
+			return
+		}
+		if ok {
+			e.res.Edits = append(e.res.Edits, CodexEdit{Offset: from, Old: string(e.src[from:to])})
+			codexDelete(e.want, path)
+			if t, _ := codexGet(e.want, path[:len(path)-1]).(map[string]any); t != nil && len(t) == 0 {
+				codexDelete(e.want, path[:len(path)-1])
 			}
-			current = keys
-			sc.rootKeys[keys[0]] = true
-			if t := codexTableName(keys); t != "" {
-				tb := table(t)
-				tb.defined = true
-				if n.Kind == unstable.ArrayTable && len(keys) == 1 {
-					tb.array = true
-				}
-				if n.Kind == unstable.Table && len(keys) == 1 {
-					tb.header = true
-					tb.headerEnd = lineEnd(src, int(last.Raw.Offset+last.Raw.Length))
-				}
-			}
-		case unstable.KeyValue:
-			keys, _ := keyParts(n.Key())
-			full := append(append([]string{}, current...), keys...)
-			v := n.Value()
-			if len(current) == 0 {
-				sc.rootKeys[keys[0]] = true
-				if len(keys) == 1 && (v.Kind == unstable.String || v.Kind == unstable.Integer) {
-					sc.rootValue[keys[0]] = string(v.Data)
-				}
-				sc.lastRootEnd = lineEnd(src, int(n.Raw.Offset+n.Raw.Length))
-			}
-			t := codexTableName(full)
-			if t == "" {
-				continue
-			}
-			tb := table(t)
-			tb.defined = true
-			switch {
-			case len(full) == 1 && v.Kind != unstable.InlineTable:
-				tb.array = true // setup = "…": not a table
-			case len(full) == 1:
-				inlineScript(tb, v)
-			case len(full) == 2 && full[1] == "script":
-				setScript(tb, v)
-			}
+			e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "removed"})
+			return
 		}
 	}
-	if err := p.Error(); err != nil {
-		return codexScan{}, fmt.Errorf("%w: it is not valid TOML: %w", ErrCodexEnvironment, err)
+	raw := e.raw(s.raw)
+	f, _ := codexForm(raw)
+	start, end := codexContent(raw, f)
+	from, to, ok := codexCut(raw[start:end], line)
+	if !ok {
+		// The line is there once decoded, but not as raw bytes custody
+		// can cut (escapes): left as it is.
+		e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "kept", Value: s.value})
+		return
 	}
-	return sc, nil
+	off := int(s.raw.Offset) + start
+	e.res.Edits = append(e.res.Edits, CodexEdit{Offset: off + from, Old: raw[start+from : start+to]})
+	codexSet(e.want, path, rest)
+	e.res.Keys = append(e.res.Keys, CodexKey{Key: key, Table: table, Outcome: "removed", Value: rest})
 }
 
-// codexTableName is "setup" or "cleanup" when keys lie in that table.
-func codexTableName(keys []string) string {
-	if len(keys) > 0 && (keys[0] == "setup" || keys[0] == "cleanup") {
-		return keys[0]
+// wholeTable finds a table that is its header line, exactly [table] and
+// mark, and its script line, exactly script = "<custody's value>", and
+// nothing else: the bytes to delete (with the blank line above it, when
+// there is one).
+func (e *codexEditor) wholeTable(table, mark string, s *codexScript) (from, to int, ok bool) {
+	b := e.sc.base[table]
+	if b == nil || !b.header || !s.top || int(s.kv.Offset) != b.headerEnd {
+		return 0, 0, false
 	}
-	return ""
+	eol := "\n"
+	if bytes.HasSuffix(e.src[:b.headerEnd], []byte("\r\n")) {
+		eol = "\r\n"
+	}
+	kv := "script = " + tomlString(s.value)
+	to = b.headerEnd + len(kv)
+	switch {
+	case to > len(e.src) || string(e.src[b.headerEnd:to]) != kv:
+		return 0, 0, false
+	case strings.HasPrefix(string(e.src[to:]), eol):
+		to += len(eol)
+	case to != len(e.src):
+		return 0, 0, false
+	}
+	if string(e.src[b.headerLine:b.headerEnd]) != "["+table+"]"+mark+eol {
+		return 0, 0, false
+	}
+	if next, more := e.sc.nextExpr(int(s.kv.Offset)); more && next == unstable.KeyValue {
+		return 0, 0, false
+	}
+	from = b.headerLine
+	if blank := from - len(eol); blank >= 0 && string(e.src[blank:from]) == eol && (blank == 0 || e.src[blank-1] == '\n') {
+		from = blank
+	}
+	return from, to, true
 }
 
-// inlineScript records the script key of an inline table value.
-func inlineScript(tb *codexTable, v *unstable.Node) {
-	it := v.Children()
-	for it.Next() {
-		kv := it.Node()
-		if kv.Kind != unstable.KeyValue {
-			continue
+// codexGet is the value at path in doc, or nil.
+func codexGet(doc map[string]any, path []string) any {
+	var v any = doc
+	for _, k := range path {
+		t, ok := v.(map[string]any)
+		if !ok {
+			return nil
 		}
-		if keys, _ := keyParts(kv.Key()); len(keys) == 1 && keys[0] == "script" {
-			setScript(tb, kv.Value())
+		v = t[k]
+	}
+	return v
+}
+
+// codexCopy copies a decoded document, tables deeply.
+func codexCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if t, ok := v.(map[string]any); ok {
+			v = codexCopy(t)
 		}
+		out[k] = v
 	}
+	return out
 }
 
-// setScript records the value node of a script key.
-func setScript(tb *codexTable, v *unstable.Node) {
-	tb.script = v
-	tb.scriptRaw = v.Raw
-	tb.scriptString = v.Kind == unstable.String
-	if tb.scriptString {
-		tb.scriptValue = string(v.Data)
+// codexSet sets the string at path in doc, making tables on the way.
+func codexSet(doc map[string]any, path []string, v string) {
+	for _, k := range path[:len(path)-1] {
+		t, ok := doc[k].(map[string]any)
+		if !ok {
+			t = map[string]any{}
+			doc[k] = t
+		}
+		doc = t
 	}
+	doc[path[len(path)-1]] = v
 }
 
-// keyParts returns a key's decoded parts and its last part's node.
-func keyParts(it unstable.Iterator) ([]string, *unstable.Node) {
-	var parts []string
-	var last *unstable.Node
-	for it.Next() {
-		last = it.Node()
-		parts = append(parts, string(last.Data))
+// codexDelete deletes the key at path in doc.
+func codexDelete(doc map[string]any, path []string) {
+	for _, k := range path[:len(path)-1] {
+		t, ok := doc[k].(map[string]any)
+		if !ok {
+			return
+		}
+		doc = t
 	}
-	return parts, last
+	delete(doc, path[len(path)-1])
 }
 
 // lineStart is the offset of the start of the line holding offset at.
@@ -389,38 +569,39 @@ func applyEdits(src []byte, edits []CodexEdit) []byte {
 	return out.Bytes()
 }
 
-// checkCodexEdit requires out to decode to before with exactly want's keys
-// set (a table in want merged one level deep).
-func checkCodexEdit(before map[string]any, out []byte, want map[string]any) error {
+// checkCodexEdit requires out to decode to exactly want: the old file's
+// values with custody's scripts put in or taken out. A multi-line string's
+// line ends decode as written, so strings compare with CRLF read as LF.
+func checkCodexEdit(out []byte, want map[string]any) error {
 	var after map[string]any
 	if err := toml.Unmarshal(out, &after); err != nil {
 		return fmt.Errorf("%w: custody's edit would not be valid TOML (%w); nothing was written", ErrCodexEnvironment, err)
 	}
-	expect := map[string]any{}
-	for k, v := range before {
-		expect[k] = v
-	}
-	for k, v := range want {
-		sub, ok := v.(map[string]any)
-		if !ok {
-			expect[k] = v
-			continue
-		}
-		merged := map[string]any{}
-		if old, ok := expect[k].(map[string]any); ok {
-			for ok, ov := range old {
-				merged[ok] = ov
-			}
-		}
-		for sk, sv := range sub {
-			merged[sk] = sv
-		}
-		expect[k] = merged
-	}
-	if !reflect.DeepEqual(after, expect) {
-		return fmt.Errorf("%w: custody's edit would change more than its own keys; nothing was written", ErrCodexEnvironment)
+	if !reflect.DeepEqual(codexLF(after), codexLF(want)) {
+		return fmt.Errorf("%w: custody's edit would change more than its own lines; nothing was written", ErrCodexEnvironment)
 	}
 	return nil
+}
+
+// codexLF is v with every CRLF in its strings read as LF.
+func codexLF(v any) any {
+	switch v := v.(type) {
+	case string:
+		return strings.ReplaceAll(v, "\r\n", "\n")
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = codexLF(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = codexLF(e)
+		}
+		return out
+	}
+	return v
 }
 
 // tomlString renders s as a TOML basic string.

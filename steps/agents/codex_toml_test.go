@@ -35,52 +35,50 @@ command = "npm test"
 func TestEditCodexEnvironment(t *testing.T) {
 	t.Parallel()
 	setup := `script = "custody adopt --if-needed && custody resource ensure"`
+	mark := codexAddedMark
 	cleanup := `script = "custody teardown"`
 	cases := []struct {
 		name, src, want string
 		keys            []string // outcome per key: version, name, setup.script, cleanup.script
 	}{
 		{name: "missing file", src: "",
-			want: "version = 1\nname = \"shop\"\n\n[setup]\n" + setup + "\n\n[cleanup]\n" + cleanup + "\n",
+			want: "version = 1\nname = \"shop\"\n\n[setup]" + mark + "\n" + setup + "\n\n[cleanup]" + mark + "\n" + cleanup + "\n",
 			keys: []string{"added", "added", "added", "added"}},
 		{name: "app file with a person's setup", src: codexAppFile,
-			want: codexAppFile + "\n[cleanup]\n" + cleanup + "\n",
-			keys: []string{"kept", "kept", "kept", "added"}},
+			want: codexAppFile + "\n[cleanup]" + mark + "\n" + cleanup + "\n",
+			keys: []string{"kept", "kept", "own", "added"}},
 		{name: "empty setup script is filled in place", src: "version = 2\nname = \"x\"\n[setup]\nscript = \"\" # none\n[cleanup]\nscript = 'make clean'\n",
 			want: "version = 2\nname = \"x\"\n[setup]\n" + setup + " # none\n[cleanup]\nscript = 'make clean'\n",
-			keys: []string{"kept", "kept", "added", "kept"}},
+			keys: []string{"kept", "kept", "added", "own"}},
 		{name: "header without script gets it under the header", src: "version = 1\nname = \"x\"\n[cleanup] # mine\nenv = 1\n",
-			want: "version = 1\nname = \"x\"\n[cleanup] # mine\n" + cleanup + "\nenv = 1\n\n[setup]\n" + setup + "\n",
+			want: "version = 1\nname = \"x\"\n[cleanup] # mine\n" + cleanup + "\nenv = 1\n\n[setup]" + mark + "\n" + setup + "\n",
 			keys: []string{"kept", "kept", "added", "added"}},
 		{name: "no root keys: they go above the first table and its comment", src: "# top\n\n# the actions\n[[actions]]\nname = \"Run\"\n",
-			want: "# top\n\nversion = 1\nname = \"shop\"\n# the actions\n[[actions]]\nname = \"Run\"\n\n[setup]\n" + setup + "\n\n[cleanup]\n" + cleanup + "\n",
+			want: "# top\n\nversion = 1\nname = \"shop\"\n# the actions\n[[actions]]\nname = \"Run\"\n\n[setup]" + mark + "\n" + setup + "\n\n[cleanup]" + mark + "\n" + cleanup + "\n",
 			keys: []string{"added", "added", "added", "added"}},
 		{name: "only name missing, no final newline", src: "version = 1",
-			want: "version = 1\nname = \"shop\"\n\n[setup]\n" + setup + "\n\n[cleanup]\n" + cleanup + "\n",
+			want: "version = 1\nname = \"shop\"\n\n[setup]" + mark + "\n" + setup + "\n\n[cleanup]" + mark + "\n" + cleanup + "\n",
 			keys: []string{"kept", "added", "added", "added"}},
 		{name: "crlf file stays crlf", src: "version = 1\r\nname = \"x\"\r\n[setup]\r\n" + setup + "\r\n",
-			want: "version = 1\r\nname = \"x\"\r\n[setup]\r\n" + setup + "\r\n\r\n[cleanup]\r\n" + cleanup + "\r\n",
+			want: "version = 1\r\nname = \"x\"\r\n[setup]\r\n" + setup + "\r\n\r\n[cleanup]" + mark + "\r\n" + cleanup + "\r\n",
 			keys: []string{"kept", "kept", "current", "added"}},
 		{name: "dotted and inline forms are read", src: "version = 1\nname = \"x\"\nsetup.script = \"custody adopt --if-needed && custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
 			want: "version = 1\nname = \"x\"\nsetup.script = \"custody adopt --if-needed && custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
-			keys: []string{"kept", "kept", "current", "kept"}},
+			keys: []string{"kept", "kept", "current", "own"}},
 		{name: "an earlier custody's setup is upgraded in place, in any quoting", src: "version = 1\nname = \"x\"\n[setup]\nscript = 'custody resource ensure' # custody's\n[cleanup]\n" + cleanup + "\n",
 			want: "version = 1\nname = \"x\"\n[setup]\n" + setup + " # custody's\n[cleanup]\n" + cleanup + "\n",
 			keys: []string{"kept", "kept", "upgraded", "current"}},
 		{name: "an earlier custody's dotted setup is upgraded in place", src: "version = 1\nname = \"x\"\nsetup.script = \"custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
 			want: "version = 1\nname = \"x\"\nsetup.script = \"custody adopt --if-needed && custody resource ensure\"\ncleanup = { script = \"rm -rf tmp\" }\n",
-			keys: []string{"kept", "kept", "upgraded", "kept"}},
+			keys: []string{"kept", "kept", "upgraded", "own"}},
 		{name: "a value near custody's earlier one is the person's", src: "version = 1\nname = \"x\"\n[setup]\nscript = \"custody resource ensure \"\n[cleanup]\nscript = \"custody resource ensure\"\n",
 			want: "version = 1\nname = \"x\"\n[setup]\nscript = \"custody resource ensure \"\n[cleanup]\nscript = \"custody resource ensure\"\n",
-			keys: []string{"kept", "kept", "kept", "kept"}},
-		{name: "a script that is not a string is the person's", src: "version = 1\nname = \"x\"\n[setup]\nscript = ['a']\n[cleanup]\nscript = \"custody teardown\"\n",
-			want: "version = 1\nname = \"x\"\n[setup]\nscript = ['a']\n[cleanup]\nscript = \"custody teardown\"\n",
-			keys: []string{"kept", "kept", "kept", "current"}},
+			keys: []string{"kept", "kept", "own", "own"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := EditCodexEnvironment([]byte(c.src), "shop")
+			res, err := EditCodexEnvironment([]byte(c.src), "shop", CodexIntegrate)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +92,7 @@ func TestEditCodexEnvironment(t *testing.T) {
 			if diff := cmp.Diff(c.keys, got); diff != "" {
 				t.Errorf("key outcomes (-want +got):\n%s\n%+v", diff, res.Keys)
 			}
-			again, err := EditCodexEnvironment(res.Out, "shop")
+			again, err := EditCodexEnvironment(res.Out, "shop", CodexIntegrate)
 			if err != nil {
 				t.Fatalf("editing custody's own output: %v", err)
 			}
@@ -109,7 +107,7 @@ func TestEditCodexEnvironment(t *testing.T) {
 // byte; custody's edit only inserts.
 func TestEditCodexEnvironmentKeepsEveryByte(t *testing.T) {
 	t.Parallel()
-	res, err := EditCodexEnvironment([]byte(codexAppFile), "other")
+	res, err := EditCodexEnvironment([]byte(codexAppFile), "other", CodexIntegrate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,10 +136,23 @@ func TestEditCodexEnvironmentRefuses(t *testing.T) {
 		"dotted without script": "setup.env = 1\n",
 		"inline without script": "cleanup = { env = 1 }\n",
 		"not utf-8":             "version = 1\n# \xff\n",
+		"script not a string":   "[setup]\nscript = ['a']\n",
+		"script an integer":     "cleanup.script = 1\n",
+		"override not a table":  "[setup]\nscript = 'a'\nlinux = 'b'\n",
+		"override array":        "[setup]\nscript = 'a'\n[[setup.linux]]\nscript = 'b'\n",
+		"win32 override string": "[cleanup]\nscript = 'a'\nwin32 = 'b'\n",
+		"override no script":    "[setup]\nscript = 'a'\n[setup.darwin]\nenv = 1\n",
+		"override blank script": "[setup]\nscript = 'a'\n[setup.linux]\nscript = '  '\n",
+		"override script array": "[setup.linux]\nscript = ['b']\n",
+		"byte order mark":       "\xef\xbb\xbfversion = 1\n",
+		"nul byte":              "version = 1\n# a\x00b\n",
+		"bare carriage return":  "version = 1\rname = 'x'\n",
+		"duplicate override":    "[setup.linux]\nscript = 'a'\n[setup.linux]\nscript = 'b'\n",
+		"setup an integer":      "setup = 3\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := EditCodexEnvironment([]byte(src), "shop")
+			_, err := EditCodexEnvironment([]byte(src), "shop", CodexIntegrate)
 			if !errors.Is(err, ErrCodexEnvironment) {
 				t.Fatalf("want ErrCodexEnvironment, got %v", err)
 			}
@@ -166,12 +177,12 @@ func TestTOMLString(t *testing.T) {
 // changes only custody's keys, undoing its edits gives back the input
 // exactly, and editing the output again changes nothing.
 func FuzzEditCodexEnvironment(f *testing.F) {
-	for _, s := range []string{"", codexAppFile, "version = 1\n[setup]\nscript = \"\"\n", "[cleanup]\r\nx = 1", "setup.script = 'a'\n", "# c\n[[actions]]\nname = 'a'\n", "[setup]\nscript = 'custody resource ensure' # old\n"} {
+	for _, s := range []string{"", codexAppFile, "[setup.linux]\nscript = '''\n#!/bin/sh\nmake\n'''\n", "setup = { script = 'a', darwin = { script = \"b\\nc\" } }\r\n[cleanup]\r\nscript = \"\"\"\r\nx\r\n\"\"\"\r\n", "version = 1\n[setup]\nscript = \"\"\n", "[cleanup]\r\nx = 1", "setup.script = 'a'\n", "# c\n[[actions]]\nname = 'a'\n", "[setup]\nscript = 'custody resource ensure' # old\n"} {
 		f.Add([]byte(s), "shop")
 	}
 	f.Add([]byte(""), "q\"uo\\te\n\xff")
 	f.Fuzz(func(t *testing.T, src []byte, name string) {
-		res, err := EditCodexEnvironment(src, name)
+		res, err := EditCodexEnvironment(src, name, CodexIntegrate)
 		if err != nil {
 			if !errors.Is(err, ErrCodexEnvironment) {
 				t.Fatalf("an error that is not ErrCodexEnvironment: %v", err)
@@ -181,7 +192,7 @@ func FuzzEditCodexEnvironment(f *testing.F) {
 		if undone := undoEdits(res.Out, res.Edits); !bytes.Equal(undone, src) {
 			t.Fatalf("undoing the edits does not give the input back:\n%q\n%q", src, undone)
 		}
-		again, err := EditCodexEnvironment(res.Out, name)
+		again, err := EditCodexEnvironment(res.Out, name, CodexIntegrate)
 		if err != nil {
 			t.Fatalf("custody's own output is refused: %v\n%q", err, res.Out)
 		}
@@ -200,7 +211,48 @@ func FuzzEditCodexEnvironment(f *testing.F) {
 		if doc.Version == nil || doc.Name == nil || doc.Setup["script"] == nil || doc.Cleanup["script"] == nil {
 			t.Fatalf("a key custody writes is missing: %+v\n%q", doc, res.Out)
 		}
+		codexFuzzMergeRemove(t, src, name)
 	})
+}
+
+// codexFuzzMergeRemove: --merge only inserts and is idempotent; --remove
+// after it leaves no custody line in any co-managed script, is
+// idempotent, and gives back src exactly when src had none of custody's
+// text, its version and name, and custody put no key under a header of
+// the person's.
+func codexFuzzMergeRemove(t *testing.T, src []byte, name string) {
+	m, err := EditCodexEnvironment(src, name, CodexMerge)
+	if err != nil {
+		t.Fatalf("integrate accepted the file, merge did not: %v", err)
+	}
+	if undone := undoEdits(m.Out, m.Edits); !bytes.Equal(undone, src) {
+		t.Fatalf("undoing the merge does not give the input back:\n%q\n%q", src, undone)
+	}
+	if again, err := EditCodexEnvironment(m.Out, name, CodexMerge); err != nil || len(again.Edits) != 0 {
+		t.Fatalf("a second merge changed the file (%v):\n%q", err, m.Out)
+	}
+	r, err := EditCodexEnvironment(m.Out, name, CodexRemove)
+	if err != nil {
+		t.Fatalf("remove refused merge's output: %v\n%q", err, m.Out)
+	}
+	for _, k := range r.Keys {
+		if k.Outcome == "kept" && k.Table != "" {
+			t.Fatalf("remove kept custody's line in %s:\n%q", k.Table, m.Out)
+		}
+	}
+	if again, err := EditCodexEnvironment(r.Out, name, CodexRemove); err != nil || len(again.Edits) != 0 {
+		t.Fatalf("a second remove changed the file (%v):\n%q", err, r.Out)
+	}
+	underHeader := false
+	for _, e := range m.Edits {
+		underHeader = underHeader || strings.HasPrefix(strings.TrimLeft(e.New, "\r\n"), "script = ")
+	}
+	for _, k := range m.Keys {
+		underHeader = underHeader || k.Table == "" && k.Outcome == "added" // version, name: they stay
+	}
+	if !bytes.Contains(src, []byte("custody")) && !underHeader && !bytes.Equal(r.Out, src) {
+		t.Fatalf("merge then remove does not give the input back:\n%q\n%q", src, r.Out)
+	}
 }
 
 // undoEdits reverses edits made to src, giving the input back.

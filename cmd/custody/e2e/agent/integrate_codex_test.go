@@ -119,8 +119,11 @@ func TestCodexScriptsRunFromTheFile(t *testing.T) {
 }
 
 // TestCodexKeepsThePersonsFile: a customised cleanup script, comments and
-// the app's actions survive byte for byte; setup is added; a second run
-// changes no byte and does not even replace the file.
+// the app's actions survive byte for byte; setup is added; the person's
+// cleanup is named as running without custody (exit 3); a second run
+// changes no byte and does not even replace the file. With --merge the
+// cleanup script, run as the app runs it, destroys the tree's resources
+// and still runs the person's line; --remove gives back the file.
 func TestCodexKeepsThePersonsFile(t *testing.T) {
 	t.Parallel()
 	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", ""), fixtures.Options{})
@@ -135,15 +138,15 @@ func TestCodexKeepsThePersonsFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(app), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res := clitest.DecodeResult[agents.IntegrateCodexResult](t, clitest.MustCustody(t, w.R, 0, "integrate", "codex", "--json"), "integrate codex")
-	if !res.Written || res.Created {
+	res := clitest.DecodeResult[agents.IntegrateCodexResult](t, clitest.MustCustody(t, w.R, 3, "integrate", "codex", "--json"), "integrate codex")
+	if !res.Written || res.Created || len(res.Lacking) != 1 || res.Lacking[0] != "cleanup" || res.Refusal == nil || res.Refusal.Code != machine.CodeCodexScriptOwn {
 		t.Fatalf("integrate codex: %+v", res)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := app + "\n[setup]\nscript = \"" + agents.CodexSetupScript + "\"\n"; string(b) != want {
+	if want := app + "\n[setup] # added by custody integrate codex\nscript = \"" + agents.CodexSetupScript + "\"\n"; string(b) != want {
 		t.Fatalf("the file after integrate:\n%s\nwant:\n%s", b, want)
 	}
 	if fi, _ := os.Lstat(path); fi.Mode().Perm() != 0o600 {
@@ -151,15 +154,15 @@ func TestCodexKeepsThePersonsFile(t *testing.T) {
 	}
 
 	before := cxStat(t, path)
-	out := clitest.MustCustody(t, w.R, 0, "integrate", "codex")
-	if !strings.Contains(out.Stdout, "is current; nothing written") || !strings.Contains(out.Stdout, "kept     cleanup.script") {
+	out := clitest.MustCustody(t, w.R, 3, "integrate", "codex")
+	if !strings.Contains(out.Stdout, "is current; nothing written") || !strings.Contains(out.Stdout, "own       cleanup.script") {
 		t.Errorf("a second integrate:\n%s", out)
 	}
 	again, _ := os.ReadFile(path)
 	if string(again) != string(b) || !os.SameFile(before, cxStat(t, path)) {
 		t.Errorf("a second integrate changed or replaced the file")
 	}
-	clitest.MustCustody(t, w.R, 0, "integrate", "codex", "--check")
+	clitest.MustCustody(t, w.R, 1, "integrate", "codex", "--check")
 
 	// The person's cleanup runs instead of custody's: custody never
 	// swapped it for its own.
@@ -167,7 +170,21 @@ func TestCodexKeepsThePersonsFile(t *testing.T) {
 	if sh := cxRun(t, w, made.Path, cleanup); sh.Code != 0 {
 		t.Fatalf("the person's cleanup script failed:\n%s", sh)
 	}
-	w.WantLog(t, "create "+w.Handle(made.ID, "db"), "mine")
+	db := w.Handle(made.ID, "db")
+	w.WantLog(t, "create "+db, "mine")
+
+	// Merged, the cleanup runs custody's line first, then the person's.
+	clitest.MustCustody(t, w.R, 0, "integrate", "codex", "--merge")
+	clitest.MustCustody(t, w.R, 0, "integrate", "codex", "--check")
+	_, cleanup = cxScripts(t, path)
+	if sh := cxRun(t, w, made.Path, cleanup); sh.Code != 0 {
+		t.Fatalf("the merged cleanup script %q failed:\n%s", cleanup, sh)
+	}
+	w.WantLog(t, "create "+db, "mine", "destroy "+db, "mine")
+	clitest.MustCustody(t, w.R, 0, "integrate", "codex", "--remove")
+	if back, _ := os.ReadFile(path); string(back) != app {
+		t.Errorf("--remove does not give back the person's file:\n%s\nwant:\n%s", back, app)
+	}
 }
 
 // TestCodexRefusesWhatItCannotEdit: a malformed file, a symlink and --check
@@ -219,7 +236,7 @@ func TestCodexRefusesWhatItCannotEdit(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = clitest.MustCustody(t, w.R, 1, "integrate", "codex", "--check")
-	if !strings.Contains(res.Stderr, "[codex-environment-stale]: "+path+" lacks what custody writes into it (setup.script, cleanup.script)") {
+	if !strings.Contains(res.Stderr, "[codex-environment-stale]: "+path+" lacks custody's line in setup, cleanup (the app runs those scripts without custody)") {
 		t.Errorf("--check on a stale file:\n%s", res)
 	}
 	if b, _ := os.ReadFile(path); string(b) != "version = 1\nname = \"x\"\n" {
