@@ -528,6 +528,10 @@ func adAdvice(t *testing.T, w adWorld, args []string, code machine.Code, tree st
 			if !strings.Contains(l, "["+string(code)+"]") {
 				continue
 			}
+			// A hook's refusal is one line, its retry after "; next: ".
+			if k := strings.LastIndex(l, "; next: "); strings.HasPrefix(l, "custody hook ") && k >= 0 {
+				return refs[i], l[k+len("; next: "):]
+			}
 			for _, next := range lines[j+1:] {
 				if retry, ok := strings.CutPrefix(next, "\tto retry: "); ok {
 					return refs[i], retry
@@ -535,7 +539,7 @@ func adAdvice(t *testing.T, w adWorld, args []string, code machine.Code, tree st
 			}
 		}
 	}
-	t.Fatalf("custody %s prints no [%s] followed by a \\tto retry: line:\n%s", strings.Join(args, " "), code, hres)
+	t.Fatalf("custody %s prints no [%s] followed by a \\tto retry: line (or, for a hook, ending with its retry):\n%s", strings.Join(args, " "), code, hres)
 	return adJSONRefusal{}, ""
 }
 
