@@ -313,7 +313,7 @@ func ChangeRegistry(ctx context.Context, g *hostio.Git, repo hostio.Repo, args .
 	if token != "" {
 		env = []string{RegistryHeldEnv + "=" + token}
 	}
-	out, err := g.RunCmd(rctx, false, hostio.Cmd{Dir: repo.MainCheckout, Args: append([]string{g.Program()}, args...), Env: env})
+	out, err := g.MutateWithEnv(rctx, repo.MainCheckout, env, args...)
 	if err != nil && ctx.Err() != nil && rctx.Err() != nil {
 		return out, fmt.Errorf("interrupted, and ended %s after the interrupt: %w", InterruptGrace, err)
 	}
