@@ -114,7 +114,7 @@ func TestObserveWritesOnlyWhereDocumented(t *testing.T) {
 }
 
 // writes reports whether call changes something: an os write, an
-// os.OpenFile whose flags write, a write at an offset of an open file, a
+// os.OpenFile or safefile.Open whose flags write, a safefile.Write, a write at an offset of an open file, a
 // git command of gitWrites through scratchGit or RunWith, git run through
 // Mutate, or git's environment made for a command that is no observation
 // (gitEnv(false), g.run(ctx, false, …) or g.runCmd(ctx, false, …)).
@@ -135,6 +135,15 @@ func writes(call *ast.CallExpr) bool {
 				return true
 			}
 			if name == "OpenFile" && len(call.Args) > 1 {
+				return mentions(call.Args[1], "O_WRONLY", "O_RDWR", "O_CREATE", "O_APPEND", "O_TRUNC")
+			}
+			return false
+		}
+		if x, ok := sel.X.(*ast.Ident); ok && x.Name == "safefile" {
+			switch {
+			case name == "Write":
+				return true
+			case name == "Open" && len(call.Args) > 1:
 				return mentions(call.Args[1], "O_WRONLY", "O_RDWR", "O_CREATE", "O_APPEND", "O_TRUNC")
 			}
 			return false
