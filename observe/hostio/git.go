@@ -133,11 +133,11 @@ func gitEnv(observing bool) []string {
 }
 
 func (g *Git) run(ctx context.Context, observing bool, dir string, stdin []byte, args ...string) ([]byte, error) {
-	return g.runCmd(ctx, observing, Cmd{Dir: dir, Args: append([]string{g.Program()}, args...), Stdin: stdin})
+	return g.runCmd(ctx, observing, Cmd{Dir: dir, Args: append([]string{g.program()}, args...), Stdin: stdin})
 }
 
-// Program is the git program.
-func (g *Git) Program() string {
+// program is the git program: Bin, else git on PATH.
+func (g *Git) program() string {
 	if g.Bin == "" {
 		return "git"
 	}
@@ -200,7 +200,7 @@ func (g *Git) ObserveObjects(ctx context.Context, repo Repo, stdin []byte, args 
 	if _, err := os.Lstat(none); !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s exists (custody never makes it), so git cannot be shown an empty index there: remove it", none)
 	}
-	return g.runCmd(ctx, true, Cmd{Dir: repo.MainCheckout, Args: append([]string{g.Program()}, args...), Stdin: stdin, Env: []string{"GIT_INDEX_FILE=" + none}})
+	return g.runCmd(ctx, true, Cmd{Dir: repo.MainCheckout, Args: append([]string{g.program()}, args...), Stdin: stdin, Env: []string{"GIT_INDEX_FILE=" + none}})
 }
 
 // Mutate runs a git command that changes the repository.
@@ -218,7 +218,7 @@ func (g *Git) MutateInput(ctx context.Context, dir string, stdin []byte, args ..
 // tell what it runs under, as ChangeRegistry names the registry lock it
 // holds (RegistryHeldEnv) to a custody its hooks start.
 func (g *Git) MutateWithEnv(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
-	return g.runCmd(ctx, false, Cmd{Dir: dir, Args: append([]string{g.Program()}, args...), Env: env})
+	return g.runCmd(ctx, false, Cmd{Dir: dir, Args: append([]string{g.program()}, args...), Env: env})
 }
 
 // RunWith runs git in dir with extra environment (GIT_INDEX_FILE,
@@ -226,5 +226,5 @@ func (g *Git) MutateWithEnv(ctx context.Context, dir string, env []string, args 
 // repositories, indexes and object directories only, never to point git
 // at the repository a person works in.
 func (g *Git) RunWith(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
-	return g.runCmd(ctx, false, Cmd{Dir: dir, Args: append([]string{g.Program()}, args...), Stdin: stdin, Env: env})
+	return g.runCmd(ctx, false, Cmd{Dir: dir, Args: append([]string{g.program()}, args...), Stdin: stdin, Env: env})
 }
