@@ -7,10 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // maxManifest bounds how much of manifest.json is read.
@@ -69,7 +68,7 @@ func ObserveArchiveDir(dir string) machine.ArchiveDirObservation {
 // sha256File returns the hex SHA-256 of the regular file at p, opened
 // without following a link and without blocking on a fifo.
 func sha256File(p string) (string, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|hostio.ONoFollow|syscall.O_NONBLOCK, 0)
+	f, err := safefile.Open(p, os.O_RDONLY, 0)
 	if err != nil {
 		return "", err
 	}
@@ -87,7 +86,7 @@ func SHA256File(p string) (string, error) { return sha256File(p) }
 // readBounded reads at most limit bytes of the file at p, without
 // following a link.
 func readBounded(p string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|hostio.ONoFollow|syscall.O_NONBLOCK, 0)
+	f, err := safefile.Open(p, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}

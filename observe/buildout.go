@@ -8,10 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"syscall"
 
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 )
 
@@ -177,7 +175,7 @@ func entryKind(m fs.FileMode) machine.EntryKind {
 // readHead reads at most n bytes from the start of the regular file at p,
 // never through a symlink and never blocking on a FIFO.
 func readHead(p string, n int) ([]byte, error) {
-	file, err := os.OpenFile(p, os.O_RDONLY|hostio.ONoFollow|syscall.O_NONBLOCK, 0)
+	file, err := safefile.Open(p, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}

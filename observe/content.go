@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/safefile"
 )
 
 // HashFile returns the blob id of the regular file at p, which lstat saw
@@ -38,7 +38,7 @@ func hashFile(format gitfiles.ObjectFormat, p string, info fs.FileInfo, after bo
 
 // hashFileOS is hashFile through an os.File.
 func hashFileOS(format gitfiles.ObjectFormat, p string, info fs.FileInfo, after bool) (string, fs.FileInfo, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|hostio.ONoFollow|syscall.O_NONBLOCK, 0)
+	f, err := safefile.Open(p, os.O_RDONLY, 0)
 	if err != nil {
 		return "", nil, err
 	}

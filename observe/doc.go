@@ -23,8 +23,8 @@
 // package and its subpackages that writes and requires it to be one of these; anything else that
 // writes belongs in steps.
 //
-//   - The runner's writing entry points, Git.Mutate, Git.MutateInput and
-//     Git.RunWith: the one runner, with its environment set in one place, is
+//   - The runner's writing entry points, Git.Mutate, Git.MutateInput,
+//     Git.MutateWithEnv and Git.RunWith: the one runner, with its environment set in one place, is
 //     also the one steps act through. Observe itself calls them only as
 //     listed here.
 //   - The worktree registry lock (lockRegistry, noteRegistryHolder:

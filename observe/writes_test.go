@@ -22,9 +22,10 @@ import (
 var observeWriters = map[string]string{
 	// The runner's entry points for git commands that write, which steps
 	// call to act (observe itself calls them only as listed below).
-	"hostio/git.go:Mutate":      "runner",
-	"hostio/git.go:MutateInput": "runner",
-	"hostio/git.go:RunWith":     "runner",
+	"hostio/git.go:Mutate":        "runner",
+	"hostio/git.go:MutateInput":   "runner",
+	"hostio/git.go:MutateWithEnv": "runner",
+	"hostio/git.go:RunWith":       "runner",
 	// The registry lock, and the one command run under it that changes
 	// git's worktree registry (only steps call it).
 	"gitfiles/lock.go:lockRegistry":       "registry lock",
@@ -113,10 +114,10 @@ func TestObserveWritesOnlyWhereDocumented(t *testing.T) {
 }
 
 // writes reports whether call changes something: an os write, an
-// os.OpenFile whose flags write, a write at an offset of an open file, a
+// os.OpenFile or safefile.Open whose flags write, a safefile.Write, a write at an offset of an open file, a
 // git command of gitWrites through scratchGit or RunWith, git run through
 // Mutate, or git's environment made for a command that is no observation
-// (gitEnv(false), g.run(ctx, false, …) or g.RunCmd(ctx, false, …)).
+// (gitEnv(false), g.run(ctx, false, …) or g.runCmd(ctx, false, …)).
 func writes(call *ast.CallExpr) bool {
 	sel, ok := call.Fun.(*ast.SelectorExpr)
 	var name string
@@ -124,9 +125,9 @@ func writes(call *ast.CallExpr) bool {
 	case ok:
 		name = sel.Sel.Name
 		switch name {
-		case "WriteAt", "Mutate", "MutateInput":
+		case "WriteAt", "Mutate", "MutateInput", "MutateWithEnv":
 			return true
-		case "run", "runCmd", "RunCmd":
+		case "run", "runCmd":
 			return len(call.Args) > 1 && isFalse(call.Args[1])
 		}
 		if x, ok := sel.X.(*ast.Ident); ok && x.Name == "os" {
@@ -134,6 +135,15 @@ func writes(call *ast.CallExpr) bool {
 				return true
 			}
 			if name == "OpenFile" && len(call.Args) > 1 {
+				return mentions(call.Args[1], "O_WRONLY", "O_RDWR", "O_CREATE", "O_APPEND", "O_TRUNC")
+			}
+			return false
+		}
+		if x, ok := sel.X.(*ast.Ident); ok && x.Name == "safefile" {
+			switch {
+			case name == "Write":
+				return true
+			case name == "Open" && len(call.Args) > 1:
 				return mentions(call.Args[1], "O_WRONLY", "O_RDWR", "O_CREATE", "O_APPEND", "O_TRUNC")
 			}
 			return false

@@ -81,7 +81,7 @@ func lockRegistry(ctx context.Context, repo hostio.Repo, exclusive bool) (func()
 		if err := safefile.DirBelow(repo.CommonDir, dir, true, 0o755); err != nil {
 			return nil, "", fmt.Errorf("worktree registry lock: %w", err)
 		}
-		f, err = os.OpenFile(path, os.O_CREATE|os.O_RDWR|hostio.ONoFollow|syscall.O_NONBLOCK, 0o644)
+		f, err = safefile.Open(path, os.O_CREATE|os.O_RDWR, 0o644)
 	} else {
 		// A reader creates nothing and opens the file only to read, so it
 		// reads the registry on a read-only file system too. Where no lock
@@ -91,7 +91,7 @@ func lockRegistry(ctx context.Context, repo hostio.Repo, exclusive bool) (func()
 		if err := safefile.DirBelow(repo.CommonDir, dir, false, 0o755); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, "", fmt.Errorf("worktree registry lock: %w", err)
 		}
-		f, err = os.OpenFile(path, os.O_RDONLY|hostio.ONoFollow|syscall.O_NONBLOCK, 0)
+		f, err = safefile.Open(path, os.O_RDONLY, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			return func() {}, "", nil
 		}
@@ -313,7 +313,7 @@ func ChangeRegistry(ctx context.Context, g *hostio.Git, repo hostio.Repo, args .
 	if token != "" {
 		env = []string{RegistryHeldEnv + "=" + token}
 	}
-	out, err := g.RunCmd(rctx, false, hostio.Cmd{Dir: repo.MainCheckout, Args: append([]string{g.Program()}, args...), Env: env})
+	out, err := g.MutateWithEnv(rctx, repo.MainCheckout, env, args...)
 	if err != nil && ctx.Err() != nil && rctx.Err() != nil {
 		return out, fmt.Errorf("interrupted, and ended %s after the interrupt: %w", InterruptGrace, err)
 	}

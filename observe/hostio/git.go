@@ -133,21 +133,21 @@ func gitEnv(observing bool) []string {
 }
 
 func (g *Git) run(ctx context.Context, observing bool, dir string, stdin []byte, args ...string) ([]byte, error) {
-	return g.RunCmd(ctx, observing, Cmd{Dir: dir, Args: append([]string{g.Program()}, args...), Stdin: stdin})
+	return g.runCmd(ctx, observing, Cmd{Dir: dir, Args: append([]string{g.program()}, args...), Stdin: stdin})
 }
 
-// Program is the git program.
-func (g *Git) Program() string {
+// program is the git program: Bin, else git on PATH.
+func (g *Git) program() string {
 	if g.Bin == "" {
 		return "git"
 	}
 	return g.Bin
 }
 
-// RunCmd runs c on the Git's runner with git's environment: an observing
+// runCmd runs c on the Git's runner with git's environment: an observing
 // command bounded by ObserveTimeout. A command that runs out of time is
 // noted, when the Git notes them (noting).
-func (g *Git) RunCmd(ctx context.Context, observing bool, c Cmd) ([]byte, error) {
+func (g *Git) runCmd(ctx context.Context, observing bool, c Cmd) ([]byte, error) {
 	r := *g.Runner
 	r.Env = gitEnv(observing)
 	if observing {
@@ -200,7 +200,7 @@ func (g *Git) ObserveObjects(ctx context.Context, repo Repo, stdin []byte, args 
 	if _, err := os.Lstat(none); !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s exists (custody never makes it), so git cannot be shown an empty index there: remove it", none)
 	}
-	return g.RunCmd(ctx, true, Cmd{Dir: repo.MainCheckout, Args: append([]string{g.Program()}, args...), Stdin: stdin, Env: []string{"GIT_INDEX_FILE=" + none}})
+	return g.runCmd(ctx, true, Cmd{Dir: repo.MainCheckout, Args: append([]string{g.program()}, args...), Stdin: stdin, Env: []string{"GIT_INDEX_FILE=" + none}})
 }
 
 // Mutate runs a git command that changes the repository.
@@ -213,10 +213,18 @@ func (g *Git) MutateInput(ctx context.Context, dir string, stdin []byte, args ..
 	return g.run(ctx, false, dir, stdin, args...)
 }
 
+// MutateWithEnv is Mutate with extra environment (NAME=value) on top of
+// custody's fixed one: for a command that changes the repository and must
+// tell what it runs under, as ChangeRegistry names the registry lock it
+// holds (RegistryHeldEnv) to a custody its hooks start.
+func (g *Git) MutateWithEnv(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
+	return g.runCmd(ctx, false, Cmd{Dir: dir, Args: append([]string{g.program()}, args...), Env: env})
+}
+
 // RunWith runs git in dir with extra environment (GIT_INDEX_FILE,
 // GIT_OBJECT_DIRECTORY, …) on top of custody's fixed one: for scratch
 // repositories, indexes and object directories only, never to point git
 // at the repository a person works in.
 func (g *Git) RunWith(ctx context.Context, dir string, env []string, stdin []byte, args ...string) ([]byte, error) {
-	return g.RunCmd(ctx, false, Cmd{Dir: dir, Args: append([]string{g.Program()}, args...), Stdin: stdin, Env: env})
+	return g.runCmd(ctx, false, Cmd{Dir: dir, Args: append([]string{g.program()}, args...), Stdin: stdin, Env: env})
 }

@@ -44,31 +44,81 @@ func newProofSearch(g *hostio.Git, repo hostio.Repo, head string, unique []uniqu
 // the same plan asked) are not computed again. A search whose paths git's
 // line-based --stdin protocols cannot carry (a newline) is marked not
 // searchable: it finds no proof.
+//
+// Each question to git is one method of searchBatch, asked in this order;
+// each method starts at most one git process (none when it has nothing to
+// ask).
 func prepareSearches(ctx context.Context, g *hostio.Git, repo hostio.Repo, hg *historyGraph, ss []*proofSearch, cache *patchCache) error {
 	if len(ss) == 0 {
 		return nil
 	}
-	// The heads' own commits (each asked once, whichever heads share it)
-	// and each head's whole change base..head.
+	b := &searchBatch{g: g, repo: repo, hg: hg, ss: ss, cache: cache,
+		listed: map[string]bool{}, own: map[string]*diffSegment{}}
+	if err := b.askHeadChanges(ctx); err != nil {
+		return err
+	}
+	b.notePaths()
+	if err := b.askCommitsTouchingPaths(ctx); err != nil {
+		return err
+	}
+	if err := b.askTouchingChanges(ctx); err != nil {
+		return err
+	}
+	if err := b.askMergeChanges(ctx); err != nil {
+		return err
+	}
+	return b.askPatchIDs(ctx)
+}
+
+// searchBatch is what prepareSearches's questions to git share: the
+// searches of one batch, and what git has answered so far. Its methods are
+// called once each, in prepareSearches's order; each reads what the ones
+// before it filled in.
+type searchBatch struct {
+	g     *hostio.Git
+	repo  hostio.Repo
+	hg    *historyGraph
+	ss    []*proofSearch
+	cache *patchCache
+	// listed are the commits whose changes a diff-tree of this batch asks
+	// (each once, whichever heads share it).
+	listed map[string]bool
+	// own holds the diff-tree entry of each commit of listed.
+	own map[string]*diffSegment
+	// touched are the commits the tips add over the graph's bottom that
+	// touch a path of some searchable head, as rev-list lists them.
+	touched []string
+	// mergesOf are the merges and roots on each search's tips whose changes
+	// were asked; mergePaths the paths each of them touches against some
+	// parent.
+	mergesOf   map[*proofSearch][]string
+	mergePaths map[string][]string
+}
+
+// askHeadChanges asks one diff-tree for the changes of the heads' own
+// commits with one parent (each asked once, whichever heads share it; none
+// whose patch id the cache holds) and for each head's whole change
+// base..head. It fills in own, each search's whole change, and the info of
+// the commits the cache answered.
+func (b *searchBatch) askHeadChanges(ctx context.Context) error {
 	var ask bytes.Buffer
 	type slot struct {
 		whole  *proofSearch
 		commit string
 	}
 	var slots []slot
-	listed := map[string]bool{}
-	for _, s := range ss {
+	for _, s := range b.ss {
 		for _, u := range s.unique {
 			if len(u.parents) != 1 {
 				continue // merges and roots have no patch of their own here
 			}
-			if p, ok := cache.get(u.Commit); ok {
+			if p, ok := b.cache.get(u.Commit); ok {
 				s.info[u.Commit] = p
 				continue
 			}
 			s.asked[u.Commit] = true
-			if !listed[u.Commit] {
-				listed[u.Commit] = true
+			if !b.listed[u.Commit] {
+				b.listed[u.Commit] = true
 				ask.WriteString(u.Commit + "\n")
 				slots = append(slots, slot{commit: u.Commit})
 			}
@@ -81,11 +131,10 @@ func prepareSearches(ctx context.Context, g *hostio.Git, repo hostio.Repo, hg *h
 			slots = append(slots, slot{whole: s})
 		}
 	}
-	segs, err := diffTreeStdin(ctx, g, repo, ask.Bytes())
+	segs, err := diffTreeStdin(ctx, b.g, b.repo, ask.Bytes())
 	if err != nil {
 		return err
 	}
-	own := map[string]*diffSegment{}
 	for i := range segs {
 		sg := &segs[i]
 		if w := slots[i].whole; w != nil {
@@ -97,12 +146,19 @@ func prepareSearches(ctx context.Context, g *hostio.Git, repo hostio.Repo, hg *h
 		if sg.header != slots[i].commit {
 			return hostio.MalformedAt("diff-tree", "entry %d is %s, asked about %s", i+1, sg.header, slots[i].commit)
 		}
-		own[sg.header] = sg
+		b.own[sg.header] = sg
 	}
-	union := map[string]bool{}
-	for _, s := range ss {
+	return nil
+}
+
+// notePaths fills in each search's paths (those its own commits, its whole
+// change and its cached commits touch) and marks not searchable a search
+// with a path git's line-based --stdin protocols cannot carry. It asks git
+// nothing.
+func (b *searchBatch) notePaths() {
+	for _, s := range b.ss {
 		for _, u := range s.unique {
-			if sg, ok := own[u.Commit]; ok {
+			if sg, ok := b.own[u.Commit]; ok {
 				for _, c := range sg.raw {
 					s.paths[c.path] = true
 				}
@@ -123,37 +179,53 @@ func prepareSearches(ctx context.Context, g *hostio.Git, repo hostio.Repo, hg *h
 				s.searchable = false
 			}
 		}
+	}
+}
+
+// askCommitsTouchingPaths asks one rev-list for the commits on the tips
+// that touch a path of any searchable head (none when no head has a path)
+// and fills in touched.
+func (b *searchBatch) askCommitsTouchingPaths(ctx context.Context) error {
+	union := map[string]bool{}
+	for _, s := range b.ss {
 		if s.searchable {
 			maps.Copy(union, s.paths)
 		}
 	}
-	touched, err := touchingAny(ctx, g, repo, hg, union)
+	touched, err := touchingAny(ctx, b.g, b.repo, b.hg, union)
 	if err != nil {
 		return err
 	}
-	// The commits some head's tip graph holds among them, and the changes
-	// of those with one parent (each asked once).
+	b.touched = touched
+	return nil
+}
+
+// askTouchingChanges asks one diff-tree for the changes of the commits of
+// touched that some searchable head's tip graph holds and that have one
+// parent (each asked once; none already listed or whose patch id the cache
+// holds), and adds their entries to own.
+func (b *searchBatch) askTouchingChanges(ctx context.Context) error {
 	var more bytes.Buffer
 	var moreCommits []string
-	for _, c := range touched {
+	for _, c := range b.touched {
 		in := false
-		for _, s := range ss {
+		for _, s := range b.ss {
 			if s.searchable && s.tg.has(c) {
 				in = true
 				break
 			}
 		}
-		if !in || len(hg.parents[c]) != 1 || listed[c] {
+		if !in || len(b.hg.parents[c]) != 1 || b.listed[c] {
 			continue
 		}
-		if _, ok := cache.get(c); ok {
+		if _, ok := b.cache.get(c); ok {
 			continue
 		}
-		listed[c] = true
+		b.listed[c] = true
 		more.WriteString(c + "\n")
 		moreCommits = append(moreCommits, c)
 	}
-	moreSegs, err := diffTreeStdin(ctx, g, repo, more.Bytes())
+	moreSegs, err := diffTreeStdin(ctx, b.g, b.repo, more.Bytes())
 	if err != nil {
 		return err
 	}
@@ -161,30 +233,25 @@ func prepareSearches(ctx context.Context, g *hostio.Git, repo hostio.Repo, hg *h
 		if moreSegs[i].header != moreCommits[i] {
 			return hostio.MalformedAt("diff-tree", "entry %d is %s, asked about %s", i+1, moreSegs[i].header, moreCommits[i])
 		}
-		own[moreSegs[i].header] = &moreSegs[i]
+		b.own[moreSegs[i].header] = &moreSegs[i]
 	}
-	pathsOf := func(c string) []string {
-		if sg, ok := own[c]; ok {
-			ps := make([]string, len(sg.raw))
-			for i, r := range sg.raw {
-				ps[i] = r.path
-			}
-			return ps
-		}
-		p, _ := cache.get(c)
-		return p.paths
-	}
-	// The merges and roots on each head's tips: git's rev-list decides a
-	// merge by its "relevant" parents, which depend on where its walk
-	// stops, so custody asks their changes against every parent itself
-	// (one diff-tree for all heads) and takes the same rule for every
-	// walk: a merge touches a head's paths when its change against some
-	// parent does. A head whose tips hold more than maxMergeCands of them
-	// takes none.
-	mergesOf := map[*proofSearch][]string{}
+	return nil
+}
+
+// askMergeChanges asks one diff-tree for the paths the merges and roots on
+// each searchable head's tips change against each of their parents, and
+// fills in mergesOf and mergePaths.
+//
+// git's rev-list decides a merge by its "relevant" parents, which depend on
+// where its walk stops, so custody asks their changes against every parent
+// itself (one diff-tree for all heads) and takes the same rule for every
+// walk: a merge touches a head's paths when its change against some parent
+// does. A head whose tips hold more than maxMergeCands of them takes none.
+func (b *searchBatch) askMergeChanges(ctx context.Context) error {
+	b.mergesOf = map[*proofSearch][]string{}
 	var merges []string
 	seenMerge := map[string]bool{}
-	for _, s := range ss {
+	for _, s := range b.ss {
 		if !s.searchable || len(s.paths) == 0 {
 			continue
 		}
@@ -197,7 +264,7 @@ func prepareSearches(ctx context.Context, g *hostio.Git, repo hostio.Repo, hg *h
 		if len(ms) > maxMergeCands {
 			continue
 		}
-		mergesOf[s] = ms
+		b.mergesOf[s] = ms
 		for _, m := range ms {
 			if !seenMerge[m] {
 				seenMerge[m] = true
@@ -206,32 +273,55 @@ func prepareSearches(ctx context.Context, g *hostio.Git, repo hostio.Repo, hg *h
 		}
 	}
 	slices.Sort(merges)
-	mergePaths, err := changedAgainstEachParent(ctx, g, repo, merges)
+	mergePaths, err := changedAgainstEachParent(ctx, b.g, b.repo, merges)
 	if err != nil {
 		return err
 	}
-	var wantIDs []*proofSearch
-	for _, s := range ss {
+	b.mergePaths = mergePaths
+	return nil
+}
+
+// maxMergeCands bounds the merges and roots on one head's tips whose
+// changes a proof search asks git for; beyond it no merge is a candidate
+// (the squash commit a tree's proof names is then a commit with one
+// parent, or a tip).
+const maxMergeCands = 2000
+
+// askPatchIDs picks each searchable head's candidates and asks one
+// patch-id for the patch ids of every commit and whole change whose id is
+// not yet known (none when no head has a candidate).
+func (b *searchBatch) askPatchIDs(ctx context.Context) error {
+	return patchIDsOf(ctx, b.g, b.repo, b.pickCandidates(), b.own, b.cache)
+}
+
+// pickCandidates fills in each searchable head's cands (the commits on its
+// tips that touch its paths, newest first) and the info of those whose
+// patch needs no git (cached, or a merge or root, which has none), marks
+// the others asked, and returns the searches with a candidate: only those
+// need patch ids. It asks git nothing.
+func (b *searchBatch) pickCandidates() []*proofSearch {
+	var want []*proofSearch
+	for _, s := range b.ss {
 		if !s.searchable || len(s.paths) == 0 {
 			continue
 		}
 		var mine []string
-		for _, c := range touched {
-			if s.tg.has(c) && len(hg.parents[c]) == 1 && touchesAny(pathsOf(c), s.paths) {
+		for _, c := range b.touched {
+			if s.tg.has(c) && len(b.hg.parents[c]) == 1 && touchesAny(b.pathsOf(c), s.paths) {
 				mine = append(mine, c)
 			}
 		}
-		for _, m := range mergesOf[s] {
-			if touchesAny(mergePaths[m], s.paths) {
+		for _, m := range b.mergesOf[s] {
+			if touchesAny(b.mergePaths[m], s.paths) {
 				mine = append(mine, m)
 			}
 		}
-		hg.sortByRank(mine)
+		b.hg.sortByRank(mine)
 		s.cands = mine
 		for _, c := range s.cands {
-			if p, ok := cache.get(c); ok {
+			if p, ok := b.cache.get(c); ok {
 				s.info[c] = p
-			} else if len(hg.parents[c]) == 1 {
+			} else if len(b.hg.parents[c]) == 1 {
 				s.asked[c] = true
 			} else {
 				s.info[c] = patchInfo{} // a merge or root: no patch of its own
@@ -241,104 +331,24 @@ func prepareSearches(ctx context.Context, g *hostio.Git, repo hostio.Repo, hg *h
 			// No commit on a tip touches head's paths otherwise: no patch
 			// can match, and only the tips themselves can hold head's
 			// content.
-			wantIDs = append(wantIDs, s)
+			want = append(want, s)
 		}
 	}
-	return patchIDsOf(ctx, g, repo, wantIDs, own, cache)
+	return want
 }
 
-// maxMergeCands bounds the merges and roots on one head's tips whose
-// changes a proof search asks git for; beyond it no merge is a candidate
-// (the squash commit a tree's proof names is then a commit with one
-// parent, or a tip).
-const maxMergeCands = 2000
-
-// changedAgainstEachParent returns, for each of commits (merges and roots
-// of the graph), every path its change against any of its parents (the
-// empty tree, for a root) touches, with one git process.
-func changedAgainstEachParent(ctx context.Context, g *hostio.Git, repo hostio.Repo, commits []string) (map[string][]string, error) {
-	out := make(map[string][]string, len(commits))
-	if len(commits) == 0 {
-		return out, nil
-	}
-	var in bytes.Buffer
-	for _, c := range commits {
-		in.WriteString(c + "\n")
-	}
-	b, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "diff-tree", "--stdin", "-m", "--root", "--always", "-r", "--name-only", "-z",
-		"--no-renames", "--no-ext-diff", "--no-textconv", "--no-relative")
-	if err != nil {
-		return nil, fmt.Errorf("changes of %d merges on the advertised tips: %w", len(commits), err)
-	}
-	// Each commit's entry starts with its id (--always: even when every
-	// change is empty), once or once per parent, followed by the paths of
-	// its changes; the commits come in the order asked.
-	next, cur := 0, ""
-	for _, tok := range strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00") {
-		switch {
-		case tok == cur:
-		case next < len(commits) && tok == commits[next]:
-			cur = tok
-			next++
-		case cur == "":
-			return nil, hostio.MalformedAt("diff-tree", "output does not start with %s", commits[0])
-		default:
-			out[cur] = append(out[cur], tok)
+// pathsOf returns the paths commit c changes: from its diff-tree entry of
+// this batch, or else from the cache.
+func (b *searchBatch) pathsOf(c string) []string {
+	if sg, ok := b.own[c]; ok {
+		ps := make([]string, len(sg.raw))
+		for i, r := range sg.raw {
+			ps[i] = r.path
 		}
+		return ps
 	}
-	if next != len(commits) {
-		return nil, hostio.MalformedAt("diff-tree", "no entry for %s", commits[next])
-	}
-	return out, nil
-}
-
-// patchIDsOf computes, with one git patch-id, the patch ids of the own
-// commits, candidates and whole change of every search in ss, from the
-// diff-tree entries in own (and each search's whole entry), and caches
-// those of commits.
-func patchIDsOf(ctx context.Context, g *hostio.Git, repo hostio.Repo, ss []*proofSearch, own map[string]*diffSegment, cache *patchCache) error {
-	if len(ss) == 0 {
-		return nil
-	}
-	var all []diffSegment
-	added := map[string]bool{}
-	for _, s := range ss {
-		for _, c := range slices.Sorted(maps.Keys(s.asked)) {
-			sg, ok := own[c]
-			if !ok {
-				return fmt.Errorf("changes of %s: no diff-tree entry for %s", s.head, c)
-			}
-			if !added[c] {
-				added[c] = true
-				all = append(all, *sg)
-			}
-		}
-		if s.wholeSeg != nil {
-			all = append(all, *s.wholeSeg)
-		}
-	}
-	infos, err := patchInfos(ctx, g, repo, all)
-	if err != nil {
-		return err
-	}
-	withPaths := func(sg *diffSegment) patchInfo {
-		p := infos[sg.header]
-		for _, c := range sg.raw {
-			p.paths = append(p.paths, c.path)
-		}
-		return p
-	}
-	for _, s := range ss {
-		for c := range s.asked {
-			p := withPaths(own[c])
-			s.info[c] = p
-			cache.put(c, p)
-		}
-		if s.wholeSeg != nil {
-			s.whole = withPaths(s.wholeSeg)
-		}
-	}
-	return nil
+	p, _ := b.cache.get(c)
+	return p.paths
 }
 
 // wholeHeader is the header a whole change base..head is renamed to: an
@@ -348,59 +358,6 @@ func patchIDsOf(ctx context.Context, g *hostio.Git, repo hostio.Repo, ss []*proo
 func wholeHeader(head string, n int) string {
 	num := fmt.Sprintf("%x", n)
 	return strings.Repeat("f", len(head)-len(num)-1) + "e" + num
-}
-
-// diffTreeStdin runs diffTreeArgs over stdin (nothing when it is empty):
-// one entry per line of stdin, in order.
-func diffTreeStdin(ctx context.Context, g *hostio.Git, repo hostio.Repo, stdin []byte) ([]diffSegment, error) {
-	if len(stdin) == 0 {
-		return nil, nil
-	}
-	out, err := g.ObserveObjects(ctx, repo, stdin, diffTreeArgs...)
-	if err != nil {
-		return nil, fmt.Errorf("changes of the commits proofs compare: %w", err)
-	}
-	segs, err := parseDiffSegments(out)
-	if err != nil {
-		return nil, err
-	}
-	if n := bytes.Count(stdin, []byte{'\n'}); len(segs) != n {
-		return nil, hostio.MalformedAt("diff-tree", "%d entries for %d lines of input", len(segs), n)
-	}
-	return segs, nil
-}
-
-// touchingAny lists the commits the tips add over the graph's bottom that
-// touch one of paths (literally, every parent followed), with one git
-// process; none when paths is empty.
-func touchingAny(ctx context.Context, g *hostio.Git, repo hostio.Repo, hg *historyGraph, paths map[string]bool) ([]string, error) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	var in bytes.Buffer
-	for _, c := range hg.targets {
-		in.WriteString(c + "\n")
-	}
-	for _, b := range hg.bottom {
-		in.WriteString("^" + b + "\n")
-	}
-	in.WriteString("--\n")
-	for _, p := range slices.Sorted(maps.Keys(paths)) {
-		in.WriteString(p + "\n")
-	}
-	out, err := g.ObserveInput(ctx, repo.MainCheckout, in.Bytes(), "--literal-pathspecs", "rev-list", "--full-history", "--stdin")
-	if err != nil {
-		return nil, fmt.Errorf("commits on the advertised tips touching what the heads change: %w", err)
-	}
-	cs, err := parseRevList(out)
-	if err != nil {
-		return nil, fmt.Errorf("commits on the advertised tips touching what the heads change: %w", err)
-	}
-	ids := make([]string, len(cs))
-	for i, c := range cs {
-		ids[i] = c.commit
-	}
-	return ids, nil
 }
 
 // touchesAny reports whether a commit changing the entries changed would

@@ -63,7 +63,7 @@ func Read(path string, limit int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, notRegular(path, fi)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|syscall.O_NONBLOCK, 0)
+	f, err := Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, fmt.Errorf("%s is a symlink: %w", path, ErrNotRegular)
@@ -128,7 +128,7 @@ func Write(path string, b []byte, perm fs.FileMode) error {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return notRegular(path, fi)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|oNoFollow|syscall.O_NONBLOCK, perm)
+	f, err := Open(path, os.O_WRONLY|os.O_CREATE, perm)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return fmt.Errorf("%s is a symlink: %w", path, ErrNotRegular)
