@@ -19,23 +19,32 @@ import (
 
 // SkillCmd prints or writes the agent skill.
 type SkillCmd struct {
-	Out   string `name:"out" placeholder:"DIR" help:"Write SKILL.md and agents/openai.yaml below DIR (only files whose bytes change), instead of printing SKILL.md."`
-	Check bool   `name:"check" help:"With --out: write nothing; exit 1 naming each file below DIR that is missing or differs from what this custody generates."`
+	Out   string `name:"out" placeholder:"DIR" help:"Write the skill's folder, DIR/custody (or DIR itself when it is named custody), only files whose bytes change, instead of printing the skill."`
+	Check bool   `name:"check" help:"With --out: write nothing; exit 1 naming each file of the skill's folder that is missing or differs from what this custody generates."`
 }
 
 // Help is the long help of skill.
 func (SkillCmd) Help() string {
 	return `Generates the agent skill from the command line itself and the refusal
-catalog: SKILL.md (its frontmatter, the workflow an agent follows, the exit
-codes, every command and flag, every refusal code with its meaning and
-usual retry) and agents/openai.yaml (how an agent's interface shows it).
-The output depends only on this custody: the same binary always makes the
-same bytes.
+catalog, as a folder named custody (the skill's name): SKILL.md (its
+frontmatter, the workflow an agent follows, how to read custody's output,
+the exit codes, every command by name), the reference files it links and
+an agent reads when it needs them (references/commands.md: every command's
+arguments and flags; references/refusals.md: every refusal code with its
+meaning and usual retry), and agents/openai.yaml (how an agent's interface
+shows it). The output depends only on this custody: the same binary always
+makes the same bytes.
 
-Without --out it prints SKILL.md and writes nothing. --out DIR writes both
-files below DIR, e.g. custody skill --out .claude/skills/custody (Claude
-Code) or --out .agents/skills/custody (Codex). --check with --out compares
-instead, for CI: a copy written by an older custody is stale.
+Without --out it prints SKILL.md, then each reference file, each after a
+line "==> PATH <==" naming it (as head(1) does), and writes nothing; with
+--json the result holds them as skill and references. --out DIR writes the
+folder DIR/custody, or DIR itself when its name is already custody: e.g.
+custody skill --out .claude/skills (Claude Code) or --out .agents/skills
+(Codex). A DIR that is itself another skill's folder (it holds a SKILL.md
+but is not named custody) is refused, and so is a symlink, or anything but
+a directory, where the folder or a folder in it goes: nothing is written
+then. --check with --out compares instead, for CI: a copy written by an
+older custody is stale.
 
 EXIT STATUS: 0 printed, written or current, 1 error or a stale copy.`
 }
@@ -44,11 +53,21 @@ EXIT STATUS: 0 printed, written or current, 1 error or a stale copy.`
 type skillResult struct {
 	// Skill is SKILL.md, when it was printed (no --out).
 	Skill string `json:"skill,omitempty"`
-	// Files are the files below --out: each written, unchanged or current.
+	// References are the reference files SKILL.md links, when it was
+	// printed, by path below the skill's folder.
+	References []skillText `json:"references,omitempty"`
+	// Files are the files of the skill's folder (--out): each written,
+	// unchanged or current.
 	Files []skillFile `json:"files,omitempty"`
 }
 
-// skillFile is one file below --out and what skill did with it.
+// skillText is one printed reference file.
+type skillText struct {
+	Path string `json:"path"`
+	Text string `json:"text"`
+}
+
+// skillFile is one file of the skill's folder and what skill did with it.
 type skillFile struct {
 	Path string `json:"path"`
 	// Outcome is written, unchanged (the bytes were already these) or
@@ -63,36 +82,44 @@ func (c *SkillCmd) Run(a *App, k *kong.Context) error {
 		if c.Check {
 			return &usageError{errors.New("skill --check compares a written copy: name its directory with --out DIR")}
 		}
-		md := files["SKILL.md"]
-		a.done(skillResult{Skill: md}, func(w io.Writer) { fmt.Fprint(w, md) })
+		res := skillResult{Skill: files["SKILL.md"]}
+		for _, r := range skillReferences() {
+			res.References = append(res.References, skillText{Path: r.Path, Text: files[r.Path]})
+		}
+		a.done(res, func(w io.Writer) { printSkill(w, res) })
 		return nil
 	}
-	dir := a.path(c.Out)
+	folder, err := skillFolder(filepath.Clean(a.path(c.Out)))
+	if err != nil {
+		return err
+	}
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	// Every target is checked before any is written: a refusal leaves
-	// the directory as it was.
+	// Every folder and file is checked, and every file read and compared,
+	// before anything is made or written: a refusal leaves everything as
+	// it was.
+	dirs := skillDirs(folder, names)
+	for _, d := range dirs {
+		if err := checkSkillDir(d); err != nil {
+			return err
+		}
+	}
+	same := map[string]bool{}
 	for _, n := range names {
-		p := filepath.Join(dir, filepath.FromSlash(n))
+		p := filepath.Join(folder, filepath.FromSlash(n))
 		if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
 			// CreateFile refuses it, naming what it is, before it creates
 			// anything.
 			f, err := steps.CreateFile(p, 0o644)
 			if err == nil {
 				f.Abort()
-				continue // replaced meanwhile by a regular file
+			} else {
+				return outputError(err, p, "custody skill")
 			}
-			return outputError(err, p, "custody skill")
 		}
-	}
-	// Every target is read and compared before any is written, so a file
-	// that cannot be read refuses with nothing written.
-	same := map[string]bool{}
-	for _, n := range names {
-		p := filepath.Join(dir, filepath.FromSlash(n))
 		got, err := os.ReadFile(p)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: p, Retry: "custody skill",
@@ -101,41 +128,168 @@ func (c *SkillCmd) Run(a *App, k *kong.Context) error {
 		same[n] = err == nil && bytes.Equal(got, []byte(files[n]))
 	}
 	var res skillResult
-	var stale []string
+	var stale, write []string
 	for _, n := range names {
-		p := filepath.Join(dir, filepath.FromSlash(n))
-		same := same[n]
+		p := filepath.Join(folder, filepath.FromSlash(n))
 		switch {
-		case same && c.Check:
+		case same[n] && c.Check:
 			res.Files = append(res.Files, skillFile{Path: p, Outcome: "current"})
 		case c.Check:
 			stale = append(stale, p)
-		case same:
+		case same[n]:
 			res.Files = append(res.Files, skillFile{Path: p, Outcome: "unchanged"})
 		default:
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				if _, ok := writable.Classify(err); ok {
-					return outputError(err, filepath.Dir(p), "custody skill --out DIR")
-				}
-				return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: filepath.Dir(p), Retry: "custody skill",
-					Message: fmt.Sprintf("%s cannot be made (%v); choose another --out", filepath.Dir(p), errors.Unwrap(err))}
-			}
-			if err := steps.WriteFile(p, []byte(files[n]), 0o644); err != nil {
-				return outputError(err, p, "custody skill")
-			}
-			res.Files = append(res.Files, skillFile{Path: p, Outcome: "written"})
+			write = append(write, n)
 		}
 	}
 	if len(stale) > 0 {
-		return &machine.Refusal{Code: machine.CodeGeneratedStale, Path: stale[0], Retry: "custody skill --out " + machine.QuoteArg(dir),
+		return &machine.Refusal{Code: machine.CodeGeneratedStale, Path: stale[0], Retry: "custody skill --out " + machine.QuoteArg(folder),
 			Message: fmt.Sprintf("%s %s missing or not what this custody generates; nothing was written", strings.Join(stale, " and "), isAre(len(stale)))}
 	}
+	if len(write) > 0 {
+		if err := makeSkillDirs(dirs); err != nil {
+			return err
+		}
+	}
+	for _, n := range write {
+		p := filepath.Join(folder, filepath.FromSlash(n))
+		if err := checkSkillDir(filepath.Dir(p)); err != nil {
+			return err // a symlink put there since the check above
+		}
+		if err := steps.WriteFile(p, []byte(files[n]), 0o644); err != nil {
+			return outputError(err, p, "custody skill")
+		}
+		res.Files = append(res.Files, skillFile{Path: p, Outcome: "written"})
+	}
+	slices.SortFunc(res.Files, func(x, y skillFile) int { return strings.Compare(x.Path, y.Path) })
 	a.done(res, func(w io.Writer) {
 		for _, f := range res.Files {
 			fmt.Fprintf(w, "%s %s\n", f.Outcome, f.Path)
 		}
 	})
 	return nil
+}
+
+// printSkill writes the printed skill: SKILL.md, then each reference
+// file, each after a "==> PATH <==" line and files apart by a blank line,
+// as head(1) prints several files.
+func printSkill(w io.Writer, res skillResult) {
+	fmt.Fprintf(w, "==> SKILL.md <==\n%s", res.Skill)
+	for _, r := range res.References {
+		fmt.Fprintf(w, "\n==> %s <==\n%s", r.Path, r.Text)
+	}
+}
+
+// skillFolder is where --out DIR puts the skill: a folder named after
+// the skill, since an agent finds a skill by its folder's name and the
+// Agent Skills format requires it to equal the frontmatter's name. That
+// is DIR itself when DIR is already named so, else DIR/custody. A DIR of
+// another name that holds a SKILL.md is another skill's folder (or one
+// an older custody wrote under the wrong name): writing below it would
+// nest one skill in another, so it is refused.
+func skillFolder(dir string) (string, error) {
+	if filepath.Base(dir) == skillName {
+		return dir, nil
+	}
+	folder := filepath.Join(dir, skillName)
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return "", &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: dir, Retry: "custody skill --out DIR",
+			Message: fmt.Sprintf("--out %s is %s, not a directory; the skill is a folder, %s, written below the directory --out names, so nothing was written. Name a directory that holds skills, e.g. .claude/skills or .agents/skills", dir, describeEntry(fi.Mode()), folder)}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "SKILL.md")); err == nil {
+		parent := filepath.Dir(dir)
+		return "", &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: dir, Retry: "custody skill --out " + machine.QuoteArg(parent),
+			Message: fmt.Sprintf("%s holds a SKILL.md, so it is the folder of a skill, named %s; custody's skill must be a folder named %s (the name in its frontmatter), and one written below another skill's folder would not be found, so nothing was written. The retry writes %s beside it; %s is left as it is (remove it if it is an older copy of this skill)",
+				dir, filepath.Base(dir), skillName, filepath.Join(parent, skillName), dir)}
+	}
+	return folder, nil
+}
+
+// skillDirs is the skill's folder and every folder in it that holds one
+// of the files names, parents first.
+func skillDirs(folder string, names []string) []string {
+	dirs := []string{folder}
+	for _, n := range names {
+		var walked []string
+		for d := filepath.Dir(filepath.FromSlash(n)); d != "."; d = filepath.Dir(d) {
+			walked = append(walked, filepath.Join(folder, d))
+		}
+		slices.Reverse(walked)
+		for _, d := range walked {
+			if !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	return dirs
+}
+
+// checkSkillDir refuses a folder of the skill that exists and is not a
+// directory of its own: custody never writes the skill through a
+// symlink, as it never writes a file through one (steps.CreateFile), so
+// the skill's files land in a folder that bears the skill's name.
+func checkSkillDir(d string) error {
+	fi, err := os.Lstat(d)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), err == nil && fi.IsDir():
+		return nil
+	case err != nil:
+		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: d, Retry: "custody skill",
+			Message: fmt.Sprintf("%s cannot be examined (%v); nothing was written. Choose another --out", d, errors.Unwrap(err))}
+	}
+	what := describeEntry(fi.Mode())
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if to, err := os.Readlink(d); err == nil {
+			what += " (to " + to + ")"
+		}
+	}
+	return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: d, Retry: "custody skill",
+		Message: fmt.Sprintf("%s is %s, not a directory; the skill is written only into directories of its own, never through a symlink, so nothing was written and it was left as it is. Name the real directory with --out", d, what)}
+}
+
+// makeSkillDirs makes the folders dirs names (parents first) that are
+// missing, each checked again once it is there.
+func makeSkillDirs(dirs []string) error {
+	if err := os.MkdirAll(filepath.Dir(dirs[0]), 0o755); err != nil {
+		return skillDirError(err, dirs[0])
+	}
+	for _, d := range dirs {
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return skillDirError(err, d)
+		}
+		if err := checkSkillDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skillDirError is the refusal of a folder that cannot be made.
+func skillDirError(err error, d string) error {
+	if _, ok := writable.Classify(err); ok {
+		return outputError(err, d, "custody skill --out DIR")
+	}
+	return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: d, Retry: "custody skill",
+		Message: fmt.Sprintf("%s cannot be made (%v); choose another --out", d, errors.Unwrap(err))}
+}
+
+// describeEntry names a file type with its article.
+func describeEntry(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m.IsDir():
+		return "a directory"
+	case m.IsRegular():
+		return "a regular file"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 func isAre(n int) string {
