@@ -194,7 +194,7 @@ func skillFolder(dir string) (string, error) {
 	folder := filepath.Join(dir, skillName)
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return "", &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: dir, Retry: "custody skill --out DIR",
-			Message: fmt.Sprintf("--out %s is %s, not a directory; the skill is a folder, %s, written below the directory --out names, so nothing was written. Name a directory that holds skills, e.g. .claude/skills or .agents/skills", dir, describeEntry(fi.Mode()), folder)}
+			Message: fmt.Sprintf("--out %s is %s, not a directory; the skill is a folder, %s, written below the directory --out names, so nothing was written. Name a directory that holds skills, e.g. .claude/skills or .agents/skills", dir, steps.DescribeMode(fi.Mode()), folder)}
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "SKILL.md")); err == nil {
 		parent := filepath.Dir(dir)
@@ -237,7 +237,7 @@ func checkSkillDir(d string) error {
 		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: d, Retry: "custody skill",
 			Message: fmt.Sprintf("%s cannot be examined (%v); nothing was written. Choose another --out", d, errors.Unwrap(err))}
 	}
-	what := describeEntry(fi.Mode())
+	what := steps.DescribeMode(fi.Mode())
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		if to, err := os.Readlink(d); err == nil {
 			what += " (to " + to + ")"
@@ -271,25 +271,6 @@ func skillDirError(err error, d string) error {
 	}
 	return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: d, Retry: "custody skill",
 		Message: fmt.Sprintf("%s cannot be made (%v); choose another --out", d, errors.Unwrap(err))}
-}
-
-// describeEntry names a file type with its article.
-func describeEntry(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m.IsDir():
-		return "a directory"
-	case m.IsRegular():
-		return "a regular file"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO (named pipe)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 func isAre(n int) string {
