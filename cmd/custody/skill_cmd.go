@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/observe/writable"
 	"github.com/custody-sh/custody/steps"
 )
@@ -102,10 +103,8 @@ func (c *SkillCmd) Run(a *App, k *kong.Context) error {
 	// before anything is made or written: a refusal leaves everything as
 	// it was.
 	dirs := skillDirs(folder, names)
-	for _, d := range dirs {
-		if err := checkSkillDir(d); err != nil {
-			return err
-		}
+	if err := checkSkillDirs(dirs, false); err != nil {
+		return err
 	}
 	same := map[string]bool{}
 	for _, n := range names {
@@ -147,13 +146,13 @@ func (c *SkillCmd) Run(a *App, k *kong.Context) error {
 			Message: fmt.Sprintf("%s %s missing or not what this custody generates; nothing was written", strings.Join(stale, " and "), isAre(len(stale)))}
 	}
 	if len(write) > 0 {
-		if err := makeSkillDirs(dirs); err != nil {
+		if err := checkSkillDirs(dirs, true); err != nil {
 			return err
 		}
 	}
 	for _, n := range write {
 		p := filepath.Join(folder, filepath.FromSlash(n))
-		if err := checkSkillDir(filepath.Dir(p)); err != nil {
+		if err := checkSkillDirs([]string{folder, filepath.Dir(p)}, false); err != nil {
 			return err // a symlink put there since the check above
 		}
 		if err := steps.WriteFile(p, []byte(files[n]), 0o644); err != nil {
@@ -193,7 +192,7 @@ func skillFolder(dir string) (string, error) {
 	}
 	folder := filepath.Join(dir, skillName)
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return "", &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: dir, Retry: "custody skill --out DIR",
+		return "", &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: dir, Retry: "custody skill",
 			Message: fmt.Sprintf("--out %s is %s, not a directory; the skill is a folder, %s, written below the directory --out names, so nothing was written. Name a directory that holds skills, e.g. .claude/skills or .agents/skills", dir, steps.DescribeMode(fi.Mode()), folder)}
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "SKILL.md")); err == nil {
@@ -224,53 +223,45 @@ func skillDirs(folder string, names []string) []string {
 	return dirs
 }
 
-// checkSkillDir refuses a folder of the skill that exists and is not a
-// directory of its own: custody never writes the skill through a
-// symlink, as it never writes a file through one (steps.CreateFile), so
-// the skill's files land in a folder that bears the skill's name.
-func checkSkillDir(d string) error {
-	fi, err := os.Lstat(d)
-	switch {
-	case errors.Is(err, fs.ErrNotExist), err == nil && fi.IsDir():
-		return nil
-	case err != nil:
-		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: d, Retry: "custody skill",
-			Message: fmt.Sprintf("%s cannot be examined (%v); nothing was written. Choose another --out", d, errors.Unwrap(err))}
-	}
-	what := steps.DescribeMode(fi.Mode())
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		if to, err := os.Readlink(d); err == nil {
-			what += " (to " + to + ")"
+// checkSkillDirs checks the folders dirs (the skill's folder first, then the
+// folders in it) as safefile.DirBelow checks every directory custody
+// writes into: each must be a directory of its own, never a symlink, so
+// the skill's files land in a folder that bears its name and nowhere
+// else. With create it makes the missing ones (and the directories above
+// the skill's folder, which are taken as they are); without, a missing
+// folder is fine: it is made before anything is written in it.
+func checkSkillDirs(dirs []string, create bool) error {
+	root := filepath.Dir(dirs[0])
+	if create {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return skillDirError(err, dirs[0])
 		}
-	}
-	return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: d, Retry: "custody skill",
-		Message: fmt.Sprintf("%s is %s, not a directory; the skill is written only into directories of its own, never through a symlink, so nothing was written and it was left as it is. Name the real directory with --out", d, what)}
-}
-
-// makeSkillDirs makes the folders dirs names (parents first) that are
-// missing, each checked again once it is there.
-func makeSkillDirs(dirs []string) error {
-	if err := os.MkdirAll(filepath.Dir(dirs[0]), 0o755); err != nil {
-		return skillDirError(err, dirs[0])
 	}
 	for _, d := range dirs {
-		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-			return skillDirError(err, d)
+		err := safefile.DirBelow(root, d, create, 0o755)
+		if !create && errors.Is(err, fs.ErrNotExist) {
+			continue
 		}
-		if err := checkSkillDir(d); err != nil {
-			return err
+		if err != nil {
+			return skillDirError(err, d)
 		}
 	}
 	return nil
 }
 
-// skillDirError is the refusal of a folder that cannot be made.
+// skillDirError is the refusal of a folder of the skill that is not a
+// directory of its own or cannot be made.
 func skillDirError(err error, d string) error {
+	var linked *safefile.DirError
+	if errors.As(err, &linked) {
+		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: linked.Path, Retry: "custody skill",
+			Message: fmt.Sprintf("%s is %s, not a directory; the skill is written only into directories of its own, never through a symlink, so nothing was written and it was left as it is. Name the real directory with --out", linked.Path, linked.What)}
+	}
 	if _, ok := writable.Classify(err); ok {
 		return outputError(err, d, "custody skill --out DIR")
 	}
 	return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: d, Retry: "custody skill",
-		Message: fmt.Sprintf("%s cannot be made (%v); choose another --out", d, errors.Unwrap(err))}
+		Message: fmt.Sprintf("%s cannot be made or examined (%v); nothing was written. Choose another --out", d, errors.Unwrap(err))}
 }
 
 func isAre(n int) string {
