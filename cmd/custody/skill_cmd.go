@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -183,9 +184,10 @@ func printSkill(w io.Writer, res skillResult) {
 // the skill, since an agent finds a skill by its folder's name and the
 // Agent Skills format requires it to equal the frontmatter's name. That
 // is DIR itself when DIR is already named so, else DIR/custody. A DIR of
-// another name that holds a SKILL.md is another skill's folder (or one
-// an older custody wrote under the wrong name): writing below it would
-// nest one skill in another, so it is refused.
+// another name that holds a SKILL.md is a skill's folder (another
+// skill's, or one an older custody wrote its skill into under another
+// name): writing below it would nest one skill in another, so it is
+// refused, and so is a DIR that is not a directory.
 func skillFolder(dir string) (string, error) {
 	if filepath.Base(dir) == skillName {
 		return dir, nil
@@ -197,9 +199,16 @@ func skillFolder(dir string) (string, error) {
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "SKILL.md")); err == nil {
 		parent := filepath.Dir(dir)
-		return "", &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: dir, Retry: "custody skill --out " + machine.QuoteArg(parent),
-			Message: fmt.Sprintf("%s holds a SKILL.md, so it is the folder of a skill, named %s; custody's skill must be a folder named %s (the name in its frontmatter), and one written below another skill's folder would not be found, so nothing was written. The retry writes %s beside it; %s is left as it is (remove it if it is an older copy of this skill)",
-				dir, filepath.Base(dir), skillName, filepath.Join(parent, skillName), dir)}
+		r := &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: dir, Retry: "custody skill --out " + machine.QuoteArg(parent)}
+		if skillNameIn(filepath.Join(dir, "SKILL.md")) == skillName {
+			// An older custody wrote its skill straight into DIR.
+			r.Message = fmt.Sprintf("%s holds custody's own SKILL.md, written straight into it by an older custody: a skill's folder must bear the skill's name, custody, not %s, so nothing was written. The retry writes %s beside it; then remove SKILL.md and agents/openai.yaml from %s (or, if %s is a directory of skills, remove them and run custody skill --out %s again)",
+				dir, filepath.Base(dir), filepath.Join(parent, skillName), dir, dir, machine.QuoteArg(dir))
+		} else {
+			r.Message = fmt.Sprintf("%s holds a SKILL.md, so it is the folder of another skill, named %s; custody's skill must be a folder of its own named %s, and one written inside another skill's folder would not be found, so nothing was written. The retry writes %s beside it and leaves %s as it is",
+				dir, filepath.Base(dir), skillName, filepath.Join(parent, skillName), dir)
+		}
+		return "", r
 	}
 	return folder, nil
 }
@@ -262,6 +271,26 @@ func skillDirError(err error, d string) error {
 	}
 	return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: d, Retry: "custody skill",
 		Message: fmt.Sprintf("%s cannot be made or examined (%v); nothing was written. Choose another --out", d, errors.Unwrap(err))}
+}
+
+// skillNameIn is the name in the frontmatter of the SKILL.md at p, or ""
+// when it is not a regular file, cannot be read, is over 1 MiB (more than
+// the agents load) or names none. It never reads through a symlink.
+func skillNameIn(p string) string {
+	b, err := safefile.Read(p, 1<<20)
+	if err != nil {
+		return ""
+	}
+	// The frontmatter block, then its name line (plain or double-quoted).
+	fm := regexp.MustCompile(`\A---\r?\n((?s:.*?))\r?\n---\r?\n`).FindSubmatch(b)
+	if fm == nil {
+		return ""
+	}
+	m := regexp.MustCompile(`(?m)^name:[ \t]*"?([^"\r\n]*?)"?[ \t]*\r?$`).FindSubmatch(fm[1])
+	if m == nil {
+		return ""
+	}
+	return string(m[1])
 }
 
 func isAre(n int) string {
