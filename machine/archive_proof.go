@@ -86,7 +86,7 @@ func CoverByArchive(v Verdict, p *Proof, r *Refusal) Verdict {
 		return Verdict{Action: ActionRemove, Proof: p}
 	}
 	if r != nil {
-		v.Refusals = append(v.Refusals, *r)
+		v.Refusals = AddRefusals(v.Refusals, *r)
 	}
 	return v
 }

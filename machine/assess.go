@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -49,6 +50,19 @@ func (v Verdict) Primary() *Refusal {
 	return &r
 }
 
+// AddRefusals is rs with each refusal of more appended that rs does not
+// already hold. Every place that gathers a verdict's reasons adds them
+// through it, so a reason two checks (or two assessments of one tree)
+// both find is named once.
+func AddRefusals(rs []Refusal, more ...Refusal) []Refusal {
+	for _, r := range more {
+		if !slices.Contains(rs, r) {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
 // Owned reports whether positive evidence shows custody created the tree:
 // a record made by custody in this store, the ready marker in the exact git
 // admin entry holding the record id, and the branch equal to prefix+id.
@@ -85,7 +99,7 @@ func Removable(rec Record, lease *Lease, now time.Time) bool {
 // Assess is pure: time is a parameter.
 func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verdict {
 	var rs []Refusal
-	add := func(r Refusal) { rs = append(rs, r) }
+	add := func(r Refusal) { rs = AddRefusals(rs, r) }
 	plan := "custody plan"
 	p := rec.Path
 
@@ -208,7 +222,7 @@ func Assess(rec Record, obs WorktreeObservation, pol Policy, now time.Time) Verd
 		}
 	}
 	_, content := WithoutBuildOutput(obs)
-	rs = append(rs, contentRefusals(p, content)...)
+	rs = AddRefusals(rs, contentRefusals(p, content)...)
 	for _, h := range obs.Hidden {
 		retry := plan
 		if ownRepository(rec, obs) && (h.Code != CodeStagedDiffers || !nestedRepository(obs.Hidden)) {

@@ -173,7 +173,7 @@ func checkTarget(path string) error {
 	case fi.Mode().IsRegular():
 		return nil
 	}
-	what := describeMode(fi.Mode())
+	what := DescribeMode(fi.Mode())
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		if to, err := os.Readlink(path); err == nil {
 			what += " (to " + to + ")"
@@ -182,13 +182,17 @@ func checkTarget(path string) error {
 	return fmt.Errorf("%s is %s, %w; nothing was written and it was left as it is", path, what, ErrNotRegularFile)
 }
 
-// describeMode names a non-regular file type with its article.
-func describeMode(m fs.FileMode) string {
+// DescribeMode names a file type with its article, as refusals of a
+// target say what is there: "a symlink", "a regular file", "a FIFO
+// (named pipe)".
+func DescribeMode(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
 		return "a symlink"
 	case m.IsDir():
 		return "a directory"
+	case m.IsRegular():
+		return "a regular file"
 	case m&fs.ModeNamedPipe != 0:
 		return "a FIFO (named pipe)"
 	case m&fs.ModeSocket != 0:

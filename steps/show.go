@@ -55,11 +55,12 @@ func Show(ctx context.Context, e *Env, id string) (ShowResult, error) {
 	}
 	v := e.Assess(ctx, rec, obs, scope.View, e.Now()) // names a covering archive (Env.Archives)
 	if rec.State == machine.StateActive && !machine.Removable(rec, obs.Lease, e.Now()) {
-		// Say what plan would say once it is finished, too.
+		// Say what plan would say once it is finished, too: what both
+		// assessments find (a live lease, a pending intent) is named once.
 		fin := rec
 		fin.State = machine.StateFinished
 		v2 := e.Assess(ctx, fin, obs, scope.View, e.Now())
-		v.Refusals = append(v.Refusals, v2.Refusals...)
+		v.Refusals = machine.AddRefusals(v.Refusals, v2.Refusals...)
 	}
 	res.Observation, res.Verdict = &obs, &v
 	return res, nil

@@ -65,7 +65,7 @@ type CLI struct {
 	Archive  ArchiveCmd  `cmd:"" help:"Archive unpublished work, verify, list and restore archives."`
 	Migrate  MigrateCmd  `cmd:"" help:"Bring legacy worktrees into custody or retire them: discover, plan, dispose, apply, status."`
 	Relocate RelocateCmd `cmd:"" help:"Move an active worktree (by default into the managed root) under a relocation intent."`
-	Skill    SkillCmd    `cmd:"" help:"Print or write the agent skill (SKILL.md, agents/openai.yaml) generated from this command line."`
+	Skill    SkillCmd    `cmd:"" help:"Print or write the agent skill (SKILL.md, its reference files, agents/openai.yaml) generated from this command line."`
 	Complete CompleteCmd `cmd:"" name:"completion" help:"Print a shell completion script (bash, zsh or fish)."`
 	Man      ManCmd      `cmd:"" help:"Print the custody(1) man page in roff."`
 

@@ -83,8 +83,10 @@ func TestGeneratedFilesAreMarked(t *testing.T) {
 }
 
 // TestDocsListEveryCommand: every command the parser runs, hidden ones
-// aside, is in cli.md, the man page, the skill and the bash completion;
-// every refusal code and exit code is in the skill.
+// aside, is in cli.md, the man page, the skill (by name in SKILL.md, with
+// its flags in references/commands.md) and the bash completion; every
+// refusal code is in the skill's references/refusals.md and every exit
+// code in SKILL.md.
 func TestDocsListEveryCommand(t *testing.T) {
 	t.Parallel()
 	app, err := cliModel()
@@ -96,7 +98,8 @@ func TestDocsListEveryCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	skill := skillFiles(d)["SKILL.md"]
+	files := skillFiles(d)
+	skill, commands, refusals := files["SKILL.md"], files["references/commands.md"], files["references/refusals.md"]
 	bash := bashCompletion(d)
 	cmds := visibleCommands(t, app.Node, nil)
 	if len(cmds) < 20 {
@@ -109,8 +112,11 @@ func TestDocsListEveryCommand(t *testing.T) {
 		if !strings.Contains(docs["custody.1"], "\n.SS "+roff("custody "+c)) {
 			t.Errorf("docs/custody.1 has no section for custody %s", c)
 		}
-		if !strings.Contains(skill, "\n### `custody "+c) {
-			t.Errorf("SKILL.md has no section for custody %s", c)
+		if !strings.Contains(skill, "\n- `custody "+c) {
+			t.Errorf("SKILL.md does not list custody %s", c)
+		}
+		if !strings.Contains(commands, "\n### `custody "+c) {
+			t.Errorf("the skill's references/commands.md has no section for custody %s", c)
 		}
 		words := strings.Fields(c)
 		parent := strings.Join(words[:len(words)-1], " ")
@@ -119,8 +125,8 @@ func TestDocsListEveryCommand(t *testing.T) {
 		}
 	}
 	for _, code := range machine.SortedCodes() {
-		if !strings.Contains(skill, "| `"+string(code)+"` | "+mdCell(machine.Codes()[code])+" |") {
-			t.Errorf("SKILL.md lacks refusal code %s with its meaning", code)
+		if !strings.Contains(refusals, "| `"+string(code)+"` | "+mdCell(machine.Codes()[code])+" |") {
+			t.Errorf("the skill's references/refusals.md lacks refusal code %s with its meaning", code)
 		}
 	}
 	for _, e := range exitCodeDocs() {

@@ -14,18 +14,59 @@ const skillName = "custody"
 // and when an agent should use it.
 const skillDescription = "Create, finish and clean up git worktrees with custody, which removes a tree only with proof that nothing in it is lost. Use when starting work in a new worktree, when done with one, or when cleaning up worktrees: never delete a worktree with rm or git worktree remove."
 
-// skillFiles renders the skill from the command line model d and the
-// refusal catalog, by path below the skill's directory. The output
-// depends on nothing else: no time, no version, no machine.
-func skillFiles(d cliDoc) map[string]string {
-	return map[string]string{
-		"SKILL.md":           skillMarkdown(d),
-		"agents/openai.yaml": skillOpenAIYAML(),
+// skillBodyBudget is the most tokens SKILL.md's body (what follows its
+// frontmatter) may hold, as skillTokens estimates them: the Agent Skills
+// format loads the whole body when the skill is used and recommends under
+// 5,000 tokens, with longer material in reference files read on demand.
+// TestSkillBodyWithinBudget fails past it.
+const skillBodyBudget = 5000
+
+// skillTokens estimates the tokens of s as its bytes divided by 3.5,
+// rounded up. Measured on the skill's own files, byte-pair tokenizers
+// give one token for every 3.6 to 4 bytes, so this estimate is over, not
+// under, the count (decision 0238).
+func skillTokens(s string) int { return (2*len(s) + 6) / 7 }
+
+// skillReference is one reference file beside SKILL.md: its path below
+// the skill's folder, when an agent reads it, and how it is made.
+type skillReference struct {
+	Path   string
+	When   string
+	render func(cliDoc) string
+}
+
+// skillReferences are the reference files, in the order SKILL.md lists
+// them. The body links each; an agent reads one only when it needs it.
+func skillReferences() []skillReference {
+	return []skillReference{
+		{"references/commands.md", "the global flags, and every command with its arguments and flags", skillCommandsMarkdown},
+		{"references/refusals.md", "every refusal code, what it means and its usual retry", func(cliDoc) string { return skillRefusalsMarkdown() }},
 	}
 }
 
-// skillMarkdown is SKILL.md.
+// skillFiles renders the skill from the command line model d and the
+// refusal catalog, by path below the skill's folder. The output depends
+// on nothing else: no time, no version, no machine.
+func skillFiles(d cliDoc) map[string]string {
+	files := map[string]string{
+		"SKILL.md":           skillMarkdown(d),
+		"agents/openai.yaml": skillOpenAIYAML(),
+	}
+	for _, r := range skillReferences() {
+		files[r.Path] = r.render(d)
+	}
+	return files
+}
+
+// skillLink is a markdown link to a reference file, relative to SKILL.md.
+func skillLink(path string) string { return "[" + path + "](" + path + ")" }
+
+// skillMarkdown is SKILL.md: what an agent needs on every use (the
+// workflow, how to read custody's output, the exit codes, the commands by
+// name); everything longer is in the reference files it links.
 func skillMarkdown(d cliDoc) string {
+	refs := skillReferences()
+	commands, refusals := skillLink(refs[0].Path), skillLink(refs[1].Path)
 	var b strings.Builder
 	fmt.Fprintf(&b, "---\nname: %s\ndescription: %s\n---\n\n", skillName, yamlQuote(skillDescription))
 	fmt.Fprintf(&b, "<!-- %s: made by `%s skill --out DIR` from the command line itself. -->\n\n", generatedNote, d.Name)
@@ -56,15 +97,39 @@ func skillMarkdown(d cliDoc) string {
   settled. Do not invent another: if the retry is ` + "`custody plan`" + `, fix what the message
   says, then plan again. Codes are stable; match on them, not on messages.
 - Nothing you are refused has changed anything: act on the refusal, never around it.
+- A code you do not know is in ` + refusals + `: find its row by the code in backticks.
 
 `)
 	b.WriteString("## Exit codes\n\n| code | meaning |\n|---|---|\n")
 	for _, e := range exitCodeDocs() {
 		fmt.Fprintf(&b, "| %d | %s |\n", e.Code, mdCell(e.Meaning))
 	}
-	b.WriteString("\n## Global flags\n\n")
+	fmt.Fprintf(&b, "\n## Commands\n\n`%s COMMAND --help` gives a command's long help and its EXIT STATUS; %s has every command's arguments and flags, and the global flags.\n\n", d.Name, commands)
+	for _, c := range leaves(d.Commands) {
+		fmt.Fprintf(&b, "- `%s`: %s\n", c.Usage(d.Name), c.Help)
+	}
+	b.WriteString("\n## Reference files\n\nRead one only when you need what it holds:\n\n")
+	for _, r := range refs {
+		fmt.Fprintf(&b, "- %s: %s.\n", skillLink(r.Path), r.When)
+	}
+	return b.String()
+}
+
+// skillReferenceHead opens a reference file: the generated note, its
+// title, and what it is for.
+func skillReferenceHead(b *strings.Builder, title, about string) {
+	fmt.Fprintf(b, "<!-- %s: made by `custody skill --out DIR` from the command line itself. -->\n\n", generatedNote)
+	fmt.Fprintf(b, "# %s\n\n%s\n", title, about)
+}
+
+// skillCommandsMarkdown is references/commands.md: the global flags and
+// every command with its arguments and flags.
+func skillCommandsMarkdown(d cliDoc) string {
+	var b strings.Builder
+	skillReferenceHead(&b, d.Name+" commands", fmt.Sprintf("Every command, sorted by name, with its arguments and flags. `%s COMMAND --help` gives a command's long help and its EXIT STATUS.", d.Name))
+	b.WriteString("\n## Global flags\n\nEvery command takes these.\n\n")
 	flagTable(&b, d.Globals)
-	fmt.Fprintf(&b, "\n## Commands\n\n`%s COMMAND --help` gives a command's long help and its EXIT STATUS.\n", d.Name)
+	b.WriteString("\n## Commands\n")
 	for _, c := range leaves(d.Commands) {
 		fmt.Fprintf(&b, "\n### `%s`\n\n%s\n", c.Usage(d.Name), c.Help)
 		for _, a := range c.Args {
@@ -74,8 +139,15 @@ func skillMarkdown(d cliDoc) string {
 			fmt.Fprintf(&b, "- `%s`: %s\n", f.Spelling(), flagHelp(f))
 		}
 	}
-	b.WriteString("\n## Refusal codes\n\nEach refusal names the exact tree, path or commit; its `retry` is the command to run\nonce what it names is settled. The usual retry (capitals are what the refusal fills in):\n\n")
-	b.WriteString("| code | meaning | usual retry |\n|---|---|---|\n")
+	return b.String()
+}
+
+// skillRefusalsMarkdown is references/refusals.md: every refusal code
+// with its meaning and usual retry.
+func skillRefusalsMarkdown() string {
+	var b strings.Builder
+	skillReferenceHead(&b, "custody refusal codes", "Each refusal names the exact tree, path or commit; its `retry` is the command to run\nonce what it names is settled. Run that retry, not the one below: this table shows the usual\nretry of each code, capitals standing for what the refusal fills in.")
+	b.WriteString("\n| code | meaning | usual retry |\n|---|---|---|\n")
 	codes, next := machine.Codes(), nextSteps()
 	for _, c := range machine.SortedCodes() {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c, mdCell(codes[c]), mdCell(retryCell(next[c])))
