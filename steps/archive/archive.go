@@ -121,8 +121,7 @@ func observeForArchive(ctx context.Context, e *steps.Env, id string) (archiveSou
 	var s archiveSource
 	rec, err := e.Store.Get(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return s, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list",
-			Message: fmt.Sprintf("no worktree record %q in this repository", id)}
+		return s, machine.NoRecordRefusal(id)
 	}
 	if err != nil {
 		return s, err

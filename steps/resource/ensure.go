@@ -39,8 +39,7 @@ func resourcesPending(rs []steps.ResourceOutcome) bool {
 func Ensure(ctx context.Context, e *steps.Env, id string) ([]steps.ResourceOutcome, error) {
 	rec, err := e.Store.Get(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list",
-			Message: fmt.Sprintf("no worktree record %q in this repository", id)}
+		return nil, machine.NoRecordRefusal(id)
 	} else if err != nil {
 		return nil, err
 	}
