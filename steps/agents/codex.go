@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe/hostio"
@@ -45,19 +44,15 @@ type IntegrateCodexResult struct {
 func IntegrateCodex(repo hostio.Repo, check bool) (IntegrateCodexResult, error) {
 	path := filepath.Join(repo.MainCheckout, filepath.FromSlash(CodexFile))
 	res := IntegrateCodexResult{Path: path, Check: check}
-	invalid := func(err error) error {
-		return &machine.Refusal{Code: machine.CodeCodexEnvironmentInvalid, Path: path, Retry: "custody integrate codex",
-			Message: fmt.Sprintf("%s cannot be edited safely, so nothing was written: %v; fix the file (or move it aside for the Codex app to make again), then run integrate again", path, err)}
-	}
 	src, perm, err := readCodexFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		res.Created = true
 	} else if err != nil {
-		return res, invalid(err)
+		return res, machine.CodexEnvironmentInvalidRefusal(path, err)
 	}
 	edit, err := EditCodexEnvironment(src, filepath.Base(repo.MainCheckout))
 	if err != nil {
-		return res, invalid(err)
+		return res, machine.CodexEnvironmentInvalidRefusal(path, err)
 	}
 	res.Keys = edit.Keys
 	res.Changed = res.Created || !bytes.Equal(edit.Out, src)
@@ -65,11 +60,7 @@ func IntegrateCodex(repo hostio.Repo, check bool) (IntegrateCodexResult, error) 
 		return res, nil
 	}
 	if check {
-		msg := fmt.Sprintf("%s lacks what custody writes into it (%s)", path, addedKeys(edit.Keys))
-		if res.Created {
-			msg = fmt.Sprintf("%s does not exist, so the Codex app runs no custody script", path)
-		}
-		return res, &machine.Refusal{Code: machine.CodeCodexEnvironmentStale, Path: path, Retry: "custody integrate codex", Message: msg}
+		return res, machine.CodexEnvironmentStaleRefusal(path, addedKeys(edit.Keys), res.Created)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return res, fmt.Errorf("make the directory of %s: %w", path, err)
@@ -101,16 +92,13 @@ func readCodexFile(path string) ([]byte, fs.FileMode, error) {
 	return b, fi.Mode().Perm(), nil
 }
 
-// addedKeys names the keys an edit adds.
-func addedKeys(keys []CodexKey) string {
+// addedKeys names the keys an edit adds or upgrades.
+func addedKeys(keys []CodexKey) []string {
 	var out []string
 	for _, k := range keys {
 		if k.Outcome == "added" || k.Outcome == "upgraded" {
 			out = append(out, k.Key)
 		}
 	}
-	if len(out) == 0 {
-		return "its bytes differ"
-	}
-	return strings.Join(out, ", ")
+	return out
 }
