@@ -78,8 +78,7 @@ func Ensure(ctx context.Context, e *steps.Env, id string) ([]steps.ResourceOutco
 		o := steps.ResourceOutcome{ID: r2.ID, Handle: r2.Handle, Outcome: machine.OutcomeEnsured, ExitCode: code}
 		if code != 0 {
 			o.Outcome = machine.OutcomeFailed
-			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: machine.CommandOn([]string{"custody", "resource", "ensure"}, id),
-				Message: fmt.Sprintf("ensure of %s (%s) exited %d: %s", r.Name, r.Handle, code, out)}
+			o.Refusal = machine.EnsureFailedRefusal(id, r, code, out)
 		}
 		outs = append(outs, o)
 	}
