@@ -72,7 +72,7 @@ func TestDisposeRefusals(t *testing.T) {
 		{"no candidate, an id to quote", MigrateNoCandidateRefusal("it's"), &Refusal{Code: CodeMigrateNotCandidate, Retry: "custody migrate status",
 			Message: `'it'\''s' is no candidate any migrate plan audited; nothing was recorded`}},
 		{"digest mismatch", MigrateDigestMismatchRefusal("repo-feature", path, "aa11", "bb22"), &Refusal{Code: CodeMigrateDigestMismatch, Path: path,
-			Retry: "custody migrate status",
+			Retry:   "custody migrate status",
 			Message: "--digest aa11 is not repo-feature's newest audit (bb22): a disposition binds the exact audit a person reviewed; read the newest one in the plan file and dispose again. Nothing was recorded"}},
 		{"not allowed", DispositionNotAllowedRefusal("repo-feature", path, "aa11", DispositionLand, p), &Refusal{Code: CodeDispositionNotAllowed, Path: path,
 			Retry:   "custody migrate dispose --approve --disposition retire --digest aa11 repo-feature",

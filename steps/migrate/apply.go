@@ -378,7 +378,6 @@ func (run *migrateRun) remove(ctx context.Context, e *steps.Env, c machine.Migra
 	return out, nil
 }
 
-
 // land pushes c's HEAD, non-forced, to <prefix>review/<id> where the
 // view's push target says a remote custody reads will advertise it (the
 // first remote, when nothing was worked out), and checks that remote now
