@@ -1,6 +1,9 @@
 package machine
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The refusals of apply and of the removal it carries out, beyond the
 // decisions of apply_decide.go: a plan for another repository, an --only
@@ -147,4 +150,36 @@ func RemovalUnfinishedRefusal(path string, obs WorktreeObservation, left string)
 func AdminEntryElsewhereRefusal(dir, named, path string) *Refusal {
 	return &Refusal{Code: CodeRemovalFailed, Path: dir, Retry: "git worktree list",
 		Message: fmt.Sprintf("admin entry %s names %s, not %s; custody leaves it alone", dir, named, path)}
+}
+
+// The amendments below add to a refusal in place what a removal that got
+// further than the refusal's maker saw: each returns r.
+
+// GitRemoveSaidRefusal adds to r, the refusal of a removal git worktree
+// remove failed for, what git said (err).
+func GitRemoveSaidRefusal(r *Refusal, err error) *Refusal {
+	r.Message += " (git worktree remove said: " + err.Error() + ")"
+	return r
+}
+
+// AdminEntryKeptRefusal amends why, the refusal of a removal whose tree at
+// path is gone but whose admin entry is kept: resume, not plan, settles
+// it once the person has dealt with what why names.
+func AdminEntryKeptRefusal(why *Refusal, path string) *Refusal {
+	why.Retry = strings.Replace(why.Retry, "custody plan", "custody resume", 1)
+	if why.Retry == "" {
+		why.Retry = "custody resume"
+	}
+	why.Message += fmt.Sprintf("; the tree at %s is already gone, and its admin entry is kept until this is settled", path)
+	return why
+}
+
+// AlreadyDeletedRefusal amends why, the refusal of a removal through
+// quarantine whose tree at path could not step back: deleted lists the
+// tracked files already gone (at least one), and the retry restores them,
+// then resumes.
+func AlreadyDeletedRefusal(why *Refusal, path string, deleted []string) *Refusal {
+	why.Message += fmt.Sprintf("; %d tracked files were already deleted (each identical to HEAD), e.g. %s", len(deleted), deleted[0])
+	why.Retry = RestoreRetry(path, Command("custody", "resume"))
+	return why
 }

@@ -3,6 +3,8 @@ package machine
 import (
 	"errors"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestApplyRefusals(t *testing.T) {
@@ -167,4 +169,41 @@ func TestRecoveryRefusals(t *testing.T) {
 		{"kept file not regular", KeptFileNotRegularRefusal(admin + "/config.worktree"), &Refusal{Code: CodeRecoveryFailed, Path: admin + "/config.worktree",
 			Retry: "custody resume", Message: admin + "/config.worktree is not a regular file, so what it holds cannot be kept; the tree is kept"}},
 	})
+}
+
+// TestRemovalAmendments: each amendment changes the refusal it is given,
+// in place, and returns it.
+func TestRemovalAmendments(t *testing.T) {
+	t.Parallel()
+	const path = "/r/.worktrees/x-1a2b3c"
+	restore := "git -C " + path + " ls-files -z --deleted | git -C " + path + " checkout-index -z --stdin && custody resume"
+	for _, tc := range []struct {
+		name  string
+		amend func(*Refusal) *Refusal
+		in    Refusal
+		want  Refusal
+	}{
+		{"git remove said", func(r *Refusal) *Refusal { return GitRemoveSaidRefusal(r, errors.New("exit status 128")) },
+			Refusal{Code: CodeRemovalFailed, Path: path, Retry: "custody resume", Message: "removal of " + path + " did not finish: path present"},
+			Refusal{Code: CodeRemovalFailed, Path: path, Retry: "custody resume", Message: "removal of " + path + " did not finish: path present (git worktree remove said: exit status 128)"}},
+		{"admin entry kept, plan becomes resume", func(r *Refusal) *Refusal { return AdminEntryKeptRefusal(r, path) },
+			Refusal{Code: CodeUnknownAdminFile, Path: "/r/.git/worktrees/x/notes", Retry: "mv -n -- a b && custody plan", Message: "notes appeared"},
+			Refusal{Code: CodeUnknownAdminFile, Path: "/r/.git/worktrees/x/notes", Retry: "mv -n -- a b && custody resume",
+				Message: "notes appeared; the tree at " + path + " is already gone, and its admin entry is kept until this is settled"}},
+		{"admin entry kept, no retry", func(r *Refusal) *Refusal { return AdminEntryKeptRefusal(r, path) },
+			Refusal{Code: CodeRecoveryFailed, Path: path, Message: "m"},
+			Refusal{Code: CodeRecoveryFailed, Path: path, Retry: "custody resume", Message: "m; the tree at " + path + " is already gone, and its admin entry is kept until this is settled"}},
+		{"already deleted", func(r *Refusal) *Refusal { return AlreadyDeletedRefusal(r, path, []string{"a.txt", "b.txt"}) },
+			Refusal{Code: CodeQuarantineChanged, Path: path, Retry: "custody plan", Message: "m"},
+			Refusal{Code: CodeQuarantineChanged, Path: path, Retry: restore, Message: "m; 2 tracked files were already deleted (each identical to HEAD), e.g. a.txt"}},
+	} {
+		r := tc.in
+		got := tc.amend(&r)
+		if got != &r {
+			t.Errorf("%s: returned another refusal than the one it amends", tc.name)
+		}
+		if diff := cmp.Diff(tc.want, r); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
 }

@@ -13,8 +13,10 @@ func EnsureFailedRefusal(id string, r Resource, code int, out string) *Refusal {
 		Message: fmt.Sprintf("ensure of %s (%s) exited %d: %s", r.Name, r.Handle, code, out)}
 }
 
-// teardownRetry tears the tree at path down, with the resources it has.
-func teardownRetry(path string) string {
+// TeardownRetry tears the tree at path down, with the resources it has,
+// from wherever it is pasted: while the tree exists, orphan GC would call
+// its resources live.
+func TeardownRetry(path string) string {
 	return "custody -C " + QuoteArg(path) + " teardown"
 }
 
@@ -22,14 +24,14 @@ func teardownRetry(path string) string {
 // adopted tree rec was not made: its create failed before, as its
 // evidence records.
 func AdoptedResourceNotMadeRefusal(rec Record, name string, r Resource) *Refusal {
-	return &Refusal{Code: CodeResourceFailed, Path: rec.Path, Retry: teardownRetry(rec.Path),
+	return &Refusal{Code: CodeResourceFailed, Path: rec.Path, Retry: TeardownRetry(rec.Path),
 		Message: fmt.Sprintf("resource %s (%s) of the adopted tree %s was not made: its create exited %d: %s", name, r.Handle, rec.ID, r.Evidence.ExitCode, r.Evidence.Output)}
 }
 
 // AdoptedResourceFailedRefusal reports that the create of resource name
 // (r) of the adopted tree rec failed, as its evidence records.
 func AdoptedResourceFailedRefusal(rec Record, name string, r Resource) *Refusal {
-	return &Refusal{Code: CodeResourceFailed, Path: rec.Path, Retry: teardownRetry(rec.Path),
+	return &Refusal{Code: CodeResourceFailed, Path: rec.Path, Retry: TeardownRetry(rec.Path),
 		Message: fmt.Sprintf("resource %s (%s) of the adopted tree %s: its create exited %d: %s", name, r.Handle, rec.ID, r.Evidence.ExitCode, r.Evidence.Output)}
 }
 

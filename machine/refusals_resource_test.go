@@ -20,6 +20,7 @@ func TestResourceRefusals(t *testing.T) {
 			Message: "resource db (repo-x-db) of the adopted tree " + id + " was not made: its create exited 5: busy"}},
 		{"adopted, a path to quote", AdoptedResourceFailedRefusal(Record{ID: id, Path: "/w/it's"}, "db", failed), &Refusal{Code: CodeResourceFailed, Path: "/w/it's",
 			Retry: `custody -C '/w/it'\''s' teardown`, Message: "resource db (repo-x-db) of the adopted tree " + id + ": its create exited 5: busy"}},
+		{"teardown retry, a path with a newline", &Refusal{Retry: TeardownRetry("/w/a\nb")}, &Refusal{Retry: `custody -C "$(printf -- '/w/a\012b')" teardown`}},
 		{"create failed", CreateResourceFailedRefusal(rec, "db", failed), &Refusal{Code: CodeResourceFailed, Path: path, Retry: "custody resource ensure " + id,
 			Message: "resource db (repo-x-db) create exited 5: busy"}},
 		{"teardown failed", TeardownFailedRefusal(failed), &Refusal{Code: CodeResourceFailed, Path: path, Retry: "custody resource gc",

@@ -210,7 +210,7 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 	out, err := settleRemovalSeen(ctx, e, rec, seen)
 	out.Recovered = append(recovered, out.Recovered...)
 	if err == nil && out.Refusal != nil && rmErr != nil {
-		out.Refusal.Message += " (git worktree remove said: " + rmErr.Error() + ")"
+		machine.GitRemoveSaidRefusal(out.Refusal, rmErr)
 	}
 	return out, err
 }
@@ -376,12 +376,7 @@ func adminKeptOutcome(rec machine.Record, why *machine.Refusal, recovered []Reco
 	if err != nil {
 		return Outcome{Recovered: recovered}, err
 	}
-	why.Retry = strings.Replace(why.Retry, "custody plan", "custody resume", 1)
-	if why.Retry == "" {
-		why.Retry = "custody resume"
-	}
-	why.Message += fmt.Sprintf("; the tree at %s is already gone, and its admin entry is kept until this is settled", rec.Path)
-	return Outcome{ID: rec.ID, Outcome: machine.OutcomeFailed, State: rec.State, Refusal: why, Recovered: recovered}, nil
+	return Outcome{ID: rec.ID, Outcome: machine.OutcomeFailed, State: rec.State, Refusal: machine.AdminEntryKeptRefusal(why, rec.Path), Recovered: recovered}, nil
 }
 
 // keepThenDropAdminEntry drops rec's admin entry (dropAdminEntry) after
@@ -488,16 +483,9 @@ func quarantineRefused(ctx context.Context, e *Env, rec machine.Record, why *mac
 		return refusedOutcome(rec.ID, why, machine.StateFinished), nil
 	}
 	if len(obs.Status.Deleted) > 0 {
-		why.Message += fmt.Sprintf("; %d tracked files were already deleted (each identical to HEAD), e.g. %s", len(obs.Status.Deleted), obs.Status.Deleted[0])
-		why.Retry = restoreDeletedRetry(rec.Path)
+		machine.AlreadyDeletedRefusal(why, rec.Path, obs.Status.Deleted)
 	}
 	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: why}, nil
-}
-
-// restoreDeletedRetry restores, from the index, only the tracked files
-// missing from the tree at path (a person's later edits stay), then resumes.
-func restoreDeletedRetry(path string) string {
-	return machine.RestoreRetry(path, machine.Command("custody", "resume"))
 }
 
 // dropAdminEntry removes exactly <common>/worktrees/<key> of a removed
