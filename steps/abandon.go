@@ -24,31 +24,27 @@ import (
 func Abandon(ctx context.Context, e *Env, id, commit string) (Outcome, error) {
 	rec, err := e.Store.Get(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return Outcome{ID: id, Outcome: machine.OutcomeRefused, Refusal: &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list",
-			Message: fmt.Sprintf("no worktree record %q in this repository", id)}}, nil
+		return Outcome{ID: id, Outcome: machine.OutcomeRefused, Refusal: machine.NoRecordRefusal(id)}, nil
 	}
 	if err != nil {
 		return Outcome{}, err
 	}
-	refuse := func(code machine.Code, retry, format string, args ...any) (Outcome, error) {
-		return Outcome{ID: id, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: &machine.Refusal{Code: code, Path: rec.Path, Retry: retry,
-			Message: fmt.Sprintf(format, args...) + "; nothing was changed"}}, nil
+	refuse := func(r *machine.Refusal) (Outcome, error) {
+		return Outcome{ID: id, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: r}, nil
 	}
 	if rec.State == machine.StateTombstoned {
 		return Outcome{ID: id, Outcome: machine.OutcomeAlreadyDone, State: rec.State}, nil
 	}
 	head := rec.EffectiveHead()
 	if commit != head {
-		return refuse(machine.CodeGuardFailed, machine.CommandOn([]string{"custody", "show"}, id),
-			"%s is not %s's last commit (%s): abandon acknowledges exactly the commit that is lost", machine.QuoteArg(commit), id, head)
+		return refuse(machine.AbandonNotLastCommitRefusal(id, rec.Path, commit, head))
 	}
 	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	if err != nil {
 		return Outcome{}, err
 	}
 	if obs.PathState != machine.PathAbsent || obs.Registered || obs.AdminPresent {
-		return refuse(machine.CodeWrongState, "custody plan",
-			"%s's tree is not gone (path %s%s): abandon ends only a record whose tree no longer exists; plan decides what may happen to a tree", id, obs.PathState, map[bool]string{true: ", registered with git"}[obs.Registered || obs.AdminPresent])
+		return refuse(machine.AbandonTreeNotGoneRefusal(id, rec.Path, obs.PathState, obs.Registered || obs.AdminPresent))
 	}
 	// A commit git no longer has is held by no ref here; one it has must
 	// be held by none.
@@ -59,8 +55,7 @@ func Abandon(ctx context.Context, e *Env, id, commit string) (Outcome, error) {
 			return Outcome{}, fmt.Errorf("check which refs hold %s: %w", commit, err)
 		}
 		if refs := strings.Fields(string(out)); len(refs) > 0 {
-			return refuse(machine.CodeGuardFailed, "custody plan",
-				"%s is not lost: %s holds it", commit, strings.Join(refs, ", "))
+			return refuse(machine.AbandonHeldByRefsRefusal(rec.Path, commit, refs))
 		}
 	}
 	view, err := proof.Advertise(ctx, e.Git, e.Repo)
@@ -68,22 +63,20 @@ func Abandon(ctx context.Context, e *Env, id, commit string) (Outcome, error) {
 		return Outcome{}, err
 	}
 	if len(view.Failures) > 0 {
-		f := view.Failures[0]
-		return refuse(machine.CodeRemoteUnavailable, "git ls-remote --refs "+machine.QuoteArg(f.Remote),
-			"remote %s did not answer (%s), so whether it holds %s is unknown", f.Remote, f.Error, commit)
+		return refuse(machine.AbandonRemoteUnavailableRefusal(rec.Path, commit, view.Failures[0]))
 	}
 	for _, tip := range view.Tips {
 		if tip.Commit == commit || tip.Target == commit {
-			return refuse(machine.CodeGuardFailed, "custody plan", "%s is not lost: remote %s advertises it as %s", commit, tip.Remote, tip.Ref)
+			return refuse(machine.AbandonAdvertisedRefusal(rec.Path, commit, tip.Remote, tip.Ref))
 		}
 	}
 	if gone == nil {
 		p, err := proof.Prove(ctx, e.Git, e.Repo, commit, view)
 		if err != nil {
-			return refuse(machine.CodeProofFailed, "custody plan", "whether a remote holds %s cannot be told (%v)", commit, err)
+			return refuse(machine.AbandonProofFailedRefusal(rec.Path, commit, err))
 		}
 		if p != nil {
-			return refuse(machine.CodeGuardFailed, "custody plan", "%s is not lost: %s %s holds it (%s)", commit, p.Remote, p.Ref, p.Kind)
+			return refuse(machine.AbandonProvenRefusal(rec.Path, commit, *p))
 		}
 	}
 	next, err := e.fire(ctx, rec, machine.TriggerAbandon, machine.Firing{Obs: obs, Acknowledged: commit, AckConfirmed: true}, "abandoned: "+commit)

@@ -53,21 +53,17 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	refuse := func(format string, args ...any) error {
-		return &machine.Refusal{Code: machine.CodeNotOwned, Path: abs, Retry: "git worktree list",
-			Message: fmt.Sprintf(format, args...)}
-	}
 	inv, err := gitfiles.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
 		return AdoptResult{}, err
 	}
 	ent, ok := inv.Entry(abs)
 	if !ok || abs == e.Repo.MainCheckout || ent.Bare {
-		return AdoptResult{}, refuse("%s is not a linked worktree of the repository at %s", abs, e.Repo.MainCheckout)
+		return AdoptResult{}, machine.AdoptNotLinkedRefusal(abs, e.Repo.MainCheckout)
 	}
 	key := gitfiles.AdminKeyOf(e.Repo, abs)
 	if key == "" {
-		return AdoptResult{}, refuse("git's admin entry for %s cannot be identified exactly (its .git file and the entry's gitdir must name each other)", abs)
+		return AdoptResult{}, machine.AdoptAdminUnknownRefusal(abs)
 	}
 	recs, err := e.Store.List()
 	if err != nil {
@@ -85,15 +81,9 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 			continue
 		}
 		if r.Path != abs {
-			return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: machine.CommandOn([]string{"custody", "show"}, r.ID),
-				Message: fmt.Sprintf("git's admin key %s of %s is held by record %s (%s) of the tree at %s; custody will not guess whether that tree moved here or is gone (if it is gone, finish %s and retire it with a plan, then adopt again)",
-					key, abs, r.ID, r.State, r.Path, r.ID)}
+			return AdoptResult{}, machine.AdoptKeyHeldRefusal(abs, key, r)
 		}
-		msg := fmt.Sprintf("%s is already in custody as %s (%s)", abs, r.ID, r.State)
-		if ifNeeded {
-			msg = fmt.Sprintf("%s is recorded as %s (%s), but git's admin entry %s or its ready marker no longer names that record: the tree there may not be the one custody recorded", abs, r.ID, r.State, key)
-		}
-		return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: machine.CommandOn([]string{"custody", "show"}, r.ID), Message: msg}
+		return AdoptResult{}, machine.AdoptRecordedRefusal(abs, key, r, ifNeeded)
 	}
 	id, err := adoptID(e, key)
 	if err != nil {
@@ -118,8 +108,7 @@ func Adopt(ctx context.Context, e *Env, path string, ifNeeded bool) (AdoptResult
 			_ = os.Remove(filepath.Join(e.Repo.AdminDir(key), gitfiles.MarkerName))
 		}
 		if errors.Is(err, store.ErrConflict) {
-			return AdoptResult{}, &machine.Refusal{Code: machine.CodeWrongState, Path: abs, Retry: "custody list --all",
-				Message: fmt.Sprintf("a record %s was made while custody adopted %s; run adopt again", id, abs)}
+			return AdoptResult{}, machine.AdoptRaceRefusal(id, abs)
 		}
 		return AdoptResult{}, err
 	}
@@ -232,10 +221,9 @@ func foreignItems(e *Env, inv gitfiles.Inventory, recs []machine.Record, taken m
 			id = "foreign-" + id
 		}
 		taken[id] = true
-		r := machine.Refusal{Code: machine.CodeForeign, Path: ent.Path, Retry: machine.CommandOn([]string{"custody", "adopt"}, ent.Path),
-			Message: fmt.Sprintf("%s is a worktree custody did not make; it is never removed automatically (adopt it to put it in custody)", ent.Path)}
+		r := machine.ForeignRefusal(ent.Path)
 		items = append(items, machine.PlanItem{ID: id, Kind: machine.KindWorktree, Action: machine.ActionKeep, Path: ent.Path,
-			Branch: strings.TrimPrefix(ent.Branch, "refs/heads/"), Head: ent.Head, Refusal: &r, Refusals: []machine.Refusal{r}})
+			Branch: strings.TrimPrefix(ent.Branch, "refs/heads/"), Head: ent.Head, Refusal: r, Refusals: []machine.Refusal{*r}})
 	}
 	return items
 }

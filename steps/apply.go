@@ -117,15 +117,12 @@ func ApplyWith(ctx context.Context, e *Env, plan machine.Plan, opts ApplyOptions
 		return res, err
 	}
 	if plan.Repository.ID != repoID || plan.Repository.CommonDir != e.Repo.CommonDir {
-		return res, &machine.Refusal{Code: machine.CodeWrongRepository, Path: plan.Repository.CommonDir, Retry: "custody plan -o plan.json",
-			Message: fmt.Sprintf("the plan is for repository %s (%s), not this one (%s, %s); nothing was done",
-				plan.Repository.ID, plan.Repository.CommonDir, repoID, e.Repo.CommonDir)}
+		return res, machine.WrongRepositoryRefusal(plan.Repository.ID, plan.Repository.CommonDir, repoID, e.Repo.CommonDir)
 	}
 	selected := map[string]bool{}
 	for _, id := range only {
 		if _, ok := plan.Item(id); !ok {
-			return res, &machine.Refusal{Code: machine.CodeNotInPlan, Retry: "custody plan -o plan.json",
-				Message: fmt.Sprintf("--only %s: the plan has no item with that id; nothing was done", id)}
+			return res, machine.NotInPlanRefusal(id)
 		}
 		selected[id] = true
 	}
@@ -384,10 +381,5 @@ func ExternalRefusal(e *Env, rec machine.Record, planFile string) *machine.Refus
 	if e.Root != "" && within(p, e.Root) {
 		return nil
 	}
-	if planFile == "" {
-		planFile = "plan.json"
-	}
-	return &machine.Refusal{Code: machine.CodeExternalTree, Path: rec.Path,
-		Retry:   "custody apply --allow-external-retirement --only " + machine.QuoteArg(rec.ID) + " " + machine.QuoteArg(planFile),
-		Message: fmt.Sprintf("%s is an adopted tree outside the managed root %s; custody removes it only when you confirm with --allow-external-retirement", rec.Path, e.Root)}
+	return machine.ExternalTreeRefusal(rec, e.Root, planFile)
 }

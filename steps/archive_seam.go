@@ -3,7 +3,6 @@ package steps
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
@@ -80,8 +79,7 @@ func (e *Env) Assess(ctx context.Context, rec machine.Record, obs machine.Worktr
 	}
 	p, r, err := e.archives().Proof(ctx, e, rec, obs.Head, view)
 	if err != nil {
-		r = &machine.Refusal{Code: machine.CodeProofFailed, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "archive", "verify"}, rec.ID),
-			Message: fmt.Sprintf("the archive of %s could not be checked: %v", rec.ID, err)}
+		r = machine.ArchiveProofFailedRefusal(rec, err)
 		p = nil
 	}
 	return machine.CoverByArchive(v, p, r)

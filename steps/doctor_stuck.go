@@ -66,8 +66,7 @@ func (w Workflow[R]) stuck(ctx context.Context, e *Env) ([]StuckRecord, error) {
 		}
 		_, ref, err := w.Decide(ctx, e, r)
 		if err != nil {
-			ref = &machine.Refusal{Code: machine.CodeObservationFailed, Path: r.RowPath(), Retry: "custody show " + machine.QuoteArg(r.RowID()),
-				Message: err.Error()}
+			ref = machine.StuckUnobservedRefusal(r, err)
 		}
 		if ref == nil {
 			continue // resume settles it

@@ -95,10 +95,6 @@ func ResolveRoot(repo hostio.Repo, raw string) (string, error) {
 		}
 	}
 	root = filepath.Clean(root)
-	refuse := func(format string, args ...any) error {
-		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: root, Retry: "custody init",
-			Message: machine.EscapeControl(fmt.Sprintf(format, args...)) + "; set [worktree] root in custody.toml to a real directory"}
-	}
 	existing, rest := root, ""
 	for {
 		if _, err := os.Lstat(existing); err == nil {
@@ -113,15 +109,15 @@ func ResolveRoot(repo hostio.Repo, raw string) (string, error) {
 	}
 	real, err := filepath.EvalSymlinks(existing)
 	if err != nil {
-		return "", refuse("the managed root %s cannot be resolved: %v", root, err)
+		return "", machine.RootUnresolvedRefusal(root, err)
 	}
 	if real != existing {
-		return "", refuse("the managed root %s lies under a symlink (%s resolves to %s); custody places worktrees only on a real path", root, existing, real)
+		return "", machine.RootUnderSymlinkRefusal(root, existing, real)
 	}
 	root = filepath.Join(real, rest)
 	if rel, ok := belowCheckout(repo, root); ok {
 		if _, ok := machine.IgnorePattern(filepath.ToSlash(rel)); !ok {
-			return "", rootNotExcludable(root)
+			return "", machine.RootNotExcludableRefusal(root)
 		}
 	}
 	return root, nil
@@ -135,15 +131,6 @@ func belowCheckout(repo hostio.Repo, root string) (string, bool) {
 		return "", false
 	}
 	return rel, true
-}
-
-// rootNotExcludable refuses a managed root inside the main checkout that
-// no line of git's exclude file can name (its name holds a newline): git
-// in the main checkout would see every tree there.
-func rootNotExcludable(root string) *machine.Refusal {
-	return &machine.Refusal{Code: machine.CodeConfigInvalid, Path: root, Retry: "custody init",
-		Message: machine.EscapeControl(fmt.Sprintf("the managed root %s lies in the main checkout and its name holds a newline, which git's exclude file cannot name (one pattern a line), so git there would see every tree in it", root)) +
-			"; set [worktree] root in custody.toml to a directory whose name has none"}
 }
 
 // StatePath returns the state file of repo.
@@ -178,7 +165,7 @@ func (e *Env) ExcludeRoot() (bool, error) {
 	}
 	line, ok := machine.IgnorePattern(filepath.ToSlash(rel))
 	if !ok {
-		return false, rootNotExcludable(e.Root)
+		return false, machine.RootNotExcludableRefusal(e.Root)
 	}
 	return AppendExclude(e.Repo.CommonDir, line, "custody's managed worktrees")
 }
@@ -189,8 +176,7 @@ func (e *Env) EnsureRoot() error {
 	fi, err := os.Lstat(e.Root)
 	if err == nil {
 		if fi.Mode()&os.ModeSymlink != 0 || !fi.IsDir() {
-			return &machine.Refusal{Code: machine.CodeSymlink, Path: e.Root, Retry: "custody init",
-				Message: fmt.Sprintf("the managed root %s is a symlink or not a directory; custody places worktrees only under a real directory: move it aside, or set [worktree] root in custody.toml", machine.EscapeControl(e.Root))}
+			return machine.RootNotDirectoryRefusal(e.Root)
 		}
 		return nil
 	}

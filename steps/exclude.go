@@ -23,12 +23,8 @@ import (
 // names, the person's own choice to write there.
 func AppendExclude(common, line, why string) (bool, error) {
 	path := filepath.Join(common, "info", "exclude")
-	refuse := func(msg, retry string) *machine.Refusal {
-		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: path, Retry: retry,
-			Message: fmt.Sprintf("custody adds %s to git's exclude file, but %s", line, msg)}
-	}
 	if err := safefile.DirBelow(common, filepath.Dir(path), true, 0o755); errors.Is(err, safefile.ErrNotDirectory) {
-		return false, refuse(err.Error()+"; make it a directory of the git directory's own", "custody doctor")
+		return false, machine.ExcludeDirRefusal(path, line, err)
 	} else if err != nil {
 		return false, err
 	}
@@ -39,10 +35,9 @@ func AppendExclude(common, line, why string) (bool, error) {
 		}
 		target, terr := filepath.EvalSymlinks(path)
 		if terr != nil {
-			return false, refuse(fmt.Sprintf("%v; custody writes nothing through it", err), "make "+machine.QuoteArg(path)+" a regular file, then run the command again")
+			return false, machine.ExcludeLinkRefusal(path, line, err)
 		}
-		return false, refuse(fmt.Sprintf("%v (to %s); custody writes nothing through a link under the git directory: add the line to %s yourself, or make the link a regular file", err, target, target),
-			machine.Command("printf", `%s\n`, line)+" >> "+machine.QuoteArg(target))
+		return false, machine.ExcludeLinkedRefusal(path, line, target, err)
 	}
 	if err != nil && !os.IsNotExist(err) {
 		return false, fmt.Errorf("read %s: %w", path, err)
@@ -60,7 +55,7 @@ func AppendExclude(common, line, why string) (bool, error) {
 	}
 	out := string(b) + fmt.Sprintf("%s# %s\n%s\n", prefix, why, line)
 	if err := WriteFile(path, []byte(out), mode); errors.Is(err, ErrNotRegularFile) {
-		return false, refuse(err.Error(), "make "+machine.QuoteArg(path)+" a regular file, then run the command again")
+		return false, machine.ExcludeNotRegularRefusal(path, line, err)
 	} else if err != nil {
 		return false, fmt.Errorf("update %s: %w", path, err)
 	}

@@ -3,7 +3,6 @@ package steps
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,8 +72,7 @@ func each(ctx context.Context, e *Env, ids []string, t machine.Trigger, target m
 	for _, id := range ids {
 		rec, err := e.Store.Get(id)
 		if errors.Is(err, store.ErrNotFound) {
-			r := &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list", Message: fmt.Sprintf("no worktree record %q in this repository", id)}
-			out = append(out, Outcome{ID: id, Outcome: machine.OutcomeRefused, Refusal: r})
+			out = append(out, Outcome{ID: id, Outcome: machine.OutcomeRefused, Refusal: machine.NoRecordRefusal(id)})
 			continue
 		}
 		if err != nil {
@@ -92,8 +90,7 @@ func each(ctx context.Context, e *Env, ids []string, t machine.Trigger, target m
 		var r *machine.Refusal
 		if errors.As(err, &r) {
 			if t == machine.TriggerFinish && obs.Lease.Live(e.Now()) {
-				r = &machine.Refusal{Code: machine.CodeLeaseLive, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "finish"}, id),
-					Message: fmt.Sprintf("%s is leased by %s until %s", id, obs.Lease.Holder, obs.Lease.Expires.UTC().Format("2006-01-02T15:04:05Z"))}
+				r = machine.LeasedRefusal(id, rec.Path, *obs.Lease)
 			}
 			out = append(out, Outcome{ID: id, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: r})
 			continue
@@ -125,6 +122,5 @@ func CurrentID(e *Env, dir string) (string, error) {
 			return r.ID, nil
 		}
 	}
-	return "", &machine.Refusal{Code: machine.CodeNotInWorktree, Path: abs, Retry: "custody list",
-		Message: fmt.Sprintf("%s is not inside a managed worktree; name the worktree id", abs)}
+	return "", machine.NotInManagedWorktreeRefusal(abs)
 }

@@ -65,8 +65,7 @@ func (e *Env) ResolveCommit(ctx context.Context, rev, dir string) (string, error
 	}
 	c := strings.TrimSpace(string(out))
 	if err != nil || !machine.IsFullCommit(c) {
-		return "", &machine.Refusal{Code: machine.CodeUnknownRevision, Path: dir, Retry: "git branch --all",
-			Message: fmt.Sprintf("%q does not name a commit in %s", rev, dir)}
+		return "", machine.UnknownRevisionRefusal(rev, dir)
 	}
 	return c, nil
 }
@@ -184,8 +183,7 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 		return rec, nil, err
 	}
 	if key := gitfiles.AdminKeyOf(e.Repo, rec.Path); key != rec.ID {
-		return rec, nil, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
-			Message: fmt.Sprintf("git registered %s under admin key %q, not %q; the ready marker was not written", rec.Path, key, rec.ID)}
+		return rec, nil, machine.CreateKeyMismatchRefusal(rec.ID, rec.Path, key)
 	}
 	if err := writeMarker(e.Repo, rec.ID, rec.ID); err != nil {
 		return rec, nil, fmt.Errorf("write the ready marker of %s: %w", rec.ID, err)
@@ -200,19 +198,13 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 		if rbErr != nil {
 			return rec, outs, fmt.Errorf("%s; rolling back %s also failed, run `custody resume`: %w", failed.Message, rec.ID, rbErr)
 		}
-		msg := fmt.Sprintf("%s; custody new was rolled back: no worktree, no branch", failed.Message)
-		var left []string
+		var left []machine.Undestroyed
 		for _, o := range torn {
 			if o.Refusal != nil {
-				left = append(left, fmt.Sprintf("%s (%s)", o.Handle, o.Refusal.Message))
+				left = append(left, machine.Undestroyed{Handle: o.Handle, Why: o.Refusal.Message})
 			}
 		}
-		if len(left) == 0 {
-			msg += ", earlier resources destroyed"
-		} else {
-			msg += "; but destroying " + strings.Join(left, ", ") + " failed: the ledger keeps them for custody resource gc"
-		}
-		return rec, append(outs, torn...), &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody new " + machine.ShellWord(rec.ID[:max(strings.LastIndexByte(rec.ID, '-'), 0)]), Message: msg}
+		return rec, append(outs, torn...), machine.CreateRolledBackRefusal(rec.ID, rec.Path, failed.Message, left)
 	}
 	next, err := activate(ctx, e, rec)
 	return next, outs, err
@@ -232,8 +224,7 @@ func rollback(ctx context.Context, e *Env, rec machine.Record, force bool) ([]Re
 	}
 	if _, err := gitfiles.ChangeRegistry(ctx, e.Git, e.Repo, append(args, "--", rec.Path)...); err != nil {
 		if hostio.Lstat(rec.Path).State != machine.PathAbsent {
-			return torn, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
-				Message: fmt.Sprintf("a required resource failed, and git will not remove %s without force (it holds changes): move your work out of it, then run custody resume (%v)", rec.Path, err)}
+			return torn, machine.CreateRollbackHeldRefusal(rec.Path, err)
 		}
 	}
 	if hostio.Lstat(e.Repo.AdminDir(rec.ID)).State == machine.PathPresent {
@@ -261,8 +252,7 @@ func activate(ctx context.Context, e *Env, rec machine.Record) (machine.Record, 
 	next, err := e.fire(ctx, rec, machine.TriggerCreated, machine.Firing{Obs: obs}, "created")
 	var r *machine.Refusal
 	if errors.As(err, &r) && r.Code == machine.CodeGuardFailed {
-		return rec, &machine.Refusal{Code: machine.CodeCreateFailed, Path: rec.Path, Retry: "custody resume",
-			Message: fmt.Sprintf("after git worktree add, %s is not exactly what was intended (%s)", rec.Path, r.Message)}
+		return rec, machine.CreateNotIntendedRefusal(rec.Path, r.Message)
 	}
 	return next, err
 }

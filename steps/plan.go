@@ -3,7 +3,6 @@ package steps
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"path/filepath"
 	"sync"
 	"time"
@@ -215,8 +214,7 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 // NoRemoteError is the error of assessing trees in a repository without any
 // remote: nothing could ever prove their work published.
 func NoRemoteError(e *Env) error {
-	return &machine.Refusal{Code: machine.CodeNoRemote, Path: e.Repo.MainCheckout, Retry: "custody plan",
-		Message: fmt.Sprintf("the repository at %s has no remote, so no finished worktree's commits can be proven published and none could be removed; nothing was changed. Add the remote your work is pushed to (git remote add origin URL)", e.Repo.MainCheckout)}
+	return machine.NoRemoteRefusal(e.Repo.MainCheckout)
 }
 
 // assessable reports whether plan observes and assesses rec: a record

@@ -75,17 +75,10 @@ func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record, seen map[
 		admin := e.Repo.AdminDir(key)
 		files, err := gitfiles.ReadAdminEntry(admin)
 		if err != nil && (!errors.Is(err, fs.ErrNotExist) || hostio.Lstat(admin).State != machine.PathAbsent) {
-			return nil, &machine.Refusal{Code: machine.CodeRecoveryFailed, Path: admin, Retry: "custody plan",
-				Message: fmt.Sprintf("the admin entry %s cannot be listed (%v), so what would die with the tree is unknown; the tree is kept", admin, err)}, nil
+			return nil, machine.AdminEntryUnlistedRefusal(admin, err), nil
 		}
 		if hs := machine.AdminHidden(admin, rec.Path, files); len(hs) > 0 {
-			h := hs[0]
-			retry := machine.AdminAsideRetry(h, "custody plan")
-			if retry == "" {
-				retry = "custody plan"
-			}
-			return nil, &machine.Refusal{Code: h.Code, Path: h.Path, Retry: retry,
-				Message: fmt.Sprintf("%s: %s; it was not there when the tree was observed, and it would die with the tree", h.Path, h.Detail)}, nil
+			return nil, machine.AdminAppearedRefusal(hs[0]), nil
 		}
 		kept := machine.AdminKeptOf(files)
 		for _, name := range kept.Reflogs {
@@ -172,19 +165,15 @@ func pseudorefObjects(path string) ([]string, *machine.Refusal) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	unreadable := func(why string) *machine.Refusal {
-		return &machine.Refusal{Code: machine.CodeRecoveryFailed, Path: path, Retry: "custody plan",
-			Message: fmt.Sprintf("%s cannot be read (%s), so custody cannot keep the objects it names; the tree is kept", path, why)}
-	}
 	if err != nil {
-		return nil, unreadable(err.Error())
+		return nil, machine.PseudorefUnreadableRefusal(path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, unreadable("not a regular file")
+		return nil, machine.PseudorefNotRegularRefusal(path)
 	}
 	b, err := safefile.Read(path, reflogLimit)
 	if err != nil {
-		return nil, unreadable(err.Error())
+		return nil, machine.PseudorefUnreadableRefusal(path, err)
 	}
 	var out []string
 	for i, line := range strings.Split(string(b), "\n") {
@@ -195,7 +184,7 @@ func pseudorefObjects(path string) ([]string, *machine.Refusal) {
 		id, _, _ := strings.Cut(line, "\t")
 		id = strings.TrimSpace(id)
 		if !machine.IsFullCommit(id) {
-			return nil, unreadable(fmt.Sprintf("line %d names no object", i+1))
+			return nil, machine.PseudorefLineRefusal(path, i+1)
 		}
 		if strings.Trim(id, "0") != "" {
 			out = append(out, id)
@@ -217,19 +206,15 @@ func reflogCommits(path string) ([]string, *machine.Refusal) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	unreadable := func(why string) *machine.Refusal {
-		return &machine.Refusal{Code: machine.CodeRecoveryFailed, Path: path, Retry: "custody resume",
-			Message: fmt.Sprintf("the reflog %s cannot be read (%s), so custody cannot tell which commits only it holds; the tree is kept", path, why)}
-	}
 	if err != nil {
-		return nil, unreadable(err.Error())
+		return nil, machine.ReflogUnreadableRefusal(path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, unreadable("not a regular file")
+		return nil, machine.ReflogNotRegularRefusal(path)
 	}
 	b, err := safefile.Read(path, reflogLimit)
 	if err != nil {
-		return nil, unreadable(err.Error())
+		return nil, machine.ReflogUnreadableRefusal(path, err)
 	}
 	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(b))
@@ -243,7 +228,7 @@ func reflogCommits(path string) ([]string, *machine.Refusal) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, unreadable(err.Error())
+		return nil, machine.ReflogUnreadableRefusal(path, err)
 	}
 	return out, nil
 }
@@ -451,19 +436,15 @@ func keepCopy(e *Env, id, admin, name string) (string, *machine.Refusal, error) 
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil, nil
 	}
-	refuse := func(why string) *machine.Refusal {
-		return &machine.Refusal{Code: machine.CodeRecoveryFailed, Path: path, Retry: "custody resume",
-			Message: fmt.Sprintf("%s %s, so what it holds cannot be kept; the tree is kept", path, why)}
-	}
 	if err != nil {
-		return "", refuse("cannot be read: " + err.Error()), nil
+		return "", machine.KeptFileUnreadableRefusal(path, err), nil
 	}
 	if !fi.Mode().IsRegular() {
-		return "", refuse("is not a regular file"), nil
+		return "", machine.KeptFileNotRegularRefusal(path), nil
 	}
 	b, err := safefile.Read(path, observe.EnvFileLimit)
 	if err != nil {
-		return "", refuse("cannot be read: " + err.Error()), nil
+		return "", machine.KeptFileUnreadableRefusal(path, err), nil
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return "", nil, nil

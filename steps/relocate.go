@@ -56,8 +56,7 @@ func (r RelocateResult) Pending() bool { return machine.ItemPending(r.Outcome, r
 func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, error) {
 	rec, err := e.Store.Get(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return RelocateResult{ID: id, Outcome: machine.OutcomeRefused, Refusal: &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list",
-			Message: fmt.Sprintf("no worktree record %q in this repository", id)}}, nil
+		return RelocateResult{ID: id, Outcome: machine.OutcomeRefused, Refusal: machine.NoRecordRefusal(id)}, nil
 	}
 	if err != nil {
 		return RelocateResult{}, err
@@ -146,8 +145,7 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 		// Interrupted while git moved the tree: where it is is not known
 		// yet. The intent stays; resume finishes or steps back.
 		res.Outcome, res.State = machine.OutcomeFailed, moving.State
-		res.Refusal = &machine.Refusal{Code: machine.CodeIntentPending, Path: rec.Path, Retry: "custody resume",
-			Message: fmt.Sprintf("interrupted while git worktree move was moving %s to %s (%v); its relocation intent stays, and custody resume finishes or steps back", rec.Path, target, moveErr)}
+		res.Refusal = machine.RelocationInterruptedRefusal(rec.Path, target, moveErr)
 		return res, nil
 	}
 	items, err := worktreeWorkflow().resumeOne(ctx, e, moving, true)
@@ -167,21 +165,11 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	case it.Outcome == machine.OutcomeRelocated:
 		res.Outcome = machine.OutcomeRelocated
 	case it.Outcome == machine.OutcomeSteppedBack:
-		why := "git reported no error, yet the tree did not move"
-		if moveErr != nil {
-			why = moveErr.Error()
-		}
-		again := "git worktree list --porcelain"
-		if notTried {
-			again = retry
-		}
-		return refused(&machine.Refusal{Code: machine.CodeRelocationFailed, Path: rec.Path, Retry: again,
-			Message: machine.EscapeControl(fmt.Sprintf("git worktree move did not move %s to %s (%s); the tree stays where it was and %s is active there", rec.Path, target, why, id))})
+		return refused(machine.RelocationFailedRefusal(id, rec.Path, target, moveErr, notTried, retry))
 	default:
 		res.Outcome, res.Refusal = machine.OutcomeRefused, it.Refusal
 		if res.Refusal == nil {
-			res.Refusal = &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "show"}, id),
-				Message: fmt.Sprintf("after git worktree move, %s was left %s; its relocation intent stays for custody resume", id, now.State)}
+			res.Refusal = machine.RelocationLeftRefusal(id, rec.Path, now.State)
 		}
 	}
 	return res, nil

@@ -19,8 +19,7 @@ func repairRelocation(ctx context.Context, e *Env, rec machine.Record) ([]Resume
 	in := rec.Intent
 	key := rec.AdminKeyOrID()
 	if !gitfileNames(in.Destination, e.Repo.AdminDir(key)) {
-		return one(rec, machine.OutcomeRefused, &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: in.Destination, Retry: machine.CommandOn([]string{"custody", "show"}, rec.ID),
-			Message: machine.EscapeControl(fmt.Sprintf("%s is relocating, and the directory it moved is at %s, unregistered, but its .git file does not name the admin entry %s; which repository it belongs to is the person's to say, custody will not guess", rec.ID, in.Destination, e.Repo.AdminDir(key)))}), nil
+		return one(rec, machine.OutcomeRefused, machine.RelocatedElsewhereRefusal(rec.ID, in.Destination, e.Repo.AdminDir(key))), nil
 	}
 	if _, err := gitfiles.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "repair", in.Destination); err != nil {
 		return nil, fmt.Errorf("register %s where git worktree move left it: %w", in.Destination, err)

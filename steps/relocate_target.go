@@ -26,10 +26,8 @@ func relocationTarget(ctx context.Context, e *Env, rec machine.Record, raw strin
 		dst = abs
 	}
 	dst = filepath.Clean(dst)
-	retry := machine.CommandOn([]string{"custody", "relocate"}, rec.ID) + " --to DIR"
-	refuse := func(code machine.Code, format string, args ...any) (string, *machine.Refusal, error) {
-		return "", &machine.Refusal{Code: code, Path: dst, Retry: retry,
-			Message: machine.EscapeControl(fmt.Sprintf(format, args...)) + "; nothing was moved: name another destination"}, nil
+	refuse := func(r *machine.Refusal) (string, *machine.Refusal, error) {
+		return "", r, nil
 	}
 	existing, rest := dst, ""
 	for {
@@ -48,26 +46,26 @@ func relocationTarget(ctx context.Context, e *Env, rec machine.Record, raw strin
 		// be a real directory.
 		real, err := filepath.EvalSymlinks(existing)
 		if err != nil {
-			return refuse(machine.CodeUnsafeTarget, "the destination's parent %s cannot be resolved: %v", existing, err)
+			return refuse(machine.DestinationUnresolvedRefusal(rec.ID, dst, existing, err))
 		}
 		if real != existing {
-			return refuse(machine.CodeSymlink, "the destination %s lies under a symlink (%s resolves to %s); custody moves trees only to a real path", dst, existing, real)
+			return refuse(machine.DestinationUnderSymlinkRefusal(rec.ID, dst, existing, real))
 		}
 		if fi, err := os.Stat(existing); err != nil || !fi.IsDir() {
-			return refuse(machine.CodeUnsafeTarget, "the destination's parent %s is not a directory", existing)
+			return refuse(machine.DestinationParentNotDirectoryRefusal(rec.ID, dst, existing))
 		}
 		dst = filepath.Join(real, rest)
 	} else if parent, err := filepath.EvalSymlinks(filepath.Dir(dst)); err != nil || parent != filepath.Dir(dst) {
-		return refuse(machine.CodeSymlink, "the destination %s lies under a symlink; custody moves trees only to a real path", dst)
+		return refuse(machine.DestinationParentSymlinkRefusal(rec.ID, dst))
 	}
 	if dst == rec.Path {
 		return dst, nil, nil
 	}
 	if within(dst, rec.Path) {
-		return refuse(machine.CodeUnsafeTarget, "the destination %s is inside the tree %s itself", dst, rec.Path)
+		return refuse(machine.DestinationInTreeRefusal(rec.ID, dst, rec.Path))
 	}
 	if within(dst, e.Repo.CommonDir) {
-		return refuse(machine.CodeUnsafeTarget, "the destination %s is inside the repository's git directory", dst)
+		return refuse(machine.DestinationInGitDirRefusal(rec.ID, dst))
 	}
 	inv, err := gitfiles.TakeInventory(ctx, e.Git, e.Repo)
 	if err != nil {
@@ -80,7 +78,7 @@ func relocationTarget(ctx context.Context, e *Env, rec machine.Record, raw strin
 		if i == 0 && within(dst, e.Root) && dst != e.Root {
 			continue // the managed root is the one allowed place inside the main checkout
 		}
-		return refuse(machine.CodeUnsafeTarget, "the destination %s is inside the worktree %s", dst, ent.Path)
+		return refuse(machine.DestinationInWorktreeRefusal(rec.ID, dst, ent.Path))
 	}
 	return dst, nil, nil
 }

@@ -129,8 +129,7 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 	case v.Action != machine.ActionRemove:
 		why = v.Primary()
 	case !v.Proof.Covers(in.Commit):
-		why = &machine.Refusal{Code: machine.CodeStale, Path: rec.Path, Retry: "custody plan",
-			Message: fmt.Sprintf("the proof no longer covers %s", in.Commit)}
+		why = machine.ProofGoneRefusal(rec.Path, in.Commit)
 	}
 	if why == nil {
 		why = removalTargetRefusal(e, rec, obs)
@@ -160,10 +159,8 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 		if errors.As(err, &guard) && len(obs.Status.Deleted) > 0 {
 			// Part of the tree is already gone (an interrupted removal):
 			// custody neither steps back over it nor removes more.
-			return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: &machine.Refusal{
-				Code: machine.CodeResumeUnmatched, Path: rec.Path, Retry: restoreDeletedRetry(rec.Path),
-				Message: fmt.Sprintf("%s was partly removed (%d tracked files gone, e.g. %s) and no longer matches its removal intent (%s); restore the deleted files, then resume",
-					rec.Path, len(obs.Status.Deleted), obs.Status.Deleted[0], why.Message)}}, nil
+			return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: rec.State,
+				Refusal: machine.PartlyRemovedRefusal(rec.Path, obs.Status.Deleted, why.Message)}, nil
 		}
 		if err != nil {
 			return Outcome{}, err
@@ -206,15 +203,14 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 			return Outcome{}, err
 		}
 		if _, err := e.fire(ctx, rec, machine.TriggerRetreat, machine.Firing{Obs: again}, "retreat: git worktree remove refused"); err == nil {
-			return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: machine.StateFinished, Refusal: &machine.Refusal{
-				Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",
-				Message: fmt.Sprintf("git worktree remove refused %s and removed nothing: %v", rec.Path, rmErr)}}, nil
+			return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: machine.StateFinished,
+				Refusal: machine.RemoveRefusedRefusal(rec.Path, rmErr)}, nil
 		}
 	}
 	out, err := settleRemovalSeen(ctx, e, rec, seen)
 	out.Recovered = append(recovered, out.Recovered...)
 	if err == nil && out.Refusal != nil && rmErr != nil {
-		out.Refusal.Message += " (git worktree remove said: " + rmErr.Error() + ")"
+		machine.GitRemoveSaidRefusal(out.Refusal, rmErr)
 	}
 	return out, err
 }
@@ -226,26 +222,23 @@ func carryOutRemovalIn(ctx context.Context, e *Env, rec machine.Record, scope ob
 func removalTargetRefusal(e *Env, rec machine.Record, obs machine.WorktreeObservation) *machine.Refusal {
 	p := filepath.Clean(rec.Path)
 	home, _ := os.UserHomeDir()
-	refuse := func(format string, args ...any) *machine.Refusal {
-		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: p, Retry: machine.CommandOn([]string{"custody", "show"}, rec.ID), Message: fmt.Sprintf(format, args...)}
-	}
 	switch {
 	case p == "/" || p == filepath.VolumeName(p)+string(os.PathSeparator) || !filepath.IsAbs(p):
-		return refuse("%s is a filesystem root or not absolute", p)
+		return machine.RemovalRootRefusal(rec.ID, p)
 	case home != "" && p == filepath.Clean(home):
-		return refuse("%s is the home directory", p)
+		return machine.RemovalHomeRefusal(rec.ID, p)
 	case within(e.Repo.MainCheckout, p) || within(e.Repo.CommonDir, p):
-		return refuse("%s contains the main checkout or the git directory", p)
+		return machine.RemovalEnclosesRepositoryRefusal(rec.ID, p)
 	case isHome(p):
-		return refuse("%s is the home directory (by device and inode)", p)
+		return machine.RemovalHomeIdentityRefusal(rec.ID, p)
 	case identityMatch(hostio.Encloses, p, e.Repo.MainCheckout) || identityMatch(hostio.Encloses, p, e.Repo.CommonDir):
-		return refuse("%s contains the main checkout or the git directory (by device and inode, through a symlink or bind mount)", p)
+		return machine.RemovalEnclosesRepositoryIdentityRefusal(rec.ID, p)
 	case obs.IsSymlink || !obs.IsDir:
-		return refuse("%s is not a plain directory", p)
+		return machine.RemovalNotPlainDirectoryRefusal(rec.ID, p)
 	case !readable(p):
-		return refuse("%s cannot be read, so what removal would delete is unknown", p)
+		return machine.RemovalUnreadableRefusal(rec.ID, p)
 	case obs.Dev != rec.Intent.Dev || obs.Ino != rec.Intent.Ino:
-		return refuse("%s is another directory than the one observed at plan (device+inode %d:%d, intent %d:%d)", p, obs.Dev, obs.Ino, rec.Intent.Dev, rec.Intent.Ino)
+		return machine.RemovalOtherDirectoryRefusal(rec.ID, p, obs, *rec.Intent)
 	}
 	return nil
 }
@@ -342,19 +335,12 @@ func settleRemovalSeen(ctx context.Context, e *Env, rec machine.Record, seen map
 		return Outcome{ID: rec.ID, Outcome: machine.OutcomeFailed, State: rec.State, Refusal: &r}, nil
 	}
 	if obs.PathState != machine.PathAbsent || obs.Registered || obs.AdminPresent {
-		what := fmt.Sprintf("path %s", obs.PathState)
-		if obs.PathError != "" {
-			what += " (" + obs.PathError + ")"
-		}
+		left := ""
 		if obs.PathState == machine.PathPresent {
-			what += ", holding " + leftIn(rec.Path)
+			left = leftIn(rec.Path)
 		}
-		if obs.Registered || obs.AdminPresent {
-			what += ", still registered with git"
-		}
-		return Outcome{ID: rec.ID, Outcome: machine.OutcomeFailed, State: rec.State, Refusal: &machine.Refusal{
-			Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody resume",
-			Message: fmt.Sprintf("removal of %s did not finish: %s", rec.Path, what)}}, nil
+		return Outcome{ID: rec.ID, Outcome: machine.OutcomeFailed, State: rec.State,
+			Refusal: machine.RemovalUnfinishedRefusal(rec.Path, obs, left)}, nil
 	}
 	branchOutcome, reason := deleteOwnedBranch(ctx, e, rec, &inv)
 	failpoint.At("apply/after-branch")
@@ -390,12 +376,7 @@ func adminKeptOutcome(rec machine.Record, why *machine.Refusal, recovered []Reco
 	if err != nil {
 		return Outcome{Recovered: recovered}, err
 	}
-	why.Retry = strings.Replace(why.Retry, "custody plan", "custody resume", 1)
-	if why.Retry == "" {
-		why.Retry = "custody resume"
-	}
-	why.Message += fmt.Sprintf("; the tree at %s is already gone, and its admin entry is kept until this is settled", rec.Path)
-	return Outcome{ID: rec.ID, Outcome: machine.OutcomeFailed, State: rec.State, Refusal: why, Recovered: recovered}, nil
+	return Outcome{ID: rec.ID, Outcome: machine.OutcomeFailed, State: rec.State, Refusal: machine.AdminEntryKeptRefusal(why, rec.Path), Recovered: recovered}, nil
 }
 
 // keepThenDropAdminEntry drops rec's admin entry (dropAdminEntry) after
@@ -502,16 +483,9 @@ func quarantineRefused(ctx context.Context, e *Env, rec machine.Record, why *mac
 		return refusedOutcome(rec.ID, why, machine.StateFinished), nil
 	}
 	if len(obs.Status.Deleted) > 0 {
-		why.Message += fmt.Sprintf("; %d tracked files were already deleted (each identical to HEAD), e.g. %s", len(obs.Status.Deleted), obs.Status.Deleted[0])
-		why.Retry = restoreDeletedRetry(rec.Path)
+		machine.AlreadyDeletedRefusal(why, rec.Path, obs.Status.Deleted)
 	}
 	return Outcome{ID: rec.ID, Outcome: machine.OutcomeRefused, State: rec.State, Refusal: why}, nil
-}
-
-// restoreDeletedRetry restores, from the index, only the tracked files
-// missing from the tree at path (a person's later edits stay), then resumes.
-func restoreDeletedRetry(path string) string {
-	return quarantine.RestoreRetry(path, machine.Command("custody", "resume"))
 }
 
 // dropAdminEntry removes exactly <common>/worktrees/<key> of a removed
@@ -534,8 +508,7 @@ func dropAdminEntry(e *Env, rec machine.Record) error {
 		return fmt.Errorf("read %s: %w", dir, err)
 	}
 	if err == nil && filepath.Clean(strings.TrimSpace(string(b))) != filepath.Join(rec.Path, ".git") {
-		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: dir, Retry: "git worktree list",
-			Message: fmt.Sprintf("admin entry %s names %s, not %s; custody leaves it alone", dir, strings.TrimSpace(string(b)), rec.Path)}
+		return machine.AdminEntryElsewhereRefusal(dir, strings.TrimSpace(string(b)), rec.Path)
 	}
 	return os.RemoveAll(dir)
 }

@@ -208,8 +208,7 @@ func (w Workflow[R]) resumeOne(ctx context.Context, e *Env, r R, force bool) ([]
 		// A decision without a continuation is a bug in the kind's
 		// workflow; it must not make every mutating command fail.
 		item.Outcome = machine.OutcomeRefused
-		item.Refusal = &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: r.RowPath(), Retry: "custody show " + machine.QuoteArg(r.RowID()),
-			Message: fmt.Sprintf("%s resume decided %q for %s, and nothing carries that decision out; custody will not guess", w.Kind, action, r.RowID())}
+		item.Refusal = machine.NoContinuationRefusal(w.Kind, action, r)
 		return []ResumeItem{item}, nil
 	}
 	items, err := step(ctx, e, r)
@@ -250,7 +249,7 @@ func refusedItem(item ResumeItem, r machine.Row, err error) ResumeItem {
 	if errors.As(err, &ref) {
 		item.Refusal = ref
 	} else {
-		item.Refusal = &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: r.RowPath(), Retry: "custody resume", Message: err.Error()}
+		item.Refusal = machine.ResumeFailedRefusal(r, err)
 	}
 	return item
 }

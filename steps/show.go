@@ -3,7 +3,6 @@ package steps
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/store"
@@ -25,8 +24,7 @@ type ShowResult struct {
 func Show(ctx context.Context, e *Env, id string) (ShowResult, error) {
 	rec, err := e.Store.Get(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return ShowResult{}, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list --all",
-			Message: fmt.Sprintf("no worktree record %q in this repository", id)}
+		return ShowResult{}, machine.NoRecordToShowRefusal(id)
 	}
 	if err != nil {
 		return ShowResult{}, err

@@ -99,17 +99,7 @@ func (e *Env) RequireTrusted() error {
 	if err != nil || ok {
 		return err
 	}
-	path := e.ConfigSource.Path
-	if path == "" {
-		path = machine.ConfigFile
-	}
-	digest := e.ConfigSource.Digest
-	if digest == "" {
-		digest = "unknown"
-	}
-	return &machine.Refusal{Code: machine.CodeConfigUntrusted, Path: path, Retry: "custody trust",
-		Message: fmt.Sprintf("%s (sha256 %s) declares resource commands that were never approved in this content; nothing was run or made: read it, then approve it with custody trust",
-			machine.EscapeControl(path), digest)}
+	return machine.ConfigUntrustedRefusal(e.ConfigSource.Path, e.ConfigSource.Digest)
 }
 
 // Trust approves the current custody.toml's exact content: its digest and

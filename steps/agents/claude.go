@@ -49,17 +49,13 @@ func (r IntegrateClaudeResult) Pending() bool { return r.Refusal != nil }
 // shape) is a CodeClaudeSettingsInvalid refusal and nothing is written.
 func IntegrateClaude(repo hostio.Repo, check bool) (IntegrateClaudeResult, error) {
 	path := filepath.Join(repo.MainCheckout, filepath.FromSlash(ClaudeSettingsFile))
-	invalid := func(format string, args ...any) error {
-		return &machine.Refusal{Code: machine.CodeClaudeSettingsInvalid, Path: path, Retry: "custody integrate claude --check",
-			Message: fmt.Sprintf("%s "+format+"; nothing was written. Fix it (or move it aside) and run integrate again", append([]any{path}, args...)...)}
-	}
 	existing, err := safefile.Read(path, claudeSettingsLimit)
 	var mode fs.FileMode = 0o644
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		existing = nil
 	case err != nil:
-		return IntegrateClaudeResult{}, invalid("cannot be read as a regular file: %v", err)
+		return IntegrateClaudeResult{}, machine.ClaudeSettingsUnreadableRefusal(path, err)
 	default:
 		if fi, err := os.Lstat(path); err == nil {
 			mode = fi.Mode().Perm()
@@ -68,13 +64,12 @@ func IntegrateClaude(repo hostio.Repo, check bool) (IntegrateClaudeResult, error
 	hooks := ClaudeHooks()
 	merged, err := mergeClaudeSettings(existing, hooks)
 	if err != nil {
-		return IntegrateClaudeResult{}, invalid("cannot be merged: %v", err)
+		return IntegrateClaudeResult{}, machine.ClaudeSettingsUnmergeableRefusal(path, err)
 	}
 	res := IntegrateClaudeResult{Path: path, Changed: !bytes.Equal(existing, merged), Hooks: hooks}
 	switch {
 	case check && res.Changed:
-		res.Refusal = &machine.Refusal{Code: machine.CodeClaudeSettingsStale, Path: path, Retry: "custody integrate claude",
-			Message: fmt.Sprintf("%s lacks custody's hooks as this custody writes them", path)}
+		res.Refusal = machine.ClaudeSettingsStaleRefusal(path)
 	case !check && res.Changed:
 		if err := writeClaudeSettings(path, merged, mode); err != nil {
 			return res, fmt.Errorf("write %s: %w; the file is as it was", path, err)

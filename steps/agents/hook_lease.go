@@ -2,7 +2,6 @@ package agents
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
@@ -32,8 +31,7 @@ func ChangeHookLease(ctx context.Context, h HookLease, wait time.Duration) (stor
 		return res, st, nil, err
 	}
 	if !res.Found {
-		return res, st, &machine.Refusal{Code: machine.CodeNotInWorktree, Path: h.Tree.Path, Retry: "custody list",
-			Message: fmt.Sprintf("%s is a linked worktree custody keeps no live record of: a hook there has no lease to change", h.Tree.Path)}, nil
+		return res, st, machine.HookNoLeaseRefusal(h.Tree.Path), nil
 	}
 	return res, st, res.Decision.Refusal, nil
 }

@@ -2,7 +2,6 @@ package agents
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -41,10 +40,6 @@ func LocateHookTree(dir string) (HookTree, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	notTree := func(why string) error {
-		return &machine.Refusal{Code: machine.CodeNotInWorktree, Path: abs, Retry: "custody list",
-			Message: fmt.Sprintf("%s is not inside a linked worktree (%s): a hook there has no tree to act on", abs, why)}
-	}
 	top := abs
 	var fi fs.FileInfo
 	for {
@@ -53,32 +48,32 @@ func LocateHookTree(dir string) (HookTree, error) {
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return HookTree{}, notTree(fmt.Sprintf("%s cannot be read: %v", filepath.Join(top, ".git"), err))
+			return HookTree{}, machine.HookGitUnreadableRefusal(abs, filepath.Join(top, ".git"), err)
 		}
 		parent := filepath.Dir(top)
 		if parent == top {
-			return HookTree{}, notTree("no git repository contains it")
+			return HookTree{}, machine.HookNoRepositoryRefusal(abs)
 		}
 		top = parent
 	}
 	if fi.IsDir() {
-		return HookTree{}, notTree(top + " is a main checkout")
+		return HookTree{}, machine.HookMainCheckoutRefusal(abs, top)
 	}
 	admin, err := gitfiles.ReadGitFile(filepath.Join(top, ".git"))
 	if err != nil {
-		return HookTree{}, notTree(fmt.Sprintf("its .git is not a gitfile git reads: %v", err))
+		return HookTree{}, machine.HookNotGitfileRefusal(abs, err)
 	}
 	common, err := gitfiles.ReadCommonDir(admin)
 	if err != nil {
-		return HookTree{}, notTree(fmt.Sprintf("%s is not a linked worktree's admin entry: %v", admin, err))
+		return HookTree{}, machine.HookNotAdminEntryRefusal(abs, admin, err)
 	}
 	if common, err = filepath.EvalSymlinks(filepath.Clean(common)); err != nil {
-		return HookTree{}, notTree(fmt.Sprintf("its common dir cannot be resolved: %v", err))
+		return HookTree{}, machine.HookCommonDirUnresolvedRefusal(abs, err)
 	}
 	repo := hostio.Repo{CommonDir: common, MainCheckout: filepath.Dir(common), Toplevel: top}
 	key := gitfiles.AdminKeyOf(repo, top)
 	if key == "" {
-		return HookTree{}, notTree(fmt.Sprintf("git's admin entry %s does not name %s back", admin, top))
+		return HookTree{}, machine.HookAdminNotBackRefusal(abs, admin, top)
 	}
 	return HookTree{Path: top, Key: key, Repo: repo}, nil
 }

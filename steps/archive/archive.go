@@ -44,8 +44,7 @@ func ensurePrivateDir(dir string) error {
 	fi, err := os.Lstat(dir)
 	if err == nil {
 		if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
-			return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: dir, Retry: "custody archive list",
-				Message: fmt.Sprintf("%s is a symlink or not a directory; archives are written only into a real directory", machine.EscapeControl(dir))}
+			return machine.ArchivesDirUnsafeRefusal(dir)
 		}
 		return nil
 	}
@@ -121,26 +120,22 @@ func observeForArchive(ctx context.Context, e *steps.Env, id string) (archiveSou
 	var s archiveSource
 	rec, err := e.Store.Get(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return s, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list",
-			Message: fmt.Sprintf("no worktree record %q in this repository", id)}
+		return s, machine.NoRecordRefusal(id)
 	}
 	if err != nil {
 		return s, err
 	}
 	s.rec = rec
 	if rec.State != machine.StateActive && rec.State != machine.StateFinished {
-		return s, &machine.Refusal{Code: machine.CodeWrongState, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "show"}, id),
-			Message: fmt.Sprintf("cannot archive %s: it is %s; only an active or finished tree is archived", id, rec.State)}
+		return s, machine.ArchiveWrongStateRefusal(id, rec)
 	}
 	fi, err := os.Lstat(rec.Path)
 	if err != nil || !fi.IsDir() {
-		return s, &machine.Refusal{Code: machine.CodeWorktreeMissing, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "show"}, id),
-			Message: fmt.Sprintf("cannot archive %s: %s is not a directory (%v)", id, machine.EscapeControl(rec.Path), err)}
+		return s, machine.ArchiveTreeMissingRefusal(id, rec.Path, err)
 	}
 	out, err := e.Git.Observe(ctx, rec.Path, "rev-parse", "--verify", "--end-of-options", "HEAD^{commit}")
 	if err != nil {
-		return s, &machine.Refusal{Code: machine.CodeHeadUnknown, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "archive", "create"}, id),
-			Message: fmt.Sprintf("cannot archive %s: HEAD of %s cannot be read: %v", id, machine.EscapeControl(rec.Path), err)}
+		return s, machine.ArchiveHeadUnknownRefusal(id, rec.Path, err)
 	}
 	s.head = strings.TrimSpace(string(out))
 	if out, err := e.Git.Observe(ctx, rec.Path, "symbolic-ref", "-q", "HEAD"); err == nil {
@@ -166,10 +161,7 @@ func observeForArchive(ctx context.Context, e *steps.Env, id string) (archiveSou
 		return s, err
 	}
 	if len(s.scan.Unsupported) > 0 {
-		return s, &machine.Refusal{Code: machine.CodeArchiveUnsupported, Path: filepath.Join(rec.Path, filepath.FromSlash(s.scan.Unsupported[0].Path)),
-			Retry: machine.CommandOn([]string{"custody", "archive", "create"}, id),
-			Message: fmt.Sprintf("cannot archive %s: %s holds %s, which no archive can restore byte for byte; move it out of the tree",
-				id, machine.EscapeControl(rec.Path), machine.EscapeControl(s.scan.UnsupportedText()))}
+		return s, machine.ArchiveUnsupportedRefusal(id, rec.Path, filepath.Join(rec.Path, filepath.FromSlash(s.scan.Unsupported[0].Path)), s.scan.UnsupportedText())
 	}
 	return s, nil
 }

@@ -53,9 +53,7 @@ func ArchiveProof(ctx context.Context, e *steps.Env, rec machine.Record, head st
 		}
 	}
 	if obs.Problems == nil && obs.Fresh == nil && c.Fresh != "equal" {
-		r := machine.Refusal{Code: machine.CodeArchiveStale, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "archive", "verify"}, a.ID),
-			Message: fmt.Sprintf("%s could not be compared with archive %s (%s)", rec.Path, a.ID, c.Fresh)}
-		obs.Fresh = &r
+		obs.Fresh = machine.ArchiveUncomparedRefusal(rec.Path, a.ID, c.Fresh)
 	}
 	if obs.PrerequisitesPublished, err = observe.PrerequisitesPublished(ctx, e.Git, e.Repo, m.Prerequisites, v); err != nil {
 		return nil, nil, err

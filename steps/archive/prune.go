@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -127,8 +126,7 @@ func PruneArchives(ctx context.Context, e *steps.Env, apply []string) (ArchivePr
 		dir := filepath.Join(res.Root, name)
 		it := ArchivePruneItem{Name: name, Dir: dir, Action: machine.ActionRemove}
 		if !names[name] || strings.ContainsRune(name, '/') {
-			it.Outcome, it.Refusal = machine.OutcomeRefused, &machine.Refusal{Code: machine.CodeUnknownRecord, Path: dir, Retry: "custody archive prune",
-				Message: fmt.Sprintf("no archive directory %q under %s", name, res.Root)}
+			it.Outcome, it.Refusal = machine.OutcomeRefused, machine.NoArchiveDirToPruneRefusal(dir, name, res.Root)
 			res.Items = append(res.Items, it)
 			continue
 		}
@@ -153,8 +151,7 @@ func pruneOne(ctx context.Context, e *steps.Env, dir string, view **proof.Remote
 	}
 	a, err := LoadArchive(e, m.ID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && a.Dir != dir) {
-		return machine.OutcomeRefused, &machine.Refusal{Code: machine.CodeUnknownRecord, Path: dir, Retry: "custody archive list",
-			Message: fmt.Sprintf("this repository holds no record of archive %s at %s; custody prunes only the archives it made", m.ID, dir)}, nil
+		return machine.OutcomeRefused, machine.UnrecordedArchiveToPruneRefusal(m.ID, dir), nil
 	}
 	if err != nil {
 		return "", nil, err
@@ -185,15 +182,13 @@ func pruneOne(ctx context.Context, e *steps.Env, dir string, view **proof.Remote
 // directory with a non-recursive rmdir. An entry the manifest does not
 // name stays, and the rmdir refuses.
 func deleteArchive(dir string, want []byte) (*machine.Refusal, error) {
-	retry := "custody archive verify " + machine.QuotePath(dir)
 	obs := observe.ObserveArchiveDir(dir)
 	if obs.Symlink {
-		return &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: dir, Retry: retry, Message: fmt.Sprintf("%s became a symbolic link; nothing was deleted", dir)}, nil
+		return machine.ArchiveBecameSymlinkRefusal(dir), nil
 	}
 	if obs.Manifest != nil {
 		if want != nil && !bytes.Equal(obs.Manifest, want) {
-			return &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: dir, Retry: retry,
-				Message: fmt.Sprintf("%s/%s changed since it was assessed; nothing was deleted", dir, machine.ArchiveManifestName)}, nil
+			return machine.ManifestChangedBeforeDeleteRefusal(dir), nil
 		}
 		m, r := machine.ParseArchiveManifest(dir, obs.Manifest)
 		if r != nil {
@@ -209,7 +204,7 @@ func deleteArchive(dir string, want []byte) (*machine.Refusal, error) {
 				return nil, err
 			}
 			if !fi.Mode().IsRegular() {
-				return &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: p, Retry: retry, Message: fmt.Sprintf("%s is not a regular file; it was kept", p)}, nil
+				return machine.ArchiveFileNotRegularRefusal(dir, p), nil
 			}
 			if err := os.Remove(p); err != nil {
 				return nil, err
@@ -221,8 +216,7 @@ func deleteArchive(dir string, want []byte) (*machine.Refusal, error) {
 		}
 	}
 	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: dir, Retry: retry,
-			Message: fmt.Sprintf("%s holds what its manifest did not name, so it was kept: %v", dir, err)}, nil
+		return machine.ArchiveHoldsUnnamedRefusal(dir, err), nil
 	}
 	return nil, steps.SyncDir(filepath.Dir(dir))
 }

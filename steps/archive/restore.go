@@ -84,7 +84,7 @@ func RestoreArchive(ctx context.Context, g *hostio.Git, e *steps.Env, dir, targe
 		return res, err
 	}
 	res.Archive, res.Head, res.Branch = m.ID, m.Head, m.Branch
-	retry := "custody archive restore " + machine.QuotePath(dir) + " " + machine.QuotePath(target)
+	retry := machine.ArchiveRestoreRetry(dir, target)
 	if err := emptyTarget(target, retry); err != nil {
 		return res, err
 	}
@@ -159,8 +159,7 @@ func readImages(dir string, m machine.ArchiveManifest) (map[string][]machine.Ima
 		})
 		f.Close()
 		if err != nil {
-			return nil, &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: filepath.Join(dir, nr.Image), Retry: "custody archive verify " + machine.QuotePath(dir),
-				Message: fmt.Sprintf("the image %s of nested repository %s cannot be read, nothing was written: %v", nr.Image, nr.Path, err)}
+			return nil, machine.NestedImageUnreadableRefusal(dir, filepath.Join(dir, nr.Image), nr.Image, nr.Path, err)
 		}
 		out[nr.Path] = ents
 	}
@@ -197,17 +196,14 @@ func restoreInto(ctx context.Context, g *hostio.Git, dir string, m machine.Archi
 			return res, &problems[0]
 		}
 		if obs.Pack.Skipped != "" {
-			return res, &machine.Refusal{Code: machine.CodeArchiveBundleInvalid, Path: bundle, Retry: retry,
-				Message: fmt.Sprintf("%s stands on commits %s, which neither the recorded remotes nor %s hold now", bundle,
-					strings.Join(m.Prerequisites, ", "), m.CommonDir)}
+			return res, machine.BundlePrerequisitesGoneRefusal(bundle, retry, m.Prerequisites, m.CommonDir)
 		}
 		if _, err := git(nil, nil, "fetch", "--quiet", "--no-tags", "--update-head-ok", bundle, "+"+ref+":"+ref); err != nil {
 			return res, fmt.Errorf("restore: fetch %s: %w", bundle, err)
 		}
 	}
 	if _, err := git(nil, nil, "update-ref", "--no-deref", ref, m.Head); err != nil {
-		return res, &machine.Refusal{Code: machine.CodeArchiveIncomplete, Path: dir, Retry: retry,
-			Message: fmt.Sprintf("HEAD %s of archive %s is neither in its bundle nor on its remotes now: %v", m.Head, m.ID, err)}
+		return res, machine.ArchiveHeadGoneRefusal(dir, retry, m.Head, m.ID, err)
 	}
 	if m.Branch != "" {
 		_, err := git(nil, nil, "symbolic-ref", "HEAD", ref)
@@ -228,8 +224,7 @@ func restoreInto(ctx context.Context, g *hostio.Git, dir string, m machine.Archi
 	patch := filepath.Join(dir, machine.ArchivePatchName)
 	if fi, err := os.Stat(patch); err == nil && fi.Size() > 0 {
 		if _, err := git(nil, env, "apply", "--cached", "--binary", "--", patch); err != nil {
-			return res, &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: patch, Retry: retry,
-				Message: fmt.Sprintf("%s does not apply to HEAD's tree: %v", patch, err)}
+			return res, machine.PatchNotApplyingRefusal(patch, retry, err)
 		}
 	}
 	out, err := git(nil, env, "write-tree")
@@ -237,8 +232,7 @@ func restoreInto(ctx context.Context, g *hostio.Git, dir string, m machine.Archi
 		return res, err
 	}
 	if got := strings.TrimSpace(string(out)); got != m.WorktreeTree {
-		return res, &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: patch, Retry: retry,
-			Message: fmt.Sprintf("HEAD's tree with %s is %s; the manifest records %s", patch, got, m.WorktreeTree)}
+		return res, machine.PatchTreeMismatchRefusal(patch, retry, got, m.WorktreeTree)
 	}
 	ents, err := listTree(git, m.WorktreeTree)
 	if err != nil {
@@ -297,8 +291,7 @@ func emptyTarget(target, retry string) error {
 			return nil
 		}
 	}
-	return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: target, Retry: retry,
-		Message: fmt.Sprintf("%s exists and is not an empty directory; a restore writes only into a new one", machine.EscapeControl(target))}
+	return machine.RestoreTargetTakenRefusal(target, retry)
 }
 
 // fetchPrerequisites fetches the commits the bundle stands on (and HEAD,

@@ -94,7 +94,7 @@ func assessStrip(ctx context.Context, e *steps.Env, dir, work string) ([]byte, m
 // as a restore does) and the archive's tree: HEAD's with dirty.patch
 // applied in a scratch index, which must equal worktree_tree.
 func rebuildArchiveTree(ctx context.Context, e *steps.Env, dir string, m machine.ArchiveManifest, work string) (*stripWork, *machine.Refusal, error) {
-	retry := "custody archive verify " + machine.QuotePath(dir)
+	retry := machine.ArchiveVerifyRetry(dir)
 	if err := os.MkdirAll(work, 0o700); err != nil {
 		return nil, nil, err
 	}
@@ -119,8 +119,7 @@ func rebuildArchiveTree(ctx context.Context, e *steps.Env, dir string, m machine
 			_, _ = w.git(nil, nil, "fetch", "--quiet", "--no-tags", filepath.Join(dir, machine.ArchiveBundleName), "+"+ref+":"+ref)
 		}
 		if _, err := w.git(nil, nil, "cat-file", "-e", m.HeadTree+"^{tree}"); err != nil {
-			return nil, &machine.Refusal{Code: machine.CodeArchiveIncomplete, Path: dir, Retry: retry,
-				Message: fmt.Sprintf("HEAD's tree %s of archive %s is neither in its repository, its bundle nor on its remotes now, so its patch cannot be rewritten", m.HeadTree, m.ID)}, nil
+			return nil, machine.ArchiveHeadTreeGoneRefusal(dir, retry, m.HeadTree, m.ID), nil
 		}
 	}
 	env := []string{"GIT_INDEX_FILE=" + w.index}
@@ -130,8 +129,7 @@ func rebuildArchiveTree(ctx context.Context, e *steps.Env, dir string, m machine
 	patch := filepath.Join(dir, machine.ArchivePatchName)
 	if fi, err := os.Stat(patch); err == nil && fi.Size() > 0 {
 		if _, err := w.git(env, nil, "apply", "--cached", "--binary", "--", patch); err != nil {
-			return nil, &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: patch, Retry: retry,
-				Message: fmt.Sprintf("%s does not apply to HEAD's tree: %v", patch, err)}, nil
+			return nil, machine.PatchNotApplyingRefusal(patch, retry, err), nil
 		}
 	}
 	out, err := w.git(env, nil, "write-tree")
@@ -139,8 +137,7 @@ func rebuildArchiveTree(ctx context.Context, e *steps.Env, dir string, m machine
 		return nil, nil, err
 	}
 	if got := strings.TrimSpace(string(out)); got != m.WorktreeTree {
-		return nil, &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: patch, Retry: retry,
-			Message: fmt.Sprintf("HEAD's tree with %s is %s; the manifest records %s", patch, got, m.WorktreeTree)}, nil
+		return nil, machine.PatchTreeMismatchRefusal(patch, retry, got, m.WorktreeTree), nil
 	}
 	return w, nil, nil
 }
@@ -196,8 +193,7 @@ func StripArchives(ctx context.Context, e *steps.Env, apply []string) (ArchiveSt
 		dir := filepath.Join(res.Root, name)
 		it := ArchiveStripItem{Name: name, Dir: dir, Strip: []machine.DiscardedDir{}}
 		if !names[name] || strings.ContainsRune(name, '/') {
-			it.Outcome, it.Refusal = machine.OutcomeRefused, &machine.Refusal{Code: machine.CodeUnknownRecord, Path: dir, Retry: "custody archive prune --strip-build-output",
-				Message: fmt.Sprintf("no archive directory %q under %s", name, res.Root)}
+			it.Outcome, it.Refusal = machine.OutcomeRefused, machine.NoArchiveDirToStripRefusal(dir, name, res.Root)
 			res.Items = append(res.Items, it)
 			continue
 		}
@@ -224,8 +220,7 @@ func stripOne(ctx context.Context, e *steps.Env, dir string) (machine.Outcome, [
 	}
 	a, err := LoadArchive(e, m.ID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && a.Dir != dir) {
-		return machine.OutcomeRefused, none, &machine.Refusal{Code: machine.CodeUnknownRecord, Path: dir, Retry: "custody archive list",
-			Message: fmt.Sprintf("this repository holds no record of archive %s at %s; custody strips only the archives it made", m.ID, dir)}, nil
+		return machine.OutcomeRefused, none, machine.UnrecordedArchiveToStripRefusal(m.ID, dir), nil
 	}
 	if err != nil {
 		return "", none, nil, err
@@ -355,8 +350,7 @@ func writeStripped(ctx context.Context, e *steps.Env, a machine.Archive, before 
 		return err
 	}
 	if now := observe.ObserveArchiveDir(a.Dir).Manifest; !bytes.Equal(now, before) {
-		return &machine.Refusal{Code: machine.CodeArchiveInvalid, Path: a.Dir, Retry: "custody archive verify " + machine.QuotePath(a.Dir),
-			Message: fmt.Sprintf("%s/%s changed since it was assessed; nothing was swapped", a.Dir, machine.ArchiveManifestName)}
+		return machine.ManifestChangedBeforeSwapRefusal(a.Dir)
 	}
 	if err := root.Rename(tmp, sname+"/"+machine.ArchiveManifestName); err != nil {
 		return err
@@ -416,8 +410,7 @@ func swapStripped(a machine.Archive) (*machine.Refusal, error) {
 		return nil, err
 	}
 	if sum != a.Manifest {
-		return &machine.Refusal{Code: machine.CodeArchiveDigestMismatch, Path: a.Dir, Retry: "custody archive verify " + machine.QuotePath(a.Dir),
-			Message: fmt.Sprintf("%s/%s has SHA-256 %s; archive %s was sealed with %s, so the strip was not swapped in", a.Dir, machine.ArchiveManifestName, sum, a.ID, a.Manifest)}, nil
+		return machine.ManifestSwapDigestRefusal(a.Dir, sum, a.ID, a.Manifest), nil
 	}
 	newPatch := filepath.Join(scratch, machine.ArchivePatchName)
 	if ok, err := present(newPatch); err != nil {

@@ -64,8 +64,7 @@ func ResolveArchiveDir(e *steps.Env, ref string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody archive list",
-		Message: fmt.Sprintf("no archive %q in this repository or under %s", ref, root)}
+	return "", machine.NoArchiveRefusal(ref, root)
 }
 
 // VerifyArchive checks the archive in dir: its manifest and every digest
@@ -78,8 +77,7 @@ func VerifyArchive(ctx context.Context, g *hostio.Git, e *steps.Env, dir string)
 	c := ArchiveCheck{Dir: dir, Problems: []machine.Refusal{}}
 	obs := observe.ObserveArchiveDir(dir)
 	if obs.Err != "" && errors.Is(statErr(dir), fs.ErrNotExist) {
-		return c, &machine.Refusal{Code: machine.CodeArchiveIncomplete, Path: dir, Retry: "custody archive list",
-			Message: fmt.Sprintf("%s does not exist", machine.EscapeControl(dir))}
+		return c, machine.ArchiveMissingRefusal(dir)
 	}
 	m, problems := machine.CheckArchive(obs)
 	c.ID, c.Repository, c.Record, c.Path, c.Head = m.ID, m.Repository, m.Record, m.Path, m.Head
@@ -166,8 +164,7 @@ func sealedManifest(e *steps.Env, dir string, m machine.ArchiveManifest) (*machi
 	if sum == a.Manifest {
 		return nil, nil
 	}
-	return &machine.Refusal{Code: machine.CodeArchiveDigestMismatch, Path: p, Retry: "custody archive verify " + machine.QuotePath(dir),
-		Message: fmt.Sprintf("%s has SHA-256 %s; archive %s was sealed with %s", p, sum, a.ID, a.Manifest)}, nil
+	return machine.ArchiveManifestDigestRefusal(dir, p, sum, a.ID, a.Manifest), nil
 }
 
 // unrecordedBuildOutput lists the build-output directories recognised in

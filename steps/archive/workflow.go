@@ -60,8 +60,7 @@ func observeArchiveResume(a machine.Archive) (machine.ArchiveResumeObservation, 
 func removeScratch(a machine.Archive) error {
 	s := a.Intent.Scratch
 	if filepath.Dir(s) != filepath.Dir(a.Intent.Dir) || filepath.Base(s) != ".scratch-"+a.ID {
-		return &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: s, Retry: machine.CommandOn([]string{"custody", "show"}, a.ID),
-			Message: fmt.Sprintf("archive %s's scratch %s is not .scratch-%s beside its directory; custody removes nothing else", a.ID, machine.EscapeControl(s), a.ID)}
+		return machine.ArchiveScratchUnsafeRefusal(a.ID, s)
 	}
 	fi, err := os.Lstat(s)
 	if errors.Is(err, fs.ErrNotExist) {

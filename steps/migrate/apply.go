@@ -78,15 +78,12 @@ func MigrateApply(ctx context.Context, e *steps.Env, plan machine.MigratePlan, o
 		return res, err
 	}
 	if plan.Repository.ID != repoID || plan.Repository.CommonDir != e.Repo.CommonDir {
-		return res, &machine.Refusal{Code: machine.CodeWrongRepository, Path: plan.Repository.CommonDir, Retry: "custody migrate plan -o migrate.json",
-			Message: fmt.Sprintf("the migrate plan is for repository %s (%s), not this one (%s, %s); nothing was done",
-				plan.Repository.ID, plan.Repository.CommonDir, repoID, e.Repo.CommonDir)}
+		return res, machine.MigrateWrongRepositoryRefusal(plan.Repository.ID, plan.Repository.CommonDir, repoID, e.Repo.CommonDir)
 	}
 	selected := map[string]bool{}
 	for _, id := range opts.Only {
 		if _, ok := plan.Candidate(id); !ok {
-			return res, &machine.Refusal{Code: machine.CodeMigrateNotCandidate, Retry: "custody migrate status",
-				Message: fmt.Sprintf("--only %s: the migrate plan has no candidate with that id; nothing was done", machine.QuoteArg(id))}
+			return res, machine.MigrateNotInPlanRefusal(id)
 		}
 		selected[id] = true
 	}
@@ -129,7 +126,7 @@ func MigrateApply(ctx context.Context, e *steps.Env, plan machine.MigratePlan, o
 		d, ok := decided[key]
 		if !ok {
 			res.Items = append(res.Items, MigrateOutcome{ID: id, Path: c.Audit.Path, Outcome: machine.OutcomeKept,
-				Refusal: notDisposed(c)})
+				Refusal: machine.NotDisposedRefusal(c)})
 			continue
 		}
 		o, err := run.candidate(ctx, e, c, d.Disposition)
@@ -143,18 +140,6 @@ func MigrateApply(ctx context.Context, e *steps.Env, plan machine.MigratePlan, o
 		res.Items = append(res.Items, o)
 	}
 	return res, nil
-}
-
-// notDisposed is the refusal of a candidate no person disposed of.
-func notDisposed(c machine.MigrateCandidate) *machine.Refusal {
-	d := c.Proposal.Disposition
-	if d == "" {
-		d = machine.DispositionReject
-	}
-	return &machine.Refusal{Code: machine.CodeMigrateNotApproved, Path: c.Audit.Path,
-		Retry: machine.CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--disposition", string(d), "--digest", c.Digest}, c.Audit.ID),
-		Message: fmt.Sprintf("no disposition of %s is approved for this audit (proposed: %s — %s); only a person approves one", c.Audit.ID,
-			map[bool]string{true: "nothing", false: string(c.Proposal.Disposition)}[c.Proposal.Disposition == ""], c.Proposal.Reason)}
 }
 
 // candidate carries out disposition d of c.
@@ -198,9 +183,7 @@ func (run *migrateRun) candidate(ctx context.Context, e *steps.Env, c machine.Mi
 	case machine.DispositionRetire, machine.DispositionArchive:
 		if r := steps.ExternalRefusal(e, machine.Record{ID: id, Origin: machine.OriginAdopted, Path: c.Audit.Path}, ""); r != nil && !run.opts.AllowExternalRetirement {
 			// Refused before anything is adopted: the tree stays as it was.
-			r.Retry = fmt.Sprintf("custody migrate apply --allow-external-retirement --only %s %s", machine.QuoteArg(id), machine.QuoteArg(planFileOr(run.opts.PlanFile)))
-			r.Message = fmt.Sprintf("%s is outside the managed root %s; the %s disposition removes it only when you confirm with --allow-external-retirement; it was left as it was", c.Audit.Path, e.Root, d)
-			out.Refusal = r
+			out.Refusal = machine.MigrateExternalTreeRefusal(id, c.Audit.Path, e.Root, d, run.opts.PlanFile)
 			break
 		}
 		out, err = run.remove(ctx, e, c, out)
@@ -240,8 +223,7 @@ func (run *migrateRun) finish(e *steps.Env, c machine.MigrateCandidate, out Migr
 		}
 	default:
 		out.Outcome = machine.OutcomeRefused
-		out.Refusal = &machine.Refusal{Code: machine.CodeIntentPending, Path: rec.Path, Retry: "custody resume",
-			Message: fmt.Sprintf("%s carries an interrupted %s intent; resume settles it, then migrate apply again", rec.ID, rec.Intent.Kind)}
+		out.Refusal = machine.MigrateIntentPendingRefusal(rec)
 		return out, nil
 	}
 	return out, run.record(e, c, out)
@@ -252,8 +234,7 @@ func (run *migrateRun) finish(e *steps.Env, c machine.MigrateCandidate, out Migr
 func (run *migrateRun) changed(e *steps.Env, c machine.MigrateCandidate, out MigrateOutcome, fresh *machine.MigrateAudit) (MigrateOutcome, error) {
 	out.Outcome = machine.OutcomeStale
 	if fresh == nil {
-		out.Refusal = &machine.Refusal{Code: machine.CodeMigrateChanged, Path: c.Audit.Path, Retry: "custody migrate plan -o migrate.json",
-			Message: fmt.Sprintf("%s is no longer a candidate of this repository (discovery no longer admits it); nothing was done", c.Audit.Path)}
+		out.Refusal = machine.MigrateNoLongerCandidateRefusal(c.Audit.Path)
 		return out, nil
 	}
 	p := machine.Propose(*fresh)
@@ -261,8 +242,7 @@ func (run *migrateRun) changed(e *steps.Env, c machine.MigrateCandidate, out Mig
 	if err := journalMigrate(e, machine.MigrateEvent{Event: machine.EventMigrateObservation, Candidate: c.Audit.ID, Path: c.Audit.Path, Digest: dg, PlanID: run.plan.PlanID, Proposal: &p}); err != nil {
 		return out, err
 	}
-	out.Refusal = &machine.Refusal{Code: machine.CodeMigrateChanged, Path: c.Audit.Path, Retry: "custody migrate plan -o migrate.json",
-		Message: fmt.Sprintf("%s changed since its disposition was approved (audit %s, now %s); the new audit is journaled and needs a new disposition; nothing was done", c.Audit.ID, c.Digest, dg)}
+	out.Refusal = machine.MigrateChangedRefusal(c, dg)
 	return out, nil
 }
 
@@ -371,7 +351,7 @@ func (run *migrateRun) remove(ctx context.Context, e *steps.Env, c machine.Migra
 	if it.Action != machine.ActionRemove {
 		out.Refusal = v.Primary()
 		if out.Refusal == nil {
-			out.Refusal = &machine.Refusal{Code: machine.CodeGuardFailed, Path: rec.Path, Retry: "custody plan", Message: rec.ID + " is not removable"}
+			out.Refusal = machine.MigrateNotRemovableRefusal(rec)
 		}
 		return out, nil
 	}
@@ -393,16 +373,9 @@ func (run *migrateRun) remove(ctx context.Context, e *steps.Env, c machine.Migra
 	o := ar.Items[0]
 	out.Outcome, out.Refusal = o.Outcome, o.Refusal
 	if r := out.Refusal; r != nil && r.Code == machine.CodeExternalTree {
-		r.Retry = fmt.Sprintf("custody migrate apply --allow-external-retirement --only %s %s", machine.QuoteArg(id), machine.QuoteArg(planFileOr(run.opts.PlanFile)))
+		r.Retry = machine.MigrateApplyExternalRetry(id, run.opts.PlanFile)
 	}
 	return out, nil
-}
-
-func planFileOr(p string) string {
-	if p == "" {
-		return "migrate.json"
-	}
-	return p
 }
 
 // land pushes c's HEAD, non-forced, to <prefix>review/<id> where the
@@ -423,42 +396,36 @@ func land(ctx context.Context, e *steps.Env, run *migrateRun, c machine.MigrateC
 			dest, prover = "", ""
 		}
 	}
-	fail := func(format string, args ...any) (string, *machine.Refusal, error) {
-		retry := "custody plan"
-		if dest != "" {
-			retry = machine.Command("git", "push", dest, c.Audit.Head+":"+ref)
-		}
-		return ref, &machine.Refusal{Code: machine.CodeLandFailed, Path: c.Audit.Path,
-			Retry:   retry,
-			Message: fmt.Sprintf(format, args...) + "; the tree was left as it was"}, nil
+	fail := func(r *machine.Refusal) (string, *machine.Refusal, error) {
+		return ref, r, nil
 	}
 	if dest == "" {
-		return fail("no push of %s lands where a remote custody reads is read from (%s)", c.Audit.Head, view.Push.Why)
+		return fail(machine.LandNoPushRefusal(c, view.Push.Why))
 	}
 	if _, err := e.Git.Mutate(ctx, e.Repo.MainCheckout, "push", "--quiet", "--", dest, c.Audit.Head+":"+ref); err != nil {
 		if ctx.Err() != nil {
 			return ref, nil, ctx.Err()
 		}
-		return fail("pushing %s to %s %s failed: %v", c.Audit.Head, dest, ref, err)
+		return fail(machine.LandPushFailedRefusal(c, dest, ref, err))
 	}
 	args, ok := view.AskArgs(prover, []string{"ls-remote", "--refs"}, ref)
 	if !ok {
-		return fail("remote %s, which was to advertise %s, is not in the view", prover, ref)
+		return fail(machine.LandProverMissingRefusal(c, dest, ref, prover))
 	}
 	b, err := e.Git.Observe(ctx, e.Repo.MainCheckout, args...)
 	if err != nil {
-		return fail("%s did not answer after the push: %s", prover, machine.RedactCredentials(err.Error()))
+		return fail(machine.LandProverSilentRefusal(c, dest, ref, prover, err))
 	}
 	adv, err := proof.ParseLsRemote(b)
 	if err != nil {
-		return fail("%s's advertisement after the push does not parse: %v", prover, err)
+		return fail(machine.LandUnparsedRefusal(c, dest, ref, prover, err))
 	}
 	for _, r := range adv {
 		if r.Name == ref && r.Commit == c.Audit.Head {
 			return ref, nil, nil
 		}
 	}
-	return fail("%s does not advertise %s at %s after the push", prover, ref, c.Audit.Head)
+	return fail(machine.LandNotAdvertisedRefusal(c, dest, ref, prover))
 }
 
 // abandon ends the record of c, whose tree is gone and whose last commit a
@@ -500,8 +467,7 @@ func (run *migrateRun) revalidate(e *steps.Env, c machine.MigrateCandidate, ev m
 	if have && rec.State == machine.StateTombstoned && rec.Evidence.Outcome == string(machine.OutcomeRemoved) {
 		return nil, nil
 	}
-	return &machine.Refusal{Code: machine.CodeResumeUnmatched, Path: c.Audit.Path, Retry: "custody doctor",
-		Message: fmt.Sprintf("the journal records %s removed, but the store holds no removed record of it; nothing was done", c.Audit.ID)}, nil
+	return machine.MigrateRemovalUnrecordedRefusal(c), nil
 }
 
 // candidateRecord returns the record this migration made of c: adopted

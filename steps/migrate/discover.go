@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
 	"github.com/custody-sh/custody/machine"
@@ -48,9 +47,7 @@ func discovery(ctx context.Context, e *steps.Env, limit int) (MigrateDiscovery, 
 		return MigrateDiscovery{}, inv, err
 	}
 	if !places.Complete {
-		return MigrateDiscovery{}, inv, &machine.Refusal{Code: machine.CodeDiscoveryIncomplete, Path: places.Bounds.ScanDir,
-			Retry:   fmt.Sprintf("custody migrate discover --scan-limit %d", 4*places.Bounds.ScanLimit),
-			Message: fmt.Sprintf("%s holds more than the %d entries the scan reads; an incomplete inventory is not one, so nothing was classified", places.Bounds.ScanDir, places.Bounds.ScanLimit)}
+		return MigrateDiscovery{}, inv, machine.DiscoveryIncompleteRefusal(places.Bounds)
 	}
 	d := MigrateDiscovery{Bounds: places.Bounds, Places: []machine.Discovered{}}
 	for _, f := range places.Facts {

@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -45,12 +44,10 @@ func MigrateDispose(_ context.Context, e *steps.Env, id string, approve bool, di
 		return MigrateDisposed{}, err
 	}
 	if !ok || obs.Proposal == nil {
-		return MigrateDisposed{}, &machine.Refusal{Code: machine.CodeMigrateNotCandidate, Retry: "custody migrate status",
-			Message: fmt.Sprintf("%s is no candidate any migrate plan audited; nothing was recorded", machine.QuoteArg(id))}
+		return MigrateDisposed{}, machine.MigrateNoCandidateRefusal(id)
 	}
 	if digest != obs.Digest {
-		return MigrateDisposed{}, &machine.Refusal{Code: machine.CodeMigrateDigestMismatch, Path: obs.Path, Retry: "custody migrate status",
-			Message: fmt.Sprintf("--digest %s is not %s's newest audit (%s): a disposition binds the exact audit a person reviewed; read the newest one in the plan file and dispose again. Nothing was recorded", digest, id, obs.Digest)}
+		return MigrateDisposed{}, machine.MigrateDigestMismatchRefusal(id, obs.Path, digest, obs.Digest)
 	}
 	d := MigrateDisposed{ID: id, Digest: digest, Approved: approve, Reason: reason}
 	switch {
@@ -62,20 +59,11 @@ func MigrateDispose(_ context.Context, e *steps.Env, id string, approve bool, di
 		d.Disposition = obs.Proposal.Disposition
 	}
 	if !obs.Proposal.Permits(d.Disposition) {
-		return MigrateDisposed{}, &machine.Refusal{Code: machine.CodeDispositionNotAllowed, Path: obs.Path,
-			Retry:   machine.CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--disposition", string(firstAllowed(obs.Proposal)), "--digest", digest}, id),
-			Message: fmt.Sprintf("%s's audit does not permit disposition %q (it permits %v): %s. Nothing was recorded", id, d.Disposition, obs.Proposal.Allowed, obs.Proposal.Reason)}
+		return MigrateDisposed{}, machine.DispositionNotAllowedRefusal(id, obs.Path, digest, d.Disposition, *obs.Proposal)
 	}
 	if err := journalMigrate(e, machine.MigrateEvent{Event: machine.EventMigrateDisposition, Candidate: id, Path: obs.Path, Digest: digest,
 		Disposition: d.Disposition, Approved: approve, Reason: reason}); err != nil {
 		return MigrateDisposed{}, err
 	}
 	return d, nil
-}
-
-func firstAllowed(p *machine.MigrateProposal) machine.Disposition {
-	if len(p.Allowed) == 0 {
-		return machine.DispositionReject
-	}
-	return p.Allowed[0]
 }

@@ -59,8 +59,7 @@ func newAuditRun(ctx context.Context, e *steps.Env, inv gitfiles.Inventory) (*au
 		return nil, err
 	}
 	if !complete {
-		return nil, &machine.Refusal{Code: machine.CodeDiscoveryIncomplete, Path: filepath.Join(e.Repo.CommonDir, "logs", "refs", "stash"), Retry: "git stash list",
-			Message: fmt.Sprintf("the repository holds more than %d stashes, more than an audit reads; drop the ones you no longer need and plan again", observe.StashLimit)}
+		return nil, machine.StashesIncompleteRefusal(filepath.Join(e.Repo.CommonDir, "logs", "refs", "stash"), observe.StashLimit)
 	}
 	return &auditRun{inv: inv, view: view, scope: scope, stashes: stashes}, nil
 }
@@ -158,8 +157,7 @@ func MigratePlan(ctx context.Context, e *steps.Env, opts MigrateOptions) (machin
 		}
 		for i := range admitted {
 			if admitted[i].AdminKey == "" {
-				return machine.MigratePlan{}, &machine.Refusal{Code: machine.CodeAmbiguousRepository, Path: admitted[i].Path, Retry: "git worktree list --porcelain",
-					Message: fmt.Sprintf("git registers %s but no single admin entry names it; nothing was planned", admitted[i].Path)}
+				return machine.MigratePlan{}, machine.AmbiguousAdminEntryRefusal(admitted[i].Path)
 			}
 		}
 		for i := range admitted {

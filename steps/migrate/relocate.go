@@ -3,7 +3,6 @@ package migrate
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -49,7 +48,7 @@ func (run *migrateRun) adoptRelocate(ctx context.Context, e *steps.Env, c machin
 	if res.Refusal != nil {
 		out.Refusal = res.Refusal
 		if res.Refusal.Retry == machine.CommandOn([]string{"custody", "relocate"}, id) {
-			res.Refusal.Retry = fmt.Sprintf("custody migrate apply --only %s %s", machine.QuoteArg(id), machine.QuoteArg(planFileOr(run.opts.PlanFile)))
+			res.Refusal.Retry = machine.MigrateApplyRetry(id, run.opts.PlanFile)
 		}
 		return out, nil
 	}

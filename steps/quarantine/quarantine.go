@@ -267,8 +267,7 @@ func Remove(ctx context.Context, e *Env, rec machine.Record, obs machine.Worktre
 		m[".git"] = Entry{Kind: "gitfile", Gitdir: e.Repo.AdminDir(rec.AdminKeyOrID())}
 	}
 	if err != nil {
-		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",
-			Message: fmt.Sprintf("what %s may hold cannot be listed, so nothing was removed: %v", rec.Path, err)}, nil
+		return machine.QuarantineUnlistedRefusal(rec.Path, err), nil
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -290,8 +289,7 @@ func Remove(ctx context.Context, e *Env, rec machine.Record, obs machine.Worktre
 	err = os.Rename(rec.Path, q)
 	unlock()
 	if err != nil {
-		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: rec.Path, Retry: "custody plan",
-			Message: fmt.Sprintf("%s could not be moved into quarantine %s, so nothing was removed: %v", rec.Path, q, err)}, nil
+		return machine.QuarantineMoveFailedRefusal(rec.Path, q, err), nil
 	}
 	failpoint.At("apply/after-quarantine")
 	failpoint.Pause("apply/after-quarantine")
@@ -317,8 +315,7 @@ func Settle(ctx context.Context, e *Env, rec machine.Record) (*machine.Refusal, 
 	if _, err := os.Lstat(in.Quarantine); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
-		return &machine.Refusal{Code: machine.CodeRemovalFailed, Path: in.Quarantine, Retry: "custody resume",
-			Message: fmt.Sprintf("the quarantine %s of %s cannot be observed: %v", in.Quarantine, rec.ID, err)}, nil
+		return machine.QuarantineUnobservedRefusal(in.Quarantine, rec.ID, err), nil
 	}
 	b, err := safefile.Read(manifestPath(e, rec.ID), manifestLimit)
 	var m Manifest
@@ -387,17 +384,7 @@ func moveBack(e *Env, rec machine.Record, stray, why string, settling bool) (*ma
 	if err != nil {
 		return nil, err
 	}
-	return &machine.Refusal{Code: machine.CodeQuarantineChanged, Path: stray, Retry: "custody plan",
-		Message: fmt.Sprintf("%s appeared or changed in %s after the final observation (%s); the tree was kept at %s%s", stray, rec.ID, why, where, nothingDeleted(settling))}, nil
-}
-
-// nothingDeleted says that a stopped removal deleted nothing: of the tree,
-// or (settling what a stopped run left) nothing more than that run did.
-func nothingDeleted(settling bool) string {
-	if settling {
-		return " with nothing more of it deleted than the run stopped before had deleted"
-	}
-	return " with nothing of it deleted"
+	return machine.QuarantineChangedRefusal(stray, rec.ID, why, where, settling), nil
 }
 
 // returnQuarantine moves rec's quarantine back to the tree's path when that
@@ -433,22 +420,8 @@ func quarantineInUse(e *Env, rec machine.Record) *machine.Refusal {
 	if err == nil && len(ps) == 0 {
 		return nil
 	}
-	what := ""
-	if err != nil {
-		what = err.Error()
-	} else {
-		p := ps[0]
-		what = fmt.Sprintf("process %d (%s) uses it through its %s", p.PID, p.Command, p.Via)
-		if len(ps) > 1 {
-			what += fmt.Sprintf(", and %d more", len(ps)-1)
-		}
-	}
 	_, where, rerr := returnQuarantine(e, rec, "")
-	if rerr != nil {
-		what += "; " + rerr.Error()
-	}
-	return &machine.Refusal{Code: machine.CodeInUse, Path: where, Retry: "custody plan",
-		Message: fmt.Sprintf("%s is in use (%s), so nothing of it was deleted; the tree was kept at %s. End what uses it, then plan again", rec.ID, what, where)}
+	return machine.QuarantineInUseRefusal(rec.ID, where, ps, err, rerr)
 }
 
 // gitfilesApart splits files into the .git files of the tree and of its

@@ -429,7 +429,7 @@ func TestRestoreRetryPastes(t *testing.T) {
 	must(t, os.RemoveAll(filepath.Join(dir, "d")))
 	raceWrite(t, filepath.Join(dir, "c.txt"), "a person's c\n")
 	done := filepath.Join(t.TempDir(), "then ran")
-	cmd := exec.Command("sh", "-c", RestoreRetry(dir, "touch "+machine.QuoteArg(done)))
+	cmd := exec.Command("sh", "-c", machine.RestoreRetry(dir, "touch "+machine.QuoteArg(done)))
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", cmd, err, out)

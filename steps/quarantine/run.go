@@ -3,7 +3,6 @@ package quarantine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -178,46 +177,8 @@ func stoppedRemoval(ctx context.Context, e *Env, rec machine.Record, m Manifest,
 	}
 	putBack(where, res.aside, res.deleted)
 	tracked, left := restoreDeleted(ctx, e, where, m, res.deleted, res.gitfiles)
-	ref := &machine.Refusal{Path: entry, Retry: "custody plan"}
-	var msg, then string
-	if res.err != nil {
-		ref.Code = machine.CodeRemovalFailed
-		msg = fmt.Sprintf("%s could not be deleted (%v), so the removal of %s stopped; the tree was put back at %s", entry, res.err, rec.ID, where)
-		then = "custody resume"
-	} else {
-		ref.Code = machine.CodeQuarantineChanged
-		msg = fmt.Sprintf("%s appeared or changed in %s after the final observation (%s); the tree was kept at %s", entry, rec.ID, res.why, where)
-		then = "custody plan"
-	}
-	each := "identical to HEAD"
-	if p := rec.Intent.Proof; p != nil && p.Kind == machine.ProofArchive {
-		each = "held byte for byte by archive " + p.Ref
-	}
-	switch {
-	case len(res.deleted) == 0:
-		msg += nothingDeleted(settling)
-	case tracked == 0:
-	case len(left) == 0:
-		msg += fmt.Sprintf(", and the %d tracked files its removal had already deleted (each %s) were restored from its index", tracked, each)
-	default:
-		msg += fmt.Sprintf("; its removal had already deleted %d tracked files (each %s), and %d of them could not be restored, e.g. %s: the retry restores them", tracked, each, len(left), left[0])
-		ref.Retry = RestoreRetry(where, then)
-	}
-	if n := len(res.deleted) - tracked; n > 0 {
-		msg += fmt.Sprintf("; %d files of build output were deleted with it and are not restored (a build makes them again)", n)
-	}
-	if res.err != nil {
-		msg += ". Make it deletable (chattr -i, unmount, fix its permissions), then plan again"
-	}
-	ref.Message = msg
-	return ref, nil
-}
-
-// RestoreRetry checks out again, from the index, only the tracked files
-// missing from the tree at path (a person's later edits stay), then runs
-// then.
-func RestoreRetry(path, then string) string {
-	return machine.Command("git", "-C", path, "ls-files", "-z", "--deleted") + " | " + machine.Command("git", "-C", path, "checkout-index", "-z", "--stdin") + " && " + then
+	return machine.StoppedRemovalRefusal(machine.StoppedRemoval{ID: rec.ID, Entry: entry, Where: where, Err: res.err, Why: res.why,
+		Proof: rec.Intent.Proof, Deleted: len(res.deleted), Tracked: tracked, Left: left, Settling: settling}), nil
 }
 
 // restoreDeleted puts back in the tree at dir what deleted (paths relative

@@ -39,8 +39,7 @@ func resourcesPending(rs []steps.ResourceOutcome) bool {
 func Ensure(ctx context.Context, e *steps.Env, id string) ([]steps.ResourceOutcome, error) {
 	rec, err := e.Store.Get(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody list",
-			Message: fmt.Sprintf("no worktree record %q in this repository", id)}
+		return nil, machine.NoRecordRefusal(id)
 	} else if err != nil {
 		return nil, err
 	}
@@ -79,8 +78,7 @@ func Ensure(ctx context.Context, e *steps.Env, id string) ([]steps.ResourceOutco
 		o := steps.ResourceOutcome{ID: r2.ID, Handle: r2.Handle, Outcome: machine.OutcomeEnsured, ExitCode: code}
 		if code != 0 {
 			o.Outcome = machine.OutcomeFailed
-			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: machine.CommandOn([]string{"custody", "resource", "ensure"}, id),
-				Message: fmt.Sprintf("ensure of %s (%s) exited %d: %s", r.Name, r.Handle, code, out)}
+			o.Refusal = machine.EnsureFailedRefusal(id, r, code, out)
 		}
 		outs = append(outs, o)
 	}

@@ -36,7 +36,6 @@ func provisionAdopted(ctx context.Context, e *steps.Env, rec machine.Record) ([]
 	}
 	var missing []machine.ResourceSpec
 	var outs []steps.ResourceOutcome
-	retry := "custody -C " + machine.QuoteArg(rec.Path) + " teardown"
 	for _, spec := range e.Config.Resources {
 		r, ok := held[spec.Name]
 		if !ok {
@@ -45,8 +44,7 @@ func provisionAdopted(ctx context.Context, e *steps.Env, rec machine.Record) ([]
 		}
 		if r.State == machine.StateFinished && r.Evidence.Outcome == string(machine.TriggerCreateFailed) {
 			outs = append(outs, steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.OutcomeFailed, ExitCode: r.Evidence.ExitCode,
-				Refusal: &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: retry,
-					Message: fmt.Sprintf("resource %s (%s) of the adopted tree %s was not made: its create exited %d: %s", spec.Name, r.Handle, rec.ID, r.Evidence.ExitCode, r.Evidence.Output)}})
+				Refusal: machine.AdoptedResourceNotMadeRefusal(rec, spec.Name, r)})
 			if spec.Required {
 				break // what comes after a failed required resource is not made
 			}
@@ -81,8 +79,7 @@ func provisionAdopted(ctx context.Context, e *steps.Env, rec machine.Record) ([]
 		o := steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
 		if r.State != machine.StateActive {
 			o.Outcome = machine.OutcomeFailed
-			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: retry,
-				Message: fmt.Sprintf("resource %s (%s) of the adopted tree %s: its create exited %d: %s", spec.Name, r.Handle, rec.ID, r.Evidence.ExitCode, r.Evidence.Output)}
+			o.Refusal = machine.AdoptedResourceFailedRefusal(rec, spec.Name, r)
 			outs = append(outs, o)
 			if spec.Required {
 				break

@@ -3,7 +3,6 @@ package resource
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"sort"
 
@@ -171,7 +170,7 @@ func GC(ctx context.Context, e *steps.Env, dryRun bool) ([]GCItem, error) {
 func reclaim(ctx context.Context, e *steps.Env, id, fingerprint string) (machine.Outcome, *machine.Refusal, error) {
 	r, err := e.Store.GetResource(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return machine.OutcomeRefused, &machine.Refusal{Code: machine.CodeUnknownRecord, Retry: "custody plan", Message: fmt.Sprintf("no ledger entry %s", id)}, nil
+		return machine.OutcomeRefused, machine.NoLedgerEntryRefusal(id), nil
 	}
 	if err != nil {
 		return "", nil, err
@@ -180,8 +179,7 @@ func reclaim(ctx context.Context, e *steps.Env, id, fingerprint string) (machine
 		return machine.OutcomeAlreadyDone, nil, nil
 	}
 	if fingerprint != "" && machine.ResourceFingerprint(r) != fingerprint {
-		return machine.OutcomeStale, &machine.Refusal{Code: machine.CodeStale, Path: r.Path, Retry: "custody plan",
-			Message: fmt.Sprintf("ledger entry %s changed since plan", id)}, nil
+		return machine.OutcomeStale, machine.LedgerEntryChangedRefusal(id, r.Path), nil
 	}
 	all, err := e.Store.Resources()
 	if err != nil {
@@ -202,15 +200,13 @@ func reclaim(ctx context.Context, e *steps.Env, id, fingerprint string) (machine
 	var ref *machine.Refusal
 	switch {
 	case errors.Is(err, store.ErrConflict):
-		return machine.OutcomeKept, &machine.Refusal{Code: machine.CodeInProgress, Path: r.Path, Retry: "custody resource gc",
-			Message: fmt.Sprintf("ledger entry %s changed while GC looked at it; another custody is acting on it", id)}, nil
+		return machine.OutcomeKept, machine.LedgerEntryBusyRefusal(id, r.Path), nil
 	case errors.As(err, &ref):
 		return machine.OutcomeRefused, ref, nil
 	case err != nil:
 		return "", nil, err
 	case r.State != machine.StateTombstoned:
-		return machine.OutcomeFailed, &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource gc",
-			Message: fmt.Sprintf("destroy of %s (%s) exited %d: %s", r.ID, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}, nil
+		return machine.OutcomeFailed, machine.DestroyFailedRefusal(r), nil
 	}
 	return machine.OutcomeDestroyed, nil, nil
 }

@@ -149,15 +149,13 @@ func freezeSpec(r *machine.Resource, spec machine.ResourceSpec, vals map[string]
 	}{{spec.Create, &r.Create, "create"}, {spec.Destroy, &r.Destroy, "destroy"}, {spec.Ensure, &r.Ensure, "ensure"}} {
 		for _, tok := range machine.Tokens(c.tmpl) {
 			if _, ok := vals[tok]; !ok {
-				return &machine.Refusal{Code: machine.CodeUnexpandedToken, Path: config,
-					Retry: "edit custody.toml", Message: fmt.Sprintf("resource %s: @%s@ is not a token custody knows, so its command is refused, never half-run", spec.Name, tok)}
+				return machine.UnexpandedTokenRefusal(config, spec.Name, tok)
 			}
 		}
 		frozen, err := machine.Freeze(c.tmpl, vals)
 		var ute *machine.UnsafeTokenError
 		if errors.As(err, &ute) {
-			return &machine.Refusal{Code: machine.CodeUnsafeToken, Path: config, Retry: "edit custody.toml",
-				Message: fmt.Sprintf("resource %s: in its %s command, %s", spec.Name, c.what, ute.Error())}
+			return machine.UnsafeTokenRefusal(config, spec.Name, c.what, ute)
 		}
 		if err != nil {
 			return fmt.Errorf("freeze the %s command of resource %s: %w", c.what, spec.Name, err)
@@ -188,7 +186,7 @@ func destroyResource(ctx context.Context, e *steps.Env, r machine.Resource) (mac
 	// A create a killed custody left running ends before its destroy is
 	// committed (the new intent no longer names its group).
 	if err := endGroup(e, r); err != nil {
-		return r, &machine.Refusal{Code: machine.CodeInProgress, Path: r.Path, Retry: "custody resume", Message: err.Error()}
+		return r, machine.GroupRunningRefusal(r.Path, err)
 	}
 	if r.State != machine.StateRemoving {
 		in := &machine.ResourceIntent{Kind: machine.IntentResourceDestroy, Command: r.Destroy, Holder: e.Holder, At: e.Now().UTC()}
@@ -255,8 +253,7 @@ func provisionResources(ctx context.Context, e *steps.Env, rec machine.Record) (
 		}
 		o := steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
 		if r.State != machine.StateActive {
-			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: rec.Path, Retry: machine.CommandOn([]string{"custody", "resource", "ensure"}, rec.ID),
-				Message: fmt.Sprintf("resource %s (%s) create exited %d: %s", spec.Name, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}
+			o.Refusal = machine.CreateResourceFailedRefusal(rec, spec.Name, r)
 			outs = append(outs, o)
 			if spec.Required {
 				return outs, o.Refusal, nil
@@ -305,8 +302,7 @@ func teardownResources(ctx context.Context, e *steps.Env, id string) ([]steps.Re
 		}
 		o := steps.ResourceOutcome{ID: r.ID, Handle: r.Handle, Outcome: machine.Outcome(r.Evidence.Outcome), ExitCode: r.Evidence.ExitCode}
 		if r.State != machine.StateTombstoned {
-			o.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource gc",
-				Message: fmt.Sprintf("resource %s (%s) destroy exited %d: %s; the ledger keeps it for GC", r.Name, r.Handle, r.Evidence.ExitCode, r.Evidence.Output)}
+			o.Refusal = machine.TeardownFailedRefusal(r)
 		}
 		outs = append(outs, o)
 	}

@@ -3,7 +3,6 @@ package resource
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
@@ -33,7 +32,7 @@ func resourceWorkflow() steps.Workflow[machine.Resource] {
 			string(machine.ResourceResumeRecreate): func(ctx context.Context, e *steps.Env, r machine.Resource) ([]steps.ResumeItem, error) {
 				if err := endGroup(e, r); err != nil {
 					return []steps.ResumeItem{{ID: r.ID, Kind: machine.KindResource, Outcome: machine.OutcomeInProgress,
-						Refusal: &machine.Refusal{Code: machine.CodeInProgress, Path: r.Path, Retry: "custody resume", Message: err.Error()}}}, nil
+						Refusal: machine.GroupRunningRefusal(r.Path, err)}}, nil
 				}
 				runResourceCommand(ctx, e, r, r.Destroy, nil)
 				next, err := createResource(ctx, e, r)
@@ -104,8 +103,7 @@ func resumeDestroy(ctx context.Context, e *steps.Env, r machine.Resource) ([]ste
 func resourceResumed(r, next machine.Resource) []steps.ResumeItem {
 	it := steps.ResumeItem{ID: r.ID, Outcome: machine.Outcome(next.Evidence.Outcome)}
 	if next.State != machine.StateActive && next.State != machine.StateTombstoned {
-		it.Refusal = &machine.Refusal{Code: machine.CodeResourceFailed, Path: r.Path, Retry: "custody resource gc",
-			Message: fmt.Sprintf("%s of %s exited %d: %s", next.Evidence.Outcome, r.ID, next.Evidence.ExitCode, next.Evidence.Output)}
+		it.Refusal = machine.ResumedResourceFailedRefusal(r, next)
 	}
 	return []steps.ResumeItem{it}
 }

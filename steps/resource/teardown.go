@@ -45,7 +45,7 @@ func Teardown(ctx context.Context, e *steps.Env, dir string) (TeardownResult, er
 	for i, o := range outs {
 		if o.Refusal != nil && o.Refusal.Code == machine.CodeResourceFailed {
 			r := *o.Refusal
-			r.Retry = "custody -C " + machine.QuoteArg(rec.Path) + " teardown"
+			r.Retry = machine.TeardownRetry(rec.Path)
 			outs[i].Refusal = &r
 		}
 	}

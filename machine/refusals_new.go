@@ -1,0 +1,115 @@
+package machine
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The refusals of new and adopt: a revision that names no commit, a
+// creation that did not end as intended, a tree adopt will not take, and
+// a worktree custody did not make.
+
+// UnknownRevisionRefusal refuses rev, which names no commit in the
+// checkout at dir.
+func UnknownRevisionRefusal(rev, dir string) *Refusal {
+	return &Refusal{Code: CodeUnknownRevision, Path: dir, Retry: "git branch --all",
+		Message: fmt.Sprintf("%q does not name a commit in %s", rev, dir)}
+}
+
+// CreateKeyMismatchRefusal reports that git registered the tree at path
+// of record id under admin key key, not id: the ready marker was not
+// written.
+func CreateKeyMismatchRefusal(id, path, key string) *Refusal {
+	return &Refusal{Code: CodeCreateFailed, Path: path, Retry: "custody resume",
+		Message: fmt.Sprintf("git registered %s under admin key %q, not %q; the ready marker was not written", path, key, id)}
+}
+
+// Undestroyed is a resource a rolled-back creation could not destroy:
+// its handle and why its destroy failed.
+type Undestroyed struct {
+	Handle string
+	Why    string
+}
+
+// CreateRolledBackRefusal reports that creating record id (tree at path)
+// failed because a required resource failed (failed, that refusal's
+// message) and was rolled back; left lists the earlier resources whose
+// destroy failed. The retry runs new again with the name the id was made
+// of.
+func CreateRolledBackRefusal(id, path, failed string, left []Undestroyed) *Refusal {
+	msg := fmt.Sprintf("%s; custody new was rolled back: no worktree, no branch", failed)
+	var each []string
+	for _, u := range left {
+		each = append(each, fmt.Sprintf("%s (%s)", u.Handle, u.Why))
+	}
+	if len(each) == 0 {
+		msg += ", earlier resources destroyed"
+	} else {
+		msg += "; but destroying " + strings.Join(each, ", ") + " failed: the ledger keeps them for custody resource gc"
+	}
+	return &Refusal{Code: CodeCreateFailed, Path: path, Retry: "custody new " + ShellWord(id[:max(strings.LastIndexByte(id, '-'), 0)]), Message: msg}
+}
+
+// CreateRollbackHeldRefusal reports that a creation's rollback could not
+// remove the tree at path: git would not without force (err), as it holds
+// changes.
+func CreateRollbackHeldRefusal(path string, err error) *Refusal {
+	return &Refusal{Code: CodeCreateFailed, Path: path, Retry: "custody resume",
+		Message: fmt.Sprintf("a required resource failed, and git will not remove %s without force (it holds changes): move your work out of it, then run custody resume (%v)", path, err)}
+}
+
+// CreateNotIntendedRefusal reports that after git worktree add the tree at
+// path is not exactly what was intended; guard is the failed guard's
+// message.
+func CreateNotIntendedRefusal(path, guard string) *Refusal {
+	return &Refusal{Code: CodeCreateFailed, Path: path, Retry: "custody resume",
+		Message: fmt.Sprintf("after git worktree add, %s is not exactly what was intended (%s)", path, guard)}
+}
+
+// ForeignRefusal keeps the registered worktree at path, which custody did
+// not make: it is listed, never removed automatically.
+func ForeignRefusal(path string) *Refusal {
+	return &Refusal{Code: CodeForeign, Path: path, Retry: CommandOn([]string{"custody", "adopt"}, path),
+		Message: fmt.Sprintf("%s is a worktree custody did not make; it is never removed automatically (adopt it to put it in custody)", path)}
+}
+
+// AdoptNotLinkedRefusal refuses to adopt path, which is not a linked
+// worktree of the repository whose main checkout is checkout.
+func AdoptNotLinkedRefusal(path, checkout string) *Refusal {
+	return &Refusal{Code: CodeNotOwned, Path: path, Retry: "git worktree list",
+		Message: fmt.Sprintf("%s is not a linked worktree of the repository at %s", path, checkout)}
+}
+
+// AdoptAdminUnknownRefusal refuses to adopt the tree at path, whose admin
+// entry cannot be identified exactly.
+func AdoptAdminUnknownRefusal(path string) *Refusal {
+	return &Refusal{Code: CodeNotOwned, Path: path, Retry: "git worktree list",
+		Message: fmt.Sprintf("git's admin entry for %s cannot be identified exactly (its .git file and the entry's gitdir must name each other)", path)}
+}
+
+// AdoptKeyHeldRefusal refuses to adopt the tree at path: its admin key
+// key is held by record r of the tree at another path.
+func AdoptKeyHeldRefusal(path, key string, r Record) *Refusal {
+	return &Refusal{Code: CodeWrongState, Path: path, Retry: CommandOn([]string{"custody", "show"}, r.ID),
+		Message: fmt.Sprintf("git's admin key %s of %s is held by record %s (%s) of the tree at %s; custody will not guess whether that tree moved here or is gone (if it is gone, finish %s and retire it with a plan, then adopt again)",
+			key, path, r.ID, r.State, r.Path, r.ID)}
+}
+
+// AdoptRecordedRefusal refuses to adopt the tree at path, which record r
+// already holds. ifNeeded (adopt --if-needed) says the record's admin
+// entry (key) or ready marker no longer names it, so the tree there may
+// be another.
+func AdoptRecordedRefusal(path, key string, r Record, ifNeeded bool) *Refusal {
+	msg := fmt.Sprintf("%s is already in custody as %s (%s)", path, r.ID, r.State)
+	if ifNeeded {
+		msg = fmt.Sprintf("%s is recorded as %s (%s), but git's admin entry %s or its ready marker no longer names that record: the tree there may not be the one custody recorded", path, r.ID, r.State, key)
+	}
+	return &Refusal{Code: CodeWrongState, Path: path, Retry: CommandOn([]string{"custody", "show"}, r.ID), Message: msg}
+}
+
+// AdoptRaceRefusal reports that a record id was made by another custody
+// while this one adopted the tree at path.
+func AdoptRaceRefusal(id, path string) *Refusal {
+	return &Refusal{Code: CodeWrongState, Path: path, Retry: "custody list --all",
+		Message: fmt.Sprintf("a record %s was made while custody adopted %s; run adopt again", id, path)}
+}

@@ -1,0 +1,84 @@
+package machine
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// refusalCase is one constructor call and the refusal it must build.
+type refusalCase struct {
+	name string
+	got  *Refusal
+	want *Refusal
+}
+
+// checkRefusals compares each case's refusal with the one it must build,
+// field for field.
+func checkRefusals(t *testing.T, cases []refusalCase) {
+	t.Helper()
+	for _, tc := range cases {
+		if diff := cmp.Diff(tc.want, tc.got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+func TestRecordRefusals(t *testing.T) {
+	t.Parallel()
+	const (
+		id   = "x-1a2b3c"
+		path = "/r/.worktrees/x-1a2b3c"
+	)
+	expires := time.Date(2099, 1, 1, 0, 0, 0, 0, time.FixedZone("east", 3600))
+	checkRefusals(t, []refusalCase{
+		{"no record", NoRecordRefusal("nosuch-123456"), &Refusal{Code: CodeUnknownRecord, Retry: "custody list",
+			Message: `no worktree record "nosuch-123456" in this repository`}},
+		{"no record, odd bytes quoted the Go way", NoRecordRefusal("a\nb\xff \"c\""), &Refusal{Code: CodeUnknownRecord, Retry: "custody list",
+			Message: `no worktree record "a\nb\xff \"c\"" in this repository`}},
+		{"no record to show", NoRecordToShowRefusal("nosuch"), &Refusal{Code: CodeUnknownRecord, Retry: "custody list --all",
+			Message: `no worktree record "nosuch" in this repository`}},
+		{"not in a managed worktree", NotInManagedWorktreeRefusal("/w/repo"), &Refusal{Code: CodeNotInWorktree, Path: "/w/repo", Retry: "custody list",
+			Message: "/w/repo is not inside a managed worktree; name the worktree id"}},
+		{"leased, expiry in UTC", LeasedRefusal(id, path, Lease{Holder: "agent-7", Expires: expires}), &Refusal{Code: CodeLeaseLive, Path: path,
+			Retry: "custody finish " + id, Message: id + " is leased by agent-7 until 2098-12-31T23:00:00Z"}},
+		{"leased, an id that reads as a flag", LeasedRefusal("-x", path, Lease{Holder: "h", Expires: expires}), &Refusal{Code: CodeLeaseLive, Path: path,
+			Retry: "custody finish -- -x", Message: "-x is leased by h until 2098-12-31T23:00:00Z"}},
+		{"no remote", NoRemoteRefusal("/w/repo"), &Refusal{Code: CodeNoRemote, Path: "/w/repo", Retry: "custody plan",
+			Message: "the repository at /w/repo has no remote, so no finished worktree's commits can be proven published and none could be removed; nothing was changed. Add the remote your work is pushed to (git remote add origin URL)"}},
+	})
+}
+
+func TestAbandonRefusals(t *testing.T) {
+	t.Parallel()
+	const (
+		id     = "x-1a2b3c"
+		path   = "/r/.worktrees/x-1a2b3c"
+		commit = "1111111111111111111111111111111111111111"
+		head   = "2222222222222222222222222222222222222222"
+	)
+	checkRefusals(t, []refusalCase{
+		{"not the last commit", AbandonNotLastCommitRefusal(id, path, commit, head), &Refusal{Code: CodeGuardFailed, Path: path, Retry: "custody show " + id,
+			Message: commit + " is not " + id + "'s last commit (" + head + "): abandon acknowledges exactly the commit that is lost; nothing was changed"}},
+		{"not the last commit, a commit with spaces and quotes", AbandonNotLastCommitRefusal(id, path, "it's a b", head), &Refusal{Code: CodeGuardFailed, Path: path,
+			Retry:   "custody show " + id,
+			Message: `'it'\''s a b' is not ` + id + "'s last commit (" + head + "): abandon acknowledges exactly the commit that is lost; nothing was changed"}},
+		{"tree present", AbandonTreeNotGoneRefusal(id, path, PathPresent, false), &Refusal{Code: CodeWrongState, Path: path, Retry: "custody plan",
+			Message: id + "'s tree is not gone (path present): abandon ends only a record whose tree no longer exists; plan decides what may happen to a tree; nothing was changed"}},
+		{"tree registered", AbandonTreeNotGoneRefusal(id, path, PathAbsent, true), &Refusal{Code: CodeWrongState, Path: path, Retry: "custody plan",
+			Message: id + "'s tree is not gone (path absent, registered with git): abandon ends only a record whose tree no longer exists; plan decides what may happen to a tree; nothing was changed"}},
+		{"held by refs", AbandonHeldByRefsRefusal(path, commit, []string{"refs/heads/a", "refs/tags/t"}), &Refusal{Code: CodeGuardFailed, Path: path, Retry: "custody plan",
+			Message: commit + " is not lost: refs/heads/a, refs/tags/t holds it; nothing was changed"}},
+		{"remote unavailable", AbandonRemoteUnavailableRefusal(path, commit, RemoteFailure{Remote: "up stream", Error: "timed out"}), &Refusal{Code: CodeRemoteUnavailable, Path: path,
+			Retry:   "git ls-remote --refs 'up stream'",
+			Message: "remote up stream did not answer (timed out), so whether it holds " + commit + " is unknown; nothing was changed"}},
+		{"advertised", AbandonAdvertisedRefusal(path, commit, "origin", "refs/heads/main"), &Refusal{Code: CodeGuardFailed, Path: path, Retry: "custody plan",
+			Message: commit + " is not lost: remote origin advertises it as refs/heads/main; nothing was changed"}},
+		{"proof failed", AbandonProofFailedRefusal(path, commit, errors.New("git rev-list: exit 128")), &Refusal{Code: CodeProofFailed, Path: path, Retry: "custody plan",
+			Message: "whether a remote holds " + commit + " cannot be told (git rev-list: exit 128); nothing was changed"}},
+		{"proven", AbandonProvenRefusal(path, commit, Proof{Kind: ProofAncestry, Remote: "origin", Ref: "refs/heads/main"}), &Refusal{Code: CodeGuardFailed, Path: path, Retry: "custody plan",
+			Message: commit + " is not lost: origin refs/heads/main holds it (ancestry); nothing was changed"}},
+	})
+}
