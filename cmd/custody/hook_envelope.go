@@ -153,7 +153,7 @@ func removeLine(env *hookEnvelope) string {
 		r := env.Refusal
 		more := ""
 		if n := len(env.Refusals) - 1; n > 0 {
-			more = fmt.Sprintf(" (and %d more reason(s): custody show %s)", n, env.ID)
+			more = fmt.Sprintf(" (and %d more reason(s): %s)", n, machine.Command("custody", "show", env.ID))
 		}
 		return fmt.Sprintf("%s: kept %s at %s [%s]: %s%s; to let it go: %s", machine.EscapeControl(subject), machine.EscapeControl(env.ID),
 			machine.EscapeControl(env.Path), r.Code, machine.EscapeControl(r.Message), more, machine.EscapeControl(retryOf(r)))

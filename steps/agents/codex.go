@@ -177,9 +177,9 @@ func codexOwnMessage(path string, keys []CodexKey) string {
 	if t := tables["cleanup"]; len(t) > 0 {
 		clauses = append(clauses, strings.Join(t, " and ")+" without custody's line, so the resources of the trees it removes there are never destroyed (custody teardown)")
 	}
-	return fmt.Sprintf("%s: the Codex app runs %s. %s your own, left as %s; the merged %s below %s custody's line first and %s every byte of yours, and custody integrate codex --merge writes %s",
+	return fmt.Sprintf("%s: the Codex app runs %s. %s your own, left as %s; the merged %s below %s custody's line first and %s every byte of yours, and %s written by custody integrate codex --merge",
 		path, strings.Join(clauses, "; and it runs "), plural(n, "That script is", "Those scripts are"), plural(n, "it was", "they were"),
-		plural(n, "script", "scripts"), plural(n, "puts", "put"), plural(n, "keeps", "keep"), plural(n, "it", "them"))
+		plural(n, "script", "scripts"), plural(n, "puts", "put"), plural(n, "keeps", "keep"), plural(n, "it is", "they are"))
 }
 
 // plural is one when n is 1, else many.
