@@ -402,6 +402,13 @@ func adCases() map[machine.Code]adCase {
 				return adWorld{r: r, dir: path, args: []string{"hook", "session-end"}}
 			}},
 		machine.CodeClaudeSettingsInvalid: {person: "a .claude/settings.json that is not a JSON object is the person's to fix or move aside; integrate never guesses what they meant (TestIntegrateClaudeRefusals)"},
+		// A script of the person's that runs without custody's line: the
+		// retry merges custody's line into it.
+		machine.CodeCodexScriptOwn: {setup: func(t *testing.T) adWorld {
+			r := adRepo(t)
+			r.WriteFile(r.Dir, ".codex/environments/environment.toml", "version = 1\nname = \"app\"\n\n[setup]\nscript = \"make deps\"\n")
+			return adWorld{r: r, args: []string{"integrate", "codex"}}
+		}},
 		machine.CodeClaudeSettingsStale: {setup: func(t *testing.T) adWorld {
 			return adWorld{r: adRepo(t), args: []string{"integrate", "claude", "--check"}}
 		}},
