@@ -35,23 +35,32 @@ func (r readResult) same(o readResult) bool {
 type feed struct {
 	name string
 	open func(t *testing.T) (*os.File, func())
+	// stalls is set when the input never ends: only then does a read
+	// wait out its time (a short one), so a busy machine that delays the
+	// writer cannot make one read time out and the other not.
+	stalls bool
 }
 
 // pipeFeed writes chunks into a pipe, pausing between them, and closes it
 // unless keepOpen (an agent that never closes stdin).
 func pipeFeed(name string, chunks [][]byte, pause time.Duration, keepOpen bool) feed {
-	return feed{name, func(t *testing.T) (*os.File, func()) {
+	return feed{name: name, stalls: keepOpen, open: func(t *testing.T) (*os.File, func()) {
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The first chunk (all of a feed that stalls) is in the pipe before
+		// the read starts; a pipe holds far more than the largest chunk.
+		if len(chunks) > 0 {
+			if _, err := w.Write(chunks[0]); err != nil {
+				t.Fatal(err)
+			}
+		}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			for i, c := range chunks {
-				if i > 0 {
-					time.Sleep(pause)
-				}
+			for _, c := range chunks[min(1, len(chunks)):] {
+				time.Sleep(pause)
 				if _, err := w.Write(c); err != nil {
 					return // the reader is gone
 				}
@@ -70,7 +79,7 @@ func pipeFeed(name string, chunks [][]byte, pause time.Duration, keepOpen bool) 
 
 // fileFeed gives the hook a regular file holding b.
 func fileFeed(name string, b []byte) feed {
-	return feed{name, func(t *testing.T) (*os.File, func()) {
+	return feed{name: name, open: func(t *testing.T) (*os.File, func()) {
 		p := filepath.Join(t.TempDir(), "payload")
 		if err := os.WriteFile(p, b, 0o600); err != nil {
 			t.Fatal(err)
@@ -102,7 +111,7 @@ func TestReadWithinAgreesWithReadAll(t *testing.T) {
 		pipeFeed("nothing, never closed", nil, 0, true),
 		fileFeed("regular file", odd),
 		fileFeed("empty file", nil),
-		{"closed file", func(t *testing.T) (*os.File, func()) {
+		{name: "closed file", open: func(t *testing.T) (*os.File, func()) {
 			f, err := os.Open(os.DevNull)
 			if err != nil {
 				t.Fatal(err)
@@ -110,14 +119,14 @@ func TestReadWithinAgreesWithReadAll(t *testing.T) {
 			f.Close()
 			return f, func() {}
 		}},
-		{"/dev/null", func(t *testing.T) (*os.File, func()) {
+		{name: "/dev/null", open: func(t *testing.T) (*os.File, func()) {
 			f, err := os.Open(os.DevNull)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return f, func() { f.Close() }
 		}},
-		{"a directory", func(t *testing.T) (*os.File, func()) {
+		{name: "a directory", open: func(t *testing.T) (*os.File, func()) {
 			f, err := os.Open(dir)
 			if err != nil {
 				t.Fatal(err)
@@ -137,10 +146,13 @@ func TestReadWithinAgreesWithReadAll(t *testing.T) {
 		defer done()
 		return how(f)
 	}
-	const wait = 150 * time.Millisecond
 	for _, fd := range feeds {
 		t.Run(fd.name, func(t *testing.T) {
 			t.Parallel()
+			wait := time.Minute // ends as soon as the input does
+			if fd.stalls {
+				wait = 150 * time.Millisecond
+			}
 			fast := read(t, fd, func(f *os.File) readResult {
 				b, closed, err := readWithin(f, limit, wait)
 				return readResult{b, closed, err}
