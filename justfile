@@ -59,7 +59,8 @@ cross:
     GOOS=windows go vet ./...
 
 # Time a session hook (heartbeat, session-start) on a repository of 100 trees against a bare
-# `git rev-parse --show-toplevel` in the same tree, alternately: wall and CPU ratios (target ≤ 3×).
+# `git rev-parse --show-toplevel` in the same tree, alternately: wall and CPU ratios (target ≤ 2×
+# wall), then one line naming both hooks with both ratios and the machine's load average.
 bench-hook:
     go test ./cmd/custody/ -run '^$' -bench Hook -benchtime 200x
 

@@ -115,7 +115,9 @@ type exitSignal struct{ code int }
 
 // run parses args, runs the command and returns the exit code. It never
 // panics on bad input: usage errors, refusals and store errors all become
-// exit 1 with one error paragraph (or envelope with --json).
+// exit 1 with one error paragraph (or envelope with --json). It is the
+// process's one command: the interrupt handling it sets up lasts until the
+// process exits.
 func run(args []string, stdout, stderr io.Writer) (code int) {
 	jsonOut := false
 	for _, a := range args {
@@ -172,8 +174,11 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	// SIGHUP (the terminal closed) is an interrupt like Ctrl-C and SIGTERM:
 	// the command stops starting work, lets what runs end within seconds
 	// and reports what it did. The registry lock waits --lock-timeout.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+	// The registration lasts until the process exits, right after run
+	// returns: undoing it would cost a round trip per signal to the
+	// runtime's signal thread (two thread handoffs each) on every hook an
+	// agent runs, and change nothing a command does.
+	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	app.Ctx = gitfiles.WithLockTimeout(ctx, cli.LockTimeout)
 	app.Dir = cli.Chdir
 	if app.Dir == "" {
