@@ -35,26 +35,50 @@ func ClaudeSettingsStaleRefusal(path string) *Refusal {
 }
 
 // CodexEnvironmentInvalidRefusal refuses the Codex environment file at
-// path, which cannot be edited safely (err); nothing was written.
-func CodexEnvironmentInvalidRefusal(path string, err error) *Refusal {
-	return &Refusal{Code: CodeCodexEnvironmentInvalid, Path: path, Retry: "custody integrate codex",
+// path, which cannot be edited safely (err); nothing was written. retry is
+// the integrate command that was run.
+func CodexEnvironmentInvalidRefusal(path, retry string, err error) *Refusal {
+	return &Refusal{Code: CodeCodexEnvironmentInvalid, Path: path, Retry: retry,
 		Message: fmt.Sprintf("%s cannot be edited safely, so nothing was written: %v; fix the file (or move it aside for the Codex app to make again), then run integrate again", path, err)}
 }
 
+// CodexEnvironmentMissingRefusal is integrate codex --check's finding that
+// the Codex environment file at path does not exist.
+func CodexEnvironmentMissingRefusal(path string) *Refusal {
+	return &Refusal{Code: CodeCodexEnvironmentStale, Path: path, Retry: "custody integrate codex",
+		Message: fmt.Sprintf("%s does not exist, so the Codex app runs no custody script", path)}
+}
+
 // CodexEnvironmentStaleRefusal is integrate codex --check's finding that
-// the Codex environment file at path lacks what custody writes: the keys
-// added that an edit would add or upgrade (none: only its bytes differ),
-// or the whole file when it does not exist (missing).
-func CodexEnvironmentStaleRefusal(path string, added []string, missing bool) *Refusal {
-	keys := "its bytes differ"
-	if len(added) > 0 {
-		keys = strings.Join(added, ", ")
+// the Codex environment file at path lacks what integrate (or --merge,
+// retry) would write: custody's line in tables (by their TOML names) and
+// the top-level keys the app requires; with neither, only its bytes
+// differ.
+func CodexEnvironmentStaleRefusal(path, retry string, tables, keys []string) *Refusal {
+	if len(tables) == 0 && len(keys) == 0 {
+		return &Refusal{Code: CodeCodexEnvironmentStale, Path: path, Retry: retry,
+			Message: fmt.Sprintf("%s is not as custody integrate codex writes it", path)}
 	}
-	msg := fmt.Sprintf("%s lacks what custody writes into it (%s)", path, keys)
-	if missing {
-		msg = fmt.Sprintf("%s does not exist, so the Codex app runs no custody script", path)
+	var parts []string
+	if len(tables) > 0 {
+		scripts := "those scripts"
+		if len(tables) == 1 {
+			scripts = "that script"
+		}
+		parts = append(parts, fmt.Sprintf("custody's line in %s (the app runs %s without custody)", strings.Join(tables, ", "), scripts))
 	}
-	return &Refusal{Code: CodeCodexEnvironmentStale, Path: path, Retry: "custody integrate codex", Message: msg}
+	if len(keys) > 0 {
+		parts = append(parts, strings.Join(keys, " and ")+" (the app requires them)")
+	}
+	return &Refusal{Code: CodeCodexEnvironmentStale, Path: path, Retry: retry,
+		Message: fmt.Sprintf("%s lacks %s; nothing was written", path, strings.Join(parts, ", and "))}
+}
+
+// CodexScriptOwnRefusal names, in message, the scripts of the person's in
+// the Codex environment file at path that run without custody's line; the
+// retry merges it in.
+func CodexScriptOwnRefusal(path, message string) *Refusal {
+	return &Refusal{Code: CodeCodexScriptOwn, Path: path, Retry: "custody integrate codex --merge", Message: message}
 }
 
 // HookNoLeaseRefusal refuses a hook's lease change in the linked worktree

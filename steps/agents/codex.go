@@ -66,10 +66,6 @@ func IntegrateCodex(repo hostio.Repo, mode CodexMode, check bool) (IntegrateCode
 	if mode == CodexRemove {
 		retry += " --remove"
 	}
-	invalid := func(err error) error {
-		return &machine.Refusal{Code: machine.CodeCodexEnvironmentInvalid, Path: path, Retry: retry,
-			Message: fmt.Sprintf("%s cannot be edited safely, so nothing was written: %v; fix the file (or move it aside for the Codex app to make again), then run integrate again", path, err)}
-	}
 	src, perm, err := readCodexFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if mode == CodexRemove {
@@ -77,11 +73,11 @@ func IntegrateCodex(repo hostio.Repo, mode CodexMode, check bool) (IntegrateCode
 		}
 		res.Created = true
 	} else if err != nil {
-		return res, invalid(err)
+		return res, machine.CodexEnvironmentInvalidRefusal(path, retry, err)
 	}
 	edit, err := EditCodexEnvironment(src, filepath.Base(repo.MainCheckout), mode)
 	if err != nil {
-		return res, invalid(err)
+		return res, machine.CodexEnvironmentInvalidRefusal(path, retry, err)
 	}
 	res.Keys = edit.Keys
 	res.Lacking = append(res.Lacking, edit.Lacking()...)
@@ -108,8 +104,7 @@ func IntegrateCodex(repo hostio.Repo, mode CodexMode, check bool) (IntegrateCode
 		res.Written = true
 	}
 	if len(res.Lacking) > 0 {
-		res.Refusal = &machine.Refusal{Code: machine.CodeCodexScriptOwn, Path: path, Retry: "custody integrate codex --merge",
-			Message: codexOwnMessage(path, edit.Keys)}
+		res.Refusal = machine.CodexScriptOwnRefusal(path, codexOwnMessage(path, edit.Keys))
 	}
 	return res, nil
 }
@@ -118,8 +113,7 @@ func IntegrateCodex(repo hostio.Repo, mode CodexMode, check bool) (IntegrateCode
 // (or --merge) would write: the tables named by their TOML names.
 func codexStale(path string, res IntegrateCodexResult) error {
 	if res.Created {
-		return &machine.Refusal{Code: machine.CodeCodexEnvironmentStale, Path: path, Retry: "custody integrate codex",
-			Message: fmt.Sprintf("%s does not exist, so the Codex app runs no custody script", path)}
+		return machine.CodexEnvironmentMissingRefusal(path)
 	}
 	var tables, keys []string
 	retry := "custody integrate codex"
@@ -134,22 +128,10 @@ func codexStale(path string, res IntegrateCodexResult) error {
 			retry = "custody integrate codex --merge"
 		}
 	}
-	if len(tables) == 0 && len(keys) == 0 {
-		if !res.Changed {
-			return nil
-		}
-		return &machine.Refusal{Code: machine.CodeCodexEnvironmentStale, Path: path, Retry: retry,
-			Message: fmt.Sprintf("%s is not as custody integrate codex writes it", path)}
+	if len(tables) == 0 && len(keys) == 0 && !res.Changed {
+		return nil
 	}
-	var parts []string
-	if len(tables) > 0 {
-		parts = append(parts, fmt.Sprintf("custody's line in %s (the app runs %s without custody)", strings.Join(tables, ", "), plural(len(tables), "that script", "those scripts")))
-	}
-	if len(keys) > 0 {
-		parts = append(parts, strings.Join(keys, " and ")+" (the app requires them)")
-	}
-	return &machine.Refusal{Code: machine.CodeCodexEnvironmentStale, Path: path, Retry: retry,
-		Message: fmt.Sprintf("%s lacks %s; nothing was written", path, strings.Join(parts, ", and "))}
+	return machine.CodexEnvironmentStaleRefusal(path, retry, tables, keys)
 }
 
 // codexOwnMessage is the paragraph about scripts of the person's that run
