@@ -91,17 +91,8 @@ func (a *App) hookDone(env *hookEnvelope) {
 	if env.Logged == "" && (env.Error != nil || env.Refusal != nil && env.Refusal.Code != machine.CodeNotInWorktree && env.Outcome != string(machine.OutcomeKept)) {
 		env.Logged = "stderr"
 	}
-	subject := machine.Command("custody", "hook", env.Hook)
-	switch {
-	case env.Hook == "worktree-remove":
-		if line := removeLine(env); line != "" {
-			fmt.Fprintln(a.Stderr, line)
-		}
-	case env.Refusal != nil:
-		fmt.Fprintln(a.Stderr, hookLine(subject, env.Refusal))
-	}
-	if b := env.Error; b != nil && env.Hook != "worktree-remove" {
-		fmt.Fprintln(a.Stderr, hookLine(subject, &machine.Refusal{Code: machine.Code(b.Code), Message: b.Message, Retry: b.Retry}))
+	for _, line := range hookLines(env) {
+		fmt.Fprintln(a.Stderr, line)
 	}
 	a.Globals.JSON = false
 	a.done(nil, func(w io.Writer) {
@@ -110,6 +101,31 @@ func (a *App) hookDone(env *hookEnvelope) {
 		_ = enc.Encode(env)
 	})
 	a.exit(hookExit(env))
+}
+
+// hookLines are what a hook says on stderr, a line each: worktree-remove
+// its removeLine, a lease hook its refusal and its error.
+func hookLines(env *hookEnvelope) []string {
+	if env.Hook == "worktree-remove" {
+		if line := removeLine(env); line != "" {
+			return []string{line}
+		}
+		return nil
+	}
+	subject := machine.Command("custody", "hook", env.Hook)
+	var lines []string
+	if env.Refusal != nil {
+		lines = append(lines, hookLine(subject, env.Refusal))
+	}
+	if env.Error != nil {
+		lines = append(lines, hookLine(subject, errorRefusal(env.Error)))
+	}
+	return lines
+}
+
+// errorRefusal is an error body as the refusal hookLine writes.
+func errorRefusal(b *errorBody) *machine.Refusal {
+	return &machine.Refusal{Code: machine.Code(b.Code), Message: b.Message, Retry: b.Retry}
 }
 
 // hookLine is a hook's refusal or error as one line a person reading the
@@ -148,7 +164,7 @@ func removeLine(env *hookEnvelope) string {
 	case env.OK:
 		return ""
 	case env.Error != nil:
-		return hookLine(subject, &machine.Refusal{Code: machine.Code(env.Error.Code), Message: env.Error.Message, Retry: env.Error.Retry})
+		return hookLine(subject, errorRefusal(env.Error))
 	case env.Refusal != nil && env.Outcome == string(machine.OutcomeKept):
 		r := env.Refusal
 		more := ""
