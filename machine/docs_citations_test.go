@@ -203,7 +203,7 @@ func pathExists(root, p string) bool {
 }
 
 // TestDecisionIndexListsEveryRecord: docs/decisions/README.md links every
-// decision record, with a status, and links only records that exist.
+// decision record once, with a status, and links only records that exist.
 func TestDecisionIndexListsEveryRecord(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("..", "docs", "decisions")
@@ -220,7 +220,15 @@ func TestDecisionIndexListsEveryRecord(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, r[2])); err != nil {
 			t.Errorf("README.md links %s, which does not exist", r[2])
 		}
+		if listed[r[2]] {
+			t.Errorf("README.md lists %s more than once", r[2])
+		}
 		listed[r[2]] = true
+	}
+	for _, line := range strings.Split(string(index), "\n") {
+		if strings.HasPrefix(line, "| 0") && !row.MatchString(line) || strings.Count(line, "](0") > 1 && strings.HasPrefix(line, "| 0") {
+			t.Errorf("README.md: a row that is not one record's (number, linked title, what it decides, status): %.120s", line)
+		}
 	}
 	records, err := filepath.Glob(filepath.Join(dir, "[0-9][0-9][0-9][0-9]-*.md"))
 	if err != nil {

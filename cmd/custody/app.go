@@ -146,10 +146,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		app.access = accessOf(c)
 		runCommand = func() error { return c.Run(app) }
 	} else {
-		model, hook := any(&cli), hookModel(args)
-		if hook != nil {
-			model = hook
-		}
+		model := commandModel(args)
 		parser, err := kong.New(model, append(cliOptions(),
 			kong.Writers(stdout, stderr),
 			kong.Exit(func(c int) { panic(exitSignal{c}) }),
@@ -161,11 +158,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			return app.fail(jsonOut, "", fmt.Errorf("internal: %w", err))
 		}
 		kctx, err := parser.Parse(args)
+		cli.Globals = modelGlobals(model)
 		if err != nil {
 			return app.fail(jsonOut, "", &usageError{err})
-		}
-		if hook != nil {
-			cli.Globals = hook.Globals
 		}
 		app.Command = commandName(kctx.Command())
 		app.access = selectedAccess(kctx)

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-
-	"github.com/alecthomas/kong"
 )
 
 // CompleteCmd prints a shell completion script.
@@ -26,13 +24,17 @@ EXIT STATUS: 0 printed, 1 error.`
 }
 
 // Run prints the script.
-func (c *CompleteCmd) Run(a *App, k *kong.Context) error {
+func (c *CompleteCmd) Run(a *App) error {
+	doc, err := wholeCLI()
+	if err != nil {
+		return err
+	}
 	gen, ok := completionScripts()[c.Shell]
 	if !ok {
 		// kong's enum check makes this unreachable; say so plainly if not.
 		return &usageError{fmt.Errorf("completion: no script for shell %q (bash, zsh or fish)", c.Shell)}
 	}
-	script := gen(describeCLI(k.Model))
+	script := gen(doc)
 	a.done(textResult{Text: script}, func(w io.Writer) { fmt.Fprint(w, script) })
 	return nil
 }

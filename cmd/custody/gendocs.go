@@ -240,3 +240,14 @@ func (f flagDoc) Takes() bool { return !f.Bool }
 // generatedNote is what every generated file says on one of its first
 // lines, with how to make it again.
 const generatedNote = "generated — do not edit"
+
+// wholeCLI describes every command of the command line, whichever one was
+// parsed (run parses against the one it names, commandModel): man,
+// completion and skill print all of them.
+func wholeCLI() (cliDoc, error) {
+	app, err := cliModel()
+	if err != nil {
+		return cliDoc{}, err
+	}
+	return describeCLI(app), nil
+}

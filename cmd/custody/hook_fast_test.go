@@ -13,10 +13,7 @@ import (
 // ok false when kong refuses them (or would print help and exit).
 func kongHook(t testing.TB, args []string) (cmd any, g Globals, ok bool) {
 	t.Helper()
-	model := hookModel(args)
-	if model == nil {
-		return nil, g, false
-	}
+	model := commandModel(args)
 	exited := false
 	parser, err := kong.New(model, append(cliOptions(),
 		kong.Writers(&strings.Builder{}, &strings.Builder{}),
@@ -41,16 +38,12 @@ func kongHook(t testing.TB, args []string) (cmd any, g Globals, ok bool) {
 		return nil, g, false
 	}
 	switch kctx.Command() {
-	case "hook session-start":
-		cmd = &model.Hook.SessionStart
-	case "hook heartbeat":
-		cmd = &model.Hook.Heartbeat
-	case "hook session-end":
-		cmd = &model.Hook.SessionEnd
+	case "hook session-start", "hook heartbeat", "hook session-end":
+		cmd = kctx.Selected().Target.Addr().Interface()
 	default:
 		return nil, g, false
 	}
-	g = model.Globals
+	g = modelGlobals(model)
 	g.Version = false
 	return cmd, g, true
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-
-	"github.com/alecthomas/kong"
 )
 
 // ManCmd prints the man page.
@@ -20,8 +18,12 @@ EXIT STATUS: 0 printed, 1 error.`
 }
 
 // Run prints the page.
-func (c *ManCmd) Run(a *App, k *kong.Context) error {
-	page := manPage(describeCLI(k.Model))
+func (c *ManCmd) Run(a *App) error {
+	doc, err := wholeCLI()
+	if err != nil {
+		return err
+	}
+	page := manPage(doc)
 	a.done(textResult{Text: page}, func(w io.Writer) { fmt.Fprint(w, page) })
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/alecthomas/kong"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/observe/writable"
@@ -78,8 +77,12 @@ type skillFile struct {
 }
 
 // Run prints, writes or checks the skill.
-func (c *SkillCmd) Run(a *App, k *kong.Context) error {
-	files := skillFiles(describeCLI(k.Model))
+func (c *SkillCmd) Run(a *App) error {
+	doc, err := wholeCLI()
+	if err != nil {
+		return err
+	}
+	files := skillFiles(doc)
 	if c.Out == "" {
 		if c.Check {
 			return &usageError{errors.New("skill --check compares a written copy: name its directory with --out DIR")}

@@ -330,8 +330,7 @@ func TestHookBadInput(t *testing.T) {
 	if ls := hkLeases(t, r); len(ls) != 1 || ls[id] == nil || ls[id].Holder != "by-hand" {
 		t.Errorf("leases: %v, want only by-hand's", ls)
 	}
-	// A global flag before "hook" parses against the whole CLI, "hook"
-	// first against the hook group alone (hookModel): the same envelope.
+	// Global flags after the hook's name or before it: the same envelope.
 	short := hkRun(t, clitest.Bin(), r, r.Dir, "", nil, "hook", "heartbeat", "--session", "by-hand", "-C", path, "--lock-timeout", "5s")
 	whole := hkRun(t, clitest.Bin(), r, r.Dir, "", nil, "--lock-timeout", "5s", "-C", path, "hook", "heartbeat", "--session", "by-hand")
 	if short.Code != 0 || short.Stdout != whole.Stdout || short.Stderr != whole.Stderr || !strings.Contains(short.Stdout, `"unchanged"`) {
