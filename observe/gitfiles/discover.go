@@ -16,6 +16,18 @@ import (
 // one whose common dir or main checkout cannot be identified exactly, is a
 // *machine.Refusal.
 func Discover(ctx context.Context, g *hostio.Git, dir string) (hostio.Repo, error) {
+	return discover(ctx, g, dir, true)
+}
+
+// discover is Discover, reading git's files first when files is true.
+func discover(ctx context.Context, g *hostio.Git, dir string, files bool) (hostio.Repo, error) {
+	// A plain working tree is answered from git's files with no process
+	// (discoverFromFiles); everything else is asked of git.
+	if common, top, ok := discoverFromFiles(dir); ok && files {
+		if real, err := filepath.EvalSymlinks(common); err == nil {
+			return discovered(ctx, nil, dir, real, top)
+		}
+	}
 	// In a working tree one rev-parse answers all four questions; when it
 	// fails (a bare repository, a git directory, no repository) or a path
 	// holds a newline, the questions are asked as below, whose answers
@@ -82,7 +94,11 @@ func discoverAtOnce(ctx context.Context, g *hostio.Git, dir string) (hostio.Repo
 
 // discovered finishes Discover once the common dir (resolved) and the top
 // level of dir are known: the main checkout is the common dir's parent,
-// and git's registry must name it first.
+// and git's registry must name it first. With g nil (the answer came from
+// git's files, which name no core.worktree and no bare repository, so git's
+// registry names that parent first) the registry is not listed; its lock is
+// still taken and let go, so that discovery waits for a registry change in
+// progress exactly as the listing would.
 func discovered(ctx context.Context, g *hostio.Git, dir, common, top string) (hostio.Repo, error) {
 	toplevel, err := filepath.EvalSymlinks(top)
 	if err != nil {
@@ -92,7 +108,16 @@ func discovered(ctx context.Context, g *hostio.Git, dir, common, top string) (ho
 		return hostio.Repo{}, ambiguous(dir, "the common dir %s is not a main checkout's .git (separate git dir), so the main checkout cannot be identified exactly", common)
 	}
 	main := filepath.Dir(common)
-	list, err := WorktreeList(ctx, g, hostio.Repo{CommonDir: common}, dir)
+	var list []byte
+	if g == nil {
+		var unlock func()
+		if unlock, err = RegistryLock(ctx, hostio.Repo{CommonDir: common}, false); err == nil {
+			unlock()
+			return hostio.Repo{CommonDir: common, MainCheckout: main, Toplevel: toplevel}, nil
+		}
+	} else {
+		list, err = WorktreeList(ctx, g, hostio.Repo{CommonDir: common}, dir)
+	}
 	var lockRefusal *machine.Refusal
 	switch {
 	case errors.As(err, &lockRefusal) && (lockRefusal.Code == machine.CodeLockTimeout || lockRefusal.Code == machine.CodeUnsafeTarget):
