@@ -120,8 +120,9 @@ func shWalk(d cliDoc, words, first, last string) string {
 
 // shCandidates writes the case arms that set the candidate words: the
 // values of the flag waiting for one, the flags when the word starts with
-// -, the subcommands, then a positional argument's values. reply(words)
-// is the shell code that offers words and returns; replySubs, when set,
+// -, the subcommands, then a positional argument's values: its enum, or
+// the words of its complete tag, which the binary prints (shWords).
+// reply(words) is the shell code that offers words and returns; replySubs, when set,
 // offers subcommands instead (with their help); none is what
 // is done when there is nothing to offer (files).
 func shCandidates(b *strings.Builder, d cliDoc, reply func(words []string) string, replySubs func(subs []cmdDoc) string, none string) {
@@ -208,7 +209,8 @@ func shWords(d cliDoc, kind string) string {
 
 // shWordsFunc is the bash or zsh function behind shWords: it runs the
 // binary (command, so a shell function of the same name is passed by) in
-// the directory -C named on the line, reads its NUL-ended words, and
+// the directory -C named on the line, waiting at most a second for a
+// custody that holds the state file, reads its NUL-ended words, and
 // offers them by offer (code that reads the array cands).
 func shWordsFunc(d cliDoc, offer string) string {
 	var b strings.Builder
@@ -217,7 +219,7 @@ func shWordsFunc(d cliDoc, offer string) string {
 	if c, ok := chdirFlag(d); ok {
 		fmt.Fprintf(&b, "    [[ -n $chdir ]] && cdir=(%s \"$chdir\")\n", shQuote("--"+c.Name))
 	}
-	fmt.Fprintf(&b, "    while IFS= read -r -d '' w; do\n        cands+=(\"$w\")\n    done < <(command %s \"${cdir[@]}\" __complete -z \"$1\" 2>/dev/null)\n", d.Name)
+	fmt.Fprintf(&b, "    while IFS= read -r -d '' w; do\n        cands+=(\"$w\")\n    done < <(command %s \"${cdir[@]}\" --lock-timeout=1s __complete -z \"$1\" 2>/dev/null)\n", d.Name)
 	b.WriteString(offer)
 	b.WriteString("}\n")
 	return b.String()
@@ -363,7 +365,8 @@ func fishWords(d cliDoc, kind string) string {
 
 // fishWordsFunc is the fish function behind fishWords: it runs the binary
 // (command, so a function of the same name is passed by) in the directory
-// -C named on the line and prints its NUL-ended words one per line (a
+// -C named on the line, waiting at most a second for the state file, and
+// prints its NUL-ended words one per line (a
 // word never holds a newline: ids, branch and archive names).
 func fishWordsFunc(d cliDoc) string {
 	var b strings.Builder
@@ -378,7 +381,7 @@ func fishWordsFunc(d cliDoc) string {
 		}
 		b.WriteString("        end\n    end\n")
 	}
-	fmt.Fprintf(&b, "    command %s $cdir __complete -z $argv[1] 2>/dev/null | string split0\nend\n", d.Name)
+	fmt.Fprintf(&b, "    command %s $cdir --lock-timeout=1s __complete -z $argv[1] 2>/dev/null | string split0\nend\n", d.Name)
 	return b.String()
 }
 
