@@ -50,6 +50,8 @@ type CLI struct {
 	New      NewCmd      `cmd:"" help:"Create a managed worktree and print its path."`
 	List     ListCmd     `cmd:"" help:"List worktree records."`
 	Show     ShowCmd     `cmd:"" help:"Show one record: state, intent, evidence, journal and what it rests on."`
+	Path     PathCmd     `cmd:"" help:"Print a tree's path, exactly, on one line."`
+	Switch   SwitchCmd   `cmd:"" help:"Change the shell's directory to a tree (with custody shell-init's function; else print its path)."`
 	Adopt    AdoptCmd    `cmd:"" help:"Put an existing linked worktree in custody (its branch is never deleted)."`
 	Finish   FinishCmd   `cmd:"" help:"Mark worktrees finished (inside a managed worktree, defaults to it)."`
 	Reopen   ReopenCmd   `cmd:"" help:"Take a finished worktree back to active."`
@@ -67,7 +69,11 @@ type CLI struct {
 	Relocate RelocateCmd `cmd:"" help:"Move an active worktree (by default into the managed root) under a relocation intent."`
 	Skill    SkillCmd    `cmd:"" help:"Print or write the agent skill (SKILL.md, its reference files, agents/openai.yaml) generated from this command line."`
 	Complete CompleteCmd `cmd:"" name:"completion" help:"Print a shell completion script (bash, zsh or fish)."`
-	Man      ManCmd      `cmd:"" help:"Print the custody(1) man page in roff."`
+	// CompleteWords is what the completion scripts ask for: tree ids,
+	// branches, archive names.
+	CompleteWords CompleteWordsCmd `cmd:"" name:"__complete" hidden:"" help:"Print the words completion offers (for the completion scripts)."`
+	ShellInit     ShellInitCmd     `cmd:"" name:"shell-init" help:"Print the shell function that lets custody switch and custody new change directory (bash, zsh or fish)."`
+	Man           ManCmd           `cmd:"" help:"Print the custody(1) man page in roff."`
 
 	// Agents: wiring into their configuration, and teardown from a tree.
 	Integrate IntegrateCmd `cmd:"" help:"Wire custody into an agent's configuration (Codex, Claude Code)."`

@@ -13,7 +13,7 @@ import (
 // ApplyCmd carries out a reviewed plan.
 type ApplyCmd struct {
 	Plan string   `arg:"" name:"planfile" help:"A plan file written by custody plan -o."`
-	Only []string `sep:"none" name:"only" placeholder:"ID" help:"Apply only these items of the plan (an id, a unique id prefix, the tree's directory name or its path)."`
+	Only []string `sep:"none" name:"only" placeholder:"ID" complete:"trees" help:"Apply only these items of the plan (an id, a unique id prefix, the tree's directory name or its path)."`
 	// AllowExternalRetirement confirms removing adopted trees outside the
 	// managed root.
 	AllowExternalRetirement bool `name:"allow-external-retirement" help:"Also remove adopted trees outside the managed root (refused without it)."`

@@ -12,7 +12,7 @@ import (
 // NewCmd creates a managed worktree.
 type NewCmd struct {
 	Name string `arg:"" help:"A name for the worktree; its id is slug(NAME)-<6 hex>."`
-	From string `name:"from" placeholder:"REV" help:"Start from REV, resolved to a full commit first as git resolves it where custody runs (HEAD inside a linked worktree is that tree's HEAD; default: the main checkout's HEAD)."`
+	From string `name:"from" placeholder:"REV" complete:"branches" help:"Start from REV, resolved to a full commit first as git resolves it where custody runs (HEAD inside a linked worktree is that tree's HEAD; default: the main checkout's HEAD)."`
 }
 
 // Help is the long help of new.

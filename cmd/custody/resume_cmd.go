@@ -9,7 +9,7 @@ import (
 
 // ResumeCmd drives interrupted intents to their outcome.
 type ResumeCmd struct {
-	TakeOver []string `sep:"none" name:"take-over" placeholder:"ID" help:"Take over the intent of record ID (an id, a unique id prefix, the tree's directory name or its path; a resource by its exact id) even though its holder looks alive (a process on another host, or a container that is gone). Say so only when that process is surely gone."`
+	TakeOver []string `sep:"none" name:"take-over" placeholder:"ID" complete:"trees" help:"Take over the intent of record ID (an id, a unique id prefix, the tree's directory name or its path; a resource by its exact id) even though its holder looks alive (a process on another host, or a container that is gone). Say so only when that process is surely gone."`
 }
 
 // Help is the long help of resume.

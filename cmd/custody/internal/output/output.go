@@ -64,6 +64,19 @@ type ListEntry struct {
 	Intent *machine.Intent `json:"intent"`
 }
 
+// TreePathResult is the result of path and switch: the tree's id and its
+// path, exactly the bytes of the record.
+type TreePathResult struct {
+	ID   string `json:"id"`
+	Path string `json:"path"`
+}
+
+// WordsResult is the result of __complete: the words a shell's completion
+// offers.
+type WordsResult struct {
+	Words []string `json:"words"`
+}
+
 // ShowResult is the result of show.
 type ShowResult struct {
 	machine.Record
