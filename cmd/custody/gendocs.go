@@ -20,7 +20,7 @@ const cliDescription = "custody keeps git worktrees safe: nothing you wrote is e
 // every generator (docs, skill, completion, man page) build it with them,
 // so what is documented is what parses.
 func cliOptions() []kong.Option {
-	return []kong.Option{kong.Name("custody"), kong.Description(cliDescription), kong.KindMapper(reflect.String, exactString)}
+	return []kong.Option{kong.Name("custody"), kong.Description(cliDescription), kong.KindMapper(reflect.String, exactString), kong.ExplicitGroups(commandGroups())}
 }
 
 // cliModel builds the kong model of a fresh CLI.

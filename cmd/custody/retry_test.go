@@ -418,6 +418,10 @@ func rtCases() []rtCase {
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t), "tcsh") }},
 		{cmd: "man", name: "extra_argument", exit: 1, code: "usage",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t), "custody") }},
+		{cmd: "help", name: "unknown_command", exit: 1, code: "usage",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t), "frobnicate") }},
+		{cmd: "version", name: "extra_argument", exit: 1, code: "usage",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t), "custody") }},
 		{cmd: "integrate codex", name: "stale", exit: 1, code: "codex-environment-stale",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := clitest.InitSpacedRepo(t, fixtures.Options{})
