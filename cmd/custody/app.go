@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"os/user"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -125,6 +123,10 @@ type App struct {
 	// access is what the command declared it does to the repository
 	// (access.go), read once before it runs.
 	access access
+	// built is the environment env built, once it has: after an
+	// interrupt, what the command committed and left is read from its
+	// store.
+	built *steps.Env
 	// pendingNote, for a command that only reads, names the interrupted
 	// intents it leaves for custody resume; said on stderr when the
 	// command succeeds (a failure is its one paragraph).
@@ -188,7 +190,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	// returns: undoing it would cost a round trip per signal to the
 	// runtime's signal thread (two thread handoffs each) on every hook an
 	// agent runs, and change nothing a command does.
-	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx := watchInterrupts()
 	app.Ctx = gitfiles.WithLockTimeout(ctx, cli.LockTimeout)
 	app.Dir = cli.Chdir
 	if app.Dir == "" {
@@ -198,7 +200,11 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return app.fail(cli.JSON, app.Command, &machine.Refusal{Code: machine.CodeNotARepository, Path: app.Dir, Retry: "custody -C REPO ...",
 			Message: fmt.Sprintf("%s does not exist or is not a directory", app.Dir)})
 	}
-	if err := runCommand(); err != nil {
+	err := runCommand()
+	if sig, ok := interruptedBy(ctx); ok && interruptExits(app.Command) {
+		return app.interrupted(sig, err)
+	}
+	if err != nil {
 		return app.fail(cli.JSON, app.Command, err)
 	}
 	return app.succeed()
@@ -311,6 +317,7 @@ func (a *App) env(create bool) (*steps.Env, error) {
 		Wait: a.Globals.LockTimeout, Progress: a.progress(),
 	}
 	register(e)
+	a.built = e
 	if readOnly {
 		// Derived data (the content hash cache, objects a proof needs) is
 		// written only where the file system lets it be.

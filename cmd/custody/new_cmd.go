@@ -27,8 +27,9 @@ output on stderr (in the "hook" member with --json).
 NAME must hold a letter a-z or a digit: an empty name, or one of only spaces or
 punctuation, is refused (empty-name) and nothing is made.
 
-EXIT STATUS: 0 created (also when a post-checkout hook failed), 1 error (nothing is left half made: resume settles it),
-3 interrupted after git began making the tree (custody resume finishes or undoes it).`
+EXIT STATUS: 0 created (also when a post-checkout hook failed), 1 error (nothing
+is left half made: resume settles it), 130 (143 SIGTERM, 129 SIGHUP)
+interrupted (custody resume finishes or undoes what git began).`
 }
 
 // Run creates the worktree.
@@ -47,7 +48,8 @@ func (c *NewCmd) Run(a *App) error {
 	}
 	a.done(res, func(w io.Writer) {
 		if res.Interrupted != "" {
-			fmt.Fprintf(w, "%s\n\tnext: custody resume\n", res.Interrupted)
+			// No tree to print: the interrupt's one line on stderr says
+			// what is left (interruptNote).
 			return
 		}
 		if res.Hook != "" {

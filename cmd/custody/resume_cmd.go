@@ -18,7 +18,8 @@ func (ResumeCmd) Help() string {
 outcome. Every mutating command does this first. An observation that fits no
 rule is refused, naming what was seen.
 
-EXIT STATUS: 0 done, 1 error, 3 something was refused or is held by another process.`
+EXIT STATUS: 0 done, 1 error, 3 something was refused or is held by another process,
+130 (143 SIGTERM, 129 SIGHUP) interrupted (run custody resume again).`
 }
 
 // Run resumes.

@@ -27,7 +27,18 @@ const (
 	// ExitPending is a command that did its work but left something
 	// refused or pending.
 	ExitPending = 3
+	// ExitHangup, ExitInterrupt and ExitTerminated are a command that an
+	// interrupt stopped: 128 plus the number of the signal that arrived
+	// (Interrupted), as a shell reports a process the signal ended.
+	ExitHangup     = 129 // SIGHUP: the terminal closed
+	ExitInterrupt  = 130 // SIGINT: Ctrl-C
+	ExitTerminated = 143 // SIGTERM: kill's default
 )
+
+// Interrupted is the exit code of a command that the signal numbered
+// signo interrupted: 128 + signo, so 129 for SIGHUP, 130 for SIGINT and
+// 143 for SIGTERM.
+func Interrupted(signo int) int { return 128 + signo }
 
 // OKEnvelope is the --json envelope of a command that did its work, on
 // stdout.
