@@ -144,7 +144,14 @@ func applyFinished(res steps.ApplyResult) string {
 	if res.StoppedAt != "" {
 		total++
 	}
+	noun := "actions"
+	if total == 1 {
+		noun = "action"
+	}
 	if len(res.Items) == 0 {
+		if total == 1 {
+			return "before its one action finished"
+		}
 		return fmt.Sprintf("before any of its %d actions finished", total)
 	}
 	counts := map[machine.Outcome]int{}
@@ -159,5 +166,5 @@ func applyFinished(res steps.ApplyResult) string {
 	for i, o := range order {
 		parts[i] = fmt.Sprintf("%d %s", counts[o], o)
 	}
-	return fmt.Sprintf("after %d of %d actions (%s)", len(res.Items), total, strings.Join(parts, ", "))
+	return fmt.Sprintf("after %d of %d %s (%s)", len(res.Items), total, noun, strings.Join(parts, ", "))
 }
