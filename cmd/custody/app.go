@@ -123,6 +123,8 @@ type App struct {
 	// access is what the command declared it does to the repository
 	// (access.go), read once before it runs.
 	access access
+	// getenv reads the environment (nil: os.Getenv); tests set it.
+	getenv func(string) string
 	// built is the environment env built, once it has: after an
 	// interrupt, what the command committed and left is read from its
 	// store.
