@@ -19,9 +19,10 @@ unchanged, with its output and exit status. Paths with spaces, quotes,
 newlines or bytes that are not UTF-8 are passed whole. Load it from your
 shell's rc file:
 
-    bash:  eval "$(custody shell-init bash)"     (in ~/.bashrc)
-    zsh:   eval "$(custody shell-init zsh)"      (in ~/.zshrc)
-    fish:  custody shell-init fish | source      (in ~/.config/fish/config.fish)
+    bash, in ~/.bashrc:  eval "$(custody shell-init bash)"
+    zsh, in ~/.zshrc:    eval "$(custody shell-init zsh)"
+    fish, in ~/.config/fish/config.fish:
+                         custody shell-init fish | source
 
 EXIT STATUS: 0 printed, 1 error.`
 }
