@@ -65,16 +65,20 @@ func AddRefusals(rs []Refusal, more ...Refusal) []Refusal {
 
 // Owned reports whether positive evidence shows custody created the tree:
 // a record made by custody in this store, the ready marker in the exact git
-// admin entry holding the record id, and the branch equal to prefix+id.
-// Adopted records are owned for removal (a person enrolled them by exact
-// path) but never for branch deletion.
+// admin entry holding the record id, and the tree on the branch it was
+// made on (or detached). The branch is the recorded one, whatever its name
+// (new --branch, new --checkout); a record written before the branch's
+// origin was recorded keeps its rule, the branch equal to prefix+id.
+// Owning the tree is not owning its branch (BranchOwned). Adopted records
+// are owned for removal (a person enrolled them by exact path) but never
+// for branch deletion.
 func Owned(rec Record, obs WorktreeObservation, pol Policy) bool {
 	if obs.Marker != rec.ID {
 		return false
 	}
 	switch rec.Origin {
 	case OriginCreated:
-		return obs.AdminKey == rec.ID && rec.AdminKey == rec.ID && rec.Branch == pol.BranchPrefix+rec.ID &&
+		return obs.AdminKey == rec.ID && rec.AdminKey == rec.ID && branchRecorded(rec, pol) &&
 			(obs.Branch == rec.Branch || obs.Detached)
 	case OriginAdopted:
 		return obs.AdminKey == rec.AdminKey

@@ -743,6 +743,27 @@ func TestOwned(t *testing.T) {
 		{"created/obs-admin-key", func(r *machine.Record, o *machine.WorktreeObservation) { o.AdminKey = "x" }, false},
 		{"created/record-admin-key", func(r *machine.Record, o *machine.WorktreeObservation) { r.AdminKey = "x" }, false},
 		{"created/branch", func(r *machine.Record, o *machine.WorktreeObservation) { r.Branch = "custody/other" }, false},
+		// A record that says where its branch came from is owned on
+		// that branch, whatever its name: new --branch, new --checkout.
+		{"created/named-branch", func(r *machine.Record, o *machine.WorktreeObservation) {
+			r.Branch, r.BranchOrigin, o.Branch = "feature/login", machine.BranchOriginCreated, "feature/login"
+		}, true},
+		{"created/existing-branch", func(r *machine.Record, o *machine.WorktreeObservation) {
+			r.Branch, r.BranchOrigin, o.Branch = "topic", machine.BranchOriginExisting, "topic"
+		}, true},
+		{"created/named-branch-switched", func(r *machine.Record, o *machine.WorktreeObservation) {
+			r.Branch, r.BranchOrigin, o.Branch = "feature/login", machine.BranchOriginCreated, "main"
+		}, false},
+		{"created/named-branch-detached", func(r *machine.Record, o *machine.WorktreeObservation) {
+			r.Branch, r.BranchOrigin, o.Branch, o.Detached = "feature/login", machine.BranchOriginCreated, "", true
+		}, true},
+		{"created/no-branch", func(r *machine.Record, o *machine.WorktreeObservation) {
+			r.Branch, r.BranchOrigin, o.Branch, o.Detached = "", machine.BranchOriginCreated, "", true
+		}, false},
+		// A record written before the origin was recorded keeps its rule.
+		{"created/legacy-other-name", func(r *machine.Record, o *machine.WorktreeObservation) {
+			r.Branch, o.Branch = "feature/login", "feature/login"
+		}, false},
 		{"adopted", func(r *machine.Record, o *machine.WorktreeObservation) {
 			r.Origin, r.AdminKey, o.AdminKey, r.Branch = machine.OriginAdopted, "legacy", "legacy", "main"
 		}, true},

@@ -7,13 +7,32 @@ import "context"
 // stateless evaluates guards from CanFire and PermittedTriggers too.
 
 // createTargetsFree holds when nothing occupies the id: no path, no git
-// registration or admin entry, no branch, and the revision resolved to a
-// full commit id.
+// registration or admin entry, the revision resolved to a full commit id,
+// and no branch of the name custody is to create (or, for a tree made on
+// an existing branch, that branch at the intended commit).
 func createTargetsFree(_ context.Context, args ...any) bool {
 	f, ok := firingOf(args)
 	return ok && f.Intent != nil && f.Intent.Kind == IntentCreate &&
 		f.Obs.PathState == PathAbsent && !f.Obs.Registered && !f.Obs.AdminPresent &&
-		f.Obs.BranchTip == "" && IsFullCommit(f.Intent.Commit) && f.Intent.Path == f.Record.Path
+		createBranchReady(f.Record, f.Obs, f.Intent.Commit) && IsFullCommit(f.Intent.Commit) && f.Intent.Path == f.Record.Path
+}
+
+// createBranchReady holds when rec's branch is as creating its tree at
+// commit needs it: absent when custody is to create it, at commit when the
+// tree is made on an existing branch.
+func createBranchReady(rec Record, obs WorktreeObservation, commit string) bool {
+	if rec.BranchOrigin == BranchOriginExisting {
+		return obs.BranchTip != "" && obs.BranchTip == commit
+	}
+	return obs.BranchTip == ""
+}
+
+// branchUntouched holds when a provisioning record's branch shows nothing
+// was made on it: absent, or at the commit the tree was to start at. A
+// branch that existed before (new --checkout) is not custody's to judge:
+// whatever its tip, it is left as it is.
+func branchUntouched(rec Record, obs WorktreeObservation, commit string) bool {
+	return rec.BranchOrigin == BranchOriginExisting || obs.BranchTip == "" || obs.BranchTip == commit
 }
 
 // treeMadeExactly holds when git registers exactly the record's path under
@@ -50,8 +69,7 @@ func nothingMade(_ context.Context, args ...any) bool {
 		return false
 	}
 	o := f.Obs
-	return o.PathState == PathAbsent && !o.Registered && !o.AdminPresent &&
-		(o.BranchTip == "" || o.BranchTip == f.Record.BaseCommit)
+	return o.PathState == PathAbsent && !o.Registered && !o.AdminPresent && branchUntouched(f.Record, o, f.Record.BaseCommit)
 }
 
 // noLiveLease holds when no lease holds the worktree at the firing's time.

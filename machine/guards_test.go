@@ -190,6 +190,24 @@ func fireCases() []fireCase {
 		guardFailed("create/no-intent", cr, with(createFiring(), func(f *machine.Firing) { f.Intent = nil }), gCreate),
 		guardFailed("create/removal-intent", cr, with(createFiring(), func(f *machine.Firing) { f.Intent.Kind = machine.IntentRemoval }), gCreate),
 		wrongState("create/from-active", cr, finishFiring()),
+		// A branch the person names (new --branch) is created like
+		// custody's own: it must not exist. An existing branch (new
+		// --checkout) must exist, at the intended commit.
+		{name: "create/named-branch", trigger: cr, firing: with(createFiring(), func(f *machine.Firing) {
+			f.Record.Branch, f.Record.BranchOrigin = "feature/login", machine.BranchOriginCreated
+		}), to: P},
+		guardFailed("create/named-branch-exists", cr, with(createFiring(), func(f *machine.Firing) {
+			f.Record.Branch, f.Record.BranchOrigin, f.Obs.BranchTip = "feature/login", machine.BranchOriginCreated, baseCommit
+		}), gCreate),
+		{name: "create/existing-branch", trigger: cr, firing: with(createFiring(), func(f *machine.Firing) {
+			f.Record.Branch, f.Record.BranchOrigin, f.Obs.BranchTip = "topic", machine.BranchOriginExisting, baseCommit
+		}), to: P},
+		guardFailed("create/existing-branch-absent", cr, with(createFiring(), func(f *machine.Firing) {
+			f.Record.Branch, f.Record.BranchOrigin = "topic", machine.BranchOriginExisting
+		}), gCreate),
+		guardFailed("create/existing-branch-moved", cr, with(createFiring(), func(f *machine.Firing) {
+			f.Record.Branch, f.Record.BranchOrigin, f.Obs.BranchTip = "topic", machine.BranchOriginExisting, headCommit
+		}), gCreate),
 
 		// take-over: a reentry handing an intent to a new holder, intentHeld.
 		{name: "take-over", trigger: machine.TriggerTakeOver, firing: takeOverFiring(), to: R},
@@ -222,6 +240,14 @@ func fireCases() []fireCase {
 		{name: "discard", trigger: di, firing: discardFiring(), to: T},
 		{name: "discard/branch-untouched", trigger: di, firing: with(discardFiring(), func(f *machine.Firing) { f.Obs.BranchTip = baseCommit }), to: T},
 		guardFailed("discard/branch-moved", di, with(discardFiring(), func(f *machine.Firing) { f.Obs.BranchTip = headCommit }), gDiscard),
+		// An existing branch is not custody's to judge: wherever it is
+		// now, nothing custody made is on it.
+		{name: "discard/existing-branch-moved", trigger: di, firing: with(discardFiring(), func(f *machine.Firing) {
+			f.Record.Branch, f.Record.BranchOrigin, f.Obs.BranchTip = "topic", machine.BranchOriginExisting, headCommit
+		}), to: T},
+		guardFailed("discard/named-branch-moved", di, with(discardFiring(), func(f *machine.Firing) {
+			f.Record.Branch, f.Record.BranchOrigin, f.Obs.BranchTip = "feature/login", machine.BranchOriginCreated, headCommit
+		}), gDiscard),
 		guardFailed("discard/path-present", di, with(discardFiring(), func(f *machine.Firing) { f.Obs.PathState = machine.PathPresent }), gDiscard),
 		guardFailed("discard/path-unknown", di, with(discardFiring(), func(f *machine.Firing) { f.Obs.PathState = machine.PathUnknown }), gDiscard),
 		guardFailed("discard/registered", di, with(discardFiring(), func(f *machine.Firing) { f.Obs.Registered = true }), gDiscard),

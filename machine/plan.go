@@ -34,12 +34,17 @@ type PlanRepository struct {
 
 // PlanItem is one record's verdict.
 type PlanItem struct {
-	ID          string    `json:"id"`
-	Kind        Kind      `json:"kind"`
-	State       State     `json:"state"`
-	Action      Action    `json:"action"`
-	Path        string    `json:"path"`
-	Branch      string    `json:"branch,omitempty"`
+	ID     string `json:"id"`
+	Kind   Kind   `json:"kind"`
+	State  State  `json:"state"`
+	Action Action `json:"action"`
+	Path   string `json:"path"`
+	Branch string `json:"branch,omitempty"`
+	// BranchKept is set on a remove item whose branch stays when the tree
+	// goes, saying why (BranchNotCreated: custody did not create it, so it
+	// never deletes it); without it, a removal deletes the branch custody
+	// created, by compare-and-swap on the commit it proved.
+	BranchKept  string    `json:"branch_kept,omitempty"`
 	Head        string    `json:"head,omitempty"`
 	Proof       *Proof    `json:"proof,omitempty"`
 	Fingerprint string    `json:"fingerprint,omitempty"`

@@ -14,19 +14,40 @@ const (
 	OriginAdopted Origin = "adopted"
 )
 
+// BranchOrigin says where a worktree record's branch came from: the
+// recorded fact custody's branch ownership rests on (BranchOwned).
+type BranchOrigin string
+
+// The origins of a worktree record's branch.
+const (
+	// BranchOriginCreated marks a branch custody created when it made the
+	// tree (its own <prefix><id>, or a name given with new --branch), at
+	// the record's BaseCommit. Only such a branch is ever deleted, by
+	// compare-and-swap, after a proven removal.
+	BranchOriginCreated BranchOrigin = "created"
+	// BranchOriginExisting marks a branch that existed before custody made
+	// the tree on it (new --checkout). custody never deletes it.
+	BranchOriginExisting BranchOrigin = "existing"
+)
+
 // Record is the persisted state of one worktree, resource or archive. The
 // store is its source of truth; a Record value is a copy.
 type Record struct {
-	ID         string `json:"id"`
-	Kind       Kind   `json:"kind"`
-	State      State  `json:"state"`
-	Origin     Origin `json:"origin"`
-	Path       string `json:"path"`
-	Branch     string `json:"branch"`
-	BaseCommit string `json:"base_commit"`
-	AdminKey   string `json:"admin_key"`
-	Dev        uint64 `json:"dev,omitempty"`
-	Ino        uint64 `json:"ino,omitempty"`
+	ID     string `json:"id"`
+	Kind   Kind   `json:"kind"`
+	State  State  `json:"state"`
+	Origin Origin `json:"origin"`
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	// BranchOrigin says whether custody created Branch (recorded at
+	// create). It is empty on records written before it was recorded and
+	// on adopted records: BranchOwned then falls back to the rule those
+	// records were written under.
+	BranchOrigin BranchOrigin `json:"branch_origin,omitempty"`
+	BaseCommit   string       `json:"base_commit"`
+	AdminKey     string       `json:"admin_key"`
+	Dev          uint64       `json:"dev,omitempty"`
+	Ino          uint64       `json:"ino,omitempty"`
 	// Port is the worktree's deterministic @port@ (0 when none was given).
 	Port      int       `json:"port,omitempty"`
 	Rev       uint64    `json:"rev"`

@@ -236,6 +236,20 @@ const (
 	// CodeEmptyName is returned when new is given a name with nothing an
 	// id can be made of (empty, only spaces or only punctuation).
 	CodeEmptyName Code = "empty-name"
+	// CodeBranchInvalid is returned when new --branch names no valid
+	// branch name (git check-ref-format --branch would refuse it); nothing
+	// was made.
+	CodeBranchInvalid Code = "branch-invalid"
+	// CodeBranchExists is returned when new --branch names a branch that
+	// exists already; nothing was made.
+	CodeBranchExists Code = "branch-exists"
+	// CodeBranchMissing is returned when new --checkout names no existing
+	// local branch; nothing was made.
+	CodeBranchMissing Code = "branch-missing"
+	// CodeBranchCheckedOut is returned when new --checkout names a branch
+	// another worktree has checked out, as git would refuse it; nothing
+	// was made.
+	CodeBranchCheckedOut Code = "branch-checked-out"
 )
 
 // Refusals about the repository itself.
@@ -534,6 +548,10 @@ func Codes() map[Code]string {
 		CodeCodexEnvironmentStale:   "the Codex environment.toml lacks what custody integrate codex writes",
 		CodeCodexScriptOwn:          "a script of the person's in the Codex environment.toml runs without custody's line; integrate codex --merge puts it in",
 		CodeEmptyName:               "the worktree name has nothing an id can be made of",
+		CodeBranchInvalid:           "new --branch names no valid branch name",
+		CodeBranchExists:            "new --branch names a branch that exists already",
+		CodeBranchMissing:           "new --checkout names no existing local branch",
+		CodeBranchCheckedOut:        "new --checkout names a branch another worktree has checked out",
 		CodeLeaseHeld:               "another session holds the worktree's live lease",
 		CodeHookPayloadInvalid:      "a hook's stdin payload cannot be used",
 		CodeClaudeSettingsInvalid:   ".claude/settings.json cannot be merged",

@@ -113,3 +113,57 @@ func AdoptRaceRefusal(id, path string) *Refusal {
 	return &Refusal{Code: CodeWrongState, Path: path, Retry: "custody list --all",
 		Message: fmt.Sprintf("a record %s was made while custody adopted %s; run adopt again", id, path)}
 }
+
+// The refusals of new --branch and new --checkout: each is given before
+// anything is made, names the branch and says what to do instead.
+
+// BranchInvalidRefusal refuses new NAME --branch BRANCH: git would not
+// take branch as a branch name (why, BranchNameProblem). The retry makes
+// the tree on a branch custody names.
+func BranchInvalidRefusal(name, branch, why string) *Refusal {
+	return &Refusal{Code: CodeBranchInvalid, Retry: CommandOn([]string{"custody", "new"}, name),
+		Message: fmt.Sprintf("%s is not a valid branch name: %s (git check-ref-format --branch refuses it); nothing was made: give --branch a name git accepts, or leave --branch out and custody names the branch", shownName(branch), why)}
+}
+
+// BranchExistsRefusal refuses new NAME --branch BRANCH: branch exists
+// already. at is the worktree that has it checked out ("" for none): the
+// retry then starts a tree of custody's own from it; otherwise it makes
+// the tree on that branch (--checkout).
+func BranchExistsRefusal(name, branch, at string) *Refusal {
+	if at != "" {
+		return &Refusal{Code: CodeBranchExists, Path: at, Retry: CommandOn([]string{"custody", "new", "--from", "refs/heads/" + branch}, name),
+			Message: fmt.Sprintf("branch %s already exists and is checked out in the worktree at %s; nothing was made: give --branch another name, or start a tree on a branch of custody's own from it", shownName(branch), at)}
+	}
+	return &Refusal{Code: CodeBranchExists, Retry: CommandOn([]string{"custody", "new", "--checkout", branch}, name),
+		Message: fmt.Sprintf("branch %s already exists; nothing was made: to make the tree on it, use --checkout (custody never deletes a branch it did not create), or give --branch another name", shownName(branch))}
+}
+
+// BranchMissingRefusal refuses new NAME --checkout BRANCH: there is no
+// local branch of that name; why, when set, says the name is not one git
+// takes for a branch (BranchNameProblem), so none can have it.
+func BranchMissingRefusal(branch, why string) *Refusal {
+	what := fmt.Sprintf("there is no local branch %s", shownName(branch))
+	if why != "" {
+		what = fmt.Sprintf("%s is not a valid branch name (%s), so no local branch has it", shownName(branch), why)
+	}
+	return &Refusal{Code: CodeBranchMissing, Retry: "git branch --list",
+		Message: what + "; nothing was made: --checkout takes an existing local branch (git branch --list shows them), and --branch makes a new one"}
+}
+
+// BranchCheckedOutRefusal refuses new NAME --checkout BRANCH: branch is
+// checked out in the worktree at at, and git checks a branch out in one
+// worktree at a time. The retry starts a tree on a branch of custody's own
+// from it.
+func BranchCheckedOutRefusal(name, branch, at string) *Refusal {
+	return &Refusal{Code: CodeBranchCheckedOut, Path: at, Retry: CommandOn([]string{"custody", "new", "--from", "refs/heads/" + branch}, name),
+		Message: fmt.Sprintf("branch %s is checked out in the worktree at %s, and git checks a branch out in one worktree at a time; nothing was made: switch that worktree to another branch first, or start a tree on a branch of custody's own from it", shownName(branch), at)}
+}
+
+// shownName is a name as a message shows it: as a shell reads it back,
+// on one line, its controls escaped.
+func shownName(s string) string {
+	if HasControl(s) {
+		return "'" + EscapeControl(s) + "'"
+	}
+	return QuoteArg(s)
+}

@@ -60,3 +60,26 @@ func TestAdoptRefusals(t *testing.T) {
 			Message: "a record repo was made while custody adopted " + path + "; run adopt again"}},
 	})
 }
+
+func TestBranchRefusals(t *testing.T) {
+	t.Parallel()
+	const at = "/w/repo/.worktrees/other-1a2b3c"
+	checkRefusals(t, []refusalCase{
+		{"invalid", BranchInvalidRefusal("fix", "a..b", "it holds '..'"), &Refusal{Code: CodeBranchInvalid, Retry: "custody new fix",
+			Message: "a..b is not a valid branch name: it holds '..' (git check-ref-format --branch refuses it); nothing was made: give --branch a name git accepts, or leave --branch out and custody names the branch"}},
+		{"invalid, a name with a space and a leading dash", BranchInvalidRefusal("-my fix", "a b", "it holds \" \""), &Refusal{Code: CodeBranchInvalid, Retry: "custody new -- '-my fix'",
+			Message: `'a b' is not a valid branch name: it holds " " (git check-ref-format --branch refuses it); nothing was made: give --branch a name git accepts, or leave --branch out and custody names the branch`}},
+		{"invalid, a control shown escaped", BranchInvalidRefusal("fix", "a\nb", "it holds a control character"), &Refusal{Code: CodeBranchInvalid, Retry: "custody new fix",
+			Message: `'a\nb' is not a valid branch name: it holds a control character (git check-ref-format --branch refuses it); nothing was made: give --branch a name git accepts, or leave --branch out and custody names the branch`}},
+		{"exists, free", BranchExistsRefusal("my fix", "topic", ""), &Refusal{Code: CodeBranchExists, Retry: "custody new --checkout topic 'my fix'",
+			Message: "branch topic already exists; nothing was made: to make the tree on it, use --checkout (custody never deletes a branch it did not create), or give --branch another name"}},
+		{"exists, checked out", BranchExistsRefusal("fix", "it's", at), &Refusal{Code: CodeBranchExists, Path: at, Retry: `custody new --from 'refs/heads/it'\''s' fix`,
+			Message: "branch 'it'\\''s' already exists and is checked out in the worktree at " + at + "; nothing was made: give --branch another name, or start a tree on a branch of custody's own from it"}},
+		{"missing", BranchMissingRefusal("topic", ""), &Refusal{Code: CodeBranchMissing, Retry: "git branch --list",
+			Message: "there is no local branch topic; nothing was made: --checkout takes an existing local branch (git branch --list shows them), and --branch makes a new one"}},
+		{"missing, not a branch name", BranchMissingRefusal("../x", "it holds '..'"), &Refusal{Code: CodeBranchMissing, Retry: "git branch --list",
+			Message: "../x is not a valid branch name (it holds '..'), so no local branch has it; nothing was made: --checkout takes an existing local branch (git branch --list shows them), and --branch makes a new one"}},
+		{"checked out", BranchCheckedOutRefusal("fix", "feature/login", at), &Refusal{Code: CodeBranchCheckedOut, Path: at, Retry: "custody new --from refs/heads/feature/login fix",
+			Message: "branch feature/login is checked out in the worktree at " + at + ", and git checks a branch out in one worktree at a time; nothing was made: switch that worktree to another branch first, or start a tree on a branch of custody's own from it"}},
+	})
+}

@@ -55,8 +55,7 @@ func DecideResume(rec Record, obs WorktreeObservation, dest *WorktreeObservation
 			obs.AdminKey == rec.ID && obs.Head == in.Commit && obs.Branch == rec.Branch && !obs.Locked {
 			return ResumeActivate, nil
 		}
-		if obs.PathState == PathAbsent && !obs.Registered && !obs.AdminPresent &&
-			(obs.BranchTip == "" || obs.BranchTip == in.Commit) {
+		if obs.PathState == PathAbsent && !obs.Registered && !obs.AdminPresent && branchUntouched(rec, obs, in.Commit) {
 			return ResumeDiscard, nil
 		}
 		return unmatched(describe(obs))

@@ -23,6 +23,14 @@ func TestDecideResume(t *testing.T) {
 		{"provisioning/nothing", provisioningRecord(), absentObs(), machine.ResumeDiscard},
 		{"provisioning/only-branch-untouched", provisioningRecord(),
 			withObs(absentObs(), func(o *machine.WorktreeObservation) { o.BranchTip = baseCommit }), machine.ResumeDiscard},
+		// new --checkout: the branch existed before and is left as it
+		// is, wherever it points; only what custody made counts.
+		{"provisioning/existing-branch-moved", withRec(provisioningRecord(), func(r *machine.Record) {
+			r.Branch, r.BranchOrigin = "topic", machine.BranchOriginExisting
+		}), withObs(absentObs(), func(o *machine.WorktreeObservation) { o.BranchTip = otherHead }), machine.ResumeDiscard},
+		{"provisioning/existing-branch-exact-tree", withRec(provisioningRecord(), func(r *machine.Record) {
+			r.Branch, r.BranchOrigin = "topic", machine.BranchOriginExisting
+		}), withObs(madeObs(), func(o *machine.WorktreeObservation) { o.Branch = "topic" }), machine.ResumeActivate},
 		{"removing/present-unchanged", removingRecord(), removableObs(), machine.ResumeRetryRemoval},
 		// Retrying re-assesses, so a tree that became dirty still
 		// retries here and is refused by the final observation.
@@ -81,6 +89,10 @@ func TestDecideResumeUnmatched(t *testing.T) {
 			withObs(madeObs(), func(o *machine.WorktreeObservation) { o.Registered = false }), "path present, unregistered"},
 		{"provisioning/branch-moved", provisioningRecord(),
 			withObs(absentObs(), func(o *machine.WorktreeObservation) { o.BranchTip = otherHead }),
+			"path absent, unregistered, branch at " + otherHead[:12]},
+		{"provisioning/named-branch-moved", withRec(provisioningRecord(), func(r *machine.Record) {
+			r.Branch, r.BranchOrigin = "feature/login", machine.BranchOriginCreated
+		}), withObs(absentObs(), func(o *machine.WorktreeObservation) { o.BranchTip = otherHead }),
 			"path absent, unregistered, branch at " + otherHead[:12]},
 		{"provisioning/admin-entry-without-path", provisioningRecord(),
 			withObs(absentObs(), func(o *machine.WorktreeObservation) { o.AdminPresent = true }), "admin entry present"},

@@ -111,7 +111,7 @@ func DecideSettlement(rec Record, obs WorktreeObservation, pol Policy) (*Settlem
 			return nil, &r
 		}
 	}
-	owned := rec.Origin == OriginCreated && rec.Branch == pol.BranchPrefix+rec.ID
+	owned := BranchOwned(rec, pol)
 	switch {
 	case obs.BranchTip == "":
 		s.Branch = SettleBranchAbsent
@@ -120,7 +120,7 @@ func DecideSettlement(rec Record, obs WorktreeObservation, pol Policy) (*Settlem
 	case !s.Proven:
 		s.Branch, s.BranchReason = SettleBranchKeep, fmt.Sprintf("its tip %s is on no ref any remote advertises: the branch holds the tree's unproven commits", Abbrev(obs.BranchTip, ShortCommit))
 	case !owned:
-		s.Branch, s.BranchReason = SettleBranchKeep, "not created by custody"
+		s.Branch, s.BranchReason = SettleBranchKeep, BranchNotCreated
 	default:
 		s.Branch = SettleBranchDelete
 	}

@@ -32,6 +32,9 @@ type NewResult struct {
 	// non-zero (a failing post-checkout hook): the tree exists and is
 	// active; this names git's exit status and what it printed.
 	Hook string `json:"hook,omitempty"`
+	// Warning is set when the tree was made under a name live trees
+	// already go by.
+	Warning *NewWarning `json:"warning,omitempty"`
 }
 
 // Pending reports whether new was interrupted after it began making the
@@ -70,29 +73,74 @@ func (e *Env) ResolveCommit(ctx context.Context, rev, dir string) (string, error
 	return c, nil
 }
 
-// New creates a managed worktree: it refuses a name with nothing an id
+// NewRequest is what `custody new` is asked to make.
+type NewRequest struct {
+	// Name is the person's name for the tree; its id is made of it.
+	Name string
+	// From is the revision the tree starts at ("" for the main
+	// checkout's HEAD), resolved in Dir (ResolveCommit).
+	From string
+	// Dir is where the person ran custody.
+	Dir string
+	// Branch, when set, is the name of the new branch custody creates for
+	// the tree instead of its own <prefix><id>. It must not exist yet.
+	Branch string
+	// Checkout, when set, is an existing local branch the tree is made on,
+	// at its tip; no other worktree may have it checked out. custody did
+	// not create it and never deletes it. It excludes Branch and From.
+	Checkout string
+}
+
+// New is NewFor of a tree named name, from from resolved in dir, on a
+// branch custody creates and names, without the warning about a name live
+// trees already go by: an agent's hook names its trees as it likes, and
+// reads no warning.
+func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error) {
+	return newTree(ctx, e, NewRequest{Name: name, From: from, Dir: dir})
+}
+
+// NewFor creates a managed worktree: it refuses a name with nothing an id
 // can be made of (CodeEmptyName), resolves the revision, picks a free id,
 // commits the create intent, runs `git worktree add`, verifies git
 // registered exactly that path under admin key id with HEAD at the commit,
 // writes the ready marker and activates the record. Interrupted at any point,
 // Resume finishes or discards it. When custody.toml declares commands whose
 // content was never approved (custody trust), it refuses with
-// CodeConfigUntrusted before anything is made. from is resolved in dir,
-// where the person ran custody (ResolveCommit).
+// CodeConfigUntrusted before anything is made. req.From is resolved in
+// req.Dir, where the person ran custody (ResolveCommit).
+//
+// The tree's branch is custody's <prefix><id>, or req.Branch, both created
+// by git worktree add -b and recorded as created by custody (only such a
+// branch is ever deleted); or req.Checkout, an existing branch recorded as
+// not custody's. A branch name git would not take, a req.Branch that
+// exists, a req.Checkout that does not or that another worktree has
+// checked out are refused before anything is made (CodeBranchInvalid,
+// CodeBranchExists, CodeBranchMissing, CodeBranchCheckedOut).
 //
 // When git made the tree exactly as intended but exited non-zero (a
 // post-checkout hook failed), the tree is completed like any other and the
-// result's Hook says what git reported: the creation did not fail.
-func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error) {
-	// A name with nothing an id can be made of is refused first.
-	if r := machine.CheckWorktreeName(name); r != nil {
-		return NewResult{}, r
+// result's Hook says what git reported: the creation did not fail. When
+// live trees already go by req.Name, the tree is made and the result's
+// Warning names them.
+func NewFor(ctx context.Context, e *Env, req NewRequest) (NewResult, error) {
+	res, err := newTree(ctx, e, req)
+	if err == nil && res.ID != "" {
+		res.Warning = e.nameWarning(req.Name, res.ID)
+	}
+	return res, err
+}
+
+// newTree is NewFor without the name's warning.
+func newTree(ctx context.Context, e *Env, req NewRequest) (NewResult, error) {
+	// A name or branch that can never be made is refused first.
+	if err := CheckNewRequest(req); err != nil {
+		return NewResult{}, err
 	}
 	// Nothing is made before the commands it would run are approved.
 	if err := e.RequireTrusted(); err != nil {
 		return NewResult{}, err
 	}
-	commit, err := e.ResolveCommit(ctx, from, dir)
+	commit, err := e.newBranch(ctx, req)
 	if err != nil {
 		return NewResult{}, err
 	}
@@ -108,13 +156,26 @@ func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error)
 		if _, err := rand.Read(rnd[:]); err != nil {
 			return NewResult{}, err
 		}
-		id := machine.WorktreeID(name, rnd)
+		id := machine.WorktreeID(req.Name, rnd)
+		branch, origin := e.Policy.BranchPrefix+id, machine.BranchOriginCreated
+		switch {
+		case req.Branch != "":
+			branch = req.Branch
+		case req.Checkout != "":
+			branch, origin = req.Checkout, machine.BranchOriginExisting
+			if req.Checkout == e.Policy.BranchPrefix+id {
+				// Never an id whose own branch name is the person's
+				// branch: a custody that predates the recorded origin
+				// would take it for custody's.
+				continue
+			}
+		}
 		port, err := e.portFor(id)
 		if err != nil {
 			return NewResult{}, err
 		}
 		cand := machine.Record{ID: id, Kind: machine.KindWorktree, Origin: machine.OriginCreated,
-			Path: filepath.Join(e.Root, id), Branch: e.Policy.BranchPrefix + id, BaseCommit: commit, AdminKey: id, Port: port}
+			Path: filepath.Join(e.Root, id), Branch: branch, BranchOrigin: origin, BaseCommit: commit, AdminKey: id, Port: port}
 		obs, _, err := e.ObserveRecord(ctx, cand, observe.Scope{})
 		if err != nil {
 			return NewResult{}, err
@@ -132,7 +193,13 @@ func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error)
 		return NewResult{}, err
 	}
 	failpoint.At("new/after-intent")
-	_, addErr := gitfiles.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "add", "--no-track", "-b", rec.Branch, "--", rec.Path, rec.BaseCommit)
+	add := []string{"worktree", "add", "--no-track", "-b", rec.Branch, "--", rec.Path, rec.BaseCommit}
+	if rec.BranchOrigin == machine.BranchOriginExisting {
+		// The existing branch, checked out as it is: git refuses it when
+		// another worktree has it, and never moves or makes it.
+		add = []string{"worktree", "add", "--", rec.Path, rec.Branch}
+	}
+	_, addErr := gitfiles.ChangeRegistry(ctx, e.Git, e.Repo, add...)
 	failpoint.At("new/after-add")
 	if addErr != nil && ctx.Err() != nil {
 		// Interrupted while git made the tree: what it made is not known
@@ -212,7 +279,9 @@ func complete(ctx context.Context, e *Env, rec machine.Record, fresh bool) (mach
 
 // rollback undoes a provisioning worktree custody just made in this
 // command: its resources in reverse, the tree (forced: nothing in it is a
-// person's yet), its branch by compare-and-swap, and discards the record.
+// person's yet), its branch by compare-and-swap when custody created it
+// (one that existed before, new --checkout, stays), and discards the
+// record.
 func rollback(ctx context.Context, e *Env, rec machine.Record, force bool) ([]ResourceOutcome, error) {
 	torn, err := e.resources().Teardown(ctx, e, rec.ID)
 	if err != nil {
@@ -232,7 +301,10 @@ func rollback(ctx context.Context, e *Env, rec machine.Record, force bool) ([]Re
 			return torn, err
 		}
 	}
-	bo, reason := casDeleteBranch(ctx, e, rec.Branch, rec.BaseCommit)
+	bo, reason := machine.BranchKept, machine.BranchNotCreated
+	if machine.BranchOwned(rec, e.Policy) {
+		bo, reason = casDeleteBranch(ctx, e, rec.Branch, rec.BaseCommit)
+	}
 	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	if err != nil {
 		return torn, err

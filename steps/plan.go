@@ -62,7 +62,7 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	for i, r := range live {
 		obs := machine.WorktreeObservation{Path: r.Path, Lease: leases[r.ID]}
 		v := machine.Assess(r, obs, e.Policy, now)
-		items[i] = PlanItemFor(r, obs, v, false)
+		items[i] = PlanItemFor(r, obs, v, e.Policy, false)
 	}
 	// The remotes are asked while the registry and the store are read:
 	// reads that do not depend on each other.
@@ -206,7 +206,7 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 	for _, i := range observeIdx {
 		r := live[i]
 		observe.AttachProof(ctx, e.Git, e.Repo, r, &obs[i], scope)
-		items[i] = PlanItemFor(r, obs[i], e.assessKnowing(ctx, archived, r, obs[i], v, now), true)
+		items[i] = PlanItemFor(r, obs[i], e.assessKnowing(ctx, archived, r, obs[i], v, now), e.Policy, true)
 	}
 	return nil
 }
@@ -233,13 +233,15 @@ func assessable(rec machine.Record, lease *machine.Lease, now time.Time) bool {
 }
 
 // PlanItemFor is the plan item of record r over its observation obs and
-// verdict v; observed says obs was taken (a tree assessed without
-// observing it carries no fingerprint).
-func PlanItemFor(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, observed bool) machine.PlanItem {
+// verdict v under pol; observed says obs was taken (a tree assessed
+// without observing it carries no fingerprint). A removal says when its
+// branch stays (machine.BranchKeptReason).
+func PlanItemFor(r machine.Record, obs machine.WorktreeObservation, v machine.Verdict, pol machine.Policy, observed bool) machine.PlanItem {
 	it := machine.PlanItem{ID: r.ID, Kind: r.Kind, State: r.State, Action: v.Action, Path: r.Path, Branch: r.Branch,
 		Head: obs.Head, Proof: v.Proof, Refusal: v.Primary(), Refusals: v.Refusals, Settlement: v.Settlement}
 	if v.Action == machine.ActionRemove {
 		it.Discarded = obs.Discarded
+		it.BranchKept = machine.BranchKeptReason(r, pol)
 	}
 	if v.Settlement != nil {
 		it.Head = v.Settlement.Head

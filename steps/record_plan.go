@@ -42,7 +42,7 @@ func PlanRecord(ctx context.Context, e *Env, id string) (machine.Plan, error) {
 	lease := leases[rec.ID]
 	if !assessable(rec, lease, now) {
 		obs := machine.WorktreeObservation{Path: rec.Path, Lease: lease}
-		plan.Items = []machine.PlanItem{PlanItemFor(rec, obs, machine.Assess(rec, obs, e.Policy, now), false)}
+		plan.Items = []machine.PlanItem{PlanItemFor(rec, obs, machine.Assess(rec, obs, e.Policy, now), e.Policy, false)}
 		return machine.Seal(plan), nil
 	}
 	view, err := proof.Advertise(ctx, e.Git, e.Repo)
@@ -60,6 +60,6 @@ func PlanRecord(ctx context.Context, e *Env, id string) (machine.Plan, error) {
 	if err != nil {
 		return machine.Plan{}, err
 	}
-	plan.Items = []machine.PlanItem{PlanItemFor(rec, obs, e.Assess(ctx, rec, obs, view, now), true)}
+	plan.Items = []machine.PlanItem{PlanItemFor(rec, obs, e.Assess(ctx, rec, obs, view, now), e.Policy, true)}
 	return machine.Seal(plan), nil
 }

@@ -49,8 +49,8 @@ func RecoveredDir(repo hostio.Repo, id string) string {
 // preserveWhatDies keeps what `git worktree remove` (and the branch
 // deletion after it) would destroy with rec's tree, member by member of
 // its admin entry as machine's catalogue sorts them (machine.AdminKeptOf):
-// every commit a reflog names (the tree's own logs/, and its branch's
-// reflog), every object a pseudoref names (ORIG_HEAD, FETCH_HEAD,
+// every commit a reflog names (the tree's own logs/, and the reflog of the
+// branch custody deletes with it), every object a pseudoref names (ORIG_HEAD, FETCH_HEAD,
 // AUTO_MERGE, ...), and the branch tip itself, that no other ref reaches
 // gets a recovery ref; a person's setting or text (config.worktree, the
 // sparse checkout's patterns, an unused message) is copied under
@@ -105,7 +105,9 @@ func preserveWhatDies(ctx context.Context, e *Env, rec machine.Record, seen map[
 			}
 		}
 	}
-	if rec.Branch != "" {
+	if ownedBranch(e, rec) {
+		// Only a branch custody deletes takes its reflog with it: the
+		// reflog of a branch it keeps (new --checkout, adopt) stays.
 		c, r := reflogCommits(filepath.Join(e.Repo.CommonDir, "logs", "refs", "heads", filepath.FromSlash(rec.Branch)))
 		if r != nil {
 			return nil, r, nil
@@ -421,7 +423,7 @@ func unreachableOf(ctx context.Context, e *Env, rec machine.Record, commits []st
 // ownedBranch reports whether custody will try to delete rec's branch at
 // removal (see deleteOwnedBranch).
 func ownedBranch(e *Env, rec machine.Record) bool {
-	return rec.Origin == machine.OriginCreated && rec.Branch != "" && rec.Branch == e.Policy.BranchPrefix+rec.ID
+	return machine.BranchOwned(rec, e.Policy)
 }
 
 // keepCopy copies a non-empty member name of the admin entry admin (a

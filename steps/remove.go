@@ -514,14 +514,15 @@ func dropAdminEntry(e *Env, rec machine.Record) error {
 }
 
 // deleteOwnedBranch deletes the record's branch by compare-and-swap, only if
-// custody created it (origin created, name prefix+id), it still points at
-// the commit the removal intent proved, and no worktree has it checked out.
+// custody created it (machine.BranchOwned: the fact recorded at create),
+// it still points at the commit the removal intent proved, and no worktree
+// has it checked out.
 // Otherwise the branch is kept and the reason returned. inv, when set, is
 // the inventory the caller took just now (nil: take one); the delete itself
 // is a compare-and-swap whatever the inventory says.
 func deleteOwnedBranch(ctx context.Context, e *Env, rec machine.Record, inv *gitfiles.Inventory) (string, string) {
-	if rec.Origin != machine.OriginCreated || rec.Branch != e.Policy.BranchPrefix+rec.ID {
-		return machine.BranchKept, "not created by custody"
+	if !machine.BranchOwned(rec, e.Policy) {
+		return machine.BranchKept, machine.BranchNotCreated
 	}
 	if s := settlementOf(rec); s != nil && s.Branch != machine.SettleBranchDelete {
 		// A settlement deletes the branch only when its tip is what was

@@ -68,14 +68,18 @@ func resumeActivate(ctx context.Context, e *Env, rec machine.Record) ([]ResumeIt
 }
 
 // resumeDiscard tombstones a creation that made nothing, deleting the
-// untouched branch by compare-and-swap.
+// untouched branch by compare-and-swap when custody was to create it; a
+// branch that existed before (new --checkout) is kept.
 func resumeDiscard(ctx context.Context, e *Env, rec machine.Record) ([]ResumeItem, error) {
 	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	if err != nil {
 		return nil, err
 	}
 	bo, reason := machine.BranchAbsent, ""
-	if obs.BranchTip != "" {
+	switch {
+	case obs.BranchTip != "" && !machine.BranchOwned(rec, e.Policy):
+		bo, reason = machine.BranchKept, machine.BranchNotCreated
+	case obs.BranchTip != "":
 		bo, reason = casDeleteBranch(ctx, e, rec.Branch, rec.Intent.Commit)
 		if obs, _, err = e.ObserveRecord(ctx, rec, observe.Scope{}); err != nil {
 			return nil, err

@@ -49,8 +49,18 @@ func defaultMigrations() []Migration {
 		{To: 3, Name: "approvals of custody.toml", Up: createApprovals},
 		{To: 4, Name: "the archives bucket", Up: func(m *Migrator) error { return m.CreateBucket(NameArchives) }},
 		{To: 5, Name: "index live records and the journal by record", Up: indexRecordsAndJournal},
+		{To: 6, Name: "worktree records say whether custody created their branch", Up: recordBranchOrigin},
 	}
 }
+
+// recordBranchOrigin is schema 6: a worktree record may carry
+// branch_origin (decision 0243), and one that says `existing` names a
+// branch custody did not create (new --checkout). A custody of schema 5
+// would take such a record's interrupted creation for its own branch and
+// delete the branch, so it must not open the file. Nothing is rewritten:
+// a record without the member keeps the rule it was written under
+// (machine.BranchOwned).
+func recordBranchOrigin(*Migrator) error { return nil }
 
 // createApprovals is schema 3: the approvals bucket, where `custody trust`
 // records the digest of each custody.toml content a person approved. A file

@@ -371,10 +371,10 @@ func TestUpgradeFailsMidway(t *testing.T) {
 	wantCopies(t, path, orig, bak, bak+".1")
 }
 
-// TestUpgradeRegistersKind registers a third kind: a schema-4 file reaches
-// schema 5 with the kind's bucket, Check covers its records and their
-// intents, a fresh file of that schema is made with the bucket at once, and
-// DefaultSchema refuses the schema-5 file, leaving it as it was.
+// TestUpgradeRegistersKind registers a third kind: a file of the current
+// schema reaches the next with the kind's bucket, Check covers its records
+// and their intents, a fresh file of that schema is made with the bucket at
+// once, and DefaultSchema refuses the newer file, leaving it as it was.
 func TestUpgradeRegistersKind(t *testing.T) {
 	t.Parallel()
 	s := openUpgraded(t)
@@ -398,7 +398,7 @@ func TestUpgradeRegistersKind(t *testing.T) {
 	}
 	base := unfinished(t, d)
 	if diff := cmp.Diff(base, mustCheck(t, s), sortProblems); diff != "" {
-		t.Errorf("Check at schema 5 (-want +got):\n%s", diff)
+		t.Errorf("Check at the next schema (-want +got):\n%s", diff)
 	}
 
 	boltUpdate(t, path, func(tx *bolt.Tx) error {

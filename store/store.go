@@ -24,7 +24,7 @@ import (
 
 // SchemaVersion is the schema DefaultSchema writes: the layout this custody
 // reads and writes unless a caller opens the store with another Schema.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // FileName is the state file's name inside <common-dir>/custody/.
 const FileName = "state.db"

@@ -11,14 +11,31 @@ import (
 
 // NewCmd creates a managed worktree.
 type NewCmd struct {
-	Name string `arg:"" help:"A name for the worktree; its id is slug(NAME)-<6 hex>."`
-	From string `name:"from" placeholder:"REV" complete:"branches" help:"Start from REV, resolved to a full commit first as git resolves it where custody runs (HEAD inside a linked worktree is that tree's HEAD; default: the main checkout's HEAD)."`
+	Name     string `arg:"" help:"A name for the worktree; its id is slug(NAME)-<6 hex>."`
+	From     string `name:"from" placeholder:"REV" xor:"from" complete:"branches" help:"Start from REV, resolved to a full commit first as git resolves it where custody runs (HEAD inside a linked worktree is that tree's HEAD; default: the main checkout's HEAD)."`
+	Branch   string `name:"branch" placeholder:"BRANCH" xor:"branch" help:"Create the tree on a new branch named BRANCH instead of custody/<id>; it must not exist yet. custody created it, so a proven removal deletes it."`
+	Checkout string `name:"checkout" placeholder:"BRANCH" xor:"branch,from" complete:"branches" help:"Make the tree on the existing local branch BRANCH, at its tip; no other worktree may have it checked out. custody did not create it and never deletes it."`
 }
 
 // Help is the long help of new.
 func (NewCmd) Help() string {
 	return `Creates <root>/<id> on a new branch custody/<id> at the resolved commit, after
 committing a create intent. Prints the new worktree's path on stdout.
+
+--branch BRANCH names the new branch instead; it is refused when BRANCH exists
+(branch-exists) or is no valid branch name (branch-invalid, as git
+check-ref-format --branch says). --checkout BRANCH makes the tree on an existing
+local branch at its tip; it is refused when there is no such branch
+(branch-missing) or another worktree has it checked out (branch-checked-out).
+Nothing is made when one is refused.
+
+The branch custody created (custody/<id>, or --branch) is deleted after a
+proven removal, by compare-and-swap on the commit the removal proved; a branch
+it did not create (--checkout) is never deleted, and plan says so.
+
+A NAME that a live tree already goes by (its id is slug(NAME)-<6 hex>) still
+makes a tree with an id of its own; custody warns on stderr, naming each such
+tree by id and path (the "warning" member with --json).
 
 A post-checkout hook that fails after git made the tree does not undo it: the
 tree is created and active, and custody prints the hook's exit status and
@@ -34,19 +51,24 @@ interrupted (custody resume finishes or undoes what git began).`
 
 // Run creates the worktree.
 func (c *NewCmd) Run(a *App) error {
-	// A name nothing can be made of is refused before anything is opened.
-	if r := machine.CheckWorktreeName(c.Name); r != nil {
-		return r
+	req := steps.NewRequest{Name: c.Name, From: c.From, Dir: a.Dir, Branch: c.Branch, Checkout: c.Checkout}
+	// A name or branch nothing can be made of is refused before anything
+	// is opened.
+	if err := steps.CheckNewRequest(req); err != nil {
+		return err
 	}
 	e, err := a.mutatingEnv()
 	if err != nil {
 		return err
 	}
-	res, err := steps.New(a.Ctx, e, c.Name, c.From, a.Dir)
+	res, err := steps.NewFor(a.Ctx, e, req)
 	if err != nil {
 		return err
 	}
 	a.done(res, func(w io.Writer) {
+		if res.Warning != nil {
+			fmt.Fprintf(a.Stderr, "custody new: warning: %s\n", machine.EscapeControl(res.Warning.Message))
+		}
 		if res.Interrupted != "" {
 			// No tree to print: the interrupt's one line on stderr says
 			// what is left (interruptNote).

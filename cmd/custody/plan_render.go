@@ -224,6 +224,11 @@ func renderRemovals(w io.Writer, s planSummary, v pathView) {
 			for _, d := range it.Discarded {
 				rows = append(rows, []string{"    discards " + d.Path + "/", fmt.Sprintf("%s, %s", d.Kind, byteSize(d.Bytes))})
 			}
+			if it.BranchKept != "" {
+				// The branch custody did not create stays: said here,
+				// before apply, so nobody counts on it going.
+				rows = append(rows, []string{"    keeps branch " + it.Branch, it.BranchKept})
+			}
 		}
 		table(w, rows)
 	}
@@ -346,6 +351,9 @@ func renderPlanItems(w io.Writer, plan machine.Plan) {
 			why = settleText(it)
 		} else if it.Proof != nil {
 			why = proofText(it)
+			if it.BranchKept != "" {
+				why += "; keeps branch " + it.Branch + ": " + it.BranchKept
+			}
 		} else if it.Refusal != nil {
 			why = "[" + string(it.Refusal.Code) + "]"
 		}

@@ -137,6 +137,31 @@ func rtCases() []rtCase {
 			}},
 		{cmd: "new", name: "unknown_revision", exit: 1, code: "unknown-revision",
 			setup: initialized("fix", "--from", "no-such-rev")},
+		{cmd: "new", name: "branch_invalid", exit: 1, code: "branch-invalid",
+			setup: initialized("fix", "--branch", "a..b")},
+		{cmd: "new", name: "branch_exists", exit: 1, code: "branch-exists",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				r.Git("branch", "topic")
+				return at(r, "my fix", "--branch", "topic")
+			},
+			pasted: func(t *testing.T, r *fixtures.Repo, _ string, sh clitest.Result) {
+				if sh.Code != 0 || r.Git("-C", strings.TrimSpace(sh.Stdout), "symbolic-ref", "HEAD") != "refs/heads/topic" {
+					t.Errorf("the retry did not make the tree on topic:\n%s", sh)
+				}
+			}},
+		{cmd: "new", name: "branch_missing", exit: 1, code: "branch-missing",
+			setup: initialized("fix", "--checkout", "no-such-branch")},
+		{cmd: "new", name: "branch_checked_out", exit: 1, code: "branch-checked-out",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				return at(r, "fix", "--checkout", "main")
+			},
+			pasted: func(t *testing.T, r *fixtures.Repo, _ string, sh clitest.Result) {
+				if sh.Code != 0 || !strings.HasPrefix(r.Git("-C", strings.TrimSpace(sh.Stdout), "symbolic-ref", "HEAD"), "refs/heads/custody/fix-") {
+					t.Errorf("the retry did not make a tree of custody's own:\n%s", sh)
+				}
+			}},
 		{cmd: "new", name: "required_resource_failed", exit: 1, code: "create-failed",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				return at(rtResources(t, "exit 7", "true", "true"), "my fix")

@@ -56,7 +56,7 @@ func (c *ShowCmd) Run(a *App) error {
 		r := res.Record
 		rows := [][]string{
 			{"id", r.ID}, {"state", string(r.State)}, {"origin", string(r.Origin)},
-			{"path", r.Path}, {"branch", r.Branch}, {"base", r.BaseCommit},
+			{"path", r.Path}, {"branch", branchShown(r, e.Policy)}, {"base", r.BaseCommit},
 		}
 		if r.Evidence.FinalHead != "" {
 			rows = append(rows, []string{"final head", r.Evidence.FinalHead})
@@ -126,4 +126,17 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// branchShown is a record's branch with what becomes of it: custody
+// deletes a branch it created after a proven removal, never another
+// (machine.BranchOwned).
+func branchShown(r machine.Record, pol machine.Policy) string {
+	switch {
+	case r.Branch == "" || r.Kind != machine.KindWorktree:
+		return r.Branch
+	case machine.BranchOwned(r, pol):
+		return r.Branch + " (custody created it)"
+	}
+	return r.Branch + " (" + machine.BranchNotCreated + ": never deleted)"
 }

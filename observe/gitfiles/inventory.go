@@ -142,3 +142,19 @@ func (inv Inventory) CheckedOut(branch string) bool {
 	}
 	return false
 }
+
+// CheckedOutAt is the path of the first worktree (in git's order, the main
+// checkout first) that has branch (short name) checked out, and whether
+// one has. An inventory of one tree knows no other: it answers "", true,
+// so unknown counts as checked out.
+func (inv Inventory) CheckedOutAt(branch string) (string, bool) {
+	if inv.partial {
+		return "", true
+	}
+	for _, e := range inv.Entries {
+		if e.Branch == "refs/heads/"+branch {
+			return e.Path, true
+		}
+	}
+	return "", false
+}

@@ -347,7 +347,7 @@ func (run *migrateRun) remove(ctx context.Context, e *steps.Env, c machine.Migra
 		return out, err
 	}
 	v := e.Assess(ctx, rec, obs, view, e.Now())
-	it := steps.PlanItemFor(rec, obs, v, true)
+	it := steps.PlanItemFor(rec, obs, v, e.Policy, true)
 	if it.Action != machine.ActionRemove {
 		out.Refusal = v.Primary()
 		if out.Refusal == nil {

@@ -393,6 +393,29 @@ func adCases() map[machine.Code]adCase {
 		}},
 		machine.CodeCodexEnvironmentInvalid: {person: "an environment.toml that is not TOML, or gives [setup] or [cleanup] a shape custody does not edit, is the person's (or the Codex app's) to fix; TestCodexRefusesWhatItCannotEdit"},
 		machine.CodeEmptyName:               {person: "the name of a new worktree is the person's to choose; new_refused_empty_name.txtar"},
+		// The branches of new: the retry makes a tree another way (on the
+		// existing branch, from it, on custody's own) or lists the
+		// branches there are; which one is wanted is the person's.
+		machine.CodeBranchInvalid: {input: "the branch name is the person's; the retry makes the tree on a branch custody names",
+			setup: func(t *testing.T) adWorld {
+				return adWorld{r: adRepo(t), args: []string{"new", "fix", "--branch", "a..b"}}
+			}},
+		machine.CodeBranchExists: {input: "the branch name is the person's; the retry makes the tree on the branch that exists",
+			setup: func(t *testing.T) adWorld {
+				r := adRepo(t)
+				r.Git("branch", "topic")
+				return adWorld{r: r, args: []string{"new", "fix", "--branch", "topic"}}
+			}},
+		machine.CodeBranchMissing: {input: "the branch name is the person's; the retry lists the local branches there are",
+			setup: func(t *testing.T) adWorld {
+				return adWorld{r: adRepo(t), args: []string{"new", "fix", "--checkout", "no-such-branch"}}
+			}},
+		machine.CodeBranchCheckedOut: {input: "the branch is another worktree's; the retry starts a tree on a branch of custody's own from it",
+			setup: func(t *testing.T) adWorld {
+				r := adRepo(t)
+				r.Git("worktree", "add", "-q", "-b", "topic", filepath.Join(r.Root, "elsewhere"))
+				return adWorld{r: r, args: []string{"new", "fix", "--checkout", "topic"}}
+			}},
 		// Agents' hooks and integrations.
 		machine.CodeLeaseHeld: {person: "another live session holds the lease until it ends or expires; show names the holder and the expiry, and waiting is the agent's (TestHookLeaseRules)"},
 		machine.CodeHookPayloadInvalid: {input: "the payload is the agent's to send; the hook's help shows the payload and the flags that stand in for it",

@@ -407,7 +407,7 @@ func TestVanishedTreeMembers(t *testing.T) {
 		}
 		file := filepath.Join(w.R.Root, "p.json")
 		it := clitest.PlanItem(t, vsPlan(t, w, file), id)
-		if it.Action != machine.ActionSettle || it.Settlement == nil || it.Settlement.Branch != machine.SettleBranchKeep || it.Settlement.BranchReason != "not created by custody" {
+		if it.Action != machine.ActionSettle || it.Settlement == nil || it.Settlement.Branch != machine.SettleBranchKeep || it.Settlement.BranchReason != machine.BranchNotCreated {
 			t.Fatalf("plan: %s %+v %+v, want settle keeping the branch custody did not make", it.Action, it.Refusals, it.Settlement)
 		}
 		clitest.MustCustody(t, w.R, 0, "apply", file)
