@@ -36,7 +36,7 @@ func parserOptions(stdout, stderr io.Writer) []kong.Option {
 
 // HelpCmd prints the help of custody, or of the command its words name.
 type HelpCmd struct {
-	Command []string `arg:"" optional:"" name:"command" help:"The command, and its subcommand, whose help to print."`
+	Command []string `arg:"" optional:"" sep:"none" name:"command" help:"The command, and its subcommand, whose help to print."`
 }
 
 // Help is the long help of help.
