@@ -31,10 +31,21 @@ func NotInManagedWorktreeRefusal(dir string) *Refusal {
 }
 
 // LeasedRefusal refuses to finish record id, whose tree at path a live
-// lease l holds.
+// lease l holds. Finishing again changes nothing while the lease lives, so
+// the retry is what lets the tree go: the lease ends as its session's end
+// would end it (ReleaseLeaseCommand), then the tree is finished.
 func LeasedRefusal(id, path string, l Lease) *Refusal {
-	return &Refusal{Code: CodeLeaseLive, Path: path, Retry: CommandOn([]string{"custody", "finish"}, id),
-		Message: fmt.Sprintf("%s is leased by %s until %s", id, l.Holder, l.Expires.UTC().Format("2006-01-02T15:04:05Z"))}
+	return &Refusal{Code: CodeLeaseLive, Path: path,
+		Retry: ReleaseLeaseCommand(path, l.Holder) + " && " + CommandOn([]string{"custody", "finish"}, id),
+		Message: fmt.Sprintf("%s is leased by %s until %s: a session works in it and renews the lease while it does; it ends when that session ends or the lease runs out. To finish it now, end the lease as the session's end would",
+			id, l.Holder, l.Expires.UTC().Format("2006-01-02T15:04:05Z"))}
+}
+
+// ReleaseLeaseCommand is the command that ends the lease holder holds on
+// the tree at path, as that session's end does (custody hook
+// session-end, run in the tree).
+func ReleaseLeaseCommand(path, holder string) string {
+	return Command("custody", "-C", path, "hook", "session-end", "--session="+holder)
 }
 
 // NoRemoteRefusal refuses to assess the trees of the repository whose

@@ -33,6 +33,7 @@ func TestRecordRefusals(t *testing.T) {
 		path = "/r/.worktrees/x-1a2b3c"
 	)
 	expires := time.Date(2099, 1, 1, 0, 0, 0, 0, time.FixedZone("east", 3600))
+	const leaseTail = "a session works in it and renews the lease while it does; it ends when that session ends or the lease runs out. To finish it now, end the lease as the session's end would"
 	checkRefusals(t, []refusalCase{
 		{"no record", NoRecordRefusal("nosuch-123456"), &Refusal{Code: CodeUnknownRecord, Retry: "custody list",
 			Message: `no worktree record "nosuch-123456" in this repository`}},
@@ -43,9 +44,11 @@ func TestRecordRefusals(t *testing.T) {
 		{"not in a managed worktree", NotInManagedWorktreeRefusal("/w/repo"), &Refusal{Code: CodeNotInWorktree, Path: "/w/repo", Retry: "custody list",
 			Message: "/w/repo is not inside a managed worktree; name the worktree id"}},
 		{"leased, expiry in UTC", LeasedRefusal(id, path, Lease{Holder: "agent-7", Expires: expires}), &Refusal{Code: CodeLeaseLive, Path: path,
-			Retry: "custody finish " + id, Message: id + " is leased by agent-7 until 2098-12-31T23:00:00Z"}},
-		{"leased, an id that reads as a flag", LeasedRefusal("-x", path, Lease{Holder: "h", Expires: expires}), &Refusal{Code: CodeLeaseLive, Path: path,
-			Retry: "custody finish -- -x", Message: "-x is leased by h until 2098-12-31T23:00:00Z"}},
+			Retry:   "custody -C " + path + " hook session-end --session=agent-7 && custody finish " + id,
+			Message: id + " is leased by agent-7 until 2098-12-31T23:00:00Z: " + leaseTail}},
+		{"leased, an id and a session that read as flags", LeasedRefusal("-x", path, Lease{Holder: "-h 'q'", Expires: expires}), &Refusal{Code: CodeLeaseLive, Path: path,
+			Retry:   "custody -C " + path + ` hook session-end --session='-h '\''q'\''' && custody finish -- -x`,
+			Message: "-x is leased by -h 'q' until 2098-12-31T23:00:00Z: " + leaseTail}},
 		{"no remote", NoRemoteRefusal("/w/repo"), &Refusal{Code: CodeNoRemote, Path: "/w/repo", Retry: "custody plan",
 			Message: "the repository at /w/repo has no remote, so no finished worktree's commits can be proven published and none could be removed; nothing was changed. Add the remote your work is pushed to (git remote add origin URL)"}},
 	})

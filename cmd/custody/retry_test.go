@@ -192,6 +192,16 @@ func rtCases() []rtCase {
 				return at(r)
 			}},
 		{cmd: "finish", name: "lease", exit: 3, code: "lease-live",
+			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh clitest.Result) {
+				// The lease ended as its session's end would, and the tree
+				// is finished: not the same refusal again.
+				if sh.Code != 0 {
+					t.Fatalf("the pasted retry failed:\n%s", sh)
+				}
+				if st := clitest.RecordState(t, r, filepath.Base(path)); st != "finished" {
+					t.Errorf("after the pasted retry the tree is %s, want finished\n%s", st, sh)
+				}
+			},
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				id, _ := clitest.NewTree(t, r, "leased")

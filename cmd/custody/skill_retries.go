@@ -11,7 +11,7 @@ import "github.com/custody-sh/custody/machine"
 func nextSteps() map[machine.Code]string {
 	return map[machine.Code]string{
 		machine.CodeNotFinished:             "custody finish ID",
-		machine.CodeLeaseLive:               "custody plan (after the session holding the lease ends or it expires)",
+		machine.CodeLeaseLive:               "custody -C TREE hook session-end --session=HOLDER && custody finish ID (finish; plan: custody plan once the session ends or the lease expires)",
 		machine.CodeIntentPending:           "custody resume",
 		machine.CodeInProgress:              "custody resume (once the other custody has ended)",
 		machine.CodeNotOwned:                "custody show ID (the branch or marker was changed: git -C TREE switch BRANCH)",

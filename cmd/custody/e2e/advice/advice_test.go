@@ -303,8 +303,19 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeUsage: {input: "the command line is the person's; the retry shows the usage",
 			setup: func(t *testing.T) adWorld { return adWorld{r: adRepo(t), args: []string{"list", "--frobnicate"}} }},
 
+		// A session's live lease: finishing again would change nothing
+		// while it lives; the retry ends the lease as the session's end
+		// would, then finishes the tree.
+		machine.CodeLeaseLive: {setup: func(t *testing.T) adWorld {
+			r := adRepo(t)
+			id, path := clitest.NewTree(t, r, "leased")
+			if res := clitest.RunBin(t, clitest.Bin(), r, path, nil, "hook", "session-start", "--session", "agent-7"); !strings.Contains(res.Stdout, `"acquired"`) {
+				t.Fatalf("session-start: %s", res)
+			}
+			return adWorld{r: r, args: []string{"finish", id}, tree: path}
+		}},
+
 		// A person's edit or choice.
-		machine.CodeLeaseLive:           {person: "a live lease is its holder's; it ends when the holder releases it or it expires, and custody cannot end it for them"},
 		machine.CodeInUse:               {person: "a process working in the tree is the person's to end; custody never kills it"},
 		machine.CodeUnmerged:            {person: "resolving a conflict is an edit only the person can make; aborting would throw the resolution away"},
 		machine.CodeOperationInProgress: {person: "a rebase, merge, cherry-pick, revert or bisect is the person's to continue or abort; either choice drops something"},
