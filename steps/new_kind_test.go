@@ -58,6 +58,9 @@ func (w widget) RowIntent() (machine.IntentKind, machine.Holder, bool) {
 	return w.Intent.Kind, w.Intent.Holder, true
 }
 
+// RowIntentAt is zero: a widget's intent says no time.
+func (w widget) RowIntentAt() time.Time { return time.Time{} }
+
 // widgetFiring is the argument of every widget trigger.
 type widgetFiring struct {
 	W      widget
