@@ -62,4 +62,3 @@ func Liveness(h machine.Holder, self machine.Holder) machine.HolderLiveness {
 	}
 	return machine.HolderHere
 }
-
