@@ -132,6 +132,7 @@ func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error)
 		return NewResult{}, err
 	}
 	failpoint.At("new/after-intent")
+	failpoint.Pause("new/after-intent")
 	_, addErr := gitfiles.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "add", "--no-track", "-b", rec.Branch, "--", rec.Path, rec.BaseCommit)
 	failpoint.At("new/after-add")
 	if addErr != nil && ctx.Err() != nil {

@@ -426,6 +426,7 @@ func (s *Store) write(fn func(*bolt.Tx) error) (err error) {
 	if err != nil {
 		return err
 	}
+	pause(pauseWriteLocked)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%s: %w (%v)", s.path, ErrCorrupt, p)
