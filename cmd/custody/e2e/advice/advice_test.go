@@ -233,18 +233,22 @@ func adCases() map[machine.Code]adCase {
 			return adWorld{r: r, args: []string{"new", "fix"}}
 		}},
 		machine.CodeInProgress: {setup: func(t *testing.T) adWorld {
-			// An apply holds the removal intent, alive, paused after it;
-			// once it is done, resume finds nothing left to do.
+			// An apply holds the removal intent, alive, paused after it: a
+			// second apply of the same plan waits for it in vain (resume
+			// alone reports it in progress, refusing nothing). Once the
+			// first is done, resume finds nothing left to do and the apply
+			// run again reports the tree already removed.
 			r := adRepo(t)
 			_, path := adFinished(t, r, "held", nil)
-			release, wait := clitest.Paused(t, r, "apply/after-intent", "apply", clitest.PlanOutside(t, r, 0))
+			plan := clitest.PlanOutside(t, r, 0)
+			release, wait := clitest.Paused(t, r, "apply/after-intent", "apply", plan)
 			done := func() {
 				release()
 				if res := wait(); res.Code != 0 {
 					t.Fatalf("the paused apply: %s", res)
 				}
 			}
-			return adWorld{r: r, args: []string{"resume"}, tree: path, before: done}
+			return adWorld{r: r, args: []string{"--lock-timeout", "200ms", "apply", plan}, again: []string{"apply", plan}, tree: path, before: done}
 		}},
 		machine.CodeStateCorrupt: {setup: func(t *testing.T) adWorld {
 			// The retry keeps the damaged file aside and starts afresh.
