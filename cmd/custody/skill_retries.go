@@ -16,7 +16,7 @@ func nextSteps() map[machine.Code]string {
 		machine.CodeInProgress:              "custody resume (once the other custody has ended)",
 		machine.CodeNotOwned:                "custody show ID (the branch or marker was changed: git -C TREE switch BRANCH)",
 		machine.CodePathUnknown:             "custody plan (once the path can be read)",
-		machine.CodeWorktreeMissing:         "custody abandon ID --acknowledge-unrecoverable COMMIT (only when the commit is truly lost)",
+		machine.CodeWorktreeMissing:         "git worktree prune (still registered); git branch BRANCH COMMIT (git still has the commit); custody abandon --acknowledge-unrecoverable COMMIT ID (it is lost)",
 		machine.CodeMoved:                   "git worktree move NEW OLD",
 		machine.CodeSymlink:                 "custody plan (after replacing the symlink with the tree)",
 		machine.CodeNotRegistered:           "git worktree list",
