@@ -45,7 +45,7 @@ func Failpoints() []string { return []string{failpointMigrateMidway} }
 // pauseWriteLocked is where a failpoint build holds a write transaction
 // with the state file's lock taken (CUSTODY_PAUSE), so a test can show what
 // another custody waiting for the lock says of its holder.
-const pauseWriteLocked = "store/write-locked"
+const pauseWriteLocked = "state/write-locked"
 
 // PausePoints lists every named point at which a `failpoint` build of
 // store can be held (CUSTODY_PAUSE=<name>, CUSTODY_PAUSE_DIR=<dir>).

@@ -120,7 +120,7 @@ func TestLockTimeoutNamesTheHolder(t *testing.T) {
 	clitest.MustCustody(t, r, 0, "init")
 	state := filepath.Join(r.Dir, ".git", "custody", "state.db")
 
-	release, wait, pid := clitest.PausedPID(t, r, "store/write-locked", "new", "writer")
+	release, wait, pid := clitest.PausedPID(t, r, "state/write-locked", "new", "writer")
 	res := clitest.MustCustody(t, r, 1, "--lock-timeout", "200ms", "list")
 	if want := fmt.Sprintf("held by another custody: pid %d on ", pid); !strings.Contains(res.Stderr, want) ||
 		!strings.Contains(res.Stderr, "custody-failpoint new writer) since ") || !strings.Contains(res.Stderr, "Another custody is still running in this repository.") {
