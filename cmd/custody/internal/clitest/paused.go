@@ -4,10 +4,8 @@ package clitest
 // while custody waits there, and the state file's lock held in-process.
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -82,20 +80,13 @@ func PausedPID(t *testing.T, r *fixtures.Repo, point string, args ...string) (re
 	done := make(chan struct{})
 	var res Result
 	var err error
-	cmd := exec.Command(failpointBin, args...)
-	cmd.Dir, cmd.Env = r.Dir, env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
+	pid, waitRun, err := startInGoroutine(failpointBin, r, env, args...)
+	if err != nil {
 		t.Fatal(err)
 	}
-	pid = cmd.Process.Pid
 	go func() {
 		defer close(done)
-		res, err = Exited(cmd.Wait(), &out, &errb)
-		if err == nil && (strings.Contains(res.Stderr, "panic:") || strings.Contains(res.Stderr, "goroutine ")) {
-			err = fmt.Errorf("custody %s panicked:\n%s", strings.Join(args, " "), res)
-		}
+		res, err = waitRun()
 	}()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if _, serr := os.Stat(filepath.Join(dir, "paused")); serr == nil {
