@@ -56,7 +56,7 @@ var allowedProse = map[string]string{
 	"git worktree move did not move \x00\x00 to \x00\x01 (\x00\x02); the tree stays where it was and \x00\x03 is active there":                               "reports what git did",
 	"interrupted while git worktree move was moving \x00\x00 to \x00\x01 (\x00\x02); its relocation intent stays, and custody resume finishes or steps back": "reports what git did",
 	"git worktree remove refused \x00\x00 and removed nothing: \x00\x01":                                                                                     "reports what git did",
-	"interrupted while git worktree add was making \x00\x00 (\x00\x01); its create intent stays, and custody resume finishes or undoes it":                   "reports what git did",
+	"interrupted while git worktree add was making \x00\x00; its create intent stays, and custody resume finishes or undoes it":                              "reports what git did",
 	"git worktree add \x00\x00 failed; nothing was kept: \x00\x01":                                                                                           "reports what git did",
 	"git worktree add \x00\x00 failed and left something behind; run `custody resume` to settle it: \x00\x01":                                                "reports what git did",
 }

@@ -155,3 +155,36 @@ func AbandonProofFailedRefusal(path, commit string, err error) *Refusal {
 func AbandonProvenRefusal(path, commit string, p Proof) *Refusal {
 	return abandonRefusal(CodeGuardFailed, path, "custody plan", "%s is not lost: %s %s holds it (%s)", commit, p.Remote, p.Ref, p.Kind)
 }
+
+// switchRefusal is a refusal of switch about record id's tree at path:
+// the shell stays where it is. The message is escaped, so a path holding
+// a newline keeps it on one line.
+func switchRefusal(code Code, path, retry, format string, args ...any) *Refusal {
+	r := refuse(code, path, retry, format+"; the shell stays where it is", args...)
+	r.Message = EscapeControl(r.Message)
+	return &r
+}
+
+// SwitchTombstonedRefusal refuses to switch to record id, which is
+// tombstoned: its tree at path was removed.
+func SwitchTombstonedRefusal(id, path string) *Refusal {
+	return switchRefusal(CodeWrongState, path, "custody list", "%s is tombstoned: its tree was removed from %s", id, path)
+}
+
+// SwitchPathUnknownRefusal refuses to switch to record id, whose path
+// could not be observed (err).
+func SwitchPathUnknownRefusal(id, path, err string) *Refusal {
+	return switchRefusal(CodePathUnknown, path, CommandOn([]string{"custody", "switch"}, id), "%s could not be observed: %s", path, err)
+}
+
+// SwitchTreeGoneRefusal refuses to switch to record id, whose tree is gone
+// from path.
+func SwitchTreeGoneRefusal(id, path string) *Refusal {
+	return switchRefusal(CodeWorktreeMissing, path, CommandOn([]string{"custody", "show"}, id), "%s's tree is gone from %s", id, path)
+}
+
+// SwitchNotADirectoryRefusal refuses to switch to record id: a symbolic
+// link or a file is at its path, not its tree.
+func SwitchNotADirectoryRefusal(id, path string) *Refusal {
+	return switchRefusal(CodeSymlink, path, CommandOn([]string{"custody", "show"}, id), "%s is not a plain directory (a symbolic link or a file is there)", path)
+}

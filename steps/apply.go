@@ -25,6 +25,13 @@ type ApplyResult struct {
 	// Interrupted says apply stopped before the plan's end (an interrupt);
 	// Items holds what it did until then.
 	Interrupted string `json:"interrupted,omitempty"`
+	// StoppedAt is the item apply was carrying out when it was
+	// interrupted: the intent it may have committed is custody resume's to
+	// settle.
+	StoppedAt string `json:"stopped_at,omitempty"`
+	// NotStarted are the plan's actions an interrupt kept apply from
+	// beginning; applying the plan again does them.
+	NotStarted []string `json:"not_started,omitempty"`
 }
 
 // Pending reports whether any action ended other than done, or apply was
@@ -128,22 +135,32 @@ func ApplyWith(ctx context.Context, e *Env, plan machine.Plan, opts ApplyOptions
 	}
 	actions := applyActions()
 	run := &applyRun{plan: plan, opts: opts}
+	var todo []machine.PlanItem
 	for _, it := range plan.Items {
 		if len(selected) > 0 && !selected[it.ID] {
 			continue
 		}
-		act, ok := actions[it.Action]
-		if !ok {
+		if _, ok := actions[it.Action]; !ok {
 			res.Kept++
 			continue
 		}
-		if err := ctx.Err(); err != nil {
-			res.Interrupted = "interrupted before " + it.ID + "; the rest of the plan was not applied: " + err.Error()
+		todo = append(todo, it)
+	}
+	for i, it := range todo {
+		if ctx.Err() != nil {
+			res.Interrupted = "interrupted before " + it.ID + "; the rest of the plan was not applied"
+			res.NotStarted = itemIDs(todo[i:])
 			return res, nil
 		}
-		o, err := act(ctx, e, run, it)
-		if err != nil && ctx.Err() != nil {
-			res.Interrupted = "interrupted at " + it.ID + "; custody resume settles it: " + err.Error()
+		o, err := actions[it.Action](ctx, e, run, it)
+		if ctx.Err() != nil && (err != nil || machine.ItemPending(o.Outcome, o.Refusal)) {
+			// What failed or was refused was so because of the interrupt
+			// (a git command it ended, an observation it cut short, which
+			// no longer equals the plan's); the record, and its intent if
+			// one was committed, say where the item stands.
+			res.Interrupted = "interrupted at " + it.ID + " (custody resume settles what it left); the rest of the plan was not applied"
+			res.StoppedAt = it.ID
+			res.NotStarted = itemIDs(todo[i+1:])
 			return res, nil
 		}
 		if err != nil {
@@ -153,6 +170,15 @@ func ApplyWith(ctx context.Context, e *Env, plan machine.Plan, opts ApplyOptions
 		e.progress(len(res.Items), len(plan.Items), it.ID)
 	}
 	return res, nil
+}
+
+// itemIDs are the ids of items, in order.
+func itemIDs(items []machine.PlanItem) []string {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	return ids
 }
 
 // applyDestroy destroys an orphaned resource the plan reviewed. A resource

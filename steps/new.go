@@ -140,7 +140,7 @@ func New(ctx context.Context, e *Env, name, from, dir string) (NewResult, error)
 		// yet, and settling it now would run on after the interrupt. The
 		// intent stays; resume finishes or undoes it.
 		return NewResult{ID: rec.ID, Path: rec.Path, Branch: rec.Branch, Head: rec.BaseCommit,
-			Interrupted: fmt.Sprintf("interrupted while git worktree add was making %s (%v); its create intent stays, and custody resume finishes or undoes it", rec.Path, addErr)}, nil
+			Interrupted: fmt.Sprintf("interrupted while git worktree add was making %s; its create intent stays, and custody resume finishes or undoes it", rec.Path)}, nil
 	}
 	if addErr != nil {
 		// Converge now rather than leave the intent: discard if nothing was

@@ -442,6 +442,10 @@ func (s *Store) write(fn func(*bolt.Tx) error) (err error) {
 	return nil
 }
 
+// Committed is how many write transactions this Store has committed: the
+// changes the command holding it made to the state file so far.
+func (s *Store) Committed() int64 { return s.committed.Load() }
+
 // changedSoFar says what this command has already written, for an error
 // that stops it: nothing, or how many transactions custody resume will
 // settle.

@@ -69,6 +69,10 @@ func (*MigrateDiscoverCmd) access() access  { return reads }
 func (*MigrateStatusCmd) access() access    { return reads }
 func (*CompleteCmd) access() access         { return reads }
 func (*ManCmd) access() access              { return reads }
+func (*PathCmd) access() access             { return reads }
+func (*SwitchCmd) access() access           { return reads }
+func (*ShellInitCmd) access() access        { return reads }
+func (*CompleteWordsCmd) access() access    { return reads }
 
 // The commands that read or write by their flags.
 func (c *DoctorCmd) access() access {

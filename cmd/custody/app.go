@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"os/user"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -42,37 +40,58 @@ type Globals struct {
 	Version        kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
-// CLI is the command line.
+// CLI is the command line. Each command belongs to one of the groups
+// --help lists it under (commandGroups); the order here is the order
+// within a group.
 type CLI struct {
 	Globals
 
-	Init     InitCmd     `cmd:"" help:"Prepare this repository: the state file and the managed root, excluded from git."`
-	New      NewCmd      `cmd:"" help:"Create a managed worktree and print its path."`
-	List     ListCmd     `cmd:"" help:"List worktree records."`
-	Show     ShowCmd     `cmd:"" help:"Show one record: state, intent, evidence, journal and what it rests on."`
-	Adopt    AdoptCmd    `cmd:"" help:"Put an existing linked worktree in custody (its branch is never deleted)."`
-	Finish   FinishCmd   `cmd:"" help:"Mark worktrees finished (inside a managed worktree, defaults to it)."`
-	Reopen   ReopenCmd   `cmd:"" help:"Take a finished worktree back to active."`
-	Abandon  AbandonCmd  `cmd:"" help:"End the record of a gone tree whose last commit is lost (--acknowledge-unrecoverable)."`
-	Plan     PlanCmd     `cmd:"" help:"Assess every finished worktree: which may go, and why each other is kept."`
-	Apply    ApplyCmd    `cmd:"" help:"Do exactly what a reviewed plan says, refusing what changed since."`
-	Resume   ResumeCmd   `cmd:"" help:"Drive every interrupted intent to its one outcome."`
-	Journal  JournalCmd  `cmd:"" help:"Export, verify and show the head of the journal."`
-	Resource ResourceCmd `cmd:"" help:"Per-worktree resources: identity, ensure, gc, list."`
-	Doctor   DoctorCmd   `cmd:"" help:"Check the state file, the journal and the records."`
-	Trust    TrustCmd    `cmd:"" help:"Approve custody.toml's exact content, so its commands may run (--revoke withdraws it)."`
-	Recovery RecoverCmd  `cmd:"" name:"recovered" help:"List or prune what custody kept from removed trees (recovery refs, per-worktree config)."`
-	Archive  ArchiveCmd  `cmd:"" help:"Archive unpublished work, verify, list and restore archives."`
-	Migrate  MigrateCmd  `cmd:"" help:"Bring legacy worktrees into custody or retire them: discover, plan, dispose, apply, status."`
-	Relocate RelocateCmd `cmd:"" help:"Move an active worktree (by default into the managed root) under a relocation intent."`
-	Skill    SkillCmd    `cmd:"" help:"Print or write the agent skill (SKILL.md, its reference files, agents/openai.yaml) generated from this command line."`
-	Complete CompleteCmd `cmd:"" name:"completion" help:"Print a shell completion script (bash, zsh or fish)."`
-	Man      ManCmd      `cmd:"" help:"Print the custody(1) man page in roff."`
+	// Every day: trees made, listed, finished.
+	Init     InitCmd     `cmd:"" group:"daily" help:"Prepare this repository: the state file and the managed root, excluded from git."`
+	New      NewCmd      `cmd:"" group:"daily" help:"Create a managed worktree and print its path."`
+	List     ListCmd     `cmd:"" group:"daily" help:"List worktree records."`
+	Show     ShowCmd     `cmd:"" group:"daily" help:"Show one record: state, intent, evidence, journal and what it rests on."`
+	Path     PathCmd     `cmd:"" group:"daily" help:"Print a tree's path, exactly, on one line."`
+	Switch   SwitchCmd   `cmd:"" group:"daily" help:"Change the shell's directory to a tree (with custody shell-init's function; else print its path)."`
+	Finish   FinishCmd   `cmd:"" group:"daily" help:"Mark worktrees finished (inside a managed worktree, defaults to it)."`
+	Reopen   ReopenCmd   `cmd:"" group:"daily" help:"Take a finished worktree back to active."`
+	Adopt    AdoptCmd    `cmd:"" group:"daily" help:"Put an existing linked worktree in custody (its branch is never deleted)."`
+	Resource ResourceCmd `cmd:"" group:"daily" help:"Per-worktree resources: identity, ensure, gc, list."`
 
-	// Agents: wiring into their configuration, and teardown from a tree.
-	Integrate IntegrateCmd `cmd:"" help:"Wire custody into an agent's configuration (Codex, Claude Code)."`
-	Teardown  TeardownCmd  `cmd:"" help:"Destroy the resources of the managed worktree custody runs in (no id, no stdin)."`
-	Hook      HookCmd      `cmd:"" help:"Agents' hooks: lease a session's worktree, create and retire trees (stdin: the agent's JSON payload)."`
+	// Cleanup: what may go, doing it, settling what was interrupted.
+	Plan     PlanCmd    `cmd:"" group:"cleanup" help:"Assess every finished worktree: which may go, and why each other is kept."`
+	Apply    ApplyCmd   `cmd:"" group:"cleanup" help:"Do exactly what a reviewed plan says, refusing what changed since."`
+	Resume   ResumeCmd  `cmd:"" group:"cleanup" help:"Drive every interrupted intent to its one outcome."`
+	Abandon  AbandonCmd `cmd:"" group:"cleanup" help:"End the record of a gone tree whose last commit is lost (--acknowledge-unrecoverable)."`
+	Recovery RecoverCmd `cmd:"" name:"recovered" group:"cleanup" help:"List or prune what custody kept from removed trees (recovery refs, per-worktree config)."`
+
+	// Archives of unpublished work.
+	Archive ArchiveCmd `cmd:"" group:"archives" help:"Archive unpublished work, verify, list and restore archives."`
+
+	// Bringing legacy trees into custody.
+	Migrate  MigrateCmd  `cmd:"" group:"migration" help:"Bring legacy worktrees into custody or retire them: discover, plan, dispose, apply, status."`
+	Relocate RelocateCmd `cmd:"" group:"migration" help:"Move an active worktree (by default into the managed root) under a relocation intent."`
+
+	// Agents: wiring into their configuration, their hooks, teardown from a tree.
+	Integrate IntegrateCmd `cmd:"" group:"agents" help:"Wire custody into an agent's configuration (Codex, Claude Code)."`
+	Hook      HookCmd      `cmd:"" group:"agents" help:"Agents' hooks: lease a session's worktree, create and retire trees (stdin: the agent's JSON payload)."`
+	Teardown  TeardownCmd  `cmd:"" group:"agents" help:"Destroy the resources of the managed worktree custody runs in (no id, no stdin)."`
+	Skill     SkillCmd     `cmd:"" group:"agents" help:"Print or write the agent skill (SKILL.md, its reference files, agents/openai.yaml) generated from this command line."`
+
+	// Audit: the journal.
+	Journal JournalCmd `cmd:"" group:"audit" help:"Export, verify and show the head of the journal."`
+
+	// Maintenance, and custody itself.
+	Doctor   DoctorCmd   `cmd:"" group:"maintenance" help:"Check the state file, the journal and the records."`
+	Trust    TrustCmd    `cmd:"" group:"maintenance" help:"Approve custody.toml's exact content, so its commands may run (--revoke withdraws it)."`
+	Complete CompleteCmd `cmd:"" name:"completion" group:"maintenance" help:"Print a shell completion script (bash, zsh or fish)."`
+	// CompleteWords is what the completion scripts ask for: tree ids,
+	// branches, archive names.
+	CompleteWords CompleteWordsCmd `cmd:"" name:"__complete" hidden:"" group:"maintenance" help:"Print the words completion offers (for the completion scripts)."`
+	ShellInit     ShellInitCmd     `cmd:"" name:"shell-init" group:"maintenance" help:"Print the shell function that lets custody switch and custody new change directory (bash, zsh or fish)."`
+	Man           ManCmd           `cmd:"" group:"maintenance" help:"Print the custody(1) man page in roff."`
+	Help          HelpCmd          `cmd:"" group:"maintenance" help:"Print the help of custody or of one command (the same as --help)."`
+	Version       VersionCmd       `cmd:"" group:"maintenance" help:"Print the version (the same as --version)."`
 }
 
 // App is what a command's Run receives: the parsed globals, the output
@@ -104,6 +123,12 @@ type App struct {
 	// access is what the command declared it does to the repository
 	// (access.go), read once before it runs.
 	access access
+	// getenv reads the environment (nil: os.Getenv); tests set it.
+	getenv func(string) string
+	// built is the environment env built, once it has: after an
+	// interrupt, what the command committed and left is read from its
+	// store.
+	built *steps.Env
 	// pendingNote, for a command that only reads, names the interrupted
 	// intents it leaves for custody resume; said on stderr when the
 	// command succeeds (a failure is its one paragraph).
@@ -147,13 +172,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		runCommand = func() error { return c.Run(app) }
 	} else {
 		model := commandModel(args)
-		parser, err := kong.New(model, append(cliOptions(),
-			kong.Writers(stdout, stderr),
-			kong.Exit(func(c int) { panic(exitSignal{c}) }),
-			kong.Vars{"version": "custody " + buildVersion()},
-			kong.UsageOnError(),
-			kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		)...)
+		parser, err := kong.New(model, parserOptions(stdout, stderr)...)
 		if err != nil {
 			return app.fail(jsonOut, "", fmt.Errorf("internal: %w", err))
 		}
@@ -173,7 +192,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	// returns: undoing it would cost a round trip per signal to the
 	// runtime's signal thread (two thread handoffs each) on every hook an
 	// agent runs, and change nothing a command does.
-	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx := watchInterrupts()
 	app.Ctx = gitfiles.WithLockTimeout(ctx, cli.LockTimeout)
 	app.Dir = cli.Chdir
 	if app.Dir == "" {
@@ -183,7 +202,11 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return app.fail(cli.JSON, app.Command, &machine.Refusal{Code: machine.CodeNotARepository, Path: app.Dir, Retry: "custody -C REPO ...",
 			Message: fmt.Sprintf("%s does not exist or is not a directory", app.Dir)})
 	}
-	if err := runCommand(); err != nil {
+	err := runCommand()
+	if sig, ok := interruptedBy(ctx); ok && interruptExits(app.Command) {
+		return app.interrupted(sig, err)
+	}
+	if err != nil {
 		return app.fail(cli.JSON, app.Command, err)
 	}
 	return app.succeed()
@@ -296,6 +319,7 @@ func (a *App) env(create bool) (*steps.Env, error) {
 		Wait: a.Globals.LockTimeout, Progress: a.progress(),
 	}
 	register(e)
+	a.built = e
 	if readOnly {
 		// Derived data (the content hash cache, objects a proof needs) is
 		// written only where the file system lets it be.

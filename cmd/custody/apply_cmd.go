@@ -13,7 +13,7 @@ import (
 // ApplyCmd carries out a reviewed plan.
 type ApplyCmd struct {
 	Plan string   `arg:"" name:"planfile" help:"A plan file written by custody plan -o."`
-	Only []string `sep:"none" name:"only" placeholder:"ID" help:"Apply only these items of the plan (an id, a unique id prefix, the tree's directory name or its path)."`
+	Only []string `sep:"none" name:"only" placeholder:"ID" complete:"trees" help:"Apply only these items of the plan (an id, a unique id prefix, the tree's directory name or its path)."`
 	// AllowExternalRetirement confirms removing adopted trees outside the
 	// managed root.
 	AllowExternalRetirement bool `name:"allow-external-retirement" help:"Also remove adopted trees outside the managed root (refused without it)."`
@@ -37,7 +37,9 @@ Prints each tree removed, each branch deleted with the commit it pointed at
 4f2e1d0 makes it again) and each recovery ref written
 (refs/custody/recovered/...), then one line of counts.
 
-EXIT STATUS: 0 all done, 1 error (nothing done), 3 something was stale, refused or failed.`
+EXIT STATUS: 0 all done, 1 error (nothing done), 3 something was stale, refused or
+failed, 130 (143 SIGTERM, 129 SIGHUP) interrupted: one line on stderr says what
+was done, what custody resume settles and what applying again does.`
 }
 
 // Run applies the plan.
@@ -65,7 +67,7 @@ func (c *ApplyCmd) Run(a *App) error {
 		return err
 	}
 	view := a.pathView(e.Repo.MainCheckout)
-	a.done(res, func(w io.Writer) { renderApply(w, res, plan, c.Plan, view) })
+	a.done(res, func(w io.Writer) { renderApply(w, res, plan, view) })
 	return nil
 }
 

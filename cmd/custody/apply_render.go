@@ -14,7 +14,7 @@ import (
 // (so it can be made again), or why the branch was kept, and every recovery
 // ref it wrote; a refused item as its refusal with the retry. It ends with
 // one line of counts.
-func renderApply(w io.Writer, res steps.ApplyResult, plan machine.Plan, file string, v pathView) {
+func renderApply(w io.Writer, res steps.ApplyResult, plan machine.Plan, v pathView) {
 	counts := map[machine.Outcome]int{}
 	var order []machine.Outcome
 	for _, it := range res.Items {
@@ -50,11 +50,10 @@ func renderApply(w io.Writer, res steps.ApplyResult, plan machine.Plan, file str
 			}
 		}
 	}
+	// An interrupted apply says what it left in its one line on stderr
+	// (interruptNote); here is only what it did.
 	if len(res.Items) == 0 && res.Interrupted == "" {
 		fmt.Fprintln(w, "the plan removes nothing")
-	}
-	if res.Interrupted != "" {
-		fmt.Fprintf(w, "%s\n\tnext: custody resume, then custody apply %s\n", res.Interrupted, machine.QuoteArg(file))
 	}
 	if len(res.Items) > 0 {
 		parts := make([]string, len(order))

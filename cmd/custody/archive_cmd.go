@@ -25,7 +25,7 @@ type ArchiveCmd struct {
 
 // ArchiveCreateCmd captures one tree.
 type ArchiveCreateCmd struct {
-	ID string `arg:"" help:"Worktree id."`
+	ID string `arg:"" complete:"trees" help:"Worktree id."`
 }
 
 // Help is the long help of archive create.
@@ -61,7 +61,7 @@ func (c *ArchiveCreateCmd) Run(a *App) error {
 
 // ArchiveVerifyCmd verifies one archive.
 type ArchiveVerifyCmd struct {
-	Archive string `arg:"" help:"Archive id, or the archive's directory."`
+	Archive string `arg:"" complete:"archives" help:"Archive id, or the archive's directory."`
 }
 
 // Help is the long help of archive verify.
@@ -155,7 +155,7 @@ func (c *ArchiveListCmd) Run(a *App) error {
 
 // ArchiveRestoreCmd restores an archive.
 type ArchiveRestoreCmd struct {
-	Archive string `arg:"" help:"Archive id, or the archive's directory."`
+	Archive string `arg:"" complete:"archives" help:"Archive id, or the archive's directory."`
 	Dir     string `arg:"" help:"The directory to rebuild the tree in (new, or empty)."`
 }
 
@@ -266,7 +266,7 @@ func (a *App) archiveFinished(e *steps.Env, out []steps.Outcome) error {
 
 // ArchivePruneCmd assesses and deletes archives.
 type ArchivePruneCmd struct {
-	Apply []string `sep:"none" name:"apply" placeholder:"NAME" help:"Delete exactly these archive directories (names), each re-assessed first."`
+	Apply []string `sep:"none" name:"apply" placeholder:"NAME" complete:"archives" help:"Delete exactly these archive directories (names), each re-assessed first."`
 	// StripBuildOutput rewrites patches without the build output they
 	// hold instead of deleting anything.
 	StripBuildOutput bool `name:"strip-build-output" help:"Delete no archive: list (or, with --apply, strip) the build output each archive's patch holds, by the rules its tree was classified by."`

@@ -77,8 +77,19 @@ func shWalk(d cliDoc, words, first, last string) string {
 	paths := completionPaths(d)
 	fmt.Fprintf(&b, "    for ((i = %s; i < %s; i++)); do\n", first, last)
 	fmt.Fprintf(&b, "        w=\"${%s[i]}\"\n", words)
-	b.WriteString("        if [[ -n $skip ]]; then\n            [[ $w == = ]] || skip=\"\"\n            continue\n        fi\n")
-	b.WriteString("        case \"$w\" in\n        --*=*) continue ;;\n        -?*)\n            case \"$cmd|$w\" in\n")
+	b.WriteString("        if [[ -n $skip ]]; then\n            if [[ $w != = ]]; then\n                skip=\"\"\n")
+	if c, ok := chdirFlag(d); ok {
+		fmt.Fprintf(&b, "                case \"$flag\" in %s) chdir=\"$w\" ;; esac\n", shPatterns(c.spellings()))
+	}
+	b.WriteString("            fi\n            continue\n        fi\n")
+	b.WriteString("        case \"$w\" in\n")
+	if c, ok := chdirFlag(d); ok {
+		fmt.Fprintf(&b, "        %s*) chdir=\"${w#%s}\"; continue ;;\n", shQuote("--"+c.Name+"="), shQuote("--"+c.Name+"="))
+		if c.Short != 0 {
+			fmt.Fprintf(&b, "        %s?*) chdir=\"${w#%s}\"; continue ;;\n", shQuote("-"+string(c.Short)), shQuote("-"+string(c.Short)))
+		}
+	}
+	b.WriteString("        --*=*) continue ;;\n        -?*)\n            case \"$cmd|$w\" in\n")
 	for _, p := range paths {
 		var pats []string
 		for _, f := range p.Flags {
@@ -109,8 +120,9 @@ func shWalk(d cliDoc, words, first, last string) string {
 
 // shCandidates writes the case arms that set the candidate words: the
 // values of the flag waiting for one, the flags when the word starts with
-// -, the subcommands, then a positional argument's values. reply(words)
-// is the shell code that offers words and returns; replySubs, when set,
+// -, the subcommands, then a positional argument's values: its enum, or
+// the words of its complete tag, which the binary prints (shWords).
+// reply(words) is the shell code that offers words and returns; replySubs, when set,
 // offers subcommands instead (with their help); none is what
 // is done when there is nothing to offer (files).
 func shCandidates(b *strings.Builder, d cliDoc, reply func(words []string) string, replySubs func(subs []cmdDoc) string, none string) {
@@ -118,12 +130,16 @@ func shCandidates(b *strings.Builder, d cliDoc, reply func(words []string) strin
 	b.WriteString("    if [[ -n $skip ]]; then\n        case \"$cmd|$flag\" in\n")
 	for _, p := range paths {
 		for _, f := range p.Flags {
-			if f.Takes() && len(f.Enum) > 0 {
+			if f.Takes() && (len(f.Enum) > 0 || f.Complete != "") {
 				var pats []string
 				for _, s := range f.spellings() {
 					pats = append(pats, p.Path+"|"+s)
 				}
-				fmt.Fprintf(b, "        %s) %s ;;\n", shPatterns(pats), reply(f.Enum))
+				offer := reply(f.Enum)
+				if len(f.Enum) == 0 {
+					offer = shWords(d, f.Complete)
+				}
+				fmt.Fprintf(b, "        %s) %s ;;\n", shPatterns(pats), offer)
 			}
 		}
 	}
@@ -152,12 +168,61 @@ func shCandidates(b *strings.Builder, d cliDoc, reply func(words []string) strin
 	b.WriteString("    esac\n    case \"$cmd|$npos\" in\n")
 	for _, p := range paths {
 		for i, a := range p.Args {
-			if len(a.Enum) > 0 {
-				fmt.Fprintf(b, "    %s) %s ;;\n", shQuote(fmt.Sprintf("%s|%d", p.Path, i)), reply(a.Enum))
+			pat := shQuote(fmt.Sprintf("%s|%d", p.Path, i))
+			switch {
+			case len(a.Enum) > 0:
+				fmt.Fprintf(b, "    %s) %s ;;\n", pat, reply(a.Enum))
+			case a.Complete != "" && a.Repeated:
+				// Every word from i on: the arguments before it (kong puts
+				// a repeated one last) each get their own arm first.
+				for j := range i {
+					if len(p.Args[j].Enum) == 0 && p.Args[j].Complete == "" {
+						fmt.Fprintf(b, "    %s) %s ;;\n", shQuote(fmt.Sprintf("%s|%d", p.Path, j)), none)
+					}
+				}
+				fmt.Fprintf(b, "    %s*) %s ;;\n", shQuote(p.Path+"|"), shWords(d, a.Complete))
+			case a.Complete != "":
+				fmt.Fprintf(b, "    %s) %s ;;\n", pat, shWords(d, a.Complete))
 			}
 		}
 	}
 	fmt.Fprintf(b, "    esac\n    %s\n", none)
+}
+
+// chdirFlag is the global flag that names the directory custody runs in
+// (-C, --chdir): completion passes its value on when it asks the binary
+// for words.
+func chdirFlag(d cliDoc) (flagDoc, bool) {
+	for _, f := range d.Globals {
+		if f.Name == "chdir" {
+			return f, true
+		}
+	}
+	return flagDoc{}, false
+}
+
+// shWords is the bash and zsh code that offers the words of kind, which
+// the binary prints (custody __complete -z KIND), and returns.
+func shWords(d cliDoc, kind string) string {
+	return "_" + d.Name + "_words " + shQuote(kind) + "; return"
+}
+
+// shWordsFunc is the bash or zsh function behind shWords: it runs the
+// binary (command, so a shell function of the same name is passed by) in
+// the directory -C named on the line, waiting at most a second for a
+// custody that holds the state file, reads its NUL-ended words, and
+// offers them by offer (code that reads the array cands).
+func shWordsFunc(d cliDoc, offer string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "_%s_words() {\n", d.Name)
+	b.WriteString("    local w\n    local -a cdir=() cands=()\n")
+	if c, ok := chdirFlag(d); ok {
+		fmt.Fprintf(&b, "    [[ -n $chdir ]] && cdir=(%s \"$chdir\")\n", shQuote("--"+c.Name))
+	}
+	fmt.Fprintf(&b, "    while IFS= read -r -d '' w; do\n        cands+=(\"$w\")\n    done < <(command %s \"${cdir[@]}\" --lock-timeout=1s __complete -z \"$1\" 2>/dev/null)\n", d.Name)
+	b.WriteString(offer)
+	b.WriteString("}\n")
+	return b.String()
 }
 
 // bashCompletion is custody's bash completion script.
@@ -166,13 +231,15 @@ func bashCompletion(d cliDoc) string {
 	fmt.Fprintf(&b, "# bash completion for %s: %s; make it again with `%s completion bash`.\n", d.Name, generatedNote, d.Name)
 	fmt.Fprintf(&b, "# Load it with: source <(%s completion bash)\n", d.Name)
 	fmt.Fprintf(&b, "_%s() {\n", d.Name)
-	b.WriteString("    local cur=\"${COMP_WORDS[COMP_CWORD]}\" cmd=\"\" w=\"\" i skip=\"\" flag=\"\" npos=0\n")
+	b.WriteString("    local cur=\"${COMP_WORDS[COMP_CWORD]}\" cmd=\"\" w=\"\" i skip=\"\" flag=\"\" npos=0 chdir=\"\"\n")
 	b.WriteString("    COMPREPLY=()\n")
 	b.WriteString(shWalk(d, "COMP_WORDS", "1", "COMP_CWORD"))
 	shCandidates(&b, d, func(words []string) string {
 		return "COMPREPLY=($(compgen -W " + shQuote(strings.Join(words, " ")) + " -- \"$cur\")); return"
 	}, nil, "return")
 	b.WriteString("}\n")
+	// The words that start with what is typed; bash offers them as they are.
+	b.WriteString(shWordsFunc(d, "    for w in \"${cands[@]}\"; do\n        [[ $w == \"$cur\"* ]] && COMPREPLY+=(\"$w\")\n    done\n    return 0\n"))
 	fmt.Fprintf(&b, "complete -o default -F _%s %s\n", d.Name, d.Name)
 	return b.String()
 }
@@ -186,7 +253,7 @@ func zshCompletion(d cliDoc) string {
 	fmt.Fprintf(&b, "# zsh completion for %s: %s; make it again with `%s completion zsh`.\n", d.Name, generatedNote, d.Name)
 	fmt.Fprintf(&b, "# Load it with: source <(%s completion zsh), or put it in your fpath as _%s.\n", d.Name, d.Name)
 	fmt.Fprintf(&b, "_%s() {\n", d.Name)
-	b.WriteString("    local cur=\"${words[CURRENT]}\" cmd=\"\" w=\"\" i skip=\"\" flag=\"\" npos=0\n")
+	b.WriteString("    local cur=\"${words[CURRENT]}\" cmd=\"\" w=\"\" i skip=\"\" flag=\"\" npos=0 chdir=\"\"\n")
 	b.WriteString(shWalk(d, "words", "2", "CURRENT"))
 	shCandidates(&b, d, func(words []string) string {
 		q := make([]string, len(words))
@@ -202,6 +269,8 @@ func zshCompletion(d cliDoc) string {
 		return "local -a subs=(" + strings.Join(q, " ") + "); _describe -t commands command subs; return"
 	}, "_files; return")
 	b.WriteString("}\n")
+	// zsh filters by what is typed itself.
+	b.WriteString(shWordsFunc(d, "    compadd -- \"${cands[@]}\"\n"))
 	fmt.Fprintf(&b, "if [[ \"${funcstack[1]}\" == _%s ]]; then\n    _%s \"$@\"\nelse\n    compdef _%s %s\nfi\n", d.Name, d.Name, d.Name, d.Name)
 	return b.String()
 }
@@ -248,6 +317,7 @@ func fishCompletion(d cliDoc) string {
 	}
 	b.WriteString("        end\n    end\n    echo $cmd\nend\n")
 	fmt.Fprintf(&b, "function __%s_at\n    set -l c (__%s_cmd)\n    test \"$c\" = \"$argv[1]\"\nend\n", bin, bin)
+	b.WriteString(fishWordsFunc(d))
 	fmt.Fprintf(&b, "complete -c %s -f\n", bin)
 	for _, p := range paths {
 		cond := fishQuote(fmt.Sprintf("__%s_at %s", bin, fishQuote(p.Path)))
@@ -263,6 +333,8 @@ func fishCompletion(d cliDoc) string {
 				line += " -r"
 				if len(f.Enum) > 0 {
 					line += " -x -a " + fishQuote(strings.Join(f.Enum, " "))
+				} else if f.Complete != "" {
+					line += " -x -a " + fishQuote(fishWords(d, f.Complete))
 				} else {
 					line += " -F"
 				}
@@ -275,12 +347,51 @@ func fishCompletion(d cliDoc) string {
 		for _, a := range p.Args {
 			if len(a.Enum) > 0 {
 				fmt.Fprintf(&b, "complete -c %s -n %s -a %s -d %s\n", bin, cond, fishQuote(strings.Join(a.Enum, " ")), fishQuote(a.Help))
+			} else if a.Complete != "" {
+				fmt.Fprintf(&b, "complete -c %s -n %s -a %s\n", bin, cond, fishQuote(fishWords(d, a.Complete)))
 			} else if len(p.Subs) == 0 {
 				fmt.Fprintf(&b, "complete -c %s -n %s -F\n", bin, cond)
 			}
 		}
 	}
 	return b.String()
+}
+
+// fishWords is the fish command substitution that offers the words of
+// kind (fishWordsFunc).
+func fishWords(d cliDoc, kind string) string {
+	return "(__" + d.Name + "_words " + fishQuote(kind) + ")"
+}
+
+// fishWordsFunc is the fish function behind fishWords: it runs the binary
+// (command, so a function of the same name is passed by) in the directory
+// -C named on the line, waiting at most a second for the state file, and
+// prints its NUL-ended words one per line (a
+// word never holds a newline: ids, branch and archive names).
+func fishWordsFunc(d cliDoc) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "function __%s_words\n    set -l cdir\n", d.Name)
+	if c, ok := chdirFlag(d); ok {
+		b.WriteString("    set -l words (commandline -opc)\n    set -l n (count $words)\n")
+		b.WriteString("    for i in (seq 2 $n)\n        switch $words[$i]\n")
+		fmt.Fprintf(&b, "            case %s\n                if test $i -lt $n\n                    set cdir --%s $words[(math $i + 1)]\n                end\n", strings.Join(fishQuoteAll(c.spellings()), " "), c.Name)
+		fmt.Fprintf(&b, "            case %s\n                set cdir --%s (string sub -s %d -- $words[$i])\n", fishQuote("--"+c.Name+"=*"), c.Name, len("--"+c.Name+"=")+1)
+		if c.Short != 0 {
+			fmt.Fprintf(&b, "            case %s\n                set cdir --%s (string sub -s 3 -- $words[$i])\n", fishQuote("-"+string(c.Short)+"?*"), c.Name)
+		}
+		b.WriteString("        end\n    end\n")
+	}
+	fmt.Fprintf(&b, "    command %s $cdir --lock-timeout=1s __complete -z $argv[1] 2>/dev/null | string split0\nend\n", d.Name)
+	return b.String()
+}
+
+// fishQuoteAll quotes each of ss as one fish word.
+func fishQuoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fishQuote(s)
+	}
+	return out
 }
 
 // completionScripts are the completion generators, by shell.

@@ -13,8 +13,9 @@ type CompleteCmd struct {
 // Help is the long help of completion.
 func (CompleteCmd) Help() string {
 	return `Prints a completion script for the shell, drawn from the command line itself:
-every command and subcommand, every flag, and the values of flags and
-arguments that take one of a few. Load it with, for example:
+every command and subcommand, every flag, the values of flags and arguments
+that take one of a few, and, asked of custody as you type, the ids of trees,
+local branches (new --from) and archive names. Load it with, for example:
 
     bash:  source <(custody completion bash)
     zsh:   source <(custody completion zsh)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -166,5 +167,64 @@ func TestZshCompletes(t *testing.T) {
 				t.Errorf("completing %q (-want +got):\n%s", tt.line, diff)
 			}
 		})
+	}
+}
+
+// TestCompleteTagsNameKnownKinds: every complete tag names a kind that
+// __complete takes (its enum), every kind is used by some argument or
+// flag, and the commands that take a tree, a branch or an archive say so.
+func TestCompleteTagsNameKnownKinds(t *testing.T) {
+	t.Parallel()
+	doc, err := wholeCLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := cliModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, c := range app.Node.Children {
+		if c.Name == "__complete" {
+			kinds = c.Positional[0].EnumSlice()
+		}
+	}
+	if len(kinds) == 0 {
+		t.Fatal("no __complete command with an enum argument in the CLI")
+	}
+	got := map[string]string{} // "path arg|--flag" -> kind
+	used := map[string]bool{}
+	for _, c := range all(doc.Commands) {
+		for _, a := range c.Args {
+			if a.Complete != "" {
+				got[c.Path+" <"+a.Name+">"] = a.Complete
+			}
+		}
+		for _, f := range c.Flags {
+			if f.Complete != "" {
+				got[c.Path+" --"+f.Name] = f.Complete
+			}
+		}
+	}
+	for where, kind := range got {
+		used[kind] = true
+		if !slices.Contains(kinds, kind) {
+			t.Errorf("%s: complete:%q is no kind __complete takes (%v)", where, kind, kinds)
+		}
+	}
+	for _, k := range kinds {
+		if !used[k] {
+			t.Errorf("__complete takes kind %q, but no argument or flag asks for it", k)
+		}
+	}
+	for where, kind := range map[string]string{
+		"show <id>": "trees", "path <id>": "trees", "switch <id>": "trees", "finish <id>": "trees",
+		"reopen <id>": "trees", "relocate <id>": "trees", "archive create <id>": "trees",
+		"journal export --record": "records", "new --from": "branches",
+		"archive verify <archive>": "archives", "archive restore <archive>": "archives", "archive prune --apply": "archives",
+	} {
+		if got[where] != kind {
+			t.Errorf("%s completes %q, want %q", where, got[where], kind)
+		}
 	}
 }

@@ -20,7 +20,7 @@ const cliDescription = "custody keeps git worktrees safe: nothing you wrote is e
 // every generator (docs, skill, completion, man page) build it with them,
 // so what is documented is what parses.
 func cliOptions() []kong.Option {
-	return []kong.Option{kong.Name("custody"), kong.Description(cliDescription), kong.KindMapper(reflect.String, exactString)}
+	return []kong.Option{kong.Name("custody"), kong.Description(cliDescription), kong.KindMapper(reflect.String, exactString), kong.ExplicitGroups(commandGroups())}
 }
 
 // cliModel builds the kong model of a fresh CLI.
@@ -70,6 +70,9 @@ type flagDoc struct {
 	Negatable bool
 	Repeated  bool
 	Required  bool
+	// Complete is the kind of words completion asks the binary for
+	// (the flag's complete tag: trees, records, branches, archives).
+	Complete string
 }
 
 // argDoc is one positional argument.
@@ -79,6 +82,9 @@ type argDoc struct {
 	Enum     []string
 	Required bool
 	Repeated bool
+	// Complete is the kind of words completion asks the binary for
+	// (the argument's complete tag).
+	Complete string
 }
 
 // describeCLI reads app into a cliDoc.
@@ -104,7 +110,7 @@ func describeChildren(n *kong.Node, words []string) []cmdDoc {
 		path := append(slices.Clip(words), c.Name)
 		cd := cmdDoc{Path: strings.Join(path, " "), Name: c.Name, Help: c.Help, Detail: longHelp(c)}
 		for _, p := range c.Positional {
-			cd.Args = append(cd.Args, argDoc{Name: p.Name, Help: p.Help, Enum: enumOf(p), Required: p.Required, Repeated: p.IsSlice() || p.IsCumulative()})
+			cd.Args = append(cd.Args, argDoc{Name: p.Name, Help: p.Help, Enum: enumOf(p), Required: p.Required, Repeated: p.IsSlice() || p.IsCumulative(), Complete: completeTag(p)})
 		}
 		for _, f := range c.Flags {
 			if !f.Hidden {
@@ -144,7 +150,8 @@ func addr(v reflect.Value) reflect.Value {
 
 func describeFlag(f *kong.Flag) flagDoc {
 	fd := flagDoc{Name: f.Name, Short: f.Short, Help: f.Help, Enum: enumOf(f.Value),
-		Bool: f.IsBool() || f.IsCounter(), Negatable: f.Negated, Repeated: f.IsSlice() || f.IsCumulative() && !f.IsBool(), Required: f.Required}
+		Bool: f.IsBool() || f.IsCounter(), Negatable: f.Negated, Repeated: f.IsSlice() || f.IsCumulative() && !f.IsBool(), Required: f.Required,
+		Complete: completeTag(f.Value)}
 	if !fd.Bool {
 		fd.Placeholder = f.PlaceHolder
 		if fd.Placeholder == "" {
@@ -158,6 +165,15 @@ func describeFlag(f *kong.Flag) flagDoc {
 		}
 	}
 	return fd
+}
+
+// completeTag is v's complete tag: the kind of words shell completion asks
+// the binary for (custody __complete KIND), "" when it has none.
+func completeTag(v *kong.Value) string {
+	if v.Tag == nil {
+		return ""
+	}
+	return v.Tag.Get("complete")
 }
 
 // enumOf is v's enum values, sorted; nil when it has none.

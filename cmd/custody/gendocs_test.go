@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,7 +132,7 @@ func TestDocsListEveryCommand(t *testing.T) {
 	}
 	for _, e := range exitCodeDocs() {
 		for name, s := range map[string]string{"SKILL.md": skill, "exit-codes.md": docs["exit-codes.md"]} {
-			if !strings.Contains(s, "| "+string(rune('0'+e.Code))+" | ") {
+			if !strings.Contains(s, "| "+strconv.Itoa(e.Code)+" | ") {
 				t.Errorf("%s lacks exit code %d", name, e.Code)
 			}
 		}
@@ -167,7 +168,7 @@ func TestExitCodeDocsCoverTheCodes(t *testing.T) {
 	for _, e := range exitCodeDocs() {
 		got = append(got, e.Code)
 	}
-	if diff := cmp.Diff([]int{exitOK, exitError, exitPlanned, exitPending}, got); diff != "" {
+	if diff := cmp.Diff([]int{exitOK, exitError, exitPlanned, exitPending, exitHangup, exitInterrupt, exitTerminated}, got); diff != "" {
 		t.Errorf("exit codes documented (-defined +documented):\n%s", diff)
 	}
 }

@@ -28,7 +28,7 @@ type JournalCmd struct {
 type JournalExportCmd struct {
 	Format string `name:"format" enum:"jsonl,md" default:"jsonl" help:"jsonl (verifiable) or md."`
 	Redact bool   `name:"redact" help:"Replace the home directory, repository root and host names with placeholders; strip credentials."`
-	Record string `name:"record" placeholder:"ID" help:"Only this record's entries (verify with --allow-gaps)."`
+	Record string `name:"record" placeholder:"ID" complete:"records" help:"Only this record's entries (verify with --allow-gaps)."`
 	Out    string `short:"o" name:"out" placeholder:"FILE" help:"Write to FILE instead of stdout (- is stdout)."`
 }
 
@@ -216,7 +216,7 @@ type JournalReportCmd struct {
 	File      string `arg:"" optional:"" help:"An export written by custody journal export (default: this repository's live journal)."`
 	Format    string `name:"format" enum:"html,md" default:"html" help:"html (one self-contained page) or md."`
 	Redact    bool   `name:"redact" help:"Replace the home directory, repository root and host names with placeholders; strip credentials."`
-	Record    string `name:"record" placeholder:"ID" help:"Only this record's sections."`
+	Record    string `name:"record" placeholder:"ID" complete:"records" help:"Only this record's sections."`
 	AllowGaps bool   `name:"allow-gaps" help:"The export was filtered with --record: accept its gaps."`
 	Head      string `name:"head" placeholder:"HASH" help:"The chain head the journal must end at (custody journal head)."`
 	Home      string `name:"home" placeholder:"DIR" help:"For a redacted FILE: the home directory it replaced with $HOME, to check redacted entries' content."`

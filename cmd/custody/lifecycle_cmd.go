@@ -9,7 +9,7 @@ import (
 
 // FinishCmd marks worktrees finished.
 type FinishCmd struct {
-	IDs []string `sep:"none" arg:"" optional:"" name:"id" help:"Worktrees: an id, a unique id prefix, the tree's directory name or its path (default: the managed worktree containing the current directory)."`
+	IDs []string `sep:"none" arg:"" optional:"" name:"id" complete:"trees" help:"Worktrees: an id, a unique id prefix, the tree's directory name or its path (default: the managed worktree containing the current directory)."`
 	// Archive also captures each finished tree (archive_cmd.go).
 	Archive bool `name:"archive" help:"Also archive each finished tree's unpublished work (custody archive create)."`
 }
@@ -53,7 +53,7 @@ func (c *FinishCmd) Run(a *App) error {
 
 // ReopenCmd takes a finished worktree back to active.
 type ReopenCmd struct {
-	IDs []string `sep:"none" arg:"" name:"id" help:"Worktrees: an id, a unique id prefix, the tree's directory name or its path."`
+	IDs []string `sep:"none" arg:"" name:"id" complete:"trees" help:"Worktrees: an id, a unique id prefix, the tree's directory name or its path."`
 }
 
 // Help is the long help of reopen.
@@ -105,7 +105,7 @@ func (a *App) outcomes(out []steps.Outcome, next string) {
 
 // AbandonCmd ends the record of a tree whose work is lost.
 type AbandonCmd struct {
-	ID     string `arg:"" name:"id" help:"The worktree: an id, a unique id prefix, the tree's directory name or its path."`
+	ID     string `arg:"" name:"id" complete:"trees" help:"The worktree: an id, a unique id prefix, the tree's directory name or its path."`
 	Commit string `name:"acknowledge-unrecoverable" required:"" placeholder:"COMMIT" help:"The record's last commit, acknowledged as lost: its full id, or a prefix of at least 7 hex digits that names nothing else git holds (as custody prints it)."`
 }
 

@@ -12,7 +12,7 @@ import (
 // NewCmd creates a managed worktree.
 type NewCmd struct {
 	Name string `arg:"" help:"A name for the worktree; its id is slug(NAME)-<6 hex>."`
-	From string `name:"from" placeholder:"REV" help:"Start from REV, resolved to a full commit first as git resolves it where custody runs (HEAD inside a linked worktree is that tree's HEAD; default: the main checkout's HEAD)."`
+	From string `name:"from" placeholder:"REV" complete:"branches" help:"Start from REV, resolved to a full commit first as git resolves it where custody runs (HEAD inside a linked worktree is that tree's HEAD; default: the main checkout's HEAD)."`
 }
 
 // Help is the long help of new.
@@ -27,8 +27,9 @@ output on stderr (in the "hook" member with --json).
 NAME must hold a letter a-z or a digit: an empty name, or one of only spaces or
 punctuation, is refused (empty-name) and nothing is made.
 
-EXIT STATUS: 0 created (also when a post-checkout hook failed), 1 error (nothing is left half made: resume settles it),
-3 interrupted after git began making the tree (custody resume finishes or undoes it).`
+EXIT STATUS: 0 created (also when a post-checkout hook failed), 1 error (nothing
+is left half made: resume settles it), 130 (143 SIGTERM, 129 SIGHUP)
+interrupted (custody resume finishes or undoes what git began).`
 }
 
 // Run creates the worktree.
@@ -47,7 +48,8 @@ func (c *NewCmd) Run(a *App) error {
 	}
 	a.done(res, func(w io.Writer) {
 		if res.Interrupted != "" {
-			fmt.Fprintf(w, "%s\n\tnext: custody resume\n", res.Interrupted)
+			// No tree to print: the interrupt's one line on stderr says
+			// what is left (interruptNote).
 			return
 		}
 		if res.Hook != "" {

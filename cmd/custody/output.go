@@ -26,6 +26,11 @@ const (
 	exitError   = output.ExitError
 	exitPlanned = output.ExitPlanned
 	exitPending = output.ExitPending
+	// An interrupted command exits 128 + the signal's number
+	// (interruptExit).
+	exitHangup     = output.ExitHangup
+	exitInterrupt  = output.ExitInterrupt
+	exitTerminated = output.ExitTerminated
 )
 
 // The --json envelopes (package output, where the end-to-end tests read
@@ -56,19 +61,25 @@ func (a *App) succeed() int {
 	// Stdout keeps exactly the command's own output (one envelope with
 	// --json).
 	fmt.Fprint(a.Stderr, a.pendingNote)
+	if err := a.print(); err != nil {
+		return exitError
+	}
+	return code
+}
+
+// print writes the command's result on stdout: its envelope with --json,
+// else its human rendering.
+func (a *App) print() error {
 	if a.Globals.JSON {
 		enc := json.NewEncoder(a.Stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false) // retries are shell: keep && and > as they are
-		if err := enc.Encode(okEnvelope{Version: EnvelopeVersion, OK: true, Command: a.Command, Result: a.result}); err != nil {
-			return exitError
-		}
-		return code
+		return enc.Encode(okEnvelope{Version: EnvelopeVersion, OK: true, Command: a.Command, Result: a.result})
 	}
 	if a.human != nil {
 		a.human(a.Stdout)
 	}
-	return code
+	return nil
 }
 
 // describe turns any error into the one-paragraph body users see: a stable

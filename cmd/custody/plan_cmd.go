@@ -36,7 +36,7 @@ Paths are relative to the current directory.
 
 EXIT STATUS: 0 a plan was made (whatever it keeps: a kept tree is the plan's
 result, not a failure, so custody plan -o p.json && custody apply p.json
-chains), 1 error.
+chains), 1 error, 130 (143 SIGTERM, 129 SIGHUP) interrupted (no plan is written).
 With --detailed-exitcode: 0 nothing to remove, 1 error, 2 removals planned.`
 }
 

@@ -39,9 +39,10 @@ func openPTY(t *testing.T) (controller, term *os.File) {
 	return m, s
 }
 
-// readAvailable reads what the terminal side wrote so far; the deadline
-// only keeps a broken test from hanging, it asserts nothing.
-func readAvailable(t *testing.T, m *os.File) string {
+// readAvailable reads what the terminal side wrote so far, up to what
+// ends with end; the deadline only keeps a broken test from hanging, it
+// asserts nothing.
+func readAvailable(t *testing.T, m *os.File, end string) string {
 	t.Helper()
 	var out bytes.Buffer
 	buf := make([]byte, 4096)
@@ -49,10 +50,18 @@ func readAvailable(t *testing.T, m *os.File) string {
 		_ = m.SetReadDeadline(time.Now().Add(2 * time.Second))
 		n, err := m.Read(buf)
 		out.Write(buf[:n])
-		if err != nil || n < len(buf) && bytes.HasSuffix(out.Bytes(), []byte("\r\033[K")) {
+		if err != nil || n < len(buf) && bytes.HasSuffix(out.Bytes(), []byte(end)) {
 			return out.String()
 		}
 	}
+}
+
+// ptyTerm is the environment of a terminal that takes escapes.
+func ptyTerm(k string) string {
+	if k == "TERM" {
+		return "xterm-256color"
+	}
+	return ""
 }
 
 // TestProgressOnATerminal: on a terminal's stderr, apply (like plan) shows
@@ -61,9 +70,9 @@ func readAvailable(t *testing.T, m *os.File) string {
 func TestProgressOnATerminal(t *testing.T) {
 	t.Parallel()
 	m, term := openPTY(t)
-	a := &App{Globals: &Globals{}, Stderr: term}
-	if _, ok := a.progress().(termProgress); !ok {
-		t.Fatalf("stderr a terminal: progress %T, want termProgress", a.progress())
+	a := &App{Globals: &Globals{}, Stderr: term, getenv: ptyTerm}
+	if p, ok := a.progress().(*termProgress); !ok || !p.escapes {
+		t.Fatalf("stderr a terminal: progress %#v, want termProgress with escapes", a.progress())
 	}
 
 	r := clitest.InitSpacedRepo(t, fixtures.Options{})
@@ -73,25 +82,26 @@ func TestProgressOnATerminal(t *testing.T) {
 	plan := clitest.PlanOutside(t, r, 0)
 	shown := regexp.MustCompile(`\r\033\[K1/\d+ ` + regexp.QuoteMeta(id))
 
+	env := append(r.Env(), "TERM=xterm-256color")
 	cmd := exec.Command(clitest.Bin(), "plan")
-	cmd.Dir, cmd.Env = r.Dir, r.Env()
+	cmd.Dir, cmd.Env = r.Dir, env
 	var planOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &planOut, term
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("plan: %v\n%s", err, planOut.String())
 	}
-	if got := readAvailable(t, m); !regexp.MustCompile(`\r\033\[K\d/2 `).MatchString(got) || !strings.HasSuffix(got, "\r\033[K") {
+	if got := readAvailable(t, m, "\r\033[K"); !regexp.MustCompile(`\r\033\[K\d/2 `).MatchString(got) || !strings.HasSuffix(got, "\r\033[K") {
 		t.Errorf("plan's progress on the terminal = %q, want its trees counted, cleared at the end", got)
 	}
 
 	cmd = exec.Command(clitest.Bin(), "apply", plan)
-	cmd.Dir, cmd.Env = r.Dir, r.Env()
+	cmd.Dir, cmd.Env = r.Dir, env
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, term
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, stdout.String())
 	}
-	got := readAvailable(t, m)
+	got := readAvailable(t, m, "\r\033[K")
 	if !shown.MatchString(got) || !strings.HasSuffix(got, "\r\033[K") {
 		t.Errorf("apply's progress on the terminal = %q, want the line \"1/N %s\", cleared at the end", got, id)
 	}
@@ -100,5 +110,39 @@ func TestProgressOnATerminal(t *testing.T) {
 	}
 	if strings.Contains(stdout.String(), "\033") || !strings.HasPrefix(stdout.String(), "removed "+id) {
 		t.Errorf("apply's stdout = %q, want its result alone", stdout.String())
+	}
+}
+
+// TestProgressWithoutEscapes: on a terminal that takes no escapes (TERM
+// dumb or unset) or under NO_COLOR, plan still shows its progress on one
+// line, overwritten with a carriage return and blanked with spaces, and
+// prints no escape sequence at all.
+func TestProgressWithoutEscapes(t *testing.T) {
+	t.Parallel()
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, _ := clitest.NewTree(t, r, "shown")
+	clitest.MustCustody(t, r, 0, "finish", id)
+	for name, env := range map[string][]string{
+		"TERM=dumb":  {"TERM=dumb"},
+		"no TERM":    nil,
+		"NO_COLOR=1": {"TERM=xterm-256color", "NO_COLOR=1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m, term := openPTY(t)
+			cmd := exec.Command(clitest.Bin(), "plan")
+			cmd.Dir, cmd.Env = r.Dir, append(r.Env(), env...)
+			var planOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &planOut, term
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("plan: %v\n%s", err, planOut.String())
+			}
+			got := readAvailable(t, m, " \r")
+			if strings.Contains(got, "\033") || strings.Contains(planOut.String(), "\033") {
+				t.Errorf("plan printed an escape sequence: stderr %q, stdout %q", got, planOut.String())
+			}
+			if !regexp.MustCompile(`\A(\r *\r)?1/1 ` + regexp.QuoteMeta(id) + `\r {5,}\r\z`).MatchString(got) {
+				t.Errorf("plan's progress without escapes = %q, want \"1/1 %s\" blanked with spaces", got, id)
+			}
+		})
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 // RelocateCmd moves a worktree under a relocation intent.
 type RelocateCmd struct {
-	ID string `arg:"" name:"id" help:"The worktree: an id, a unique id prefix, the tree's directory name or its path."`
+	ID string `arg:"" name:"id" complete:"trees" help:"The worktree: an id, a unique id prefix, the tree's directory name or its path."`
 	To string `name:"to" placeholder:"DIR" help:"Where to move it (a path where nothing is yet; default: <managed root>/<id>)."`
 }
 

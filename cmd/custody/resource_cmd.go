@@ -57,7 +57,7 @@ func (c *ResourceIdentityCmd) Run(a *App) error {
 
 // ResourceEnsureCmd runs ensure commands.
 type ResourceEnsureCmd struct {
-	ID string `arg:"" optional:"" help:"The worktree: its id, a unique id prefix, the tree's directory name or its path (default: the managed worktree containing the current directory)."`
+	ID string `arg:"" optional:"" complete:"trees" help:"The worktree: its id, a unique id prefix, the tree's directory name or its path (default: the managed worktree containing the current directory)."`
 }
 
 // Help is the long help of resource ensure.

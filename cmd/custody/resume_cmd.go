@@ -9,7 +9,7 @@ import (
 
 // ResumeCmd drives interrupted intents to their outcome.
 type ResumeCmd struct {
-	TakeOver []string `sep:"none" name:"take-over" placeholder:"ID" help:"Take over the intent of record ID (an id, a unique id prefix, the tree's directory name or its path; a resource by its exact id) even though its holder looks alive (a process on another host, or a container that is gone). Say so only when that process is surely gone."`
+	TakeOver []string `sep:"none" name:"take-over" placeholder:"ID" complete:"trees" help:"Take over the intent of record ID (an id, a unique id prefix, the tree's directory name or its path; a resource by its exact id) even though its holder looks alive (a process on another host, or a container that is gone). Say so only when that process is surely gone."`
 }
 
 // Help is the long help of resume.
@@ -22,7 +22,8 @@ is reported in progress (pid, command, since when), neither refused nor taken
 over; every other mutating command, resuming first, says nothing of it.
 
 EXIT STATUS: 0 done (another custody's live work here included), 1 error, 3
-something was refused or is held by a process on another host.`
+something was refused or is held by a process on another host, 130 (143
+SIGTERM, 129 SIGHUP) interrupted (run custody resume again).`
 }
 
 // Run resumes.

@@ -13,7 +13,7 @@ import (
 
 // ShowCmd shows one record.
 type ShowCmd struct {
-	ID string `arg:"" help:"The worktree: its id, a unique id prefix, the tree's directory name or its path."`
+	ID string `arg:"" complete:"trees" help:"The worktree: its id, a unique id prefix, the tree's directory name or its path."`
 }
 
 // Help is the long help of show.

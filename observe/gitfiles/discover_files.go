@@ -131,13 +131,11 @@ func plainGitDir(top, dotgit string, gi fs.FileInfo) (common, tree string, ok bo
 	return common, top, true
 }
 
-// headLine is a HEAD git reads as a git directory's: a symbolic ref into
-// refs/, or an object id.
-var headLine = regexp.MustCompile(`\A(?:ref: refs/[^\x00-\x20\x7f]+|[0-9a-f]{40}|[0-9a-f]{64})\n\z`)
-
-// plainHead says whether path is a regular file holding one HEAD line.
+// plainHead says whether path is a regular file holding one HEAD line git
+// reads as a git directory's: a symbolic ref into refs/, or an object id.
 func plainHead(path string) bool {
 	b, err := safefile.Read(path, SmallFileLimit)
+	headLine := regexp.MustCompile(`\A(?:ref: refs/[^\x00-\x20\x7f]+|[0-9a-f]{40}|[0-9a-f]{64})\n\z`)
 	return err == nil && headLine.Match(b)
 }
 
@@ -148,20 +146,6 @@ func isDir(path string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// configLine is one line of a plain git config: blank, a comment, a
-// section header with or without a quoted subsection of plain characters,
-// or a key with or without a value.
-var configLine = regexp.MustCompile(`^\s*(?:[#;].*|\[[A-Za-z0-9.-]+(?: "[^"\\\x00-\x1f]*")?\]\s*|[A-Za-z][A-Za-z0-9-]*\s*(?:=.*)?)?$`)
-
-// riskyConfig matches what makes git's answer differ from a plain
-// working tree's: a work tree or bare setting, includes, extensions and a
-// format version git may refuse.
-var riskyConfig = regexp.MustCompile(`(?i)worktree|include|extensions|\bbare\b|repositoryformatversion`)
-
-// plainBare and plainVersion are the forms of those two keys that change
-// nothing.
-var plainBare, plainVersion = regexp.MustCompile(`(?i)^\s*bare\s*=\s*false\s*$`), regexp.MustCompile(`(?i)^\s*repositoryformatversion\s*=\s*[01]\s*$`)
-
 // plainConfig says whether the config file at path is one git reads as a
 // plain working tree's (discoverFromFiles).
 func plainConfig(path string) bool {
@@ -169,6 +153,18 @@ func plainConfig(path string) bool {
 	if err != nil || !utf8Text(b) {
 		return false
 	}
+	// configLine is one line of a plain git config: blank, a comment, a
+	// section header with or without a quoted subsection of plain
+	// characters, or a key with or without a value. riskyConfig matches
+	// what makes git's answer differ from a plain working tree's (a work
+	// tree or bare setting, includes, extensions, a format version git
+	// may refuse), unless in the forms plainBare and plainVersion that
+	// change nothing. They are compiled here, not when the package starts:
+	// every custody command starts the package, few discover.
+	configLine := regexp.MustCompile(`^\s*(?:[#;].*|\[[A-Za-z0-9.-]+(?: "[^"\\\x00-\x1f]*")?\]\s*|[A-Za-z][A-Za-z0-9-]*\s*(?:=.*)?)?$`)
+	riskyConfig := regexp.MustCompile(`(?i)worktree|include|extensions|\bbare\b|repositoryformatversion`)
+	plainBare := regexp.MustCompile(`(?i)^\s*bare\s*=\s*false\s*$`)
+	plainVersion := regexp.MustCompile(`(?i)^\s*repositoryformatversion\s*=\s*[01]\s*$`)
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if !configLine.Match(line) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/custody-sh/custody/observe/hostio"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -83,6 +84,22 @@ func registry(ctx context.Context, g *hostio.Git, repo hostio.Repo) (Inventory, 
 	inv := Inventory{Entries: entries, Branches: map[string]string{}, byPath: map[string]int{}, names: newAdminNames(repo)}
 	inv.indexListed(repo)
 	return inv, nil
+}
+
+// LocalBranches returns the short names of the repository's local
+// branches (refs/heads/), sorted: what a person may name where a branch
+// or revision goes (shell completion offers them).
+func LocalBranches(ctx context.Context, g *hostio.Git, repo hostio.Repo) ([]string, error) {
+	all, err := allBranches(ctx, g, repo)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(all))
+	for n := range all {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names, nil
 }
 
 // allBranches reads every local branch's tip with git for-each-ref.

@@ -154,28 +154,20 @@ func Advertise(ctx context.Context, g *hostio.Git, repo hostio.Repo) (*RemoteVie
 				answers[i].err = errors.New(why + " (asked once in this command)")
 				return
 			}
-			var ask sync.WaitGroup
-			ask.Add(1)
-			go func() {
-				// The remote's default branch, only to try it first.
-				defer ask.Done()
-				rctx, cancel := context.WithTimeout(ctx, timeout)
-				defer cancel()
-				if b, err := g.Observe(rctx, repo.MainCheckout, s.args([]string{"ls-remote", "--symref"}, "HEAD")...); err == nil {
-					answers[i].head = symrefHead(b)
-				}
-			}()
+			// One ls-remote says what the remote holds and where its HEAD
+			// points (the default branch, only to try it first): the refs
+			// are the lines --refs would print (refsOnly).
 			rctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			b, err := g.Observe(rctx, repo.MainCheckout, s.args([]string{"ls-remote", "--refs"})...)
+			b, err := g.Observe(rctx, repo.MainCheckout, s.args([]string{"ls-remote", "--symref"})...)
 			if err != nil {
 				// A remote that ran out of time says so itself
 				// (*TimeoutError: the command, "no answer within").
 				answers[i].err = s.askError(err)
 			} else {
-				answers[i].refs, answers[i].err = ParseLsRemote(b)
+				answers[i].head = symrefHead(b)
+				answers[i].refs, answers[i].err = ParseLsRemote(refsOnly(b))
 			}
-			ask.Wait()
 		}()
 	}
 	wg.Wait()

@@ -280,3 +280,35 @@ func ListArchives(root string) ([]ArchiveCheck, error) {
 func statErr(p string) error { _, err := os.Lstat(p); return err }
 
 func isDir(p string) bool { fi, err := os.Stat(p); return err == nil && fi.IsDir() }
+
+// ArchiveNames returns the names of the archive directories under root
+// (<root>/<repository>/<archive>/, names starting with "." skipped), each
+// once and sorted: the names ResolveArchiveDir takes. Nothing is read
+// beyond the two directory levels (shell completion offers them); a root
+// that does not exist has none.
+func ArchiveNames(root string) ([]string, error) {
+	repos, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("archives root %s: %w", root, err)
+	}
+	var names []string
+	for _, r := range repos {
+		if strings.HasPrefix(r.Name(), ".") || !r.IsDir() {
+			continue
+		}
+		ents, err := os.ReadDir(filepath.Join(root, r.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("archives root %s: %w", root, err)
+		}
+		for _, en := range ents {
+			if !strings.HasPrefix(en.Name(), ".") && en.IsDir() {
+				names = append(names, en.Name())
+			}
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names), nil
+}

@@ -7,3 +7,6 @@ func At(string) {}
 
 // Pause does nothing in ordinary builds.
 func Pause(string) {}
+
+// Interrupted does nothing in ordinary builds.
+func Interrupted() {}

@@ -35,3 +35,15 @@ func Pause(point string) {
 		}
 	}
 }
+
+// Interrupted says that an interrupt took effect in this process (its
+// command's context is cancelled): when CUSTODY_PAUSE_DIR is set, it
+// creates $CUSTODY_PAUSE_DIR/interrupted. A test that signals a process
+// held at a pause point waits for it before it lets the process go on, so
+// the process goes on interrupted, never before. It exists only in builds
+// with the failpoint tag.
+func Interrupted() {
+	if dir := os.Getenv("CUSTODY_PAUSE_DIR"); dir != "" {
+		_ = os.WriteFile(filepath.Join(dir, "interrupted"), nil, 0o644)
+	}
+}

@@ -100,7 +100,7 @@ func MigrateApply(ctx context.Context, e *steps.Env, plan machine.MigratePlan, o
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			res.Interrupted = "interrupted before " + id + "; the rest of the migrate plan was not applied: " + err.Error()
+			res.Interrupted = "interrupted before " + id + "; the rest of the migrate plan was not applied"
 			return res, nil
 		}
 		key := machine.MigrateKey(id, c.Digest)
@@ -131,7 +131,7 @@ func MigrateApply(ctx context.Context, e *steps.Env, plan machine.MigratePlan, o
 		}
 		o, err := run.candidate(ctx, e, c, d.Disposition)
 		if err != nil && ctx.Err() != nil {
-			res.Interrupted = "interrupted at " + id + "; custody migrate apply again settles it: " + err.Error()
+			res.Interrupted = "interrupted at " + id + "; custody migrate apply again settles it"
 			return res, nil
 		}
 		if err != nil {

@@ -71,6 +71,9 @@ type qscan struct {
 	// relative to the quarantine of each, by the path of the file it was.
 	aside  map[string]string
 	budget int
+	// rootDirs counts the directories right below the quarantine the
+	// walk has entered (the pause point apply/during-check).
+	rootDirs int
 }
 
 // scanQuarantine checks every entry of q against m, relative to its open
@@ -141,6 +144,13 @@ func (sc *qscan) walk(n *qnode, m Manifest, idLen int, checked map[string]fs.Fil
 			return p, "it is no longer the directory the check listed: " + err.Error()
 		}
 		c := &qnode{parent: n, name: e.name, path: p, rel: rel, fi: fi, id: d.id, dir: d}
+		if n.parent == nil {
+			// The check has read one directory below the tree's top and
+			// is about to read the next (in name order).
+			if sc.rootDirs++; sc.rootDirs == 2 {
+				failpoint.Pause("apply/during-check")
+			}
+		}
 		if sc.budget > 0 {
 			c.held = true
 			sc.budget--

@@ -8,6 +8,7 @@ package deadline
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -18,8 +19,8 @@ import (
 
 // TestInterruptWhileWaitingForLock: another process holds the state file
 // and `custody list --lock-timeout 8s` waits for it. SIGINT during that
-// wait makes custody stop promptly with exit 1, well before the lock
-// timeout.
+// wait makes custody stop promptly with exit 130, well before the lock
+// timeout, saying in one line that list changed nothing.
 func TestInterruptWhileWaitingForLock(t *testing.T) {
 	t.Parallel()
 	r := fixtures.New(t, fixtures.Options{})
@@ -39,9 +40,7 @@ func TestInterruptWhileWaitingForLock(t *testing.T) {
 	if took > 4*time.Second {
 		t.Errorf("custody ignored SIGINT while waiting for the state lock: it exited %s later (exit %d):\n%s", took.Round(time.Millisecond), res.Code, res.Stderr)
 	}
-	if res.Code != 1 {
-		t.Errorf("interrupted list: exit %d, want 1", res.Code)
-	}
+	dlAssertInterrupted(t, res, syscall.SIGINT, "list", "it only reads")
 }
 
 // TestInterruptStopsProvisioning: an interrupt during `custody new` lets
@@ -64,6 +63,77 @@ func TestInterruptStopsProvisioning(t *testing.T) {
 	for _, l := range w.LogLines(t) {
 		if l == "create b" || l == "create c" {
 			t.Errorf("after the interrupt, custody new still started %q: log %q", l, w.LogLines(t))
+		}
+	}
+}
+
+// TestInterruptedApplyExitsBySignal: SIGINT (Ctrl-C) or SIGTERM arrives
+// while apply of a plan of three trees is held at a pause point of its
+// first removal: after its intent is committed, or after the tree is
+// removed. apply exits 128 + the signal's number (130, 143) and prints one
+// line on stderr: what it finished, what it left midway for custody
+// resume, what it did not start, and none of the cancellation's or git's
+// own text. custody resume then settles what was left midway, and applying
+// the plan again removes the rest.
+func TestInterruptedApplyExitsBySignal(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []struct {
+		sig  syscall.Signal
+		name string
+		exit int
+	}{{syscall.SIGINT, "SIGINT", 130}, {syscall.SIGTERM, "SIGTERM", 143}} {
+		for _, point := range []string{"apply/after-intent", "apply/after-remove"} {
+			t.Run(sig.name+"_"+strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
+				t.Parallel()
+				r, ids, plan := clitest.PausedPlan(t, 3)
+				b, interrupt, _ := clitest.StartPaused(t, r, point, "apply", plan)
+				interrupt(sig.sig)
+				res := b.Wait(t)
+				if res.Code != sig.exit {
+					t.Fatalf("apply interrupted by %s: exit %d, want %d\n%s", sig.name, res.Code, sig.exit, res)
+				}
+				line := strings.TrimSuffix(res.Stderr, "\n")
+				if strings.Contains(line, "\n") || line == res.Stderr {
+					t.Errorf("apply interrupted by %s: stderr is not one line:\n%s", sig.name, res.Stderr)
+				}
+				want := "custody apply: interrupted by " + sig.name + " "
+				if point == "apply/after-intent" {
+					want += "before any of its 3 actions finished; left midway: " + ids[0] + " (removal worktree), which custody resume settles"
+				} else {
+					want += "after 1 of 3 actions (1 removed); nothing is left midway"
+				}
+				want += "; not started: " + ids[1] + ", " + ids[2] + " (custody apply " + plan + " does them)"
+				if line != want {
+					t.Errorf("apply interrupted by %s: stderr\n%s\nwant\n%s", sig.name, line, want)
+				}
+				for _, noise := range []string{"context", "canceled", "git ", "signal:", "\t"} {
+					if strings.Contains(res.Stderr, noise) {
+						t.Errorf("apply interrupted by %s: stderr holds %q:\n%s", sig.name, noise, res.Stderr)
+					}
+				}
+				removed := "removed " + ids[0] + " "
+				if got := strings.HasPrefix(res.Stdout, removed); got != (point == "apply/after-remove") {
+					t.Errorf("apply interrupted by %s at %s: stdout\n%s", sig.name, point, res.Stdout)
+				}
+
+				// custody resume settles what was left midway, and only that.
+				resumed := clitest.MustCustody(t, r, 0, "resume")
+				if point == "apply/after-intent" && resumed.Stdout != "removed "+ids[0]+"\n" {
+					t.Errorf("resume after the interrupt: %q, want %s removed", resumed.Stdout, ids[0])
+				}
+				for i, id := range ids {
+					want := "finished"
+					if i == 0 {
+						want = "tombstoned"
+					}
+					if st := clitest.RecordState(t, r, id); st != want {
+						t.Errorf("after resume %s is %s, want %s", id, st, want)
+					}
+				}
+				again := clitest.MustCustody(t, r, 0, "apply", plan, "--json")
+				clitest.WantOutcomes(t, "apply again", again, ids[:1], "already-done")
+				clitest.WantOutcomes(t, "apply again", again, ids[1:], "removed")
+			})
 		}
 	}
 }

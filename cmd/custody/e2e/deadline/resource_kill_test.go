@@ -133,7 +133,7 @@ func TestResourceCreateEndsOnHangup(t *testing.T) {
 			defer func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }()
 			dlSignal(t, b, sig)
 			res, _ := dlWaitExit(t, b, 15*time.Second, "new under "+sig.String())
-			dlAssertExit(t, res, "new under "+sig.String())
+			dlAssertInterrupted(t, res, sig, "new", "custody resume settles")
 			if err := rkAlive(pid); err != nil {
 				t.Errorf("the create (pid %d) still runs after custody ended on %v: %v", pid, sig, err)
 			}

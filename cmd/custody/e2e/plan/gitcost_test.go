@@ -59,7 +59,7 @@ func TestGitWorkPerTree(t *testing.T) {
 		{"ls-files", 0},
 		{"merge-base", 0},
 		{"rev-list --stdin", 1},
-		{"ls-remote --refs", 1},
+		{"ls-remote --symref", 1},
 	} {
 		if got := clitest.GitRuns(plan.Stderr, c.cmd); got != c.want {
 			t.Errorf("plan ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, plan.Stderr)
@@ -76,7 +76,7 @@ func TestGitWorkPerTree(t *testing.T) {
 		cmd  string
 		want int
 	}{
-		{"ls-remote --refs", 1},
+		{"ls-remote --symref", 1},
 		{"merge-base", 0},
 		{"for-each-ref", 0},
 		{"ls-files", 0},

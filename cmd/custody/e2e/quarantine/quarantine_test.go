@@ -1,11 +1,8 @@
 package quarantine
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -228,45 +225,19 @@ func TestQuarantineLateWriterRecreatesPath(t *testing.T) {
 
 // TestQuarantineInterruptedReportsRemoval: SIGINT while the quarantined
 // tree is being deleted. The deletion is not cancelled (a half-deleted
-// tree helps nobody); apply does not exit 1 ("nothing was changed") and
-// names the tree it removed; the next command finds it settled (the
+// tree helps nobody); apply exits 130 (interrupted, not 1: "nothing was
+// changed") and names the tree it removed; the next command finds it settled (the
 // quarantine-era counterpart of TestInterruptedApplyReportsRemoval).
 func TestQuarantineInterruptedReportsRemoval(t *testing.T) {
 	t.Parallel()
 	r := clitest.InitRepo(t)
 	id, path := clitest.Removable(t, r, "interrupted")
 	_, file := clitest.PlanNow(t, r, 0)
-	dir := t.TempDir()
-	cmd := exec.Command(clitest.FailpointBin(), "apply", file)
-	cmd.Dir = r.Dir
-	cmd.Env = append(r.Env(), "CUSTODY_PAUSE=apply/after-quarantine", "CUSTODY_PAUSE_DIR="+dir)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
-	clitest.WaitFile(t, filepath.Join(dir, "paused"), 30*time.Second)
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(100 * time.Millisecond)
-	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	}
-	if code == 1 || !strings.Contains(out.String()+errb.String(), id) {
-		t.Errorf("interrupted apply: exit %d, output does not name %s as removed:\n%s\n%s", code, id, out.String(), errb.String())
+	b, interrupt, _ := clitest.StartPaused(t, r, "apply/after-quarantine", "apply", file)
+	interrupt(os.Interrupt)
+	res := b.Wait(t)
+	if res.Code != 130 || !strings.HasPrefix(res.Stdout, "removed "+id) {
+		t.Errorf("interrupted apply: exit %d (want 130), stdout does not name %s as removed:\n%s", res.Code, id, res)
 	}
 	// The interrupted apply itself finished the removal it had started.
 	if st := clitest.RecordState(t, r, id); st != "tombstoned" {

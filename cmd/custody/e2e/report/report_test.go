@@ -271,6 +271,7 @@ func TestReportRealisticHistory(t *testing.T) {
 		// TestReportScreenshotGolden, in the same run, renders the new one.
 		t.Parallel()
 	}
+	rpChromium(t) // no browser: skip before the history is made
 	r, removed, kept, archive, abandoned, lost := rpHistory(t)
 	page := filepath.Join(r.Root, "report.html")
 	clitest.MustCustody(t, r, 0, "journal", "report", "-o", page)

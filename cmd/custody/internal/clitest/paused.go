@@ -4,8 +4,10 @@ package clitest
 // while custody waits there, and the state file's lock held in-process.
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -130,4 +132,46 @@ func WantOutcomes(t *testing.T, name string, res Result, ids []string, want ...s
 		}
 	}
 	return got
+}
+
+// StartPaused starts the failpoint build with args, held at point (see
+// steps.PausePoints), and returns once the process is held there, so a
+// test can signal it: interrupt sends sig and lets the process go on once
+// the interrupt took effect in it (failpoint.Interrupted), so it goes on
+// interrupted; release lets it go on as it is. Wait on the returned run
+// gives its result. The test's cleanup kills it if it still runs.
+func StartPaused(t *testing.T, r *fixtures.Repo, point string, args ...string) (b *Running, interrupt func(os.Signal), release func()) {
+	t.Helper()
+	if !slices.Contains(steps.PausePoints(), point) {
+		t.Fatalf("%s is not a pause point", point)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(failpointBin, args...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(r.Env(), "CUSTODY_PAUSE="+point, "CUSTODY_PAUSE_DIR="+dir)
+	b = &Running{Cmd: cmd, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	cmd.Stdout, cmd.Stderr = b.Stdout, b.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	WaitFile(t, filepath.Join(dir, "paused"), 30*time.Second)
+	release = func() {
+		if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	interrupt = func(sig os.Signal) {
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		WaitFile(t, filepath.Join(dir, "interrupted"), 30*time.Second)
+		release()
+	}
+	return b, interrupt, release
 }

@@ -27,7 +27,18 @@ const (
 	// ExitPending is a command that did its work but left something
 	// refused or pending.
 	ExitPending = 3
+	// ExitHangup, ExitInterrupt and ExitTerminated are a command that an
+	// interrupt stopped: 128 plus the number of the signal that arrived
+	// (Interrupted), as a shell reports a process the signal ended.
+	ExitHangup     = 129 // SIGHUP: the terminal closed
+	ExitInterrupt  = 130 // SIGINT: Ctrl-C
+	ExitTerminated = 143 // SIGTERM: kill's default
 )
+
+// Interrupted is the exit code of a command that the signal numbered
+// signo interrupted: 128 + signo, so 129 for SIGHUP, 130 for SIGINT and
+// 143 for SIGTERM.
+func Interrupted(signo int) int { return 128 + signo }
 
 // OKEnvelope is the --json envelope of a command that did its work, on
 // stdout.
@@ -62,6 +73,19 @@ type ListEntry struct {
 	Path   string          `json:"path"`
 	Branch string          `json:"branch"`
 	Intent *machine.Intent `json:"intent"`
+}
+
+// TreePathResult is the result of path and switch: the tree's id and its
+// path, exactly the bytes of the record.
+type TreePathResult struct {
+	ID   string `json:"id"`
+	Path string `json:"path"`
+}
+
+// WordsResult is the result of __complete: the words a shell's completion
+// offers.
+type WordsResult struct {
+	Words []string `json:"words"`
 }
 
 // ShowResult is the result of show.

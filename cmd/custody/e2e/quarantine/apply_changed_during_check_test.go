@@ -6,28 +6,25 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 )
 
 // TestApplyDirSwappedDuringCheck: while the quarantine's check reads
-// the files of a later directory (zz/, seen through inotify), a person moves
+// the files of a later directory (zz/, held at apply/during-check), a person moves
 // an earlier, already checked directory (d/) out of the tree and leaves a
 // symlink to it in its place. What is then deleted must still be in the
 // tree: the files of d/, now outside it, are not deleted through the link.
 func TestApplyDirSwappedDuringCheck(t *testing.T) {
 	t.Parallel()
-	r, _, path, q, plan := rtBigTree(t, "race")
+	r, _, _, q, plan := rtTree(t, "race")
 	out := filepath.Join(r.Root, "outside-d")
 
 	var names []string
-	res := rtDuringCheck(t, r, plan, path, q, func() bool {
-		// The check is reading zz/: d/ was checked already.
+	res := rtDuringCheck(t, r, plan, q, func() bool {
+		// The check has read d/ and is about to read zz/.
 		if err := os.Rename(filepath.Join(q, "d"), out); err != nil {
 			return false
 		}
@@ -49,16 +46,23 @@ func TestApplyDirSwappedDuringCheck(t *testing.T) {
 	}
 }
 
-// rtBigTree makes a finished, published tree holding d/a.txt, d/b.txt and
-// 1,500 files in zz/ (which the quarantine's check reads after d/), plans
+// zzFiles is how many files rtTree puts in zz/, the directory the
+// quarantine's check reads after d/.
+const zzFiles = 3
+
+// zzLast is the last of them, relative to the tree.
+var zzLast = fmt.Sprintf("zz/f%04d.txt", zzFiles-1)
+
+// rtTree makes a finished, published tree holding d/a.txt, d/b.txt and
+// zzFiles files in zz/ (which the quarantine's check reads after d/), plans
 // its removal, and returns its id, path, quarantine and the plan file.
-func rtBigTree(t *testing.T, name string) (r *fixtures.Repo, id, path, q, plan string) {
+func rtTree(t *testing.T, name string) (r *fixtures.Repo, id, path, q, plan string) {
 	t.Helper()
 	r = clitest.InitRepo(t)
 	id, path = clitest.NewTree(t, r, name)
 	r.WriteFile(path, "d/a.txt", "a\n")
 	r.WriteFile(path, "d/b.txt", "b\n")
-	for i := range 1500 {
+	for i := range zzFiles {
 		r.WriteFile(path, fmt.Sprintf("zz/f%04d.txt", i), fmt.Sprintf("file %d\n", i))
 	}
 	r.CommitAll(path, "work")
@@ -68,47 +72,21 @@ func rtBigTree(t *testing.T, name string) (r *fixtures.Repo, id, path, q, plan s
 	return r, id, path, filepath.Join(filepath.Dir(path), ".custody-quarantine-"+id), plan
 }
 
-// rtDuringCheck applies plan and runs act once, as soon as a file of
-// path/zz is opened while the tree is in quarantine q (the check is reading
-// zz/). act reports whether it did its work; rtDuringCheck returns apply's
-// result and skips the test when act never ran or did nothing.
-func rtDuringCheck(t *testing.T, r *fixtures.Repo, plan, path, q string, act func() bool) clitest.Result {
+// rtDuringCheck applies plan held at the pause point apply/during-check
+// (the check of quarantine q has read d/ and not yet zz/), runs act there,
+// and returns apply's result. act must do its work.
+func rtDuringCheck(t *testing.T, r *fixtures.Repo, plan, q string, act func() bool) clitest.Result {
 	t.Helper()
-	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
-	if err != nil {
-		t.Skipf("inotify: %v", err)
+	release, wait := clitest.Paused(t, r, "apply/during-check", "apply", plan, "--json")
+	if _, err := os.Lstat(q); err != nil {
+		release()
+		t.Fatalf("held during the check, but the tree is not in quarantine: %v\n%s", err, wait())
 	}
-	defer unix.Close(fd)
-	if _, err := unix.InotifyAddWatch(fd, filepath.Join(path, "zz"), unix.IN_OPEN); err != nil {
-		t.Fatal(err)
-	}
-	var stop, acted atomic.Bool
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 64<<10)
-		for !stop.Load() {
-			pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-			if n, _ := unix.Poll(pfd, 10); n <= 0 {
-				continue
-			}
-			for {
-				if n, err := unix.Read(fd, buf); n <= 0 || err != nil {
-					break
-				}
-			}
-			if _, err := os.Lstat(q); err != nil {
-				continue // not yet in quarantine
-			}
-			acted.Store(act())
-			return
-		}
-	}()
-	res := clitest.Custody(t, r, "apply", plan, "--json")
-	stop.Store(true)
-	<-done
-	if !acted.Load() {
-		t.Skipf("the change did not land during the check (apply exit %d); nothing to assert this run", res.Code)
+	ok := act()
+	release()
+	res := wait()
+	if !ok {
+		t.Fatalf("the change could not be made during the check:\n%s", res)
 	}
 	return res
 }
@@ -121,14 +99,14 @@ func rtDuringCheck(t *testing.T, r *fixtures.Repo, plan, path, q string, act fun
 // deletion began, that what was deleted was restored).
 func TestApplyWriteDuringCheck(t *testing.T) {
 	t.Parallel()
-	r, id, path, q, plan := rtBigTree(t, "write")
-	res := rtDuringCheck(t, r, plan, path, q, func() bool {
+	r, id, path, q, plan := rtTree(t, "write")
+	res := rtDuringCheck(t, r, plan, q, func() bool {
 		return os.WriteFile(filepath.Join(q, "d", "mine.txt"), []byte("mine\n"), 0o644) == nil
 	})
 	ref := clitest.RefusedIn(t, res, id)
 	clitest.WantFile(t, filepath.Join(path, "d", "mine.txt"), "mine\n")
 	missing := 0
-	for _, f := range []string{".git", "d/a.txt", "zz/f0000.txt", "zz/f1499.txt"} {
+	for _, f := range []string{".git", "d/a.txt", "zz/f0000.txt", zzLast} {
 		if _, err := os.Lstat(filepath.Join(path, f)); err != nil {
 			missing++
 		}
@@ -152,8 +130,8 @@ func TestApplyWriteDuringCheck(t *testing.T) {
 // and the tree comes back with its .git.
 func TestApplyEditDuringCheck(t *testing.T) {
 	t.Parallel()
-	r, id, path, q, plan := rtBigTree(t, "edit")
-	res := rtDuringCheck(t, r, plan, path, q, func() bool {
+	r, id, path, q, plan := rtTree(t, "edit")
+	res := rtDuringCheck(t, r, plan, q, func() bool {
 		f, err := os.OpenFile(filepath.Join(q, "d", "a.txt"), os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
 			return false
@@ -181,7 +159,7 @@ func TestApplyEditDuringCheck(t *testing.T) {
 // nothing else changed.
 func TestApplyWriteDuringDelete(t *testing.T) {
 	t.Parallel()
-	r, id, path, q, plan := rtBigTree(t, "writedel")
+	r, id, path, q, plan := rtTree(t, "writedel")
 	release, wait := clitest.Paused(t, r, "apply/during-delete", "apply", plan, "--json")
 	if err := os.WriteFile(filepath.Join(q, "d", "mine.txt"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -197,7 +175,7 @@ func TestApplyWriteDuringDelete(t *testing.T) {
 	}
 	clitest.WantFile(t, filepath.Join(path, "d", "mine.txt"), "mine\n")
 	clitest.WantFile(t, filepath.Join(path, "d", "a.txt"), "a\n")
-	clitest.WantFile(t, filepath.Join(path, "zz", "f1499.txt"), "file 1499\n")
+	clitest.WantFile(t, filepath.Join(path, filepath.FromSlash(zzLast)), fmt.Sprintf("file %d\n", zzFiles-1))
 	if st := r.GitIn(path, "status", "--porcelain"); st != "?? d/mine.txt" {
 		t.Errorf("git status in the tree put back: %q, want only the person's file", st)
 	}
@@ -247,13 +225,13 @@ func TestApplyChangedDuringCheck(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r, id, path, q, plan := rtBigTree(t, "chg")
-			res := rtDuringCheck(t, r, plan, path, q, func() bool { return c.act(r, q) == nil })
+			r, id, path, q, plan := rtTree(t, "chg")
+			res := rtDuringCheck(t, r, plan, q, func() bool { return c.act(r, q) == nil })
 			ref := clitest.RefusedIn(t, res, id)
 			if ref.Code != "quarantine-changed" || ref.Path != filepath.Join(path, filepath.FromSlash(c.stray)) {
 				t.Errorf("refusal %+v, want quarantine-changed naming %s", ref, c.stray)
 			}
-			for _, f := range []string{".git", "d/b.txt", "zz/f0000.txt", "zz/f1499.txt"} {
+			for _, f := range []string{".git", "d/b.txt", "zz/f0000.txt", zzLast} {
 				if _, err := os.Lstat(filepath.Join(path, f)); err != nil {
 					t.Errorf("the tree came back without %s: %v (%s)", f, err, ref.Message)
 				}
