@@ -12,15 +12,35 @@ import (
 // missingRefusal explains a record whose tree is gone: git still registers
 // it (deleted by hand, not pruned), or nothing proves its last known commit
 // published and no branch of the tree holds it (a commit its branch holds
-// settles the record with the branch kept: DecideSettlement).
+// settles the record with the branch kept: DecideSettlement). Its retry
+// makes progress, never shows the same advice again: a commit git still
+// has gets its branch back on it, so plan settles the record keeping the
+// branch; any other is for abandon, which ends the record only once git
+// confirms that nothing holds the commit (decision 0020).
 func missingRefusal(rec Record, obs WorktreeObservation) Refusal {
-	p, head := rec.Path, Abbrev(rec.EffectiveHead(), ShortCommit)
+	p := rec.Path
 	if obs.Registered || obs.AdminPresent {
 		return refuse(CodeWorktreeMissing, p, "git worktree prune",
 			"%s was deleted, but git still registers it; prune that registration (git worktree prune drops only entries whose directory is gone), then custody settles the record, saying what was proven of its commits", p)
 	}
-	return refuse(CodeWorktreeMissing, p, CommandOn([]string{"custody", "show"}, rec.ID),
-		"%s no longer exists and nothing proves its last known commit %s published; custody will not guess where its work went", p, head)
+	head := rec.EffectiveHead()
+	if Vanished(obs) {
+		head = VanishedHead(rec, obs)
+	}
+	abandon := CommandOn([]string{"custody", "abandon", "--acknowledge-unrecoverable", head}, rec.ID)
+	switch {
+	case !IsFullCommit(head):
+		return refuse(CodeWorktreeMissing, p, CommandOn([]string{"custody", "show"}, rec.ID),
+			"%s no longer exists and custody never knew a commit of it; custody will not guess where its work went", p)
+	case obs.LastKnownMissing:
+		return refuse(CodeWorktreeMissing, p, abandon,
+			"%s no longer exists, git no longer has its last known commit %s, and no remote gave it: its work is lost. Abandon ends the record, once git confirms that nothing holds that commit", p, Abbrev(head, ShortCommit))
+	case obs.BranchTip == "" && rec.Branch != "" && Vanished(obs):
+		return refuse(CodeWorktreeMissing, p, Command("git", "branch", rec.Branch, head),
+			"%s no longer exists and nothing proves its last known commit %s published, but git still has it: put the tree's branch %s back on it, and plan settles the record keeping the branch (or, if that work is not wanted, abandon it: %s)", p, Abbrev(head, ShortCommit), rec.Branch, abandon)
+	}
+	return refuse(CodeWorktreeMissing, p, abandon,
+		"%s no longer exists, nothing proves its last known commit %s published and no branch of the tree holds it; if that work is lost, abandon ends the record, once git confirms that nothing holds the commit", p, Abbrev(head, ShortCommit))
 }
 
 // notOwnedRefusal explains missing ownership evidence. A tree whose branch

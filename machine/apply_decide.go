@@ -47,22 +47,22 @@ func refuseStep(r *Refusal, recheck bool) ApplyStep {
 }
 
 // DecideApplyRecord decides what apply does with plan item it over its
-// stored record rec (nil when the store holds none). holderLive says a
-// live process holds rec's intent; mayWait that apply's wait for it has
-// time left.
-func DecideApplyRecord(it PlanItem, rec *Record, holderLive, mayWait bool) ApplyStep {
+// stored record rec (nil when the store holds none). live is what is
+// known of the process holding rec's intent; mayWait that apply's wait
+// for a live one has time left.
+func DecideApplyRecord(it PlanItem, rec *Record, live HolderLiveness, mayWait bool) ApplyStep {
 	if rec == nil {
 		return refuseStep(&Refusal{Code: CodeUnknownRecord, Retry: "custody plan",
 			Message: fmt.Sprintf("the plan names %s, which this repository's store does not hold", it.ID)}, false)
 	}
 	if rec.Intent != nil {
 		switch {
-		case !holderLive:
+		case live == HolderGone:
 			return ApplyStep{Move: ApplyResume}
 		case mayWait:
 			return ApplyStep{Move: ApplyWait}
 		}
-		return refuseStep(InProgressRefusal(*rec), false)
+		return refuseStep(InProgressRefusal(*rec, live), false)
 	}
 	switch rec.State {
 	case StateTombstoned:
@@ -168,14 +168,4 @@ func SettlementChangedRefusal(rec Record, was, now Settlement) *Refusal {
 	return &Refusal{Code: CodeStale, Path: rec.Path, Retry: "custody plan",
 		Message: fmt.Sprintf("%s changed since plan: its settlement was on %s (proven %v, branch %s) and is now on %s (proven %v, branch %s)",
 			rec.ID, Abbrev(was.Head, ShortCommit), was.Proven, was.Branch, Abbrev(now.Head, ShortCommit), now.Proven, now.Branch)}
-}
-
-// InProgressRefusal refuses acting on record r while a live process holds
-// its intent, naming the process and how to take the intent over once it
-// is surely gone.
-func InProgressRefusal(r Row) *Refusal {
-	kind, h, _ := r.RowIntent()
-	return &Refusal{Code: CodeInProgress, Path: r.RowPath(),
-		Retry:   "custody resume",
-		Message: fmt.Sprintf("%s has a %s intent held by live process %d on %s; once that process is surely gone: custody resume --take-over %s", r.RowID(), kind, h.PID, h.Host, QuoteArg(r.RowID()))}
 }

@@ -2,6 +2,7 @@ package machine
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -17,35 +18,40 @@ func TestDecideApplyRecord(t *testing.T) {
 		return r
 	}
 	held := func(r *Record) {
-		r.Intent = &Intent{Kind: IntentRemoval, Holder: Holder{PID: 42, Host: "h"}}
+		r.Intent = &Intent{Kind: IntentRemoval, Holder: Holder{PID: 42, Host: "h", Command: "custody apply p.json"}, At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("e", 3600)).Add(time.Hour)}
 	}
 	tombstoned := func(outcome Outcome) func(*Record) {
 		return func(r *Record) { r.Evidence.Outcome = string(outcome) }
 	}
 	show := "custody show " + id
 	for _, tc := range []struct {
-		name          string
-		rec           *Record
-		live, mayWait bool
-		want          ApplyStep
+		name    string
+		rec     *Record
+		live    HolderLiveness
+		mayWait bool
+		want    ApplyStep
 	}{
-		{"the store holds no record", nil, false, true, ApplyStep{Move: ApplyRefuse, Refusal: &Refusal{Code: CodeUnknownRecord, Retry: "custody plan",
+		{"the store holds no record", nil, HolderGone, true, ApplyStep{Move: ApplyRefuse, Refusal: &Refusal{Code: CodeUnknownRecord, Retry: "custody plan",
 			Message: "the plan names x-1a2b3c, which this repository's store does not hold"}}},
-		{"a live holder, time left", rec(StateRemoving, held), true, true, ApplyStep{Move: ApplyWait}},
-		{"a live holder, no time left", rec(StateRemoving, held), true, false, ApplyStep{Move: ApplyRefuse, Refusal: &Refusal{Code: CodeInProgress,
+		{"a live holder here, time left", rec(StateRemoving, held), HolderHere, true, ApplyStep{Move: ApplyWait}},
+		{"a holder elsewhere, time left", rec(StateRemoving, held), HolderElsewhere, true, ApplyStep{Move: ApplyWait}},
+		{"a live holder here, no time left: in progress, no take-over", rec(StateRemoving, held), HolderHere, false, ApplyStep{Move: ApplyRefuse, Refusal: &Refusal{Code: CodeInProgress,
+			Path: "/r/.worktrees/" + id, Retry: "custody resume",
+			Message: "x-1a2b3c's removal is in progress (pid 42, command custody apply p.json, since 2026-01-02T03:04:05Z): another custody is carrying it out; once it is done, nothing is left to resume"}}},
+		{"a holder elsewhere, no time left: take it over once it is gone", rec(StateRemoving, held), HolderElsewhere, false, ApplyStep{Move: ApplyRefuse, Refusal: &Refusal{Code: CodeInProgress,
 			Path: "/r/.worktrees/" + id, Retry: "custody resume",
 			Message: "x-1a2b3c has a removal intent held by live process 42 on h; once that process is surely gone: custody resume --take-over x-1a2b3c"}}},
-		{"a dead holder", rec(StateRemoving, held), false, true, ApplyStep{Move: ApplyResume}},
-		{"a dead holder, no time left either", rec(StateRemoving, held), false, false, ApplyStep{Move: ApplyResume}},
-		{"removed before", rec(StateTombstoned, tombstoned(OutcomeRemoved)), false, true, ApplyStep{Move: ApplyAlreadyDone}},
-		{"settled before", rec(StateTombstoned, tombstoned(OutcomeSettled)), false, true, ApplyStep{Move: ApplyAlreadyDone}},
-		{"tombstoned without removal", rec(StateTombstoned, tombstoned(OutcomeAbandoned)), false, true, ApplyStep{Move: ApplyRefuse, Refusal: &Refusal{
+		{"a dead holder", rec(StateRemoving, held), HolderGone, true, ApplyStep{Move: ApplyResume}},
+		{"a dead holder, no time left either", rec(StateRemoving, held), HolderGone, false, ApplyStep{Move: ApplyResume}},
+		{"removed before", rec(StateTombstoned, tombstoned(OutcomeRemoved)), HolderGone, true, ApplyStep{Move: ApplyAlreadyDone}},
+		{"settled before", rec(StateTombstoned, tombstoned(OutcomeSettled)), HolderGone, true, ApplyStep{Move: ApplyAlreadyDone}},
+		{"tombstoned without removal", rec(StateTombstoned, tombstoned(OutcomeAbandoned)), HolderGone, true, ApplyStep{Move: ApplyRefuse, Refusal: &Refusal{
 			Code: CodeWrongState, Path: "/r/.worktrees/" + id, Retry: show, Message: "x-1a2b3c was tombstoned without removal (abandoned)"}}},
-		{"finished", rec(StateFinished, nil), false, true, ApplyStep{Move: ApplyObserve}},
-		{"active (a lease may have expired)", rec(StateActive, nil), false, true, ApplyStep{Move: ApplyObserve}},
-		{"provisioning", rec(StateProvisioning, nil), false, true, ApplyStep{Move: ApplyRefuse, Recheck: true, Refusal: &Refusal{
+		{"finished", rec(StateFinished, nil), HolderGone, true, ApplyStep{Move: ApplyObserve}},
+		{"active (a lease may have expired)", rec(StateActive, nil), HolderGone, true, ApplyStep{Move: ApplyObserve}},
+		{"provisioning", rec(StateProvisioning, nil), HolderGone, true, ApplyStep{Move: ApplyRefuse, Recheck: true, Refusal: &Refusal{
 			Code: CodeWrongState, Path: "/r/.worktrees/" + id, Retry: show, Message: "x-1a2b3c is provisioning, not finished"}}},
-		{"relocating without an intent", rec(StateRelocating, nil), false, true, ApplyStep{Move: ApplyRefuse, Recheck: true, Refusal: &Refusal{
+		{"relocating without an intent", rec(StateRelocating, nil), HolderGone, true, ApplyStep{Move: ApplyRefuse, Recheck: true, Refusal: &Refusal{
 			Code: CodeWrongState, Path: "/r/.worktrees/" + id, Retry: show, Message: "x-1a2b3c is relocating, not finished"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

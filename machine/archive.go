@@ -105,6 +105,14 @@ func (a Archive) RowIntent() (IntentKind, Holder, bool) {
 	return a.Intent.Kind, a.Intent.Holder, true
 }
 
+// RowIntentAt is when the archive's intent was committed (zero for none).
+func (a Archive) RowIntentAt() time.Time {
+	if a.Intent == nil {
+		return time.Time{}
+	}
+	return a.Intent.At
+}
+
 // ArchiveFiring is the argument of every archive trigger: the record, the
 // injected time, the intent a trigger commits, and what was observed.
 type ArchiveFiring struct {

@@ -130,7 +130,7 @@ func TestAssessRefusals(t *testing.T) {
 				o.PathState, o.Registered, o.AdminPresent, o.Proof = machine.PathAbsent, false, false, nil
 				o.BranchTip = otherHead
 			},
-			want: []refusalKey{key(machine.CodeWorktreeMissing, "custody show "+testID)},
+			want: []refusalKey{key(machine.CodeWorktreeMissing, "custody abandon --acknowledge-unrecoverable "+headCommit+" "+testID)},
 			msg:  "nothing proves its last known commit",
 		},
 		{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/qmuntal/stateless"
 )
@@ -27,6 +28,9 @@ type Row interface {
 	// RowIntent returns the kind and holder of the record's intent, and
 	// false when it carries none.
 	RowIntent() (IntentKind, Holder, bool)
+	// RowIntentAt is when the record's intent was committed: since when
+	// its holder works on it (zero when it carries none).
+	RowIntentAt() time.Time
 }
 
 // Spec declares one kind's state machine: its transitions, once, and how a

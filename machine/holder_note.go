@@ -17,6 +17,13 @@ const maxHolderCommand = 200
 // the note nor reads as another argument; the command is cut at a
 // character boundary once it passes maxHolderCommand bytes.
 func HolderNote(pid int, host string, args []string, since time.Time) string {
+	return fmt.Sprintf("pid %d on %s (%s) since %s\n", pid, ShowName(host), HolderCommand(args), since.UTC().Format(time.RFC3339))
+}
+
+// HolderCommand is args as a holder note quotes them: each argument shown
+// with ShowName, joined by spaces, cut at a character boundary once it
+// passes maxHolderCommand bytes.
+func HolderCommand(args []string) string {
 	words := make([]string, len(args))
 	for i, a := range args {
 		words[i] = ShowName(a)
@@ -29,5 +36,5 @@ func HolderNote(pid int, host string, args []string, since time.Time) string {
 		}
 		cmd = cmd[:cut] + "…"
 	}
-	return fmt.Sprintf("pid %d on %s (%s) since %s\n", pid, ShowName(host), cmd, since.UTC().Format(time.RFC3339))
+	return cmd
 }

@@ -33,6 +33,12 @@ type MigrateEvent struct {
 	Proposal *MigrateProposal `json:"proposal,omitempty"`
 	Outcome  Outcome          `json:"outcome,omitempty"`
 	Code     Code             `json:"code,omitempty"`
+	// PlanFile is, on an observation migrate plan journaled, the file the
+	// plan holding this audit was written to (an absolute path): the file
+	// a disposition of the audit is applied from. Empty on an observation
+	// migrate apply journaled for a candidate that changed: no plan file
+	// holds that audit.
+	PlanFile string `json:"plan_file,omitempty"`
 }
 
 // MigrateState is where a candidate stands in the migration.
@@ -62,6 +68,16 @@ type MigrateCandidateStatus struct {
 	Outcome     Outcome      `json:"outcome,omitempty"`
 	Code        Code         `json:"code,omitempty"`
 	Why         string       `json:"why"`
+	// Proposed is the disposition the newest audit proposes ("" when it
+	// proposes none).
+	Proposed Disposition `json:"proposed,omitempty"`
+	// PlanFile is the migrate plan file holding the newest audit, "" when
+	// none does (MigrateEvent.PlanFile).
+	PlanFile string `json:"plan_file,omitempty"`
+	// Next is the command that moves the candidate on, runnable as it is:
+	// the disposition a person approves, or the apply that carries it out;
+	// "" once it is settled.
+	Next string `json:"next,omitempty"`
 }
 
 // Migration outcomes that keep the tree.
@@ -83,6 +99,9 @@ func FoldMigration(events []MigrateEvent) []MigrateCandidateStatus {
 		decided map[string]MigrateEvent
 		acting  bool
 		last    *MigrateEvent
+		// proposal and planFile are the newest audit's.
+		proposal *MigrateProposal
+		planFile string
 	}
 	by := map[string]*acc{}
 	get := func(id string) *acc {
@@ -104,6 +123,13 @@ func FoldMigration(events []MigrateEvent) []MigrateCandidateStatus {
 			if ev.Digest != a.digest {
 				a.digest = ev.Digest
 				a.last = nil
+				a.planFile = ""
+			}
+			if ev.Proposal != nil {
+				a.proposal = ev.Proposal
+			}
+			if ev.PlanFile != "" {
+				a.planFile = ev.PlanFile
 			}
 		case EventMigrateDisposition:
 			a.decided[ev.Digest] = ev
@@ -124,29 +150,80 @@ func FoldMigration(events []MigrateEvent) []MigrateCandidateStatus {
 	for _, a := range by {
 		st := a.st
 		st.Digest = a.digest
+		st.PlanFile = a.planFile
+		if a.proposal != nil {
+			st.Proposed = a.proposal.Disposition
+		}
 		d, decided := a.decided[a.digest]
 		if decided {
 			st.Disposition = d.Disposition
 		}
 		switch {
 		case a.acting:
-			st.State, st.Why = MigratePending, "an act began and no outcome was recorded (interrupted): run migrate apply again"
+			st.State, st.Why = MigratePending, "an act began and no outcome was recorded (interrupted): apply it again"
 		case a.last != nil && a.last.Outcome == OutcomeRemoved:
 			st.State, st.Outcome, st.Why = MigrateRemoved, a.last.Outcome, "removed after its proof"
 		case a.last != nil && MigrateSettled(a.last.Outcome):
 			st.State, st.Outcome, st.Why = MigrateRetained, a.last.Outcome, "settled: "+string(a.last.Outcome)
 		case a.last != nil:
 			st.State, st.Outcome, st.Code = MigrateRefused, a.last.Outcome, a.last.Code
-			st.Why = "refused [" + string(a.last.Code) + "]: " + a.last.Reason + " (run migrate apply again once it is settled)"
+			st.Why = "refused [" + string(a.last.Code) + "]: " + a.last.Reason + " (apply it again once that is settled)"
 		case decided:
 			st.State, st.Why = MigratePending, "disposition "+string(d.Disposition)+" approved; not applied yet"
 		default:
-			st.State, st.Why = MigratePending, "needs a disposition: "+CommandOn([]string{"custody", "migrate", "dispose"}, st.ID)
+			st.State, st.Why = MigratePending, "needs a disposition"
 		}
+		st.Next = MigrateNext(st, st.PlanFile)
 		out = append(out, st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+// MigrateNext is the command that moves candidate s on, with planFile
+// standing for s.PlanFile as the person is to type it (relative to where
+// they are): a candidate without a disposition is approved as custody
+// proposes (reject when it proposes nothing: kept as it is), one approved,
+// refused or interrupted is applied again from its plan file; "" once it
+// is settled.
+func MigrateNext(s MigrateCandidateStatus, planFile string) string {
+	switch {
+	case s.State != MigratePending && s.State != MigrateRefused:
+		return ""
+	case s.State == MigratePending && s.Disposition == "" && s.Outcome == "":
+		return MigrateDisposeRetry(s.ID, s.Digest, s.Proposed)
+	}
+	return MigrateApplyNext(s.ID, planFile)
+}
+
+// MigrateDisposeRetry approves the disposition proposed (reject when
+// proposed is empty: the tree is kept as it is) of candidate id's audit
+// digest.
+func MigrateDisposeRetry(id, digest string, proposed Disposition) string {
+	if proposed == "" {
+		proposed = DispositionReject
+	}
+	return CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--disposition", string(proposed), "--digest", digest}, id)
+}
+
+// MigrateApplyNext applies the migrate plan file planFile for candidate
+// id ("" for every candidate); with no plan file (no file holds the
+// candidate's newest audit: migrate apply journaled it when the candidate
+// changed), it plans afresh into migrate.json first.
+func MigrateApplyNext(id, planFile string) string {
+	if planFile == "" {
+		return MigratePlanRetry("") + " && " + migrateApply(id, "")
+	}
+	return migrateApply(id, planFile)
+}
+
+// migrateApply is custody migrate apply of planFile (migrate.json when
+// empty), --only id when id is set.
+func migrateApply(id, planFile string) string {
+	if id == "" {
+		return Command("custody", "migrate", "apply", migratePlanFileOr(planFile))
+	}
+	return MigrateApplyRetry(id, planFile)
 }
 
 // MigrateSettled reports whether an act's outcome o settles its candidate,

@@ -53,6 +53,12 @@ type WorktreeObservation struct {
 	// tree that vanished: the branch then carries the tree's work past
 	// what custody last knew (VanishedHead).
 	BranchHoldsLastKnown bool `json:"branch_holds_last_known,omitempty"`
+	// LastKnownMissing is true when git no longer has the commit a
+	// vanished tree's settlement asks about (VanishedHead), its branch not
+	// holding it, after the proof search looked for it on every remote: no
+	// ref here can hold it, and no remote that answered did. It is observed
+	// only for a tree that vanished.
+	LastKnownMissing bool `json:"last_known_missing,omitempty"`
 
 	Status Status `json:"status"`
 	// EnvOwn is true when the tree's .env holds nothing but the lines

@@ -100,6 +100,11 @@ type Holder struct {
 	PID   int    `json:"pid"`
 	Host  string `json:"host"`
 	Start uint64 `json:"start,omitempty"`
+	// Command is the holding process's command line, as a person would
+	// recognise it ("custody apply plan.json"): said when its work is
+	// reported in progress, never compared to decide anything. Intents
+	// an older custody wrote lack it.
+	Command string `json:"command,omitempty"`
 }
 
 // Evidence is what custody observed and concluded about a record over its

@@ -189,8 +189,8 @@ const (
 	CodeStateCorrupt Code = "state-corrupt"
 	// CodeSchemaNewer is returned for a state file a newer custody wrote.
 	CodeSchemaNewer Code = "schema-newer"
-	// CodeLockTimeout is returned when another custody held the state file
-	// past the lock timeout.
+	// CodeLockTimeout is returned when another process (custody or not)
+	// held the state file past the lock timeout.
 	CodeLockTimeout Code = "lock-timeout"
 	// CodeNotInitialized is returned where custody never ran.
 	CodeNotInitialized Code = "not-initialized"
@@ -493,7 +493,7 @@ func Codes() map[Code]string {
 		CodeConfigInvalid:       "custody.toml cannot be used",
 		CodeStateCorrupt:        "the state file is corrupt or not a custody store",
 		CodeSchemaNewer:         "the state file was written by a newer custody",
-		CodeLockTimeout:         "another custody held the state file past the lock timeout",
+		CodeLockTimeout:         "another process held the state file past the lock timeout",
 		CodeNotInitialized:      "custody has no state in this repository yet",
 		CodePlanInvalid:         "the plan file is not a valid, unedited plan",
 		CodeJournalBroken:       "an exported journal does not verify",

@@ -26,12 +26,8 @@ func MigrateNotInPlanRefusal(id string) *Refusal {
 // which a person approved: the retry approves what custody proposes (or
 // reject, when it proposes nothing).
 func NotDisposedRefusal(c MigrateCandidate) *Refusal {
-	d := c.Proposal.Disposition
-	if d == "" {
-		d = DispositionReject
-	}
 	return &Refusal{Code: CodeMigrateNotApproved, Path: c.Audit.Path,
-		Retry: CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--disposition", string(d), "--digest", c.Digest}, c.Audit.ID),
+		Retry: MigrateDisposeRetry(c.Audit.ID, c.Digest, c.Proposal.Disposition),
 		Message: fmt.Sprintf("no disposition of %s is approved for this audit (proposed: %s — %s); only a person approves one", c.Audit.ID,
 			map[bool]string{true: "nothing", false: string(c.Proposal.Disposition)}[c.Proposal.Disposition == ""], c.Proposal.Reason)}
 }
@@ -44,16 +40,18 @@ func MigrateIntentPendingRefusal(rec Record) *Refusal {
 }
 
 // MigrateNoLongerCandidateRefusal refuses the candidate at path, which
-// discovery no longer admits.
-func MigrateNoLongerCandidateRefusal(path string) *Refusal {
-	return &Refusal{Code: CodeMigrateChanged, Path: path, Retry: "custody migrate plan -o migrate.json",
+// discovery no longer admits; the retry plans afresh into planFile, the
+// plan file being applied.
+func MigrateNoLongerCandidateRefusal(path, planFile string) *Refusal {
+	return &Refusal{Code: CodeMigrateChanged, Path: path, Retry: MigratePlanRetry(planFile),
 		Message: fmt.Sprintf("%s is no longer a candidate of this repository (discovery no longer admits it); nothing was done", path)}
 }
 
 // MigrateChangedRefusal refuses candidate c, whose fresh audit (digest
-// now) is not the one its disposition approved.
-func MigrateChangedRefusal(c MigrateCandidate, now string) *Refusal {
-	return &Refusal{Code: CodeMigrateChanged, Path: c.Audit.Path, Retry: "custody migrate plan -o migrate.json",
+// now) is not the one its disposition approved; the retry plans afresh
+// into planFile, the plan file being applied.
+func MigrateChangedRefusal(c MigrateCandidate, now, planFile string) *Refusal {
+	return &Refusal{Code: CodeMigrateChanged, Path: c.Audit.Path, Retry: MigratePlanRetry(planFile),
 		Message: fmt.Sprintf("%s changed since its disposition was approved (audit %s, now %s); the new audit is journaled and needs a new disposition; nothing was done", c.Audit.ID, c.Digest, now)}
 }
 
@@ -67,6 +65,12 @@ func MigrateNotRemovableRefusal(rec Record) *Refusal {
 // ("migrate.json" when empty) again, for candidate id only.
 func MigrateApplyRetry(id, planFile string) string {
 	return fmt.Sprintf("custody migrate apply --only %s %s", QuoteArg(id), QuoteArg(migratePlanFileOr(planFile)))
+}
+
+// MigratePlanRetry writes a fresh migrate plan to planFile (migrate.json
+// when empty): the file the person applies from.
+func MigratePlanRetry(planFile string) string {
+	return Command("custody", "migrate", "plan", "-o", migratePlanFileOr(planFile))
 }
 
 // MigrateApplyExternalRetry is MigrateApplyRetry with the confirmation

@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -31,10 +32,21 @@ func NotInManagedWorktreeRefusal(dir string) *Refusal {
 }
 
 // LeasedRefusal refuses to finish record id, whose tree at path a live
-// lease l holds.
+// lease l holds. Finishing again changes nothing while the lease lives, so
+// the retry is what lets the tree go: the lease ends as its session's end
+// would end it (ReleaseLeaseCommand), then the tree is finished.
 func LeasedRefusal(id, path string, l Lease) *Refusal {
-	return &Refusal{Code: CodeLeaseLive, Path: path, Retry: CommandOn([]string{"custody", "finish"}, id),
-		Message: fmt.Sprintf("%s is leased by %s until %s", id, l.Holder, l.Expires.UTC().Format("2006-01-02T15:04:05Z"))}
+	return &Refusal{Code: CodeLeaseLive, Path: path,
+		Retry: ReleaseLeaseCommand(path, l.Holder) + " && " + CommandOn([]string{"custody", "finish"}, id),
+		Message: fmt.Sprintf("%s is leased by %s until %s: a session works in it and renews the lease while it does; it ends when that session ends or the lease runs out. To finish it now, end the lease as the session's end would",
+			id, l.Holder, l.Expires.UTC().Format("2006-01-02T15:04:05Z"))}
+}
+
+// ReleaseLeaseCommand is the command that ends the lease holder holds on
+// the tree at path, as that session's end does (custody hook
+// session-end, run in the tree).
+func ReleaseLeaseCommand(path, holder string) string {
+	return Command("custody", "-C", path, "hook", "session-end", "--session="+holder)
 }
 
 // NoRemoteRefusal refuses to assess the trees of the repository whose
@@ -68,10 +80,55 @@ func AbandonTreeNotGoneRefusal(id, path string, state PathState, registered bool
 }
 
 // AbandonHeldByRefsRefusal refuses to abandon commit of the tree at path:
-// the local refs refs hold it.
-func AbandonHeldByRefsRefusal(path, commit string, refs []string) *Refusal {
-	return abandonRefusal(CodeGuardFailed, path, "custody plan",
-		"%s is not lost: %s holds it", commit, strings.Join(refs, ", "))
+// the local refs refs hold it. The retry publishes the first branch (or
+// else tag) among them where ev says a remote custody reads will
+// advertise it, so plan proves the commit and settles the record; with no
+// such ref or push, it lists the refs that hold it.
+func AbandonHeldByRefsRefusal(path, commit string, refs []string, ev RemoteEvidence) *Refusal {
+	retry := Command("git", "for-each-ref", "--contains", commit)
+	for _, prefix := range []string{"refs/heads/", "refs/tags/"} {
+		i := slices.IndexFunc(refs, func(r string) bool { return strings.HasPrefix(r, prefix) })
+		if i < 0 {
+			continue
+		}
+		if push, _, ok := pushTo("", ev, refs[i], false); ok {
+			retry = push
+		}
+		break
+	}
+	return abandonRefusal(CodeGuardFailed, path, retry,
+		"%s is not lost: %s holds it; publish it, and plan settles the record", commit, strings.Join(refs, ", "))
+}
+
+// MinCommitPrefix is the fewest hex digits of a commit id abandon takes
+// for the whole id: git's own shortest abbreviation. custody prints
+// ShortCommit digits.
+const MinCommitPrefix = 7
+
+// IsCommitPrefix reports whether ack, as a person typed it, is head or
+// names it by a prefix of at least MinCommitPrefix hex digits (in either
+// case). Whether git holds another object the prefix names is the
+// caller's to ask (AbandonAmbiguousCommitRefusal).
+func IsCommitPrefix(ack, head string) bool {
+	ack = strings.ToLower(ack)
+	return len(ack) >= MinCommitPrefix && IsFullCommit(head) && strings.HasPrefix(head, ack) &&
+		strings.Trim(ack, "0123456789abcdef") == ""
+}
+
+// AbandonShortCommitRefusal refuses to abandon record id (tree at path)
+// for ack, a prefix of its last commit head too short to name one commit
+// surely; the retry names head whole.
+func AbandonShortCommitRefusal(id, path, ack, head string) *Refusal {
+	return abandonRefusal(CodeAmbiguousReference, path, CommandOn([]string{"custody", "abandon", "--acknowledge-unrecoverable", head}, id),
+		"%s has fewer than %d hex digits: too few to name %s's last commit (%s) surely; name it whole", QuoteArg(ack), MinCommitPrefix, id, head)
+}
+
+// AbandonAmbiguousCommitRefusal refuses to abandon record id (tree at
+// path) for ack, a prefix of its last commit head that also names others
+// objects git holds; the retry names head whole.
+func AbandonAmbiguousCommitRefusal(id, path, ack, head string, others []string) *Refusal {
+	return abandonRefusal(CodeAmbiguousReference, path, CommandOn([]string{"custody", "abandon", "--acknowledge-unrecoverable", head}, id),
+		"%s is ambiguous: besides %s's last commit %s, git holds %d other object(s) whose id begins with it (%s); name the commit whole", QuoteArg(ack), id, head, len(others), strings.Join(others, ", "))
 }
 
 // AbandonRemoteUnavailableRefusal refuses to abandon commit of the tree at

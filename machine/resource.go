@@ -225,6 +225,14 @@ func (r Resource) RowIntent() (IntentKind, Holder, bool) {
 	return r.Intent.Kind, r.Intent.Holder, true
 }
 
+// RowIntentAt is when the entry's intent was committed (zero for none).
+func (r Resource) RowIntentAt() time.Time {
+	if r.Intent == nil {
+		return time.Time{}
+	}
+	return r.Intent.At
+}
+
 // NextResource returns the ledger entry after r takes t to state `to`.
 func NextResource(r Resource, to State, t Trigger, f ResourceFiring) Resource {
 	n := r

@@ -100,6 +100,12 @@ func DecideSettlement(rec Record, obs WorktreeObservation, pol Policy) (*Settlem
 	s.Proven = IsFullCommit(s.Head) && obs.Proof.Covers(s.Head)
 	s.WorkProven = s.Proven && (onBranch || s.LastKnownFrom == LastKnownFinalHead)
 	if !s.Proven {
+		if obs.LastKnownMissing && !onBranch && len(obs.Remote.Unavailable) == 0 && len(obs.Remote.Remotes) > 0 {
+			// git no longer has it and no remote gave it: lost, whatever
+			// the proof search said of a commit it could not read.
+			r := missingRefusal(rec, obs)
+			return nil, &r
+		}
 		if obs.ProofErr != "" || len(obs.Remote.Unavailable) > 0 || len(obs.Remote.Remotes) == 0 {
 			o := obs
 			o.Head = s.Head

@@ -85,11 +85,19 @@ func TestAssessVanishedTree(t *testing.T) {
 		{"finished/branch-elsewhere-final-proven", finished, vanishedObs(otherHead, false, headCommit),
 			want{"settle", headCommit, true, true, machine.SettleBranchKeep, []string{"its work, up to bbbbbbbbbbbb, is proven"}}},
 		{"finished/branch-elsewhere-unproven", finished, vanishedObs(otherHead, false, ""),
-			want{action: "keep worktree-missing custody show " + testID, words: []string{"nothing proves its last known commit"}}},
+			want{action: "keep worktree-missing custody abandon --acknowledge-unrecoverable " + headCommit + " " + testID,
+				words: []string{"nothing proves its last known commit bbbbbbbbbbbb published and no branch of the tree holds it"}}},
 		{"finished/no-branch-unproven", finished, vanishedObs("", false, ""),
-			want{action: "keep worktree-missing custody show " + testID}},
+			want{action: "keep worktree-missing git branch " + testBranch + " " + headCommit, words: []string{"git still has it: put the tree's branch " + testBranch + " back on it"}}},
 		{"finished/proof-of-another-commit", finished, vanishedObs("", false, otherHead),
-			want{action: "keep worktree-missing custody show " + testID}},
+			want{action: "keep worktree-missing git branch " + testBranch + " " + headCommit}},
+		{"finished/no-branch-commit-gone", finished, with2(vanishedObs("", false, ""), func(o *machine.WorktreeObservation) {
+			o.LastKnownMissing, o.ProofErr = true, "merge-base: Not a valid commit name"
+		}), want{action: "keep worktree-missing custody abandon --acknowledge-unrecoverable " + headCommit + " " + testID, words: []string{"git no longer has its last known commit bbbbbbbbbbbb, and no remote gave it"}}},
+		{"finished/commit-gone-remote-unavailable", finished, with2(vanishedObs("", false, ""), func(o *machine.WorktreeObservation) {
+			o.LastKnownMissing, o.ProofErr = true, "merge-base: Not a valid commit name"
+			o.Remote.Unavailable = []machine.RemoteFailure{{Remote: "origin", Error: "timeout"}}
+		}), want{action: "keep proof-failed custody plan"}},
 		{"finished/adopted-branch-proven", adopted, vanishedObs(headCommit, true, headCommit),
 			want{"settle", headCommit, true, true, machine.SettleBranchKeep, []string{"its work, up to bbbbbbbbbbbb"}}},
 		{"active/branch-holds-base-proven", active, vanishedObs(tipCommit, true, tipCommit),

@@ -1,6 +1,10 @@
 package machine
 
-import "github.com/qmuntal/stateless"
+import (
+	"time"
+
+	"github.com/qmuntal/stateless"
+)
 
 // Commit persists one worktree transition (the commit point; see
 // CommitFunc).
@@ -76,4 +80,12 @@ func (r Record) RowIntent() (IntentKind, Holder, bool) {
 		return "", Holder{}, false
 	}
 	return r.Intent.Kind, r.Intent.Holder, true
+}
+
+// RowIntentAt is when the record's intent was committed (zero for none).
+func (r Record) RowIntentAt() time.Time {
+	if r.Intent == nil {
+		return time.Time{}
+	}
+	return r.Intent.At
 }

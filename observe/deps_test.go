@@ -20,8 +20,9 @@ var layers = map[string]struct {
 	may []string
 	why string
 }{
-	"observe/safefile": {nil, "reads one file safely; a leaf"},
-	"observe/writable": {nil, "asks whether a directory can be written; a leaf"},
+	"observe/safefile":   {nil, "reads one file safely; a leaf"},
+	"observe/writable":   {nil, "asks whether a directory can be written; a leaf"},
+	"observe/lockholder": {nil, "reads the kernel's table of file locks: who holds a lock; a leaf"},
 	"observe/hostio": {[]string{"machine", "observe/safefile"},
 		"the primitives every observation stands on (the one runner, git's environment, a repository's identity, lstat identity, process liveness); it knows nothing of git's files or remotes"},
 	"observe/gitfiles": {[]string{"machine", "observe/hostio", "observe/safefile"},

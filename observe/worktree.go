@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -98,6 +99,13 @@ func AttachProof(ctx context.Context, g *hostio.Git, repo hostio.Repo, rec machi
 		o.ProofErr = err.Error()
 	}
 	o.Proof = p
+	if p == nil && machine.Vanished(*o) && head != o.BranchTip && machine.IsFullCommit(head) {
+		// Looked for on every remote and not found: whether git still
+		// has the commit decides what settles the record.
+		_, err := g.Observe(ctx, repo.MainCheckout, "cat-file", "-e", head) // exit 1: no such object
+		var exit *hostio.ExitError
+		o.LastKnownMissing = errors.As(err, &exit) && exit.Code == 1 && ctx.Err() == nil
+	}
 	// A proof asked for the whole plan at once ran on another Git: its
 	// timeout reaches this tree as the error of its proof.
 	notes.Note(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/store"
 )
@@ -37,7 +38,23 @@ func Abandon(ctx context.Context, e *Env, id, commit string) (Outcome, error) {
 	}
 	head := rec.EffectiveHead()
 	if commit != head {
-		return refuse(machine.AbandonNotLastCommitRefusal(id, rec.Path, commit, head))
+		// A prefix custody printed (machine.Abbrev) names the commit when
+		// it names nothing else git holds; the outcome says it whole.
+		switch lower := strings.ToLower(commit); {
+		case machine.IsCommitPrefix(commit, head):
+		case lower != "" && machine.IsFullCommit(head) && strings.HasPrefix(head, lower):
+			return refuse(machine.AbandonShortCommitRefusal(id, rec.Path, commit, head))
+		default:
+			return refuse(machine.AbandonNotLastCommitRefusal(id, rec.Path, commit, head))
+		}
+		others, err := otherObjects(ctx, e, strings.ToLower(commit), head)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if len(others) > 0 {
+			return refuse(machine.AbandonAmbiguousCommitRefusal(id, rec.Path, commit, head, others))
+		}
+		commit = head
 	}
 	obs, _, err := e.ObserveRecord(ctx, rec, observe.Scope{})
 	if err != nil {
@@ -45,6 +62,10 @@ func Abandon(ctx context.Context, e *Env, id, commit string) (Outcome, error) {
 	}
 	if obs.PathState != machine.PathAbsent || obs.Registered || obs.AdminPresent {
 		return refuse(machine.AbandonTreeNotGoneRefusal(id, rec.Path, obs.PathState, obs.Registered || obs.AdminPresent))
+	}
+	view, err := proof.Advertise(ctx, e.Git, e.Repo)
+	if err != nil {
+		return Outcome{}, err
 	}
 	// A commit git no longer has is held by no ref here; one it has must
 	// be held by none.
@@ -55,12 +76,8 @@ func Abandon(ctx context.Context, e *Env, id, commit string) (Outcome, error) {
 			return Outcome{}, fmt.Errorf("check which refs hold %s: %w", commit, err)
 		}
 		if refs := strings.Fields(string(out)); len(refs) > 0 {
-			return refuse(machine.AbandonHeldByRefsRefusal(rec.Path, commit, refs))
+			return refuse(machine.AbandonHeldByRefsRefusal(rec.Path, commit, refs, view.Evidence()))
 		}
-	}
-	view, err := proof.Advertise(ctx, e.Git, e.Repo)
-	if err != nil {
-		return Outcome{}, err
 	}
 	if len(view.Failures) > 0 {
 		return refuse(machine.AbandonRemoteUnavailableRefusal(rec.Path, commit, view.Failures[0]))
@@ -87,5 +104,25 @@ func Abandon(ctx context.Context, e *Env, id, commit string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	return Outcome{ID: id, Outcome: machine.OutcomeAbandoned, State: next.State}, nil
+	return Outcome{ID: id, Outcome: machine.OutcomeAbandoned, State: next.State, Commit: commit}, nil
+}
+
+// otherObjects lists the objects git holds, other than head, whose ids
+// begin with prefix (git rev-parse --disambiguate).
+func otherObjects(ctx context.Context, e *Env, prefix, head string) ([]string, error) {
+	out, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "rev-parse", "--disambiguate="+prefix)
+	if err != nil {
+		var exit *hostio.ExitError
+		if errors.As(err, &exit) && len(strings.TrimSpace(string(out))) == 0 {
+			return nil, nil // git holds no object the prefix names
+		}
+		return nil, fmt.Errorf("list the objects %s names: %w", prefix, err)
+	}
+	var others []string
+	for _, o := range strings.Fields(string(out)) {
+		if o != head {
+			others = append(others, o)
+		}
+	}
+	return others, nil
 }

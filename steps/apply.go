@@ -233,7 +233,10 @@ func applyItem(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem) 
 		if err == nil {
 			stored = &rec
 		}
-		live := stored != nil && rec.Intent != nil && HolderAlive(rec.Intent.Holder, e.Holder)
+		live := machine.HolderGone
+		if stored != nil && rec.Intent != nil {
+			live = Liveness(rec.Intent.Holder, e.Holder)
+		}
 		step := machine.DecideApplyRecord(it, stored, live, time.Now().Before(deadline))
 		switch step.Move {
 		case machine.ApplyWait:

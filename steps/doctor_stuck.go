@@ -119,7 +119,8 @@ func lostTrees(ctx context.Context, e *Env) ([]StuckRecord, error) {
 			continue
 		}
 		held := ""
-		if _, gone := e.Git.Observe(ctx, e.Repo.MainCheckout, "cat-file", "-e", head+"^{commit}"); gone == nil {
+		_, gone := e.Git.Observe(ctx, e.Repo.MainCheckout, "cat-file", "-e", head+"^{commit}")
+		if gone == nil {
 			refs, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "for-each-ref", "--contains", head, "--format=%(refname)")
 			if err != nil {
 				return out, fmt.Errorf("check which refs hold %s: %w", head, err)
@@ -129,10 +130,18 @@ func lostTrees(ctx context.Context, e *Env) ([]StuckRecord, error) {
 		if held != "" {
 			continue // plan settles it once that ref is published
 		}
-		out = append(out, StuckRecord{ID: rec.ID, Kind: machine.KindWorktree, State: rec.State,
+		s := StuckRecord{ID: rec.ID, Kind: machine.KindWorktree, State: rec.State,
 			Settle: machine.CommandOn([]string{"custody", "abandon", "--acknowledge-unrecoverable", head}, rec.ID),
 			Why: fmt.Sprintf("its tree %s is gone and no ref here holds its last commit %s, so no proof can ever settle it (unless a remote holds that commit: then custody plan does)",
-				machine.EscapeControl(rec.Path), head)})
+				machine.EscapeControl(rec.Path), head)}
+		if gone == nil && obs.BranchTip == "" && rec.Branch != "" {
+			// git still has the commit, which nothing references until gc
+			// prunes it: its branch back on it keeps it, and plan settles
+			// the record keeping the branch (as plan's own advice says).
+			s.Settle = machine.Command("git", "branch", rec.Branch, head)
+			s.Why += "; git still has that commit, unreferenced until gc prunes it: put the tree's branch back on it, then custody plan settles the record keeping the branch"
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }

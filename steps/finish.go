@@ -25,6 +25,9 @@ type Outcome struct {
 	// Recovered are the recovery refs this removal wrote for commits that
 	// would otherwise have died with the tree.
 	Recovered []RecoveredRef `json:"recovered,omitempty"`
+	// Commit is, for an abandonment, the commit acknowledged lost, whole
+	// (however the person named it).
+	Commit string `json:"commit,omitempty"`
 }
 
 // Pending reports whether the record, or one of its resources, was left

@@ -48,3 +48,44 @@ func (w Workflow[R]) interrupted(ctx context.Context, e *Env) ([]InterruptedInte
 	}
 	return out, nil
 }
+
+// LiveIntent is a record whose intent another live custody on this host
+// is carrying out at this moment: its work in progress, not a problem.
+type LiveIntent struct {
+	ID       string           `json:"id"`
+	Kind     machine.Kind     `json:"kind"`
+	Progress machine.LiveWork `json:"progress"`
+}
+
+// LiveIntents lists, kind by kind, the records whose intent's holder is
+// another live process on this host (machine.HolderHere). It only reads
+// the store: doctor reports them in progress instead of as unfinished.
+func LiveIntents(ctx context.Context, e *Env) ([]LiveIntent, error) {
+	var out []LiveIntent
+	for _, w := range e.workflows() {
+		got, err := w.live(ctx, e)
+		if err != nil {
+			return out, fmt.Errorf("%s records: %w", w.kind(), err)
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+// live lists the kind's records whose intent another live process on this
+// host holds.
+func (w Workflow[R]) live(ctx context.Context, e *Env) ([]LiveIntent, error) {
+	rs, err := w.pending(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	var out []LiveIntent
+	for _, r := range rs {
+		_, holder, ok := r.RowIntent()
+		if !ok || r.RowState() == machine.StateTombstoned || Liveness(holder, e.Holder) != machine.HolderHere {
+			continue
+		}
+		out = append(out, LiveIntent{ID: r.RowID(), Kind: w.Kind, Progress: machine.LiveWorkOf(r)})
+	}
+	return out, nil
+}

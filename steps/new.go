@@ -193,6 +193,7 @@ func newTree(ctx context.Context, e *Env, req NewRequest) (NewResult, error) {
 		return NewResult{}, err
 	}
 	failpoint.At("new/after-intent")
+	failpoint.Pause("new/after-intent")
 	add := []string{"worktree", "add", "--no-track", "-b", rec.Branch, "--", rec.Path, rec.BaseCommit}
 	if rec.BranchOrigin == machine.BranchOriginExisting {
 		// The existing branch, checked out as it is: git refuses it when

@@ -58,6 +58,9 @@ func (w widget) RowIntent() (machine.IntentKind, machine.Holder, bool) {
 	return w.Intent.Kind, w.Intent.Holder, true
 }
 
+// RowIntentAt is zero: a widget's intent says no time.
+func (w widget) RowIntentAt() time.Time { return time.Time{} }
+
 // widgetFiring is the argument of every widget trigger.
 type widgetFiring struct {
 	W      widget
@@ -284,8 +287,10 @@ func TestNewKindResumesAfterACrash(t *testing.T) {
 	}
 }
 
-// TestNewKindTakeOver: a widget whose intent a live process holds is
-// in-progress for resume, and resume --take-over hands it over.
+// TestNewKindTakeOver: a widget whose intent another live process on this
+// host holds is that process's work in progress for resume (named by its
+// pid, nothing to retry or take over, not pending), and resume
+// --take-over still hands it over.
 func TestNewKindTakeOver(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -301,11 +306,11 @@ func TestNewKindTakeOver(t *testing.T) {
 	e := widgetEnv(s)
 	res, err := steps.Resume(context.Background(), e)
 	if err != nil || len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeInProgress ||
-		res.Items[0].Refusal == nil || !strings.Contains(res.Items[0].Refusal.Message, "--take-over w-1") {
-		t.Fatalf("resume with a live holder = %+v, %v; want w-1 in-progress naming --take-over", res.Items, err)
+		res.Items[0].Refusal != nil || res.Items[0].Progress == nil || res.Items[0].Progress.PID != child.Process.Pid {
+		t.Fatalf("resume with a live holder = %+v, %v; want w-1 in progress under pid %d, refusing nothing", res.Items, err, child.Process.Pid)
 	}
-	if res.LeftForUs() || !res.Pending() {
-		t.Errorf("an in-progress item is pending for resume but not left for a command that resumes first")
+	if res.LeftForUs() || res.Pending() {
+		t.Errorf("another process's live work is pending for resume or left for a command that resumes first")
 	}
 	res, err = steps.ResumeTakingOver(context.Background(), e, []string{"w-1"})
 	if err != nil || len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeActivated {

@@ -16,6 +16,10 @@ type ResumeItem struct {
 	Action  string           `json:"action,omitempty"`
 	Outcome machine.Outcome  `json:"outcome"`
 	Refusal *machine.Refusal `json:"refusal,omitempty"`
+	// Progress is, for an intent another live process on this host is
+	// carrying out (outcome in-progress), who and since when: its work,
+	// not this command's, and nothing to retry.
+	Progress *machine.LiveWork `json:"progress,omitempty"`
 }
 
 // ResumeResult is everything one resume did, kind by kind.
@@ -23,11 +27,12 @@ type ResumeResult struct {
 	Items []ResumeItem `json:"items"`
 }
 
-// Pending reports whether resume left something refused or held by
-// another process (exit 3).
+// Pending reports whether resume left something refused or held by a
+// process on another host (exit 3). Another custody's live work on this
+// host is in progress, not pending: it is that process's to finish.
 func (r ResumeResult) Pending() bool {
 	for _, it := range r.Items {
-		if machine.ItemPending(it.Outcome, it.Refusal) {
+		if it.Progress == nil && machine.ItemPending(it.Outcome, it.Refusal) {
 			return true
 		}
 	}
@@ -40,6 +45,7 @@ func (r ResumeResult) Pending() bool {
 // invocation's to report.
 func (r ResumeResult) LeftForUs() bool {
 	for _, it := range r.Items {
+		// In progress here or elsewhere: another process's.
 		if it.Outcome != machine.OutcomeInProgress && machine.ItemPending(it.Outcome, it.Refusal) {
 			return true
 		}
@@ -76,6 +82,7 @@ type Resumer interface {
 	resume(ctx context.Context, e *Env, forced map[string]bool) ([]ResumeItem, error)
 	stuck(ctx context.Context, e *Env) ([]StuckRecord, error)
 	interrupted(ctx context.Context, e *Env) ([]InterruptedIntent, error)
+	live(ctx context.Context, e *Env) ([]LiveIntent, error)
 }
 
 // Resumer returns w for the runner.
@@ -178,9 +185,8 @@ func (w Workflow[R]) resumeOne(ctx context.Context, e *Env, r R, force bool) ([]
 			return nil, err
 		}
 	}
-	if !force && HolderAlive(holder, e.Holder) {
-		item.Outcome, item.Refusal = machine.OutcomeInProgress, machine.InProgressRefusal(r)
-		return []ResumeItem{item}, nil
+	if live := Liveness(holder, e.Holder); !force && live != machine.HolderGone {
+		return []ResumeItem{inProgress(item, r, live)}, nil
 	}
 	if holder != e.Holder {
 		// Take the intent over first: of two processes resuming it, only
@@ -238,7 +244,23 @@ func (w Workflow[R]) lostTakeOver(e *Env, item ResumeItem) ResumeItem {
 		item.Outcome = machine.OutcomeAlreadyDone
 		return item
 	}
-	item.Outcome, item.Refusal = machine.OutcomeInProgress, machine.InProgressRefusal(now)
+	_, holder, _ := now.RowIntent()
+	return inProgress(item, now, Liveness(holder, e.Holder))
+}
+
+// inProgress reports r, whose intent a live process holds (live is
+// HolderHere or HolderElsewhere): another custody's work on this host is
+// reported in progress (Progress), with nothing to retry or take over; a
+// holder elsewhere is refused, naming how to take its intent over once it
+// is surely gone.
+func inProgress(item ResumeItem, r machine.Row, live machine.HolderLiveness) ResumeItem {
+	item.Outcome = machine.OutcomeInProgress
+	if live == machine.HolderHere {
+		w := machine.LiveWorkOf(r)
+		item.Progress = &w
+		return item
+	}
+	item.Refusal = machine.InProgressRefusal(r, live)
 	return item
 }
 

@@ -4,3 +4,6 @@ package store
 
 // failpoint does nothing in ordinary builds.
 func failpoint(string) {}
+
+// pause does nothing in ordinary builds.
+func pause(string) {}

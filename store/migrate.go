@@ -42,6 +42,15 @@ const failpointMigrateMidway = "store/migrate-midway"
 // there). Crash tests loop over this list.
 func Failpoints() []string { return []string{failpointMigrateMidway} }
 
+// pauseWriteLocked is where a failpoint build holds a write transaction
+// with the state file's lock taken (CUSTODY_PAUSE), so a test can show what
+// another custody waiting for the lock says of its holder.
+const pauseWriteLocked = "state/write-locked"
+
+// PausePoints lists every named point at which a `failpoint` build of
+// store can be held (CUSTODY_PAUSE=<name>, CUSTODY_PAUSE_DIR=<dir>).
+func PausePoints() []string { return []string{pauseWriteLocked} }
+
 // defaultMigrations lists custody's own migrations, oldest first.
 func defaultMigrations() []Migration {
 	return []Migration{

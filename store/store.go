@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/lockholder"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/observe/writable"
 	bolt "go.etcd.io/bbolt"
@@ -267,7 +268,7 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 			return nil, fmt.Errorf("%s: %w%s (interrupted while waiting: %w)", s.path, ErrLockTimeout, s.changedSoFar(), s.ctx.Err())
 		}
 		if !time.Now().Before(deadline) {
-			return nil, fmt.Errorf("%s: %w%s (waited %s; %s)", s.path, ErrLockTimeout, s.changedSoFar(), s.timeout, s.lastHolder())
+			return nil, fmt.Errorf("%s: %w%s (waited %s; %w)", s.path, ErrLockTimeout, s.changedSoFar(), s.timeout, s.lockHolder())
 		}
 	}
 	if err != nil {
@@ -318,15 +319,91 @@ func (s *Store) noteHolder() {
 // maxHolderNote bounds what is read of the holder note.
 const maxHolderNote = 4 << 10
 
-// lastHolder says who last took the write lock, from the holder note: read
-// only from a regular file of bounded size, its control characters
-// escaped, so a planted file cannot hang custody or print what it points to.
-func (s *Store) lastHolder() string {
-	b, err := safefile.Read(s.holderFile(), maxHolderNote)
-	if err != nil || len(b) == 0 {
-		return "the holder is not custody, or did not say who it is"
+// HolderError says who holds the state file's lock when a wait for it
+// timed out; it is wrapped in the ErrLockTimeout error. Custody is true
+// only when a holder is known to be custody: the process whose holder
+// note says it took the write lock, or one running this very executable.
+type HolderError struct {
+	Desc    string
+	Custody bool
+}
+
+// Error is the description: "held by another custody: pid N on HOST
+// (ARGS) since TIME", "held by pid N (ARGS), which is not custody", or,
+// where the kernel's table of locks cannot be read, who last took the
+// write lock, without claiming it still holds it.
+func (e *HolderError) Error() string { return e.Desc }
+
+// lockHolder says who holds the state file's lock now, from the kernel's
+// table of locks (lockholder.Holders), each holder named as custody only
+// when it is one; where that table cannot be read, it says so and names
+// the last custody that took the write lock, from the holder note. The
+// note is read only from a regular file of bounded size, its control
+// characters escaped, so a planted file cannot hang custody or print what
+// it points to.
+func (s *Store) lockHolder() *HolderError {
+	note := ""
+	if b, err := safefile.Read(s.holderFile(), maxHolderNote); err == nil {
+		note = machine.EscapeControl(strings.TrimSpace(string(b)))
 	}
-	return "last taken by " + machine.EscapeControl(strings.TrimSpace(string(b)))
+	notePID := holderNotePID(note)
+	procs, err := lockholder.Holders(s.path)
+	if err != nil || len(procs) == 0 {
+		why := "it let go as the wait ended"
+		if err != nil {
+			why = err.Error()
+		}
+		last := "no custody noted taking it"
+		if note != "" {
+			last = "the last custody to take it for writing was pid " + strings.TrimPrefix(note, "pid ")
+		}
+		return &HolderError{Desc: "the process holding it could not be identified (" + why + "); " + last}
+	}
+	self, _ := os.Executable()
+	var parts []string
+	custody := false
+	for _, p := range procs {
+		cmd := "its command line unreadable"
+		if len(p.Args) > 0 {
+			cmd = machine.HolderCommand(p.Args)
+		}
+		switch {
+		case p.PID == notePID && note != "":
+			custody = true
+			parts = append(parts, "another custody: "+note)
+		case p.Exe != "" && self != "" && sameFile(p.Exe, self):
+			custody = true
+			parts = append(parts, fmt.Sprintf("another custody: pid %d (%s)", p.PID, cmd))
+		default:
+			parts = append(parts, fmt.Sprintf("pid %d (%s), which is not custody", p.PID, cmd))
+		}
+	}
+	return &HolderError{Desc: "held by " + strings.Join(parts, "; "), Custody: custody}
+}
+
+// holderNotePID is the pid a holder note names ("pid N on ..."), 0 when
+// it names none.
+func holderNotePID(note string) int {
+	rest, ok := strings.CutPrefix(note, "pid ")
+	if !ok {
+		return 0
+	}
+	n, _, _ := strings.Cut(rest, " ")
+	pid, err := strconv.Atoi(n)
+	if err != nil {
+		return 0
+	}
+	return pid
+}
+
+// sameFile reports whether paths a and b name the same file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // update runs fn in one write transaction on a freshly opened file;
@@ -349,6 +426,7 @@ func (s *Store) write(fn func(*bolt.Tx) error) (err error) {
 	if err != nil {
 		return err
 	}
+	pause(pauseWriteLocked)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%s: %w (%v)", s.path, ErrCorrupt, p)

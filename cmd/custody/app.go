@@ -375,6 +375,11 @@ func (a *App) mutatingEnv() (*steps.Env, error) {
 	a.resumePending = res.LeftForUs()
 	if !a.Globals.JSON {
 		for _, it := range res.Items {
+			if it.Progress != nil {
+				// Another custody's live work on this host: its own to
+				// report, nothing for this command to say or retry.
+				continue
+			}
 			if it.Refusal != nil {
 				writeRefusal(a.Stderr, fmt.Sprintf("resumed %s: %s", it.ID, it.Outcome), it.Refusal)
 				continue

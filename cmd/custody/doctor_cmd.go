@@ -77,6 +77,13 @@ func (c *DoctorCmd) Run(a *App) error {
 		return err
 	}
 	problems = withStuck(problems, stuck)
+	live, err := steps.LiveIntents(a.Ctx, e)
+	if isDamage(err) {
+		live = nil // the damage is reported above
+	} else if err != nil {
+		return err
+	}
+	problems = withoutLive(problems, live)
 	for i := range problems {
 		if problems[i].Fix == "" {
 			// A problem in the file's content without a fix of its own
@@ -88,6 +95,9 @@ func (c *DoctorCmd) Run(a *App) error {
 	if stuck == nil {
 		stuck = []steps.StuckRecord{}
 	}
+	if live == nil {
+		live = []steps.LiveIntent{}
+	}
 	if a.configErr != nil {
 		problems = append([]store.Problem{{Where: machine.ConfigFile, What: a.configErr.Error(), Fix: "edit custody.toml, then: custody doctor"}}, problems...)
 	}
@@ -95,9 +105,12 @@ func (c *DoctorCmd) Run(a *App) error {
 		problems = []store.Problem{}
 	}
 	up := e.Store.Upgraded()
-	a.done(doctorResult{State: e.Store.Path(), Problems: problems, Stuck: stuck, Upgraded: up}, func(w io.Writer) {
+	a.done(doctorResult{State: e.Store.Path(), Problems: problems, Stuck: stuck, InProgress: live, Upgraded: up}, func(w io.Writer) {
 		if up != nil {
 			fmt.Fprintf(w, "upgraded %s from schema %d to %d; the file as it was is kept at %s\n", e.Store.Path(), up.From, up.To, up.Backup)
+		}
+		for _, l := range live {
+			fmt.Fprintf(w, "%s %s: %s %s\n", l.Kind, machine.EscapeControl(l.ID), l.Progress.Intent, machine.EscapeControl(l.Progress.String()))
 		}
 		printProblems(w, problems)
 		if len(problems) == 0 {
@@ -137,6 +150,32 @@ func withStuck(problems []store.Problem, stuck []steps.StuckRecord) []store.Prob
 	}
 	if len(out) == 0 {
 		return nil
+	}
+	return out
+}
+
+// withoutLive drops the state check's "carries an unfinished intent"
+// problem of each record whose intent another live custody on this host
+// is carrying out (live): that is its work in progress, which doctor
+// reports as such and does not count.
+func withoutLive(problems []store.Problem, live []steps.LiveIntent) []store.Problem {
+	if len(live) == 0 {
+		return problems
+	}
+	type key struct {
+		kind machine.Kind
+		id   string
+	}
+	busy := map[key]bool{}
+	for _, l := range live {
+		busy[key{l.Kind, l.ID}] = true
+	}
+	var out []store.Problem
+	for _, p := range problems {
+		if in := p.Intent; in != nil && busy[key{in.Kind, in.Record}] {
+			continue
+		}
+		out = append(out, p)
 	}
 	return out
 }
@@ -181,7 +220,9 @@ func (c *DoctorCmd) openFailed(a *App, err error) error {
 		err = fmt.Errorf("%w; a newer custody wrote it: run that custody, or upgrade this one", err)
 	case errors.Is(err, store.ErrLockTimeout):
 		fix = machine.CommandAgain(a.args, "--lock-timeout", "60s")
-		err = fmt.Errorf("%w; another custody is still running in this repository", err)
+		if s := lockHolderSaying(err); s != "" {
+			err = fmt.Errorf("%w. %s", err, s)
+		}
 	case errors.Is(err, store.ErrMigrationFailed):
 		fix = "custody doctor"
 		err = fmt.Errorf("%w; keep the file and the copy, and report what failed", err)
@@ -189,7 +230,7 @@ func (c *DoctorCmd) openFailed(a *App, err error) error {
 		return err
 	}
 	problems := []store.Problem{{Where: "state file", What: err.Error(), Fix: fix}}
-	a.done(doctorResult{State: path, Problems: problems, Stuck: []steps.StuckRecord{}}, func(w io.Writer) {
+	a.done(doctorResult{State: path, Problems: problems, Stuck: []steps.StuckRecord{}, InProgress: []steps.LiveIntent{}}, func(w io.Writer) {
 		printProblems(w, problems)
 		fmt.Fprintf(w, "%d problems found\n", len(problems))
 	})

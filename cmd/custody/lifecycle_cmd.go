@@ -106,17 +106,19 @@ func (a *App) outcomes(out []steps.Outcome, next string) {
 // AbandonCmd ends the record of a tree whose work is lost.
 type AbandonCmd struct {
 	ID     string `arg:"" name:"id" complete:"trees" help:"The worktree: an id, a unique id prefix, the tree's directory name or its path."`
-	Commit string `name:"acknowledge-unrecoverable" required:"" placeholder:"COMMIT" help:"The record's last commit (full id), acknowledged as lost."`
+	Commit string `name:"acknowledge-unrecoverable" required:"" placeholder:"COMMIT" help:"The record's last commit, acknowledged as lost: its full id, or a prefix of at least 7 hex digits that names nothing else git holds (as custody prints it)."`
 }
 
 // Help is the long help of abandon.
 func (AbandonCmd) Help() string {
 	return `Tombstones the record of a tree that is gone and whose last commit nothing
-holds any more, on your word: --acknowledge-unrecoverable must name exactly
-that commit, and git must confirm that no ref here contains it and that no
-remote (every one must answer) advertises a ref that does. Nothing is
-deleted; the journal records the abandonment as the one outcome without a
-proof. A tree still on disk, or a commit something holds, is refused.
+holds any more, on your word: --acknowledge-unrecoverable must name that
+commit (whole, or by a prefix of at least 7 hex digits, as custody prints it,
+that names no other object git holds; the output names it whole), and git
+must confirm that no ref here contains it and that no remote (every one must
+answer) advertises a ref that does. Nothing is deleted; the journal records
+the abandonment as the one outcome without a proof. A tree still on disk, or
+a commit something holds, is refused.
 
 EXIT STATUS: 0 abandoned (or already tombstoned), 1 error, 3 refused.`
 }
@@ -136,5 +138,12 @@ func (c *AbandonCmd) Run(a *App) error {
 		return err
 	}
 	a.outcomes([]steps.Outcome{o}, "")
+	if human := a.human; o.Commit != "" {
+		// The commit whole, however it was named: what was acknowledged.
+		a.human = func(w io.Writer) {
+			human(w)
+			fmt.Fprintf(w, "acknowledged lost: %s\n", o.Commit)
+		}
+	}
 	return nil
 }

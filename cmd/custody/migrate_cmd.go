@@ -88,7 +88,8 @@ func (c *MigratePlanCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	p, err := migrate.MigratePlan(a.Ctx, e, migrate.MigrateOptions{ScanLimit: c.ScanLimit})
+	path := a.path(c.Out)
+	p, err := migrate.MigratePlan(a.Ctx, e, migrate.MigrateOptions{ScanLimit: c.ScanLimit, PlanFile: path})
 	if err != nil {
 		return err
 	}
@@ -96,7 +97,6 @@ func (c *MigratePlanCmd) Run(a *App) error {
 	if err != nil {
 		return fmt.Errorf("encode the migrate plan: %w", err)
 	}
-	path := a.path(c.Out)
 	if err := steps.WriteFile(path, append(b, '\n'), 0o600); err != nil {
 		return outputError(err, path, "custody migrate plan -o NEW-FILE")
 	}
@@ -165,7 +165,8 @@ func (c *MigrateDisposeCmd) Run(a *App) error {
 		if !res.Approved {
 			verb = "rejected"
 		}
-		fmt.Fprintf(w, "%s %s: %s (audit %s)\nnext: custody migrate apply migrate.json\n", verb, machine.EscapeControl(res.ID), res.Disposition, res.Digest)
+		fmt.Fprintf(w, "%s %s: %s (audit %s)\nnext: %s\n", verb, machine.EscapeControl(res.ID), res.Disposition, res.Digest,
+			machine.MigrateApplyNext(res.ID, a.pathView(e.Repo.MainCheckout).relative(res.PlanFile)))
 	})
 	return nil
 }
@@ -274,8 +275,13 @@ func (c *MigrateStatusCmd) Run(a *App) error {
 		fmt.Fprintf(w, "migration %s: %d pending, %d refused, %d retained, %d removed\n", word,
 			res.Counts[machine.MigratePending], res.Counts[machine.MigrateRefused], res.Counts[machine.MigrateRetained], res.Counts[machine.MigrateRemoved])
 		var rows [][]string
+		view := a.pathView(e.Repo.MainCheckout)
 		for _, s := range res.Candidates {
-			rows = append(rows, []string{s.ID, string(s.State), s.Path, s.Why})
+			why := s.Why
+			if next := machine.MigrateNext(s, view.relative(s.PlanFile)); next != "" {
+				why += ": " + next
+			}
+			rows = append(rows, []string{s.ID, string(s.State), s.Path, why})
 		}
 		table(w, rows)
 	})

@@ -149,7 +149,11 @@ func describeIn(err error, inv invocation) errorBody {
 		}
 		return errorBody{Code: string(machine.CodeStateCorrupt), Message: err.Error() + ". Move the file aside (keep it for inspection) and run custody init to start a new one; your worktrees are untouched.", Retry: retry}
 	case errors.Is(err, store.ErrLockTimeout):
-		return errorBody{Code: string(machine.CodeLockTimeout), Message: err.Error() + ". Another custody is still running in this repository.", Retry: inv.again("--lock-timeout", "60s")}
+		msg := err.Error()
+		if s := lockHolderSaying(err); s != "" {
+			msg += ". " + s + "."
+		}
+		return errorBody{Code: string(machine.CodeLockTimeout), Message: msg, Retry: inv.again("--lock-timeout", "60s")}
 	case errors.Is(err, store.ErrNotInitialized):
 		return errorBody{Code: string(machine.CodeNotInitialized), Message: "custody has no state in this repository yet (" + err.Error() + "); nothing was changed.", Retry: "custody init"}
 	case errors.Is(err, machine.ErrPlanInvalid):
@@ -165,6 +169,24 @@ func describeIn(err error, inv invocation) errorBody {
 		return errorBody{Code: string(machine.CodeJournalBroken), Message: err.Error(), Retry: "custody doctor"}
 	}
 	return errorBody{Code: "error", Message: err.Error(), Retry: "custody doctor"}
+}
+
+// lockHolderSaying is the sentence that ends the message of a lock
+// timeout err: another custody is still running only when the holder is
+// known to be custody (store.HolderError); a holder known to be another
+// program is to be let finish or ended; of one that could not be
+// identified nothing more is said.
+func lockHolderSaying(err error) string {
+	var h *store.HolderError
+	switch {
+	case !errors.As(err, &h):
+		return ""
+	case h.Custody:
+		return "Another custody is still running in this repository"
+	case strings.HasPrefix(h.Desc, "held by "):
+		return "It is not custody: let it finish (or end it), then run the command again"
+	}
+	return ""
 }
 
 // invocation is what describeIn knows of this command.

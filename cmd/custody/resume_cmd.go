@@ -16,10 +16,14 @@ type ResumeCmd struct {
 func (ResumeCmd) Help() string {
 	return `Re-observes every record that carries an intent and drives it to exactly one
 outcome. Every mutating command does this first. An observation that fits no
-rule is refused, naming what was seen.
+rule is refused, naming what was seen. An intent another custody on this host
+is carrying out at this moment (its process alive) is that process's work: it
+is reported in progress (pid, command, since when), neither refused nor taken
+over; every other mutating command, resuming first, says nothing of it.
 
-EXIT STATUS: 0 done, 1 error, 3 something was refused or is held by another process,
-130 (143 SIGTERM, 129 SIGHUP) interrupted (run custody resume again).`
+EXIT STATUS: 0 done (another custody's live work here included), 1 error, 3
+something was refused or is held by a process on another host, 130 (143
+SIGTERM, 129 SIGHUP) interrupted (run custody resume again).`
 }
 
 // Run resumes.
@@ -43,6 +47,10 @@ func (c *ResumeCmd) Run(a *App) error {
 		for _, it := range res.Items {
 			if it.Refusal != nil {
 				writeRefusal(w, string(it.Outcome)+" "+it.ID, it.Refusal)
+				continue
+			}
+			if p := it.Progress; p != nil {
+				sayf(w, "%s %s: %s %s\n", it.Outcome, it.ID, p.Intent, p)
 				continue
 			}
 			sayf(w, "%s %s\n", it.Outcome, it.ID)

@@ -99,6 +99,36 @@ func rtKept(t *testing.T, r *fixtures.Repo) (id, path string) {
 	return id, path
 }
 
+// rtLost makes a finished tree, deleted by hand and pruned, whose last
+// commit git no longer has: its branch deleted, its reflogs expired, the
+// object pruned.
+func rtLost(t *testing.T, r *fixtures.Repo) (id, commit string) {
+	t.Helper()
+	id, path := clitest.NewTree(t, r, "lost")
+	commit = r.Commit(path, "mine.txt", "work that will be lost\n")
+	clitest.MustCustody(t, r, 0, "finish", id)
+	if err := os.RemoveAll(path); err != nil {
+		t.Fatal(err)
+	}
+	r.Git("worktree", "prune")
+	r.Git("branch", "-q", "-D", "custody/"+id)
+	r.Git("reflog", "expire", "--expire=now", "--all")
+	r.Git("gc", "-q", "--prune=now")
+	return id, commit
+}
+
+// rtTombstoned checks, after a pasted retry, that it succeeded and the
+// record whose tree was at path is tombstoned.
+func rtTombstoned(t *testing.T, r *fixtures.Repo, path string, sh clitest.Result) {
+	t.Helper()
+	if sh.Code != 0 {
+		t.Fatalf("the pasted retry failed:\n%s", sh)
+	}
+	if st := clitest.RecordState(t, r, filepath.Base(path)); st != "tombstoned" {
+		t.Errorf("after the pasted retry the record is %s, want tombstoned\n%s", st, sh)
+	}
+}
+
 // rtEditExport edits the first created entry of the journal export at
 // path, so it no longer verifies (its seq 2 was changed).
 func rtEditExport(t *testing.T, path string) {
@@ -212,6 +242,22 @@ func rtCases() []rtCase {
 				id, _ := rtKept(t, r)
 				return at(r, id)
 			}},
+		{cmd: "show", name: "lost_tree", exit: 0, code: "worktree-missing",
+			// The retry moves on (abandon, the commit named whole), not
+			// back to show's own refusal.
+			pasted: rtTombstoned,
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				id, _ := rtLost(t, r)
+				return at(r, id)
+			}},
+		{cmd: "abandon", name: "short_prefix", exit: 3, code: "ambiguous-reference",
+			pasted: rtTombstoned,
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				id, commit := rtLost(t, r)
+				return at(r, id, "--acknowledge-unrecoverable", commit[:5])
+			}},
 		{cmd: "adopt", name: "not_a_worktree", exit: 1, code: "not-owned",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := clitest.InitSpacedRepo(t, fixtures.Options{})
@@ -232,6 +278,16 @@ func rtCases() []rtCase {
 				return at(r)
 			}},
 		{cmd: "finish", name: "lease", exit: 3, code: "lease-live",
+			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh clitest.Result) {
+				// The lease ended as its session's end would, and the tree
+				// is finished: not the same refusal again.
+				if sh.Code != 0 {
+					t.Fatalf("the pasted retry failed:\n%s", sh)
+				}
+				if st := clitest.RecordState(t, r, filepath.Base(path)); st != "finished" {
+					t.Errorf("after the pasted retry the tree is %s, want finished\n%s", st, sh)
+				}
+			},
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := clitest.InitSpacedRepo(t, fixtures.Options{})
 				id, _ := clitest.NewTree(t, r, "leased")

@@ -234,7 +234,7 @@ func (run *migrateRun) finish(e *steps.Env, c machine.MigrateCandidate, out Migr
 func (run *migrateRun) changed(e *steps.Env, c machine.MigrateCandidate, out MigrateOutcome, fresh *machine.MigrateAudit) (MigrateOutcome, error) {
 	out.Outcome = machine.OutcomeStale
 	if fresh == nil {
-		out.Refusal = machine.MigrateNoLongerCandidateRefusal(c.Audit.Path)
+		out.Refusal = machine.MigrateNoLongerCandidateRefusal(c.Audit.Path, run.opts.PlanFile)
 		return out, nil
 	}
 	p := machine.Propose(*fresh)
@@ -242,7 +242,7 @@ func (run *migrateRun) changed(e *steps.Env, c machine.MigrateCandidate, out Mig
 	if err := journalMigrate(e, machine.MigrateEvent{Event: machine.EventMigrateObservation, Candidate: c.Audit.ID, Path: c.Audit.Path, Digest: dg, PlanID: run.plan.PlanID, Proposal: &p}); err != nil {
 		return out, err
 	}
-	out.Refusal = machine.MigrateChangedRefusal(c, dg)
+	out.Refusal = machine.MigrateChangedRefusal(c, dg, run.opts.PlanFile)
 	return out, nil
 }
 

@@ -14,6 +14,13 @@ type MigrateDisposed struct {
 	Approved    bool                `json:"approved"`
 	Disposition machine.Disposition `json:"disposition"`
 	Reason      string              `json:"reason,omitempty"`
+	// PlanFile is the migrate plan file holding the audit disposed of
+	// (absolute), "" when no file holds it (migrate apply journaled it
+	// when the candidate changed): then a fresh plan comes first.
+	PlanFile string `json:"plan_file,omitempty"`
+	// Next is the command that carries the disposition out
+	// (machine.MigrateApplyNext).
+	Next string `json:"next"`
 }
 
 // Pending is false: a recorded disposition is the command's result.
@@ -49,7 +56,7 @@ func MigrateDispose(_ context.Context, e *steps.Env, id string, approve bool, di
 	if digest != obs.Digest {
 		return MigrateDisposed{}, machine.MigrateDigestMismatchRefusal(id, obs.Path, digest, obs.Digest)
 	}
-	d := MigrateDisposed{ID: id, Digest: digest, Approved: approve, Reason: reason}
+	d := MigrateDisposed{ID: id, Digest: digest, Approved: approve, Reason: reason, PlanFile: obs.PlanFile, Next: machine.MigrateApplyNext(id, obs.PlanFile)}
 	switch {
 	case !approve:
 		d.Disposition = machine.DispositionReject

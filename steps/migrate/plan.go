@@ -28,7 +28,9 @@ type MigrateOptions struct {
 	// Acknowledge maps a candidate to the commit a person acknowledged as
 	// unrecoverable (--acknowledge-unrecoverable).
 	Acknowledge string
-	// PlanFile is the plan's path as the person named it, for retries.
+	// PlanFile is the plan's path as the person named it, for retries
+	// (migrate apply); for migrate plan, the absolute path it writes the
+	// plan to, journaled with each audit.
 	PlanFile string
 }
 
@@ -178,15 +180,16 @@ func MigratePlan(ctx context.Context, e *steps.Env, opts MigrateOptions) (machin
 		Repository: machine.PlanRepository{ID: repoID, CommonDir: e.Repo.CommonDir},
 		CreatedAt:  e.Now().UTC(), Bounds: d.Bounds, Discovered: d.Places, Candidates: cands,
 	})
-	if err := journalPlan(e, p); err != nil {
+	if err := journalPlan(e, p, opts.PlanFile); err != nil {
 		return machine.MigratePlan{}, err
 	}
 	return p, nil
 }
 
 // journalPlan writes one discovery event naming every place and its class,
-// then one observation per candidate.
-func journalPlan(e *steps.Env, p machine.MigratePlan) error {
+// then one observation per candidate, naming planFile, the file the plan
+// is written to, so a disposition's next step applies that file.
+func journalPlan(e *steps.Env, p machine.MigratePlan, planFile string) error {
 	type place struct {
 		Path  string               `json:"path"`
 		Class machine.MigrateClass `json:"class"`
@@ -201,7 +204,7 @@ func journalPlan(e *steps.Env, p machine.MigratePlan) error {
 	for _, c := range p.Candidates {
 		prop := c.Proposal
 		evs = append(evs, store.Event{Record: c.Audit.ID, Kind: machine.KindWorktree, Event: machine.EventMigrateObservation, At: at, Actor: e.Actor,
-			Detail: machine.MigrateEvent{Event: machine.EventMigrateObservation, Candidate: c.Audit.ID, Path: c.Audit.Path, Digest: c.Digest, PlanID: p.PlanID, Proposal: &prop}})
+			Detail: machine.MigrateEvent{Event: machine.EventMigrateObservation, Candidate: c.Audit.ID, Path: c.Audit.Path, Digest: c.Digest, PlanID: p.PlanID, Proposal: &prop, PlanFile: planFile}})
 	}
 	// One transaction: the plan's observations are journaled together.
 	return e.Store.AppendEvents(evs)

@@ -233,18 +233,22 @@ func adCases() map[machine.Code]adCase {
 			return adWorld{r: r, args: []string{"new", "fix"}}
 		}},
 		machine.CodeInProgress: {setup: func(t *testing.T) adWorld {
-			// An apply holds the removal intent, alive, paused after it;
-			// once it is done, resume finds nothing left to do.
+			// An apply holds the removal intent, alive, paused after it: a
+			// second apply of the same plan waits for it in vain (resume
+			// alone reports it in progress, refusing nothing). Once the
+			// first is done, resume finds nothing left to do and the apply
+			// run again reports the tree already removed.
 			r := adRepo(t)
 			_, path := adFinished(t, r, "held", nil)
-			release, wait := clitest.Paused(t, r, "apply/after-intent", "apply", clitest.PlanOutside(t, r, 0))
+			plan := clitest.PlanOutside(t, r, 0)
+			release, wait := clitest.Paused(t, r, "apply/after-intent", "apply", plan)
 			done := func() {
 				release()
 				if res := wait(); res.Code != 0 {
 					t.Fatalf("the paused apply: %s", res)
 				}
 			}
-			return adWorld{r: r, args: []string{"resume"}, tree: path, before: done}
+			return adWorld{r: r, args: []string{"--lock-timeout", "200ms", "apply", plan}, again: []string{"apply", plan}, tree: path, before: done}
 		}},
 		machine.CodeStateCorrupt: {setup: func(t *testing.T) adWorld {
 			// The retry keeps the damaged file aside and starts afresh.
@@ -303,8 +307,19 @@ func adCases() map[machine.Code]adCase {
 		machine.CodeUsage: {input: "the command line is the person's; the retry shows the usage",
 			setup: func(t *testing.T) adWorld { return adWorld{r: adRepo(t), args: []string{"list", "--frobnicate"}} }},
 
+		// A session's live lease: finishing again would change nothing
+		// while it lives; the retry ends the lease as the session's end
+		// would, then finishes the tree.
+		machine.CodeLeaseLive: {setup: func(t *testing.T) adWorld {
+			r := adRepo(t)
+			id, path := clitest.NewTree(t, r, "leased")
+			if res := clitest.RunBin(t, clitest.Bin(), r, path, nil, "hook", "session-start", "--session", "agent-7"); !strings.Contains(res.Stdout, `"acquired"`) {
+				t.Fatalf("session-start: %s", res)
+			}
+			return adWorld{r: r, args: []string{"finish", id}, tree: path}
+		}},
+
 		// A person's edit or choice.
-		machine.CodeLeaseLive:           {person: "a live lease is its holder's; it ends when the holder releases it or it expires, and custody cannot end it for them"},
 		machine.CodeInUse:               {person: "a process working in the tree is the person's to end; custody never kills it"},
 		machine.CodeUnmerged:            {person: "resolving a conflict is an edit only the person can make; aborting would throw the resolution away"},
 		machine.CodeOperationInProgress: {person: "a rebase, merge, cherry-pick, revert or bisect is the person's to continue or abort; either choice drops something"},

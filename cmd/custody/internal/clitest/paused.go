@@ -19,6 +19,7 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/store"
 )
 
 // HoldLock opens the state file in this process, which takes bbolt's
@@ -61,11 +62,19 @@ func PausedPlan(t *testing.T, n int) (r *fixtures.Repo, ids []string, plan strin
 }
 
 // Paused starts the failpoint build with args, held at point (see
-// steps.PausePoints) until the returned release is called; it returns once
-// the process is held there. wait returns its result.
+// steps.PausePoints and store.PausePoints) until the returned release is
+// called; it returns once the process is held there. wait returns its
+// result.
 func Paused(t *testing.T, r *fixtures.Repo, point string, args ...string) (release func(), wait func() Result) {
 	t.Helper()
-	if !slices.Contains(steps.PausePoints(), point) {
+	release, wait, _ = PausedPID(t, r, point, args...)
+	return release, wait
+}
+
+// PausedPID is Paused that also returns the held process's pid.
+func PausedPID(t *testing.T, r *fixtures.Repo, point string, args ...string) (release func(), wait func() Result, pid int) {
+	t.Helper()
+	if !slices.Contains(steps.PausePoints(), point) && !slices.Contains(store.PausePoints(), point) {
 		t.Fatalf("%s is not a pause point", point)
 	}
 	dir := t.TempDir()
@@ -73,9 +82,13 @@ func Paused(t *testing.T, r *fixtures.Repo, point string, args ...string) (relea
 	done := make(chan struct{})
 	var res Result
 	var err error
+	pid, waitRun, err := startInGoroutine(failpointBin, r, env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		defer close(done)
-		res, err = RunInGoroutine(failpointBin, r, env, args...)
+		res, err = waitRun()
 	}()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if _, serr := os.Stat(filepath.Join(dir, "paused")); serr == nil {
@@ -102,7 +115,11 @@ func Paused(t *testing.T, r *fixtures.Repo, point string, args ...string) (relea
 		}
 		return res
 	}
-	return release, wait
+	t.Cleanup(func() {
+		release()
+		<-done
+	})
+	return release, wait, pid
 }
 
 // WantOutcomes checks that every item of an apply ended in one of want.

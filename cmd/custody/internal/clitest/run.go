@@ -177,6 +177,30 @@ func RunInGoroutine(bin string, r *fixtures.Repo, env []string, args ...string) 
 	return res, nil
 }
 
+// startInGoroutine starts bin as RunInGoroutine runs it, without waiting:
+// it returns the process's pid and a wait that returns what
+// RunInGoroutine would.
+func startInGoroutine(bin string, r *fixtures.Repo, env []string, args ...string) (pid int, wait func() (Result, error), err error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = r.Dir
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		return 0, nil, err
+	}
+	return cmd.Process.Pid, func() (Result, error) {
+		res, err := Exited(cmd.Wait(), &out, &errb)
+		if err != nil {
+			return res, err
+		}
+		if strings.Contains(res.Stderr, "panic:") || strings.Contains(res.Stderr, "goroutine ") {
+			return res, fmt.Errorf("custody %s panicked:\n%s", strings.Join(args, " "), res)
+		}
+		return res, nil
+	}, nil
+}
+
 // StartCustody starts the ordinary binary in the main checkout with the
 // fixture's environment plus extra, without waiting. The test's cleanup
 // kills it if it still runs.

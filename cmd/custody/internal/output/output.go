@@ -130,6 +130,9 @@ type DoctorResult struct {
 	// Stuck are the records that can never progress on their own, each
 	// with the command that settles it (each is a problem too).
 	Stuck []steps.StuckRecord `json:"stuck"`
+	// InProgress are the records whose intent another live custody on
+	// this host is carrying out now: its work, not a problem.
+	InProgress []steps.LiveIntent `json:"in_progress"`
 	// Upgraded is the schema upgrade opening the state file ran, if any.
 	Upgraded *store.Upgrade `json:"upgraded,omitempty"`
 	// Readable counts, for a state file too damaged to open, the entries
