@@ -3,7 +3,8 @@
 // a branch that moved, verified removal), each driving the built binary
 // in real git repositories. State git status does not show, submodules
 // and embedded repositories are package hiddenstate's; the proofs plan
-// accepts, package proof's; the hazard tables, package plan's.
+// accepts, packages proof's and mergeproof's; the hazard tables, package
+// plan's.
 package safety
 
 import (
