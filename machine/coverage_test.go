@@ -11,7 +11,8 @@ import (
 // TestEveryCodeIsTested fails when a refusal code appears in no test of the
 // module: every code must be produced and asserted somewhere, by its string
 // or by its constant, in a Go test or in a CLI script
-// (cmd/custody/testdata/script/*.txtar, where "code":"…" asserts it).
+// (cmd/custody/e2e/scripts/*/testdata/script/*.txtar, where "code":"…"
+// asserts it).
 func TestEveryCodeIsTested(t *testing.T) {
 	t.Parallel()
 	var corpus strings.Builder
@@ -34,9 +35,12 @@ func TestEveryCodeIsTested(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scripts, err := filepath.Glob(filepath.Join("..", "cmd", "custody", "testdata", "script", "*.txtar"))
+	scripts, err := filepath.Glob(filepath.Join("..", "cmd", "custody", "e2e", "scripts", "*", "testdata", "script", "*.txtar"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(scripts) == 0 {
+		t.Fatal("no CLI scripts in ../cmd/custody/e2e/scripts/*/testdata/script")
 	}
 	for _, p := range scripts {
 		b, err := os.ReadFile(p)

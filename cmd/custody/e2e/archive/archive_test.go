@@ -15,7 +15,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -25,108 +24,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/archive"
-	"github.com/custody-sh/custody/store"
 )
-
-// arEveryKind fills the tree at wt with every kind of content an archive
-// must restore byte for byte: 3 unpushed commits; an exec bit; symbolic
-// links, one dangling; an empty file; a binary file; CRLF under an eol
-// attribute, left untouched; unicode and leading-dash names; a tracked
-// change, a staged-only file, an untracked and an ignored file; an empty
-// directory; and a nested repository with a commit of its own.
-func arEveryKind(t *testing.T, r *fixtures.Repo, wt string) {
-	t.Helper()
-	r.WriteFile(wt, ".gitattributes", "*.txt eol=crlf\n")
-	r.WriteFile(wt, ".gitignore", "*.log\n")
-	r.WriteFile(wt, "lib/code.go", "package lib\n")
-	r.CommitAll(wt, "one")
-	r.WriteFile(wt, "run.sh", "#!/bin/sh\necho hi\n")
-	if err := os.Chmod(filepath.Join(wt, "run.sh"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r.WriteFile(wt, "crlf.txt", "line one\r\nline two\r\n")
-	r.CommitAll(wt, "two")
-	r.WriteFile(wt, "-leading-dash", "dash\n")
-	r.WriteFile(wt, "ünïcödé/名前.md", "unicode\n")
-	r.CommitAll(wt, "three")
-	// Uncommitted state of every kind.
-	r.WriteFile(wt, "lib/code.go", "package lib\n\nfunc Changed() {}\n")
-	r.WriteFile(wt, "crlf.txt", "mixed\nendings\r\nno newline at end")
-	r.WriteFile(wt, "staged.txt", "staged only\n")
-	r.GitIn(wt, "add", "staged.txt")
-	r.WriteFile(wt, "notes/untracked.md", "only here\n")
-	r.WriteFile(wt, "build.log", "ignored content\n")
-	r.WriteFile(wt, "empty", "")
-	if err := os.WriteFile(filepath.Join(wt, "blob.bin"), []byte{0, 1, 2, 0xff, 0xfe, '\r', '\n', 0, 'x'}, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("run.sh", filepath.Join(wt, "link-to-run")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../nowhere/at/all", filepath.Join(wt, "lib", "dangling")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(wt, "empty-dir", "deeper"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r.NestedRepo(wt, "vendor/nested")
-	r.WriteFile(filepath.Join(wt, "vendor", "nested"), "dirty-in-nested.txt", "uncommitted in the nested repository\n")
-}
-
-// arEntry is one entry of a tree as a person sees it on disk.
-type arEntry struct {
-	Type string // "file", "link", "dir"
-	Exec bool
-	Data string // a file's SHA-256, a link's target
-}
-
-// arSnapshot walks dir without following links, skipping the root's .git
-// (a restored tree is a new repository) but not a nested repository's.
-func arSnapshot(t *testing.T, dir string) map[string]arEntry {
-	t.Helper()
-	out := map[string]arEntry{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if rel == "." {
-			return nil
-		}
-		if rel == ".git" {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil // a linked worktree's .git file
-		}
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = arEntry{Type: "link", Data: target}
-		case fi.IsDir():
-			out[rel] = arEntry{Type: "dir"}
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(b)
-			out[rel] = arEntry{Type: "file", Exec: fi.Mode()&0o100 != 0, Data: hex.EncodeToString(sum[:])}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 func arObjects(t *testing.T, r *fixtures.Repo) string {
 	t.Helper()
@@ -149,8 +47,8 @@ func TestArchiveRoundTrip(t *testing.T) {
 	t.Parallel()
 	r := clitest.InitSpacedRepo(t, fixtures.Options{})
 	id, wt := clitest.NewTree(t, r, "spike")
-	arEveryKind(t, r, wt)
-	before := arSnapshot(t, wt)
+	clitest.FillEveryKind(t, r, wt)
+	before := clitest.SnapDisk(t, wt)
 
 	refs, objects := r.Git("for-each-ref"), arObjects(t, r)
 	indexFile := strings.TrimSpace(r.GitIn(wt, "rev-parse", "--path-format=absolute", "--git-path", "index"))
@@ -182,7 +80,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 	if c := arVerify(t, r, res.ID); c.Fresh != "equal" || c.Pack != "checked" || len(c.Problems) != 0 {
 		t.Errorf("archive verify of a fresh archive: %+v", c)
 	}
-	if got := arSnapshot(t, wt); !cmp.Equal(got, before) {
+	if got := clitest.SnapDisk(t, wt); !cmp.Equal(got, before) {
 		t.Fatalf("archive create changed the tree: %s", cmp.Diff(before, got))
 	}
 
@@ -197,7 +95,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 		return dst
 	}
 	dst := restore("restored")
-	if diff := cmp.Diff(before, arSnapshot(t, dst)); diff != "" {
+	if diff := cmp.Diff(before, clitest.SnapDisk(t, dst)); diff != "" {
 		t.Errorf("restored tree differs (-archived +restored):\n%s", diff)
 	}
 	if got := r.Head(dst); got != head {
@@ -224,7 +122,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 		t.Errorf("archive verify without the repository: %+v\n%s", c, vr)
 	}
 	dst = restore("after-the-repository-is-gone")
-	if diff := cmp.Diff(before, arSnapshot(t, dst)); diff != "" {
+	if diff := cmp.Diff(before, clitest.SnapDisk(t, dst)); diff != "" {
 		t.Errorf("restored tree after the repository was deleted differs (-archived +restored):\n%s", diff)
 	}
 	if got := r.Head(dst); got != head {
@@ -487,108 +385,6 @@ func TestFinishArchive(t *testing.T) {
 	}
 }
 
-// TestArchiveBackedRemoval is the round trip of What must hold through
-// plan and apply: a finished tree with every kind of content is archived,
-// plan lists its removal on proof kind archive naming the archive, apply
-// removes it, and restore yields the identical bytes and modes. A file
-// added after the archive keeps the tree [archive-stale].
-func TestArchiveBackedRemoval(t *testing.T) {
-	t.Parallel()
-	r := clitest.InitSpacedRepo(t, fixtures.Options{})
-	id, wt := clitest.NewTree(t, r, "spike")
-	arEveryKind(t, r, wt)
-	r.GitIn(wt, "reset", "-q") // staged content is never archived away: unstage it
-	before := arSnapshot(t, wt)
-	head := r.Head(wt)
-	res := clitest.DecodeResult[output.FinishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
-	if len(res.Archives) != 1 {
-		t.Fatalf("finish --archive = %+v", res)
-	}
-	a := res.Archives[0]
-
-	// A file added after the archive: kept, and the archive says why.
-	r.WriteFile(wt, "later.txt", "after the capture\n")
-	plan := filepath.Join(r.Root, "stale.json")
-	p := clitest.PlanTo(t, r, plan, 0) // a kept tree is the plan's result
-	if it := clitest.PlanItem(t, p, id); it.Action != machine.ActionKeep || !clitest.HasCode(it.Refusals, string(machine.CodeArchiveStale)) {
-		t.Fatalf("plan with a file added after the archive: %+v, want kept with archive-stale", it)
-	}
-	if err := os.Remove(filepath.Join(wt, "later.txt")); err != nil {
-		t.Fatal(err)
-	}
-
-	plan = filepath.Join(r.Root, "plan.json")
-	p = clitest.PlanTo(t, r, plan, 0)
-	it := clitest.PlanItem(t, p, id)
-	if it.Action != machine.ActionRemove || it.Proof == nil || it.Proof.Kind != machine.ProofArchive || it.Proof.Ref != a.ID {
-		t.Fatalf("plan of an archived tree: %+v, want remove on proof archive %s", it, a.ID)
-	}
-	out := clitest.ApplyFile(t, r, plan, 0)
-	if o := clitest.ApplyOutcome(t, out, id); o.Outcome != machine.OutcomeRemoved {
-		t.Fatalf("apply: %+v", o)
-	}
-	if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("the tree is still there: %v", err)
-	}
-	if c := arVerify(t, r, a.ID); c.State != machine.StateFinished || len(c.Problems) != 0 || c.Fresh != "tree absent" {
-		t.Errorf("the archive after its tree was removed: %+v, want finished (the sole copy), verifying", c)
-	}
-	dst := filepath.Join(t.TempDir(), "restored")
-	restored := clitest.DecodeResult[archive.ArchiveRestored](t, clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "restore", a.ID, dst), "archive restore")
-	if restored.Head != head {
-		t.Errorf("restored HEAD %s, want %s", restored.Head, head)
-	}
-	if diff := cmp.Diff(before, arSnapshot(t, dst)); diff != "" {
-		t.Errorf("restored tree differs (-archived +restored):\n%s", diff)
-	}
-}
-
-// TestArchiveBackedRemovalCrash kills an archive-backed apply at each of
-// apply's failpoints: resume converges to the tree removed, and the
-// archive still restores it byte for byte.
-func TestArchiveBackedRemovalCrash(t *testing.T) {
-	t.Parallel()
-	for _, point := range steps.Failpoints() {
-		if !strings.HasPrefix(point, "apply/") {
-			continue
-		}
-		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
-			t.Parallel()
-			r := clitest.InitSpacedRepo(t, fixtures.Options{})
-			id, wt := clitest.NewTree(t, r, "spike")
-			r.Commit(wt, "a.txt", "one\n")
-			r.WriteFile(wt, "notes/untracked.md", "only here\n")
-			r.WriteFile(wt, "b.txt", "uncommitted\n")
-			r.NestedRepo(wt, "vendor/nested")
-			before := arSnapshot(t, wt)
-			res := clitest.DecodeResult[output.FinishArchiveResult](t, clitest.MustCustody(t, r, 0, "--json", "finish", "--archive", id), "finish")
-			plan := filepath.Join(r.Root, "plan.json")
-			if it := clitest.PlanItem(t, clitest.PlanTo(t, r, plan, 0), id); it.Action != machine.ActionRemove {
-				t.Fatalf("plan: %+v", it)
-			}
-			killed := clitest.RunBin(t, clitest.FailpointBin(), r, r.Dir, []string{"CUSTODY_FAILPOINT=" + point}, "apply", plan)
-			if killed.Code != -1 {
-				t.Fatalf("apply was not killed at %s:\n%s", point, killed)
-			}
-			clitest.MustCustody(t, r, 0, "resume")
-			if got := clitest.ListRecord(t, r, id).State; got != machine.StateTombstoned {
-				t.Fatalf("after %s and resume: %s is %s, want tombstoned", point, id, got)
-			}
-			if _, err := os.Lstat(wt); !errors.Is(err, fs.ErrNotExist) {
-				t.Fatalf("after %s and resume the tree is still there: %v", point, err)
-			}
-			if st := arState(t, r, res.Archives[0].ID); st != machine.StateFinished {
-				t.Errorf("after %s and resume the archive is %s, want finished (the sole copy)", point, st)
-			}
-			dst := filepath.Join(t.TempDir(), "restored")
-			clitest.MustCustody(t, r, 0, "archive", "restore", res.Archives[0].ID, dst)
-			if diff := cmp.Diff(before, arSnapshot(t, dst)); diff != "" {
-				t.Errorf("restored after %s (-archived +restored):\n%s", point, diff)
-			}
-		})
-	}
-}
-
 // apPrunable makes an archive prune may delete: its one commit pushed
 // since, its tree clean when archived and removed since.
 func apPrunable(t *testing.T, r *fixtures.Repo, name string, edit func(wt string)) archive.ArchiveCreated {
@@ -736,18 +532,4 @@ func TestArchivePruneCrash(t *testing.T) {
 			}
 		})
 	}
-}
-
-// arState reads archive id's state from the repository's store.
-func arState(t testing.TB, r *fixtures.Repo, id string) machine.State {
-	t.Helper()
-	s, err := store.Open(filepath.Join(r.Dir, ".git", "custody", "state.db"), 5*time.Second, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := store.Load[machine.Archive](s, machine.KindArchive, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a.State
 }

@@ -1,7 +1,8 @@
 // Package archive holds custody's end-to-end tests of archives (finish
-// --archive, archive create, list, verify, restore and prune, and removal
-// on an archive's proof), each driving the built binary in real git
-// repositories, with the kills at archive's failpoints.
+// --archive, archive create, list, verify, restore and prune), each
+// driving the built binary in real git repositories, with the kills at
+// archive's failpoints. Removal on an archive's proof and the build output
+// an archive leaves out are package archiveremoval's.
 package archive
 
 import (

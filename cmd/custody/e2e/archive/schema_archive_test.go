@@ -23,7 +23,7 @@ func TestSchemaArchiveManifest(t *testing.T) {
 	t.Parallel()
 	r := clitest.InitSpacedRepo(t, fixtures.Options{})
 	id, wt := clitest.NewTree(t, r, "spike")
-	arEveryKind(t, r, wt)
+	clitest.FillEveryKind(t, r, wt)
 	a := clitest.CreateArchive(t, r, id)
 	b := mustRead(t, filepath.Join(a.Dir, machine.ArchiveManifestName))
 	clitest.ValidateSchema(t, "archive-manifest.json", "a sealed archive's manifest", b)

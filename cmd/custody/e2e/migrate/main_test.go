@@ -1,7 +1,8 @@
 // Package migrate holds custody's end-to-end tests of custody migrate
 // (discover, plan, dispose, apply: bringing worktrees custody did not make
 // into its custody), each driving the built binary in real git
-// repositories, with the kills at migrate's failpoints.
+// repositories. The kills at migrate's failpoints are package
+// migratecrash's.
 package migrate
 
 import (

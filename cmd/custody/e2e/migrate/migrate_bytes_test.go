@@ -82,7 +82,7 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 	}
 	clitest.MustCustody(t, r, 0, "migrate", "apply", planFile, "--allow-external-retirement")
 
-	st := mgStatus(t, r, 0)
+	st := clitest.MigrateStatus(t, r, 0)
 	if !st.Complete {
 		t.Fatalf("migration not complete: %+v", st)
 	}
@@ -129,5 +129,5 @@ func TestMigrateNamesAreBytes(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(restored, untracked)); err != nil || string(got) != "untracked notes\n" {
 		t.Errorf("restored %q: %q, %v", untracked, got, err)
 	}
-	mgCheckJournal(t, r, st)
+	clitest.MigrateCheckJournal(t, r, st)
 }

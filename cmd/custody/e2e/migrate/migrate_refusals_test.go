@@ -30,7 +30,7 @@ func mgSmall(t *testing.T) (r *fixtures.Repo, unpushed, locked machine.MigrateCa
 	lk := filepath.Join(r.Root, "repo-held")
 	r.Git("worktree", "add", "-q", "-b", "held", lk, "main")
 	r.Git("worktree", "lock", lk)
-	p := mgPlan(t, r, "migrate.json")
+	p := clitest.MigratePlan(t, r, "migrate.json")
 	unpushed, _ = p.Candidate("repo-work")
 	locked, _ = p.Candidate("repo-held")
 	if unpushed.Digest == "" || locked.Digest == "" {
@@ -51,7 +51,7 @@ func TestMigrateDisposeRefusals(t *testing.T) {
 		t.Errorf("another audit's digest: %+v, want migrate-digest-mismatch", e)
 	}
 	clitest.MustCustody(t, r, 1, "migrate", "dispose", "repo-held", "--approve", "--digest", locked.Digest) // nothing proposed: reject it or choose
-	st := mgStatus(t, r, 3)
+	st := clitest.MigrateStatus(t, r, 3)
 	for _, c := range st.Candidates {
 		if c.State != machine.MigratePending || c.Disposition != "" {
 			t.Errorf("a refused disposition was recorded: %+v", c)
@@ -75,7 +75,7 @@ func TestMigrateChangedNeedsNewDisposition(t *testing.T) {
 	if out, _ := r.TryGitIn(r.Remote, "rev-parse", "--verify", "-q", "refs/heads/custody/review/repo-work"); out != "" {
 		t.Fatalf("a changed candidate was landed: %s", out)
 	}
-	st := mgStatus(t, r, 3)
+	st := clitest.MigrateStatus(t, r, 3)
 	for _, c := range st.Candidates {
 		if c.ID == "repo-work" && (c.State != machine.MigratePending || c.Digest == unpushed.Digest) {
 			t.Errorf("changed input reclassified silently: %+v", c)
@@ -117,7 +117,7 @@ func TestMigrateAdoptRelocateAndLandFailure(t *testing.T) {
 
 	// The review branch exists on the remote at another commit: a
 	// non-forced push fails and the tree stays.
-	p := mgPlan(t, r, "migrate2.json")
+	p := clitest.MigratePlan(t, r, "migrate2.json")
 	c, _ := p.Candidate("repo-more")
 	morePath := c.Audit.Path
 	moreBefore := r.Snap(morePath)
@@ -134,7 +134,7 @@ func TestMigrateAdoptRelocateAndLandFailure(t *testing.T) {
 	if d := moreBefore.Diff(r.Snap(morePath)); d != "" {
 		t.Fatalf("a failed land changed the tree: %s", d)
 	}
-	st := mgStatus(t, r, 3)
+	st := clitest.MigrateStatus(t, r, 3)
 	for _, c := range st.Candidates {
 		if c.ID == "repo-more" && (c.State != machine.MigrateRefused || c.Code != machine.CodeLandFailed) {
 			t.Errorf("status after a failed land: %+v", c)
@@ -176,7 +176,7 @@ func TestMigrateAcknowledgeUnrecoverable(t *testing.T) {
 	if len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeAbandoned {
 		t.Fatalf("acknowledged: %+v, want abandoned", res.Items)
 	}
-	for _, s := range mgStatus(t, r, 3).Candidates {
+	for _, s := range clitest.MigrateStatus(t, r, 3).Candidates {
 		if s.ID == "repo-more" && (s.State != machine.MigrateRetained || s.Outcome != machine.OutcomeAbandoned) {
 			t.Errorf("status after abandonment: %+v", s)
 		}
@@ -208,7 +208,7 @@ func TestMigrateReusedAdminKey(t *testing.T) {
 	clitest.MustCustody(t, r, 0, "apply", "plan.json", "--allow-external-retirement")
 	r.Git("worktree", "add", "-q", "--detach", p, "main")
 
-	plan := mgPlan(t, r, "migrate.json")
+	plan := clitest.MigratePlan(t, r, "migrate.json")
 	c, ok := plan.Candidate("repo-again")
 	if !ok || c.Proposal.Disposition != machine.DispositionRetire {
 		t.Fatalf("candidate %+v, want repo-again proposed for retire", plan.Candidates)

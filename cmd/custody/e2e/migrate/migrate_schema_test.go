@@ -16,13 +16,13 @@ func TestMigrateSchemasValidateOutput(t *testing.T) {
 	t.Parallel()
 	l := fixtures.NewLegacy(t)
 	clitest.MustCustody(t, l.Repo, 0, "init")
-	p := mgPlan(t, l.Repo, "migrate.json")
+	p := clitest.MigratePlan(t, l.Repo, "migrate.json")
 	b, err := os.ReadFile(filepath.Join(l.Dir, "migrate.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	clitest.ValidateSchema(t, "migrate-plan.json", "the migrate plan file", b)
-	mgDisposeAll(t, l.Repo, p)
+	clitest.MigrateDisposeAll(t, l.Repo, p)
 	res := clitest.MustCustody(t, l.Repo, 0, "--json", "migrate", "apply", "migrate.json", "--allow-external-retirement")
 	clitest.ValidateSchema(t, "envelope-ok.json", "migrate apply --json", []byte(res.Stdout))
 }

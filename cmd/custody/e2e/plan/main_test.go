@@ -1,8 +1,8 @@
 // Package plan holds custody's end-to-end tests of what plan observes and
-// keeps: the hazard tables of package fixtures, content accounting, git's
-// work per tree, and remotes' URLs in the commands plan prints, each
-// driving the built binary in real git repositories. The known-clean fast
-// path is package knownclean's.
+// keeps: the hazard tables of package fixtures, git's work per tree, and
+// remotes' URLs in the commands plan prints, each driving the built binary
+// in real git repositories. Content accounting is package content's; the
+// known-clean fast path, package knownclean's.
 package plan
 
 import (

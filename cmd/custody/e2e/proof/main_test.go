@@ -1,7 +1,9 @@
 // Package proof holds custody's end-to-end tests of the proofs plan
-// accepts before a tree may go (squash and rebase merges, commits
-// published elsewhere, tags, remotes' tips and heads), each driving the
-// built binary in real git repositories.
+// accepts before a tree may go (commits published elsewhere, local refs
+// that prove nothing, tags, root commits, dead and unavailable remotes),
+// each driving the built binary in real git repositories. Squash and
+// rebase merges, and the tips they are looked for on, are package
+// mergeproof's.
 package proof
 
 import (

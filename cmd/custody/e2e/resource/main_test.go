@@ -1,7 +1,7 @@
 // Package resource holds custody's end-to-end tests of per-worktree
-// resources (ensure, gc, takeover, the ledger, and trees that vanished
-// under their resources), each driving the built binary in real git
-// repositories against real external commands.
+// resources (ensure, gc, takeover, the ledger), each driving the built
+// binary in real git repositories against real external commands. Trees
+// that vanished under their resources are package vanished's.
 package resource
 
 import (

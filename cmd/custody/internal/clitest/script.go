@@ -7,7 +7,7 @@ package clitest
 // (github.com/rogpeppe/go-internal/testscript), one behaviour per file,
 // named <command>_<case>.txtar. The scripts live in the packages of
 // cmd/custody/e2e/scripts by feature; `go test
-// ./cmd/custody/e2e/scripts/removal -run TestScripts/plan_output_fifo` runs
+// ./cmd/custody/e2e/scripts/plan -run TestScripts/plan_output_fifo` runs
 // one; `-update` rewrites the files a failing `cmp` compares against
 // (inspect the diff before committing it).
 //

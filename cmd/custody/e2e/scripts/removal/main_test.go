@@ -1,7 +1,7 @@
 // Package removal holds the CLI contract, as testscript scripts, of ending
-// trees: finish, reopen, plan, apply, abandon, resume and the advice they
-// print (testdata/script/*.txtar; the commands the scripts have are
-// documented on clitest.RunScripts).
+// trees: finish, reopen, apply, abandon and resume (testdata/script/*.txtar;
+// the commands the scripts have are documented on clitest.RunScripts).
+// plan and the advice it prints are package plan's.
 package removal
 
 import (

@@ -1,10 +1,10 @@
-package migrate
+package migratecrash
 
 // Crash safety of migrate apply: SIGKILLed at every failpoint it passes
 // (its own and those of the removal and archive steps it reuses) and at
 // random instants, then run again, the migration converges to the end
-// state of an uninterrupted run (mgCheckEnd), and migrate status never
-// reports completion while a candidate is pending.
+// state of an uninterrupted run (clitest.LegacyCheckEnd), and migrate
+// status never reports completion while a candidate is pending.
 
 import (
 	"bytes"
@@ -38,9 +38,9 @@ func mgCrashPoints() []string {
 // mgReady builds the legacy layout with every disposition recorded.
 func mgReady(t *testing.T) (*fixtures.Legacy, map[string]fixtures.Snapshot) {
 	l := fixtures.NewLegacy(t)
-	untouched := mgUntouched(l)
+	untouched := clitest.LegacyUntouched(l)
 	clitest.MustCustody(t, l.Repo, 0, "init")
-	mgDisposeAll(t, l.Repo, mgPlan(t, l.Repo, "migrate.json"))
+	clitest.MigrateDisposeAll(t, l.Repo, clitest.MigratePlan(t, l.Repo, "migrate.json"))
 	return l, untouched
 }
 
@@ -80,14 +80,14 @@ func mgAfterKill(t *testing.T, l *fixtures.Legacy, untouched map[string]fixtures
 		if res.Code != 0 {
 			t.Fatalf("status complete but exit %d", res.Code)
 		}
-		mgCheckEnd(t, l, untouched)
+		clitest.LegacyCheckEnd(t, l, untouched)
 		return
 	}
 	if res.Code != 3 {
 		t.Fatalf("status incomplete but exit %d:\n%s", res.Code, res)
 	}
 	clitest.MustCustody(t, l.Repo, 0, "migrate", "apply", "migrate.json", "--allow-external-retirement")
-	mgCheckEnd(t, l, untouched)
+	clitest.LegacyCheckEnd(t, l, untouched)
 }
 
 func TestMigrateCrash(t *testing.T) {
@@ -113,7 +113,7 @@ func TestMigrateCrash(t *testing.T) {
 				}
 				t.Skipf("migrate apply of the legacy layout does not pass %s", point)
 			}
-			st := mgStatus(t, l.Repo, 3)
+			st := clitest.MigrateStatus(t, l.Repo, 3)
 			if st.Complete {
 				t.Fatalf("killed at %s, status reports completion: %+v", point, st)
 			}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package resource
+package vanished
 
 // Trees deleted outside custody (rm -rf, then git worktree prune) settle
 // whatever their record's state (decision 0226): the resource is destroyed
@@ -109,7 +109,7 @@ func vsQuiet(t testing.TB, w *clitest.World, id, handle, planFile string) {
 		clitest.MustCustody(t, w.R, 0, "apply", filepath.Join(w.R.Root, "again.json"))
 		clitest.MustCustody(t, w.R, 0, "resume")
 	}
-	if n := rtCount(w.LogLines(t), "destroy "+handle); n != 1 {
+	if n := vsCount(w.LogLines(t), "destroy "+handle); n != 1 {
 		t.Errorf("%s destroyed %d times, want exactly once: %q", handle, n, w.LogLines(t))
 	}
 	if w.Exists(t, handle) {
@@ -137,14 +137,14 @@ func TestVanishedActiveTreeSettles(t *testing.T) {
 
 			if first == "gc" {
 				dry := w.GC(t, 0, true)
-				if got := strings.Join(rtGCOutcomes(dry), ", "); got != gone.ID+"/db would-reclaim, "+live.ID+"/db kept worktree-live" {
+				if got := strings.Join(vsGCOutcomes(dry), ", "); got != gone.ID+"/db would-reclaim, "+live.ID+"/db kept worktree-live" {
 					t.Errorf("gc --dry-run: %s", got)
 				}
 				g := w.GC(t, 0, false)
-				if got := strings.Join(rtGCOutcomes(g), ", "); got != gone.ID+"/db destroyed, "+live.ID+"/db kept worktree-live" {
+				if got := strings.Join(vsGCOutcomes(g), ", "); got != gone.ID+"/db destroyed, "+live.ID+"/db kept worktree-live" {
 					t.Errorf("gc: %s", got)
 				}
-				if n := rtCount(w.LogLines(t), "destroy "+h); n != 1 {
+				if n := vsCount(w.LogLines(t), "destroy "+h); n != 1 {
 					t.Fatalf("gc destroyed %s %d times", h, n)
 				}
 			}
@@ -197,7 +197,7 @@ func TestVanishedActiveTreeSettles(t *testing.T) {
 				t.Errorf("the live neighbour: %+v", it)
 			}
 			vsQuiet(t, w, gone.ID, h, file)
-			if !w.Exists(t, hl) || rtCount(w.LogLines(t), "destroy "+hl) != 0 {
+			if !w.Exists(t, hl) || vsCount(w.LogLines(t), "destroy "+hl) != 0 {
 				t.Errorf("the live neighbour's resource %s was destroyed", hl)
 			}
 		})
@@ -416,7 +416,7 @@ func TestVanishedTreeMembers(t *testing.T) {
 			t.Error("the adopted tree's branch, which custody did not make, was deleted")
 		}
 		vsQuiet(t, w, id, h, file)
-		if n := rtCount(w.LogLines(t), "create "+h); n != 0 {
+		if n := vsCount(w.LogLines(t), "create "+h); n != 0 {
 			t.Errorf("%s created %d times for a vanished tree", h, n)
 		}
 	})
@@ -484,7 +484,7 @@ func TestVanishedSettleCrash(t *testing.T) {
 					t.Fatalf("plan: %s %+v", it.Action, it.Refusals)
 				}
 				w.Killed(t, point, "apply", file)
-				if n := rtCount(w.LogLines(t), "destroy "+h); n != 0 {
+				if n := vsCount(w.LogLines(t), "destroy "+h); n != 0 {
 					t.Fatalf("killed at %s, %s was already destroyed %d times", point, h, n)
 				}
 				switch next {
@@ -505,4 +505,28 @@ func TestVanishedSettleCrash(t *testing.T) {
 			})
 		}
 	}
+}
+
+// vsCount is how many of lines are line.
+func vsCount(lines []string, line string) int {
+	n := 0
+	for _, l := range lines {
+		if l == line {
+			n++
+		}
+	}
+	return n
+}
+
+// vsGCOutcomes reduces GC items to "id outcome [code]".
+func vsGCOutcomes(g clitest.GCResult) []string {
+	var out []string
+	for _, it := range g.Items {
+		s := it.ID + " " + string(it.Outcome)
+		if it.Refusal != nil {
+			s += " " + string(it.Refusal.Code)
+		}
+		out = append(out, s)
+	}
+	return out
 }

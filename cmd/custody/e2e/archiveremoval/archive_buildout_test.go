@@ -1,6 +1,6 @@
 //go:build unix
 
-package archive
+package archiveremoval
 
 import (
 	"encoding/json"
@@ -36,8 +36,8 @@ func arNodeModules(t *testing.T, r *fixtures.Repo, wt string) {
 }
 
 // withoutBelow is snap without dir and everything below it.
-func withoutBelow(snap map[string]arEntry, dir string) map[string]arEntry {
-	out := map[string]arEntry{}
+func withoutBelow(snap map[string]clitest.DiskEntry, dir string) map[string]clitest.DiskEntry {
+	out := map[string]clitest.DiskEntry{}
 	for p, e := range snap {
 		if p != dir && !strings.HasPrefix(p, dir+string(filepath.Separator)) {
 			out[p] = e
@@ -62,7 +62,7 @@ func TestArchiveLeavesBuildOutputOut(t *testing.T) {
 	r.CommitAll(wt, "web app")
 	arNodeModules(t, r, wt)
 	r.WriteFile(wt, "src/new.js", "console.log('only here')\n")
-	before := arSnapshot(t, wt)
+	before := clitest.SnapDisk(t, wt)
 
 	res := clitest.CreateArchive(t, r, id)
 	m := arManifest(t, res.Dir)
@@ -92,7 +92,7 @@ func TestArchiveLeavesBuildOutputOut(t *testing.T) {
 	}
 	dst := filepath.Join(t.TempDir(), "restored")
 	clitest.RunBin(t, clitest.Bin(), r, r.Root, nil, "--json", "archive", "restore", res.ID, dst)
-	got := arSnapshot(t, dst)
+	got := clitest.SnapDisk(t, dst)
 	if _, ok := got["node_modules"]; ok {
 		t.Errorf("the restored tree holds node_modules, which the archive left out")
 	}

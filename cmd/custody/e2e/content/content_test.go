@@ -1,4 +1,4 @@
-package plan
+package content
 
 import (
 	"os"
@@ -14,6 +14,28 @@ import (
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
 )
+
+// e2eMerged makes a tree whose one commit is pushed to branch on origin,
+// and finishes it.
+func e2eMerged(t testing.TB, r *fixtures.Repo, name, branch string) (id, path string) {
+	t.Helper()
+	id, path = clitest.NewTree(t, r, name)
+	r.Commit(path, name+".txt", "work of "+name+"\n")
+	r.Push(path, branch)
+	clitest.FinishAll(t, r, id)
+	return id, path
+}
+
+// e2eDropRef removes the line naming ref from a Refs listing.
+func e2eDropRef(refs, ref string) string {
+	var out []string
+	for _, l := range strings.Split(refs, "\n") {
+		if !strings.HasSuffix(l, " "+ref) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
 
 // TestContentAccounting: whatever git's configuration, filters, attributes,
 // stat cache, redirected work tree, uninitialised submodule or sparse cone

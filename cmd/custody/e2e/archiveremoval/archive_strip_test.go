@@ -1,6 +1,6 @@
 //go:build unix
 
-package archive
+package archiveremoval
 
 import (
 	"os"
@@ -25,7 +25,7 @@ import (
 // report and the log: what a strip then takes is what the tree's
 // classification takes with those patterns. It returns the archive and
 // the tree as it was.
-func asStrippable(t *testing.T, r *fixtures.Repo) (archive.ArchiveCreated, map[string]arEntry) {
+func asStrippable(t *testing.T, r *fixtures.Repo) (archive.ArchiveCreated, map[string]clitest.DiskEntry) {
 	t.Helper()
 	id, wt := clitest.NewTree(t, r, "rusty")
 	r.WriteFile(wt, "Cargo.toml", "[package]\nname = \"rusty\"\n")
@@ -49,7 +49,7 @@ func asStrippable(t *testing.T, r *fixtures.Repo) (archive.ArchiveCreated, map[s
 	r.WriteFile(wt, "debug.log", "log\n")
 	r.WriteFile(wt, "build/notes.txt", "a person's build notes\n")
 	r.WriteFile(wt, "notes.md", "only here\n")
-	before := arSnapshot(t, wt)
+	before := clitest.SnapDisk(t, wt)
 	a := clitest.CreateArchive(t, r, id)
 	if m := arManifest(t, a.Dir); len(m.BuildOutput) != 0 || m.Status == nil {
 		t.Fatalf("the capture left out %+v and recorded status %+v; want nothing left out, the status recorded", m.BuildOutput, m.Status)
@@ -69,7 +69,7 @@ func asStrip(t *testing.T, r *fixtures.Repo, want int, args ...string) archive.A
 // finished, and restoring to the tree before without them; the person's
 // build/ beside the untracked pubspec.yaml and the staged Cargo target are
 // still in it.
-func asStripped(t *testing.T, r *fixtures.Repo, a archive.ArchiveCreated, before map[string]arEntry) {
+func asStripped(t *testing.T, r *fixtures.Repo, a archive.ArchiveCreated, before map[string]clitest.DiskEntry) {
 	t.Helper()
 	want := []machine.DiscardedDir{
 		{Path: "coverage", Kind: machine.BuildDisposable, Bytes: int64(len("<html>\n") + len("TN:\n"))},
@@ -98,7 +98,7 @@ func asStripped(t *testing.T, r *fixtures.Repo, a archive.ArchiveCreated, before
 	for _, d := range want {
 		exp = withoutBelow(exp, filepath.FromSlash(d.Path))
 	}
-	if diff := cmp.Diff(exp, arSnapshot(t, dst)); diff != "" {
+	if diff := cmp.Diff(exp, clitest.SnapDisk(t, dst)); diff != "" {
 		t.Errorf("restored after the strip (-want +got):\n%s", diff)
 	}
 }
@@ -229,13 +229,13 @@ func TestArchiveStripKeepsWhatTheTreeKeeps(t *testing.T) {
 	type tree struct {
 		id, wt string
 		keep   []string
-		before map[string]arEntry
+		before map[string]clitest.DiskEntry
 	}
 	var trees []*tree
 	add := func(name string, build func(wt string), keep ...string) {
 		id, wt := clitest.NewTree(t, r, name)
 		build(wt)
-		trees = append(trees, &tree{id: id, wt: wt, keep: keep, before: arSnapshot(t, wt)})
+		trees = append(trees, &tree{id: id, wt: wt, keep: keep, before: clitest.SnapDisk(t, wt)})
 	}
 	add("untracked-pubspec", func(wt string) {
 		r.WriteFile(wt, "app/pubspec.yaml", "name: app\n")
@@ -293,7 +293,7 @@ func TestArchiveStripKeepsWhatTheTreeKeeps(t *testing.T) {
 		}
 		dst := filepath.Join(t.TempDir(), "restored")
 		clitest.MustCustody(t, r, 0, "archive", "restore", aid, dst)
-		if diff := cmp.Diff(tr.before, arSnapshot(t, dst)); diff != "" {
+		if diff := cmp.Diff(tr.before, clitest.SnapDisk(t, dst)); diff != "" {
 			t.Errorf("%s restored (-archived +restored):\n%s", tr.id, diff)
 		}
 	}

@@ -1,4 +1,4 @@
-package proof
+package mergeproof
 
 // Every advertised tip is considered by the patch-equivalent and
 // squash-merged proofs, end to end: a tip that sorts after many branches,
