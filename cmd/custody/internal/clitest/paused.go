@@ -4,10 +4,8 @@ package clitest
 // while custody waits there, and the state file's lock held in-process.
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -146,20 +144,8 @@ func StartPaused(t *testing.T, r *fixtures.Repo, point string, args ...string) (
 		t.Fatalf("%s is not a pause point", point)
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(failpointBin, args...)
-	cmd.Dir = r.Dir
-	cmd.Env = append(r.Env(), "CUSTODY_PAUSE="+point, "CUSTODY_PAUSE_DIR="+dir)
-	b = &Running{Cmd: cmd, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
-	cmd.Stdout, cmd.Stderr = b.Stdout, b.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	})
+	b = startBin(t, failpointBin, r, []string{"CUSTODY_PAUSE=" + point, "CUSTODY_PAUSE_DIR=" + dir}, args...)
+	cmd := b.Cmd
 	WaitFile(t, filepath.Join(dir, "paused"), 30*time.Second)
 	release = func() {
 		if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {

@@ -206,7 +206,15 @@ func startInGoroutine(bin string, r *fixtures.Repo, env []string, args ...string
 // kills it if it still runs.
 func StartCustody(t testing.TB, r *fixtures.Repo, extra []string, args ...string) *Running {
 	t.Helper()
-	cmd := exec.Command(custodyBin, args...)
+	return startBin(t, custodyBin, r, extra, args...)
+}
+
+// startBin starts bin in the main checkout with the fixture's environment
+// plus extra, without waiting; the test's cleanup kills it if it still
+// runs.
+func startBin(t testing.TB, bin string, r *fixtures.Repo, extra []string, args ...string) *Running {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = r.Dir
 	cmd.Env = append(r.Env(), extra...)
 	b := &Running{Cmd: cmd, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
