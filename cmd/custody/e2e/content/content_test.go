@@ -15,28 +15,6 @@ import (
 	"github.com/custody-sh/custody/observe"
 )
 
-// e2eMerged makes a tree whose one commit is pushed to branch on origin,
-// and finishes it.
-func e2eMerged(t testing.TB, r *fixtures.Repo, name, branch string) (id, path string) {
-	t.Helper()
-	id, path = clitest.NewTree(t, r, name)
-	r.Commit(path, name+".txt", "work of "+name+"\n")
-	r.Push(path, branch)
-	clitest.FinishAll(t, r, id)
-	return id, path
-}
-
-// e2eDropRef removes the line naming ref from a Refs listing.
-func e2eDropRef(refs, ref string) string {
-	var out []string
-	for _, l := range strings.Split(refs, "\n") {
-		if !strings.HasSuffix(l, " "+ref) {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
 // TestContentAccounting: whatever git's configuration, filters, attributes,
 // stat cache, redirected work tree, uninitialised submodule or sparse cone
 // make git status say, a tree holding bytes or modes HEAD lacks is kept
@@ -49,8 +27,8 @@ func TestContentAccounting(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
 			r := clitest.InitRepoWith(t, fixtures.Options{})
-			id, path := e2eMerged(t, r, "content", "topic/content")
-			okID, okPath := e2eMerged(t, r, "neighbour", "topic/neighbour")
+			id, path := clitest.MergedTree(t, r, "content", "topic/content")
+			okID, okPath := clitest.MergedTree(t, r, "neighbour", "topic/neighbour")
 			c.Make(r, path)
 			if st := r.GitIn(path, "status", "--porcelain", "--ignored", "--untracked-files=all"); c.StatusClean && st != "" {
 				t.Fatalf("the case is not one git status is blind to; it reports:\n%s", st)
@@ -93,7 +71,7 @@ func TestContentAccounting(t *testing.T) {
 				t.Errorf("apply acted on %+v, want only %s removed", a.Items, okID)
 			}
 			clitest.AssertRemovedWithBranch(t, r, okID, okPath)
-			clitest.AssertKept(t, r, id, path, before, e2eDropRef(before.Refs, "refs/heads/custody/"+okID))
+			clitest.AssertKept(t, r, id, path, before, clitest.DropRefLine(before.Refs, "refs/heads/custody/"+okID))
 			if st := clitest.State(t, r, id); st != "finished" {
 				t.Errorf("kept record is %s, want finished", st)
 			}
@@ -110,7 +88,7 @@ func TestContentChangedAfterPlan(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			r := clitest.InitRepoWith(t, fixtures.Options{})
-			id, path := e2eMerged(t, r, "content", "topic/content")
+			id, path := clitest.MergedTree(t, r, "content", "topic/content")
 			r.StatBlind(path, name)
 			file := filepath.Join(r.Root, "p.json")
 			if it := clitest.PlanItem(t, clitest.PlanTo(t, r, file, 0), id); it.Action != "remove" {
@@ -182,7 +160,7 @@ func TestContentWarmCache(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r := clitest.InitRepoWith(t, fixtures.Options{})
-			id, path := e2eMerged(t, r, "content", "topic/content")
+			id, path := clitest.MergedTree(t, r, "content", "topic/content")
 			if ok, _ := observe.StampsTrusted(path); !ok {
 				t.Skip("the test directory's filesystem is not one the content hash cache trusts")
 			}

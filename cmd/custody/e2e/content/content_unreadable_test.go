@@ -23,7 +23,7 @@ import (
 func TestContentUnreadable(t *testing.T) {
 	t.Parallel()
 	r := clitest.InitRepoWith(t, fixtures.Options{})
-	id, path := e2eMerged(t, r, "unreadable", "topic/unreadable")
+	id, path := clitest.MergedTree(t, r, "unreadable", "topic/unreadable")
 	r.UninitSubmodule(path, "sub")
 	name := "sub/notes.txt"
 	file := filepath.Join(path, name)

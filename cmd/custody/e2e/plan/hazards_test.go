@@ -18,35 +18,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/google/go-cmp/cmp"
 )
-
-// e2eMerged makes a tree whose one commit is pushed to branch on origin,
-// and finishes it.
-func e2eMerged(t testing.TB, r *fixtures.Repo, name, branch string) (id, path string) {
-	t.Helper()
-	id, path = clitest.NewTree(t, r, name)
-	r.Commit(path, name+".txt", "work of "+name+"\n")
-	r.Push(path, branch)
-	clitest.FinishAll(t, r, id)
-	return id, path
-}
-
-// e2eDropRef removes the line naming ref from a Refs listing.
-func e2eDropRef(refs, ref string) string {
-	var out []string
-	for _, l := range strings.Split(refs, "\n") {
-		if !strings.HasSuffix(l, " "+ref) {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "\n")
-}
 
 func TestE2EHazardsAreKept(t *testing.T) {
 	t.Parallel()
@@ -56,9 +33,9 @@ func TestE2EHazardsAreKept(t *testing.T) {
 			r := clitest.InitRepoWith(t, fixtures.Options{})
 			// A tree that is removable but for the hazard: its own
 			// commit is published on a topic branch.
-			id, path := e2eMerged(t, r, "hazard", "topic/hazard")
+			id, path := clitest.MergedTree(t, r, "hazard", "topic/hazard")
 			// A removable neighbour, in the same plan.
-			okID, okPath := e2eMerged(t, r, "neighbour", "topic/neighbour")
+			okID, okPath := clitest.MergedTree(t, r, "neighbour", "topic/neighbour")
 			h.Make(r, path)
 			before := clitest.SnapKept(r, id, path)
 
@@ -95,7 +72,7 @@ func TestE2EHazardsAreKept(t *testing.T) {
 				t.Errorf("apply kept %d, want 1", a.Kept)
 			}
 			clitest.AssertRemovedWithBranch(t, r, okID, okPath)
-			clitest.AssertKept(t, r, id, path, before, e2eDropRef(before.Refs, "refs/heads/custody/"+okID))
+			clitest.AssertKept(t, r, id, path, before, clitest.DropRefLine(before.Refs, "refs/heads/custody/"+okID))
 			if st := clitest.State(t, r, id); st != "finished" {
 				t.Errorf("hazard record is %s, want finished", st)
 			}
@@ -124,8 +101,8 @@ func TestE2EMoreHazardsAreKept(t *testing.T) {
 		t.Run(h.Name, func(t *testing.T) {
 			t.Parallel()
 			r := clitest.InitRepoWith(t, fixtures.Options{})
-			id, path := e2eMerged(t, r, "hazard", "topic/hazard")
-			okID, okPath := e2eMerged(t, r, "neighbour", "topic/neighbour")
+			id, path := clitest.MergedTree(t, r, "hazard", "topic/hazard")
+			okID, okPath := clitest.MergedTree(t, r, "neighbour", "topic/neighbour")
 			h.Make(r, path)
 			snap := func() fixtures.Snapshot {
 				if h.Gone {
@@ -166,7 +143,7 @@ func TestE2EMoreHazardsAreKept(t *testing.T) {
 			if d := adm.Diff(r.Snap(admin)); d != "" {
 				t.Errorf("kept tree's admin dir changed:\n%s", d)
 			}
-			if got, want := r.Refs(), e2eDropRef(refs, "refs/heads/custody/"+okID); got != want {
+			if got, want := r.Refs(), clitest.DropRefLine(refs, "refs/heads/custody/"+okID); got != want {
 				t.Errorf("refs changed:\n%s", cmp.Diff(want, got))
 			}
 			if !slices.Contains(clitest.Worktrees(t, r), path) {
