@@ -199,8 +199,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		app.Dir, _ = os.Getwd()
 	}
 	if fi, err := os.Stat(app.Dir); err != nil || !fi.IsDir() {
-		return app.fail(cli.JSON, app.Command, &machine.Refusal{Code: machine.CodeNotARepository, Path: app.Dir, Retry: "custody -C REPO ...",
-			Message: fmt.Sprintf("%s does not exist or is not a directory", app.Dir)})
+		return app.fail(cli.JSON, app.Command, machine.NoDirectoryRefusal(app.Dir))
 	}
 	err := runCommand()
 	if sig, ok := interruptedBy(ctx); ok && interruptExits(app.Command) {

@@ -41,8 +41,7 @@ func discover(ctx context.Context, g *hostio.Git, dir string, files bool) (hosti
 	if err != nil {
 		var ee *hostio.ExitError
 		if errors.As(err, &ee) {
-			return hostio.Repo{}, &machine.Refusal{Code: machine.CodeNotARepository, Path: dir, Retry: "custody -C REPO ...",
-				Message: fmt.Sprintf("%s is not inside a git repository (%s)", dir, hostio.FirstLine(strings.TrimSpace(ee.Stderr)))}
+			return hostio.Repo{}, machine.NotARepositoryRefusal(dir, hostio.FirstLine(strings.TrimSpace(ee.Stderr)))
 		}
 		return hostio.Repo{}, fmt.Errorf("identify the repository at %s: %w", dir, err)
 	}
@@ -54,8 +53,7 @@ func discover(ctx context.Context, g *hostio.Git, dir string, files bool) (hosti
 	}
 	lines := []string{commonDir, bare, inside}
 	if lines[1] == "true" {
-		return hostio.Repo{}, &machine.Refusal{Code: machine.CodeBareRepository, Path: lines[0], Retry: "custody -C CHECKOUT ...",
-			Message: fmt.Sprintf("%s is a bare repository: custody keeps worktrees beside a main checkout, which a bare repository lacks", lines[0])}
+		return hostio.Repo{}, machine.BareRepositoryRefusal(lines[0])
 	}
 	if lines[2] != "true" {
 		return hostio.Repo{}, ambiguous(dir, "%s is inside the git directory, not a working tree", dir)
@@ -141,6 +139,5 @@ func discovered(ctx context.Context, g *hostio.Git, dir, common, top string) (ho
 }
 
 func ambiguous(dir, format string, args ...any) error {
-	return &machine.Refusal{Code: machine.CodeAmbiguousRepository, Path: dir, Retry: "custody doctor",
-		Message: fmt.Sprintf(format, args...)}
+	return machine.AmbiguousRepositoryRefusal(dir, fmt.Sprintf(format, args...))
 }

@@ -97,16 +97,14 @@ func lockRegistry(ctx context.Context, repo hostio.Repo, exclusive bool) (func()
 		}
 	}
 	if errors.Is(err, syscall.ELOOP) {
-		return nil, "", &machine.Refusal{Code: machine.CodeUnsafeTarget, Path: path, Retry: machine.Command("rm", "--", path),
-			Message: fmt.Sprintf("the worktree registry lock %s is a symlink; custody writes nothing through it and changed nothing (the lock holds nothing of value: remove the link)", path)}
+		return nil, "", machine.RegistryLockSymlinkRefusal(path)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("worktree registry lock %s: %w", path, err)
 	}
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, "", &machine.Refusal{Code: machine.CodeLockTimeout, Path: path, Retry: "rm -- " + machine.QuoteArg(path),
-			Message: fmt.Sprintf("the worktree registry lock %s is not a regular file; custody changed nothing", path)}
+		return nil, "", machine.RegistryLockNotRegularRefusal(path)
 	}
 	deadline := time.Now().Add(lockTimeout(ctx))
 	for {
@@ -136,9 +134,7 @@ func lockRegistry(ctx context.Context, repo hostio.Repo, exclusive bool) (func()
 		if time.Now().After(deadline) {
 			holder := registryHolder(f)
 			f.Close()
-			return nil, "", &machine.Refusal{Code: machine.CodeLockTimeout, Path: path, Retry: retryLonger(),
-				Message: fmt.Sprintf("the worktree registry lock %s stayed held for %s (%s); another custody is changing this repository's worktrees",
-					path, lockTimeout(ctx), holder)}
+			return nil, "", machine.RegistryLockHeldRefusal(path, lockTimeout(ctx), holder, retryLonger())
 		}
 		select {
 		case <-ctx.Done():
