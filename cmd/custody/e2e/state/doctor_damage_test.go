@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -21,7 +22,8 @@ type ddDamage struct {
 	name string
 	// damage changes the state file at state (full: its bytes).
 	damage func(t *testing.T, state string, full []byte)
-	// root: the damage means nothing to root (permissions).
+	// noRoot: the damage means nothing to root (permissions), so root runs
+	// it as an unprivileged user (clitest.Unprivileged).
 	noRoot bool
 	// args are extra global flags for doctor.
 	args []string
@@ -154,8 +156,8 @@ func TestDoctorReportsDamage(t *testing.T) {
 	for _, d := range ddCorpus() {
 		t.Run(d.name, func(t *testing.T) {
 			t.Parallel()
-			if d.noRoot && os.Geteuid() == 0 {
-				t.Skip("root reads a file whatever its permissions")
+			if d.noRoot && clitest.Unprivileged(t) {
+				return // root reads a file whatever its permissions: run as nobody
 			}
 			r, state, full := corpusStore(t)
 			d.damage(t, state, full)
