@@ -20,8 +20,9 @@ func SignFailedRefusal(key string, err error) *Refusal {
 		Message: fmt.Sprintf("ssh-keygen could not sign the journal head with the key %s (%v); check that it is an SSH private key you can read, then sign again", key, err)}
 }
 
-// shortHead is a journal head as a message names it.
-func shortHead(h string) string {
+// ShortHead is a journal head as a message names it: its first
+// ShortDigest characters, or "(empty)" for the head of an empty journal.
+func ShortHead(h string) string {
 	if h == "" {
 		return "(empty)"
 	}
@@ -36,7 +37,7 @@ func signatureRefusal(sig, allowed, head, why string) *Refusal {
 		Retry: "custody journal head",
 		Message: fmt.Sprintf("the signature %s does not vouch for this journal: %s. The export may have been changed or cut short after it was signed, "+
 			"or signed by someone not in %s; compare the export's head (%s) with the signer's `custody journal head` and ask them to sign again with custody journal sign",
-			sig, why, allowed, shortHead(head))}
+			sig, why, allowed, ShortHead(head))}
 }
 
 // SignatureUnknownSignerRefusal refuses the signature file sig over the

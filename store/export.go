@@ -445,7 +445,7 @@ func (v *Verifier) Finish() (VerifyReport, error) {
 	rep := v.rep
 	rep.Head, rep.LastSeq = v.last, v.lastSeq
 	if v.opts.Head != "" && v.opts.Head != v.last {
-		return rep, fmt.Errorf("%w: the export ends at seq %d with hash %s, not at the head %s: entries were dropped from the end, or the export is of another journal", ErrJournalBroken, v.lastSeq, short(v.last), short(v.opts.Head))
+		return rep, fmt.Errorf("%w: the export ends at seq %d with hash %s, not at the head %s: entries were dropped from the end, or the export is of another journal", ErrJournalBroken, v.lastSeq, machine.ShortHead(v.last), machine.ShortHead(v.opts.Head))
 	}
 	return rep, nil
 }
@@ -473,13 +473,6 @@ func broken(line int, seq uint64, what string) error {
 		return fmt.Errorf("%w: line %d %s", ErrJournalBroken, line, what)
 	}
 	return fmt.Errorf("%w: entry seq %d (line %d) %s", ErrJournalBroken, seq, line, what)
-}
-
-func short(h string) string {
-	if h == "" {
-		return "(empty)"
-	}
-	return machine.Abbrev(h, machine.ShortDigest)
 }
 
 // duplicateKey reports the first object member, at any depth, that repeats
