@@ -13,8 +13,12 @@ import (
 
 // AttributesFromOutside reports whether git may apply, to some tree of repo,
 // attributes that do not live in the repository: core.attributesFile set in
-// any configuration git reads from the main checkout, a conditional include
-// (includeIf) anywhere in that configuration, which could set it for some
+// any configuration git reads from the main checkout, any attr.* setting
+// (attr.tree names a tree whose .gitattributes git reads instead of the
+// work tree's; a later git's attr.* is taken as the same kind), the
+// GIT_ATTR_SOURCE environment variable (the same as attr.tree, for every
+// command custody runs, which inherit it), a conditional include
+// (includeIf) anywhere in that configuration, which could set them for some
 // trees only, the default global file ($XDG_CONFIG_HOME/git/attributes, else
 // ~/.config/git/attributes), or the system file (/etc/gitattributes, or
 // <prefix>/etc/gitattributes beside the git on PATH) unless GIT_ATTR_NOSYSTEM
@@ -27,6 +31,9 @@ import (
 // remote), whose status may need objects it must fetch first. It costs one
 // git process per plan.
 func AttributesFromOutside(ctx context.Context, g *hostio.Git, repo hostio.Repo) bool {
+	if os.Getenv("GIT_ATTR_SOURCE") != "" {
+		return true
+	}
 	b, err := g.Observe(ctx, repo.MainCheckout, "config", "--list", "-z", "--includes")
 	if err != nil {
 		return true
@@ -34,7 +41,7 @@ func AttributesFromOutside(ctx context.Context, g *hostio.Git, repo hostio.Repo)
 	for _, kv := range bytes.Split(b, []byte{0}) {
 		key, _, _ := bytes.Cut(kv, []byte{'\n'})
 		key = bytes.ToLower(key)
-		if string(key) == "core.attributesfile" || bytes.HasPrefix(key, []byte("includeif.")) {
+		if string(key) == "core.attributesfile" || bytes.HasPrefix(key, []byte("attr.")) || bytes.HasPrefix(key, []byte("includeif.")) {
 			return true
 		}
 		// A partial clone fetches missing objects when status needs them

@@ -341,7 +341,6 @@ func kcrCases() []kcrCase {
 				kcrTouch(t, filepath.Join(path, "w.txt"))
 			}},
 		{name: "AttrSourceEnvironment",
-			finding: "suspected, needs a git with GIT_ATTR_SOURCE (not 2.39): it reaches git (CleanEnv keeps it) but not AttributesFromOutside, so plan's fast path calls a tree clean that apply's status, reading the filter, refuses stale",
 			env: func(r *fixtures.Repo) []string {
 				return []string{"GIT_ATTR_SOURCE=" + kcrRead(r, "attr-source")}
 			}, state: func(t *testing.T, r *fixtures.Repo, _, path string) {
@@ -349,7 +348,6 @@ func kcrCases() []kcrCase {
 				clitest.WriteMode(t, filepath.Join(r.Root, "attr-source"), []byte(src), 0o644)
 			}},
 		{name: "AttrTreeConfig",
-			finding: "suspected, needs a git with attr.tree (not 2.39): it is not among the settings AttributesFromOutside looks for, so plan's fast path calls a tree clean that apply's status, reading the filter, refuses stale",
 			state: func(t *testing.T, r *fixtures.Repo, _, path string) {
 				r.Git("config", "attr.tree", kcrAttrSource(t, r, path, "attr.tree="))
 			}},
