@@ -31,9 +31,11 @@ type RetireOptions struct {
 
 // Retirement is what Retire did with a tree.
 type Retirement struct {
-	// ID and Path name the tree's record, once it was found.
-	ID   string
-	Path string
+	// ID and Path name the tree's record, once it was found, and Branch
+	// the branch it was on.
+	ID     string
+	Path   string
+	Branch string
 	// Kept says the tree stays: Refusal is the first reason and Refusals
 	// every reason.
 	Kept bool
@@ -95,7 +97,7 @@ func Retire(ctx context.Context, e *Env, id string, opts RetireOptions) (Retirem
 	if err != nil {
 		return res, err
 	}
-	res.ID, res.Path, res.State = id, rec.Path, rec.State
+	res.ID, res.Path, res.Branch, res.State = id, rec.Path, rec.Branch, rec.State
 	if rec.State == machine.StateTombstoned {
 		res.State = ""
 		res.Removal = &Outcome{ID: id, Outcome: machine.OutcomeAlreadyDone, State: rec.State}
