@@ -76,6 +76,7 @@ func (c *RemoveCmd) Run(a *App) error {
 	stepOut(e, cwd, ids)
 	res := removeResult{Trees: []removeTree{}, MainCheckout: e.Repo.MainCheckout}
 	opts := steps.RetireOptions{Actor: e.Actor, ExcuseRequesters: true, Archive: c.Archive}
+	left := "" // the tree the directory custody ran in went with
 	for i, id := range ids {
 		if a.Ctx.Err() != nil {
 			res.NotStarted = ids[i:]
@@ -91,7 +92,7 @@ func (c *RemoveCmd) Run(a *App) error {
 		}
 		t := treeRemoved(r, c.Archive)
 		if !t.Pending() && cwd != "" && isWithin(cwd, r.Path) {
-			res.CwdGone = true
+			res.CwdGone, left = true, r.ID
 		}
 		res.Trees = append(res.Trees, t)
 	}
@@ -107,8 +108,8 @@ func (c *RemoveCmd) Run(a *App) error {
 		}
 		renderRemove(w, res, view)
 		if res.CwdGone {
-			fmt.Fprintf(a.Stderr, "custody remove: the directory you are in went with the tree; the main checkout is at %s\n\tcd -- %s\n",
-				machine.EscapeControl(res.MainCheckout), machine.QuoteArg(res.MainCheckout))
+			fmt.Fprintf(a.Stderr, "custody remove: the directory you are in went with %s; the main checkout is at %s\n\tcd -- %s\n",
+				machine.EscapeControl(left), machine.EscapeControl(res.MainCheckout), machine.QuoteArg(res.MainCheckout))
 		}
 	})
 	return nil
