@@ -90,3 +90,32 @@ func CoverByArchive(v Verdict, p *Proof, r *Refusal) Verdict {
 	}
 	return v
 }
+
+// supersededByCapture lists the refusals an archive of the tree, made
+// now, leaves behind: each says that an archive made earlier no longer
+// fits the tree (or cannot be read), and the proof is looked for in the
+// newest archive of the tree, which a capture now would be.
+var supersededByCapture = map[Code]bool{
+	CodeArchiveStale: true, CodeArchiveInvalid: true, CodeArchiveIncomplete: true,
+	CodeArchiveDigestMismatch: true, CodeArchiveBundleInvalid: true,
+}
+
+// CaptureCovers reports whether an archive captured now would answer
+// every reason rs keeps a tree for (custody remove --archive): each is a
+// reason an archive proof answers, or one that an earlier archive of the
+// tree no longer fits. A tree kept for anything else (a lease, a process
+// inside, staged content, an unknown remote) gains nothing from a capture,
+// so none is made; and a tree kept for nothing is not kept.
+func CaptureCovers(rs []Refusal) bool {
+	covered := false
+	for _, r := range rs {
+		switch {
+		case archiveCovers[r.Code]:
+			covered = true
+		case supersededByCapture[r.Code]:
+		default:
+			return false
+		}
+	}
+	return covered
+}

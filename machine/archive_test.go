@@ -407,3 +407,35 @@ func TestDecideArchivePrune(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureCovers: remove --archive captures only when the archive made
+// would answer every reason the tree is kept for; an earlier archive that
+// no longer fits is no reason not to capture a new one.
+func TestCaptureCovers(t *testing.T) {
+	t.Parallel()
+	rs := func(codes ...machine.Code) []machine.Refusal {
+		var out []machine.Refusal
+		for _, c := range codes {
+			out = append(out, machine.Refusal{Code: c})
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		rs   []machine.Refusal
+		want bool
+	}{
+		{"unpushed and untracked", rs(machine.CodeUnpushedCommits, machine.CodeUntrackedFiles), true},
+		{"ignored files and a stale archive", rs(machine.CodeIgnoredFiles, machine.CodeArchiveStale), true},
+		{"a damaged archive", rs(machine.CodeTrackedChanges, machine.CodeArchiveDigestMismatch, machine.CodeArchiveIncomplete, machine.CodeArchiveInvalid, machine.CodeArchiveBundleInvalid), true},
+		{"only a stale archive", rs(machine.CodeArchiveStale), false},
+		{"a process inside", rs(machine.CodeUntrackedFiles, machine.CodeInUse), false},
+		{"a live lease", rs(machine.CodeLeaseLive), false},
+		{"staged content", rs(machine.CodeStagedDiffers), false},
+		{"nothing", nil, false},
+	} {
+		if got := machine.CaptureCovers(tt.rs); got != tt.want {
+			t.Errorf("%s: CaptureCovers = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

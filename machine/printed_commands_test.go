@@ -15,7 +15,7 @@ import (
 
 // custodyWords are the words that make "custody WORD" a command line
 // rather than prose about custody.
-var custodyWords = words(`init new list show finish reopen plan apply resume journal doctor resource
+var custodyWords = words(`init new list show finish remove reopen plan apply resume journal doctor resource
 	archive migrate hook adopt teardown trust integrate skill relocate recovered completion man
 	version gc -C --json --lock-timeout --remote-timeout`)
 

@@ -83,17 +83,22 @@ func TestRequesterChain(t *testing.T) {
 	}
 }
 
-// TestExcusing: a requester's working directory in the tree is excused;
-// its open files, root and executable there, and every other process's
-// uses, are not.
+// TestExcusing: a requester's working directory in the tree is excused,
+// and its open handle on exactly that directory (fish keeps one); its other
+// open files, root and executable there, and every other process's uses,
+// are not.
 func TestExcusing(t *testing.T) {
 	t.Parallel()
 	tree := "/r/.worktrees/t-1"
 	p := &Processes{uses: []procUse{
 		{PID: 10, Command: "sh", Via: "cwd", Path: tree},
+		{PID: 10, Command: "sh", Via: "open file 6", Path: tree},
 		{PID: 9, Command: "agent", Via: "cwd", Path: tree + "/sub"},
 		{PID: 9, Command: "agent", Via: "open file 3", Path: tree + "/README"},
+		{PID: 9, Command: "agent", Via: "open file 4", Path: tree + "/sub"},
+		{PID: 9, Command: "agent", Via: "open file 5", Path: tree},
 		{PID: 7, Command: "server", Via: "cwd", Path: tree},
+		{PID: 7, Command: "server", Via: "open file 3", Path: tree},
 		{PID: 8, Command: "jail", Via: "root", Path: tree},
 	}}
 	r := Requesters{chain: []int{10, 9, 8}}

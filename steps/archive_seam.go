@@ -28,6 +28,20 @@ type Archives interface {
 	// SoleCopy records, once a tree removed on proof kind archive is gone,
 	// that its archive is now the only copy of its work.
 	SoleCopy(ctx context.Context, e *Env, rec machine.Record) error
+	// Capture archives the tree of record id as custody archive create
+	// does, so that its archive may prove it (Retire with Archive set).
+	Capture(ctx context.Context, e *Env, id string) (CapturedArchive, error)
+}
+
+// CapturedArchive is an archive Archives.Capture sealed: its id, its
+// directory, the HEAD it holds, the commits its bundle carries and how
+// many files it holds.
+type CapturedArchive struct {
+	ID      string   `json:"id"`
+	Dir     string   `json:"dir"`
+	Head    string   `json:"head"`
+	Commits []string `json:"commits"`
+	Files   int      `json:"files"`
 }
 
 // archives is e.Archives, or, when none is registered, one that proves
@@ -66,6 +80,15 @@ func (noArchives) SoleCopy(_ context.Context, _ *Env, rec machine.Record) error 
 		return nil
 	}
 	return errNoArchives
+}
+
+// errNoCapture is the error of asking for an archive with no archive
+// feature registered.
+var errNoCapture = errors.New("internal: an archive was asked for, and no archive feature is registered (Env.Archives)")
+
+// Capture refuses: only an archive feature captures.
+func (noArchives) Capture(context.Context, *Env, string) (CapturedArchive, error) {
+	return CapturedArchive{}, errNoCapture
 }
 
 // Assess is machine.Assess, then, when the tree is kept only for reasons

@@ -40,4 +40,7 @@ func TestUnregisteredFeaturesRefuse(t *testing.T) {
 	if _, err := e.archives().Contents(ctx, e, &machine.Proof{Kind: machine.ProofArchive}); !errors.Is(err, errNoArchives) {
 		t.Errorf("Contents without the feature = %v, want errNoArchives", err)
 	}
+	if _, err := e.archives().Capture(ctx, e, "a"); !errors.Is(err, errNoCapture) {
+		t.Errorf("Capture without the feature = %v, want errNoCapture", err)
+	}
 }

@@ -54,6 +54,7 @@ type CLI struct {
 	Path     PathCmd     `cmd:"" group:"daily" help:"Print a tree's path, exactly, on one line."`
 	Switch   SwitchCmd   `cmd:"" group:"daily" help:"Change the shell's directory to a tree (with custody shell-init's function; else print its path)."`
 	Finish   FinishCmd   `cmd:"" group:"daily" help:"Mark worktrees finished (inside a managed worktree, defaults to it)."`
+	Remove   RemoveCmd   `cmd:"" group:"daily" help:"Remove worktrees now, each only with a proof; say why each kept one stays (default: the one you are in)."`
 	Reopen   ReopenCmd   `cmd:"" group:"daily" help:"Take a finished worktree back to active."`
 	Adopt    AdoptCmd    `cmd:"" group:"daily" help:"Put an existing linked worktree in custody (its branch is never deleted)."`
 	Resource ResourceCmd `cmd:"" group:"daily" help:"Per-worktree resources: identity, ensure, gc, list."`

@@ -101,7 +101,7 @@ var compCases = []struct {
 	{"custody completion ", []string{"bash", "fish", "zsh"}},
 	{"custody journal export --format ", []string{"jsonl", "md"}},
 	{"custody plan --det", []string{"--detailed-exitcode"}},
-	{"custody re", []string{"recovered", "relocate", "reopen", "resource", "resume"}},
+	{"custody re", []string{"recovered", "relocate", "remove", "reopen", "resource", "resume"}},
 }
 
 // TestFishCompletes asks fish itself (complete -C) what it offers.

@@ -122,6 +122,14 @@ func (a *App) interrupted(sig syscall.Signal, err error) int {
 				note.NotStarted = append([]string{res.StoppedAt}, note.NotStarted...)
 			}
 			note.Again = machine.CommandAgain(a.args)
+		case removeResult:
+			note.Finished = removeFinished(res)
+			note.NotStarted = res.NotStarted
+			if res.StoppedAt != "" && note.MidwayKnown && !left[res.StoppedAt] {
+				// Stopped before it committed the tree's intent.
+				note.NotStarted = append([]string{res.StoppedAt}, note.NotStarted...)
+			}
+			note.Again = machine.CommandAgain(a.args)
 		default:
 			// It returned its result: the interrupt came too late to stop
 			// its work.
@@ -167,4 +175,36 @@ func applyFinished(res steps.ApplyResult) string {
 		parts[i] = fmt.Sprintf("%d %s", counts[o], o)
 	}
 	return fmt.Sprintf("after %d of %d %s (%s)", len(res.Items), total, noun, strings.Join(parts, ", "))
+}
+
+// removeFinished is what an interrupted remove finished, for its note: how
+// many of the trees named it went through, with their outcomes.
+func removeFinished(res removeResult) string {
+	total := len(res.Trees) + len(res.NotStarted)
+	if res.StoppedAt != "" {
+		total++
+	}
+	noun := "trees"
+	if total == 1 {
+		noun = "tree"
+	}
+	if len(res.Trees) == 0 {
+		if total == 1 {
+			return "before it was done with its one tree"
+		}
+		return fmt.Sprintf("before it was done with any of its %d trees", total)
+	}
+	counts := map[machine.Outcome]int{}
+	var order []machine.Outcome
+	for _, t := range res.Trees {
+		if counts[t.Outcome] == 0 {
+			order = append(order, t.Outcome)
+		}
+		counts[t.Outcome]++
+	}
+	parts := make([]string, len(order))
+	for i, o := range order {
+		parts[i] = fmt.Sprintf("%d %s", counts[o], o)
+	}
+	return fmt.Sprintf("after %d of %d %s (%s)", len(res.Trees), total, noun, strings.Join(parts, ", "))
 }

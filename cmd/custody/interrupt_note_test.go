@@ -63,6 +63,24 @@ func TestApplyFinished(t *testing.T) {
 	}
 }
 
+func TestRemoveFinished(t *testing.T) {
+	tree := func(id string, o machine.Outcome) removeTree { return removeTree{ID: id, Outcome: o} }
+	for _, tc := range []struct {
+		res  removeResult
+		want string
+	}{
+		{removeResult{StoppedAt: "a", NotStarted: []string{"b"}}, "before it was done with any of its 2 trees"},
+		{removeResult{StoppedAt: "a"}, "before it was done with its one tree"},
+		{removeResult{Trees: []removeTree{tree("a", machine.OutcomeRemoved), tree("b", machine.OutcomeKept)}, NotStarted: []string{"c"}},
+			"after 2 of 3 trees (1 removed, 1 kept)"},
+		{removeResult{Trees: []removeTree{tree("a", machine.OutcomeAlreadyDone)}}, "after 1 of 1 tree (1 already-done)"},
+	} {
+		if got := removeFinished(tc.res); got != tc.want {
+			t.Errorf("removeFinished(%+v) = %q, want %q", tc.res, got, tc.want)
+		}
+	}
+}
+
 func TestInterruptExit(t *testing.T) {
 	got := map[string]int{}
 	for _, s := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM} {

@@ -300,6 +300,29 @@ func rtCases() []rtCase {
 				}
 				return at(r, id)
 			}},
+		{cmd: "remove", name: "unknown_id", exit: 1, code: "unknown-record",
+			setup: initialized("nosuch-123456")},
+		{cmd: "remove", name: "outside_worktree", exit: 1, code: "not-in-worktree",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				clitest.NewTree(t, r, "somewhere")
+				return at(r)
+			}},
+		{cmd: "remove", name: "unpushed", exit: 3, code: "unpushed-commits",
+			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh clitest.Result) {
+				// Pushed: remove, run again as it says next, lets the tree go.
+				if sh.Code != 0 {
+					t.Fatalf("the pasted push failed:\n%s", sh)
+				}
+				clitest.MustCustody(t, r, 0, "remove", filepath.Base(path))
+				rtTombstoned(t, r, path, sh)
+			},
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				id, path := clitest.NewTree(t, r, "unpushed")
+				r.Commit(path, "work.txt", "committed, never pushed\n")
+				return at(r, id)
+			}},
 		{cmd: "reopen", name: "unknown_id", exit: 1, code: "unknown-record",
 			setup: initialized("nosuch-123456")},
 		{cmd: "abandon", name: "unknown_id", exit: 1, code: "unknown-record",

@@ -41,8 +41,8 @@ func TestSchemasFresh(t *testing.T) {
 
 // TestSchemasValidateOutput validates real output against the schemas: a
 // plan file with a removal and a kept tree, every line of a journal export
-// and of a redacted one, the ok and error envelopes, and the report's
-// --json result. A document that breaks its schema, in either direction,
+// and of a redacted one, the ok and error envelopes, the report's --json
+// result and remove's (removed, archived and removed, kept). A document that breaks its schema, in either direction,
 // fails (the schemas allow no property the types do not write).
 func TestSchemasValidateOutput(t *testing.T) {
 	t.Parallel()
@@ -84,6 +84,24 @@ func TestSchemasValidateOutput(t *testing.T) {
 	}
 	clitest.ValidateSchema(t, "envelope-ok.json", "journal report --json", []byte(rep.Stdout))
 	clitest.ValidateSchema(t, "report-summary.json", "the report's result", env.Result)
+
+	// remove --json: a tree removed, one archived then removed, one kept.
+	gone, _ := clitest.NewTree(t, r, "gone")
+	archived, archivedPath := clitest.NewTree(t, r, "archived")
+	r.WriteFile(archivedPath, "draft.txt", "only here\n")
+	stays, staysPath := clitest.NewTree(t, r, "stays")
+	r.WriteFile(staysPath, "notes.txt", "only here\n")
+	rm := clitest.Custody(t, r, "remove", "--json", gone, stays)
+	if rm.Code != 3 {
+		t.Fatalf("remove of a removable and a kept tree: %s", rm)
+	}
+	clitest.ValidateSchema(t, "envelope-ok.json", "remove --json", []byte(rm.Stdout))
+	for _, out := range []string{rm.Stdout, clitest.MustCustody(t, r, 0, "remove", "--json", "--archive", archived).Stdout} {
+		if err := json.Unmarshal([]byte(out), &env); err != nil {
+			t.Fatal(err)
+		}
+		clitest.ValidateSchema(t, "remove-result.json", "remove's result", env.Result)
+	}
 
 	bad := clitest.Custody(t, r, "show", "no-such-id", "--json")
 	if bad.Code != 1 {

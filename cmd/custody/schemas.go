@@ -36,6 +36,7 @@ func schemas() map[string][]byte {
 		"archive-manifest.json": {machine.ArchiveManifest{}, machine.ArchiveFormat + ": the manifest.json of an archive directory"},
 		"hook-envelope.json":    {hookEnvelope{}, "hook protocol 1: the one envelope every custody hook prints on stdout"},
 		"migrate-plan.json":     {machine.MigratePlan{}, machine.MigratePlanFormat + ": a migrate plan file (custody migrate plan -o)"},
+		"remove-result.json":    {removeResult{}, "the result of custody remove --json: what became of each tree named, with its proof or its refusals"},
 	} {
 		b, err := json.MarshalIndent(machine.JSONSchema(s.v, schemaBase+name, s.title), "", "  ")
 		if err != nil {

@@ -36,6 +36,15 @@ func (Removal) SoleCopy(ctx context.Context, e *steps.Env, rec machine.Record) e
 	return archiveSoleCopy(ctx, e, rec)
 }
 
+// Capture archives the tree of record id (CaptureArchive).
+func (Removal) Capture(ctx context.Context, e *steps.Env, id string) (steps.CapturedArchive, error) {
+	a, err := CaptureArchive(ctx, e, id)
+	if err != nil {
+		return steps.CapturedArchive{}, err
+	}
+	return steps.CapturedArchive{ID: a.ID, Dir: a.Dir, Head: a.Head, Commits: a.Commits, Files: a.Files}, nil
+}
+
 // Workflow is the archive kind's part in the runner, for
 // steps.Env.Workflows.
 func Workflow() steps.Resumer { return archiveWorkflow().Resumer() }

@@ -137,3 +137,54 @@ func TestInterruptedApplyExitsBySignal(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptedRemoveExitsBySignal: SIGINT arrives while custody remove
+// of three trees is held in its first tree's removal, after its intent or
+// after the tree is removed. remove exits 130 with one line on stderr
+// (what it went through, what it left midway, what it did not start and
+// the command that does them); custody resume settles what was left
+// midway, and the same remove again lets the rest go, the first tree
+// already-done.
+func TestInterruptedRemoveExitsBySignal(t *testing.T) {
+	t.Parallel()
+	for _, point := range []string{"apply/after-intent", "apply/after-remove"} {
+		t.Run(strings.ReplaceAll(point, "/", "_"), func(t *testing.T) {
+			t.Parallel()
+			r, ids, _ := clitest.PausedPlan(t, 3)
+			args := append([]string{"remove"}, ids...)
+			b, interrupt, _ := clitest.StartPaused(t, r, point, args...)
+			interrupt(syscall.SIGINT)
+			res := b.Wait(t)
+			if res.Code != 130 {
+				t.Fatalf("remove interrupted by SIGINT: exit %d, want 130\n%s", res.Code, res)
+			}
+			want := "custody remove: interrupted by SIGINT "
+			if point == "apply/after-intent" {
+				want += "before it was done with any of its 3 trees; left midway: " + ids[0] + " (removal worktree), which custody resume settles"
+			} else {
+				want += "after 1 of 3 trees (1 removed); nothing is left midway"
+			}
+			want += "; not started: " + ids[1] + ", " + ids[2] + " (custody remove " + strings.Join(ids, " ") + " does them)\n"
+			if res.Stderr != want {
+				t.Errorf("remove interrupted by SIGINT: stderr\n%s\nwant\n%s", res.Stderr, want)
+			}
+			if got := strings.HasPrefix(res.Stdout, "removed "+ids[0]+"\n"); got != (point == "apply/after-remove") {
+				t.Errorf("remove interrupted at %s: stdout\n%s", point, res.Stdout)
+			}
+			clitest.MustCustody(t, r, 0, "resume")
+			again := clitest.MustCustody(t, r, 0, append(args, "--json")...)
+			for i, id := range ids {
+				want := "removed"
+				if i == 0 {
+					want = "already-done"
+				}
+				if !strings.Contains(again.Stdout, `"id": "`+id+`",`) || clitest.RecordState(t, r, id) != "tombstoned" {
+					t.Errorf("remove again: %s is %s, want %s:\n%s", id, clitest.RecordState(t, r, id), want, again.Stdout)
+				}
+			}
+			if strings.Count(again.Stdout, `"outcome": "already-done"`) != 1 || strings.Count(again.Stdout, `"outcome": "removed"`) != 2 {
+				t.Errorf("remove again: want 1 already-done and 2 removed:\n%s", again.Stdout)
+			}
+		})
+	}
+}

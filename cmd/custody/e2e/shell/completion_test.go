@@ -69,6 +69,7 @@ func (w compWorld) cases(t *testing.T) []compCase {
 		{words: []string{"custody", "path", "oth"}, want: []string{w.other}},
 		{words: []string{"custody", "show", "nomatch"}, want: nil},
 		{words: []string{"custody", "finish", w.fix, ""}, want: trees}, // a repeated argument
+		{words: []string{"custody", "remove", "--archive", ""}, want: trees},
 		{words: []string{"custody", "--json", "reopen", "ot"}, want: []string{w.other}},
 		{words: []string{"custody", "apply", "p.json", "--only", "f"}, want: []string{w.fix}},
 		{words: []string{"custody", "journal", "export", "--record", ""}, want: trees},

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -177,6 +178,95 @@ func TestShellFunctionChangesDirectory(t *testing.T) {
 			}
 			if strings.Contains(stderr.String(), "to change directory") {
 				t.Errorf("%s: switch run by the function still says how to load it:\n%s", shell, stderr.String())
+			}
+		})
+	}
+}
+
+// removePrograms are, by shell, a program that loads the function and,
+// standing in the tree given first, runs custody remove with no id, then,
+// standing in the tree given second (which holds an untracked file),
+// custody remove with no id, then custody remove of the first tree again,
+// printing after each its exit status and $PWD, each ended by NUL.
+var removePrograms = map[string][]string{
+	"bash": {"bash", "--norc", "--noprofile", "-c", removeSh("bash")},
+	"zsh":  {"zsh", "-f", "-c", removeSh("zsh")},
+	"fish": {"fish", "--no-config", "-c", removeFish},
+}
+
+// removeSh is the remove steps in bash or zsh.
+func removeSh(shell string) string {
+	return `eval "$(custody shell-init ` + shell + `)" || exit 9
+mark() { printf '%s\0%s\0' "$1" "$PWD"; }
+cd -- "$1" || exit 9
+custody remove; mark $?
+cd -- "$2" || exit 9
+custody remove; mark $?
+custody remove "$3"; mark $?
+`
+}
+
+// removeFish is the remove steps in fish.
+const removeFish = `custody shell-init fish | source; or exit 9
+function mark; printf '%s\0%s\0' $argv[1] $PWD; end
+cd -- $argv[1]; or exit 9
+custody remove; mark $status
+cd -- $argv[2]; or exit 9
+custody remove; mark $status
+custody remove $argv[3]; mark $status
+`
+
+// TestShellFunctionLeavesRemovedTree loads the function in bash, zsh and
+// fish, in a repository whose path holds oddName, and runs custody remove
+// through it while the shell stands in the tree: the shell that asked does
+// not count as using the tree, the tree is removed, and the shell is then
+// in the main checkout; a tree kept (an untracked file) leaves the shell
+// where it is with exit 3, and removing another tree leaves it there too.
+// The shell is excused by the parent chain read from /proc, so off Linux
+// (where custody keeps a tree its own shell stands in) it is not run.
+func TestShellFunctionLeavesRemovedTree(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the requesters are read from /proc: off Linux a shell standing in a tree keeps it")
+	}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		t.Run(shell, func(t *testing.T) {
+			t.Parallel()
+			needShell(t, shell, "the function's leaving a removed tree")
+			r := clitest.InitSpacedRepo(t, fixtures.Options{Name: oddName})
+			id, path := clitest.NewTree(t, r, "done")
+			_, kept := clitest.NewTree(t, r, "kept")
+			r.WriteFile(kept, "notes.txt", "only here\n")
+			main, err := filepath.EvalSymlinks(r.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			argv := slices.Clone(removePrograms[shell])
+			if shell != "fish" {
+				argv = append(argv, shell)
+			}
+			cmd := exec.Command(argv[0], append(argv[1:], path, kept, id)...)
+			cmd.Env = shellEnv(r)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%s: %v\nstderr:\n%s", shell, err, stderr.String())
+			}
+			lines := []string{"remove (in the tree)", "remove (in a kept tree)", "remove ID (gone already)"}
+			want := []step{{lines[0], "0", main}, {lines[1], "3", kept}, {lines[2], "0", kept}}
+			fields := strings.Split(strings.TrimSuffix(stdout.String(), "\x00"), "\x00")
+			var got []step
+			for i := 0; i+1 < len(fields) && i/2 < len(lines); i += 2 {
+				got = append(got, step{lines[i/2], fields[i], fields[i+1]})
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: exit status and directory after each command (-want +got):\n%s\nstderr:\n%s", shell, diff, stderr.String())
+			}
+			if _, err := os.Lstat(path); !os.IsNotExist(err) {
+				t.Errorf("%s: the removed tree is still there (%v)", shell, err)
+			}
+			if !strings.Contains(stderr.String(), "removed "+id) || !strings.Contains(stderr.String(), "[untracked-files]") {
+				t.Errorf("%s: the report did not reach stderr:\n%s", shell, stderr.String())
 			}
 		})
 	}

@@ -123,6 +123,83 @@ type FinishArchiveResult struct {
 	Archives []archive.ArchiveCreated `json:"archives"`
 }
 
+// RemoveResult is the result of remove: what became of each tree named,
+// in the order named.
+type RemoveResult struct {
+	Trees []RemoveTree `json:"trees"`
+	// MainCheckout is the repository's main checkout, and CwdGone says
+	// that the directory custody ran in went with a tree it removed: a
+	// shell standing there goes to MainCheckout (the function custody
+	// shell-init prints does).
+	MainCheckout string `json:"main_checkout"`
+	CwdGone      bool   `json:"cwd_gone"`
+	// StoppedAt is the tree an interrupt stopped remove at (custody resume
+	// settles what it left), and NotStarted the trees it did not begin.
+	StoppedAt  string   `json:"stopped_at,omitempty"`
+	NotStarted []string `json:"not_started,omitempty"`
+}
+
+// Pending reports whether a tree named stays (or a resource of a removed
+// tree was refused), or remove was interrupted before it went through
+// them all: exit 3.
+func (r RemoveResult) Pending() bool {
+	if r.StoppedAt != "" || len(r.NotStarted) > 0 {
+		return true
+	}
+	for _, t := range r.Trees {
+		if t.Pending() {
+			return true
+		}
+	}
+	return false
+}
+
+// RemoveTree is what remove did with one tree.
+type RemoveTree struct {
+	ID   string `json:"id"`
+	Path string `json:"path"`
+	// Outcome is removed, settled (its directory was gone already) or
+	// already-done (its record was tombstoned before) when the tree is
+	// gone; kept when it stays.
+	Outcome machine.Outcome `json:"outcome"`
+	// State is the state a kept tree is left in: active again when it was
+	// active, finished when it was finished.
+	State machine.State `json:"state,omitempty"`
+	// Proof is what let the tree go; Settlement what was proven of a
+	// tree whose directory was gone.
+	Proof      *machine.Proof      `json:"proof,omitempty"`
+	Settlement *machine.Settlement `json:"settlement,omitempty"`
+	// Branch is what the removal did with the tree's branch (a deleted
+	// branch names the commit it pointed at), Recovered the recovery refs
+	// it wrote and Resources the tree's resources it tore down.
+	Branch    *steps.BranchResult     `json:"branch,omitempty"`
+	Recovered []steps.RecoveredRef    `json:"recovered,omitempty"`
+	Resources []steps.ResourceOutcome `json:"resources,omitempty"`
+	// Archive is the archive remove --archive captured first: what proves
+	// the tree, and what custody archive restore rebuilds it from.
+	Archive *steps.CapturedArchive `json:"archive,omitempty"`
+	// Refusal is the first reason a kept tree stays, Refusals every
+	// reason, each with its retry; Next is the command that removes the
+	// tree once they are done (custody remove ID).
+	Refusal  *machine.Refusal  `json:"refusal,omitempty"`
+	Refusals []machine.Refusal `json:"refusals,omitempty"`
+	Next     string            `json:"next,omitempty"`
+}
+
+// Pending reports whether the tree stays, or a resource of it was
+// refused.
+func (t RemoveTree) Pending() bool {
+	if t.Refusal != nil || !t.Outcome.Settled() {
+		return true
+	}
+	for _, r := range t.Resources {
+		if r.Refusal != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // DoctorResult is what doctor found.
 type DoctorResult struct {
 	State    string          `json:"state"`

@@ -1,5 +1,5 @@
 // Package removal holds the CLI contract, as testscript scripts, of ending
-// trees: finish, reopen, apply, abandon and resume (testdata/script/*.txtar;
+// trees: finish, reopen, apply, remove, abandon and resume (testdata/script/*.txtar;
 // the commands the scripts have are documented on clitest.RunScripts).
 // plan and the advice it prints are package plan's.
 package removal
