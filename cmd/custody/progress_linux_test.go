@@ -24,12 +24,27 @@ func openPTY(t *testing.T) (controller, term *os.File) {
 		t.Skipf("no pseudo-terminals here: %v", err)
 	}
 	t.Cleanup(func() { m.Close() })
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("cannot unlock a pseudo-terminal: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	// The ioctls go through SyscallConn, not Fd: Fd would put the
+	// controller in blocking mode, where a read deadline never fires.
+	rc, err := m.SyscallConn()
 	if err != nil {
-		t.Skipf("cannot name a pseudo-terminal: %v", err)
+		t.Skipf("no raw access to a pseudo-terminal: %v", err)
+	}
+	var n int
+	var ioErr error
+	if err := rc.Control(func(fd uintptr) {
+		if ioErr = unix.IoctlSetPointerInt(int(fd), unix.TIOCSPTLCK, 0); ioErr != nil {
+			ioErr = fmt.Errorf("cannot unlock a pseudo-terminal: %w", ioErr)
+			return
+		}
+		if n, ioErr = unix.IoctlGetInt(int(fd), unix.TIOCGPTN); ioErr != nil {
+			ioErr = fmt.Errorf("cannot name a pseudo-terminal: %w", ioErr)
+		}
+	}); err != nil {
+		t.Skipf("no raw access to a pseudo-terminal: %v", err)
+	}
+	if ioErr != nil {
+		t.Skip(ioErr)
 	}
 	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -39,18 +54,24 @@ func openPTY(t *testing.T) (controller, term *os.File) {
 	return m, s
 }
 
-// readAvailable reads what the terminal side wrote so far, up to what
-// ends with end; the deadline only keeps a broken test from hanging, it
-// asserts nothing.
+// readAvailable reads what the terminal side wrote, which ends with end.
 func readAvailable(t *testing.T, m *os.File, end string) string {
 	t.Helper()
 	var out bytes.Buffer
 	buf := make([]byte, 4096)
 	for {
-		_ = m.SetReadDeadline(time.Now().Add(2 * time.Second))
+		// The writer has exited, but the terminal hands its bytes over in
+		// pieces, later on a busy machine: once they end with end, a
+		// quiet half second says they are all here; until then, wait
+		// long.
+		wait := 10 * time.Second
+		if bytes.HasSuffix(out.Bytes(), []byte(end)) {
+			wait = 500 * time.Millisecond
+		}
+		_ = m.SetReadDeadline(time.Now().Add(wait))
 		n, err := m.Read(buf)
 		out.Write(buf[:n])
-		if err != nil || n < len(buf) && bytes.HasSuffix(out.Bytes(), []byte(end)) {
+		if err != nil {
 			return out.String()
 		}
 	}
