@@ -3,7 +3,6 @@ package proof_test
 import (
 	"bytes"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,22 +23,6 @@ const (
 	pidID64 = "14f5162e2fe3d240d0d37aaab0f90e4af9a7cfa79639f3bab005b5bfb4174d9f"
 	pidC64  = "c09df00b34c4829386abb2efa8f5b224ae71f8a18bd6436a4ae201f43427fb55"
 )
-
-// gitInput runs git in dir with stdin and returns its stdout.
-func gitInput(s *gitsandbox.Sandbox, dir string, stdin []byte, args ...string) []byte {
-	s.T.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = s.Env()
-	cmd.Stdin = bytes.NewReader(stdin)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		s.T.Fatalf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, stderr.String())
-	}
-	return out
-}
 
 func formatPatchIDs(ids []proof.PatchID) []byte {
 	var b bytes.Buffer
@@ -136,7 +119,7 @@ func TestParsePatchIDsRealGit(t *testing.T) {
 			want = append([]string{side}, want...)
 
 			log := s.GitRaw(dir, "log", "-p", "--binary", "--no-color", "--no-renames", "--pretty=medium")
-			out := gitInput(s, dir, log, "patch-id", "--verbatim")
+			out := s.GitInput(dir, log, "patch-id", "--verbatim")
 			got, err := proof.ParsePatchIDs(out)
 			if err != nil {
 				t.Fatalf("ParsePatchIDs: %v\n%q", err, out)
@@ -145,7 +128,7 @@ func TestParsePatchIDsRealGit(t *testing.T) {
 			for _, id := range got {
 				commits = append(commits, id.Commit)
 				// Each id is the one git gives that commit alone.
-				one := gitInput(s, dir, s.GitRaw(dir, "show", "-p", "--binary", "--no-color", "--pretty=medium", id.Commit), "patch-id", "--verbatim")
+				one := s.GitInput(dir, s.GitRaw(dir, "show", "-p", "--binary", "--no-color", "--pretty=medium", id.Commit), "patch-id", "--verbatim")
 				if f := strings.Fields(string(one)); len(f) != 2 || f[0] != id.ID || f[1] != id.Commit {
 					t.Errorf("patch id of %s = %q, want %s", id.Commit, one, id.ID)
 				}
@@ -157,7 +140,7 @@ func TestParsePatchIDsRealGit(t *testing.T) {
 				t.Errorf("ids do not print back as git's output:\n%q\n%q", formatPatchIDs(got), out)
 			}
 			// Empty input (no commit has a patch) is no ids.
-			none := gitInput(s, dir, nil, "patch-id", "--verbatim")
+			none := s.GitInput(dir, nil, "patch-id", "--verbatim")
 			if got, err := proof.ParsePatchIDs(none); err != nil || got != nil {
 				t.Errorf("patch-id of nothing: %+v, %v; want nothing", got, err)
 			}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -146,10 +148,7 @@ func (z *proofZoo) kinds() []string {
 	return ks
 }
 
-// resultOpts compare results by proof and error text.
-var resultOpts = cmp.Options{gitsandbox.ProofOpts, cmp.Comparer(func(a, b error) bool {
-	return (a == nil) == (b == nil) && (a == nil || a.Error() == b.Error())
-})}
+// gitsandbox.ResultOpts compare results by proof and error text.
 
 // TestProveAllAgreesWithProve: every head proved in one batch gets what
 // Prove gives it alone, whatever else is in the batch, and the kinds that
@@ -220,7 +219,7 @@ func TestProveAllAgreesWithProve(t *testing.T) {
 		}
 		got := proof.ProveAll(ctx, z.s.G, z.repo, heads, z.v)
 		for _, k := range kinds {
-			if d := cmp.Diff(alone[k], got[z.heads[k]], resultOpts); d != "" {
+			if d := cmp.Diff(alone[k], got[z.heads[k]], gitsandbox.ResultOpts); d != "" {
 				t.Errorf("batch %q, %s: (-alone +batch)\n%s", name, k, d)
 			}
 		}
@@ -241,7 +240,7 @@ func TestProveAllOneHeadsTroubleIsItsOwn(t *testing.T) {
 	}
 	for _, k := range []string{"patch", "squash", "lost"} {
 		p, err := proof.Prove(ctx, z.s.G, z.repo, z.heads[k], z.v)
-		if d := cmp.Diff(proof.ProofResult{Proof: p, Err: err}, got[z.heads[k]], resultOpts); d != "" {
+		if d := cmp.Diff(proof.ProofResult{Proof: p, Err: err}, got[z.heads[k]], gitsandbox.ResultOpts); d != "" {
 			t.Errorf("%s beside an unreadable head: (-alone +batch)\n%s", k, d)
 		}
 	}
@@ -299,3 +298,67 @@ func indexOf(l []string, s string) int {
 	}
 	return -1
 }
+
+// TestProveBrokenObjectIsItsHeadsOwn: a head whose own commit's content
+// is missing from the object store (a corrupt or partial repository) gets
+// an error and no proof; the heads beside it are proved as alone.
+func TestProveBrokenObjectIsItsHeadsOwn(t *testing.T) {
+	t.Parallel()
+	z := newProofZoo(t)
+	s := z.s
+	s.Git(z.dir, "checkout", "-q", "-b", "broken", z.heads["old main"])
+	broken := s.CommitFile(z.dir, "broken.txt", "content that goes missing\n")
+	blob := s.Rev(z.dir, broken+":broken.txt")
+	// Off the branch: git's diff would read the checkout's file instead.
+	s.Git(z.dir, "checkout", "-q", "main")
+	if err := os.Remove(filepath.Join(z.dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	heads := []string{z.heads["patch"], broken, z.heads["squash"], z.heads["lost"], z.heads["held by a merge"]}
+	got := proof.ProveAll(ctx, s.G, z.repo, heads, z.v)
+	if r := got[broken]; r.Proof != nil || r.Err == nil {
+		t.Errorf("the broken head: %+v, want an error and no proof", r)
+	}
+	for _, h := range heads {
+		if h == broken {
+			continue
+		}
+		p, err := proof.Prove(ctx, s.G, z.repo, h, z.v)
+		if d := cmp.Diff(proof.ProofResult{Proof: p, Err: err}, got[h], gitsandbox.ResultOpts); d != "" {
+			t.Errorf("%s beside a broken head: (-alone +batch)\n%s", h, d)
+		}
+	}
+}
+
+// TestProveCancelledBatch: a batch whose context ends gets an error for
+// every head, no proof, and returns.
+func TestProveCancelledBatch(t *testing.T) {
+	t.Parallel()
+	z := newProofZoo(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var heads []string
+	for _, k := range z.kinds() {
+		heads = append(heads, z.heads[k])
+	}
+	got := proof.ProveAll(ctx, z.s.G, z.repo, heads, z.v)
+	for _, k := range z.kinds() {
+		r := got[z.heads[k]]
+		if r.Proof != nil && r.Proof.Kind != machine.ProofAncestry {
+			t.Errorf("%s: proved %+v with the context ended", k, r.Proof)
+		}
+		if r.Proof == nil && r.Err == nil && k != "lost" && k != "empty" {
+			t.Errorf("%s: neither proof nor error with the context ended", k)
+		}
+	}
+	ps := proof.StartProofs(ctx, z.s.G, z.repo, heads, z.v)
+	ps.Wait()
+}
+
+// TestProveWorktreeFileIsNotTheCommitsContent: git's diff reads a blob
+// from the main checkout's file instead of the object store when the
+// index says that file holds the blob and its stat is clean. With
+// core.checkStat=minimal and the file's size and mtime kept, the file can
+// hold other bytes: the head's change was then hashed as the published
+// Commit's, and the head proved squash-merged although its content is on

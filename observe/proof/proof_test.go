@@ -294,12 +294,6 @@ func TestProveSquashMerged(t *testing.T) {
 	gitsandbox.CheckProof(t, "the unpublished line", s.Prove(repo, d2, v), nil)
 }
 
-// forEachRef lists every ref of the repository at dir with its value.
-func forEachRef(s *gitsandbox.Sandbox, dir string) string {
-	s.T.Helper()
-	return s.Git(dir, "for-each-ref", "--format=%(refname) %(objectname) %(symref)")
-}
-
 func TestAdvertiseFetchesMissingObjectsIntoNoRef(t *testing.T) {
 	t.Parallel()
 	s := gitsandbox.NewSandbox(t)
@@ -333,10 +327,10 @@ func TestAdvertiseFetchesMissingObjectsIntoNoRef(t *testing.T) {
 	}
 
 	fetchHead := filepath.Join(dir, ".git", "FETCH_HEAD")
-	before := forEachRef(s, dir)
+	before := s.ForEachRef(dir)
 	repo := s.Discover(dir)
 	v := s.Advertise(repo)
-	if d := cmp.Diff(before, forEachRef(s, dir)); d != "" {
+	if d := cmp.Diff(before, s.ForEachRef(dir)); d != "" {
 		t.Errorf("Advertise changed local refs (-before +after):\n%s", d)
 	}
 	if _, err := os.Lstat(fetchHead); err == nil {
@@ -358,7 +352,7 @@ func TestAdvertiseFetchesMissingObjectsIntoNoRef(t *testing.T) {
 		&machine.Proof{Kind: machine.ProofPatchEquivalent, Remote: "origin", Ref: "refs/heads/main", Tip: tip, Head: f2, Commits: []string{f1, f2}})
 	gitsandbox.CheckProof(t, "built upon by another clone", s.Prove(repo, g1, v),
 		&machine.Proof{Kind: machine.ProofAncestry, Remote: "origin", Ref: "refs/heads/g", Tip: g2, Head: g1})
-	if d := cmp.Diff(before, forEachRef(s, dir)); d != "" {
+	if d := cmp.Diff(before, s.ForEachRef(dir)); d != "" {
 		t.Errorf("Prove changed local refs (-before +after):\n%s", d)
 	}
 }

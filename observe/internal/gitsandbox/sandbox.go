@@ -255,6 +255,34 @@ func (s *Sandbox) Prove(repo hostio.Repo, head string, v *proof.RemoteView) *mac
 	return p
 }
 
+// ResultOpts compare ProveAll's results: their proofs as ProofOpts do,
+// their errors by message.
+var ResultOpts = cmp.Options{ProofOpts, cmp.Comparer(func(a, b error) bool {
+	return (a == nil) == (b == nil) && (a == nil || a.Error() == b.Error())
+})}
+
+// GitInput runs git in dir with stdin and returns its stdout.
+func (s *Sandbox) GitInput(dir string, stdin []byte, args ...string) []byte {
+	s.T.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = s.Env()
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		s.T.Fatalf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, stderr.String())
+	}
+	return out
+}
+
+// ForEachRef lists every ref of the repository at dir with its value.
+func (s *Sandbox) ForEachRef(dir string) string {
+	s.T.Helper()
+	return s.Git(dir, "for-each-ref", "--format=%(refname) %(objectname) %(symref)")
+}
+
 // ProofOpts compare proofs with the covered commits in any order.
 var ProofOpts = cmp.Options{cmpopts.SortSlices(func(a, b string) bool { return a < b }), cmpopts.EquateEmpty()}
 

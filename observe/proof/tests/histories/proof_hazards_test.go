@@ -1,4 +1,4 @@
-package proof_test
+package histories
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ func checkBatchAgrees(t *testing.T, s *gitsandbox.Sandbox, repo hostio.Repo, hea
 	alone := proveAlone(ctx, s.G, repo, heads, v)
 	got := proof.ProveAll(ctx, s.G, repo, heads, v)
 	for _, h := range heads {
-		if d := cmp.Diff(alone[h], got[h], resultOpts); d != "" {
+		if d := cmp.Diff(alone[h], got[h], gitsandbox.ResultOpts); d != "" {
 			t.Errorf("%s: (-alone +batch)\n%s", names[h], d)
 		}
 	}
@@ -210,7 +210,7 @@ func TestProveViaDoesNotDependOnTheBatch(t *testing.T) {
 		t.Fatalf("alone: %+v, %v; want squash-merged", alone, err)
 	}
 	batch := proof.ProveAll(ctx, s.G, repo, []string{del, k}, v)[del]
-	if d := cmp.Diff(proof.ProofResult{Proof: alone}, batch, resultOpts); d != "" {
+	if d := cmp.Diff(proof.ProofResult{Proof: alone}, batch, gitsandbox.ResultOpts); d != "" {
 		t.Errorf("beside k: (-alone +batch)\n%s\n(the file edit is %s, the replacement %s)", d, edited, replaced)
 	}
 }
@@ -549,69 +549,6 @@ func TestProveRootOnATipCostsOneHeadNotAll(t *testing.T) {
 	}
 }
 
-// TestProveBrokenObjectIsItsHeadsOwn: a head whose own commit's content
-// is missing from the object store (a corrupt or partial repository) gets
-// an error and no proof; the heads beside it are proved as alone.
-func TestProveBrokenObjectIsItsHeadsOwn(t *testing.T) {
-	t.Parallel()
-	z := newProofZoo(t)
-	s := z.s
-	s.Git(z.dir, "checkout", "-q", "-b", "broken", z.heads["old main"])
-	broken := s.CommitFile(z.dir, "broken.txt", "content that goes missing\n")
-	blob := s.Rev(z.dir, broken+":broken.txt")
-	// Off the branch: git's diff would read the checkout's file instead.
-	s.Git(z.dir, "checkout", "-q", "main")
-	if err := os.Remove(filepath.Join(z.dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	heads := []string{z.heads["patch"], broken, z.heads["squash"], z.heads["lost"], z.heads["held by a merge"]}
-	got := proof.ProveAll(ctx, s.G, z.repo, heads, z.v)
-	if r := got[broken]; r.Proof != nil || r.Err == nil {
-		t.Errorf("the broken head: %+v, want an error and no proof", r)
-	}
-	for _, h := range heads {
-		if h == broken {
-			continue
-		}
-		p, err := proof.Prove(ctx, s.G, z.repo, h, z.v)
-		if d := cmp.Diff(proof.ProofResult{Proof: p, Err: err}, got[h], resultOpts); d != "" {
-			t.Errorf("%s beside a broken head: (-alone +batch)\n%s", h, d)
-		}
-	}
-}
-
-// TestProveCancelledBatch: a batch whose context ends gets an error for
-// every head, no proof, and returns.
-func TestProveCancelledBatch(t *testing.T) {
-	t.Parallel()
-	z := newProofZoo(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	var heads []string
-	for _, k := range z.kinds() {
-		heads = append(heads, z.heads[k])
-	}
-	got := proof.ProveAll(ctx, z.s.G, z.repo, heads, z.v)
-	for _, k := range z.kinds() {
-		r := got[z.heads[k]]
-		if r.Proof != nil && r.Proof.Kind != machine.ProofAncestry {
-			t.Errorf("%s: proved %+v with the context ended", k, r.Proof)
-		}
-		if r.Proof == nil && r.Err == nil && k != "lost" && k != "empty" {
-			t.Errorf("%s: neither proof nor error with the context ended", k)
-		}
-	}
-	ps := proof.StartProofs(ctx, z.s.G, z.repo, heads, z.v)
-	ps.Wait()
-}
-
-// TestProveWorktreeFileIsNotTheCommitsContent: git's diff reads a blob
-// from the main checkout's file instead of the object store when the
-// index says that file holds the blob and its stat is clean. With
-// core.checkStat=minimal and the file's size and mtime kept, the file can
-// hold other bytes: the head's change was then hashed as the published
-// Commit's, and the head proved squash-merged although its content is on
 // no remote.
 func TestProveWorktreeFileIsNotTheCommitsContent(t *testing.T) {
 	t.Parallel()
@@ -711,7 +648,7 @@ func TestProveSameSecondCommitsDoNotReorderTheBatch(t *testing.T) {
 		t.Fatalf("alone: %+v, %v; want squash-merged", alone, err)
 	}
 	batch := proof.ProveAll(ctx, s.G, repo, []string{head, k}, v)[head]
-	if d := cmp.Diff(proof.ProofResult{Proof: alone}, batch, resultOpts); d != "" {
+	if d := cmp.Diff(proof.ProofResult{Proof: alone}, batch, gitsandbox.ResultOpts); d != "" {
 		t.Errorf("beside a newer head: (-alone +batch)\n%s\n(holders %v)", d, holders)
 	}
 }

@@ -1,4 +1,4 @@
-package proof_test
+package histories
 
 import (
 	"bytes"
@@ -45,7 +45,7 @@ func pushBranches(s *gitsandbox.Sandbox, dir, base string, n int) {
 			i, 1767225600+s.Tick, 1767225600+s.Tick, len(msg), msg, base)
 		push = append(push, fmt.Sprintf("refs/remotes/origin/b-%02d:refs/heads/b-%02d", i, i))
 	}
-	gitInput(s, dir, in.Bytes(), "fast-import", "--quiet")
+	s.GitInput(dir, in.Bytes(), "fast-import", "--quiet")
 	s.Git(dir, push...)
 }
 
@@ -112,10 +112,10 @@ func TestProvePatchOnlyOnPullHead(t *testing.T) {
 		}
 	}
 
-	before := forEachRef(s, dir)
+	before := s.ForEachRef(dir)
 	repo := s.Discover(dir)
 	v := s.Advertise(repo)
-	if d := cmp.Diff(before, forEachRef(s, dir)); d != "" {
+	if d := cmp.Diff(before, s.ForEachRef(dir)); d != "" {
 		t.Errorf("Advertise changed local refs (-before +after):\n%s", d)
 	}
 	for _, ref := range gitsandbox.TipRefs(v) {
@@ -128,7 +128,7 @@ func TestProvePatchOnlyOnPullHead(t *testing.T) {
 	}
 	gitsandbox.CheckProof(t, "patch only on a pull request head", s.Prove(repo, w2, v), &machine.Proof{Kind: machine.ProofPatchEquivalent,
 		Remote: "origin", Ref: "refs/pull/7/head", Tip: pr, Head: w2, Commits: []string{w1, w2}})
-	if d := cmp.Diff(before, forEachRef(s, dir)); d != "" {
+	if d := cmp.Diff(before, s.ForEachRef(dir)); d != "" {
 		t.Errorf("Prove changed local refs (-before +after):\n%s", d)
 	}
 	// Once the test merge's objects are here, it counts while advertised.

@@ -1,4 +1,4 @@
-package proof_test
+package remotes
 
 import (
 	"fmt"
