@@ -81,6 +81,12 @@ type row struct {
 // are not UTF-8 escaped. paint, when set, colours a cell once it is laid
 // out (padding is measured without it).
 func fitTable(w io.Writer, rows []row, paint func(col int, cell string) string) {
+	layTable(w, rows, paint, pageWidth)
+}
+
+// layTable is fitTable within width columns; a width of 0 never wraps (a
+// list kept to one line per row, to be searched line by line).
+func layTable(w io.Writer, rows []row, paint func(col int, cell string) string, width int) {
 	if len(rows) == 0 {
 		return
 	}
@@ -88,7 +94,7 @@ func fitTable(w io.Writer, rows []row, paint func(col int, cell string) string) 
 	for _, r := range rows {
 		n = max(n, len(r.cells))
 	}
-	width := make([]int, n)
+	colw := make([]int, n)
 	escaped := make([][]string, len(rows))
 	for i, r := range rows {
 		escaped[i] = make([]string, len(r.cells))
@@ -96,7 +102,7 @@ func fitTable(w io.Writer, rows []row, paint func(col int, cell string) string) 
 			c = machine.EscapeControl(c)
 			escaped[i][j] = c
 			if j < len(r.cells)-1 {
-				width[j] = max(width[j], columns(c))
+				colw[j] = max(colw[j], columns(c))
 			}
 		}
 	}
@@ -109,7 +115,7 @@ func fitTable(w io.Writer, rows []row, paint func(col int, cell string) string) 
 		at := 0
 		for j, c := range cells[:max(len(cells)-1, 0)] {
 			b.WriteString(paint(j, c))
-			pad := width[j] - columns(c) + 2
+			pad := colw[j] - columns(c) + 2
 			b.WriteString(strings.Repeat(" ", pad))
 			at += columns(c) + pad
 		}
@@ -121,10 +127,10 @@ func fitTable(w io.Writer, rows []row, paint func(col int, cell string) string) 
 		switch {
 		case last == "":
 			io.WriteString(w, strings.TrimRight(b.String(), " ")+"\n")
-		case at+columns(last) <= pageWidth:
+		case width == 0 || at+columns(last) <= width:
 			io.WriteString(w, b.String()+paint(lastCol, last)+"\n")
-		case pageWidth-at >= minWrapped:
-			lines := wrapWords(last, pageWidth-at, pageWidth-at)
+		case width-at >= minWrapped:
+			lines := wrapWords(last, width-at, width-at)
 			io.WriteString(w, b.String()+paint(lastCol, lines[0])+"\n")
 			pad := strings.Repeat(" ", at)
 			for _, l := range lines[1:] {
@@ -134,7 +140,7 @@ func fitTable(w io.Writer, rows []row, paint func(col int, cell string) string) 
 			io.WriteString(w, strings.TrimRight(b.String(), " ")+"\n")
 			indent := len(cells[0]) - len(strings.TrimLeft(cells[0], " ")) + 4
 			pad := strings.Repeat(" ", indent)
-			for _, l := range wrapWords(last, pageWidth-indent, pageWidth-indent) {
+			for _, l := range wrapWords(last, width-indent, width-indent) {
 				io.WriteString(w, pad+paint(lastCol, l)+"\n")
 			}
 		}
@@ -142,6 +148,16 @@ func fitTable(w io.Writer, rows []row, paint func(col int, cell string) string) 
 			io.WriteString(w, u+"\n")
 		}
 	}
+}
+
+// tableLines is rows fitted as fitTable writes them, as lines.
+func tableLines(rows []row) []string {
+	if len(rows) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fitTable(&b, rows, nil)
+	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 }
 
 // screenRows is how many rows of a terminal cols wide text takes, its

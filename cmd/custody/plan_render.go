@@ -198,20 +198,23 @@ func renderRemovals(w io.Writer, s planSummary, v pathView, pal palette) {
 		heading(w, pal.goes, "to remove", ":")
 		var rows []row
 		for _, it := range sortedByPath(s.remove, v) {
-			rows = append(rows, row{cells: []string{"  " + v.relative(it.Path), proofText(it)}})
+			var sub []row
 			for _, d := range it.Discarded {
-				rows = append(rows, row{cells: []string{"    discards " + d.Path + "/", fmt.Sprintf("%s, %s", d.Kind, byteSize(d.Bytes))}})
+				sub = append(sub, row{cells: []string{"    discards " + d.Path + "/", fmt.Sprintf("%s, %s", d.Kind, byteSize(d.Bytes))}})
 			}
 			if it.BranchKept != "" {
 				// The branch custody did not create stays: said here,
 				// before apply, so nobody counts on it going.
-				rows = append(rows, row{cells: []string{"    keeps branch " + it.Branch, it.BranchKept}})
+				sub = append(sub, row{cells: []string{"    keeps branch " + it.Branch, it.BranchKept}})
 			}
+			// What the removal discards or keeps is aligned among itself,
+			// under its tree, so it does not widen the trees' column.
+			rows = append(rows, row{cells: []string{"  " + v.relative(it.Path), proofText(it)}, under: tableLines(sub)})
 		}
 		fitTable(w, rows, nil)
 	}
 	if len(s.settle) > 0 {
-		heading(w, pal.goes, "to settle", " (deleted outside custody: nothing to remove, their resources destroyed):")
+		heading(w, pal.goes, "to settle", " (deleted outside custody: nothing to remove, resources destroyed):")
 		var rows []row
 		for _, it := range sortedByPath(s.settle, v) {
 			rows = append(rows, row{cells: []string{"  " + v.relative(it.Path), settleText(it)}})
@@ -395,12 +398,12 @@ func renderPlanItems(w io.Writer, plan machine.Plan, v pathView, pal palette) {
 		}
 		rows = append(rows, row{cells: []string{string(it.Action), it.ID, why}})
 	}
-	fitTable(w, rows, func(col int, cell string) string {
+	layTable(w, rows, func(col int, cell string) string {
 		if col == 0 {
 			return pal.action(machine.Action(cell))
 		}
 		return cell
-	})
+	}, 0)
 	for _, it := range plan.Items {
 		for _, r := range it.Refusals {
 			writeRefusalAs(w, pal.kept("kept"), it.ID, v.refusal(it.Path, r))
