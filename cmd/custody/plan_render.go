@@ -229,10 +229,11 @@ func renderRemovals(w io.Writer, s planSummary, v pathView, pal palette) {
 	}
 }
 
-// renderKeptGroup prints one reason's kept trees: the reason, the advice
-// every tree shares (said once), the retry, then one line per tree with
-// what is particular to it. When the trees' retries differ (each names its
-// own path or branch), each tree's retry is printed under its line,
+// renderKeptGroup prints one reason's kept trees. When they share one
+// retry: the reason with that retry, then one line per tree with its
+// reason. When their retries differ (each names its own path or branch):
+// the reason and the advice every tree shares (said once), then one line
+// per tree with what is particular to it and its retry under it,
 // indented, alone on its line so it pastes whole.
 func renderKeptGroup(w io.Writer, g keptGroup, v pathView, pal palette) {
 	items := sortedByPath(g.items, v)
@@ -247,28 +248,32 @@ func renderKeptGroup(w io.Writer, g keptGroup, v pathView, pal palette) {
 	for _, r := range retries {
 		common = common && r == retries[0]
 	}
-	advice, facts := splitAdvice(items, v)
 	meaning := machine.Codes()[g.code]
 	if meaning == "" {
 		meaning = "kept"
 	}
-	head := fmt.Sprintf(" [%s]: %s (%d)", g.code, meaning, len(items))
+	rows := make([]row, len(items))
+	if common {
+		// A refusal's line, "kept [code]: ...", then at once its retry:
+		// the line is not wrapped, and the advice stays in each tree's
+		// reason.
+		fmt.Fprintf(w, "%s [%s]: %s (%d)\n\tto retry: %s\n", pal.kept("kept"), g.code, meaning, len(items), retries[0])
+		for i, it := range items {
+			rows[i] = row{cells: []string{"  " + v.relative(itemPath(it)), itemReason(it, v)}}
+		}
+		fitTable(w, rows, nil)
+		return
+	}
+	// "kept [code] (n): ...", never "[code]: ": that is a refusal's line,
+	// which its retry follows at once, and this heading may wrap.
+	advice, facts := splitAdvice(items, v)
+	head := fmt.Sprintf(" [%s] (%d): %s", g.code, len(items), meaning)
 	if advice != "" {
 		head += "; " + advice
 	}
-	if !common {
-		head += "; to retry: the command under each tree"
-	}
-	heading(w, pal.kept, "kept", head)
-	if common {
-		fmt.Fprintf(w, "\tto retry: %s\n", retries[0])
-	}
-	rows := make([]row, len(items))
+	heading(w, pal.kept, "kept", head+"; each tree's retry is under it")
 	for i, it := range items {
-		rows[i] = row{cells: []string{"  " + v.relative(itemPath(it)), facts[i]}}
-		if !common {
-			rows[i].under = []string{"    " + retries[i]}
-		}
+		rows[i] = row{cells: []string{"  " + v.relative(itemPath(it)), facts[i]}, under: []string{"    " + retries[i]}}
 	}
 	fitTable(w, rows, nil)
 }
