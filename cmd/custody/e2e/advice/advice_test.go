@@ -581,6 +581,11 @@ func adAdvice(t *testing.T, w adWorld, args []string, code machine.Code, tree st
 				if retry, ok := strings.CutPrefix(next, "\tto retry: "); ok {
 					return refs[i], retry
 				}
+				// Plan's next group: this one's trees each print their own
+				// retry under them, which --verbose prints as a refusal's.
+				if strings.HasPrefix(next, "kept [") || strings.HasPrefix(next, "next: ") {
+					break
+				}
 			}
 		}
 	}
