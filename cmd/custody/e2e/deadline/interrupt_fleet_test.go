@@ -37,9 +37,9 @@ func TestInterruptApplyOfAFleet(t *testing.T) {
 	start := time.Now()
 	r := fixtures.New(t, fixtures.Options{})
 	clitest.MustCustody(t, r, 0, "init")
-	// custody new for each tree, three at a time: each waits its turn at
-	// the state file, and makes its tree at main, which origin has.
-	loop := fmt.Sprintf(`i=0; while [ $i -lt %d ]; do printf 'f%%03d\n' $i; i=$((i+1)); done | xargs -P 3 -n 1 custody new >/dev/null`, n)
+	// custody new for each tree, one after another, each at main, which
+	// origin has.
+	loop := fmt.Sprintf(`i=0; while [ $i -lt %d ]; do printf 'f%%03d\n' $i; i=$((i+1)); done | xargs -n 1 custody new >/dev/null`, n)
 	if sh := clitest.RunBin(t, "/bin/sh", r, r.Dir, []string{clitest.PathEnv(filepath.Dir(clitest.Bin()))}, "-c", loop); sh.Code != 0 {
 		t.Fatalf("making %d trees:\n%s", n, sh)
 	}
