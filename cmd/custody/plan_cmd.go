@@ -31,7 +31,9 @@ summary on stderr; it cannot go with --json, whose envelope owns stdout.
 
 The summary is one line (how many trees go, how many are kept and why, how
 many are active or not custody's), then the removals, then the kept trees
-grouped by reason, each group with its retry; --verbose lists every item.
+grouped by reason, each group with its retry (or each tree's own retry on
+the line under it), within 80 columns; --verbose lists every item and every
+reason, one line each.
 Paths are relative to the current directory (the one custody was started
 in, also with -C), and so are the paths in the commands it prints to
 paste; with -C DIR those commands carry -C DIR. On a terminal a plan longer
