@@ -78,15 +78,15 @@ type row struct {
 // under its first; with fewer than minWrapped columns left beside the row,
 // the last cell goes on the lines under the row, indented four columns
 // more than the row. Every cell has its control characters and bytes that
-// are not UTF-8 escaped. paint, when set, colours a cell once it is laid
-// out (padding is measured without it).
-func fitTable(w io.Writer, rows []row, paint func(col int, cell string) string) {
+// are not UTF-8 escaped. paint, when set, colours the cell of a row and
+// column once it is laid out (padding is measured without it).
+func fitTable(w io.Writer, rows []row, paint func(row, col int, cell string) string) {
 	layTable(w, rows, paint, pageWidth)
 }
 
 // layTable is fitTable within width columns; a width of 0 never wraps (a
 // list kept to one line per row, to be searched line by line).
-func layTable(w io.Writer, rows []row, paint func(col int, cell string) string, width int) {
+func layTable(w io.Writer, rows []row, paint func(row, col int, cell string) string, width int) {
 	if len(rows) == 0 {
 		return
 	}
@@ -107,14 +107,14 @@ func layTable(w io.Writer, rows []row, paint func(col int, cell string) string, 
 		}
 	}
 	if paint == nil {
-		paint = func(_ int, c string) string { return c }
+		paint = func(_, _ int, c string) string { return c }
 	}
 	for i, r := range rows {
 		cells := escaped[i]
 		var b strings.Builder
 		at := 0
 		for j, c := range cells[:max(len(cells)-1, 0)] {
-			b.WriteString(paint(j, c))
+			b.WriteString(paint(i, j, c))
 			pad := colw[j] - columns(c) + 2
 			b.WriteString(strings.Repeat(" ", pad))
 			at += columns(c) + pad
@@ -128,20 +128,20 @@ func layTable(w io.Writer, rows []row, paint func(col int, cell string) string, 
 		case last == "":
 			io.WriteString(w, strings.TrimRight(b.String(), " ")+"\n")
 		case width == 0 || at+columns(last) <= width:
-			io.WriteString(w, b.String()+paint(lastCol, last)+"\n")
+			io.WriteString(w, b.String()+paint(i, lastCol, last)+"\n")
 		case width-at >= minWrapped:
 			lines := wrapWords(last, width-at, width-at)
-			io.WriteString(w, b.String()+paint(lastCol, lines[0])+"\n")
+			io.WriteString(w, b.String()+paint(i, lastCol, lines[0])+"\n")
 			pad := strings.Repeat(" ", at)
 			for _, l := range lines[1:] {
-				io.WriteString(w, pad+paint(lastCol, l)+"\n")
+				io.WriteString(w, pad+paint(i, lastCol, l)+"\n")
 			}
 		default:
 			io.WriteString(w, strings.TrimRight(b.String(), " ")+"\n")
 			indent := len(cells[0]) - len(strings.TrimLeft(cells[0], " ")) + 4
 			pad := strings.Repeat(" ", indent)
 			for _, l := range wrapWords(last, width-indent, width-indent) {
-				io.WriteString(w, pad+paint(lastCol, l)+"\n")
+				io.WriteString(w, pad+paint(i, lastCol, l)+"\n")
 			}
 		}
 		for _, u := range r.under {

@@ -40,7 +40,7 @@ func TestFitTable(t *testing.T) {
 		{cells: []string{"  a", "short"}},
 		{cells: []string{"  bb", strings.TrimSpace(long)}, under: []string{"    " + strings.Repeat("x", 90)}},
 		{cells: []string{"  c\nd", "x"}},
-	}, func(col int, c string) string {
+	}, func(_, col int, c string) string {
 		if col == 0 {
 			return "<" + c + ">"
 		}

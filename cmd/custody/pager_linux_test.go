@@ -166,7 +166,8 @@ func TestPlanPagedOnATerminal(t *testing.T) {
 }
 
 // TestColourOnATerminal: on a terminal that takes escapes, plan colours
-// what goes green and what is kept yellow, and apply its outcomes; under
+// what goes green and what is kept yellow, apply its outcomes and show a
+// record's state; under
 // NO_COLOR=1, TERM=dumb or with no TERM there is no escape at all. (Off a
 // terminal there is none either: output_no_escapes.txtar.)
 func TestColourOnATerminal(t *testing.T) {
@@ -198,7 +199,16 @@ func TestColourOnATerminal(t *testing.T) {
 			if strings.Contains(shown, "\\e[") {
 				t.Errorf("plan escaped its own colour:\n%q", shown)
 			}
+			if _, shown := onTerminal(t, r, 50, append(env, "CUSTODY_PAGER=cat"), "show", kept); !strings.Contains(shown, "\nstate       \033[36mfinished\033[m\n") {
+				t.Errorf("show on a terminal does not colour the state finished cyan:\n%q", shown)
+			}
 		})
+	}
+	// apply colours its outcomes: removed green.
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	clitest.MustCustody(t, r, 0, "plan", "-o", plan)
+	if _, shown := onTerminal(t, r, 50, []string{"TERM=xterm-256color"}, "apply", plan); !strings.HasPrefix(shown, "\033[32mremoved\033[m "+id+" (") {
+		t.Errorf("apply on a terminal does not colour removed green:\n%q", shown)
 	}
 }
 

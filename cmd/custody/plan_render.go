@@ -403,7 +403,7 @@ func renderPlanItems(w io.Writer, plan machine.Plan, v pathView, pal palette) {
 		}
 		rows = append(rows, row{cells: []string{string(it.Action), it.ID, why}})
 	}
-	layTable(w, rows, func(col int, cell string) string {
+	layTable(w, rows, func(_, col int, cell string) string {
 		if col == 0 {
 			return pal.action(machine.Action(cell))
 		}
