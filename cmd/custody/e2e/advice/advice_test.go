@@ -533,13 +533,15 @@ func TestAdviceWorks(t *testing.T) {
 			}
 			first, human := adAdvice(t, w, w.args, code, "")
 			if human != first.Retry {
-				// The human form prints another line: it is pasted too,
-				// in a world of its own.
+				// The human form prints another line (paths relative to
+				// where custody ran): it is pasted too, in a world of its
+				// own, as that world's custody prints it there.
 				w2 := c.setup(t)
 				if w2.dir == "" {
 					w2.dir = w2.r.Dir
 				}
-				adFollow(t, w2, c, adJSONRefusal{Code: string(code), Retry: human, Path: first.Path})
+				first2, human2 := adAdvice(t, w2, w2.args, code, "")
+				adFollow(t, w2, c, adJSONRefusal{Code: string(code), Retry: human2, Path: first2.Path})
 			}
 			adFollow(t, w, c, first)
 		})
