@@ -126,6 +126,9 @@ type App struct {
 	access access
 	// getenv reads the environment (nil: os.Getenv); tests set it.
 	getenv func(string) string
+	// lookupEnv reads the environment telling a variable set empty from
+	// one unset (nil: os.LookupEnv), for the pager; tests set it.
+	lookupEnv func(string) (string, bool)
 	// built is the environment env built, once it has: after an
 	// interrupt, what the command committed and left is read from its
 	// store.

@@ -66,8 +66,8 @@ func (c *ApplyCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	view := a.pathView(e.Repo.MainCheckout)
-	a.done(res, func(w io.Writer) { renderApply(w, res, plan, view) })
+	view := a.pathView(e.Repo.MainCheckout, e.Root)
+	a.done(res, func(w io.Writer) { renderApply(w, res, plan, view, a.palette()) })
 	return nil
 }
 

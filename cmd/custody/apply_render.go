@@ -13,8 +13,9 @@ import (
 // id and path), the branch it deleted with the commit the branch pointed at
 // (so it can be made again), or why the branch was kept, and every recovery
 // ref it wrote; a refused item as its refusal with the retry. It ends with
-// one line of counts.
-func renderApply(w io.Writer, res steps.ApplyResult, plan machine.Plan, v pathView) {
+// one line of counts. Paths and retries are as v shows them, outcomes
+// coloured by pal.
+func renderApply(w io.Writer, res steps.ApplyResult, plan machine.Plan, v pathView, pal palette) {
 	counts := map[machine.Outcome]int{}
 	var order []machine.Outcome
 	for _, it := range res.Items {
@@ -22,14 +23,20 @@ func renderApply(w io.Writer, res steps.ApplyResult, plan machine.Plan, v pathVi
 			order = append(order, it.Outcome)
 		}
 		counts[it.Outcome]++
+		tree := ""
+		if pi, ok := plan.Item(it.ID); ok && pi.Kind != machine.KindResource {
+			tree = pi.Path
+		}
 		if it.Refusal != nil {
-			writeRefusal(w, string(it.Outcome)+" "+it.ID, it.Refusal)
+			writeRefusalAs(w, pal.outcome(it.Outcome), it.ID, v.refusal(tree, *it.Refusal))
 		} else {
 			where := ""
-			if pi, ok := plan.Item(it.ID); ok && pi.Path != "" && pi.Kind != machine.KindResource {
-				where = " (" + v.show(pi.Path) + ")"
+			if tree != "" {
+				where = " (" + v.show(tree) + ")"
 			}
-			sayf(w, "%s %s%s\n", it.Outcome, it.ID, where)
+			// The outcome is custody's word, coloured: written as it is.
+			io.WriteString(w, pal.outcome(it.Outcome)+" ")
+			sayf(w, "%s%s\n", it.ID, where)
 		}
 		if b := it.Branch; b != nil {
 			switch b.Outcome {
@@ -46,7 +53,7 @@ func renderApply(w io.Writer, res steps.ApplyResult, plan machine.Plan, v pathVi
 		}
 		for _, r := range it.Resources {
 			if r.Refusal != nil {
-				writeRefusal(w, string(r.Outcome)+" "+r.ID, r.Refusal)
+				writeRefusalAs(w, pal.outcome(r.Outcome), r.ID, v.refusal("", *r.Refusal))
 			}
 		}
 	}

@@ -31,8 +31,14 @@ summary on stderr; it cannot go with --json, whose envelope owns stdout.
 
 The summary is one line (how many trees go, how many are kept and why, how
 many are active or not custody's), then the removals, then the kept trees
-grouped by reason, each group with its retry; --verbose lists every item.
-Paths are relative to the current directory.
+grouped by reason, each group with its retry (or each tree's own retry on
+the line under it), within 80 columns; --verbose lists every item and every
+reason, one line each.
+Paths are relative to the current directory (the one custody was started
+in, also with -C), and so are the paths in the commands it prints to
+paste; with -C DIR those commands carry -C DIR. On a terminal a plan longer
+than the screen is shown through $CUSTODY_PAGER, else $PAGER, else less
+(LESS=FRX when LESS is unset); an empty value or cat shows it directly.
 
 EXIT STATUS: 0 a plan was made (whatever it keeps: a kept tree is the plan's
 result, not a failure, so custody plan -o p.json && custody apply p.json
@@ -59,22 +65,28 @@ func (c *PlanCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	summary := a.Stdout
+	outPath := ""
 	switch {
 	case toStdout:
 		if _, err := a.Stdout.Write(b); err != nil {
 			return fmt.Errorf("print the plan on stdout: %w", err)
 		}
-		summary = a.Stderr // stdout holds exactly the plan
 	case c.Out != "":
-		path := a.path(c.Out)
-		if err := steps.WriteFile(path, b, 0o600); err != nil {
-			return outputError(err, path, "custody plan -o NEW-FILE")
+		outPath = a.path(c.Out)
+		if err := steps.WriteFile(outPath, b, 0o600); err != nil {
+			return outputError(err, outPath, "custody plan -o NEW-FILE")
 		}
 	}
 	remove, _ := plan.Counts()
-	view := a.pathView(e.Repo.MainCheckout)
-	a.done(plan, func(io.Writer) { renderPlan(summary, plan, c.Out, view, c.Verbose) })
+	view := a.pathView(e.Repo.MainCheckout, e.Root)
+	next := planNext(c.Out, resolvedPath(outPath), view)
+	if toStdout {
+		// stdout holds exactly the plan; the summary goes to stderr, in
+		// full, never paged.
+		a.done(plan, func(io.Writer) { renderPlan(a.Stderr, plan, next, view, palette{}, c.Verbose) })
+	} else {
+		a.donePaged(plan, func(w io.Writer) { renderPlan(w, plan, next, view, a.palette(), c.Verbose) })
+	}
 	// A plan is plan's result whatever it keeps (docs/decisions
 	// 0040-plan-exits-zero.md): only --detailed-exitcode says more.
 	code := exitOK

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -94,82 +93,61 @@ func (s planSummary) line() string {
 	return b.String()
 }
 
-// pathView shows a tree's path to the person who runs custody: relative to
-// their current directory when the tree lies below it, or when they work
-// inside the main checkout (a sibling tree is ../x); absolute otherwise.
-type pathView struct {
-	// cwd is the process's current directory ("" when unknown).
-	cwd string
-	// main is the repository's main checkout.
-	main string
-}
-
-// show is p as a person reads it: relative to where custody runs when it
-// is below it (or below the main checkout), its control characters and
-// bytes that are not UTF-8 escaped so it stays on its line.
-func (v pathView) show(p string) string { return machine.EscapeControl(v.relative(p)) }
-
-func (v pathView) relative(p string) string {
-	if v.cwd == "" || p == "" || !filepath.IsAbs(p) {
-		return p
-	}
-	rel, err := filepath.Rel(v.cwd, p)
-	if err != nil {
-		return p
-	}
-	up := rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
-	if up && !isWithin(v.cwd, v.main) {
-		return p
-	}
-	return rel
-}
-
-// isWithin reports whether p is dir or lies below it.
-func isWithin(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
-}
-
-// message is r's message with the tree's path shown as v shows it, and
-// without the leading path the item line already names.
-func (v pathView) message(it machine.PlanItem, r *machine.Refusal) string {
-	msg := r.Message
-	if it.Path == "" {
-		return msg
-	}
-	shown := v.relative(it.Path)
-	if rest, ok := strings.CutPrefix(msg, it.Path+" "); ok {
-		msg = rest
-	}
-	return machine.EscapeControl(strings.ReplaceAll(msg, it.Path, shown))
-}
-
-// renderPlan prints the human plan: the summary line, the removals, and
-// the kept trees grouped by reason with one retry per group (a retry that
-// differs from tree to tree is printed under each tree). verbose prints
-// every item and every refusal instead of the groups.
-func renderPlan(w io.Writer, plan machine.Plan, out string, v pathView, verbose bool) {
+// renderPlan prints the human plan within 80 columns: the summary line,
+// the removals, and the kept trees grouped by reason, each group with its
+// advice and one retry (a retry that differs from tree to tree is printed
+// under each tree), then next, the command that applies it ("" when
+// nothing is to be done). verbose prints every item and every refusal
+// instead of the groups. Paths and commands are as v shows them, verdicts
+// coloured by pal.
+func renderPlan(w io.Writer, plan machine.Plan, next string, v pathView, pal palette, verbose bool) {
 	if len(plan.Items) == 0 {
 		fmt.Fprintln(w, "no worktrees to assess")
 		return
 	}
 	s := summarize(plan)
-	fmt.Fprintln(w, s.line())
+	paragraph(w, s.line(), 2)
 	if verbose {
-		renderPlanItems(w, plan)
+		renderPlanItems(w, plan, v, pal)
 	} else {
-		renderRemovals(w, s, v)
+		renderRemovals(w, s, v, pal)
 		for _, g := range s.kept {
-			renderKeptGroup(w, g, v)
+			renderKeptGroup(w, g, v, pal)
 		}
 	}
+	if len(s.remove)+len(s.destroy)+len(s.settle) > 0 && next != "" {
+		fmt.Fprintln(w, "next: "+next)
+	}
+}
+
+// planNext is the line that ends a plan with removals: the apply of the
+// file written (out as given, or shown from where the person is), or how
+// to make one. Its commands run from where the person is (v.command).
+func planNext(out, outPath string, v pathView) string {
 	switch {
-	case len(s.remove)+len(s.destroy)+len(s.settle) == 0:
 	case out == stdoutPath:
-		fmt.Fprintln(w, "next: save the plan printed on stdout to a file, review it, then: custody apply FILE")
+		return "save the plan from stdout in a file, review it, then: " + v.command("custody apply FILE")
 	case out != "":
-		fmt.Fprintf(w, "next: custody apply %s\n", machine.QuoteArg(out))
-	default:
-		fmt.Fprintln(w, "next: custody plan -o plan.json, review it, then: custody apply plan.json")
+		file := v.relative(outPath)
+		if v.chdir != "" {
+			// custody -C DIR apply FILE reads FILE from DIR, as plan -o
+			// wrote it there.
+			file = out
+		}
+		return v.command(machine.CommandOn([]string{"custody", "apply"}, file))
+	}
+	return v.command("custody plan -o plan.json") + ", review it, then: " + v.command("custody apply plan.json")
+}
+
+// heading writes a section's heading wrapped within 80 columns, its first
+// word (the verdict) coloured by paint.
+func heading(w io.Writer, paint func(string) string, verdict, rest string) {
+	lines := wrapWords(machine.EscapeControl(verdict+rest), pageWidth, pageWidth)
+	if l, ok := strings.CutPrefix(lines[0], verdict); ok {
+		lines[0] = paint(verdict) + l
+	}
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
 	}
 }
 
@@ -215,83 +193,139 @@ func settleText(it machine.PlanItem) string {
 	return proven + "; no branch"
 }
 
-func renderRemovals(w io.Writer, s planSummary, v pathView) {
+func renderRemovals(w io.Writer, s planSummary, v pathView, pal palette) {
 	if len(s.remove) > 0 {
-		fmt.Fprintln(w, "to remove:")
-		rows := [][]string{}
+		heading(w, pal.goes, "to remove", ":")
+		var rows []row
 		for _, it := range sortedByPath(s.remove, v) {
-			rows = append(rows, []string{"  " + v.show(it.Path), proofText(it)})
+			var sub []row
 			for _, d := range it.Discarded {
-				rows = append(rows, []string{"    discards " + d.Path + "/", fmt.Sprintf("%s, %s", d.Kind, byteSize(d.Bytes))})
+				sub = append(sub, row{cells: []string{"    discards " + d.Path + "/", fmt.Sprintf("%s, %s", d.Kind, byteSize(d.Bytes))}})
 			}
 			if it.BranchKept != "" {
 				// The branch custody did not create stays: said here,
 				// before apply, so nobody counts on it going.
-				rows = append(rows, []string{"    keeps branch " + it.Branch, it.BranchKept})
+				sub = append(sub, row{cells: []string{"    keeps branch " + it.Branch, it.BranchKept}})
 			}
+			// What the removal discards or keeps is aligned among itself,
+			// under its tree, so it does not widen the trees' column.
+			rows = append(rows, row{cells: []string{"  " + v.relative(it.Path), proofText(it)}, under: tableLines(sub)})
 		}
-		table(w, rows)
+		fitTable(w, rows, nil)
 	}
 	if len(s.settle) > 0 {
-		fmt.Fprintln(w, "to settle (deleted outside custody: nothing to remove, their resources destroyed):")
-		rows := [][]string{}
+		heading(w, pal.goes, "to settle", " (deleted outside custody: nothing to remove, resources destroyed):")
+		var rows []row
 		for _, it := range sortedByPath(s.settle, v) {
-			rows = append(rows, []string{"  " + v.show(it.Path), settleText(it)})
+			rows = append(rows, row{cells: []string{"  " + v.relative(it.Path), settleText(it)}})
 		}
-		table(w, rows)
+		fitTable(w, rows, nil)
 	}
 	if len(s.destroy) > 0 {
-		fmt.Fprintln(w, "to destroy (orphaned resources: their worktree is gone):")
+		heading(w, pal.goes, "to destroy", " (orphaned resources: their worktree is gone):")
 		for _, it := range s.destroy {
-			fmt.Fprintf(w, "  %s\n", it.ID)
+			sayf(w, "  %s\n", it.ID)
 		}
 	}
 }
 
-// renderKeptGroup prints one reason's kept trees: the reason with its
-// retry, then one line per tree. When the trees' retries differ (each
-// names its own path or branch), each tree's retry follows its line.
-func renderKeptGroup(w io.Writer, g keptGroup, v pathView) {
+// renderKeptGroup prints one reason's kept trees. When they share one
+// retry: the reason with that retry, then one line per tree with its
+// reason. When their retries differ (each names its own path or branch):
+// the reason and the advice every tree shares (said once), then one line
+// per tree with what is particular to it and its retry under it,
+// indented, alone on its line so it pastes whole.
+func renderKeptGroup(w io.Writer, g keptGroup, v pathView, pal palette) {
 	items := sortedByPath(g.items, v)
-	retry, common := groupRetry(items)
+	retries := make([]string, len(items))
+	for i, it := range items {
+		retries[i] = "custody plan"
+		if it.Refusal != nil {
+			retries[i] = v.command(retryOf(it.Refusal), it.Path, v.main)
+		}
+	}
+	common := true
+	for _, r := range retries {
+		common = common && r == retries[0]
+	}
 	meaning := machine.Codes()[g.code]
 	if meaning == "" {
 		meaning = "kept"
 	}
+	rows := make([]row, len(items))
 	if common {
-		fmt.Fprintf(w, "kept [%s]: %s (%d)\n\tto retry: %s\n", g.code, meaning, len(items), retry)
-	} else {
-		fmt.Fprintf(w, "kept [%s] %s (%d), each with its own retry:\n", g.code, meaning, len(items))
-	}
-	rows := [][]string{}
-	flush := func() {
-		table(w, rows)
-		rows = rows[:0]
-	}
-	for _, it := range items {
-		rows = append(rows, []string{"  " + v.show(itemPath(it)), itemReason(it, v)})
-		if !common {
-			flush()
-			fmt.Fprintf(w, "\tto retry: %s\n", retryOf(it.Refusal))
+		// A refusal's line, "kept [code]: ...", then at once its retry:
+		// the line is not wrapped, and the advice stays in each tree's
+		// reason.
+		fmt.Fprintf(w, "%s [%s]: %s (%d)\n\tto retry: %s\n", pal.kept("kept"), g.code, meaning, len(items), retries[0])
+		for i, it := range items {
+			rows[i] = row{cells: []string{"  " + v.relative(itemPath(it)), itemReason(it, v)}}
 		}
+		fitTable(w, rows, nil)
+		return
 	}
-	flush()
+	// "kept [code] (n): ...", never "[code]: ": that is a refusal's line,
+	// which its retry follows at once, and this heading may wrap.
+	advice, facts := splitAdvice(items, v)
+	head := fmt.Sprintf(" [%s] (%d): %s", g.code, len(items), meaning)
+	if advice != "" {
+		head += "; " + advice
+	}
+	heading(w, pal.kept, "kept", head+"; each tree's retry is under it")
+	for i, it := range items {
+		rows[i] = row{cells: []string{"  " + v.relative(itemPath(it)), facts[i]}, under: []string{"    " + retries[i]}}
+	}
+	fitTable(w, rows, nil)
 }
 
-// groupRetry is the retry every item shares, if they share one.
-func groupRetry(items []machine.PlanItem) (string, bool) {
-	retry := ""
+// splitAdvice is what a group's kept trees are told to do, when they are
+// all told the same (the part of each reason after its last "; ", said
+// once in the group's heading, each tree's branch named "its branch"),
+// and each tree's own part of its reason: the whole reason when the advice
+// differs.
+func splitAdvice(items []machine.PlanItem, v pathView) (advice string, facts []string) {
+	facts = make([]string, len(items))
+	advices := make([]string, len(items))
 	for i, it := range items {
-		r := "custody plan"
-		if it.Refusal != nil {
-			r = retryOf(it.Refusal)
+		facts[i] = itemReason(it, v)
+		if it.Refusal == nil {
+			continue
 		}
-		if i > 0 && r != retry {
-			return "", false
+		msg := v.message(it, it.Refusal)
+		if at := strings.LastIndex(msg, "; "); at >= 0 {
+			// The tree's own branch is "its branch" in advice said once
+			// for all (its retry names it).
+			advices[i] = replaceWord(msg[at+2:], machine.EscapeControl(it.Branch), "its branch")
 		}
-		retry = r
 	}
-	return retry, true
+	if advices[0] == "" {
+		return "", facts
+	}
+	for _, a := range advices {
+		if a != advices[0] {
+			return "", facts
+		}
+	}
+	for i, it := range items {
+		msg := v.message(it, it.Refusal)
+		facts[i] = msg[:strings.LastIndex(msg, "; ")] + alsoCodes(it)
+	}
+	return advices[0], facts
+}
+
+// replaceWord is text with every whole-word old (between spaces or the
+// ends) replaced by new.
+func replaceWord(text, old, new string) string {
+	if old == "" {
+		return text
+	}
+	words := strings.Split(text, " ")
+	for i, w := range words {
+		if w == old {
+			words[i] = new
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // itemPath is what names a kept item: its tree's path, or its id when it
@@ -309,17 +343,25 @@ func itemReason(it machine.PlanItem, v pathView) string {
 	if it.Refusal == nil {
 		return ""
 	}
-	msg := v.message(it, it.Refusal)
+	return v.message(it, it.Refusal) + alsoCodes(it)
+}
+
+// alsoCodes names the other reasons a tree is kept for: " (also CODE,
+// ...)", or "" when it has none.
+func alsoCodes(it machine.PlanItem) string {
+	if it.Refusal == nil {
+		return ""
+	}
 	var also []string
 	for _, r := range it.Refusals {
 		if r.Code != it.Refusal.Code && !containsCode(also, r.Code) {
 			also = append(also, string(r.Code))
 		}
 	}
-	if len(also) > 0 {
-		msg += " (also " + strings.Join(also, ", ") + ")"
+	if len(also) == 0 {
+		return ""
 	}
-	return msg
+	return " (also " + strings.Join(also, ", ") + ")"
 }
 
 func containsCode(list []string, c machine.Code) bool {
@@ -340,9 +382,11 @@ func sortedByPath(items []machine.PlanItem, v pathView) []machine.PlanItem {
 
 // renderPlanItems is the full per-item list (plan --verbose): every item's
 // action, id and proof or primary code, then every refusal of every kept
-// item with its retry.
-func renderPlanItems(w io.Writer, plan machine.Plan) {
-	rows := [][]string{}
+// item with its retry, paths and retries shown from where the person is.
+// A refusal is one line however long, so the list can be searched line by
+// line.
+func renderPlanItems(w io.Writer, plan machine.Plan, v pathView, pal palette) {
+	var rows []row
 	for _, it := range plan.Items {
 		why := ""
 		if it.Action == machine.ActionDestroy {
@@ -357,12 +401,17 @@ func renderPlanItems(w io.Writer, plan machine.Plan) {
 		} else if it.Refusal != nil {
 			why = "[" + string(it.Refusal.Code) + "]"
 		}
-		rows = append(rows, []string{string(it.Action), it.ID, why})
+		rows = append(rows, row{cells: []string{string(it.Action), it.ID, why}})
 	}
-	table(w, rows)
+	layTable(w, rows, func(_, col int, cell string) string {
+		if col == 0 {
+			return pal.action(machine.Action(cell))
+		}
+		return cell
+	}, 0)
 	for _, it := range plan.Items {
 		for _, r := range it.Refusals {
-			writeRefusal(w, "kept "+it.ID, &r)
+			writeRefusalAs(w, pal.kept("kept"), it.ID, v.refusal(it.Path, r))
 		}
 	}
 }

@@ -8,28 +8,6 @@ import (
 	"github.com/custody-sh/custody/machine"
 )
 
-func TestPathViewShow(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		cwd, at string
-		want    string
-	}{
-		{"below the current directory", "/r", "/r/.worktrees/x-1", ".worktrees/x-1"},
-		{"from the parent of the repository", "/", "/r/.worktrees/x-1", "r/.worktrees/x-1"},
-		{"a sibling, from inside a linked tree", "/r/.worktrees/a-1", "/r/.worktrees/x-1", "../x-1"},
-		{"outside, from inside the main checkout", "/r/src", "/elsewhere/t", "../../elsewhere/t"},
-		{"outside, from outside the main checkout", "/home/me", "/r/.worktrees/x-1", "/r/.worktrees/x-1"},
-		{"the current directory is the tree", "/r/.worktrees/x-1", "/r/.worktrees/x-1", "."},
-		{"current directory unknown", "", "/r/.worktrees/x-1", "/r/.worktrees/x-1"},
-	}
-	for _, tt := range tests {
-		if got := (pathView{cwd: tt.cwd, main: "/r"}).show(tt.at); got != tt.want {
-			t.Errorf("%s: show(%q) from %q = %q, want %q", tt.name, tt.at, tt.cwd, got, tt.want)
-		}
-	}
-}
-
 func TestSummarize(t *testing.T) {
 	t.Parallel()
 	keep := func(id string, c machine.Code) machine.PlanItem {

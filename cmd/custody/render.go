@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/custody-sh/custody/machine"
 )
@@ -21,8 +19,17 @@ import (
 // control character or a byte that is not UTF-8 in them (from a name) is
 // escaped. The retry is a command line already quoted for pasting.
 func writeRefusal(w io.Writer, subject string, r *machine.Refusal) {
+	writeRefusalAs(w, "", subject, r)
+}
+
+// writeRefusalAs is writeRefusal of a subject that begins with word, a
+// verdict custody wrote (coloured, so it is not escaped): "kept", "stale".
+func writeRefusalAs(w io.Writer, word, subject string, r *machine.Refusal) {
 	if subject != "" {
 		subject = machine.EscapeControl(subject) + " "
+	}
+	if word != "" {
+		subject = word + " " + subject
 	}
 	fmt.Fprintf(w, "%s[%s]: %s\n\tto retry: %s\n", subject, r.Code, machine.EscapeControl(r.Message), retryOf(r))
 }
@@ -35,17 +42,4 @@ func retryOf(r *machine.Refusal) string {
 		return r.Retry
 	}
 	return "custody doctor"
-}
-
-// pathView shows paths relative to the directory the person runs custody
-// in (the process's, not -C's: what they paste runs there).
-func (a *App) pathView(mainCheckout string) pathView {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return pathView{main: mainCheckout}
-	}
-	if real, err := filepath.EvalSymlinks(cwd); err == nil {
-		cwd = real
-	}
-	return pathView{cwd: cwd, main: mainCheckout}
 }

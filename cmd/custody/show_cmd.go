@@ -71,7 +71,18 @@ func (c *ShowCmd) Run(a *App) error {
 			b, _ := json.Marshal(r.Intent)
 			rows = append(rows, []string{"intent", string(b)})
 		}
-		table(w, rows)
+		// The state, second row, in its colour (palette.state).
+		pal := a.palette()
+		var laid []row
+		for _, r := range rows {
+			laid = append(laid, row{cells: r})
+		}
+		layTable(w, laid, func(i, col int, cell string) string {
+			if i == 1 && col == 1 {
+				return pal.state(machine.State(cell))
+			}
+			return cell
+		}, 0)
 		if o := res.Observation; o != nil {
 			fmt.Fprintln(w, "observed now:")
 			st := o.Status

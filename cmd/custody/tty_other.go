@@ -7,3 +7,6 @@ import "os"
 // isTerminal reports false where custody cannot ask the terminal driver:
 // no progress is shown there.
 func isTerminal(*os.File) bool { return false }
+
+// terminalSize is unknown where custody cannot ask the terminal driver.
+func terminalSize(*os.File) (cols, rows int, ok bool) { return 0, 0, false }

@@ -260,3 +260,69 @@ func FirstLine(s string) string {
 
 // DefaultMaxOutput is the output bound of a Runner that names none.
 const DefaultMaxOutput = 64 << 20
+
+// Attached is a command that shares custody's terminal, started by
+// StartAttached: a pager, the one such command.
+type Attached struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+}
+
+// StartAttached starts c on custody's own terminal: in custody's process
+// group (the terminal's foreground group, so the keys a person presses
+// reach it and it may read the terminal, as a pager must), with stdout and
+// stderr as given and stdin a pipe the caller writes through the returned
+// Attached. Unlike Run's commands it has no deadline and nothing of it is
+// captured: a person reads it and ends it, and Wait waits for them. c.Env
+// is added to the runner's environment; c.Stdin and c.OnStart are not
+// used. It fails when the program cannot be started.
+func (r *Runner) StartAttached(c Cmd, stdout, stderr io.Writer) (*Attached, error) {
+	if len(c.Args) == 0 {
+		return nil, errors.New("observe: empty command")
+	}
+	if r.Trace != nil {
+		fmt.Fprintf(r.Trace, "+ %s\n", c)
+	}
+	cmd := exec.Command(c.Args[0], c.Args[1:]...)
+	cmd.Dir = c.Dir
+	if r.Env != nil || len(c.Env) > 0 {
+		base := r.Env
+		if base == nil {
+			base = cmd.Environ()
+		}
+		cmd.Env = append(append([]string(nil), base...), c.Env...)
+	}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c, err)
+	}
+	if err := cmd.Start(); err != nil {
+		in.Close()
+		return nil, fmt.Errorf("%s: %w", c, err)
+	}
+	return &Attached{cmd: cmd, stdin: in}, nil
+}
+
+// Write writes p to the command's stdin. Once the command has ended (a
+// person quit the pager) it fails with the broken pipe's error
+// (syscall.EPIPE), which is no failure of custody's: what was shown was
+// read as far as the person wanted.
+func (a *Attached) Write(p []byte) (int, error) { return a.stdin.Write(p) }
+
+// Wait closes the command's stdin and waits for it to end, returning its
+// exit code (-1 when a signal ended it) and an error only when waiting
+// failed or the command could not run to an exit code.
+func (a *Attached) Wait() (int, error) {
+	_ = a.stdin.Close()
+	err := a.cmd.Wait()
+	code := -1
+	if a.cmd.ProcessState != nil {
+		code = a.cmd.ProcessState.ExitCode()
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		err = nil
+	}
+	return code, err
+}

@@ -157,8 +157,9 @@ func pcRecordOf(t *testing.T, r *fixtures.Repo, path string) string {
 // adopted (its id is git's admin key, which keeps most of them), and every
 // command custody then prints about it — the next step of adopt, plan's
 // retries, the lease hook's refusal in prose and in its retry, the stash
-// advice for a file with such a name — pasted into /bin/sh runs exactly the
-// argv it names and nothing else.
+// advice for a file with such a name (the human plan's naming the tree
+// from where custody ran) — pasted into /bin/sh runs exactly the argv it
+// names and nothing else.
 func TestPrintedCommandsPasteExactly(t *testing.T) {
 	t.Parallel()
 	for _, c := range pcHostileNames {
@@ -196,8 +197,19 @@ func TestPrintedCommandsPasteExactly(t *testing.T) {
 			file := strings.ReplaceAll("u "+name, "/", "_")
 			r.WriteFile(path, file, "only here\n")
 			want := pcWant{argv: []string{"git", "-C", path, "stash", "push", "--include-untracked", "--", file}, exact: true}
+			// The human plan names the tree from where custody ran (the
+			// main checkout): ../trees/NAME, as a paste there takes it.
+			from, err := filepath.EvalSymlinks(r.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, err := filepath.Rel(from, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			human := pcWant{argv: []string{"git", "-C", rel, "stash", "push", "--include-untracked", "--", file}, exact: true}
 			res = clitest.MustCustody(t, r, 0, "plan")
-			pcCheck(t, "plan of a tree with an untracked file", res.Stdout, want)
+			pcCheck(t, "plan of a tree with an untracked file", res.Stdout, human)
 			res = clitest.MustCustody(t, r, 0, "--json", "plan")
 			var plan struct {
 				Result struct {

@@ -163,8 +163,10 @@ func TestVanishedActiveTreeSettles(t *testing.T) {
 				t.Errorf("plan lists %s/db as an orphan: %v", gone.ID, ok)
 			}
 			human := clitest.MustCustody(t, w.R, 0, "plan")
-			if !strings.Contains(human.Stdout, "0 to remove, 1 to settle (deleted outside custody)") || !strings.Contains(human.Stdout, ", 1 active, ") ||
-				!strings.Contains(human.Stdout, "work proven, ancestry:") || !strings.Contains(human.Stdout, "branch custody/"+gone.ID+" deleted") {
+			// Its text wraps within 80 columns: read it as words.
+			flat := strings.Join(strings.Fields(human.Stdout), " ")
+			if !strings.Contains(flat, "0 to remove, 1 to settle (deleted outside custody)") || !strings.Contains(flat, ", 1 active, ") ||
+				!strings.Contains(flat, "work proven, ancestry:") || !strings.Contains(flat, "branch custody/"+gone.ID+" deleted") {
 				t.Errorf("human plan does not show the settlement, or counts the vanished tree as active:\n%s", human.Stdout)
 			}
 
@@ -343,7 +345,7 @@ func TestVanishedTreeMembers(t *testing.T) {
 			t.Fatalf("plan: %s %+v %+v, want settle with only the base commit proven", it.Action, it.Refusals, s)
 		}
 		human := clitest.MustCustody(t, w.R, 0, "plan")
-		if !strings.Contains(human.Stdout, "only its base commit proven") || strings.Contains(human.Stdout, "work proven") {
+		if flat := strings.Join(strings.Fields(human.Stdout), " "); !strings.Contains(flat, "only its base commit proven") || strings.Contains(flat, "work proven") {
 			t.Errorf("human plan claims more than the base commit:\n%s", human.Stdout)
 		}
 		out := vsApply(t, w, file, 0)

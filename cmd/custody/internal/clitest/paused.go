@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -140,13 +141,21 @@ func WantOutcomes(t *testing.T, name string, res Result, ids []string, want ...s
 // gives its result. The test's cleanup kills it if it still runs.
 func StartPaused(t *testing.T, r *fixtures.Repo, point string, args ...string) (b *Running, interrupt func(os.Signal), release func()) {
 	t.Helper()
+	return StartPausedAfter(t, r, point, 0, args...)
+}
+
+// StartPausedAfter is StartPaused held at point the time after it passed
+// it skip times (CUSTODY_PAUSE_SKIP): apply of a plan of many trees held
+// at its (skip+1)th item.
+func StartPausedAfter(t *testing.T, r *fixtures.Repo, point string, skip int, args ...string) (b *Running, interrupt func(os.Signal), release func()) {
+	t.Helper()
 	if !slices.Contains(steps.PausePoints(), point) {
 		t.Fatalf("%s is not a pause point", point)
 	}
 	dir := t.TempDir()
-	b = startBin(t, failpointBin, r, []string{"CUSTODY_PAUSE=" + point, "CUSTODY_PAUSE_DIR=" + dir}, args...)
+	b = startBin(t, failpointBin, r, []string{"CUSTODY_PAUSE=" + point, "CUSTODY_PAUSE_DIR=" + dir, "CUSTODY_PAUSE_SKIP=" + strconv.Itoa(skip)}, args...)
 	cmd := b.Cmd
-	WaitFile(t, filepath.Join(dir, "paused"), 30*time.Second)
+	WaitFile(t, filepath.Join(dir, "paused"), 30*time.Second+time.Duration(skip)*2*time.Second)
 	release = func() {
 		if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o644); err != nil {
 			t.Fatal(err)
