@@ -59,7 +59,14 @@ const (
 //
 // A read-only open never loads the freelist, so a damaged freelist does
 // not stop read-only commands.
-func precheck(path string, readOnly bool) error {
+//
+// The pages are read under the file's shared lock, which wait takes on
+// the opened file (Store.open waits for it as for bbolt's): a custody
+// writing the file holds its exclusive lock for as long as it has it
+// open, so precheck never reads pages another process is writing, and
+// never calls a healthy file damaged because it read it halfway through a
+// commit.
+func precheck(path string, readOnly bool, wait func(*os.File) error) error {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil // bbolt (or OpenWith) reports it
@@ -74,7 +81,10 @@ func precheck(path string, readOnly bool) error {
 		}
 		return nil // bbolt reports it
 	}
-	defer f.Close()
+	defer f.Close() // and so releases the shared lock
+	if err := wait(f); err != nil {
+		return err
+	}
 	fi, err = f.Stat()
 	if err != nil {
 		return nil

@@ -251,11 +251,28 @@ func (sc Schema) checkLayout(tx *bolt.Tx) error {
 }
 
 func (s *Store) open(readOnly bool) (*bolt.DB, error) {
-	if err := precheck(s.path, readOnly); err != nil {
+	// Wait for the lock in short slices, so an interrupt ends the wait:
+	// first for the shared lock precheck reads the pages under, then for
+	// bbolt's, within one deadline.
+	deadline := time.Now().Add(s.timeout)
+	shared := func(f *os.File) error {
+		for {
+			held, err := sharedLockNow(f)
+			if err != nil || held {
+				return nil // a file that takes no lock is checked as it is
+			}
+			if s.ctx != nil && s.ctx.Err() != nil {
+				return fmt.Errorf("%s: %w%s (interrupted while waiting: %w)", s.path, ErrLockTimeout, s.changedSoFar(), s.ctx.Err())
+			}
+			if !time.Now().Before(deadline) {
+				return fmt.Errorf("%s: %w%s (waited %s; %w)", s.path, ErrLockTimeout, s.changedSoFar(), s.timeout, s.lockHolder())
+			}
+			time.Sleep(min(max(time.Until(deadline), time.Millisecond), 20*time.Millisecond))
+		}
+	}
+	if err := precheck(s.path, readOnly, shared); err != nil {
 		return nil, err
 	}
-	// Wait for the lock in short slices, so an interrupt ends the wait.
-	deadline := time.Now().Add(s.timeout)
 	var db *bolt.DB
 	var err error
 	for {
