@@ -1,6 +1,6 @@
 //go:build unix
 
-package observe_test
+package knownclean
 
 import (
 	"bytes"

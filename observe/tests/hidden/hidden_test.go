@@ -1,4 +1,4 @@
-package observe_test
+package hidden
 
 import (
 	"context"
