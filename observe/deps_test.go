@@ -34,6 +34,13 @@ var layers = map[string]struct {
 	"observe/internal/realgit": {nil, "runs the real git for the parser tests; a leaf"},
 	"observe/internal/gitsandbox": {[]string{"machine", "observe/hostio", "observe/gitfiles", "observe/proof"},
 		"the tests' git sandbox"},
+	// Test-only packages (no code of their own, so no imports to list):
+	// tests of observe and observe/proof split off so that no package's
+	// tests outlast go test's package timeout on a busy machine.
+	"observe/tests/hidden":          {nil, "tests of observe.HiddenState"},
+	"observe/tests/knownclean":      {nil, "tests of observe's known-clean fast path against git status"},
+	"observe/proof/tests/histories": {nil, "tests of the proof search over awkward histories"},
+	"observe/proof/tests/remotes":   {nil, "tests of the reading of remotes"},
 }
 
 // TestObserveLayers lists the direct imports of every package under
