@@ -22,7 +22,7 @@ type StatusBranch struct {
 	Upstream string
 	// HasAB says git counted HEAD against the upstream: an upstream whose
 	// ref is gone is named without a count.
-	HasAB          bool
+	HasAB         bool
 	Ahead, Behind int
 }
 
