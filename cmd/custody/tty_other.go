@@ -7,3 +7,7 @@ import "os"
 // isTerminal reports false where custody cannot ask the terminal driver:
 // no progress is shown there.
 func isTerminal(*os.File) bool { return false }
+
+// terminalColumns is 0 where custody cannot ask the terminal driver: the
+// width is then COLUMNS, else 80.
+func terminalColumns(*os.File) int { return 0 }

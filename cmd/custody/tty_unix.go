@@ -14,3 +14,13 @@ func isTerminal(f *os.File) bool {
 	_, err := unix.IoctlGetTermios(int(f.Fd()), ioctlReadTermios)
 	return err == nil
 }
+
+// terminalColumns is how many columns the terminal f shows, as its driver
+// says (TIOCGWINSZ); 0 when it does not say.
+func terminalColumns(f *os.File) int {
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0
+	}
+	return int(ws.Col)
+}
