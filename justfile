@@ -39,6 +39,9 @@ fuzz fuzztime="20s":
     go test ./machine/ -run '^$' -fuzz FuzzParseHookPayload -fuzztime {{fuzztime}}
     go test ./cmd/custody/ -run '^$' -fuzz FuzzFastHook -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParseGitFile -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseStatusBranch -fuzztime {{fuzztime}}
+    go test ./observe/gitfiles/ -run '^$' -fuzz FuzzParseUpstreams -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz FuzzParseRepositoryIndex -fuzztime {{fuzztime}}
 
 # Formatting and vet; run before every commit.
 lint:
