@@ -18,9 +18,11 @@ type listColumn struct {
 	// not UTF-8 escaped.
 	cell func(r steps.ListRow) string
 	// elide says the column may be shortened, down to min columns, with
-	// its middle elided, when the table is wider than the terminal.
-	elide bool
-	min   int
+	// its middle elided (its end, with elideEnd), when the table is wider
+	// than the terminal.
+	elide    bool
+	elideEnd bool
+	min      int
 	// right aligns the column right (numbers).
 	right bool
 	// paint is the escape that colours the cell ("" for none).
@@ -57,8 +59,10 @@ func (v listView) columns() []listColumn {
 		}
 		return dash(f(r.Glance))
 	}
-	id := listColumn{head: "ID", cell: func(r steps.ListRow) string { return machine.EscapeControl(r.Record.ID) }}
-	branch := listColumn{head: "BRANCH", elide: true, min: 12, cell: func(r steps.ListRow) string { return machine.EscapeControl(dash(r.Record.Branch)) }}
+	// An id is elided at its end: what is left is still a prefix custody
+	// takes for the id (when no other id starts so).
+	id := listColumn{head: "ID", elide: true, elideEnd: true, min: 10, cell: func(r steps.ListRow) string { return machine.EscapeControl(r.Record.ID) }}
+	branch := listColumn{head: "BRANCH", elide: true, min: 10, cell: func(r steps.ListRow) string { return machine.EscapeControl(dash(r.Record.Branch)) }}
 	state := listColumn{head: "STATE", cell: func(r steps.ListRow) string { return string(r.Record.State) }, paint: func(r steps.ListRow) string { return stateColour(r.Record.State) }}
 	status := listColumn{head: "STATUS", live: true, cell: func(r steps.ListRow) string { return r.Verdict.Word() }, paint: func(r steps.ListRow) string { return statusColour(r.Verdict.Status) }}
 	age := listColumn{head: "AGE", right: true, cell: func(r steps.ListRow) string { return machine.ShortAge(r.Record.CreatedAt, v.now) }}
@@ -116,8 +120,7 @@ func (v listView) columns() []listColumn {
 		}
 		return r.Record.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")
 	}}
-	path.elide = false
-	branch.elide = false
+	id.elide, branch.elide, path.elide = false, false, false
 	return []listColumn{id, branch, state, intent, status, head, upstream,
 		count("AHEAD", func(g *machine.Glance) int { return g.Ahead }),
 		count("BEHIND", func(g *machine.Glance) int { return g.Behind }),
@@ -127,8 +130,8 @@ func (v listView) columns() []listColumn {
 }
 
 // table lays out rows: each column as wide as its widest cell, then, while
-// the table is wider than v.width, the path and then the branch narrowed
-// (down to their minimum). ahead says the rows are not read yet: the
+// the table is wider than v.width, the widest of the id, branch and path
+// narrowed by a column (down to their minimum). ahead says the rows are not read yet: the
 // columns known only then get liveWidth.
 func (v listView) table(rows []steps.ListRow, ahead bool) *listTable {
 	t := &listTable{v: v, cols: v.columns()}
@@ -151,15 +154,20 @@ func (v listView) table(rows []steps.ListRow, ahead bool) *listTable {
 	for _, w := range t.widths {
 		total += w
 	}
-	for _, name := range []string{"PATH", "BRANCH"} {
+	// The widest column that may be elided gives up a column, until the
+	// table fits or every such column is at its minimum.
+	for total > v.width {
+		widest := -1
 		for i, c := range t.cols {
-			if c.head != name || !c.elide || total <= v.width {
-				continue
+			if c.elide && t.widths[i] > c.min && (widest < 0 || t.widths[i] > t.widths[widest]) {
+				widest = i
 			}
-			cut := min(total-v.width, max(0, t.widths[i]-c.min))
-			t.widths[i] -= cut
-			total -= cut
 		}
+		if widest < 0 {
+			break
+		}
+		t.widths[widest]--
+		total--
 	}
 	return t
 }
@@ -193,7 +201,10 @@ func (t *listTable) line(w io.Writer, cells, paints []string) {
 	var b strings.Builder
 	for i, c := range cells {
 		col := t.cols[i]
-		if col.elide {
+		switch {
+		case col.elideEnd:
+			c = elideEnd(c, t.widths[i])
+		case col.elide:
 			c = machine.ElideMiddle(c, t.widths[i])
 		}
 		pad := max(0, t.widths[i]-utf8.RuneCountInString(c))
@@ -224,7 +235,7 @@ func (v listView) summary(w io.Writer, rows []steps.ListRow) {
 	for _, r := range rows {
 		counts[r.Verdict.Status]++
 	}
-	fmt.Fprintf(w, "%s: %s\n", plural(len(rows), "tree"), countWords(counts))
+	fmt.Fprint(w, wrapList(plural(len(rows), "tree")+": ", countParts(counts), v.width))
 	if counts[machine.TreeWouldGo] > 0 {
 		fmt.Fprintln(w, "next: custody plan")
 	}
@@ -233,6 +244,12 @@ func (v listView) summary(w io.Writer, rows []steps.ListRow) {
 // countWords is "31 clean, 4 dirty" in the order the words win, the
 // words that count none left out.
 func countWords(counts map[machine.TreeStatus]int) string {
+	return strings.Join(countParts(counts), ", ")
+}
+
+// countParts are countWords' parts: "31 clean", "4 dirty"; "none" when
+// every count is 0.
+func countParts(counts map[machine.TreeStatus]int) []string {
 	var parts []string
 	for _, s := range machine.TreeStatuses {
 		if n := counts[s]; n > 0 {
@@ -240,9 +257,34 @@ func countWords(counts map[machine.TreeStatus]int) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "none"
+		return []string{"none"}
 	}
-	return strings.Join(parts, ", ")
+	return parts
+}
+
+// wrapList writes prefix and parts joined by ", " in lines of at most
+// width columns (no limit when width is 0), each line after the first
+// indented by two.
+func wrapList(prefix string, parts []string, width int) string {
+	var b strings.Builder
+	line := prefix
+	for i, p := range parts {
+		sep := ""
+		if i < len(parts)-1 {
+			sep = ","
+		}
+		switch {
+		case i == 0:
+			line += p + sep
+		case width > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(p+sep) > width:
+			b.WriteString(line + "\n")
+			line = "  " + p + sep
+		default:
+			line += " " + p + sep
+		}
+	}
+	b.WriteString(line + "\n")
+	return b.String()
 }
 
 // plural is "1 tree", "2 trees".
@@ -295,4 +337,13 @@ func statusColour(s machine.TreeStatus) string {
 		return escDim
 	}
 	return ""
+}
+
+// elideEnd shortens s to width runes, its end replaced by "…".
+func elideEnd(s string, width int) string {
+	r := []rune(s)
+	if len(r) <= width || width < 1 {
+		return s
+	}
+	return string(r[:width-1]) + "…"
 }
