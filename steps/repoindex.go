@@ -76,11 +76,11 @@ func RememberRepository(path string, fromHome bool, repo hostio.Repo, now time.T
 	if fromHome {
 		home := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
 		if fi, err := os.Stat(home); err != nil || !fi.IsDir() {
-			return fmt.Errorf("record %s in the index of repositories: HOME (%s) is not a directory, so nothing is made below it", repo.MainCheckout, home)
+			return fmt.Errorf("HOME (%s) is not a directory, so nothing is made below it", home)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("record %s in the index of repositories: %w", repo.MainCheckout, err)
+		return fmt.Errorf("make the directory of the index of repositories: %w", err)
 	}
 	entry := machine.IndexedRepository{CommonDir: repo.CommonDir, MainCheckout: repo.MainCheckout, AddedAt: now.UTC()}
 	for attempt := 0; ; attempt++ {
@@ -93,14 +93,14 @@ func RememberRepository(path string, fromHome bool, repo hostio.Repo, now time.T
 			return nil
 		}
 		if attempt == 4 {
-			return fmt.Errorf("record %s in the index of repositories %s: another custody kept replacing it", repo.MainCheckout, path)
+			return fmt.Errorf("another custody kept replacing the index of repositories %s", path)
 		}
 		b, err := json.MarshalIndent(next, "", "  ")
 		if err != nil {
 			return err
 		}
 		if err := WriteFile(path, append(b, '\n'), 0o600); err != nil {
-			return fmt.Errorf("record %s in the index of repositories: %w", repo.MainCheckout, err)
+			return err
 		}
 	}
 }

@@ -56,7 +56,11 @@ func (c *ListCmd) runAllRepos(a *App) error {
 			sayf(w, "no repositories in %s; custody init records each one\n", path)
 			return
 		}
-		writeRepositories(w, cwd, a.listWidth(), res.Repositories)
+		width := a.listWidth()
+		if c.Wide {
+			width = 0
+		}
+		writeRepositories(w, cwd, width, res.Repositories)
 	})
 	return nil
 }
@@ -107,8 +111,8 @@ func (a *App) listWidth() int {
 
 // writeRepositories writes list --all-repos' table: each repository's
 // main checkout (relative to the current directory when below it, elided
-// in the middle when the line would not fit width), its trees, and its
-// counts by state and by word.
+// in the middle when the line would not fit width; 0 is no limit), its
+// trees, and its counts by state and by word.
 func writeRepositories(w io.Writer, cwd string, width int, repos []output.RepositorySummary) {
 	type line struct{ path, trees, states, words string }
 	lines := []line{{"REPOSITORY", "TREES", "STATES", "STATUS"}}
@@ -146,7 +150,7 @@ func writeRepositories(w io.Writer, cwd string, width int, repos []output.Reposi
 	for _, l := range lines {
 		longest = max(longest, utf8.RuneCountInString(l.words))
 	}
-	if over := pw + tw + sw + longest + 6 - width; over > 0 {
+	if over := pw + tw + sw + longest + 6 - width; width > 0 && over > 0 {
 		pw = max(12, pw-over)
 	}
 	for _, l := range lines {
