@@ -40,6 +40,7 @@ fuzz fuzztime="20s":
     go test ./cmd/custody/ -run '^$' -fuzz FuzzFastHook -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParseGitFile -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParseStatusBranch -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseRevListParents -fuzztime {{fuzztime}}
     go test ./observe/gitfiles/ -run '^$' -fuzz FuzzParseUpstreams -fuzztime {{fuzztime}}
     go test ./machine/ -run '^$' -fuzz FuzzParseRepositoryIndex -fuzztime {{fuzztime}}
 

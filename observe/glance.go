@@ -33,6 +33,39 @@ type GlanceScope struct {
 	LocalTips map[string]string
 	// onRemote is the set of RemoteTips' commits.
 	onRemote map[string]bool
+	// unpushed holds, by commit, how many commits no remote-tracking ref
+	// holds are reachable from it (CountUnpushed).
+	unpushed map[string]int
+}
+
+// CountUnpushed counts, for each of heads at once, the commits reachable
+// from it that no remote-tracking ref holds: one `git rev-list --parents
+// HEADS --not --remotes` for all of them, the commits then counted per
+// head from the graph it prints. Heads a remote-tracking ref holds need no
+// count; without any remote-tracking ref nothing is counted. A failure
+// counts nothing: each tree then counts for itself (Finish).
+func (s *GlanceScope) CountUnpushed(ctx context.Context, g *hostio.Git, repo hostio.Repo, heads []string) {
+	var ask []string
+	for _, h := range heads {
+		if h != "" && !s.onRemote[h] {
+			ask = append(ask, h)
+		}
+	}
+	if len(ask) == 0 || len(s.RemoteTips) == 0 {
+		return
+	}
+	out, err := g.Observe(ctx, repo.MainCheckout, append(append([]string{"rev-list", "--parents"}, ask...), "--not", "--remotes", "--")...)
+	if err != nil {
+		return
+	}
+	graph, err := ParseRevListParents(out)
+	if err != nil {
+		return
+	}
+	s.unpushed = map[string]int{}
+	for _, h := range ask {
+		s.unpushed[h] = graph.Reachable(h)
+	}
 }
 
 // ReadGlanceScope reads the scope of list's glances at repo's trees from
@@ -177,6 +210,17 @@ func GlanceFiles(repo hostio.Repo, inv gitfiles.Inventory, rec machine.Record, s
 	return gl
 }
 
+// NeedsCount is the commit whose unpushed commits the glance would count
+// ("" when none): HEAD, when its branch has no upstream (or one that is
+// gone) and no remote-tracking ref holds it. The caller counts them for
+// every tree at once (GlanceScope.CountUnpushed).
+func (gl *Glancing) NeedsCount() string {
+	if gl.done || !gl.upstreamKnown || gl.o.Upstream != "" || !gl.o.HasRemotes {
+		return ""
+	}
+	return gl.o.Head
+}
+
 // NeedsTree is the commit whose tree the glance needs from git to finish
 // without a process of its own ("" when none): HEAD's, when the index
 // shows the tree clean and HEAD's commit is not a loose object. The caller
@@ -241,17 +285,28 @@ func (gl *Glancing) Finish(ctx context.Context, g *hostio.Git, repo hostio.Repo,
 		o.Upstream, o.UpstreamGone = "", true
 		fallthrough
 	default:
-		if scope.onRemote[o.Head] {
-			o.Counted = true // a remote-tracking ref holds HEAD
+		if n, ok := scope.unpushedOf(o.Head); ok {
+			o.Counted, o.Ahead = true, n
 		}
 	}
 	return o
 }
 
+// unpushedOf is how many commits reachable from head no remote-tracking
+// ref holds, when known: 0 when one holds head, else CountUnpushed's.
+func (s *GlanceScope) unpushedOf(head string) (int, bool) {
+	if s.onRemote[head] {
+		return 0, true
+	}
+	n, ok := s.unpushed[head]
+	return n, ok
+}
+
 // countFromFiles counts a tree's commits that git's files showed clean:
-// against its upstream (nothing to count when HEAD is the upstream's tip),
-// else against every remote (nothing when a remote-tracking ref holds
-// HEAD), with one git rev-list when there is something to count.
+// against its upstream (nothing to count when HEAD is the upstream's tip,
+// else one git rev-list), else against every remote (nothing when a
+// remote-tracking ref holds HEAD; what CountUnpushed counted for every
+// tree at once; one git rev-list when that failed).
 func (gl *Glancing) countFromFiles(ctx context.Context, g *hostio.Git, repo hostio.Repo, scope *GlanceScope, o *machine.Glance) {
 	switch {
 	case o.Upstream != "" && gl.upstreamTip == o.Head:
@@ -264,9 +319,12 @@ func (gl *Glancing) countFromFiles(ctx context.Context, g *hostio.Git, repo host
 		}
 		o.Counted = err == nil
 		noteCountErr(o, err)
-	case scope.onRemote[o.Head]:
-		o.Counted = true
-	case len(scope.RemoteTips) > 0:
+	case len(scope.RemoteTips) == 0:
+	default:
+		if n, ok := scope.unpushedOf(o.Head); ok {
+			o.Counted, o.Ahead = true, n
+			return
+		}
 		o.ObservedWith = "rev-list"
 		out, err := g.Observe(ctx, repo.MainCheckout, "rev-list", "--count", o.Head, "--not", "--remotes", "--")
 		if err == nil {

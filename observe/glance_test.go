@@ -31,6 +31,10 @@ type glanceRig struct {
 	g     *hostio.Git
 	trace *bytes.Buffer
 	rec   machine.Record
+	// batch counts the unpushed commits as list does, once for the
+	// repository (GlanceScope.CountUnpushed); without it each tree counts
+	// its own.
+	batch bool
 }
 
 func newGlanceRig(t *testing.T) *glanceRig {
@@ -96,6 +100,9 @@ func (rig *glanceRig) glance(t *testing.T) (machine.Glance, []string) {
 		if trees, err = gitfiles.CommitTrees(ctx, setup, rig.repo, []string{h}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if rig.batch {
+		scope.CountUnpushed(ctx, setup, rig.repo, []string{gl.NeedsCount()})
 	}
 	g := gl.Finish(ctx, rig.g, rig.repo, scope, trees)
 	var lines []string
@@ -208,8 +215,26 @@ func TestGlanceWithoutGit(t *testing.T) {
 	rig.settle(t)
 	g, ran = rig.glance(t)
 	want("no upstream, a commit no remote holds", g, ran, "rev-list", 1, "unpushed 1")
+	rig.batch = true
+	g, ran = rig.glance(t)
+	want("no upstream, counted for the repository", g, ran, "files", 0, "unpushed 1")
 
 	rig.r.WriteFile(rig.wt, "src/a.txt", "alpha\n")
 	g, ran = rig.glance(t)
-	want("touched, no upstream: not counted", g, ran, "status", 1, "unpushed")
+	want("touched, no upstream, counted for the repository", g, ran, "status", 1, "unpushed 1")
+	rig.batch = false
+	g, ran = rig.glance(t)
+	want("touched, no upstream, not counted", g, ran, "status", 1, "unpushed")
+
+	// main moves on and is pushed: the tree's base is behind origin/main,
+	// not unpushed, and no remote-tracking ref is its HEAD.
+	rig.r.GitIn(rig.wt, "reset", "-q", "--hard", "HEAD~1")
+	rig.r.Commit(rig.r.Dir, "main.txt", "main moves on\n")
+	rig.r.Git("push", "-q", "origin", "main")
+	rig.batch = true
+	g, ran = rig.glance(t)
+	want("behind origin/main, no upstream", g, ran, "status", 1, "clean")
+	rig.settle(t)
+	g, ran = rig.glance(t)
+	want("behind origin/main, no upstream, settled", g, ran, "files", 0, "would-go")
 }

@@ -108,3 +108,48 @@ func parseLeftRight(b []byte) (left, right int, err error) {
 	}
 	return left, right, nil
 }
+
+// CommitGraph is the commits `git rev-list --parents` printed, each with
+// its parents (which may lie outside the graph).
+type CommitGraph map[string][]string
+
+// ParseRevListParents parses `git rev-list --parents` output: one line per
+// commit, its id then its parents' ids, separated by single spaces. A
+// line that is not object ids, or a commit printed twice, is ErrMalformed.
+func ParseRevListParents(b []byte) (CommitGraph, error) {
+	g := CommitGraph{}
+	for n, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if line == "" && len(b) == 0 {
+			break
+		}
+		ids := strings.Split(line, " ")
+		for _, id := range ids {
+			if !hostio.IsHexOID(id) || len(id) != len(ids[0]) {
+				return nil, hostio.MalformedAt("git rev-list --parents", "line %d: %q is not a commit and its parents", n+1, line)
+			}
+		}
+		if _, dup := g[ids[0]]; dup {
+			return nil, hostio.MalformedAt("git rev-list --parents", "line %d: %s printed twice", n+1, ids[0])
+		}
+		g[ids[0]] = ids[1:]
+	}
+	return g, nil
+}
+
+// Reachable counts the commits of g reachable from head through g (head
+// itself included when it is in g).
+func (g CommitGraph) Reachable(head string) int {
+	seen := map[string]bool{}
+	stack := []string{head}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		parents, in := g[c]
+		if !in || seen[c] {
+			continue
+		}
+		seen[c] = true
+		stack = append(stack, parents...)
+	}
+	return len(seen)
+}

@@ -1,6 +1,7 @@
 package observe_test
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 
@@ -64,6 +65,57 @@ func FuzzParseStatusBranch(f *testing.F) {
 		sb, err := observe.ParseStatusBranch(b)
 		if err == nil && (sb.Ahead < 0 || sb.Behind < 0) {
 			t.Fatalf("negative counts %+v", sb)
+		}
+	})
+}
+
+// TestCommitGraph: rev-list --parents output read into a graph; the
+// commits reachable from a head counted through it, a merge's both sides
+// once, parents outside it not at all; malformed lines refused.
+func TestCommitGraph(t *testing.T) {
+	t.Parallel()
+	id := func(c byte) string { return string(bytes.Repeat([]byte{c}, 40)) }
+	a, b, c, d, out := id('a'), id('b'), id('c'), id('d'), id('e')
+	// d merges b and c, which both have a as parent; a's parent is outside.
+	text := d + " " + b + " " + c + "\n" + b + " " + a + "\n" + c + " " + a + "\n" + a + " " + out + "\n"
+	g, err := observe.ParseRevListParents([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for head, want := range map[string]int{d: 4, b: 2, c: 2, a: 1, out: 0} {
+		if got := g.Reachable(head); got != want {
+			t.Errorf("Reachable(%c) = %d, want %d", head[0], got, want)
+		}
+	}
+	if g, err := observe.ParseRevListParents(nil); err != nil || len(g) != 0 {
+		t.Errorf("no output: %v, %v", g, err)
+	}
+	for name, in := range map[string]string{
+		"not ids":     "xyz\n",
+		"twice":       a + "\n" + a + "\n",
+		"mixed sizes": a + " " + string(bytes.Repeat([]byte{'b'}, 64)) + "\n",
+		"blank line":  a + "\n\n" + b + "\n",
+	} {
+		if _, err := observe.ParseRevListParents([]byte(in)); !errors.Is(err, hostio.ErrMalformed) {
+			t.Errorf("%s: %v, want ErrMalformed", name, err)
+		}
+	}
+}
+
+// FuzzParseRevListParents: no output makes the parser panic, and every
+// head's count is at most the graph's size.
+func FuzzParseRevListParents(f *testing.F) {
+	a, b := string(bytes.Repeat([]byte{'a'}, 40)), string(bytes.Repeat([]byte{'b'}, 40))
+	f.Add([]byte(a + " " + b + "\n" + b + "\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		g, err := observe.ParseRevListParents(in)
+		if err != nil {
+			return
+		}
+		for h := range g {
+			if n := g.Reachable(h); n < 1 || n > len(g) {
+				t.Fatalf("Reachable(%s) = %d in a graph of %d", h, n, len(g))
+			}
 		}
 	})
 }

@@ -38,9 +38,11 @@ type ListOptions struct {
 // List reads every record (tombstoned ones only with All) and glances at
 // each live record's tree (observe.GlanceFiles, then Glancing.Finish) on a
 // bounded pool of workers: from git's files alone where they show the
-// tree clean, else with one git process for the tree, plus at most one for
-// the repository (the trees of HEADs whose commits are packed, asked at
-// once). It writes nothing. The rows keep the store's order.
+// tree clean, else with one git process for the tree, plus at most two for
+// the repository, each asked once for every tree that needs it (the trees
+// of HEADs whose commits are packed; the commits no remote-tracking ref
+// holds, for the branches without an upstream). It writes nothing. The
+// rows keep the store's order.
 func List(ctx context.Context, e *Env, opt ListOptions) ([]ListRow, error) {
 	list := e.Store.ListLive // tombstoned records are not read unless asked for
 	if opt.All {
@@ -116,11 +118,22 @@ func List(ctx context.Context, e *Env, opt ListOptions) ([]ListRow, error) {
 	// showed clean but whose commits are packed. Each of those trees then
 	// needs no process of its own; unanswered, each asks git status.
 	trees := map[string]string{}
+	var asked sync.WaitGroup
 	if len(heads) > 0 {
-		if t, err := gitfiles.CommitTrees(ctx, e.Git, e.Repo, heads); err == nil {
-			trees = t
-		}
+		asked.Go(func() {
+			if t, err := gitfiles.CommitTrees(ctx, e.Git, e.Repo, heads); err == nil {
+				trees = t
+			}
+		})
 	}
+	// And one for the commits of the trees without an upstream that no
+	// remote-tracking ref holds, counted for all of them at once.
+	var counts []string
+	for _, i := range look {
+		counts = append(counts, glancing[i].NeedsCount())
+	}
+	scope.CountUnpushed(ctx, e.Git, e.Repo, counts)
+	asked.Wait()
 	if err := eachBounded(ctx, workers, look, func(i int) {
 		g := glancing[i].Finish(ctx, e.Git, e.Repo, scope, trees)
 		rows[i].Glance = &g
