@@ -68,6 +68,12 @@ cross:
 bench-hook:
     go test ./cmd/custody/ -run '^$' -bench Hook -benchtime 200x
 
+# Time `custody list` beside `git worktree list` and one `git status --porcelain` per tree on a
+# fleet of realistic trees at 25 and 100 trees (CUSTODY_TEST_FULL=1 adds 400 and 1,000;
+# CUSTODY_BENCH_LIST_MAX names the largest): wall and CPU ratios and git processes per tree.
+bench-list:
+    go test ./cmd/custody/ -run '^$' -bench 'List$' -benchtime 5x -timeout 60m
+
 # Time `custody new` alone beside `git worktree add -b` as a fleet of realistic trees grows to
 # 1,000 (CUSTODY_BENCH_MAX lowers the top).
 bench-new:

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -237,4 +238,53 @@ func TestGlanceWithoutGit(t *testing.T) {
 	rig.settle(t)
 	g, ran = rig.glance(t)
 	want("behind origin/main, no upstream, settled", g, ran, "files", 0, "would-go")
+}
+
+// BenchmarkGlance glances at one clean tree of 2,050 files (the benchmark
+// fleet's checkout), its index settled, from git's files, beside git
+// status of the same tree, for a profile of the in-process part:
+//
+//	go test ./observe -run '^$' -bench Glance -benchmem -cpuprofile cpu.out
+func BenchmarkGlance(b *testing.B) {
+	r := fixtures.New(b, fixtures.Options{})
+	for d := range 41 {
+		for f := range 50 {
+			r.WriteFile(r.Dir, fmt.Sprintf("pkg%02d/f%03d.go", d, f), fmt.Sprintf("package pkg%02d\n\nfunc F%03d() int { return %d }\n", d, f, f))
+		}
+	}
+	r.CommitAll(r.Dir, "a realistic checkout")
+	r.Git("push", "-q", "origin", "main")
+	wt := filepath.Join(r.Root, "wt")
+	r.Git("worktree", "add", "-q", "-b", "custody/wt", wt)
+	time.Sleep(1100 * time.Millisecond)
+	r.GitIn(wt, "update-index", "-q", "--refresh", "--force-write-index")
+	ctx := context.Background()
+	g := hostio.NewGit(&hostio.Runner{Env: r.Env()})
+	repo, err := gitfiles.Discover(ctx, g, r.Dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inv, err := gitfiles.TakeInventory(ctx, g, repo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	scope, err := observe.ReadGlanceScope(ctx, g, repo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec := machine.Record{ID: "wt", Kind: machine.KindWorktree, State: machine.StateActive, Path: wt, Branch: "custody/wt", AdminKey: "wt"}
+	b.Run("files", func(b *testing.B) {
+		for b.Loop() {
+			if o := observe.GlanceFiles(repo, inv, rec, scope).Finish(ctx, g, repo, scope, nil); o.ObservedWith != "files" {
+				b.Fatalf("not read from the files: %+v", o)
+			}
+		}
+	})
+	b.Run("git-status", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := g.Observe(ctx, wt, "status", "--porcelain"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -2,7 +2,6 @@ package observe
 
 import (
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 
@@ -68,15 +67,23 @@ type statWalk struct {
 	dirs    map[string]bool
 	matched int
 	why     string
+	// buf is the directory listing buffer every directory reuses.
+	buf []byte
 }
 
 func (w *statWalk) dir(abs, rel string) {
-	ents, err := os.ReadDir(abs)
+	if w.buf == nil {
+		w.buf = make([]byte, 32<<10)
+	}
+	// Each entry is lstat'ed relative to its open directory (readDirStat):
+	// one path component for the kernel to resolve, as git's own relative
+	// lstat, instead of the whole path.
+	ents, infos, errs, err := readDirStat(abs, w.buf)
 	if err != nil {
 		w.why = "cannot list " + abs + ": " + err.Error()
 		return
 	}
-	for _, d := range ents {
+	for i, d := range ents {
 		if w.why != "" {
 			return
 		}
@@ -85,26 +92,24 @@ func (w *statWalk) dir(abs, rel string) {
 		if rel != "" {
 			r = rel + "/" + name
 		}
-		p := filepath.Join(abs, name)
 		switch {
 		case rel == "" && name == ".git":
 			if !d.Type().IsRegular() {
-				w.why = p + " is not a linked tree's .git file"
+				w.why = filepath.Join(abs, name) + " is not a linked tree's .git file"
 			}
 		case d.IsDir():
 			if !w.dirs[r] {
 				w.why = r + "/ holds no tracked path"
 				return
 			}
-			w.dir(p, r)
+			w.dir(filepath.Join(abs, name), r)
 		default:
-			i, ok := w.files[r]
+			j, ok := w.files[r]
 			if !ok {
 				w.why = r + " is not tracked"
 				return
 			}
-			info, err := os.Lstat(p)
-			if err != nil || !statMatches(w.idx.Stats[i], info) {
+			if errs[i] != nil || !statMatches(w.idx.Stats[j], infos[i]) {
 				w.why = r + " is not as the index records it"
 				return
 			}
