@@ -39,6 +39,10 @@ fuzz fuzztime="20s":
     go test ./machine/ -run '^$' -fuzz FuzzParseHookPayload -fuzztime {{fuzztime}}
     go test ./cmd/custody/ -run '^$' -fuzz FuzzFastHook -fuzztime {{fuzztime}}
     go test ./observe/ -run '^$' -fuzz FuzzParseGitFile -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseStatusBranch -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz FuzzParseRevListParents -fuzztime {{fuzztime}}
+    go test ./observe/gitfiles/ -run '^$' -fuzz FuzzParseUpstreams -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz FuzzParseRepositoryIndex -fuzztime {{fuzztime}}
 
 # Formatting and vet; run before every commit.
 lint:
@@ -63,6 +67,12 @@ cross:
 # wall), then one line naming both hooks with both ratios and the machine's load average.
 bench-hook:
     go test ./cmd/custody/ -run '^$' -bench Hook -benchtime 200x
+
+# Time `custody list` beside `git worktree list` and one `git status --porcelain` per tree on a
+# fleet of realistic trees at 25 and 100 trees (CUSTODY_TEST_FULL=1 adds 400 and 1,000;
+# CUSTODY_BENCH_LIST_MAX names the largest): wall and CPU ratios and git processes per tree.
+bench-list:
+    go test ./cmd/custody/ -run '^$' -bench 'List$' -benchtime 5x -timeout 60m
 
 # Time `custody new` alone beside `git worktree add -b` as a fleet of realistic trees grows to
 # 1,000 (CUSTODY_BENCH_MAX lowers the top).

@@ -133,6 +133,9 @@ type App struct {
 	// interrupt, what the command committed and left is read from its
 	// store.
 	built *steps.Env
+	// remembered says the repository was recorded in the user-level index
+	// of repositories by this command already (rememberRepository).
+	remembered bool
 	// pendingNote, for a command that only reads, names the interrupted
 	// intents it leaves for custody resume; said on stderr when the
 	// command succeeds (a failure is its one paragraph).
@@ -300,9 +303,15 @@ func (a *App) env(create bool) (*steps.Env, error) {
 	} else if create {
 		return nil, fmt.Errorf("internal: custody %s declares that it only reads, and asked to create the state file", a.Command)
 	}
+	existed := hostio.Lstat(a.statePath).State != machine.PathAbsent
 	st, err := store.OpenWith(a.Ctx, a.statePath, store.Options{Timeout: a.Globals.LockTimeout, Create: create, ReadOnly: readOnly})
 	if err != nil {
 		return nil, err
+	}
+	if create && !existed {
+		// The first command that made this repository's state file
+		// records it for list --all-repos, as init does.
+		a.rememberRepository(repo, false)
 	}
 	if up := st.Upgraded(); up != nil {
 		// Said on stderr whatever the output mode: stdout keeps exactly
@@ -391,4 +400,24 @@ func (a *App) mutatingEnv() (*steps.Env, error) {
 		}
 	}
 	return e, nil
+}
+
+// rememberRepository records repo in the user-level index of repositories
+// that list --all-repos reads (steps.RememberRepository), once per
+// command. It never fails the command. When say is set (init), what keeps
+// the repository from being recorded is said on stderr, an index there is
+// no place for (neither XDG_STATE_HOME nor HOME set) included; the first
+// command that makes a state file records it silently, as well as it can.
+func (a *App) rememberRepository(repo hostio.Repo, say bool) {
+	path, fromHome, err := steps.RepositoryIndexPath(a.getenv)
+	if err == nil {
+		if a.remembered {
+			return
+		}
+		a.remembered = true
+		err = steps.RememberRepository(path, fromHome, repo, clock()())
+	}
+	if err != nil && say {
+		fmt.Fprintf(a.Stderr, "custody: %s is not recorded for custody list --all-repos: %s\n", machine.EscapeControl(repo.MainCheckout), machine.EscapeControl(err.Error()))
+	}
 }

@@ -70,6 +70,9 @@ type fleet struct {
 	shim  *gitShim
 	// plain counts the plain git worktrees made so far, for unique names.
 	plain int
+	// noNewFloor skips timing `git worktree add -b` beside each new, for
+	// benchmarks that only need the fleet.
+	noNewFloor bool
 }
 
 // newFleet makes the repository: a realistic checkout on main, pushed,
@@ -156,7 +159,7 @@ func (fl *fleet) grow(b *testing.B, n int) newWindow {
 		}
 		path := strings.TrimSpace(res.Stdout)
 		fl.trees = append(fl.trees, fleetTree{id: filepath.Base(path), path: path, kind: fleetKinds[i%len(fleetKinds)]})
-		if (i-from)%5 == 4 || i < 100 || i == n-1 && w.floorRuns == 0 {
+		if !fl.noNewFloor && ((i-from)%5 == 4 || i < 100 || i == n-1 && w.floorRuns == 0) {
 			w.floor.add(fl.plainAdd(b))
 			w.floorRuns++
 		}

@@ -12,7 +12,10 @@ type InitCmd struct{}
 func (InitCmd) Help() string {
 	return `Creates the state file <git-common-dir>/custody/state.db and the managed root
 <main-checkout>/.worktrees/, and adds the root to .git/info/exclude (never to a
-tracked file). Running it again changes nothing.
+tracked file), and records the repository in the index custody list
+--all-repos reads ($XDG_STATE_HOME/custody/repositories.json, by default
+~/.local/state/custody/; with neither XDG_STATE_HOME nor HOME set it says so
+and records nothing). Running it again changes nothing.
 
 EXIT STATUS: 0 done, 1 error.`
 }
@@ -41,6 +44,9 @@ func (c *InitCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
+	// Recorded (once) for list --all-repos, which reads every repository
+	// custody init ran in.
+	a.rememberRepository(e.Repo, true)
 	res := initResult{RepositoryID: id, State: e.Store.Path(), Root: e.Root, Excluded: true}
 	a.done(res, func(w io.Writer) {
 		sayf(w, "custody is ready in %s\n", e.Repo.MainCheckout)

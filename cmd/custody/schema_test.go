@@ -62,7 +62,15 @@ func TestSchemasValidateOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	clitest.ValidateSchema(t, "plan.json", "the plan file", b)
+	validateResult(t, "list-result.json", "list --json", clitest.MustCustody(t, r, 0, "list", "--json").Stdout)
 	clitest.MustCustody(t, r, 0, "apply", plan)
+	validateResult(t, "list-result.json", "list --all --json", clitest.MustCustody(t, r, 0, "list", "--all", "--json").Stdout)
+	validateResult(t, "repositories-result.json", "list --all-repos --json", clitest.MustCustody(t, r, 0, "list", "--all-repos", "--json").Stdout)
+	index, err := os.ReadFile(filepath.Join(r.Home, ".local", "state", "custody", "repositories.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clitest.ValidateSchema(t, "repositories-index.json", "the index of repositories", index)
 
 	for _, args := range [][]string{{"journal", "export"}, {"journal", "export", "--redact"}} {
 		out := clitest.MustCustody(t, r, 0, args...).Stdout
@@ -123,4 +131,18 @@ func TestSchemasValidateOutput(t *testing.T) {
 	if clitest.CompileSchema(t, "journal-entry.json").Validate(v) == nil {
 		t.Error("a journal entry of only seq validates")
 	}
+}
+
+// validateResult validates out, one --json envelope, against
+// envelope-ok.json and its result against the schema name.
+func validateResult(t *testing.T, name, what, out string) {
+	t.Helper()
+	clitest.ValidateSchema(t, "envelope-ok.json", what, []byte(out))
+	var env struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatal(err)
+	}
+	clitest.ValidateSchema(t, name, what+"'s result", env.Result)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps/report"
@@ -28,15 +29,18 @@ func schemas() map[string][]byte {
 		v     any
 		title string
 	}{
-		"plan.json":             {machine.Plan{}, "custody.plan/1: a plan file (custody plan -o)"},
-		"journal-entry.json":    {exportLine{}, "one line of custody journal export (jsonl), redacted or not"},
-		"envelope-ok.json":      {okEnvelope{}, "the --json envelope of a command that did its work (exit 0 or 3), on stdout"},
-		"envelope-error.json":   {errEnvelope{}, "the --json envelope of a command that failed (exit 1), on stderr"},
-		"report-summary.json":   {report.ReportResult{}, "the result of custody journal report --json: its summary and verification banner"},
-		"archive-manifest.json": {machine.ArchiveManifest{}, machine.ArchiveFormat + ": the manifest.json of an archive directory"},
-		"hook-envelope.json":    {hookEnvelope{}, "hook protocol 1: the one envelope every custody hook prints on stdout"},
-		"migrate-plan.json":     {machine.MigratePlan{}, machine.MigratePlanFormat + ": a migrate plan file (custody migrate plan -o)"},
-		"remove-result.json":    {removeResult{}, "the result of custody remove --json: what became of each tree named, with its proof or its refusals"},
+		"plan.json":                {machine.Plan{}, "custody.plan/1: a plan file (custody plan -o)"},
+		"journal-entry.json":       {exportLine{}, "one line of custody journal export (jsonl), redacted or not"},
+		"envelope-ok.json":         {okEnvelope{}, "the --json envelope of a command that did its work (exit 0 or 3), on stdout"},
+		"envelope-error.json":      {errEnvelope{}, "the --json envelope of a command that failed (exit 1), on stderr"},
+		"report-summary.json":      {report.ReportResult{}, "the result of custody journal report --json: its summary and verification banner"},
+		"archive-manifest.json":    {machine.ArchiveManifest{}, machine.ArchiveFormat + ": the manifest.json of an archive directory"},
+		"hook-envelope.json":       {hookEnvelope{}, "hook protocol 1: the one envelope every custody hook prints on stdout"},
+		"migrate-plan.json":        {machine.MigratePlan{}, machine.MigratePlanFormat + ": a migrate plan file (custody migrate plan -o)"},
+		"remove-result.json":       {removeResult{}, "the result of custody remove --json: what became of each tree named, with its proof or its refusals"},
+		"list-result.json":         {output.ListResult{}, "the result of custody list --json: each record, its one word and what list read of its tree"},
+		"repositories-result.json": {output.RepositoriesResult{}, "the result of custody list --all-repos --json: each repository custody init ran in, its trees counted"},
+		"repositories-index.json":  {machine.RepositoryIndex{}, machine.RepositoryIndexFormat + ": the index of repositories in $XDG_STATE_HOME/custody/repositories.json"},
 	} {
 		b, err := json.MarshalIndent(machine.JSONSchema(s.v, schemaBase+name, s.title), "", "  ")
 		if err != nil {

@@ -24,3 +24,10 @@ func terminalSize(f *os.File) (cols, rows int, ok bool) {
 	}
 	return int(ws.Col), int(ws.Row), true
 }
+
+// terminalColumns is how many columns the terminal f shows, as its driver
+// says (TIOCGWINSZ); 0 when it does not say.
+func terminalColumns(f *os.File) int {
+	cols, _, _ := terminalSize(f)
+	return cols
+}

@@ -42,6 +42,10 @@ type IndexFile struct {
 	// index whose entries custody does not read (a split index) may still
 	// have it.
 	Cache cacheTree
+	// Stats holds the stat data the index records for each of Ents, in
+	// the same order: what git compares with lstat to take a file as
+	// unchanged without reading it.
+	Stats []StatData
 }
 
 // ReadIndexFileWhole is ReadIndexFile also giving the intent-to-add bit and the
@@ -128,8 +132,8 @@ func ParseIndex(b []byte, format ObjectFormat) ([]IndexEntry, error) {
 // checked the trailing checksum in format already (indexFormat), and it is
 // not computed again.
 func parseIndex(b []byte, format ObjectFormat, verified bool) (IndexFile, error) {
-	ents, ita, cache, err := parseIndexParts(b, format, verified)
-	return IndexFile{Ents: ents, Ita: ita, Cache: cache}, err
+	es, cache, err := parseIndexParts(b, format, verified)
+	return IndexFile{Ents: es.ents, Ita: es.ita, Cache: cache, Stats: es.stats}, err
 }
 
 // parseIndexParts is parseIndex's work: the header (parseIndexHeader),
@@ -139,26 +143,26 @@ func parseIndex(b []byte, format ObjectFormat, verified bool) (IndexFile, error)
 // directories) still gives its cache tree beside ErrIndexUnreadable: git
 // ls-files gives the entries to hold it to. (A split index's cache tree is
 // in its own file, not the shared one.)
-func parseIndexParts(b []byte, format ObjectFormat, verified bool) ([]IndexEntry, bool, cacheTree, error) {
+func parseIndexParts(b []byte, format ObjectFormat, verified bool) (indexEntries, cacheTree, error) {
 	h, err := parseIndexHeader(b, format, verified)
 	if err != nil {
-		return nil, false, cacheTree{}, err
+		return indexEntries{}, cacheTree{}, err
 	}
 	es, err := parseIndexEntries(h)
 	if err != nil {
-		return nil, false, cacheTree{}, err
+		return indexEntries{}, cacheTree{}, err
 	}
 	cache, later, err := parseIndexExtensions(h.body, es.end, h.hashLen)
 	if err != nil {
-		return nil, false, cacheTree{}, err
+		return indexEntries{}, cacheTree{}, err
 	}
 	if es.later != nil {
 		later = es.later // the first reason, in the file's order
 	}
 	if later != nil {
-		return nil, false, cache, later
+		return indexEntries{}, cache, later
 	}
-	return es.ents, es.ita, cache, nil
+	return es, cache, nil
 }
 
 // indexUnreadable is ErrIndexUnreadable, saying why (format and args as

@@ -35,6 +35,8 @@ type indexEntries struct {
 	// reading goes on to the extensions (a split index's entry with no
 	// path, whose cache tree is still read); nil when it does.
 	later error
+	// stats is each entry's stat data, in the order of ents.
+	stats []StatData
 }
 
 // rawIndexEntry is one index entry as its bytes hold it.
@@ -59,6 +61,7 @@ type rawIndexEntry struct {
 func parseIndexEntries(h indexHeader) (indexEntries, error) {
 	out := make([]IndexEntry, 0, h.count)
 	oids := make([]int, 0, h.count)
+	stats := make([]StatData, 0, h.count)
 	// The paths of versions 2 and 3 are slices of one copy of the file.
 	var text string
 	if h.version < 4 {
@@ -86,10 +89,11 @@ func parseIndexEntries(h indexHeader) (indexEntries, error) {
 		}
 		out = append(out, IndexEntry{Tag: e.tag(), Mode: indexMode(e.mode), Stage: e.stage(), Path: p, Size: e.size})
 		oids = append(oids, e.oidAt)
+		stats = append(stats, statDataAt(h.body[e.oidAt-indexStatLen:e.oidAt]))
 		r.end = e.next
 	}
 	setIndexOIDs(out, h.body, oids, h.hashLen)
-	r.ents = out
+	r.ents, r.stats = out, stats
 	return r, nil
 }
 

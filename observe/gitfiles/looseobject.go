@@ -82,3 +82,25 @@ func HeadTreesReadable(objects string, format ObjectFormat, c cacheTree, dirs ma
 	}
 	return true
 }
+
+// inflateObject inflates a loose object from r: its whole raw form
+// ("<typ> <size>\0" and the body), when it is of type typ, its header's
+// size is the body's length and it is at most limit bytes; false
+// otherwise.
+func inflateObject(r io.Reader, typ string, limit int) ([]byte, bool) {
+	zr, err := zlib.NewReader(io.LimitReader(r, int64(limit)+64))
+	if err != nil {
+		return nil, false
+	}
+	defer zr.Close()
+	raw, err := io.ReadAll(io.LimitReader(zr, int64(limit)+1))
+	if err != nil || len(raw) > limit {
+		return nil, false
+	}
+	header, body, ok := bytes.Cut(raw, []byte{0})
+	size, err := strconv.Atoi(string(bytes.TrimPrefix(header, []byte(typ+" "))))
+	if !ok || !bytes.HasPrefix(header, []byte(typ+" ")) || err != nil || size != len(body) {
+		return nil, false
+	}
+	return raw, true
+}

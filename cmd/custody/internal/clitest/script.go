@@ -13,6 +13,7 @@ package clitest
 //
 // Every script starts in an empty $WORK with a deterministic git: fixed
 // author, committer and date (so commit hashes are pinned), HOME=/no-home,
+// XDG_STATE_HOME=$WORK/.tmp/xdg-state (where init records the repository),
 // no global or system configuration, LC_ALL=C, TZ=UTC; the custody binary
 // Main built comes first on PATH, so `exec custody ...` runs it too. Besides testscript's own commands (exec, stdout, stderr, cmp,
 // exists, symlink, cd, env, ...) the scripts have:
@@ -152,6 +153,9 @@ func scriptSetup(env *testscript.Env) error {
 		env.Setenv(kv[0], kv[1])
 	}
 	env.Setenv("HOSTNAME", host) // what journal export --redact replaces with $HOST
+	// The user-level index of repositories custody init records in (list
+	// --all-repos): in the script's own directory, never a real home.
+	env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".tmp", "xdg-state"))
 	// The failpoint build, for scripts that kill a run at a named point.
 	env.Setenv("CUSTODY_FAILPOINT_BIN", failpointBin)
 	return nil

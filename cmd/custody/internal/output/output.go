@@ -6,6 +6,8 @@
 package output
 
 import (
+	"time"
+
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/archive"
@@ -73,6 +75,47 @@ type ListEntry struct {
 	Path   string          `json:"path"`
 	Branch string          `json:"branch"`
 	Intent *machine.Intent `json:"intent"`
+	// Status is list's one word on the tree (machine.TreeStatus).
+	Status machine.TreeStatus `json:"status"`
+	// StatusCount is the count the word carries (unpushed 3, behind 2),
+	// null when it carries none or it was not counted.
+	StatusCount *int `json:"status_count"`
+	// CreatedAt is when the record was made; list's AGE counts from it.
+	CreatedAt time.Time `json:"created_at"`
+	// Lease is the lease on the tree, live or not (null: none).
+	Lease *machine.Lease `json:"lease"`
+	// Glance is what list read of the tree (null for a tombstoned record,
+	// which is not looked at).
+	Glance *machine.Glance `json:"glance"`
+}
+
+// ListResult is the result of list.
+type ListResult struct {
+	Records []ListEntry `json:"records"`
+}
+
+// RepositoriesResult is the result of list --all-repos.
+type RepositoriesResult struct {
+	// Index is the index of repositories that was read.
+	Index        string              `json:"index"`
+	Repositories []RepositorySummary `json:"repositories"`
+}
+
+// RepositorySummary is one repository of list --all-repos: its paths, and
+// what list counts of its trees by state and by status.
+type RepositorySummary struct {
+	CommonDir    string `json:"common_dir"`
+	MainCheckout string `json:"main_checkout"`
+	// Outcome is "listed", "missing" (the repository is gone) or "error"
+	// (Error says why it could not be listed).
+	Outcome string `json:"outcome"`
+	Error   string `json:"error,omitempty"`
+	// Trees counts the live records.
+	Trees int `json:"trees"`
+	// States and Statuses count the live records by state and by
+	// list's word.
+	States   map[machine.State]int      `json:"states"`
+	Statuses map[machine.TreeStatus]int `json:"statuses"`
 }
 
 // TreePathResult is the result of path and switch: the tree's id and its
