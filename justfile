@@ -12,37 +12,39 @@ test:
 # 25/100/400 trees against raw git (the floor script, `git worktree add -b`, a bare
 # `git worktree remove` loop): wall and CPU ratios and git processes per tree. Under ten minutes;
 # CUSTODY_BENCH_MAX=1000 just bench adds 1,000 trees, CUSTODY_BENCH_MAX=25 is a quick look.
+# Then `custody list` beside `git worktree list` and one `git status` per tree (bench-list).
 bench:
     go test ./cmd/custody/ -run '^$' -bench Fleet -benchtime 3x -timeout 60m
+    go test ./cmd/custody/ -run '^$' -bench 'List$' -benchtime 5x -timeout 60m
 
 # Run every fuzz target for a short while (FUZZTIME=1m just fuzz for longer).
 fuzz fuzztime="20s":
-    go test ./observe/ -run '^$' -fuzz FuzzParseWorktreeList -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzParseStatus -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzParseLsRemote -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzParseLsFiles -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzParseIndex -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzParsePatchIDs -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzParseProcStat -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzParseConfig -fuzztime {{fuzztime}}
-    go test ./machine/ -run '^$' -fuzz FuzzSlug -fuzztime {{fuzztime}}
-    go test ./machine/ -run '^$' -fuzz FuzzParsePlan -fuzztime {{fuzztime}}
-    go test ./store/ -run '^$' -fuzz FuzzVerify -fuzztime {{fuzztime}}
-    go test ./store/ -run '^$' -fuzz FuzzOpenStore -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzLocalRemotePath -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzParseAlternates -fuzztime {{fuzztime}}
-    go test ./machine/ -run '^$' -fuzz FuzzAccountContent -fuzztime {{fuzztime}}
-    go test ./machine/ -run '^$' -fuzz FuzzFreeze -fuzztime {{fuzztime}}
-    go test ./machine/ -run '^$' -fuzz FuzzRedactCredentials -fuzztime {{fuzztime}}
-    go test ./steps/agents/ -run '^$' -fuzz FuzzEditCodexEnvironment -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzParseLsof -fuzztime {{fuzztime}}
-    go test ./machine/ -run '^$' -fuzz FuzzParseHookPayload -fuzztime {{fuzztime}}
-    go test ./cmd/custody/ -run '^$' -fuzz FuzzFastHook -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzParseGitFile -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzParseStatusBranch -fuzztime {{fuzztime}}
-    go test ./observe/ -run '^$' -fuzz FuzzParseRevListParents -fuzztime {{fuzztime}}
-    go test ./observe/gitfiles/ -run '^$' -fuzz FuzzParseUpstreams -fuzztime {{fuzztime}}
-    go test ./machine/ -run '^$' -fuzz FuzzParseRepositoryIndex -fuzztime {{fuzztime}}
+    go test ./observe/gitfiles/ -run '^$' -fuzz '^FuzzParseWorktreeList$' -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz '^FuzzParseStatus$' -fuzztime {{fuzztime}}
+    go test ./observe/proof/ -run '^$' -fuzz '^FuzzParseLsRemote$' -fuzztime {{fuzztime}}
+    go test ./observe/gitfiles/ -run '^$' -fuzz '^FuzzParseLsFiles$' -fuzztime {{fuzztime}}
+    go test ./observe/gitfiles/ -run '^$' -fuzz '^FuzzParseIndex$' -fuzztime {{fuzztime}}
+    go test ./observe/proof/ -run '^$' -fuzz '^FuzzParsePatchIDs$' -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz '^FuzzParseProcStat$' -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz '^FuzzParseConfig$' -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz '^FuzzSlug$' -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz '^FuzzParsePlan$' -fuzztime {{fuzztime}}
+    go test ./store/ -run '^$' -fuzz '^FuzzVerify$' -fuzztime {{fuzztime}}
+    go test ./store/ -run '^$' -fuzz '^FuzzOpenStore$' -fuzztime {{fuzztime}}
+    go test ./observe/proof/tests/remotes/ -run '^$' -fuzz '^FuzzLocalRemotePath$' -fuzztime {{fuzztime}}
+    go test ./observe/proof/tests/remotes/ -run '^$' -fuzz '^FuzzParseAlternates$' -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz '^FuzzAccountContent$' -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz '^FuzzFreeze$' -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz '^FuzzRedactCredentials$' -fuzztime {{fuzztime}}
+    go test ./steps/agents/ -run '^$' -fuzz '^FuzzEditCodexEnvironment$' -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz '^FuzzParseLsof$' -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz '^FuzzParseHookPayload$' -fuzztime {{fuzztime}}
+    go test ./cmd/custody/ -run '^$' -fuzz '^FuzzFastHook$' -fuzztime {{fuzztime}}
+    go test ./observe/gitfiles/ -run '^$' -fuzz '^FuzzParseGitFile$' -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz '^FuzzParseStatusBranch$' -fuzztime {{fuzztime}}
+    go test ./observe/ -run '^$' -fuzz '^FuzzParseRevListParents$' -fuzztime {{fuzztime}}
+    go test ./observe/gitfiles/ -run '^$' -fuzz '^FuzzParseUpstreams$' -fuzztime {{fuzztime}}
+    go test ./machine/ -run '^$' -fuzz '^FuzzParseRepositoryIndex$' -fuzztime {{fuzztime}}
 
 # Formatting and vet; run before every commit.
 lint:

@@ -38,7 +38,7 @@ var layers = map[string]struct {
 	// tests of observe and observe/proof split off so that no package's
 	// tests outlast go test's package timeout on a busy machine.
 	"observe/tests/hidden":          {nil, "tests of observe.HiddenState"},
-	"observe/tests/knownclean":      {nil, "tests of observe's known-clean fast path against git status"},
+	"observe/tests/knownclean":      {nil, "tests of observe's known-clean fast path and list's glance against git status"},
 	"observe/proof/tests/histories": {nil, "tests of the proof search over awkward histories"},
 	"observe/proof/tests/remotes":   {nil, "tests of the reading of remotes"},
 }

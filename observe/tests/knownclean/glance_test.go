@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package observe_test
+package knownclean
 
 import (
 	"bytes"
