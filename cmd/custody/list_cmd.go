@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/output"
@@ -38,12 +39,37 @@ list reads git's own files first: a tree whose index stat data shows it clean
 costs no git process; any other tree costs one (git status, or git rev-list to
 count its commits). On a terminal rows appear as their trees are read.
 
+Each git command list runs may take 10s unless --observe-timeout says
+otherwise: a tree whose git status takes longer (a filter that hangs) is
+shown with its status unknown; custody show and plan observe it fully.
+
 --all-repos lists every repository custody init ran in, from the index
 custody keeps in $XDG_STATE_HOME/custody/repositories.json (by default
 ~/.local/state/custody/): one line each, with its trees counted by state and
 by word; a repository that is gone is shown missing.
 
 EXIT STATUS: 0 done, 1 error.`
+}
+
+// listObserveTimeout bounds each git command list runs, unless
+// --observe-timeout says otherwise: list is a glance, so a tree whose git
+// status takes longer (a clean filter that hangs) is shown with its status
+// unknown instead of holding every row for the observation timeout plan
+// and apply wait (five minutes); show and plan observe it fully.
+const listObserveTimeout = 10 * time.Second
+
+// observeTimeoutGiven reports whether the command line set
+// --observe-timeout.
+func (a *App) observeTimeoutGiven() bool {
+	for _, arg := range a.args {
+		if arg == "--" {
+			break
+		}
+		if arg == "--observe-timeout" || strings.HasPrefix(arg, "--observe-timeout=") {
+			return true
+		}
+	}
+	return false
 }
 
 // listEntry is one record in list's result.
@@ -57,6 +83,9 @@ func (c *ListCmd) Run(a *App) error {
 	e, err := a.env(false)
 	if err != nil {
 		return err
+	}
+	if !a.observeTimeoutGiven() {
+		e.Git.ObserveTimeout = min(e.Git.ObserveTimeout, listObserveTimeout)
 	}
 	v := a.listView(c.Wide, e.Repo.MainCheckout, e.Now())
 	opt := steps.ListOptions{All: c.All}
