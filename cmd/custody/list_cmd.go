@@ -39,6 +39,10 @@ list reads git's own files first: a tree whose index stat data shows it clean
 costs no git process; any other tree costs one (git status, or git rev-list to
 count its commits). On a terminal rows appear as their trees are read.
 
+On a terminal each row is printed as its tree is read; a list longer than the
+screen goes through the pager instead, as plan's does (CUSTODY_PAGER, else
+PAGER, else less with LESS=FRX; cat or empty for none).
+
 Each git command list runs may take 10s unless --observe-timeout says
 otherwise: a tree whose git status takes longer (a filter that hangs) is
 shown with its status unknown; custody show and plan observe it fully.
@@ -72,6 +76,25 @@ func (a *App) observeTimeoutGiven() bool {
 	return false
 }
 
+// listOutgrowsScreen reports whether a list of n rows (with its header and
+// summary) needs more lines than the terminal on stdout shows, and the
+// person has a pager (pagerCommand) to show it through.
+func (a *App) listOutgrowsScreen(n int) bool {
+	f, ok := a.Stdout.(*os.File)
+	if !ok || !isTerminal(f) {
+		return false
+	}
+	lookup := a.lookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	if pagerCommand(lookup) == "" {
+		return false
+	}
+	_, rows, ok := terminalSize(f)
+	return ok && n+3 > rows
+}
+
 // listEntry is one record in list's result.
 type listEntry = output.ListEntry
 
@@ -90,16 +113,24 @@ func (c *ListCmd) Run(a *App) error {
 	v := a.listView(c.Wide, e.Repo.MainCheckout, e.Now())
 	opt := steps.ListOptions{All: c.All}
 	var shown *listTable
+	paged := false
 	if v.progressive {
 		// On a terminal each row is printed as its tree is read, in order,
-		// under a header sized from the records.
+		// under a header sized from the records; a list longer than the
+		// screen, when the person has a pager, is shown through it once
+		// every tree is read instead (as plan is).
 		opt.Start = func(rows []steps.ListRow) {
-			if len(rows) > 0 {
-				shown = v.table(rows, true)
-				shown.header(a.Stdout)
+			if paged = a.listOutgrowsScreen(len(rows)); paged || len(rows) == 0 {
+				return
+			}
+			shown = v.table(rows, true)
+			shown.header(a.Stdout)
+		}
+		opt.Row = func(_ int, r steps.ListRow) {
+			if shown != nil {
+				shown.row(a.Stdout, r)
 			}
 		}
-		opt.Row = func(_ int, r steps.ListRow) { shown.row(a.Stdout, r) }
 	}
 	rows, err := steps.List(a.Ctx, e, opt)
 	if err != nil {
@@ -109,7 +140,11 @@ func (c *ListCmd) Run(a *App) error {
 	for _, r := range rows {
 		out = append(out, listEntryOf(r))
 	}
-	a.done(output.ListResult{Records: out}, func(w io.Writer) {
+	done := a.done
+	if paged {
+		done = a.donePaged
+	}
+	done(output.ListResult{Records: out}, func(w io.Writer) {
 		if len(rows) == 0 {
 			io.WriteString(w, "no worktrees; make one with: custody new NAME\n")
 			return

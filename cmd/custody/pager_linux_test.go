@@ -214,3 +214,35 @@ func TestColourOnATerminal(t *testing.T) {
 
 // shellQuote quotes s for sh.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestListPagedOnATerminal: on a terminal, a list longer than the screen
+// goes through the person's pager once every tree is read, with exactly
+// what list prints off a terminal at that width; one that fits the
+// screen is printed directly, row by row, and no pager runs.
+func TestListPagedOnATerminal(t *testing.T) {
+	t.Parallel()
+	r := pagerFleet(t)
+	dir := t.TempDir()
+	got := filepath.Join(dir, "paged")
+	fake := "cat > " + shellQuote(got) + "; echo shown-by-the-pager"
+	direct := clitest.MustCustody(t, r, 0, "list").Stdout
+	if n := strings.Count(direct, "\n"); n < 3 || n > 20 {
+		t.Fatalf("list prints %d lines, want between 3 and 20 for this test:\n%s", n, direct)
+	}
+	_, shown := onTerminal(t, r, 3, []string{"CUSTODY_PAGER=" + fake, "TERM=dumb", "NO_COLOR=1"}, "list")
+	if shown != "shown-by-the-pager\n" {
+		t.Errorf("a list longer than the screen: the terminal showed %q, want only the pager's output", shown)
+	}
+	if b, err := os.ReadFile(got); err != nil || string(b) != direct {
+		t.Errorf("the pager read\n%q (%v)\nwant what list prints\n%q", b, err, direct)
+	}
+	os.Remove(got)
+	_, shown = onTerminal(t, r, 40, []string{"CUSTODY_PAGER=" + fake, "TERM=dumb", "NO_COLOR=1"}, "list")
+	// Printed row by row, its columns sized before the words are known.
+	if !strings.HasPrefix(shown, "ID ") || strings.Count(shown, "\n") != strings.Count(direct, "\n") || !strings.HasSuffix(shown, "2 trees: 2 clean\n") {
+		t.Errorf("a list that fits the screen: the terminal showed\n%q\nwant its rows, as\n%q", shown, direct)
+	}
+	if _, err := os.Stat(got); err == nil {
+		t.Errorf("a pager ran for a list that fits the screen")
+	}
+}
