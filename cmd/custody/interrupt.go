@@ -162,19 +162,29 @@ func applyFinished(res steps.ApplyResult) string {
 		}
 		return fmt.Sprintf("before any of its %d actions finished", total)
 	}
+	outs := make([]machine.Outcome, len(res.Items))
+	for i, it := range res.Items {
+		outs[i] = it.Outcome
+	}
+	return fmt.Sprintf("after %d of %d %s (%s)", len(res.Items), total, noun, countOutcomes(outs))
+}
+
+// countOutcomes says how many of outs are each outcome, in the order each
+// first appears: "2 removed, 1 refused".
+func countOutcomes(outs []machine.Outcome) string {
 	counts := map[machine.Outcome]int{}
 	var order []machine.Outcome
-	for _, it := range res.Items {
-		if counts[it.Outcome] == 0 {
-			order = append(order, it.Outcome)
+	for _, o := range outs {
+		if counts[o] == 0 {
+			order = append(order, o)
 		}
-		counts[it.Outcome]++
+		counts[o]++
 	}
 	parts := make([]string, len(order))
 	for i, o := range order {
 		parts[i] = fmt.Sprintf("%d %s", counts[o], o)
 	}
-	return fmt.Sprintf("after %d of %d %s (%s)", len(res.Items), total, noun, strings.Join(parts, ", "))
+	return strings.Join(parts, ", ")
 }
 
 // removeFinished is what an interrupted remove finished, for its note: how
@@ -194,17 +204,9 @@ func removeFinished(res removeResult) string {
 		}
 		return fmt.Sprintf("before it was done with any of its %d trees", total)
 	}
-	counts := map[machine.Outcome]int{}
-	var order []machine.Outcome
-	for _, t := range res.Trees {
-		if counts[t.Outcome] == 0 {
-			order = append(order, t.Outcome)
-		}
-		counts[t.Outcome]++
+	outs := make([]machine.Outcome, len(res.Trees))
+	for i, t := range res.Trees {
+		outs[i] = t.Outcome
 	}
-	parts := make([]string, len(order))
-	for i, o := range order {
-		parts[i] = fmt.Sprintf("%d %s", counts[o], o)
-	}
-	return fmt.Sprintf("after %d of %d %s (%s)", len(res.Trees), total, noun, strings.Join(parts, ", "))
+	return fmt.Sprintf("after %d of %d %s (%s)", len(res.Trees), total, noun, countOutcomes(outs))
 }
