@@ -80,15 +80,8 @@ func (a *App) observeTimeoutGiven() bool {
 // summary) needs more lines than the terminal on stdout shows, and the
 // person has a pager (pagerCommand) to show it through.
 func (a *App) listOutgrowsScreen(n int) bool {
-	f, ok := a.Stdout.(*os.File)
-	if !ok || !isTerminal(f) {
-		return false
-	}
-	lookup := a.lookupEnv
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
-	if pagerCommand(lookup) == "" {
+	f, pager, _ := a.terminalPager(a.Stdout)
+	if pager == "" {
 		return false
 	}
 	_, rows, ok := terminalSize(f)

@@ -30,16 +30,7 @@ func (a *App) donePaged(result any, human func(w io.Writer)) {
 // the end is no error: the exit code is the command's. Nothing is paged
 // with --json (its envelope never comes here) or off a terminal.
 func (a *App) page(w io.Writer, render func(io.Writer)) {
-	f, ok := w.(*os.File)
-	if !ok || !isTerminal(f) {
-		render(w)
-		return
-	}
-	lookup := a.lookupEnv
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
-	pager := pagerCommand(lookup)
+	f, pager, lookup := a.terminalPager(w)
 	if pager == "" {
 		render(w)
 		return
@@ -53,6 +44,21 @@ func (a *App) page(w io.Writer, render func(io.Writer)) {
 	if !a.runPager(f, pager, pagerEnv(lookup), buf.Bytes()) {
 		_, _ = f.Write(buf.Bytes())
 	}
+}
+
+// terminalPager is the pager (pagerCommand) for output to w and the
+// terminal w is, when w is a terminal and the person has a pager; pager
+// is "" otherwise. lookup is how the environment was read.
+func (a *App) terminalPager(w io.Writer) (f *os.File, pager string, lookup func(string) (string, bool)) {
+	f, ok := w.(*os.File)
+	if !ok || !isTerminal(f) {
+		return nil, "", nil
+	}
+	lookup = a.lookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	return f, pagerCommand(lookup), lookup
 }
 
 // runPager shows out through the shell command pager on the terminal f,
