@@ -31,6 +31,8 @@ func Failpoints() []string {
 		"relocate/after-intent",
 		"relocate/after-move",
 		"apply/after-aside",
+		"sweep/after-intent",
+		"sweep/during-discard",
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"path"
 	"slices"
 	"time"
+
+	"github.com/custody-sh/custody/steps/failpoint"
 )
 
 // identity is what says an entry is still the one a snapshot saw.
@@ -131,6 +133,7 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 			continue
 		}
 		d.files++
+		failpoint.At("sweep/during-discard")
 		if e.id.mode.IsRegular() {
 			d.freed += e.id.size
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -345,6 +346,7 @@ func discardTree(ctx context.Context, e *steps.Env, id string, dirs []machine.Di
 		Detail: map[string]any{"path": rec.Path, "discard": intent}}); err != nil {
 		return nil, err
 	}
+	failpoint.At("sweep/after-intent")
 	var done []Discarded
 	for i := range dirs {
 		if snaps[i] == nil {
