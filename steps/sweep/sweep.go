@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -16,8 +13,6 @@ import (
 	"github.com/custody-sh/custody/observe"
 	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
-	"github.com/custody-sh/custody/steps/failpoint"
-	"github.com/custody-sh/custody/store"
 )
 
 // DefaultIdle is how long nothing in a tree must have changed before
@@ -139,29 +134,36 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 		if t.Archive {
 			res.Archived++
 		}
-		if opts.DryRun || !t.Idle {
-			res.Trees = append(res.Trees, t)
+		res.Trees = append(res.Trees, t)
+	}
+	if opts.DryRun {
+		return res, nil
+	}
+	var work []*Tree
+	for i := range res.Trees {
+		if t := &res.Trees[i]; t.Idle && len(t.Discard) > 0 {
+			work = append(work, t)
+		}
+	}
+	if err := discardAll(ctx, e, work, scope); err != nil {
+		return res, err
+	}
+	for i := range res.Trees {
+		t := &res.Trees[i]
+		if !t.Idle || !t.Archive {
 			continue
 		}
-		if len(t.Discard) > 0 {
-			if t.Discarded, err = discardTree(ctx, e, f.Record.ID, t.Discard, scope); err != nil {
-				return res, fmt.Errorf("sweep %s: %w", f.Record.ID, err)
-			}
+		a, err := e.Archives.Capture(ctx, e, t.ID)
+		var r *machine.Refusal
+		switch {
+		case errors.As(err, &r):
+			t.ArchiveRefusal = r
+			res.Archived--
+		case err != nil:
+			return res, fmt.Errorf("sweep %s: archive: %w", t.ID, err)
+		default:
+			t.ArchiveID = a.ID
 		}
-		if t.Archive {
-			a, err := e.Archives.Capture(ctx, e, f.Record.ID)
-			var r *machine.Refusal
-			switch {
-			case errors.As(err, &r):
-				t.ArchiveRefusal = r
-				res.Archived--
-			case err != nil:
-				return res, fmt.Errorf("sweep %s: archive: %w", f.Record.ID, err)
-			default:
-				t.ArchiveID = a.ID
-			}
-		}
-		res.Trees = append(res.Trees, t)
 	}
 	if !opts.DryRun {
 		res.Bytes = 0
@@ -275,98 +277,4 @@ func workBytes(dir string, st machine.Status, build []machine.DiscardedDir) int6
 		}
 	}
 	return n
-}
-
-// discardTree deletes the build directories dirs of record id's tree:
-// snapshots of each, then a fresh observation that must still find the
-// tree unleased, unused and each directory recognised as the same kind,
-// then the intent entry, the deletions and the outcome entry.
-func discardTree(ctx context.Context, e *steps.Env, id string, dirs []machine.DiscardedDir, scope observe.Scope) ([]Discarded, error) {
-	rec, err := e.Store.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Discarded, len(dirs))
-	for i, d := range dirs {
-		out[i].DiscardedDir = d
-	}
-	root, err := os.OpenRoot(rec.Path)
-	if err != nil {
-		return skipAll(out, "the tree cannot be opened: "+err.Error()), nil
-	}
-	defer root.Close()
-	snaps := make([]*snapshot, len(dirs))
-	for i, d := range dirs {
-		s, err := takeSnapshot(root, path.Clean(d.Path))
-		if err != nil {
-			out[i].Skipped = "it could not be read again: " + err.Error()
-			continue
-		}
-		snaps[i] = &s
-	}
-	// The re-check: the tree as it is now, after every snapshot.
-	leases, err := e.Store.Leases()
-	if err != nil {
-		return nil, err
-	}
-	if rec.Intent != nil || (rec.State != machine.StateActive && rec.State != machine.StateFinished) {
-		return skipAll(out, "the record changed (another custody acts on it)"), nil
-	}
-	if l := leases[id]; l.Live(e.Now()) {
-		return skipAll(out, "leased by "+l.Holder+" since it was checked"), nil
-	}
-	scope.Procs = e.ScanProcesses()
-	obs, _, err := e.ObserveRecord(ctx, rec, scope)
-	if err != nil {
-		return nil, err
-	}
-	if obs.StatusErr != "" {
-		return skipAll(out, "it could not be observed again: "+obs.StatusErr), nil
-	}
-	if len(obs.InUse) > 0 {
-		p := obs.InUse[0]
-		return skipAll(out, fmt.Sprintf("process %d (%s) uses it since it was checked", p.PID, p.Command)), nil
-	}
-	var intent []machine.DiscardedDir
-	for i, d := range dirs {
-		if snaps[i] == nil {
-			continue
-		}
-		if !slices.ContainsFunc(obs.Discarded, func(n machine.DiscardedDir) bool { return n.Path == d.Path && n.Kind == d.Kind }) {
-			out[i].Skipped = "it is no longer recognised as " + string(d.Kind) + " build output"
-			snaps[i] = nil
-			continue
-		}
-		intent = append(intent, machine.DiscardedDir{Path: d.Path, Kind: d.Kind, Bytes: snaps[i].bytes})
-	}
-	if len(intent) == 0 {
-		return out, nil
-	}
-	if err := e.Store.AppendEvent(store.Event{Record: id, Kind: machine.KindWorktree, Event: "sweep-discard", At: e.Now().UTC(), Actor: e.Actor,
-		Detail: map[string]any{"path": rec.Path, "discard": intent}}); err != nil {
-		return nil, err
-	}
-	failpoint.At("sweep/after-intent")
-	var done []Discarded
-	for i := range dirs {
-		if snaps[i] == nil {
-			continue
-		}
-		d := discardSnapshot(root, *snaps[i])
-		out[i].Freed, out[i].Files, out[i].Kept = d.freed, d.files, d.kept
-		done = append(done, out[i])
-	}
-	if err := e.Store.AppendEvent(store.Event{Record: id, Kind: machine.KindWorktree, Event: "swept", At: e.Now().UTC(), Actor: e.Actor,
-		Detail: map[string]any{"path": rec.Path, "discarded": done}}); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// skipAll marks every directory of out skipped for why.
-func skipAll(out []Discarded, why string) []Discarded {
-	for i := range out {
-		out[i].Skipped = why
-	}
-	return out
 }
