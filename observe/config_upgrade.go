@@ -17,6 +17,11 @@ type ConfigUpgrade struct {
 	// Changes say what was rewritten, one line each, in document order
 	// ("line 3: [worktree.db] -> [resources.db]"); none when New is Old.
 	Changes []string
+	// InsertedAt and Inserted are the lines of New that were added (the
+	// version and the blank line after it), 0-based, and how many: every
+	// other line of New is the line of the old file at the same place,
+	// rewritten or not. A rewrite never adds or removes any other line.
+	InsertedAt, Inserted int
 }
 
 // configEdit replaces src[start:end] with text.
@@ -50,6 +55,7 @@ func UpgradeConfig(name string, b []byte) (ConfigUpgrade, error) {
 	}
 	var edits []configEdit
 	var changes []string
+	insertedAt, inserted := 0, 0
 	if v, ok := doc.value([]string{"version"}); ok {
 		if n, isInt := v.(int64); isInt && n > machine.ConfigVersion {
 			return ConfigUpgrade{}, &ConfigNewerError{Path: name, Version: n}
@@ -57,6 +63,11 @@ func UpgradeConfig(name string, b []byte) (ConfigUpgrade, error) {
 	} else {
 		at, text := doc.versionInsertion()
 		edits = append(edits, configEdit{start: at, end: at, text: text})
+		insertedAt, inserted = bytes.Count(src[:at], []byte("\n")), strings.Count(text, "\n")
+		if strings.HasPrefix(text, "\n") {
+			// After a last line without a newline: that line gets one.
+			insertedAt, inserted = insertedAt+1, inserted-1
+		}
 		changes = append(changes, fmt.Sprintf("line %d: version = %d added", doc.lineAt(at), machine.ConfigVersion))
 	}
 	for i := range doc.entries {
@@ -98,7 +109,7 @@ func UpgradeConfig(name string, b []byte) (ConfigUpgrade, error) {
 		}
 		return ConfigUpgrade{}, fmt.Errorf("%w: %s: custody config upgrade rewrites only discern's keys and the version, and the file so rewritten would still not be valid (in the rewritten file, %s); fix it by hand", ErrConfig, name, strings.TrimPrefix(err.Error(), ErrConfig.Error()+": "+name+": "))
 	}
-	return ConfigUpgrade{New: out.Bytes(), Changes: changes}, nil
+	return ConfigUpgrade{New: out.Bytes(), Changes: changes, InsertedAt: insertedAt, Inserted: inserted}, nil
 }
 
 // legacyEdit is the rewrite of the entry e, whose full path full is or

@@ -9,8 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/rogpeppe/go-internal/diff"
+	"strings"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
@@ -86,7 +85,7 @@ func UpgradeConfig(repo hostio.Repo, write bool) (ConfigUpgradeResult, error) {
 		return res, nil
 	}
 	res.Changed, res.Changes = true, up.Changes
-	res.Diff = string(diff.Diff("a/"+machine.ConfigFile, old, "b/"+machine.ConfigFile, up.New))
+	res.Diff = upgradeDiff(old, up)
 	if !write {
 		return res, nil
 	}
@@ -112,4 +111,111 @@ func UpgradeConfig(repo hostio.Repo, write bool) (ConfigUpgradeResult, error) {
 	}
 	res.Written = true
 	return res, nil
+}
+
+// diffContext is the lines of context around each change in a diff.
+const diffContext = 3
+
+// upgradeDiff is the unified diff (git's form, 3 lines of context) of the
+// file old and its upgrade up. An upgrade rewrites lines in place and
+// inserts lines at one place only (ConfigUpgrade), so the diff is read off
+// that, exactly and in linear time, instead of searched for.
+func upgradeDiff(old []byte, up observe.ConfigUpgrade) string {
+	a := strings.SplitAfter(string(old), "\n")
+	b := strings.SplitAfter(string(up.New), "\n")
+	if len(a) > 0 && a[len(a)-1] == "" {
+		a = a[:len(a)-1]
+	}
+	if len(b) > 0 && b[len(b)-1] == "" {
+		b = b[:len(b)-1]
+	}
+	// oldOf[j] is the line of old that new line j stands for, -1 for an
+	// inserted line.
+	oldOf := make([]int, len(b))
+	changed := make([]bool, len(b))
+	for j := range b {
+		switch {
+		case j >= up.InsertedAt && j < up.InsertedAt+up.Inserted:
+			oldOf[j], changed[j] = -1, true
+		case j < up.InsertedAt:
+			oldOf[j] = j
+		default:
+			oldOf[j] = j - up.Inserted
+		}
+		if i := oldOf[j]; i >= 0 {
+			changed[j] = i >= len(a) || a[i] != b[j]
+		}
+	}
+	var out strings.Builder
+	out.WriteString("--- a/" + machine.ConfigFile + "\n+++ b/" + machine.ConfigFile + "\n")
+	for j := 0; j < len(b); {
+		if !changed[j] {
+			j++
+			continue
+		}
+		// A hunk: from diffContext lines before this change to
+		// diffContext lines after the last change it reaches.
+		start, end := max(j-diffContext, 0), j
+		for k := j; k < len(b) && k < end+diffContext*2+1; k++ {
+			if changed[k] {
+				end = k
+			}
+		}
+		end = min(end+diffContext, len(b)-1)
+		oldStart, oldCount, newCount := -1, 0, end-start+1
+		for k := start; k <= end; k++ {
+			if oldOf[k] >= 0 {
+				if oldStart < 0 {
+					oldStart = oldOf[k]
+				}
+				oldCount++
+			}
+		}
+		if oldStart < 0 {
+			oldStart = max(oldOf[max(start-1, 0)], 0)
+		}
+		fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(oldStart, oldCount), hunkRange(start, newCount))
+		for k := start; k <= end; {
+			if !changed[k] {
+				diffLine(&out, ' ', b[k])
+				k++
+				continue
+			}
+			run := k
+			for run <= end && changed[run] {
+				run++
+			}
+			for m := k; m < run; m++ {
+				if oldOf[m] >= 0 {
+					diffLine(&out, '-', a[oldOf[m]])
+				}
+			}
+			for m := k; m < run; m++ {
+				diffLine(&out, '+', b[m])
+			}
+			k = run
+		}
+		j = end + 1
+	}
+	return out.String()
+}
+
+// hunkRange is a hunk header's "start,count" of 0-based line start.
+func hunkRange(start, count int) string {
+	switch count {
+	case 0:
+		return fmt.Sprintf("%d,0", start)
+	case 1:
+		return fmt.Sprintf("%d", start+1)
+	}
+	return fmt.Sprintf("%d,%d", start+1, count)
+}
+
+// diffLine writes line with its mark, and says so when it has no newline.
+func diffLine(out *strings.Builder, mark byte, line string) {
+	out.WriteByte(mark)
+	out.WriteString(line)
+	if !strings.HasSuffix(line, "\n") {
+		out.WriteString("\n\\ No newline at end of file\n")
+	}
 }
