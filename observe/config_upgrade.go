@@ -88,6 +88,10 @@ func UpgradeConfig(name string, b []byte) (ConfigUpgrade, error) {
 		}
 	}
 	if len(edits) == 0 {
+		// Current already, or invalid for reasons of its own.
+		if _, err := ParseConfig(name, b, "project"); err != nil {
+			return ConfigUpgrade{}, err
+		}
 		return ConfigUpgrade{New: b}, nil
 	}
 	sort.SliceStable(edits, func(i, j int) bool { return edits[i].start < edits[j].start })

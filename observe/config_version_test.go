@@ -196,3 +196,43 @@ func TestUpgradeConfigRefused(t *testing.T) {
 		t.Errorf("version 3: %v, want ConfigNewerError", err)
 	}
 }
+
+// FuzzUpgradeConfig: the upgrade never panics; a file it rewrites parses,
+// has its old lines in place but for those it inserted, and upgrading it
+// again changes nothing.
+func FuzzUpgradeConfig(f *testing.F) {
+	for _, s := range []string{
+		"",
+		"# only a comment",
+		"version = 1\n" + cfgRes("db"),
+		"[worktree.db]\nclone = \"a\"\ndrop = \"b\"\n",
+		"# c\n\n[worktree]\nport = 3000 # p\n[worktree.dev_server] # d\nlink = 'a'\nunlink = 'b'\n",
+		"worktree.db.clone = \"a\"\nworktree.db.drop = \"b\"\n",
+		"[worktree.resources.\"e m\"]\ncreate = \"a\"\ndestroy = \"b\"\n",
+		"[worktree]\ndb = { clone = \"a\", drop = \"b\" }\n",
+		"\uFEFF[ worktree . db ]\r\nclone = \"a\"\r\ndrop = \"b\"\r\n",
+		"version = 7\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		up, err := UpgradeConfig(cfgName, []byte(doc))
+		if err != nil {
+			if !errors.Is(err, ErrConfig) || strings.ContainsAny(err.Error(), "\r\n") {
+				t.Fatalf("error %q is not one line of ErrConfig", err)
+			}
+			return
+		}
+		if _, err := ParseConfig(cfgName, up.New, "repo"); err != nil {
+			t.Fatalf("the upgrade of %q is not valid: %v", doc, err)
+		}
+		oldLines, newLines := strings.Count(doc, "\n"), strings.Count(string(up.New), "\n")
+		if string(up.New) != doc && newLines-oldLines != up.Inserted && newLines-oldLines != up.Inserted+1 {
+			t.Fatalf("%d lines became %d, but %d were inserted", oldLines, newLines, up.Inserted)
+		}
+		again, err := UpgradeConfig(cfgName, up.New)
+		if err != nil || string(again.New) != string(up.New) || len(again.Changes) != 0 {
+			t.Fatalf("upgrading %q again: %q, %v, %v", up.New, again.New, again.Changes, err)
+		}
+	})
+}
