@@ -165,3 +165,47 @@ func digest(name string) string {
 	sum := sha256.Sum256([]byte(name))
 	return hex.EncodeToString(sum[:])[:10]
 }
+
+// TestConfigFormats: the table of versions ends at ConfigVersion, one row a
+// version, oldest first, each naming the release that first reads it.
+func TestConfigFormats(t *testing.T) {
+	t.Parallel()
+	fs := machine.ConfigFormats()
+	for i, f := range fs {
+		if f.Version != i+1 || f.FirstRelease == "" {
+			t.Errorf("row %d = %+v, want version %d with its first release", i, f, i+1)
+		}
+	}
+	if len(fs) == 0 || fs[len(fs)-1].Version != machine.ConfigVersion {
+		t.Errorf("the last row of %+v is not ConfigVersion %d", fs, machine.ConfigVersion)
+	}
+}
+
+// TestLegacyKeyOf: a key is discern's when it is or lies under one of
+// LegacyKeys; custody's own keys beside them are not.
+func TestLegacyKeyOf(t *testing.T) {
+	t.Parallel()
+	for path, want := range map[string]string{
+		"worktree.db":                  "resources.db",
+		"worktree.db.clone":            "resources.db",
+		"worktree.dev_server.unlink":   "resources.dev_server",
+		"worktree.resources.x.create":  "resources",
+		"worktree.port":                "worktree.port_base",
+		"worktree.port_base":           "",
+		"worktree.root":                "",
+		"resources.db.create":          "",
+		"worktree":                     "",
+		"worktree.database":            "",
+		"project.slug":                 "",
+		"worktree.resources_extra.foo": "",
+	} {
+		k, ok := machine.LegacyKeyOf(strings.Split(path, "."))
+		got := ""
+		if ok {
+			got = strings.Join(k.To, ".")
+		}
+		if got != want {
+			t.Errorf("LegacyKeyOf(%s) = %q, want %q", path, got, want)
+		}
+	}
+}
