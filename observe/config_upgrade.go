@@ -64,7 +64,7 @@ func UpgradeConfig(name string, b []byte) (ConfigUpgrade, error) {
 		at, text := doc.versionInsertion()
 		edits = append(edits, configEdit{start: at, end: at, text: text})
 		insertedAt, inserted = bytes.Count(src[:at], []byte("\n")), strings.Count(text, "\n")
-		if strings.HasPrefix(text, "\n") {
+		if text[0] == '\n' || text[0] == '\r' {
 			// After a last line without a newline: that line gets one.
 			insertedAt, inserted = insertedAt+1, inserted-1
 		}
@@ -158,10 +158,14 @@ func equalParts(a, b []string) bool {
 // comment stays with what it describes. A file with no key gets it at its
 // end.
 func (d *tomlDoc) versionInsertion() (int, string) {
-	line := fmt.Sprintf("version = %d\n", machine.ConfigVersion)
+	eol := "\n"
+	if bytes.Contains(d.src, []byte("\r\n")) {
+		eol = "\r\n" // the file's own line ends
+	}
+	line := fmt.Sprintf("version = %d%s", machine.ConfigVersion, eol)
 	if len(d.entries) == 0 {
 		if len(d.src) > 0 && d.src[len(d.src)-1] != '\n' {
-			return len(d.src), "\n" + line
+			return len(d.src), eol + line
 		}
 		return len(d.src), line
 	}
@@ -179,7 +183,7 @@ func (d *tomlDoc) versionInsertion() (int, string) {
 		at = prev
 	}
 	if at < len(d.src) && d.src[at] != '\n' && !(d.src[at] == '\r' && at+1 < len(d.src) && d.src[at+1] == '\n') {
-		line += "\n"
+		line += eol
 	}
 	return at, line
 }

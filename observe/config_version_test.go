@@ -149,6 +149,8 @@ gc = false
 		{name: "dotted", in: "worktree.db.clone = \"a\"\nworktree.db.drop = \"b\"\n",
 			want:    "version = 1\n\nresources.db.create = \"a\"\nresources.db.destroy = \"b\"\n",
 			changes: []string{"line 1: version = 1 added", `line 1: worktree.db.clone -> resources.db.create`, `line 2: worktree.db.drop -> resources.db.destroy`}},
+		{name: "crlf", in: "[worktree.db]\r\nclone = \"a\"\r\ndrop = \"b\"\r\n", want: "version = 1\r\n\r\n[resources.db]\r\ncreate = \"a\"\r\ndestroy = \"b\"\r\n",
+			changes: []string{"line 1: version = 1 added", "line 1: worktree.db -> resources.db", "line 2: clone -> create", "line 3: drop -> destroy"}},
 		{name: "byte order mark", in: "\uFEFF[worktree.db]\nclone = \"a\"\ndrop = \"b\"\n", want: "\uFEFFversion = 1\n\n[resources.db]\ncreate = \"a\"\ndestroy = \"b\"\n",
 			changes: []string{"line 1: version = 1 added", "line 1: worktree.db -> resources.db", "line 2: clone -> create", "line 3: drop -> destroy"}},
 	}
