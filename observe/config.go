@@ -25,6 +25,8 @@ import (
 var ErrConfig = errors.New("invalid project configuration")
 
 type rawConfig struct {
+	// Version is the format's version (machine.ConfigVersion); absent is 1.
+	Version *int `toml:"version"`
 	Project struct {
 		Slug string `toml:"slug"`
 	} `toml:"project"`
@@ -54,6 +56,35 @@ var (
 	resourceName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9]*([_-][a-z0-9]+)*$`) })
 	refComponent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`) })
 )
+
+// ConfigNewerError is returned (wrapping ErrConfig) for a custody.toml
+// whose version is newer than machine.ConfigVersion: this custody would
+// misread it, so it reads nothing of it. The CLI names its own version
+// (machine.ConfigNewerRefusal).
+type ConfigNewerError struct {
+	// Path is the file's path.
+	Path string
+	// Version is the version the file declares.
+	Version int64
+}
+
+// Error says which version the file declares and which one custody reads.
+func (e *ConfigNewerError) Error() string {
+	return fmt.Sprintf("%v: %s declares version = %d, newer than the version this custody reads (%d)", ErrConfig, e.Path, e.Version, machine.ConfigVersion)
+}
+
+// Unwrap makes errors.Is(err, ErrConfig) hold.
+func (e *ConfigNewerError) Unwrap() error { return ErrConfig }
+
+// configRefusal is a refusal about custody.toml: errors.Is(err, ErrConfig)
+// holds, and errors.As finds the refusal with its path and retry.
+type configRefusal struct{ r *machine.Refusal }
+
+// Error is the refusal's message after ErrConfig's.
+func (e *configRefusal) Error() string { return fmt.Sprintf("%v: %s", ErrConfig, e.r.Message) }
+
+// Unwrap returns ErrConfig and the refusal.
+func (e *configRefusal) Unwrap() []error { return []error{ErrConfig, e.r} }
 
 // MaxConfigSize bounds custody.toml: a larger file is refused unread.
 const MaxConfigSize = 1 << 20
@@ -103,6 +134,17 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 	// A UTF-8 byte order mark, as some editors write, is not content.
 	doc, err := parseTOML(bytes.TrimPrefix(b, []byte("\uFEFF")))
 	if err == nil {
+		// A newer format may hold keys this custody does not know: its
+		// version is read first, then what discern wrote, then the rest.
+		if v, ok := doc.value([]string{"version"}); ok {
+			if n, isInt := v.(int64); isInt && n > machine.ConfigVersion {
+				return machine.Config{}, &ConfigNewerError{Path: name, Version: n}
+			}
+		}
+		if e := doc.legacyKey(); e != nil {
+			k, _ := machine.LegacyKeyOf(doc.keys.nodes[e.key].head)
+			return machine.Config{}, &configRefusal{machine.LegacyKeyRefusal(name, e.line, k)}
+		}
 		err = doc.checkSchema()
 	}
 	if err != nil {
@@ -115,6 +157,9 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 	}
 	badAt := func(path []string, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: line %d: %s: %s", ErrConfig, name, doc.line(path), strings.Join(path, "."), fmt.Sprintf(format, args...))
+	}
+	if raw.Version != nil && *raw.Version < 1 {
+		return machine.Config{}, bad("version", "%d is not a version of custody.toml (1 to %d)", *raw.Version, machine.ConfigVersion)
 	}
 	c := machine.Config{
 		Slug:         machine.SanitizeSlug(defaultSlug),

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/custody-sh/custody/machine"
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
@@ -52,6 +54,9 @@ type tomlEntry struct {
 	start, end int
 	// arrayTable is true for a [[path]] header.
 	arrayTable bool
+	// parts are the byte spans of the key's parts as written, the last
+	// len(parts) parts of its path (the rest is its table's).
+	parts [][2]int
 }
 
 // keyTrie numbers the paths of a document, each once, so that a deeply
@@ -150,9 +155,9 @@ func parseTOML(b []byte) (d *tomlDoc, err error) {
 		e := p.Expression()
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
-			key, start, end := d.keyOf(0, e.Key())
+			key, start, end, parts := d.keyOf(0, e.Key())
 			table = key
-			d.add(tomlEntry{key: key, start: start, end: end, arrayTable: e.Kind == unstable.ArrayTable})
+			d.add(tomlEntry{key: key, start: start, end: end, arrayTable: e.Kind == unstable.ArrayTable, parts: parts})
 			resume = end
 		case unstable.KeyValue:
 			d.addKeyValue(table, e)
@@ -229,8 +234,8 @@ func (d *tomlDoc) add(e tomlEntry) {
 // addKeyValue records the key = value kv under the table table, and the
 // keys of the inline tables in its value.
 func (d *tomlDoc) addKeyValue(table int, kv *unstable.Node) {
-	key, start, _ := d.keyOf(table, kv.Key())
-	d.add(tomlEntry{key: key, start: start, end: int(kv.Raw.Offset + kv.Raw.Length)})
+	key, start, _, parts := d.keyOf(table, kv.Key())
+	d.add(tomlEntry{key: key, start: start, end: int(kv.Raw.Offset + kv.Raw.Length), parts: parts})
 	d.addValue(key, kv.Value())
 }
 
@@ -259,8 +264,8 @@ func (d *tomlDoc) addValue(key int, v *unstable.Node) {
 }
 
 // keyOf is the id of table's path followed by the parts of a (dotted)
-// key, and the span of the key's bytes.
-func (d *tomlDoc) keyOf(table int, it unstable.Iterator) (key, start, end int) {
+// key, the span of the key's bytes, and the span of each of its parts.
+func (d *tomlDoc) keyOf(table int, it unstable.Iterator) (key, start, end int, parts [][2]int) {
 	key, start = table, -1
 	for it.Next() && d.written <= MaxConfigKeys {
 		k := it.Node()
@@ -270,8 +275,9 @@ func (d *tomlDoc) keyOf(table int, it unstable.Iterator) (key, start, end int) {
 			start = int(k.Raw.Offset)
 		}
 		end = int(k.Raw.Offset + k.Raw.Length)
+		parts = append(parts, [2]int{int(k.Raw.Offset), end})
 	}
-	return key, max(start, 0), end
+	return key, max(start, 0), end, parts
 }
 
 // innermost is the entry whose span holds offset at and starts last (the
@@ -586,6 +592,17 @@ func (d *tomlDoc) checkSchema() error {
 	}
 	if unknown != nil {
 		return fmt.Errorf("line %d: unknown key %q", unknown.line, keyString(d.keys.path(unknown.key)))
+	}
+	return nil
+}
+
+// legacyKey is the first entry, in document order, that names a key of
+// discern's configuration (machine.LegacyKeys), or nil.
+func (d *tomlDoc) legacyKey() *tomlEntry {
+	for i := range d.entries {
+		if _, ok := machine.LegacyKeyOf(d.keys.nodes[d.entries[i].key].head); ok {
+			return &d.entries[i]
+		}
 	}
 	return nil
 }

@@ -86,6 +86,7 @@ type CLI struct {
 	// Maintenance, and custody itself.
 	Doctor   DoctorCmd   `cmd:"" group:"maintenance" help:"Check the state file, the journal and the records."`
 	Trust    TrustCmd    `cmd:"" group:"maintenance" help:"Approve custody.toml's exact content, so its commands may run (--revoke withdraws it)."`
+	Config   ConfigCmd   `cmd:"" group:"maintenance" help:"custody.toml itself: upgrade it to the current format, comments kept."`
 	Complete CompleteCmd `cmd:"" name:"completion" group:"maintenance" help:"Print a shell completion script (bash, zsh or fish)."`
 	// CompleteWords is what the completion scripts ask for: tree ids,
 	// branches, archive names.

@@ -14,6 +14,7 @@ import (
 	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/observe/writable"
+	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -128,6 +129,7 @@ func describeIn(err error, inv invocation) errorBody {
 	var u *usageError
 	var te *hostio.TimeoutError
 	var linked *safefile.DirError
+	var newer *observe.ConfigNewerError
 	switch {
 	case errors.As(err, &linked):
 		return errorBody{Code: string(machine.CodeUnsafeTarget), Path: linked.Path,
@@ -158,6 +160,11 @@ func describeIn(err error, inv invocation) errorBody {
 		return errorBody{Code: string(machine.CodeNotInitialized), Message: "custody has no state in this repository yet (" + err.Error() + "); nothing was changed.", Retry: "custody init"}
 	case errors.Is(err, machine.ErrPlanInvalid):
 		return errorBody{Code: string(machine.CodePlanInvalid), Message: err.Error() + "; nothing was done. Make a fresh plan.", Retry: "custody plan -o plan.json"}
+	case errors.As(err, &newer):
+		r := machine.ConfigNewerRefusal(newer.Path, newer.Version, buildVersion())
+		return errorBody{Code: string(r.Code), Message: r.Message, Path: r.Path, Retry: r.Retry}
+	case errors.Is(err, steps.ErrConfigChanged):
+		return errorBody{Code: string(machine.CodeConfigInvalid), Message: err.Error() + "; run it again to upgrade the file as it is now", Retry: inv.again()}
 	case errors.Is(err, observe.ErrConfig):
 		return errorBody{Code: string(machine.CodeConfigInvalid), Message: err.Error() + "; nothing was changed. Edit custody.toml to fix it.", Retry: "custody doctor"}
 	case errors.As(err, &te) && te.Observing:

@@ -487,6 +487,12 @@ func rtCases() []rtCase {
 				}
 				return at(r)
 			}},
+		{cmd: "config upgrade", name: "newer_version", exit: 1, code: "config-invalid",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := rtBare(t)
+				r.WriteFile(r.Dir, "custody.toml", "version = 2\n")
+				return at(r)
+			}},
 		{cmd: "new", name: "config_untrusted", exit: 1, code: "config-untrusted",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := clitest.InitSpacedRepo(t, fixtures.Options{})

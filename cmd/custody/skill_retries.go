@@ -55,7 +55,7 @@ func nextSteps() map[machine.Code]string {
 		machine.CodeUnexpandedToken:         "custody resource list",
 		machine.CodeResourceFailed:          "custody resource ensure ID",
 		machine.CodeUsage:                   "custody --help",
-		machine.CodeConfigInvalid:           "custody doctor (after fixing custody.toml)",
+		machine.CodeConfigInvalid:           "custody doctor (after fixing custody.toml); custody config upgrade (a key discern wrote); custody --version (a newer version: upgrade custody)",
 		machine.CodeStateCorrupt:            "mv -n -- STATE STATE.corrupt && custody init",
 		machine.CodeSchemaNewer:             "custody --version (then upgrade custody)",
 		machine.CodeLockTimeout:             "custody --lock-timeout 60s COMMAND",

@@ -18,13 +18,19 @@ import (
 	"github.com/custody-sh/custody/store"
 )
 
-// tokens returns the values of the @token@s a resource command may use.
+// tokens returns the values of the @token@s a resource command may use:
+// custody's own and discern's @db@, @site@ and @worktree@
+// (machine.LegacyTokens).
 func tokens(e *steps.Env, rec machine.Record, name string) map[string]string {
 	h := machine.Handle(e.Config.Slug, rec.ID, name)
-	return map[string]string{
+	vals := machine.LegacyTokens(e.Config.Slug, rec.ID)
+	for k, v := range map[string]string{
 		"resource": h, "resource_ident": machine.Ident(h), "id": rec.ID, "dir": rec.Path,
 		"branch": rec.Branch, "port": strconv.Itoa(rec.Port), "slug": e.Config.Slug, "repo": e.Repo.MainCheckout,
+	} {
+		vals[k] = v
 	}
+	return vals
 }
 
 // maxResourceOutput bounds the command output kept in the ledger and journal.

@@ -3,11 +3,17 @@ package records
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
+)
+
+var (
+	sqlIdentifier = regexp.MustCompile(`^[a-z]([a-z0-9_]*[a-z0-9])?$`)
+	dnsLabel      = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
 )
 
 // TestConfigInjectionCorpus: a hostile value in every custody.toml key
@@ -54,7 +60,7 @@ func TestConfigInjectionCorpus(t *testing.T) {
 			r := fixtures.New(t, fixtures.Options{})
 			canary := filepath.Join(r.Root, "canary")
 			logf := filepath.Join(r.Root, "log")
-			create := `printf '%s\n' @dir@ @branch@ @resource@ @slug@ @id@ > ` + logf
+			create := `printf '%s\n' @dir@ @branch@ @resource@ @slug@ @id@ @db@ @site@ @worktree@ > ` + logf
 			if c.name == "resource-name-subst" || c.name == "resource-name-semicolon" {
 				create = `touch ` + canary
 			}
@@ -108,8 +114,13 @@ func TestConfigInjectionCorpus(t *testing.T) {
 				t.Fatalf("the resource's create did not run: %v", err)
 			}
 			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-			if len(lines) < 5 || lines[0] != rec.Path || lines[1] != rec.Branch || lines[len(lines)-1] != rec.ID {
+			if len(lines) < 8 || lines[0] != rec.Path || lines[1] != rec.Branch || lines[len(lines)-4] != rec.ID || lines[len(lines)-1] != rec.ID {
 				t.Errorf("the create saw %q, want the tree %q, branch %q, id %q as data", lines, rec.Path, rec.Branch, rec.ID)
+			}
+			// discern's @db@ and @site@ of a hostile slug: an SQL
+			// identifier and a DNS label, at most 63 bytes.
+			if n := len(lines); n >= 8 && (!sqlIdentifier.MatchString(lines[n-3]) || len(lines[n-3]) > 63 || !dnsLabel.MatchString(lines[n-2]) || len(lines[n-2]) > 63) {
+				t.Errorf("@db@ %q and @site@ %q are not an identifier and a DNS label of at most 63 bytes", lines[n-3], lines[n-2])
 			}
 			clitest.MustCustody(t, r, 0, "finish", rec.ID)
 			plan := filepath.Join(r.Root, "plan.json")
