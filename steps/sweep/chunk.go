@@ -97,6 +97,7 @@ func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observ
 		}
 	}
 	// The re-check: every tree as it is now, after every snapshot.
+	failpoint.Pause("sweep/before-recheck")
 	scanned := time.Now()
 	scope.Procs = e.ScanProcesses()
 	leases, err := e.Store.Leases()

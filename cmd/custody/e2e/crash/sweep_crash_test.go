@@ -80,3 +80,67 @@ func TestSweepCrash(t *testing.T) {
 		t.Fatal("steps.Failpoints() lists no sweep/ failpoint")
 	}
 }
+
+// TestSweepRechecksBeforeDeleting holds a sweep after its snapshots, just
+// before it looks at the trees again, and meanwhile: a session leases one
+// tree, a file is written into another's build directory, and a third's
+// directory stops being build output (its .rustc_info.json removed and a
+// note put there). Released, the sweep deletes nothing of the leased tree,
+// deletes the second tree's build output but the new file (and the
+// directories holding it), and leaves the third's directory whole.
+func TestSweepRechecksBeforeDeleting(t *testing.T) {
+	t.Parallel()
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	paths := map[string]string{}
+	ids := map[string]string{}
+	for _, name := range []string{"leased", "written", "changed"} {
+		id, path := clitest.NewTree(t, r, name)
+		r.WriteFile(path, "Cargo.toml", "[package]\nname = \"x\"\n")
+		r.CommitAll(path, "crate")
+		r.WriteFile(path, "target/.rustc_info.json", "{}\n")
+		r.WriteFile(path, "target/debug/app", "compiled\n")
+		r.WriteFile(path, "target/debug/deps/lib.rlib", "compiled\n")
+		paths[name], ids[name] = path, id
+	}
+	time.Sleep(1100 * time.Millisecond) // idle for --idle 1s
+	release, wait := clitest.Paused(t, r, "sweep/before-recheck", "sweep", "--idle", "1s")
+	// While it is held:
+	lease := clitest.RunBin(t, clitest.Bin(), r, paths["leased"], nil, "hook", "session-start", "--session", "s1")
+	if lease.Code != 0 || !strings.Contains(lease.Stdout, `"outcome":"acquired"`) {
+		t.Fatalf("session-start:\n%s", lease)
+	}
+	r.WriteFile(paths["written"], "target/debug/deps/late.rlib", "written after the check\n")
+	if err := os.Remove(filepath.Join(paths["changed"], "target", ".rustc_info.json")); err != nil {
+		t.Fatal(err)
+	}
+	r.WriteFile(paths["changed"], "target/NOTES.md", "mine now\n")
+	release()
+	res := wait()
+	if res.Code != 0 {
+		t.Fatalf("the held sweep:\n%s", res)
+	}
+	for _, f := range []string{"target/debug/app", "target/debug/deps/lib.rlib"} {
+		if _, err := os.Stat(filepath.Join(paths["leased"], f)); err != nil {
+			t.Errorf("the leased tree lost %s: %v\n%s", f, err, res)
+		}
+	}
+	if !strings.Contains(res.Stdout, "kept target: leased by s1 since it was checked") {
+		t.Errorf("the output does not say the leased tree's target/ was kept:\n%s", res)
+	}
+	if b, err := os.ReadFile(filepath.Join(paths["written"], "target", "debug", "deps", "late.rlib")); err != nil || string(b) != "written after the check\n" {
+		t.Errorf("the file written after the check: %q, %v\n%s", b, err, res)
+	}
+	for _, f := range []string{"target/.rustc_info.json", "target/debug/app", "target/debug/deps/lib.rlib"} {
+		if _, err := os.Lstat(filepath.Join(paths["written"], f)); !os.IsNotExist(err) {
+			t.Errorf("%s of the written tree was unchanged since the check and is still there (%v)", f, err)
+		}
+	}
+	for _, f := range []string{"target/NOTES.md", "target/debug/app", "target/debug/deps/lib.rlib"} {
+		if _, err := os.Stat(filepath.Join(paths["changed"], f)); err != nil {
+			t.Errorf("the tree whose target/ is no longer build output lost %s: %v\n%s", f, err, res)
+		}
+	}
+	if !strings.Contains(res.Stdout, "kept target: it is no longer recognised as cargo-target build output") {
+		t.Errorf("the output does not say why the changed tree's target/ was kept:\n%s", res)
+	}
+}
