@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
@@ -240,5 +241,144 @@ func TestGoneReposMirrorFollowsTheLedger(t *testing.T) {
 	w.RemoveTree(t, id, 0)
 	if ms := grMirrors(t, w); len(ms) != 0 {
 		t.Errorf("mirrors left after the tree was removed: %+v", ms)
+	}
+}
+
+// grIDs is the sorted entry ids of mirrors.
+func grIDs(ms []machine.Mirror) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Resource.ID)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// grLiveIDs is the sorted ids of the live ledger entries.
+func grLiveIDs(t *testing.T, w *clitest.World) []string {
+	t.Helper()
+	var out []string
+	for _, r := range w.Ledger(t, false) {
+		out = append(out, r.ID)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestGoneReposKilledAfterMirror: custody new killed between a mirror and
+// its create intent leaves a mirror of an entry never committed; resume
+// and resource gc bring the user-level ledger back in line with the
+// repository's (a mirror for each live entry, none else), and after rm -rf
+// every resource made is destroyed once.
+func TestGoneReposKilledAfterMirror(t *testing.T) {
+	t.Parallel()
+	w := clitest.SetupResources(t, clitest.ResourceDecl("a", "", "")+clitest.ResourceDecl("b", "", ""), fixtures.Options{})
+	w.Killed(t, "resource/after-mirror", "new", "crash")
+	if ms := grMirrors(t, w); len(ms) != 1 || len(w.Ledger(t, true)) != 0 {
+		t.Fatalf("want one mirror of an entry never committed, got mirrors %+v, ledger %+v", ms, w.Ledger(t, true))
+	}
+	clitest.MustCustody(t, w.R, 0, "resume")
+	w.GC(t, 0, false)
+	if d := cmp.Diff(grLiveIDs(t, w), grIDs(grMirrors(t, w))); d != "" {
+		t.Errorf("mirrors against live entries (-live +mirrors):\n%s", d)
+	}
+	made := w.LogLines(t)
+	if err := os.RemoveAll(w.R.Dir); err != nil {
+		t.Fatal(err)
+	}
+	grGone(t, w, clitest.Bin(), t.TempDir(), 0, false)
+	for _, l := range made {
+		h, ok := strings.CutPrefix(l, "create ")
+		if !ok {
+			continue
+		}
+		if c := rtCount(w.LogLines(t), "destroy "+h); c < 1 || w.Exists(t, h) {
+			t.Errorf("%s destroyed %d times (exists: %v): %q", h, c, w.Exists(t, h), w.LogLines(t))
+		}
+	}
+	if ms := grMirrors(t, w); len(ms) != 0 {
+		t.Errorf("mirrors left: %+v", ms)
+	}
+}
+
+// TestGoneReposBackfill: entries a custody without the user-level ledger
+// made (their mirrors removed here) are mirrored by resource gc.
+func TestGoneReposBackfill(t *testing.T) {
+	t.Parallel()
+	w, _ := grTwoLive(t)
+	if err := os.RemoveAll(grLedger(w)); err != nil {
+		t.Fatal(err)
+	}
+	w.GC(t, 0, true)
+	if ms := grMirrors(t, w); len(ms) != 0 {
+		t.Errorf("gc --dry-run wrote mirrors: %+v", ms)
+	}
+	w.GC(t, 0, false)
+	if d := cmp.Diff(grLiveIDs(t, w), grIDs(grMirrors(t, w))); d != "" {
+		t.Errorf("mirrors against live entries (-live +mirrors):\n%s", d)
+	}
+}
+
+// TestGoneReposFailedDestroyKept: a destroy that fails leaves its mirror
+// with the failure recorded and no intent (exit 3, resource-failed); the
+// next run, once the destroy can succeed, destroys it.
+func TestGoneReposFailedDestroyKept(t *testing.T) {
+	t.Parallel()
+	destroy := "test ! -e {EXT}/fail && rm -rf {EXT}/@resource@ && echo destroy @resource@ >> {EXT}/log"
+	w := clitest.SetupResources(t, clitest.ResourceDecl("db", "", destroy), fixtures.Options{})
+	made := w.New(t, "gone")
+	if err := os.WriteFile(filepath.Join(w.Ext, "fail"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(w.R.Dir); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	got := grGone(t, w, clitest.Bin(), elsewhere, 3, false)
+	if d := cmp.Diff([]string{made.ID + "/db failed resource-failed"}, grOutcomes(got.Items)); d != "" {
+		t.Errorf("failed run (-want +got):\n%s", d)
+	}
+	ms := grMirrors(t, w)
+	if len(ms) != 1 || ms[0].Resource.Intent != nil || ms[0].Resource.Evidence.Outcome != string(machine.TriggerDestroyFailed) {
+		t.Fatalf("the failed destroy's mirror: %+v", ms)
+	}
+	if err := os.Remove(filepath.Join(w.Ext, "fail")); err != nil {
+		t.Fatal(err)
+	}
+	got = grGone(t, w, clitest.Bin(), elsewhere, 0, false)
+	if d := cmp.Diff([]string{made.ID + "/db destroyed"}, grOutcomes(got.Items)); d != "" {
+		t.Errorf("second run (-want +got):\n%s", d)
+	}
+	if c := rtCount(w.LogLines(t), "destroy "+w.Handle(made.ID, "db")); c != 1 {
+		t.Errorf("destroyed %d times, want once", c)
+	}
+}
+
+// TestGoneReposConcurrent: two gc --gone-repos at once destroy each
+// resource once, and neither exits 1.
+func TestGoneReposConcurrent(t *testing.T) {
+	t.Parallel()
+	destroy := "sleep 1; echo destroy @resource@ >> {EXT}/log; rm -rf {EXT}/@resource@"
+	w := clitest.SetupResources(t, clitest.ResourceDecl("a", "", destroy)+clitest.ResourceDecl("b", "", destroy), fixtures.Options{})
+	made := w.New(t, "gone")
+	if err := os.RemoveAll(w.R.Dir); err != nil {
+		t.Fatal(err)
+	}
+	// The runs start in an empty directory where the repository was: its
+	// git dir is still gone.
+	if err := os.Mkdir(w.R.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	results := rtParallel(t, w.R, w.R.Env(), 2, func(int) []string { return []string{"resource", "gc", "--gone-repos", "--lock-timeout", "60s"} })
+	for i, res := range results {
+		if res.Code != 0 {
+			t.Errorf("run #%d:\n%s", i, res)
+		}
+	}
+	for _, n := range []string{"a", "b"} {
+		h := w.Handle(made.ID, n)
+		if c := rtCount(w.LogLines(t), "destroy "+h); c != 1 {
+			t.Errorf("%s destroyed %d times by two runs at once, want once: %q", h, c, w.LogLines(t))
+		}
 	}
 }
