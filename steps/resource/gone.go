@@ -413,7 +413,7 @@ func withLedgerLock(ctx context.Context, g GoneEnv, fn func() error) error {
 		}
 		if time.Now().After(deadline) {
 			return &machine.Refusal{Code: machine.CodeLockTimeout, Path: p, Retry: "custody --lock-timeout 60s resource gc --gone-repos",
-				Message: fmt.Sprintf("another custody resource gc --gone-repos held %s for longer than %s", p, g.Wait)}
+				Message: fmt.Sprintf("%s, the lock of the user-level ledger of resources, was held by another run for longer than %s", p, g.Wait)}
 		}
 		select {
 		case <-ctx.Done():
