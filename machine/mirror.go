@@ -88,6 +88,10 @@ type GoneFacts struct {
 	// (its state file locked for longer than the lock timeout, damaged):
 	// it may be this repository, moved.
 	Unreadable string
+	// Parent is what is at the directory that held the repository's main
+	// checkout: absent, the whole directory went, or a volume is not
+	// mounted, which looks the same.
+	Parent PathState
 	// HolderAlive: a live custody process holds the mirror's intent.
 	HolderAlive bool
 	// Tree is what is at the entry's worktree path.
@@ -111,7 +115,8 @@ const GoneRetry = "custody resource gc --gone-repos --dry-run"
 // DecideGone decides whether custody resource gc --gone-repos may run the
 // frozen destroy of mirrored entry m: only when its repository is gone
 // (nothing at the recorded common dir, and no repository in the index
-// holds its id elsewhere, every indexed repository's id read), no live
+// holds its id elsewhere, every indexed repository's id read, and the
+// directory that held it is there), no live
 // custody holds its intent, nothing stands at its worktree's path, gc is
 // not false, and its destroy carries no token. The destroy was approved
 // with the custody.toml that froze it; it needs no approval again.
@@ -129,6 +134,8 @@ func DecideGone(m Mirror, f GoneFacts) GoneVerdict {
 		return GoneVerdict{MovedTo: f.MovedTo}
 	case f.Unreadable != "":
 		return keep(CodeObservationFailed, GoneRetry, "the repository id of %s could not be read, and it may be repository %s moved; the resources of %s are kept", f.Unreadable, m.Repository.ID, r.ID)
+	case f.Parent != PathPresent:
+		return keep(CodeObservationFailed, GoneRetry, "%s, the directory that held repository %s, is not there either: a volume that is not mounted looks the same as a deleted directory, so the resources of %s are kept; mount it, or, when it was deleted, make the directory again (mkdir -p) and retry", parentOf(m.Repository.MainCheckout), m.Repository.ID, r.ID)
 	case f.HolderAlive:
 		return keep(CodeInProgress, GoneRetry, "resource %s is being acted on by a live custody process", r.ID)
 	case f.Tree == PathPresent:
@@ -145,6 +152,16 @@ func DecideGone(m Mirror, f GoneFacts) GoneVerdict {
 		return keep(CodeUnexpandedToken, GoneRetry, "the frozen destroy command of %s still carries %s; it is never half-run", r.ID, Unexpanded(r.Destroy))
 	}
 	return GoneVerdict{Reclaim: true}
+}
+
+// parentOf is the directory that holds p (p itself when it has none).
+func parentOf(p string) string {
+	for i := len(p) - 1; i > 0; i-- {
+		if p[i] == '/' || p[i] == '\\' {
+			return p[:i]
+		}
+	}
+	return p
 }
 
 // GoneDestroyFailedRefusal reports that the destroy of mirrored entry m

@@ -66,7 +66,7 @@ func TestParseMirrorRefuses(t *testing.T) {
 func TestDecideGone(t *testing.T) {
 	t.Parallel()
 	m := mirrorCase()
-	gone := GoneFacts{CommonDir: PathAbsent, Tree: PathAbsent}
+	gone := GoneFacts{CommonDir: PathAbsent, Tree: PathAbsent, Parent: PathPresent}
 	with := func(f func(*GoneFacts)) GoneFacts { g := gone; f(&g); return g }
 	noGC := mirrorCase()
 	noGC.Resource.GC = false
@@ -85,6 +85,8 @@ func TestDecideGone(t *testing.T) {
 		{"moved", m, with(func(f *GoneFacts) { f.MovedTo = "/w/moved repo"; f.Unreadable = "/w/other/.git" }), GoneVerdict{MovedTo: "/w/moved repo"}},
 		{"an indexed repository unreadable", m, with(func(f *GoneFacts) { f.Unreadable = "/w/other/.git" }), GoneVerdict{Refusal: &Refusal{Code: CodeObservationFailed,
 			Path: "/w/repo/.git", Retry: GoneRetry, Message: "the repository id of /w/other/.git could not be read, and it may be repository 0123abcd moved; the resources of x-1a2b3c/db are kept"}}},
+		{"the directory that held it absent", m, with(func(f *GoneFacts) { f.Parent = PathAbsent; f.HolderAlive = true }), GoneVerdict{Refusal: &Refusal{Code: CodeObservationFailed,
+			Path: "/w/repo/.git", Retry: GoneRetry, Message: "/w, the directory that held repository 0123abcd, is not there either: a volume that is not mounted looks the same as a deleted directory, so the resources of x-1a2b3c/db are kept; mount it, or, when it was deleted, make the directory again (mkdir -p) and retry"}}},
 		{"holder alive", m, with(func(f *GoneFacts) { f.HolderAlive = true }), GoneVerdict{Refusal: &Refusal{Code: CodeInProgress, Path: "/w/repo/.git", Retry: GoneRetry,
 			Message: "resource x-1a2b3c/db is being acted on by a live custody process"}}},
 		{"tree present", m, with(func(f *GoneFacts) { f.Tree = PathPresent }), GoneVerdict{Refusal: &Refusal{Code: CodeWorktreeLive, Path: "/w/repo/.worktrees/x-1a2b3c",

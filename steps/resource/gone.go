@@ -284,7 +284,10 @@ func repositoryID(ctx context.Context, g GoneEnv, r machine.IndexedRepository) (
 
 // goneFacts observes what DecideGone decides on for m.
 func goneFacts(g GoneEnv, m machine.Mirror, where machine.PathState, found foundRepos) machine.GoneFacts {
-	f := machine.GoneFacts{CommonDir: where, Tree: hostio.Lstat(m.Resource.Path).State}
+	f := machine.GoneFacts{CommonDir: where, Tree: hostio.Lstat(m.Resource.Path).State, Parent: machine.PathUnknown}
+	if mc := m.Repository.MainCheckout; filepath.IsAbs(mc) && filepath.Dir(mc) != mc {
+		f.Parent = hostio.Lstat(filepath.Dir(mc)).State
+	}
 	if m.Resource.Path == "" || !filepath.IsAbs(m.Resource.Path) {
 		f.Tree = machine.PathUnknown
 	}
