@@ -224,6 +224,10 @@ func TestGoneReposMovedKeeps(t *testing.T) {
 			}
 		}
 	}
+	human := clitest.RunBin(t, clitest.Bin(), w.R, elsewhere, nil, "resource", "gc", "--gone-repos")
+	if line := "moved         " + id + "/a (" + w.Handle(id, "a") + "): its repository moved to " + moved + "\n"; human.Code != 0 || !strings.Contains(human.Stdout, line) {
+		t.Errorf("want the line %q, got\n%s", line, human)
+	}
 	w.WantLog(t, "create "+w.Handle(id, "a"), "create "+w.Handle(id, "b"))
 	if ms := grMirrors(t, w); len(ms) != 2 {
 		t.Errorf("the moved repository's mirrors: %+v", ms)
