@@ -27,6 +27,10 @@ type MirrorRepository struct {
 	ID           string `json:"id"`
 	CommonDir    string `json:"common_dir"`
 	MainCheckout string `json:"main_checkout"`
+	// Host is the host the entry was written on: its paths and its
+	// destroy mean something only there (a home directory shared between
+	// hosts shares this ledger).
+	Host string `json:"host"`
 }
 
 // Mirror is one ledger entry as the user-level ledger holds it: what its
@@ -78,6 +82,8 @@ func ParseMirror(b []byte) (Mirror, error) {
 // GoneFacts is what custody resource gc --gone-repos observed about one
 // mirrored entry and its repository.
 type GoneFacts struct {
+	// Host is this host's name.
+	Host string
 	// CommonDir is what is at the repository's recorded common dir.
 	CommonDir PathState
 	// MovedTo is the main checkout of a repository in the index of
@@ -105,7 +111,10 @@ type GoneVerdict struct {
 	Reclaim bool
 	Present bool
 	MovedTo string
-	Refusal *Refusal
+	// OtherHost is the host the entry was recorded on when it is not this
+	// one: it is kept, and only gc --gone-repos on that host decides it.
+	OtherHost string
+	Refusal   *Refusal
 }
 
 // GoneRetry is the command that looks at the resources of gone
@@ -113,7 +122,8 @@ type GoneVerdict struct {
 const GoneRetry = "custody resource gc --gone-repos --dry-run"
 
 // DecideGone decides whether custody resource gc --gone-repos may run the
-// frozen destroy of mirrored entry m: only when its repository is gone
+// frozen destroy of mirrored entry m: only when it was recorded on this
+// host, its repository is gone
 // (nothing at the recorded common dir, and no repository in the index
 // holds its id elsewhere, every indexed repository's id read, and the
 // directory that held it is there), no live
@@ -126,6 +136,8 @@ func DecideGone(m Mirror, f GoneFacts) GoneVerdict {
 		return GoneVerdict{Refusal: &Refusal{Code: code, Path: m.Repository.CommonDir, Retry: retry, Message: fmt.Sprintf(format, args...)}}
 	}
 	switch {
+	case m.Repository.Host != f.Host:
+		return GoneVerdict{OtherHost: m.Repository.Host}
 	case f.CommonDir == PathPresent:
 		return GoneVerdict{Present: true}
 	case f.CommonDir != PathAbsent:

@@ -16,7 +16,7 @@ func mirrorCase() Mirror {
 		State: StateActive, Create: "createdb $CUSTODY_TOKEN_RESOURCE", Destroy: `dropdb --if-exists "$CUSTODY_TOKEN_RESOURCE"`,
 		Ensure: "pg_isready", Env: map[string]string{"CUSTODY_TOKEN_RESOURCE": "repo-x-1a2b3c-db"}, GC: true,
 		Evidence: ResourceEvidence{Outcome: "created", Output: "password=hunter2"}}
-	return MirrorOf(MirrorRepository{ID: "0123abcd", CommonDir: "/w/repo/.git", MainCheckout: "/w/repo"}, r)
+	return MirrorOf(MirrorRepository{ID: "0123abcd", CommonDir: "/w/repo/.git", MainCheckout: "/w/repo", Host: "here"}, r)
 }
 
 // TestMirrorOf: a mirror holds the destroy, handle and frozen values, and
@@ -66,7 +66,7 @@ func TestParseMirrorRefuses(t *testing.T) {
 func TestDecideGone(t *testing.T) {
 	t.Parallel()
 	m := mirrorCase()
-	gone := GoneFacts{CommonDir: PathAbsent, Tree: PathAbsent, Parent: PathPresent}
+	gone := GoneFacts{Host: "here", CommonDir: PathAbsent, Tree: PathAbsent, Parent: PathPresent}
 	with := func(f func(*GoneFacts)) GoneFacts { g := gone; f(&g); return g }
 	noGC := mirrorCase()
 	noGC.Resource.GC = false
@@ -79,6 +79,7 @@ func TestDecideGone(t *testing.T) {
 		want GoneVerdict
 	}{
 		{"gone: reclaim", m, gone, GoneVerdict{Reclaim: true}},
+		{"another host", m, with(func(f *GoneFacts) { f.Host = "there"; f.CommonDir = PathPresent }), GoneVerdict{OtherHost: "here"}},
 		{"present", m, with(func(f *GoneFacts) { f.CommonDir = PathPresent; f.HolderAlive = true }), GoneVerdict{Present: true}},
 		{"common dir unknown", m, with(func(f *GoneFacts) { f.CommonDir = PathUnknown }), GoneVerdict{Refusal: &Refusal{Code: CodeObservationFailed, Path: "/w/repo/.git",
 			Retry: GoneRetry, Message: "/w/repo/.git, the common dir of repository 0123abcd, could not be observed; its resources are kept"}}},

@@ -231,6 +231,10 @@ func (c *ResourceGCCmd) runGoneRepos(a *App) error {
 			fmt.Fprintln(w, "no resources of a gone repository")
 		}
 		for _, it := range res.Items {
+			if it.Host != "" {
+				sayf(w, "%-13s %s (%s): recorded on host %s, the only one that can tell whether its repository is gone\n", "elsewhere", it.ID, it.Handle, it.Host)
+				continue
+			}
 			if it.MovedTo != "" {
 				sayf(w, "%-13s %s (%s): its repository moved to %s\n", "moved", it.ID, it.Handle, it.MovedTo)
 				continue

@@ -29,6 +29,10 @@ type GoneItem struct {
 	ID      string          `json:"id"`
 	Handle  string          `json:"handle"`
 	Outcome machine.Outcome `json:"outcome"`
+	// Host is, for an entry recorded on another host (a home directory
+	// shared between hosts), that host: only gc --gone-repos there
+	// decides it.
+	Host string `json:"host,omitempty"`
 	// MovedTo is, for a repository that was moved (the same id in the
 	// index of repositories at another place), its main checkout there:
 	// its resources are kept, its own custody keeps them.
@@ -147,6 +151,8 @@ func GoneRepos(ctx context.Context, g GoneEnv, dryRun bool) (GoneResult, error) 
 			}
 			v := machine.DecideGone(en.m, goneFacts(g, en.m, where, *found))
 			switch {
+			case v.OtherHost != "":
+				it.Outcome, it.Host = machine.OutcomeKept, v.OtherHost
 			case v.MovedTo != "":
 				it.Outcome, it.MovedTo = machine.OutcomeKept, v.MovedTo
 			case !v.Reclaim:
@@ -284,7 +290,7 @@ func repositoryID(ctx context.Context, g GoneEnv, r machine.IndexedRepository) (
 
 // goneFacts observes what DecideGone decides on for m.
 func goneFacts(g GoneEnv, m machine.Mirror, where machine.PathState, found foundRepos) machine.GoneFacts {
-	f := machine.GoneFacts{CommonDir: where, Tree: hostio.Lstat(m.Resource.Path).State, Parent: machine.PathUnknown}
+	f := machine.GoneFacts{Host: g.Holder.Host, CommonDir: where, Tree: hostio.Lstat(m.Resource.Path).State, Parent: machine.PathUnknown}
 	if mc := m.Repository.MainCheckout; filepath.IsAbs(mc) && filepath.Dir(mc) != mc {
 		f.Parent = hostio.Lstat(filepath.Dir(mc)).State
 	}

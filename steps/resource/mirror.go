@@ -77,7 +77,7 @@ func mirrorRepository(e *steps.Env) (machine.MirrorRepository, error) {
 	if !plainName(id) {
 		return machine.MirrorRepository{}, fmt.Errorf("the repository id %q cannot name a directory of the user-level ledger", id)
 	}
-	return machine.MirrorRepository{ID: id, CommonDir: e.Repo.CommonDir, MainCheckout: e.Repo.MainCheckout}, nil
+	return machine.MirrorRepository{ID: id, CommonDir: e.Repo.CommonDir, MainCheckout: e.Repo.MainCheckout, Host: e.Holder.Host}, nil
 }
 
 // writeMirror mirrors ledger entry r to the user-level ledger, durably

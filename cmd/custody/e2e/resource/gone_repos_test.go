@@ -20,6 +20,7 @@ import (
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
+	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/resource"
 	"github.com/google/go-cmp/cmp"
@@ -385,4 +386,47 @@ func TestGoneReposConcurrent(t *testing.T) {
 			t.Errorf("%s destroyed %d times by two runs at once, want once: %q", h, c, w.LogLines(t))
 		}
 	}
+}
+
+// TestGoneReposOtherHost: entries recorded on another host (a home
+// directory shared between hosts) are kept and reported with their host,
+// whatever this host sees at their paths.
+func TestGoneReposOtherHost(t *testing.T) {
+	t.Parallel()
+	w, id := grTwoLive(t)
+	err := filepath.WalkDir(grLedger(w), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		m, err := machine.ParseMirror(b)
+		if err != nil {
+			return err
+		}
+		m.Repository.Host = "another-host"
+		out, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(p, out, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(w.R.Dir); err != nil {
+		t.Fatal(err)
+	}
+	got := grGone(t, w, clitest.Bin(), t.TempDir(), 0, false)
+	if d := cmp.Diff([]string{id + "/a kept", id + "/b kept"}, grOutcomes(got.Items)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, it := range got.Items {
+		if it.Host != "another-host" {
+			t.Errorf("%s: host %q, want another-host", it.ID, it.Host)
+		}
+	}
+	w.WantLog(t, "create "+w.Handle(id, "a"), "create "+w.Handle(id, "b"))
 }
