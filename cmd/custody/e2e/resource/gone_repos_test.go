@@ -236,16 +236,39 @@ func TestGoneReposMovedKeeps(t *testing.T) {
 }
 
 // TestGoneReposMirrorFollowsTheLedger: a tree removed by custody takes
-// its mirrors with it; a live repository's entries are never listed.
+// its mirrors with it; a live repository's entries are never listed; the
+// mirrors of destroyed entries that a kill would leave are removed by
+// resource gc.
 func TestGoneReposMirrorFollowsTheLedger(t *testing.T) {
 	t.Parallel()
 	w, id := grTwoLive(t)
 	if got := grGone(t, w, clitest.Bin(), t.TempDir(), 0, true); len(got.Items) != 0 {
 		t.Errorf("a live repository's entries listed: %+v", got.Items)
 	}
+	// Keep the files as a kill between the tombstone and the mirror's
+	// removal would leave them.
+	saved := map[string][]byte{}
+	_ = filepath.WalkDir(grLedger(w), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+			saved[p], _ = os.ReadFile(p)
+		}
+		return nil
+	})
 	w.RemoveTree(t, id, 0)
 	if ms := grMirrors(t, w); len(ms) != 0 {
 		t.Errorf("mirrors left after the tree was removed: %+v", ms)
+	}
+	for p, b := range saved {
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ms := grMirrors(t, w); len(ms) != 2 {
+		t.Fatalf("restored %d mirrors, want 2", len(ms))
+	}
+	w.GC(t, 0, false)
+	if ms := grMirrors(t, w); len(ms) != 0 {
+		t.Errorf("resource gc left the mirrors of destroyed entries: %+v", ms)
 	}
 }
 
