@@ -196,7 +196,9 @@ func applyDestroy(ctx context.Context, e *Env, _ *applyRun, it machine.PlanItem)
 // applyRemove removes one worktree the plan proved removable.
 func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem) (Outcome, error) {
 	if run.view == nil {
-		view, err := proof.Advertise(ctx, e.Git, e.Repo)
+		// Only the remotes the plan's proofs name are asked: a remote no
+		// item needs costs apply nothing, however long it takes.
+		view, err := proof.AdvertiseNamed(ctx, e.Git, e.Repo, machine.ProvingRemotes(run.plan))
 		if err != nil {
 			return Outcome{}, err
 		}

@@ -34,6 +34,8 @@ func Failpoints() []string {
 		"relocate/after-intent",
 		"relocate/after-move",
 		"apply/after-aside",
+		"sweep/after-intent",
+		"sweep/during-discard",
 	}
 }
 

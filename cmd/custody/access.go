@@ -82,6 +82,13 @@ func (c *DoctorCmd) access() access {
 	return reads
 }
 
+func (c *SweepCmd) access() access {
+	if c.DryRun || c.InstallTimer || c.UninstallTimer {
+		return reads // the timer's files are the user's, not the repository's
+	}
+	return writes
+}
+
 func (c *ResourceGCCmd) access() access {
 	if c.DryRun {
 		return reads

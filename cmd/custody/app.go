@@ -65,6 +65,7 @@ type CLI struct {
 	Apply    ApplyCmd   `cmd:"" group:"cleanup" help:"Do exactly what a reviewed plan says, refusing what changed since."`
 	Resume   ResumeCmd  `cmd:"" group:"cleanup" help:"Drive every interrupted intent to its one outcome."`
 	Abandon  AbandonCmd `cmd:"" group:"cleanup" help:"End the record of a gone tree whose last commit is lost (--acknowledge-unrecoverable)."`
+	Sweep    SweepCmd   `cmd:"" group:"cleanup" help:"Discard the build output of idle trees and archive finished work, never removing a tree (--install-timer: daily)."`
 	Recovery RecoverCmd `cmd:"" name:"recovered" group:"cleanup" help:"List or prune what custody kept from removed trees (recovery refs, per-worktree config)."`
 
 	// Archives of unpublished work.

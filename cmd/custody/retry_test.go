@@ -198,6 +198,8 @@ func rtCases() []rtCase {
 			}},
 		{cmd: "list", name: "not_initialized", exit: 1, code: "not-initialized",
 			setup: uninitialized},
+		{cmd: "sweep", name: "not_initialized", exit: 1, code: "not-initialized",
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) { return at(rtBare(t), "--dry-run") }},
 		{cmd: "recovered list", name: "not_initialized", exit: 1, code: "not-initialized",
 			setup: uninitialized},
 		{cmd: "recovered prune", name: "bad_age", exit: 1, code: "usage",

@@ -118,10 +118,32 @@ func (v *RemoteView) AskArgs(remote string, sub []string, rest ...string) ([]str
 // object its tips reach; one that is shallow proves only the history it
 // holds.
 func Advertise(ctx context.Context, g *hostio.Git, repo hostio.Repo) (*RemoteView, error) {
+	return advertise(ctx, g, repo, nil)
+}
+
+// AdvertiseNamed is Advertise asking only the remotes names lists: the
+// view, its push advice and its failures speak of those alone, so a
+// remote that does not answer costs nothing to a command whose work only
+// the named remotes prove. When names is empty, or names a remote the
+// configuration no longer has (or no longer lets custody ask), every
+// remote is asked, as Advertise does: the named ones cannot be all that
+// proves the work.
+func AdvertiseNamed(ctx context.Context, g *hostio.Git, repo hostio.Repo, names []string) (*RemoteView, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	return advertise(ctx, g, repo, want)
+}
+
+// advertise is Advertise over the remotes in want, or over every remote
+// when want is empty or names one the configuration lacks.
+func advertise(ctx context.Context, g *hostio.Git, repo hostio.Repo, want map[string]bool) (*RemoteView, error) {
 	cfg, srcs, err := readRemoteConfig(ctx, g, repo)
 	if err != nil {
 		return nil, err
 	}
+	srcs = onlyNamed(srcs, want)
 	v := &RemoteView{patches: newPatchCache(), sources: map[string]*remoteSource{}}
 	for _, s := range srcs {
 		v.Remotes = append(v.Remotes, s.name)
@@ -215,6 +237,24 @@ func Advertise(ctx context.Context, g *hostio.Git, repo hostio.Repo) (*RemoteVie
 	}
 	v.Push = pushTarget(cfg, srcs, failed, repo)
 	return v, nil
+}
+
+// onlyNamed returns the sources want names, or all of srcs when want is
+// empty or names one srcs lacks.
+func onlyNamed(srcs []*remoteSource, want map[string]bool) []*remoteSource {
+	if len(want) == 0 {
+		return srcs
+	}
+	var kept []*remoteSource
+	for _, s := range srcs {
+		if want[s.name] {
+			kept = append(kept, s)
+		}
+	}
+	if len(kept) != len(want) {
+		return srcs
+	}
+	return kept
 }
 
 // dropBorrowed removes the tips of every remote that borrows this

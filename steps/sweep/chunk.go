@@ -1,0 +1,216 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"time"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/failpoint"
+	"github.com/custody-sh/custody/store"
+)
+
+// A chunk of trees is snapshotted, re-checked, journaled and deleted
+// together: one process scan, one intent transaction and one outcome
+// transaction per chunk. A chunk holds at most chunkTrees trees, and no
+// tree is re-checked against a process scan older than chunkAge (the rest
+// of the chunk goes to the next one, scanned again).
+const (
+	chunkTrees = 32
+	chunkAge   = time.Second
+)
+
+// pendingTree is one tree of a chunk: its snapshots (nil where a
+// directory could not be read again) and what became of each directory.
+type pendingTree struct {
+	t     *Tree
+	rec   machine.Record
+	root  *os.Root
+	snaps []*snapshot
+}
+
+// discardAll deletes the build output of trees, a chunk at a time.
+func discardAll(ctx context.Context, e *steps.Env, trees []*Tree, scope observe.Scope) error {
+	for len(trees) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := discardChunk(ctx, e, trees, scope)
+		if err != nil {
+			return err
+		}
+		trees = trees[n:]
+	}
+	return nil
+}
+
+// discardChunk takes trees from the front of trees until the chunk is
+// full: it snapshots each tree's directories, then (one process scan for
+// the chunk, the records and leases read again) observes each tree again
+// and keeps only directories still recognised as the same kind in a tree
+// still unleased and unused, journals every intent in one transaction,
+// deletes, and journals every outcome in one transaction. It returns how
+// many trees it took.
+func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observe.Scope) (int, error) {
+	var chunk []*pendingTree
+	defer func() {
+		for _, p := range chunk {
+			if p.root != nil {
+				p.root.Close()
+			}
+		}
+	}()
+	for _, t := range trees {
+		if len(chunk) == chunkTrees {
+			break
+		}
+		p := &pendingTree{t: t}
+		chunk = append(chunk, p)
+		t.Discarded = make([]Discarded, len(t.Discard))
+		for i, d := range t.Discard {
+			t.Discarded[i].DiscardedDir = d
+		}
+		rec, err := e.Store.Get(t.ID)
+		if err != nil {
+			return 0, err
+		}
+		p.rec = rec
+		root, err := os.OpenRoot(rec.Path)
+		if err != nil {
+			skipAll(t, "the tree cannot be opened: "+err.Error())
+			continue
+		}
+		p.root = root
+		p.snaps = make([]*snapshot, len(t.Discard))
+		for i, d := range t.Discard {
+			s, err := takeSnapshot(root, path.Clean(d.Path))
+			if err != nil {
+				t.Discarded[i].Skipped = "it could not be read again: " + err.Error()
+				continue
+			}
+			p.snaps[i] = &s
+		}
+	}
+	// The re-check: every tree as it is now, after every snapshot.
+	scanned := time.Now()
+	scope.Procs = e.ScanProcesses()
+	leases, err := e.Store.Leases()
+	if err != nil {
+		return 0, err
+	}
+	var intents []store.Event
+	for k, p := range chunk {
+		if k > 0 && time.Since(scanned) > chunkAge {
+			// Re-checking took long enough that the scan no longer
+			// speaks for what is now: the rest of the chunk is taken
+			// again, snapshot and all, in the next one.
+			for _, q := range chunk[k:] {
+				if q.root != nil {
+					q.root.Close()
+				}
+			}
+			chunk = chunk[:k]
+			break
+		}
+		if p.root == nil {
+			continue
+		}
+		why, err := recheck(ctx, e, p, leases[p.rec.ID], scope)
+		if err != nil {
+			return 0, err
+		}
+		if why != "" {
+			skipAll(p.t, why)
+			p.snaps = nil
+			continue
+		}
+		var dirs []machine.DiscardedDir
+		for i, s := range p.snaps {
+			if s != nil {
+				dirs = append(dirs, machine.DiscardedDir{Path: p.t.Discard[i].Path, Kind: p.t.Discard[i].Kind, Bytes: s.bytes})
+			}
+		}
+		if len(dirs) > 0 {
+			intents = append(intents, store.Event{Record: p.rec.ID, Kind: machine.KindWorktree, Event: "sweep-discard", At: e.Now().UTC(), Actor: e.Actor,
+				Detail: map[string]any{"path": p.rec.Path, "discard": dirs}})
+		}
+	}
+	if len(intents) == 0 {
+		return len(chunk), nil
+	}
+	if err := e.Store.AppendEvents(intents); err != nil {
+		return 0, err
+	}
+	failpoint.At("sweep/after-intent")
+	var outcomes []store.Event
+	for _, p := range chunk {
+		var done []Discarded
+		for i, s := range p.snaps {
+			if s == nil {
+				continue
+			}
+			d := discardSnapshot(p.root, *s)
+			out := &p.t.Discarded[i]
+			out.Freed, out.Files, out.Kept = d.freed, d.files, d.kept
+			done = append(done, *out)
+		}
+		if len(done) > 0 {
+			outcomes = append(outcomes, store.Event{Record: p.rec.ID, Kind: machine.KindWorktree, Event: "swept", At: e.Now().UTC(), Actor: e.Actor,
+				Detail: map[string]any{"path": p.rec.Path, "discarded": done}})
+		}
+	}
+	if err := e.Store.AppendEvents(outcomes); err != nil {
+		return 0, err
+	}
+	return len(chunk), nil
+}
+
+// recheck says why the tree of p may not lose its build output now ("" when
+// it may): its record changed, a lease came, a process stands in it, or it
+// cannot be observed; directories no longer recognised as the kind they
+// were are marked skipped and dropped from p.
+func recheck(ctx context.Context, e *steps.Env, p *pendingTree, lease *machine.Lease, scope observe.Scope) (string, error) {
+	rec, err := e.Store.Get(p.rec.ID)
+	if err != nil {
+		return "", err
+	}
+	if rec.Intent != nil || (rec.State != machine.StateActive && rec.State != machine.StateFinished) || rec.Path != p.rec.Path {
+		return "the record changed (another custody acts on it)", nil
+	}
+	if lease.Live(e.Now()) {
+		return "leased by " + lease.Holder + " since it was checked", nil
+	}
+	obs, _, err := e.ObserveRecord(ctx, rec, scope)
+	if err != nil {
+		return "", err
+	}
+	if obs.StatusErr != "" {
+		return "it could not be observed again: " + obs.StatusErr, nil
+	}
+	if len(obs.InUse) > 0 {
+		u := obs.InUse[0]
+		return fmt.Sprintf("process %d (%s) uses it since it was checked", u.PID, u.Command), nil
+	}
+	for i, d := range p.t.Discard {
+		if p.snaps[i] == nil {
+			continue
+		}
+		if !slices.ContainsFunc(obs.Discarded, func(n machine.DiscardedDir) bool { return n.Path == d.Path && n.Kind == d.Kind }) {
+			p.t.Discarded[i].Skipped = "it is no longer recognised as " + string(d.Kind) + " build output"
+			p.snaps[i] = nil
+		}
+	}
+	return "", nil
+}
+
+// skipAll marks every directory of t skipped for why.
+func skipAll(t *Tree, why string) {
+	for i := range t.Discarded {
+		t.Discarded[i].Skipped = why
+	}
+}

@@ -1,0 +1,122 @@
+//go:build unix
+
+package sweep
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestDiscardLeavesWhatChangedSinceTheSnapshot: what is written into a
+// build directory between the check (the snapshot) and the deletion
+// survives: a new file, a file appended to, a file replaced by another of
+// the same size, and everything reached through a directory swapped for a
+// symlink (to a directory inside the tree, or outside it); the directories
+// holding them stay, and everything the snapshot saw unchanged goes.
+func TestDiscardLeavesWhatChangedSinceTheSnapshot(t *testing.T) {
+	tree := t.TempDir()
+	outside := t.TempDir()
+	write := func(dir, rel, s string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, rel := range []string{"target/.rustc_info.json", "target/a", "target/b", "target/same", "target/gone/x",
+		"target/swapped/c", "target/swapped-out/d", "target/deep/er/e"} {
+		write(tree, rel, "0123456789")
+	}
+	write(tree, "src/c", "the person's file\n")
+	write(outside, "d", "outside\n")
+	root, err := os.OpenRoot(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	snap, err := takeSnapshot(root, "target")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.bytes != 8*10 {
+		t.Errorf("snapshot holds %d bytes; want 80", snap.bytes)
+	}
+	// After the check, before the deletion:
+	time.Sleep(10 * time.Millisecond) // a change time later than the snapshot's
+	write(tree, "target/new", "written after the check\n")
+	write(tree, "target/deep/er/late", "also\n")
+	f, err := os.OpenFile(filepath.Join(tree, "target", "a"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("more")
+	f.Close()
+	if err := os.Remove(filepath.Join(tree, "target", "same")); err != nil {
+		t.Fatal(err)
+	}
+	write(tree, "target/same", "9876543210") // same size, another file
+	for _, swap := range []struct{ dir, to string }{{"target/swapped", filepath.Join(tree, "src")}, {"target/swapped-out", outside}} {
+		p := filepath.Join(tree, filepath.FromSlash(swap.dir))
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(swap.to, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The person's files the symlinks now lead to have the names the
+	// snapshot saw below the swapped directories.
+	write(tree, "src/c", "the person's file\n")
+
+	d := discardSnapshot(root, snap)
+	for _, keep := range []string{"target/new", "target/deep/er/late", "target/a", "target/same", "src/c"} {
+		if _, err := os.Stat(filepath.Join(tree, filepath.FromSlash(keep))); err != nil {
+			t.Errorf("%s was written after the check and is gone: %v", keep, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "d")); err != nil {
+		t.Errorf("the file outside the tree is gone: %v", err)
+	}
+	for _, gone := range []string{"target/.rustc_info.json", "target/b", "target/gone", "target/deep/er/e"} {
+		if _, err := os.Lstat(filepath.Join(tree, filepath.FromSlash(gone))); !os.IsNotExist(err) {
+			t.Errorf("%s was unchanged since the check and is still there (%v)", gone, err)
+		}
+	}
+	wantKept := []string{"target/a", "target/deep/er/", "target/same", "target/swapped-out/d", "target/swapped/c"}
+	if !slices.Equal(d.kept, wantKept) {
+		t.Errorf("kept %q; want %q", d.kept, wantKept)
+	}
+	if d.freed != 4*10 {
+		t.Errorf("freed %d bytes; want 40 (.rustc_info.json, b, gone/x, deep/er/e)", d.freed)
+	}
+}
+
+// TestSnapshotRefusesASymlinkedDirectory: a build directory that became a
+// symlink is not walked (nothing it leads to is snapshotted, so nothing
+// there is deleted).
+func TestSnapshotRefusesASymlinkedDirectory(t *testing.T) {
+	tree := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(tree, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "src", "main.rs"), []byte("fn main() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("src", filepath.Join(tree, "target")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if _, err := takeSnapshot(root, "target"); err == nil {
+		t.Fatal("a symlinked build directory was snapshotted")
+	}
+}

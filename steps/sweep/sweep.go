@@ -1,0 +1,280 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/steps"
+)
+
+// DefaultIdle is how long nothing in a tree must have changed before
+// sweep calls it idle, unless --idle says otherwise.
+const DefaultIdle = 24 * time.Hour
+
+// Options are what a person chose for one sweep.
+type Options struct {
+	// Idle is how long a tree must have been untouched; zero means
+	// DefaultIdle.
+	Idle time.Duration
+	// DryRun decides and reports, and changes nothing.
+	DryRun bool
+	// MaxArchiveSize bounds the unpublished files an archive is captured
+	// of, in bytes; zero means no bound.
+	MaxArchiveSize int64
+}
+
+// Result is what one sweep did, or would do with DryRun.
+type Result struct {
+	DryRun bool   `json:"dry_run"`
+	Idle   string `json:"idle"`
+	Trees  []Tree `json:"trees"`
+	// Bytes is what the discarded build output held (with DryRun: what
+	// it holds and would free).
+	Bytes int64 `json:"bytes"`
+	// Archived counts the archives captured (with DryRun: to capture).
+	Archived int `json:"archived"`
+}
+
+// Tree is one tree's part of a sweep: the decision, what was discarded
+// and the archive captured.
+type Tree struct {
+	machine.SweepTree
+	// Discarded is what each build directory's deletion did (empty with
+	// DryRun).
+	Discarded []Discarded `json:"discarded,omitempty"`
+	// ArchiveID is the archive captured; ArchiveRefusal why a capture
+	// sweep tried was refused.
+	ArchiveID      string           `json:"archive_id,omitempty"`
+	ArchiveRefusal *machine.Refusal `json:"archive_refusal,omitempty"`
+}
+
+// Discarded is one build directory sweep deleted: what it was recognised
+// as, the bytes its deleted files held, and what it left (entries written
+// after the check, and the directories holding them). Skipped says why
+// the directory was not deleted at all, when the re-check before deletion
+// no longer recognised it.
+type Discarded struct {
+	machine.DiscardedDir
+	Freed   int64    `json:"freed"`
+	Files   int      `json:"files"`
+	Kept    []string `json:"kept,omitempty"`
+	Skipped string   `json:"skipped,omitempty"`
+}
+
+// Sweep decides, for every live worktree record, whether its tree is idle
+// (machine.DecideSweep over a fresh observation), discards the recognised
+// build output of each idle tree and captures an archive of each idle
+// finished or lease-expired tree whose work no remote holds. With
+// opts.DryRun it only decides. Before each tree's deletions the tree is
+// observed again and each directory must still be the build output it was
+// recognised as, with no lease and no process in the tree; the deletion
+// is journaled (an intent entry before, the outcome after) and goes entry
+// by entry against a snapshot taken before that re-check, so nothing
+// written after the snapshot is deleted.
+func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
+	idle := opts.Idle
+	if idle <= 0 {
+		idle = DefaultIdle
+	}
+	res := Result{DryRun: opts.DryRun, Idle: idle.String(), Trees: []Tree{}}
+	recs, err := e.Store.ListLive()
+	if err != nil {
+		return res, err
+	}
+	leases, err := e.Store.Leases()
+	if err != nil {
+		return res, err
+	}
+	scope, err := e.AssessScope(nil)
+	if err != nil {
+		return res, err
+	}
+	scope.Proof, scope.Hidden = false, false
+	now := e.Now()
+	facts := make([]machine.SweepFacts, 0, len(recs))
+	candidates := false
+	for _, rec := range recs {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if rec.Kind != "" && rec.Kind != machine.KindWorktree {
+			continue
+		}
+		f := gather(ctx, e, rec, leases[rec.ID], scope, now, idle)
+		facts = append(facts, f)
+		if t := machine.DecideSweep(f, now, idle, 0); t.Idle && (rec.State == machine.StateFinished || f.Lease != nil) {
+			candidates = true
+		}
+	}
+	if candidates {
+		plan, err := steps.Plan(ctx, e)
+		for i := range facts {
+			if err != nil {
+				facts[i].PlanErr = err.Error()
+				continue
+			}
+			if it, ok := plan.Item(facts[i].Record.ID); ok {
+				facts[i].Plan = &it
+			}
+		}
+	}
+	for _, f := range facts {
+		t := Tree{SweepTree: machine.DecideSweep(f, now, idle, opts.MaxArchiveSize)}
+		for _, d := range t.Discard {
+			res.Bytes += d.Bytes
+		}
+		if t.Archive {
+			res.Archived++
+		}
+		res.Trees = append(res.Trees, t)
+	}
+	if opts.DryRun {
+		return res, nil
+	}
+	var work []*Tree
+	for i := range res.Trees {
+		if t := &res.Trees[i]; t.Idle && len(t.Discard) > 0 {
+			work = append(work, t)
+		}
+	}
+	if err := discardAll(ctx, e, work, scope); err != nil {
+		return res, err
+	}
+	for i := range res.Trees {
+		t := &res.Trees[i]
+		if !t.Idle || !t.Archive {
+			continue
+		}
+		a, err := e.Archives.Capture(ctx, e, t.ID)
+		var r *machine.Refusal
+		switch {
+		case errors.As(err, &r):
+			t.ArchiveRefusal = r
+			res.Archived--
+		case err != nil:
+			return res, fmt.Errorf("sweep %s: archive: %w", t.ID, err)
+		default:
+			t.ArchiveID = a.ID
+		}
+	}
+	if !opts.DryRun {
+		res.Bytes = 0
+		for _, t := range res.Trees {
+			for _, d := range t.Discarded {
+				res.Bytes += d.Freed
+			}
+		}
+	}
+	return res, nil
+}
+
+// gather observes what DecideSweep needs of rec, reading no more than the
+// decision needs: a leased tree is not walked, and a tree changed within
+// idle is not observed.
+func gather(ctx context.Context, e *steps.Env, rec machine.Record, lease *machine.Lease, scope observe.Scope, now time.Time, idle time.Duration) machine.SweepFacts {
+	f := machine.SweepFacts{Record: rec, Lease: lease}
+	f.PathState = hostio.Lstat(rec.Path).State
+	if f.PathState != machine.PathPresent || lease.Live(now) || rec.Intent != nil {
+		return f
+	}
+	f.Newest, f.NewestPath, f.WalkErr = newest(rec.Path)
+	if f.WalkErr != "" || now.Sub(f.Newest) < idle {
+		return f
+	}
+	obs, _, err := e.ObserveRecord(ctx, rec, scope)
+	switch {
+	case err != nil:
+		f.ObserveErr = err.Error()
+		return f
+	case obs.StatusErr != "":
+		f.ObserveErr = obs.StatusErr
+		return f
+	case len(obs.TimedOut) > 0:
+		f.ObserveErr = obs.TimedOut[0].Command + " did not answer within " + obs.TimedOut[0].Deadline
+		return f
+	}
+	f.Observed, f.InUse, f.Build = true, obs.InUse, obs.Discarded
+	f.WorkBytes = workBytes(rec.Path, obs.Status, obs.Discarded)
+	return f
+}
+
+// newest walks the tree at dir without following symlinks and returns the
+// latest modification or change time of any entry, that entry (relative
+// to dir), or why the walk could not read the whole tree.
+func newest(dir string) (time.Time, string, string) {
+	var at time.Time
+	var which string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		id := identityOf(fi)
+		t := id.mtime
+		if id.ctime.After(t) {
+			t = id.ctime
+		}
+		if t.After(at) {
+			at = t
+			which, _ = filepath.Rel(dir, p)
+			which = filepath.ToSlash(which)
+		}
+		return nil
+	})
+	if err != nil {
+		return at, which, err.Error()
+	}
+	return at, which, ""
+}
+
+// workBytes is the size of the regular files an archive of the tree at dir
+// would hold as its files: those status names changed, untracked or
+// ignored, walked where it names a directory, leaving out build output.
+func workBytes(dir string, st machine.Status, build []machine.DiscardedDir) int64 {
+	var n int64
+	under := func(rel string) bool {
+		for _, b := range build {
+			if rel == b.Path || strings.HasPrefix(rel, strings.TrimSuffix(b.Path, "/")+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	seen := map[string]bool{}
+	for _, list := range [][]string{st.Changed, st.Untracked, st.Ignored, st.StagedDiffers} {
+		for _, rel := range list {
+			rel = strings.TrimSuffix(rel, "/")
+			if seen[rel] || under(rel) {
+				continue
+			}
+			seen[rel] = true
+			_ = filepath.WalkDir(filepath.Join(dir, filepath.FromSlash(rel)), func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return nil
+				}
+				r, _ := filepath.Rel(dir, p)
+				if under(filepath.ToSlash(r)) {
+					return fs.SkipDir
+				}
+				if d.Type().IsRegular() {
+					if fi, err := d.Info(); err == nil {
+						n += fi.Size()
+					}
+				}
+				return nil
+			})
+		}
+	}
+	return n
+}
