@@ -59,6 +59,12 @@ type Env struct {
 	// the agent, observe.RequesterChain); where they stand inside that
 	// tree is not a use of it. Empty for every other command.
 	Requesters observe.Requesters
+	// UserLedger is the directory of the user-level ledger of resources
+	// ($XDG_STATE_HOME/custody/resources): every ledger entry's frozen
+	// destroy is mirrored there before its create runs and removed once
+	// its destroy is settled, so it outlives the repository (decision
+	// 0256). Empty when there is no state home: nothing is mirrored.
+	UserLedger string
 }
 
 // ScanProcesses scans every process for the in-use checks, with the

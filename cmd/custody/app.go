@@ -18,6 +18,7 @@ import (
 	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/writable"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/resource"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -333,6 +334,10 @@ func (a *App) env(create bool) (*steps.Env, error) {
 		Wait: a.Globals.LockTimeout, Progress: a.progress(),
 	}
 	register(e)
+	e.UserLedger = resource.UserLedgerDir(a.getenv)
+	if !(create && !existed) {
+		a.rememberMirrored(repo, st, e.UserLedger)
+	}
 	a.built = e
 	if readOnly {
 		// Derived data (the content hash cache, objects a proof needs) is
@@ -402,6 +407,22 @@ func (a *App) mutatingEnv() (*steps.Env, error) {
 		}
 	}
 	return e, nil
+}
+
+// rememberMirrored records repo in the index of repositories when the
+// user-level ledger of resources holds entries of its id: a repository
+// moved to a new place is then found there by custody resource gc
+// --gone-repos, which keeps its resources (decision 0256). It costs one
+// lstat when the ledger is empty, and never fails the command.
+func (a *App) rememberMirrored(repo hostio.Repo, st *store.Store, ledger string) {
+	if ledger == "" || hostio.Lstat(ledger).State != machine.PathPresent {
+		return
+	}
+	id, err := st.RepositoryID()
+	if err != nil || id == "" || id != filepath.Base(id) || hostio.Lstat(filepath.Join(ledger, id)).State != machine.PathPresent {
+		return
+	}
+	a.rememberRepository(repo, false)
 }
 
 // rememberRepository records repo in the user-level index of repositories

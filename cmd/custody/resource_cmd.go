@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -101,7 +102,8 @@ func (c *ResourceEnsureCmd) Run(a *App) error {
 
 // ResourceGCCmd reclaims orphaned resources.
 type ResourceGCCmd struct {
-	DryRun bool `name:"dry-run" help:"Report what would be reclaimed and why the rest is kept; change nothing."`
+	DryRun    bool `name:"dry-run" help:"Report what would be reclaimed and why the rest is kept; change nothing."`
+	GoneRepos bool `name:"gone-repos" help:"Reclaim the resources of repositories that no longer exist, from the user-level ledger in $XDG_STATE_HOME/custody; runs anywhere."`
 }
 
 // Help is the long help of resource gc.
@@ -111,11 +113,23 @@ admin key is absent (a locked or unmounted worktree keeps it and is live), no li
 worktree holds its path or handle, and gc is not false. Runs only the frozen
 destroy commands of this repository's ledger, re-checking each entry right before.
 
+--gone-repos works from the user-level ledger instead, where every entry's
+frozen destroy is mirrored when it is made ($XDG_STATE_HOME/custody/resources),
+and needs no repository: it destroys the resources of each repository that no
+longer exists (nothing at its recorded git dir, and no repository in the index
+of repositories holds its id elsewhere), each under a destroy intent recorded
+first. A repository that was moved keeps its resources and is reported as moved
+(custody learns its new place from any command run in it). The destroy commands
+were approved with the custody.toml that froze them; they run as frozen.
+
 EXIT STATUS: 0 done, 1 error, 3 a destroy failed or an orphan cannot be reclaimed.`
 }
 
 // Run collects garbage.
 func (c *ResourceGCCmd) Run(a *App) error {
+	if c.GoneRepos {
+		return c.runGoneRepos(a)
+	}
 	var e *steps.Env
 	var err error
 	if c.DryRun {
@@ -195,4 +209,42 @@ func worktreeOrHere(e *steps.Env, dir, ref string) (string, error) {
 		return steps.CurrentID(e, dir)
 	}
 	return steps.ResolveRecord(e, dir, ref, "custody list")
+}
+
+// runGoneRepos is resource gc --gone-repos: no repository is opened.
+func (c *ResourceGCCmd) runGoneRepos(a *App) error {
+	index, _, err := steps.RepositoryIndexPath(a.getenv)
+	if errors.Is(err, steps.ErrNoStateHome) {
+		return &machine.Refusal{Code: machine.CodeUsage, Retry: "custody resource gc --gone-repos --dry-run",
+			Message: err.Error() + ", so there is no user-level ledger of resources for --gone-repos to read: set one"}
+	}
+	if err != nil {
+		return err
+	}
+	g := resource.GoneEnv{Ledger: resource.UserLedgerDir(a.getenv), Index: index, Holder: steps.Self(), Now: clock(), Wait: a.Globals.LockTimeout}
+	res, err := resource.GoneRepos(a.Ctx, g, c.DryRun)
+	if err != nil {
+		return err
+	}
+	a.done(res, func(w io.Writer) {
+		if len(res.Items) == 0 {
+			fmt.Fprintln(w, "no resources of a gone repository")
+		}
+		for _, it := range res.Items {
+			if it.Host != "" {
+				sayf(w, "%-13s %s (%s): recorded on host %s, the only one that can tell whether its repository is gone\n", "elsewhere", it.ID, it.Handle, it.Host)
+				continue
+			}
+			if it.MovedTo != "" {
+				sayf(w, "%-13s %s (%s): its repository moved to %s\n", "moved", it.ID, it.Handle, it.MovedTo)
+				continue
+			}
+			sayf(w, "%-13s %s (%s) of %s\n", it.Outcome, it.ID, it.Handle, it.CommonDir)
+			if it.Refusal != nil {
+				fmt.Fprint(w, "\t") // the indent is layout, not part of the escaped subject
+				writeRefusal(w, string(it.Outcome)+" "+it.ID, it.Refusal)
+			}
+		}
+	})
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps/report"
+	"github.com/custody-sh/custody/steps/resource"
 	"github.com/custody-sh/custody/steps/sweep"
 	"github.com/custody-sh/custody/store"
 )
@@ -42,6 +43,8 @@ func schemas() map[string][]byte {
 		"list-result.json":         {output.ListResult{}, "the result of custody list --json: each record, its one word and what list read of its tree"},
 		"repositories-result.json": {output.RepositoriesResult{}, "the result of custody list --all-repos --json: each repository custody init ran in, its trees counted"},
 		"repositories-index.json":  {machine.RepositoryIndex{}, machine.RepositoryIndexFormat + ": the index of repositories in $XDG_STATE_HOME/custody/repositories.json"},
+		"resource-mirror.json":     {machine.Mirror{}, machine.MirrorFormat + ": one ledger entry mirrored in $XDG_STATE_HOME/custody/resources/<repository id>/"},
+		"gone-repos-result.json":   {resource.GoneResult{}, "the result of custody resource gc --gone-repos --json: each mirrored resource of a repository that is not where it was"},
 		"sweep-result.json":        {sweep.Result{}, "the result of custody sweep --json: what became of each tree (left with why, or idle: build output discarded, work archived)"},
 	} {
 		b, err := json.MarshalIndent(machine.JSONSchema(s.v, schemaBase+name, s.title), "", "  ")

@@ -162,7 +162,13 @@ func GC(ctx context.Context, e *steps.Env, dryRun bool) ([]GCItem, error) {
 		it.Outcome, it.Refusal = out, ref
 		items = append(items, it)
 	}
-	return items, nil
+	if dryRun {
+		return items, nil
+	}
+	// The user-level ledger follows this repository's (decision 0256):
+	// entries made before it existed are mirrored, mirrors a kill left of
+	// settled or never-committed entries go.
+	return items, syncMirrors(ctx, e)
 }
 
 // reclaim re-reads one ledger entry, re-decides, and destroys it. With a

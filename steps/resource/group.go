@@ -56,8 +56,11 @@ func groupAlive(g machine.Holder) bool {
 // is recorded, the group has ended, or it was recorded on another host.
 // It returns an error when the group outlives all that: the caller must
 // not act alongside it.
-func endGroup(e *steps.Env, r machine.Resource) error {
-	f := machine.GroupFacts{Host: e.Holder.Host}
+func endGroup(e *steps.Env, r machine.Resource) error { return endGroupOn(e.Holder.Host, r) }
+
+// endGroupOn is endGroup on host.
+func endGroupOn(host string, r machine.Resource) error {
+	f := machine.GroupFacts{Host: host}
 	if r.Intent != nil && r.Intent.Group != nil {
 		f.Alive = groupAlive(*r.Intent.Group)
 	}

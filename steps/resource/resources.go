@@ -46,15 +46,22 @@ const maxResourceOutput = 4 << 10
 // when set, is called with the new command's process group before it is
 // waited for (recordGroup).
 func runResourceCommand(ctx context.Context, e *steps.Env, r machine.Resource, cmd string, onStart func(int) error) (int, string) {
+	return runCommandOn(ctx, e.Holder.Host, e.Repo.MainCheckout, r, cmd, onStart)
+}
+
+// runCommandOn is runResourceCommand on host, in r's tree or, when that is
+// not a directory, in fallback: it needs no repository, so custody
+// resource gc --gone-repos runs a gone repository's destroys with it.
+func runCommandOn(ctx context.Context, host, fallback string, r machine.Resource, cmd string, onStart func(int) error) (int, string) {
 	if tok := machine.Unexpanded(cmd); tok != "" {
 		return -1, "refused: the frozen command still carries " + tok
 	}
-	if err := endGroup(e, r); err != nil {
+	if err := endGroupOn(host, r); err != nil {
 		return -1, "refused: " + err.Error()
 	}
 	dir := r.Path
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		dir = e.Repo.MainCheckout
+		dir = fallback
 	}
 	timeout := r.Timeout
 	if timeout <= 0 {
@@ -140,6 +147,17 @@ func declareResource(ctx context.Context, e *steps.Env, rec machine.Record, spec
 		return r, err
 	}
 	in := &machine.ResourceIntent{Kind: machine.IntentResourceCreate, Command: r.Create, Holder: e.Holder, At: e.Now().UTC()}
+	// The frozen destroy is mirrored to the user-level ledger before the
+	// create intent commits (decision 0256): a create can run only once
+	// the record of how to undo it outlives the repository. A kill
+	// between the two leaves a mirror of an entry never committed, which
+	// custody resource gc removes (syncMirrors).
+	mirrored := r
+	mirrored.State, mirrored.Intent, mirrored.CreatedAt = machine.StateProvisioning, in, in.At
+	if err := writeMirror(e, mirrored); err != nil {
+		return r, err
+	}
+	failpoint.At("resource/after-mirror")
 	return fireResource(ctx, e, r, machine.TriggerDeclare, machine.ResourceFiring{Intent: in}, "create intent")
 }
 
@@ -210,8 +228,16 @@ func destroyResource(ctx context.Context, e *steps.Env, r machine.Resource) (mac
 	if code != 0 {
 		t = machine.TriggerDestroyFailed
 	}
-	return fireResource(ctx, e, r, t, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
+	r, err := fireResource(ctx, e, r, t, machine.ResourceFiring{Ran: true, ExitCode: code, Attempts: attempts, Output: out},
 		fmt.Sprintf("%s (exit %d): %s", t, code, out))
+	if err == nil && r.State == machine.StateTombstoned {
+		// The destroy is settled: its mirror goes. A mirror a failure
+		// leaves here names a destroyed entry, which custody resource gc
+		// removes (syncMirrors); it is never run while the repository
+		// exists.
+		_ = removeMirror(e, r.ID)
+	}
+	return r, err
 }
 
 // provisionResources creates every declared resource of rec that has no
