@@ -92,6 +92,16 @@ func (run *auditRun) audit(ctx context.Context, e *steps.Env, d machine.Discover
 	if a.Proof == nil {
 		a.Proof = obs.Proof
 	}
+	if a.Proof == nil && a.PathState == machine.PathAbsent && machine.IsFullCommit(a.Head) {
+		// The tree is gone, so the ordinary observation proves nothing of
+		// it; its HEAD is asked about as any head is: a remote custody
+		// reads that holds it settles the candidate without a push.
+		p, err := proof.Prove(ctx, e.Git, e.Repo, a.Head, run.view)
+		if err != nil && ctx.Err() != nil {
+			return a, err
+		}
+		a.Proof = p
+	}
 	for _, s := range run.stashes {
 		if (s.Parent == a.Head && a.Head != "") || (rec.Branch != "" && (strings.HasPrefix(s.Subject, "WIP on "+rec.Branch+":") || strings.HasPrefix(s.Subject, "On "+rec.Branch+":"))) {
 			a.Stashes = append(a.Stashes, s.Commit)

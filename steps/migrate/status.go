@@ -18,6 +18,20 @@ type MigrateStatusResult struct {
 	// Complete is true only when every candidate is settled; a run killed
 	// between an act and its outcome leaves it false.
 	Complete bool `json:"complete"`
+	// LegacyBranches are the branches of trees the migration retired or
+	// released on a remote's proof that still point at the proven commit:
+	// custody never deletes a branch it did not create, so each is listed
+	// with the command that deletes it.
+	LegacyBranches []LegacyBranch `json:"legacy_branches,omitempty"`
+}
+
+// LegacyBranch is one legacy branch a settled candidate left behind.
+type LegacyBranch struct {
+	Candidate string `json:"candidate"`
+	Branch    string `json:"branch"`
+	Commit    string `json:"commit"`
+	// Delete deletes the branch only while it is still at Commit.
+	Delete string `json:"delete"`
 }
 
 // Pending reports whether some candidate is pending or refused.
@@ -42,7 +56,7 @@ func migrationEvents(e *steps.Env) ([]machine.MigrateEvent, error) {
 
 // MigrateStatus folds the journal's migration events into each
 // candidate's standing.
-func MigrateStatus(_ context.Context, e *steps.Env) (MigrateStatusResult, error) {
+func MigrateStatus(ctx context.Context, e *steps.Env) (MigrateStatusResult, error) {
 	evs, err := migrationEvents(e)
 	if err != nil {
 		return MigrateStatusResult{}, err
@@ -51,6 +65,15 @@ func MigrateStatus(_ context.Context, e *steps.Env) (MigrateStatusResult, error)
 	res := MigrateStatusResult{Candidates: st, Counts: map[machine.MigrateState]int{}, Complete: machine.MigrationComplete(st)}
 	for _, s := range st {
 		res.Counts[s.State]++
+		if s.Branch == "" || !machine.IsFullCommit(s.Head) {
+			continue
+		}
+		b, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "rev-parse", "--verify", "-q", "refs/heads/"+s.Branch)
+		if err != nil || strings.TrimSpace(string(b)) != s.Head {
+			continue // gone, or moved on since: nothing of it was proven
+		}
+		res.LegacyBranches = append(res.LegacyBranches, LegacyBranch{Candidate: s.ID, Branch: s.Branch, Commit: s.Head,
+			Delete: machine.LegacyBranchDelete(s.Branch, s.Head)})
 	}
 	return res, nil
 }
