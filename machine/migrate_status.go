@@ -1,6 +1,9 @@
 package machine
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // The journal events of a migration, in the order a candidate meets them.
 const (
@@ -315,4 +318,27 @@ func MigrationComplete(st []MigrateCandidateStatus) bool {
 // did not create; it names the command.
 func LegacyBranchDelete(b, commit string) string {
 	return Command("git", "update-ref", "-d", "refs/heads/"+b, commit)
+}
+
+// MigrationIncomplete says, for a migration some candidate of st is
+// pending or refused in, how many are and why the first one is, and the
+// command that moves that one on (custody migrate status when none is
+// printed for it).
+func MigrationIncomplete(st []MigrateCandidateStatus) (what, fix string) {
+	var open []MigrateCandidateStatus
+	for _, s := range st {
+		if s.State == MigratePending || s.State == MigrateRefused {
+			open = append(open, s)
+		}
+	}
+	if len(open) == 0 {
+		return "", ""
+	}
+	first := open[0]
+	what = fmt.Sprintf("the migration is incomplete: %d of %d candidate(s) pending or refused; %s is %s: %s", len(open), len(st), EscapeControl(first.ID), first.State, first.Why)
+	fix = MigrateNext(first, first.PlanFile)
+	if fix == "" {
+		fix = "custody migrate status"
+	}
+	return what, fix
 }

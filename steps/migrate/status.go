@@ -2,11 +2,9 @@ package migrate
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
-	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
@@ -38,21 +36,7 @@ type LegacyBranch struct {
 func (r MigrateStatusResult) Pending() bool { return !r.Complete }
 
 // migrationEvents reads every migration event of the journal, in order.
-func migrationEvents(e *steps.Env) ([]machine.MigrateEvent, error) {
-	var out []machine.MigrateEvent
-	err := e.Store.Journal("", func(_ []byte, en store.Entry) error {
-		if !strings.HasPrefix(en.Event, "migrate-") || en.Event == machine.EventMigrateDiscovery {
-			return nil
-		}
-		var ev machine.MigrateEvent
-		if err := json.Unmarshal(en.Detail, &ev); err != nil {
-			return fmt.Errorf("journal entry %d (%s): %w", en.Seq, en.Event, err)
-		}
-		out = append(out, ev)
-		return nil
-	})
-	return out, err
-}
+func migrationEvents(e *steps.Env) ([]machine.MigrateEvent, error) { return steps.MigrationEvents(e) }
 
 // MigrateStatus folds the journal's migration events into each
 // candidate's standing.
