@@ -110,22 +110,22 @@ func landRefusal(c MigrateCandidate, dest, ref, format string, args ...any) *Ref
 }
 
 // LandNoPushRefusal refuses landing candidate c: no push lands where a
-// remote custody reads and proves from is read from (why). The retry
-// applies planFile again for c, once a person has configured such a
-// remote.
+// remote custody reads and proves from is read from (why). A remote a
+// person adds changes the audit (its advice names the remotes), so the
+// retry plans again into planFile, whose fresh audit is disposed of anew.
 func LandNoPushRefusal(c MigrateCandidate, why, planFile string) *Refusal {
-	return &Refusal{Code: CodeLandFailed, Path: c.Audit.Path, Retry: MigrateApplyRetry(c.Audit.ID, planFile),
-		Message: fmt.Sprintf("no push of %s lands where a remote custody proves from is read from (%s); nothing was pushed and the tree was left as it was; configure a remote custody can read where your push lands (git remote add NAME URL), then apply again", c.Audit.Head, why)}
+	return &Refusal{Code: CodeLandFailed, Path: c.Audit.Path, Retry: MigratePlanRetry(planFile),
+		Message: fmt.Sprintf("no push of %s lands where a remote custody proves from is read from (%s); nothing was pushed and the tree was left as it was; configure a remote custody can read where your push lands (git remote add NAME URL), then plan again", c.Audit.Head, why)}
 }
 
 // LandForkRefusal refuses landing candidate c where remote t.Remote
 // pushes: its push URL t.URL is read by no remote custody reads, so a
 // push there could never be proven. The retry adds it as remote t.AddAs
-// (which custody then reads) and applies planFile again for c.
+// (which custody then reads) and plans again into planFile.
 func LandForkRefusal(c MigrateCandidate, t PushTarget, planFile string) *Refusal {
 	return &Refusal{Code: CodeLandFailed, Path: c.Audit.Path,
-		Retry: CommandOn([]string{"git", "remote", "add"}, t.AddAs, t.URL) + " && " + MigrateApplyRetry(c.Audit.ID, planFile),
-		Message: fmt.Sprintf("remote %s pushes to %s, which no remote custody reads is read from, so a push there could not be proven; nothing was pushed and the tree was left as it was; add it as remote %s and apply again",
+		Retry: CommandOn([]string{"git", "remote", "add"}, t.AddAs, t.URL) + " && " + MigratePlanRetry(planFile),
+		Message: fmt.Sprintf("remote %s pushes to %s, which no remote custody reads is read from, so a push there could not be proven; nothing was pushed and the tree was left as it was; add it as remote %s and plan again",
 			EscapeControl(t.Remote), EscapeControl(t.URL), EscapeControl(t.AddAs))}
 }
 

@@ -99,11 +99,11 @@ func TestLandRefusals(t *testing.T) {
 	}
 	checkRefusals(t, []refusalCase{
 		{"no push", LandNoPushRefusal(c, "no remote has a push URL", "m.json"), &Refusal{Code: CodeLandFailed, Path: path,
-			Retry:   "custody migrate apply --only repo-feature m.json",
-			Message: "no push of " + head + " lands where a remote custody proves from is read from (no remote has a push URL); nothing was pushed and the tree was left as it was; configure a remote custody can read where your push lands (git remote add NAME URL), then apply again"}},
+			Retry:   "custody migrate plan -o m.json",
+			Message: "no push of " + head + " lands where a remote custody proves from is read from (no remote has a push URL); nothing was pushed and the tree was left as it was; configure a remote custody can read where your push lands (git remote add NAME URL), then plan again"}},
 		{"pushurl no remote reads", LandForkRefusal(c, PushTarget{Remote: "origin", URL: "/srv/fork x.git", AddAs: "fork", Proves: "fork"}, ""), &Refusal{Code: CodeLandFailed, Path: path,
-			Retry:   "git remote add fork '/srv/fork x.git' && custody migrate apply --only repo-feature migrate.json",
-			Message: "remote origin pushes to /srv/fork x.git, which no remote custody reads is read from, so a push there could not be proven; nothing was pushed and the tree was left as it was; add it as remote fork and apply again"}},
+			Retry:   "git remote add fork '/srv/fork x.git' && custody migrate plan -o migrate.json",
+			Message: "remote origin pushes to /srv/fork x.git, which no remote custody reads is read from, so a push there could not be proven; nothing was pushed and the tree was left as it was; add it as remote fork and plan again"}},
 		{"push failed", LandPushFailedRefusal(c, "origin", ref, errors.New("rejected")), land(push, "pushing "+head+" to origin "+ref+" failed: rejected")},
 		{"push failed, a URL to quote", LandPushFailedRefusal(c, "https://h/x y.git", ref, errors.New("rejected")),
 			land("git push 'https://h/x y.git' '"+head+":"+ref+"'", "pushing "+head+" to https://h/x y.git "+ref+" failed: rejected")},
