@@ -40,7 +40,7 @@ this repository reads), other-repository, ordinary and symlink. Works before
 custody init. Writes nothing.
 
 EXIT STATUS: 0 nothing to migrate, 1 error (an incomplete scan is one),
-3 candidates await migration.`
+3 candidates await migration or a moved tree awaits its repair.`
 }
 
 // Run classifies.

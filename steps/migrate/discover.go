@@ -18,8 +18,19 @@ type MigrateDiscovery struct {
 	Candidates int `json:"candidates"`
 }
 
-// Pending reports whether a candidate awaits migration.
-func (d MigrateDiscovery) Pending() bool { return d.Candidates > 0 }
+// Pending reports whether a candidate awaits migration, or a place awaits
+// the repair its Retry names (a tree moved without git).
+func (d MigrateDiscovery) Pending() bool {
+	if d.Candidates > 0 {
+		return true
+	}
+	for _, p := range d.Places {
+		if p.Retry != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // discovery reads and classifies every place, with the inventory it read
 // them against. An incomplete collection is a refusal.
