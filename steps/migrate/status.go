@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/store"
 )
@@ -47,17 +49,31 @@ func MigrateStatus(ctx context.Context, e *steps.Env) (MigrateStatusResult, erro
 	}
 	st := machine.FoldMigration(evs)
 	res := MigrateStatusResult{Candidates: st, Counts: map[machine.MigrateState]int{}, Complete: machine.MigrationComplete(st)}
+	var inv *gitfiles.Inventory
 	for _, s := range st {
 		res.Counts[s.State]++
 		if s.Branch == "" || !machine.IsFullCommit(s.Head) {
 			continue
 		}
+		if inv == nil {
+			i, err := gitfiles.TakeInventory(ctx, e.Git, e.Repo)
+			if err != nil {
+				return res, err
+			}
+			inv = &i
+		}
 		b, err := e.Git.Observe(ctx, e.Repo.MainCheckout, "rev-parse", "--verify", "-q", "refs/heads/"+s.Branch)
 		if err != nil || strings.TrimSpace(string(b)) != s.Head {
 			continue // gone, or moved on since: nothing of it was proven
 		}
-		res.LegacyBranches = append(res.LegacyBranches, LegacyBranch{Candidate: s.ID, Branch: s.Branch, Commit: s.Head,
-			Delete: machine.LegacyBranchDelete(s.Branch, s.Head)})
+		del := machine.LegacyBranchDelete(s.Branch, s.Head)
+		if ent, ok := inv.Entry(s.Path); ok && hostio.Lstat(s.Path).State == machine.PathAbsent && !ent.Locked {
+			// A released tree is gone but still registered, its branch
+			// checked out there: that one registration goes first (its
+			// directory is gone; nothing else is pruned).
+			del = machine.Command("git", "worktree", "remove", s.Path) + " && " + del
+		}
+		res.LegacyBranches = append(res.LegacyBranches, LegacyBranch{Candidate: s.ID, Branch: s.Branch, Commit: s.Head, Delete: del})
 	}
 	return res, nil
 }
