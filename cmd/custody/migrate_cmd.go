@@ -123,10 +123,17 @@ func (c *MigratePlanCmd) Run(a *App) error {
 			if prop == "" {
 				prop = "(none)"
 			}
-			rows = append(rows, []string{cd.Audit.ID, prop, cd.Audit.Path, cd.Proposal.Reason})
+			reason := cd.Proposal.Reason
+			if cd.Settled != "" {
+				prop, reason = "(settled)", "already settled: "+string(cd.Settled)+"; nothing more to do"
+			}
+			rows = append(rows, []string{cd.Audit.ID, prop, cd.Audit.Path, reason})
 		}
 		table(w, rows)
 		for _, cd := range p.Candidates {
+			if cd.Settled != "" {
+				continue
+			}
 			d := cd.Proposal.Disposition
 			if d == "" {
 				fmt.Fprintf(w, "to keep %s as it is: %s\n", machine.EscapeControl(cd.Audit.ID), machine.CommandOn([]string{"custody", "migrate", "dispose", "--reject", "REASON", "--digest", cd.Digest}, cd.Audit.ID))

@@ -186,6 +186,16 @@ func MigratePlan(ctx context.Context, e *steps.Env, opts MigrateOptions) (machin
 			}
 		}
 	}
+	evs, err := migrationEvents(e)
+	if err != nil {
+		return machine.MigratePlan{}, err
+	}
+	settled := machine.FoldMigrateLedger(evs).Settled
+	for i, c := range cands {
+		if ev, ok := settled[machine.MigrateKey(c.Audit.ID, c.Digest)]; ok {
+			cands[i].Settled = ev.Outcome
+		}
+	}
 	p := machine.SealMigratePlan(machine.MigratePlan{
 		Repository: machine.PlanRepository{ID: repoID, CommonDir: e.Repo.CommonDir},
 		CreatedAt:  e.Now().UTC(), Bounds: d.Bounds, Discovered: d.Places, Candidates: cands,
