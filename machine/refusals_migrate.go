@@ -217,3 +217,15 @@ func DispositionNotAllowedRefusal(id, path, digest string, d Disposition, p Migr
 		Retry:   CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--disposition", string(first), "--digest", digest}, id),
 		Message: fmt.Sprintf("%s's audit does not permit disposition %q (it permits %v): %s. Nothing was recorded", id, d, p.Allowed, p.Reason)}
 }
+
+// MigrateGoneRefusal is the audit's word on a candidate whose tree at path
+// is gone while git registers it, in place of the ordinary
+// worktree-missing advice (git worktree prune), which would drop every
+// registration whose directory is gone, a tree moved without git among
+// them, with its index. Discovery found no tree in its scan that names
+// this registration; the retry removes this one registration only, which
+// is safe once the candidate's HEAD is settled.
+func MigrateGoneRefusal(path string) Refusal {
+	return Refusal{Code: CodeWorktreeMissing, Path: path, Retry: Command("git", "worktree", "remove", path),
+		Message: fmt.Sprintf("%s is gone, but git still registers it; if the tree was moved elsewhere, run git worktree repair with its new path instead (that keeps its index); else, once its HEAD is landed or released, this one registration goes with the retry (never git worktree prune, which drops every moved tree's registration too)", path)}
+}

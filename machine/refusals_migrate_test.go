@@ -2,6 +2,7 @@ package machine
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -83,6 +84,14 @@ func TestDisposeRefusals(t *testing.T) {
 			Code: CodeDispositionNotAllowed, Path: path, Retry: "custody migrate dispose --approve --disposition reject --digest aa11 -- -r",
 			Message: `-r's audit does not permit disposition "retire" (it permits []): it is in use. Nothing was recorded`}},
 	})
+}
+
+func TestMigrateGoneRefusal(t *testing.T) {
+	t.Parallel()
+	r := MigrateGoneRefusal("/w/repo gone")
+	if r.Code != CodeWorktreeMissing || r.Retry != "git worktree remove '/w/repo gone'" || r.Path != "/w/repo gone" || strings.Contains(r.Retry, "prune") {
+		t.Errorf("MigrateGoneRefusal = %+v", r)
+	}
 }
 
 func TestLandRefusals(t *testing.T) {

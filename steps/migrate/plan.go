@@ -92,6 +92,11 @@ func (run *auditRun) audit(ctx context.Context, e *steps.Env, d machine.Discover
 	if a.Proof == nil {
 		a.Proof = obs.Proof
 	}
+	for i, r := range a.Refusals {
+		if r.Code == machine.CodeWorktreeMissing && a.PathState == machine.PathAbsent {
+			a.Refusals[i] = machine.MigrateGoneRefusal(a.Path)
+		}
+	}
 	if a.Proof == nil && a.PathState == machine.PathAbsent && machine.IsFullCommit(a.Head) {
 		// The tree is gone, so the ordinary observation proves nothing of
 		// it; its HEAD is asked about as any head is: a remote custody
