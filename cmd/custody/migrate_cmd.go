@@ -90,7 +90,9 @@ or detached HEAD, commits no remote holds, proofs, index and tracked changes,
 untracked and ignored entries, stashes that name it, hidden state (per-worktree
 refs, operations, submodules), processes in it and its device+inode, and
 proposes a disposition: land (push HEAD for review), archive, adopt-and-relocate,
-retire (in place, on a fresh proof) or reject. Each audit has a digest; its
+retire (in place, on a fresh proof), release (a gone tree whose HEAD a remote
+already holds: nothing is pushed) or reject. A candidate whose audit is already
+settled is marked so and asks for nothing. Each audit has a digest; its
 observation and proposal are journaled. Nothing else is changed: only a person
 approves a disposition (custody migrate dispose).
 
