@@ -60,8 +60,10 @@ func TestDiscoverLegacyRelations(t *testing.T) {
 		class machine.MigrateClass
 		check func(machine.Discovered) bool
 	}{
-		"repo-old":     {machine.ClassMoved, func(d machine.Discovered) bool { return d.MovedTo == moved && d.AdminKey == "repo-old" }},
-		"repo-new":     {machine.ClassMoved, func(d machine.Discovered) bool { return d.MovedFrom == old && d.Retry == machine.RepairMovedRetry(moved) }},
+		"repo-old": {machine.ClassMoved, func(d machine.Discovered) bool { return d.MovedTo == moved && d.AdminKey == "repo-old" }},
+		"repo-new": {machine.ClassMoved, func(d machine.Discovered) bool {
+			return d.MovedFrom == old && d.Retry == machine.RepairMovedRetry(moved)
+		}},
 		"clone-ahead":  {machine.ClassClone, func(d machine.Discovered) bool { return d.SharesHistory && d.Ahead == 1 }},
 		"clone-behind": {machine.ClassClone, func(d machine.Discovered) bool { return d.SharesHistory && d.Ahead == 0 }},
 		"up.git":       {machine.ClassRemote, func(d machine.Discovered) bool { return d.Bare && len(d.Remotes) == 1 && d.Remotes[0] == "up" }},
