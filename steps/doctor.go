@@ -20,11 +20,11 @@ func Doctor(ctx context.Context, e *Env) ([]store.Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	mp, err := migrationProblem(e)
-	if err != nil {
-		return ps, err
+	// A journal that cannot be read is Check's problem, already reported;
+	// the migration's standing is then unknown, and said nothing of.
+	if mp, err := migrationProblem(e); err == nil {
+		ps = append(ps, mp...)
 	}
-	ps = append(ps, mp...)
 	rs, vs, err := e.resources().Orphans(ctx, e)
 	if err != nil {
 		return ps, err
