@@ -3,6 +3,7 @@ package machine
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Disposition is where a candidate's work goes.
@@ -25,11 +26,15 @@ const (
 	DispositionRetire Disposition = "retire"
 	// DispositionReject leaves the tree untouched, with a person's reason.
 	DispositionReject Disposition = "reject"
+	// DispositionRelease settles a candidate whose tree is gone and whose
+	// HEAD a remote custody reads already holds (its proof): nothing is
+	// pushed, moved or removed; the outcome records the proof.
+	DispositionRelease Disposition = "release"
 )
 
 // Dispositions lists every disposition.
 func Dispositions() []Disposition {
-	return []Disposition{DispositionLand, DispositionArchive, DispositionAdoptRelocate, DispositionRetire, DispositionReject}
+	return []Disposition{DispositionLand, DispositionArchive, DispositionAdoptRelocate, DispositionRetire, DispositionRelease, DispositionReject}
 }
 
 // MigrateAudit is the immutable audit of one admitted candidate: every
@@ -119,6 +124,9 @@ func AllowedDispositions(a MigrateAudit) []Disposition {
 	if present && !blocked && a.Removable {
 		out = append(out, DispositionRetire)
 	}
+	if a.PathState == PathAbsent && a.Proof != nil {
+		out = append(out, DispositionRelease)
+	}
 	return append(out, DispositionReject)
 }
 
@@ -131,9 +139,13 @@ func Propose(a MigrateAudit) MigrateProposal {
 	}
 	switch {
 	case a.PathState == PathAbsent && a.Proof != nil:
-		return set(DispositionReject, "the tree is gone and its HEAD is published (%s); nothing is left to migrate", a.Proof.Kind)
+		return set(DispositionRelease, "the tree is gone and its HEAD %s is published (%s): nothing is left to push or move; release it", Abbrev(a.Head, ShortCommit), ProofWhere(*a.Proof))
+	case a.PathState == PathAbsent && a.Head != "" && a.Unpushed > UnpushedBound:
+		return set(DispositionLand, "the tree is gone and more than %d commits of its HEAD %s are on no advertised ref: push it for review", UnpushedBound, Abbrev(a.Head, ShortCommit))
+	case a.PathState == PathAbsent && a.Head != "" && a.Unpushed > 0:
+		return set(DispositionLand, "the tree is gone and %d commit(s) of its HEAD %s are on no advertised ref: push it for review", a.Unpushed, Abbrev(a.Head, ShortCommit))
 	case a.PathState == PathAbsent && a.Head != "":
-		return set(DispositionLand, "the tree is gone and its HEAD %s is on no advertised ref: push it for review", Abbrev(a.Head, ShortCommit))
+		return set(DispositionLand, "the tree is gone and no remote custody reads proves its HEAD %s: push it for review", Abbrev(a.Head, ShortCommit))
 	case a.PathState != PathPresent:
 		return set("", "the tree is gone and its HEAD is unknown; nothing can be moved")
 	case a.Locked:
@@ -158,3 +170,13 @@ func Propose(a MigrateAudit) MigrateProposal {
 
 // Permits reports whether d is one of the proposal's allowed dispositions.
 func (p MigrateProposal) Permits(d Disposition) bool { return slices.Contains(p.Allowed, d) }
+
+// ProofWhere names where proof p found its head: the kind, and the remote
+// and ref it rests on when it names them.
+func ProofWhere(p Proof) string {
+	w := string(p.Kind)
+	if p.Remote != "" || p.Ref != "" {
+		w += " on " + strings.TrimSpace(p.Remote+" "+p.Ref)
+	}
+	return w
+}

@@ -34,6 +34,15 @@ const (
 	ClassOrdinary MigrateClass = "ordinary"
 	// ClassSymlink is a symbolic link; discovery never follows one.
 	ClassSymlink MigrateClass = "symlink"
+	// ClassMoved is a linked worktree moved without git (plain mv): its
+	// .git file names an admin entry of this repository whose gitdir
+	// names the tree's old path, gone. Both places, the old registration
+	// and the tree at its new path, are this class: the tree is known by
+	// that identity, not by a path, and git worktree repair re-registers
+	// it where it is, with its index. Never a candidate until repaired.
+	ClassMoved MigrateClass = "moved"
+	// ClassRemote is a bare repository a remote of this repository reads.
+	ClassRemote MigrateClass = "remote"
 )
 
 // Admitted reports whether a class is a migration candidate.
@@ -73,8 +82,22 @@ type LegacyFacts struct {
 	SameCommon  bool `json:"same_common,omitempty"`
 	CommonKnown bool `json:"common_known,omitempty"`
 	// SharesHistory says an independent repository's HEAD commit is one
-	// this repository holds.
+	// this repository holds, or that HEAD's history reaches one (Ahead
+	// then counts HEAD's commits this repository does not hold).
 	SharesHistory bool `json:"shares_history,omitempty"`
+	// Ahead counts an independent repository's HEAD commits this
+	// repository does not hold, when their histories meet (at most
+	// CloneWalkBound; more is CloneWalkBound+1).
+	Ahead int `json:"ahead,omitempty"`
+	// Bare says an independent repository is bare (no work tree).
+	Bare bool `json:"bare,omitempty"`
+	// Remotes names the remotes of this repository that read this place.
+	Remotes []string `json:"remotes,omitempty"`
+	// MovedTo is, for a registration whose tree is gone, where the tree
+	// is now: a scanned directory whose .git file names its admin entry.
+	// MovedFrom is, for that directory, the path git registers it at.
+	MovedTo   string `json:"moved_to,omitempty"`
+	MovedFrom string `json:"moved_from,omitempty"`
 	// Record is the live custody record that holds the path, if any.
 	Record string `json:"record,omitempty"`
 }
@@ -84,6 +107,19 @@ type Discovered struct {
 	LegacyFacts
 	Class  MigrateClass `json:"class"`
 	Reason string       `json:"reason"`
+	// Retry is the command that settles the place when it is neither a
+	// candidate nor to be left alone as it is (a moved tree's repair).
+	Retry string `json:"retry,omitempty"`
+}
+
+// CloneWalkBound bounds how many of an independent repository's HEAD
+// commits discovery reads looking for history in common.
+const CloneWalkBound = 1000
+
+// RepairMovedRetry re-registers the linked worktree moved to path where it
+// is now, keeping its admin entry (index, HEAD, per-worktree refs).
+func RepairMovedRetry(path string) string {
+	return Command("git", "worktree", "repair", path)
 }
 
 // Classify decides what a place is from its facts alone.
@@ -98,6 +134,14 @@ func Classify(f LegacyFacts) Discovered {
 		return set(ClassInCustody, "custody already holds it as %s", f.Record)
 	case f.IsSymlink:
 		return set(ClassSymlink, "a symbolic link; discovery never follows one")
+	case f.Registered && f.PathState == PathAbsent && f.MovedTo != "":
+		d = set(ClassMoved, "moved without git to %s (its .git names admin entry %s); repair the registration, which keeps its index, then plan again", f.MovedTo, f.AdminKey)
+		d.Retry = RepairMovedRetry(f.MovedTo)
+		return d
+	case !f.Registered && f.MovedFrom != "" && f.Git == GitFile && f.SameCommon:
+		d = set(ClassMoved, "a linked worktree moved here without git from %s (admin entry %s); repair the registration, which keeps its index, then plan again", f.MovedFrom, f.AdminKey)
+		d.Retry = RepairMovedRetry(f.Path)
+		return d
 	case f.Registered && f.PathState == PathAbsent:
 		return set(ClassMissing, "git registers it but the tree is gone")
 	case f.PathState == PathUnknown:
@@ -118,8 +162,25 @@ func Classify(f LegacyFacts) Discovered {
 		return set(ClassOtherRepository, "a linked worktree of another repository")
 	case f.SameCommon:
 		return set(ClassContradictory, "its .git directory is this repository's common dir")
+	case f.Bare && len(f.Remotes) > 0:
+		return set(ClassRemote, "a bare repository this repository's remote %s reads; never touched by migration", f.Remotes[0])
+	case f.SharesHistory && f.Ahead > CloneWalkBound:
+		return set(ClassClone, "an independent %sclone whose HEAD is more than %d commits ahead of the history this repository holds; never touched by migration", bareWord(f.Bare), CloneWalkBound)
+	case f.SharesHistory && f.Ahead > 0:
+		return set(ClassClone, "an independent %sclone whose HEAD is %d commit(s) ahead of the history this repository holds (work only it has); never touched by migration", bareWord(f.Bare), f.Ahead)
 	case f.SharesHistory:
-		return set(ClassClone, "an independent repository holding this repository's history; never removed by migration")
+		return set(ClassClone, "an independent %sclone whose HEAD is a commit this repository holds; never touched by migration", bareWord(f.Bare))
+	}
+	if f.Ahead > CloneWalkBound {
+		return set(ClassOtherRepository, "an independent repository none of whose last %d commits this repository holds", CloneWalkBound)
 	}
 	return set(ClassOtherRepository, "an independent repository with no history in common with this one")
+}
+
+// bareWord is "bare " for a bare repository.
+func bareWord(bare bool) string {
+	if bare {
+		return "bare "
+	}
+	return ""
 }

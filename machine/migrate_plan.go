@@ -25,6 +25,9 @@ type MigrateCandidate struct {
 	Audit    MigrateAudit    `json:"audit"`
 	Digest   string          `json:"digest"`
 	Proposal MigrateProposal `json:"proposal"`
+	// Settled is the outcome that already settled this very audit (the
+	// journal's), "" when none did: such a candidate needs nothing more.
+	Settled Outcome `json:"settled,omitempty"`
 }
 
 // MigratePlan is the immutable audit migrate plan writes: every place

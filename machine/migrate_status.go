@@ -1,6 +1,9 @@
 package machine
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // The journal events of a migration, in the order a candidate meets them.
 const (
@@ -33,6 +36,12 @@ type MigrateEvent struct {
 	Proposal *MigrateProposal `json:"proposal,omitempty"`
 	Outcome  Outcome          `json:"outcome,omitempty"`
 	Code     Code             `json:"code,omitempty"`
+	// Branch and Head are, on an outcome that removed or released a tree
+	// on a proof, the legacy branch the tree had checked out and the
+	// commit the proof covers; Proof is that proof, where it was found.
+	Branch string `json:"branch,omitempty"`
+	Head   string `json:"head,omitempty"`
+	Proof  string `json:"proof,omitempty"`
 	// PlanFile is, on an observation migrate plan journaled, the file the
 	// plan holding this audit was written to (an absolute path): the file
 	// a disposition of the audit is applied from. Empty on an observation
@@ -68,6 +77,14 @@ type MigrateCandidateStatus struct {
 	Outcome     Outcome      `json:"outcome,omitempty"`
 	Code        Code         `json:"code,omitempty"`
 	Why         string       `json:"why"`
+	// Interrupted says an act began and no outcome was recorded (a run
+	// killed midway).
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Branch and Head are, once the tree was removed or released on a
+	// proof, the legacy branch it had checked out and the commit the
+	// proof covers (MigrateEvent.Branch).
+	Branch string `json:"branch,omitempty"`
+	Head   string `json:"head,omitempty"`
 	// Proposed is the disposition the newest audit proposes ("" when it
 	// proposes none).
 	Proposed Disposition `json:"proposed,omitempty"`
@@ -85,6 +102,9 @@ const (
 	OutcomeLanded   Outcome = "landed"
 	OutcomeRejected Outcome = "rejected"
 	OutcomeAdopted  Outcome = "adopted"
+	// OutcomeReleased settles a gone tree whose HEAD a remote custody
+	// reads holds: nothing was pushed, moved or removed.
+	OutcomeReleased Outcome = "released"
 )
 
 // FoldMigration replays a migration's events, in journal order, into
@@ -160,11 +180,17 @@ func FoldMigration(events []MigrateEvent) []MigrateCandidateStatus {
 		}
 		switch {
 		case a.acting:
-			st.State, st.Why = MigratePending, "an act began and no outcome was recorded (interrupted): apply it again"
+			st.State, st.Interrupted, st.Why = MigratePending, true, "an act began and no outcome was recorded (interrupted): apply it again"
 		case a.last != nil && a.last.Outcome == OutcomeRemoved:
 			st.State, st.Outcome, st.Why = MigrateRemoved, a.last.Outcome, "removed after its proof"
+			if a.last.Proof != "" {
+				st.Why += " (" + a.last.Proof + ")"
+			}
 		case a.last != nil && MigrateSettled(a.last.Outcome):
 			st.State, st.Outcome, st.Why = MigrateRetained, a.last.Outcome, "settled: "+string(a.last.Outcome)
+			if a.last.Proof != "" {
+				st.Why += " (its HEAD is published: " + a.last.Proof + ")"
+			}
 		case a.last != nil:
 			st.State, st.Outcome, st.Code = MigrateRefused, a.last.Outcome, a.last.Code
 			st.Why = "refused [" + string(a.last.Code) + "]: " + a.last.Reason + " (apply it again once that is settled)"
@@ -172,6 +198,9 @@ func FoldMigration(events []MigrateEvent) []MigrateCandidateStatus {
 			st.State, st.Why = MigratePending, "disposition "+string(d.Disposition)+" approved; not applied yet"
 		default:
 			st.State, st.Why = MigratePending, "needs a disposition"
+		}
+		if a.last != nil && MigrateSettled(a.last.Outcome) {
+			st.Branch, st.Head = a.last.Branch, a.last.Head
 		}
 		st.Next = MigrateNext(st, st.PlanFile)
 		out = append(out, st)
@@ -234,7 +263,7 @@ func migrateApply(id, planFile string) string {
 // candidate to be applied again.
 func MigrateSettled(o Outcome) bool {
 	switch o {
-	case OutcomeLanded, OutcomeRejected, OutcomeAdopted:
+	case OutcomeLanded, OutcomeRejected, OutcomeAdopted, OutcomeReleased:
 		return true
 	}
 	return o.Settled()
@@ -281,4 +310,35 @@ func MigrationComplete(st []MigrateCandidateStatus) bool {
 		}
 	}
 	return true
+}
+
+// LegacyBranchDelete deletes legacy branch b only while it is still at
+// commit (git's compare-and-swap): the branch a tree retired or released
+// on a proof of commit had checked out. custody never deletes a branch it
+// did not create; it names the command.
+func LegacyBranchDelete(b, commit string) string {
+	return Command("git", "update-ref", "-d", "refs/heads/"+b, commit)
+}
+
+// MigrationIncomplete says, for a migration some candidate of st is
+// pending or refused in, how many are and why the first one is, and the
+// command that moves that one on (custody migrate status when none is
+// printed for it).
+func MigrationIncomplete(st []MigrateCandidateStatus) (what, fix string) {
+	var open []MigrateCandidateStatus
+	for _, s := range st {
+		if s.State == MigratePending || s.State == MigrateRefused {
+			open = append(open, s)
+		}
+	}
+	if len(open) == 0 {
+		return "", ""
+	}
+	first := open[0]
+	what = fmt.Sprintf("the migration is incomplete: %d of %d candidate(s) pending or refused; %s is %s: %s", len(open), len(st), EscapeControl(first.ID), first.State, first.Why)
+	fix = MigrateNext(first, first.PlanFile)
+	if fix == "" {
+		fix = "custody migrate status"
+	}
+	return what, fix
 }

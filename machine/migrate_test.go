@@ -37,6 +37,22 @@ func TestClassify(t *testing.T) {
 		{"a .git dir that is ours", with(func(f *LegacyFacts) { f.Git, f.CommonKnown, f.SameCommon = GitDir, true, true }), ClassContradictory},
 		{"clone", with(func(f *LegacyFacts) { f.Git, f.CommonKnown, f.SharesHistory = GitDir, true, true }), ClassClone},
 		{"unrelated repository", with(func(f *LegacyFacts) { f.Git, f.CommonKnown = GitDir, true }), ClassOtherRepository},
+		{"clone one commit ahead", with(func(f *LegacyFacts) { f.Git, f.CommonKnown, f.SharesHistory, f.Ahead = GitDir, true, true, 1 }), ClassClone},
+		{"clone far ahead", with(func(f *LegacyFacts) {
+			f.Git, f.CommonKnown, f.SharesHistory, f.Ahead = GitDir, true, true, CloneWalkBound+1
+		}), ClassClone},
+		{"unrelated beyond the walk", with(func(f *LegacyFacts) { f.Git, f.CommonKnown, f.Ahead = GitDir, true, CloneWalkBound+1 }), ClassOtherRepository},
+		{"bare remote", with(func(f *LegacyFacts) {
+			f.Git, f.CommonKnown, f.Bare, f.SharesHistory, f.Remotes = GitDir, true, true, true, []string{"origin"}
+		}), ClassRemote},
+		{"bare remote with no history in common", with(func(f *LegacyFacts) { f.Git, f.CommonKnown, f.Bare, f.Remotes = GitDir, true, true, []string{"up"} }), ClassRemote},
+		{"bare clone no remote reads", with(func(f *LegacyFacts) { f.Git, f.CommonKnown, f.Bare, f.SharesHistory = GitDir, true, true, true }), ClassClone},
+		{"moved: the registration", with(func(f *LegacyFacts) {
+			f.Registered, f.PathState, f.AdminKey, f.MovedTo = true, PathAbsent, "k", "/q"
+		}), ClassMoved},
+		{"moved: the tree", with(func(f *LegacyFacts) {
+			f.Git, f.CommonKnown, f.SameCommon, f.AdminKey, f.MovedFrom = GitFile, true, true, "k", "/old"
+		}), ClassMoved},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Classify(tc.f)
@@ -45,6 +61,9 @@ func TestClassify(t *testing.T) {
 			}
 			if got.Class.Admitted() != (tc.want == ClassLinked || tc.want == ClassMissing) {
 				t.Errorf("%q admitted = %v", got.Class, got.Class.Admitted())
+			}
+			if (got.Retry != "") != (tc.want == ClassMoved) {
+				t.Errorf("%q retry %q", got.Class, got.Retry)
 			}
 		})
 	}
@@ -75,8 +94,10 @@ func TestPropose(t *testing.T) {
 		{"locked: nothing", with(func(a *MigrateAudit) { a.Locked, a.Unpushed = true, 1 }), "", []Disposition{DispositionLand, DispositionReject}},
 		{"in use: nothing", with(func(a *MigrateAudit) { a.Proof, a.InUse = proof, []Process{{PID: 1, Command: "sh"}} }), "", []Disposition{DispositionReject}},
 		{"submodules: nothing", with(func(a *MigrateAudit) { a.Proof, a.Refusals = proof, []Refusal{{Code: CodeSubmodules}} }), "", []Disposition{DispositionReject}},
-		{"gone and published: reject", with(func(a *MigrateAudit) { a.Class, a.PathState, a.Proof = ClassMissing, PathAbsent, proof }), DispositionReject, []Disposition{DispositionReject}},
-		{"gone and unpushed: land", with(func(a *MigrateAudit) { a.Class, a.PathState = ClassMissing, PathAbsent }), DispositionLand, []Disposition{DispositionLand, DispositionReject}},
+		{"gone and published: release, no push", with(func(a *MigrateAudit) { a.Class, a.PathState, a.Proof = ClassMissing, PathAbsent, proof }), DispositionRelease,
+			[]Disposition{DispositionRelease, DispositionReject}},
+		{"gone and unpushed: land", with(func(a *MigrateAudit) { a.Class, a.PathState, a.Unpushed = ClassMissing, PathAbsent, 1 }), DispositionLand, []Disposition{DispositionLand, DispositionReject}},
+		{"gone, unproven: land", with(func(a *MigrateAudit) { a.Class, a.PathState = ClassMissing, PathAbsent }), DispositionLand, []Disposition{DispositionLand, DispositionReject}},
 		{"gone, no head: nothing", with(func(a *MigrateAudit) { a.Class, a.PathState, a.Head = ClassMissing, PathAbsent, "" }), "", []Disposition{DispositionReject}},
 		{"kept for another reason", with(func(a *MigrateAudit) {
 			a.Proof = proof
@@ -153,6 +174,9 @@ func TestFoldMigration(t *testing.T) {
 		{"approved again for the new audit", []MigrateEvent{obs("a", "1"), dis("a", "1", DispositionRetire), obs("a", "2"), dis("a", "2", DispositionArchive)}, MigratePending, false},
 		{"re-observed unchanged keeps its outcome", []MigrateEvent{obs("a", "1"), dis("a", "1", DispositionLand), act("a", "1"), out("a", "1", OutcomeLanded, ""), obs("a", "1")}, MigrateRetained, true},
 		{"changed after its outcome", []MigrateEvent{obs("a", "1"), dis("a", "1", DispositionLand), act("a", "1"), out("a", "1", OutcomeLanded, ""), obs("a", "2")}, MigratePending, false},
+		{"released", []MigrateEvent{obs("a", "1"), dis("a", "1", DispositionRelease), act("a", "1"), out("a", "1", OutcomeReleased, "")}, MigrateRetained, true},
+		{"killed, changed: stale ends the act, the new audit is re-proposed",
+			[]MigrateEvent{obs("a", "1"), dis("a", "1", DispositionArchive), act("a", "1"), out("a", "1", OutcomeStale, CodeMigrateChanged), obs("a", "2")}, MigratePending, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := FoldMigration(tc.events)
@@ -166,6 +190,43 @@ func TestFoldMigration(t *testing.T) {
 	}
 	if !MigrationComplete(nil) {
 		t.Error("no candidate at all is a complete migration")
+	}
+}
+
+func TestFoldMigrationSettlesTruthfully(t *testing.T) {
+	t.Parallel()
+	head := strings.Repeat("a", 40)
+	evs := []MigrateEvent{
+		{Event: EventMigrateObservation, Candidate: "a", Path: "/a", Digest: "1", Proposal: &MigrateProposal{Disposition: DispositionArchive}, PlanFile: "/m.json"},
+		{Event: EventMigrateDisposition, Candidate: "a", Digest: "1", Disposition: DispositionArchive, Approved: true},
+		{Event: EventMigrateAct, Candidate: "a", Digest: "1"},
+		{Event: EventMigrateOutcome, Candidate: "a", Digest: "1", Outcome: OutcomeStale, Code: CodeMigrateChanged, Reason: "changed"},
+		{Event: EventMigrateObservation, Candidate: "a", Path: "/a", Digest: "2", Proposal: &MigrateProposal{Disposition: DispositionArchive}},
+		{Event: EventMigrateObservation, Candidate: "b", Path: "/b", Digest: "3", Proposal: &MigrateProposal{Disposition: DispositionRelease}},
+		{Event: EventMigrateDisposition, Candidate: "b", Digest: "3", Disposition: DispositionRelease, Approved: true},
+		{Event: EventMigrateAct, Candidate: "b", Digest: "3"},
+		{Event: EventMigrateOutcome, Candidate: "b", Digest: "3", Outcome: OutcomeReleased, Branch: "feature", Head: head, Proof: "ancestry on origin refs/heads/main"},
+	}
+	st := FoldMigration(evs)
+	if len(st) != 2 {
+		t.Fatalf("FoldMigration = %+v", st)
+	}
+	a, b := st[0], st[1]
+	if a.State != MigratePending || a.Interrupted || a.Digest != "2" || a.Next != MigrateDisposeRetry("a", "2", DispositionArchive) {
+		t.Errorf("a killed candidate whose tree changed: %+v, want pending on the new audit with its dispose command", a)
+	}
+	if b.State != MigrateRetained || b.Branch != "feature" || b.Head != head || !strings.Contains(b.Why, "refs/heads/main") {
+		t.Errorf("released: %+v", b)
+	}
+	what, fix := MigrationIncomplete(st)
+	if !strings.Contains(what, "1 of 2") || fix != a.Next {
+		t.Errorf("MigrationIncomplete = %q, %q", what, fix)
+	}
+	if w, f := MigrationIncomplete(st[1:]); w != "" || f != "" {
+		t.Errorf("complete: MigrationIncomplete = %q, %q", w, f)
+	}
+	if got, want := LegacyBranchDelete("feature", head), "git update-ref -d refs/heads/feature "+head; got != want {
+		t.Errorf("LegacyBranchDelete = %q, want %q", got, want)
 	}
 }
 

@@ -110,9 +110,23 @@ func landRefusal(c MigrateCandidate, dest, ref, format string, args ...any) *Ref
 }
 
 // LandNoPushRefusal refuses landing candidate c: no push lands where a
-// remote custody reads is read from (why).
-func LandNoPushRefusal(c MigrateCandidate, why string) *Refusal {
-	return landRefusal(c, "", "", "no push of %s lands where a remote custody reads is read from (%s)", c.Audit.Head, why)
+// remote custody reads and proves from is read from (why). A remote a
+// person adds changes the audit (its advice names the remotes), so the
+// retry plans again into planFile, whose fresh audit is disposed of anew.
+func LandNoPushRefusal(c MigrateCandidate, why, planFile string) *Refusal {
+	return &Refusal{Code: CodeLandFailed, Path: c.Audit.Path, Retry: MigratePlanRetry(planFile),
+		Message: fmt.Sprintf("no push of %s lands where a remote custody proves from is read from (%s); nothing was pushed and the tree was left as it was; configure a remote custody can read where your push lands (git remote add NAME URL), then plan again", c.Audit.Head, why)}
+}
+
+// LandForkRefusal refuses landing candidate c where remote t.Remote
+// pushes: its push URL t.URL is read by no remote custody reads, so a
+// push there could never be proven. The retry adds it as remote t.AddAs
+// (which custody then reads) and plans again into planFile.
+func LandForkRefusal(c MigrateCandidate, t PushTarget, planFile string) *Refusal {
+	return &Refusal{Code: CodeLandFailed, Path: c.Audit.Path,
+		Retry: CommandOn([]string{"git", "remote", "add"}, t.AddAs, t.URL) + " && " + MigratePlanRetry(planFile),
+		Message: fmt.Sprintf("remote %s pushes to %s, which no remote custody reads is read from, so a push there could not be proven; nothing was pushed and the tree was left as it was; add it as remote %s and plan again",
+			EscapeControl(t.Remote), EscapeControl(t.URL), EscapeControl(t.AddAs))}
 }
 
 // LandPushFailedRefusal reports that pushing candidate c's HEAD to ref at
@@ -202,4 +216,16 @@ func DispositionNotAllowedRefusal(id, path, digest string, d Disposition, p Migr
 	return &Refusal{Code: CodeDispositionNotAllowed, Path: path,
 		Retry:   CommandOn([]string{"custody", "migrate", "dispose", "--approve", "--disposition", string(first), "--digest", digest}, id),
 		Message: fmt.Sprintf("%s's audit does not permit disposition %q (it permits %v): %s. Nothing was recorded", id, d, p.Allowed, p.Reason)}
+}
+
+// MigrateGoneRefusal is the audit's word on a candidate whose tree at path
+// is gone while git registers it, in place of the ordinary
+// worktree-missing advice (git worktree prune), which would drop every
+// registration whose directory is gone, a tree moved without git among
+// them, with its index. Discovery found no tree in its scan that names
+// this registration; the retry removes this one registration only, which
+// is safe once the candidate's HEAD is settled.
+func MigrateGoneRefusal(path string) Refusal {
+	return Refusal{Code: CodeWorktreeMissing, Path: path, Retry: Command("git", "worktree", "remove", path),
+		Message: fmt.Sprintf("%s is gone, but git still registers it; if the tree was moved elsewhere, run git worktree repair with its new path instead (that keeps its index); else, once its HEAD is landed or released, this one registration goes with the retry (never git worktree prune, which drops every moved tree's registration too)", path)}
 }

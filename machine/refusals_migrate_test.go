@@ -2,6 +2,7 @@ package machine
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -85,6 +86,14 @@ func TestDisposeRefusals(t *testing.T) {
 	})
 }
 
+func TestMigrateGoneRefusal(t *testing.T) {
+	t.Parallel()
+	r := MigrateGoneRefusal("/w/repo gone")
+	if r.Code != CodeWorktreeMissing || r.Retry != "git worktree remove '/w/repo gone'" || r.Path != "/w/repo gone" || strings.Contains(r.Retry, "prune") {
+		t.Errorf("MigrateGoneRefusal = %+v", r)
+	}
+}
+
 func TestLandRefusals(t *testing.T) {
 	t.Parallel()
 	const (
@@ -98,7 +107,12 @@ func TestLandRefusals(t *testing.T) {
 		return &Refusal{Code: CodeLandFailed, Path: path, Retry: retry, Message: msg + "; the tree was left as it was"}
 	}
 	checkRefusals(t, []refusalCase{
-		{"no push", LandNoPushRefusal(c, "no remote has a push URL"), land("custody plan", "no push of "+head+" lands where a remote custody reads is read from (no remote has a push URL)")},
+		{"no push", LandNoPushRefusal(c, "no remote has a push URL", "m.json"), &Refusal{Code: CodeLandFailed, Path: path,
+			Retry:   "custody migrate plan -o m.json",
+			Message: "no push of " + head + " lands where a remote custody proves from is read from (no remote has a push URL); nothing was pushed and the tree was left as it was; configure a remote custody can read where your push lands (git remote add NAME URL), then plan again"}},
+		{"pushurl no remote reads", LandForkRefusal(c, PushTarget{Remote: "origin", URL: "/srv/fork x.git", AddAs: "fork", Proves: "fork"}, ""), &Refusal{Code: CodeLandFailed, Path: path,
+			Retry:   "git remote add fork '/srv/fork x.git' && custody migrate plan -o migrate.json",
+			Message: "remote origin pushes to /srv/fork x.git, which no remote custody reads is read from, so a push there could not be proven; nothing was pushed and the tree was left as it was; add it as remote fork and plan again"}},
 		{"push failed", LandPushFailedRefusal(c, "origin", ref, errors.New("rejected")), land(push, "pushing "+head+" to origin "+ref+" failed: rejected")},
 		{"push failed, a URL to quote", LandPushFailedRefusal(c, "https://h/x y.git", ref, errors.New("rejected")),
 			land("git push 'https://h/x y.git' '"+head+":"+ref+"'", "pushing "+head+" to https://h/x y.git "+ref+" failed: rejected")},

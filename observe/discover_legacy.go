@@ -8,12 +8,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/observe/hostio"
+	"github.com/custody-sh/custody/observe/proof"
 	"github.com/custody-sh/custody/observe/safefile"
 )
 
@@ -50,6 +52,7 @@ func DiscoverLegacy(ctx context.Context, g *hostio.Git, repo hostio.Repo, inv gi
 		return LegacyPlaces{}, fmt.Errorf("identify the main checkout: %w", err)
 	}
 	parent := filepath.Dir(repo.MainCheckout)
+	remotes := remoteDirs(ctx, g, repo)
 	out := LegacyPlaces{Bounds: machine.MigrateBounds{ScanDir: parent, ScanLimit: limit}, Complete: true}
 	byPath := map[string]int{}
 	add := func(f machine.LegacyFacts) {
@@ -104,8 +107,55 @@ func DiscoverLegacy(ctx context.Context, g *hostio.Git, repo hostio.Repo, inv gi
 		}
 		add(f)
 	}
+	// A tree moved without git: its .git file still names its admin
+	// entry, whose gitdir names the old path. The registration and the
+	// tree are told to each other by that identity, not by a path.
+	movedTo := map[string]string{}
+	for i := range out.Facts {
+		f := &out.Facts[i]
+		if f.MovedFrom != "" {
+			movedTo[f.AdminKey] = f.Path
+		}
+		if f.Bare {
+			if id, err := hostio.IdentityOf(f.Path); err == nil {
+				f.Remotes = remotes[id]
+			}
+		}
+	}
+	for i := range out.Facts {
+		f := &out.Facts[i]
+		if to, ok := movedTo[f.AdminKey]; ok && f.Registered && f.PathState == machine.PathAbsent && f.AdminKey != "" {
+			f.MovedTo = to
+		}
+	}
 	sort.SliceStable(out.Facts, func(i, j int) bool { return out.Facts[i].Path < out.Facts[j].Path })
 	return out, nil
+}
+
+// remoteDirs maps the identity of each local repository a remote of repo
+// reads (its url values, as configured) to the remotes' names. A remote
+// that cannot be read or identified is left out: it only names a place.
+func remoteDirs(ctx context.Context, g *hostio.Git, repo hostio.Repo) map[hostio.Identity][]string {
+	out := map[hostio.Identity][]string{}
+	b, err := g.Observe(ctx, repo.MainCheckout, "config", "-z", "--get-regexp", `^remote\..*\.url$`)
+	if err != nil {
+		return out
+	}
+	for _, kv := range strings.Split(string(b), "\x00") {
+		key, url, ok := strings.Cut(kv, "\n")
+		if !ok {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(key, "remote."), ".url")
+		p, local := proof.LocalRemotePath(url, repo.MainCheckout)
+		if !local {
+			continue
+		}
+		if id, err := hostio.IdentityOf(p); err == nil && !slices.Contains(out[id], name) {
+			out[id] = append(out[id], name)
+		}
+	}
+	return out
 }
 
 // readNames reads at most limit names of dir, sorted; complete is false
@@ -142,12 +192,12 @@ func placeFacts(ctx context.Context, g *hostio.Git, repo hostio.Repo, common hos
 	switch {
 	case gi.State == machine.PathAbsent && bareLayout(path):
 		// A bare repository: the directory is its own git dir.
-		f.Git = machine.GitDir
+		f.Git, f.Bare = machine.GitDir, true
 		id, err := hostio.IdentityOf(path)
 		f.CommonKnown = err == nil
 		f.SameCommon = err == nil && id == common
 		if !f.SameCommon {
-			f.SharesHistory = sharesHistory(ctx, g, repo, path)
+			f.SharesHistory, f.Ahead = historyRelation(ctx, g, repo, path)
 		}
 		return f
 	case gi.State == machine.PathAbsent:
@@ -161,7 +211,7 @@ func placeFacts(ctx context.Context, g *hostio.Git, repo hostio.Repo, common hos
 		f.CommonKnown = err == nil
 		f.SameCommon = err == nil && id == common
 		if !f.SameCommon {
-			f.SharesHistory = sharesHistory(ctx, g, repo, dotgit)
+			f.SharesHistory, f.Ahead = historyRelation(ctx, g, repo, dotgit)
 		}
 		return f
 	}
@@ -184,22 +234,57 @@ func placeFacts(ctx context.Context, g *hostio.Git, repo hostio.Repo, common hos
 	}
 	f.CommonKnown = err == nil
 	f.SameCommon = err == nil && id == common
+	if f.SameCommon && filepath.Base(filepath.Dir(dir)) == "worktrees" {
+		// The admin entry this .git names: when its gitdir names another
+		// path, one that is gone, the tree was moved here without git.
+		if b, err := safefile.Read(filepath.Join(dir, "gitdir"), gitfiles.SmallFileLimit); err == nil {
+			was := filepath.Clean(strings.TrimSpace(string(b)))
+			if was != filepath.Join(path, ".git") && filepath.Base(was) == ".git" && hostio.Lstat(filepath.Dir(was)).State == machine.PathAbsent {
+				f.MovedFrom, f.AdminKey = filepath.Dir(was), filepath.Base(dir)
+			}
+		}
+	}
 	return f
 }
 
-// sharesHistory reports whether the independent repository at gitDir has a
-// HEAD commit this repository also holds.
-func sharesHistory(ctx context.Context, g *hostio.Git, repo hostio.Repo, gitDir string) bool {
-	out, err := g.Observe(ctx, repo.MainCheckout, "--git-dir="+gitDir, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+// historyRelation reads how the independent repository at gitDir relates
+// to this one: whether its HEAD (every ref, when HEAD names no commit)
+// reaches a commit this repository holds, and how many of the commits it
+// reaches this repository does not hold (the newest machine.CloneWalkBound
+// of them are read; more is CloneWalkBound+1).
+func historyRelation(ctx context.Context, g *hostio.Git, repo hostio.Repo, gitDir string) (shares bool, ahead int) {
+	tip := []string{"HEAD"}
+	if _, err := g.Observe(ctx, repo.MainCheckout, "--git-dir="+gitDir, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil {
+		tip = []string{"--all"}
+	}
+	out, err := g.Observe(ctx, repo.MainCheckout, append([]string{"--git-dir=" + gitDir, "rev-list", fmt.Sprintf("--max-count=%d", machine.CloneWalkBound+1)}, tip...)...)
 	if err != nil {
-		return false
+		return false, 0
 	}
-	oid := strings.TrimSpace(string(out))
-	if !machine.IsFullCommit(oid) {
-		return false
+	commits := strings.Fields(string(out))
+	if len(commits) == 0 {
+		return false, 0
 	}
-	_, err = g.Observe(ctx, repo.MainCheckout, "cat-file", "-e", oid+"^{commit}")
-	return err == nil
+	held, err := g.ObserveInput(ctx, repo.MainCheckout, []byte(strings.Join(commits, "\n")+"\n"), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return false, 0
+	}
+	missing := 0
+	for _, line := range strings.Split(strings.TrimRight(string(held), "\n"), "\n") {
+		switch {
+		case strings.HasSuffix(line, " commit"):
+			shares = true
+		case strings.HasSuffix(line, " missing"):
+			missing++
+		}
+	}
+	if !shares && len(commits) <= machine.CloneWalkBound {
+		return false, 0
+	}
+	if !shares {
+		return false, machine.CloneWalkBound + 1
+	}
+	return true, missing
 }
 
 // AdminKeyNaming returns the admin entry of repo whose gitdir file names

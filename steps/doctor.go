@@ -3,8 +3,10 @@ package steps
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/custody-sh/custody/machine"
+	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -17,6 +19,11 @@ func Doctor(ctx context.Context, e *Env) ([]store.Problem, error) {
 	ps, err := e.Store.Check()
 	if err != nil {
 		return nil, err
+	}
+	// A journal that cannot be read is Check's problem, already reported;
+	// the migration's standing is then unknown, and said nothing of.
+	if mp, err := migrationProblem(e); err == nil {
+		ps = append(ps, mp...)
 	}
 	rs, vs, err := e.resources().Orphans(ctx, e)
 	if err != nil {
@@ -36,4 +43,38 @@ func Doctor(ctx context.Context, e *Env) ([]store.Problem, error) {
 		}
 	}
 	return ps, nil
+}
+
+// MigrationEvents reads every migration event of the journal (but the
+// discovery listings), in order.
+func MigrationEvents(e *Env) ([]machine.MigrateEvent, error) {
+	var out []machine.MigrateEvent
+	err := e.Store.Journal("", func(_ []byte, en store.Entry) error {
+		if !strings.HasPrefix(en.Event, "migrate-") || en.Event == machine.EventMigrateDiscovery {
+			return nil
+		}
+		var ev machine.MigrateEvent
+		if err := json.Unmarshal(en.Detail, &ev); err != nil {
+			return fmt.Errorf("journal entry %d (%s): %w", en.Seq, en.Event, err)
+		}
+		out = append(out, ev)
+		return nil
+	})
+	return out, err
+}
+
+// migrationProblem is the problem of a migration the journal records as
+// begun and not complete: a candidate pending or refused, with the command
+// that moves the first of them on.
+func migrationProblem(e *Env) ([]store.Problem, error) {
+	evs, err := MigrationEvents(e)
+	if err != nil {
+		return nil, err
+	}
+	st := machine.FoldMigration(evs)
+	if machine.MigrationComplete(st) {
+		return nil, nil
+	}
+	what, fix := machine.MigrationIncomplete(st)
+	return []store.Problem{{Where: "migration", What: what, Fix: fix}}, nil
 }

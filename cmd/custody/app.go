@@ -349,6 +349,33 @@ func (a *App) env(create bool) (*steps.Env, error) {
 	return e, nil
 }
 
+// envWithoutState is the environment of a command that only reads git
+// and the file system, for a repository custody has no state in yet: no
+// store (Env.Store is nil), nothing written.
+func (a *App) envWithoutState() (*steps.Env, error) {
+	if a.access != reads {
+		return nil, fmt.Errorf("internal: custody %s writes, and asked for no state", a.Command)
+	}
+	g := a.git()
+	repo, err := gitfiles.Discover(a.Ctx, g, a.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg, src, err := observe.ReadConfig(repo)
+	if err != nil {
+		return nil, err
+	}
+	root, err := steps.ResolveRoot(repo, cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	g.NoFetch = errors.New("custody has no state in this repository yet")
+	e := &steps.Env{Repo: repo, Git: g, Policy: cfg.Policy(), Config: cfg, ConfigSource: src, Root: root, Now: clock(),
+		Actor: "custody", Holder: steps.Self(), Wait: a.Globals.LockTimeout, Progress: a.progress(), Unwritable: g.NoFetch}
+	a.built = e
+	return e, nil
+}
+
 // pendingNote is the line that says which records carry an intent their
 // holder left behind ("" when none do): a command that only reads does not
 // resume them, and the next command that writes (or custody resume)

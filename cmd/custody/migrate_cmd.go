@@ -9,6 +9,7 @@ import (
 	json "github.com/custody-sh/custody/machine/bytejson"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/migrate"
+	"github.com/custody-sh/custody/store"
 )
 
 // MigrateCmd groups the legacy migration commands.
@@ -31,16 +32,25 @@ func (MigrateDiscoverCmd) Help() string {
 checkout, each classified from git's metadata and device+inode identity, never
 from its name: linked and missing (the candidates: their git common dir is this
 repository's), in-custody, unregistered (a .git naming this repository that git
-does not register), contradictory, independent-clone, other-repository,
-ordinary and symlink. Writes nothing.
+does not register), moved (a linked worktree moved without git, known by the
+admin entry its .git names: the printed git worktree repair re-registers it,
+index and all), contradictory, independent-clone (with how far its HEAD is
+ahead of this repository's history), remote (a bare repository a remote of
+this repository reads), other-repository, ordinary and symlink. Works before
+custody init. Writes nothing.
 
 EXIT STATUS: 0 nothing to migrate, 1 error (an incomplete scan is one),
-3 candidates await migration.`
+3 candidates await migration or a moved tree awaits its repair.`
 }
 
 // Run classifies.
 func (c *MigrateDiscoverCmd) Run(a *App) error {
 	e, err := a.env(false)
+	if errors.Is(err, store.ErrNotInitialized) {
+		// Discovery reads git and the file system; before init no tree is
+		// in custody, and nothing is written.
+		e, err = a.envWithoutState()
+	}
 	if err != nil {
 		return err
 	}
@@ -55,6 +65,11 @@ func (c *MigrateDiscoverCmd) Run(a *App) error {
 			rows = append(rows, []string{string(p.Class), p.Path, p.Reason})
 		}
 		table(w, rows)
+		for _, p := range d.Places {
+			if p.Retry != "" && p.Registered {
+				fmt.Fprintf(w, "to repair %s: %s\n", machine.EscapeControl(p.Path), p.Retry)
+			}
+		}
 		if d.Candidates > 0 {
 			fmt.Fprintln(w, "next: custody migrate plan -o migrate.json")
 		}
@@ -75,7 +90,9 @@ or detached HEAD, commits no remote holds, proofs, index and tracked changes,
 untracked and ignored entries, stashes that name it, hidden state (per-worktree
 refs, operations, submodules), processes in it and its device+inode, and
 proposes a disposition: land (push HEAD for review), archive, adopt-and-relocate,
-retire (in place, on a fresh proof) or reject. Each audit has a digest; its
+retire (in place, on a fresh proof), release (a gone tree whose HEAD a remote
+already holds: nothing is pushed) or reject. A candidate whose audit is already
+settled is marked so and asks for nothing. Each audit has a digest; its
 observation and proposal are journaled. Nothing else is changed: only a person
 approves a disposition (custody migrate dispose).
 
@@ -108,10 +125,17 @@ func (c *MigratePlanCmd) Run(a *App) error {
 			if prop == "" {
 				prop = "(none)"
 			}
-			rows = append(rows, []string{cd.Audit.ID, prop, cd.Audit.Path, cd.Proposal.Reason})
+			reason := cd.Proposal.Reason
+			if cd.Settled != "" {
+				prop, reason = "(settled)", "already settled: "+string(cd.Settled)+"; nothing more to do"
+			}
+			rows = append(rows, []string{cd.Audit.ID, prop, cd.Audit.Path, reason})
 		}
 		table(w, rows)
 		for _, cd := range p.Candidates {
+			if cd.Settled != "" {
+				continue
+			}
 			d := cd.Proposal.Disposition
 			if d == "" {
 				fmt.Fprintf(w, "to keep %s as it is: %s\n", machine.EscapeControl(cd.Audit.ID), machine.CommandOn([]string{"custody", "migrate", "dispose", "--reject", "REASON", "--digest", cd.Digest}, cd.Audit.ID))
@@ -128,7 +152,7 @@ type MigrateDisposeCmd struct {
 	ID          string `arg:"" help:"Candidate id (git's admin key of the worktree)."`
 	Approve     bool   `name:"approve" xor:"verdict" required:"" help:"Approve the proposed disposition (or the one --disposition names)."`
 	Reject      string `name:"reject" xor:"verdict" required:"" placeholder:"REASON" help:"Reject the candidate: keep it untouched, for this reason."`
-	Disposition string `name:"disposition" placeholder:"D" help:"With --approve: land, archive, adopt-and-relocate, retire or reject instead of the proposal."`
+	Disposition string `name:"disposition" placeholder:"D" help:"With --approve: land, archive, adopt-and-relocate, retire, release or reject instead of the proposal."`
 	Digest      string `name:"digest" required:"" placeholder:"SHA" help:"The digest of the audit you reviewed (from the migrate plan)."`
 }
 
@@ -252,7 +276,9 @@ func (MigrateStatusCmd) Help() string {
 	return `Replays the journal's migration events: every candidate is pending (no
 disposition for its newest audit, approved but not applied, or an act with no
 recorded outcome: an interrupted run), refused, retained (landed, rejected,
-adopted) or removed. Complete only when none is pending or refused.
+adopted, released) or removed. Complete only when none is pending or refused.
+The branch of a tree retired or released on a remote's proof is kept; while it
+still points at the proven commit it is listed with the command that deletes it.
 
 EXIT STATUS: 0 complete, 1 error, 3 something is pending or refused.`
 }
@@ -284,6 +310,10 @@ func (c *MigrateStatusCmd) Run(a *App) error {
 			rows = append(rows, []string{s.ID, string(s.State), s.Path, why})
 		}
 		table(w, rows)
+		for _, b := range res.LegacyBranches {
+			fmt.Fprintf(w, "legacy branch %s of %s is at the proven %s; custody never deletes it; to delete it: %s\n",
+				machine.EscapeControl(b.Branch), machine.EscapeControl(b.Candidate), machine.Abbrev(b.Commit, machine.ShortCommit), b.Delete)
+		}
 	})
 	return nil
 }

@@ -32,6 +32,13 @@ type MigrateOutcome struct {
 	Landed string `json:"landed,omitempty"`
 	// Moved is where adopt-and-relocate moved the tree.
 	Moved string `json:"moved,omitempty"`
+	// Proof is the proof a removal, release or land rests on: where the
+	// candidate's HEAD is published now.
+	Proof *machine.Proof `json:"proof,omitempty"`
+	// Branch is the legacy branch a tree removed or released on a remote
+	// proof had checked out: custody never deletes it
+	// (MigrateStatusResult.LegacyBranches lists it with the command).
+	Branch string `json:"branch,omitempty"`
 }
 
 // MigrateApplyResult is what migrate apply did.
@@ -57,6 +64,9 @@ func (r MigrateApplyResult) Pending() bool {
 
 // migrateRun is what one apply shares between candidates.
 type migrateRun struct {
+	// acting holds the candidates an act of which began with no outcome
+	// (a run killed midway).
+	acting map[string]bool
 	plan   machine.MigratePlan
 	opts   MigrateOptions
 	places map[string]machine.Discovered
@@ -93,7 +103,10 @@ func MigrateApply(ctx context.Context, e *steps.Env, plan machine.MigratePlan, o
 	}
 	ledger := machine.FoldMigrateLedger(evs)
 	decided, settled := ledger.Decided, ledger.Settled
-	run := &migrateRun{plan: plan, opts: opts}
+	run := &migrateRun{plan: plan, opts: opts, acting: map[string]bool{}}
+	for _, st := range machine.FoldMigration(evs) {
+		run.acting[st.ID] = st.Interrupted
+	}
 	for _, c := range plan.Candidates {
 		id := c.Audit.ID
 		if len(selected) > 0 && !selected[id] {
@@ -166,7 +179,7 @@ func (run *migrateRun) candidate(ctx context.Context, e *steps.Env, c machine.Mi
 		return out, err
 	}
 	if fresh == nil || fresh.Digest() != c.Digest {
-		return run.changed(e, c, out, fresh)
+		return run.changed(e, c, out, fresh, run.acting[id])
 	}
 	if err := journalMigrate(e, machine.MigrateEvent{Event: machine.EventMigrateAct, Candidate: id, Path: c.Audit.Path, Digest: c.Digest, Disposition: d}); err != nil {
 		return out, err
@@ -176,8 +189,12 @@ func (run *migrateRun) candidate(ctx context.Context, e *steps.Env, c machine.Mi
 	case machine.DispositionReject:
 		out.Outcome = machine.OutcomeRejected
 	case machine.DispositionLand:
-		out.Landed, out.Refusal, err = land(ctx, e, run, c)
+		out.Landed, out.Proof, out.Refusal, err = land(ctx, e, run, c)
 		out.Outcome = machine.OutcomeLanded
+	case machine.DispositionRelease:
+		// The audit just made equals the approved one: its proof was found
+		// fresh, now. Nothing is pushed, moved or removed.
+		out.Outcome, out.Proof, out.Branch = machine.OutcomeReleased, c.Audit.Proof, c.Audit.Branch
 	case machine.DispositionAdoptRelocate:
 		out, err = run.adoptRelocate(ctx, e, c, out)
 	case machine.DispositionRetire, machine.DispositionArchive:
@@ -207,6 +224,14 @@ func (run *migrateRun) record(e *steps.Env, c machine.MigrateCandidate, out Migr
 	if out.Refusal != nil {
 		ev.Code, ev.Reason = out.Refusal.Code, out.Refusal.Message
 	}
+	if out.Proof != nil && out.Refusal == nil {
+		ev.Proof, ev.Head = machine.ProofWhere(*out.Proof), out.Proof.Head
+		if out.Proof.Kind != machine.ProofArchive {
+			// A branch whose tip only an archive holds is not listed for
+			// deletion: only a remote's proof speaks for it.
+			ev.Branch = out.Branch
+		}
+	}
 	return journalMigrate(e, ev)
 }
 
@@ -216,6 +241,9 @@ func (run *migrateRun) finish(e *steps.Env, c machine.MigrateCandidate, out Migr
 	switch {
 	case rec.State == machine.StateTombstoned && rec.Evidence.Outcome == string(machine.OutcomeRemoved):
 		out.Outcome = machine.OutcomeRemoved
+		if out.Disposition == machine.DispositionRetire && c.Audit.Proof != nil {
+			out.Proof, out.Branch = c.Audit.Proof, c.Audit.Branch
+		}
 	case rec.State == machine.StateTombstoned:
 		out.Outcome = machine.Outcome(rec.Evidence.Outcome)
 		if out.Outcome == "" {
@@ -231,18 +259,29 @@ func (run *migrateRun) finish(e *steps.Env, c machine.MigrateCandidate, out Migr
 
 // changed journals a fresh audit that differs from the approved one as a
 // new observation: it needs a new disposition.
-func (run *migrateRun) changed(e *steps.Env, c machine.MigrateCandidate, out MigrateOutcome, fresh *machine.MigrateAudit) (MigrateOutcome, error) {
+func (run *migrateRun) changed(e *steps.Env, c machine.MigrateCandidate, out MigrateOutcome, fresh *machine.MigrateAudit, acted bool) (MigrateOutcome, error) {
 	out.Outcome = machine.OutcomeStale
 	if fresh == nil {
 		out.Refusal = machine.MigrateNoLongerCandidateRefusal(c.Audit.Path, run.opts.PlanFile)
+		if acted {
+			return out, run.record(e, c, out)
+		}
 		return out, nil
 	}
 	p := machine.Propose(*fresh)
 	dg := fresh.Digest()
+	out.Refusal = machine.MigrateChangedRefusal(c, dg, run.opts.PlanFile)
+	if acted {
+		// An act of the approved audit began in an earlier, interrupted
+		// run: it ends here, stale, so the candidate is not left pending
+		// an outcome it can never have; the fresh audit is re-proposed.
+		if err := run.record(e, c, out); err != nil {
+			return out, err
+		}
+	}
 	if err := journalMigrate(e, machine.MigrateEvent{Event: machine.EventMigrateObservation, Candidate: c.Audit.ID, Path: c.Audit.Path, Digest: dg, PlanID: run.plan.PlanID, Proposal: &p}); err != nil {
 		return out, err
 	}
-	out.Refusal = machine.MigrateChangedRefusal(c, dg, run.opts.PlanFile)
 	return out, nil
 }
 
@@ -322,6 +361,16 @@ func (run *migrateRun) remove(ctx context.Context, e *steps.Env, c machine.Migra
 		if err != nil {
 			return out, err
 		}
+		if ok {
+			// An archive an interrupted run sealed counts only while the
+			// tree is still what it holds (a tree edited since needs a
+			// new one).
+			p, _, err := archive.ArchiveProof(ctx, e, rec, c.Audit.Head, run.audits.view)
+			if err != nil {
+				return out, err
+			}
+			ok = p != nil
+		}
 		if !ok {
 			made, err := archive.CaptureArchive(ctx, e, id)
 			var r *machine.Refusal
@@ -372,60 +421,72 @@ func (run *migrateRun) remove(ctx context.Context, e *steps.Env, c machine.Migra
 	}
 	o := ar.Items[0]
 	out.Outcome, out.Refusal = o.Outcome, o.Refusal
+	if out.Outcome == machine.OutcomeRemoved {
+		out.Proof, out.Branch = it.Proof, rec.Branch
+	}
 	if r := out.Refusal; r != nil && r.Code == machine.CodeExternalTree {
 		r.Retry = machine.MigrateApplyExternalRetry(id, run.opts.PlanFile)
 	}
 	return out, nil
 }
 
-// land pushes c's HEAD, non-forced, to <prefix>review/<id> where the
-// view's push target says a remote custody reads will advertise it (the
-// first remote, when nothing was worked out), and checks that remote now
-// advertises exactly it, asked as custody asks it.
-func land(ctx context.Context, e *steps.Env, run *migrateRun, c machine.MigrateCandidate) (string, *machine.Refusal, error) {
+// land pushes c's HEAD, non-forced, to <prefix>review/<id> only where
+// the view's push target says a remote custody reads and proves from will
+// advertise it (never a remote custody refused, such as this repository
+// itself, and never a pushurl no remote custody reads is read from), then
+// asks that remote, as custody asks it, and returns the proof it now
+// gives: the ref at exactly HEAD. Without that proof it is a refusal,
+// never "landed".
+func land(ctx context.Context, e *steps.Env, run *migrateRun, c machine.MigrateCandidate) (string, *machine.Proof, *machine.Refusal, error) {
 	view := run.audits.view
 	ref := "refs/heads/" + e.Policy.BranchPrefix + "review/" + c.Audit.ID
-	dest, prover := view.Remotes[0], view.Remotes[0]
-	if t := view.Push; t != nil {
-		switch {
-		case t.Remote != "" && t.AddAs == "":
-			dest, prover = t.Remote, t.Proves
-		case t.Remote == "" && t.URL != "":
-			dest, prover = t.URL, t.Proves
-		default:
-			dest, prover = "", ""
+	fail := func(r *machine.Refusal) (string, *machine.Proof, *machine.Refusal, error) {
+		return ref, nil, r, nil
+	}
+	t := view.Push
+	switch {
+	case t == nil || (t.Remote == "" && t.URL == ""):
+		why := "no remote is configured that custody can prove from"
+		if t != nil && t.Why != "" {
+			why = t.Why
 		}
+		return fail(machine.LandNoPushRefusal(c, why, run.opts.PlanFile))
+	case t.AddAs != "":
+		return fail(machine.LandForkRefusal(c, *t, run.opts.PlanFile))
 	}
-	fail := func(r *machine.Refusal) (string, *machine.Refusal, error) {
-		return ref, r, nil
-	}
+	dest := t.Remote
 	if dest == "" {
-		return fail(machine.LandNoPushRefusal(c, view.Push.Why))
+		dest = t.URL
+	}
+	for _, f := range view.Failures {
+		if f.Remote == t.Proves {
+			return fail(machine.LandNoPushRefusal(c, "remote "+f.Remote+" proves nothing: "+f.Error, run.opts.PlanFile))
+		}
 	}
 	if _, err := e.Git.Mutate(ctx, e.Repo.MainCheckout, "push", "--quiet", "--", dest, c.Audit.Head+":"+ref); err != nil {
 		if ctx.Err() != nil {
-			return ref, nil, ctx.Err()
+			return ref, nil, nil, ctx.Err()
 		}
 		return fail(machine.LandPushFailedRefusal(c, dest, ref, err))
 	}
-	args, ok := view.AskArgs(prover, []string{"ls-remote", "--refs"}, ref)
+	args, ok := view.AskArgs(t.Proves, []string{"ls-remote", "--refs"}, ref)
 	if !ok {
-		return fail(machine.LandProverMissingRefusal(c, dest, ref, prover))
+		return fail(machine.LandProverMissingRefusal(c, dest, ref, t.Proves))
 	}
 	b, err := e.Git.Observe(ctx, e.Repo.MainCheckout, args...)
 	if err != nil {
-		return fail(machine.LandProverSilentRefusal(c, dest, ref, prover, err))
+		return fail(machine.LandProverSilentRefusal(c, dest, ref, t.Proves, err))
 	}
 	adv, err := proof.ParseLsRemote(b)
 	if err != nil {
-		return fail(machine.LandUnparsedRefusal(c, dest, ref, prover, err))
+		return fail(machine.LandUnparsedRefusal(c, dest, ref, t.Proves, err))
 	}
 	for _, r := range adv {
 		if r.Name == ref && r.Commit == c.Audit.Head {
-			return ref, nil, nil
+			return ref, &machine.Proof{Kind: machine.ProofAncestry, Remote: t.Proves, Ref: ref, Tip: r.Commit, Head: c.Audit.Head}, nil, nil
 		}
 	}
-	return fail(machine.LandNotAdvertisedRefusal(c, dest, ref, prover))
+	return fail(machine.LandNotAdvertisedRefusal(c, dest, ref, t.Proves))
 }
 
 // abandon ends the record of c, whose tree is gone and whose last commit a
@@ -483,7 +544,10 @@ func (run *migrateRun) candidateRecord(e *steps.Env, c machine.MigrateCandidate)
 	var best machine.Record
 	found := false
 	for _, r := range recs {
-		if r.Kind != machine.KindWorktree || r.Origin != machine.OriginAdopted || r.AdminKey != c.Audit.AdminKey || r.CreatedAt.Before(run.plan.CreatedAt) {
+		// A live record under the key is this tree's, whenever it was
+		// adopted (an interrupted run of an earlier plan adopted it).
+		if r.Kind != machine.KindWorktree || r.Origin != machine.OriginAdopted || r.AdminKey != c.Audit.AdminKey ||
+			(r.CreatedAt.Before(run.plan.CreatedAt) && r.State == machine.StateTombstoned) {
 			continue
 		}
 		switch {

@@ -92,6 +92,21 @@ func (run *auditRun) audit(ctx context.Context, e *steps.Env, d machine.Discover
 	if a.Proof == nil {
 		a.Proof = obs.Proof
 	}
+	for i, r := range a.Refusals {
+		if r.Code == machine.CodeWorktreeMissing && a.PathState == machine.PathAbsent {
+			a.Refusals[i] = machine.MigrateGoneRefusal(a.Path)
+		}
+	}
+	if a.Proof == nil && a.PathState == machine.PathAbsent && machine.IsFullCommit(a.Head) {
+		// The tree is gone, so the ordinary observation proves nothing of
+		// it; its HEAD is asked about as any head is: a remote custody
+		// reads that holds it settles the candidate without a push.
+		p, err := proof.Prove(ctx, e.Git, e.Repo, a.Head, run.view)
+		if err != nil && ctx.Err() != nil {
+			return a, err
+		}
+		a.Proof = p
+	}
 	for _, s := range run.stashes {
 		if (s.Parent == a.Head && a.Head != "") || (rec.Branch != "" && (strings.HasPrefix(s.Subject, "WIP on "+rec.Branch+":") || strings.HasPrefix(s.Subject, "On "+rec.Branch+":"))) {
 			a.Stashes = append(a.Stashes, s.Commit)
@@ -174,6 +189,16 @@ func MigratePlan(ctx context.Context, e *steps.Env, opts MigrateOptions) (machin
 			if err != nil {
 				return machine.MigratePlan{}, fmt.Errorf("audit %s: %w", admitted[i].Path, err)
 			}
+		}
+	}
+	evs, err := migrationEvents(e)
+	if err != nil {
+		return machine.MigratePlan{}, err
+	}
+	settled := machine.FoldMigrateLedger(evs).Settled
+	for i, c := range cands {
+		if ev, ok := settled[machine.MigrateKey(c.Audit.ID, c.Digest)]; ok {
+			cands[i].Settled = ev.Outcome
 		}
 	}
 	p := machine.SealMigratePlan(machine.MigratePlan{

@@ -40,7 +40,7 @@ func TestMigrateLegacyLayout(t *testing.T) {
 		got[p.Path] = p.Class
 	}
 	want := map[string]machine.MigrateClass{
-		l.Clone: machine.ClassClone, l.Remote: machine.ClassClone, l.Ordinary: machine.ClassOrdinary, l.OldRoot: machine.ClassOrdinary,
+		l.Clone: machine.ClassClone, l.Remote: machine.ClassRemote, l.Ordinary: machine.ClassOrdinary, l.OldRoot: machine.ClassOrdinary,
 		l.Other: machine.ClassOtherRepository, l.OtherTree: machine.ClassOtherRepository,
 	}
 	for role, p := range l.Trees {
