@@ -299,8 +299,7 @@ func (c *checker) journal(j, meta *bolt.Bucket) {
 			c.add(fmt.Sprintf("journal entry %d", binary.BigEndian.Uint64(k)), "", "does not parse: %v", err)
 			return
 		}
-		body, err := canonicalBody(v)
-		own := err == nil && e.Seq == binary.BigEndian.Uint64(k) && chainHash(e.Prev, digest(body)) == e.Hash
+		own := e.Seq == binary.BigEndian.Uint64(k) && entryHashOK(v, e.Prev, e.Hash)
 		// A salvage event accounts for the entries it names as lost: the
 		// entry after them cannot chain to them, and that is no new break.
 		linked := e.Seq == want && e.Prev == prev || e.Seq >= want && lost[e.Seq-1]

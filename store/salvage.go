@@ -269,11 +269,8 @@ func salvagedChain(j *bolt.Bucket, seq uint64, rep *SalvageReport) (uint64, stri
 		}
 		v := j.Get(seqKey(seq))
 		var e Entry
-		body, err := canonicalBody(v)
-		if err == nil {
-			err = json.Unmarshal(v, &e)
-		}
-		if err != nil || e.Seq != seq || chainHash(e.Prev, digest(body)) != e.Hash {
+		err := json.Unmarshal(v, &e)
+		if err != nil || e.Seq != seq || !entryHashOK(v, e.Prev, e.Hash) {
 			rep.Lost = append(rep.Lost, fmt.Sprintf("journal entry %d: does not verify; kept verbatim", seq))
 		} else if e.Prev != prev {
 			rep.Lost = append(rep.Lost, fmt.Sprintf("journal entry %d: does not chain to the entry before it (entries were lost)", seq))

@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"errors"
+	"github.com/google/go-cmp/cmp"
 	"io"
 	"strings"
 	"testing"
@@ -109,11 +110,11 @@ func TestVerifyTrailingNewline(t *testing.T) {
 		"no final newline": bytes.TrimSuffix(out, []byte("\n")),
 		"crlf":             bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n")),
 	} {
-		if got, err := store.Verify(bytes.NewReader(in), store.VerifyOptions{}); err != nil || got != want {
+		if got, err := store.Verify(bytes.NewReader(in), store.VerifyOptions{}); err != nil || !cmp.Equal(got, want) {
 			t.Errorf("%s: %+v, %v; want %+v", name, got, err, want)
 		}
 	}
-	if got, err := store.Verify(bytes.NewReader(append(bytes.Clone(out), '\n')), store.VerifyOptions{}); err != nil || got != want {
+	if got, err := store.Verify(bytes.NewReader(append(bytes.Clone(out), '\n')), store.VerifyOptions{}); err != nil || !cmp.Equal(got, want) {
 		t.Errorf("an export with a blank last line: %+v, %v; want %+v (0227: blank lines after the last entry carry nothing)", got, err, want)
 	}
 	first := bytes.IndexByte(out, '\n') + 1
