@@ -62,7 +62,15 @@ func rechain(t testing.TB, lines [][]byte, from int) [][]byte {
 			}
 			m["prev"] = prev["hash"]
 		}
-		h, _ := json.Marshal(naiveHash(t, mustMarshal(t, m)))
+		var prevHash string
+		if err := json.Unmarshal(m["prev"], &prevHash); err != nil {
+			t.Fatal(err)
+		}
+		hash, ok := store.EntryHash(mustMarshal(t, m), prevHash)
+		if !ok {
+			t.Fatalf("line %d cannot be rehashed", i+1)
+		}
+		h, _ := json.Marshal(hash)
 		m["hash"] = h
 		out[i] = mustMarshal(t, m)
 	}
@@ -364,7 +372,7 @@ const secretURL = "https://user:secret@host/x"
 func TestExportRedacted(t *testing.T) {
 	t.Parallel()
 	const home = "/home/ada"
-	s := storetest.MustOpen(t)
+	s := storetest.MustOpenFirstRule(t)
 	rec := newRecord("r-000001") // its path is under testRoot, under home
 	var trs []store.Transition
 	for i, e := range []struct {
@@ -450,7 +458,7 @@ func TestExportRedactsJSONEscapedRoot(t *testing.T) {
 	for _, root := range []string{`/srv/R&D/repo`, `/srv/<team>/repo`, `/srv/a"b/repo`, `/srv/a\b/repo`} {
 		t.Run(root, func(t *testing.T) {
 			t.Parallel()
-			s := storetest.MustOpen(t)
+			s := storetest.MustOpenFirstRule(t)
 			rec := newRecord("e-000001")
 			rec.Path = root + "/.worktrees/e-000001"
 			mustCommit(t, s, step(rec, machine.StateProvisioning, machine.TriggerCreate, t0))
@@ -475,7 +483,7 @@ func TestExportRedactsJSONEscapedRoot(t *testing.T) {
 // exported without --redact must treat Redacted > 0 as a failure.
 func TestVerifyCountsClaimedDigests(t *testing.T) {
 	t.Parallel()
-	s := storetest.MustOpen(t)
+	s := storetest.MustOpenFirstRule(t)
 	interleaved(t, s)
 	_, head := mustHead(t, s)
 	lines := splitLines(export(t, s, store.ExportOptions{}))
@@ -802,7 +810,7 @@ func sha256hex(b []byte) string {
 // puts back exactly that name) never reports the line changed.
 func TestExportRedactedHostCase(t *testing.T) {
 	t.Parallel()
-	s := storetest.MustOpen(t)
+	s := storetest.MustOpenFirstRule(t)
 	rec := newRecord("r-000001")
 	tr := step(rec, machine.StateProvisioning, machine.TriggerCreate, time.Unix(1700000000, 0))
 	tr.Outcome = "pushed to https://Build-Host/x and https://build-host/y"

@@ -67,11 +67,25 @@ func appendJournal(tx *bolt.Tx, e Entry) error {
 	if err != nil {
 		return err
 	}
-	line, hash, err := sealEntry(raw, e.Prev)
-	if err != nil {
-		return err
+	var line []byte
+	if meta.Get(keyContentFrom) != nil {
+		var hash string
+		if line, hash, err = sealEntry(raw, e.Prev); err != nil {
+			return err
+		}
+		e.Hash = hash
+	} else {
+		// A store of a schema before 7 (opened with an older Schema)
+		// writes the first rule.
+		body, err := canonicalBody(raw)
+		if err != nil {
+			return err
+		}
+		e.Hash = chainHash(e.Prev, digest(body))
+		if line, err = json.Marshal(e); err != nil {
+			return err
+		}
 	}
-	e.Hash = hash
 	if len(line) > MaxLine {
 		return fmt.Errorf("journal entry %d of record %s is %d bytes, more than the %d an export may hold; nothing was written", seq, e.Record, len(line), MaxLine)
 	}

@@ -63,6 +63,9 @@ func defaultMigrations() []Migration {
 	}
 }
 
+// contentSchema is the schema from which journal entries are committed.
+const contentSchema = 7
+
 // commitJournal is schema 7 (decision 0252): every journal entry written
 // from now on is committed (sealEntry), so a redacted export authenticates
 // every value it shows. The entries already written keep the rule they

@@ -209,8 +209,10 @@ func (s *Store) initialize() error {
 		if err := m.Put(keySchema, []byte(strconv.Itoa(s.schema.Version()))); err != nil {
 			return err
 		}
-		if err := m.Put(keyContentFrom, []byte("1")); err != nil {
-			return err
+		if s.schema.Version() >= contentSchema {
+			if err := m.Put(keyContentFrom, []byte("1")); err != nil {
+				return err
+			}
 		}
 		return m.Put(keyRepoID, []byte(hex.EncodeToString(id[:])))
 	})

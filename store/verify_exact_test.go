@@ -15,7 +15,18 @@ import (
 // exactJournal is a store with a few full lifecycles and its export.
 func exactJournal(t *testing.T) (*store.Store, []byte) {
 	t.Helper()
-	s := storetest.MustOpen(t)
+	return exactJournalOf(t, storetest.MustOpen(t))
+}
+
+// exactJournalFirstRule is exactJournal with entries of the first rule
+// (a store of schema 6).
+func exactJournalFirstRule(t *testing.T) (*store.Store, []byte) {
+	t.Helper()
+	return exactJournalOf(t, storetest.MustOpenFirstRule(t))
+}
+
+func exactJournalOf(t *testing.T, s *store.Store) (*store.Store, []byte) {
+	t.Helper()
 	for _, id := range []string{"a-000001", "b-000002"} {
 		lifecycle(t, s, id, t0)
 	}
@@ -32,7 +43,7 @@ func TestVerifyRejectsDuplicateKeys(t *testing.T) {
 	lines := splitLines(out)
 	for name, edit := range map[string]func([]byte) []byte{
 		"top level": func(l []byte) []byte {
-			return bytes.Replace(l, []byte(`{"seq":`), []byte(`{"to":"tombstoned","seq":`), 1)
+			return bytes.Replace(l, []byte(`{"`), []byte(`{"to":"tombstoned","`), 1)
 		},
 		"nested": func(l []byte) []byte {
 			return bytes.Replace(l, []byte(`"intent":{`), []byte(`"intent":{"path":"/elsewhere",`), 1)
@@ -130,7 +141,7 @@ func TestVerifyTrailingNewline(t *testing.T) {
 // (the chain hashes the original body's digest) is found.
 func TestVerifyRedactedContent(t *testing.T) {
 	t.Parallel()
-	s, _ := exactJournal(t)
+	s, _ := exactJournalFirstRule(t)
 	const home = "/home/ada"
 	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{Home: home, Root: testRoot, Host: "host"}})
 	if !bytes.Contains(red, []byte(`"redacted":["$REPO","$HOST"]`)) {
@@ -167,7 +178,7 @@ func TestVerifyRedactedContent(t *testing.T) {
 // only, never reported changed.
 func TestVerifyRedactedPartialValues(t *testing.T) {
 	t.Parallel()
-	s, _ := exactJournal(t)
+	s, _ := exactJournalFirstRule(t)
 	const home = "/home/ada"
 	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{Home: home, Root: testRoot, Host: "host"}})
 	rep, err := store.Verify(bytes.NewReader(red), store.VerifyOptions{Redacted: true, Home: home, Root: testRoot})
