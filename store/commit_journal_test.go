@@ -82,4 +82,3 @@ func TestUpgradeToCommittedJournal(t *testing.T) {
 		t.Errorf("Verify of a committed line turned into the first rule = %v; want ErrJournalBroken", err)
 	}
 }
-

@@ -602,3 +602,16 @@ func Placeholder(kind string) string {
 // placeholder of its kind (Placeholder), for a page to parse and show. The
 // result no longer verifies; verify the line first.
 func DisplayLine(line []byte) []byte { return displayCommitment(line) }
+
+// RedactedValues returns what a redacted committed line replaced by
+// commitments (its redact member), nil for any other line.
+func RedactedValues(line []byte) []RedactAt {
+	var m struct {
+		Digests *json.RawMessage `json:"member_digests"`
+		Redact  []RedactAt       `json:"redact"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Digests == nil {
+		return nil
+	}
+	return m.Redact
+}

@@ -14,8 +14,15 @@ import (
 // members a redacted line carries.
 type exportLine struct {
 	store.Entry
-	BodyDigest string   `json:"body_digest,omitempty"`
-	Redacted   []string `json:"redacted,omitempty"`
+	// Salt and Redact are a committed entry's (schema 7 on): its random
+	// salt (never in a redacted line) and where its redactable values are.
+	Salt   string           `json:"salt,omitempty"`
+	Redact []store.RedactAt `json:"redact,omitempty"`
+	// MemberDigests is a redacted committed line's digest of each member;
+	// its redactable values are then {"commit","redacted"} objects.
+	MemberDigests map[string]string `json:"member_digests,omitempty"`
+	BodyDigest    string            `json:"body_digest,omitempty"`
+	Redacted      []string          `json:"redacted,omitempty"`
 }
 
 // schemaBase is where the schemas' ids live, beside the files.
