@@ -451,19 +451,15 @@ func committedHash(prev, root string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// sealEntry turns the marshalled entry raw (no hash) into its stored,
-// committed line: it adds a fresh salt and the redact member, and the hash.
+// sealEntry turns the marshalled entry raw (a compact object without
+// hash) into its stored, committed line: the same members in the same
+// order, then a fresh salt, the redact member and the hash.
 func sealEntry(raw []byte, prev string) (line []byte, hash string, err error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, "", err
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
+		return nil, "", errors.New("journal entry is not a JSON object")
 	}
-	delete(m, "hash")
-	compact, err := json.Marshal(m)
-	if err != nil {
-		return nil, "", err
-	}
-	pos, err := redactPositions(compact)
+	pos, err := redactPositions(raw)
 	if err != nil {
 		return nil, "", err
 	}
@@ -471,23 +467,24 @@ func sealEntry(raw []byte, prev string) (line []byte, hash string, err error) {
 	if _, err := rand.Read(salt[:]); err != nil {
 		return nil, "", err
 	}
-	m[memberSalt], _ = json.Marshal(hex.EncodeToString(salt[:]))
 	if pos == nil {
 		pos = []RedactAt{}
 	}
-	m[memberRedact], _ = json.Marshal(pos)
-	unsealed, err := json.Marshal(m)
+	red, err := json.Marshal(pos)
 	if err != nil {
 		return nil, "", err
 	}
-	body, err := committedBody(unsealed)
+	sep := []byte(",")
+	if bytes.Equal(raw, []byte("{}")) {
+		sep = nil
+	}
+	unsealed := append(append(append(bytes.Clone(raw[:len(raw)-1]), sep...), `"salt":"`+hex.EncodeToString(salt[:])+`","redact":`...), red...)
+	body, err := committedBody(append(bytes.Clone(unsealed), '}'))
 	if err != nil {
 		return nil, "", fmt.Errorf("journal entry %s", err)
 	}
 	hash = committedHash(prev, committedRoot(digestsOf(body)))
-	m["hash"], _ = json.Marshal(hash)
-	line, err = json.Marshal(m)
-	return line, hash, err
+	return append(unsealed, `,"hash":"`+hash+`"}`...), hash, nil
 }
 
 func digestsOf(body []committedMember) map[string]string {

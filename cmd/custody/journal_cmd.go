@@ -181,11 +181,13 @@ func (c *JournalVerifyCmd) Run(a *App) error {
 		}
 		fmt.Fprintln(w)
 		switch {
+		case rep.Redacted == 0:
+			// Unredacted: every entry's content is checked, whatever its rule.
 		case rep.ContentFrom == 1:
 			fmt.Fprintln(w, "content authenticated from seq 1: every value shown is checked, redacted or not")
 		case rep.ContentFrom > 1:
 			fmt.Fprintf(w, "content authenticated from seq %d: every value shown from there on is checked, redacted or not; entries before it were written under the first rule\n", rep.ContentFrom)
-		case rep.Entries > 0:
+		default:
 			fmt.Fprintln(w, "no entry is committed: every entry was written under the first rule (a redacted one is checked by chain only unless --home, --root and --host are given)")
 		}
 		if len(rep.RedactedFields) > 0 {

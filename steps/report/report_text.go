@@ -49,7 +49,11 @@ func bannerLines(res ReportResult) []string {
 		out = append(out, fmt.Sprintf("Content authenticated from seq %d: every value shown from that entry on, redacted or not, is checked against the chain; a redacted entry before it is checked by chain only, unless --home, --root and --host give back what it replaced.", v.ContentFrom))
 	}
 	if v.Redacted > 0 {
-		out = append(out, fmt.Sprintf("%d redacted entries: %d checked by content, the rest by chain only.", v.Redacted, v.ContentChecked))
+		line := fmt.Sprintf("%d redacted entries: %d checked by content", v.Redacted, v.ContentChecked)
+		if v.ContentChecked < v.Redacted {
+			line += fmt.Sprintf(", %d by chain only", v.Redacted-v.ContentChecked)
+		}
+		out = append(out, line+".")
 	}
 	if len(v.RedactedFields) > 0 {
 		out = append(out, "Redacted by structure, each value replaced by its commitment: "+RedactedFields(v.RedactedFields)+".")
