@@ -508,18 +508,16 @@ func (v *Verifier) Line(line []byte) error {
 	return nil
 }
 
-// verifyRedactedCommitted checks a redacted committed line: its member
-// digests must give its hash (else the digests were changed), and each
-// member it shows must match its digest (else that member was changed,
-// and is named). It returns what is wrong, "" when nothing is.
+// verifyRedactedCommitted checks a redacted committed line: each member
+// it shows must match its digest in member_digests (else that member was
+// changed, or its digest: the member is named), and the digests must give
+// its hash (else the digests were changed). It returns what is wrong, ""
+// when nothing is.
 func verifyRedactedCommitted(line []byte, prev, hash string, digests map[string]string) string {
 	for name, d := range digests {
 		if !isHex64(d) {
 			return fmt.Sprintf("was changed: the digest of member %q is not 64 lowercase hex digits", name)
 		}
-	}
-	if committedHash(prev, committedRoot(digests)) != hash {
-		return "was changed: its member_digests do not match its hash (a member digest was changed, added or dropped)"
 	}
 	root, err := scanJSON(line)
 	if err != nil || root.kind != '{' {
@@ -553,6 +551,9 @@ func verifyRedactedCommitted(line []byte, prev, hash string, digests map[string]
 		if !shown[n] {
 			return fmt.Sprintf("was changed: member %q was dropped", n)
 		}
+	}
+	if committedHash(prev, committedRoot(digests)) != hash {
+		return "was changed: its member_digests do not match its hash (a member digest was changed, added or dropped)"
 	}
 	return ""
 }

@@ -37,11 +37,15 @@ const (
 // Redactable kinds: what a redacted value was, by the structure that
 // holds it.
 const (
-	RedactPath   = "path"
-	RedactHost   = "host"
-	RedactUser   = "user"
-	RedactURL    = "url"
-	RedactSecret = "secret"
+	RedactPath = "path"
+	RedactHost = "host"
+	RedactUser = "user"
+	RedactURL  = "url"
+	// RedactCommand is a command line: a process's (a lock holder's) or a
+	// resource's frozen create, destroy or ensure command, which name
+	// files and may hold credentials.
+	RedactCommand = "command"
+	RedactSecret  = "secret"
 )
 
 // RedactAt names one redactable value of an entry: At is an RFC 6901 JSON
@@ -68,6 +72,8 @@ func RedactKind(name string) string {
 		return RedactUser
 	case "url", "urls", "remote", "remotes", "push", "pushurl", "fetch":
 		return RedactURL
+	case "command", "commands", "create", "destroy", "ensure", "argv", "args", "cmd":
+		return RedactCommand
 	}
 	for _, s := range []struct{ suffix, kind string }{
 		{"_path", RedactPath}, {"_paths", RedactPath}, {"_dir", RedactPath}, {"_file", RedactPath}, {"_root", RedactPath},
@@ -591,6 +597,8 @@ func Placeholder(kind string) string {
 		return "$USER@$HOST"
 	case RedactURL:
 		return "$URL"
+	case RedactCommand:
+		return "$COMMAND"
 	}
 	return machine.Redacted
 }

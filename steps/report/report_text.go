@@ -303,7 +303,7 @@ func mdText(s string) string { return machine.MarkdownText(s) }
 // RedactedFields says what redaction replaced: "3 paths, 1 host".
 func RedactedFields(n map[string]int) string {
 	var out []string
-	for _, k := range []string{"path", "host", "user", "url", "secret"} {
+	for _, k := range []string{"path", "host", "user", "url", "command", "secret"} {
 		if c := n[k]; c > 0 {
 			name := k
 			if c > 1 {
