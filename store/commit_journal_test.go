@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/google/go-cmp/cmp"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -80,5 +81,54 @@ func TestUpgradeToCommittedJournal(t *testing.T) {
 	forged[last] = bytes.Replace(forged[last], []byte(`"member_digests":`), []byte(`"body_digest":"`+strings.Repeat("0", 64)+`","x":`), 1)
 	if _, err := store.Verify(bytes.NewReader(joinLines(forged)), store.VerifyOptions{Head: head, Redacted: true}); !errors.Is(err, store.ErrJournalBroken) {
 		t.Errorf("Verify of a committed line turned into the first rule = %v; want ErrJournalBroken", err)
+	}
+}
+
+// TestRedactByStructure: redaction goes by the entry's structure, not by a
+// prefix: paths under /srv, /mnt and another user's home are replaced like
+// any path, as are hosts, users, remote URLs with credentials and command
+// lines, with a non-UTF-8 byte and a leading dash in a path; a string that
+// only starts with the repository root but is no path member (a note) is
+// kept as it is. The redacted export verifies with no value given, and a
+// page shows each redacted value as its kind's placeholder.
+func TestRedactByStructure(t *testing.T) {
+	t.Parallel()
+	s := storetest.MustOpen(t)
+	detail := map[string]any{
+		"path":         "/srv/build/out dir",
+		"legacy_dir":   "/mnt/data/-tree\xff",
+		"files":        []string{"/home/other/src/a.go", "/home/other/src/b.go"},
+		"host":         "build-7.example.org",
+		"url":          "https://deploy:s3cr3t@git.example.org/r.git",
+		"command":      "make -C /srv/build",
+		"note":         testRoot + "-dirty is kept as written",
+		"observations": []map[string]any{{"path": "/mnt/x", "size": 3}},
+	}
+	if err := s.AppendEvent(store.Event{Record: "a-000001", Kind: "worktree", Event: "observation", At: t0, Detail: detail, Actor: "ada@build-7"}); err != nil {
+		t.Fatal(err)
+	}
+	_, head := mustHead(t, s)
+	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{}})
+	for _, w := range []string{"/srv", "/mnt", "/home/other", "build-7", "s3cr3t", "git.example.org", "make -C", "ada@", `"salt"`} {
+		if bytes.Contains(red, []byte(w)) {
+			t.Errorf("the redacted export shows %q:\n%s", w, red)
+		}
+	}
+	if !bytes.Contains(red, []byte(testRoot+"-dirty is kept as written")) {
+		t.Errorf("a note that starts with the repository root was changed:\n%s", red)
+	}
+	rep, err := store.Verify(bytes.NewReader(red), store.VerifyOptions{Head: head, Redacted: true})
+	if err != nil {
+		t.Fatalf("Verify --redacted: %v", err)
+	}
+	want := map[string]int{store.RedactPath: 5, store.RedactHost: 1, store.RedactUser: 1, store.RedactURL: 1, store.RedactCommand: 1}
+	if !cmp.Equal(rep.RedactedFields, want) {
+		t.Errorf("redacted fields = %v, want %v", rep.RedactedFields, want)
+	}
+	shown := store.DisplayLine(bytes.TrimSpace(red))
+	for _, w := range []string{`"path":"$PATH"`, `"host":"$HOST"`, `"actor":"$USER@$HOST"`, `"url":"$URL"`, `"command":"$COMMAND"`} {
+		if !bytes.Contains(shown, []byte(w)) {
+			t.Errorf("the displayed line lacks %s:\n%s", w, shown)
+		}
 	}
 }
