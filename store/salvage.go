@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -233,6 +234,14 @@ func writeSalvaged(tmp string, raw *rawStore, rep *SalvageReport, now time.Time,
 		}
 		if err := meta.Put(keyJournalHead, []byte(lastHash)); err != nil {
 			return err
+		}
+		if v, _ := strconv.Atoi(string(meta.Get(keySchema))); v >= contentSchema && len(meta.Get(keyContentFrom)) == 0 {
+			// Lost with meta: entries from the salvage event on are
+			// committed (the kept ones carry their own rule).
+			rep.Lost = append(rep.Lost, fmt.Sprintf("meta content_authenticated_from: lost; set to %d", last+1))
+			if err := meta.Put(keyContentFrom, []byte(strconv.FormatUint(last+1, 10))); err != nil {
+				return err
+			}
 		}
 		// The indexes are derived: made again from what was kept, never
 		// copied (they may name what was lost).
