@@ -102,6 +102,7 @@ func TestRedactByStructure(t *testing.T) {
 		"url":          "https://deploy:s3cr3t@git.example.org/r.git",
 		"command":      "make -C /srv/build",
 		"note":         testRoot + "-dirty is kept as written",
+		"reason":       "PGPASSWORD=hunter2 psql failed",
 		"observations": []map[string]any{{"path": "/mnt/x", "size": 3}},
 	}
 	if err := s.AppendEvent(store.Event{Record: "a-000001", Kind: "worktree", Event: "observation", At: t0, Detail: detail, Actor: "ada@build-7"}); err != nil {
@@ -109,7 +110,7 @@ func TestRedactByStructure(t *testing.T) {
 	}
 	_, head := mustHead(t, s)
 	red := export(t, s, store.ExportOptions{Redact: &store.Redactor{}})
-	for _, w := range []string{"/srv", "/mnt", "/home/other", "build-7", "s3cr3t", "git.example.org", "make -C", "ada@", `"salt"`} {
+	for _, w := range []string{"/srv", "/mnt", "/home/other", "build-7", "s3cr3t", "git.example.org", "make -C", "ada@", "hunter2", `"salt"`} {
 		if bytes.Contains(red, []byte(w)) {
 			t.Errorf("the redacted export shows %q:\n%s", w, red)
 		}
@@ -121,12 +122,12 @@ func TestRedactByStructure(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Verify --redacted: %v", err)
 	}
-	want := map[string]int{store.RedactPath: 5, store.RedactHost: 1, store.RedactUser: 1, store.RedactURL: 1, store.RedactCommand: 1}
+	want := map[string]int{store.RedactPath: 5, store.RedactHost: 1, store.RedactUser: 1, store.RedactURL: 1, store.RedactCommand: 1, store.RedactSecret: 1}
 	if !cmp.Equal(rep.RedactedFields, want) {
 		t.Errorf("redacted fields = %v, want %v", rep.RedactedFields, want)
 	}
 	shown := store.DisplayLine(bytes.TrimSpace(red))
-	for _, w := range []string{`"path":"$PATH"`, `"host":"$HOST"`, `"actor":"$USER@$HOST"`, `"url":"$URL"`, `"command":"$COMMAND"`} {
+	for _, w := range []string{`"path":"$PATH"`, `"host":"$HOST"`, `"actor":"$USER@$HOST"`, `"url":"$URL"`, `"command":"$COMMAND"`, `"reason":"[redacted]"`} {
 		if !bytes.Contains(shown, []byte(w)) {
 			t.Errorf("the displayed line lacks %s:\n%s", w, shown)
 		}
