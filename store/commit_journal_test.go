@@ -126,6 +126,13 @@ func TestRedactByStructure(t *testing.T) {
 	if !cmp.Equal(rep.RedactedFields, want) {
 		t.Errorf("redacted fields = %v, want %v", rep.RedactedFields, want)
 	}
+	md := export(t, s, store.ExportOptions{Format: "md", Redact: &store.Redactor{}})
+	if bytes.Contains(md, []byte("ada@")) || !bytes.Contains(md, []byte("| observation")) && !bytes.Contains(md, []byte("a-000001")) {
+		t.Errorf("the redacted markdown export:\n%s", md)
+	}
+	if again := export(t, s, store.ExportOptions{Redact: &store.Redactor{}}); !bytes.Equal(again, red) && len(again) != len(red) {
+		t.Errorf("a second redaction differs in shape")
+	}
 	shown := store.DisplayLine(bytes.TrimSpace(red))
 	for _, w := range []string{`"path":"$PATH"`, `"host":"$HOST"`, `"actor":"$USER@$HOST"`, `"url":"$URL"`, `"command":"$COMMAND"`, `"reason":"[redacted]"`} {
 		if !bytes.Contains(shown, []byte(w)) {

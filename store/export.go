@@ -191,8 +191,12 @@ func (r *Redactor) text(s string) string {
 }
 
 func (r *Redactor) line(line []byte) ([]byte, error) {
-	if isCommitted(line) {
-		if bytes.Contains(line, []byte(`"`+memberDigests+`":`)) && !bytes.Contains(line, []byte(`"`+memberSalt+`":`)) {
+	var top struct {
+		Salt    *json.RawMessage `json:"salt"`
+		Digests *json.RawMessage `json:"member_digests"`
+	}
+	if json.Unmarshal(line, &top) == nil && (top.Salt != nil || top.Digests != nil) {
+		if top.Salt == nil {
 			return line, nil // already redacted
 		}
 		return redactCommitted(line)
