@@ -21,6 +21,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -281,7 +282,12 @@ func forgeryCorpus(t *testing.T, h history) {
 		ls = append(append(append([][]byte{}, lines[:i+1]...), lines[i]), lines[i+1:]...)
 		corpus = append(corpus, forgery{fmt.Sprintf("entry %d repeated", i+1), join(ls), i + 2, "", false})
 	}
-	t.Logf("%d forgeries over %d entries of %d types", len(corpus), len(lines), len(types))
+	names := make([]string, 0, len(types))
+	for typ := range types {
+		names = append(names, typ)
+	}
+	sort.Strings(names)
+	t.Logf("%d forgeries over %d entries of %d types (kind/trigger/event): %s", len(corpus), len(lines), len(types), strings.Join(names, ", "))
 	for n, f := range corpus {
 		head, line := h.head, f.line
 		if f.alone {
