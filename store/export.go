@@ -559,6 +559,25 @@ func verifyRedactedCommitted(line []byte, prev, hash string, digests map[string]
 	if committedHash(prev, committedRoot(digests)) != hash {
 		return "was changed: its member_digests do not match its hash (a member digest was changed, added or dropped)"
 	}
+	// Every byte shown counts: the line must be written exactly as a
+	// redacted line is (members in name order, no whitespace, each value
+	// canonical), so no spelling of the same content passes either.
+	sort.Slice(root.members, func(i, j int) bool { return root.members[i].name < root.members[j].name })
+	want := []byte{'{'}
+	for i, m := range root.members {
+		if i > 0 {
+			want = append(want, ',')
+		}
+		v, err := canonicalValue(line[m.val.start:m.val.end])
+		if err != nil {
+			return "is not a JSON object"
+		}
+		want = append(append(append(want, '"'), m.name...), `":`...)
+		want = append(want, v...)
+	}
+	if !bytes.Equal(append(want, '}'), line) {
+		return "was changed: it is not written as a redacted line is (members in name order, no whitespace, canonical values), though its content matches"
+	}
 	return ""
 }
 

@@ -263,6 +263,14 @@ func forgeryCorpus(t *testing.T, h history) {
 			}
 			corpus = append(corpus, forgery{typ + ": " + m.Name + " dropped", forged, i + 1, member, true})
 		}
+		// The same content spelled otherwise: a space, members reordered.
+		spaced := bytes.Replace(l, []byte(`,"`), []byte(`, "`), 1)
+		corpus = append(corpus, forgery{typ + ": a space added", spaced, i + 1, "", true})
+		if len(ms) > 1 {
+			first, second := l[ms[0].Start:ms[0].End], l[ms[1].Start:ms[1].End]
+			swapped := append(append(append(append([]byte("{"), second...), ','), first...), l[ms[1].End:]...)
+			corpus = append(corpus, forgery{typ + ": two members reordered", swapped, i + 1, "", true})
+		}
 		ls := append([][]byte{}, lines...)
 		ls[i] = bytes.Replace(l, []byte(`{`), []byte(`{"note":"added",`), 1)
 		corpus = append(corpus, forgery{typ + ": a member added", ls[i], i + 1, "note", true})

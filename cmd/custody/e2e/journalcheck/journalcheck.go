@@ -248,6 +248,21 @@ func checkRedacted(line []byte, root, dn *node, seq uint64, prev, hash string) (
 	if sum(prev+"\n2:"+rootOf(ds)) != hash {
 		return fail("member_digests", "the digests do not give the hash")
 	}
+	// Written exactly as a redacted line is: members in name order, no
+	// whitespace, canonical values.
+	ms := append(root.members[:0:0], root.members...)
+	sort.Slice(ms, func(i, j int) bool { return ms[i].name < ms[j].name })
+	var want []string
+	for _, m := range ms {
+		v, err := canonical(line[m.val.start:m.val.end])
+		if err != nil {
+			return fail("", "not JSON")
+		}
+		want = append(want, `"`+m.name+`":`+string(v))
+	}
+	if "{"+strings.Join(want, ",")+"}" != string(line) {
+		return fail("", "not written in the redacted line's form")
+	}
 	return seq, prev, hash, true, nil
 }
 
