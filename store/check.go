@@ -292,11 +292,19 @@ func (c *checker) journal(j, meta *bolt.Bucket) {
 	lost := salvagedLoss(j)
 	var prev string
 	var want uint64 = 1
+	// From content_authenticated_from on, every entry is committed
+	// (decision 0252): one of the first rule there was not written by
+	// this custody.
+	committedFrom, _ := strconv.ParseUint(string(meta.Get(keyContentFrom)), 10, 64)
 	cur := j.Cursor()
 	for k, v := cur.First(); k != nil; k, v = cur.Next() {
 		var e Entry
 		if err := json.Unmarshal(v, &e); err != nil {
 			c.add(fmt.Sprintf("journal entry %d", binary.BigEndian.Uint64(k)), "", "does not parse: %v", err)
+			return
+		}
+		if committedFrom != 0 && e.Seq >= committedFrom && !isCommitted(v) {
+			c.add(fmt.Sprintf("journal entry %d", e.Seq), "", "is written under the first rule, but entries are committed from seq %d on (content_authenticated_from)", committedFrom)
 			return
 		}
 		own := e.Seq == binary.BigEndian.Uint64(k) && entryHashOK(v, e.Prev, e.Hash)

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/custody-sh/custody/store"
 	"github.com/custody-sh/custody/store/storetest"
@@ -138,5 +140,41 @@ func TestRedactByStructure(t *testing.T) {
 		if !bytes.Contains(shown, []byte(w)) {
 			t.Errorf("the displayed line lacks %s:\n%s", w, shown)
 		}
+	}
+}
+
+// TestCheckFirstRuleAfterContentFrom: doctor (Check) reports an entry of
+// the first rule at or after content_authenticated_from: this custody
+// never writes one there.
+func TestCheckFirstRuleAfterContentFrom(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "custody", store.FileName)
+	sc := store.DefaultSchema()
+	sc.Migrations = sc.Migrations[:5]
+	old, err := store.OpenWith(context.Background(), path, store.Options{Timeout: storetest.Timeout, Create: true, Schema: &sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lifecycle(t, old, "a-000001", t0)
+	s, err := store.Open(path, storetest.Timeout, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := mustCheck(t, s); len(ps) != 0 {
+		t.Fatalf("Check after the upgrade: %+v", ps)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("meta")).Put([]byte("content_authenticated_from"), []byte("2"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	ps := mustCheck(t, s)
+	if len(ps) != 1 || ps[0].Where != "journal entry 2" || !strings.Contains(ps[0].What, "committed from seq 2") {
+		t.Errorf("Check = %+v, want journal entry 2 named as written under the first rule", ps)
 	}
 }
