@@ -551,40 +551,39 @@ func entryHashOK(line []byte, prev, hash string) bool {
 	return err == nil && chainHash(prev, digest(body)) == hash
 }
 
-// displayCommitment matches a commitment in a redacted line.
-var displayCommitment = func() func([]byte) []byte {
-	return func(line []byte) []byte {
-		if !bytes.Contains(line, []byte(`{"commit":"`)) {
-			return line
-		}
-		var out bytes.Buffer
-		rest := line
-		for {
-			i := bytes.Index(rest, []byte(`{"commit":"`))
-			if i < 0 {
-				out.Write(rest)
-				return out.Bytes()
-			}
-			// {"commit":"<64 hex>","redacted":"<kind>"}
-			tail := rest[i+len(`{"commit":"`):]
-			if len(tail) < 64+len(`","redacted":"`) || !isHex64(string(tail[:64])) || !bytes.HasPrefix(tail[64:], []byte(`","redacted":"`)) {
-				out.Write(rest[:i+1])
-				rest = rest[i+1:]
-				continue
-			}
-			k := tail[64+len(`","redacted":"`):]
-			j := bytes.Index(k, []byte(`"}`))
-			if j < 0 {
-				out.Write(rest)
-				return out.Bytes()
-			}
-			out.Write(rest[:i])
-			p, _ := json.Marshal(Placeholder(string(k[:j])))
-			out.Write(p)
-			rest = k[j+2:]
-		}
+// displayCommitment replaces each commitment of a redacted line by the
+// placeholder of its kind.
+func displayCommitment(line []byte) []byte {
+	if !bytes.Contains(line, []byte(`{"commit":"`)) {
+		return line
 	}
-}()
+	var out bytes.Buffer
+	rest := line
+	for {
+		i := bytes.Index(rest, []byte(`{"commit":"`))
+		if i < 0 {
+			out.Write(rest)
+			return out.Bytes()
+		}
+		// {"commit":"<64 hex>","redacted":"<kind>"}
+		tail := rest[i+len(`{"commit":"`):]
+		if len(tail) < 64+len(`","redacted":"`) || !isHex64(string(tail[:64])) || !bytes.HasPrefix(tail[64:], []byte(`","redacted":"`)) {
+			out.Write(rest[:i+1])
+			rest = rest[i+1:]
+			continue
+		}
+		k := tail[64+len(`","redacted":"`):]
+		j := bytes.Index(k, []byte(`"}`))
+		if j < 0 {
+			out.Write(rest)
+			return out.Bytes()
+		}
+		out.Write(rest[:i])
+		p, _ := json.Marshal(Placeholder(string(k[:j])))
+		out.Write(p)
+		rest = k[j+2:]
+	}
+}
 
 // Placeholder is what a page shows in place of a redacted value of kind.
 func Placeholder(kind string) string {
