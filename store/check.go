@@ -292,6 +292,10 @@ func (c *checker) journal(j, meta *bolt.Bucket) {
 	lost := salvagedLoss(j)
 	var prev string
 	var want uint64 = 1
+	// From content_authenticated_from on, every entry is committed
+	// (decision 0252): one of the first rule there was not written by
+	// this custody.
+	committedFrom, _ := strconv.ParseUint(string(meta.Get(keyContentFrom)), 10, 64)
 	cur := j.Cursor()
 	for k, v := cur.First(); k != nil; k, v = cur.Next() {
 		var e Entry
@@ -299,8 +303,11 @@ func (c *checker) journal(j, meta *bolt.Bucket) {
 			c.add(fmt.Sprintf("journal entry %d", binary.BigEndian.Uint64(k)), "", "does not parse: %v", err)
 			return
 		}
-		body, err := canonicalBody(v)
-		own := err == nil && e.Seq == binary.BigEndian.Uint64(k) && chainHash(e.Prev, digest(body)) == e.Hash
+		if committedFrom != 0 && e.Seq >= committedFrom && !isCommitted(v) {
+			c.add(fmt.Sprintf("journal entry %d", e.Seq), "", "is written under the first rule, but entries are committed from seq %d on (content_authenticated_from)", committedFrom)
+			return
+		}
+		own := e.Seq == binary.BigEndian.Uint64(k) && entryHashOK(v, e.Prev, e.Hash)
 		// A salvage event accounts for the entries it names as lost: the
 		// entry after them cannot chain to them, and that is no new break.
 		linked := e.Seq == want && e.Prev == prev || e.Seq >= want && lost[e.Seq-1]

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 
@@ -43,9 +44,10 @@ func (s *Store) Export(w io.Writer, opts ExportOptions) error {
 			}
 			if string(red) != string(line) {
 				var e2 Entry
-				if err := json.Unmarshal(red, &e2); err == nil {
-					e = e2
+				if err := json.Unmarshal(DisplayLine(red), &e2); err != nil {
+					return fmt.Errorf("redact journal entry %d: %w", e.Seq, err)
 				}
+				e = e2
 			}
 			line = red
 		}
@@ -189,6 +191,16 @@ func (r *Redactor) text(s string) string {
 }
 
 func (r *Redactor) line(line []byte) ([]byte, error) {
+	var top struct {
+		Salt    *json.RawMessage `json:"salt"`
+		Digests *json.RawMessage `json:"member_digests"`
+	}
+	if json.Unmarshal(line, &top) == nil && (top.Salt != nil || top.Digests != nil) {
+		if top.Salt == nil {
+			return line, nil // already redacted
+		}
+		return redactCommitted(line)
+	}
 	red := r.text(string(line))
 	if red == string(line) {
 		return line, nil
@@ -222,8 +234,13 @@ func (r *Redactor) line(line []byte) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// Line redacts one export line: the line itself when nothing in it is
-// redacted, else the redacted line with body_digest and redacted.
+// Line redacts one export line. A committed line (written since schema 7)
+// is redacted by structure: every value its redact member names is
+// replaced by its commitment, the salt is dropped and member_digests added,
+// so every byte it still shows verifies; the Redactor's Home, Root and
+// Host are not needed. A line of the first rule is redacted as it always
+// was: the line itself when nothing in it is redacted, else the line
+// with the placeholders, body_digest and redacted.
 func (r *Redactor) Line(line []byte) ([]byte, error) { return r.line(line) }
 
 // unredact undoes the placeholders of a redacted line (not a stripped
@@ -304,10 +321,22 @@ type VerifyReport struct {
 	Entries  int `json:"entries"`
 	Redacted int `json:"redacted"`
 	// ContentChecked counts the redacted entries whose content Verify
-	// checked by putting back VerifyOptions.Home and Root.
-	ContentChecked int    `json:"content_checked"`
-	Head           string `json:"head"`
-	LastSeq        uint64 `json:"last_seq"`
+	// checked: every committed one (each member it shows matches its
+	// digest), and each of the first rule whose content it checked by
+	// putting back VerifyOptions.Home, Root and Host.
+	ContentChecked int `json:"content_checked"`
+	// ChainOnly counts the redacted entries of the first rule that were
+	// checked by chain only.
+	ChainOnly int `json:"chain_only"`
+	// ContentFrom is the first committed entry's seq: from it on, content
+	// is authenticated in a redacted export too (0: no committed entry).
+	ContentFrom uint64 `json:"content_authenticated_from,omitempty"`
+	// RedactedFields counts the values the committed redacted entries
+	// replaced by their commitments, by kind (path, host, user, url,
+	// secret).
+	RedactedFields map[string]int `json:"redacted_fields,omitempty"`
+	Head           string         `json:"head"`
+	LastSeq        uint64         `json:"last_seq"`
 }
 
 // Verify checks an exported journal offline, streaming it. It returns a
@@ -393,36 +422,80 @@ func (v *Verifier) Line(line []byte) error {
 		return broken(lineNo, 0, fmt.Sprintf("repeats the member %q (canonical JSON has each key once; a reader could see either value)", key))
 	}
 	var head struct {
-		Seq        *uint64  `json:"seq"`
-		Prev       *string  `json:"prev"`
-		Hash       string   `json:"hash"`
-		BodyDigest string   `json:"body_digest"`
-		Redacted   []string `json:"redacted"`
+		Seq           *uint64           `json:"seq"`
+		Prev          *string           `json:"prev"`
+		Hash          string            `json:"hash"`
+		BodyDigest    *string           `json:"body_digest"`
+		Redacted      []string          `json:"redacted"`
+		Salt          *string           `json:"salt"`
+		MemberDigests map[string]string `json:"member_digests"`
+		Redact        []RedactAt        `json:"redact"`
 	}
 	if err := json.Unmarshal(line, &head); err != nil || head.Seq == nil || head.Prev == nil || head.Hash == "" {
 		return broken(lineNo, 0, "is not a journal entry (it needs seq, prev and hash)")
 	}
 	seq := *head.Seq
-	body, err := canonicalBody(line)
-	if err != nil {
-		return broken(lineNo, seq, "is not a JSON object")
-	}
-	d := digest(body)
-	if head.BodyDigest != "" {
+	committed := head.Salt != nil || head.MemberDigests != nil
+	switch {
+	case committed && head.BodyDigest != nil:
+		return broken(lineNo, seq, "carries body_digest beside the members of a committed entry (salt, member_digests): it was changed")
+	case !committed && v.rep.ContentFrom != 0:
+		return broken(lineNo, seq, fmt.Sprintf("is written under the first rule (no salt, no member_digests), but content is authenticated from seq %d on: it was changed", v.rep.ContentFrom))
+	case head.Salt != nil && head.MemberDigests != nil:
+		return broken(lineNo, seq, "carries both salt and member_digests (an export line is either unredacted or redacted): it was changed")
+	case head.MemberDigests != nil:
 		if !opts.Redacted {
-			return broken(lineNo, seq, "carries body_digest, so its content cannot be checked; if this is a redacted export, verify it with --redacted")
+			return broken(lineNo, seq, "is redacted (it carries member_digests); if this is a redacted export, verify it with --redacted")
 		}
-		d = head.BodyDigest
+		if err := verifyRedactedCommitted(line, *head.Prev, head.Hash, head.MemberDigests); err != "" {
+			return broken(lineNo, seq, err)
+		}
 		v.rep.Redacted++
-		if contentCheckable(head.Redacted, opts) {
-			if !unredact(line, d, opts.Home, opts.Root, opts.Host) {
-				return broken(lineNo, seq, "was changed: with the home directory and repository root put back, its content does not match its body_digest")
+		v.rep.ContentChecked++
+		for _, r := range head.Redact {
+			if v.rep.RedactedFields == nil {
+				v.rep.RedactedFields = map[string]int{}
 			}
-			v.rep.ContentChecked++
+			v.rep.RedactedFields[r.Kind]++
+		}
+	case head.Salt != nil:
+		body, err := committedBody(line)
+		if err != nil {
+			return broken(lineNo, seq, err.Error())
+		}
+		if committedHash(*head.Prev, committedRoot(digestsOf(body))) != head.Hash {
+			return broken(lineNo, seq, "was changed: its hash does not match its content")
+		}
+	default:
+		body, err := canonicalBody(line)
+		if err != nil {
+			return broken(lineNo, seq, "is not a JSON object")
+		}
+		d := digest(body)
+		if head.BodyDigest != nil {
+			if !opts.Redacted {
+				return broken(lineNo, seq, "carries body_digest, so its content cannot be checked; if this is a redacted export, verify it with --redacted")
+			}
+			if !isHex64(*head.BodyDigest) {
+				return broken(lineNo, seq, "has a body_digest that is not 64 lowercase hex digits: it was changed")
+			}
+			d = *head.BodyDigest
+			v.rep.Redacted++
+			v.rep.ChainOnly++
+			if contentCheckable(head.Redacted, opts) {
+				if !unredact(line, d, opts.Home, opts.Root, opts.Host) {
+					return broken(lineNo, seq, "was changed: with the home directory and repository root put back, its content does not match its body_digest")
+				}
+				v.rep.ContentChecked++
+				v.rep.ChainOnly--
+			}
+		}
+		if chainHash(*head.Prev, d) != head.Hash {
+			return broken(lineNo, seq, "was changed: its hash does not match its content")
 		}
 	}
-	if chainHash(*head.Prev, d) != head.Hash {
-		return broken(lineNo, seq, "was changed: its hash does not match its content")
+	if committed && v.rep.ContentFrom == 0 {
+		v.rep.ContentFrom = seq
 	}
 	want := v.lastSeq + 1
 	switch {
@@ -437,6 +510,75 @@ func (v *Verifier) Line(line []byte) error {
 	v.lastSeq, v.last = seq, head.Hash
 	v.rep.Entries++
 	return nil
+}
+
+// verifyRedactedCommitted checks a redacted committed line: each member
+// it shows must match its digest in member_digests (else that member was
+// changed, or its digest: the member is named), and the digests must give
+// its hash (else the digests were changed). It returns what is wrong, ""
+// when nothing is.
+func verifyRedactedCommitted(line []byte, prev, hash string, digests map[string]string) string {
+	for name, d := range digests {
+		if !isHex64(d) {
+			return fmt.Sprintf("was changed: the digest of member %q is not 64 lowercase hex digits", name)
+		}
+	}
+	root, err := scanJSON(line)
+	if err != nil || root.kind != '{' {
+		return "is not a JSON object"
+	}
+	shown := map[string]bool{}
+	for _, m := range root.members {
+		var name string
+		if json.Unmarshal([]byte(`"`+m.name+`"`), &name) != nil {
+			return "has a member name that is not a JSON string"
+		}
+		if name == "hash" || name == memberDigests {
+			continue
+		}
+		shown[name] = true
+		want, ok := digests[name]
+		if !ok {
+			return fmt.Sprintf("was changed: member %q was added (member_digests has no digest for it)", name)
+		}
+		v, err := canonicalValue(line[m.val.start:m.val.end])
+		if err != nil || memberDigest(v) != want {
+			return fmt.Sprintf("was changed: member %q does not match its digest", name)
+		}
+	}
+	names := make([]string, 0, len(digests))
+	for n := range digests {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if !shown[n] {
+			return fmt.Sprintf("was changed: member %q was dropped", n)
+		}
+	}
+	if committedHash(prev, committedRoot(digests)) != hash {
+		return "was changed: its member_digests do not match its hash (a member digest was changed, added or dropped)"
+	}
+	// Every byte shown counts: the line must be written exactly as a
+	// redacted line is (members in name order, no whitespace, each value
+	// canonical), so no spelling of the same content passes either.
+	sort.Slice(root.members, func(i, j int) bool { return root.members[i].name < root.members[j].name })
+	want := []byte{'{'}
+	for i, m := range root.members {
+		if i > 0 {
+			want = append(want, ',')
+		}
+		v, err := canonicalValue(line[m.val.start:m.val.end])
+		if err != nil {
+			return "is not a JSON object"
+		}
+		want = append(append(append(want, '"'), m.name...), `":`...)
+		want = append(want, v...)
+	}
+	if !bytes.Equal(append(want, '}'), line) {
+		return "was changed: it is not written as a redacted line is (members in name order, no whitespace, canonical values), though its content matches"
+	}
+	return ""
 }
 
 // Finish ends the export: it returns the report and, when the options pin

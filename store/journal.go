@@ -14,9 +14,13 @@ import (
 
 // Entry is one journal entry: one state change of one record of any kind,
 // or (Event set) an event that is not a transition. Entries are
-// append-only; each is chained to the previous by Hash =
-// sha256(Prev || sha256(canonical body)), where the canonical body is the
-// entry's JSON object without "hash", keys sorted, compact.
+// append-only; each is chained to the previous by its Hash. An entry
+// written since schema 7 is committed (sealEntry: a salt, the redact
+// member, Hash = sha256(Prev || "2:" || root of its member digests), each
+// redactable value entering through a salted commitment); one written
+// before has Hash = sha256(Prev || sha256(canonical body)), where the
+// canonical body is the entry's JSON object without "hash", keys sorted,
+// compact. Both verify (Verifier).
 type Entry struct {
 	Seq     uint64    `json:"seq"`
 	At      time.Time `json:"at"`
@@ -63,14 +67,24 @@ func appendJournal(tx *bolt.Tx, e Entry) error {
 	if err != nil {
 		return err
 	}
-	body, err := canonicalBody(raw)
-	if err != nil {
-		return err
-	}
-	e.Hash = chainHash(e.Prev, digest(body))
-	line, err := json.Marshal(e)
-	if err != nil {
-		return err
+	var line []byte
+	if meta.Get(keyContentFrom) != nil {
+		var hash string
+		if line, hash, err = sealEntry(raw, e.Prev); err != nil {
+			return err
+		}
+		e.Hash = hash
+	} else {
+		// A store of a schema before 7 (opened with an older Schema)
+		// writes the first rule.
+		body, err := canonicalBody(raw)
+		if err != nil {
+			return err
+		}
+		e.Hash = chainHash(e.Prev, digest(body))
+		if line, err = json.Marshal(e); err != nil {
+			return err
+		}
 	}
 	if len(line) > MaxLine {
 		return fmt.Errorf("journal entry %d of record %s is %d bytes, more than the %d an export may hold; nothing was written", seq, e.Record, len(line), MaxLine)

@@ -59,7 +59,45 @@ func defaultMigrations() []Migration {
 		{To: 4, Name: "the archives bucket", Up: func(m *Migrator) error { return m.CreateBucket(NameArchives) }},
 		{To: 5, Name: "index live records and the journal by record", Up: indexRecordsAndJournal},
 		{To: 6, Name: "worktree records say whether custody created their branch", Up: recordBranchOrigin},
+		{To: 7, Name: "journal entries commit to their redactable values", Up: commitJournal},
 	}
+}
+
+// contentSchema is the schema from which journal entries are committed.
+const contentSchema = 7
+
+// commitJournal is schema 7 (decision 0252): every journal entry written
+// from now on is committed (sealEntry), so a redacted export authenticates
+// every value it shows. The entries already written keep the rule they
+// were written under and still verify byte for byte; the meta key
+// content_authenticated_from records the seq of the first entry that will
+// be committed, the journal bucket's next sequence number.
+func commitJournal(m *Migrator) error {
+	j, err := m.bucket(nameJournal)
+	if err != nil {
+		return err
+	}
+	return m.Put(nameMeta, keyContentFrom, []byte(strconv.FormatUint(j.Sequence()+1, 10)))
+}
+
+// ContentAuthenticatedFrom returns the seq from which the journal's
+// entries are committed (schema 7): 1 for a store made at schema 7 or
+// later; for an upgraded one, the first entry written after the upgrade.
+func (s *Store) ContentAuthenticatedFrom() (uint64, error) {
+	var from uint64
+	err := s.view(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketMeta).Get(keyContentFrom)
+		if v == nil {
+			return nil
+		}
+		n, err := strconv.ParseUint(string(v), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w (content_authenticated_from %q)", ErrCorrupt, v)
+		}
+		from = n
+		return nil
+	})
+	return from, err
 }
 
 // recordBranchOrigin is schema 6: a worktree record may carry

@@ -247,6 +247,8 @@ func TestUpgradeSchema1(t *testing.T) {
 	}
 	wantMeta := maps.Clone(before["meta"])
 	wantMeta["schema"] = strconv.Itoa(store.SchemaVersion)
+	// Schema 7: the entries written from now on are committed.
+	wantMeta["content_authenticated_from"] = strconv.Itoa(len(before["journal"]) + 1)
 	if diff := cmp.Diff(wantMeta, after["meta"]); diff != "" {
 		t.Errorf("meta after the upgrade (-want +got):\n%s", diff)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -234,6 +235,14 @@ func writeSalvaged(tmp string, raw *rawStore, rep *SalvageReport, now time.Time,
 		if err := meta.Put(keyJournalHead, []byte(lastHash)); err != nil {
 			return err
 		}
+		if v, _ := strconv.Atoi(string(meta.Get(keySchema))); v >= contentSchema && len(meta.Get(keyContentFrom)) == 0 {
+			// Lost with meta: entries from the salvage event on are
+			// committed (the kept ones carry their own rule).
+			rep.Lost = append(rep.Lost, fmt.Sprintf("meta content_authenticated_from: lost; set to %d", last+1))
+			if err := meta.Put(keyContentFrom, []byte(strconv.FormatUint(last+1, 10))); err != nil {
+				return err
+			}
+		}
 		// The indexes are derived: made again from what was kept, never
 		// copied (they may name what was lost).
 		if err := rebuildIndexes(tx, DefaultSchema().kinds()); err != nil {
@@ -269,11 +278,8 @@ func salvagedChain(j *bolt.Bucket, seq uint64, rep *SalvageReport) (uint64, stri
 		}
 		v := j.Get(seqKey(seq))
 		var e Entry
-		body, err := canonicalBody(v)
-		if err == nil {
-			err = json.Unmarshal(v, &e)
-		}
-		if err != nil || e.Seq != seq || chainHash(e.Prev, digest(body)) != e.Hash {
+		err := json.Unmarshal(v, &e)
+		if err != nil || e.Seq != seq || !entryHashOK(v, e.Prev, e.Hash) {
 			rep.Lost = append(rep.Lost, fmt.Sprintf("journal entry %d: does not verify; kept verbatim", seq))
 		} else if e.Prev != prev {
 			rep.Lost = append(rep.Lost, fmt.Sprintf("journal entry %d: does not chain to the entry before it (entries were lost)", seq))

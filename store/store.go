@@ -25,7 +25,7 @@ import (
 
 // SchemaVersion is the schema DefaultSchema writes: the layout this custody
 // reads and writes unless a caller opens the store with another Schema.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // FileName is the state file's name inside <common-dir>/custody/.
 const FileName = "state.db"
@@ -46,6 +46,10 @@ var (
 	keySchema      = []byte("schema")
 	keyRepoID      = []byte("repository_id")
 	keyJournalHead = []byte("journal_head")
+	// keyContentFrom is the seq of the first journal entry written under
+	// the committed rule (schema 7 on): from it on a redacted export
+	// authenticates every value it shows.
+	keyContentFrom = []byte("content_authenticated_from")
 )
 
 // Store is one repository's state file. It holds no open handle: each
@@ -204,6 +208,11 @@ func (s *Store) initialize() error {
 		m := tx.Bucket(bucketMeta)
 		if err := m.Put(keySchema, []byte(strconv.Itoa(s.schema.Version()))); err != nil {
 			return err
+		}
+		if s.schema.Version() >= contentSchema {
+			if err := m.Put(keyContentFrom, []byte("1")); err != nil {
+				return err
+			}
 		}
 		return m.Put(keyRepoID, []byte(hex.EncodeToString(id[:])))
 	})

@@ -27,7 +27,7 @@ type JournalCmd struct {
 // JournalExportCmd exports the journal.
 type JournalExportCmd struct {
 	Format string `name:"format" enum:"jsonl,md" default:"jsonl" help:"jsonl (verifiable) or md."`
-	Redact bool   `name:"redact" help:"Replace the home directory, repository root and host names with placeholders; strip credentials."`
+	Redact bool   `name:"redact" help:"Replace each path, host, user, remote URL and credential by its commitment (older entries: placeholders)."`
 	Record string `name:"record" placeholder:"ID" complete:"records" help:"Only this record's entries (verify with --allow-gaps)."`
 	Out    string `short:"o" name:"out" placeholder:"FILE" help:"Write to FILE instead of stdout (- is stdout)."`
 }
@@ -36,7 +36,11 @@ type JournalExportCmd struct {
 func (JournalExportCmd) Help() string {
 	return `Streams every journal entry in constant memory. Each jsonl line is the stored
 entry: seq, at, record, kind, from, to, trigger, intent, proof, observation,
-outcome, actor, prev, hash. A redacted line keeps its hash and adds body_digest.
+outcome, actor, prev, hash, and (since schema 7) salt and redact. With --redact,
+each path, host, user, remote URL and credential (by the entry's structure)
+is replaced by its commitment and the salt dropped: the line keeps its hash
+and adds member_digests, and still verifies every value it shows. An entry
+written before schema 7 is redacted as it was: placeholders and body_digest.
 
 Without -o, or with -o -, the export goes to stdout (so not with --json).
 -o FILE replaces FILE atomically and durably, only once the whole export is
@@ -91,10 +95,10 @@ type JournalVerifyCmd struct {
 	File      string `arg:"" help:"An export written by custody journal export."`
 	Head      string `name:"head" placeholder:"HASH" help:"The chain head the export must end at (custody journal head)."`
 	AllowGaps bool   `name:"allow-gaps" help:"Accept an export filtered with --record."`
-	Redacted  bool   `name:"redacted" help:"Accept a redacted export (its content is checked by chain only, unless --home and --root are given)."`
-	Home      string `name:"home" placeholder:"DIR" help:"With --redacted: the home directory the export replaced with $HOME, to check redacted entries' content."`
-	Root      string `name:"root" placeholder:"DIR" help:"With --redacted: the repository root the export replaced with $REPO, to check redacted entries' content."`
-	Host      string `name:"host" placeholder:"NAME" help:"With --redacted: the host name the export replaced with $HOST, to check redacted entries' content."`
+	Redacted  bool   `name:"redacted" help:"Accept a redacted export (every value it shows is checked; entries written before content authentication by chain only, unless --home, --root and --host are given)."`
+	Home      string `name:"home" placeholder:"DIR" help:"With --redacted: the home directory the export replaced with $HOME in entries of the first rule, to check their content."`
+	Root      string `name:"root" placeholder:"DIR" help:"With --redacted: the repository root the export replaced with $REPO in entries of the first rule, to check their content."`
+	Host      string `name:"host" placeholder:"NAME" help:"With --redacted: the host name the export replaced with $HOST in entries of the first rule, to check their content."`
 	signatureFlags
 }
 
@@ -126,12 +130,15 @@ reordered. With --head, also catches entries dropped from the end. Lines are
 read in constant memory (a line longer than 1 MiB does not verify), a member
 repeated in an object does not verify, and a final newline is optional.
 
-A redacted export (--redacted) is checked by chain only: each redacted line
-carries body_digest, the digest of the original body, and "redacted", what
-was replaced. Given the values it replaced (--home, --root, --host), verify
-puts them back and checks each such line's content against body_digest too;
-a line whose credentials were stripped, or that named another machine's
-host ($OTHER_HOST), stays checked by chain only.
+A redacted export (--redacted) is checked by content, with no secret needed:
+every entry written since content authentication began (schema 7; verify
+names the seq) commits to each redactable value (each path, host, user,
+remote URL, credential) by a salted digest, and a redacted line shows the
+commitment in the value's place, with member_digests. A changed value is
+named: the entry and its member. Entries written before keep their rule: a
+redacted one carries body_digest and "redacted" and is checked by chain
+only, unless given the values it replaced (--home, --root, --host): then
+verify puts them back and checks its content against body_digest too.
 
 With --signature FILE --allowed-signers FILE, verify also checks that the
 head the export ends at is the one signed with custody journal sign
@@ -165,12 +172,27 @@ func (c *JournalVerifyCmd) Run(a *App) error {
 	a.done(rep, func(w io.Writer) {
 		fmt.Fprintf(w, "%s verifies: %d entries, head %s", machine.EscapeControl(c.File), rep.Entries, rep.Head)
 		switch {
+		case rep.Redacted > 0 && rep.ChainOnly == 0:
+			fmt.Fprintf(w, " (%d redacted entries, all checked by content)", rep.Redacted)
 		case rep.ContentChecked > 0:
 			fmt.Fprintf(w, " (%d redacted entries, %d of them checked by content, the rest by chain only)", rep.Redacted, rep.ContentChecked)
 		case rep.Redacted > 0:
 			fmt.Fprintf(w, " (%d redacted entries checked by chain only)", rep.Redacted)
 		}
 		fmt.Fprintln(w)
+		switch {
+		case rep.Redacted == 0:
+			// Unredacted: every entry's content is checked, whatever its rule.
+		case rep.ContentFrom == 1:
+			fmt.Fprintln(w, "content authenticated from seq 1: every value shown is checked, redacted or not")
+		case rep.ContentFrom > 1:
+			fmt.Fprintf(w, "content authenticated from seq %d: every value shown from there on is checked, redacted or not; entries before it were written under the first rule\n", rep.ContentFrom)
+		default:
+			fmt.Fprintln(w, "no entry is committed: every entry was written under the first rule (a redacted one is checked by chain only unless --home, --root and --host are given)")
+		}
+		if len(rep.RedactedFields) > 0 {
+			fmt.Fprintf(w, "redacted by structure, each value replaced by its commitment: %s\n", report.RedactedFields(rep.RedactedFields))
+		}
 		if signer != "" {
 			fmt.Fprintf(w, "the head is signed by %s\n", signer)
 		}
@@ -215,13 +237,13 @@ func redactor(root string) *store.Redactor {
 type JournalReportCmd struct {
 	File      string `arg:"" optional:"" help:"An export written by custody journal export (default: this repository's live journal)."`
 	Format    string `name:"format" enum:"html,md" default:"html" help:"html (one self-contained page) or md."`
-	Redact    bool   `name:"redact" help:"Replace the home directory, repository root and host names with placeholders; strip credentials."`
+	Redact    bool   `name:"redact" help:"Replace each path, host, user, remote URL and credential by its commitment (older entries: placeholders)."`
 	Record    string `name:"record" placeholder:"ID" complete:"records" help:"Only this record's sections."`
 	AllowGaps bool   `name:"allow-gaps" help:"The export was filtered with --record: accept its gaps."`
 	Head      string `name:"head" placeholder:"HASH" help:"The chain head the journal must end at (custody journal head)."`
-	Home      string `name:"home" placeholder:"DIR" help:"For a redacted FILE: the home directory it replaced with $HOME, to check redacted entries' content."`
-	Root      string `name:"root" placeholder:"DIR" help:"For a redacted FILE: the repository root it replaced with $REPO, to check redacted entries' content."`
-	Host      string `name:"host" placeholder:"NAME" help:"For a redacted FILE: the host name it replaced with $HOST, to check redacted entries' content."`
+	Home      string `name:"home" placeholder:"DIR" help:"For a redacted FILE: the home directory it replaced with $HOME in entries of the first rule, to check their content."`
+	Root      string `name:"root" placeholder:"DIR" help:"For a redacted FILE: the repository root it replaced with $REPO in entries of the first rule, to check their content."`
+	Host      string `name:"host" placeholder:"NAME" help:"For a redacted FILE: the host name it replaced with $HOST in entries of the first rule, to check their content."`
 	Out       string `short:"o" name:"out" placeholder:"FILE" help:"Write to FILE instead of stdout (- is stdout)."`
 	signatureFlags
 }
@@ -240,9 +262,11 @@ the one outcome without a proof, with the acknowledged commit.
 
 The report reads FILE (an export, redacted or not) or, without FILE, the live
 journal, in one streaming pass in bounded memory. A redacted FILE is checked
-by chain, and by content where --home, --root and --host give back what it
-replaced (as journal verify does); the live journal is verified before it is
-redacted for display. The HTML page has inline
+as journal verify checks it: by content from the seq where content
+authentication began (the banner names it), before it by chain, and by
+content where --home, --root and --host give back what it replaced; the live
+journal is verified before it is redacted for display. The banner says what
+redaction replaced (paths, hosts, users, URLs, secrets). The HTML page has inline
 CSS, no script and a Content-Security-Policy that loads nothing: it makes no
 request when opened. -o FILE is written like journal export -o.
 

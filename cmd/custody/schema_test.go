@@ -78,8 +78,12 @@ func TestSchemasValidateOutput(t *testing.T) {
 		if len(lines) < 5 {
 			t.Fatalf("%v: only %d lines", args, len(lines))
 		}
+		schema := "journal-entry.json"
+		if len(args) == 3 {
+			schema = "journal-entry-redacted.json"
+		}
 		for i, l := range lines {
-			clitest.ValidateSchema(t, "journal-entry.json", fmt.Sprintf("%s line %d", strings.Join(args, " "), i+1), []byte(l))
+			clitest.ValidateSchema(t, schema, fmt.Sprintf("%s line %d", strings.Join(args, " "), i+1), []byte(l))
 		}
 	}
 

@@ -59,10 +59,17 @@ type Verification struct {
 	Signer           string `json:"signer,omitempty"`
 	// Redacted counts the entries that came redacted; ContentChecked those
 	// of them whose content was checked with the values put back.
-	Redacted       int    `json:"redacted"`
-	ContentChecked int    `json:"content_checked"`
-	Filtered       bool   `json:"filtered,omitempty"`
-	Source         string `json:"source"`
+	Redacted       int `json:"redacted"`
+	ContentChecked int `json:"content_checked"`
+	// ContentFrom is the seq of the first committed entry: from it on,
+	// every value shown was checked against the chain, redacted or not
+	// (0: no entry is committed).
+	ContentFrom uint64 `json:"content_authenticated_from,omitempty"`
+	// RedactedFields counts the values redaction replaced by their
+	// commitments, by kind (path, host, user, url, secret).
+	RedactedFields map[string]int `json:"redacted_fields,omitempty"`
+	Filtered       bool           `json:"filtered,omitempty"`
+	Source         string         `json:"source"`
 }
 
 // EntrySource calls fn with every journal line, in order. The store's
@@ -111,9 +118,16 @@ func Report(ctx context.Context, src EntrySource, w io.Writer, opts ReportOption
 		}
 		if opts.Redact != nil {
 			red, err := opts.Redact.Line(line)
-			if err == nil {
-				line = red
+			if err != nil {
+				return err // never render an entry unredacted
 			}
+			line = red
+		}
+		for _, r := range store.RedactedValues(line) {
+			if ver.RedactedFields == nil {
+				ver.RedactedFields = map[string]int{}
+			}
+			ver.RedactedFields[r.Kind]++
 		}
 		e, ok := reportEntry(line)
 		if !ok {
@@ -134,7 +148,7 @@ func Report(ctx context.Context, src EntrySource, w io.Writer, opts ReportOption
 		bad = err // a line ReadLines could not read (too long, empty)
 	}
 	rep, headErr := v.Finish()
-	ver.Redacted, ver.ContentChecked = rep.Redacted, rep.ContentChecked
+	ver.Redacted, ver.ContentChecked, ver.ContentFrom = rep.Redacted, rep.ContentChecked, rep.ContentFrom
 	switch {
 	case bad != nil:
 		ver.FirstBad = bad.Error()
@@ -200,8 +214,17 @@ func reportEntry(line []byte) (machine.ReportEntry, bool) {
 		store.Entry
 		Redacted []string `json:"redacted"`
 	}
-	if err := json.Unmarshal(line, &e); err != nil {
+	if err := json.Unmarshal(store.DisplayLine(line), &e); err != nil {
 		return machine.ReportEntry{}, false
+	}
+	if red := store.RedactedValues(line); len(red) > 0 && len(e.Redacted) == 0 {
+		seen := map[string]bool{}
+		for _, r := range red {
+			if !seen[r.Kind] {
+				seen[r.Kind] = true
+				e.Redacted = append(e.Redacted, r.Kind)
+			}
+		}
 	}
 	intent := e.Intent
 	if len(intent) == 0 || string(intent) == "null" {

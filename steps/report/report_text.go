@@ -42,8 +42,21 @@ func bannerLines(res ReportResult) []string {
 	if v.Filtered {
 		out = append(out, "Filtered to one record: the chain links between its entries are not checked, each entry's own hash is.")
 	}
+	switch {
+	case v.ContentFrom == 1:
+		out = append(out, "Content authenticated from seq 1: every value shown, redacted or not, is checked against the chain.")
+	case v.ContentFrom > 1:
+		out = append(out, fmt.Sprintf("Content authenticated from seq %d: every value shown from that entry on, redacted or not, is checked against the chain; a redacted entry before it is checked by chain only, unless --home, --root and --host give back what it replaced.", v.ContentFrom))
+	}
 	if v.Redacted > 0 {
-		out = append(out, fmt.Sprintf("%d redacted entries: %d checked by content, the rest by chain only.", v.Redacted, v.ContentChecked))
+		line := fmt.Sprintf("%d redacted entries: %d checked by content", v.Redacted, v.ContentChecked)
+		if v.ContentChecked < v.Redacted {
+			line += fmt.Sprintf(", %d by chain only", v.Redacted-v.ContentChecked)
+		}
+		out = append(out, line+".")
+	}
+	if len(v.RedactedFields) > 0 {
+		out = append(out, "Redacted by structure, each value replaced by its commitment: "+RedactedFields(v.RedactedFields)+".")
 	}
 	return out
 }
@@ -286,3 +299,18 @@ func (mdReport) tail(w io.Writer, res ReportResult) error {
 // mdText keeps a value on one line and out of markdown's syntax
 // (machine.MarkdownText). Every string the page shows goes through it.
 func mdText(s string) string { return machine.MarkdownText(s) }
+
+// RedactedFields says what redaction replaced: "3 paths, 1 host".
+func RedactedFields(n map[string]int) string {
+	var out []string
+	for _, k := range []string{"path", "host", "user", "url", "command", "secret"} {
+		if c := n[k]; c > 0 {
+			name := k
+			if c > 1 {
+				name += "s"
+			}
+			out = append(out, fmt.Sprintf("%d %s", c, name))
+		}
+	}
+	return strings.Join(out, ", ")
+}

@@ -6,6 +6,7 @@ package storetest
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,6 +28,23 @@ func MustOpen(t testing.TB) *store.Store {
 	s, err := store.Open(path, Timeout, true)
 	if err != nil {
 		t.Fatalf("storetest: open %s: %v", path, err)
+	}
+	t.Cleanup(func() { Strict(t, s) })
+	return s
+}
+
+// MustOpenFirstRule is MustOpen for a store of schema 6, whose journal
+// entries are written under the first rule (no commitments; decision
+// 0252), as every journal written before schema 7 was: for tests of how
+// such entries are exported, redacted and verified.
+func MustOpenFirstRule(t testing.TB) *store.Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "custody", store.FileName)
+	sc := store.DefaultSchema()
+	sc.Migrations = sc.Migrations[:5]
+	s, err := store.OpenWith(context.Background(), path, store.Options{Timeout: Timeout, Create: true, Schema: &sc})
+	if err != nil {
+		t.Fatalf("storetest: open %s at schema 6: %v", path, err)
 	}
 	t.Cleanup(func() { Strict(t, s) })
 	return s
