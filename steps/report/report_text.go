@@ -58,7 +58,7 @@ func summaryRows(s machine.ReportSummary) [][2]string {
 		{"trees created", n(s.TreesCreated)},
 		{"trees adopted", n(s.TreesAdopted)},
 		{"trees removed", n(s.TreesRemoved)},
-		{"trees archived (work sealed in an archive)", n(s.TreesArchived)},
+		{"trees archived", n(s.TreesArchived)},
 		{"trees migrated (by disposition)", migratedText(s)},
 		{"migrations not settled", n(s.MigrationsOpen)},
 		{"trees kept (still in custody)", n(s.TreesKept)},
