@@ -161,7 +161,7 @@ func rpCheckMixed(t *testing.T, page string) {
 		regexp.MustCompile(`trees migrated \(by disposition\)\W+3 \(archive 1, land 1, retire 1\)`),
 		regexp.MustCompile(`trees adopted\W+3\b`), // the adopted tree and the two legacy trees retired through adoption
 		regexp.MustCompile(`trees removed\W+4\b`),
-		regexp.MustCompile(`trees archived \(work sealed in an archive\)\W+2\b`),
+		regexp.MustCompile(`trees archived\W+2\b`),
 		regexp.MustCompile(`resources destroyed\W+2\b`),
 		regexp.MustCompile(`build output deleted with trees\W+2 directories`),
 		regexp.MustCompile(`Worktrees migrated: land \(1\)`),
