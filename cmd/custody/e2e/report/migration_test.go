@@ -88,8 +88,13 @@ func rpMigrationHistory(t *testing.T) rpMixed {
 	r.Push(webPath, "web")
 	r.WriteFile(webPath, "node_modules/left-pad/index.js", "module.exports = 2\n")
 	m.web = web
+	// Unpublished work with build output: the archive leaves the build
+	// output out, and the removal on the archive's proof deletes it.
 	kept, keptPath := clitest.NewTree(t, r, "unpublished")
-	r.Commit(keptPath, "u.txt", "only in the archive\n")
+	r.WriteFile(keptPath, "package.json", `{"name":"u"}`+"\n")
+	r.WriteFile(keptPath, "package-lock.json", `{"name":"u"}`+"\n")
+	r.CommitAll(keptPath, "only in the archive")
+	r.WriteFile(keptPath, "node_modules/left-pad/index.js", "module.exports = 3\n")
 	if err := os.Remove(filepath.Join(keptPath, ".env")); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +168,7 @@ func rpCheckMixed(t *testing.T, page string) {
 		regexp.MustCompile(`trees removed\W+4\b`),
 		regexp.MustCompile(`trees archived\W+2\b`),
 		regexp.MustCompile(`resources destroyed\W+2\b`),
-		regexp.MustCompile(`build output deleted with trees\W+2 directories`),
+		regexp.MustCompile(`build output deleted with trees\W+3 directories`),
 		regexp.MustCompile(`Worktrees migrated: land \(1\)`),
 		regexp.MustCompile(`Worktrees migrated: retire \(1\)`),
 		regexp.MustCompile(`Worktrees migrated: archive \(1\)`),
@@ -197,8 +202,8 @@ func rpCheckMixed(t *testing.T, page string) {
 		seen[h[1]] = true
 	}
 	for _, n := range []int{strings.Count(page, "Build output deleted with the tree: node_modules")} {
-		if n != 2 {
-			t.Errorf("%d removals list node_modules, want 2 (the retired legacy tree and the web tree)", n)
+		if n != 3 {
+			t.Errorf("%d removals list node_modules, want 3 (the retired legacy tree, the web tree, the archived tree)", n)
 		}
 	}
 }
