@@ -271,7 +271,7 @@ func (c *JournalReportCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
-	opts := report.ReportOptions{Format: c.Format, Record: c.Record, Signature: sig, Version: version,
+	opts := report.ReportOptions{Format: c.Format, Record: c.Record, Signature: sig, Version: version, Kinds: reportKinds(),
 		Verify: store.VerifyOptions{Head: c.Head, AllowGaps: c.AllowGaps, Redacted: c.File != "", Home: c.Home, Root: c.Root, Host: c.Host}}
 	var src report.EntrySource
 	if c.File != "" {
