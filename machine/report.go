@@ -148,16 +148,19 @@ type ReportMigration struct {
 	// Settled is set when the outcome settles the candidate
 	// (MigrateSettled).
 	Settled bool `json:"settled,omitempty"`
-	// decided holds the dispositions by digest, until the outcome picks
-	// the one it carried out.
-	decided map[string]reportDecision
+	// Decided holds the disposition decided for each audit digest, so
+	// the outcome binds to the one it carried out (kept with the section
+	// while the audit goes on).
+	Decided map[string]ReportDecision `json:"decided,omitempty"`
 }
 
-// reportDecision is one disposition event and who wrote it, when.
-type reportDecision struct {
-	ev    MigrateEvent
-	actor string
-	seq   uint64
+// ReportDecision is one disposition a person decided for an audit digest:
+// which, approved or rejected, by whom, at which entry.
+type ReportDecision struct {
+	Disposition Disposition `json:"disposition"`
+	Approved    bool        `json:"approved,omitempty"`
+	Actor       string      `json:"actor,omitempty"`
+	Seq         uint64      `json:"seq"`
 }
 
 // ReportCommand is one frozen command a resource's intent carried.
@@ -386,15 +389,18 @@ func (s *ReportSummary) addMigrated(name string) {
 // Audit gathers journal entries into one section per record in one pass.
 // It keeps each record's facts (bounded per record: its state, removals,
 // migration, commands), never its rows: Add hands each row back for the
-// caller to keep, so memory grows with the records the journal names,
-// not with its entries (decision 0254). Close groups the sections by kind
-// and operation.
+// caller to keep. After SetAside it also hands back the section of each
+// record an entry tombstones, for the caller to keep until the end (and to
+// give back with Reopen should a later entry name the record), so what it
+// holds is the records still open, not every record the journal names
+// (decision 0254). Close groups the sections by kind and operation.
 type Audit struct {
-	kinds   map[Kind]ReportKind
-	order   []Kind
-	recs    map[string]*ReportSection
-	sum     ReportSummary
-	removal map[string]*ReportRemoval // open removal intents, by record
+	kinds    map[Kind]ReportKind
+	order    []Kind
+	recs     map[string]*ReportSection
+	sum      ReportSummary
+	removal  map[string]*ReportRemoval // open removal intents, by record
+	setAside bool
 }
 
 // NewAudit starts an audit that asks kinds (ReportKinds when nil) how
@@ -467,6 +473,29 @@ func fieldText(v any) string {
 	return string(b)
 }
 
+// SetAside makes Add hand back the section of each record an entry
+// tombstones (with no removal intent left open) instead of keeping it.
+func (a *Audit) SetAside() { a.setAside = true }
+
+// Reopen gives back a section Add handed back, before an entry of its
+// record is added: the section goes on where it stopped, and its record
+// is not counted again.
+func (a *Audit) Reopen(s ReportSection) {
+	a.recs[s.Record] = &s
+}
+
+// ReportRecord is the record whose timeline e joins: its own, or the one a
+// branch deletion names (it is journaled beside the record, not under it).
+func ReportRecord(e ReportEntry) string {
+	if e.Event == EventBranchDeleting {
+		var d BranchDeletingDetail
+		if json.Unmarshal(e.Detail, &d) == nil && d.Record != "" {
+			return d.Record
+		}
+	}
+	return e.Record
+}
+
 func (a *Audit) section(e ReportEntry, record string) *ReportSection {
 	if s, ok := a.recs[record]; ok {
 		return s
@@ -482,16 +511,24 @@ func (a *Audit) section(e ReportEntry, record string) *ReportSection {
 }
 
 // Add takes the next entry and returns the row it adds to the timeline of
-// record (the entry's own record, or the one a branch deletion names):
-// the caller keeps the row and hands the section its rows when it renders
-// it.
-func (a *Audit) Add(e ReportEntry) (record string, row ReportRow) {
+// record (ReportRecord): the caller keeps the row and hands the section
+// its rows when it renders it. After SetAside, done is the section of a
+// record e tombstoned, which the audit no longer holds.
+func (a *Audit) Add(e ReportEntry) (record string, row ReportRow, done *ReportSection) {
+	record, row = a.add(e)
+	if s := a.recs[record]; a.setAside && record != "" && s != nil && s.State == StateTombstoned.String() && a.removal[record] == nil {
+		delete(a.recs, record)
+		return record, row, s
+	}
+	return record, row, nil
+}
+
+func (a *Audit) add(e ReportEntry) (record string, row ReportRow) {
 	a.count(e)
-	record = e.Record
+	record = ReportRecord(e)
 	if e.Event == EventBranchDeleting {
 		var d BranchDeletingDetail
 		if json.Unmarshal(e.Detail, &d) == nil && d.Record != "" {
-			record = d.Record
 			if r := a.removal[d.Record]; r != nil {
 				r.BranchOutcome, r.Branch, r.BranchCommit = "deleted", d.Branch, d.Commit
 			}
@@ -581,7 +618,7 @@ func (a *Audit) migrate(s *ReportSection, e ReportEntry) (MigrateEvent, bool) {
 	}
 	m := s.Migration
 	if m == nil {
-		m = &ReportMigration{decided: map[string]reportDecision{}}
+		m = &ReportMigration{}
 		s.Migration = m
 	}
 	if ev.Path != "" {
@@ -601,7 +638,10 @@ func (a *Audit) migrate(s *ReportSection, e ReportEntry) (MigrateEvent, bool) {
 		}
 		m.bind()
 	case EventMigrateDisposition:
-		m.decided[ev.Digest] = reportDecision{ev: ev, actor: e.Actor, seq: e.Seq}
+		if m.Decided == nil {
+			m.Decided = map[string]ReportDecision{}
+		}
+		m.Decided[ev.Digest] = ReportDecision{Disposition: ev.Disposition, Approved: ev.Approved, Actor: e.Actor, Seq: e.Seq}
 		if m.Digest == "" {
 			m.Digest = ev.Digest
 		}
@@ -624,12 +664,12 @@ func (a *Audit) migrate(s *ReportSection, e ReportEntry) (MigrateEvent, bool) {
 // bind sets the disposition decided for the current digest (none when
 // none was).
 func (m *ReportMigration) bind() {
-	d, ok := m.decided[m.Digest]
+	d, ok := m.Decided[m.Digest]
 	if !ok {
 		m.Disposition, m.Approved, m.ApprovedBy, m.ApprovedSeq = "", false, "", 0
 		return
 	}
-	m.Disposition, m.Approved, m.ApprovedBy, m.ApprovedSeq = d.ev.Disposition, d.ev.Approved, d.actor, d.seq
+	m.Disposition, m.Approved, m.ApprovedBy, m.ApprovedSeq = d.Disposition, d.Approved, d.Actor, d.Seq
 }
 
 // migrateRowText is a migration event's row: what it says, with its
@@ -708,47 +748,44 @@ func (a *Audit) count(e ReportEntry) {
 	}
 }
 
-// Close ends the audit: the summary, and every record's section grouped
-// by kind (in the order the kinds were given, then kinds not given, by
-// name) and operation (in the kind's order), each group in the order its
-// records began; the repository's own events last. A removal intent still
-// open is shown with its record.
-func (a *Audit) Close() (ReportSummary, []ReportGroup) {
-	type key struct{ kind, op string }
-	groups := map[key]*ReportGroup{}
-	for id, s := range a.recs {
-		if r := a.removal[id]; r != nil {
-			s.Removals = append(s.Removals, *r)
-		}
-		k, known := a.kinds[Kind(s.Kind)]
-		switch {
-		case id == "":
-			s.Operation = OperationRepository
-		case known && k.Operation != nil:
-			s.Operation = k.Operation(*s)
-		case s.State == StateTombstoned.String():
-			s.Operation = "ended"
-		default:
-			s.Operation = OperationKept
-		}
-		if known && k.Ended != nil && id != "" {
-			k.Ended(*s, &a.sum)
-		}
-		gk := key{s.Kind, s.Operation}
-		g := groups[gk]
-		if g == nil {
-			title := k.Title
-			if !known {
-				title = "Records of kind " + s.Kind
-			}
-			g = &ReportGroup{Kind: s.Kind, Operation: s.Operation, Title: title + " " + s.Operation}
-			if id == "" {
-				g.Title = "Repository events"
-			}
-			groups[gk] = g
-		}
-		g.Sections = append(g.Sections, *s)
+// End sets what s came to (its Operation, as its kind names it) and adds
+// that to the summary (ReportKind.Ended). Close ends the sections the
+// audit holds; a caller ends each section Add handed back, once, after the
+// last entry and before Close.
+func (a *Audit) End(s *ReportSection) {
+	k, known := a.kinds[Kind(s.Kind)]
+	switch {
+	case s.Record == "":
+		s.Operation = OperationRepository
+	case known && k.Operation != nil:
+		s.Operation = k.Operation(*s)
+	case s.State == StateTombstoned.String():
+		s.Operation = "ended"
+	default:
+		s.Operation = OperationKept
 	}
+	if known && k.Ended != nil && s.Record != "" {
+		k.Ended(*s, &a.sum)
+	}
+}
+
+// Group is the group an ended section is shown in, without its sections.
+func (a *Audit) Group(s ReportSection) ReportGroup {
+	if s.Record == "" {
+		return ReportGroup{Operation: OperationRepository, Title: "Repository events"}
+	}
+	title := "Records of kind " + s.Kind
+	if k, ok := a.kinds[Kind(s.Kind)]; ok {
+		title = k.Title
+	}
+	return ReportGroup{Kind: s.Kind, Operation: s.Operation, Title: title + " " + s.Operation}
+}
+
+// GroupBefore reports whether group x is shown before group y: kinds in
+// the order the audit was given them, then kinds it was not given, by
+// name, the repository's own events last; within a kind, its operations
+// in its order, then the rest by name.
+func (a *Audit) GroupBefore(x, y ReportGroup) bool {
 	kindRank := func(kind string) int {
 		if kind == "" {
 			return len(a.order) + 1
@@ -759,28 +796,49 @@ func (a *Audit) Close() (ReportSummary, []ReportGroup) {
 		return len(a.order)
 	}
 	opRank := func(kind, op string) int {
-		if i := slices.Index(a.kinds[Kind(kind)].Operations, op); i >= 0 {
+		ops := a.kinds[Kind(kind)].Operations
+		if i := slices.Index(ops, op); i >= 0 {
 			return i
 		}
-		return len(a.kinds[Kind(kind)].Operations)
+		return len(ops)
+	}
+	if rx, ry := kindRank(x.Kind), kindRank(y.Kind); rx != ry {
+		return rx < ry
+	}
+	if x.Kind != y.Kind {
+		return x.Kind < y.Kind
+	}
+	if rx, ry := opRank(x.Kind, x.Operation), opRank(y.Kind, y.Operation); rx != ry {
+		return rx < ry
+	}
+	return x.Operation < y.Operation
+}
+
+// Close ends the audit: it ends every section it holds (a removal intent
+// still open is shown with its record) and returns the summary and those
+// sections in their groups, in page order (GroupBefore), each group in
+// the order its records began. Sections Add handed back must be ended
+// (End) before Close, so the summary counts them.
+func (a *Audit) Close() (ReportSummary, []ReportGroup) {
+	type key struct{ kind, op string }
+	groups := map[key]*ReportGroup{}
+	for id, s := range a.recs {
+		if r := a.removal[id]; r != nil {
+			s.Removals = append(s.Removals, *r)
+		}
+		a.End(s)
+		g := a.Group(*s)
+		gk := key{g.Kind, g.Operation}
+		if groups[gk] == nil {
+			groups[gk] = &g
+		}
+		groups[gk].Sections = append(groups[gk].Sections, *s)
 	}
 	out := make([]ReportGroup, 0, len(groups))
 	for _, g := range groups {
 		sort.Slice(g.Sections, func(i, j int) bool { return g.Sections[i].FirstSeq < g.Sections[j].FirstSeq })
 		out = append(out, *g)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		x, y := out[i], out[j]
-		if rx, ry := kindRank(x.Kind), kindRank(y.Kind); rx != ry {
-			return rx < ry
-		}
-		if x.Kind != y.Kind {
-			return x.Kind < y.Kind
-		}
-		if rx, ry := opRank(x.Kind, x.Operation), opRank(y.Kind, y.Operation); rx != ry {
-			return rx < ry
-		}
-		return x.Operation < y.Operation
-	})
+	sort.Slice(out, func(i, j int) bool { return a.GroupBefore(out[i], out[j]) })
 	return a.sum, out
 }

@@ -37,7 +37,7 @@ func rpRun(entries []ReportEntry) ([]ReportSection, ReportSummary) {
 	a := NewAudit("test", nil)
 	rows := map[string][]ReportRow{}
 	for _, e := range entries {
-		rec, row := a.Add(e)
+		rec, row, _ := a.Add(e)
 		rows[rec] = append(rows[rec], row)
 	}
 	sum, groups := a.Close()

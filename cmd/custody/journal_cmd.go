@@ -267,6 +267,7 @@ func (c *JournalReportCmd) Run(a *App) error {
 	if a.Globals.JSON && toStdout {
 		return &usageError{errors.New("journal report --json needs -o FILE: the report itself is the output, and stdout holds the one envelope")}
 	}
+	boundReportHeap()
 	sig, err := c.check(a, c.AllowGaps || (c.Record != "" && c.File != ""))
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strconv"
 	"sync"
 
@@ -94,6 +95,7 @@ func Report(ctx context.Context, src EntrySource, w io.Writer, opts ReportOption
 
 	v := store.NewVerifier(opts.Verify)
 	audit := machine.NewAudit(opts.Version, opts.Kinds)
+	audit.SetAside()
 	ver := Verification{Filtered: opts.Verify.AllowGaps, Source: opts.Source, HeadPinned: opts.Verify.Head != ""}
 	var bad error
 	err = src(func(line []byte) error {
@@ -121,7 +123,21 @@ func Report(ctx context.Context, src EntrySource, w io.Writer, opts ReportOption
 			return nil
 		}
 		e.Unverified = bad != nil
-		return spill.put(audit.Add(e))
+		sec, shelved, err := spill.take(machine.ReportRecord(e))
+		if err != nil {
+			return err
+		}
+		if shelved {
+			audit.Reopen(sec)
+		}
+		rec, row, done := audit.Add(e)
+		if err := spill.put(rec, row); err != nil {
+			return err
+		}
+		if done != nil {
+			return spill.shelve(*done)
+		}
+		return nil
 	})
 	if err != nil && !errors.Is(err, store.ErrJournalBroken) {
 		return res, err
@@ -150,20 +166,60 @@ func Report(ctx context.Context, src EntrySource, w io.Writer, opts ReportOption
 		}
 		ver.SignatureChecked, ver.Signer = true, signer
 	}
-	sum, groups := audit.Close()
+	// Every record's group: the shelved sections are ended one by one,
+	// read back from the spill; the open ones by Close.
+	var groups []machine.ReportGroup
+	groupOf := func(g machine.ReportGroup) int32 {
+		for i, h := range groups {
+			if h.Kind == g.Kind && h.Operation == g.Operation {
+				return int32(i)
+			}
+		}
+		groups = append(groups, g)
+		return int32(len(groups) - 1)
+	}
+	if err := spill.eachShelved(func(sec machine.ReportSection) error {
+		audit.End(&sec)
+		spill.setGroup(sec.Record, groupOf(audit.Group(sec)))
+		return nil
+	}); err != nil {
+		return res, err
+	}
+	sum, open := audit.Close()
+	held := map[string]machine.ReportSection{}
+	for _, g := range open {
+		i := groupOf(machine.ReportGroup{Kind: g.Kind, Operation: g.Operation, Title: g.Title})
+		for _, sec := range g.Sections {
+			held[sec.Record] = sec
+			spill.setGroup(sec.Record, i)
+		}
+	}
+	order := make([]int32, len(groups))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return audit.GroupBefore(groups[order[i]], groups[order[j]]) })
 	res = ReportResult{Summary: sum, Verification: ver}
 	if err := r.head(w, res); err != nil {
 		return res, err
 	}
-	for _, g := range groups {
-		if err := r.group(w, g); err != nil {
+	for _, gi := range order {
+		members := spill.members(gi)
+		if err := r.group(w, groups[gi], len(members)); err != nil {
 			return res, err
 		}
-		for _, s := range g.Sections {
-			if err := r.sectionStart(w, s); err != nil {
+		for _, rec := range members {
+			sec, ok := held[rec]
+			if !ok {
+				var err error
+				if sec, _, err = spill.shelved(rec); err != nil {
+					return res, err
+				}
+			}
+			if err := r.sectionStart(w, sec); err != nil {
 				return res, err
 			}
-			if err := spill.rows(s.Record, func(row machine.ReportRow) error { return r.row(w, row) }); err != nil {
+			if err := spill.rows(rec, func(row machine.ReportRow) error { return r.row(w, row) }); err != nil {
 				return res, err
 			}
 			if err := r.sectionEnd(w); err != nil {
@@ -221,7 +277,7 @@ func reportEntry(line []byte) (machine.ReportEntry, bool) {
 // timeline is never held whole.
 type renderer interface {
 	head(w io.Writer, res ReportResult) error
-	group(w io.Writer, g machine.ReportGroup) error
+	group(w io.Writer, g machine.ReportGroup, records int) error
 	sectionStart(w io.Writer, s machine.ReportSection) error
 	row(w io.Writer, r machine.ReportRow) error
 	sectionEnd(w io.Writer) error

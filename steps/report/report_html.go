@@ -98,8 +98,8 @@ func (h htmlReport) head(w io.Writer, res ReportResult) error {
 		Title: bannerTitle(v), Lines: bannerLines(res), Rows: summaryRows(res.Summary)})
 }
 
-func (h htmlReport) group(w io.Writer, g machine.ReportGroup) error {
-	return h.t.ExecuteTemplate(w, "group", struct{ Anchor, Title string }{"group-" + anchorText(g.Kind+"-"+g.Operation), groupTitle(g)})
+func (h htmlReport) group(w io.Writer, g machine.ReportGroup, records int) error {
+	return h.t.ExecuteTemplate(w, "group", struct{ Anchor, Title string }{"group-" + anchorText(g.Kind+"-"+g.Operation), groupTitle(g, records)})
 }
 
 func (h htmlReport) sectionStart(w io.Writer, s machine.ReportSection) error {

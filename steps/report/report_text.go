@@ -106,8 +106,8 @@ func bytesText(n int64) string {
 	return s + " bytes"
 }
 
-func groupTitle(g machine.ReportGroup) string {
-	return fmt.Sprintf("%s (%d)", g.Title, len(g.Sections))
+func groupTitle(g machine.ReportGroup, records int) string {
+	return fmt.Sprintf("%s (%d)", g.Title, records)
 }
 
 func sectionTitle(s machine.ReportSection) string {
@@ -336,8 +336,8 @@ func (mdReport) head(w io.Writer, res ReportResult) error {
 	return err
 }
 
-func (mdReport) group(w io.Writer, g machine.ReportGroup) error {
-	_, err := io.WriteString(w, "\n## "+mdText(groupTitle(g))+"\n")
+func (mdReport) group(w io.Writer, g machine.ReportGroup, records int) error {
+	_, err := io.WriteString(w, "\n## "+mdText(groupTitle(g, records))+"\n")
 	return err
 }
 
