@@ -199,3 +199,67 @@ func TestAuditMigration(t *testing.T) {
 		t.Errorf("re-audited candidate: %+v (operation %q)", m, secs[0].Operation)
 	}
 }
+
+// TestAuditSetAsideAgrees: an audit that hands back each tombstoned
+// record's section (kept by the caller, given back with Reopen when a later
+// entry names the record, ended by the caller) gives the same summary and
+// the same sections as one that keeps them all.
+func TestAuditSetAsideAgrees(t *testing.T) {
+	journal := rpSeqs(append(append(append(append(rpLifecycle("a"),
+		rpe(0, "a", "worktree", "finished", "removing", "remove", `{"kind":"removal","discarded":[{"path":"target","kind":"cargo","bytes":10}]}`, "removal intent"),
+		rpe(0, "a", "worktree", "removing", "tombstoned", "removed", "", "removed"),
+		rpEvent(0, "a", EventRecoveredPruned, `{}`)),
+		rpCandidate(0, "ret", DispositionRetire, "ann@h", "")...),
+		rpAdopted("ret", `[{"path":"node_modules","kind":"node","bytes":7}]`)...),
+		rpMigrate(0, "ret", "applier", MigrateEvent{Event: EventMigrateOutcome, Digest: "sha256:ret", Disposition: DispositionRetire, Outcome: OutcomeRemoved}),
+		rpEvent(0, "", "branch-deleting", `{"record":"a","branch":"custody/a","commit":"`+rpC1+`"}`)), 1)
+	keep := NewAudit("test", nil)
+	for _, e := range journal {
+		keep.Add(e)
+	}
+	wantSum, wantGroups := keep.Close()
+
+	aside := NewAudit("test", nil)
+	aside.SetAside()
+	shelf := map[string]ReportSection{}
+	for _, e := range journal {
+		if s, ok := shelf[ReportRecord(e)]; ok {
+			delete(shelf, ReportRecord(e))
+			aside.Reopen(s)
+		}
+		if _, _, done := aside.Add(e); done != nil {
+			shelf[done.Record] = *done
+		}
+	}
+	if len(shelf) == 0 {
+		t.Fatal("nothing was handed back: the test tests nothing")
+	}
+	var ended []ReportSection
+	for _, s := range shelf {
+		aside.End(&s)
+		ended = append(ended, s)
+	}
+	gotSum, open := aside.Close()
+	if d := cmp.Diff(wantSum, gotSum); d != "" {
+		t.Errorf("summary (-keep +aside):\n%s", d)
+	}
+	got := map[string]ReportSection{}
+	for _, s := range ended {
+		got[s.Record] = s
+	}
+	for _, g := range open {
+		for _, s := range g.Sections {
+			got[s.Record] = s
+		}
+	}
+	for _, g := range wantGroups {
+		for _, s := range g.Sections {
+			if d := cmp.Diff(s, got[s.Record]); d != "" {
+				t.Errorf("section %q (-keep +aside):\n%s", s.Record, d)
+			}
+			if a := aside.Group(got[s.Record]); a.Title != g.Title {
+				t.Errorf("section %q is in %q, want %q", s.Record, a.Title, g.Title)
+			}
+		}
+	}
+}
