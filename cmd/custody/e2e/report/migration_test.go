@@ -126,9 +126,6 @@ func TestReportMigrationHistory(t *testing.T) {
 	r := m.r
 	md := clitest.MustCustody(t, r, 0, "journal", "report", "--format", "md").Stdout
 	md = strings.ReplaceAll(md, `\_`, "_")
-	if os.Getenv("RP_DUMP") != "" {
-		_ = os.WriteFile(os.Getenv("RP_DUMP"), []byte(md), 0o644)
-	}
 	rpCheckMixed(t, md)
 	if *updateReport {
 		exp := filepath.Join(r.Root, "migration.jsonl")
