@@ -89,8 +89,14 @@ type Intent struct {
 	Settlement  *Settlement `json:"settlement,omitempty"`
 	Fingerprint string      `json:"fingerprint,omitempty"`
 	PlanID      string      `json:"plan_id,omitempty"`
-	Holder      Holder      `json:"holder"`
-	At          time.Time   `json:"at"`
+	// Discarded is, on a removal intent, the build output the removal
+	// deletes with the tree (each directory relative to it, its kind and
+	// size), as the observation the fingerprint vouches for classified
+	// it: the journal's record of what went. Omitted when there is none,
+	// so intents without build output are written as before.
+	Discarded []DiscardedDir `json:"discarded,omitempty"`
+	Holder    Holder         `json:"holder"`
+	At        time.Time      `json:"at"`
 }
 
 // Holder identifies the process that committed an intent, so another

@@ -34,13 +34,21 @@ const (
 // rpRun feeds entries to an audit and returns every section in the order
 // it was handed back, and the summary.
 func rpRun(entries []ReportEntry) ([]ReportSection, ReportSummary) {
-	a := NewAudit("test")
-	var out []ReportSection
+	a := NewAudit("test", nil)
+	rows := map[string][]ReportRow{}
 	for _, e := range entries {
-		out = append(out, a.Add(e)...)
+		rec, row, _ := a.Add(e)
+		rows[rec] = append(rows[rec], row)
 	}
-	sum, rest := a.Close()
-	return append(out, rest...), sum
+	sum, groups := a.Close()
+	var out []ReportSection
+	for _, g := range groups {
+		for _, s := range g.Sections {
+			s.Rows = rows[s.Record]
+			out = append(out, s)
+		}
+	}
+	return out, sum
 }
 
 func rpLifecycle(id string) []ReportEntry {
@@ -136,59 +144,10 @@ func TestAuditAbandonKeptDiscard(t *testing.T) {
 		t.Errorf("discarded section %+v", byID["dis"])
 	}
 	want := ReportSummary{Format: ReportSummaryFormat, Entries: 9, FirstSeq: 1, LastSeq: 21, FirstAt: es[0].At, LastAt: es[len(es)-1].At,
-		Head: "h21", TreesCreated: 2, TreesKept: 1, TreesAbandoned: 1, TreesDiscarded: 1, CustodyVersion: "test", Records: 3}
+		Head: "h21", TreesMigrated: []ReportCount{}, TreesCreated: 2, TreesKept: 1, TreesAbandoned: 1, TreesDiscarded: 1, CustodyVersion: "test", Records: 3}
 	if d := cmp.Diff(want, sum); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
 	}
-}
-
-// TestAuditBoundedPerRecord: a record's timeline longer than MaxReportRows
-// is handed back in parts as it grows (memory stays bounded per record),
-// every row kept, the later parts marked continued; a tombstoned record is
-// handed back at once, before the journal ends.
-func TestAuditBoundedPerRecord(t *testing.T) {
-	a := NewAudit("test")
-	var handed []ReportSection
-	for i := range uint64(2*MaxReportRows + 10) {
-		e := rpe(i+1, "busy", "resource", "active", "active", "ensure", "", "ensured")
-		if i == 0 {
-			e.From = "none"
-		}
-		handed = append(handed, a.Add(e)...)
-		if n := len(a.open["busy"].rowsOrNil()); n > MaxReportRows {
-			t.Fatalf("an open section holds %d rows", n)
-		}
-	}
-	if len(handed) != 2 || handed[0].Continued || !handed[1].Continued {
-		t.Fatalf("handed back %d parts (continued %v)", len(handed), func() []bool {
-			var c []bool
-			for _, s := range handed {
-				c = append(c, s.Continued)
-			}
-			return c
-		}())
-	}
-	done := a.Add(rpe(10000, "gone", "worktree", "removing", "tombstoned", "removed", "", "removed"))
-	if len(done) != 1 || done[0].Record != "gone" {
-		t.Errorf("a tombstoned record is not handed back at once: %+v", done)
-	}
-	_, rest := a.Close()
-	rows := 0
-	for _, s := range append(handed, rest...) {
-		if s.Record == "busy" {
-			rows += len(s.Rows)
-		}
-	}
-	if rows != 2*MaxReportRows+10 {
-		t.Errorf("%d rows in all parts, want %d", rows, 2*MaxReportRows+10)
-	}
-}
-
-func (s *ReportSection) rowsOrNil() []ReportRow {
-	if s == nil {
-		return nil
-	}
-	return s.Rows
 }
 
 // TestJSONSchemaShapes: the schema generator's rules, on a small type.

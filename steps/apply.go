@@ -368,7 +368,7 @@ func applyIntent(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 		}
 		intent = &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Branch: rec.Branch, Commit: head,
 			Dev: obs.Dev, Ino: obs.Ino, AdminKey: obs.AdminKey, Quarantine: quarantine.Path(rec), Proof: v.Proof, Fingerprint: it.Fingerprint,
-			PlanID: run.plan.PlanID, Holder: e.Holder, At: e.Now().UTC()}
+			PlanID: run.plan.PlanID, Discarded: obs.Discarded, Holder: e.Holder, At: e.Now().UTC()}
 	}
 	next, err := e.fire(ctx, rec, trigger, machine.Firing{Obs: obs, Intent: intent, Fingerprint: it.Fingerprint}, what)
 	if errors.Is(err, store.ErrConflict) {

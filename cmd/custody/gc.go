@@ -19,3 +19,20 @@ func tuneGC() {
 		debug.SetGCPercent(gcPercent)
 	}
 }
+
+// reportHeapLimit is the soft limit on the Go heap journal report runs
+// with unless GOMEMLIMIT says otherwise. The report keeps a few words per
+// record the journal names (decision 0254): with gcPercent, a heap of
+// five times that could outgrow what the report needs many times over
+// on a journal of hundreds of thousands of records, so past this limit
+// the collector runs as often as it must. It is a soft limit: a live heap
+// above it is never refused.
+const reportHeapLimit = 40 << 20
+
+// boundReportHeap sets reportHeapLimit when the environment does not set
+// GOMEMLIMIT.
+func boundReportHeap() {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(reportHeapLimit)
+	}
+}

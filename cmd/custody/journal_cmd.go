@@ -252,17 +252,23 @@ type JournalReportCmd struct {
 func (JournalReportCmd) Help() string {
 	return `Writes one page an auditor can read offline: a verification banner (chain
 verified or the first bad entry named, head pinned or not, signature checked
-or not), a summary (trees created, removed, kept, abandoned; resources made
-and destroyed; archives; recovery refs; chain head, entry count, time span),
-and one section per record with its timeline. Every removal shows the intent
-that preceded it and the proof that allowed it (kind, tip and remote, covered
-commits, observation digest, plan id, fingerprint), the branch outcome with
-its old commit and the recovery refs written; every abandonment is marked as
-the one outcome without a proof, with the acknowledged commit.
+or not), a summary (trees created, adopted, removed, archived, migrated by
+disposition, kept, abandoned; build output deleted; resources made and
+destroyed; archives; recovery refs; chain head, entry count, time span), then
+one group per record kind and operation (worktrees removed, legacy trees
+migrated by land, ...), each record in one section with its whole timeline.
+Every removal shows the intent that preceded it and the proof that allowed it
+(kind, tip and remote, covered commits, observation digest, plan id,
+fingerprint), the build output deleted with the tree, the branch outcome with
+its old commit and the recovery refs written; every legacy tree shows its
+audit digest, the disposition approved and by whom, and the outcome; every
+abandonment is marked as the one outcome without a proof, with the
+acknowledged commit.
 
 The report reads FILE (an export, redacted or not) or, without FILE, the live
-journal, in one streaming pass in bounded memory. A redacted FILE is checked
-as journal verify checks it: by content from the seq where content
+journal, in one streaming pass: rows go to a temporary file as they are read,
+and memory holds each record's facts, never the journal. A redacted FILE is
+checked as journal verify checks it: by content from the seq where content
 authentication began (the banner names it), before it by chain, and by
 content where --home, --root and --host give back what it replaced; the live
 journal is verified before it is redacted for display. The banner says what
@@ -285,11 +291,12 @@ func (c *JournalReportCmd) Run(a *App) error {
 	if a.Globals.JSON && toStdout {
 		return &usageError{errors.New("journal report --json needs -o FILE: the report itself is the output, and stdout holds the one envelope")}
 	}
+	boundReportHeap()
 	sig, err := c.check(a, c.AllowGaps || (c.Record != "" && c.File != ""))
 	if err != nil {
 		return err
 	}
-	opts := report.ReportOptions{Format: c.Format, Record: c.Record, Signature: sig, Version: version,
+	opts := report.ReportOptions{Format: c.Format, Record: c.Record, Signature: sig, Version: version, Kinds: reportKinds(),
 		Verify: store.VerifyOptions{Head: c.Head, AllowGaps: c.AllowGaps, Redacted: c.File != "", Home: c.Home, Root: c.Root, Host: c.Host}}
 	var src report.EntrySource
 	if c.File != "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/archive"
 	"github.com/custody-sh/custody/steps/resource"
@@ -15,4 +16,12 @@ func register(e *steps.Env) {
 	e.Workflows = []steps.Resumer{steps.WorktreeWorkflow(), resource.Workflow(), archive.Workflow()}
 	e.Resources = resource.Lifecycle{}
 	e.Archives = archive.Removal{}
+}
+
+// reportKinds is every kind's part in the auditor's report, in the order
+// its groups are shown: the report counts and groups records by asking
+// these, never by a switch on kind names (decision 0254). A kind
+// registered in register adds its machine.ReportKind here.
+func reportKinds() []machine.ReportKind {
+	return []machine.ReportKind{machine.WorktreeReport(), machine.ResourceReport(), machine.ArchiveReport()}
 }

@@ -25,7 +25,8 @@ import (
 // times `custody journal verify` and `custody journal report` over it,
 // printing each one's wall time and peak RSS (the child's getrusage
 // maxrss). Both must stay under 64 MiB: they stream, and the report holds
-// only the records still open. Run with
+// the records still open and an index entry per record (decision 0254).
+// Run with
 //
 //	go test ./cmd/custody/ -run '^$' -bench JournalMillion -benchtime 1x
 func BenchmarkJournalMillion(b *testing.B) {

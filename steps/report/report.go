@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
+	"sort"
 	"strconv"
 	"sync"
 
@@ -29,6 +29,9 @@ type ReportOptions struct {
 	// Signature, when set, checks the chain head the report ends at
 	// against a signature before the report is written.
 	Signature *SignatureCheck
+	// Kinds are the record kinds the summary and the groups ask
+	// (machine.ReportKinds when nil).
+	Kinds []machine.ReportKind
 	// Version is custody's version, named in the summary.
 	Version string
 	// Source says where the entries came from (a file name, or "the
@@ -77,36 +80,31 @@ type Verification struct {
 type EntrySource func(fn func(line []byte) error) error
 
 // Report renders the auditor's report of the journal src streams, in one
-// pass in bounded memory: sections are written, as records complete, to a
-// spill file, and the page is assembled once the banner and summary are
-// known. A journal that does not verify still gives a report, whose
-// banner names the first bad entry (ReportResult.Pending); a signature or
-// pinned head that does not match is an error and writes nothing.
+// pass: each entry is verified, counted and its row written to a spill
+// file chained by record (rowSpill), while machine.Audit keeps each
+// record's facts. Once the pass ends the page is written: the banner, the
+// summary, then one group per record kind and operation, each record's
+// section whole with its timeline read back from the spill. A journal
+// that does not verify still gives a report, whose banner names the first
+// bad entry (ReportResult.Pending); a signature or pinned head that does
+// not match is an error and writes nothing.
 func Report(ctx context.Context, src EntrySource, w io.Writer, opts ReportOptions) (ReportResult, error) {
 	var res ReportResult
 	r, err := rendererFor(opts.Format)
 	if err != nil {
 		return res, err
 	}
-	spill, err := os.CreateTemp("", "custody-report-*")
+	spill, err := newRowSpill()
 	if err != nil {
-		return res, fmt.Errorf("report: %w", err)
+		return res, err
 	}
-	defer os.Remove(spill.Name())
-	defer spill.Close()
+	defer spill.close()
 
 	v := store.NewVerifier(opts.Verify)
-	audit := machine.NewAudit(opts.Version)
+	audit := machine.NewAudit(opts.Version, opts.Kinds)
+	audit.SetAside()
 	ver := Verification{Filtered: opts.Verify.AllowGaps, Source: opts.Source, HeadPinned: opts.Verify.Head != ""}
 	var bad error
-	emit := func(secs []machine.ReportSection) error {
-		for _, s := range secs {
-			if err := r.section(spill, s); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	err = src(func(line []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -139,7 +137,21 @@ func Report(ctx context.Context, src EntrySource, w io.Writer, opts ReportOption
 			return nil
 		}
 		e.Unverified = bad != nil
-		return emit(audit.Add(e))
+		sec, shelved, err := spill.take(machine.ReportRecord(e))
+		if err != nil {
+			return err
+		}
+		if shelved {
+			audit.Reopen(sec)
+		}
+		rec, row, done := audit.Add(e)
+		if err := spill.put(rec, row); err != nil {
+			return err
+		}
+		if done != nil {
+			return spill.shelve(*done)
+		}
+		return nil
 	})
 	if err != nil && !errors.Is(err, store.ErrJournalBroken) {
 		return res, err
@@ -168,19 +180,66 @@ func Report(ctx context.Context, src EntrySource, w io.Writer, opts ReportOption
 		}
 		ver.SignatureChecked, ver.Signer = true, signer
 	}
-	sum, rest := audit.Close()
-	if err := emit(rest); err != nil {
+	// Every record's group: the shelved sections are ended one by one,
+	// read back from the spill; the open ones by Close.
+	var groups []machine.ReportGroup
+	groupOf := func(g machine.ReportGroup) int32 {
+		for i, h := range groups {
+			if h.Kind == g.Kind && h.Operation == g.Operation {
+				return int32(i)
+			}
+		}
+		groups = append(groups, g)
+		return int32(len(groups) - 1)
+	}
+	if err := spill.eachShelved(func(sec machine.ReportSection) error {
+		audit.End(&sec)
+		spill.setGroup(sec.Record, groupOf(audit.Group(sec)))
+		return nil
+	}); err != nil {
 		return res, err
 	}
+	sum, open := audit.Close()
+	held := map[string]machine.ReportSection{}
+	for _, g := range open {
+		i := groupOf(machine.ReportGroup{Kind: g.Kind, Operation: g.Operation, Title: g.Title})
+		for _, sec := range g.Sections {
+			held[sec.Record] = sec
+			spill.setGroup(sec.Record, i)
+		}
+	}
+	order := make([]int32, len(groups))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return audit.GroupBefore(groups[order[i]], groups[order[j]]) })
 	res = ReportResult{Summary: sum, Verification: ver}
 	if err := r.head(w, res); err != nil {
 		return res, err
 	}
-	if _, err := spill.Seek(0, io.SeekStart); err != nil {
-		return res, err
-	}
-	if _, err := io.Copy(w, spill); err != nil {
-		return res, err
+	for _, gi := range order {
+		members := spill.members(gi)
+		if err := r.group(w, groups[gi], len(members)); err != nil {
+			return res, err
+		}
+		for _, rec := range members {
+			sec, ok := held[rec]
+			if !ok {
+				var err error
+				if sec, _, err = spill.shelved(rec); err != nil {
+					return res, err
+				}
+			}
+			if err := r.sectionStart(w, sec); err != nil {
+				return res, err
+			}
+			if err := spill.rows(rec, func(row machine.ReportRow) error { return r.row(w, row) }); err != nil {
+				return res, err
+			}
+			if err := r.sectionEnd(w); err != nil {
+				return res, err
+			}
+		}
 	}
 	return res, r.tail(w, res)
 }
@@ -235,17 +294,23 @@ func reportEntry(line []byte) (machine.ReportEntry, bool) {
 		Actor: e.Actor, Event: e.Event, Detail: e.Detail, Hash: e.Hash, Redacted: e.Redacted}, true
 }
 
-// renderer writes one format of the report.
+// renderer writes one format of the report, in the order the page is
+// read: the head, then each group's heading, each of its sections' start,
+// rows and end, then the tail. Rows come one at a time: a section's
+// timeline is never held whole.
 type renderer interface {
 	head(w io.Writer, res ReportResult) error
-	section(w io.Writer, s machine.ReportSection) error
+	group(w io.Writer, g machine.ReportGroup, records int) error
+	sectionStart(w io.Writer, s machine.ReportSection) error
+	row(w io.Writer, r machine.ReportRow) error
+	sectionEnd(w io.Writer) error
 	tail(w io.Writer, res ReportResult) error
 }
 
 func rendererFor(format string) (renderer, error) {
 	switch format {
 	case "", "html":
-		return htmlReport{}, nil
+		return htmlReport{t: reportTemplate()}, nil
 	case "md":
 		return mdReport{}, nil
 	}

@@ -13,7 +13,7 @@ import (
 // escapes every value for where it stands; each value is first written as
 // machine.ShowName writes a name (one line of valid UTF-8 that tells every
 // name apart), by the template's show function.
-type htmlReport struct{}
+type htmlReport struct{ t *template.Template }
 
 // reportCSS is the page's only style. Fonts are named exactly (DejaVu, the
 // fallback every Debian browser has) so the page renders the same wherever
@@ -28,6 +28,8 @@ table{border-collapse:collapse;margin:4px 0}td,th{border:1px solid #ddd;padding:
 th{background:#f4f4f4}.sum td:first-child{width:220px}
 .proof{background:#f6f8fb;border-left:4px solid #3b6ea5;padding:4px 10px;margin:6px 0}
 .abandon{background:#fff6e0;border-left:4px solid #c98a00;padding:4px 10px;margin:6px 0}
+.migration{background:#f3f0fa;border-left:4px solid #6a4fa5;padding:4px 10px;margin:6px 0}
+h3{font-size:14px;margin:12px 0 4px}h2.group{margin-top:24px}
 .unverified{color:#c0392b}.state{font-weight:bold}`
 
 // reportPage holds the page's three parts, executed as the report is
@@ -45,20 +47,22 @@ const reportPage = `{{define "head"}}<!DOCTYPE html>
 <table class="sum" id="summary">
 {{range .Rows}}<tr><td>{{show (index . 0)}}</td><td class="mono">{{show (index . 1)}}</td></tr>
 {{end}}</table>
-{{end}}{{define "section"}}<section class="record" id="{{show .Anchor}}"><h2>{{show .Title}}</h2>
+{{end}}{{define "group"}}<h2 class="group" id="{{show .Anchor}}">{{show .Title}}</h2>
+{{end}}{{define "section"}}<section class="record" id="{{show .Anchor}}"><h3>{{show .Title}}</h3>
 <p>{{show .Kind}} <span class="state">{{show .State}}</span>{{if .Unverified}} <span class="unverified">(holds entries the chain does not vouch for)</span>{{end}}</p>
-{{range .Removals}}<div class="proof">{{range .}}<div>{{show .}}</div>{{end}}</div>
+{{if .Migration}}<div class="migration">{{range .Migration}}<div>{{show .}}</div>{{end}}</div>
+{{end}}{{range .Removals}}<div class="proof">{{range .}}<div>{{show .}}</div>{{end}}</div>
 {{end}}{{if .Abandon}}<div class="abandon">{{show .Abandon}}</div>
 {{end}}{{range .Commands}}<div>{{show .}}</div>
 {{end}}<table><tr><th>seq</th><th>at (UTC)</th><th>transition or event</th><th>outcome</th><th>actor</th><th>observation</th></tr>
-{{range .Rows}}<tr{{if .Unverified}} class="unverified"{{end}}><td>{{.Seq}}</td><td class="mono">{{show .At}}</td><td>{{show .What}}</td><td>{{show .Outcome}}</td><td>{{show .Actor}}</td><td class="mono">{{show .Observation}}</td></tr>
-{{end}}</table></section>
+{{end}}{{define "row"}}<tr{{if .Unverified}} class="unverified"{{end}}><td>{{.Seq}}</td><td class="mono">{{show .At}}</td><td>{{show .What}}</td><td>{{show .Outcome}}</td><td>{{show .Actor}}</td><td class="mono">{{show .Observation}}</td></tr>
+{{end}}{{define "section-end"}}</table></section>
 {{end}}{{define "tail"}}<p class="mono">end of report: {{.Entries}} entries, head {{show .Head}}</p>
 </body></html>
 {{end}}`
 
-// reportTemplate parses the page. It is parsed per report: a template is
-// cheap next to the journal it renders, and nothing is kept between runs.
+// reportTemplate parses the page. It is parsed once per report: nothing is
+// kept between runs.
 func reportTemplate() *template.Template {
 	return template.Must(template.New("report").Funcs(template.FuncMap{"show": machine.ShowName}).Parse(reportPage))
 }
@@ -79,23 +83,31 @@ type htmlRow struct {
 type htmlSection struct {
 	Anchor, Title, Kind, State, Abandon string
 	Unverified                          bool
+	Migration                           []string
 	Removals                            [][]string
 	Commands                            []string
-	Rows                                []htmlRow
 }
 
-func (htmlReport) head(w io.Writer, res ReportResult) error {
+func (h htmlReport) head(w io.Writer, res ReportResult) error {
 	v := res.Verification
 	class := "ok"
 	if !v.ChainVerified {
 		class = "bad"
 	}
-	return reportTemplate().ExecuteTemplate(w, "head", htmlHead{CSS: template.CSS(reportCSS), Class: class,
+	return h.t.ExecuteTemplate(w, "head", htmlHead{CSS: template.CSS(reportCSS), Class: class,
 		Title: bannerTitle(v), Lines: bannerLines(res), Rows: summaryRows(res.Summary)})
 }
 
-func (htmlReport) section(w io.Writer, s machine.ReportSection) error {
-	page := htmlSection{Anchor: anchor(s), Title: sectionTitle(s), Kind: s.Kind, State: stateWord(s.State), Unverified: s.Unverified}
+func (h htmlReport) group(w io.Writer, g machine.ReportGroup, records int) error {
+	return h.t.ExecuteTemplate(w, "group", struct{ Anchor, Title string }{"group-" + anchorText(g.Kind+"-"+g.Operation), groupTitle(g, records)})
+}
+
+func (h htmlReport) sectionStart(w io.Writer, s machine.ReportSection) error {
+	kind, state := kindLine(s)
+	page := htmlSection{Anchor: anchor(s), Title: sectionTitle(s), Kind: kind, State: state, Unverified: s.Unverified}
+	if s.Migration != nil {
+		page.Migration = migrationLines(*s.Migration)
+	}
 	for _, r := range s.Removals {
 		page.Removals = append(page.Removals, removalLines(r))
 	}
@@ -105,15 +117,18 @@ func (htmlReport) section(w io.Writer, s machine.ReportSection) error {
 	for _, c := range s.Commands {
 		page.Commands = append(page.Commands, commandLine(c))
 	}
-	for _, r := range s.Rows {
-		page.Rows = append(page.Rows, htmlRow{Seq: r.Seq, At: r.At.UTC().Format("2006-01-02 15:04:05"), What: rowWhat(r),
-			Outcome: r.Outcome, Actor: r.Actor, Observation: shortDigest(r.Observation), Unverified: r.Unverified})
-	}
-	return reportTemplate().ExecuteTemplate(w, "section", page)
+	return h.t.ExecuteTemplate(w, "section", page)
 }
 
-func (htmlReport) tail(w io.Writer, res ReportResult) error {
-	return reportTemplate().ExecuteTemplate(w, "tail", struct {
+func (h htmlReport) row(w io.Writer, r machine.ReportRow) error {
+	return h.t.ExecuteTemplate(w, "row", htmlRow{Seq: r.Seq, At: r.At.UTC().Format("2006-01-02 15:04:05"), What: rowWhat(r),
+		Outcome: r.Outcome, Actor: r.Actor, Observation: shortDigest(r.Observation), Unverified: r.Unverified})
+}
+
+func (h htmlReport) sectionEnd(w io.Writer) error { return h.t.ExecuteTemplate(w, "section-end", nil) }
+
+func (h htmlReport) tail(w io.Writer, res ReportResult) error {
+	return h.t.ExecuteTemplate(w, "tail", struct {
 		Entries int
 		Head    string
 	}{res.Summary.Entries, res.Summary.Head})

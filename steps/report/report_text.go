@@ -69,10 +69,15 @@ func summaryRows(s machine.ReportSummary) [][2]string {
 	n := strconv.Itoa
 	return [][2]string{
 		{"trees created", n(s.TreesCreated)},
+		{"trees adopted", n(s.TreesAdopted)},
 		{"trees removed", n(s.TreesRemoved)},
+		{"trees archived", n(s.TreesArchived)},
+		{"trees migrated (by disposition)", migratedText(s)},
+		{"migrations not settled", n(s.MigrationsOpen)},
 		{"trees kept (still in custody)", n(s.TreesKept)},
 		{"trees abandoned", n(s.TreesAbandoned)},
 		{"trees discarded (nothing made)", n(s.TreesDiscarded)},
+		{"build output deleted with trees", fmt.Sprintf("%d directories, %s", s.BuildOutputDirs, bytesText(s.BuildOutputBytes))},
 		{"resources made", n(s.ResourcesMade)},
 		{"resources destroyed", n(s.ResourcesDestroyed)},
 		{"archives sealed", n(s.Archives)},
@@ -88,15 +93,98 @@ func summaryRows(s machine.ReportSummary) [][2]string {
 	}
 }
 
+// migratedText is the migration count with its breakdown by disposition.
+func migratedText(s machine.ReportSummary) string {
+	total := 0
+	var parts []string
+	for _, c := range s.TreesMigrated {
+		total += c.Count
+		parts = append(parts, c.Name+" "+strconv.Itoa(c.Count))
+	}
+	if total == 0 {
+		return "0"
+	}
+	return strconv.Itoa(total) + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// bytesText writes a size in bytes with thousands separated.
+func bytesText(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if n == 1 {
+		return s + " byte"
+	}
+	return s + " bytes"
+}
+
+func groupTitle(g machine.ReportGroup, records int) string {
+	return fmt.Sprintf("%s (%d)", g.Title, records)
+}
+
 func sectionTitle(s machine.ReportSection) string {
-	t := s.Record
-	if t == "" {
-		t = "repository events"
+	if s.Record == "" {
+		return "repository events"
 	}
-	if s.Continued {
-		t += " (continued)"
+	return s.Record
+}
+
+// kindLine is what heads a section: the record's kind and state.
+func kindLine(s machine.ReportSection) (kind, state string) {
+	if s.Migration != nil && s.State == "" {
+		return "legacy worktree", "migration " + migrationWord(*s.Migration)
 	}
-	return t
+	return s.Kind, stateWord(s.State)
+}
+
+func migrationWord(m machine.ReportMigration) string {
+	switch {
+	case m.Settled:
+		return "settled"
+	case m.Outcome != "":
+		return string(m.Outcome)
+	case m.ActSeq != 0:
+		return "interrupted"
+	}
+	return "pending"
+}
+
+// migrationLines says what migration did with one legacy tree: its audit,
+// the disposition approved for it and by whom, and the outcome.
+func migrationLines(m machine.ReportMigration) []string {
+	out := []string{"Legacy tree: " + orNone(m.Path), "Audit digest: " + orNone(m.Digest)}
+	if m.Proposed != "" {
+		out = append(out, "Proposed: "+string(m.Proposed)+" — "+m.ProposedReason)
+	} else if m.ProposedReason != "" {
+		out = append(out, "Proposed: nothing — "+m.ProposedReason)
+	}
+	switch {
+	case m.Disposition != "" && m.Approved:
+		out = append(out, fmt.Sprintf("Disposition: %s, approved by %s (seq %d).", m.Disposition, orNone(m.ApprovedBy), m.ApprovedSeq))
+	case m.Disposition != "":
+		out = append(out, fmt.Sprintf("Disposition: %s, rejected by %s (seq %d): the tree stays as it is.", m.Disposition, orNone(m.ApprovedBy), m.ApprovedSeq))
+	default:
+		out = append(out, "Disposition: none decided for this audit digest.")
+	}
+	switch {
+	case m.Outcome != "" && m.Code != "":
+		out = append(out, fmt.Sprintf("Outcome: %s at seq %d [%s]: %s", m.Outcome, m.OutcomeSeq, m.Code, m.Reason))
+	case m.Outcome != "":
+		settled := "not settled: apply it again"
+		if m.Settled {
+			settled = "settled"
+		}
+		out = append(out, fmt.Sprintf("Outcome: %s at seq %d (%s).", m.Outcome, m.OutcomeSeq, settled))
+	case m.ActSeq != 0:
+		out = append(out, fmt.Sprintf("Outcome: none recorded; the act of seq %d was interrupted.", m.ActSeq))
+	default:
+		out = append(out, "Outcome: not applied.")
+	}
+	if m.PlanID != "" {
+		out = append(out, "Migrate plan: "+m.PlanID)
+	}
+	return out
 }
 
 // anchor is the section's HTML id: the record's id with every byte but
@@ -107,10 +195,7 @@ func anchor(s machine.ReportSection) string {
 	if s.Record == "" {
 		id = "repository"
 	}
-	if len(s.Rows) > 0 {
-		id += "-" + strconv.FormatUint(s.Rows[0].Seq, 10)
-	}
-	return id
+	return id + "-" + strconv.FormatUint(s.FirstSeq, 10)
 }
 
 func anchorText(s string) string {
@@ -190,6 +275,12 @@ func removalLines(r machine.ReportRemoval) []string {
 		}
 		out = append(out, fmt.Sprintf("Branch %s %s; it pointed at %s.", r.Branch, what, orNone(r.BranchCommit)))
 	}
+	if len(r.Discarded) == 0 {
+		out = append(out, "Build output deleted with the tree: none listed in the intent.")
+	}
+	for _, d := range r.Discarded {
+		out = append(out, "Build output deleted with the tree: "+d.Path+" ("+string(d.Kind)+", "+bytesText(d.Bytes)+")")
+	}
 	if len(r.Recovered) == 0 && len(r.RecoveredFile) == 0 {
 		out = append(out, "Recovery refs: none were needed.")
 	}
@@ -258,14 +349,26 @@ func (mdReport) head(w io.Writer, res ReportResult) error {
 	return err
 }
 
-func (mdReport) section(w io.Writer, s machine.ReportSection) error {
+func (mdReport) group(w io.Writer, g machine.ReportGroup, records int) error {
+	_, err := io.WriteString(w, "\n## "+mdText(groupTitle(g, records))+"\n")
+	return err
+}
+
+func (mdReport) sectionStart(w io.Writer, s machine.ReportSection) error {
 	var b strings.Builder
-	b.WriteString("\n## " + mdText(sectionTitle(s)) + "\n\n")
-	b.WriteString(mdText(s.Kind) + " **" + mdText(stateWord(s.State)) + "**")
+	kind, state := kindLine(s)
+	b.WriteString("\n### " + mdText(sectionTitle(s)) + "\n\n")
+	b.WriteString(mdText(kind) + " **" + mdText(state) + "**")
 	if s.Unverified {
 		b.WriteString(" (holds entries the chain does not vouch for)")
 	}
 	b.WriteString("\n\n")
+	if s.Migration != nil {
+		for _, l := range migrationLines(*s.Migration) {
+			b.WriteString("> " + mdText(l) + "\n")
+		}
+		b.WriteString("\n")
+	}
 	for _, r := range s.Removals {
 		for _, l := range removalLines(r) {
 			b.WriteString("> " + mdText(l) + "\n")
@@ -279,17 +382,21 @@ func (mdReport) section(w io.Writer, s machine.ReportSection) error {
 		b.WriteString(mdText(commandLine(c)) + "\n\n")
 	}
 	b.WriteString("| seq | at (UTC) | transition or event | outcome | actor | observation |\n|---|---|---|---|---|---|\n")
-	for _, r := range s.Rows {
-		mark := ""
-		if r.Unverified {
-			mark = " (unverified)"
-		}
-		fmt.Fprintf(&b, "| %d%s | %s | %s | %s | %s | %s |\n", r.Seq, mark, r.At.UTC().Format("2006-01-02 15:04:05"),
-			mdText(rowWhat(r)), mdText(r.Outcome), mdText(r.Actor), mdText(shortDigest(r.Observation)))
-	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+func (mdReport) row(w io.Writer, r machine.ReportRow) error {
+	mark := ""
+	if r.Unverified {
+		mark = " (unverified)"
+	}
+	_, err := fmt.Fprintf(w, "| %d%s | %s | %s | %s | %s | %s |\n", r.Seq, mark, r.At.UTC().Format("2006-01-02 15:04:05"),
+		mdText(rowWhat(r)), mdText(r.Outcome), mdText(r.Actor), mdText(shortDigest(r.Observation)))
+	return err
+}
+
+func (mdReport) sectionEnd(io.Writer) error { return nil }
 
 func (mdReport) tail(w io.Writer, res ReportResult) error {
 	_, err := fmt.Fprintf(w, "\nend of report: %d entries, head %s\n", res.Summary.Entries, mdText(res.Summary.Head))
