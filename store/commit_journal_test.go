@@ -91,7 +91,8 @@ func TestUpgradeToCommittedJournal(t *testing.T) {
 // any path, as are hosts, users, remote URLs with credentials and command
 // lines, with a non-UTF-8 byte and a leading dash in a path; a string that
 // only starts with the repository root but is no path member (a note) is
-// kept as it is. The redacted export verifies with no value given, and a
+// kept as it is, and so is the path of build output deleted inside a
+// tree (unless it holds a credential). The redacted export verifies with no value given, and a
 // page shows each redacted value as its kind's placeholder.
 func TestRedactByStructure(t *testing.T) {
 	t.Parallel()
@@ -106,6 +107,11 @@ func TestRedactByStructure(t *testing.T) {
 		"note":         testRoot + "-dirty is kept as written",
 		"reason":       "PGPASSWORD=hunter2 psql failed",
 		"observations": []map[string]any{{"path": "/mnt/x", "size": 3}},
+		// Build output a removal deleted is named inside the tree: kept,
+		// unless it holds a credential.
+		"discarded": []map[string]any{{"path": "crates/x/target", "kind": "cargo-target"}, {"path": "node_modules", "kind": "node-modules"},
+			{"path": "TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789/x", "kind": "disposable"}},
+		"nested": map[string]any{"discarded": map[string]any{"dir": "/mnt/y"}},
 	}
 	if err := s.AppendEvent(store.Event{Record: "a-000001", Kind: "worktree", Event: "observation", At: t0, Detail: detail, Actor: "ada@build-7"}); err != nil {
 		t.Fatal(err)
@@ -124,7 +130,12 @@ func TestRedactByStructure(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Verify --redacted: %v", err)
 	}
-	want := map[string]int{store.RedactPath: 5, store.RedactHost: 1, store.RedactUser: 1, store.RedactURL: 1, store.RedactCommand: 1, store.RedactSecret: 1}
+	for _, w := range []string{`"path":"crates/x/target"`, `"path":"node_modules"`} {
+		if !bytes.Contains(red, []byte(w)) {
+			t.Errorf("the redacted export lacks the build output deleted inside the tree, %s:\n%s", w, red)
+		}
+	}
+	want := map[string]int{store.RedactPath: 6, store.RedactHost: 1, store.RedactUser: 1, store.RedactURL: 1, store.RedactCommand: 1, store.RedactSecret: 2}
 	if !cmp.Equal(rep.RedactedFields, want) {
 		t.Errorf("redacted fields = %v, want %v", rep.RedactedFields, want)
 	}

@@ -261,19 +261,22 @@ func redactPositions(line []byte) ([]RedactAt, error) {
 		return nil, fmt.Errorf("journal entry is not a JSON object")
 	}
 	var out []RedactAt
-	var walk func(n *jsonNode, ptr, name string)
-	walk = func(n *jsonNode, ptr, name string) {
+	var walk func(n *jsonNode, ptr, name string, relative bool)
+	walk = func(n *jsonNode, ptr, name string, relative bool) {
 		switch n.kind {
 		case '{':
 			for _, m := range n.members {
-				walk(m.val, ptr+"/"+pointerSegment(m.name), m.name)
+				walk(m.val, ptr+"/"+pointerSegment(m.name), m.name, treeRelative(name, m.name))
 			}
 		case '[':
 			for i, e := range n.elems {
-				walk(e, ptr+"/"+strconv.Itoa(i), name)
+				walk(e, ptr+"/"+strconv.Itoa(i), name, false)
 			}
 		case '"':
 			kind := RedactKind(name)
+			if relative {
+				kind = ""
+			}
 			if kind == "" {
 				var s string
 				if json.Unmarshal(line[n.start:n.end], &s) == nil && machine.RedactCredentials(s) != s {
@@ -287,10 +290,20 @@ func redactPositions(line []byte) ([]RedactAt, error) {
 	}
 	for _, m := range root.members {
 		if !unredactable(m.name) {
-			walk(m.val, "/"+pointerSegment(m.name), m.name)
+			walk(m.val, "/"+pointerSegment(m.name), m.name, false)
 		}
 	}
 	return out, nil
+}
+
+// treeRelative reports whether a member named name of an object held
+// under container names a place inside a worktree rather than on the
+// machine: the path of build output a removal deleted ("node_modules",
+// "crates/x/target") is the repository's own name, like a branch, and an
+// auditor reads it to know what went. A credential in it is still
+// redacted.
+func treeRelative(container, name string) bool {
+	return container == "discarded" && name == "path"
 }
 
 // commitment is the committed form of one redactable string: the object
