@@ -9,6 +9,16 @@ import (
 // then removable, or kept for another reason). Where the next step is the
 // person's own edit, the message says so and the retry is custody plan.
 
+// UnregisterCommand is the command that removes git's registration of
+// the worktree at path, whose directory is gone, and no other: git
+// worktree remove of a missing directory deletes just that admin entry
+// (and refuses a locked one), where git worktree prune would also drop
+// the registration of every tree moved without git, with its index and
+// HEAD.
+func UnregisterCommand(path string) string {
+	return Command("git", "worktree", "remove", path)
+}
+
 // missingRefusal explains a record whose tree is gone: git still registers
 // it (deleted by hand, not pruned), or nothing proves its last known commit
 // published and no branch of the tree holds it (a commit its branch holds
@@ -20,8 +30,8 @@ import (
 func missingRefusal(rec Record, obs WorktreeObservation) Refusal {
 	p := rec.Path
 	if obs.Registered || obs.AdminPresent {
-		return refuse(CodeWorktreeMissing, p, "git worktree prune",
-			"%s was deleted, but git still registers it; prune that registration (git worktree prune drops only entries whose directory is gone), then custody settles the record, saying what was proven of its commits", p)
+		return refuse(CodeWorktreeMissing, p, UnregisterCommand(p),
+			"%s is gone, but git still registers it. If you moved it, run git worktree repair with its new path instead (that keeps its index and HEAD); else the retry removes this one registration, then custody settles the record, saying what was proven of its commits (never git worktree prune: it drops the registration of every tree moved without git, with its index)", p)
 	}
 	head := rec.EffectiveHead()
 	if Vanished(obs) {

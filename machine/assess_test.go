@@ -111,18 +111,18 @@ func TestAssessRefusals(t *testing.T) {
 			msg:  "permission denied",
 		},
 		{
-			// Deleted by hand, still registered: prune, then plan settles.
+			// Deleted by hand, still registered: remove that one registration, then plan settles.
 			name:   "worktree-missing",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) { o.PathState = machine.PathAbsent },
-			want:   []refusalKey{key(machine.CodeWorktreeMissing, "git worktree prune")},
-			msg:    testPath + " was deleted, but git still registers it",
+			want:   []refusalKey{key(machine.CodeWorktreeMissing, machine.Command("git", "worktree", "remove", testPath))},
+			msg:    testPath + " is gone, but git still registers it",
 		},
 		{
 			name: "worktree-missing/admin-entry-left",
 			mutate: func(r *machine.Record, o *machine.WorktreeObservation) {
 				o.PathState, o.Registered = machine.PathAbsent, false
 			},
-			want: []refusalKey{key(machine.CodeWorktreeMissing, "git worktree prune")},
+			want: []refusalKey{key(machine.CodeWorktreeMissing, machine.Command("git", "worktree", "remove", testPath))},
 		},
 		{
 			name: "worktree-missing/pruned-branch-elsewhere",

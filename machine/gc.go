@@ -66,8 +66,8 @@ func DecideGC(r Resource, f GCFacts) GCVerdict {
 	case f.TreeUnknown:
 		return keep(CodeObservationFailed, "%s, the worktree path of %s, could not be observed", r.Path, r.ID)
 	case f.AdminPresent && !f.TreePresent:
-		v := keep(CodeWorktreeLive, "%s, the worktree of %s, is gone from disk but git still registers it (admin key %s); prune that registration (git worktree prune leaves a locked worktree alone: locked, it is live), then GC reclaims the resource", r.Path, r.ID, r.AdminKey)
-		v.Refusal.Retry = "git worktree prune"
+		v := keep(CodeWorktreeLive, "%s, the worktree of %s, is gone from disk but git still registers it (admin key %s); if it was moved, run git worktree repair with its new path; else remove that one registration (git worktree remove leaves a locked worktree alone: locked, it is live), then GC reclaims the resource", r.Path, r.ID, r.AdminKey)
+		v.Refusal.Retry = UnregisterCommand(r.Path)
 		return v
 	case f.AdminPresent:
 		return keep(CodeWorktreeLive, "the worktree of %s is still registered with git (admin key %s); a locked or unmounted worktree is live", r.ID, r.AdminKey)

@@ -520,10 +520,10 @@ func TestResourceDecideGC(t *testing.T) {
 		{name: "holder-alive", f: machine.GCFacts{HolderAlive: true}, code: machine.CodeInProgress, words: []string{rsID, "live custody process"}},
 		{name: "gc-false", r: func(r *machine.Resource) { r.GC = false }, f: orphan, code: machine.CodeGCDisabled, words: []string{rsID, "gc = false"}},
 		{name: "admin-unknown", f: machine.GCFacts{AdminUnknown: true}, code: machine.CodeObservationFailed, words: []string{rsID, "could not be observed"}},
-		// Gone from disk, still registered: the retry prunes git's
-		// registration (a locked entry stays, and stays live).
+		// Gone from disk, still registered: the retry removes that one of git's
+		// registrations (a locked entry stays, and stays live).
 		{name: "admin-present", f: machine.GCFacts{AdminPresent: true}, code: machine.CodeWorktreeLive, words: []string{rsID, testID, "gone from disk", "locked"},
-			retry: "git worktree prune"},
+			retry: machine.Command("git", "worktree", "remove", rsPath)},
 		{name: "admin-present/tree-present", f: machine.GCFacts{AdminPresent: true, TreePresent: true}, code: machine.CodeWorktreeLive, words: []string{rsID, testID, "locked or unmounted"}},
 		{name: "path-recycled", f: machine.GCFacts{PathLive: true}, code: machine.CodeWorktreeLive, words: []string{rsPath, "path recycled"}},
 		{name: "handle-recycled", f: machine.GCFacts{HandleLive: true}, code: machine.CodeWorktreeLive, words: []string{rsHandle, "handle recycled"}},
@@ -552,7 +552,7 @@ func TestResourceDecideGC(t *testing.T) {
 		{name: "holder-before-gc-false", r: func(r *machine.Resource) { r.GC = false }, f: machine.GCFacts{HolderAlive: true}, code: machine.CodeInProgress},
 		{name: "admin-unknown-before-present", f: machine.GCFacts{AdminUnknown: true, AdminPresent: true}, code: machine.CodeObservationFailed},
 		{name: "admin-before-path", f: machine.GCFacts{AdminPresent: true, PathLive: true, HandleLive: true}, code: machine.CodeWorktreeLive, words: []string{"admin key"},
-			retry: "git worktree prune"},
+			retry: machine.Command("git", "worktree", "remove", rsPath)},
 		{name: "live-before-token", r: func(r *machine.Resource) { r.Destroy = "rm @x@" }, f: machine.GCFacts{PathLive: true}, code: machine.CodeWorktreeLive},
 	}
 	for _, tt := range tests {

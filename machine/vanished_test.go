@@ -122,16 +122,16 @@ func TestAssessVanishedTree(t *testing.T) {
 		{"proof-failed", finished, with2(vanishedObs(headCommit, true, ""), func(o *machine.WorktreeObservation) { o.ProofErr = "rev-list died" }),
 			want{action: "keep proof-failed custody plan", words: []string{"rev-list died"}}},
 		{"still-registered", active, with2(vanishedObs(tipCommit, true, tipCommit), func(o *machine.WorktreeObservation) { o.Registered = true }),
-			want{action: "keep worktree-missing git worktree prune"}},
+			want{action: "keep worktree-missing " + machine.Command("git", "worktree", "remove", testPath)}},
 		{"locked-unmounted", active, with2(vanishedObs(tipCommit, true, tipCommit), func(o *machine.WorktreeObservation) {
 			o.Registered, o.AdminPresent, o.Locked = true, true, true
 		}), want{action: "keep not-finished custody finish " + testID}},
 		{"finished/still-registered", finished, with2(vanishedObs(headCommit, true, headCommit), func(o *machine.WorktreeObservation) { o.Registered = true }),
-			want{action: "keep worktree-missing git worktree prune"}},
+			want{action: "keep worktree-missing " + machine.Command("git", "worktree", "remove", testPath)}},
 		{"finished/admin-entry-left", finished, with2(vanishedObs(headCommit, true, headCommit), func(o *machine.WorktreeObservation) { o.AdminPresent = true }),
-			want{action: "keep worktree-missing git worktree prune"}},
+			want{action: "keep worktree-missing " + machine.Command("git", "worktree", "remove", testPath)}},
 		{"active/admin-entry-left", active, with2(vanishedObs(tipCommit, true, tipCommit), func(o *machine.WorktreeObservation) { o.AdminPresent = true }),
-			want{action: "keep worktree-missing git worktree prune"}},
+			want{action: "keep worktree-missing " + machine.Command("git", "worktree", "remove", testPath)}},
 		{"active/path-present", active, with2(vanishedObs(tipCommit, true, tipCommit), func(o *machine.WorktreeObservation) { o.PathState = machine.PathPresent }),
 			want{action: "keep not-finished custody finish " + testID}},
 	}

@@ -16,7 +16,7 @@ func nextSteps() map[machine.Code]string {
 		machine.CodeInProgress:              "custody resume (once the other custody has ended; one on another host: custody resume --take-over ID, only when it is surely gone)",
 		machine.CodeNotOwned:                "custody show ID (the branch or marker was changed: git -C TREE switch BRANCH)",
 		machine.CodePathUnknown:             "custody plan (once the path can be read)",
-		machine.CodeWorktreeMissing:         "git worktree prune (still registered); git branch BRANCH COMMIT (git still has the commit); custody abandon --acknowledge-unrecoverable COMMIT ID (it is lost)",
+		machine.CodeWorktreeMissing:         "git worktree remove TREE (gone, still registered; moved by hand: git worktree repair NEW instead); git branch BRANCH COMMIT (git still has the commit); custody abandon --acknowledge-unrecoverable COMMIT ID (it is lost)",
 		machine.CodeMoved:                   "git worktree move NEW OLD",
 		machine.CodeSymlink:                 "custody plan (after replacing the symlink with the tree)",
 		machine.CodeNotRegistered:           "git worktree list",

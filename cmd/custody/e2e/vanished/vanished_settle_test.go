@@ -268,12 +268,13 @@ func TestVanishedTreeMembers(t *testing.T) {
 			t.Fatal(err)
 		}
 		g := w.GC(t, 0, false)
-		if len(g.Items) != 1 || g.Items[0].Refusal == nil || g.Items[0].Refusal.Code != machine.CodeWorktreeLive || g.Items[0].Refusal.Retry != "git worktree prune" {
-			t.Fatalf("gc: %+v, want kept worktree-live, retry git worktree prune", g.Items)
+		unregister := machine.Command("git", "worktree", "remove", made.Path)
+		if len(g.Items) != 1 || g.Items[0].Refusal == nil || g.Items[0].Refusal.Code != machine.CodeWorktreeLive || g.Items[0].Refusal.Retry != unregister {
+			t.Fatalf("gc: %+v, want kept worktree-live, retry %s", g.Items, unregister)
 		}
 		it := clitest.PlanItem(t, vsPlan(t, w, filepath.Join(w.R.Root, "p.json")), made.ID)
-		if it.Action != machine.ActionKeep || it.Refusal == nil || it.Refusal.Code != machine.CodeWorktreeMissing || it.Refusal.Retry != "git worktree prune" {
-			t.Fatalf("plan: %s %+v, want kept worktree-missing, retry git worktree prune", it.Action, it.Refusal)
+		if it.Action != machine.ActionKeep || it.Refusal == nil || it.Refusal.Code != machine.CodeWorktreeMissing || it.Refusal.Retry != unregister {
+			t.Fatalf("plan: %s %+v, want kept worktree-missing, retry %s", it.Action, it.Refusal, unregister)
 		}
 		w.WantLog(t, "create "+h)
 		vsPaste(t, w.R, it.Refusal.Retry)
