@@ -148,6 +148,12 @@ type ReportMigration struct {
 	// Settled is set when the outcome settles the candidate
 	// (MigrateSettled).
 	Settled bool `json:"settled,omitempty"`
+	// Head and Proof are, on an outcome that landed, removed or released
+	// a tree, the commit the proof covers and the proof (for a land, the
+	// remote and the ref it pushed to); Branch is the legacy branch.
+	Head   string `json:"head,omitempty"`
+	Proof  string `json:"proof,omitempty"`
+	Branch string `json:"branch,omitempty"`
 	// Decided holds the disposition decided for each audit digest, so
 	// the outcome binds to the one it carried out (kept with the section
 	// while the audit goes on).
@@ -631,6 +637,7 @@ func (a *Audit) migrate(s *ReportSection, e ReportEntry) (MigrateEvent, bool) {
 	case EventMigrateObservation:
 		if ev.Digest != m.Digest {
 			m.Outcome, m.OutcomeSeq, m.Code, m.Reason, m.Settled, m.ActSeq = "", 0, "", "", false, 0
+			m.Head, m.Proof, m.Branch = "", "", ""
 		}
 		m.Digest = ev.Digest
 		if ev.Proposal != nil {
@@ -649,10 +656,12 @@ func (a *Audit) migrate(s *ReportSection, e ReportEntry) (MigrateEvent, bool) {
 	case EventMigrateAct:
 		m.Digest, m.ActSeq = ev.Digest, e.Seq
 		m.Outcome, m.OutcomeSeq, m.Code, m.Reason, m.Settled = "", 0, "", "", false
+		m.Head, m.Proof, m.Branch = "", "", ""
 		m.bind()
 	case EventMigrateOutcome:
 		m.Digest = ev.Digest
 		m.Outcome, m.OutcomeSeq, m.Code, m.Reason, m.Settled = ev.Outcome, e.Seq, ev.Code, ev.Reason, MigrateSettled(ev.Outcome)
+		m.Head, m.Proof, m.Branch = ev.Head, ev.Proof, ev.Branch
 		m.bind()
 		if ev.Disposition != "" {
 			m.Disposition = ev.Disposition

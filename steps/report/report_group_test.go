@@ -45,7 +45,7 @@ func TestReportOneSectionPerRecord(t *testing.T) {
 	ev("legacy", "migrate-observation", `{"event":"migrate-observation","candidate":"legacy","path":"/old/legacy","digest":"sha256:aud","proposal":{"disposition":"land","reason":"unpushed","allowed":["land"]}}`)
 	ev("legacy", "migrate-disposition", `{"event":"migrate-disposition","candidate":"legacy","digest":"sha256:aud","disposition":"land","approved":true}`)
 	ev("legacy", "migrate-act", `{"event":"migrate-act","candidate":"legacy","digest":"sha256:aud","disposition":"land"}`)
-	ev("legacy", "migrate-outcome", `{"event":"migrate-outcome","candidate":"legacy","digest":"sha256:aud","disposition":"land","outcome":"landed"}`)
+	ev("legacy", "migrate-outcome", `{"event":"migrate-outcome","candidate":"legacy","digest":"sha256:aud","disposition":"land","outcome":"landed","head":"2222222222222222222222222222222222222222","proof":"ancestry on origin refs/heads/custody/review/legacy"}`)
 	src := func(fn func([]byte) error) error {
 		return store.ReadLines(strings.NewReader(strings.Join(lines, "\n")+"\n"), fn)
 	}
@@ -74,7 +74,7 @@ func TestReportOneSectionPerRecord(t *testing.T) {
 		"Build output deleted with the tree: node_modules (node, 12,345 bytes)", "Build output deleted with the tree: pkg/target (cargo, 2 bytes)",
 		"| build output deleted with trees | 2 directories, 12,347 bytes |",
 		"Legacy tree: /old/legacy", "Audit digest: sha256:aud", "Proposed: land — unpushed", "Disposition: land, approved by a@h (seq",
-		"Outcome: landed at seq", "(settled).", "| trees migrated (by disposition) | 1 (land 1) |", "event recovered-pruned",
+		"Outcome: landed at seq", "(settled).", "Proof: ancestry on origin refs/heads/custody/review/legacy; head 2222222222222222222222222222222222222222.", "| trees migrated (by disposition) | 1 (land 1) |", "event recovered-pruned",
 		"| event migrate-disposition | approved land | a@h |", "| event migrate-outcome | land → landed | a@h |",
 	} {
 		if !strings.Contains(page, want) {

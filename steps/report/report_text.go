@@ -176,6 +176,12 @@ func migrationLines(m machine.ReportMigration) []string {
 			settled = "settled"
 		}
 		out = append(out, fmt.Sprintf("Outcome: %s at seq %d (%s).", m.Outcome, m.OutcomeSeq, settled))
+		if m.Proof != "" {
+			out = append(out, fmt.Sprintf("Proof: %s; head %s.", m.Proof, orNone(m.Head)))
+		}
+		if m.Branch != "" {
+			out = append(out, "Legacy branch: "+m.Branch+".")
+		}
 	case m.ActSeq != 0:
 		out = append(out, fmt.Sprintf("Outcome: none recorded; the act of seq %d was interrupted.", m.ActSeq))
 	default:

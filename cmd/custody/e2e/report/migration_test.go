@@ -168,6 +168,9 @@ func rpCheckMixed(t *testing.T, page string) {
 		regexp.MustCompile(`trees kept \(still in custody\)\W+1\b`),
 		regexp.MustCompile(`Disposition: land, approved by \S+ \(seq \d+\)\.`),
 		regexp.MustCompile(`Outcome: landed at seq \d+ \(settled\)\.`),
+		// the ref the land pushed to, and the commit it proved there
+		regexp.MustCompile(`Proof: ancestry on origin refs/heads/custody/review/legacy-land; head [0-9a-f]{40}\.`),
+		regexp.MustCompile(`Legacy branch: legacy-retire\.`),
 		regexp.MustCompile(`Outcome: removed at seq \d+ \(settled\)\.`),
 		regexp.MustCompile(`Audit digest: sha256:[0-9a-f]{64}`),
 		regexp.MustCompile(`land → landed`),
