@@ -38,6 +38,11 @@ type Env struct {
 	Wait time.Duration
 	// Progress receives progress reports; nil means none.
 	Progress Progress
+	// Processes scans every process for the in-use checks (a tree a
+	// process stands in or holds a file of is in use, and kept); nil is
+	// observe.ScanProcesses, the system's processes. A program that
+	// embeds custody may give its own scan (steps/custody).
+	Processes func() *observe.Processes
 	// Workflows are the kinds resume settles, in order; nil means
 	// DefaultWorkflows. cmd/custody registers every feature's kind here.
 	Workflows []Resumer
@@ -70,7 +75,15 @@ type Env struct {
 // ScanProcesses scans every process for the in-use checks, with the
 // working directories of e.Requesters excused.
 func (e *Env) ScanProcesses() *observe.Processes {
-	return observe.ScanProcesses().Excusing(e.Requesters)
+	return e.scanAll().Excusing(e.Requesters)
+}
+
+// scanAll scans every process through e.Processes, else the system's.
+func (e *Env) scanAll() *observe.Processes {
+	if e.Processes != nil {
+		return e.Processes()
+	}
+	return observe.ScanProcesses()
 }
 
 // Progress receives reports of long work. Implementations must be cheap.
