@@ -2,6 +2,7 @@ package custody_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -384,4 +385,93 @@ func show(calls []gitCall) string {
 		b.WriteString("\t" + strings.Join(c.Args, " ") + "\n")
 	}
 	return b.String()
+}
+
+// TestEmbedApplyStale: a plan whose tree changed since (a commit made and
+// published after plan) is refused by Apply with a *StaleError the
+// caller matches with errors.As and errors.Is, whose items carry the
+// stale refusal naming the tree; the tree and its branch stay as they
+// are, and a fresh plan applies.
+func TestEmbedApplyStale(t *testing.T) {
+	em := embed(t)
+	ctx := context.Background()
+	r, c := em.r, em.c
+	tree, err := c.New(ctx, "stale", custody.NewOptions{})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	r.Commit(tree.Path, "a.txt", "a\n")
+	r.Push(tree.Path, tree.Branch)
+	if _, err := c.Finish(ctx, tree.ID); err != nil {
+		t.Fatalf("Finish: %v", err)
+	}
+	plan, err := c.Plan(ctx)
+	if err != nil {
+		t.Fatalf("Plan: %v", err)
+	}
+	if len(plan.Items) != 1 || plan.Items[0].Action != machine.ActionRemove {
+		t.Fatalf("Plan: %+v, want one removal", plan.Items)
+	}
+
+	// The tree changes after plan: still published, but not what was
+	// reviewed.
+	later := r.Commit(tree.Path, "b.txt", "b\n")
+	r.Push(tree.Path, tree.Branch)
+
+	res, err := c.Apply(ctx, plan)
+	if err == nil {
+		t.Fatalf("Apply of a stale plan: no error; result %+v", res.Items)
+	}
+	var stale *custody.StaleError
+	if !errors.As(err, &stale) {
+		t.Fatalf("Apply: %T %v, want a *custody.StaleError", err, err)
+	}
+	if !errors.Is(err, custody.ErrStale) {
+		t.Errorf("errors.Is(err, ErrStale) = false for %v", err)
+	}
+	if !errors.Is(err, machine.CodeStale.AsError()) {
+		t.Errorf("errors.Is(err, CodeStale.AsError()) = false for %v", err)
+	}
+	if errors.Is(err, machine.CodeLocked.AsError()) {
+		t.Errorf("errors.Is(err, CodeLocked.AsError()) = true: the error matches another code")
+	}
+	var refusal *custody.Refusal
+	if !errors.As(err, &refusal) || refusal.Code != machine.CodeStale || refusal.Path != tree.Path {
+		t.Errorf("errors.As(err, *Refusal) = %+v, want code stale at %s", refusal, tree.Path)
+	}
+	if stale.PlanID != plan.PlanID || len(stale.Items) != 1 || stale.Items[0].ID != tree.ID || stale.Items[0].Outcome != machine.OutcomeStale {
+		t.Errorf("StaleError: %+v, want plan %s with %s stale", stale, plan.PlanID, tree.ID)
+	}
+	if msg := err.Error(); !strings.Contains(msg, tree.ID) || !strings.Contains(msg, "custody plan") {
+		t.Errorf("StaleError message %q names neither the tree nor the retry", msg)
+	}
+	if len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeStale {
+		t.Errorf("Apply result: %+v, want the item stale", res.Items)
+	}
+	if _, err := os.Lstat(tree.Path); err != nil {
+		t.Errorf("after a stale Apply, %s: %v, want it kept", tree.Path, err)
+	}
+	if tip := r.BranchTip(tree.Branch); tip != later {
+		t.Errorf("after a stale Apply, branch %s at %q, want it kept at %s", tree.Branch, tip, later)
+	}
+	shown, err := c.Show(ctx, tree.ID)
+	if err != nil {
+		t.Fatalf("Show: %v", err)
+	}
+	if shown.Record.State != machine.StateFinished || shown.Record.Intent != nil {
+		t.Errorf("after a stale Apply, record %s with intent %+v, want finished with none", shown.Record.State, shown.Record.Intent)
+	}
+
+	// Plan again: the fresh plan applies.
+	plan, err = c.Plan(ctx)
+	if err != nil {
+		t.Fatalf("Plan again: %v", err)
+	}
+	res, err = c.Apply(ctx, plan)
+	if err != nil {
+		t.Fatalf("Apply of the fresh plan: %v", err)
+	}
+	if len(res.Items) != 1 || res.Items[0].Outcome != machine.OutcomeRemoved {
+		t.Errorf("Apply of the fresh plan: %+v, want removed", res.Items)
+	}
 }
