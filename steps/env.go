@@ -15,7 +15,9 @@ import (
 	"github.com/custody-sh/custody/store"
 )
 
-// Env is what every workflow needs, built once per command by cmd/custody.
+// Env is what every workflow needs, built once per command by
+// custody.NewEnv (steps/custody), for cmd/custody and for programs that
+// embed custody.
 type Env struct {
 	Repo   hostio.Repo
 	Git    *hostio.Git
@@ -44,14 +46,15 @@ type Env struct {
 	// embeds custody may give its own scan (steps/custody).
 	Processes func() *observe.Processes
 	// Workflows are the kinds resume settles, in order; nil means
-	// DefaultWorkflows. cmd/custody registers every feature's kind here.
+	// DefaultWorkflows. custody.Register (steps/custody) registers every
+	// feature's kind here.
 	Workflows []Resumer
 	// Resources is the resource feature the worktree lifecycle provisions
 	// and tears down through (package steps/resource, registered by
-	// cmd/custody); nil refuses whatever would need it.
+	// custody.Register); nil refuses whatever would need it.
 	Resources Resources
 	// Archives is the archive feature removal asks for proof kind archive
-	// (package steps/archive, registered by cmd/custody); nil proves
+	// (package steps/archive, registered by custody.Register); nil proves
 	// nothing by archive.
 	Archives Archives
 	// Unwritable, when set, says why the repository cannot be written (a
