@@ -32,6 +32,9 @@
 //     Custody values may work on one repository at once: the state file's
 //     lock orders them, each wait bounded by Options.LockTimeout.
 //
+// A Custody holds no lock and no open file between calls (the state file
+// is opened per transaction), so there is nothing to close.
+//
 // Every mutating method (New, Finish, Apply) first settles whatever an
 // interrupted custody left (Resume), as every mutating custody command
 // does, and reports each settled intent to Options.Output.
@@ -54,10 +57,17 @@
 // The workflows themselves (package steps), the decisions (package
 // machine), the observations (package observe) and the store are not
 // part of this package's surface: the result types are the core's own,
-// under names of this package (the same values the custody command prints
-// as JSON), so nothing is translated on the way out.
+// under names of this package (the values the custody command's own
+// commands get back), so nothing is translated on the way out. The
+// environment a Custody runs the workflows in (steps.Env) is not exposed.
 //
-// The custody command is one program built on this package: it builds
-// the environment of each of its commands with NewEnv, the constructor
-// Open uses.
+// # Below the façade
+//
+// Locate, SiteOf, NewGit, NewEnv and Register are how an environment is
+// built: NewEnv is the one constructor of steps.Env, and Register the one
+// registration of the features the core does not import (resources,
+// archives). Open uses them, and so does the custody command, which builds
+// the environment of each of its commands with NewEnv. A program that
+// needs a workflow this package does not offer builds an environment the
+// same way and calls package steps itself, outside the façade's promises.
 package custody
