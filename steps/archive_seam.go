@@ -11,7 +11,7 @@ import (
 )
 
 // Archives is what removal asks of the archive feature (package
-// steps/archive), which cmd/custody registers in Env.Archives: the core
+// steps/archive), which custody.Register registers in Env.Archives: the core
 // declares it and never imports the feature. Assess asks it for proof kind
 // archive, quarantine for what a tree removed on that proof may hold, and
 // a removal completes by recording the archive as the sole copy.

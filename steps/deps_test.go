@@ -32,6 +32,13 @@ const (
 	// layerFeature: a feature. It imports the core and leaves, and no
 	// other feature except the ones its entry names, each with the reason.
 	layerFeature
+	// layerRoot: the composition root below steps/ (steps/custody, the
+	// façade, decision 0260). It builds the core's Env and registers
+	// every feature in it, so it may import the core, leaves and every
+	// feature; no package of steps/ imports it (only cmd/custody and
+	// programs that embed custody do), so no feature reaches another
+	// through it and the core never reaches a feature.
+	layerRoot
 )
 
 // stepsPackage is one package of steps/ and who it may import.
@@ -58,6 +65,7 @@ var stepsPackages = map[string]stepsPackage{
 		features: map[string]string{"steps/archive": "a legacy tree disposed of by archive is captured (or found covered) before it is retired"}},
 	"steps/resource": {layer: layerFeature, why: "the resource ledger: provision, ensure, teardown, orphan GC"},
 	"steps/sweep":    {layer: layerFeature, why: "custody sweep: build output of idle trees discarded, finished work archived through the core's Archives seam, the daily timer"},
+	"steps/custody":  {layer: layerRoot, why: "the façade: one repository's custody opened with injected ports, and the one constructor of the core's Env, which registers the features"},
 }
 
 // lowerTop are the top-level folders below steps/ that steps may import
@@ -110,8 +118,9 @@ func own(path string) (string, bool) {
 }
 
 // TestStepsLayers: the core lists no feature among its dependencies (not
-// even indirectly), a leaf imports nothing of steps/, and a feature
-// imports no other feature but the ones its entry names. Every package of
+// even indirectly), a leaf imports nothing of steps/, a feature imports
+// no other feature but the ones its entry names, and nothing of steps/
+// reaches the composition root, which alone may import every feature. Every package of
 // steps/ is placed in stepsPackages, and reaches nothing of ours above the
 // lower layers (cmd/custody, fixtures).
 func TestStepsLayers(t *testing.T) {
@@ -139,6 +148,10 @@ func TestStepsLayers(t *testing.T) {
 				switch {
 				case !placed:
 					t.Errorf("%s imports %s, which is neither a lower layer (%s) nor a placed package of steps/", rel, dep, strings.Join(lowerTop, ", "))
+				case dl.layer == layerRoot:
+					t.Errorf("%s imports %s, the composition root: nothing in steps/ imports it; the core declares an interface, and the root fills it", rel, dep)
+				case pl.layer == layerRoot:
+					// The root may import the core, leaves and every feature.
 				case pl.layer == layerLeaf:
 					t.Errorf("%s imports %s: a leaf imports nothing of steps/", rel, dep)
 				case pl.layer == layerBase && dl.layer != layerLeaf:
@@ -159,8 +172,13 @@ func TestStepsLayers(t *testing.T) {
 				if strings.HasPrefix(dep, "cmd/") || dep == "fixtures" || strings.HasPrefix(dep, "fixtures/") {
 					t.Errorf("%s depends on %s: steps/ never reaches the CLI or the test fixtures", rel, dep)
 				}
+				if dl, placed := stepsPackages[dep]; placed && dl.layer == layerRoot && dep != rel {
+					t.Errorf("%s depends on the composition root %s (go list -deps): nothing in steps/ reaches it", rel, dep)
+				}
 				if dl, placed := stepsPackages[dep]; placed && dl.layer == layerFeature {
 					switch {
+					case pl.layer == layerRoot:
+						// The root registers every feature.
 					case pl.layer != layerFeature:
 						t.Errorf("%s depends on the feature %s (go list -deps): the core and its leaves reach no feature", rel, dep)
 					case dep != rel && !reaches(rel, dep, map[string]bool{}):

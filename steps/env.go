@@ -15,7 +15,9 @@ import (
 	"github.com/custody-sh/custody/store"
 )
 
-// Env is what every workflow needs, built once per command by cmd/custody.
+// Env is what every workflow needs, built once per command by
+// custody.NewEnv (steps/custody), for cmd/custody and for programs that
+// embed custody.
 type Env struct {
 	Repo   hostio.Repo
 	Git    *hostio.Git
@@ -38,15 +40,21 @@ type Env struct {
 	Wait time.Duration
 	// Progress receives progress reports; nil means none.
 	Progress Progress
+	// Processes scans every process for the in-use checks (a tree a
+	// process stands in or holds a file of is in use, and kept); nil is
+	// observe.ScanProcesses, the system's processes. A program that
+	// embeds custody may give its own scan (steps/custody).
+	Processes func() *observe.Processes
 	// Workflows are the kinds resume settles, in order; nil means
-	// DefaultWorkflows. cmd/custody registers every feature's kind here.
+	// DefaultWorkflows. custody.Register (steps/custody) registers every
+	// feature's kind here.
 	Workflows []Resumer
 	// Resources is the resource feature the worktree lifecycle provisions
 	// and tears down through (package steps/resource, registered by
-	// cmd/custody); nil refuses whatever would need it.
+	// custody.Register); nil refuses whatever would need it.
 	Resources Resources
 	// Archives is the archive feature removal asks for proof kind archive
-	// (package steps/archive, registered by cmd/custody); nil proves
+	// (package steps/archive, registered by custody.Register); nil proves
 	// nothing by archive.
 	Archives Archives
 	// Unwritable, when set, says why the repository cannot be written (a
@@ -70,7 +78,15 @@ type Env struct {
 // ScanProcesses scans every process for the in-use checks, with the
 // working directories of e.Requesters excused.
 func (e *Env) ScanProcesses() *observe.Processes {
-	return observe.ScanProcesses().Excusing(e.Requesters)
+	return e.scanAll().Excusing(e.Requesters)
+}
+
+// scanAll scans every process through e.Processes, else the system's.
+func (e *Env) scanAll() *observe.Processes {
+	if e.Processes != nil {
+		return e.Processes()
+	}
+	return observe.ScanProcesses()
 }
 
 // Progress receives reports of long work. Implementations must be cheap.

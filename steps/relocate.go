@@ -135,7 +135,7 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 	// What could have changed since the observation is checked again
 	// right before git moves the tree; a move not made for it is retried
 	// with the relocate itself once the obstacle is gone.
-	moveErr := beforeMove(rec.Path, target)
+	moveErr := beforeMove(e, rec.Path, target)
 	notTried := moveErr != nil
 	if moveErr == nil {
 		_, moveErr = gitfiles.ChangeRegistry(ctx, e.Git, e.Repo, "worktree", "move", rec.Path, target)
@@ -179,9 +179,10 @@ func Relocate(ctx context.Context, e *Env, id, dst string) (RelocateResult, erro
 // may have changed since both were observed: dst's parent must still lie
 // under no symlink (before and after its missing directories are made),
 // nothing may be at dst (git would move the tree into it), and no process
-// may have started using the tree (one holding its old path would write
-// where the tree no longer is). It returns why the move is not to be made.
-func beforeMove(src, dst string) error {
+// (as e scans them) may have started using the tree (one holding its old
+// path would write where the tree no longer is). It returns why the move
+// is not to be made.
+func beforeMove(e *Env, src, dst string) error {
 	if err := realAncestors(filepath.Dir(dst)); err != nil {
 		return err
 	}
@@ -194,7 +195,7 @@ func beforeMove(src, dst string) error {
 	if _, err := os.Lstat(dst); !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("the destination appeared after it was observed (lstat: %v)", err)
 	}
-	ps, err := observe.ScanProcesses().Inside(src)
+	ps, err := e.scanAll().Inside(src)
 	if err != nil {
 		return fmt.Errorf("the processes using %s cannot be observed: %w", src, err)
 	}

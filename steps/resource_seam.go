@@ -11,7 +11,7 @@ import (
 )
 
 // Resources is what the worktree lifecycle asks of the resource feature
-// (package steps/resource), which cmd/custody registers in Env.Resources:
+// (package steps/resource), which custody.Register registers in Env.Resources:
 // the core never imports it. new provisions a tree's declared resources
 // and rolls them back; apply and remove tear them down before the tree
 // goes; plan lists the orphaned ledger entries and apply destroys them;

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,7 +17,7 @@ import (
 	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/writable"
 	"github.com/custody-sh/custody/steps"
-	"github.com/custody-sh/custody/steps/resource"
+	"github.com/custody-sh/custody/steps/custody"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -266,7 +265,7 @@ func (a *App) git() *hostio.Git {
 	if a.Globals.Debug {
 		trace = a.Stderr
 	}
-	g := hostio.NewGit(&hostio.Runner{Trace: trace})
+	g := custody.NewGit(nil, trace)
 	g.RemoteTimeout = a.Globals.RemoteTimeout
 	g.ObserveTimeout = a.Globals.ObserveTimeout
 	return g
@@ -291,11 +290,11 @@ func (a *App) env(create bool) (*steps.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := steps.ResolveRoot(repo, cfg.Root)
+	site, err := custody.SiteOf(repo, cfg, src)
 	if err != nil {
 		return nil, err
 	}
-	a.statePath = steps.StatePath(repo)
+	a.statePath = site.StatePath()
 	readOnly := a.access == reads
 	if !readOnly {
 		// Asked before anything is written (the resume of mutatingEnv
@@ -321,20 +320,8 @@ func (a *App) env(create bool) (*steps.Env, error) {
 		// the command's own output (one envelope with --json).
 		fmt.Fprintf(a.Stderr, "custody: upgraded %s from schema %d to %d; the file as it was is kept at %s\n", st.Path(), up.From, up.To, up.Backup)
 	}
-	actor := "custody"
-	if u, err := user.Current(); err == nil {
-		actor = u.Username
-	}
-	if h, err := os.Hostname(); err == nil {
-		actor += "@" + h
-	}
-	e := &steps.Env{
-		Repo: repo, Git: g, Store: st, Policy: cfg.Policy(), Config: cfg, ConfigSource: src,
-		Root: root, Now: clock(), Actor: actor, Holder: steps.Self(),
-		Wait: a.Globals.LockTimeout, Progress: a.progress(),
-	}
-	register(e)
-	e.UserLedger = resource.UserLedgerDir(a.getenv)
+	e := custody.NewEnv(site, st, custody.Wiring{Git: g, Clock: custody.ClockFunc(clock()),
+		Wait: a.Globals.LockTimeout, Progress: a.progress(), Getenv: a.getenv})
 	if !(create && !existed) {
 		a.rememberMirrored(repo, st, e.UserLedger)
 	}
@@ -365,13 +352,14 @@ func (a *App) envWithoutState() (*steps.Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := steps.ResolveRoot(repo, cfg.Root)
+	site, err := custody.SiteOf(repo, cfg, src)
 	if err != nil {
 		return nil, err
 	}
 	g.NoFetch = errors.New("custody has no state in this repository yet")
-	e := &steps.Env{Repo: repo, Git: g, Policy: cfg.Policy(), Config: cfg, ConfigSource: src, Root: root, Now: clock(),
-		Actor: "custody", Holder: steps.Self(), Wait: a.Globals.LockTimeout, Progress: a.progress(), Unwritable: g.NoFetch}
+	e := custody.NewEnv(site, nil, custody.Wiring{Git: g, Clock: custody.ClockFunc(clock()), Actor: "custody",
+		Wait: a.Globals.LockTimeout, Progress: a.progress(), Getenv: a.getenv})
+	e.Unwritable = g.NoFetch
 	a.built = e
 	return e, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
+	"github.com/custody-sh/custody/steps/custody"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -86,7 +87,10 @@ func (a *App) summarizeRepository(all bool, r machine.IndexedRepository) output.
 		var st *store.Store
 		st, err = store.OpenWith(a.Ctx, steps.StatePath(repo), store.Options{Timeout: a.Globals.LockTimeout, ReadOnly: true})
 		if err == nil {
-			e := &steps.Env{Repo: repo, Git: g, Store: st, Now: clock()}
+			// Another repository's configuration is not read: listing
+			// its records needs none, and one broken there fails
+			// nothing here.
+			e := custody.NewEnv(custody.Site{Repo: repo}, st, custody.Wiring{Git: g, Clock: custody.ClockFunc(clock()), Getenv: a.getenv})
 			rows, err = steps.List(a.Ctx, e, steps.ListOptions{All: all})
 		}
 	}

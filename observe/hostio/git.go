@@ -37,6 +37,12 @@ type Git struct {
 	// is asked once per Git (one command), however many trees it speaks
 	// for; nil remembers nothing.
 	Unanswered *remoteMemo
+	// Through, when set, is handed each git command in place of the
+	// Runner, with run, which runs it on the Runner with custody's
+	// environment and limits (what Through returns is what the command
+	// returned). A program that embeds custody records or times git's
+	// commands through it; nil runs each command on the Runner directly.
+	Through func(ctx context.Context, c Cmd, run func(context.Context, Cmd) (Result, error)) (Result, error)
 }
 
 // remoteMemo is the remotes one Git found unavailable: each remote (by name
@@ -153,7 +159,13 @@ func (g *Git) runCmd(ctx context.Context, observing bool, c Cmd) ([]byte, error)
 	if observing {
 		r.Deadline = g.observeTimeout()
 	}
-	res, err := r.Run(ctx, c)
+	var res Result
+	var err error
+	if g.Through != nil {
+		res, err = g.Through(ctx, c, r.Run)
+	} else {
+		res, err = r.Run(ctx, c)
+	}
 	var te *TimeoutError
 	if observing && errors.As(err, &te) {
 		te.Observing = true

@@ -10,7 +10,7 @@ import (
 )
 
 // Removal is the archive feature as removal asks for it (steps.Archives):
-// cmd/custody registers it in steps.Env.Archives.
+// custody.Register (steps/custody) registers it in steps.Env.Archives.
 type Removal struct{}
 
 var _ steps.Archives = Removal{}

@@ -3,6 +3,6 @@
 // commands, provisioned with the tree, ensured, torn down before the tree
 // is removed, and reclaimed by orphan GC once its tree is gone. It is a
 // feature of package steps: it imports the steps core, never another
-// feature; cmd/custody registers it (Lifecycle in steps.Env.Resources,
+// feature; custody.Register (steps/custody) registers it (Lifecycle in steps.Env.Resources,
 // Workflow in steps.Env.Workflows).
 package resource

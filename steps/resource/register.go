@@ -8,7 +8,8 @@ import (
 )
 
 // Lifecycle is the resource feature as the worktree lifecycle asks for it
-// (steps.Resources): cmd/custody registers it in steps.Env.Resources.
+// (steps.Resources): custody.Register (steps/custody) registers it in
+// steps.Env.Resources.
 type Lifecycle struct{}
 
 var _ steps.Resources = Lifecycle{}
