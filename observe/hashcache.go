@@ -344,16 +344,55 @@ func decodeHashCache(b []byte, format gitfiles.ObjectFormat, now time.Time) map[
 	return out
 }
 
-// Unchanged reports whether after, an lstat of a file, has exactly the
-// identity before had (device, inode, size, mtime and ctime to the
-// nanosecond, mode) and before's stamps are older than start by the
-// racy-clean margin (machine.HashCacheable): the bytes read from that file
-// at start or later are still its bytes, on a filesystem StampsTrusted
-// accepts.
-func Unchanged(before, after fs.FileInfo, start time.Time) bool {
+// ChangeMoment returns a moment of the clock that stamps the files below
+// dir: the ctime of dir itself, which the kernel set from that clock at
+// dir's last change (an entry renamed into it, made or removed), so it is
+// no later than that clock reads now, and no one can set it to a chosen
+// value. ok is false, and nothing may be trusted by it, unless dir lies on
+// a filesystem StampsTrusted accepts, on device dev, and the stamp is not
+// ahead of the wall clock (a clock set back since).
+func ChangeMoment(dir string, dev uint64) (time.Time, bool) {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || !stampedByKernel(dir) {
+		return time.Time{}, false
+	}
+	k, ok := keyOf(fi)
+	if !ok || k.dev != dev {
+		return time.Time{}, false
+	}
+	at := time.Unix(0, k.ctime)
+	if at.After(time.Now()) {
+		return time.Time{}, false
+	}
+	return at, true
+}
+
+// DevOf is the device lstat info names, where the system gives one.
+func DevOf(info fs.FileInfo) (uint64, bool) {
+	k, ok := keyOf(info)
+	return k.dev, ok
+}
+
+// UnchangedSince is git's racily-clean rule against a moment of the
+// filesystem's own clock: it reports whether after, an lstat of a file,
+// has exactly the identity before had (device, inode, size, mtime and
+// ctime to the nanosecond, mode) and before's ctime and mtime are both
+// strictly earlier than since (a ChangeMoment taken before the file was
+// read; the zero time trusts nothing). A change of the file at since or
+// later, by any writer, is stamped by the kernel at since or later, so it
+// gives the file another ctime than one earlier than since: the bytes read
+// at since or later are still its bytes. A file stamped at since itself
+// may have been changed after its read within the same tick of that
+// clock, and is read again; so is every file once the wall clock reads
+// earlier than since (set back).
+func UnchangedSince(before, after fs.FileInfo, since time.Time) bool {
+	if since.IsZero() || time.Now().Before(since) {
+		return false
+	}
 	a, ok := keyOf(before)
 	b, ok2 := keyOf(after)
-	return ok && ok2 && a == b && machine.HashCacheable(time.Unix(0, a.ctime), time.Unix(0, a.mtime), start)
+	limit := since.UnixNano()
+	return ok && ok2 && a == b && a.ctime < limit && a.mtime < limit
 }
 
 // StampsTrusted returns whether the files below dir lie on a filesystem
