@@ -26,9 +26,6 @@ type Env struct {
 	// Processes scans every process for the in-use check of a quarantine
 	// (steps.Env.ScanProcesses); nil is observe.ScanProcesses.
 	Processes func() *observe.Processes
-	// Opened, when set, is told the path of every file of a quarantine
-	// whose content is read (tests count them); nil in use.
-	Opened func(path string)
 }
 
 // scanProcesses is e.Processes, or a plain scan without it.

@@ -385,7 +385,7 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m Manifes
 		}
 	}
 	var once sync.Once
-	d := qdeletion{m: m, idLen: len(rec.Intent.Commit), since: since, opened: e.Opened,
+	d := qdeletion{m: m, idLen: len(rec.Intent.Commit), since: since,
 		// A lock taken since the final observation (git finds the entry
 		// by its path even while the tree is in quarantine) keeps the
 		// tree: the admin entry, its lock and reason, would go with it.
