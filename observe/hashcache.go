@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,8 +43,26 @@ type HashCache struct {
 	// ReadOnly uses the entries the cache files hold and writes nothing:
 	// for a repository that cannot be written.
 	ReadOnly bool
+	// Shared keeps, for the walks of this one cache value (apply's two
+	// observations of a tree), the blob id of every file a walk read
+	// whose ctime and mtime were both earlier than a moment of the tree's
+	// filesystem clock taken before that walk read anything
+	// (ChangeMoment of Dir, stamped by a file made and removed there): a
+	// later walk that finds exactly that identity reuses the id unread,
+	// by the rule UnchangedSince states, where the disk cache would wait
+	// for its margin. Entries live in memory only.
+	Shared bool
 
 	hashed, reused atomic.Int64
+	mu             sync.Mutex
+	shared         map[statKey]sharedID
+}
+
+// sharedID is a blob id a walk of a Shared cache read, and the moment it
+// was read after.
+type sharedID struct {
+	oid   string
+	since time.Time
 }
 
 // NewHashCache is the content hash cache of repo: <common>/custody/cache.
@@ -104,6 +123,9 @@ type treeHashes struct {
 	fresh map[statKey]string
 	// keepOld keeps every entry of old at the next save (keepUnvisited).
 	keepOld bool
+	// since is the moment of the tree's filesystem clock this walk took
+	// for a Shared cache (zero: none).
+	since time.Time
 }
 
 // CachePath is where the cache file of the tree with admin key lives, or
@@ -137,7 +159,7 @@ func (c *HashCache) tree(key, root string, format gitfiles.ObjectFormat) *treeHa
 	if c.Now != nil {
 		now = c.Now
 	}
-	t := &treeHashes{c: c, path: p, format: format, start: now(), dev: rk.dev}
+	t := &treeHashes{c: c, path: p, format: format, start: now(), dev: rk.dev, since: c.moment(rk.dev)}
 	t.old = readHashCache(p, format, t.start)
 	t.hits = make([]statKey, 0, len(t.old))
 	t.fresh = map[statKey]string{}
@@ -159,6 +181,10 @@ func (t *treeHashes) cached(info fs.FileInfo) (string, bool) {
 	if hit {
 		t.hits = append(t.hits, k)
 		t.c.reused.Add(1)
+		return oid, true
+	}
+	if oid, hit = t.c.sharedID(k); hit {
+		t.c.reused.Add(1)
 	}
 	return oid, hit
 }
@@ -175,16 +201,82 @@ func (t *treeHashes) file(p string, info fs.FileInfo) (string, error) {
 			t.c.reused.Add(1)
 			return oid, nil
 		}
+		if oid, hit := t.c.sharedID(k); hit {
+			t.c.reused.Add(1)
+			return oid, nil
+		}
 	}
 	t.c.hashed.Add(1)
 	oid, after, err := hashFile(t.format, p, info, ok)
 	if err != nil || !ok {
 		return oid, err
 	}
-	if k2, ok := keyOf(after); ok && k2 == k && machine.HashCacheable(time.Unix(0, k.ctime), time.Unix(0, k.mtime), t.start) {
-		t.fresh[k] = oid
+	if k2, ok := keyOf(after); ok && k2 == k {
+		if machine.HashCacheable(time.Unix(0, k.ctime), time.Unix(0, k.mtime), t.start) {
+			t.fresh[k] = oid
+		}
+		t.c.share(k, oid, t.since)
 	}
 	return oid, nil
+}
+
+// moment is, for a Shared cache, a moment of the clock that stamps the
+// files of a tree on device dev, taken now: a file is made and removed in
+// Dir and Dir's ctime read (ChangeMoment). Zero when the cache is not
+// Shared or cannot be written, or Dir is on another device or filesystem.
+func (c *HashCache) moment(dev uint64) time.Time {
+	if !c.Shared || c.ReadOnly || c.Dir == "" {
+		return time.Time{}
+	}
+	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+		return time.Time{}
+	}
+	if fi, err := os.Lstat(c.Dir); err != nil || !fi.IsDir() {
+		return time.Time{}
+	}
+	f, err := os.CreateTemp(c.Dir, "moment.tmp-*")
+	if err != nil {
+		return time.Time{}
+	}
+	_ = f.Close()
+	if err := os.Remove(f.Name()); err != nil {
+		return time.Time{}
+	}
+	at, ok := ChangeMoment(c.Dir, dev)
+	if !ok {
+		return time.Time{}
+	}
+	return at
+}
+
+// share keeps oid, read after since from a file of identity k, for the
+// later walks of c, when both of k's stamps are earlier than since.
+func (c *HashCache) share(k statKey, oid string, since time.Time) {
+	if since.IsZero() || k.ctime >= since.UnixNano() || k.mtime >= since.UnixNano() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shared == nil {
+		c.shared = map[statKey]sharedID{}
+	}
+	c.shared[k] = sharedID{oid: oid, since: since}
+}
+
+// sharedID is the id an earlier walk of c read from a file of exactly
+// identity k, while the wall clock has not gone back past the moment it
+// was read after.
+func (c *HashCache) sharedID(k statKey) (string, bool) {
+	if !c.Shared {
+		return "", false
+	}
+	c.mu.Lock()
+	e, ok := c.shared[k]
+	c.mu.Unlock()
+	if !ok || time.Now().Before(e.since) {
+		return "", false
+	}
+	return e.oid, true
 }
 
 // keepUnvisited keeps for the next save the entries read from the cache

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/custody-sh/custody/machine"
 )
 
 // TestUnchangedSince: the quarantine's re-check before a deletion skips
@@ -90,5 +92,41 @@ func TestUnchangedSince(t *testing.T) {
 		"same-size rewrite, mtime put back": false, "swapped for a copy": false}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("UnchangedSince (-want +got):\n%s", diff)
+	}
+}
+
+// TestHashCacheSharedWithinOneCommand: a Shared cache lets a later walk of
+// the same command (apply's final observation) reuse, unread, what an
+// earlier walk read of files written a moment before, which the disk
+// cache's margin keeps it from holding; a same-size rewrite with its
+// mtime put back between the walks is read again and reported. Without
+// Shared every walk reads every such file.
+func TestHashCacheSharedWithinOneCommand(t *testing.T) {
+	t.Parallel()
+	for _, shared := range []bool{true, false} {
+		repo, cache := cacheRepo(t, cacheFiles)
+		cache.Now = nil // the real clock: the files were written just now
+		cache.Shared = shared
+		time.Sleep(30 * time.Millisecond) // the moment the walk takes comes after their stamps
+		for range 2 {
+			if us := account(t, repo, cache); us != nil {
+				t.Fatalf("clean checkout: %+v", us)
+			}
+		}
+		want := map[bool][2]int64{true: {3, 3}, false: {6, 0}}[shared]
+		if h, r := cache.Hashed(), cache.Reused(); [2]int64{h, r} != want {
+			t.Fatalf("shared %v: two walks of files written a moment ago hashed %d and reused %d, want %v", shared, h, r, want)
+		}
+		if !shared {
+			continue
+		}
+		sameSizeRewrite(t, repo, "a.txt", "ALPHA\n")
+		wantUs := []machine.Unaccounted{{Code: machine.CodeContentDiffers, Path: "a.txt"}}
+		if diff := cmp.Diff(wantUs, account(t, repo, cache)); diff != "" {
+			t.Errorf("rewrite between the walks (-want +got):\n%s", diff)
+		}
+		if h := cache.Hashed(); h != 4 {
+			t.Errorf("after the rewrite %d files were hashed in all, want 4 (the rewritten one again)", h)
+		}
 	}
 }

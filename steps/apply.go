@@ -104,10 +104,15 @@ type applyRun struct {
 // counts as a person's (ignored content, kept), one it no longer writes is
 // still one it wrote, and a tree changed since plan is stale whatever the
 // scope. The tree itself is observed fresh, both times
-// (carryOutRemovalIn).
+// (carryOutRemovalIn); the second content walk reuses, unread, the blob id
+// of each file the first read whose identity lstat still gives exactly
+// and whose stamps were earlier than a moment of the tree's filesystem
+// clock taken before that read (observe.HashCache.Shared).
 func (run *applyRun) applyScope(e *Env) observe.Scope {
+	hashes := e.hashCache()
+	hashes.Shared = true
 	return observe.Scope{Status: true, Hidden: true, Proof: true, View: run.view, Ancestors: run.ancestors, Proofs: run.proofs,
-		Procs: e.ScanProcesses(), EnvLines: run.envLines, Disposable: run.disposable, Hashes: e.hashCache()}
+		Procs: e.ScanProcesses(), EnvLines: run.envLines, Disposable: run.disposable, Hashes: hashes}
 }
 
 // Apply runs exactly the plan's actions (or those named in only), item by
