@@ -46,4 +46,7 @@
 //     these questions; none is a person's repository.
 //   - The content-hash cache (treeHashes.save, PruneHashCache): derived data
 //     under <common>/custody/, written by rename, whose loss only costs time.
+//     A Shared cache (apply's) also makes and removes an empty file in its
+//     directory before a walk (HashCache.moment), to read a moment of the
+//     filesystem's clock from the directory's ctime.
 package observe

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,8 +43,26 @@ type HashCache struct {
 	// ReadOnly uses the entries the cache files hold and writes nothing:
 	// for a repository that cannot be written.
 	ReadOnly bool
+	// Shared keeps, for the walks of this one cache value (apply's two
+	// observations of a tree), the blob id of every file a walk read
+	// whose ctime and mtime were both earlier than a moment of the tree's
+	// filesystem clock taken before that walk read anything
+	// (ChangeMoment of Dir, stamped by a file made and removed there): a
+	// later walk that finds exactly that identity reuses the id unread,
+	// by the rule UnchangedSince states, where the disk cache would wait
+	// for its margin. Entries live in memory only.
+	Shared bool
 
 	hashed, reused atomic.Int64
+	mu             sync.Mutex
+	shared         map[statKey]sharedID
+}
+
+// sharedID is a blob id a walk of a Shared cache read, and the moment it
+// was read after.
+type sharedID struct {
+	oid   string
+	since time.Time
 }
 
 // NewHashCache is the content hash cache of repo: <common>/custody/cache.
@@ -104,6 +123,9 @@ type treeHashes struct {
 	fresh map[statKey]string
 	// keepOld keeps every entry of old at the next save (keepUnvisited).
 	keepOld bool
+	// since is the moment of the tree's filesystem clock this walk took
+	// for a Shared cache (zero: none).
+	since time.Time
 }
 
 // CachePath is where the cache file of the tree with admin key lives, or
@@ -137,7 +159,7 @@ func (c *HashCache) tree(key, root string, format gitfiles.ObjectFormat) *treeHa
 	if c.Now != nil {
 		now = c.Now
 	}
-	t := &treeHashes{c: c, path: p, format: format, start: now(), dev: rk.dev}
+	t := &treeHashes{c: c, path: p, format: format, start: now(), dev: rk.dev, since: c.moment(rk.dev)}
 	t.old = readHashCache(p, format, t.start)
 	t.hits = make([]statKey, 0, len(t.old))
 	t.fresh = map[statKey]string{}
@@ -159,6 +181,10 @@ func (t *treeHashes) cached(info fs.FileInfo) (string, bool) {
 	if hit {
 		t.hits = append(t.hits, k)
 		t.c.reused.Add(1)
+		return oid, true
+	}
+	if oid, hit = t.c.sharedID(k); hit {
+		t.c.reused.Add(1)
 	}
 	return oid, hit
 }
@@ -175,16 +201,82 @@ func (t *treeHashes) file(p string, info fs.FileInfo) (string, error) {
 			t.c.reused.Add(1)
 			return oid, nil
 		}
+		if oid, hit := t.c.sharedID(k); hit {
+			t.c.reused.Add(1)
+			return oid, nil
+		}
 	}
 	t.c.hashed.Add(1)
 	oid, after, err := hashFile(t.format, p, info, ok)
 	if err != nil || !ok {
 		return oid, err
 	}
-	if k2, ok := keyOf(after); ok && k2 == k && machine.HashCacheable(time.Unix(0, k.ctime), time.Unix(0, k.mtime), t.start) {
-		t.fresh[k] = oid
+	if k2, ok := keyOf(after); ok && k2 == k {
+		if machine.HashCacheable(time.Unix(0, k.ctime), time.Unix(0, k.mtime), t.start) {
+			t.fresh[k] = oid
+		}
+		t.c.share(k, oid, t.since)
 	}
 	return oid, nil
+}
+
+// moment is, for a Shared cache, a moment of the clock that stamps the
+// files of a tree on device dev, taken now: a file is made and removed in
+// Dir and Dir's ctime read (ChangeMoment). Zero when the cache is not
+// Shared or cannot be written, or Dir is on another device or filesystem.
+func (c *HashCache) moment(dev uint64) time.Time {
+	if !c.Shared || c.ReadOnly || c.Dir == "" {
+		return time.Time{}
+	}
+	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+		return time.Time{}
+	}
+	if fi, err := os.Lstat(c.Dir); err != nil || !fi.IsDir() {
+		return time.Time{}
+	}
+	f, err := os.CreateTemp(c.Dir, "moment.tmp-*")
+	if err != nil {
+		return time.Time{}
+	}
+	_ = f.Close()
+	if err := os.Remove(f.Name()); err != nil {
+		return time.Time{}
+	}
+	at, ok := ChangeMoment(c.Dir, dev)
+	if !ok {
+		return time.Time{}
+	}
+	return at
+}
+
+// share keeps oid, read after since from a file of identity k, for the
+// later walks of c, when both of k's stamps are earlier than since.
+func (c *HashCache) share(k statKey, oid string, since time.Time) {
+	if since.IsZero() || k.ctime >= since.UnixNano() || k.mtime >= since.UnixNano() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shared == nil {
+		c.shared = map[statKey]sharedID{}
+	}
+	c.shared[k] = sharedID{oid: oid, since: since}
+}
+
+// sharedID is the id an earlier walk of c read from a file of exactly
+// identity k, while the wall clock has not gone back past the moment it
+// was read after.
+func (c *HashCache) sharedID(k statKey) (string, bool) {
+	if !c.Shared {
+		return "", false
+	}
+	c.mu.Lock()
+	e, ok := c.shared[k]
+	c.mu.Unlock()
+	if !ok || time.Now().Before(e.since) {
+		return "", false
+	}
+	return e.oid, true
 }
 
 // keepUnvisited keeps for the next save the entries read from the cache
@@ -344,16 +436,55 @@ func decodeHashCache(b []byte, format gitfiles.ObjectFormat, now time.Time) map[
 	return out
 }
 
-// Unchanged reports whether after, an lstat of a file, has exactly the
-// identity before had (device, inode, size, mtime and ctime to the
-// nanosecond, mode) and before's stamps are older than start by the
-// racy-clean margin (machine.HashCacheable): the bytes read from that file
-// at start or later are still its bytes, on a filesystem StampsTrusted
-// accepts.
-func Unchanged(before, after fs.FileInfo, start time.Time) bool {
+// ChangeMoment returns a moment of the clock that stamps the files below
+// dir: the ctime of dir itself, which the kernel set from that clock at
+// dir's last change (an entry renamed into it, made or removed), so it is
+// no later than that clock reads now, and no one can set it to a chosen
+// value. ok is false, and nothing may be trusted by it, unless dir lies on
+// a filesystem StampsTrusted accepts, on device dev, and the stamp is not
+// ahead of the wall clock (a clock set back since).
+func ChangeMoment(dir string, dev uint64) (time.Time, bool) {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || !stampedByKernel(dir) {
+		return time.Time{}, false
+	}
+	k, ok := keyOf(fi)
+	if !ok || k.dev != dev {
+		return time.Time{}, false
+	}
+	at := time.Unix(0, k.ctime)
+	if at.After(time.Now()) {
+		return time.Time{}, false
+	}
+	return at, true
+}
+
+// DevOf is the device lstat info names, where the system gives one.
+func DevOf(info fs.FileInfo) (uint64, bool) {
+	k, ok := keyOf(info)
+	return k.dev, ok
+}
+
+// UnchangedSince is git's racily-clean rule against a moment of the
+// filesystem's own clock: it reports whether after, an lstat of a file,
+// has exactly the identity before had (device, inode, size, mtime and
+// ctime to the nanosecond, mode) and before's ctime and mtime are both
+// strictly earlier than since (a ChangeMoment taken before the file was
+// read; the zero time trusts nothing). A change of the file at since or
+// later, by any writer, is stamped by the kernel at since or later, so it
+// gives the file another ctime than one earlier than since: the bytes read
+// at since or later are still its bytes. A file stamped at since itself
+// may have been changed after its read within the same tick of that
+// clock, and is read again; so is every file once the wall clock reads
+// earlier than since (set back).
+func UnchangedSince(before, after fs.FileInfo, since time.Time) bool {
+	if since.IsZero() || time.Now().Before(since) {
+		return false
+	}
 	a, ok := keyOf(before)
 	b, ok2 := keyOf(after)
-	return ok && ok2 && a == b && machine.HashCacheable(time.Unix(0, a.ctime), time.Unix(0, a.mtime), start)
+	limit := since.UnixNano()
+	return ok && ok2 && a == b && a.ctime < limit && a.mtime < limit
 }
 
 // StampsTrusted returns whether the files below dir lie on a filesystem

@@ -267,47 +267,6 @@ func TestHashCacheFileRoundTrip(t *testing.T) {
 	}
 }
 
-// TestUnchanged: the quarantine's re-check before a deletion skips
-// reading a file again only when lstat gives exactly the identity the
-// check saw and its stamps were older than the check by the margin; a
-// same-size rewrite with its mtime put back, a file swapped for a copy,
-// and a file stamped within the margin are all read again.
-func TestUnchanged(t *testing.T) {
-	t.Parallel()
-	repo, _ := cacheRepo(t, cacheFiles)
-	p := filepath.Join(repo, "a.txt")
-	lstat := func() os.FileInfo {
-		fi, err := os.Lstat(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fi
-	}
-	later := time.Now().Add(time.Minute)
-	before := lstat()
-	got := map[string]bool{
-		"untouched":        Unchanged(before, lstat(), later),
-		"checked just now": Unchanged(before, lstat(), time.Now()),
-	}
-	sameSizeRewrite(t, repo, "a.txt", "ALPHA\n")
-	got["same-size rewrite, mtime put back"] = Unchanged(before, lstat(), later)
-	before = lstat()
-	if err := os.Rename(p, p+".old"); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte("ALPHA\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(p, before.ModTime(), before.ModTime()); err != nil {
-		t.Fatal(err)
-	}
-	got["swapped for a copy"] = Unchanged(before, lstat(), later)
-	want := map[string]bool{"untouched": true, "checked just now": false, "same-size rewrite, mtime put back": false, "swapped for a copy": false}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("Unchanged (-want +got):\n%s", diff)
-	}
-}
-
 // TestPruneHashCache: the cache files of trees without an admin entry and
 // a killed writer's temporary file go; a live tree's stays.
 func TestPruneHashCache(t *testing.T) {

@@ -45,6 +45,7 @@ var observeWriters = map[string]string{
 	// Derived data: the content-hash cache.
 	"hashcache.go:save":           "hash cache",
 	"hashcache.go:PruneHashCache": "hash cache",
+	"hashcache.go:moment":         "hash cache",
 }
 
 // osWrites are the os functions that change the filesystem.

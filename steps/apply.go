@@ -82,6 +82,11 @@ type applyRun struct {
 	// ancestors are the plan's heads known to be ancestors of view's first
 	// tip, asked once with view (observe.Ancestors).
 	ancestors map[string]bool
+	// proofs are the proofs against view of the plan's other heads, asked
+	// once for all of them with view (proof.StartProofs): both
+	// observations of every item read the proof of its head there, and a
+	// head not in it (one that moved since plan) is proved alone.
+	proofs *proof.ProofSet
 	// trees are the tree ids of the plan's removal heads, asked once with
 	// view (quarantine.CommitTrees), against which each quarantine manifest may be
 	// read from the tree's index (quarantine.HeadTree).
@@ -99,10 +104,15 @@ type applyRun struct {
 // counts as a person's (ignored content, kept), one it no longer writes is
 // still one it wrote, and a tree changed since plan is stale whatever the
 // scope. The tree itself is observed fresh, both times
-// (carryOutRemovalIn).
+// (carryOutRemovalIn); the second content walk reuses, unread, the blob id
+// of each file the first read whose identity lstat still gives exactly
+// and whose stamps were earlier than a moment of the tree's filesystem
+// clock taken before that read (observe.HashCache.Shared).
 func (run *applyRun) applyScope(e *Env) observe.Scope {
-	return observe.Scope{Status: true, Hidden: true, Proof: true, View: run.view, Ancestors: run.ancestors,
-		Procs: e.ScanProcesses(), EnvLines: run.envLines, Disposable: run.disposable, Hashes: e.hashCache()}
+	hashes := e.hashCache()
+	hashes.Shared = true
+	return observe.Scope{Status: true, Hidden: true, Proof: true, View: run.view, Ancestors: run.ancestors, Proofs: run.proofs,
+		Procs: e.ScanProcesses(), EnvLines: run.envLines, Disposable: run.disposable, Hashes: hashes}
 }
 
 // Apply runs exactly the plan's actions (or those named in only), item by
@@ -213,6 +223,19 @@ func applyRemove(ctx context.Context, e *Env, run *applyRun, it machine.PlanItem
 			}
 		}
 		run.ancestors = KnownAncestors(ctx, e, view, heads)
+		var unproved []string
+		for _, h := range heads {
+			if !run.ancestors[h] {
+				unproved = append(unproved, h)
+			}
+		}
+		if len(unproved) > 0 {
+			// The advertisement is this apply's one view of the remotes:
+			// a head's proof against it is the same for every item and
+			// both its observations, so it is asked once, in one batch
+			// (as plan does), while HEAD's trees are asked.
+			run.proofs = proof.StartProofs(ctx, e.Git, e.Repo, unproved, view)
+		}
 		run.trees = quarantine.CommitTrees(ctx, e.quarantineEnv(), heads)
 		if run.envLines, err = e.envLines(); err != nil {
 			return Outcome{}, err

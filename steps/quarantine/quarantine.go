@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
@@ -193,9 +194,40 @@ func gitdirLineOnly(b []byte, want string) bool {
 // unexpected returns why the entry rel at path (lstat fi) is not what m
 // allows, "" when it is.
 func (m Manifest) unexpected(rel, path string, fi fs.FileInfo, idLen int) string {
+	why, _ := m.check(rel, path, fi, idLen, nil)
+	return why
+}
+
+// check is unexpected that also returns the bytes of a .git file it read
+// and found as git writes it (nil for any other entry), so that nothing
+// reads it twice, and tells opened (when set) the path of every file
+// whose content it reads.
+func (m Manifest) check(rel, path string, fi fs.FileInfo, idLen int, opened func(string)) (string, []byte) {
 	if root, kind, ok := m.discardRoot(rel); ok {
-		return discardUnexpected(kind, rel, root, path, fi)
+		return discardUnexpected(kind, rel, root, path, fi), nil
 	}
+	want := m[rel]
+	if fi.Mode().IsRegular() && want.Kind == "gitfile" {
+		if opened != nil {
+			opened(path)
+		}
+		b, err := safefile.Read(path, 64<<10)
+		if err != nil {
+			return "unreadable: " + err.Error(), nil
+		}
+		if !gitdirLineOnly(b, want.Gitdir) {
+			return "it holds more than the one gitdir line git writes", nil
+		}
+		return "", b
+	}
+	if opened != nil && fi.Mode().IsRegular() && want.Kind == "file" && want.Exec == (fi.Mode().Perm()&0o100 != 0) {
+		opened(path)
+	}
+	return m.unexpectedEntry(rel, path, fi, idLen), nil
+}
+
+// unexpectedEntry is unexpected for an entry below no discarded directory.
+func (m Manifest) unexpectedEntry(rel, path string, fi fs.FileInfo, idLen int) string {
 	want, ok := m[rel]
 	mode := fi.Mode()
 	switch {
@@ -293,6 +325,7 @@ func Remove(ctx context.Context, e *Env, rec machine.Record, obs machine.Worktre
 	}
 	failpoint.At("apply/after-quarantine")
 	failpoint.Pause("apply/after-quarantine")
+	since := changeMoment(q)
 	if ref := quarantineInUse(e, rec); ref != nil {
 		return ref, nil
 	}
@@ -300,7 +333,7 @@ func Remove(ctx context.Context, e *Env, rec machine.Record, obs machine.Worktre
 	if err != nil {
 		return moveBack(e, rec, "", "the disposable patterns cannot be read: "+err.Error(), false)
 	}
-	return finishQuarantine(ctx, e, rec, m, &disposable)
+	return finishQuarantine(ctx, e, rec, m, &disposable, since)
 }
 
 // Settle finishes what a killed run left in rec's quarantine:
@@ -327,10 +360,11 @@ func Settle(ctx context.Context, e *Env, rec machine.Record) (*machine.Refusal, 
 		// back whole.
 		return moveBack(e, rec, "", "its manifest cannot be read: "+err.Error(), true)
 	}
+	since := changeMoment(in.Quarantine)
 	if ref := quarantineInUse(e, rec); ref != nil {
 		return ref, nil
 	}
-	return finishQuarantine(ctx, e, rec, m, nil)
+	return finishQuarantine(ctx, e, rec, m, nil, since)
 }
 
 // finishQuarantine checks the quarantine against m, deletes it entry by
@@ -339,8 +373,11 @@ func Settle(ctx context.Context, e *Env, rec machine.Record) (*machine.Refusal, 
 // disposable patterns), each discarded directory must first be classified
 // again as the same kind of build output. A run that settles a killed
 // removal passes nil: what it already deleted of a directory may be what
-// made it recognisable, and each entry left is still checked.
-func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m Manifest, reclassify *machine.Patterns) (*machine.Refusal, error) {
+// made it recognisable, and each entry left is still checked. since is
+// the moment of the quarantine's filesystem clock taken before the in-use
+// scan (changeMoment): a file changed earlier than it and not since is
+// read once.
+func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m Manifest, reclassify *machine.Patterns, since time.Time) (*machine.Refusal, error) {
 	q := rec.Intent.Quarantine
 	if reclassify != nil {
 		if stray, why := m.reclassified(q, *reclassify); stray != "" {
@@ -348,7 +385,7 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m Manifes
 		}
 	}
 	var once sync.Once
-	d := qdeletion{m: m, idLen: len(rec.Intent.Commit),
+	d := qdeletion{m: m, idLen: len(rec.Intent.Commit), since: since,
 		// A lock taken since the final observation (git finds the entry
 		// by its path even while the tree is in quarantine) keeps the
 		// tree: the admin entry, its lock and reason, would go with it.
@@ -373,6 +410,28 @@ func finishQuarantine(ctx context.Context, e *Env, rec machine.Record, m Manifes
 		return nil, nil
 	}
 	return stoppedRemoval(ctx, e, rec, m, res, reclassify == nil)
+}
+
+// changeMoment is a moment of the clock that stamps the files of the
+// quarantine q, no later than now: the ctime of q's parent directory,
+// which moving the tree into q stamped (observe.ChangeMoment). It is the
+// zero time, and every file is read again right before its deletion, when
+// that filesystem's stamps are not the kernel's or the parent is on
+// another device than q.
+func changeMoment(q string) time.Time {
+	fi, err := os.Lstat(q)
+	if err != nil {
+		return time.Time{}
+	}
+	dev, ok := observe.DevOf(fi)
+	if !ok {
+		return time.Time{}
+	}
+	at, ok := observe.ChangeMoment(filepath.Dir(q), dev)
+	if !ok {
+		return time.Time{}
+	}
+	return at
 }
 
 // moveBack returns the quarantine, nothing (more) of it deleted, to the

@@ -28,6 +28,16 @@ type qdeletion struct {
 	afterFirst func()
 	// budget bounds the directories held open at once (0: qdirBudget).
 	budget int
+	// since is a moment of the quarantine's filesystem clock taken before
+	// the check read anything and before the in-use scan that preceded it
+	// (changeMoment). Right before its deletion a file is read again
+	// unless lstat still says exactly what it said at the check and its
+	// ctime and mtime were both earlier than since (observe.UnchangedSince);
+	// the zero time trusts no file, and every one is read again.
+	since time.Time
+	// opened, when set, is told the path of every file whose content the
+	// check or the deletion reads.
+	opened func(string)
 	// stage, when set, is called as the deletion reaches each stage:
 	// "checked" (every entry checked, nothing deleted), "files-deleted"
 	// (every file but the .git files gone) and "gitfiles-deleted". Tests
@@ -53,7 +63,9 @@ type qresult struct {
 
 // run checks the quarantine q against d.m and deletes it, or stops at the
 // first entry that is not as the check saw it. Every file is read once,
-// after the tree went into quarantine. No file is deleted until every
+// after the tree went into quarantine, and read again right before its
+// deletion only when its identity changed or the check cannot rule out a
+// change it did not see (d.since). No file is deleted until every
 // directory, listed again, holds exactly what the check listed; the .git
 // files go only after every other file, once every directory holds
 // exactly what the check listed less what was deleted, and the
@@ -68,15 +80,14 @@ func (d qdeletion) run(q string) qresult {
 	}
 	// Right before its deletion a file is read again unless lstat still
 	// says exactly what it said at the check and its stamps were already
-	// older than that read by the racy-clean margin (observe.Unchanged):
-	// a write since would have stamped it anew.
-	start := time.Now()
+	// earlier than d.since, a moment taken before the check read it
+	// (observe.UnchangedSince): a write since would have stamped it anew.
 	var checked map[string]fs.FileInfo
 	trusted, onDevice := observe.StampsTrusted(q)
-	if trusted {
+	if trusted && !d.since.IsZero() {
 		checked = map[string]fs.FileInfo{}
 	}
-	sc, stray, why := scanQuarantine(q, d.m, d.idLen, checked, d.budget)
+	sc, stray, why := scanQuarantineOpened(q, d.m, d.idLen, checked, d.budget, d.opened)
 	defer sc.close()
 	res := qresult{gitfiles: sc.gitfiles, aside: sc.aside}
 	stop := func(stray, why string) qresult {
@@ -101,10 +112,11 @@ func (d qdeletion) run(q string) qresult {
 		return stop(stray, why)
 	}
 	verify := func(f quarantinedFile, fi fs.FileInfo) string {
-		if before, ok := checked[f.path]; ok && observe.Unchanged(before, fi, start) {
+		if before, ok := checked[f.path]; ok && observe.UnchangedSince(before, fi, d.since) {
 			return ""
 		}
-		return d.m.unexpected(f.rel, f.path, fi, d.idLen)
+		why, _ := d.m.check(f.rel, f.path, fi, d.idLen, d.opened)
+		return why
 	}
 	worker := func() (func(quarantinedFile) (string, error), func()) {
 		c := &dirCache{sc: sc}
@@ -150,7 +162,7 @@ func (d qdeletion) run(q string) qresult {
 	if dir, err := sc.removeDirs(); err != nil {
 		// Something appeared in it since the last listing, or it cannot
 		// be deleted at all (a mount point, its permissions).
-		again, stray, why := scanQuarantine(q, d.m, d.idLen, nil, d.budget)
+		again, stray, why := scanQuarantineOpened(q, d.m, d.idLen, nil, d.budget, d.opened)
 		again.close()
 		if stray != "" {
 			return stop(stray, why)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe/hostio"
-	"github.com/custody-sh/custody/observe/safefile"
 	"github.com/custody-sh/custody/steps/failpoint"
 )
 
@@ -74,6 +73,9 @@ type qscan struct {
 	// rootDirs counts the directories right below the quarantine the
 	// walk has entered (the pause point apply/during-check).
 	rootDirs int
+	// opened, when set, is told the path of every file whose content the
+	// check reads.
+	opened func(string)
 }
 
 // scanQuarantine checks every entry of q against m, relative to its open
@@ -83,10 +85,16 @@ type qscan struct {
 // regular file it read and found HEAD's. It holds at most budget
 // directories open (qdirBudget when 0). The scan is never nil; close it.
 func scanQuarantine(q string, m Manifest, idLen int, checked map[string]fs.FileInfo, budget int) (sc *qscan, stray, why string) {
+	return scanQuarantineOpened(q, m, idLen, checked, budget, nil)
+}
+
+// scanQuarantineOpened is scanQuarantine that tells opened (when set) the
+// path of every file whose content it reads.
+func scanQuarantineOpened(q string, m Manifest, idLen int, checked map[string]fs.FileInfo, budget int, opened func(string)) (sc *qscan, stray, why string) {
 	if budget <= 0 {
 		budget = qdirBudget()
 	}
-	sc = &qscan{budget: budget, gitfiles: map[string][]byte{}, aside: map[string]string{}}
+	sc = &qscan{budget: budget, gitfiles: map[string][]byte{}, aside: map[string]string{}, opened: opened}
 	d, fi, err := openQuarantineRoot(q)
 	if err != nil {
 		return sc, q, "unreadable: " + err.Error()
@@ -115,7 +123,8 @@ func (sc *qscan) walk(n *qnode, m Manifest, idLen int, checked map[string]fs.Fil
 		if !fi.IsDir() {
 			rel = m.listedAs(listed)
 		}
-		if w := m.unexpected(rel, p, fi, idLen); w != "" {
+		w, gitfile := m.check(rel, p, fi, idLen, sc.opened)
+		if w != "" {
 			return p, w
 		}
 		if !fi.IsDir() {
@@ -132,10 +141,8 @@ func (sc *qscan) walk(n *qnode, m Manifest, idLen int, checked map[string]fs.Fil
 			if checked != nil && fi.Mode().IsRegular() {
 				checked[p] = fi
 			}
-			if m[rel].Kind == "gitfile" && fi.Mode().IsRegular() {
-				if b, err := safefile.Read(p, 64<<10); err == nil && gitdirLineOnly(b, m[rel].Gitdir) {
-					sc.gitfiles[rel] = b
-				}
+			if gitfile != nil {
+				sc.gitfiles[rel] = gitfile
 			}
 			continue
 		}
