@@ -50,3 +50,17 @@ func LandNoIdentityRefusal(path string, err error) *Refusal {
 	return &Refusal{Code: CodeLandNoIdentity, Path: path, Retry: "git config --global user.email EMAIL && git config --global user.name NAME",
 		Message: fmt.Sprintf("git has no identity to write the landing's commit under (%v); nothing was pushed", err)}
 }
+
+// LandWrongStateRefusal refuses landing record rec, which is in a state
+// (provisioning, relocating, removing) no landing starts from.
+func LandWrongStateRefusal(rec Record) *Refusal {
+	return &Refusal{Code: CodeWrongState, Path: rec.Path, Retry: "custody resume",
+		Message: fmt.Sprintf("%s is %s; land starts from an active or finished tree; nothing was pushed", rec.ID, rec.State)}
+}
+
+// LandHeadMovedRefusal refuses a landing whose tree's HEAD moved from
+// before to after while the pre-land check ran.
+func LandHeadMovedRefusal(path, before, after, retry string) *Refusal {
+	return &Refusal{Code: CodeStale, Path: path, Retry: retry,
+		Message: fmt.Sprintf("the tree's HEAD moved from %s to %s while the pre-land check ran; nothing was pushed", Abbrev(before, ShortCommit), Abbrev(after, ShortCommit))}
+}
