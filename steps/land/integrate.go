@@ -219,7 +219,7 @@ func (g integrator) original(ctx context.Context, c string) (string, []string, e
 		if lt < 0 || gt < lt {
 			break
 		}
-		return msg, []string{"GIT_AUTHOR_NAME=" + rest[:lt], "GIT_AUTHOR_EMAIL=" + rest[lt+2 : gt], "GIT_AUTHOR_DATE=@" + rest[gt+2:]}, nil
+		return msg, []string{"GIT_AUTHOR_NAME=" + rest[:lt], "GIT_AUTHOR_EMAIL=" + rest[lt+2:gt], "GIT_AUTHOR_DATE=@" + rest[gt+2:]}, nil
 	}
 	return "", nil, fmt.Errorf("commit %s names no author", c)
 }

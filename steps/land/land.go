@@ -63,12 +63,12 @@ type Result struct {
 	Refusals []machine.Refusal `json:"refusals,omitempty"`
 	// Removed says the tree is gone (with --yes); Removal is what apply
 	// did with it, Proof what it stood on.
-	Removed bool             `json:"removed"`
-	Removal *steps.Outcome   `json:"removal,omitempty"`
-	Proof   *machine.Proof   `json:"proof,omitempty"`
-	Action  machine.Action   `json:"action,omitempty"`
-	State   machine.State    `json:"state,omitempty"`
-	Plan    *machine.Plan    `json:"-"`
+	Removed bool           `json:"removed"`
+	Removal *steps.Outcome `json:"removal,omitempty"`
+	Proof   *machine.Proof `json:"proof,omitempty"`
+	Action  machine.Action `json:"action,omitempty"`
+	State   machine.State  `json:"state,omitempty"`
+	Plan    *machine.Plan  `json:"-"`
 	// PlanFile is where the removal's plan was written (--plan).
 	PlanFile string `json:"plan_file,omitempty"`
 	// Next is the command to run next.
