@@ -55,6 +55,18 @@ func TestLandCrash(t *testing.T) {
 			if killed.Code != -1 {
 				t.Fatalf("custody land with CUSTODY_FAILPOINT=%s was not killed:\n%s", point, killed)
 			}
+			// Killed anywhere in the landing, the tree is there; killed
+			// before the push, nothing was pushed.
+			if strings.HasPrefix(point, "land/") {
+				if _, err := os.Stat(filepath.Join(path, "b.txt")); err != nil {
+					t.Errorf("killed at %s, the tree lost its work: %v", point, err)
+				}
+			}
+			if point == "land/after-intent" {
+				if got := r.GitIn(r.Remote, "rev-parse", "main"); got != moved {
+					t.Errorf("killed before the push, origin's main moved to %s", got)
+				}
+			}
 			again := clitest.MustCustody(t, r, 0, "land", id, "--squash", "--yes")
 			if _, err := os.Lstat(path); !os.IsNotExist(err) {
 				t.Errorf("the tree is still there after the land that followed the kill (%v):\n%s", err, again)
