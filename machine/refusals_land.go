@@ -64,3 +64,10 @@ func LandHeadMovedRefusal(path, before, after, retry string) *Refusal {
 	return &Refusal{Code: CodeStale, Path: path, Retry: retry,
 		Message: fmt.Sprintf("the tree's HEAD moved from %s to %s while the pre-land check ran; nothing was pushed", Abbrev(before, ShortCommit), Abbrev(after, ShortCommit))}
 }
+
+// LandRemovedRefusal refuses landing record rec, whose tree was removed
+// without a landing: there is nothing left to land.
+func LandRemovedRefusal(rec Record) *Refusal {
+	return &Refusal{Code: CodeWrongState, Path: rec.Path, Retry: CommandOn([]string{"custody", "show"}, rec.ID),
+		Message: fmt.Sprintf("%s was removed before, and never landed; there is nothing left to land", rec.ID)}
+}

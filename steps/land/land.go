@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
@@ -118,6 +119,16 @@ func Land(ctx context.Context, e *steps.Env, id string, opts Options) (Result, e
 	res := Result{ID: id, Path: rec.Path, Branch: rec.Branch, Landing: NotLanded}
 	switch rec.State {
 	case machine.StateTombstoned:
+		// Landed, then removed (by this command, or by the resume of
+		// its interrupted removal): already done. Removed without a
+		// landing: nothing is left to land.
+		events, _, err := landEvents(e, id)
+		if err != nil {
+			return res, err
+		}
+		if !slices.Contains(events, machine.EventLanded) {
+			return res, machine.LandRemovedRefusal(rec)
+		}
 		res.Landing, res.Removed = AlreadyLanded, true
 		res.Removal = &steps.Outcome{ID: id, Outcome: machine.OutcomeAlreadyDone, State: rec.State}
 		return res, nil

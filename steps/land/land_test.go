@@ -4,6 +4,7 @@ package land_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -318,4 +319,26 @@ func TestLandCheck(t *testing.T) {
 	}
 	r.Commit(a.Path, "ok.txt", "ok\n")
 	mustLand(t, e, a.ID, opts("", true))
+}
+
+// TestLandRemovedWithoutLanding: a tree removed by custody remove (its
+// branch published by hand) was never landed: land refuses, naming that,
+// and pushes nothing.
+func TestLandRemovedWithoutLanding(t *testing.T) {
+	r := fixtures.New(t, fixtures.Options{})
+	e := landEnv(t, r)
+	a := tree(t, r, e, "gone", "a.txt")
+	r.Push(a.Path, "published")
+	if _, err := steps.Retire(context.Background(), e, a.ID, steps.RetireOptions{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	before := remoteMain(t, r)
+	_, err := land.Land(context.Background(), e, a.ID, opts("", true))
+	var rf *machine.Refusal
+	if !errors.As(err, &rf) || rf.Code != machine.CodeWrongState || !strings.Contains(rf.Message, "never landed") {
+		t.Fatalf("land of a removed tree: %v; want wrong-state saying it never landed", err)
+	}
+	if remoteMain(t, r) != before {
+		t.Errorf("origin's main moved")
+	}
 }
