@@ -6,9 +6,12 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -230,6 +233,21 @@ func TestLandRefusals(t *testing.T) {
 			setup: func(t *testing.T, w world) { w.r.WriteFile(w.a.Path, "a.txt", "changed\n") }},
 		{name: "untracked", code: machine.CodeUntrackedFiles,
 			setup: func(t *testing.T, w world) { w.r.WriteFile(w.a.Path, "new.txt", "x\n") }},
+		{name: "a process in it", code: machine.CodeInUse, setup: func(t *testing.T, w world) {
+			// Not this process's child: the scan leaves custody's own
+			// children out, as they are custody's git.
+			sh := exec.Command("sh", "-c", "sleep 300 >/dev/null 2>&1 & echo $!")
+			sh.Dir = w.a.Path
+			out, err := sh.Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+		}},
 		{name: "leased", code: machine.CodeLeaseLive, setup: func(t *testing.T, w world) {
 			lr := machine.LeaseRequest{Op: machine.LeaseAcquire, Session: "s-1", Now: time.Now().UTC(), Duration: time.Hour}
 			if _, err := w.e.Store.ChangeLease(store.LeaseChange{Path: w.a.Path, Key: w.a.ID, Request: lr}); err != nil {
