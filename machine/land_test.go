@@ -1,6 +1,7 @@
 package machine_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -176,5 +177,36 @@ func TestLandBlocking(t *testing.T) {
 	want := []machine.Refusal{{Code: machine.CodeTrackedChanges}, {Code: machine.CodeInUse}, {Code: machine.CodeLeaseLive}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("blocking (-want +got):\n%s", d)
+	}
+}
+
+func TestLandRefusalConstructors(t *testing.T) {
+	const path = "/r/.worktrees/a 1"
+	tgt := machine.LandTarget{Push: "origin", Remote: "origin", Ref: "refs/heads/main", Tip: "1111111111111111111111111111111111111111"}
+	for _, tc := range []struct {
+		name string
+		got  *machine.Refusal
+		code machine.Code
+		says string
+	}{
+		{"conflict", machine.LandConflictRefusal(path, machine.LandSquash, "2222222222222222", tgt, []string{"a.txt", "b/c.txt"}, "custody land --squash --yes a"),
+			machine.CodeLandConflict, "conflicts in 2 path(s): a.txt, b/c.txt; nothing was pushed; resolve them in the tree (git -C '/r/.worktrees/a 1' rebase 1111111111111111111111111111111111111111)"},
+		{"raced", machine.LandRacedRefusal(path, tgt, "3333333333333333", "custody land --yes a"), machine.CodeLandRaced, "now at 333333333333); the push's lease refused it and nothing was pushed"},
+		{"raced, ref gone", machine.LandRacedRefusal(path, tgt, "", "custody land --yes a"), machine.CodeLandRaced, "no longer advertised"},
+		{"push", machine.LandPushRefusal(path, tgt, "4444444444444444", "rejected", "custody land --yes a"), machine.CodeLandPushFailed, "pushing 444444444444 to origin refs/heads/main did not land: rejected"},
+		{"check", machine.LandCheckFailedRefusal(path, "make test", 2, "FAIL\x1b[0m", "custody land --yes a"), machine.CodeLandCheckFailed, `the pre-land check "make test" exited 2 in the tree; nothing was pushed: FAIL`},
+		{"identity", machine.LandNoIdentityRefusal(path, errors.New("empty ident")), machine.CodeLandNoIdentity, "no identity"},
+		{"removed", machine.LandRemovedRefusal(machine.Record{ID: "a", Path: path}), machine.CodeWrongState, "never landed"},
+		{"wrong state", machine.LandWrongStateRefusal(machine.Record{ID: "a", Path: path, State: machine.StateRemoving}), machine.CodeWrongState, "a is removing"},
+		{"head moved", machine.LandHeadMovedRefusal(path, "5555555555555555", "6666666666666666", "custody land --yes a"), machine.CodeStale, "moved from 555555555555 to 666666666666"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got.Code != tc.code || !strings.Contains(tc.got.Message, tc.says) || tc.got.Path != path || tc.got.Retry == "" {
+				t.Errorf("%+v; want %s saying %q at %q with a retry", tc.got, tc.code, tc.says, path)
+			}
+			if strings.ContainsAny(tc.got.Message, "\x1b\n") {
+				t.Errorf("message holds a control character: %q", tc.got.Message)
+			}
+		})
 	}
 }

@@ -12,8 +12,8 @@ func LandNoTargetRefusal(path, why, retry string) *Refusal {
 // conflicts at paths.
 func LandConflictRefusal(path string, method LandMethod, head string, t LandTarget, paths []string, retry string) *Refusal {
 	return &Refusal{Code: CodeLandConflict, Path: path, Retry: retry,
-		Message: fmt.Sprintf("integrating %s into %s at %s by %s conflicts in %d path(s): %s; nothing was pushed; resolve them in the tree (git -C %s rebase %s), then land again",
-			Abbrev(head, ShortCommit), t.Ref, Abbrev(t.Tip, ShortCommit), method, len(paths), listSome(paths, 10), QuoteArg(path), Abbrev(t.Tip, ShortCommit))}
+		Message: fmt.Sprintf("integrating %s into %s at %s by %s conflicts in %d path(s): %s; nothing was pushed; resolve them in the tree (%s), then land again",
+			Abbrev(head, ShortCommit), t.Ref, Abbrev(t.Tip, ShortCommit), method, len(paths), listSome(paths, 10), Command("git", "-C", path, "rebase", t.Tip))}
 }
 
 // LandRacedRefusal reports that t's ref moved (to now, "" when it is no
