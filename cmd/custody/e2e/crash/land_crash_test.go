@@ -139,3 +139,30 @@ func TestLandRaced(t *testing.T) {
 		t.Errorf("the land after the race did not land:\n%s", again)
 	}
 }
+
+// TestLandLeaseIsExact: while a fast-forward is held before its push,
+// origin's main moves to the tree's own first commit, so a plain push of
+// the tree's HEAD would still fast-forward. The lease is on the exact tip
+// integrated against, so it refuses all the same: nothing pushed, main
+// where the other push left it. Run again, land fast-forwards from there.
+func TestLandLeaseIsExact(t *testing.T) {
+	t.Parallel()
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	id, path := clitest.NewTree(t, r, "exact")
+	first := r.Commit(path, "a.txt", "first\n")
+	head := r.Commit(path, "b.txt", "second\n")
+	release, wait := clitest.Paused(t, r, "land/before-push", "land", id, "--yes")
+	r.GitIn(path, "push", "-q", "origin", first+":refs/heads/main")
+	release()
+	res := wait()
+	if res.Code != 3 || !strings.Contains(res.Stdout, "[land-raced]") {
+		t.Fatalf("the held land: want exit 3 with land-raced:\n%s", res)
+	}
+	if got := r.GitIn(r.Remote, "rev-parse", "main"); got != first {
+		t.Errorf("origin's main is %s; want %s, where the other push left it", got, first)
+	}
+	clitest.MustCustody(t, r, 0, "land", id, "--yes")
+	if got := r.GitIn(r.Remote, "rev-parse", "main"); got != head {
+		t.Errorf("after the second land origin's main is %s; want the tree's HEAD %s", got, head)
+	}
+}
