@@ -67,9 +67,13 @@ type Result struct {
 	Removed bool           `json:"removed"`
 	Removal *steps.Outcome `json:"removal,omitempty"`
 	Proof   *machine.Proof `json:"proof,omitempty"`
-	Action  machine.Action `json:"action,omitempty"`
-	State   machine.State  `json:"state,omitempty"`
-	Plan    *machine.Plan  `json:"-"`
+	// Action is what the plan of the landed tree said (remove, or keep
+	// with Refusals); State is the state a kept tree is left in.
+	Action machine.Action `json:"action,omitempty"`
+	State  machine.State  `json:"state,omitempty"`
+	// Plan is the removal's plan (--plan), which the caller writes to
+	// PlanFile; nil when the tree was removed at once or nothing landed.
+	Plan *machine.Plan `json:"-"`
 	// PlanFile is where the removal's plan was written (--plan).
 	PlanFile string `json:"plan_file,omitempty"`
 	// Next is the command to run next.
