@@ -134,6 +134,8 @@ func (c *LandCmd) Run(a *App) error {
 	if err != nil {
 		return err
 	}
+	view := a.pathView(e.Repo.MainCheckout, e.Root)
+	shown := ""
 	if res.Plan != nil {
 		b, err := planBytes(*res.Plan)
 		if err != nil {
@@ -143,18 +145,19 @@ func (c *LandCmd) Run(a *App) error {
 		if err := steps.WriteFile(outPath, b, 0o600); err != nil {
 			return outputError(err, outPath, c.retry(id, c.method()))
 		}
-		res.PlanFile = outPath
+		res.PlanFile, shown = outPath, view.relative(resolvedPath(outPath))
 		if !res.Pending() {
-			res.Next = planNext(c.Out, resolvedPath(outPath), a.pathView(e.Repo.MainCheckout, e.Root))
+			res.Next = planNext(c.Out, resolvedPath(outPath), view)
 		}
 	}
-	a.done(res, func(w io.Writer) { renderLand(w, res) })
+	a.done(res, func(w io.Writer) { renderLand(w, res, shown) })
 	return nil
 }
 
 // renderLand prints what land did: the landing, then the removal (done or
-// planned) or every reason the tree stays, and the next command.
-func renderLand(w io.Writer, res land.Result) {
+// planned, in the plan file shown as planFile) or every reason the tree
+// stays, and the next command.
+func renderLand(w io.Writer, res land.Result, planFile string) {
 	id := machine.EscapeControl(res.ID)
 	switch res.Landing {
 	case land.Landed:
@@ -193,7 +196,7 @@ func renderLand(w io.Writer, res land.Result) {
 		}
 		fitLine(w, "removed "+id, d)
 	case res.PlanFile != "":
-		sayf(w, "wrote %s: remove %s (proof: %s)\n", res.PlanFile, res.ID, proofText(machine.PlanItem{Proof: res.Proof}))
+		sayf(w, "wrote %s: remove %s (proof: %s)\n", planFile, res.ID, proofText(machine.PlanItem{Proof: res.Proof}))
 	}
 	if res.Next != "" && res.PlanFile != "" {
 		fmt.Fprintf(w, "next: %s\n", res.Next)
