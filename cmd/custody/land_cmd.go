@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
@@ -175,14 +176,21 @@ func renderLand(w io.Writer, res land.Result, planFile string) {
 			fmt.Fprintf(w, "%s was landed and removed before\n", id)
 		}
 	}
+	then := false
 	for i := range res.Refusals {
 		verb := "kept"
 		if res.Landing == land.NotLanded {
 			verb = "not landed"
 		}
 		writeRefusal(w, verb+" "+res.ID, &res.Refusals[i])
+		then = then || !strings.HasPrefix(res.Refusals[i].Retry, "custody land ")
 	}
 	if len(res.Refusals) > 0 {
+		if then && res.Next != "" {
+			// A reason the person deals with (a stash, a process to end)
+			// is followed by the land that goes on.
+			fmt.Fprintf(w, "\tthen: %s\n", res.Next)
+		}
 		return
 	}
 	switch {
