@@ -360,3 +360,32 @@ func TestLandRemovedWithoutLanding(t *testing.T) {
 		t.Errorf("origin's main moved")
 	}
 }
+
+// TestLandTarget: a remote whose HEAD names no branch it advertises makes
+// the target ambiguous: refused, naming --onto, nothing pushed. --onto
+// lands on the branch named, and only there.
+func TestLandTarget(t *testing.T) {
+	r := fixtures.New(t, fixtures.Options{})
+	e := landEnv(t, r)
+	a := tree(t, r, e, "onto", "a.txt")
+	head := r.Head(a.Path)
+	r.Git("push", "-q", "origin", "main:refs/heads/dev")
+	r.GitIn(r.Remote, "symbolic-ref", "HEAD", "refs/heads/nothing")
+	before := remoteMain(t, r)
+	res, err := land.Land(context.Background(), e, a.ID, opts("", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Refusals) == 0 || res.Refusals[0].Code != machine.CodeLandNoTarget || !strings.Contains(res.Refusals[0].Message, "--onto BRANCH") {
+		t.Fatalf("%+v; want land-no-target advising --onto", res)
+	}
+	o := opts("", true)
+	o.Onto = "dev"
+	res = mustLand(t, e, a.ID, o)
+	if got := r.GitIn(r.Remote, "rev-parse", "refs/heads/dev"); got != head || res.Target.Ref != "refs/heads/dev" {
+		t.Errorf("dev is %s, target %+v; want the tree's HEAD %s on dev", got, res.Target, head)
+	}
+	if remoteMain(t, r) != before {
+		t.Errorf("main moved")
+	}
+}
