@@ -175,6 +175,11 @@ func TestLandSquashRebaseMerge(t *testing.T) {
 			r := fixtures.New(t, fixtures.Options{})
 			e := landEnv(t, r)
 			a := tree(t, r, e, "work", "a.txt", "b.txt")
+			// A third commit by someone else, at a date of its own: a
+			// rebase keeps both.
+			r.WriteFile(a.Path, "c.txt", "by Ada\n")
+			r.GitIn(a.Path, "add", "c.txt")
+			r.GitIn(a.Path, "commit", "-q", "-m", "change c.txt", "--author=Ada <ada@example.com>", "--date=2001-02-03T04:05:06Z")
 			head := r.Head(a.Path)
 			moved := moveMain(t, r, "other.txt", "theirs\n")
 			res := mustLand(t, e, a.ID, opts(m, true))
@@ -182,7 +187,7 @@ func TestLandSquashRebaseMerge(t *testing.T) {
 			if res.Old != moved || res.New != got || res.Method != m {
 				t.Errorf("result %+v; want %s from %s to %s", res, m, moved, got)
 			}
-			for _, f := range []string{"a.txt", "b.txt", "other.txt"} {
+			for _, f := range []string{"a.txt", "b.txt", "c.txt", "other.txt"} {
 				if _, err := r.TryGitIn(r.Remote, "cat-file", "-e", got+":"+f); err != nil {
 					t.Errorf("%s not in the landed tip: %v", f, err)
 				}
@@ -195,8 +200,8 @@ func TestLandSquashRebaseMerge(t *testing.T) {
 					t.Errorf("squash commit parents %v message %q", parents, msg)
 				}
 			case machine.LandRebase:
-				subjects := r.GitIn(r.Remote, "log", "--format=%s %an", moved+".."+got)
-				if subjects != "change b.txt Fixture\nchange a.txt Fixture" {
+				subjects := r.GitIn(r.Remote, "log", "--format=%s %an <%ae> %aI", moved+".."+got)
+				if !strings.HasPrefix(subjects, "change c.txt Ada <ada@example.com> 2001-02-03T04:05:06+00:00\nchange b.txt Fixture") || !strings.Contains(subjects, "\nchange a.txt Fixture") {
 					t.Errorf("rebased commits %q", subjects)
 				}
 			case machine.LandMerge:
