@@ -27,6 +27,11 @@ type Config struct {
 	// is build output a removal may discard, once this exact content is
 	// approved (custody trust).
 	Disposable []string
+	// LandCheck is the [land] check command: custody land runs it in the
+	// tree (sh -c) before it integrates, and a failure refuses the
+	// landing. It runs only once this exact content is approved
+	// (custody trust).
+	LandCheck string
 }
 
 // ResourceSpec declares one per-worktree external resource.

@@ -429,10 +429,49 @@ const (
 	CodeMigrateNotApproved Code = "migrate-not-approved"
 )
 
+// Refusals of custody land (docs/decisions/0259-land.md). The tree is kept
+// as it was and nothing was pushed, unless the message says otherwise.
+const (
+	// CodeLandNoTarget is returned when land cannot tell where to
+	// integrate: no push lands where a remote custody proves from is
+	// read from, the proving remote did not answer, or it names no
+	// default branch (or the --onto branch) exactly.
+	CodeLandNoTarget Code = "land-no-target"
+	// CodeLandDiverged is returned when the tree's branch cannot be
+	// integrated by the method asked for: it diverged from the target
+	// without a method, or a rebase meets merge commits.
+	CodeLandDiverged Code = "land-diverged"
+	// CodeLandConflict is returned when integrating conflicts; the
+	// message lists the conflicting paths.
+	CodeLandConflict Code = "land-conflict"
+	// CodeLandRaced is returned when the target moved between the
+	// integration and the push: the push's lease refused it, nothing was
+	// pushed.
+	CodeLandRaced Code = "land-raced"
+	// CodeLandPushFailed is returned when the push failed otherwise, or
+	// the proving remote did not show it landed.
+	CodeLandPushFailed Code = "land-push-failed"
+	// CodeLandCheckFailed is returned when the pre-land check of
+	// custody.toml ([land] check) failed in the tree.
+	CodeLandCheckFailed Code = "land-check-failed"
+	// CodeLandNoIdentity is returned when git has no identity to write
+	// a squash, merge or rebased commit under.
+	CodeLandNoIdentity Code = "land-no-identity"
+)
+
 // Code reports every refusal code with a one-line meaning, sorted by code.
 // docs/ renders it; tests check every code has a machine case.
 func Codes() map[Code]string {
-	return map[Code]string{
+	m := map[Code]string{
+		// custody land.
+		CodeLandNoTarget:    "land cannot tell which branch of which proving remote to integrate into",
+		CodeLandDiverged:    "the branch cannot be integrated by the method asked for",
+		CodeLandConflict:    "integrating the branch conflicts",
+		CodeLandRaced:       "the target moved between the integration and the push; nothing was pushed",
+		CodeLandPushFailed:  "the push failed or the proving remote does not show it",
+		CodeLandCheckFailed: "the pre-land check of custody.toml failed",
+		CodeLandNoIdentity:  "git has no identity to write the landing's commits under",
+
 		CodeNotFinished:         "the record is active; finish it first",
 		CodeLeaseLive:           "a live lease holds the worktree",
 		CodeIntentPending:       "an interrupted command left an intent; run custody resume",
@@ -560,6 +599,7 @@ func Codes() map[Code]string {
 		// The registry.
 		CodeDuplicateAdminEntry: "another git admin entry names the tree's path too",
 	}
+	return m
 }
 
 // SortedCodes returns the keys of Codes in order.

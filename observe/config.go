@@ -40,6 +40,9 @@ type rawConfig struct {
 	Cleanup   struct {
 		Disposable []string `toml:"disposable"`
 	} `toml:"cleanup"`
+	Land struct {
+		Check string `toml:"check"`
+	} `toml:"land"`
 }
 
 type rawResource struct {
@@ -198,6 +201,9 @@ func ParseConfig(name string, b []byte, defaultSlug string) (machine.Config, err
 			return machine.Config{}, bad("cleanup.disposable", "%v", err)
 		}
 		c.Disposable = raw.Cleanup.Disposable
+	}
+	if c.LandCheck = raw.Land.Check; c.LandCheck != "" && strings.TrimSpace(c.LandCheck) == "" {
+		return machine.Config{}, bad("land.check", "is blank: give the command to run, or leave the key out")
 	}
 	if t := doc.kind([]string{"resources"}); t != "" && t != "hash" {
 		return machine.Config{}, bad("resources", "must be a table of [resources.<name>] tables, not a %s", t)

@@ -64,6 +64,7 @@ var stepsPackages = map[string]stepsPackage{
 	"steps/migrate": {layer: layerFeature, why: "migration of a legacy worktree layout",
 		features: map[string]string{"steps/archive": "a legacy tree disposed of by archive is captured (or found covered) before it is retired"}},
 	"steps/resource": {layer: layerFeature, why: "the resource ledger: provision, ensure, teardown, orphan GC"},
+	"steps/land":     {layer: layerFeature, why: "custody land: a tree's branch integrated into its proving remote's default branch without a checkout, pushed under a lease, then the tree removed on the fresh proof"},
 	"steps/sweep":    {layer: layerFeature, why: "custody sweep: build output of idle trees discarded, finished work archived through the core's Archives seam, the daily timer"},
 	"steps/custody":  {layer: layerRoot, why: "the façade: one repository's custody opened with injected ports, and the one constructor of the core's Env, which registers the features"},
 }

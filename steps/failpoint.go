@@ -36,6 +36,9 @@ func Failpoints() []string {
 		"apply/after-aside",
 		"sweep/after-intent",
 		"sweep/during-discard",
+		"land/after-intent",
+		"land/after-push",
+		"land/after-landed",
 	}
 }
 
@@ -43,5 +46,5 @@ func Failpoints() []string {
 // custody can be held (CUSTODY_PAUSE=<name>, CUSTODY_PAUSE_DIR=<dir>) while
 // another invocation runs.
 func PausePoints() []string {
-	return []string{"new/after-intent", "apply/before-observe", "apply/after-intent", "apply/before-quarantine", "apply/after-quarantine", "apply/after-remove", "relocate/before-move", "apply/during-check", "apply/during-delete", "sweep/before-recheck"}
+	return []string{"new/after-intent", "apply/before-observe", "apply/after-intent", "apply/before-quarantine", "apply/after-quarantine", "apply/after-remove", "relocate/before-move", "apply/during-check", "apply/during-delete", "sweep/before-recheck", "land/before-push"}
 }

@@ -28,6 +28,8 @@ type Approval struct {
 	Resources []DeclaredResource `json:"resources"`
 	// Disposable are the [cleanup] disposable patterns it declares.
 	Disposable []string `json:"disposable,omitempty"`
+	// LandCheck is the [land] check command it declares.
+	LandCheck string `json:"land_check,omitempty"`
 	// At and Actor say when and by whom.
 	At    string `json:"at"`
 	Actor string `json:"actor"`
@@ -51,6 +53,9 @@ type TrustResult struct {
 	// Disposable are the [cleanup] disposable patterns, which count only
 	// while the content is approved.
 	Disposable []string `json:"disposable,omitempty"`
+	// LandCheck is the [land] check command custody land runs in a tree
+	// first, which runs only while the content is approved.
+	LandCheck string `json:"land_check,omitempty"`
 }
 
 // Pending reports nothing pending: approving or revoking either happened
@@ -68,8 +73,10 @@ func Declared(cfg machine.Config) []DeclaredResource {
 
 // needsApproval reports whether cfg declares any command (a resource has
 // at least create and destroy) or anything a removal may discard ([cleanup]
-// disposable).
-func needsApproval(cfg machine.Config) bool { return len(cfg.Resources) > 0 || len(cfg.Disposable) > 0 }
+// disposable) or the pre-land check ([land] check).
+func needsApproval(cfg machine.Config) bool {
+	return len(cfg.Resources) > 0 || len(cfg.Disposable) > 0 || cfg.LandCheck != ""
+}
 
 // approved reports whether the digest of the configuration in force is
 // approved.
@@ -102,6 +109,19 @@ func (e *Env) RequireTrusted() error {
 	return machine.ConfigUntrustedRefusal(e.ConfigSource.Path, e.ConfigSource.Digest)
 }
 
+// RequireLandCheckTrusted refuses, with CodeConfigUntrusted, to run the
+// [land] check of custody.toml while its exact content is not approved.
+func (e *Env) RequireLandCheckTrusted() error {
+	if e.Config.LandCheck == "" {
+		return nil
+	}
+	ok, err := e.approved()
+	if err != nil || ok {
+		return err
+	}
+	return machine.ConfigUntrustedRefusal(e.ConfigSource.Path, e.ConfigSource.Digest)
+}
+
 // Trust approves the current custody.toml's exact content: its digest and
 // what it declares are stored in the approvals bucket, journaled as an
 // "approval" event in the same transaction. Approving an approved content
@@ -120,7 +140,7 @@ func Trust(e *Env) (TrustResult, error) {
 		res.Approved = true
 		return res, nil
 	}
-	a := Approval{Digest: res.Digest, Path: res.Path, Resources: res.Resources, Disposable: res.Disposable, At: e.Now().UTC().Format("2006-01-02T15:04:05Z"), Actor: e.Actor}
+	a := Approval{Digest: res.Digest, Path: res.Path, Resources: res.Resources, Disposable: res.Disposable, LandCheck: res.LandCheck, At: e.Now().UTC().Format("2006-01-02T15:04:05Z"), Actor: e.Actor}
 	if err := e.Store.AppendEvent(store.Event{Event: "approval", At: e.Now().UTC(), Detail: a, Actor: e.Actor},
 		store.PutValue(store.NameApprovals, res.Digest, a)); err != nil {
 		return res, fmt.Errorf("record the approval of %s: %w", res.Path, err)
@@ -153,5 +173,5 @@ func Revoke(e *Env) (TrustResult, error) {
 // trustResult describes the configuration in force.
 func (e *Env) trustResult() TrustResult {
 	return TrustResult{Path: e.ConfigSource.Path, Digest: e.ConfigSource.Digest, Present: e.ConfigSource.Present,
-		NeedsApproval: needsApproval(e.Config), Resources: Declared(e.Config), Disposable: e.Config.Disposable}
+		NeedsApproval: needsApproval(e.Config), Resources: Declared(e.Config), Disposable: e.Config.Disposable, LandCheck: e.Config.LandCheck}
 }

@@ -123,6 +123,7 @@ func (*NewCmd) access() access                { return writes }
 func (*AdoptCmd) access() access              { return writes }
 func (*FinishCmd) access() access             { return writes }
 func (*RemoveCmd) access() access             { return writes }
+func (*LandCmd) access() access               { return writes }
 func (*ReopenCmd) access() access             { return writes }
 func (*AbandonCmd) access() access            { return writes }
 func (*ApplyCmd) access() access              { return writes }

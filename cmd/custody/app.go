@@ -55,6 +55,7 @@ type CLI struct {
 	Switch   SwitchCmd   `cmd:"" group:"daily" help:"Change the shell's directory to a tree (with custody shell-init's function; else print its path)."`
 	Finish   FinishCmd   `cmd:"" group:"daily" help:"Mark worktrees finished (inside a managed worktree, defaults to it)."`
 	Remove   RemoveCmd   `cmd:"" group:"daily" help:"Remove worktrees now, each only with a proof; say why each kept one stays (default: the one you are in)."`
+	Land     LandCmd     `cmd:"" group:"daily" help:"Integrate a tree's branch into its proving remote's default branch (push under a lease), then remove the tree on the fresh proof."`
 	Reopen   ReopenCmd   `cmd:"" group:"daily" help:"Take a finished worktree back to active."`
 	Adopt    AdoptCmd    `cmd:"" group:"daily" help:"Put an existing linked worktree in custody (its branch is never deleted)."`
 	Resource ResourceCmd `cmd:"" group:"daily" help:"Per-worktree resources: identity, ensure, gc, list."`

@@ -329,6 +329,22 @@ func rtCases() []rtCase {
 			setup: initialized("nosuch-123456")},
 		{cmd: "abandon", name: "unknown_id", exit: 1, code: "unknown-record",
 			setup: initialized("nosuch-123456", "--acknowledge-unrecoverable", strings.Repeat("0", 40))},
+		{cmd: "land", name: "diverged", exit: 3, code: "land-diverged",
+			pasted: func(t *testing.T, r *fixtures.Repo, path string, sh clitest.Result) {
+				// The retry rebases onto the moved main and lets the tree go.
+				if sh.Code != 0 {
+					t.Fatalf("the pasted land --rebase failed:\n%s", sh)
+				}
+				rtTombstoned(t, r, path, sh)
+			},
+			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
+				r := clitest.InitSpacedRepo(t, fixtures.Options{})
+				id, path := clitest.NewTree(t, r, "diverged")
+				r.Commit(path, "work.txt", "the tree's work\n")
+				r.Commit(r.Dir, "theirs.txt", "main moved on\n")
+				r.Git("push", "-q", "origin", "main")
+				return at(r, id, "--yes")
+			}},
 		{cmd: "abandon", name: "tree_present", exit: 3, code: "wrong-state",
 			setup: func(t *testing.T) (*fixtures.Repo, string, []string) {
 				r := clitest.InitSpacedRepo(t, fixtures.Options{})

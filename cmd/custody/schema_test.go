@@ -115,6 +115,19 @@ func TestSchemasValidateOutput(t *testing.T) {
 		clitest.ValidateSchema(t, "remove-result.json", "remove's result", env.Result)
 	}
 
+	// land --json: a tree landed and removed, one not landed (dirty).
+	landed, landedPath := clitest.NewTree(t, r, "landed")
+	r.Commit(landedPath, "landed.txt", "landed\n")
+	dirty, dirtyPath := clitest.NewTree(t, r, "dirty")
+	r.WriteFile(dirtyPath, "notes.txt", "only here\n")
+	for _, run := range []clitest.Result{clitest.MustCustody(t, r, 0, "land", "--rebase", "--yes", "--json", landed), clitest.MustCustody(t, r, 3, "land", "--yes", "--json", dirty)} {
+		clitest.ValidateSchema(t, "envelope-ok.json", "land --json", []byte(run.Stdout))
+		if err := json.Unmarshal([]byte(run.Stdout), &env); err != nil {
+			t.Fatal(err)
+		}
+		clitest.ValidateSchema(t, "land-result.json", "land's result", env.Result)
+	}
+
 	bad := clitest.Custody(t, r, "show", "no-such-id", "--json")
 	if bad.Code != 1 {
 		t.Fatalf("show of an unknown id: %s", bad)

@@ -4,6 +4,7 @@ import (
 	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
+	"github.com/custody-sh/custody/steps/land"
 	"github.com/custody-sh/custody/steps/report"
 	"github.com/custody-sh/custody/steps/resource"
 	"github.com/custody-sh/custody/steps/sweep"
@@ -53,6 +54,7 @@ func schemas() map[string][]byte {
 		"repositories-index.json":     {machine.RepositoryIndex{}, machine.RepositoryIndexFormat + ": the index of repositories in $XDG_STATE_HOME/custody/repositories.json"},
 		"resource-mirror.json":        {machine.Mirror{}, machine.MirrorFormat + ": one ledger entry mirrored in $XDG_STATE_HOME/custody/resources/<repository id>/"},
 		"gone-repos-result.json":      {resource.GoneResult{}, "the result of custody resource gc --gone-repos --json: each mirrored resource of a repository that is not where it was"},
+		"land-result.json":            {land.Result{}, "the result of custody land --json: the landing (target, old and new tip, method) and what became of the tree"},
 		"sweep-result.json":           {sweep.Result{}, "the result of custody sweep --json: what became of each tree (left with why, or idle: build output discarded, work archived)"},
 	} {
 		sch := machine.JSONSchema(s.v, schemaBase+name, s.title)

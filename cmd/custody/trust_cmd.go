@@ -73,6 +73,9 @@ func writeTrust(w io.Writer, res steps.TrustResult, revoke bool) {
 	for _, d := range res.Disposable {
 		fmt.Fprintf(w, "  disposable %s\n", machine.EscapeControl(d))
 	}
+	if res.LandCheck != "" {
+		fmt.Fprintf(w, "  land check: %s\n", machine.EscapeControl(res.LandCheck))
+	}
 	switch {
 	case revoke && res.Changed:
 		fmt.Fprintln(w, "approval revoked: these commands will not run until custody trust")

@@ -391,8 +391,24 @@ func adCases() map[machine.Code]adCase {
 			return adWorld{r: r, args: []string{"migrate", "dispose", "nosuch", "--approve", "--digest", "sha256:00"}}
 		}},
 		machine.CodeDispositionNotAllowed: {person: "the audit does not permit the disposition asked for: a person chooses one it permits (TestMigrateDisposeRefusals)"},
-		machine.CodeLandFailed:            {person: "the review branch is taken or the remote refuses the push: a person settles the remote (TestMigrateRelocationAndLandRefusals)"},
-		machine.CodeMigrateNotApproved:    {person: "only a person approves a disposition; the retry is the dispose command to run once they have reviewed the audit (TestMigrateLegacyLayout)"},
+		machine.CodeLandNoTarget:          {person: "which remote or branch to land on is the person's: add a remote custody reads or name the branch with --onto (machine's TestDecideLandTarget)"},
+		machine.CodeLandDiverged: {setup: func(t *testing.T) adWorld {
+			// main moved on since the tree's branch left it: the retry
+			// rebases the tree's commit onto it, lands and removes it.
+			r := adRepo(t)
+			id, path := clitest.NewTree(t, r, "diverged")
+			r.Commit(path, "work.txt", "the tree's\n")
+			r.Commit(r.Dir, "theirs.txt", "main moved on\n")
+			r.Git("push", "-q", "origin", "main")
+			return adWorld{r: r, args: []string{"land", id, "--yes"}, tree: path}
+		}},
+		machine.CodeLandConflict:       {person: "only a person resolves a conflict (steps/land TestLandRefusals)"},
+		machine.CodeLandRaced:          {elsewhere: "the remote moves while land is held before its push; TestLandRaced in e2e/crash"},
+		machine.CodeLandPushFailed:     {person: "the remote refuses the push or does not show it: a person settles the remote"},
+		machine.CodeLandCheckFailed:    {person: "what the pre-land check reports is the person's to fix (steps/land TestLandCheck)"},
+		machine.CodeLandNoIdentity:     {person: "git's identity is the person's to configure"},
+		machine.CodeLandFailed:         {person: "the review branch is taken or the remote refuses the push: a person settles the remote (TestMigrateRelocationAndLandRefusals)"},
+		machine.CodeMigrateNotApproved: {person: "only a person approves a disposition; the retry is the dispose command to run once they have reviewed the audit (TestMigrateLegacyLayout)"},
 		// Generated files: the retry writes the copy --check found stale.
 		machine.CodeGeneratedStale: {setup: func(t *testing.T) adWorld {
 			r := adRepo(t)
