@@ -100,9 +100,9 @@ func precheck(path string, readOnly bool, wait func(*os.File) error) error {
 	if size < m.hwm*m.pageSize {
 		return fmt.Errorf("%s: %w (the file is truncated: %d bytes, its meta page needs %d)", path, ErrCorrupt, size, m.hwm*m.pageSize)
 	}
-	data, release := filePages(f, min(size, m.hwm*m.pageSize))
+	data, release, drop := filePages(f, min(size, m.hwm*m.pageSize))
 	defer release()
-	w := &walker{f: f, data: data, size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}
+	w := &walker{f: f, data: data, drop: drop, dropEvery: dropEvery, size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}
 	why, faulted := walkMapped(w, m.root)
 	if faulted {
 		return fmt.Errorf("%s: %w (the file was cut short while custody read it; nothing was changed: run the command again)", path, ErrUnreadable)
@@ -265,6 +265,11 @@ func readMeta(f *os.File, off uint64) (meta, bool) {
 	}, true
 }
 
+// dropEvery is how many reads of mapped pages the walk makes between two
+// drops of what it touched (at most about 16 MiB of 4 KiB pages, read
+// about twice each: header, then body).
+const dropEvery = 8192
+
 // walker checks the pages of a bbolt B+tree. With emit set it also hands
 // every key and value of every bucket to emit (the bucket named by its
 // path from the root), and with tolerant set it notes a damaged subtree in
@@ -272,8 +277,15 @@ func readMeta(f *os.File, off uint64) (meta, bool) {
 // and salvage read what bbolt cannot.
 type walker struct {
 	f io.ReaderAt
-	// data, when not nil, is the file's first bytes read at once (wholeFile).
-	data          []byte
+	// data, when not nil, is the file's first bytes, mapped or read at
+	// once (filePages).
+	data []byte
+	// drop, when not nil, drops the pages of data touched so far from the
+	// process's memory; read calls it every dropEvery reads of data, so
+	// the walk's resident memory does not grow with the file.
+	drop          func()
+	dropEvery     int
+	touched       int
 	size, ps, hwm uint64
 	seen          map[uint64]bool
 	emit          func(bucket []string, k, v []byte)
@@ -285,6 +297,11 @@ type walker struct {
 // walk read the file's pages at once (never written to), else read now.
 func (w *walker) read(off, n uint64) ([]byte, error) {
 	if off+n <= uint64(len(w.data)) {
+		if w.drop != nil {
+			if w.touched++; w.touched%max(w.dropEvery, 1) == 0 {
+				w.drop()
+			}
+		}
 		return w.data[off : off+n : off+n], nil
 	}
 	buf := make([]byte, n)

@@ -4,6 +4,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,7 +55,7 @@ func TestWalkMappedFileCutShort(t *testing.T) {
 		t.Fatalf("meta: ok %v, high-water mark %d: want a store of several pages", ok, m.hwm)
 	}
 	walk := func(cut uint64) (string, bool) {
-		data, release := filePages(f, m.hwm*m.pageSize)
+		data, release, _ := filePages(f, m.hwm*m.pageSize)
 		defer release()
 		if data == nil {
 			t.Fatal("filePages mapped nothing")
@@ -70,5 +71,86 @@ func TestWalkMappedFileCutShort(t *testing.T) {
 	}
 	if why, faulted := walk(2 * m.pageSize); !faulted {
 		t.Fatalf("a file cut short under the walk: why %q, faulted false; want the fault reported", why)
+	}
+}
+
+// TestWalkDropsWhatItTouched: a walk that drops the mapped pages it has
+// touched after every read (MADV_DONTNEED; the state file's walk does so
+// every dropEvery reads, so its memory does not grow with the file) reads
+// the same bytes again from the page cache: it finds nothing wrong with a
+// sound store, and still finds a page damaged after the drops began.
+func TestWalkDropsWhatItTouched(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("records"))
+		if err != nil {
+			return err
+		}
+		for i := range 2000 {
+			if err := b.Put([]byte(fmt.Sprintf("key-%05d", i)), bytes.Repeat([]byte{'v'}, 300)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	size := uint64(fi.Size())
+	m, ok := bestMeta(f, size)
+	if !ok || m.hwm < 100 {
+		t.Fatalf("meta: ok %v, high-water mark %d: want a store of many pages", ok, m.hwm)
+	}
+	walk := func() (string, int) {
+		data, release, drop := filePages(f, m.hwm*m.pageSize)
+		defer release()
+		if data == nil || drop == nil {
+			t.Fatal("filePages mapped nothing, or gave nothing to drop")
+		}
+		drops := 0
+		w := &walker{f: f, data: data, drop: func() { drops++; drop() }, dropEvery: 1, size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}
+		why, faulted := walkMapped(w, m.root)
+		if faulted {
+			t.Fatal("the walk faulted")
+		}
+		return why, drops
+	}
+	if why, drops := walk(); why != "" || drops < 100 {
+		t.Fatalf("a sound store walked with drops: why %q after %d drops; want nothing wrong, after a drop per read", why, drops)
+	}
+	// Damage the last leaf page's header: its flags no longer say what
+	// it is.
+	var last uint64
+	for pg := m.hwm - 1; pg >= 2; pg-- {
+		hdr := make([]byte, pageHeaderSize)
+		if _, err := f.ReadAt(hdr, int64(pg*m.pageSize)); err != nil {
+			t.Fatal(err)
+		}
+		if hdr[8] == flagLeaf && binary.LittleEndian.Uint64(hdr) == pg {
+			last = pg
+			break
+		}
+	}
+	if last == 0 {
+		t.Fatal("no leaf page found")
+	}
+	if _, err := f.WriteAt([]byte{0x7f, 0}, int64(last*m.pageSize+8)); err != nil {
+		t.Fatal(err)
+	}
+	if why, _ := walk(); why == "" {
+		t.Fatalf("page %d damaged: the walk with drops found nothing wrong", last)
 	}
 }
