@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -554,6 +555,14 @@ func (a *Audit) add(e ReportEntry) (record string, row ReportRow) {
 		}
 		return record, row
 	}
+	switch e.Event {
+	case EventLandIntent, EventLanded, EventLandAbandoned:
+		var ev LandIntent
+		if json.Unmarshal(e.Detail, &ev) == nil {
+			row.Outcome = landRowText(e.Event, ev)
+		}
+		return record, row
+	}
 	var in intentView
 	if len(e.Intent) > 0 && string(e.Intent) != "null" {
 		_ = json.Unmarshal(e.Intent, &in)
@@ -679,6 +688,23 @@ func (m *ReportMigration) bind() {
 		return
 	}
 	m.Disposition, m.Approved, m.ApprovedBy, m.ApprovedSeq = d.Disposition, d.Approved, d.Actor, d.Seq
+}
+
+// landRowText is a landing event's row: the method, the ref of the
+// remote, the tip integrated against and the tip pushed (and, abandoned,
+// why it did not land).
+func landRowText(event string, ev LandIntent) string {
+	what := fmt.Sprintf("%s onto %s %s: %s → %s", ev.Method, ev.Remote, ev.Ref, Abbrev(ev.Old, ShortCommit), Abbrev(ev.New, ShortCommit))
+	switch event {
+	case EventLandIntent:
+		return "about to push " + what
+	case EventLanded:
+		if ev.Resumed {
+			return "landed " + what + " (found landed by a later run)"
+		}
+		return "landed " + what
+	}
+	return "not landed " + what + ": " + ev.Why
 }
 
 // migrateRowText is a migration event's row: what it says, with its

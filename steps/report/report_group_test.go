@@ -37,6 +37,9 @@ func TestReportOneSectionPerRecord(t *testing.T) {
 		tr("busy", "resource", "active", "active", "ensure", "null", fmt.Sprintf("ensured %d", i))
 		if i == 300 {
 			tr("w", "worktree", "active", "finished", "finish", "null", "finish")
+			ev("w", "land-intent", `{"method":"squash","push":"origin","remote":"origin","ref":"refs/heads/main","old":"3333333333333333333333333333333333333333","new":"4444444444444444444444444444444444444444","head":"1111111111111111111111111111111111111111"}`)
+			ev("w", "land-abandoned", `{"method":"squash","push":"origin","remote":"origin","ref":"refs/heads/main","old":"3333333333333333333333333333333333333333","new":"4444444444444444444444444444444444444444","head":"1111111111111111111111111111111111111111","why":"the remote moved"}`)
+			ev("w", "landed", `{"method":"rebase","push":"origin","remote":"origin","ref":"refs/heads/main","old":"5555555555555555555555555555555555555555","new":"6666666666666666666666666666666666666666","head":"1111111111111111111111111111111111111111","resumed":true}`)
 			tr("w", "worktree", "finished", "removing", "remove", `{"kind":"removal","path":"/r/w","commit":"1111111111111111111111111111111111111111","discarded":[{"path":"node_modules","kind":"node","bytes":12345},{"path":"pkg/target","kind":"cargo","bytes":2}]}`, "removal intent")
 			tr("w", "worktree", "removing", "tombstoned", "removed", "null", "removed")
 		}
@@ -75,7 +78,10 @@ func TestReportOneSectionPerRecord(t *testing.T) {
 		"| build output deleted with trees | 2 directories, 12,347 bytes |",
 		"Legacy tree: /old/legacy", "Audit digest: sha256:aud", "Proposed: land — unpushed", "Disposition: land, approved by a@h (seq",
 		"Outcome: landed at seq", "(settled).", "Proof: ancestry on origin refs/heads/custody/review/legacy; head 2222222222222222222222222222222222222222.", "| trees migrated (by disposition) | 1 (land 1) |", "event recovered-pruned",
-		"| event migrate-disposition | approved land | a@h |", "| event migrate-outcome | land → landed | a@h |",
+		"| event migrate-disposition | approved land | a@h |",
+		"| event land-intent | about to push squash onto origin refs/heads/main: 333333333333 → 444444444444 |",
+		"| event land-abandoned | not landed squash onto origin refs/heads/main: 333333333333 → 444444444444: the remote moved |",
+		"| event landed | landed rebase onto origin refs/heads/main: 555555555555 → 666666666666 (found landed by a later run) |", "| event migrate-outcome | land → landed | a@h |",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the report lacks %q", want)
