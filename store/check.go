@@ -41,7 +41,7 @@ type ProblemIntent struct {
 // as the fix.
 func (s *Store) Check() ([]Problem, error) {
 	c := &checker{schema: s.schema}
-	err := s.view(func(tx *bolt.Tx) error {
+	err := s.viewWalked(true, func(tx *bolt.Tx) error {
 		var ints *bolt.Bucket
 		c.guard("bucket "+nameIntents, func() { ints = c.bucket(tx, nameIntents) })
 		for _, b := range s.schema.kinds() {

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // bbolt's on-disk layout (go.etcd.io/bbolt internal/common). Every page
@@ -66,56 +67,69 @@ const (
 // open, so precheck never reads pages another process is writing, and
 // never calls a healthy file damaged because it read it halfway through a
 // commit.
-func precheck(path string, readOnly bool, wait func(*os.File) error) error {
+//
+// known, when not nil, is what this process last knew sound of the file:
+// when it stands for the file found now, the walk is skipped. precheck
+// returns what it found sound (nil when the platform cannot identify the
+// file, or it trusted known).
+func precheck(path string, readOnly bool, wait func(*os.File) error, known *checked) (*checked, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return nil // bbolt (or OpenWith) reports it
+		return nil, nil // bbolt (or OpenWith) reports it
 	}
 	if err := notRegular(path, fi.Mode()); err != nil {
-		return err
+		return nil, err
 	}
 	f, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		if isCorrupt(err) {
-			return err
+			return nil, err
 		}
-		return nil // bbolt reports it
+		return nil, nil // bbolt reports it
 	}
 	defer f.Close() // and so releases the shared lock
 	if err := wait(f); err != nil {
-		return err
+		return nil, err
 	}
 	fi, err = f.Stat()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	size := uint64(fi.Size())
 	if size == 0 {
-		return fmt.Errorf("%s: %w (the file is empty)", path, ErrCorrupt)
+		return nil, fmt.Errorf("%s: %w (the file is empty)", path, ErrCorrupt)
 	}
 	m, ok := bestMeta(f, size)
 	if !ok {
-		return fmt.Errorf("%s: %w (no valid bbolt meta page)", path, ErrCorrupt)
+		return nil, fmt.Errorf("%s: %w (no valid bbolt meta page)", path, ErrCorrupt)
 	}
 	if size < m.hwm*m.pageSize {
-		return fmt.Errorf("%s: %w (the file is truncated: %d bytes, its meta page needs %d)", path, ErrCorrupt, size, m.hwm*m.pageSize)
+		return nil, fmt.Errorf("%s: %w (the file is truncated: %d bytes, its meta page needs %d)", path, ErrCorrupt, size, m.hwm*m.pageSize)
 	}
+	id, identified := identify(fi)
+	if identified && known.trusts(id, m.txid, readOnly) {
+		return nil, nil
+	}
+	walkedAt := time.Now()
 	data, release, drop := filePages(f, min(size, m.hwm*m.pageSize))
 	defer release()
 	w := &walker{f: f, data: data, drop: drop, dropEvery: dropEvery, size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}
 	why, faulted := walkMapped(w, m.root)
 	if faulted {
-		return fmt.Errorf("%s: %w (the file was cut short while custody read it; nothing was changed: run the command again)", path, ErrUnreadable)
+		return nil, fmt.Errorf("%s: %w (the file was cut short while custody read it; nothing was changed: run the command again)", path, ErrUnreadable)
 	}
 	if why != "" {
-		return fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
 	}
 	if !readOnly && m.freelist != noFreelist {
 		if why := checkFreelistPage(f, m.freelist, m.pageSize, size); why != "" {
-			return fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
+			return nil, fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
 		}
 	}
-	return nil
+	if !identified {
+		return nil, nil
+	}
+	return &checked{id: id, txid: m.txid, freelist: !readOnly, walkedAt: walkedAt}, nil
 }
 
 // walkMapped walks the tree below root, reporting faulted when reading
@@ -266,9 +280,9 @@ func readMeta(f *os.File, off uint64) (meta, bool) {
 }
 
 // dropEvery is how many reads of mapped pages the walk makes between two
-// drops of what it touched (at most about 16 MiB of 4 KiB pages, read
+// drops of what it touched (at most about 8 MiB of 4 KiB pages, read
 // about twice each: header, then body).
-const dropEvery = 8192
+const dropEvery = 4096
 
 // walker checks the pages of a bbolt B+tree. With emit set it also hands
 // every key and value of every bucket to emit (the bucket named by its

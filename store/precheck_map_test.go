@@ -117,8 +117,11 @@ func TestWalkDropsWhatItTouched(t *testing.T) {
 	walk := func() (string, int) {
 		data, release, drop := filePages(f, m.hwm*m.pageSize)
 		defer release()
-		if data == nil || drop == nil {
-			t.Fatal("filePages mapped nothing, or gave nothing to drop")
+		if data == nil {
+			t.Fatal("filePages mapped nothing")
+		}
+		if drop == nil {
+			t.Skip("this platform has no drop of mapped pages (Linux has, and CI runs this there)")
 		}
 		drops := 0
 		w := &walker{f: f, data: data, drop: func() { drops++; drop() }, dropEvery: 1, size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}

@@ -13,7 +13,7 @@ import (
 // mapping of the whole file, whatever its size, so walking every page
 // costs neither a copy nor a system call per page (a hook opens the file
 // on every agent prompt, and a state file of 10,000 records is tens of
-// megabytes); drop (MADV_DONTNEED) keeps the walk's resident memory
+// megabytes); drop (MADV_DONTNEED, on Linux) keeps the walk's resident memory
 // bounded, since a page dropped from a shared file mapping is read again
 // from the page cache, the same bytes, when touched. Where mapping fails,
 // the bytes are read at once (wholeFile), or nil (the walk then reads page
@@ -27,7 +27,7 @@ func filePages(f *os.File, n uint64) ([]byte, func(), func()) {
 	if err != nil {
 		return wholeFile(f, n), func() {}, nil
 	}
-	return data, func() { _ = syscall.Munmap(data) }, func() { _ = syscall.Madvise(data, syscall.MADV_DONTNEED) }
+	return data, func() { _ = syscall.Munmap(data) }, dropPages(data)
 }
 
 // maxMapped bounds the state file precheck maps: past it (more than the

@@ -69,6 +69,9 @@ type Store struct {
 	committed atomic.Int64
 	// readOnly refuses every write (Options.ReadOnly).
 	readOnly bool
+	// sound is the state file as this Store's last walk found it sound:
+	// an open that finds the file exactly so skips the walk.
+	sound atomic.Pointer[checked]
 }
 
 // Options tunes OpenWith.
@@ -259,7 +262,7 @@ func (sc Schema) checkLayout(tx *bolt.Tx) error {
 	return nil
 }
 
-func (s *Store) open(readOnly bool) (*bolt.DB, error) {
+func (s *Store) open(readOnly, full bool) (*bolt.DB, error) {
 	// Wait for the lock in short slices, so an interrupt ends the wait:
 	// first for the shared lock precheck reads the pages under, then for
 	// bbolt's, within one deadline.
@@ -279,11 +282,18 @@ func (s *Store) open(readOnly bool) (*bolt.DB, error) {
 			time.Sleep(min(max(time.Until(deadline), time.Millisecond), 20*time.Millisecond))
 		}
 	}
-	if err := precheck(s.path, readOnly, shared); err != nil {
+	var known *checked
+	if !full {
+		known = s.sound.Load()
+	}
+	found, err := precheck(s.path, readOnly, shared, known)
+	if err != nil {
 		return nil, err
 	}
+	if found != nil {
+		s.sound.Store(found)
+	}
 	var db *bolt.DB
-	var err error
 	for {
 		slice := min(max(time.Until(deadline), 20*time.Millisecond), 200*time.Millisecond)
 		db, err = boltOpen(s.path, &bolt.Options{Timeout: slice, ReadOnly: readOnly})
@@ -448,7 +458,7 @@ func (s *Store) update(fn func(*bolt.Tx) error) error {
 // turned into ErrCorrupt.
 func (s *Store) write(fn func(*bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	db, err := s.open(false)
+	db, err := s.open(false, false)
 	if err != nil {
 		return err
 	}
@@ -483,9 +493,13 @@ func (s *Store) changedSoFar() string {
 }
 
 // view runs fn in one read transaction, with the same panic guard.
-func (s *Store) view(fn func(*bolt.Tx) error) (err error) {
+func (s *Store) view(fn func(*bolt.Tx) error) error { return s.viewWalked(false, fn) }
+
+// viewWalked is view; with full set, precheck walks the file whatever
+// this Store last knew of it (doctor's check).
+func (s *Store) viewWalked(full bool, fn func(*bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	db, err := s.open(true)
+	db, err := s.open(true, full)
 	if err != nil {
 		return err
 	}

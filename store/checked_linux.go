@@ -1,0 +1,15 @@
+package store
+
+import (
+	"os"
+	"syscall"
+)
+
+// statID reads device, inode, size and times from a Linux stat.
+func statID(fi os.FileInfo) (fileID, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
+	}
+	return fileID{dev: uint64(st.Dev), ino: st.Ino, size: uint64(st.Size), mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, true
+}
