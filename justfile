@@ -64,6 +64,12 @@ cross:
     GOOS=darwin go build ./...
     GOOS=windows go vet ./...
 
+# What tombstones cost: list, show, plan, doctor, journal export and verify on a repository with
+# a few live trees, then again once its state file holds 3,000 records (10,000 under
+# CUSTODY_TEST_FULL=1): wall, CPU, peak RSS and their ratios. Growing the file takes minutes.
+bench-scale:
+    go test ./cmd/custody/ -run '^$' -bench '^BenchmarkScale$' -benchtime 1x -timeout 60m
+
 # Time a session hook (heartbeat, session-start) on a repository of 100 trees against a bare
 # `git rev-parse --show-toplevel` in the same tree, alternately: wall and CPU ratios (target ≤ 2×
 # wall), then one line naming both hooks with both ratios and the machine's load average.
