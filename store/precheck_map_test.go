@@ -21,38 +21,9 @@ import (
 // mapping finds nothing wrong.
 func TestWalkMappedFileCutShort(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), FileName)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucket([]byte("records"))
-		if err != nil {
-			return err
-		}
-		for i := range 200 {
-			if err := b.Put([]byte(fmt.Sprintf("key-%04d", i)), bytes.Repeat([]byte{'v'}, 300)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fi, _ := f.Stat()
-	size := uint64(fi.Size())
-	m, ok := bestMeta(f, size)
-	if !ok || m.hwm < 4 {
-		t.Fatalf("meta: ok %v, high-water mark %d: want a store of several pages", ok, m.hwm)
+	f, size, m := mappedStore(t, 200)
+	if m.hwm < 4 {
+		t.Fatalf("high-water mark %d: want a store of several pages", m.hwm)
 	}
 	walk := func(cut uint64) (string, bool) {
 		data, release, _ := filePages(f, m.hwm*m.pageSize)
@@ -81,38 +52,9 @@ func TestWalkMappedFileCutShort(t *testing.T) {
 // sound store, and still finds a page damaged after the drops began.
 func TestWalkDropsWhatItTouched(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), FileName)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucket([]byte("records"))
-		if err != nil {
-			return err
-		}
-		for i := range 2000 {
-			if err := b.Put([]byte(fmt.Sprintf("key-%05d", i)), bytes.Repeat([]byte{'v'}, 300)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fi, _ := f.Stat()
-	size := uint64(fi.Size())
-	m, ok := bestMeta(f, size)
-	if !ok || m.hwm < 100 {
-		t.Fatalf("meta: ok %v, high-water mark %d: want a store of many pages", ok, m.hwm)
+	f, size, m := mappedStore(t, 2000)
+	if m.hwm < 100 {
+		t.Fatalf("high-water mark %d: want a store of many pages", m.hwm)
 	}
 	walk := func() (string, int) {
 		data, release, drop := filePages(f, m.hwm*m.pageSize)
@@ -156,4 +98,44 @@ func TestWalkDropsWhatItTouched(t *testing.T) {
 	if why, _ := walk(); why == "" {
 		t.Fatalf("page %d damaged: the walk with drops found nothing wrong", last)
 	}
+}
+
+// mappedStore writes a bbolt file of n keys of 300 bytes and returns it
+// open for reading and writing, its size and its meta.
+func mappedStore(t *testing.T, n int) (*os.File, uint64, meta) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), FileName)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("records"))
+		if err != nil {
+			return err
+		}
+		for i := range n {
+			if err := b.Put([]byte(fmt.Sprintf("key-%05d", i)), bytes.Repeat([]byte{'v'}, 300)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	fi, _ := f.Stat()
+	size := uint64(fi.Size())
+	m, ok := bestMeta(f, size)
+	if !ok {
+		t.Fatal("no valid meta page")
+	}
+	return f, size, m
 }
