@@ -123,10 +123,10 @@ func DecideLandTarget(push *PushTarget, tips []LandTip, failures []RemoteFailure
 		t.Ref, t.Tip = found[0].Ref, found[0].Commit
 		return t, nil
 	case onto != "":
-		return LandTarget{}, LandNoTargetRefusal(path, fmt.Sprintf("remote %s advertises no branch %s", push.Proves, onto),
+		return LandTarget{}, LandNoTargetRefusal(path, fmt.Sprintf("remote %s advertises no branch %s%s", push.Proves, onto, advertisedBranches(tips, push.Proves)),
 			"git ls-remote --heads "+QuoteArg(push.Proves))
 	case len(found) == 0:
-		return LandTarget{}, LandNoTargetRefusal(path, fmt.Sprintf("remote %s names no default branch (its HEAD names no branch it advertises), so which branch to land on is ambiguous; name it with --onto BRANCH", push.Proves),
+		return LandTarget{}, LandNoTargetRefusal(path, fmt.Sprintf("remote %s names no default branch (its HEAD names no branch it advertises), so which branch to land on is ambiguous; name it with --onto BRANCH%s", push.Proves, advertisedBranches(tips, push.Proves)),
 			"git ls-remote --heads "+QuoteArg(push.Proves))
 	}
 	names := make([]string, len(found))
@@ -135,6 +135,25 @@ func DecideLandTarget(push *PushTarget, tips []LandTip, failures []RemoteFailure
 	}
 	return LandTarget{}, LandNoTargetRefusal(path, fmt.Sprintf("remote %s names more than one default branch (%s), so which branch to land on is ambiguous; name it with --onto BRANCH", push.Proves, strings.Join(names, ", ")),
 		"git ls-remote --heads "+QuoteArg(push.Proves))
+}
+
+// advertisedBranches says which branches remote advertises, for a refusal
+// that asks for --onto: the first five names, quoted as a shell would
+// take them, and how many more.
+func advertisedBranches(tips []LandTip, remote string) string {
+	var names []string
+	for _, t := range tips {
+		if t.Remote == remote && strings.HasPrefix(t.Ref, "refs/heads/") {
+			names = append(names, QuoteArg(strings.TrimPrefix(t.Ref, "refs/heads/")))
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return " (it advertises no branch)"
+	case len(names) > 5:
+		return fmt.Sprintf(" (it advertises %s and %d more)", strings.Join(names[:5], ", "), len(names)-5)
+	}
+	return " (it advertises " + strings.Join(names, ", ") + ")"
 }
 
 // LandFacts is what land observed of HEAD against the target's tip.
