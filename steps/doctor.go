@@ -25,6 +25,9 @@ func Doctor(ctx context.Context, e *Env) ([]store.Problem, error) {
 	if mp, err := migrationProblem(e); err == nil {
 		ps = append(ps, mp...)
 	}
+	if lp, err := landProblems(e); err == nil {
+		ps = append(ps, lp...)
+	}
 	rs, vs, err := e.resources().Orphans(ctx, e)
 	if err != nil {
 		return ps, err
@@ -61,6 +64,44 @@ func MigrationEvents(e *Env) ([]machine.MigrateEvent, error) {
 		return nil
 	})
 	return out, err
+}
+
+// landProblems are the landings (custody land) the journal records as
+// begun and not settled: an intent journaled before a push, with neither
+// landed nor land-abandoned after it. Whether the push happened is the
+// remote's to say; custody land settles it by what the remote advertises.
+func landProblems(e *Env) ([]store.Problem, error) {
+	recs, err := e.Store.ListLive()
+	if err != nil {
+		return nil, err
+	}
+	var ps []store.Problem
+	for _, rec := range recs {
+		var events []string
+		var intents []machine.LandIntent
+		err := e.Store.Journal(rec.ID, func(_ []byte, en store.Entry) error {
+			switch en.Event {
+			case machine.EventLandIntent, machine.EventLanded, machine.EventLandAbandoned:
+			default:
+				return nil
+			}
+			var in machine.LandIntent
+			if err := json.Unmarshal(en.Detail, &in); err != nil {
+				return fmt.Errorf("journal entry %d (%s): %w", en.Seq, en.Event, err)
+			}
+			events, intents = append(events, en.Event), append(intents, in)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if in, ok := machine.PendingLand(events, intents); ok {
+			ps = append(ps, store.Problem{Where: "worktree " + rec.ID, Fix: machine.CommandOn([]string{"custody", "land"}, rec.ID),
+				What: fmt.Sprintf("a landing onto %s %s (%s, %s to %s) was cut short before custody knew whether it was pushed; land it again: custody asks the remote and records it landed, or integrates afresh",
+					in.Remote, in.Ref, in.Method, machine.Abbrev(in.Old, machine.ShortCommit), machine.Abbrev(in.New, machine.ShortCommit))})
+		}
+	}
+	return ps, nil
 }
 
 // migrationProblem is the problem of a migration the journal records as

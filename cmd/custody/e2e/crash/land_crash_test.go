@@ -67,6 +67,13 @@ func TestLandCrash(t *testing.T) {
 					t.Errorf("killed before the push, origin's main moved to %s", got)
 				}
 			}
+			// An intent with neither landed nor abandoned after it is
+			// doctor's to name, with the land that settles it.
+			doc := clitest.RunBin(t, clitest.Bin(), r, r.Dir, nil, "doctor")
+			pending := point == "land/after-intent" || point == "land/after-push"
+			if named := strings.Contains(doc.Stdout+doc.Stderr, "custody land "+id); named != pending || (pending && doc.Code == 0) {
+				t.Errorf("killed at %s, doctor (exit %d) names the land to run again: %v, want %v:\n%s", point, doc.Code, named, pending, doc)
+			}
 			again := clitest.MustCustody(t, r, 0, "land", id, "--squash", "--yes")
 			if _, err := os.Lstat(path); !os.IsNotExist(err) {
 				t.Errorf("the tree is still there after the land that followed the kill (%v):\n%s", err, again)
