@@ -14,7 +14,29 @@ import (
 // lacks (written by an older custody after this file was upgraded) is
 // still found.
 func CarryingIntents[R machine.Row](s *Store, kind machine.Kind) ([]R, error) {
-	return listRows[R](s, kind, rowHeader.hasIntent)
+	return listRowsSkipping[R](s, kind, plainlyNoIntent, rowHeader.hasIntent)
+}
+
+// plainlyNoIntent reports whether a stored record's bytes show, without
+// decoding them, that it carries no intent: no member anywhere in them is
+// named intent. custody omits a record's empty intent, so a record without
+// one (every tombstone) holds no such name. The decoder matches names
+// without regard to case (and keeps underscores and dashes), and a name
+// could be written with \u escapes: bytes holding "intent" in any case, or
+// any \u escape, are decoded in full. A quote inside a string is escaped,
+// so a string value cannot pass for the name. Resume reads every record
+// for its intents (the records are the truth): this keeps that read from
+// decoding them all.
+func plainlyNoIntent(v []byte) bool {
+	if bytes.Contains(v, []byte(`\u`)) {
+		return false
+	}
+	for i := 0; i+8 <= len(v); i++ {
+		if v[i] == '"' && v[i+7] == '"' && bytes.EqualFold(v[i+1:i+7], []byte("intent")) {
+			return false
+		}
+	}
+	return true
 }
 
 // ReindexIntents makes the intent index exactly what the records of every
@@ -78,6 +100,9 @@ func (s *Store) indexDiff(tx *bolt.Tx) (map[string][]byte, bool, error) {
 			continue
 		}
 		err := bk.ForEach(func(k, v []byte) error {
+			if plainlyNoIntent(v) {
+				return nil
+			}
 			var h rowHeader
 			if json.Unmarshal(v, &h) == nil && h.hasIntent() && h.ID == string(k) {
 				want[string(intentKey(b.Kind, h.ID))] = bytes.Clone(h.Intent)

@@ -32,6 +32,12 @@ func ListKind[R machine.Row](s *Store, kind machine.Kind) ([]R, error) {
 // id. A record whose header does not parse is kept, so decoding it reports
 // the corruption.
 func listRows[R machine.Row](s *Store, kind machine.Kind, keep func(rowHeader) bool) ([]R, error) {
+	return listRowsSkipping[R](s, kind, nil, keep)
+}
+
+// listRowsSkipping is listRows that first drops, undecoded, each record
+// whose stored bytes skip accepts (nil accepts none).
+func listRowsSkipping[R machine.Row](s *Store, kind machine.Kind, skip func([]byte) bool, keep func(rowHeader) bool) ([]R, error) {
 	var out []R
 	err := s.view(func(tx *bolt.Tx) error {
 		b, err := s.kindBucket(tx, kind)
@@ -39,6 +45,9 @@ func listRows[R machine.Row](s *Store, kind machine.Kind, keep func(rowHeader) b
 			return err
 		}
 		return b.ForEach(func(k, v []byte) error {
+			if skip != nil && skip(v) {
+				return nil
+			}
 			var h rowHeader
 			if json.Unmarshal(v, &h) == nil && !keep(h) {
 				return nil
