@@ -12,19 +12,19 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
-	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/archive"
+	"github.com/custody-sh/custody/steps/custody"
 	"github.com/custody-sh/custody/steps/migrate"
 	"github.com/custody-sh/custody/store"
 )
 
-// mgEnv is the environment of a command in l's main checkout after
-// custody init, with the archive feature registered as cmd/custody
-// registers it. Every process custody runs sees l's environment (its
-// private HOME and XDG_DATA_HOME, where archives go).
+// mgEnv is the environment of a command in l's main checkout after custody
+// init, built by the one constructor the custody command uses
+// (custody.NewEnv, every feature registered). Every process custody runs
+// sees l's environment (its private HOME and XDG_DATA_HOME, where archives
+// go).
 func mgEnv(t *testing.T, l *fixtures.Legacy) *steps.Env {
 	t.Helper()
 	for _, kv := range l.Env() {
@@ -34,25 +34,15 @@ func mgEnv(t *testing.T, l *fixtures.Legacy) *steps.Env {
 	}
 	ctx := context.Background()
 	g := hostio.NewGit(&hostio.Runner{})
-	repo, err := gitfiles.Discover(ctx, g, l.Dir)
+	site, err := custody.Locate(ctx, g, l.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, src, err := observe.ReadConfig(repo)
+	st, err := store.OpenContext(ctx, site.StatePath(), 5*time.Second, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, err := steps.ResolveRoot(repo, cfg.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.OpenContext(ctx, steps.StatePath(repo), 5*time.Second, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &steps.Env{Repo: repo, Git: g, Store: st, Policy: cfg.Policy(), Config: cfg, ConfigSource: src,
-		Root: root, Now: time.Now, Actor: "test", Holder: steps.Self(), Wait: time.Second,
-		Workflows: []steps.Resumer{steps.WorktreeWorkflow(), archive.Workflow()}, Archives: archive.Removal{}}
+	e := custody.NewEnv(site, st, custody.Wiring{Git: g, Actor: "test", Wait: time.Second})
 	if err := e.EnsureRoot(); err != nil {
 		t.Fatal(err)
 	}

@@ -16,20 +16,20 @@ import (
 
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
-	"github.com/custody-sh/custody/observe"
-	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/archive"
+	"github.com/custody-sh/custody/steps/custody"
 	"github.com/custody-sh/custody/steps/sweep"
 	"github.com/custody-sh/custody/store"
 )
 
 // sweepEnv is the environment of a command in r's main checkout after
-// custody init, with the archive feature registered as cmd/custody
-// registers it, and a clock later than real time by ahead: every file the
-// test writes is then that much older than "now" (a change time cannot be
-// set back). Every process custody runs sees r's environment.
+// custody init, built by the one constructor the custody command uses
+// (custody.NewEnv, every feature registered), and a clock later than real
+// time by ahead: every file the test writes is then that much older than
+// "now" (a change time cannot be set back). Every process custody runs
+// sees r's environment.
 func sweepEnv(t *testing.T, r *fixtures.Repo, ahead time.Duration) *steps.Env {
 	t.Helper()
 	for _, kv := range r.Env() {
@@ -39,25 +39,15 @@ func sweepEnv(t *testing.T, r *fixtures.Repo, ahead time.Duration) *steps.Env {
 	}
 	ctx := context.Background()
 	g := hostio.NewGit(&hostio.Runner{})
-	repo, err := gitfiles.Discover(ctx, g, r.Dir)
+	site, err := custody.Locate(ctx, g, r.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, src, err := observe.ReadConfig(repo)
+	st, err := store.OpenContext(ctx, site.StatePath(), 5*time.Second, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, err := steps.ResolveRoot(repo, cfg.Root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.OpenContext(ctx, steps.StatePath(repo), 5*time.Second, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &steps.Env{Repo: repo, Git: g, Store: st, Policy: cfg.Policy(), Config: cfg, ConfigSource: src,
-		Root: root, Now: func() time.Time { return time.Now().Add(ahead) }, Actor: "test", Holder: steps.Self(), Wait: time.Second,
-		Workflows: []steps.Resumer{steps.WorktreeWorkflow(), archive.Workflow()}, Archives: archive.Removal{}}
+	e := custody.NewEnv(site, st, custody.Wiring{Git: g, Clock: custody.ClockFunc(func() time.Time { return time.Now().Add(ahead) }), Actor: "test", Wait: time.Second})
 	if err := e.EnsureRoot(); err != nil {
 		t.Fatal(err)
 	}
