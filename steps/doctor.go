@@ -77,21 +77,7 @@ func landProblems(e *Env) ([]store.Problem, error) {
 	}
 	var ps []store.Problem
 	for _, rec := range recs {
-		var events []string
-		var intents []machine.LandIntent
-		err := e.Store.Journal(rec.ID, func(_ []byte, en store.Entry) error {
-			switch en.Event {
-			case machine.EventLandIntent, machine.EventLanded, machine.EventLandAbandoned:
-			default:
-				return nil
-			}
-			var in machine.LandIntent
-			if err := json.Unmarshal(en.Detail, &in); err != nil {
-				return fmt.Errorf("journal entry %d (%s): %w", en.Seq, en.Event, err)
-			}
-			events, intents = append(events, en.Event), append(intents, in)
-			return nil
-		})
+		events, intents, err := LandEvents(e, rec.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -102,6 +88,27 @@ func landProblems(e *Env) ([]store.Problem, error) {
 		}
 	}
 	return ps, nil
+}
+
+// LandEvents reads record id's land events (custody land) from the
+// journal, oldest first, each with its intent.
+func LandEvents(e *Env, id string) ([]string, []machine.LandIntent, error) {
+	var events []string
+	var intents []machine.LandIntent
+	err := e.Store.Journal(id, func(_ []byte, en store.Entry) error {
+		switch en.Event {
+		case machine.EventLandIntent, machine.EventLanded, machine.EventLandAbandoned:
+		default:
+			return nil
+		}
+		var in machine.LandIntent
+		if err := json.Unmarshal(en.Detail, &in); err != nil {
+			return fmt.Errorf("journal entry %d (%s): %w", en.Seq, en.Event, err)
+		}
+		events, intents = append(events, en.Event), append(intents, in)
+		return nil
+	})
+	return events, intents, err
 }
 
 // migrationProblem is the problem of a migration the journal records as

@@ -126,7 +126,7 @@ func Land(ctx context.Context, e *steps.Env, id string, opts Options) (Result, e
 		// Landed, then removed (by this command, or by the resume of
 		// its interrupted removal): already done. Removed without a
 		// landing: nothing is left to land.
-		events, _, err := landEvents(e, id)
+		events, _, err := steps.LandEvents(e, id)
 		if err != nil {
 			return res, err
 		}
@@ -151,7 +151,7 @@ func Land(ctx context.Context, e *steps.Env, id string, opts Options) (Result, e
 	if len(view.Remotes) == 0 {
 		return res, steps.NoRemoteError(e)
 	}
-	events, intents, err := landEvents(e, id)
+	events, intents, err := steps.LandEvents(e, id)
 	if err != nil {
 		return res, err
 	}
