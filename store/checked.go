@@ -1,9 +1,6 @@
 package store
 
-import (
-	"os"
-	"time"
-)
+import "time"
 
 // checked is a state file as this process last found it sound, walked
 // whole by precheck. A later open of the same Store that finds the file
@@ -46,10 +43,4 @@ func (c *checked) trusts(id fileID, txid uint64, readOnly bool) bool {
 		return false
 	}
 	return time.Unix(0, id.ctime).Add(racyWindow).Before(c.walkedAt)
-}
-
-// identify returns the identity of the file fi describes, false where the
-// platform does not say it.
-func identify(fi os.FileInfo) (fileID, bool) {
-	return statID(fi)
 }

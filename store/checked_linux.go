@@ -5,7 +5,8 @@ import (
 	"syscall"
 )
 
-// statID reads device, inode, size and times from a Linux stat.
+// statID returns the identity of the file fi describes, read from a
+// Linux stat.
 func statID(fi os.FileInfo) (fileID, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {

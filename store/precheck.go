@@ -106,7 +106,7 @@ func precheck(path string, readOnly bool, wait func(*os.File) error, known *chec
 	if size < m.hwm*m.pageSize {
 		return nil, fmt.Errorf("%s: %w (the file is truncated: %d bytes, its meta page needs %d)", path, ErrCorrupt, size, m.hwm*m.pageSize)
 	}
-	id, identified := identify(fi)
+	id, identified := statID(fi)
 	if identified && known.trusts(id, m.txid, readOnly) {
 		return nil, nil
 	}
