@@ -46,5 +46,5 @@ func Failpoints() []string {
 // custody can be held (CUSTODY_PAUSE=<name>, CUSTODY_PAUSE_DIR=<dir>) while
 // another invocation runs.
 func PausePoints() []string {
-	return []string{"new/after-intent", "apply/before-observe", "apply/after-intent", "apply/before-quarantine", "apply/after-quarantine", "apply/after-remove", "relocate/before-move", "apply/during-check", "apply/during-delete", "sweep/before-recheck", "land/before-push"}
+	return []string{"new/after-intent", "apply/before-observe", "apply/after-intent", "apply/before-quarantine", "apply/after-quarantine", "apply/after-remove", "relocate/before-move", "apply/during-check", "apply/during-delete", "sweep/before-snapshot", "sweep/before-recheck", "land/before-push"}
 }

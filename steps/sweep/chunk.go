@@ -57,6 +57,10 @@ func discardAll(ctx context.Context, e *steps.Env, trees []*Tree, scope observe.
 // deletes, and journals every outcome in one transaction. It returns how
 // many trees it took.
 func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observe.Scope) (int, error) {
+	// After the check that found the trees idle (and the plan), before
+	// any snapshot: what is written now is in the snapshot but changed
+	// after the check, and is left.
+	failpoint.Pause("sweep/before-snapshot")
 	var chunk []*pendingTree
 	defer func() {
 		for _, p := range chunk {
@@ -88,7 +92,7 @@ func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observ
 		p.root = root
 		p.snaps = make([]*snapshot, len(t.Discard))
 		for i, d := range t.Discard {
-			s, err := takeSnapshot(root, path.Clean(d.Path))
+			s, err := takeSnapshot(root, path.Clean(d.Path), t.checked)
 			if err != nil {
 				t.Discarded[i].Skipped = "it could not be read again: " + err.Error()
 				continue

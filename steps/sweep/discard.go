@@ -31,6 +31,10 @@ func (a identity) same(b identity) bool {
 type snapEntry struct {
 	rel string
 	id  identity
+	// fresh says the entry changed after the check that found the tree
+	// idle: the snapshot sees it, but it is not what was checked, so it is
+	// left, and so is every directory holding it.
+	fresh bool
 }
 
 // snapshot is one build directory's entries as one walk found them,
@@ -46,8 +50,12 @@ type snapshot struct {
 var errNotDir = errors.New("is no longer a directory")
 
 // takeSnapshot walks the build directory rel below root without following
-// a symlink, recording every entry's identity.
-func takeSnapshot(root *os.Root, rel string) (snapshot, error) {
+// a symlink, recording every entry's identity. checked is the latest
+// change the check that found the tree idle saw anywhere in it: an entry
+// modified or changed after it was written after the check (the check and
+// the snapshot are apart by a plan, and by a whole chunk when one is taken
+// again) and is marked fresh, to be left, and its bytes are not counted.
+func takeSnapshot(root *os.Root, rel string, checked time.Time) (snapshot, error) {
 	s := snapshot{rel: rel}
 	fi, err := root.Lstat(rel)
 	if err != nil {
@@ -67,8 +75,10 @@ func takeSnapshot(root *os.Root, rel string) (snapshot, error) {
 		if p == rel && !info.IsDir() {
 			return fmt.Errorf("%s %w", rel, errNotDir)
 		}
-		s.ents = append(s.ents, snapEntry{rel: p, id: identityOf(info)})
-		if info.Mode().IsRegular() {
+		id := identityOf(info)
+		fresh := id.mtime.After(checked) || id.ctime.After(checked)
+		s.ents = append(s.ents, snapEntry{rel: p, id: id, fresh: fresh})
+		if info.Mode().IsRegular() && !fresh {
 			s.bytes += info.Size()
 		}
 		return nil
@@ -106,6 +116,14 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 		}
 	}
 	for _, e := range slices.Backward(s.ents) {
+		if e.fresh {
+			if e.id.mode.IsDir() {
+				keep(e.rel + "/")
+			} else {
+				keep(e.rel)
+			}
+			continue
+		}
 		if e.id.mode.IsDir() {
 			if keptDirs[e.rel] {
 				continue

@@ -40,7 +40,11 @@ func TestDiscardLeavesWhatChangedSinceTheSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	snap, err := takeSnapshot(root, "target")
+	checked, _, werr := newest(tree)
+	if werr != "" {
+		t.Fatal(werr)
+	}
+	snap, err := takeSnapshot(root, "target", checked)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +120,79 @@ func TestSnapshotRefusesASymlinkedDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	if _, err := takeSnapshot(root, "target"); err == nil {
+	if _, err := takeSnapshot(root, "target", time.Now()); err == nil {
 		t.Fatal("a symlinked build directory was snapshotted")
+	}
+}
+
+// TestSnapshotLeavesWhatChangedSinceTheCheck: what is written into a build
+// directory after the check that found the tree idle but before the
+// snapshot (the check and the snapshot are apart by a plan, and by a whole
+// chunk when one is taken again) is in the snapshot yet survives the
+// deletion: a new file, a file appended to, a new directory with a file in
+// it and a new empty directory. Their bytes are not counted as freed, and
+// everything unchanged since the check goes.
+func TestSnapshotLeavesWhatChangedSinceTheCheck(t *testing.T) {
+	tree := t.TempDir()
+	write := func(rel, s string) {
+		t.Helper()
+		p := filepath.Join(tree, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, rel := range []string{"target/.rustc_info.json", "target/debug/app", "target/debug/deps/lib.rlib", "target/grown"} {
+		write(rel, "0123456789")
+	}
+	checked, _, werr := newest(tree)
+	if werr != "" {
+		t.Fatal(werr)
+	}
+	// After the check, before the snapshot:
+	time.Sleep(20 * time.Millisecond) // change times later than the check's newest
+	write("target/debug/deps/late.rlib", "written after the check\n")
+	write("target/incremental/s-1/work", "new\n")
+	if err := os.Mkdir(filepath.Join(tree, "target", "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(tree, "target", "grown"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("more")
+	f.Close()
+	root, err := os.OpenRoot(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	snap, err := takeSnapshot(root, "target", checked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.bytes != 3*10 {
+		t.Errorf("snapshot counts %d bytes; want 30 (what was there unchanged at the check)", snap.bytes)
+	}
+	d := discardSnapshot(root, snap)
+	for _, keep := range []string{"target/debug/deps/late.rlib", "target/incremental/s-1/work", "target/empty", "target/grown"} {
+		if _, err := os.Stat(filepath.Join(tree, filepath.FromSlash(keep))); err != nil {
+			t.Errorf("%s was written after the check and is gone: %v", keep, err)
+		}
+	}
+	for _, gone := range []string{"target/.rustc_info.json", "target/debug/app", "target/debug/deps/lib.rlib"} {
+		if _, err := os.Lstat(filepath.Join(tree, filepath.FromSlash(gone))); !os.IsNotExist(err) {
+			t.Errorf("%s was unchanged since the check and is still there (%v)", gone, err)
+		}
+	}
+	if d.freed != 3*10 {
+		t.Errorf("freed %d bytes; want 30", d.freed)
+	}
+	for _, want := range []string{"target/debug/deps/late.rlib", "target/grown"} {
+		if !slices.Contains(d.kept, want) {
+			t.Errorf("kept %q; want it to name %s", d.kept, want)
+		}
 	}
 }

@@ -54,6 +54,9 @@ type Tree struct {
 	// sweep tried was refused.
 	ArchiveID      string           `json:"archive_id,omitempty"`
 	ArchiveRefusal *machine.Refusal `json:"archive_refusal,omitempty"`
+	// checked is the latest change the check found in the tree: what
+	// changed after it is left by the deletion.
+	checked time.Time
 }
 
 // Discarded is one build directory sweep deleted: what it was recognised
@@ -78,7 +81,8 @@ type Discarded struct {
 // recognised as, with no lease and no process in the tree; the deletion
 // is journaled (an intent entry before, the outcome after) and goes entry
 // by entry against a snapshot taken before that re-check, so nothing
-// written after the snapshot is deleted.
+// written after the snapshot is deleted, and nothing in the snapshot that
+// changed after the check found the tree idle.
 func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 	idle := opts.Idle
 	if idle <= 0 {
@@ -127,7 +131,7 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 		}
 	}
 	for _, f := range facts {
-		t := Tree{SweepTree: machine.DecideSweep(f, now, idle, opts.MaxArchiveSize)}
+		t := Tree{SweepTree: machine.DecideSweep(f, now, idle, opts.MaxArchiveSize), checked: f.Newest}
 		for _, d := range t.Discard {
 			res.Bytes += d.Bytes
 		}

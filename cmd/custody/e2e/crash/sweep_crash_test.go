@@ -144,3 +144,48 @@ func TestSweepRechecksBeforeDeleting(t *testing.T) {
 		t.Errorf("the output does not say why the changed tree's target/ was kept:\n%s", res)
 	}
 }
+
+// TestSweepLeavesWhatWasWrittenAfterTheCheck holds a sweep after the check
+// that found a tree idle, before its snapshots, and meanwhile writes a file
+// into the tree's build directory and appends to another there. Released,
+// the sweep deletes the rest of the build output and leaves both files
+// and the directories holding them: they are in its snapshot, but changed
+// after the check.
+func TestSweepLeavesWhatWasWrittenAfterTheCheck(t *testing.T) {
+	t.Parallel()
+	r := clitest.InitSpacedRepo(t, fixtures.Options{})
+	_, path := clitest.NewTree(t, r, "written")
+	r.WriteFile(path, "Cargo.toml", "[package]\nname = \"x\"\n")
+	r.CommitAll(path, "crate")
+	r.WriteFile(path, "target/.rustc_info.json", "{}\n")
+	r.WriteFile(path, "target/debug/app", "compiled\n")
+	r.WriteFile(path, "target/debug/deps/lib.rlib", "compiled\n")
+	time.Sleep(1100 * time.Millisecond) // idle for --idle 1s
+	release, wait := clitest.Paused(t, r, "sweep/before-snapshot", "sweep", "--idle", "1s")
+	r.WriteFile(path, "target/debug/deps/late.rlib", "written after the check\n")
+	f, err := os.OpenFile(filepath.Join(path, "target", "debug", "app"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("relinked\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	res := wait()
+	if res.Code != 0 {
+		t.Fatalf("the held sweep:\n%s", res)
+	}
+	for f, want := range map[string]string{"target/debug/deps/late.rlib": "written after the check\n", "target/debug/app": "compiled\nrelinked\n"} {
+		if b, err := os.ReadFile(filepath.Join(path, filepath.FromSlash(f))); err != nil || string(b) != want {
+			t.Errorf("%s, written after the check: %q, %v\n%s", f, b, err, res)
+		}
+	}
+	for _, f := range []string{"target/.rustc_info.json", "target/debug/deps/lib.rlib"} {
+		if _, err := os.Lstat(filepath.Join(path, filepath.FromSlash(f))); !os.IsNotExist(err) {
+			t.Errorf("%s was unchanged since the check and is still there (%v)\n%s", f, err, res)
+		}
+	}
+}

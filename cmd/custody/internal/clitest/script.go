@@ -162,11 +162,19 @@ func scriptSetup(env *testscript.Env) error {
 }
 
 // scriptGitEnv is the deterministic environment of every script's git.
+// A script's own git starts none of git's housekeeping (git maintenance
+// run --auto after a commit, gc --auto after a fetch): it never has
+// anything to do in a script's few objects, and it cost a process after
+// every commit. Custody's git never sees these settings: custody replaces
+// configuration passed in the environment with its own (hostio.gitEnv).
 func scriptGitEnv() [][2]string {
 	return [][2]string{
 		{"HOME", "/no-home"},
 		{"GIT_CONFIG_GLOBAL", os.DevNull},
 		{"GIT_CONFIG_NOSYSTEM", "1"},
+		{"GIT_CONFIG_COUNT", "2"},
+		{"GIT_CONFIG_KEY_0", "maintenance.auto"}, {"GIT_CONFIG_VALUE_0", "false"},
+		{"GIT_CONFIG_KEY_1", "gc.auto"}, {"GIT_CONFIG_VALUE_1", "0"},
 		{"GIT_AUTHOR_NAME", "Fixture"}, {"GIT_AUTHOR_EMAIL", "fixture@example.com"}, {"GIT_AUTHOR_DATE", scriptDate},
 		{"GIT_COMMITTER_NAME", "Fixture"}, {"GIT_COMMITTER_EMAIL", "fixture@example.com"}, {"GIT_COMMITTER_DATE", scriptDate},
 		{"LC_ALL", "C"}, {"TZ", "UTC"},
@@ -325,8 +333,25 @@ func scriptStarter() *fixtures.Starter {
 				return err
 			}
 		}
-		return nil
+		// A push to the origin starts no `git gc --auto` in it
+		// (receive.autogc, which the pushing git does not pass on from
+		// its environment): scripts and custody push often, and that
+		// process never has anything to do here.
+		return appendFile(filepath.Join(origin, "config"), "[receive]\n\tautogc = false\n")
 	})
+}
+
+// appendFile appends text to the file at path.
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // scriptFiletype is `filetype PATH TYPE [LINK]`.
