@@ -129,7 +129,7 @@ func csConcurrentNew(t *testing.T) {
 	if len(active) != n {
 		t.Fatalf("custody list: want %d records, got %d: %+v", n, len(active), active)
 	}
-	registered := csRegistered(t, r)
+	registered := clitest.RegisteredPaths(t, r)
 	for _, rec := range active {
 		if !ids[rec.ID] || !paths[rec.Path] || rec.State != "active" || rec.Intent != nil {
 			t.Errorf("list record %+v: want one of the ids made, active, without an intent", rec)
@@ -137,7 +137,7 @@ func csConcurrentNew(t *testing.T) {
 		if !slices.Contains(registered, rec.Path) {
 			t.Errorf("git does not register %s", rec.Path)
 		}
-		end := csObserveTree(t, r, rec.ID, head)
+		end := clitest.ObserveTreeEnd(t, r, rec.ID, head)
 		if end.Path != "present" || end.AdminEntry != "id" || end.Marker != "id" || end.Branch != "commit" ||
 			!slices.Equal(end.Triggers, []string{"create", "created"}) {
 			t.Errorf("tree %s is not complete: %+v", rec.ID, end)
@@ -146,7 +146,7 @@ func csConcurrentNew(t *testing.T) {
 	if len(registered) != n+1 {
 		t.Errorf("git registers %d worktrees, want %d plus the main checkout: %v", len(registered), n, registered)
 	}
-	entries := csHealthy(t, r)
+	entries := clitest.Healthy(t, r)
 	if len(entries) != 2*n {
 		t.Errorf("journal has %d entries, want %d (create and created per tree)", len(entries), 2*n)
 	}
@@ -201,7 +201,7 @@ func TestConcurrentApply(t *testing.T) {
 		}
 	}
 	for i, id := range ids {
-		end := csObserveTree(t, r, id, r.Head(r.Dir))
+		end := clitest.ObserveTreeEnd(t, r, id, r.Head(r.Dir))
 		if _, err := os.Lstat(paths[i]); !os.IsNotExist(err) {
 			t.Errorf("%s: lstat %s = %v, want ENOENT", id, paths[i], err)
 		}
@@ -210,7 +210,7 @@ func TestConcurrentApply(t *testing.T) {
 			t.Errorf("%s was not removed cleanly: %+v", id, end)
 		}
 	}
-	entries := csHealthy(t, r)
+	entries := clitest.Healthy(t, r)
 	removedEntries := map[string]int{}
 	for _, e := range entries {
 		if e.Trigger == "removed" {
@@ -298,7 +298,7 @@ func TestLockWait(t *testing.T) {
 	t.Run("times-out", func(t *testing.T) {
 		before := csDigest(t, state)
 		refs := r.Refs()
-		registered := csRegistered(t, r)
+		registered := clitest.RegisteredPaths(t, r)
 		entries, err := os.ReadDir(filepath.Join(r.Dir, ".worktrees"))
 		if err != nil {
 			t.Fatal(err)
@@ -331,14 +331,14 @@ func TestLockWait(t *testing.T) {
 		if got := r.Refs(); got != refs {
 			t.Errorf("refs changed:\nbefore:\n%s\nafter:\n%s", refs, got)
 		}
-		if got := csRegistered(t, r); !slices.Equal(got, registered) {
+		if got := clitest.RegisteredPaths(t, r); !slices.Equal(got, registered) {
 			t.Errorf("git registrations changed: %v → %v", registered, got)
 		}
 		if got, _ := os.ReadDir(filepath.Join(r.Dir, ".worktrees")); len(got) != len(entries) {
 			t.Errorf("the managed root changed: %d → %d entries", len(entries), len(got))
 		}
 	})
-	csHealthy(t, r)
+	clitest.Healthy(t, r)
 }
 
 // TestConcurrentApplyNeverStale pauses one apply of a plan at each step of

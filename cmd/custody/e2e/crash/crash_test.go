@@ -11,8 +11,6 @@ package crash
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,7 +21,6 @@ import (
 	"github.com/custody-sh/custody/fixtures"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/steps"
-	"github.com/custody-sh/custody/store"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -50,7 +47,7 @@ func TestCrash(t *testing.T) {
 		seen[p] = true
 	}
 	// The uninterrupted runs every crashed run is compared with.
-	var newBase csTreeEnd
+	var newBase clitest.TreeEnd
 	var applyBase csApplyEnd
 	t.Run("baseline", func(t *testing.T) {
 		t.Run("new", func(t *testing.T) {
@@ -192,13 +189,13 @@ func csKillResumes(t *testing.T, r *fixtures.Repo, points []string) (finished bo
 
 // --- new ---------------------------------------------------------------
 
-func csUninterruptedNew(t *testing.T) csTreeEnd {
+func csUninterruptedNew(t *testing.T) clitest.TreeEnd {
 	r := fixtures.New(t, fixtures.Options{})
 	clitest.MustCustody(t, r, 0, "init")
 	head := r.Head(r.Dir)
 	res := clitest.MustCustody(t, r, 0, "new", "x", "--json")
 	made := clitest.DecodeResult[steps.NewResult](t, res, "new")
-	end := csObserveTree(t, r, made.ID, head)
+	end := clitest.ObserveTreeEnd(t, r, made.ID, head)
 	if end.State != "active" || end.Path != "present" || end.Marker != "id" {
 		t.Fatalf("an uninterrupted custody new did not make an active tree: %+v", end)
 	}
@@ -207,12 +204,12 @@ func csUninterruptedNew(t *testing.T) csTreeEnd {
 
 // csDiscarded is the end state of a create that resume discarded: nothing
 // exists and the record is tombstoned, without an intent.
-var csDiscarded = csTreeEnd{
+var csDiscarded = clitest.TreeEnd{
 	State: "tombstoned", Path: "absent", Registered: false, AdminEntry: "absent", Marker: "absent",
 	Branch: "absent", EvidenceOutcome: "discarded", Triggers: []string{"create", "discard"},
 }
 
-func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
+func csCrashNew(t *testing.T, point string, v csVariant, base clitest.TreeEnd) {
 	want, ok := csNewOutcome[point]
 	if !ok {
 		t.Fatalf("no expected resume outcome for failpoint %q: add it to csNewOutcome", point)
@@ -257,7 +254,7 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 	if rec.Intent != nil {
 		t.Fatalf("after resume: record %s still carries an intent: %+v", id, rec)
 	}
-	got := csObserveTree(t, r, id, head)
+	got := clitest.ObserveTreeEnd(t, r, id, head)
 	expect := base
 	if want == "discarded" {
 		expect = csDiscarded
@@ -274,7 +271,7 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 	if d := cmp.Diff(expect, got); d != "" {
 		t.Errorf("end state after a kill at %s and resume is not the %s end state (-want +got):\n%s", point, want, d)
 	}
-	csHealthy(t, r)
+	clitest.Healthy(t, r)
 
 	// Carry on with the normal flow.
 	if want == "activated" {
@@ -288,7 +285,7 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 		if o := clitest.Outcomes(ap); !cmp.Equal(o, map[string]string{id: "removed"}) {
 			t.Errorf("apply of the resumed tree: want %s removed, got %v", id, o)
 		}
-		end := csObserveTree(t, r, id, commit)
+		end := clitest.ObserveTreeEnd(t, r, id, commit)
 		if end.State != "tombstoned" || end.Path != "absent" || end.Registered || end.Branch != "absent" || end.AdminEntry != "absent" {
 			t.Errorf("the resumed tree was not removed cleanly: %+v", end)
 		}
@@ -299,7 +296,7 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 	if second.ID == id {
 		t.Errorf("second custody new reused id %s", id)
 	}
-	if end := csObserveTree(t, r, second.ID, head); end.State != "active" || end.Path != "present" || !end.Registered || end.Marker != "id" || end.Branch != "commit" {
+	if end := clitest.ObserveTreeEnd(t, r, second.ID, head); end.State != "active" || end.Path != "present" || !end.Registered || end.Marker != "id" || end.Branch != "commit" {
 		t.Errorf("second custody new after the crash did not make a complete tree: %+v", end)
 	}
 	for _, rec := range clitest.ListRecords(t, r, true) {
@@ -307,7 +304,7 @@ func csCrashNew(t *testing.T, point string, v csVariant, base csTreeEnd) {
 			t.Errorf("record %s still carries a %s intent", rec.ID, rec.Intent.Kind)
 		}
 	}
-	csHealthy(t, r)
+	clitest.Healthy(t, r)
 }
 
 // --- apply -------------------------------------------------------------
@@ -360,7 +357,7 @@ func csNewApplyScene(t *testing.T) csApplyScene {
 
 // csApplyEnd is the end state of an apply, with ids replaced by roles.
 type csApplyEnd struct {
-	Merged, Kept  csTreeEnd
+	Merged, Kept  clitest.TreeEnd
 	KeptDiff      string
 	KeptHead      string
 	KeptBranch    string
@@ -371,8 +368,8 @@ func (s csApplyScene) end(t *testing.T) csApplyEnd {
 	t.Helper()
 	r := s.r
 	e := csApplyEnd{
-		Merged:   csObserveTree(t, r, s.merged, s.mergedHead),
-		Kept:     csObserveTree(t, r, s.kept, s.keptHead),
+		Merged:   clitest.ObserveTreeEnd(t, r, s.merged, s.mergedHead),
+		Kept:     clitest.ObserveTreeEnd(t, r, s.kept, s.keptHead),
 		KeptDiff: s.keptSnap.Diff(r.Snap(s.keptPath)),
 		KeptHead: "moved", KeptBranch: "moved",
 	}
@@ -398,16 +395,16 @@ func csUninterruptedApply(t *testing.T) csApplyEnd {
 	}
 	end := s.end(t)
 	want := csApplyEnd{
-		Merged: csTreeEnd{State: "tombstoned", Path: "absent", AdminEntry: "absent", Marker: "absent", Branch: "absent",
+		Merged: clitest.TreeEnd{State: "tombstoned", Path: "absent", AdminEntry: "absent", Marker: "absent", Branch: "absent",
 			EvidenceOutcome: "removed", Triggers: []string{"create", "created", "finish", "remove", "removed"}},
-		Kept: csTreeEnd{State: "finished", Path: "present", Registered: true, AdminEntry: "id", Marker: "id", Branch: "commit",
+		Kept: clitest.TreeEnd{State: "finished", Path: "present", Registered: true, AdminEntry: "id", Marker: "id", Branch: "commit",
 			Triggers: []string{"create", "created", "finish"}},
 		KeptHead: "unchanged", KeptBranch: "unchanged", ReapplyMerged: "already-done",
 	}
 	if d := cmp.Diff(want, end); d != "" {
 		t.Fatalf("uninterrupted apply did not reach the expected end state (-want +got):\n%s", d)
 	}
-	csHealthy(t, s.r)
+	clitest.Healthy(t, s.r)
 	return end
 }
 
@@ -458,104 +455,10 @@ func csCrashApply(t *testing.T, point string, v csVariant, base csApplyEnd) {
 			t.Errorf("record %s still carries a %s intent", rec.ID, rec.Intent.Kind)
 		}
 	}
-	csHealthy(t, r)
+	clitest.Healthy(t, r)
 }
 
 // --- shared helpers ------------------------------------------------------
-
-// csTreeEnd is what exists of one worktree record, on disk, in git and in
-// the store, with ids and commits replaced by what they should be.
-type csTreeEnd struct {
-	State           string
-	Intent          bool
-	Path            string // present | absent (lstat ENOENT) | the lstat error
-	Registered      bool   // git worktree list names the path
-	AdminEntry      string // id (<common>/worktrees/<id>/gitdir names the path) | absent | what it names
-	Marker          string // id (the ready marker holds the id) | absent | its content
-	Branch          string // commit (custody/<id> at the expected commit) | absent | its tip
-	EvidenceOutcome string
-	Triggers        []string // the record's journal, in order
-}
-
-func csObserveTree(t testing.TB, r *fixtures.Repo, id, commit string) csTreeEnd {
-	t.Helper()
-	sh := clitest.ShowRecord(t, r, id)
-	rec := sh.Record
-	e := csTreeEnd{State: string(rec.State), Intent: sh.Intent != nil, EvidenceOutcome: rec.Evidence.Outcome}
-	for _, j := range sh.Journal {
-		// A resumed run records that it took the dead process's intent
-		// over; everything else must match the uninterrupted run.
-		if j.Trigger == string(machine.TriggerTakeOver) {
-			continue
-		}
-		e.Triggers = append(e.Triggers, j.Trigger)
-	}
-	if _, err := os.Lstat(rec.Path); err == nil {
-		e.Path = "present"
-	} else if errors.Is(err, os.ErrNotExist) {
-		e.Path = "absent"
-	} else {
-		e.Path = err.Error()
-	}
-	e.Registered = slices.Contains(csRegistered(t, r), rec.Path)
-	admin := filepath.Join(r.Dir, ".git", "worktrees", id)
-	switch b, err := os.ReadFile(filepath.Join(admin, "gitdir")); {
-	case err == nil && filepath.Clean(strings.TrimSpace(string(b))) == filepath.Join(rec.Path, ".git"):
-		e.AdminEntry = "id"
-	case err == nil:
-		e.AdminEntry = strings.TrimSpace(string(b))
-	case errors.Is(err, os.ErrNotExist):
-		if _, err := os.Lstat(admin); err == nil {
-			e.AdminEntry = "present without gitdir"
-		} else {
-			e.AdminEntry = "absent"
-		}
-	default:
-		e.AdminEntry = err.Error()
-	}
-	switch b, err := os.ReadFile(filepath.Join(admin, "custody-ready")); {
-	case err == nil && strings.TrimSpace(string(b)) == id:
-		e.Marker = "id"
-	case err == nil:
-		e.Marker = fmt.Sprintf("%q", b)
-	case errors.Is(err, os.ErrNotExist):
-		e.Marker = "absent"
-	default:
-		e.Marker = err.Error()
-	}
-	if rec.Branch != "custody/"+id {
-		t.Errorf("record %s has branch %q, want custody/%s", id, rec.Branch, id)
-	}
-	switch tip := r.BranchTip("custody/" + id); tip {
-	case "":
-		e.Branch = "absent"
-	case commit:
-		e.Branch = "commit"
-	default:
-		e.Branch = tip
-	}
-	return e
-}
-
-// csRegistered lists the worktree paths git registers.
-func csRegistered(t testing.TB, r *fixtures.Repo) []string {
-	t.Helper()
-	var paths []string
-	for _, l := range strings.Split(r.Git("worktree", "list", "--porcelain"), "\n") {
-		if p, ok := strings.CutPrefix(l, "worktree "); ok {
-			paths = append(paths, p)
-		}
-	}
-	return paths
-}
-
-// csHealthy asserts doctor is OK and an exported journal verifies up to the
-// store's chain head; it returns the exported entries.
-func csHealthy(t testing.TB, r *fixtures.Repo) []store.Entry {
-	t.Helper()
-	clitest.MustCustody(t, r, 0, "doctor")
-	return clitest.JournalEntries(t, r)
-}
 
 // TestCrashResumeDropAdmin covers the resume rule no failpoint reaches: a
 // removal interrupted inside `git worktree remove` after the directory was
@@ -577,16 +480,16 @@ func TestCrashResumeDropAdmin(t *testing.T) {
 	}
 	got := s.end(t)
 	want := csApplyEnd{
-		Merged: csTreeEnd{State: "tombstoned", Path: "absent", AdminEntry: "absent", Marker: "absent", Branch: "absent",
+		Merged: clitest.TreeEnd{State: "tombstoned", Path: "absent", AdminEntry: "absent", Marker: "absent", Branch: "absent",
 			EvidenceOutcome: "removed", Triggers: []string{"create", "created", "finish", "remove", "removed"}},
-		Kept: csTreeEnd{State: "finished", Path: "present", Registered: true, AdminEntry: "id", Marker: "id", Branch: "commit",
+		Kept: clitest.TreeEnd{State: "finished", Path: "present", Registered: true, AdminEntry: "id", Marker: "id", Branch: "commit",
 			Triggers: []string{"create", "created", "finish"}},
 		KeptHead: "unchanged", KeptBranch: "unchanged", ReapplyMerged: "already-done",
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("end state differs from an uninterrupted apply (-want +got):\n%s", d)
 	}
-	csHealthy(t, r)
+	clitest.Healthy(t, r)
 }
 
 // TestCrashResumeRefusesUnmatched: a create killed after its intent, whose

@@ -74,10 +74,10 @@ func dlWaitExit(t *testing.T, b *clitest.Running, within time.Duration, what str
 	}
 }
 
-// dlSignal waits until b catches sig, then sends it.
+// dlSignal sends sig to b, which the caller saw under way (a file its hook
+// or filter wrote), so past the point where it catches interrupts.
 func dlSignal(t *testing.T, b *clitest.Running, sig syscall.Signal) {
 	t.Helper()
-	clitest.WaitCatches(t, b.Cmd.Process.Pid, sig)
 	if err := b.Cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
@@ -391,8 +391,8 @@ func TestSignalEndsRegistryLockWait(t *testing.T) {
 			clitest.MustCustody(t, r, 0, "init")
 			dlHoldRegistryLock(t, r)
 			b := dlStart(t, r, nil, "list", "--lock-timeout", "60s")
-			clitest.WaitCatches(t, b.Cmd.Process.Pid, sig)
-			time.Sleep(300 * time.Millisecond) // now waiting for the lock
+			clitest.WaitOpen(t, b.Cmd.Process.Pid, filepath.Join(r.Dir, ".git", "custody", "registry.lock"), 30*time.Second)
+			time.Sleep(100 * time.Millisecond) // now waiting for the lock
 			if b.Cmd.ProcessState != nil {
 				t.Fatalf("list did not wait for the registry lock")
 			}
@@ -420,8 +420,8 @@ func TestSignalEndsStateLockWait(t *testing.T) {
 			clitest.MustCustody(t, r, 0, "init")
 			clitest.HoldLock(t, filepath.Join(r.Dir, ".git", "custody", "state.db"))
 			b := dlStart(t, r, nil, "list", "--lock-timeout", "60s")
-			clitest.WaitCatches(t, b.Cmd.Process.Pid, sig)
-			time.Sleep(300 * time.Millisecond)
+			clitest.WaitOpen(t, b.Cmd.Process.Pid, filepath.Join(r.Dir, ".git", "custody", "state.db"), 30*time.Second)
+			time.Sleep(100 * time.Millisecond) // now waiting for the lock
 			if err := b.Cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}

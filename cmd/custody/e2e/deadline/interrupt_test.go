@@ -29,8 +29,8 @@ func TestInterruptWhileWaitingForLock(t *testing.T) {
 	release := clitest.HoldLock(t, state)
 	defer release()
 	b := clitest.StartCustody(t, r, nil, "list", "--lock-timeout", "8s")
-	clitest.WaitCatches(t, b.Cmd.Process.Pid, syscall.SIGINT)
-	time.Sleep(300 * time.Millisecond) // now waiting for the lock
+	clitest.WaitOpen(t, b.Cmd.Process.Pid, state, 30*time.Second)
+	time.Sleep(100 * time.Millisecond) // now waiting for the lock
 	start := time.Now()
 	if err := b.Cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)

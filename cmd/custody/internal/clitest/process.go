@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -51,25 +50,31 @@ func Exited(err error, out, errb *bytes.Buffer) (Result, error) {
 	return res, nil
 }
 
-// WaitCatches waits until process pid has installed a handler for sig
-// (SigCgt in /proc/<pid>/status), so a signal sent next is not fatal by
-// default.
-func WaitCatches(t testing.TB, pid int, sig syscall.Signal) {
+// WaitOpen waits until process pid holds path open (a link of
+// /proc/<pid>/fd leads to it). For custody that is past the point where it
+// catches interrupts (watchInterrupts runs before any command opens a file
+// of the repository), and for a command waiting for a lock file, the wait
+// itself. The Go runtime installs its handler for every signal as the
+// process starts (SigCgt shows them caught at once), so that says nothing
+// of whether custody is ready for one: a signal that comes before
+// signal.Notify still ends the process.
+func WaitOpen(t testing.TB, pid int, path string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	want := path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		want = real
+	}
+	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-		for _, l := range strings.Split(string(b), "\n") {
-			if hex, ok := strings.CutPrefix(l, "SigCgt:"); ok {
-				var mask uint64
-				if _, err := fmt.Sscanf(strings.TrimSpace(hex), "%x", &mask); err == nil && mask&(1<<(uint(sig)-1)) != 0 {
-					return
-				}
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		for _, fd := range fds {
+			if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && (l == want || l == path) {
+				return
 			}
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("process %d never caught signal %v", pid, sig)
+	t.Fatalf("process %d did not open %s within %v", pid, path, within)
 }
 
 // WaitFile waits until path exists.

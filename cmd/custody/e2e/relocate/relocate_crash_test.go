@@ -1,6 +1,6 @@
 //go:build unix
 
-package crash
+package relocate
 
 // Relocation under a kill (DESIGN §4 Resume): a `custody relocate` killed
 // at each relocate/* failpoint, then picked up by `custody resume` or by
@@ -56,9 +56,9 @@ func rlNewScene(t *testing.T) rlScene {
 
 // end is what exists of the scene's tree, with the journal left out (a
 // stepped-back run journals its first attempt too).
-func (s rlScene) end(t *testing.T) csTreeEnd {
+func (s rlScene) end(t *testing.T) clitest.TreeEnd {
 	t.Helper()
-	e := csObserveTree(t, s.r, s.id, s.head)
+	e := clitest.ObserveTreeEnd(t, s.r, s.id, s.head)
 	if n := len(e.Triggers); n == 0 || e.Triggers[n-1] != string(machine.TriggerRelocated) {
 		t.Errorf("the journal of %s does not end with relocated: %v", s.id, e.Triggers)
 	}
@@ -80,18 +80,18 @@ func (s rlScene) end(t *testing.T) csTreeEnd {
 
 func TestRelocateCrash(t *testing.T) {
 	t.Parallel()
-	base := func() csTreeEnd {
+	base := func() clitest.TreeEnd {
 		s := rlNewScene(t)
 		res := clitest.DecodeResult[steps.RelocateResult](t, clitest.MustCustody(t, s.r, 0, "relocate", s.id, "--to", s.dst, "--json"), "relocate")
 		if res.Outcome != machine.OutcomeRelocated || res.Head != s.head {
 			t.Fatalf("uninterrupted relocate: %+v", res)
 		}
 		e := s.end(t)
-		want := csTreeEnd{State: "active", Path: "present", Registered: true, AdminEntry: "id", Marker: "id", Branch: "commit"}
+		want := clitest.TreeEnd{State: "active", Path: "present", Registered: true, AdminEntry: "id", Marker: "id", Branch: "commit"}
 		if d := cmp.Diff(want, e); d != "" {
 			t.Fatalf("uninterrupted relocate did not end as expected (-want +got):\n%s", d)
 		}
-		csHealthy(t, s.r)
+		clitest.Healthy(t, s.r)
 		return e
 	}()
 	points := 0
@@ -139,7 +139,7 @@ func TestRelocateCrash(t *testing.T) {
 				if rs := clitest.DecodeResult[clitest.ItemsResult[steps.ResumeItem]](t, clitest.MustCustody(t, s.r, 0, "resume", "--json"), "resume").Items; len(rs) != 0 {
 					t.Errorf("a resume after the relocation settled still found work: %+v", rs)
 				}
-				csHealthy(t, s.r)
+				clitest.Healthy(t, s.r)
 			})
 		}
 	}
@@ -183,7 +183,7 @@ func TestRelocateMoveFails(t *testing.T) {
 	if _, err := os.Lstat(dst); !os.IsNotExist(err) {
 		t.Errorf("a failed move left something at %s (lstat: %v)", dst, err)
 	}
-	csHealthy(t, s.r)
+	clitest.Healthy(t, s.r)
 }
 
 // TestRelocateDestinationAppears: a directory made at the destination
@@ -213,7 +213,7 @@ func TestRelocateDestinationAppears(t *testing.T) {
 	if ents, err := os.ReadDir(s.dst); err != nil || len(ents) != 0 {
 		t.Errorf("the directory made at the destination holds %v (%v), want nothing", ents, err)
 	}
-	csHealthy(t, s.r)
+	clitest.Healthy(t, s.r)
 }
 
 // TestRelocateDoctorStuck: doctor lists a relocation as stuck only when

@@ -1,6 +1,6 @@
 //go:build unix
 
-package crash
+package relocate
 
 // Relocation against a hostile user, with real git: each test sets up
 // what a person (or another process) could do around `custody relocate`
@@ -131,7 +131,7 @@ func TestRelocateTwiceAndBack(t *testing.T) {
 	if rec := listRecordAll(t, s.r, s.id); rec.State != "tombstoned" {
 		t.Errorf("after apply: %+v, want tombstoned", rec)
 	}
-	csHealthy(t, s.r)
+	clitest.Healthy(t, s.r)
 }
 
 // listRecordAll is the record id from list --all.
@@ -179,7 +179,7 @@ func TestRelocateCommitDuringKill(t *testing.T) {
 			if got := s.r.Head(at); got != head {
 				t.Errorf("HEAD at %s = %s, want the new commit %s", at, got, head)
 			}
-			csHealthy(t, s.r)
+			clitest.Healthy(t, s.r)
 		})
 	}
 }
@@ -222,7 +222,7 @@ func TestRelocateParentBecomesSymlink(t *testing.T) {
 	if d := s.snap.Diff(s.r.Snap(s.src)); d != "" {
 		t.Errorf("the tree changed:\n%s", d)
 	}
-	csHealthy(t, s.r)
+	clitest.Healthy(t, s.r)
 }
 
 // TestRelocateRefusedWithResources: a tree whose resources froze its path
@@ -333,7 +333,7 @@ func TestRelocateHandMovedDuringKill(t *testing.T) {
 					t.Fatalf("resume with the tree renamed to %s: want %s relocated, got %+v", at, s.id, rs)
 				}
 				s.end(t)
-				csHealthy(t, s.r)
+				clitest.Healthy(t, s.r)
 				return
 			}
 			res := clitest.Custody(t, s.r, "resume", "--json")
@@ -365,7 +365,7 @@ func TestRelocateHandMovedDuringKill(t *testing.T) {
 			if d := s.snap.Diff(s.r.Snap(where)); d != "" {
 				t.Errorf("the tree at %s differs from the tree before the move:\n%s", where, d)
 			}
-			csHealthy(t, s.r)
+			clitest.Healthy(t, s.r)
 		})
 	}
 }
@@ -400,7 +400,7 @@ func TestRelocateProcessEntersAfterCheck(t *testing.T) {
 	}
 	clitest.MustCustody(t, s.r, 0, args[1:]...)
 	s.end(t)
-	csHealthy(t, s.r)
+	clitest.Healthy(t, s.r)
 }
 
 // TestRelocateHalfMovedForeignGitfile: the moved directory at the
