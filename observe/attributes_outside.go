@@ -29,16 +29,24 @@ import (
 // refuse it as stale on every run. A question git cannot answer counts as
 // yes. So does a partial clone (extensions.partialClone, a promisor
 // remote), whose status may need objects it must fetch first. It costs one
-// git process per plan.
+// git process per plan (none with AttributesFromOutsideListed, which reads
+// a listing the plan's remotes are read from too).
 func AttributesFromOutside(ctx context.Context, g *hostio.Git, repo hostio.Repo) bool {
+	b, err := g.ConfigList(ctx, repo)
+	return AttributesFromOutsideListed(b, err)
+}
+
+// AttributesFromOutsideListed is AttributesFromOutside over listing, the
+// configuration as hostio.ConfigList read it, or the error reading it
+// failed with (which counts as yes).
+func AttributesFromOutsideListed(listing []byte, listErr error) bool {
 	if os.Getenv("GIT_ATTR_SOURCE") != "" {
 		return true
 	}
-	b, err := g.Observe(ctx, repo.MainCheckout, "config", "--list", "-z", "--includes")
-	if err != nil {
+	if listErr != nil {
 		return true
 	}
-	for _, kv := range bytes.Split(b, []byte{0}) {
+	for _, kv := range bytes.Split(listing, []byte{0}) {
 		key, _, _ := bytes.Cut(kv, []byte{'\n'})
 		key = bytes.ToLower(key)
 		if string(key) == "core.attributesfile" || bytes.HasPrefix(key, []byte("attr.")) || bytes.HasPrefix(key, []byte("includeif.")) {

@@ -3,6 +3,7 @@ package steps
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"time"
@@ -66,12 +67,26 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	}
 	// The remotes are asked while the registry and the store are read:
 	// reads that do not depend on each other.
+	// The configuration is read once, first: the remotes are read from it,
+	// and whether attributes from outside the repository apply
+	// (observeAll), without waiting for the remotes to answer.
 	var view *proof.RemoteView
 	var viewErr error
+	var listing []byte
+	var listErr error
+	listed := make(chan struct{})
 	var advertised sync.WaitGroup
 	defer advertised.Wait()
 	if len(observeIdx) > 0 {
-		advertised.Go(func() { view, viewErr = proof.Advertise(ctx, e.Git, e.Repo) })
+		advertised.Go(func() {
+			listing, listErr = e.Git.ConfigList(ctx, e.Repo)
+			close(listed)
+			if listErr != nil {
+				viewErr = fmt.Errorf("read the remotes: %w", listErr)
+				return
+			}
+			view, viewErr = proof.AdvertiseListed(ctx, e.Git, e.Repo, listing)
+		})
 	}
 	// The registry and the records' branches, from git's files when they
 	// are the plain case (decision 0180), else from git.
@@ -89,7 +104,11 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 	}
 	foreign := foreignItems(e, inv, recs, taken)
 	if len(observeIdx) > 0 {
-		if err := e.observeAll(ctx, opt, live, observeIdx, inv, leases, items, now, func() (*proof.RemoteView, error) {
+		attributesFromOutside := func() bool {
+			<-listed
+			return observe.AttributesFromOutsideListed(listing, listErr)
+		}
+		if err := e.observeAll(ctx, opt, live, observeIdx, inv, leases, items, now, attributesFromOutside, func() (*proof.RemoteView, error) {
 			advertised.Wait()
 			return view, viewErr
 		}); err != nil {
@@ -126,7 +145,7 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 // in; what the trees share (the inventory, the scope, the Git) is only
 // read, and progress is reported under a lock.
 func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Record, observeIdx []int, inv gitfiles.Inventory,
-	leases map[string]*machine.Lease, items []machine.PlanItem, now time.Time, view func() (*proof.RemoteView, error)) error {
+	leases map[string]*machine.Lease, items []machine.PlanItem, now time.Time, attributesFromOutside func() bool, view func() (*proof.RemoteView, error)) error {
 	heads := make([]string, 0, len(observeIdx))
 	for _, i := range observeIdx {
 		if en, ok := inv.Entry(live[i].Path); ok {
@@ -178,7 +197,7 @@ func (e *Env) observeAll(ctx context.Context, opt PlanOptions, live []machine.Re
 	// What tree each head is: a tree whose index and files are exactly
 	// its HEAD is observed without git status, unless attributes from
 	// outside the repository could make git see its bytes otherwise.
-	if !observe.AttributesFromOutside(ctx, e.Git, e.Repo) {
+	if !attributesFromOutside() {
 		scope.HeadTrees = quarantine.CommitTrees(ctx, e.quarantineEnv(), heads)
 	}
 	local := scope

@@ -118,7 +118,7 @@ func (v *RemoteView) AskArgs(remote string, sub []string, rest ...string) ([]str
 // object its tips reach; one that is shallow proves only the history it
 // holds.
 func Advertise(ctx context.Context, g *hostio.Git, repo hostio.Repo) (*RemoteView, error) {
-	return advertise(ctx, g, repo, nil)
+	return advertise(ctx, g, repo, nil, nil)
 }
 
 // AdvertiseNamed is Advertise asking only the remotes names lists: the
@@ -133,13 +133,31 @@ func AdvertiseNamed(ctx context.Context, g *hostio.Git, repo hostio.Repo, names 
 	for _, n := range names {
 		want[n] = true
 	}
-	return advertise(ctx, g, repo, want)
+	return advertise(ctx, g, repo, want, nil)
+}
+
+// AdvertiseListed is Advertise reading the remotes from listing, the
+// configuration a caller already read (hostio.ConfigList), rather than
+// asking git for it again.
+func AdvertiseListed(ctx context.Context, g *hostio.Git, repo hostio.Repo, listing []byte) (*RemoteView, error) {
+	if listing == nil {
+		listing = []byte{}
+	}
+	return advertise(ctx, g, repo, nil, listing)
 }
 
 // advertise is Advertise over the remotes in want, or over every remote
-// when want is empty or names one the configuration lacks.
-func advertise(ctx context.Context, g *hostio.Git, repo hostio.Repo, want map[string]bool) (*RemoteView, error) {
-	cfg, srcs, err := readRemoteConfig(ctx, g, repo)
+// when want is empty or names one the configuration lacks, reading the
+// configuration from listing, or from git when listing is nil.
+func advertise(ctx context.Context, g *hostio.Git, repo hostio.Repo, want map[string]bool, listing []byte) (*RemoteView, error) {
+	if listing == nil {
+		out, err := g.ConfigList(ctx, repo)
+		if err != nil {
+			return nil, fmt.Errorf("read the remotes: %w", err)
+		}
+		listing = out
+	}
+	cfg, srcs, err := readRemoteConfig(listing)
 	if err != nil {
 		return nil, err
 	}

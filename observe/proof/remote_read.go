@@ -86,15 +86,12 @@ type askError struct {
 func (e *askError) Error() string { return e.msg }
 func (e *askError) Unwrap() error { return e.err }
 
-// readRemoteConfig reads git's configuration as git reads it (`git config
-// -z --list`, includes and all) and returns it with one source for every
-// Remote that has a url. Nothing is asked of any remote yet.
-func readRemoteConfig(ctx context.Context, g *hostio.Git, repo hostio.Repo) (RemoteConfig, []*remoteSource, error) {
-	out, err := g.Observe(ctx, repo.MainCheckout, "config", "-z", "--list")
-	if err != nil {
-		return RemoteConfig{}, nil, fmt.Errorf("read the remotes: %w", err)
-	}
-	cfg, err := ParseRemoteConfig(out)
+// readRemoteConfig parses git's configuration as git reads it (listing,
+// hostio.ConfigList: `git config -z --list`, includes and all) and returns
+// it with one source for every Remote that has a url. Nothing is asked of
+// any remote yet.
+func readRemoteConfig(listing []byte) (RemoteConfig, []*remoteSource, error) {
+	cfg, err := ParseRemoteConfig(listing)
 	if err != nil {
 		return RemoteConfig{}, nil, fmt.Errorf("read the remotes: %w", err)
 	}

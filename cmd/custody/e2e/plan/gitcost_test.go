@@ -35,7 +35,8 @@ func mergedTrees(t *testing.T, r *fixtures.Repo, prefix string, n int) []string 
 // plan runs no status (each tree is exactly its HEAD, which one cat-file
 // for every head's tree shows: decision 0185), reads every index itself (no ls-files),
 // answers every tree's ancestry with one rev-list (no merge-base) and
-// asks the remote once; apply asks the remote and HEAD's trees once for
+// asks the remote once, reading git's configuration once for the remotes
+// and the attributes both; apply asks the remote and HEAD's trees once for
 // all its items, reads no branch list, proves ancestry without merge-base,
 // lists no tree with ls-tree (the quarantine manifest is the index,
 // verified against HEAD's tree id), sorts no reflog with cat-file, and
@@ -60,6 +61,7 @@ func TestGitWorkPerTree(t *testing.T) {
 		{"merge-base", 0},
 		{"rev-list --stdin", 1},
 		{"ls-remote --symref", 1},
+		{"config", 1}, // the remotes and the attributes from outside, from one listing
 	} {
 		if got := clitest.GitRuns(plan.Stderr, c.cmd); got != c.want {
 			t.Errorf("plan ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, plan.Stderr)
