@@ -72,6 +72,11 @@ type Store struct {
 	// sound is the state file as this Store's last walk found it sound:
 	// an open that finds the file exactly so skips the walk.
 	sound atomic.Pointer[checked]
+	// stampDue is a walk's result not yet written as the stamp
+	// (checked_stamp.go): written once a transaction on what was walked
+	// ends without changing the file, so a file custody refuses (a bad
+	// schema, a missing bucket) gets no stamp, and nothing new beside it.
+	stampDue atomic.Pointer[checked]
 }
 
 // Options tunes OpenWith.
@@ -284,7 +289,9 @@ func (s *Store) open(readOnly, full bool) (*bolt.DB, error) {
 	}
 	var known *checked
 	if !full {
-		known = s.sound.Load()
+		if known = s.sound.Load(); known == nil {
+			known = readStamp(s.path)
+		}
 	}
 	found, err := precheck(s.path, readOnly, shared, known)
 	if err != nil {
@@ -293,6 +300,7 @@ func (s *Store) open(readOnly, full bool) (*bolt.DB, error) {
 	if found != nil {
 		s.sound.Store(found)
 	}
+	s.stampDue.Store(found)
 	var db *bolt.DB
 	for {
 		slice := min(max(time.Until(deadline), 20*time.Millisecond), 200*time.Millisecond)
@@ -472,10 +480,21 @@ func (s *Store) write(fn func(*bolt.Tx) error) (err error) {
 		}
 	}()
 	if err := db.Update(fn); err != nil {
+		if errors.Is(err, errLeaseUnchanged) {
+			s.writeStampDue() // rolled back: the file is as walked
+		}
 		return err
 	}
 	s.committed.Add(1)
 	return nil
+}
+
+// writeStampDue writes the stamp of the walk this Store's last open made,
+// if it made one and it is not written yet.
+func (s *Store) writeStampDue() {
+	if c := s.stampDue.Swap(nil); c != nil {
+		writeStamp(s.path, c)
+	}
 }
 
 // Committed is how many write transactions this Store has committed: the
@@ -508,6 +527,9 @@ func (s *Store) viewWalked(full bool, fn func(*bolt.Tx) error) (err error) {
 			err = fmt.Errorf("%s: %w (%v)", s.path, ErrCorrupt, p)
 		}
 		_ = db.Close()
+		if err == nil {
+			s.writeStampDue()
+		}
 	}()
 	return db.View(fn)
 }
