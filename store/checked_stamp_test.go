@@ -258,3 +258,26 @@ func TestStampNotTrusted(t *testing.T) {
 		}
 	})
 }
+
+// TestWriteAfterReadChecksTheFreelistOnly: a Store that walked the file to
+// read and then opens it, unchanged, to write checks the freelist page and
+// does not walk the pages again (the walk's time stays the first walk's).
+func TestWriteAfterReadChecksTheFreelistOnly(t *testing.T) {
+	t.Parallel()
+	_, s := stampStore(t)
+	s.sound.Store(nil)
+	if err := s.view(func(*bolt.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	read := s.sound.Load()
+	if read == nil || read.freelist {
+		t.Fatalf("the read's walk: %+v, want one without the freelist", read)
+	}
+	if err := s.write(func(*bolt.Tx) error { return errLeaseUnchanged }); !errors.Is(err, errLeaseUnchanged) {
+		t.Fatal(err)
+	}
+	w := s.sound.Load()
+	if w == nil || !w.freelist || !w.walkedAt.Equal(read.walkedAt) || w.id != read.id {
+		t.Fatalf("after the write's open: %+v, want the read's walk with the freelist checked (%+v)", w, read)
+	}
+}

@@ -91,42 +91,45 @@ func (s *Store) ChangeLease(c LeaseChange) (LeaseResult, error) {
 }
 
 // changeLease is ChangeLease that first runs check (when set) in the
-// transaction.
+// transaction. The decision is read first under the shared lock: a lease
+// the request leaves as it is (an agent's heartbeat between renewals, the
+// common case) is answered without the write lock, the freelist or the
+// holder note, and without making any other custody wait. Only a decision
+// that writes opens the file for writing, where it is decided again over
+// what that transaction reads.
 func (s *Store) changeLease(c LeaseChange, check func(*bolt.Tx) error) (LeaseResult, error) {
 	var res LeaseResult
-	err := s.update(func(tx *bolt.Tx) error {
-		res = LeaseResult{}
-		if check != nil {
-			if err := check(tx); err != nil {
-				return err
-			}
+	if !s.readOnly {
+		writes := false
+		err := s.view(func(tx *bolt.Tx) error {
+			var err error
+			res, err = decideLeaseIn(tx, c, check)
+			writes = err == nil && res.Decision.Writes()
+			return err
+		})
+		switch {
+		case errors.Is(err, errLeaseUnchanged):
+			return res, nil
+		case err != nil:
+			return LeaseResult{}, err
+		case !writes:
+			return res, nil
 		}
-		rec, ok, err := recordAt(tx, c.Key, c.Path)
-		if err != nil || !ok {
-			if err == nil {
-				err = errLeaseUnchanged
-			}
+	}
+	err := s.update(func(tx *bolt.Tx) error {
+		var err error
+		res, err = decideLeaseIn(tx, c, check)
+		if err != nil {
 			return err
 		}
-		res.Found, res.Record = true, rec
-		leases := tx.Bucket(bucketLeases)
-		var cur *machine.Lease
-		if v := leases.Get([]byte(rec.ID)); v != nil {
-			cur = new(machine.Lease)
-			if err := json.Unmarshal(v, cur); err != nil {
-				return fmt.Errorf("lease %s: %w (%v)", rec.ID, ErrCorrupt, err)
-			}
-		}
-		res.Lease = cur
-		d := machine.DecideLease(rec, cur, c.Request)
-		res.Decision = d
+		d := res.Decision
 		if !d.Writes() {
 			return errLeaseUnchanged
 		}
 		ev := LeaseEvent{Hook: c.Hook, Session: c.Request.Session, Agent: c.Agent}
 		switch {
 		case d.Drop:
-			if err := ReleaseLease(rec.ID).apply(tx, s); err != nil {
+			if err := ReleaseLease(res.Record.ID).apply(tx, s); err != nil {
 				return err
 			}
 			res.Lease = nil
@@ -140,13 +143,44 @@ func (s *Store) changeLease(c LeaseChange, check func(*bolt.Tx) error) (LeaseRes
 		if err != nil {
 			return err
 		}
-		return appendJournal(tx, Entry{At: c.Request.Now.UTC(), Record: rec.ID, Kind: string(machine.KindWorktree),
+		return appendJournal(tx, Entry{At: c.Request.Now.UTC(), Record: res.Record.ID, Kind: string(machine.KindWorktree),
 			Event: "lease-" + string(d.Outcome), Detail: detail, Actor: c.Actor})
 	})
 	if errors.Is(err, errLeaseUnchanged) {
 		err = nil
 	}
 	return res, err
+}
+
+// decideLeaseIn runs check (when set), then reads in tx the live worktree
+// record of c and its lease and decides c's request over them
+// (machine.DecideLease). No such record is errLeaseUnchanged with an empty
+// result.
+func decideLeaseIn(tx *bolt.Tx, c LeaseChange, check func(*bolt.Tx) error) (LeaseResult, error) {
+	var res LeaseResult
+	if check != nil {
+		if err := check(tx); err != nil {
+			return res, err
+		}
+	}
+	rec, ok, err := recordAt(tx, c.Key, c.Path)
+	if err != nil || !ok {
+		if err == nil {
+			err = errLeaseUnchanged
+		}
+		return res, err
+	}
+	res.Found, res.Record = true, rec
+	var cur *machine.Lease
+	if v := tx.Bucket(bucketLeases).Get([]byte(rec.ID)); v != nil {
+		cur = new(machine.Lease)
+		if err := json.Unmarshal(v, cur); err != nil {
+			return res, fmt.Errorf("lease %s: %w (%v)", rec.ID, ErrCorrupt, err)
+		}
+	}
+	res.Lease = cur
+	res.Decision = machine.DecideLease(rec, cur, c.Request)
+	return res, nil
 }
 
 // recordHead is the part of a worktree record a lease change reads.
@@ -200,9 +234,11 @@ func recordAt(tx *bolt.Tx, key, path string) (machine.Record, bool, error) {
 var errLeaseNeedsOpen = errors.New("store: the state file needs an upgrade first")
 
 // ChangeLeaseAt is ChangeLease on the state file at path, for a hook that
-// must not make an agent wait: it opens the file once, checking its schema
-// and buckets inside the lease's own write transaction, where OpenContext
-// would open it twice (each open checks every page, see precheck). A file
+// must not make an agent wait: it checks the file's schema and buckets
+// inside the lease's own transactions (a read, then a write only when the
+// lease changes), where OpenContext would open it once more; the pages are
+// walked at most once (see precheck), not at all when the stamp beside the
+// file names it (0264). A file
 // of an older schema takes the ordinary way (OpenContext upgrades it). It
 // returns the store, for what the hook writes next; nil when there is none.
 func ChangeLeaseAt(ctx context.Context, path string, timeout time.Duration, c LeaseChange) (LeaseResult, *Store, error) {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/store"
 	"github.com/custody-sh/custody/store/storetest"
@@ -147,5 +149,47 @@ func TestChangeLeaseAtUpgrades(t *testing.T) {
 	if res.Decision.Outcome != machine.LeaseRefused || res.Decision.Refusal.Code != machine.CodeLeaseHeld ||
 		res.Lease == nil || res.Lease.Holder != "agent session 7" {
 		t.Errorf("another session's release of %s's schema-1 lease: %+v, want refused [lease-held], the lease kept", fxLeased, res)
+	}
+}
+
+// TestUnchangedLeaseTakesNoWriteLock: while another reader holds the state
+// file (a shared lock, as a long custody list does), a heartbeat that
+// changes nothing is answered at once under a shared lock of its own; one
+// that must write waits for the reader as before (here until its lock
+// timeout), and changes nothing.
+func TestUnchangedLeaseTakesNoWriteLock(t *testing.T) {
+	t.Parallel()
+	s := storetest.MustOpen(t)
+	t0 := time.Now().UTC()
+	rec := mustCommit(t, s, step(newRecord("w-000003"), machine.StateProvisioning, machine.TriggerCreate, t0))
+	rec = mustCommit(t, s, step(rec, machine.StateActive, machine.TriggerCreated, t0))
+	c := store.LeaseChange{Path: rec.Path, Key: rec.ID, Hook: "test", Actor: "test",
+		Request: machine.LeaseRequest{Op: machine.LeaseAcquire, Session: "s", Now: t0, Duration: time.Hour}}
+	if res, _, err := store.ChangeLeaseAt(context.Background(), s.Path(), time.Second, c); err != nil || res.Decision.Outcome != machine.LeaseAcquired {
+		t.Fatalf("acquire: %+v %v", res, err)
+	}
+	reader, err := bolt.Open(s.Path(), 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	beat := c
+	beat.Request.Op, beat.Request.Now = machine.LeaseRenew, t0.Add(time.Minute)
+	start := time.Now()
+	res, _, err := store.ChangeLeaseAt(context.Background(), s.Path(), 2*time.Second, beat)
+	if err != nil || res.Decision.Outcome != machine.LeaseUnchanged || res.Lease == nil || res.Lease.Holder != "s" {
+		t.Fatalf("a heartbeat beside a reader: %+v %v, want unchanged with the lease", res, err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("the unchanged heartbeat waited %v for the reader", took)
+	}
+	release := c
+	release.Request.Op, release.Request.Now = machine.LeaseRelease, t0.Add(2*time.Minute)
+	if _, _, err := store.ChangeLeaseAt(context.Background(), s.Path(), 300*time.Millisecond, release); !errors.Is(err, store.ErrLockTimeout) {
+		t.Fatalf("a release beside a reader: %v, want it to wait for the write lock and time out", err)
+	}
+	reader.Close()
+	if ls, err := s.Leases(); err != nil || ls[rec.ID] == nil {
+		t.Fatalf("the timed-out release changed the lease: %v %v", ls, err)
 	}
 }

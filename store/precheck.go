@@ -110,6 +110,18 @@ func precheck(path string, readOnly bool, wait func(*os.File) error, known *chec
 	if identified && known.trusts(id, m.txid, readOnly) {
 		return nil, nil
 	}
+	if identified && !readOnly && known.trusts(id, m.txid, true) {
+		// Walked for reading (the freelist unread), now opened to write:
+		// the freelist page is all that is left to check.
+		if m.freelist != noFreelist {
+			if why := checkFreelistPage(f, m.freelist, m.pageSize, size); why != "" {
+				return nil, fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
+			}
+		}
+		c := *known
+		c.freelist = true
+		return &c, nil
+	}
 	walkedAt := time.Now()
 	data, release, drop := filePages(f, min(size, m.hwm*m.pageSize))
 	defer release()
