@@ -96,19 +96,7 @@ func TestStampCarriesTheWalk(t *testing.T) {
 	if doctor.sound.Load() == nil {
 		t.Error("doctor's check trusted the stamp instead of walking")
 	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fi, _ := f.Stat()
-	m, ok := bestMeta(f, uint64(fi.Size()))
-	if !ok {
-		t.Fatal("no meta")
-	}
-	if _, err := f.WriteAt([]byte{0x7f, 0}, int64(m.root*m.pageSize+8)); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	damageRootPage(t, path)
 	if _, err := reopen(t, path); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("open after a page was damaged in place under a stamp: %v, want ErrCorrupt", err)
 	}

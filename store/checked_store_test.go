@@ -52,11 +52,27 @@ func TestStoreRemembersASoundFile(t *testing.T) {
 	}
 	// Damage the root bucket's page in place: the size stays, the change
 	// time moves, and the next open walks and refuses it.
+	damageRootPage(t, path)
+	err = view()
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "neither a branch nor a leaf page") {
+		t.Fatalf("open after a page was damaged in place: %v, want ErrCorrupt naming the page the walk found", err)
+	}
+	t.Log(err)
+}
+
+// damageRootPage writes over the flags of the root bucket's page of the
+// state file at path, in place: the size stays, the change time moves.
+func damageRootPage(t *testing.T, path string) {
+	t.Helper()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fi, _ := f.Stat()
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
 	m, ok := bestMeta(f, uint64(fi.Size()))
 	if !ok {
 		t.Fatal("no meta")
@@ -64,10 +80,4 @@ func TestStoreRemembersASoundFile(t *testing.T) {
 	if _, err := f.WriteAt([]byte{0x7f, 0}, int64(m.root*m.pageSize+8)); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
-	err = view()
-	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "neither a branch nor a leaf page") {
-		t.Fatalf("open after a page was damaged in place: %v, want ErrCorrupt naming the page the walk found", err)
-	}
-	t.Log(err)
 }

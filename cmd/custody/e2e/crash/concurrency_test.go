@@ -129,7 +129,7 @@ func csConcurrentNew(t *testing.T) {
 	if len(active) != n {
 		t.Fatalf("custody list: want %d records, got %d: %+v", n, len(active), active)
 	}
-	registered := clitest.RegisteredPaths(t, r)
+	registered := clitest.Registered(t, r)
 	for _, rec := range active {
 		if !ids[rec.ID] || !paths[rec.Path] || rec.State != "active" || rec.Intent != nil {
 			t.Errorf("list record %+v: want one of the ids made, active, without an intent", rec)
@@ -298,7 +298,7 @@ func TestLockWait(t *testing.T) {
 	t.Run("times-out", func(t *testing.T) {
 		before := csDigest(t, state)
 		refs := r.Refs()
-		registered := clitest.RegisteredPaths(t, r)
+		registered := clitest.Registered(t, r)
 		entries, err := os.ReadDir(filepath.Join(r.Dir, ".worktrees"))
 		if err != nil {
 			t.Fatal(err)
@@ -331,7 +331,7 @@ func TestLockWait(t *testing.T) {
 		if got := r.Refs(); got != refs {
 			t.Errorf("refs changed:\nbefore:\n%s\nafter:\n%s", refs, got)
 		}
-		if got := clitest.RegisteredPaths(t, r); !slices.Equal(got, registered) {
+		if got := clitest.Registered(t, r); !slices.Equal(got, registered) {
 			t.Errorf("git registrations changed: %v → %v", registered, got)
 		}
 		if got, _ := os.ReadDir(filepath.Join(r.Dir, ".worktrees")); len(got) != len(entries) {

@@ -53,7 +53,7 @@ func ObserveTreeEnd(t testing.TB, r *fixtures.Repo, id, commit string) TreeEnd {
 	} else {
 		e.Path = err.Error()
 	}
-	e.Registered = slices.Contains(RegisteredPaths(t, r), rec.Path)
+	e.Registered = slices.Contains(Registered(t, r), rec.Path)
 	admin := filepath.Join(r.Dir, ".git", "worktrees", id)
 	switch b, err := os.ReadFile(filepath.Join(admin, "gitdir")); {
 	case err == nil && filepath.Clean(strings.TrimSpace(string(b))) == filepath.Join(rec.Path, ".git"):
@@ -91,18 +91,6 @@ func ObserveTreeEnd(t testing.TB, r *fixtures.Repo, id, commit string) TreeEnd {
 		e.Branch = tip
 	}
 	return e
-}
-
-// RegisteredPaths lists the worktree paths git registers.
-func RegisteredPaths(t testing.TB, r *fixtures.Repo) []string {
-	t.Helper()
-	var paths []string
-	for _, l := range strings.Split(r.Git("worktree", "list", "--porcelain"), "\n") {
-		if p, ok := strings.CutPrefix(l, "worktree "); ok {
-			paths = append(paths, p)
-		}
-	}
-	return paths
 }
 
 // Healthy asserts doctor is OK and an exported journal verifies up to the
