@@ -1,4 +1,4 @@
-package migratecrash
+package migrate
 
 // A migrate apply killed after it acted, with the tree edited before the
 // next run: the candidate is never left pending forever. The next apply
