@@ -91,15 +91,16 @@ func (s *Store) ChangeLease(c LeaseChange) (LeaseResult, error) {
 }
 
 // changeLease is ChangeLease that first runs check (when set) in the
-// transaction. The decision is read first under the shared lock: a lease
-// the request leaves as it is (an agent's heartbeat between renewals, the
-// common case) is answered without the write lock, the freelist or the
+// transaction. A renewal (an agent's heartbeat) is decided first under
+// the shared lock: one the request leaves as it is, between renewals, the
+// common case, is answered without the write lock, the freelist or the
 // holder note, and without making any other custody wait. Only a decision
 // that writes opens the file for writing, where it is decided again over
-// what that transaction reads.
+// what that transaction reads. An acquire or a release, which mostly
+// write, go to the write transaction at once.
 func (s *Store) changeLease(c LeaseChange, check func(*bolt.Tx) error) (LeaseResult, error) {
 	var res LeaseResult
-	if !s.readOnly {
+	if !s.readOnly && c.Request.Op == machine.LeaseRenew {
 		writes := false
 		err := s.view(func(tx *bolt.Tx) error {
 			var err error
