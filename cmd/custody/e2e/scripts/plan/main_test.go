@@ -1,7 +1,8 @@
 // Package plan holds the CLI contract, as testscript scripts, of plan:
-// what it keeps and removes, where its output goes, and the advice it and
-// the commands around it print, pasted as printed (testdata/script/*.txtar;
-// the commands the scripts have are documented on clitest.RunScripts).
+// what it keeps and removes and where its output goes
+// (testdata/script/*.txtar; the commands the scripts have are documented
+// on clitest.RunScripts). The advice it and the commands around it print,
+// pasted as printed, is in scripts/advice.
 package plan
 
 import (
