@@ -3,7 +3,6 @@ package steps
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"path/filepath"
 	"sync"
 	"time"
@@ -81,11 +80,7 @@ func PlanWith(ctx context.Context, e *Env, opt PlanOptions) (machine.Plan, error
 		advertised.Go(func() {
 			listing, listErr = e.Git.ConfigList(ctx, e.Repo)
 			close(listed)
-			if listErr != nil {
-				viewErr = fmt.Errorf("read the remotes: %w", listErr)
-				return
-			}
-			view, viewErr = proof.AdvertiseListed(ctx, e.Git, e.Repo, listing)
+			view, viewErr = proof.AdvertiseListed(ctx, e.Git, e.Repo, listing, listErr)
 		})
 	}
 	// The registry and the records' branches, from git's files when they

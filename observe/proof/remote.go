@@ -118,7 +118,8 @@ func (v *RemoteView) AskArgs(remote string, sub []string, rest ...string) ([]str
 // object its tips reach; one that is shallow proves only the history it
 // holds.
 func Advertise(ctx context.Context, g *hostio.Git, repo hostio.Repo) (*RemoteView, error) {
-	return advertise(ctx, g, repo, nil, nil)
+	listing, err := g.ConfigList(ctx, repo)
+	return AdvertiseListed(ctx, g, repo, listing, err)
 }
 
 // AdvertiseNamed is Advertise asking only the remotes names lists: the
@@ -133,29 +134,23 @@ func AdvertiseNamed(ctx context.Context, g *hostio.Git, repo hostio.Repo, names 
 	for _, n := range names {
 		want[n] = true
 	}
-	return advertise(ctx, g, repo, want, nil)
+	listing, err := g.ConfigList(ctx, repo)
+	return advertise(ctx, g, repo, want, listing, err)
 }
 
 // AdvertiseListed is Advertise reading the remotes from listing, the
-// configuration a caller already read (hostio.ConfigList), rather than
-// asking git for it again.
-func AdvertiseListed(ctx context.Context, g *hostio.Git, repo hostio.Repo, listing []byte) (*RemoteView, error) {
-	if listing == nil {
-		listing = []byte{}
-	}
-	return advertise(ctx, g, repo, nil, listing)
+// configuration a caller already read (hostio.ConfigList), or failing with
+// listErr, the error reading it failed with.
+func AdvertiseListed(ctx context.Context, g *hostio.Git, repo hostio.Repo, listing []byte, listErr error) (*RemoteView, error) {
+	return advertise(ctx, g, repo, nil, listing, listErr)
 }
 
 // advertise is Advertise over the remotes in want, or over every remote
 // when want is empty or names one the configuration lacks, reading the
-// configuration from listing, or from git when listing is nil.
-func advertise(ctx context.Context, g *hostio.Git, repo hostio.Repo, want map[string]bool, listing []byte) (*RemoteView, error) {
-	if listing == nil {
-		out, err := g.ConfigList(ctx, repo)
-		if err != nil {
-			return nil, fmt.Errorf("read the remotes: %w", err)
-		}
-		listing = out
+// configuration from listing (or failing with listErr, reading it failed).
+func advertise(ctx context.Context, g *hostio.Git, repo hostio.Repo, want map[string]bool, listing []byte, listErr error) (*RemoteView, error) {
+	if listErr != nil {
+		return nil, fmt.Errorf("read the remotes: %w", listErr)
 	}
 	cfg, srcs, err := readRemoteConfig(listing)
 	if err != nil {

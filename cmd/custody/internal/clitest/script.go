@@ -334,25 +334,11 @@ func scriptStarter() *fixtures.Starter {
 				return err
 			}
 		}
-		// A push to the origin starts no `git gc --auto` in it
-		// (receive.autogc, which the pushing git does not pass on from
-		// its environment): scripts and custody push often, and that
-		// process never has anything to do here.
-		return appendFile(filepath.Join(origin, "config"), "[receive]\n\tautogc = false\n")
+		// A push to the origin starts no `git gc --auto` in it: scripts
+		// and custody push often, and that process never has anything to
+		// do here.
+		return fixtures.NoReceiveGC(origin)
 	})
-}
-
-// appendFile appends text to the file at path.
-func appendFile(path, text string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(text)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // scriptFiletype is `filetype PATH TYPE [LINK]`.
@@ -568,7 +554,7 @@ func scriptSnapshot(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			rel, _ := filepath.Rel(dir, p)
 			name := filepath.Join(arg, rel)
-			if d.Name() == fixtures.WalkStamp && filepath.Base(filepath.Dir(p)) == "custody" {
+			if fixtures.IsWalkStamp(p) {
 				return nil // a cache any command that reads may write (0264)
 			}
 			fi, err := d.Info()
