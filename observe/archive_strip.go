@@ -96,7 +96,7 @@ func ObserveArchiveStrip(ctx context.Context, g *hostio.Git, gitDir string, m ma
 // file of the admin entry adminKey read as the tree's observation reads
 // it) and of the tree of the commit head.
 func IndexAndHead(ctx context.Context, g *hostio.Git, repo hostio.Repo, dir, adminKey, head string) (index, headEnts []machine.TrackedEntry, err error) {
-	ents, err := readIndex(ctx, g, repo, dir, adminKey)
+	ents, err := ReadIndex(ctx, g, repo, dir, adminKey)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the index of %s: %w", dir, err)
 	}

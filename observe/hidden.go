@@ -24,15 +24,15 @@ import (
 // whose index entry status reports equal to HEAD's is not a hazard: nothing
 // of it lives in the tree. One present on disk is still reported.
 func HiddenState(ctx context.Context, g *hostio.Git, repo hostio.Repo, path, adminKey string, st machine.Status) []machine.Hidden {
-	ents, err := readIndex(ctx, g, repo, path, adminKey)
+	ents, err := ReadIndex(ctx, g, repo, path, adminKey)
 	return hiddenState(ctx, g, repo, path, adminKey, st, ents, err)
 }
 
-// readIndex reads the index of the tree at path, whose admin entry is
+// ReadIndex reads the index of the tree at path, whose admin entry is
 // adminKey: the index file itself when custody reads it exactly
 // (ReadIndexFile), else `git ls-files -v -s -z`, whose answer or error is
 // used.
-func readIndex(ctx context.Context, g *hostio.Git, repo hostio.Repo, path, adminKey string) ([]gitfiles.IndexEntry, error) {
+func ReadIndex(ctx context.Context, g *hostio.Git, repo hostio.Repo, path, adminKey string) ([]gitfiles.IndexEntry, error) {
 	if adminKey != "" {
 		ents, err := gitfiles.ReadIndexFile(filepath.Join(repo.AdminDir(adminKey), "index"))
 		if !errors.Is(err, gitfiles.ErrIndexUnreadable) {

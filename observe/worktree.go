@@ -212,7 +212,7 @@ func observeLocal(ctx context.Context, g *hostio.Git, repo hostio.Repo, inv gitf
 	if scope.Status && o.StatusErr == "" && !known {
 		var lsErr error
 		if ents == nil {
-			ents, lsErr = readIndex(ctx, g, repo, rec.Path, o.AdminKey)
+			ents, lsErr = ReadIndex(ctx, g, repo, rec.Path, o.AdminKey)
 		}
 		o.Hidden = append(o.Hidden, gitfiles.StaleIndexView(rec.Path, idx, ents, o.Status, scope.HeadTrees[o.Head])...)
 		if !scope.Hidden {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
-	"slices"
+	"path/filepath"
 	"time"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/steps"
 	"github.com/custody-sh/custody/steps/failpoint"
 	"github.com/custody-sh/custody/store"
@@ -84,6 +84,10 @@ func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observ
 			return 0, err
 		}
 		p.rec = rec
+		if t.walk == nil {
+			skipAll(t, "the tree was not walked")
+			continue
+		}
 		root, err := os.OpenRoot(rec.Path)
 		if err != nil {
 			skipAll(t, "the tree cannot be opened: "+err.Error())
@@ -92,7 +96,7 @@ func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observ
 		p.root = root
 		p.snaps = make([]*snapshot, len(t.Discard))
 		for i, d := range t.Discard {
-			s, err := takeSnapshot(root, path.Clean(d.Path), t.checked)
+			s, err := t.walk.snapshot(d.Path)
 			if err != nil {
 				t.Discarded[i].Skipped = "it could not be read again: " + err.Error()
 				continue
@@ -178,7 +182,11 @@ func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observ
 // recheck says why the tree of p may not lose its build output now ("" when
 // it may): its record changed, a lease came, a process stands in it, or it
 // cannot be observed; directories no longer recognised as the kind they
-// were are marked skipped and dropped from p.
+// were (their shape as it is now, against the index as it is now) are
+// marked skipped and dropped from p. What lies below a directory is not
+// walked again: the deletion takes only entries whose identity is the one
+// the check's walk classified, so what the walk did not see, or saw
+// otherwise, stays (decision 0265).
 func recheck(ctx context.Context, e *steps.Env, p *pendingTree, lease *machine.Lease, scope observe.Scope) (string, error) {
 	rec, err := e.Store.Get(p.rec.ID)
 	if err != nil {
@@ -190,22 +198,29 @@ func recheck(ctx context.Context, e *steps.Env, p *pendingTree, lease *machine.L
 	if lease.Live(e.Now()) {
 		return "leased by " + lease.Holder + " since it was checked", nil
 	}
-	obs, _, err := e.ObserveRecord(ctx, rec, scope)
+	key := gitfiles.AdminKeyOf(e.Repo, rec.Path)
+	if key == "" {
+		return "it could not be observed again: " + filepath.Join(rec.Path, ".git") + " no longer leads to the tree's admin entry", nil
+	}
+	ents, err := observe.ReadIndex(ctx, e.Git, e.Repo, rec.Path, key)
 	if err != nil {
-		return "", err
+		return "it could not be observed again: " + err.Error(), nil
 	}
-	if obs.StatusErr != "" {
-		return "it could not be observed again: " + obs.StatusErr, nil
-	}
-	if len(obs.InUse) > 0 {
-		u := obs.InUse[0]
-		return fmt.Sprintf("process %d (%s) uses it since it was checked", u.PID, u.Command), nil
+	tracked := trackedSet(ents)
+	if scope.Procs != nil {
+		ps, err := scope.Procs.Inside(rec.Path)
+		if err != nil {
+			return "it could not be observed again: " + err.Error(), nil
+		}
+		if len(ps) > 0 {
+			return fmt.Sprintf("process %d (%s) uses it since it was checked", ps[0].PID, ps[0].Command), nil
+		}
 	}
 	for i, d := range p.t.Discard {
 		if p.snaps[i] == nil {
 			continue
 		}
-		if !slices.ContainsFunc(obs.Discarded, func(n machine.DiscardedDir) bool { return n.Path == d.Path && n.Kind == d.Kind }) {
+		if machine.StructureKind(observe.BuildShape(rec.Path, d.Path), tracked, scope.Disposable) != d.Kind {
 			p.t.Discarded[i].Skipped = "it is no longer recognised as " + string(d.Kind) + " build output"
 			p.snaps[i] = nil
 		}

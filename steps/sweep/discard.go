@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -27,64 +26,23 @@ func (a identity) same(b identity) bool {
 }
 
 // snapEntry is one entry of a snapshot: its path relative to the tree
-// (slash-separated) and its identity.
+// (slash-separated) and its identity when the check walked it.
 type snapEntry struct {
 	rel string
 	id  identity
-	// fresh says the entry changed after the check that found the tree
-	// idle: the snapshot sees it, but it is not what was checked, so it is
-	// left, and so is every directory holding it.
-	fresh bool
 }
 
-// snapshot is one build directory's entries as one walk found them,
-// each directory before what it holds.
+// snapshot is one build directory's entries as the check's walk found
+// them, each directory before what it holds.
 type snapshot struct {
 	rel   string
 	ents  []snapEntry
 	bytes int64
 }
 
-// errNotDir is the error of a build directory that is no longer a real
-// directory (a symlink, a file) when its snapshot is taken.
+// errNotDir is the error of a build directory that was no real directory
+// (a symlink, a file) when the check walked it.
 var errNotDir = errors.New("is no longer a directory")
-
-// takeSnapshot walks the build directory rel below root without following
-// a symlink, recording every entry's identity. checked is the latest
-// change the check that found the tree idle saw anywhere in it: an entry
-// modified or changed after it was written after the check (the check and
-// the snapshot are apart by a plan, and by a whole chunk when one is taken
-// again) and is marked fresh, to be left, and its bytes are not counted.
-func takeSnapshot(root *os.Root, rel string, checked time.Time) (snapshot, error) {
-	s := snapshot{rel: rel}
-	fi, err := root.Lstat(rel)
-	if err != nil {
-		return s, err
-	}
-	if !fi.IsDir() {
-		return s, fmt.Errorf("%s %w", rel, errNotDir)
-	}
-	err = fs.WalkDir(root.FS(), rel, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := root.Lstat(p)
-		if err != nil {
-			return err
-		}
-		if p == rel && !info.IsDir() {
-			return fmt.Errorf("%s %w", rel, errNotDir)
-		}
-		id := identityOf(info)
-		fresh := id.mtime.After(checked) || id.ctime.After(checked)
-		s.ents = append(s.ents, snapEntry{rel: p, id: id, fresh: fresh})
-		if info.Mode().IsRegular() && !fresh {
-			s.bytes += info.Size()
-		}
-		return nil
-	})
-	return s, err
-}
 
 // discarded is what deleting one snapshot did: the bytes of the files it
 // deleted, and the entries it left because they changed or were added
@@ -97,12 +55,13 @@ type discarded struct {
 }
 
 // discardSnapshot deletes the entries of s below root, deepest first, each
-// only when lstat still shows the identity the snapshot recorded (inode,
-// size, modification and change time, mode): a file written, replaced or
-// added since the snapshot is left where it is, and so is every directory
-// holding one. Paths are resolved inside root (os.Root), so no symlink
-// swapped into the tree since leads a deletion outside it, and an entry
-// reached through one is another inode and left.
+// only when lstat still shows the identity the check's walk recorded
+// (inode, size, modification and change time, mode): a file written,
+// replaced or added since the check is left where it is, and so is every
+// directory holding one. Each directory is opened once, inside root
+// (os.Root), and its entries are examined and removed by name there, so
+// no symlink swapped into the tree since leads a deletion outside it, and
+// an entry reached through one is another inode and left.
 func discardSnapshot(root *os.Root, s snapshot) discarded {
 	var d discarded
 	keptDirs := map[string]bool{}
@@ -115,36 +74,84 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 			}
 		}
 	}
+	var seen map[string]bool // the snapshot's paths, once a directory holds more
+	dirs := map[string]*os.Root{".": root}
+	unopened := map[string]bool{}
+	defer func() {
+		for rel, r := range dirs {
+			if rel != "." {
+				r.Close()
+			}
+		}
+	}()
+	// in is the directory rel lies in, opened inside root (nil when it
+	// cannot be: gone, or leading out through a symlink).
+	in := func(rel string) *os.Root {
+		dir := path.Dir(rel)
+		if r, ok := dirs[dir]; ok {
+			return r
+		}
+		if unopened[dir] {
+			return nil
+		}
+		r, err := root.OpenRoot(dir)
+		if err != nil {
+			unopened[dir] = true
+			return nil
+		}
+		dirs[dir] = r
+		return r
+	}
 	for _, e := range slices.Backward(s.ents) {
-		if e.fresh {
-			if e.id.mode.IsDir() {
-				keep(e.rel + "/")
-			} else {
+		if e.id.mode.IsDir() {
+			// Everything below it came after it in the walk, and is done.
+			if r, ok := dirs[e.rel]; ok {
+				r.Close()
+				delete(dirs, e.rel)
+			}
+			if keptDirs[e.rel] {
+				continue
+			}
+			r := in(e.rel)
+			if r == nil {
+				if _, err := root.Lstat(e.rel); !errors.Is(err, fs.ErrNotExist) {
+					keep(e.rel + "/")
+				}
+				continue
+			}
+			if err := r.Remove(path.Base(e.rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				// It holds something the check did not see, or cannot be
+				// removed: what is new in it is named, else the directory.
+				if added := addedTo(root, e.rel, s, &seen); len(added) > 0 {
+					for _, a := range added {
+						keep(a)
+					}
+				} else {
+					keep(e.rel + "/")
+				}
+			}
+			continue
+		}
+		r := in(e.rel)
+		if r == nil {
+			if _, err := root.Lstat(e.rel); !errors.Is(err, fs.ErrNotExist) {
 				keep(e.rel)
 			}
 			continue
 		}
-		if e.id.mode.IsDir() {
-			if keptDirs[e.rel] {
-				continue
-			}
-			if err := root.Remove(e.rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				keep(e.rel + "/") // it holds something, or cannot be removed
-			}
-			continue
-		}
-		fi, err := root.Lstat(e.rel)
+		name := path.Base(e.rel)
+		fi, err := r.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil || !identityOf(fi).same(e.id) {
-			// Changed since the snapshot, or no longer reachable inside
+			// Changed since the check, or no longer reachable inside
 			// the tree (a directory above it became a symlink that
 			// leads out): what is there now is not what was checked.
 			keep(e.rel)
 			continue
 		}
-		if err := root.Remove(e.rel); err != nil {
+		if err := r.Remove(name); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				keep(e.rel)
 			}
@@ -158,4 +165,37 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 	}
 	slices.Sort(d.kept)
 	return d
+}
+
+// addedTo names what the directory rel below root holds that the snapshot
+// s does not (a directory with a trailing "/"): what was written into it
+// after the check. seen is the set of s's paths, made at the first call.
+func addedTo(root *os.Root, rel string, s snapshot, seen *map[string]bool) []string {
+	if *seen == nil {
+		*seen = make(map[string]bool, len(s.ents))
+		for _, e := range s.ents {
+			(*seen)[e.rel] = true
+		}
+	}
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range ents {
+		p := rel + "/" + d.Name()
+		if (*seen)[p] {
+			continue
+		}
+		if d.IsDir() {
+			p += "/"
+		}
+		out = append(out, p)
+	}
+	return out
 }

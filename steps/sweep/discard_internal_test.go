@@ -3,6 +3,7 @@
 package sweep
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,11 +41,11 @@ func TestDiscardLeavesWhatChangedSinceTheSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	checked, _, werr := newest(tree)
-	if werr != "" {
-		t.Fatal(werr)
+	w := walkTree(tree, nil) // the check
+	if w.err != "" {
+		t.Fatal(w.err)
 	}
-	snap, err := takeSnapshot(root, "target", checked)
+	snap, err := w.snapshot("target")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestDiscardLeavesWhatChangedSinceTheSnapshot(t *testing.T) {
 			t.Errorf("%s was unchanged since the check and is still there (%v)", gone, err)
 		}
 	}
-	wantKept := []string{"target/a", "target/deep/er/", "target/same", "target/swapped-out/d", "target/swapped/c"}
+	wantKept := []string{"target/a", "target/deep/er/late", "target/same", "target/swapped-out/d", "target/swapped/c"}
 	if !slices.Equal(d.kept, wantKept) {
 		t.Errorf("kept %q; want %q", d.kept, wantKept)
 	}
@@ -120,19 +121,21 @@ func TestSnapshotRefusesASymlinkedDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	if _, err := takeSnapshot(root, "target", time.Now()); err == nil {
-		t.Fatal("a symlinked build directory was snapshotted")
+	w := walkTree(tree, nil)
+	if _, err := w.snapshot("target"); !errors.Is(err, errNotDir) {
+		t.Fatalf("a symlinked build directory was snapshotted (%v)", err)
 	}
 }
 
-// TestSnapshotLeavesWhatChangedSinceTheCheck: what is written into a build
-// directory after the check that found the tree idle but before the
-// snapshot (the check and the snapshot are apart by a plan, and by a whole
-// chunk when one is taken again) is in the snapshot yet survives the
-// deletion: a new file, a file appended to, a new directory with a file in
-// it and a new empty directory. Their bytes are not counted as freed, and
-// everything unchanged since the check goes.
-func TestSnapshotLeavesWhatChangedSinceTheCheck(t *testing.T) {
+// TestDiscardLeavesWhatChangedSinceTheCheck: what is written into a build
+// directory after the check's walk that found the tree idle (and that
+// recorded what the deletion goes by) survives the deletion, however long
+// after it comes (the check and the deletion are apart by a plan, and by a
+// whole chunk when one is taken again): a new file, a file appended to, a
+// new directory with a file in it and a new empty directory. What the
+// walk saw is what the intent counts; what was freed leaves out what
+// changed; everything unchanged since the check goes.
+func TestDiscardLeavesWhatChangedSinceTheCheck(t *testing.T) {
 	tree := t.TempDir()
 	write := func(rel, s string) {
 		t.Helper()
@@ -147,11 +150,11 @@ func TestSnapshotLeavesWhatChangedSinceTheCheck(t *testing.T) {
 	for _, rel := range []string{"target/.rustc_info.json", "target/debug/app", "target/debug/deps/lib.rlib", "target/grown"} {
 		write(rel, "0123456789")
 	}
-	checked, _, werr := newest(tree)
-	if werr != "" {
-		t.Fatal(werr)
+	w := walkTree(tree, nil) // the check
+	if w.err != "" {
+		t.Fatal(w.err)
 	}
-	// After the check, before the snapshot:
+	// After the check:
 	time.Sleep(20 * time.Millisecond) // change times later than the check's newest
 	write("target/debug/deps/late.rlib", "written after the check\n")
 	write("target/incremental/s-1/work", "new\n")
@@ -169,12 +172,12 @@ func TestSnapshotLeavesWhatChangedSinceTheCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	snap, err := takeSnapshot(root, "target", checked)
+	snap, err := w.snapshot("target")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if snap.bytes != 3*10 {
-		t.Errorf("snapshot counts %d bytes; want 30 (what was there unchanged at the check)", snap.bytes)
+	if snap.bytes != 4*10 {
+		t.Errorf("snapshot counts %d bytes; want 40 (what was there at the check)", snap.bytes)
 	}
 	d := discardSnapshot(root, snap)
 	for _, keep := range []string{"target/debug/deps/late.rlib", "target/incremental/s-1/work", "target/empty", "target/grown"} {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
+	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/steps"
 )
@@ -54,9 +55,8 @@ type Tree struct {
 	// sweep tried was refused.
 	ArchiveID      string           `json:"archive_id,omitempty"`
 	ArchiveRefusal *machine.Refusal `json:"archive_refusal,omitempty"`
-	// checked is the latest change the check found in the tree: what
-	// changed after it is left by the deletion.
-	checked time.Time
+	// walk is the check's walk of the tree: what the deletion goes by.
+	walk *treeWalk
 }
 
 // Discarded is one build directory sweep deleted: what it was recognised
@@ -103,7 +103,9 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 	}
 	scope.Proof, scope.Hidden = false, false
 	now := e.Now()
+	listing, listErr := e.Git.ConfigList(ctx, e.Repo)
 	facts := make([]machine.SweepFacts, 0, len(recs))
+	walks := make([]*treeWalk, 0, len(recs))
 	candidates := false
 	for _, rec := range recs {
 		if ctx.Err() != nil {
@@ -112,8 +114,10 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 		if rec.Kind != "" && rec.Kind != machine.KindWorktree {
 			continue
 		}
-		f := gather(ctx, e, rec, leases[rec.ID], scope, now, idle)
+		g := gatherer{e: e, scope: scope, now: now, idle: idle, listing: listing, listErr: listErr}
+		f, w := g.gather(ctx, rec, leases[rec.ID])
 		facts = append(facts, f)
+		walks = append(walks, w)
 		if t := machine.DecideSweep(f, now, idle, 0); t.Idle && (rec.State == machine.StateFinished || f.Lease != nil) {
 			candidates = true
 		}
@@ -130,8 +134,8 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 			}
 		}
 	}
-	for _, f := range facts {
-		t := Tree{SweepTree: machine.DecideSweep(f, now, idle, opts.MaxArchiveSize), checked: f.Newest}
+	for i, f := range facts {
+		t := Tree{SweepTree: machine.DecideSweep(f, now, idle, opts.MaxArchiveSize), walk: walks[i]}
 		for _, d := range t.Discard {
 			res.Bytes += d.Bytes
 		}
@@ -180,66 +184,93 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 	return res, nil
 }
 
+// gatherer is what gathering every tree's facts shares: the command's
+// environment and scope, the time and idle threshold, and git's
+// configuration as one listing (or the error reading it).
+type gatherer struct {
+	e       *steps.Env
+	scope   observe.Scope
+	now     time.Time
+	idle    time.Duration
+	listing []byte
+	listErr error
+}
+
 // gather observes what DecideSweep needs of rec, reading no more than the
 // decision needs: a leased tree is not walked, and a tree changed within
-// idle is not observed.
-func gather(ctx context.Context, e *steps.Env, rec machine.Record, lease *machine.Lease, scope observe.Scope, now time.Time, idle time.Duration) machine.SweepFacts {
+// idle is not observed further. An idle tree that may only lose its build
+// output (active, with no lease that expired) is decided from its index
+// and the walk, without git, whenever git's report of its untracked files
+// would not change the answer (observe.BuildOutputUnreported); any other
+// is observed as plan observes it. The walk is returned with the facts:
+// it is the snapshot the deletion goes by.
+func (g gatherer) gather(ctx context.Context, rec machine.Record, lease *machine.Lease) (machine.SweepFacts, *treeWalk) {
+	e := g.e
 	f := machine.SweepFacts{Record: rec, Lease: lease}
 	f.PathState = hostio.Lstat(rec.Path).State
-	if f.PathState != machine.PathPresent || lease.Live(now) || rec.Intent != nil {
-		return f
+	if f.PathState != machine.PathPresent || lease.Live(g.now) || rec.Intent != nil {
+		return f, nil
 	}
-	f.Newest, f.NewestPath, f.WalkErr = newest(rec.Path)
-	if f.WalkErr != "" || now.Sub(f.Newest) < idle {
-		return f
+	key := gitfiles.AdminKeyOf(e.Repo, rec.Path)
+	var tracked *machine.TrackedSet
+	if key != "" {
+		if ents, err := gitfiles.ReadIndexFile(filepath.Join(e.Repo.AdminDir(key), "index")); err == nil {
+			t := trackedSet(ents)
+			tracked = &t
+		}
 	}
-	obs, _, err := e.ObserveRecord(ctx, rec, scope)
+	w := walkTree(rec.Path, tracked)
+	f.Newest, f.NewestPath, f.WalkErr = w.newest, w.newestPath, w.err
+	if f.WalkErr != "" || g.now.Sub(f.Newest) < g.idle {
+		return f, nil
+	}
+	expired := lease != nil && !lease.Live(g.now)
+	if tracked != nil && rec.State == machine.StateActive && !expired &&
+		observe.UntrackedByWalk(e.Repo, rec.Path, e.Repo.AdminDir(key), g.listing, g.listErr) {
+		if build, ok := observe.BuildOutputUnreported(rec.Path, w.untracked, *tracked, g.scope.Disposable); ok {
+			f.Observed, f.Build = true, build
+			if g.scope.Procs != nil {
+				ps, err := g.scope.Procs.Inside(rec.Path)
+				if err != nil {
+					f.Observed, f.ObserveErr = false, err.Error()
+				}
+				f.InUse = ps
+			}
+			return f, &w
+		}
+	}
+	obs, _, err := e.ObserveRecord(ctx, rec, g.scope)
 	switch {
 	case err != nil:
 		f.ObserveErr = err.Error()
-		return f
+		return f, nil
 	case obs.StatusErr != "":
 		f.ObserveErr = obs.StatusErr
-		return f
+		return f, nil
 	case len(obs.TimedOut) > 0:
 		f.ObserveErr = obs.TimedOut[0].Command + " did not answer within " + obs.TimedOut[0].Deadline
-		return f
+		return f, nil
+	}
+	for _, h := range obs.Hidden {
+		if h.Code == machine.CodeInUse {
+			// The processes could not all be looked at: whether one
+			// stands in the tree is unknown.
+			f.ObserveErr = h.Detail
+			return f, nil
+		}
 	}
 	f.Observed, f.InUse, f.Build = true, obs.InUse, obs.Discarded
 	f.WorkBytes = workBytes(rec.Path, obs.Status, obs.Discarded)
-	return f
+	return f, &w
 }
 
-// newest walks the tree at dir without following symlinks and returns the
-// latest modification or change time of any entry, that entry (relative
-// to dir), or why the walk could not read the whole tree.
-func newest(dir string) (time.Time, string, string) {
-	var at time.Time
-	var which string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		id := identityOf(fi)
-		t := id.mtime
-		if id.ctime.After(t) {
-			t = id.ctime
-		}
-		if t.After(at) {
-			at = t
-			which, _ = filepath.Rel(dir, p)
-			which = filepath.ToSlash(which)
-		}
-		return nil
-	})
-	if err != nil {
-		return at, which, err.Error()
+// trackedSet is the tracked set of the index entries ents.
+func trackedSet(ents []gitfiles.IndexEntry) machine.TrackedSet {
+	tracked := make([]machine.TrackedEntry, 0, len(ents))
+	for _, e := range ents {
+		tracked = append(tracked, machine.TrackedEntry{Path: e.Path, Mode: e.Mode, OID: e.OID})
 	}
-	return at, which, ""
+	return machine.NewTrackedSet(tracked)
 }
 
 // workBytes is the size of the regular files an archive of the tree at dir

@@ -1,0 +1,96 @@
+package sweep
+
+import (
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/custody-sh/custody/machine"
+	"github.com/custody-sh/custody/observe"
+)
+
+// treeWalk is the one walk sweep makes of a tree to decide it: when it
+// last changed, what its index does not track (for finding its build
+// output without git status), and the identity of every entry that is not
+// tracked, in walk order, each directory before what it holds: the
+// snapshot every deletion goes by.
+type treeWalk struct {
+	newest     time.Time
+	newestPath string
+	// err is why the walk could not read the whole tree.
+	err       string
+	untracked observe.Untracked
+	ents      []snapEntry
+}
+
+// walkTree walks the tree at dir without following symlinks. With tracked
+// (the tree's index) it records the entries no index entry is at or below
+// and the untracked files; without (nil: the index could not be read) it
+// records every entry.
+func walkTree(dir string, tracked *machine.TrackedSet) treeWalk {
+	var w treeWalk
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		id := identityOf(fi)
+		t := id.mtime
+		if id.ctime.After(t) {
+			t = id.ctime
+		}
+		if t.After(w.newest) {
+			w.newest, w.newestPath = t, rel
+		}
+		if rel == "." || rel == ".git" {
+			return nil
+		}
+		if d.Name() == ".git" {
+			w.untracked.NestedGit = true
+		}
+		if tracked != nil && tracked.AtOrBelow(rel) {
+			return nil
+		}
+		w.ents = append(w.ents, snapEntry{rel: rel, id: id})
+		if m := fi.Mode(); m.IsRegular() || m&fs.ModeSymlink != 0 {
+			w.untracked.Files = append(w.untracked.Files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		w.err = err.Error()
+	}
+	return w
+}
+
+// snapshot is the part of w below (and at) the build directory rel: what
+// its deletion goes by. A build directory that was not a directory when
+// walked, or that the walk did not record (tracked, or not there), has
+// none.
+func (w *treeWalk) snapshot(rel string) (snapshot, error) {
+	rel = path.Clean(rel)
+	s := snapshot{rel: rel}
+	for _, e := range w.ents {
+		if e.rel != rel && !strings.HasPrefix(e.rel, rel+"/") {
+			continue
+		}
+		if len(s.ents) == 0 && (e.rel != rel || !e.id.mode.IsDir()) {
+			return s, &fs.PathError{Op: "snapshot", Path: rel, Err: errNotDir}
+		}
+		s.ents = append(s.ents, e)
+		if e.id.mode.IsRegular() {
+			s.bytes += e.id.size
+		}
+	}
+	if len(s.ents) == 0 {
+		return s, &fs.PathError{Op: "snapshot", Path: rel, Err: fs.ErrNotExist}
+	}
+	return s, nil
+}
