@@ -252,12 +252,10 @@ func TestStripAgreesWithTreeOnDisk(t *testing.T) {
 	}
 }
 
-// agreeCheck builds l in a real repository and returns the build output
-// of the tree on disk, what a strip finds in an archive holding all of
-// the tree, and what a strip finds in the archive a capture makes.
-func agreeCheck(t *testing.T, l *agreeLayout) (disk, strip, left []machine.DiscardedDir) {
+// agreeTree builds l in a real repository and returns its checkout and
+// the layout's disposable patterns.
+func agreeTree(t *testing.T, l *agreeLayout) (*fixtures.Repo, machine.Patterns) {
 	t.Helper()
-	ctx := context.Background()
 	r := fixtures.New(t, fixtures.Options{NoRemote: true})
 	dir := r.Dir
 	if len(l.ignore) > 0 {
@@ -302,6 +300,17 @@ func agreeCheck(t *testing.T, l *agreeLayout) (disk, strip, left []machine.Disca
 		t.Fatal(err)
 	}
 
+	return r, pats
+}
+
+// agreeCheck builds l in a real repository and returns the build output
+// of the tree on disk, what a strip finds in an archive holding all of
+// the tree, and what a strip finds in the archive a capture makes.
+func agreeCheck(t *testing.T, l *agreeLayout) (disk, strip, left []machine.DiscardedDir) {
+	t.Helper()
+	ctx := context.Background()
+	r, pats := agreeTree(t, l)
+	dir := r.Dir
 	st, err := observe.ParseStatus([]byte(r.GitIn(dir, "status", "--porcelain=v2", "-z", "--ignored=matching", "--untracked-files=all", "--ignore-submodules=none")))
 	if err != nil {
 		t.Fatal(err)

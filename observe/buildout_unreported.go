@@ -2,8 +2,10 @@ package observe
 
 import (
 	"bytes"
+	"io/fs"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe/hostio"
@@ -16,6 +18,52 @@ import (
 type Untracked struct {
 	Files     []string
 	NestedGit bool
+	// Bare are the outermost untracked directories (each in a directory
+	// the index holds something in, or the root) that hold no file or
+	// symlink at any depth: status reports one whole when it is ignored,
+	// and not at all when it is not.
+	Bare []string
+	// top is the outermost untracked directory the walk is in, and
+	// topFiles whether a file was met below it.
+	top      string
+	topFiles bool
+}
+
+// Add notes one entry a walk of the tree met: rel, slash-separated and
+// relative to the tree's root, of mode m; tracked is what the tree's index
+// holds. It reports whether the entry is one the index has nothing at or
+// below: the root itself and its .git (and what that holds) are neither.
+func (u *Untracked) Add(rel string, m fs.FileMode, tracked machine.TrackedSet) bool {
+	if rel == "." || rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		return false
+	}
+	if path.Base(rel) == ".git" {
+		u.NestedGit = true
+	}
+	if tracked.AtOrBelow(rel) {
+		return false
+	}
+	in := u.top != "" && strings.HasPrefix(rel, u.top+"/")
+	if !in {
+		u.closeTop()
+	}
+	switch {
+	case m.IsRegular() || m&fs.ModeSymlink != 0:
+		u.Files = append(u.Files, rel)
+		u.topFiles = true
+	case m.IsDir() && !in:
+		u.top = rel
+	}
+	return true
+}
+
+// closeTop ends the outermost untracked directory the walk was in: Bare
+// when nothing below it was a file or symlink.
+func (u *Untracked) closeTop() {
+	if u.top != "" && !u.topFiles {
+		u.Bare = append(u.Bare, u.top)
+	}
+	u.top, u.topFiles = "", false
 }
 
 // BuildOutputUnreported finds the build output of the tree at dir that
@@ -32,12 +80,19 @@ type Untracked struct {
 // Candidates are decided outermost first, so the two agree unless what
 // is found lies below such a directory (status may not have named it), or
 // a .git entry makes a nested repository of a part of the tree: both are
-// left to git. A directory that holds only empty directories and that
-// status reports whole (an ignored one) is a candidate of status's only:
-// then this finds less than plan, never more.
+// left to git. An untracked directory that holds no file or symlink at
+// any depth is a candidate of status's only when it is ignored (status
+// reports it whole, and nothing when it is not): when its shape is
+// recognised, that too is left to git.
 func BuildOutputUnreported(dir string, u Untracked, tracked machine.TrackedSet, disposable machine.Patterns) ([]machine.DiscardedDir, bool) {
+	u.closeTop()
 	if u.NestedGit {
 		return nil, false
+	}
+	for _, b := range u.Bare {
+		if machine.StructureKind(BuildShape(dir, b), tracked, disposable) != machine.BuildNone {
+			return nil, false
+		}
 	}
 	if len(u.Files) == 0 {
 		return nil, true

@@ -49,18 +49,12 @@ func walkTree(dir string, tracked *machine.TrackedSet) treeWalk {
 		if t.After(w.newest) {
 			w.newest, w.newestPath = t, rel
 		}
-		if rel == "." || rel == ".git" {
-			return nil
-		}
-		if d.Name() == ".git" {
-			w.untracked.NestedGit = true
-		}
-		if tracked != nil && tracked.AtOrBelow(rel) {
-			return nil
-		}
-		w.ents = append(w.ents, snapEntry{rel: rel, id: id})
-		if m := fi.Mode(); m.IsRegular() || m&fs.ModeSymlink != 0 {
-			w.untracked.Files = append(w.untracked.Files, rel)
+		if tracked == nil {
+			if rel != "." {
+				w.ents = append(w.ents, snapEntry{rel: rel, id: id})
+			}
+		} else if w.untracked.Add(rel, fi.Mode(), *tracked) {
+			w.ents = append(w.ents, snapEntry{rel: rel, id: id})
 		}
 		return nil
 	})

@@ -1,10 +1,15 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
@@ -181,6 +186,67 @@ func TestGitWorkOfUnpushedTrees(t *testing.T) {
 	} {
 		if got := clitest.GitRuns(trace, c.cmd); got != c.want {
 			t.Errorf("plan ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, trace)
+		}
+	}
+}
+
+// TestSweepGitWorkPerTree: sweep decides an idle active tree's build
+// output from its index and one walk, with no git process of its own
+// (decision 0265): over three idle trees whose Cargo target is ignored,
+// untracked, or beside a person's untracked file, sweep runs no git status
+// and no ls-files, reads git's configuration once, and discards all three
+// targets. A fourth tree whose target lies in an untracked directory
+// (where status might not have named it) is the one tree git status is
+// asked about, once, and what it decides stands.
+func TestSweepGitWorkPerTree(t *testing.T) {
+	t.Parallel()
+	r := clitest.InitRepo(t)
+	var paths []string
+	for i, shape := range []string{"ignored", "untracked", "beside", "below"} {
+		_, p := clitest.NewTree(t, r, fmt.Sprintf("sw%d", i))
+		r.WriteFile(p, "Cargo.toml", "[package]\n")
+		if shape == "ignored" {
+			r.WriteFile(p, ".gitignore", "/target/\n")
+		}
+		r.CommitAll(p, "crate")
+		dir := "target"
+		if shape == "below" {
+			dir = "scratch/target"
+			r.WriteFile(p, "scratch/notes.md", "a person's notes\n")
+		}
+		if shape == "beside" {
+			r.WriteFile(p, "notes.md", "a person's notes\n")
+		}
+		r.WriteFile(p, dir+"/.rustc_info.json", "{}\n")
+		r.WriteFile(p, dir+"/debug/deps/a.rlib", "rlib\n")
+		paths = append(paths, p)
+	}
+	time.Sleep(20 * time.Millisecond) // idle for longer than --idle
+	res := clitest.MustCustody(t, r, 0, "sweep", "--idle", "10ms", "--debug")
+	for _, c := range []struct {
+		cmd  string
+		want int
+	}{
+		{"-c core.fsmonitor=false", 1}, // status: only the tree whose target is below an untracked directory
+		{"ls-files", 0},
+		{"config", 1},
+	} {
+		if got := clitest.GitRuns(res.Stderr, c.cmd); got != c.want {
+			t.Errorf("sweep ran git %s %d times, want %d:\n%s", c.cmd, got, c.want, res.Stderr)
+		}
+	}
+	for i, p := range paths {
+		dir := "target"
+		if i == 3 {
+			dir = "scratch/target"
+		}
+		if _, err := os.Lstat(filepath.Join(p, dir)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s/%s is still there (%v):\n%s", p, dir, err, res.Stdout)
+		}
+	}
+	for _, keep := range []string{filepath.Join(paths[2], "notes.md"), filepath.Join(paths[3], "scratch", "notes.md")} {
+		if _, err := os.Lstat(keep); err != nil {
+			t.Errorf("%s is gone: %v", keep, err)
 		}
 	}
 }
