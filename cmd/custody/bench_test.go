@@ -27,7 +27,11 @@ import (
 //     iteration, alternating which goes first, so both see the same load:
 //     cold (the content hash cache deleted first, as at a first plan) and
 //     warm (right after, with the cache the cold run wrote) are reported
-//     apart, the warm one as custody-ms/op and wall-ratio.
+//     apart, the warm one as custody-ms/op and wall-ratio. In the same
+//     iteration, in the same alternating order, the lstat floor: one
+//     process that lstats every entry of every managed tree, .git gitfile
+//     included (fleet.lstatFloor), against which both are reported as
+//     lstat-wall-ratio and lstat-cpu-ratio (cold-lstat-… for the cold one).
 //
 // At the largest N, apply/N removes the plan's removable trees: half timed
 // against a bare `git worktree remove` loop over as many plain trees, half
@@ -42,7 +46,8 @@ import (
 //	go test ./cmd/custody/ -run '^$' -bench Fleet -benchtime 3x -timeout 60m
 //
 // Targets: plan ≤ 0.7× the floor at N=100 and ms/tree flat to 1,000, ≤ 2 git
-// processes per tree; apply ≤ 1.1× the bare loop and ≤ 5 git processes per
+// processes per tree; plan ≤ 1.5× the lstat floor in CPU and ≤ 1.1× in wall
+// at 100 and 1,000 trees; apply ≤ 1.1× the bare loop and ≤ 5 git processes per
 // removal; new ≤ 1.2× git worktree add at any N.
 func BenchmarkFleet(b *testing.B) {
 	floor, err := filepath.Abs(filepath.Join("testdata", "floor.sh"))
@@ -65,7 +70,7 @@ func BenchmarkFleet(b *testing.B) {
 			// racy-clean margin; these were just made.
 			time.Sleep(machine.HashCacheMargin)
 			fl.check(b)
-			var cold, warm, floorRun usage
+			var cold, warm, floorRun, lstatRun usage
 			iters := 0
 			for b.Loop() {
 				timeCustody := func() {
@@ -80,10 +85,13 @@ func BenchmarkFleet(b *testing.B) {
 					wantPlanExit(b, res)
 				}
 				timeFloor := func() { floorRun.add(fl.floor(b, floor, nil)) }
+				timeLstat := func() { lstatRun.add(fl.lstatFloor(b)) }
 				if iters%2 == 0 {
 					timeCustody()
 					timeFloor()
+					timeLstat()
 				} else {
+					timeLstat()
 					timeFloor()
 					timeCustody()
 				}
@@ -95,7 +103,7 @@ func BenchmarkFleet(b *testing.B) {
 			gitRuns := fl.shim.take(b)
 			fl.floor(b, floor, fl.shim)
 			floorRuns := fl.shim.take(b)
-			c, w, f := cold.per(iters), warm.per(iters), floorRun.per(iters)
+			c, w, f, l := cold.per(iters), warm.per(iters), floorRun.per(iters), lstatRun.per(iters)
 			b.ReportMetric(w.wallMs(), "custody-ms/op")
 			b.ReportMetric(c.wallMs(), "cold-ms/op")
 			b.ReportMetric(f.wallMs(), "floor-ms/op")
@@ -103,12 +111,18 @@ func BenchmarkFleet(b *testing.B) {
 			b.ReportMetric(w.cpuMs()/f.cpuMs(), "cpu-ratio")
 			b.ReportMetric(c.wallMs()/f.wallMs(), "cold-wall-ratio")
 			b.ReportMetric(c.cpuMs()/f.cpuMs(), "cold-cpu-ratio")
+			b.ReportMetric(l.wallMs(), "lstat-ms/op")
+			b.ReportMetric(w.wallMs()/l.wallMs(), "lstat-wall-ratio")
+			b.ReportMetric(w.cpuMs()/l.cpuMs(), "lstat-cpu-ratio")
+			b.ReportMetric(c.wallMs()/l.wallMs(), "cold-lstat-wall-ratio")
+			b.ReportMetric(c.cpuMs()/l.cpuMs(), "cold-lstat-cpu-ratio")
 			b.ReportMetric(w.wallMs()/float64(n), "ms/tree")
 			b.ReportMetric(float64(gitRuns)/float64(n), "git/tree")
 			b.ReportMetric(float64(floorRuns)/float64(n), "floor-git/tree")
-			b.Logf("plan N=%d: warm (content hash cache in place) %.0fms wall %.0fms cpu, cold (no cache) %.0fms wall %.0fms cpu, floor %.0fms wall %.0fms cpu: warm wall ratio %.2f, cpu ratio %.2f; cold wall ratio %.2f, cpu ratio %.2f; %.2f ms/tree warm, %.2f cold; git processes %d (%.2f/tree), floor %d (%.2f/tree); %d runs",
-				n, w.wallMs(), w.cpuMs(), c.wallMs(), c.cpuMs(), f.wallMs(), f.cpuMs(), w.wallMs()/f.wallMs(), w.cpuMs()/f.cpuMs(),
-				c.wallMs()/f.wallMs(), c.cpuMs()/f.cpuMs(), w.wallMs()/float64(n), c.wallMs()/float64(n),
+			b.Logf("plan N=%d: warm (content hash cache in place) %.0fms wall %.0fms cpu, cold (no cache) %.0fms wall %.0fms cpu, floor %.0fms wall %.0fms cpu, lstat floor %.0fms wall %.0fms cpu: warm wall ratio %.2f, cpu ratio %.2f; cold wall ratio %.2f, cpu ratio %.2f; against the lstat floor warm wall %.2f cpu %.2f, cold wall %.2f cpu %.2f; %.2f ms/tree warm, %.2f cold; git processes %d (%.2f/tree), floor %d (%.2f/tree); %d runs",
+				n, w.wallMs(), w.cpuMs(), c.wallMs(), c.cpuMs(), f.wallMs(), f.cpuMs(), l.wallMs(), l.cpuMs(), w.wallMs()/f.wallMs(), w.cpuMs()/f.cpuMs(),
+				c.wallMs()/f.wallMs(), c.cpuMs()/f.cpuMs(), w.wallMs()/l.wallMs(), w.cpuMs()/l.cpuMs(), c.wallMs()/l.wallMs(), c.cpuMs()/l.cpuMs(),
+				w.wallMs()/float64(n), c.wallMs()/float64(n),
 				gitRuns, float64(gitRuns)/float64(n), floorRuns, float64(floorRuns)/float64(n), iters)
 		})
 	}
