@@ -97,7 +97,8 @@ func (p planTimes) report(b *testing.B, what string, n int) {
 		p.gitRuns, float64(p.gitRuns)/float64(n), p.floorRuns, float64(p.floorRuns)/float64(n), p.iters)
 }
 
-// wantPlanExit requires plan to have exited 0 or with "pending".
+// wantPlanExit requires plan to have exited 0 or exitPending (something
+// kept or refused).
 func wantPlanExit(b *testing.B, res clitest.Result) {
 	b.Helper()
 	if res.Code != exitOK && res.Code != exitPending {
