@@ -391,6 +391,41 @@ func (fl *fleet) git(b *testing.B, shim *gitShim, dir string, args ...string) us
 	return u
 }
 
+// treeKinds is the kind of each of a fleet's trees, by id.
+type treeKinds map[string]int
+
+// kindsByID is the kind of each of the fleet's trees.
+func (fl *fleet) kindsByID() treeKinds {
+	kinds := make(treeKinds, len(fl.trees))
+	for _, t := range fl.trees {
+		kinds[t.id] = t.kind
+	}
+	return kinds
+}
+
+// of is the kind of tree id, which a command's output named (what says
+// where: "plan item"); an id that is none of the fleet's trees fails the
+// benchmark.
+func (k treeKinds) of(b *testing.B, what, id string) int {
+	b.Helper()
+	kind, ok := k[id]
+	if !ok {
+		b.Fatalf("%s %s is not one of the fixture's trees", what, id)
+	}
+	return kind
+}
+
+// testdataScript is the absolute path of the script testdata/name, for
+// fleet.floor, which runs it from the main checkout.
+func testdataScript(b *testing.B, name string) string {
+	b.Helper()
+	p, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
 // floor runs the floor script on the main checkout, output discarded.
 func (fl *fleet) floor(b *testing.B, script string, shim *gitShim) usage {
 	b.Helper()

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -35,10 +34,7 @@ import (
 //
 // Target: plan ≤ 1.2× the floor script (wall-ratio).
 func BenchmarkRealHistory(b *testing.B) {
-	floor, err := filepath.Abs(filepath.Join("testdata", "floor.sh"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	floor := testdataScript(b, "floor.sh")
 	sizes := []int{25}
 	if os.Getenv("CUSTODY_BENCH_MAX") != "" {
 		sizes = sizes[:0]

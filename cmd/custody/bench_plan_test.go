@@ -117,15 +117,9 @@ func (fl *fleet) check(b *testing.B) {
 	if len(items) != len(fl.trees) {
 		b.Fatalf("plan has %d items, want %d", len(items), len(fl.trees))
 	}
-	kinds := map[string]int{}
-	for _, t := range fl.trees {
-		kinds[t.id] = t.kind
-	}
+	kinds := fl.kindsByID()
 	for _, it := range items {
-		kind, ok := kinds[it.ID]
-		if !ok {
-			b.Fatalf("plan item %s is not one of the fixture's trees", it.ID)
-		}
+		kind := kinds.of(b, "plan item", it.ID)
 		code := ""
 		if it.Refusal != nil {
 			code = string(it.Refusal.Code)

@@ -49,10 +49,7 @@ import (
 // at 100 and 1,000 trees; apply ≤ 1.1× the bare loop and ≤ 5 git processes per
 // removal; new ≤ 1.2× git worktree add at any N.
 func BenchmarkFleet(b *testing.B) {
-	floor, err := filepath.Abs(filepath.Join("testdata", "floor.sh"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	floor := testdataScript(b, "floor.sh")
 	sizes := benchSizes(b)
 	fl := newFleet(b)
 	for _, n := range sizes {
