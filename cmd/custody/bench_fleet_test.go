@@ -40,19 +40,20 @@ var fleetKinds = [10]int{
 	kindUnpushed, kindUntracked, kindIgnored, kindTracked, kindActive,
 }
 
-// kindWant is what plan must say of a tree of one kind.
-type kindWant struct{ state, action, code string }
+// kindWant is what plan must say of a tree of one kind: its state, action
+// and refusal code, and for a removal the kind of its proof.
+type kindWant struct{ state, action, code, proof string }
 
 var kindWants = map[int]kindWant{
-	kindMergedMain:   {"finished", "remove", ""},
-	kindMergedBranch: {"finished", "remove", ""},
-	kindSquashed:     {"finished", "remove", ""},
-	kindNoCommits:    {"finished", "remove", ""},
-	kindUnpushed:     {"finished", "keep", "unpushed-commits"},
-	kindUntracked:    {"finished", "keep", "untracked-files"},
-	kindIgnored:      {"finished", "keep", "ignored-files"},
-	kindTracked:      {"finished", "keep", "tracked-changes"},
-	kindActive:       {"active", "keep", "not-finished"},
+	kindMergedMain:   {"finished", "remove", "", "ancestry"},
+	kindMergedBranch: {"finished", "remove", "", "ancestry"},
+	kindSquashed:     {"finished", "remove", "", "squash-merged"},
+	kindNoCommits:    {"finished", "remove", "", "ancestry"},
+	kindUnpushed:     {"finished", "keep", "unpushed-commits", ""},
+	kindUntracked:    {"finished", "keep", "untracked-files", ""},
+	kindIgnored:      {"finished", "keep", "ignored-files", ""},
+	kindTracked:      {"finished", "keep", "tracked-changes", ""},
+	kindActive:       {"active", "keep", "not-finished", ""},
 }
 
 // checkoutDirs × checkoutFiles (+ README) is the size of every tree's

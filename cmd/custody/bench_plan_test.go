@@ -19,6 +19,8 @@ type planTimes struct {
 	cold, warm, floor, lstat usage
 	iters                    int
 	gitRuns, floorRuns       int
+	// checked is the plan fleet.check read, before the timed runs.
+	checked []machine.PlanItem
 }
 
 // timePlan checks the fleet's plan (fleet.check), then times plan against
@@ -33,8 +35,7 @@ func (fl *fleet) timePlan(b *testing.B, script string) planTimes {
 	// A person's trees are older than the content hash cache's racy-clean
 	// margin; these were just made.
 	time.Sleep(machine.HashCacheMargin)
-	fl.check(b)
-	var p planTimes
+	p := planTimes{checked: fl.check(b)}
 	for b.Loop() {
 		timeCustody := func() {
 			// Cold: no content hash cache, as at the first plan.
@@ -107,9 +108,9 @@ func wantPlanExit(b *testing.B, res clitest.Result) {
 }
 
 // check runs the plan once and proves the benchmark measures real work: one
-// item per tree, each in its state, with the action and refusal its kind
-// calls for.
-func (fl *fleet) check(b *testing.B) {
+// item per tree, each in its state, with the action, refusal and (for a
+// removal) kind of proof its kind calls for. It returns the plan's items.
+func (fl *fleet) check(b *testing.B) []machine.PlanItem {
 	b.Helper()
 	_, res := fl.run(b, nil, "plan", "--json")
 	wantPlanExit(b, res)
@@ -124,12 +125,17 @@ func (fl *fleet) check(b *testing.B) {
 		if it.Refusal != nil {
 			code = string(it.Refusal.Code)
 		}
+		proof := ""
+		if it.Action == machine.ActionRemove && it.Proof != nil {
+			proof = string(it.Proof.Kind)
+		}
 		want := kindWants[kind]
-		if string(it.State) != want.state || string(it.Action) != want.action || code != want.code {
-			b.Fatalf("plan item %s (kind %d): state %s action %s refusal %q, want %s %s %q",
-				it.ID, kind, it.State, it.Action, code, want.state, want.action, want.code)
+		if string(it.State) != want.state || string(it.Action) != want.action || code != want.code || proof != want.proof {
+			b.Fatalf("plan item %s (kind %d): state %s action %s refusal %q proof %q, want %s %s %q %q",
+				it.ID, kind, it.State, it.Action, code, proof, want.state, want.action, want.code, want.proof)
 		}
 	}
+	return items
 }
 
 // dropHashCache deletes the repository's content hash cache, so the next
