@@ -81,10 +81,9 @@ const historyOthers = 200
 // othersWork publishes on origin main, after the work of trees was merged,
 // historyOthers commits of other people (one `git fast-import`), each
 // editing one file: in turn the first file each tree that committed made
-// (so a
-// squash-merged tree's squash commit is no longer main's version of its
-// files, and its proof must find the commit in the history) and a file
-// of the project. Main moves on, as it does in a project between the day
+// (so a squash-merged tree's squash commit is no longer main's version of
+// its files, and its proof must find the commit in the history) and a
+// file of the project. Main moves on, as it does in a project between the day
 // a tree was made and the day it is cleaned up; the main checkout then
 // fast-forwards to it, so the next window's trees fork from there.
 func (fl *fleet) othersWork(b *testing.B, trees []fleetTree) {
@@ -100,8 +99,8 @@ func (fl *fleet) othersWork(b *testing.B, trees []fleetTree) {
 	data := func(s string) { fmt.Fprintf(&w, "data %d\n%s\n", len(s), s) }
 	clock := int64(historyFirstTimestamp) + 10*365*24*3600
 	for i := range historyOthers {
-		s := i / historyAreas % historySubdirs
-		path := fmt.Sprintf("%s/%s/%s_%03d.go", historyArea(i), historySubdir(s), historySubdir(s), i%historyFilesPerDir)
+		// 37 is prime to historyFiles: the project files spread out.
+		path := historyPath(i * 37 % historyFiles)
 		if i%2 == 0 && len(made) > 0 {
 			path = made[i/2%len(made)]
 		}
@@ -114,12 +113,7 @@ func (fl *fleet) othersWork(b *testing.B, trees []fleetTree) {
 		fmt.Fprintf(&w, "M 100644 inline %s\n", path)
 		data(fmt.Sprintf("%s, as edited by others (%d)\n", path, i))
 	}
-	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir, cmd.Env = r.Remote, r.Env()
-	cmd.Stdin = &w
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("git fast-import of others' work: %v\n%s", err, out)
-	}
+	fastImport(b, r, w.Bytes())
 	r.Git("fetch", "-q", "origin")
 	r.Git("merge", "-q", "--ff-only", "origin/main")
 }
@@ -141,12 +135,7 @@ func newHistoryFleet(b *testing.B) (*fleet, string) {
 	start := time.Now()
 	r := fixtures.New(b, fixtures.Options{})
 	stream := historyStream(r.Head(r.Dir))
-	cmd := exec.Command("git", "fast-import", "--quiet")
-	cmd.Dir, cmd.Env = r.Remote, r.Env()
-	cmd.Stdin = bytes.NewReader(stream)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("git fast-import: %v\n%s", err, out)
-	}
+	fastImport(b, r, stream)
 	r.GitIn(r.Remote, "pack-refs", "--all")
 	r.Git("fetch", "-q", "origin")
 	r.Git("merge", "-q", "--ff-only", "origin/main")
@@ -188,6 +177,26 @@ const (
 	historyFirstTimestamp = 1577836800 // 2020-01-01T00:00:00Z
 )
 
+// historyFiles is how many files the project has; historyPath(i) names
+// file i, the files of one directory numbered in a row.
+const historyFiles = historyAreas * historySubdirs * historyFilesPerDir
+
+func historyPath(i int) string {
+	s := historySubdir(i / historyFilesPerDir % historySubdirs)
+	return fmt.Sprintf("%s/%s/%s_%03d.go", historyArea(i/(historySubdirs*historyFilesPerDir)), s, s, i%historyFilesPerDir)
+}
+
+// fastImport runs `git fast-import` of stream in r's origin.
+func fastImport(b *testing.B, r *fixtures.Repo, stream []byte) {
+	b.Helper()
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir, cmd.Env = r.Remote, r.Env()
+	cmd.Stdin = bytes.NewReader(stream)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("git fast-import (in %s): %v\n%s", r.Remote, err, out)
+	}
+}
+
 // historyStream is a `git fast-import` stream of a project's history on
 // top of the commit base (which it keeps as main's root): one commit adding
 // every file, then historyFeatures topic branches (see the constants).
@@ -197,24 +206,16 @@ const (
 // the branch changed.
 func historyStream(base string) []byte {
 	rng := rand.New(rand.NewPCG(25, 950))
-	var paths []string
-	for a := range historyAreas {
-		for s := range historySubdirs {
-			for f := range historyFilesPerDir {
-				paths = append(paths, fmt.Sprintf("%s/%s/%s_%03d.go", historyArea(a), historySubdir(s), historySubdir(s), f))
-			}
-		}
-	}
 	var w bytes.Buffer
 	mark, rev, clock := 0, 0, int64(historyFirstTimestamp)
 	people := []string{"Ada Lovelace <ada@example.org>", "Grace Hopper <grace@example.org>",
 		"Ken Thompson <ken@example.org>", "Barbara Liskov <barbara@example.org>", "Linus Torvalds <linus@example.org>"}
 	file := func(i, r int) string {
 		var c strings.Builder
-		fmt.Fprintf(&c, "package %s\n\n// %s, revision %d.\n", historySubdir(i/historyFilesPerDir%historySubdirs), paths[i], r)
-		// Files of 200 bytes to 3 KiB, as a project's are.
+		fmt.Fprintf(&c, "package %s\n\n// %s, revision %d.\n", historySubdir(i/historyFilesPerDir%historySubdirs), historyPath(i), r)
+		// Files of 100 bytes to 3 KiB, as a project's are.
 		for l := range i % 40 {
-			fmt.Fprintf(&c, "// Line %d of the notes on %s: what it does and why.\n", l, paths[i])
+			fmt.Fprintf(&c, "// Line %d of the notes on %s: what it does and why.\n", l, historyPath(i))
 		}
 		fmt.Fprintf(&c, "func F%d() int { return %d }\n", i, r)
 		return c.String()
@@ -238,34 +239,36 @@ func historyStream(base string) []byte {
 			fmt.Fprintf(&w, "merge :%d\n", merge)
 		}
 		for _, i := range sortedKeys(files) {
-			fmt.Fprintf(&w, "M 100644 inline %s\n", paths[i])
+			fmt.Fprintf(&w, "M 100644 inline %s\n", historyPath(i))
 			data(file(i, files[i]))
 		}
 		return mark
 	}
 	// change is a commit's changes: one to three files, each to a new
-	// revision, recorded in state too.
+	// revision, recorded in state too (when it is not nil).
 	change := func(state map[int]int) map[int]int {
 		out := map[int]int{}
 		// Work clusters in one directory, as a change does.
-		dir := rng.IntN(len(paths) / historyFilesPerDir)
+		dir := rng.IntN(historyFiles / historyFilesPerDir)
 		for range 1 + rng.IntN(3) {
 			i := dir*historyFilesPerDir + rng.IntN(historyFilesPerDir)
 			rev++
-			out[i], state[i] = rev, rev
+			out[i] = rev
+			if state != nil {
+				state[i] = rev
+			}
 		}
 		return out
 	}
 	all := map[int]int{}
-	for i := range paths {
+	for i := range historyFiles {
 		all[i] = 0
 	}
 	trunk := commit("refs/heads/main", base, 0, "Import the project\n", all)
-	onMain := map[int]int{}
 	merged := 0
 	for k := range historyFeatures {
 		for range rng.IntN(3) {
-			trunk = commit("refs/heads/main", trunk, 0, fmt.Sprintf("Fix a small thing (%d)\n", rev), change(onMain))
+			trunk = commit("refs/heads/main", trunk, 0, fmt.Sprintf("Fix a small thing (%d)\n", rev), change(nil))
 		}
 		name := fmt.Sprintf("%s/%s-%d", []string{"feat", "fix", "docs", "refactor"}[k%4], historyArea(k%historyAreas), k)
 		ref := "refs/heads/" + name
@@ -275,13 +278,10 @@ func historyStream(base string) []byte {
 			tip = commit(ref, tip, 0, fmt.Sprintf("%s: step %d\n", name, c+1), change(branch))
 		}
 		if rng.IntN(2) == 0 {
-			trunk = commit("refs/heads/main", trunk, 0, fmt.Sprintf("Fix a small thing (%d)\n", rev), change(onMain))
+			trunk = commit("refs/heads/main", trunk, 0, fmt.Sprintf("Fix a small thing (%d)\n", rev), change(nil))
 		}
 		if k%historyUnmergedEvery == historyUnmergedEvery-1 {
 			continue
-		}
-		for i, r := range branch {
-			onMain[i] = r
 		}
 		trunk = commit("refs/heads/main", trunk, tip, fmt.Sprintf("Merge branch '%s'\n", name), branch)
 		merged++
