@@ -10,12 +10,22 @@ test:
 
 # Time `custody new`, `plan` and `apply` on a fleet of realistic worktrees (2,050 files each) at
 # 25/100/400 trees against raw git (the floor script, `git worktree add -b`, a bare
-# `git worktree remove` loop): wall and CPU ratios and git processes per tree. Under ten minutes;
+# `git worktree remove` loop) and plan against an lstat of every entry of every tree (one `find`):
+# wall and CPU ratios and git processes per tree. Under ten minutes;
 # CUSTODY_BENCH_MAX=1000 just bench adds 1,000 trees, CUSTODY_BENCH_MAX=25 is a quick look.
 # Then `custody list` beside `git worktree list` and one `git status` per tree (bench-list).
+# Plan on a real project's history (~950 advertised refs) is bench-history's.
 bench:
     go test ./cmd/custody/ -run '^$' -bench Fleet -benchtime 3x -timeout 60m
     go test ./cmd/custody/ -run '^$' -bench 'List$' -benchtime 5x -timeout 60m
+
+# Time `custody plan` on a repository shaped like a real public project's (~3,200 commits with
+# merges, ~950 advertised branches and tags, a 2,000-file checkout; built by `git fast-import`)
+# with 25 managed trees in mixed states (CUSTODY_BENCH_MAX=100 adds 100) against the floor script
+# and an lstat of every tree, interleaved: wall and CPU ratios and git processes per tree
+# (target ≤ 1.2× the floor script). About a minute.
+bench-history:
+    go test ./cmd/custody/ -run '^$' -bench '^BenchmarkRealHistory$' -benchtime 3x -timeout 60m
 
 # Run every fuzz target for a short while (FUZZTIME=1m just fuzz for longer).
 fuzz fuzztime="20s":

@@ -21,7 +21,8 @@ import (
 // into origin main, half on their own advertised branch), 10% no new
 // commits (all of these removable), 10% unpushed commits, 10% untracked
 // files, 10% ignored files, 10% tracked changes (staged or not) and 10%
-// still active.
+// still active. kindSquashed (two commits squash-merged into origin main,
+// the branch never pushed) is the real-history fleet's (historyKinds).
 const (
 	kindMergedMain = iota
 	kindMergedBranch
@@ -31,6 +32,7 @@ const (
 	kindTracked
 	kindNoCommits
 	kindActive
+	kindSquashed
 )
 
 var fleetKinds = [10]int{
@@ -38,18 +40,20 @@ var fleetKinds = [10]int{
 	kindUnpushed, kindUntracked, kindIgnored, kindTracked, kindActive,
 }
 
-// kindWant is what plan must say of a tree of one kind.
-type kindWant struct{ state, action, code string }
+// kindWant is what plan must say of a tree of one kind: its state, action
+// and refusal code, and for a removal the kind of its proof.
+type kindWant struct{ state, action, code, proof string }
 
 var kindWants = map[int]kindWant{
-	kindMergedMain:   {"finished", "remove", ""},
-	kindMergedBranch: {"finished", "remove", ""},
-	kindNoCommits:    {"finished", "remove", ""},
-	kindUnpushed:     {"finished", "keep", "unpushed-commits"},
-	kindUntracked:    {"finished", "keep", "untracked-files"},
-	kindIgnored:      {"finished", "keep", "ignored-files"},
-	kindTracked:      {"finished", "keep", "tracked-changes"},
-	kindActive:       {"active", "keep", "not-finished"},
+	kindMergedMain:   {"finished", "remove", "", "ancestry"},
+	kindMergedBranch: {"finished", "remove", "", "ancestry"},
+	kindSquashed:     {"finished", "remove", "", "squash-merged"},
+	kindNoCommits:    {"finished", "remove", "", "ancestry"},
+	kindUnpushed:     {"finished", "keep", "unpushed-commits", ""},
+	kindUntracked:    {"finished", "keep", "untracked-files", ""},
+	kindIgnored:      {"finished", "keep", "ignored-files", ""},
+	kindTracked:      {"finished", "keep", "tracked-changes", ""},
+	kindActive:       {"active", "keep", "not-finished", ""},
 }
 
 // checkoutDirs × checkoutFiles (+ README) is the size of every tree's
@@ -68,6 +72,8 @@ type fleet struct {
 	r     *fixtures.Repo
 	trees []fleetTree
 	shim  *gitShim
+	// kinds is the mix of kinds, tree i being of kind kinds[i%len(kinds)].
+	kinds []int
 	// plain counts the plain git worktrees made so far, for unique names.
 	plain int
 	// noNewFloor skips timing `git worktree add -b` beside each new, for
@@ -76,8 +82,7 @@ type fleet struct {
 }
 
 // newFleet makes the repository: a realistic checkout on main, pushed,
-// custody initialised, and *.secret ignored through the shared
-// info/exclude (so those trees stay clean for plain `git status`).
+// then fleetOn with the fleet's mix of kinds.
 func newFleet(b *testing.B) *fleet {
 	b.Helper()
 	r := fixtures.New(b, fixtures.Options{})
@@ -89,6 +94,15 @@ func newFleet(b *testing.B) *fleet {
 	}
 	r.CommitAll(r.Dir, "a realistic checkout")
 	r.Git("push", "-q", "origin", "main")
+	return fleetOn(b, r, fleetKinds[:])
+}
+
+// fleetOn initialises custody in r's main checkout, whose main is pushed,
+// and ignores *.secret through the shared info/exclude (so those trees
+// stay clean for plain `git status`): a fleet of no trees yet, to be
+// grown in the mix kinds.
+func fleetOn(b *testing.B, r *fixtures.Repo, kinds []int) *fleet {
+	b.Helper()
 	clitest.MustCustody(b, r, 0, "init")
 	excl := filepath.Join(r.Dir, ".git", "info", "exclude")
 	old, err := os.ReadFile(excl)
@@ -98,7 +112,7 @@ func newFleet(b *testing.B) *fleet {
 	if err := os.WriteFile(excl, append(old, "\n*.secret\n"...), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	return &fleet{r: r, shim: newGitShim(b)}
+	return &fleet{r: r, shim: newGitShim(b), kinds: kinds}
 }
 
 // newWindow is what growing the fleet measured of `custody new` beside
@@ -158,7 +172,7 @@ func (fl *fleet) grow(b *testing.B, n int) newWindow {
 			b.Fatalf("custody new: want exit 0, got\n%s", res)
 		}
 		path := strings.TrimSpace(res.Stdout)
-		fl.trees = append(fl.trees, fleetTree{id: filepath.Base(path), path: path, kind: fleetKinds[i%len(fleetKinds)]})
+		fl.trees = append(fl.trees, fleetTree{id: filepath.Base(path), path: path, kind: fl.kinds[i%len(fl.kinds)]})
 		if !fl.noNewFloor && ((i-from)%5 == 4 || i < 100 || i == n-1 && w.floorRuns == 0) {
 			w.floor.add(fl.plainAdd(b))
 			w.floorRuns++
@@ -214,7 +228,8 @@ func (fl *fleet) plainTrees(b *testing.B, prefix string, k int) []string {
 }
 
 // shape gives each new tree its kind's state, in parallel, then merges
-// and pushes the merged kinds' commits.
+// the merged kinds' commits (a squashed kind's as one squash commit each,
+// as a forge's "squash and merge" makes) and pushes them.
 func (fl *fleet) shape(b *testing.B, trees []fleetTree) {
 	b.Helper()
 	env := fl.r.Env()
@@ -237,15 +252,21 @@ func (fl *fleet) shape(b *testing.B, trees []fleetTree) {
 	}
 	one := func(i int, t *fleetTree) error {
 		switch t.kind {
-		case kindMergedMain, kindMergedBranch, kindUnpushed:
-			if err := write(t.path, "work/"+t.id+".txt", "work of "+t.id+"\n"); err != nil {
-				return err
+		case kindMergedMain, kindMergedBranch, kindUnpushed, kindSquashed:
+			names := []string{t.id + ".txt"}
+			if t.kind == kindSquashed {
+				names = append(names, t.id+"-notes.txt")
 			}
-			if _, err := git(t.path, "add", "-A"); err != nil {
-				return err
-			}
-			if _, err := git(t.path, "commit", "-q", "-m", "work "+t.id); err != nil {
-				return err
+			for _, name := range names {
+				if err := write(t.path, "work/"+name, "work of "+t.id+"\n"); err != nil {
+					return err
+				}
+				if _, err := git(t.path, "add", "-A"); err != nil {
+					return err
+				}
+				if _, err := git(t.path, "commit", "-q", "-m", "work "+name); err != nil {
+					return err
+				}
 			}
 			head, err := git(t.path, "rev-parse", "HEAD")
 			t.head = head
@@ -281,6 +302,12 @@ func (fl *fleet) shape(b *testing.B, trees []fleetTree) {
 		// The "ours" strategy takes any number of heads; ancestry is what
 		// counts.
 		fl.r.Git(append([]string{"merge", "-q", "-s", "ours", "--no-edit", "-m", "merge finished work"}, toMain...)...)
+	}
+	for _, t := range trees {
+		if t.kind == kindSquashed {
+			fl.r.Git("merge", "-q", "--squash", t.head)
+			fl.r.Git("commit", "-q", "-m", "squash of "+t.id)
+		}
 	}
 	fl.r.Git(push...)
 }
@@ -365,6 +392,41 @@ func (fl *fleet) git(b *testing.B, shim *gitShim, dir string, args ...string) us
 	return u
 }
 
+// treeKinds is the kind of each of a fleet's trees, by id.
+type treeKinds map[string]int
+
+// kindsByID is the kind of each of the fleet's trees.
+func (fl *fleet) kindsByID() treeKinds {
+	kinds := make(treeKinds, len(fl.trees))
+	for _, t := range fl.trees {
+		kinds[t.id] = t.kind
+	}
+	return kinds
+}
+
+// of is the kind of tree id, which a command's output named (what says
+// where: "plan item"); an id that is none of the fleet's trees fails the
+// benchmark.
+func (k treeKinds) of(b *testing.B, what, id string) int {
+	b.Helper()
+	kind, ok := k[id]
+	if !ok {
+		b.Fatalf("%s %s is not one of the fixture's trees", what, id)
+	}
+	return kind
+}
+
+// testdataScript is the absolute path of the script testdata/name, for
+// fleet.floor, which runs it from the main checkout.
+func testdataScript(b *testing.B, name string) string {
+	b.Helper()
+	p, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
 // floor runs the floor script on the main checkout, output discarded.
 func (fl *fleet) floor(b *testing.B, script string, shim *gitShim) usage {
 	b.Helper()
@@ -375,6 +437,33 @@ func (fl *fleet) floor(b *testing.B, script string, shim *gitShim) usage {
 	u, err := measure(cmd)
 	if err != nil {
 		b.Fatalf("bash %s %s: %v\n%s", script, fl.r.Dir, err, errb.String())
+	}
+	return u
+}
+
+// lstatFloor lstats every entry of every managed tree (its .git gitfile
+// too, ignored files and all) in one separate process, output discarded:
+// the filesystem floor of a plan, which must at least look at each entry
+// of each tree it judges. The process is GNU find, not a Go walker built
+// for the bench: measured on the fleet's trees it costs about two thirds
+// of filepath.WalkDir plus os.Lstat (no sorting of each directory, no
+// path walk from / per entry: it stats relative to the directory's
+// descriptor). An empty -printf alone would stat nothing (find takes the
+// type from the directory entry), so the predicate is -links 0: it needs
+// each entry's lstat and is never true, so nothing is printed.
+func (fl *fleet) lstatFloor(b *testing.B) usage {
+	b.Helper()
+	args := []string{"-P"}
+	for _, t := range fl.trees {
+		args = append(args, t.path)
+	}
+	cmd := exec.Command("find", append(args, "-links", "0")...)
+	cmd.Dir, cmd.Env = fl.r.Dir, fl.r.Env()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	u, err := measure(cmd)
+	if err != nil || out.Len() > 0 {
+		b.Fatalf("find over %d trees: %v\n%s%s", len(fl.trees), err, out.String(), errb.String())
 	}
 	return u
 }

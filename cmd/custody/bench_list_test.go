@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
@@ -33,10 +32,7 @@ const listSizesEnv = "CUSTODY_BENCH_LIST_MAX"
 //
 // Targets: at most one git process per tree, and no slower than the floor.
 func BenchmarkList(b *testing.B) {
-	floor, err := filepath.Abs(filepath.Join("testdata", "list_floor.sh"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	floor := testdataScript(b, "list_floor.sh")
 	top, err := fixtures.Size(listSizesEnv, 100, 1000)
 	if err != nil {
 		b.Fatal(err)
@@ -120,15 +116,9 @@ func (fl *fleet) checkList(b *testing.B) {
 	if len(recs) != len(fl.trees) {
 		b.Fatalf("list has %d records, want %d", len(recs), len(fl.trees))
 	}
-	kinds := map[string]int{}
-	for _, t := range fl.trees {
-		kinds[t.id] = t.kind
-	}
+	kinds := fl.kindsByID()
 	for _, r := range recs {
-		kind, ok := kinds[r.ID]
-		if !ok {
-			b.Fatalf("list row %s is not one of the fixture's trees", r.ID)
-		}
+		kind := kinds.of(b, "list row", r.ID)
 		if want := listWords[kind]; r.Status != want {
 			b.Fatalf("list row %s (kind %d): %s, want %s (glance %+v)", r.ID, kind, r.Status, want, r.Glance)
 		}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/machine"
@@ -27,7 +26,11 @@ import (
 //     iteration, alternating which goes first, so both see the same load:
 //     cold (the content hash cache deleted first, as at a first plan) and
 //     warm (right after, with the cache the cold run wrote) are reported
-//     apart, the warm one as custody-ms/op and wall-ratio.
+//     apart, the warm one as custody-ms/op and wall-ratio. In the same
+//     iteration, in the same alternating order, the lstat floor: one
+//     process that lstats every entry of every managed tree, .git gitfile
+//     included (fleet.lstatFloor), against which both are reported as
+//     lstat-wall-ratio and lstat-cpu-ratio (cold-lstat-… for the cold one).
 //
 // At the largest N, apply/N removes the plan's removable trees: half timed
 // against a bare `git worktree remove` loop over as many plain trees, half
@@ -42,13 +45,11 @@ import (
 //	go test ./cmd/custody/ -run '^$' -bench Fleet -benchtime 3x -timeout 60m
 //
 // Targets: plan ≤ 0.7× the floor at N=100 and ms/tree flat to 1,000, ≤ 2 git
-// processes per tree; apply ≤ 1.1× the bare loop and ≤ 5 git processes per
+// processes per tree; plan ≤ 1.5× the lstat floor in CPU and ≤ 1.1× in wall
+// at 100 and 1,000 trees; apply ≤ 1.1× the bare loop and ≤ 5 git processes per
 // removal; new ≤ 1.2× git worktree add at any N.
 func BenchmarkFleet(b *testing.B) {
-	floor, err := filepath.Abs(filepath.Join("testdata", "floor.sh"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	floor := testdataScript(b, "floor.sh")
 	sizes := benchSizes(b)
 	fl := newFleet(b)
 	for _, n := range sizes {
@@ -60,56 +61,7 @@ func BenchmarkFleet(b *testing.B) {
 			w.report(b, n)
 		})
 		b.Run(fmt.Sprintf("plan/N=%d", n), func(b *testing.B) {
-			fl.r.TB = b
-			// A person's trees are older than the content hash cache's
-			// racy-clean margin; these were just made.
-			time.Sleep(machine.HashCacheMargin)
-			fl.check(b)
-			var cold, warm, floorRun usage
-			iters := 0
-			for b.Loop() {
-				timeCustody := func() {
-					// Cold: no content hash cache, as at the first plan.
-					fl.dropHashCache(b)
-					u, res := fl.run(b, nil, "plan", "--json")
-					cold.add(u)
-					wantPlanExit(b, res)
-					// Warm: the cache the cold run wrote.
-					u, res = fl.run(b, nil, "plan", "--json")
-					warm.add(u)
-					wantPlanExit(b, res)
-				}
-				timeFloor := func() { floorRun.add(fl.floor(b, floor, nil)) }
-				if iters%2 == 0 {
-					timeCustody()
-					timeFloor()
-				} else {
-					timeFloor()
-					timeCustody()
-				}
-				iters++
-			}
-			b.StopTimer()
-			_, res := fl.run(b, fl.shim, "plan", "--json")
-			wantPlanExit(b, res)
-			gitRuns := fl.shim.take(b)
-			fl.floor(b, floor, fl.shim)
-			floorRuns := fl.shim.take(b)
-			c, w, f := cold.per(iters), warm.per(iters), floorRun.per(iters)
-			b.ReportMetric(w.wallMs(), "custody-ms/op")
-			b.ReportMetric(c.wallMs(), "cold-ms/op")
-			b.ReportMetric(f.wallMs(), "floor-ms/op")
-			b.ReportMetric(w.wallMs()/f.wallMs(), "wall-ratio")
-			b.ReportMetric(w.cpuMs()/f.cpuMs(), "cpu-ratio")
-			b.ReportMetric(c.wallMs()/f.wallMs(), "cold-wall-ratio")
-			b.ReportMetric(c.cpuMs()/f.cpuMs(), "cold-cpu-ratio")
-			b.ReportMetric(w.wallMs()/float64(n), "ms/tree")
-			b.ReportMetric(float64(gitRuns)/float64(n), "git/tree")
-			b.ReportMetric(float64(floorRuns)/float64(n), "floor-git/tree")
-			b.Logf("plan N=%d: warm (content hash cache in place) %.0fms wall %.0fms cpu, cold (no cache) %.0fms wall %.0fms cpu, floor %.0fms wall %.0fms cpu: warm wall ratio %.2f, cpu ratio %.2f; cold wall ratio %.2f, cpu ratio %.2f; %.2f ms/tree warm, %.2f cold; git processes %d (%.2f/tree), floor %d (%.2f/tree); %d runs",
-				n, w.wallMs(), w.cpuMs(), c.wallMs(), c.cpuMs(), f.wallMs(), f.cpuMs(), w.wallMs()/f.wallMs(), w.cpuMs()/f.cpuMs(),
-				c.wallMs()/f.wallMs(), c.cpuMs()/f.cpuMs(), w.wallMs()/float64(n), c.wallMs()/float64(n),
-				gitRuns, float64(gitRuns)/float64(n), floorRuns, float64(floorRuns)/float64(n), iters)
+			fl.timePlan(b, floor).report(b, "plan", n)
 		})
 	}
 	n := sizes[len(sizes)-1]
@@ -142,45 +94,6 @@ func benchSizes(b *testing.B) []int {
 		}
 	}
 	return out
-}
-
-func wantPlanExit(b *testing.B, res clitest.Result) {
-	b.Helper()
-	if res.Code != exitOK && res.Code != exitPending {
-		b.Fatalf("custody plan: want exit 0 or %d, got\n%s", exitPending, res)
-	}
-}
-
-// check runs the plan once and proves the benchmark measures real work: one
-// item per tree, each in its state, with the action and refusal its kind
-// calls for.
-func (fl *fleet) check(b *testing.B) {
-	b.Helper()
-	_, res := fl.run(b, nil, "plan", "--json")
-	wantPlanExit(b, res)
-	items := clitest.DecodeResult[machine.Plan](b, res, "plan").Items
-	if len(items) != len(fl.trees) {
-		b.Fatalf("plan has %d items, want %d", len(items), len(fl.trees))
-	}
-	kinds := map[string]int{}
-	for _, t := range fl.trees {
-		kinds[t.id] = t.kind
-	}
-	for _, it := range items {
-		kind, ok := kinds[it.ID]
-		if !ok {
-			b.Fatalf("plan item %s is not one of the fixture's trees", it.ID)
-		}
-		code := ""
-		if it.Refusal != nil {
-			code = string(it.Refusal.Code)
-		}
-		want := kindWants[kind]
-		if string(it.State) != want.state || string(it.Action) != want.action || code != want.code {
-			b.Fatalf("plan item %s (kind %d): state %s action %s refusal %q, want %s %s %q",
-				it.ID, kind, it.State, it.Action, code, want.state, want.action, want.code)
-		}
-	}
 }
 
 // apply removes the plan's removable trees: the first half timed against a
@@ -295,15 +208,6 @@ func (fl *fleet) readCosts(b *testing.B, id string) (list, show usage) {
 		return min
 	}
 	return best("list", "--json"), best("show", id, "--json")
-}
-
-// dropHashCache deletes the repository's content hash cache, so the next
-// plan reads every file.
-func (fl *fleet) dropHashCache(b *testing.B) {
-	b.Helper()
-	if err := os.RemoveAll(filepath.Join(fl.r.Dir, ".git", "custody", "cache")); err != nil {
-		b.Fatal(err)
-	}
 }
 
 // BenchmarkNewAtScale measures `custody new` alone beside `git worktree
