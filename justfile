@@ -13,11 +13,12 @@ test:
 # `git worktree remove` loop) and plan against an lstat of every entry of every tree (one `find`):
 # wall and CPU ratios and git processes per tree. Under ten minutes;
 # CUSTODY_BENCH_MAX=1000 just bench adds 1,000 trees, CUSTODY_BENCH_MAX=25 is a quick look.
-# Then `custody list` beside `git worktree list` and one `git status` per tree (bench-list).
-# Plan on a real project's history (~950 advertised refs) is bench-history's.
+# Then `custody list` beside `git worktree list` and one `git status` per tree (bench-list), and
+# plan on a real project's history (~950 advertised refs) against the floor script (bench-history).
 bench:
     go test ./cmd/custody/ -run '^$' -bench Fleet -benchtime 3x -timeout 60m
     go test ./cmd/custody/ -run '^$' -bench 'List$' -benchtime 5x -timeout 60m
+    go test ./cmd/custody/ -run '^$' -bench '^BenchmarkRealHistory$' -benchtime 3x -timeout 60m
 
 # Time `custody plan` on a repository shaped like a real public project's (~3,200 commits with
 # merges, ~950 advertised branches and tags, a 2,000-file checkout; built by `git fast-import`)
