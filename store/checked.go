@@ -8,8 +8,9 @@ import "time"
 // and the same meta transaction id) skips the walk: a command opens the
 // file once per transaction, and a walk costs time in proportion to the
 // file, which grows with every record ever made. A commit changes the
-// file, so the open after it walks again; so does one after any write by
-// anyone, since no one can set a change time back.
+// file: one this Store made is looked at before the lock is let go and
+// stands for the file from then on (committed); the open after any other
+// write walks again, since no one can set a change time back.
 type checked struct {
 	id fileID
 	// txid is the meta page's transaction id bbolt uses.
@@ -19,6 +20,13 @@ type checked struct {
 	freelist bool
 	// walkedAt is when the walk that found the file sound began.
 	walkedAt time.Time
+	// committed says custody's own commit left the file so: it was
+	// opened sound (walked, or trusted), written by one bbolt write
+	// transaction and looked at again before bbolt's exclusive lock was
+	// let go, so no write can have come between the commit and the look,
+	// and the racy window does not apply. Any commit after it moves the
+	// meta's transaction id.
+	committed bool
 }
 
 // fileID is what says a file is unchanged: a write of any byte sets its
@@ -42,5 +50,5 @@ func (c *checked) trusts(id fileID, txid uint64, readOnly bool) bool {
 	if c == nil || c.id != id || c.txid != txid || (!readOnly && !c.freelist) {
 		return false
 	}
-	return time.Unix(0, id.ctime).Add(racyWindow).Before(c.walkedAt)
+	return c.committed || time.Unix(0, id.ctime).Add(racyWindow).Before(c.walkedAt)
 }

@@ -32,7 +32,7 @@ import (
 // time back, so a stamp names a file only until it is next written.
 
 // stampVersion opens every stamp.
-const stampVersion = "custody-checked/1"
+const stampVersion = "custody-checked/2"
 
 // maxStamp bounds what is read of a stamp.
 const maxStamp = 512
@@ -46,8 +46,12 @@ func formatStamp(c *checked) string {
 	if c.freelist {
 		free = 1
 	}
-	body := fmt.Sprintf("%s %d %d %d %d %d %d %d %d", stampVersion, c.id.dev, c.id.ino, c.id.size, c.id.mtime, c.id.ctime,
-		c.txid, free, c.walkedAt.UnixNano())
+	own := 0
+	if c.committed {
+		own = 1
+	}
+	body := fmt.Sprintf("%s %d %d %d %d %d %d %d %d %d", stampVersion, c.id.dev, c.id.ino, c.id.size, c.id.mtime, c.id.ctime,
+		c.txid, free, c.walkedAt.UnixNano(), own)
 	sum := sha256.Sum256([]byte(body))
 	return body + " " + hex.EncodeToString(sum[:8]) + "\n"
 }
@@ -69,7 +73,7 @@ func parseStamp(b []byte) *checked {
 		return nil
 	}
 	f := strings.Split(body, " ")
-	if len(f) != 9 || f[0] != stampVersion {
+	if len(f) != 10 || f[0] != stampVersion || (f[9] != "0" && f[9] != "1") {
 		return nil
 	}
 	var u [3]uint64
@@ -97,7 +101,7 @@ func parseStamp(b []byte) *checked {
 		return nil
 	}
 	return &checked{id: fileID{dev: u[0], ino: u[1], size: u[2], mtime: n[0], ctime: n[1]}, txid: txid, freelist: f[7] == "1",
-		walkedAt: time.Unix(0, at)}
+		walkedAt: time.Unix(0, at), committed: f[9] == "1"}
 }
 
 // readStamp is the stamp beside the state file at path; nil when there is

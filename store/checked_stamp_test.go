@@ -22,24 +22,29 @@ func TestStampRoundTrip(t *testing.T) {
 	c := &checked{id: fileID{dev: 2049, ino: 1234567, size: 65536, mtime: 1764700000123456789, ctime: -5}, txid: 42, freelist: true,
 		walkedAt: time.Unix(0, 1764700001000000001)}
 	line := formatStamp(c)
-	got := parseStamp([]byte(line))
-	if got == nil || got.id != c.id || got.txid != c.txid || got.freelist != c.freelist || !got.walkedAt.Equal(c.walkedAt) {
-		t.Fatalf("parseStamp(formatStamp(c)) = %+v, want %+v", got, c)
+	for _, own := range []bool{false, true} {
+		c := *c
+		c.committed = own
+		got := parseStamp([]byte(formatStamp(&c)))
+		if got == nil || got.id != c.id || got.txid != c.txid || got.freelist != c.freelist || !got.walkedAt.Equal(c.walkedAt) || got.committed != own {
+			t.Fatalf("parseStamp(formatStamp(c)) = %+v, want %+v", got, c)
+		}
 	}
 	body := line[:strings.LastIndexByte(line, ' ')]
 	for _, bad := range []string{
 		"",
 		strings.TrimSuffix(line, "\n"),
 		line + line,
-		strings.Replace(line, stampVersion, "custody-checked/2", 1),
-		strings.Replace(line, " 42 ", " 43 ", 1),         // the digest no longer matches
-		strings.Replace(line, " 1 ", " 2 ", 1),           // freelist is 0 or 1
-		body + "\n",                                      // no digest
-		strings.Replace(line, " 65536 ", " 65536 7 ", 1), // a field too many
-		strings.Replace(line, "1234567", "12a4567", 1),   // not a number
-		strings.Replace(line, "\n", "\r\n", 1),           // another line end
-		formatStamp(c)[:len(line)-3] + "\n",              // cut short
-		strings.Replace(formatStamp(c), " ", "  ", 1),    // another separator
+		strings.Replace(line, stampVersion, "custody-checked/1", 1),
+		strings.Replace(line, " 1764700001000000001 0 ", " 1764700001000000001 2 ", 1), // committed is 0 or 1
+		strings.Replace(line, " 42 ", " 43 ", 1),                                       // the digest no longer matches
+		strings.Replace(line, " 1 ", " 2 ", 1),                                         // freelist is 0 or 1
+		body + "\n",                                                                    // no digest
+		strings.Replace(line, " 65536 ", " 65536 7 ", 1),                               // a field too many
+		strings.Replace(line, "1234567", "12a4567", 1),                                 // not a number
+		strings.Replace(line, "\n", "\r\n", 1),                                         // another line end
+		formatStamp(c)[:len(line)-3] + "\n",                                            // cut short
+		strings.Replace(formatStamp(c), " ", "  ", 1),                                  // another separator
 		strings.Replace(formatStamp(c), stampVersion, "x"+stampVersion, 1),
 	} {
 		if got := parseStamp([]byte(bad)); got != nil {
@@ -49,7 +54,9 @@ func TestStampRoundTrip(t *testing.T) {
 }
 
 // stampStore makes a state file and waits until its last change lies
-// before any later walk by more than the racy window.
+// before any later walk by more than the racy window. What its creation
+// knew of the file (its commits') is forgotten, in the Store and on disk:
+// the next open walks.
 func stampStore(t *testing.T) (string, *Store) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "custody", FileName)
@@ -57,8 +64,18 @@ func stampStore(t *testing.T) (string, *Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	forget(t, s)
 	time.Sleep(2 * racyWindow)
 	return path, s
+}
+
+// forget drops what s and the stamp on disk know of the state file.
+func forget(t *testing.T, s *Store) {
+	t.Helper()
+	s.sound.Store(nil)
+	if err := os.Remove(stampPath(s.path)); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
 }
 
 // reopen is the next command's Store of the state file at path: it knows
@@ -117,7 +134,7 @@ func TestStampNotTrusted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.sound.Store(nil)
+		forget(t, s)
 		if err := s.view(func(*bolt.Tx) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
@@ -267,5 +284,59 @@ func TestWriteAfterReadChecksTheFreelistOnly(t *testing.T) {
 	w := s.sound.Load()
 	if w == nil || !w.freelist || !w.walkedAt.Equal(read.walkedAt) || w.id != read.id {
 		t.Fatalf("after the write's open: %+v, want the read's walk with the freelist checked (%+v)", w, read)
+	}
+}
+
+// TestCommitStandsForTheFile: after a commit, the file as the commit left
+// it (looked at before bbolt's lock was let go) is trusted without a walk,
+// however soon after the commit: by the same Store's next read and write
+// and by the next command's first open, through the stamp. A commit by
+// another Store moves the transaction id, and the first Store walks again;
+// a page damaged in place after the commit is caught by the next open.
+func TestCommitStandsForTheFile(t *testing.T) {
+	t.Parallel()
+	path, s := stampStore(t)
+	put := func(s *Store) {
+		t.Helper()
+		if err := s.write(func(tx *bolt.Tx) error {
+			b, err := tx.CreateBucketIfNotExists([]byte("test"))
+			if err != nil {
+				return err
+			}
+			return b.Put([]byte(time.Now().String()), []byte("v"))
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(s)
+	own := s.sound.Load()
+	if own == nil || !own.committed || !own.freelist {
+		t.Fatalf("after a commit the Store knows %+v, want the commit's file", own)
+	}
+	if st := readStamp(path); st == nil || st.id != own.id || st.txid != own.txid || !st.committed || !st.walkedAt.Equal(own.walkedAt) {
+		t.Fatalf("after a commit the stamp is %+v, want %+v", st, own)
+	}
+	if err := s.view(func(*bolt.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	put(s)
+	if got := s.sound.Load(); got == nil || !got.committed || got.txid != own.txid+1 {
+		t.Fatalf("after a read and a second commit the Store knows %+v, want the second commit's file (txid %d)", got, own.txid+1)
+	}
+	if walked, err := reopen(t, path); err != nil || walked {
+		t.Fatalf("the next command's open walked the file (%v) although the stamp names its last commit: %v", walked, err)
+	}
+	// Another command commits: the first Store no longer knows the file.
+	other := &Store{path: path, timeout: 5 * time.Second, schema: DefaultSchema()}
+	put(other)
+	if err := s.view(func(*bolt.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, st := s.sound.Load(), readStamp(path); got == nil || got.committed || st == nil || got.txid != st.txid {
+		t.Fatalf("after another Store's commit this one knows %+v, want its own walk of the file the stamp names (%+v)", got, st)
+	}
+	damageRootPage(t, path)
+	if _, err := reopen(t, path); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("open after a page was damaged in place under a committed stamp: %v, want ErrCorrupt", err)
 	}
 }

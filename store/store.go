@@ -479,14 +479,40 @@ func (s *Store) write(fn func(*bolt.Tx) error) (err error) {
 			err = cerr
 		}
 	}()
-	if err := db.Update(fn); err != nil {
+	var txid uint64
+	if err := db.Update(func(tx *bolt.Tx) error {
+		txid = uint64(tx.ID())
+		return fn(tx)
+	}); err != nil {
 		if errors.Is(err, errLeaseUnchanged) {
 			s.writeStampDue() // rolled back: the file is as walked
 		}
 		return err
 	}
 	s.committed.Add(1)
+	s.trustCommit(txid)
 	return nil
+}
+
+// trustCommit records the state file as the commit of transaction txid
+// just left it, while bbolt's exclusive lock is still held: this Store's
+// next open, and the next command's first (through the stamp), need not
+// walk it (checked.committed).
+func (s *Store) trustCommit(txid uint64) {
+	s.stampDue.Store(nil)
+	fi, err := os.Lstat(s.path)
+	if err != nil {
+		s.sound.Store(nil)
+		return
+	}
+	id, ok := statID(fi)
+	if !ok {
+		s.sound.Store(nil)
+		return
+	}
+	c := &checked{id: id, txid: txid, freelist: true, walkedAt: time.Now(), committed: true}
+	s.sound.Store(c)
+	writeStamp(s.path, c)
 }
 
 // writeStampDue writes the stamp of the walk this Store's last open made,
