@@ -61,6 +61,10 @@ func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observ
 	// any snapshot: what is written now is in the snapshot but changed
 	// after the check, and is left.
 	failpoint.Pause("sweep/before-snapshot")
+	live, err := liveByID(e)
+	if err != nil {
+		return 0, err
+	}
 	var chunk []*pendingTree
 	defer func() {
 		for _, p := range chunk {
@@ -79,9 +83,10 @@ func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observ
 		for i, d := range t.Discard {
 			t.Discarded[i].DiscardedDir = d
 		}
-		rec, err := e.Store.Get(t.ID)
-		if err != nil {
-			return 0, err
+		rec, ok := live[t.ID]
+		if !ok {
+			skipAll(t, "the record changed (another custody acts on it)")
+			continue
 		}
 		p.rec = rec
 		if t.walk == nil {
@@ -112,6 +117,9 @@ func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observ
 	if err != nil {
 		return 0, err
 	}
+	if live, err = liveByID(e); err != nil {
+		return 0, err
+	}
 	var intents []store.Event
 	for k, p := range chunk {
 		if k > 0 && time.Since(scanned) > chunkAge {
@@ -129,7 +137,7 @@ func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observ
 		if p.root == nil {
 			continue
 		}
-		why, err := recheck(ctx, e, p, leases[p.rec.ID], scope)
+		why, err := recheck(ctx, e, p, live, leases[p.rec.ID], scope)
 		if err != nil {
 			return 0, err
 		}
@@ -179,20 +187,32 @@ func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observ
 	return len(chunk), nil
 }
 
+// liveByID is every live record, by id: one read of the state file for a
+// whole chunk.
+func liveByID(e *steps.Env) (map[string]machine.Record, error) {
+	recs, err := e.Store.ListLive()
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]machine.Record, len(recs))
+	for _, r := range recs {
+		m[r.ID] = r
+	}
+	return m, nil
+}
+
 // recheck says why the tree of p may not lose its build output now ("" when
-// it may): its record changed, a lease came, a process stands in it, or it
+// it may): its record (in live, the records as they are now) changed or is
+// gone, a lease came, a process stands in it, or it
 // cannot be observed; directories no longer recognised as the kind they
 // were (their shape as it is now, against the index as it is now) are
 // marked skipped and dropped from p. What lies below a directory is not
 // walked again: the deletion takes only entries whose identity is the one
 // the check's walk classified, so what the walk did not see, or saw
 // otherwise, stays (decision 0265).
-func recheck(ctx context.Context, e *steps.Env, p *pendingTree, lease *machine.Lease, scope observe.Scope) (string, error) {
-	rec, err := e.Store.Get(p.rec.ID)
-	if err != nil {
-		return "", err
-	}
-	if rec.Intent != nil || (rec.State != machine.StateActive && rec.State != machine.StateFinished) || rec.Path != p.rec.Path {
+func recheck(ctx context.Context, e *steps.Env, p *pendingTree, live map[string]machine.Record, lease *machine.Lease, scope observe.Scope) (string, error) {
+	rec, ok := live[p.rec.ID]
+	if !ok || rec.Intent != nil || (rec.State != machine.StateActive && rec.State != machine.StateFinished) || rec.Path != p.rec.Path {
 		return "the record changed (another custody acts on it)", nil
 	}
 	if lease.Live(e.Now()) {
