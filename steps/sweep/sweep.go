@@ -104,57 +104,71 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 	scope.Proof, scope.Hidden = false, false
 	now := e.Now()
 	listing, listErr := e.Git.ConfigList(ctx, e.Repo)
-	facts := make([]machine.SweepFacts, 0, len(recs))
-	walks := make([]*treeWalk, 0, len(recs))
-	candidates := false
-	for _, rec := range recs {
-		if ctx.Err() != nil {
-			return res, ctx.Err()
-		}
-		if rec.Kind != "" && rec.Kind != machine.KindWorktree {
-			continue
-		}
-		g := gatherer{e: e, scope: scope, now: now, idle: idle, listing: listing, listErr: listErr}
-		f, w := g.gather(ctx, rec, leases[rec.ID])
-		facts = append(facts, f)
-		walks = append(walks, w)
-		if t := machine.DecideSweep(f, now, idle, 0); t.Idle && (rec.State == machine.StateFinished || f.Lease != nil) {
-			candidates = true
-		}
-	}
-	if candidates {
-		plan, err := steps.Plan(ctx, e)
-		for i := range facts {
-			if err != nil {
-				facts[i].PlanErr = err.Error()
+	g := gatherer{e: e, scope: scope, now: now, idle: idle, listing: listing, listErr: listErr}
+	// The plan, asked once, and only when an idle tree may be archived:
+	// it decides whether the tree's work is published.
+	var plan *machine.Plan
+	var planErr error
+	// Trees are taken a chunk at a time, decided and their output
+	// discarded before the next chunk is walked: what the walks hold (the
+	// identity of every entry of every build directory) never grows with
+	// the fleet.
+	for len(recs) > 0 {
+		n := min(len(recs), chunkTrees)
+		part := recs[:n]
+		recs = recs[n:]
+		first := len(res.Trees)
+		for _, rec := range part {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			if rec.Kind != "" && rec.Kind != machine.KindWorktree {
 				continue
 			}
-			if it, ok := plan.Item(facts[i].Record.ID); ok {
-				facts[i].Plan = &it
+			f, w := g.gather(ctx, rec, leases[rec.ID])
+			if t := machine.DecideSweep(f, now, idle, 0); t.Idle && (rec.State == machine.StateFinished || f.Lease != nil) {
+				if plan == nil && planErr == nil {
+					p, err := steps.Plan(ctx, e)
+					plan, planErr = &p, err
+				}
+				if planErr != nil {
+					f.PlanErr = planErr.Error()
+				} else if it, ok := plan.Item(rec.ID); ok {
+					f.Plan = &it
+				}
+			}
+			t := Tree{SweepTree: machine.DecideSweep(f, now, idle, opts.MaxArchiveSize)}
+			if w != nil && t.Idle && len(t.Discard) > 0 && !opts.DryRun {
+				w.keepOnly(t.Discard)
+				t.walk = w
+			}
+			for _, d := range t.Discard {
+				res.Bytes += d.Bytes
+			}
+			if t.Archive {
+				res.Archived++
+			}
+			res.Trees = append(res.Trees, t)
+		}
+		if opts.DryRun {
+			continue
+		}
+		var work []*Tree
+		for i := first; i < len(res.Trees); i++ {
+			if t := &res.Trees[i]; t.Idle && len(t.Discard) > 0 {
+				work = append(work, t)
 			}
 		}
-	}
-	for i, f := range facts {
-		t := Tree{SweepTree: machine.DecideSweep(f, now, idle, opts.MaxArchiveSize), walk: walks[i]}
-		for _, d := range t.Discard {
-			res.Bytes += d.Bytes
+		err := discardAll(ctx, e, work, scope)
+		for i := first; i < len(res.Trees); i++ {
+			res.Trees[i].walk = nil
 		}
-		if t.Archive {
-			res.Archived++
+		if err != nil {
+			return res, err
 		}
-		res.Trees = append(res.Trees, t)
 	}
 	if opts.DryRun {
 		return res, nil
-	}
-	var work []*Tree
-	for i := range res.Trees {
-		if t := &res.Trees[i]; t.Idle && len(t.Discard) > 0 {
-			work = append(work, t)
-		}
-	}
-	if err := discardAll(ctx, e, work, scope); err != nil {
-		return res, err
 	}
 	for i := range res.Trees {
 		t := &res.Trees[i]

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,4 +88,23 @@ func (w *treeWalk) snapshot(rel string) (snapshot, error) {
 		return s, &fs.PathError{Op: "snapshot", Path: rel, Err: fs.ErrNotExist}
 	}
 	return s, nil
+}
+
+// keepOnly drops from w everything but the entries at and below the build
+// directories dirs (what the deletion needs), and the untracked files: a
+// chunk's walks hold no more than its build output.
+func (w *treeWalk) keepOnly(dirs []machine.DiscardedDir) {
+	kept := w.ents[:0]
+	for _, e := range w.ents {
+		for _, d := range dirs {
+			rel := path.Clean(d.Path)
+			if e.rel == rel || strings.HasPrefix(e.rel, rel+"/") {
+				kept = append(kept, e)
+				break
+			}
+		}
+	}
+	clear(w.ents[len(kept):])
+	w.ents = slices.Clip(kept)
+	w.untracked = observe.Untracked{}
 }
