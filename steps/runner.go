@@ -127,6 +127,16 @@ func ResumeTakingOver(ctx context.Context, e *Env, takeOver []string) (ResumeRes
 		forced[id] = true
 	}
 	res := ResumeResult{Items: []ResumeItem{}}
+	// Nothing carries an intent and the index is empty: nothing to do,
+	// and nothing to take over. The answer is read once per version of
+	// the state file (store.IntentsQuiet).
+	quiet, err := e.Store.IntentsQuiet()
+	if err != nil {
+		return res, fmt.Errorf("resume: look for intents: %w", err)
+	}
+	if quiet {
+		return res, nil
+	}
 	// The records are the truth; the index is rebuilt from them when it
 	// disagrees (an older custody may have written an intent after the file
 	// was upgraded).

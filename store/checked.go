@@ -27,6 +27,9 @@ type checked struct {
 	// and the racy window does not apply. Any commit after it moves the
 	// meta's transaction id.
 	committed bool
+	// quiet says no record of any kind carries an intent in the file, and
+	// the intent index is empty: resume has nothing to do (IntentsQuiet).
+	quiet bool
 }
 
 // fileID is what says a file is unchanged: a write of any byte sets its

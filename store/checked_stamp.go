@@ -46,12 +46,15 @@ func formatStamp(c *checked) string {
 	if c.freelist {
 		free = 1
 	}
-	own := 0
+	own, quiet := 0, 0
 	if c.committed {
 		own = 1
 	}
-	body := fmt.Sprintf("%s %d %d %d %d %d %d %d %d %d", stampVersion, c.id.dev, c.id.ino, c.id.size, c.id.mtime, c.id.ctime,
-		c.txid, free, c.walkedAt.UnixNano(), own)
+	if c.quiet {
+		quiet = 1
+	}
+	body := fmt.Sprintf("%s %d %d %d %d %d %d %d %d %d %d", stampVersion, c.id.dev, c.id.ino, c.id.size, c.id.mtime, c.id.ctime,
+		c.txid, free, c.walkedAt.UnixNano(), own, quiet)
 	sum := sha256.Sum256([]byte(body))
 	return body + " " + hex.EncodeToString(sum[:8]) + "\n"
 }
@@ -73,7 +76,7 @@ func parseStamp(b []byte) *checked {
 		return nil
 	}
 	f := strings.Split(body, " ")
-	if len(f) != 10 || f[0] != stampVersion || (f[9] != "0" && f[9] != "1") {
+	if len(f) != 11 || f[0] != stampVersion || (f[9] != "0" && f[9] != "1") || (f[10] != "0" && f[10] != "1") {
 		return nil
 	}
 	var u [3]uint64
@@ -101,7 +104,7 @@ func parseStamp(b []byte) *checked {
 		return nil
 	}
 	return &checked{id: fileID{dev: u[0], ino: u[1], size: u[2], mtime: n[0], ctime: n[1]}, txid: txid, freelist: f[7] == "1",
-		walkedAt: time.Unix(0, at), committed: f[9] == "1"}
+		walkedAt: time.Unix(0, at), committed: f[9] == "1", quiet: f[10] == "1"}
 }
 
 // readStamp is the stamp beside the state file at path; nil when there is

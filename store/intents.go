@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"errors"
 
 	"github.com/custody-sh/custody/machine"
 	json "github.com/custody-sh/custody/machine/bytejson"
@@ -123,4 +124,72 @@ func (s *Store) indexDiff(tx *bolt.Tx) (map[string][]byte, bool, error) {
 		return nil
 	})
 	return want, stale || n != len(want), err
+}
+
+// IntentsQuiet reports whether resume has nothing to do: no record of any
+// kind carries an intent (its bytes plainly name none, plainlyNoIntent) and
+// the intent index is empty. Both are read in one transaction; the answer
+// yes is kept with what stands for the file (in the Store and in the
+// stamp), so while the file stays exactly so, later commands answer without
+// reading a record (decision 0267). Any commit makes the file another, and
+// the records are read again.
+func (s *Store) IntentsQuiet() (bool, error) {
+	quiet := false
+	err := s.view(func(tx *bolt.Tx) error {
+		cur := s.current.Load()
+		txid := uint64(tx.ID())
+		if cur != nil && cur.quiet && cur.txid == txid {
+			quiet = true
+			return nil
+		}
+		var err error
+		if quiet, err = noIntentIn(tx, s.schema); err != nil || !quiet {
+			return err
+		}
+		if cur != nil && cur.txid == txid {
+			// Under bbolt's shared lock: no commit can come between the
+			// read and the stamp.
+			c := *cur
+			c.quiet = true
+			s.current.Store(&c)
+			s.sound.Store(&c)
+			s.stampDue.Store(nil)
+			writeStamp(s.path, &c)
+		}
+		return nil
+	})
+	return quiet, err
+}
+
+// errIntentFound ends noIntentIn's scan at the first record that may carry
+// an intent.
+var errIntentFound = errors.New("a record may carry an intent")
+
+// noIntentIn reports whether, in tx, the intent index is empty and no
+// record of any kind of schema plainly carries an intent.
+func noIntentIn(tx *bolt.Tx, schema Schema) (bool, error) {
+	if ints := tx.Bucket(bucketIntents); ints != nil {
+		if k, _ := ints.Cursor().First(); k != nil {
+			return false, nil
+		}
+	}
+	for _, b := range schema.kinds() {
+		bk := tx.Bucket([]byte(b.Name))
+		if bk == nil {
+			continue
+		}
+		err := bk.ForEach(func(_, v []byte) error {
+			if !plainlyNoIntent(v) {
+				return errIntentFound
+			}
+			return nil
+		})
+		if errors.Is(err, errIntentFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }

@@ -1,6 +1,8 @@
 package store_test
 
 import (
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -8,6 +10,7 @@ import (
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/store"
+	"github.com/custody-sh/custody/store/storetest"
 )
 
 // TestReindexIntents: the intent index is rebuilt from the records when it
@@ -59,4 +62,53 @@ func TestReindexIntents(t *testing.T) {
 	if ws, err := s.WithIntents(); err != nil || len(ws) != 2 {
 		t.Errorf("the rebuilt index lists %v, %v", ws, err)
 	}
+}
+
+// TestIntentsQuiet: resume's "nothing to do" is what the records and the
+// index say, for every version of the file: none at first; a record
+// carrying an intent makes it no, for this Store and the next command's;
+// once the intent is gone it is yes again, and the next command reads it
+// from the stamp; a write by another program (an index entry put in by
+// hand) makes the file another, and the answer is read again.
+func TestIntentsQuiet(t *testing.T) {
+	t.Parallel()
+	s := openPlain(t)
+	quiet := func(s *store.Store, want bool, when string) {
+		t.Helper()
+		got, err := s.IntentsQuiet()
+		if err != nil || got != want {
+			t.Fatalf("%s: IntentsQuiet = %v, %v; want %v", when, got, err, want)
+		}
+	}
+	next := func() *store.Store {
+		n, err := store.Open(s.Path(), storetest.Timeout, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	quiet(s, true, "an empty state file")
+	rec := mustCommit(t, s, step(newRecord("a-000001"), machine.StateProvisioning, machine.TriggerCreate, t0))
+	quiet(s, false, "a record carries a create intent")
+	quiet(next(), false, "the next command, a record carries a create intent")
+	mustCommit(t, s, step(rec, machine.StateActive, machine.TriggerCreated, t0.Add(time.Second)))
+	quiet(s, true, "the intent is gone")
+	quiet(s, true, "asked again")
+	if b, err := os.ReadFile(s.Path() + ".checked"); err != nil || !strings.HasSuffix(strings.TrimSpace(strings.Fields(string(b))[10]), "1") {
+		t.Fatalf("the stamp after a quiet answer: %q, %v; want its quiet flag set", b, err)
+	}
+	quiet(next(), true, "the next command, the intent gone")
+	db, err := bolt.Open(s.Path(), 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("intents")).Put([]byte("worktree/z-000009"), []byte(`{"kind":"create"}`))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet(s, false, "an index entry put in by another program")
+	quiet(next(), false, "the next command, an index entry put in by another program")
 }

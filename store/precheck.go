@@ -71,56 +71,57 @@ const (
 // known, when not nil, is what this process last knew sound of the file:
 // when it stands for the file found now, the walk is skipped. precheck
 // returns what it found sound (nil when the platform cannot identify the
-// file, or it trusted known).
-func precheck(path string, readOnly bool, wait func(*os.File) error, known *checked) (*checked, error) {
+// file, or it trusted known), and what stands for the file as this open
+// found it: found, known when trusted, or nil.
+func precheck(path string, readOnly bool, wait func(*os.File) error, known *checked) (found, stands *checked, err error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return nil, nil // bbolt (or OpenWith) reports it
+		return nil, nil, nil // bbolt (or OpenWith) reports it
 	}
 	if err := notRegular(path, fi.Mode()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		if isCorrupt(err) {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, nil // bbolt reports it
+		return nil, nil, nil // bbolt reports it
 	}
 	defer f.Close() // and so releases the shared lock
 	if err := wait(f); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err = f.Stat()
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	size := uint64(fi.Size())
 	if size == 0 {
-		return nil, fmt.Errorf("%s: %w (the file is empty)", path, ErrCorrupt)
+		return nil, nil, fmt.Errorf("%s: %w (the file is empty)", path, ErrCorrupt)
 	}
 	m, ok := bestMeta(f, size)
 	if !ok {
-		return nil, fmt.Errorf("%s: %w (no valid bbolt meta page)", path, ErrCorrupt)
+		return nil, nil, fmt.Errorf("%s: %w (no valid bbolt meta page)", path, ErrCorrupt)
 	}
 	if size < m.hwm*m.pageSize {
-		return nil, fmt.Errorf("%s: %w (the file is truncated: %d bytes, its meta page needs %d)", path, ErrCorrupt, size, m.hwm*m.pageSize)
+		return nil, nil, fmt.Errorf("%s: %w (the file is truncated: %d bytes, its meta page needs %d)", path, ErrCorrupt, size, m.hwm*m.pageSize)
 	}
 	id, identified := statID(fi)
 	if identified && known.trusts(id, m.txid, readOnly) {
-		return nil, nil
+		return nil, known, nil
 	}
 	if identified && !readOnly && known.trusts(id, m.txid, true) {
 		// Walked for reading (the freelist unread), now opened to write:
 		// the freelist page is all that is left to check.
 		if m.freelist != noFreelist {
 			if why := checkFreelistPage(f, m.freelist, m.pageSize, size); why != "" {
-				return nil, fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
+				return nil, nil, fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
 			}
 		}
 		c := *known
 		c.freelist = true
-		return &c, nil
+		return &c, &c, nil
 	}
 	walkedAt := time.Now()
 	data, release, drop := filePages(f, min(size, m.hwm*m.pageSize))
@@ -128,20 +129,21 @@ func precheck(path string, readOnly bool, wait func(*os.File) error, known *chec
 	w := &walker{f: f, data: data, drop: drop, dropEvery: dropEvery, size: size, ps: m.pageSize, hwm: m.hwm, seen: map[uint64]bool{}}
 	why, faulted := walkMapped(w, m.root)
 	if faulted {
-		return nil, fmt.Errorf("%s: %w (the file was cut short while custody read it; nothing was changed: run the command again)", path, ErrUnreadable)
+		return nil, nil, fmt.Errorf("%s: %w (the file was cut short while custody read it; nothing was changed: run the command again)", path, ErrUnreadable)
 	}
 	if why != "" {
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
+		return nil, nil, fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
 	}
 	if !readOnly && m.freelist != noFreelist {
 		if why := checkFreelistPage(f, m.freelist, m.pageSize, size); why != "" {
-			return nil, fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
+			return nil, nil, fmt.Errorf("%s: %w (%s)", path, ErrCorrupt, why)
 		}
 	}
 	if !identified {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return &checked{id: id, txid: m.txid, freelist: !readOnly, walkedAt: walkedAt}, nil
+	c := &checked{id: id, txid: m.txid, freelist: !readOnly, walkedAt: walkedAt}
+	return c, c, nil
 }
 
 // walkMapped walks the tree below root, reporting faulted when reading

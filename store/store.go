@@ -77,6 +77,9 @@ type Store struct {
 	// ends without changing the file, so a file custody refuses (a bad
 	// schema, a missing bucket) gets no stamp, and nothing new beside it.
 	stampDue atomic.Pointer[checked]
+	// current is what stood for the state file at the last open: what
+	// precheck found or trusted (nil when nothing did).
+	current atomic.Pointer[checked]
 }
 
 // Options tunes OpenWith.
@@ -293,10 +296,11 @@ func (s *Store) open(readOnly, full bool) (*bolt.DB, error) {
 			known = readStamp(s.path)
 		}
 	}
-	found, err := precheck(s.path, readOnly, shared, known)
+	found, stands, err := precheck(s.path, readOnly, shared, known)
 	if err != nil {
 		return nil, err
 	}
+	s.current.Store(stands)
 	if found != nil {
 		s.sound.Store(found)
 	}
@@ -512,6 +516,7 @@ func (s *Store) trustCommit(txid uint64) {
 	}
 	c := &checked{id: id, txid: txid, freelist: true, walkedAt: time.Now(), committed: true}
 	s.sound.Store(c)
+	s.current.Store(c)
 	writeStamp(s.path, c)
 }
 
