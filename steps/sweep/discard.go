@@ -119,6 +119,15 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 				}
 				continue
 			}
+			// Still the directory the check walked (its times move as
+			// what it holds goes): not a symlink or another directory
+			// put in its place since.
+			if fi, err := r.Lstat(path.Base(e.rel)); errors.Is(err, fs.ErrNotExist) {
+				continue
+			} else if err != nil || !fi.IsDir() || identityOf(fi).ino != e.id.ino {
+				keep(e.rel + "/")
+				continue
+			}
 			if err := r.Remove(path.Base(e.rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				// It holds something the check did not see, or cannot be
 				// removed: what is new in it is named, else the directory.

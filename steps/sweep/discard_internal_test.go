@@ -199,3 +199,53 @@ func TestDiscardLeavesWhatChangedSinceTheCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscardLeavesADirectorySwappedForASymlink: a build directory whose
+// whole content went and which was replaced, after the check, by a symlink
+// (to an empty directory in the tree) is not removed: the symlink is
+// something written after the check, and so is what it leads to.
+func TestDiscardLeavesADirectorySwappedForASymlink(t *testing.T) {
+	tree := t.TempDir()
+	for _, rel := range []string{"target/.rustc_info.json", "target/swap/f"} {
+		p := filepath.Join(tree, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(tree, "src", "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := walkTree(tree, nil) // the check
+	if w.err != "" {
+		t.Fatal(w.err)
+	}
+	snap, err := w.snapshot("target")
+	if err != nil {
+		t.Fatal(err)
+	}
+	swap := filepath.Join(tree, "target", "swap")
+	if err := os.RemoveAll(swap); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "src", "empty"), swap); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	d := discardSnapshot(root, snap)
+	if fi, err := os.Lstat(swap); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink put in place of target/swap after the check is gone or changed (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(tree, "src", "empty")); err != nil {
+		t.Errorf("the directory the symlink leads to is gone: %v", err)
+	}
+	if !slices.Contains(d.kept, "target/swap/") {
+		t.Errorf("kept %q; want it to name target/swap/", d.kept)
+	}
+}
