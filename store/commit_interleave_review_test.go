@@ -130,3 +130,83 @@ func waitOpen(t *testing.T, path string, n int) {
 	}
 	t.Fatalf("%d descriptors of %s never open", n, path)
 }
+
+// TestCommitStampsTheFileItWrote: trustCommit looks at the state file by
+// its path, not at the file bbolt holds open and locked. A file renamed
+// over the path while the transaction runs (a restore, a sync tool's
+// replace) is stamped as the commit's when its meta carries the
+// transaction id the commit wrote; the next command then trusts it
+// without a walk, damaged pages and all.
+func TestCommitStampsTheFileItWrote(t *testing.T) {
+	path, s := stampStore(t)
+	if err := s.write(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucketIfNotExists([]byte("cold"))
+		if err != nil {
+			return err
+		}
+		for i := 0; i < 100; i++ {
+			if err := b.Put([]byte(fmt.Sprintf("cold-%03d", i)), make([]byte, 200)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The replacement: a copy of the file, one commit further, damaged.
+	copyPath := path + ".copy"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copyPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(copyPath, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var coldRoot uint64
+	if err := db.Update(func(tx *bolt.Tx) error {
+		coldRoot = uint64(tx.Bucket([]byte("cold")).Root())
+		bk, err := tx.CreateBucketIfNotExists([]byte("test"))
+		if err != nil {
+			return err
+		}
+		return bk.Put([]byte("elsewhere"), []byte("v"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(copyPath, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	m, ok := bestMeta(f, uint64(fi.Size()))
+	if !ok {
+		t.Fatal("no meta")
+	}
+	if _, err := f.WriteAt([]byte{0x7f, 0}, int64(coldRoot*m.pageSize+8)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := s.write(func(tx *bolt.Tx) error {
+		bk, err := tx.CreateBucketIfNotExists([]byte("test"))
+		if err != nil {
+			return err
+		}
+		if err := bk.Put([]byte("here"), []byte("v")); err != nil {
+			return err
+		}
+		return os.Rename(copyPath, path)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if walked, err := reopen(t, path); err == nil {
+		t.Fatalf("the next command opened a file renamed over the state file during a commit, with a damaged page, without an error (walked %v): "+
+			"the commit's stamp names the file at the path, not the one it wrote", walked)
+	}
+}
