@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -88,6 +89,24 @@ func unreportedFixed() map[string]struct {
 		runGit(t, sub, "init", "-q")
 		if err := os.WriteFile(filepath.Join(sub, "target", ".rustc_info.json"), []byte("{}"), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}}
+	// A submodule's path (a gitlink in the index) whose directory holds
+	// no .git (not initialised, or its .git removed) but a Cargo target:
+	// git never looks inside a gitlink's directory, so status reports
+	// nothing there, and plan finds no build output in it.
+	l = cargo()
+	out["gitlink-without-git"] = fixed{l, false, func(t *testing.T, dir string) {
+		sub := filepath.Join(dir, "vendor", "lib")
+		if err := os.MkdirAll(filepath.Join(sub, "target", "debug"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		head := runGitOut(t, dir, "rev-parse", "HEAD")
+		runGit(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+head+",vendor/lib")
+		for name, body := range map[string]string{"target/.rustc_info.json": "{}", "target/debug/app": "\x7fELF", "notes.md": "mine\n"} {
+			if err := os.WriteFile(filepath.Join(sub, filepath.FromSlash(name)), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}}
 	// A FIFO in a target: nothing git reports, and special to the
@@ -183,6 +202,17 @@ func TestBuildOutputUnreportedAgreesWithStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runGitOut runs git in dir and returns its output's first line.
+func runGitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	g := hostio.NewGit(&hostio.Runner{})
+	out, err := g.Observe(context.Background(), dir, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // runGit runs git in dir, failing t on an error.
