@@ -141,6 +141,13 @@ func (t TrackedSet) AtOrBelow(p string) bool {
 // File reports whether p is tracked as a file or symlink (not a gitlink).
 func (t TrackedSet) File(p string) bool { return t.files[p] }
 
+// Gitlink reports whether p is tracked as a gitlink (a submodule's
+// commit): git looks at nothing below it.
+func (t TrackedSet) Gitlink(p string) bool {
+	file, ok := t.files[p]
+	return ok && !file
+}
+
 // LinkEscapes reports whether a symbolic link at link (relative to a
 // candidate directory, slash-separated) whose target is target points
 // outside that directory: an absolute target, or a relative one whose

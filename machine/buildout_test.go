@@ -259,3 +259,28 @@ func TestFingerprintCoversBuildOutput(t *testing.T) {
 		t.Error("another kind of build output did not change the fingerprint")
 	}
 }
+
+// TestTrackedSetGitlink: a gitlink is tracked at its path (AtOrBelow) but
+// is no file, and Gitlink names it; a file, a directory holding tracked
+// paths and an untracked path are no gitlink.
+func TestTrackedSetGitlink(t *testing.T) {
+	tracked := machine.NewTrackedSet([]machine.TrackedEntry{
+		{Path: "vendor/lib", Mode: "160000"},
+		{Path: "src/main.rs", Mode: "100644"},
+	})
+	for _, tc := range []struct {
+		path                    string
+		atOrBelow, file, gitlnk bool
+	}{
+		{"vendor/lib", true, false, true},
+		{"vendor", true, false, false},
+		{"src/main.rs", true, true, false},
+		{"src", true, false, false},
+		{"vendor/lib/target", false, false, false},
+	} {
+		got := [3]bool{tracked.AtOrBelow(tc.path), tracked.File(tc.path), tracked.Gitlink(tc.path)}
+		if diff := cmp.Diff([3]bool{tc.atOrBelow, tc.file, tc.gitlnk}, got); diff != "" {
+			t.Errorf("%s: AtOrBelow, File, Gitlink (-want +got):\n%s", tc.path, diff)
+		}
+	}
+}

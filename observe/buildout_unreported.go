@@ -37,7 +37,9 @@ func (u *Untracked) Add(rel string, m fs.FileMode, tracked machine.TrackedSet) b
 	if rel == "." || rel == ".git" || strings.HasPrefix(rel, ".git/") {
 		return false
 	}
-	if path.Base(rel) == ".git" {
+	if path.Base(rel) == ".git" || m.IsDir() && tracked.Gitlink(rel) {
+		// A repository of its own, or a submodule's directory (git looks
+		// at nothing below a gitlink, initialised or not): git decides.
 		u.NestedGit = true
 	}
 	if tracked.AtOrBelow(rel) {

@@ -270,7 +270,7 @@ func (sc Schema) checkLayout(tx *bolt.Tx) error {
 	return nil
 }
 
-func (s *Store) open(readOnly, full bool) (*bolt.DB, error) {
+func (s *Store) open(readOnly, full bool) (*bolt.DB, *os.File, error) {
 	// Wait for the lock in short slices, so an interrupt ends the wait:
 	// first for the shared lock precheck reads the pages under, then for
 	// bbolt's, within one deadline.
@@ -298,7 +298,7 @@ func (s *Store) open(readOnly, full bool) (*bolt.DB, error) {
 	}
 	found, stands, err := precheck(s.path, readOnly, shared, known)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.current.Store(stands)
 	if found != nil {
@@ -306,17 +306,22 @@ func (s *Store) open(readOnly, full bool) (*bolt.DB, error) {
 	}
 	s.stampDue.Store(found)
 	var db *bolt.DB
+	var file *os.File // the file bbolt opened, locked and maps
 	for {
 		slice := min(max(time.Until(deadline), 20*time.Millisecond), 200*time.Millisecond)
-		db, err = boltOpen(s.path, &bolt.Options{Timeout: slice, ReadOnly: readOnly})
+		db, err = boltOpen(s.path, &bolt.Options{Timeout: slice, ReadOnly: readOnly, OpenFile: func(p string, flag int, _ os.FileMode) (*os.File, error) {
+			f, err := boltOpenFile(p, flag, 0)
+			file = f
+			return f, err
+		}})
 		if !errors.Is(err, berrors.ErrTimeout) {
 			break
 		}
 		if s.ctx != nil && s.ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: %w%s (interrupted while waiting: %w)", s.path, ErrLockTimeout, s.changedSoFar(), s.ctx.Err())
+			return nil, nil, fmt.Errorf("%s: %w%s (interrupted while waiting: %w)", s.path, ErrLockTimeout, s.changedSoFar(), s.ctx.Err())
 		}
 		if !time.Now().Before(deadline) {
-			return nil, fmt.Errorf("%s: %w%s (waited %s; %w)", s.path, ErrLockTimeout, s.changedSoFar(), s.timeout, s.lockHolder())
+			return nil, nil, fmt.Errorf("%s: %w%s (waited %s; %w)", s.path, ErrLockTimeout, s.changedSoFar(), s.timeout, s.lockHolder())
 		}
 	}
 	if err != nil {
@@ -325,29 +330,32 @@ func (s *Store) open(readOnly, full bool) (*bolt.DB, error) {
 			// naming the state file, whatever this command had written.
 			at := *w
 			at.Path = s.path
-			return nil, fmt.Errorf("%w%s", &at, s.changedSoFar())
+			return nil, nil, fmt.Errorf("%w%s", &at, s.changedSoFar())
 		}
 		if errors.Is(err, ErrCorrupt) || errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrVersionMismatch) ||
 			errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrInvalidMapping) {
-			return nil, fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
+			return nil, nil, fmt.Errorf("%s: %w (%w)", s.path, ErrCorrupt, err)
 		}
-		return nil, fmt.Errorf("%s: %w: %w", s.path, ErrUnreadable, err)
+		return nil, nil, fmt.Errorf("%s: %w: %w", s.path, ErrUnreadable, err)
 	}
 	if !readOnly {
 		s.noteHolder()
 	}
-	return db, nil
+	return db, file, nil
 }
 
 // boltOpen is bolt.Open with a panic (a damaged page read while opening)
-// turned into ErrCorrupt.
+// turned into ErrCorrupt, opening the file with boltOpenFile unless opts
+// says otherwise.
 func boltOpen(path string, opts *bolt.Options) (db *bolt.DB, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			db, err = nil, fmt.Errorf("%w (%v)", ErrCorrupt, p)
 		}
 	}()
-	opts.OpenFile = boltOpenFile
+	if opts.OpenFile == nil {
+		opts.OpenFile = boltOpenFile
+	}
 	return bolt.Open(path, 0o600, opts)
 }
 
@@ -470,10 +478,11 @@ func (s *Store) update(fn func(*bolt.Tx) error) error {
 // turned into ErrCorrupt.
 func (s *Store) write(fn func(*bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	db, err := s.open(false, false)
+	db, file, err := s.open(false, false)
 	if err != nil {
 		return err
 	}
+	stood := s.current.Load()
 	pause(pauseWriteLocked)
 	defer func() {
 		if p := recover(); p != nil {
@@ -484,8 +493,13 @@ func (s *Store) write(fn func(*bolt.Tx) error) (err error) {
 		}
 	}()
 	var txid uint64
+	var same bool
 	if err := db.Update(func(tx *bolt.Tx) error {
+		// Under bbolt's exclusive lock: the file it holds is the one
+		// precheck found or trusted, at the transaction id it saw, or
+		// another writer came between precheck's lock and bbolt's.
 		txid = uint64(tx.ID())
+		same = stands(stood, file, txid-1)
 		return fn(tx)
 	}); err != nil {
 		if errors.Is(err, errLeaseUnchanged) {
@@ -494,24 +508,48 @@ func (s *Store) write(fn func(*bolt.Tx) error) (err error) {
 		return err
 	}
 	s.committed.Add(1)
-	s.trustCommit(txid)
+	s.trustCommit(file, txid, same)
 	return nil
+}
+
+// stands reports whether c stands for the file f as it is, at transaction
+// id txid, for a writer (the freelist checked).
+func stands(c *checked, f *os.File, txid uint64) bool {
+	if c == nil || f == nil || !c.freelist || c.txid != txid {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	id, ok := statID(fi)
+	return ok && id == c.id
 }
 
 // trustCommit records the state file as the commit of transaction txid
 // just left it, while bbolt's exclusive lock is still held: this Store's
 // next open, and the next command's first (through the stamp), need not
-// walk it (checked.committed).
-func (s *Store) trustCommit(txid uint64) {
+// walk it (checked.committed). It looks at f, the file bbolt wrote (not
+// whatever the path names now), and only when the commit started from the
+// file this open found sound (same): else the next open walks.
+func (s *Store) trustCommit(f *os.File, txid uint64, same bool) {
 	s.stampDue.Store(nil)
-	fi, err := os.Lstat(s.path)
-	if err != nil {
+	forget := func() {
 		s.sound.Store(nil)
+		s.current.Store(nil)
+	}
+	if !same || f == nil {
+		forget()
+		return
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		forget()
 		return
 	}
 	id, ok := statID(fi)
 	if !ok {
-		s.sound.Store(nil)
+		forget()
 		return
 	}
 	c := &checked{id: id, txid: txid, freelist: true, walkedAt: time.Now(), committed: true}
@@ -549,7 +587,7 @@ func (s *Store) view(fn func(*bolt.Tx) error) error { return s.viewWalked(false,
 // this Store last knew of it (doctor's check).
 func (s *Store) viewWalked(full bool, fn func(*bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	db, err := s.open(true, full)
+	db, _, err := s.open(true, full)
 	if err != nil {
 		return err
 	}

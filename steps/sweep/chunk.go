@@ -203,13 +203,14 @@ func liveByID(e *steps.Env) (map[string]machine.Record, error) {
 
 // recheck says why the tree of p may not lose its build output now ("" when
 // it may): its record (in live, the records as they are now) changed or is
-// gone, a lease came, a process stands in it, or it
-// cannot be observed; directories no longer recognised as the kind they
-// were (their shape as it is now, against the index as it is now) are
-// marked skipped and dropped from p. What lies below a directory is not
-// walked again: the deletion takes only entries whose identity is the one
-// the check's walk classified, so what the walk did not see, or saw
-// otherwise, stays (decision 0265).
+// gone, a lease came, a process stands in it, or it cannot be observed;
+// directories no longer recognised as the kind they were (classified again
+// as plan classifies them, against the index as it is now: their shape and
+// everything below them) are marked skipped and dropped from p. What a
+// directory must not hold (a .git, a special file, a link leading out) is
+// looked for again here: an entry added since the check would itself be
+// left by the deletion, but not the unchanged files beside it (decision
+// 0265).
 func recheck(ctx context.Context, e *steps.Env, p *pendingTree, live map[string]machine.Record, lease *machine.Lease, scope observe.Scope) (string, error) {
 	rec, ok := live[p.rec.ID]
 	if !ok || rec.Intent != nil || (rec.State != machine.StateActive && rec.State != machine.StateFinished) || rec.Path != p.rec.Path {
@@ -240,7 +241,7 @@ func recheck(ctx context.Context, e *steps.Env, p *pendingTree, live map[string]
 		if p.snaps[i] == nil {
 			continue
 		}
-		if machine.StructureKind(observe.BuildShape(rec.Path, d.Path), tracked, scope.Disposable) != d.Kind {
+		if kind, _ := observe.ClassifyBuild(rec.Path, d.Path, tracked, scope.Disposable); kind != d.Kind {
 			p.t.Discarded[i].Skipped = "it is no longer recognised as " + string(d.Kind) + " build output"
 			p.snaps[i] = nil
 		}
