@@ -101,7 +101,7 @@ func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observ
 		p.root = root
 		p.snaps = make([]*snapshot, len(t.Discard))
 		for i, d := range t.Discard {
-			s, err := t.walk.snapshot(d.Path)
+			s, err := t.walk.snapshot(d.Path, d.Kind)
 			if err != nil {
 				t.Discarded[i].Skipped = "it could not be read again: " + err.Error()
 				continue

@@ -4,6 +4,7 @@ package sweep
 
 import (
 	"errors"
+	"github.com/custody-sh/custody/machine"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,7 +46,7 @@ func TestDiscardLeavesWhatChangedSinceTheSnapshot(t *testing.T) {
 	if w.err != "" {
 		t.Fatal(w.err)
 	}
-	snap, err := w.snapshot("target")
+	snap, err := w.snapshot("target", machine.BuildCargoTarget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestSnapshotRefusesASymlinkedDirectory(t *testing.T) {
 	}
 	defer root.Close()
 	w := walkTree(tree, nil)
-	if _, err := w.snapshot("target"); !errors.Is(err, errNotDir) {
+	if _, err := w.snapshot("target", machine.BuildCargoTarget); !errors.Is(err, errNotDir) {
 		t.Fatalf("a symlinked build directory was snapshotted (%v)", err)
 	}
 }
@@ -172,7 +173,7 @@ func TestDiscardLeavesWhatChangedSinceTheCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	snap, err := w.snapshot("target")
+	snap, err := w.snapshot("target", machine.BuildCargoTarget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestDiscardLeavesADirectorySwappedForASymlink(t *testing.T) {
 	if w.err != "" {
 		t.Fatal(w.err)
 	}
-	snap, err := w.snapshot("target")
+	snap, err := w.snapshot("target", machine.BuildCargoTarget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,5 +248,58 @@ func TestDiscardLeavesADirectorySwappedForASymlink(t *testing.T) {
 	}
 	if !slices.Contains(d.kept, "target/swap/") {
 		t.Errorf("kept %q; want it to name target/swap/", d.kept)
+	}
+}
+
+// TestDiscardTakesADisposableFile: build output an approved disposable
+// pattern names may be a file (debug.log): its snapshot is the file, and
+// the deletion takes it while it is unchanged, and leaves it once it was
+// written to after the check. Any other kind of build output that is a
+// file when walked has no snapshot.
+func TestDiscardTakesADisposableFile(t *testing.T) {
+	tree := t.TempDir()
+	for _, name := range []string{"debug.log", "grown.log"} {
+		if err := os.WriteFile(filepath.Join(tree, name), []byte("log\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := walkTree(tree, nil) // the check
+	if w.err != "" {
+		t.Fatal(w.err)
+	}
+	if _, err := w.snapshot("debug.log", machine.BuildCargoTarget); !errors.Is(err, errNotDir) {
+		t.Errorf("a file snapshotted as a Cargo target: %v", err)
+	}
+	gone, err := w.snapshot("debug.log", machine.BuildDisposable)
+	if err != nil || gone.bytes != 4 {
+		t.Fatalf("snapshot of a disposable file: %+v, %v", gone, err)
+	}
+	grown, err := w.snapshot("grown.log", machine.BuildDisposable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	f, err := os.OpenFile(filepath.Join(tree, "grown.log"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("more\n")
+	f.Close()
+	root, err := os.OpenRoot(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if d := discardSnapshot(root, gone); d.files != 1 || d.freed != 4 {
+		t.Errorf("discarding debug.log: %+v", d)
+	}
+	if _, err := os.Lstat(filepath.Join(tree, "debug.log")); !os.IsNotExist(err) {
+		t.Errorf("debug.log is still there (%v)", err)
+	}
+	if d := discardSnapshot(root, grown); d.files != 0 || !slices.Equal(d.kept, []string{"grown.log"}) {
+		t.Errorf("discarding grown.log, written after the check: %+v", d)
+	}
+	if _, err := os.Lstat(filepath.Join(tree, "grown.log")); err != nil {
+		t.Errorf("grown.log, written after the check, is gone: %v", err)
 	}
 }

@@ -3,6 +3,7 @@
 package sweep
 
 import (
+	"github.com/custody-sh/custody/machine"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,7 +33,7 @@ func TestDiscardLeavesAFileWhereAnEmptyDirectoryWas(t *testing.T) {
 	if w.err != "" {
 		t.Fatal(w.err)
 	}
-	snap, err := w.snapshot("target")
+	snap, err := w.snapshot("target", machine.BuildCargoTarget)
 	if err != nil {
 		t.Fatal(err)
 	}

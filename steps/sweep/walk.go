@@ -65,18 +65,19 @@ func walkTree(dir string, tracked *machine.TrackedSet) treeWalk {
 	return w
 }
 
-// snapshot is the part of w below (and at) the build directory rel: what
-// its deletion goes by. A build directory that was not a directory when
-// walked, or that the walk did not record (tracked, or not there), has
-// none.
-func (w *treeWalk) snapshot(rel string) (snapshot, error) {
+// snapshot is the part of w below (and at) the build output rel, of kind:
+// what its deletion goes by. Build output is a directory, or a regular
+// file an approved disposable pattern names; one that was neither when
+// walked (a symlink in a directory's place, say), or that the walk did not
+// record (tracked, or not there), has none.
+func (w *treeWalk) snapshot(rel string, kind machine.BuildKind) (snapshot, error) {
 	rel = path.Clean(rel)
 	s := snapshot{rel: rel}
 	for _, e := range w.ents {
 		if e.rel != rel && !strings.HasPrefix(e.rel, rel+"/") {
 			continue
 		}
-		if len(s.ents) == 0 && (e.rel != rel || !e.id.mode.IsDir()) {
+		if len(s.ents) == 0 && (e.rel != rel || !e.id.mode.IsDir() && !(kind == machine.BuildDisposable && e.id.mode.IsRegular())) {
 			return s, &fs.PathError{Op: "snapshot", Path: rel, Err: errNotDir}
 		}
 		s.ents = append(s.ents, e)
