@@ -83,6 +83,11 @@ func (w Workflow[R]) pending(ctx context.Context, e *Env) ([]R, error) {
 	if w.Pending != nil {
 		return w.Pending(ctx, e)
 	}
+	// Nothing carries an intent: read once per version of the state file
+	// (store.IntentsQuiet), not by reading every record every time.
+	if quiet, err := e.Store.IntentsQuiet(); err != nil || quiet {
+		return nil, err
+	}
 	return store.CarryingIntents[R](e.Store, w.Kind)
 }
 
