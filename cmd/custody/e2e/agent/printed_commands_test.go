@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
@@ -63,12 +64,23 @@ func pcPaste(t *testing.T, text string) ([][]string, bool) {
 	t.Helper()
 	bin, log := pcFakeBin(t)
 	dir := t.TempDir()
-	cmd := exec.Command("/bin/sh", "-c", text)
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin", "PC_LOG=" + log, "HOME=" + dir}
 	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	err := cmd.Run()
+	var err error
+	for range 10 {
+		cmd := exec.Command("/bin/sh", "-c", text)
+		cmd.Dir = dir
+		cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin", "PC_LOG=" + log, "HOME=" + dir}
+		errb.Reset()
+		cmd.Stderr = &errb
+		err = cmd.Run()
+		// A fake just written may still be open for writing in a child
+		// another test forked at that moment (until that child execs):
+		// running it then fails with ETXTBSY, and ran nothing.
+		if !strings.Contains(errb.String(), "Text file busy") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("pasting %q ran more than it said: it made %s in the directory it ran in", text, ents[0].Name())
 	}
