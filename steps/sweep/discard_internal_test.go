@@ -37,19 +37,9 @@ func TestDiscardLeavesWhatChangedSinceTheSnapshot(t *testing.T) {
 	}
 	write(tree, "src/c", "the person's file\n")
 	write(outside, "d", "outside\n")
-	root, err := os.OpenRoot(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	w := walkTree(tree, nil) // the check
-	if w.err != "" {
-		t.Fatal(w.err)
-	}
-	snap, err := w.snapshot("target", machine.BuildCargoTarget)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := openTree(t, tree)
+	w := checkWalk(t, tree)
+	snap := mustSnapshot(t, w, "target", machine.BuildCargoTarget)
 	if snap.bytes != 8*10 {
 		t.Errorf("snapshot holds %d bytes; want 80", snap.bytes)
 	}
@@ -117,12 +107,7 @@ func TestSnapshotRefusesASymlinkedDirectory(t *testing.T) {
 	if err := os.Symlink("src", filepath.Join(tree, "target")); err != nil {
 		t.Fatal(err)
 	}
-	root, err := os.OpenRoot(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	w := walkTree(tree, nil)
+	w := checkWalk(t, tree)
 	if _, err := w.snapshot("target", machine.BuildCargoTarget); !errors.Is(err, errNotDir) {
 		t.Fatalf("a symlinked build directory was snapshotted (%v)", err)
 	}
@@ -151,10 +136,7 @@ func TestDiscardLeavesWhatChangedSinceTheCheck(t *testing.T) {
 	for _, rel := range []string{"target/.rustc_info.json", "target/debug/app", "target/debug/deps/lib.rlib", "target/grown"} {
 		write(rel, "0123456789")
 	}
-	w := walkTree(tree, nil) // the check
-	if w.err != "" {
-		t.Fatal(w.err)
-	}
+	w := checkWalk(t, tree)
 	// After the check:
 	time.Sleep(20 * time.Millisecond) // change times later than the check's newest
 	write("target/debug/deps/late.rlib", "written after the check\n")
@@ -168,15 +150,8 @@ func TestDiscardLeavesWhatChangedSinceTheCheck(t *testing.T) {
 	}
 	f.WriteString("more")
 	f.Close()
-	root, err := os.OpenRoot(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	snap, err := w.snapshot("target", machine.BuildCargoTarget)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := openTree(t, tree)
+	snap := mustSnapshot(t, w, "target", machine.BuildCargoTarget)
 	if snap.bytes != 4*10 {
 		t.Errorf("snapshot counts %d bytes; want 40 (what was there at the check)", snap.bytes)
 	}
@@ -219,14 +194,8 @@ func TestDiscardLeavesADirectorySwappedForASymlink(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(tree, "src", "empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w := walkTree(tree, nil) // the check
-	if w.err != "" {
-		t.Fatal(w.err)
-	}
-	snap, err := w.snapshot("target", machine.BuildCargoTarget)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := checkWalk(t, tree)
+	snap := mustSnapshot(t, w, "target", machine.BuildCargoTarget)
 	swap := filepath.Join(tree, "target", "swap")
 	if err := os.RemoveAll(swap); err != nil {
 		t.Fatal(err)
@@ -234,11 +203,7 @@ func TestDiscardLeavesADirectorySwappedForASymlink(t *testing.T) {
 	if err := os.Symlink(filepath.Join("..", "src", "empty"), swap); err != nil {
 		t.Fatal(err)
 	}
-	root, err := os.OpenRoot(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := openTree(t, tree)
 	d := discardSnapshot(root, snap)
 	if fi, err := os.Lstat(swap); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the symlink put in place of target/swap after the check is gone or changed (%v)", err)
@@ -263,10 +228,7 @@ func TestDiscardTakesADisposableFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := walkTree(tree, nil) // the check
-	if w.err != "" {
-		t.Fatal(w.err)
-	}
+	w := checkWalk(t, tree)
 	if _, err := w.snapshot("debug.log", machine.BuildCargoTarget); !errors.Is(err, errNotDir) {
 		t.Errorf("a file snapshotted as a Cargo target: %v", err)
 	}
@@ -285,11 +247,7 @@ func TestDiscardTakesADisposableFile(t *testing.T) {
 	}
 	f.WriteString("more\n")
 	f.Close()
-	root, err := os.OpenRoot(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := openTree(t, tree)
 	if d := discardSnapshot(root, gone); d.files != 1 || d.freed != 4 {
 		t.Errorf("discarding debug.log: %+v", d)
 	}
@@ -302,4 +260,35 @@ func TestDiscardTakesADisposableFile(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(tree, "grown.log")); err != nil {
 		t.Errorf("grown.log, written after the check, is gone: %v", err)
 	}
+}
+
+// checkWalk walks tree as the check does, recording every entry.
+func checkWalk(t *testing.T, tree string) treeWalk {
+	t.Helper()
+	w := walkTree(tree, nil)
+	if w.err != "" {
+		t.Fatal(w.err)
+	}
+	return w
+}
+
+// mustSnapshot is w's snapshot of the build output rel of kind.
+func mustSnapshot(t *testing.T, w treeWalk, rel string, kind machine.BuildKind) snapshot {
+	t.Helper()
+	s, err := w.snapshot(rel, kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// openTree opens tree as the deletion does, closed when t ends.
+func openTree(t *testing.T, tree string) *os.Root {
+	t.Helper()
+	root, err := os.OpenRoot(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return root
 }

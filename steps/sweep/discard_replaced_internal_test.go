@@ -24,19 +24,9 @@ func TestDiscardLeavesAFileWhereAnEmptyDirectoryWas(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tree, "target", ".rustc_info.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	root, err := os.OpenRoot(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	w := walkTree(tree, nil) // the check
-	if w.err != "" {
-		t.Fatal(w.err)
-	}
-	snap, err := w.snapshot("target", machine.BuildCargoTarget)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := openTree(t, tree)
+	w := checkWalk(t, tree)
+	snap := mustSnapshot(t, w, "target", machine.BuildCargoTarget)
 	// After the check: the empty directories are replaced by a person's
 	// file and a symlink.
 	file := filepath.Join(tree, "target", "debug", "incremental")
