@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -176,6 +177,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}()
 	var runCommand func() error
 	if c, g, ok := fastHook(args); ok {
+		// A lease hook runs Go code on one thread at a time: with one P
+		// the runtime starts no thread to run the goroutines the start
+		// makes (the signal loop, the collector's helpers), and an agent
+		// runs this on every prompt and tool call. Blocking system calls
+		// still get threads of their own, as with any GOMAXPROCS.
+		runtime.GOMAXPROCS(1)
 		cli.Globals = g
 		app.Command = "hook " + args[1]
 		app.access = accessOf(c)
