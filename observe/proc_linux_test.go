@@ -30,7 +30,13 @@ func TestParseProcStatSelf(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ParseProcStat(%q): %v", b, err)
 	}
-	want := hostio.ProcStat{PID: os.Getpid(), PPID: os.Getppid(), Command: strings.TrimSuffix(string(comm), "\n"), Start: field22(t, b)}
+	// The state is the main thread's, which may sleep while another
+	// thread reads: any live state, not Z.
+	if !strings.ContainsRune("RSD", rune(got.State)) {
+		t.Errorf("state %q of a live process in %q", got.State, b)
+	}
+	want := hostio.ProcStat{PID: os.Getpid(), PPID: os.Getppid(), Command: strings.TrimSuffix(string(comm), "\n"), Start: field22(t, b),
+		State: got.State, Group: syscall.Getpgrp()}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}

@@ -34,14 +34,14 @@ func TestParseProcStat(t *testing.T) {
 		{"captured", []byte("24939 (cat) R 24923 24923 6572 0 -1 4194304 102 0 0 0 0 0 0 0 20 0 1 0 148166 3133440 410 18446744073709551615 " +
 			"94819999526912 94819999546793 140729144671200 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 94819999562800 94819999564416 " +
 			"94820287291392 140729144679107 140729144679127 140729144679127 140729144680427 0\n"),
-			hostio.ProcStat{PID: 24939, PPID: 24923, Command: "cat", Start: 148166}},
-		{"parentheses in the name", statLine(7, "(a) b)", 1, 99), hostio.ProcStat{PID: 7, PPID: 1, Command: "(a) b)", Start: 99}},
-		{"a name that looks like fields", statLine(7, "x) S 1 2 3 (", 2, 5), hostio.ProcStat{PID: 7, PPID: 2, Command: "x) S 1 2 3 (", Start: 5}},
-		{"spaces and a newline in the name", statLine(8, " a b\nc ", 3, 0), hostio.ProcStat{PID: 8, PPID: 3, Command: " a b\nc ", Start: 0}},
-		{"empty name", statLine(9, "", 0, 1), hostio.ProcStat{PID: 9, PPID: 0, Command: "", Start: 1}},
-		{"largest start time", statLine(10, "kworker/0:1", 2, 1<<64-1), hostio.ProcStat{PID: 10, PPID: 2, Command: "kworker/0:1", Start: 1<<64 - 1}},
+			hostio.ProcStat{PID: 24939, PPID: 24923, Command: "cat", Start: 148166, State: 'R', Group: 24923}},
+		{"parentheses in the name", statLine(7, "(a) b)", 1, 99), hostio.ProcStat{PID: 7, PPID: 1, Command: "(a) b)", Start: 99, State: 'S', Group: 24923}},
+		{"a name that looks like fields", statLine(7, "x) S 1 2 3 (", 2, 5), hostio.ProcStat{PID: 7, PPID: 2, Command: "x) S 1 2 3 (", Start: 5, State: 'S', Group: 24923}},
+		{"spaces and a newline in the name", statLine(8, " a b\nc ", 3, 0), hostio.ProcStat{PID: 8, PPID: 3, Command: " a b\nc ", Start: 0, State: 'S', Group: 24923}},
+		{"empty name", statLine(9, "", 0, 1), hostio.ProcStat{PID: 9, PPID: 0, Command: "", Start: 1, State: 'S', Group: 24923}},
+		{"largest start time", statLine(10, "kworker/0:1", 2, 1<<64-1), hostio.ProcStat{PID: 10, PPID: 2, Command: "kworker/0:1", Start: 1<<64 - 1, State: 'S', Group: 24923}},
 		{"exactly 20 fields after the name", []byte("11 (short) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 77"),
-			hostio.ProcStat{PID: 11, PPID: 1, Command: "short", Start: 77}},
+			hostio.ProcStat{PID: 11, PPID: 1, Command: "short", Start: 77, State: 'S', Group: 1}},
 	}
 	for _, tc := range tests {
 		got, err := hostio.ParseProcStat(tc.in)
@@ -77,6 +77,8 @@ func TestParseProcStatMalformed(t *testing.T) {
 		{"start time negative", strings.Replace(good, " 99 ", " -99 ", 1)},
 		{"start time too large", strings.Replace(good, " 99 ", " 18446744073709551616 ", 1)},
 		{"parent pid not a number", strings.Replace(good, "(sleep) S 1 ", "(sleep) S x ", 1)},
+		{"process group not a number", strings.Replace(good, "(sleep) S 1 24923 ", "(sleep) S 1 x ", 1)},
+		{"state of two letters", strings.Replace(good, "(sleep) S ", "(sleep) SZ ", 1)},
 	}
 	for _, tc := range tests {
 		got, err := hostio.ParseProcStat([]byte(tc.in))
@@ -138,7 +140,7 @@ func FuzzParseProcStat(f *testing.F) {
 		}
 		line := statLine(4242, comm, 17, start)
 		got, err = hostio.ParseProcStat(line)
-		want := hostio.ProcStat{PID: 4242, PPID: 17, Command: comm, Start: start}
+		want := hostio.ProcStat{PID: 4242, PPID: 17, Command: comm, Start: start, State: 'S', Group: 24923}
 		if err != nil || got != want {
 			t.Fatalf("ParseProcStat(%q) = %+v, %v; want %+v", line, got, err, want)
 		}

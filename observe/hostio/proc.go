@@ -12,11 +12,17 @@ type ProcStat struct {
 	Command string
 	// Start is the process start time in clock ticks since boot.
 	Start uint64
+	// State is the state letter (R, S, D, Z, T, ...); Z is a zombie: it
+	// has exited and waits only to be collected.
+	State byte
+	// Group is the process group id.
+	Group int
 }
 
 // ParseProcStat parses the contents of /proc/<pid>/stat. The command name
 // is between the first '(' and the last ')' and may hold spaces and
-// parentheses; the start time is field 22.
+// parentheses; the state is field 3, the process group field 5 and the
+// start time field 22.
 func ParseProcStat(b []byte) (ProcStat, error) {
 	open := bytes.IndexByte(b, '(')
 	closing := bytes.LastIndexByte(b, ')')
@@ -40,7 +46,14 @@ func ParseProcStat(b []byte) (ProcStat, error) {
 	if err != nil {
 		return ProcStat{}, MalformedAt("proc stat", "bad parent pid %q", f[1])
 	}
-	return ProcStat{PID: pid, PPID: ppid, Command: string(b[open+1 : closing]), Start: start}, nil
+	group, err := strconv.Atoi(string(f[2]))
+	if err != nil {
+		return ProcStat{}, MalformedAt("proc stat", "bad process group %q", f[2])
+	}
+	if len(f[0]) != 1 {
+		return ProcStat{}, MalformedAt("proc stat", "bad state %q", f[0])
+	}
+	return ProcStat{PID: pid, PPID: ppid, Command: string(b[open+1 : closing]), Start: start, State: f[0][0], Group: group}, nil
 }
 
 func Truncate(b []byte) string {

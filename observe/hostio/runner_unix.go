@@ -24,16 +24,16 @@ func killGroup(cmd *exec.Cmd, sig syscall.Signal) error {
 }
 
 // reapGroup gives what remains in the process group pgid a bounded grace
-// to exit, then kills it.
+// to exit, then kills it. A group whose members have all exited, zombies
+// left for their parent or init to collect, is done; it is sent SIGKILL
+// all the same, which zombies ignore, so that a member forked while the
+// process table was read cannot outlive the command.
 func reapGroup(pgid int, grace time.Duration) {
 	if syscall.Kill(-pgid, 0) != nil {
-		return
+		return // the group is gone, zombies and all: its id may be anyone's now
 	}
 	deadline := time.Now().Add(grace)
-	for time.Now().Before(deadline) {
-		if syscall.Kill(-pgid, 0) != nil {
-			return
-		}
+	for groupRunning(pgid) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)

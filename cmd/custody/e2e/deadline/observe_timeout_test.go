@@ -245,7 +245,7 @@ func TestApplyObservationTimesOut(t *testing.T) {
 				t.Fatalf("apply items: %+v, want one refused", ap.Items)
 			}
 			otWantTimedOut(t, "apply", ap.Items[0].Refusal, tree, "2s", "custody --observe-timeout 8s plan")
-			if rec := clitest.ListRecord(t, r, id); rec.State != machine.StateFinished || rec.Intent != nil {
+			if rec := clitest.ListRecordWithin(t, r, id, time.Second); rec.State != machine.StateFinished || rec.Intent != nil {
 				t.Errorf("after apply the record is %s with intent %+v, want finished without one", rec.State, rec.Intent)
 			}
 			for _, f := range []string{"README", ".gitattributes", ".git"} {
@@ -293,7 +293,7 @@ func TestResumeObservationTimesOut(t *testing.T) {
 		t.Fatalf("resume items: %+v, want one refused", items)
 	}
 	otWantTimedOut(t, "resume", items[0].Refusal, tree, "2s", "custody --observe-timeout 8s resume")
-	if rec := clitest.ListRecord(t, r, id); rec.State != machine.StateRemoving || rec.Intent == nil {
+	if rec := clitest.ListRecordWithin(t, r, id, time.Second); rec.State != machine.StateRemoving || rec.Intent == nil {
 		t.Errorf("after the refused resume the record is %s with intent %+v, want removing with its intent", rec.State, rec.Intent)
 	}
 	if _, err := os.Lstat(filepath.Join(tree, "README")); err != nil {

@@ -12,6 +12,7 @@ package clitest
 
 import (
 	"bytes"
+	"time"
 
 	"os"
 	"strings"
@@ -183,6 +184,21 @@ func ListRecords(t testing.TB, r *fixtures.Repo, all bool) []output.ListEntry {
 func ListRecord(t testing.TB, r *fixtures.Repo, id string) output.ListEntry {
 	t.Helper()
 	for _, rec := range ListRecords(t, r, true) {
+		if rec.ID == id {
+			return rec
+		}
+	}
+	t.Fatalf("no record %s in custody list --all", id)
+	return output.ListEntry{}
+}
+
+// ListRecordWithin is ListRecord with list's observations bounded by d
+// (--observe-timeout): for a test whose tree's git status is made to hang,
+// where list would wait its default bound to show the tree's status.
+func ListRecordWithin(t testing.TB, r *fixtures.Repo, id string, d time.Duration) output.ListEntry {
+	t.Helper()
+	res := MustCustody(t, r, 0, "--observe-timeout", d.String(), "list", "--json", "--all")
+	for _, rec := range DecodeResult[ListResult](t, res, "list").Records {
 		if rec.ID == id {
 			return rec
 		}
