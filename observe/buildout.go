@@ -28,6 +28,10 @@ func BuildOutput(dir string, st machine.Status, tracked machine.TrackedSet, disp
 // diskBuild is the tree on disk at its root, as a machine.BuildSource.
 type diskBuild string
 
+// DiskBuild is the tree on disk at dir, as a machine.BuildSource: a
+// candidate's shape by BuildShape, everything below it by WalkBuild.
+func DiskBuild(dir string) machine.BuildSource { return diskBuild(dir) }
+
 // Shape is BuildShape of rel.
 func (d diskBuild) Shape(rel string) machine.BuildFacts { return BuildShape(string(d), rel) }
 

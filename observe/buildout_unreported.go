@@ -68,11 +68,12 @@ func (u *Untracked) closeTop() {
 	u.top, u.topFiles = "", false
 }
 
-// BuildOutputUnreported finds the build output of the tree at dir that
+// BuildOutputUnreported finds the build output of the tree src answers for
+// (DiskBuild, or a source that answers exactly as it would) that
 // BuildOutput would find over git status's report, without asking git,
 // or reports false when it cannot be sure of that, and git status must be
-// asked. It runs the same decision (machine.FindBuildOutput, over the tree
-// on disk) with the untracked files the walk found as the reported paths.
+// asked. It runs the same decision (machine.FindBuildOutput, over the
+// tree) with the untracked files the walk found as the reported paths.
 //
 // Status lists every untracked file (--untracked-files=all) and every
 // ignored one, except below a directory it reports whole: an ignored
@@ -86,20 +87,20 @@ func (u *Untracked) closeTop() {
 // any depth is a candidate of status's only when it is ignored (status
 // reports it whole, and nothing when it is not): when its shape is
 // recognised, that too is left to git.
-func BuildOutputUnreported(dir string, u Untracked, tracked machine.TrackedSet, disposable machine.Patterns) ([]machine.DiscardedDir, bool) {
+func BuildOutputUnreported(src machine.BuildSource, u Untracked, tracked machine.TrackedSet, disposable machine.Patterns) ([]machine.DiscardedDir, bool) {
 	u.closeTop()
 	if u.NestedGit {
 		return nil, false
 	}
 	for _, b := range u.Bare {
-		if machine.StructureKind(BuildShape(dir, b), tracked, disposable) != machine.BuildNone {
+		if machine.StructureKind(src.Shape(b), tracked, disposable) != machine.BuildNone {
 			return nil, false
 		}
 	}
 	if len(u.Files) == 0 {
 		return nil, true
 	}
-	out := machine.FindBuildOutput(diskBuild(dir), u.Files, tracked, disposable, nil)
+	out := machine.FindBuildOutput(src, u.Files, tracked, disposable, nil)
 	for _, d := range out {
 		if p := path.Dir(d.Path); p != "." && !tracked.AtOrBelow(p) {
 			return nil, false

@@ -193,7 +193,7 @@ func TestBuildOutputUnreportedAgreesWithStatus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, ok := observe.BuildOutputUnreported(dir, u, tracked, pats)
+			got, ok := observe.BuildOutputUnreported(observe.DiskBuild(dir), u, tracked, pats)
 			if c.answer != nil && ok != *c.answer {
 				t.Errorf("answered %v; want %v (status's build output: %+v)", ok, *c.answer, want)
 			}

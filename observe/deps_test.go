@@ -32,7 +32,7 @@ var layers = map[string]struct {
 	"observe": {[]string{"machine", "machine/bytejson", "observe/hostio", "observe/gitfiles", "observe/proof", "observe/safefile", "observe/writable"},
 		"composes a tree's observation; the subpackages never import it"},
 	"observe/internal/realgit": {nil, "runs the real git for the parser tests; a leaf"},
-	"observe/internal/gitsandbox": {[]string{"machine", "observe/hostio", "observe/gitfiles", "observe/proof"},
+	"observe/internal/gitsandbox": {[]string{"machine", "observe/hostio", "observe/gitfiles", "observe/proof", "fixtures/testsize"},
 		"the tests' git sandbox"},
 	// Test-only packages (no code of their own, so no imports to list):
 	// tests of observe and observe/proof split off so that no package's

@@ -30,6 +30,16 @@ func (a identity) same(b identity) bool {
 type snapEntry struct {
 	rel string
 	id  identity
+	// link is a symbolic link's target as the walk read it; nil for any
+	// other entry.
+	link *walkedLink
+}
+
+// walkedLink is what reading a symbolic link gave the walk: its target,
+// or why it could not be read.
+type walkedLink struct {
+	target string
+	err    error
 }
 
 // snapshot is one build directory's entries as the check's walk found

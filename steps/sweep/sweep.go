@@ -241,7 +241,8 @@ func (g gatherer) gather(ctx context.Context, rec machine.Record, lease *machine
 	expired := lease != nil && !lease.Live(g.now)
 	if tracked != nil && rec.State == machine.StateActive && !expired &&
 		observe.UntrackedByWalk(e.Repo, rec.Path, e.Repo.AdminDir(key), g.listing, g.listErr) {
-		if build, ok := observe.BuildOutputUnreported(rec.Path, w.untracked, *tracked, g.scope.Disposable); ok {
+		src := &walkedBuild{dir: rec.Path, w: &w, tracked: *tracked}
+		if build, ok := observe.BuildOutputUnreported(src, w.untracked, *tracked, g.scope.Disposable); ok {
 			f.Observed, f.Build = true, build
 			if g.scope.Procs != nil {
 				ps, err := g.scope.Procs.Inside(rec.Path)

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -50,12 +51,13 @@ func walkTree(dir string, tracked *machine.TrackedSet) treeWalk {
 		if t.After(w.newest) {
 			w.newest, w.newestPath = t, rel
 		}
-		if tracked == nil {
-			if rel != "." {
-				w.ents = append(w.ents, snapEntry{rel: rel, id: id})
+		if tracked == nil && rel != "." || tracked != nil && w.untracked.Add(rel, fi.Mode(), *tracked) {
+			e := snapEntry{rel: rel, id: id}
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				target, err := os.Readlink(p)
+				e.link = &walkedLink{target: target, err: err}
 			}
-		} else if w.untracked.Add(rel, fi.Mode(), *tracked) {
-			w.ents = append(w.ents, snapEntry{rel: rel, id: id})
+			w.ents = append(w.ents, e)
 		}
 		return nil
 	})

@@ -24,6 +24,8 @@ import (
 	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/proof"
+
+	"github.com/custody-sh/custody/fixtures/testsize"
 )
 
 // Sandbox is a set of repositories in one temporary directory, built with
@@ -314,6 +316,7 @@ var originTemplate *Sandbox
 // and what more builds in tmp) and runs the tests. TestMain calls it.
 func RunMain(m *testing.M, more func(tmp string) error) int {
 	flag.Parse()
+	testsize.WidenParallel()
 	tmp, err := os.MkdirTemp("", "observe-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -12,6 +12,7 @@ package clitest
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,6 +22,7 @@ import (
 	"testing"
 
 	"github.com/custody-sh/custody/fixtures"
+	"github.com/custody-sh/custody/fixtures/testsize"
 )
 
 // The binaries Main built for this test binary: set once, before any test
@@ -42,6 +44,8 @@ const ImportPath = "github.com/custody-sh/custody/cmd/custody"
 // find them, so a run of the whole suite links custody twice, not twice
 // per package.
 func Main(m *testing.M) int {
+	flag.Parse()
+	testsize.WidenParallel()
 	dir, cleanup, err := binaries()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
