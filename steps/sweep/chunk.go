@@ -206,11 +206,11 @@ func liveByID(e *steps.Env) (map[string]machine.Record, error) {
 // gone, a lease came, a process stands in it, or it cannot be observed;
 // directories no longer recognised as the kind they were (classified again
 // as plan classifies them, against the index as it is now: their shape and
-// everything below them) are marked skipped and dropped from p. What a
-// directory must not hold (a .git, a special file, a link leading out) is
-// looked for again here: an entry added since the check would itself be
-// left by the deletion, but not the unchanged files beside it (decision
-// 0265).
+// everything below them, classifyAgain) are marked skipped and dropped
+// from p. What a directory must not hold (a .git, a special file, a link
+// leading out) is looked for again here: an entry added since the check
+// would itself be left by the deletion, but not the unchanged files beside
+// it (decision 0265).
 func recheck(ctx context.Context, e *steps.Env, p *pendingTree, live map[string]machine.Record, lease *machine.Lease, scope observe.Scope) (string, error) {
 	rec, ok := live[p.rec.ID]
 	if !ok || rec.Intent != nil || (rec.State != machine.StateActive && rec.State != machine.StateFinished) || rec.Path != p.rec.Path {
@@ -241,7 +241,7 @@ func recheck(ctx context.Context, e *steps.Env, p *pendingTree, live map[string]
 		if p.snaps[i] == nil {
 			continue
 		}
-		if kind, _ := observe.ClassifyBuild(rec.Path, d.Path, tracked, scope.Disposable); kind != d.Kind {
+		if kind := classifyAgain(p.root, rec.Path, d, *p.snaps[i], p.t.walk, tracked, scope.Disposable); kind != d.Kind {
 			p.t.Discarded[i].Skipped = "it is no longer recognised as " + string(d.Kind) + " build output"
 			p.snaps[i] = nil
 		}
