@@ -14,7 +14,10 @@ import (
 // not given (a file system that leaves d_type unknown): then the caller
 // must look on disk.
 func dirTypes(root *os.Root, rel string) (map[string]fs.FileMode, bool) {
-	f, err := root.Open(rel)
+	// A directory only, and without waiting: a FIFO put in a
+	// directory's place would otherwise hold the open until a writer
+	// came.
+	f, err := root.OpenFile(rel, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, false
 	}

@@ -68,10 +68,11 @@ type discarded struct {
 // only when lstat still shows the identity the check's walk recorded
 // (inode, size, modification and change time, mode): a file written,
 // replaced or added since the check is left where it is, and so is every
-// directory holding one. Each directory is opened once, inside root
-// (os.Root), and its entries are examined and removed by name there, so
-// no symlink swapped into the tree since leads a deletion outside it, and
-// an entry reached through one is another inode and left.
+// directory holding one. Each directory is opened once, from its parent
+// and not through a symlink (openDirIn), and its entries are examined and
+// removed by name there; a directory that holds, when it is opened,
+// something new that the classifier would refuse (a .git, a link, a
+// special file) keeps everything it holds.
 func discardSnapshot(root *os.Root, s snapshot) discarded {
 	var d discarded
 	keptDirs := map[string]bool{}
@@ -94,9 +95,16 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 			}
 		}
 	}()
+	names := snapshotNames(s)
 	// in is the directory rel lies in, opened inside root (nil when it
-	// cannot be: gone, or leading out through a symlink).
-	in := func(rel string) *os.Root {
+	// cannot be: gone, no longer a directory, or holding something new
+	// that the classifier would refuse). Each directory is opened from its parent, one
+	// name at a time, and only while that name is a directory before and
+	// after the open and the open reached it (openDirIn): a symlink put in
+	// a directory's place since the re-check is not followed, even to the
+	// directory itself moved elsewhere.
+	var in func(rel string) *os.Root
+	in = func(rel string) *os.Root {
 		dir := path.Dir(rel)
 		if r, ok := dirs[dir]; ok {
 			return r
@@ -104,8 +112,17 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 		if unopened[dir] {
 			return nil
 		}
-		r, err := root.OpenRoot(dir)
-		if err != nil {
+		var r *os.Root
+		if parent := in(dir); parent != nil {
+			r = openDirIn(parent, path.Base(dir))
+		}
+		if r != nil && !addedNothingThatClassifies(r, names[dir]) {
+			// A repository, a link or a special file was put in it
+			// after the re-check: none of what it holds goes.
+			r.Close()
+			r = nil
+		}
+		if r == nil {
 			unopened[dir] = true
 			return nil
 		}
@@ -217,4 +234,77 @@ func addedTo(root *os.Root, rel string, s snapshot, seen *map[string]bool) []str
 		out = append(out, p)
 	}
 	return out
+}
+
+// snapshotNames is, for each directory of s, the names the walk found in
+// it.
+func snapshotNames(s snapshot) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, e := range s.ents {
+		if e.rel == s.rel {
+			continue
+		}
+		dir := path.Dir(e.rel)
+		if out[dir] == nil {
+			out[dir] = map[string]bool{}
+		}
+		out[dir][path.Base(e.rel)] = true
+	}
+	return out
+}
+
+// openDirIn opens the directory name of parent, and only a directory that
+// name held before and after the open and that the open reached: a
+// symlink put in its place at any moment of it is not followed (os.Root
+// follows one that stays inside parent). nil when it cannot be.
+func openDirIn(parent *os.Root, name string) *os.Root {
+	before, err := parent.Lstat(name)
+	if err != nil || !before.IsDir() {
+		return nil
+	}
+	r, err := parent.OpenRoot(name)
+	if err != nil {
+		return nil
+	}
+	opened, err := r.Stat(".")
+	after, aerr := parent.Lstat(name)
+	if err != nil || aerr != nil || !after.IsDir() || !os.SameFile(before, opened) || !os.SameFile(before, after) {
+		r.Close()
+		return nil
+	}
+	return r
+}
+
+// addedNothingThatClassifies reports whether what the directory r holds
+// beyond want (the snapshot's names for it) changes nothing the
+// classifier reads: no .git, no name of a git directory (HEAD, objects,
+// refs), no link and no special file. A file or directory added after the
+// check is left by the deletion (nothing of it is in the snapshot), and
+// the unchanged files beside it go, as the re-check decided; a repository,
+// a special file or a link made in the directory since would make the
+// classifier refuse it, so nothing it holds goes. Names are read without a
+// stat; only the added ones are statted.
+func addedNothingThatClassifies(r *os.Root, want map[string]bool) bool {
+	f, err := r.Open(".")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	got, err := f.Readdirnames(-1)
+	if err != nil {
+		return false
+	}
+	for _, n := range got {
+		if want[n] {
+			continue
+		}
+		switch n {
+		case ".git", "HEAD", "objects", "refs":
+			return false
+		}
+		if fi, err := r.Lstat(n); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+			return false
+		}
+	}
+	return true
 }

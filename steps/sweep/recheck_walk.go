@@ -20,7 +20,16 @@ import (
 // facts a classification reads depend on (a .git or git directory, a
 // special file, a link leading out); sizes change only the bytes. When
 // anything of that changed, or cannot be read, d is walked on disk again.
+// A tree whose path no longer leads to root is recognised as nothing.
 func classifyAgain(root *os.Root, dir string, d machine.DiscardedDir, s snapshot, w *treeWalk, tracked machine.TrackedSet, disposable machine.Patterns) machine.BuildKind {
+	// The shape (and a walk on disk) is read by path, the deletion goes
+	// through root: both must be the one tree. A tree moved aside, with
+	// another standing at its path, is classified as nothing.
+	here, err := os.Lstat(dir)
+	held, herr := root.Stat(".")
+	if err != nil || herr != nil || !os.SameFile(here, held) {
+		return machine.BuildNone
+	}
 	f := observe.BuildShape(dir, d.Path)
 	if machine.StructureKind(f, tracked, disposable) == machine.BuildNone {
 		return machine.BuildNone

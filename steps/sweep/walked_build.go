@@ -3,6 +3,7 @@ package sweep
 import (
 	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/custody-sh/custody/machine"
@@ -96,19 +97,12 @@ func (b *walkedBuild) start(rel string) (int, bool) {
 	return i, ok
 }
 
-// gitDir is observe.IsGitDir of dir, from the walk: objects/ and refs/
-// directories in it.
+// gitDir is observe.IsGitDir of dir (slash-separated, relative to the
+// tree), asked of the disk as WalkBuild asks it: objects/ and refs/ may
+// hold tracked paths, which the walk did not record. A HEAD file is rare
+// in build output; two lstats when one is met.
 func (b *walkedBuild) gitDir(dir string) bool {
-	objects, refs := false, false
-	for _, e := range b.w.ents {
-		switch e.rel {
-		case dir + "/objects":
-			objects = e.id.mode.IsDir()
-		case dir + "/refs":
-			refs = e.id.mode.IsDir()
-		}
-	}
-	return objects && refs
+	return observe.IsGitDir(filepath.Join(b.dir, filepath.FromSlash(dir)))
 }
 
 // linkErr is why a link's target could not be read.
