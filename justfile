@@ -81,6 +81,12 @@ cross:
 bench-scale:
     go test ./cmd/custody/ -run '^$' -bench '^BenchmarkScale$' -benchtime 1x -timeout 60m
 
+# Time journal export, verify and report (of the export and of the live journal) on a journal of a
+# million entries the store writes (CUSTODY_BENCH_JOURNAL_ENTRIES sets another size): wall, CPU
+# and peak RSS (target: verify and report under 64 MiB). About ten minutes.
+bench-journal:
+    go test ./cmd/custody/ -run '^$' -bench '^BenchmarkJournal$' -benchtime 1x -timeout 60m
+
 # Time a session hook (heartbeat, session-start) on a repository of 100 trees against a bare
 # `git rev-parse --show-toplevel` in the same tree, alternately: wall and CPU ratios (target ≤ 2×
 # wall), then one line naming both hooks with both ratios and the machine's load average.

@@ -141,17 +141,29 @@ func (s *Store) Head() (uint64, string, error) {
 	return seq, head, err
 }
 
+// journalDropEvery is how many entries a read of the whole journal takes
+// between two drops of what it touched of the state file (dropMapped): a
+// few megabytes of pages.
+const journalDropEvery = 8192
+
 // Journal calls fn with every stored entry line of record (all records when
 // record is ""), in order, inside one read transaction. The line is the
 // stored canonical JSON; fn must not retain it. One record's entries are
 // read through the journal index: the cost is theirs, not the journal's.
+// A read of the whole journal holds no more of the state file in memory
+// than the last few thousand entries' pages (dropMapped).
 func (s *Store) Journal(record string, fn func(line []byte, e Entry) error) error {
 	return s.view(func(tx *bolt.Tx) error {
 		if record != "" {
 			return recordJournal(tx, record, fn)
 		}
 		c := tx.Bucket(bucketJournal).Cursor()
+		drop := dropMapped(tx)
+		n := 0
 		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if n++; n%journalDropEvery == 0 {
+				drop()
+			}
 			var e Entry
 			if err := json.Unmarshal(v, &e); err != nil {
 				return fmt.Errorf("journal entry %d: %w (%v)", binary.BigEndian.Uint64(k), ErrCorrupt, err)

@@ -34,6 +34,8 @@ const journalEntriesEnv = "CUSTODY_BENCH_JOURNAL_ENTRIES"
 // whatever the journal's length. Run with
 //
 //	go test ./cmd/custody/ -run '^$' -bench '^BenchmarkJournal$' -benchtime 1x -timeout 60m
+//
+// (just bench-journal).
 func BenchmarkJournal(b *testing.B) {
 	total, err := fixtures.Size(journalEntriesEnv, 1_000_000, 1_000_000)
 	if err != nil {

@@ -32,6 +32,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	json "github.com/go-json-experiment/json"
@@ -67,19 +68,45 @@ func options(escapeHTML bool, extra ...json.Options) json.Options {
 // optionsNumbers is options, with numbers decoded into an empty interface
 // as Number when useNumber is set (Decoder.UseNumber).
 func optionsNumbers(escapeHTML, useNumber bool, extra ...json.Options) json.Options {
-	unmarshal := unmarshalString
-	if useNumber {
-		unmarshal = unmarshalStringNumber
+	base := baseOptions()[b2i(escapeHTML)][b2i(useNumber)]
+	if len(extra) == 0 {
+		return base
 	}
-	opts := []json.Options{
-		jsonv1.DefaultOptionsV1(),
-		json.WithMarshalers(json.MarshalToFunc(marshalString)),
-		json.WithUnmarshalers(json.UnmarshalFromFunc(unmarshal)),
+	return json.JoinOptions(append([]json.Options{base}, extra...)...)
+}
+
+// baseOptions are the four sets optionsNumbers starts from, by escapeHTML
+// and useNumber, made once: the string marshalers each holds keep what
+// they learned of every type they met (whether an arshaler of theirs
+// applies), and a set made per call learned it again for every value, a
+// fifth of reading a journal line.
+var baseOptions = sync.OnceValue(func() (sets [2][2]json.Options) {
+	for e := range 2 {
+		for u := range 2 {
+			unmarshal := unmarshalString
+			if u == 1 {
+				unmarshal = unmarshalStringNumber
+			}
+			opts := []json.Options{
+				jsonv1.DefaultOptionsV1(),
+				json.WithMarshalers(json.MarshalToFunc(marshalString)),
+				json.WithUnmarshalers(json.UnmarshalFromFunc(unmarshal)),
+			}
+			if e == 0 {
+				opts = append(opts, jsontext.EscapeForHTML(false))
+			}
+			sets[e][u] = json.JoinOptions(opts...)
+		}
 	}
-	if !escapeHTML {
-		opts = append(opts, jsontext.EscapeForHTML(false))
+	return sets
+})
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	return json.JoinOptions(append(opts, extra...)...)
+	return 0
 }
 
 // Marshal returns the JSON encoding of v, its strings exact.
