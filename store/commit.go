@@ -63,56 +63,81 @@ type Transition = Change[machine.Record]
 // the one commit path of every kind. ErrConflict means the stored record is
 // not c.Before (or exists when c creates it) and nothing was written.
 func CommitChange[R machine.Row](s *Store, c Change[R]) error {
-	kind := c.After.RowKind()
-	name, ok := s.schema.bucketOf(kind)
-	if !ok {
-		return fmt.Errorf("%s %s: %w (no bucket holds %s records)", kind, c.After.RowID(), ErrUnknownKind, kind)
+	return CommitChanges(s, []Change[R]{c})
+}
+
+// CommitChanges persists cs in order in one transaction, each as
+// CommitChange persists it: all of them or, when any fails (a conflict, a
+// side write), none. A change may follow another of the same record: it
+// is compared against what the one before it wrote.
+func CommitChanges[R machine.Row](s *Store, cs []Change[R]) error {
+	type prepared struct {
+		name  string
+		kind  machine.Kind
+		after []byte
+		h     rowHeader
+		at    time.Time
 	}
-	after, err := json.Marshal(c.After)
-	if err != nil {
-		return err
-	}
-	var h rowHeader
-	if err := json.Unmarshal(after, &h); err != nil {
-		return fmt.Errorf("%s %s: the record does not marshal as a custody record: %w", kind, c.After.RowID(), err)
-	}
-	if h.ID != c.After.RowID() || h.State != c.After.RowState() || h.Rev != c.After.RowRev() {
-		panic(fmt.Sprintf("store: %s record %s marshals id/state/rev %q/%s/%d, not %q/%s/%d",
-			kind, c.After.RowID(), h.ID, h.State, h.Rev, c.After.RowID(), c.After.RowState(), c.After.RowRev()))
-	}
-	at := c.At
-	if at.IsZero() {
-		at = h.UpdatedAt
+	ps := make([]prepared, 0, len(cs))
+	for _, c := range cs {
+		kind := c.After.RowKind()
+		name, ok := s.schema.bucketOf(kind)
+		if !ok {
+			return fmt.Errorf("%s %s: %w (no bucket holds %s records)", kind, c.After.RowID(), ErrUnknownKind, kind)
+		}
+		after, err := json.Marshal(c.After)
+		if err != nil {
+			return err
+		}
+		var h rowHeader
+		if err := json.Unmarshal(after, &h); err != nil {
+			return fmt.Errorf("%s %s: the record does not marshal as a custody record: %w", kind, c.After.RowID(), err)
+		}
+		if h.ID != c.After.RowID() || h.State != c.After.RowState() || h.Rev != c.After.RowRev() {
+			panic(fmt.Sprintf("store: %s record %s marshals id/state/rev %q/%s/%d, not %q/%s/%d",
+				kind, c.After.RowID(), h.ID, h.State, h.Rev, c.After.RowID(), c.After.RowState(), c.After.RowRev()))
+		}
+		at := c.At
+		if at.IsZero() {
+			at = h.UpdatedAt
+		}
+		ps = append(ps, prepared{name: name, kind: kind, after: after, h: h, at: at})
 	}
 	return s.update(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(name))
-		id := []byte(h.ID)
-		if err := compareAndSwap(kind, h.ID, b.Get(id), c.Before.RowRev(), c.Before.RowState()); err != nil {
-			return err
-		}
-		for _, w := range c.Side {
-			if err := w.apply(tx, s); err != nil {
-				return fmt.Errorf("%s %s: %s: %w", kind, h.ID, w.name, err)
+		for i, p := range ps {
+			c := cs[i]
+			b := tx.Bucket([]byte(p.name))
+			id := []byte(p.h.ID)
+			if err := compareAndSwap(p.kind, p.h.ID, b.Get(id), c.Before.RowRev(), c.Before.RowState()); err != nil {
+				return err
+			}
+			for _, w := range c.Side {
+				if err := w.apply(tx, s); err != nil {
+					return fmt.Errorf("%s %s: %s: %w", p.kind, p.h.ID, w.name, err)
+				}
+			}
+			if err := b.Put(id, p.after); err != nil {
+				return err
+			}
+			if err := indexIntent(tx, p.kind, p.h); err != nil {
+				return err
+			}
+			if err := indexLive(tx, p.kind, p.h); err != nil {
+				return err
+			}
+			var intent json.RawMessage
+			if p.h.hasIntent() {
+				intent = p.h.Intent
+			}
+			if err := appendJournal(tx, Entry{
+				At: p.at, Record: p.h.ID, Kind: string(p.kind),
+				From: c.Before.RowState().String(), To: c.After.RowState().String(), Trigger: string(c.Trigger),
+				Intent: intent, Proof: c.Proof, Observation: c.Observation, Outcome: c.Outcome, Actor: c.Actor,
+			}); err != nil {
+				return err
 			}
 		}
-		if err := b.Put(id, after); err != nil {
-			return err
-		}
-		if err := indexIntent(tx, kind, h); err != nil {
-			return err
-		}
-		if err := indexLive(tx, kind, h); err != nil {
-			return err
-		}
-		var intent json.RawMessage
-		if h.hasIntent() {
-			intent = h.Intent
-		}
-		return appendJournal(tx, Entry{
-			At: at, Record: h.ID, Kind: string(kind),
-			From: c.Before.RowState().String(), To: c.After.RowState().String(), Trigger: string(c.Trigger),
-			Intent: intent, Proof: c.Proof, Observation: c.Observation, Outcome: c.Outcome, Actor: c.Actor,
-		})
+		return nil
 	})
 }
 

@@ -13,7 +13,6 @@ import (
 
 	"github.com/custody-sh/custody/cmd/custody/internal/clitest"
 	"github.com/custody-sh/custody/fixtures"
-	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/store"
 )
 
@@ -22,12 +21,11 @@ import (
 const journalEntriesEnv = "CUSTODY_BENCH_JOURNAL_ENTRIES"
 
 // BenchmarkJournal measures the journal commands on a journal of a
-// million entries (CUSTODY_BENCH_JOURNAL_ENTRIES sets another size): five
-// entries for each of 200,000 records, as many as a long-lived repository
-// that made and removed a tree every few minutes for years would hold,
-// written by the store in transactions of 10,000 entries (the journal's
-// own chain, hashing and layout; events rather than transitions, which
-// would take a transaction each and hours). For journal export, journal
+// million entries (CUSTODY_BENCH_JOURNAL_ENTRIES sets another size): the
+// five transitions of each of 200,000 records, created and removed on a
+// proof, as many as a long-lived repository that made and removed a tree
+// every few minutes for years would hold, committed by the store 2,000
+// to a transaction (a transaction each would take hours). For journal export, journal
 // verify of that export and journal report (html, from the export and
 // from the live journal) it prints wall time, CPU and the peak RSS of one
 // run under GNU time. Target: verify and report under 64 MiB of RSS
@@ -75,27 +73,22 @@ func BenchmarkJournal(b *testing.B) {
 	}
 }
 
-// growJournal appends n entries to the journal of the state file at path,
-// five per record (created, finished, removal intent, removed, swept),
-// 10,000 to a transaction.
+// growJournal adds n/5 records to the state file at path, each taken from
+// create to removed as custody commits them (tombstonedLife: five journal
+// entries each), 400 records to a transaction (store.CommitChanges).
 func growJournal(b *testing.B, path string, n int) {
 	b.Helper()
 	s, err := store.OpenContext(context.Background(), path, time.Minute, false)
 	if err != nil {
 		b.Fatal(err)
 	}
-	at := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
-	names := []string{"created", "finished", "removal-intent", "removed", "swept"}
-	batch := make([]store.Event, 0, 10_000)
-	for i := range n {
-		id := fmt.Sprintf("old%06d-%06x", i/5, i/5)
-		at = at.Add(time.Second)
-		batch = append(batch, store.Event{Record: id, Kind: machine.KindWorktree, Event: names[i%5], At: at, Actor: "bench@host",
-			Detail: map[string]any{"path": "/home/someone/src/project/.worktrees/" + id, "branch": "custody/" + id,
-				"commit": strings.Repeat("a", 40)}})
-		if len(batch) == cap(batch) || i == n-1 {
-			if err := s.AppendEvents(batch); err != nil {
-				b.Fatalf("entry %d of %d: %v", i, n, err)
+	now := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+	var batch []store.Transition
+	for i := range n / 5 {
+		batch = append(batch, tombstonedLife(i, &now)...)
+		if len(batch) >= 2_000 || i == n/5-1 {
+			if err := store.CommitChanges(s, batch); err != nil {
+				b.Fatalf("record %d of %d: %v", i, n/5, err)
 			}
 			batch = batch[:0]
 		}

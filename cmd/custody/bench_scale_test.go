@@ -145,52 +145,63 @@ func (u scaleRun) mib() float64   { return float64(u.rss) / (1 << 20) }
 
 // scaleTombstones adds n records to the state file at path, each taken
 // through create, created, finish, remove (on an ancestry proof) and
-// removed, as custody commits them.
+// removed, as custody commits them: one transaction each.
 func scaleTombstones(b *testing.B, path string, n int) {
 	b.Helper()
 	s, err := store.OpenContext(context.Background(), path, time.Minute, false)
 	if err != nil {
 		b.Fatal(err)
 	}
-	commit := strings.Repeat("a", 40)
 	now := time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
-	holder := machine.Holder{PID: 4242, Host: "host"}
-	proof := &machine.Proof{Kind: machine.ProofAncestry, Remote: "origin", Ref: "refs/heads/main", Tip: commit, Head: commit}
 	for i := range n {
-		id := fmt.Sprintf("old%05d-%06x", i, i)
-		rec := machine.Record{ID: id, Origin: machine.OriginCreated, Path: "/gone/.worktrees/" + id, Branch: "custody/" + id, BaseCommit: commit}
-		for _, e := range []struct {
-			to machine.State
-			tr machine.Trigger
-		}{
-			{machine.StateProvisioning, machine.TriggerCreate},
-			{machine.StateActive, machine.TriggerCreated},
-			{machine.StateFinished, machine.TriggerFinish},
-			{machine.StateRemoving, machine.TriggerRemove},
-			{machine.StateTombstoned, machine.TriggerRemoved},
-		} {
-			now = now.Add(time.Second)
-			f := machine.Firing{Record: rec, Now: now}
-			var tp *machine.Proof
-			switch e.tr {
-			case machine.TriggerCreate:
-				f.Intent = &machine.Intent{Kind: machine.IntentCreate, Path: rec.Path, Branch: rec.Branch, Commit: commit, Holder: holder, At: now}
-			case machine.TriggerCreated:
-				f.Obs = machine.WorktreeObservation{Path: rec.Path, Dev: 64769, Ino: uint64(1000 + i), AdminKey: id}
-			case machine.TriggerFinish:
-				f.Obs = machine.WorktreeObservation{Head: commit}
-			case machine.TriggerRemove:
-				f.Intent = &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Commit: commit, Proof: proof, PlanID: "sha256:plan", Holder: holder, At: now}
-				tp = proof
-			case machine.TriggerRemoved:
-				f.Evidence = machine.Evidence{BranchOutcome: machine.BranchDeleted}
-			}
-			tr := store.Transition{Before: rec, After: machine.Next(rec, e.to, e.tr, f), Trigger: e.tr,
-				Observation: "sha256:" + strings.Repeat("0", 64), Proof: tp, Outcome: string(e.tr), Actor: "bench@host"}
+		for _, tr := range tombstonedLife(i, &now) {
 			if err := s.Commit(tr); err != nil {
-				b.Fatalf("record %d of %d, %s: %v", i, n, e.tr, err)
+				b.Fatalf("record %d of %d, %s: %v", i, n, tr.Trigger, err)
 			}
-			rec = tr.After
 		}
 	}
+}
+
+// tombstonedLife is the five transitions of the i-th added record, from
+// create to removed on an ancestry proof, a second apart from *now on
+// (which it advances).
+func tombstonedLife(i int, now *time.Time) []store.Transition {
+	commit := strings.Repeat("a", 40)
+	holder := machine.Holder{PID: 4242, Host: "host"}
+	proof := &machine.Proof{Kind: machine.ProofAncestry, Remote: "origin", Ref: "refs/heads/main", Tip: commit, Head: commit}
+	id := fmt.Sprintf("old%05d-%06x", i, i)
+	rec := machine.Record{ID: id, Origin: machine.OriginCreated, Path: "/gone/.worktrees/" + id, Branch: "custody/" + id, BaseCommit: commit}
+	var out []store.Transition
+	for _, e := range []struct {
+		to machine.State
+		tr machine.Trigger
+	}{
+		{machine.StateProvisioning, machine.TriggerCreate},
+		{machine.StateActive, machine.TriggerCreated},
+		{machine.StateFinished, machine.TriggerFinish},
+		{machine.StateRemoving, machine.TriggerRemove},
+		{machine.StateTombstoned, machine.TriggerRemoved},
+	} {
+		*now = now.Add(time.Second)
+		f := machine.Firing{Record: rec, Now: *now}
+		var tp *machine.Proof
+		switch e.tr {
+		case machine.TriggerCreate:
+			f.Intent = &machine.Intent{Kind: machine.IntentCreate, Path: rec.Path, Branch: rec.Branch, Commit: commit, Holder: holder, At: *now}
+		case machine.TriggerCreated:
+			f.Obs = machine.WorktreeObservation{Path: rec.Path, Dev: 64769, Ino: uint64(1000 + i), AdminKey: id}
+		case machine.TriggerFinish:
+			f.Obs = machine.WorktreeObservation{Head: commit}
+		case machine.TriggerRemove:
+			f.Intent = &machine.Intent{Kind: machine.IntentRemoval, Path: rec.Path, Commit: commit, Proof: proof, PlanID: "sha256:plan", Holder: holder, At: *now}
+			tp = proof
+		case machine.TriggerRemoved:
+			f.Evidence = machine.Evidence{BranchOutcome: machine.BranchDeleted}
+		}
+		tr := store.Transition{Before: rec, After: machine.Next(rec, e.to, e.tr, f), Trigger: e.tr,
+			Observation: "sha256:" + strings.Repeat("0", 64), Proof: tp, Outcome: string(e.tr), Actor: "bench@host"}
+		out = append(out, tr)
+		rec = tr.After
+	}
+	return out
 }
