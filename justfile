@@ -83,7 +83,7 @@ bench-scale:
 
 # Time journal export, verify and report (of the export and of the live journal) on a journal of a
 # million entries the store writes (CUSTODY_BENCH_JOURNAL_ENTRIES sets another size): wall, CPU
-# and peak RSS (target: verify and report under 64 MiB). About ten minutes.
+# and peak RSS (target: verify and report under 64 MiB). About twelve minutes.
 bench-journal:
     go test ./cmd/custody/ -run '^$' -bench '^BenchmarkJournal$' -benchtime 1x -timeout 60m
 

@@ -19,26 +19,6 @@ import (
 func TestCommitChangesAllOrNone(t *testing.T) {
 	t.Parallel()
 	s := storetest.MustOpen(t)
-	life := func(id string, now time.Time) []store.Transition {
-		rec := newRecord(id)
-		var trs []store.Transition
-		for _, x := range []struct {
-			to machine.State
-			tr machine.Trigger
-		}{
-			{machine.StateProvisioning, machine.TriggerCreate},
-			{machine.StateActive, machine.TriggerCreated},
-			{machine.StateFinished, machine.TriggerFinish},
-			{machine.StateRemoving, machine.TriggerRemove},
-			{machine.StateTombstoned, machine.TriggerRemoved},
-		} {
-			now = now.Add(time.Second)
-			tr := step(rec, x.to, x.tr, now)
-			trs = append(trs, tr)
-			rec = tr.After
-		}
-		return trs
-	}
 	trs := life("a-000001", t0)
 	if err := store.CommitChanges(s, trs); err != nil {
 		t.Fatal(err)

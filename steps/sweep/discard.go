@@ -95,7 +95,7 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 			}
 		}
 	}()
-	names := snapshotNames(s)
+	names := snapshotDirs(s)
 	// in is the directory rel lies in, opened inside root (nil when it
 	// cannot be: gone, no longer a directory, or holding something new
 	// that the classifier would refuse). Each directory is opened from its parent, one
@@ -236,19 +236,22 @@ func addedTo(root *os.Root, rel string, s snapshot, seen *map[string]bool) []str
 	return out
 }
 
-// snapshotNames is, for each directory of s, the names the walk found in
-// it.
-func snapshotNames(s snapshot) map[string]map[string]bool {
-	out := map[string]map[string]bool{}
+// snapshotDirs is each directory of s (its own included, empty ones too),
+// with the names the walk found in it and the type each had.
+func snapshotDirs(s snapshot) map[string]map[string]fs.FileMode {
+	out := map[string]map[string]fs.FileMode{}
 	for _, e := range s.ents {
+		if e.id.mode.IsDir() && out[e.rel] == nil {
+			out[e.rel] = map[string]fs.FileMode{}
+		}
 		if e.rel == s.rel {
 			continue
 		}
 		dir := path.Dir(e.rel)
 		if out[dir] == nil {
-			out[dir] = map[string]bool{}
+			out[dir] = map[string]fs.FileMode{}
 		}
-		out[dir][path.Base(e.rel)] = true
+		out[dir][path.Base(e.rel)] = e.id.mode.Type()
 	}
 	return out
 }
@@ -284,7 +287,7 @@ func openDirIn(parent *os.Root, name string) *os.Root {
 // a special file or a link made in the directory since would make the
 // classifier refuse it, so nothing it holds goes. Names are read without a
 // stat; only the added ones are statted.
-func addedNothingThatClassifies(r *os.Root, want map[string]bool) bool {
+func addedNothingThatClassifies(r *os.Root, want map[string]fs.FileMode) bool {
 	f, err := r.Open(".")
 	if err != nil {
 		return false
@@ -295,7 +298,7 @@ func addedNothingThatClassifies(r *os.Root, want map[string]bool) bool {
 		return false
 	}
 	for _, n := range got {
-		if want[n] {
+		if _, ok := want[n]; ok {
 			continue
 		}
 		switch n {

@@ -265,7 +265,14 @@ func TestDiscardTakesADisposableFile(t *testing.T) {
 // checkWalk walks tree as the check does, recording every entry.
 func checkWalk(t *testing.T, tree string) treeWalk {
 	t.Helper()
-	w := walkTree(tree, nil)
+	return checkWalkTracked(t, tree, nil)
+}
+
+// checkWalkTracked walks tree as the check does against the index tracked
+// (nil: none read), failing the test when the walk could not read it.
+func checkWalkTracked(t *testing.T, tree string, tracked *machine.TrackedSet) treeWalk {
+	t.Helper()
+	w := walkTree(tree, tracked)
 	if w.err != "" {
 		t.Fatal(w.err)
 	}

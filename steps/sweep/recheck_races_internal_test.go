@@ -49,10 +49,7 @@ func TestWalkedBuildAgreesWithDiskOnAFileCandidate(t *testing.T) {
 				writeLayout(t, dir, e)
 			}
 			set := machine.TrackedPaths(c.tracked)
-			w := walkTree(dir, &set)
-			if w.err != "" {
-				t.Fatal(w.err)
-			}
+			w := checkWalkTracked(t, dir, &set)
 			want := observe.BuildShape(dir, c.cand)
 			got := want
 			observe.WalkBuild(dir, &want)
@@ -220,10 +217,7 @@ func TestRecheckAndDeletionLookAtOneTree(t *testing.T) {
 		writeLayout(t, tree, e)
 	}
 	tracked := machine.TrackedPaths([]string{"Cargo.toml"})
-	w := walkTree(tree, &tracked)
-	if w.err != "" {
-		t.Fatal(w.err)
-	}
+	w := checkWalkTracked(t, tree, &tracked)
 	d := machine.DiscardedDir{Path: "target", Kind: machine.BuildCargoTarget}
 	s := mustSnapshot(t, w, "target", d.Kind)
 	root := openTree(t, tree)

@@ -1,9 +1,7 @@
 package sweep
 
 import (
-	"io/fs"
 	"os"
-	"path"
 
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe"
@@ -58,22 +56,7 @@ func unchangedBelow(root *os.Root, s snapshot) bool {
 	if fi, err := root.Lstat(s.rel); err != nil || !fi.IsDir() {
 		return false
 	}
-	children := map[string]map[string]fs.FileMode{} // directory → name → type
-	for _, e := range s.ents {
-		if e.id.mode.IsDir() {
-			if children[e.rel] == nil {
-				children[e.rel] = map[string]fs.FileMode{}
-			}
-		}
-		if e.rel != s.rel {
-			parent := path.Dir(e.rel)
-			if children[parent] == nil {
-				children[parent] = map[string]fs.FileMode{}
-			}
-			children[parent][path.Base(e.rel)] = e.id.mode.Type()
-		}
-	}
-	for dir, want := range children {
+	for dir, want := range snapshotDirs(s) {
 		got, ok := dirTypes(root, dir)
 		if !ok || len(got) != len(want) {
 			return false

@@ -79,10 +79,7 @@ func TestClassifyAgainSeesAGitDirectoryMadeByATypeChange(t *testing.T) {
 		writeLayout(t, tree, e)
 	}
 	tracked := machine.NewTrackedSet([]machine.TrackedEntry{{Path: "Cargo.toml", Mode: "100644"}})
-	w := walkTree(tree, &tracked)
-	if w.err != "" {
-		t.Fatal(w.err)
-	}
+	w := checkWalkTracked(t, tree, &tracked)
 	d := machine.DiscardedDir{Path: "target", Kind: machine.BuildCargoTarget}
 	s := mustSnapshot(t, w, "target", d.Kind)
 	root := openTree(t, tree)

@@ -78,10 +78,7 @@ func agreeOn(t *testing.T, layout []string, tracked []machine.TrackedEntry) {
 		writeLayout(t, dir, e)
 	}
 	set := machine.NewTrackedSet(tracked)
-	w := walkTree(dir, &set)
-	if w.err != "" {
-		t.Fatal(w.err)
-	}
+	w := checkWalkTracked(t, dir, &set)
 	src := &walkedBuild{dir: dir, w: &w, tracked: set}
 	compared := 0
 	for _, e := range w.ents {

@@ -20,12 +20,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/custody-sh/custody/fixtures/testsize"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/observe/gitfiles"
 	"github.com/custody-sh/custody/observe/hostio"
 	"github.com/custody-sh/custody/observe/proof"
-
-	"github.com/custody-sh/custody/fixtures/testsize"
 )
 
 // Sandbox is a set of repositories in one temporary directory, built with

@@ -12,11 +12,10 @@ package clitest
 
 import (
 	"bytes"
-	"time"
-
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/custody-sh/custody/cmd/custody/internal/output"
 	"github.com/custody-sh/custody/fixtures"
@@ -183,13 +182,7 @@ func ListRecords(t testing.TB, r *fixtures.Repo, all bool) []output.ListEntry {
 // when there is none.
 func ListRecord(t testing.TB, r *fixtures.Repo, id string) output.ListEntry {
 	t.Helper()
-	for _, rec := range ListRecords(t, r, true) {
-		if rec.ID == id {
-			return rec
-		}
-	}
-	t.Fatalf("no record %s in custody list --all", id)
-	return output.ListEntry{}
+	return recordIn(t, ListRecords(t, r, true), id)
 }
 
 // ListRecordWithin is ListRecord with list's observations bounded by d
@@ -198,7 +191,14 @@ func ListRecord(t testing.TB, r *fixtures.Repo, id string) output.ListEntry {
 func ListRecordWithin(t testing.TB, r *fixtures.Repo, id string, d time.Duration) output.ListEntry {
 	t.Helper()
 	res := MustCustody(t, r, 0, "--observe-timeout", d.String(), "list", "--json", "--all")
-	for _, rec := range DecodeResult[ListResult](t, res, "list").Records {
+	return recordIn(t, DecodeResult[ListResult](t, res, "list").Records, id)
+}
+
+// recordIn is record id of a list --all, failing the test when there is
+// none.
+func recordIn(t testing.TB, recs []output.ListEntry, id string) output.ListEntry {
+	t.Helper()
+	for _, rec := range recs {
 		if rec.ID == id {
 			return rec
 		}
