@@ -118,8 +118,12 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 		part := recs[:n]
 		recs = recs[n:]
 		first := len(res.Trees)
+		if !opts.DryRun {
+			g.watch = newWatcher()
+		}
 		for _, rec := range part {
 			if ctx.Err() != nil {
+				g.watch.close()
 				return res, ctx.Err()
 			}
 			if rec.Kind != "" && rec.Kind != machine.KindWorktree {
@@ -160,6 +164,7 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 			}
 		}
 		err := discardAll(ctx, e, work, scope)
+		g.watch.close()
 		for i := first; i < len(res.Trees); i++ {
 			res.Trees[i].walk = nil
 		}
@@ -208,6 +213,9 @@ type gatherer struct {
 	idle    time.Duration
 	listing []byte
 	listErr error
+	// watch watches the directories the walks record, from before they
+	// are read to the deletion (nil: none).
+	watch *watcher
 }
 
 // gather observes what DecideSweep needs of rec, reading no more than the
@@ -233,7 +241,7 @@ func (g gatherer) gather(ctx context.Context, rec machine.Record, lease *machine
 			tracked = &t
 		}
 	}
-	w := walkTree(rec.Path, tracked)
+	w := walkTree(rec.Path, tracked, g.watch)
 	f.Newest, f.NewestPath, f.WalkErr = w.newest, w.newestPath, w.err
 	if f.WalkErr != "" || g.now.Sub(f.Newest) < g.idle {
 		return f, nil
