@@ -15,14 +15,18 @@ import (
 	"github.com/custody-sh/custody/store"
 )
 
-// A chunk of trees is snapshotted, re-checked, journaled and deleted
-// together: one process scan, one intent transaction and one outcome
-// transaction per chunk. A chunk holds at most chunkTrees trees, and no
-// tree is re-checked against a process scan older than chunkAge (the rest
-// of the chunk goes to the next one, scanned again).
+// A chunk of trees is walked, decided, snapshotted, re-checked, journaled
+// and deleted together: one watcher, one process scan, one intent
+// transaction and one outcome transaction per chunk. A chunk holds at most
+// chunkTrees trees, and trees are added to it only while their walks hold
+// fewer than chunkEntries entries of build output (what sweep holds in
+// memory is bounded by that, however large each tree's output); no tree is
+// re-checked against a process scan older than chunkAge (the rest of the
+// chunk goes to the next one, scanned again).
 const (
-	chunkTrees = 32
-	chunkAge   = time.Second
+	chunkTrees   = 64
+	chunkEntries = 1 << 18
+	chunkAge     = time.Second
 )
 
 // pendingTree is one tree of a chunk: its snapshots (nil where a
@@ -34,13 +38,14 @@ type pendingTree struct {
 	snaps []*snapshot
 }
 
-// discardAll deletes the build output of trees, a chunk at a time.
-func discardAll(ctx context.Context, e *steps.Env, trees []*Tree, scope observe.Scope) error {
+// discardAll deletes the build output of trees, a chunk (of at most
+// maxTrees) at a time.
+func discardAll(ctx context.Context, e *steps.Env, trees []*Tree, scope observe.Scope, maxTrees int) error {
 	for len(trees) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, err := discardChunk(ctx, e, trees, scope)
+		n, err := discardChunk(ctx, e, trees[:min(len(trees), maxTrees)], scope)
 		if err != nil {
 			return err
 		}
@@ -49,8 +54,8 @@ func discardAll(ctx context.Context, e *steps.Env, trees []*Tree, scope observe.
 	return nil
 }
 
-// discardChunk takes trees from the front of trees until the chunk is
-// full: it snapshots each tree's directories, then (one process scan for
+// discardChunk takes trees from the front of trees (all of them, unless
+// re-checking takes longer than chunkAge): it snapshots each tree's directories, then (one process scan for
 // the chunk, the records and leases read again) observes each tree again
 // and keeps only directories still recognised as the same kind in a tree
 // still unleased and unused, journals every intent in one transaction,
@@ -74,9 +79,6 @@ func discardChunk(ctx context.Context, e *steps.Env, trees []*Tree, scope observ
 		}
 	}()
 	for _, t := range trees {
-		if len(chunk) == chunkTrees {
-			break
-		}
 		p := &pendingTree{t: t}
 		chunk = append(chunk, p)
 		t.Discarded = make([]Discarded, len(t.Discard))

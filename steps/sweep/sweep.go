@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,9 @@ type Options struct {
 	// MaxArchiveSize bounds the unpublished files an archive is captured
 	// of, in bytes; zero means no bound.
 	MaxArchiveSize int64
+	// chunkTrees and chunkEntries bound a chunk (zero: the constants of
+	// the same names); tests make them small.
+	chunkTrees, chunkEntries int
 }
 
 // Result is what one sweep did, or would do with DryRun.
@@ -113,15 +117,15 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 	// discarded before the next chunk is walked: what the walks hold (the
 	// identity of every entry of every build directory) never grows with
 	// the fleet.
+	maxTrees, maxEntries := cmp.Or(opts.chunkTrees, chunkTrees), cmp.Or(opts.chunkEntries, chunkEntries)
 	for len(recs) > 0 {
-		n := min(len(recs), chunkTrees)
-		part := recs[:n]
-		recs = recs[n:]
 		first := len(res.Trees)
 		if !opts.DryRun {
 			g.watch = newWatcher()
 		}
-		for _, rec := range part {
+		held := 0 // entries of build output the chunk's walks hold
+		for ; len(recs) > 0 && len(res.Trees)-first < maxTrees && held < maxEntries; recs = recs[1:] {
+			rec := recs[0]
 			if ctx.Err() != nil {
 				g.watch.close()
 				return res, ctx.Err()
@@ -145,6 +149,7 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 			if w != nil && t.Idle && len(t.Discard) > 0 && !opts.DryRun {
 				w.keepOnly(t.Discard)
 				t.walk = w
+				held += len(w.ents)
 			}
 			for _, d := range t.Discard {
 				res.Bytes += d.Bytes
@@ -163,7 +168,7 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 				work = append(work, t)
 			}
 		}
-		err := discardAll(ctx, e, work, scope)
+		err := discardAll(ctx, e, work, scope, maxTrees)
 		g.watch.close()
 		for i := first; i < len(res.Trees); i++ {
 			res.Trees[i].walk = nil
