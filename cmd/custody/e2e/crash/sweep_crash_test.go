@@ -147,8 +147,9 @@ func TestSweepRechecksBeforeDeleting(t *testing.T) {
 
 // TestSweepLeavesWhatWasWrittenAfterTheCheck holds a sweep after the check
 // that found a tree idle, before its snapshots, and meanwhile writes a file
-// into the tree's build directory and appends to another there. Released,
-// the sweep deletes the rest of the build output and leaves both files
+// into the tree's build directory, appends to another there and rewrites
+// a third in place with its size and times kept. Released,
+// the sweep deletes the rest of the build output and leaves the three files
 // and the directories holding them: they are in its snapshot, but changed
 // after the check.
 func TestSweepLeavesWhatWasWrittenAfterTheCheck(t *testing.T) {
@@ -160,8 +161,22 @@ func TestSweepLeavesWhatWasWrittenAfterTheCheck(t *testing.T) {
 	r.WriteFile(path, "target/.rustc_info.json", "{}\n")
 	r.WriteFile(path, "target/debug/app", "compiled\n")
 	r.WriteFile(path, "target/debug/deps/lib.rlib", "compiled\n")
+	r.WriteFile(path, "target/debug/deps/same.rlib", "compiled\n")
 	time.Sleep(1100 * time.Millisecond) // idle for --idle 1s
 	release, wait := clitest.Paused(t, r, "sweep/before-snapshot", "sweep", "--idle", "1s")
+	// Rewritten in place, its size and modification time as they were:
+	// only its change time, and the watch, say so.
+	same := filepath.Join(path, "target", "debug", "deps", "same.rlib")
+	before, err := os.Lstat(same)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(same, []byte("COMPILED\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(same, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
 	r.WriteFile(path, "target/debug/deps/late.rlib", "written after the check\n")
 	f, err := os.OpenFile(filepath.Join(path, "target", "debug", "app"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -178,7 +193,8 @@ func TestSweepLeavesWhatWasWrittenAfterTheCheck(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("the held sweep:\n%s", res)
 	}
-	for f, want := range map[string]string{"target/debug/deps/late.rlib": "written after the check\n", "target/debug/app": "compiled\nrelinked\n"} {
+	for f, want := range map[string]string{"target/debug/deps/late.rlib": "written after the check\n", "target/debug/app": "compiled\nrelinked\n",
+		"target/debug/deps/same.rlib": "COMPILED\n"} {
 		if b, err := os.ReadFile(filepath.Join(path, filepath.FromSlash(f))); err != nil || string(b) != want {
 			t.Errorf("%s, written after the check: %q, %v\n%s", f, b, err, res)
 		}
