@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/custody-sh/custody/fixtures/testsize"
 	"github.com/custody-sh/custody/machine"
 	"github.com/custody-sh/custody/store"
 	"github.com/custody-sh/custody/store/storetest"
@@ -555,7 +556,7 @@ func TestMain(m *testing.M) {
 		exerciseCorruptStore(os.Stdout, path)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(testsize.Main(m))
 }
 
 // exerciseCorruptStore opens path and, if that works, runs every store

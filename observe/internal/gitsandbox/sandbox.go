@@ -316,6 +316,7 @@ var originTemplate *Sandbox
 func RunMain(m *testing.M, more func(tmp string) error) int {
 	flag.Parse()
 	testsize.WidenParallel()
+	testsize.Scratch()
 	tmp, err := os.MkdirTemp("", "observe-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

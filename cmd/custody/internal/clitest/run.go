@@ -46,6 +46,7 @@ const ImportPath = "github.com/custody-sh/custody/cmd/custody"
 func Main(m *testing.M) int {
 	flag.Parse()
 	testsize.WidenParallel()
+	testsize.Scratch()
 	dir, cleanup, err := binaries()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
