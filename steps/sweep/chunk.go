@@ -16,7 +16,7 @@ import (
 )
 
 // A chunk of trees is walked, decided, snapshotted, re-checked, journaled
-// and deleted together: one watcher, one process scan, one intent
+// and deleted together: one process scan, one intent
 // transaction and one outcome transaction per chunk. A chunk holds at most
 // chunkTrees trees, and trees are added to it only while their walks hold
 // fewer than chunkEntries entries of build output (what sweep holds in

@@ -18,21 +18,11 @@ type identity struct {
 	mtime time.Time
 	ctime time.Time
 	ino   uint64
-	// links is the entry's count of names (0: not known), which same
-	// does not compare (a change of it moves ctime).
-	links uint64
 }
 
 // same reports whether a and b are one entry, unchanged.
 func (a identity) same(b identity) bool {
 	return a.mode == b.mode && a.size == b.size && a.mtime.Equal(b.mtime) && a.ctime.Equal(b.ctime) && a.ino == b.ino
-}
-
-// lessLinks reports whether now is the entry a was, unchanged but for
-// the n of its names this deletion took (when n > 0): its link count
-// lower by n, and its change time moved by that.
-func (a identity) lessLinks(now identity, n uint64) bool {
-	return n > 0 && a.mode == now.mode && a.size == now.size && a.mtime.Equal(now.mtime) && a.ino == now.ino && a.links == now.links+n
 }
 
 // snapEntry is one entry of a snapshot: its path relative to the tree
@@ -58,10 +48,6 @@ type snapshot struct {
 	rel   string
 	ents  []snapEntry
 	bytes int64
-	// watch is the walk's watcher, and watched its watch of each
-	// directory, by rel (see treeWalk).
-	watch   *watcher
-	watched map[string]int32
 }
 
 // errNotDir is the error of a build directory that was no real directory
@@ -76,19 +62,13 @@ type discarded struct {
 	freed int64
 	files int
 	kept  []string
-	// watched is how many of the files deleted went on the watch's
-	// word, without a stat of their own.
-	watched int
 }
 
 // discardSnapshot deletes the entries of s below root, deepest first, each
-// only while it is still what the check's walk recorded: a file written,
+// only when lstat still shows the identity the check's walk recorded
+// (inode, size, modification and change time, mode): a file written,
 // replaced or added since the check is left where it is, and so is every
-// directory holding one. A regular file with one link, in a directory
-// that is the one the walk watched (its inode) and that saw no change
-// since the watch (watcher), is that; any other entry is when lstat still
-// shows the identity the walk recorded (inode, size, modification and
-// change time, mode). Each directory is opened once, from its parent
+// directory holding one. Each directory is opened once, from its parent
 // and not through a symlink (openDirIn), and its entries are examined and
 // removed by name there; a directory that holds, when it is opened,
 // something new that the classifier would refuse (a .git, a link, a
@@ -108,12 +88,6 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 	var seen map[string]bool // the snapshot's paths, once a directory holds more
 	dirs := map[string]*os.Root{".": root}
 	unopened := map[string]bool{}
-	// watched is the watch of each directory opened that is the one the
-	// walk watched.
-	watched := map[string]int32{}
-	// unlinked counts the names deleted of each file that had more than
-	// one (by inode): each moved the change time of the others.
-	unlinked := map[uint64]uint64{}
 	defer func() {
 		for rel, r := range dirs {
 			if rel != "." {
@@ -122,12 +96,6 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 		}
 	}()
 	names := snapshotDirs(s)
-	walkedIno := map[string]uint64{}
-	for _, e := range s.ents {
-		if e.id.mode.IsDir() {
-			walkedIno[e.rel] = e.id.ino
-		}
-	}
 	// in is the directory rel lies in, opened inside root (nil when it
 	// cannot be: gone, no longer a directory, or holding something new
 	// that the classifier would refuse). Each directory is opened from its parent, one
@@ -145,9 +113,8 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 			return nil
 		}
 		var r *os.Root
-		var opened fs.FileInfo
 		if parent := in(dir); parent != nil {
-			r, opened = openDirIn(parent, path.Base(dir))
+			r = openDirIn(parent, path.Base(dir))
 		}
 		if r != nil && !addedNothingThatClassifies(r, names[dir]) {
 			// A repository, a link or a special file was put in it
@@ -160,9 +127,6 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 			return nil
 		}
 		dirs[dir] = r
-		if wd := s.watched[dir]; wd > 0 && identityOf(opened).ino == walkedIno[dir] {
-			watched[dir] = wd
-		}
 		return r
 	}
 	for _, e := range slices.Backward(s.ents) {
@@ -171,7 +135,6 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 			if r, ok := dirs[e.rel]; ok {
 				r.Close()
 				delete(dirs, e.rel)
-				delete(watched, e.rel)
 			}
 			if keptDirs[e.rel] {
 				continue
@@ -213,21 +176,16 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 			continue
 		}
 		name := path.Base(e.rel)
-		wd, ok := watched[path.Dir(e.rel)]
-		onWatch := ok && e.id.mode.IsRegular() && e.id.links == 1 && s.watch.unchanged(wd)
-		if !onWatch {
-			fi, err := r.Lstat(name)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil || !identityOf(fi).same(e.id) && !e.id.lessLinks(identityOf(fi), unlinked[e.id.ino]) {
-				// Changed since the check, or no longer reachable
-				// inside the tree (a directory above it became a
-				// symlink that leads out): what is there now is not
-				// what was checked.
-				keep(e.rel)
-				continue
-			}
+		fi, err := r.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil || !identityOf(fi).same(e.id) {
+			// Changed since the check, or no longer reachable inside
+			// the tree (a directory above it became a symlink that
+			// leads out): what is there now is not what was checked.
+			keep(e.rel)
+			continue
 		}
 		if err := r.Remove(name); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -236,12 +194,6 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 			continue
 		}
 		d.files++
-		if e.id.links > 1 {
-			unlinked[e.id.ino]++
-		}
-		if onWatch {
-			d.watched++
-		}
 		failpoint.At("sweep/during-discard")
 		if e.id.mode.IsRegular() {
 			d.freed += e.id.size
@@ -307,24 +259,23 @@ func snapshotDirs(s snapshot) map[string]map[string]fs.FileMode {
 // openDirIn opens the directory name of parent, and only a directory that
 // name held before and after the open and that the open reached: a
 // symlink put in its place at any moment of it is not followed (os.Root
-// follows one that stays inside parent), with what it opened. nil when it
-// cannot be.
-func openDirIn(parent *os.Root, name string) (*os.Root, fs.FileInfo) {
+// follows one that stays inside parent). nil when it cannot be.
+func openDirIn(parent *os.Root, name string) *os.Root {
 	before, err := parent.Lstat(name)
 	if err != nil || !before.IsDir() {
-		return nil, nil
+		return nil
 	}
 	r, err := parent.OpenRoot(name)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	opened, err := r.Stat(".")
 	after, aerr := parent.Lstat(name)
 	if err != nil || aerr != nil || !after.IsDir() || !os.SameFile(before, opened) || !os.SameFile(before, after) {
 		r.Close()
-		return nil, nil
+		return nil
 	}
-	return r, opened
+	return r
 }
 
 // addedNothingThatClassifies reports whether what the directory r holds

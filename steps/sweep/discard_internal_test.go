@@ -19,10 +19,6 @@ import (
 // symlink (to a directory inside the tree, or outside it); the directories
 // holding them stay, and everything the snapshot saw unchanged goes.
 func TestDiscardLeavesWhatChangedSinceTheSnapshot(t *testing.T) {
-	eachWalk(t, testDiscardLeavesWhatChangedSinceTheSnapshot)
-}
-
-func testDiscardLeavesWhatChangedSinceTheSnapshot(t *testing.T, walk walkFunc) {
 	tree := t.TempDir()
 	outside := t.TempDir()
 	write := func(dir, rel, s string) {
@@ -42,7 +38,7 @@ func testDiscardLeavesWhatChangedSinceTheSnapshot(t *testing.T, walk walkFunc) {
 	write(tree, "src/c", "the person's file\n")
 	write(outside, "d", "outside\n")
 	root := openTree(t, tree)
-	w := walk(t, tree)
+	w := checkWalk(t, tree)
 	snap := mustSnapshot(t, w, "target", machine.BuildCargoTarget)
 	if snap.bytes != 8*10 {
 		t.Errorf("snapshot holds %d bytes; want 80", snap.bytes)
@@ -126,10 +122,6 @@ func TestSnapshotRefusesASymlinkedDirectory(t *testing.T) {
 // walk saw is what the intent counts; what was freed leaves out what
 // changed; everything unchanged since the check goes.
 func TestDiscardLeavesWhatChangedSinceTheCheck(t *testing.T) {
-	eachWalk(t, testDiscardLeavesWhatChangedSinceTheCheck)
-}
-
-func testDiscardLeavesWhatChangedSinceTheCheck(t *testing.T, walk walkFunc) {
 	tree := t.TempDir()
 	write := func(rel, s string) {
 		t.Helper()
@@ -144,7 +136,7 @@ func testDiscardLeavesWhatChangedSinceTheCheck(t *testing.T, walk walkFunc) {
 	for _, rel := range []string{"target/.rustc_info.json", "target/debug/app", "target/debug/deps/lib.rlib", "target/grown"} {
 		write(rel, "0123456789")
 	}
-	w := walk(t, tree)
+	w := checkWalk(t, tree)
 	// After the check:
 	time.Sleep(20 * time.Millisecond) // change times later than the check's newest
 	write("target/debug/deps/late.rlib", "written after the check\n")
@@ -189,10 +181,6 @@ func testDiscardLeavesWhatChangedSinceTheCheck(t *testing.T, walk walkFunc) {
 // (to an empty directory in the tree) is not removed: the symlink is
 // something written after the check, and so is what it leads to.
 func TestDiscardLeavesADirectorySwappedForASymlink(t *testing.T) {
-	eachWalk(t, testDiscardLeavesADirectorySwappedForASymlink)
-}
-
-func testDiscardLeavesADirectorySwappedForASymlink(t *testing.T, walk walkFunc) {
 	tree := t.TempDir()
 	for _, rel := range []string{"target/.rustc_info.json", "target/swap/f"} {
 		p := filepath.Join(tree, filepath.FromSlash(rel))
@@ -206,7 +194,7 @@ func testDiscardLeavesADirectorySwappedForASymlink(t *testing.T, walk walkFunc) 
 	if err := os.MkdirAll(filepath.Join(tree, "src", "empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w := walk(t, tree)
+	w := checkWalk(t, tree)
 	snap := mustSnapshot(t, w, "target", machine.BuildCargoTarget)
 	swap := filepath.Join(tree, "target", "swap")
 	if err := os.RemoveAll(swap); err != nil {
@@ -233,16 +221,14 @@ func testDiscardLeavesADirectorySwappedForASymlink(t *testing.T, walk walkFunc) 
 // the deletion takes it while it is unchanged, and leaves it once it was
 // written to after the check. Any other kind of build output that is a
 // file when walked has no snapshot.
-func TestDiscardTakesADisposableFile(t *testing.T) { eachWalk(t, testDiscardTakesADisposableFile) }
-
-func testDiscardTakesADisposableFile(t *testing.T, walk walkFunc) {
+func TestDiscardTakesADisposableFile(t *testing.T) {
 	tree := t.TempDir()
 	for _, name := range []string{"debug.log", "grown.log"} {
 		if err := os.WriteFile(filepath.Join(tree, name), []byte("log\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	w := walk(t, tree)
+	w := checkWalk(t, tree)
 	if _, err := w.snapshot("debug.log", machine.BuildCargoTarget); !errors.Is(err, errNotDir) {
 		t.Errorf("a file snapshotted as a Cargo target: %v", err)
 	}
@@ -276,30 +262,6 @@ func testDiscardTakesADisposableFile(t *testing.T, walk walkFunc) {
 	}
 }
 
-// walkFunc walks tree as the check does, recording every entry.
-type walkFunc func(t *testing.T, tree string) treeWalk
-
-// eachWalk runs test with a walk that watches what it records, as sweep
-// walks, and with one that does not (as on a system without inotify, or
-// once the watches are used up): the deletion then stats every entry.
-func eachWalk(t *testing.T, test func(*testing.T, walkFunc)) {
-	t.Run("watched", func(t *testing.T) { test(t, watchedWalk) })
-	t.Run("unwatched", func(t *testing.T) { test(t, checkWalk) })
-}
-
-// watchedWalk walks tree as sweep does, watching what it records (as far
-// as this system can) until t ends.
-func watchedWalk(t *testing.T, tree string) treeWalk {
-	t.Helper()
-	wt := newWatcher()
-	t.Cleanup(wt.close)
-	w := walkTree(tree, nil, wt)
-	if w.err != "" {
-		t.Fatal(w.err)
-	}
-	return w
-}
-
 // checkWalk walks tree as the check does, recording every entry.
 func checkWalk(t *testing.T, tree string) treeWalk {
 	t.Helper()
@@ -310,7 +272,7 @@ func checkWalk(t *testing.T, tree string) treeWalk {
 // (nil: none read), failing the test when the walk could not read it.
 func checkWalkTracked(t *testing.T, tree string, tracked *machine.TrackedSet) treeWalk {
 	t.Helper()
-	w := walkTree(tree, tracked, nil)
+	w := walkTree(tree, tracked)
 	if w.err != "" {
 		t.Fatal(w.err)
 	}
@@ -336,55 +298,4 @@ func openTree(t *testing.T, tree string) *os.Root {
 	}
 	t.Cleanup(func() { root.Close() })
 	return root
-}
-
-// TestDiscardTakesEveryNameOfAHardLinkedFile: a file with several names in
-// the build directory (Cargo links target/debug/app to deps/app-<hash>)
-// goes under each, although deleting one name moves the change time of
-// the others; a name outside the directory stays, and a hard-linked file
-// written through another name after the check is kept.
-func TestDiscardTakesEveryNameOfAHardLinkedFile(t *testing.T) {
-	eachWalk(t, testDiscardTakesEveryNameOfAHardLinkedFile)
-}
-
-func testDiscardTakesEveryNameOfAHardLinkedFile(t *testing.T, walk walkFunc) {
-	tree := t.TempDir()
-	outside := t.TempDir()
-	for _, rel := range []string{"target/debug/app", "target/debug/written", "target/debug/deps/x.rlib"} {
-		writeLayout(t, tree, rel)
-	}
-	for _, l := range [][2]string{
-		{"target/debug/app", "target/debug/deps/app-1234"},
-		{"target/debug/app", "target/debug/deps/app-5678"},
-		{"target/debug/written", "target/debug/deps/written-1234"},
-	} {
-		if err := os.Link(filepath.Join(tree, l[0]), filepath.Join(tree, l[1])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Link(filepath.Join(tree, "target/debug/written"), filepath.Join(outside, "written")); err != nil {
-		t.Fatal(err)
-	}
-	w := walk(t, tree)
-	s := mustSnapshot(t, w, "target", machine.BuildCargoTarget)
-	time.Sleep(5 * time.Millisecond)
-	f, err := os.OpenFile(filepath.Join(outside, "written"), os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("more")
-	f.Close()
-	d := discardSnapshot(openTree(t, tree), s)
-	for _, gone := range []string{"target/debug/app", "target/debug/deps/app-1234", "target/debug/deps/app-5678", "target/debug/deps/x.rlib"} {
-		if _, err := os.Lstat(filepath.Join(tree, gone)); !os.IsNotExist(err) {
-			t.Errorf("%s, unchanged, is still there (%v)", gone, err)
-		}
-	}
-	wantKept := []string{"target/debug/deps/written-1234", "target/debug/written"}
-	if !slices.Equal(d.kept, wantKept) {
-		t.Errorf("kept %q; want %q", d.kept, wantKept)
-	}
-	if _, err := os.Lstat(filepath.Join(outside, "written")); err != nil {
-		t.Errorf("the name outside the tree is gone: %v", err)
-	}
 }

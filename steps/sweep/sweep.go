@@ -120,14 +120,10 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 	maxTrees, maxEntries := cmp.Or(opts.chunkTrees, chunkTrees), cmp.Or(opts.chunkEntries, chunkEntries)
 	for len(recs) > 0 {
 		first := len(res.Trees)
-		if !opts.DryRun {
-			g.watch = newWatcher()
-		}
 		held := 0 // entries of build output the chunk's walks hold
 		for ; len(recs) > 0 && len(res.Trees)-first < maxTrees && held < maxEntries; recs = recs[1:] {
 			rec := recs[0]
 			if ctx.Err() != nil {
-				g.watch.close()
 				return res, ctx.Err()
 			}
 			if rec.Kind != "" && rec.Kind != machine.KindWorktree {
@@ -169,7 +165,6 @@ func Sweep(ctx context.Context, e *steps.Env, opts Options) (Result, error) {
 			}
 		}
 		err := discardAll(ctx, e, work, scope, maxTrees)
-		g.watch.close()
 		for i := first; i < len(res.Trees); i++ {
 			res.Trees[i].walk = nil
 		}
@@ -218,9 +213,6 @@ type gatherer struct {
 	idle    time.Duration
 	listing []byte
 	listErr error
-	// watch watches the directories the walks record, from before they
-	// are read to the deletion (nil: none).
-	watch *watcher
 }
 
 // gather observes what DecideSweep needs of rec, reading no more than the
@@ -246,7 +238,7 @@ func (g gatherer) gather(ctx context.Context, rec machine.Record, lease *machine
 			tracked = &t
 		}
 	}
-	w := walkTree(rec.Path, tracked, g.watch)
+	w := walkTree(rec.Path, tracked)
 	f.Newest, f.NewestPath, f.WalkErr = w.newest, w.newestPath, w.err
 	if f.WalkErr != "" || g.now.Sub(f.Newest) < g.idle {
 		return f, nil

@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"cmp"
 	"errors"
 	"io/fs"
 	"os"
@@ -27,10 +26,6 @@ type treeWalk struct {
 	err       string
 	untracked observe.Untracked
 	ents      []snapEntry
-	// watch watched each directory of ents before the walk read it
-	// (watched: each one's watch descriptor, by its rel).
-	watch   *watcher
-	watched map[string]int32
 }
 
 // walkTree walks the tree at dir without following symlinks, as
@@ -41,10 +36,9 @@ type treeWalk struct {
 // (the tree's index) it records the entries no index entry is at or below
 // and the untracked files; without (nil: the index could not be read) it
 // records every entry. The first entry that cannot be read ends the walk,
-// and err says which. With a watcher, each directory the walk records is
-// watched before anything in it is read.
-func walkTree(dir string, tracked *machine.TrackedSet, wt *watcher) treeWalk {
-	w := treeWalk{watch: wt}
+// and err says which.
+func walkTree(dir string, tracked *machine.TrackedSet) treeWalk {
+	w := treeWalk{}
 	if err := w.walkFrom(dir, tracked); err != nil {
 		w.err = err.Error()
 	}
@@ -58,7 +52,7 @@ func (w *treeWalk) walkFrom(dir string, tracked *machine.TrackedSet) error {
 	if err != nil {
 		return err
 	}
-	kept := w.visit(".", fi, func() (string, error) { return os.Readlink(dir) }, tracked)
+	w.visit(".", fi, func() (string, error) { return os.Readlink(dir) }, tracked)
 	if !fi.IsDir() {
 		return nil
 	}
@@ -67,24 +61,15 @@ func (w *treeWalk) walkFrom(dir string, tracked *machine.TrackedSet) error {
 		return err
 	}
 	defer root.Close()
-	return w.walkDir(root, dir, "", kept, tracked)
+	return w.walkDir(root, dir, "", tracked)
 }
 
 // walkDir walks what the directory r (at full, the tree's rel; "" for the
-// tree itself) holds; kept says the walk recorded r, which is then
-// watched first.
-func (w *treeWalk) walkDir(r *os.Root, full, rel string, kept bool, tracked *machine.TrackedSet) error {
+// tree itself) holds.
+func (w *treeWalk) walkDir(r *os.Root, full, rel string, tracked *machine.TrackedSet) error {
 	f, err := r.Open(".")
 	if err != nil {
 		return pathError("open", full, err)
-	}
-	if kept {
-		if wd := w.watch.watch(f); wd > 0 {
-			if w.watched == nil {
-				w.watched = map[string]int32{}
-			}
-			w.watched[cmp.Or(rel, ".")] = wd
-		}
 	}
 	// Names only: a directory opened in a Root would lstat each entry
 	// for ReadDir, and each is statted below.
@@ -104,7 +89,7 @@ func (w *treeWalk) walkDir(r *os.Root, full, rel string, kept bool, tracked *mac
 		if rel != "" {
 			erel = rel + "/" + name
 		}
-		kept := w.visit(erel, fi, func() (string, error) {
+		w.visit(erel, fi, func() (string, error) {
 			t, err := r.Readlink(name)
 			if err != nil {
 				err = pathError("readlink", p, err)
@@ -118,7 +103,7 @@ func (w *treeWalk) walkDir(r *os.Root, full, rel string, kept bool, tracked *mac
 		if err != nil {
 			return err
 		}
-		err = w.walkDir(sub, p, erel, kept, tracked)
+		err = w.walkDir(sub, p, erel, tracked)
 		sub.Close()
 		if err != nil {
 			return err
@@ -164,9 +149,9 @@ func pathError(op, p string, err error) error {
 var errChangedInWalk = errors.New("changed while it was walked")
 
 // visit records the entry rel (fi, as lstat gave it) of the walk: its
-// times, and, when the walk keeps it (kept), its identity and, for a link,
+// times, and, when the walk keeps it, its identity and, for a link,
 // what readlink gives.
-func (w *treeWalk) visit(rel string, fi fs.FileInfo, readlink func() (string, error), tracked *machine.TrackedSet) (kept bool) {
+func (w *treeWalk) visit(rel string, fi fs.FileInfo, readlink func() (string, error), tracked *machine.TrackedSet) {
 	id := identityOf(fi)
 	t := id.mtime
 	if id.ctime.After(t) {
@@ -182,9 +167,7 @@ func (w *treeWalk) visit(rel string, fi fs.FileInfo, readlink func() (string, er
 			e.link = &walkedLink{target: target, err: err}
 		}
 		w.ents = append(w.ents, e)
-		return true
 	}
-	return false
 }
 
 // snapshot is the part of w below (and at) the build output rel, of kind:
@@ -194,7 +177,7 @@ func (w *treeWalk) visit(rel string, fi fs.FileInfo, readlink func() (string, er
 // record (tracked, or not there), has none.
 func (w *treeWalk) snapshot(rel string, kind machine.BuildKind) (snapshot, error) {
 	rel = path.Clean(rel)
-	s := snapshot{rel: rel, watch: w.watch, watched: w.watched}
+	s := snapshot{rel: rel}
 	for _, e := range w.ents {
 		if e.rel != rel && !strings.HasPrefix(e.rel, rel+"/") {
 			continue
