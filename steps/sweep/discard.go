@@ -87,12 +87,17 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 	}
 	var seen map[string]bool // the snapshot's paths, once a directory holds more
 	dirs := map[string]*os.Root{".": root}
+	// fds is each directory of dirs open by its descriptor, for its files.
+	fds := map[string]dirFD{}
 	unopened := map[string]bool{}
 	defer func() {
 		for rel, r := range dirs {
 			if rel != "." {
 				r.Close()
 			}
+		}
+		for _, f := range fds {
+			f.close()
 		}
 	}()
 	names := snapshotDirs(s)
@@ -129,12 +134,34 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 		dirs[dir] = r
 		return r
 	}
+	// fileDir is the directory a file rel lies in, opened as in opens it,
+	// by its descriptor (false when it cannot be).
+	fileDir := func(rel string) (dirFD, bool) {
+		dir := path.Dir(rel)
+		if f, ok := fds[dir]; ok {
+			return f, true
+		}
+		r := in(rel)
+		if r == nil {
+			return dirFD{}, false
+		}
+		f, err := openDirFD(r)
+		if err != nil {
+			return dirFD{}, false
+		}
+		fds[dir] = f
+		return f, true
+	}
 	for _, e := range slices.Backward(s.ents) {
 		if e.id.mode.IsDir() {
 			// Everything below it came after it in the walk, and is done.
 			if r, ok := dirs[e.rel]; ok {
 				r.Close()
 				delete(dirs, e.rel)
+			}
+			if f, ok := fds[e.rel]; ok {
+				f.close()
+				delete(fds, e.rel)
 			}
 			if keptDirs[e.rel] {
 				continue
@@ -168,26 +195,26 @@ func discardSnapshot(root *os.Root, s snapshot) discarded {
 			}
 			continue
 		}
-		r := in(e.rel)
-		if r == nil {
+		dir, ok := fileDir(e.rel)
+		if !ok {
 			if _, err := root.Lstat(e.rel); !errors.Is(err, fs.ErrNotExist) {
 				keep(e.rel)
 			}
 			continue
 		}
 		name := path.Base(e.rel)
-		fi, err := r.Lstat(name)
+		id, err := dir.lstat(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err != nil || !identityOf(fi).same(e.id) {
+		if err != nil || !id.same(e.id) {
 			// Changed since the check, or no longer reachable inside
 			// the tree (a directory above it became a symlink that
 			// leads out): what is there now is not what was checked.
 			keep(e.rel)
 			continue
 		}
-		if err := r.Remove(name); err != nil {
+		if err := dir.unlink(name); err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				keep(e.rel)
 			}

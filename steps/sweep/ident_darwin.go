@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // identityOf is fi's identity: its mode, size, modification time, inode
@@ -15,4 +17,16 @@ func identityOf(fi fs.FileInfo) identity {
 		id.ctime = time.Unix(st.Ctimespec.Sec, st.Ctimespec.Nsec)
 	}
 	return id
+}
+
+// identityOfStat is the identity of the entry st describes, as identityOf
+// gives it for os.Lstat's answer.
+func identityOfStat(st *unix.Stat_t) identity {
+	return identity{
+		mode:  fileModeOfStat(uint32(st.Mode)),
+		size:  st.Size,
+		mtime: time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)),
+		ctime: time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)),
+		ino:   st.Ino,
+	}
 }

@@ -67,21 +67,21 @@ func (w *treeWalk) walkFrom(dir string, tracked *machine.TrackedSet) error {
 // walkDir walks what the directory r (at full, the tree's rel; "" for the
 // tree itself) holds.
 func (w *treeWalk) walkDir(r *os.Root, full, rel string, tracked *machine.TrackedSet) error {
-	f, err := r.Open(".")
+	d, err := openDirFD(r)
 	if err != nil {
 		return pathError("open", full, err)
 	}
+	defer d.close()
 	// Names only: a directory opened in a Root would lstat each entry
-	// for ReadDir, and each is statted below.
-	names, err := f.Readdirnames(-1)
-	f.Close()
+	// for ReadDir, and each is statted below, by name in d.
+	names, err := d.names()
 	if err != nil {
 		return pathError("readdirent", full, err)
 	}
 	slices.Sort(names)
 	for _, name := range names {
 		p := filepath.Join(full, name)
-		fi, err := r.Lstat(name)
+		id, err := d.lstat(name)
 		if err != nil {
 			return pathError("lstat", p, err)
 		}
@@ -89,15 +89,23 @@ func (w *treeWalk) walkDir(r *os.Root, full, rel string, tracked *machine.Tracke
 		if rel != "" {
 			erel = rel + "/" + name
 		}
-		w.visit(erel, fi, func() (string, error) {
+		w.visitID(erel, id, func() (string, error) {
 			t, err := r.Readlink(name)
 			if err != nil {
 				err = pathError("readlink", p, err)
 			}
 			return t, err
 		}, tracked)
-		if !fi.IsDir() {
+		if !id.mode.IsDir() {
 			continue
+		}
+		// A directory is opened only while it is the one statted.
+		fi, err := r.Lstat(name)
+		if err != nil {
+			return pathError("lstat", p, err)
+		}
+		if identityOf(fi).ino != id.ino || !fi.IsDir() {
+			return &fs.PathError{Op: "open", Path: p, Err: errChangedInWalk}
 		}
 		sub, err := openWalked(r, p, fi)
 		if err != nil {
@@ -152,7 +160,11 @@ var errChangedInWalk = errors.New("changed while it was walked")
 // times, and, when the walk keeps it, its identity and, for a link,
 // what readlink gives.
 func (w *treeWalk) visit(rel string, fi fs.FileInfo, readlink func() (string, error), tracked *machine.TrackedSet) {
-	id := identityOf(fi)
+	w.visitID(rel, identityOf(fi), readlink, tracked)
+}
+
+// visitID is visit of the entry whose identity is id.
+func (w *treeWalk) visitID(rel string, id identity, readlink func() (string, error), tracked *machine.TrackedSet) {
 	t := id.mtime
 	if id.ctime.After(t) {
 		t = id.ctime
@@ -160,9 +172,9 @@ func (w *treeWalk) visit(rel string, fi fs.FileInfo, readlink func() (string, er
 	if t.After(w.newest) {
 		w.newest, w.newestPath = t, rel
 	}
-	if tracked == nil && rel != "." || tracked != nil && w.untracked.Add(rel, fi.Mode(), *tracked) {
+	if tracked == nil && rel != "." || tracked != nil && w.untracked.Add(rel, id.mode, *tracked) {
 		e := snapEntry{rel: rel, id: id}
-		if fi.Mode()&fs.ModeSymlink != 0 {
+		if id.mode&fs.ModeSymlink != 0 {
 			target, err := readlink()
 			e.link = &walkedLink{target: target, err: err}
 		}

@@ -1,0 +1,103 @@
+//go:build linux || darwin
+
+package sweep
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// dirFD is a directory the deletion opened, by its descriptor: each file
+// in it is statted and unlinked by name there, one system call each, as
+// rm unlinks.
+type dirFD struct {
+	f  *os.File
+	fd int
+}
+
+// openDirFD opens the directory r holds.
+func openDirFD(r *os.Root) (dirFD, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return dirFD{}, err
+	}
+	conn, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return dirFD{}, err
+	}
+	fd := -1
+	if err := conn.Control(func(u uintptr) { fd = int(u) }); err != nil {
+		f.Close()
+		return dirFD{}, err
+	}
+	return dirFD{f: f, fd: fd}, nil
+}
+
+// lstat is the identity of the entry name, not following a symlink.
+func (d dirFD) lstat(name string) (identity, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(d.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return identity{}, &fs.PathError{Op: "lstat", Path: name, Err: err}
+		}
+		return identityOfStat(&st), nil
+	}
+}
+
+// unlink removes the entry name, which must not be a directory.
+func (d dirFD) unlink(name string) error {
+	for {
+		err := unix.Unlinkat(d.fd, name, 0)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return &fs.PathError{Op: "unlink", Path: name, Err: err}
+		}
+		return nil
+	}
+}
+
+// names lists the directory's names, without a stat of any.
+func (d dirFD) names() ([]string, error) { return d.f.Readdirnames(-1) }
+
+// close closes the directory.
+func (d dirFD) close() { d.f.Close() }
+
+// fileModeOfStat is the mode os.Lstat gives for st (os's own mapping of
+// st_mode).
+func fileModeOfStat(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	switch m & unix.S_IFMT {
+	case unix.S_IFBLK:
+		mode |= fs.ModeDevice
+	case unix.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	case unix.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFSOCK:
+		mode |= fs.ModeSocket
+	}
+	if m&unix.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&unix.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&unix.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
+}
