@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/custody-sh/custody/observe/gitfiles"
+	"github.com/custody-sh/custody/observe/hostio"
 	"golang.org/x/sys/unix"
 )
 
@@ -231,33 +232,7 @@ func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
 func (s *statInfo) Sys() any           { return &s.sys }
 
 // Mode is the mode os gives the same lstat (os/stat_linux.go).
-func (s *statInfo) Mode() fs.FileMode {
-	m := fs.FileMode(s.sys.Mode & 0o777)
-	switch s.sys.Mode & syscall.S_IFMT {
-	case syscall.S_IFBLK:
-		m |= fs.ModeDevice
-	case syscall.S_IFCHR:
-		m |= fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFDIR:
-		m |= fs.ModeDir
-	case syscall.S_IFIFO:
-		m |= fs.ModeNamedPipe
-	case syscall.S_IFLNK:
-		m |= fs.ModeSymlink
-	case syscall.S_IFSOCK:
-		m |= fs.ModeSocket
-	}
-	if s.sys.Mode&syscall.S_ISGID != 0 {
-		m |= fs.ModeSetgid
-	}
-	if s.sys.Mode&syscall.S_ISUID != 0 {
-		m |= fs.ModeSetuid
-	}
-	if s.sys.Mode&syscall.S_ISVTX != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
-}
+func (s *statInfo) Mode() fs.FileMode { return hostio.StatMode(s.sys.Mode) }
 
 // hashFileDirect is hashFile with plain system calls: open (no symlink
 // followed, never blocking on a FIFO), fstat, read, fstat, close. An

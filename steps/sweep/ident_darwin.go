@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // identityOf is fi's identity: its mode, size, modification time, inode
@@ -23,7 +25,7 @@ func identityOf(fi fs.FileInfo) identity {
 // gives it for os.Lstat's answer.
 func identityOfStat(st *unix.Stat_t) identity {
 	return identity{
-		mode:  fileModeOfStat(uint32(st.Mode)),
+		mode:  hostio.StatMode(uint32(st.Mode)),
 		size:  st.Size,
 		mtime: time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)),
 		ctime: time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)),
