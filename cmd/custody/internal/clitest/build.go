@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -24,7 +25,8 @@ import (
 // platform and the build's environment. A cache this user does not own, or
 // that cannot be made, is not used: the builds are then made in a private
 // directory removed afterwards, as without a cache. Cached builds unused
-// for a day are removed by the next run.
+// for a day, and all but the three most recently used, are removed by the
+// next build.
 //
 // When BinariesEnv names a directory, the builds there are used and
 // nothing is built: that is how a test re-run as another user
@@ -172,12 +174,33 @@ func storeBuild(cache, key, tmp string) (string, bool) {
 		}
 		return "", false
 	}
+	pruneBuilds(cache, key)
+	return dir, true
+}
+
+// keptBuilds is how many builds the cache keeps besides the one just
+// stored: it may be in memory (testsize.Scratch), and every change to the
+// sources makes another.
+const keptBuilds = 3
+
+// pruneBuilds removes from cache every build but key that was unused for
+// a day, and all but the keptBuilds most recently used.
+func pruneBuilds(cache, key string) {
 	entries, _ := os.ReadDir(cache)
+	type used struct {
+		name string
+		at   time.Time
+	}
+	var others []used
 	for _, e := range entries {
-		fi, err := e.Info()
-		if e.Name() != key && err == nil && time.Since(fi.ModTime()) > 24*time.Hour {
-			os.RemoveAll(filepath.Join(cache, e.Name()))
+		if fi, err := e.Info(); e.Name() != key && err == nil {
+			others = append(others, used{e.Name(), fi.ModTime()})
 		}
 	}
-	return dir, true
+	slices.SortFunc(others, func(a, b used) int { return b.at.Compare(a.at) })
+	for i, o := range others {
+		if i >= keptBuilds || time.Since(o.at) > 24*time.Hour {
+			os.RemoveAll(filepath.Join(cache, o.name))
+		}
+	}
 }
