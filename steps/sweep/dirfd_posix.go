@@ -6,8 +6,11 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // dirFD is a directory the deletion opened, by its descriptor: each file
@@ -71,3 +74,15 @@ func (d dirFD) names() ([]string, error) { return d.f.Readdirnames(-1) }
 
 // close closes the directory.
 func (d dirFD) close() { d.f.Close() }
+
+// identityOfStat is the identity of the entry st describes, as identityOf
+// gives it for os.Lstat's answer.
+func identityOfStat(st *unix.Stat_t) identity {
+	return identity{
+		mode:  hostio.StatMode(uint32(st.Mode)),
+		size:  st.Size,
+		mtime: time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)),
+		ctime: time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)),
+		ino:   st.Ino,
+	}
+}

@@ -4,10 +4,6 @@ import (
 	"io/fs"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
-
-	"github.com/custody-sh/custody/observe/hostio"
 )
 
 // identityOf is fi's identity: its mode, size, modification time, inode
@@ -19,16 +15,4 @@ func identityOf(fi fs.FileInfo) identity {
 		id.ctime = time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
 	}
 	return id
-}
-
-// identityOfStat is the identity of the entry st describes, as identityOf
-// gives it for os.Lstat's answer.
-func identityOfStat(st *unix.Stat_t) identity {
-	return identity{
-		mode:  hostio.StatMode(uint32(st.Mode)),
-		size:  st.Size,
-		mtime: time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)),
-		ctime: time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)),
-		ino:   st.Ino,
-	}
 }
